@@ -1,0 +1,369 @@
+"""Exact sums of per-item statistics over the full sample, resamples and jackknife.
+
+An *accumulator* holds per-item quantities and sums them with per-item
+weights: all ones for the full sample, the resample counts for a bootstrap
+replicate, ones with one zero for a jackknife (leave-one-out) sample.
+
+Every sum is **exact**, then rounded once.  Class counts are integers.  Real
+values are split into two integer-valued parts on a fixed-point grid
+(:class:`ExactSums`), whose weighted sums stay below 2**52 and are therefore
+exact in float64 whatever the summation order.  So results do not depend on
+BLAS, on numpy's version, on the block size, on the number of threads or on
+the machine: the per-submission program and the end-of-phase analysis get the
+same bytes.
+
+Interface of an accumulator
+---------------------------
+``n_features``
+    Width of the statistic vector.
+``dtype``
+    numpy dtype of the statistics (int64 for counts, float64 otherwise).
+``needs_counts``
+    True if :meth:`block` wants the resample counts matrix.
+``full()``
+    Statistic of the full sample, shape ``(n_features,)``.
+``block(indices, counts)``
+    Statistics of a block of replicates; ``indices`` has shape ``(R, n)``;
+    ``counts()`` returns the ``(R, n)`` float64 count matrix (computed once
+    per block and shared).  Returns ``(R, n_features)``.
+``jackknife_key()``
+    An int per item such that items with equal keys leave equal statistics
+    when left out, or None when every item may differ.
+``jackknife_stats(items)``
+    The statistics with each of ``items`` left out, ``(len(items), n_features)``.
+
+:func:`jackknife` combines several accumulators (e.g. a submission and the
+baseline it is compared with), leaving each item out of all of them at once.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .resampling import counts_from_indices
+
+__all__ = ["CodeCounts", "ExactSums", "RankSums", "WeightedFunction", "split_fixed_point"]
+
+_SMALL_CODE_COUNT = 16  # up to this many codes, counting by comparison beats bincount
+
+
+class CodeCounts:
+    """Counts of integer codes (e.g. ``group * K*K + gold * K + predicted``).
+
+    Parameters
+    ----------
+    codes : array of int, shape ``(n,)``, values in ``[0, n_codes)``.
+    n_codes : int
+    """
+
+    needs_counts = False
+    dtype = np.int64
+
+    def __init__(self, codes, n_codes):
+        codes = np.asarray(codes, dtype=np.intp)
+        if codes.ndim != 1:
+            raise ValueError("codes must be one-dimensional")
+        if codes.size and (codes.min() < 0 or codes.max() >= n_codes):
+            raise ValueError("codes must lie in [0, n_codes)")
+        self.codes = codes
+        self.n_codes = int(n_codes)
+        self.n_features = self.n_codes
+        small = np.uint8 if n_codes <= 256 else (np.uint16 if n_codes <= 65536 else np.intp)
+        self._small = codes.astype(small)
+
+    def full(self):
+        return np.bincount(self.codes, minlength=self.n_codes).astype(np.int64)
+
+    def block(self, indices, counts=None):
+        rows, draws = indices.shape
+        out = np.empty((rows, self.n_codes), dtype=np.int64)
+        gathered = np.take(self._small, indices)
+        if rows == 1 and self.n_codes <= _SMALL_CODE_COUNT:
+            flat = gathered.ravel()
+            for c in range(self.n_codes):
+                out[0, c] = np.count_nonzero(flat == c)
+            return out
+        flat = gathered.astype(np.intp).ravel()
+        flat += np.repeat(np.arange(rows, dtype=np.intp) * self.n_codes, draws)
+        out[:] = np.bincount(flat, minlength=rows * self.n_codes).reshape(rows, self.n_codes)
+        return out
+
+    def jackknife_key(self):
+        return self.codes
+
+    def jackknife_stats(self, items):
+        items = np.asarray(items, dtype=np.intp)
+        stats = np.repeat(self.full()[None, :], items.size, axis=0)
+        stats[np.arange(items.size), self.codes[items]] -= 1
+        return stats
+
+
+def split_fixed_point(values, n):
+    """Split real values into two integer-valued parts for exact weighted sums.
+
+    For each column with largest magnitude ``M < 2**E``, with ``k = 52 -
+    bitlength(n)``, each value is ``(hi + lo * 2**-k) * 2**(E - k)`` up to
+    ``M * 2**-2k`` (below double precision), where ``hi`` and ``lo`` are
+    integers of magnitude below ``2**k``.  Any weighted sum with non-negative
+    integer weights summing to at most ``n`` is then exact in float64.
+
+    Returns
+    -------
+    hi, lo : float64 arrays like ``values``
+    exponents : int array, one ``E - k`` per column
+    k : int
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if values.ndim == 1:
+        values = values[:, None]
+    k = 52 - int(n).bit_length()
+    if k < 8:
+        raise ValueError("too many items for exact sums: %d" % n)
+    exponents = np.empty(values.shape[1], dtype=np.int64)
+    hi = np.empty_like(values)
+    lo = np.empty_like(values)
+    for j in range(values.shape[1]):
+        col = values[:, j]
+        top = float(np.max(np.abs(col))) if col.size else 0.0
+        if not math.isfinite(top):
+            raise ValueError("values must be finite")
+        e = math.frexp(top)[1] if top > 0 else 0  # top < 2**e
+        scaled = np.ldexp(col, k - e)
+        h = np.trunc(scaled)
+        hi[:, j] = h
+        lo[:, j] = np.trunc(np.ldexp(scaled - h, k))
+        exponents[j] = e - k
+    return hi, lo, exponents, k
+
+
+def _combine(sum_hi, sum_lo, exponents, k):
+    """(sum_hi + sum_lo * 2**-k) * 2**exponent: one rounding, then exact scaling."""
+    return np.ldexp(sum_hi + np.ldexp(sum_lo, -k), exponents)
+
+
+class ExactSums:
+    """Correctly rounded weighted sums of real per-item values.
+
+    Parameters
+    ----------
+    values : array of shape ``(n,)`` or ``(n, F)``, finite.
+    """
+
+    dtype = np.float64
+
+    def __init__(self, values):
+        values = np.asarray(values, dtype=np.float64)
+        if values.ndim == 1:
+            values = values[:, None]
+        self.n = values.shape[0]
+        self.n_features = values.shape[1]
+        self.hi, self.lo, self.exponents, self.k = split_fixed_point(values, self.n)
+        self._both = np.concatenate([self.hi, self.lo], axis=1)
+        # Gathering rows is cheaper than building the count matrix for 1 or 2 columns.
+        self.needs_counts = self.n_features > 2
+
+    def _finish(self, sums):
+        f = self.n_features
+        return _combine(sums[..., :f], sums[..., f:], self.exponents, self.k)
+
+    def full(self):
+        return self._finish(self._both.sum(axis=0))
+
+    def block(self, indices, counts=None):
+        if self.needs_counts:
+            sums = counts() @ self._both  # exact: integer-valued, below 2**52
+        else:
+            sums = np.take(self._both, indices, axis=0).sum(axis=1)
+        return self._finish(sums)
+
+    def jackknife_key(self):
+        return None
+
+    def jackknife_stats(self, items):
+        total = self._both.sum(axis=0)
+        return self._finish(total[None, :] - self._both[np.asarray(items, dtype=np.intp)])
+
+
+class _FromCounts:
+    """Base of accumulators computed from whole count rows (not additive per item).
+
+    ``items`` restricts the statistic to a subset of the ``n_total`` items (a
+    group); the resample counts of the other items are ignored.
+    """
+
+    needs_counts = True
+    dtype = np.float64
+    JACKKNIFE_LIMIT = 20000
+    what = "statistic"
+
+    def __init__(self, n_total, items=None):
+        self.n_total = int(n_total)
+        self.items = None if items is None else np.asarray(items, dtype=np.intp)
+
+    def _subset(self, weights):
+        return weights if self.items is None else weights[:, self.items]
+
+    def _from_weights(self, weights):
+        raise NotImplementedError
+
+    def full(self):
+        return self._from_weights(self._subset(np.ones((1, self.n_total))))[0]
+
+    def block(self, indices, counts):
+        return self._from_weights(self._subset(counts()))
+
+    def jackknife_key(self):
+        return None
+
+    def jackknife_stats(self, items):
+        return _leave_one_out(lambda w: self._from_weights(self._subset(w)), self.n_total, items,
+                              self.what, self.JACKKNIFE_LIMIT)
+
+
+class RankSums(_FromCounts):
+    """Sums for Spearman's rho: Pearson's r of within-sample average ranks.
+
+    Ranks are recomputed in every resample from the resample counts, with
+    ties (including repeated draws of one item) given their average rank, as
+    ``scipy.stats.spearmanr`` does on the resampled data.  The sums use
+    doubled, centred ranks ``2*rank - (N + 1)``, which are integers, so they
+    are exact while ``N**3 < 2**53`` (N below about 200,000) and deterministic
+    beyond.
+
+    Features: ``[N, sum a, sum a^2, sum b, sum b^2, sum a*b]`` with ``a`` the
+    gold ranks and ``b`` the predicted ranks.
+
+    Parameters
+    ----------
+    gold, predicted : arrays of the (subset's) items
+    n_total : int, optional
+        Items in the whole test set, when ``items`` selects a subset.
+    items : array of int, optional
+        Positions of the subset's items in the whole test set.
+    """
+
+    n_features = 6
+    what = "Spearman"
+
+    def __init__(self, gold, predicted, n_total=None, items=None):
+        gold = np.asarray(gold, dtype=np.float64)
+        predicted = np.asarray(predicted, dtype=np.float64)
+        super(RankSums, self).__init__(gold.shape[0] if n_total is None else n_total, items)
+        self._gold = self._tie_structure(gold)
+        self._pred = self._tie_structure(predicted)
+
+    @staticmethod
+    def _tie_structure(values):
+        order = np.argsort(values, kind="mergesort")
+        sorted_values = values[order]
+        new_group = np.empty(values.shape[0], dtype=bool)
+        if values.shape[0]:
+            new_group[0] = True
+            new_group[1:] = sorted_values[1:] != sorted_values[:-1]
+        group_of_sorted = np.cumsum(new_group) - 1
+        starts = np.flatnonzero(new_group)
+        ends = np.append(starts[1:], values.shape[0]) - 1
+        return order, group_of_sorted, starts, ends
+
+    @staticmethod
+    def _doubled_ranks(weights, structure):
+        """Doubled average ranks per item (in the original item order)."""
+        order, group_of_sorted, starts, ends = structure
+        w_sorted = weights[:, order]
+        cum = np.cumsum(w_sorted, axis=1)
+        upto = cum[:, ends]  # items up to the end of each tie group
+        below = np.concatenate([np.zeros((weights.shape[0], 1)), upto[:, :-1]], axis=1)
+        count = upto - below
+        rank2_groups = 2.0 * below + count + 1.0
+        ranks = np.empty_like(weights)
+        ranks[:, order] = rank2_groups[:, group_of_sorted]
+        return ranks
+
+    def _from_weights(self, weights):
+        weights = np.asarray(weights, dtype=np.float64)
+        total = weights.sum(axis=1)
+        a = self._doubled_ranks(weights, self._gold) - (total + 1.0)[:, None]
+        b = self._doubled_ranks(weights, self._pred) - (total + 1.0)[:, None]
+        wa = weights * a
+        wb = weights * b
+        return np.stack([total, wa.sum(axis=1), (wa * a).sum(axis=1), wb.sum(axis=1),
+                         (wb * b).sum(axis=1), (wa * b).sum(axis=1)], axis=1)
+
+
+class WeightedFunction(_FromCounts):
+    """A user metric evaluated on resample counts: ``fn(weights) -> scores``.
+
+    ``fn`` receives an ``(R, m)`` integer array of resample counts (row ``r``
+    says how many times each item was drawn in replicate ``r``) and returns
+    ``R`` scores.  Any metric of the resampled data can be written this way.
+    Rows with no items give NaN without calling ``fn``.
+    """
+
+    n_features = 1
+    what = "custom-metric"
+
+    def __init__(self, fn, n_total, items=None):
+        super(WeightedFunction, self).__init__(n_total, items)
+        self.fn = fn
+
+    def _from_weights(self, weights):
+        out = np.full((weights.shape[0], 1), np.nan)
+        nonempty = weights.sum(axis=1) > 0
+        if np.any(nonempty):
+            rows = weights[nonempty]
+            scores = np.asarray(self.fn(rows.astype(np.int64)), dtype=np.float64).reshape(-1)
+            if scores.shape[0] != rows.shape[0]:
+                raise ValueError("the custom metric returned %d scores for %d resamples"
+                                 % (scores.shape[0], rows.shape[0]))
+            out[nonempty, 0] = scores
+        return out
+
+
+def _leave_one_out(from_weights, n, items, what, limit, chunk=256):
+    """Statistics with each of ``items`` left out, from weight rows (O(n) each)."""
+    if n > limit:
+        raise ValueError("the %s jackknife (for BCa) is limited to %d items; this test set has %d"
+                         % (what, limit, n))
+    items = np.asarray(items, dtype=np.intp)
+    parts = []
+    for start in range(0, items.size, chunk):
+        rows = items[start:start + chunk]
+        w = np.ones((rows.size, n))
+        w[np.arange(rows.size), rows] = 0.0
+        parts.append(from_weights(w))
+    return np.concatenate(parts, axis=0)
+
+
+def jackknife(accumulators, n):
+    """Leave-one-out statistics of several accumulators at once.
+
+    Items whose keys agree in every accumulator are represented once, with a
+    weight: the number of such items.
+
+    Returns
+    -------
+    stats : list of arrays ``(J, n_features)``, one per accumulator
+    weights : array ``(J,)`` summing to ``n``
+    """
+    keys = [acc.jackknife_key() for acc in accumulators]
+    if any(k is None for k in keys):
+        items = np.arange(n)
+        weights = np.ones(n)
+    else:
+        joint = np.stack([np.asarray(k, dtype=np.int64) for k in keys], axis=1)
+        _, items, weights = np.unique(joint, axis=0, return_index=True, return_counts=True)
+        weights = weights.astype(np.float64)
+    return [acc.jackknife_stats(items) for acc in accumulators], weights
+
+
+def block_counts_factory(indices, n):
+    """A memoized ``counts()`` for one block: the count matrix is built at most once."""
+    cache = []
+
+    def counts():
+        if not cache:
+            cache.append(counts_from_indices(indices, n, dtype=np.float64))
+        return cache[0]
+
+    return counts

@@ -1,0 +1,102 @@
+"""Run accumulators over bootstrap replicates, in blocks and threads.
+
+The replicates are those of :mod:`leaderboard_ci.resampling`, so the output
+depends only on ``(seed, n, replicate numbers)`` and the accumulators: not on
+the block size nor on the number of threads (each block is written at its
+replicate's position, and every sum is exact).  numpy releases the GIL in the
+hot loops (random numbers, gather, counting), so threads scale on the cores
+the platform gives the scoring program.
+"""
+from __future__ import annotations
+
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from .accumulators import block_counts_factory
+from .resampling import check_n_resamples, check_seed, iter_index_blocks, rows_per_block
+
+__all__ = ["available_cpus", "resolve_jobs", "compute_replicates", "split_range"]
+
+
+def available_cpus():
+    """CPUs this process may run on (affinity where the OS tells it)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def resolve_jobs(n_jobs):
+    """``None``/``"auto"``/``-1`` -> available CPUs (at most 8); else the int given."""
+    if n_jobs is None or n_jobs == "auto" or n_jobs == -1:
+        return min(available_cpus(), 8)
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
+        raise ValueError("n_jobs must be a positive integer, -1 or 'auto', got %r" % (n_jobs,))
+    return n_jobs
+
+
+def split_range(start, stop, parts):
+    """Split ``[start, stop)`` into at most ``parts`` contiguous, nearly equal ranges."""
+    total = stop - start
+    parts = max(1, min(parts, total))
+    bounds = [start + (total * i) // parts for i in range(parts + 1)]
+    return [(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+
+
+def compute_replicates(accumulators, n, seed, n_resamples, n_jobs=1, start=0,
+                       block_rows=None, progress=None):
+    """Statistics of every accumulator on replicates ``start .. start+n_resamples-1``.
+
+    Parameters
+    ----------
+    accumulators : sequence
+        Objects with the accumulator interface (see
+        :mod:`leaderboard_ci.accumulators`).
+    n : int
+        Number of items.
+    seed : int
+    n_resamples : int
+    n_jobs : int or "auto"
+        Threads to use.  Results are identical for any value.
+    start : int
+        First replicate number (to compute a slice of the replicates).
+    block_rows : int, optional
+        Replicates per block (memory only; never changes results).
+    progress : callable, optional
+        Called with the number of replicates just finished (thread-safe).
+
+    Returns
+    -------
+    list of ndarray, one ``(n_resamples, n_features)`` array per accumulator.
+    """
+    seed = check_seed(seed)
+    n_resamples = check_n_resamples(n_resamples)
+    jobs = resolve_jobs(n_jobs)
+    stop = start + n_resamples
+    outputs = [np.empty((n_resamples, acc.n_features), dtype=acc.dtype) for acc in accumulators]
+    if block_rows is None:
+        block_rows = rows_per_block(n)
+    lock = threading.Lock()
+
+    def work(span):
+        for r0, r1, indices in iter_index_blocks(seed, n, span[0], span[1], block_rows):
+            counts = block_counts_factory(indices, n)
+            for acc, out in zip(accumulators, outputs):
+                out[r0 - start:r1 - start] = acc.block(indices, counts)
+            if progress is not None:
+                with lock:
+                    progress(r1 - r0)
+
+    # A few more spans than threads, so an uneven span does not idle a core.
+    spans = split_range(start, stop, jobs * 4 if jobs > 1 else 1)
+    if jobs == 1:
+        for span in spans:
+            work(span)
+    else:
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            for _ in pool.map(work, spans):
+                pass
+    return outputs

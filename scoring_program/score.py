@@ -1,0 +1,18 @@
+#!/usr/bin/env python3
+"""Codabench / CodaLab scoring program: the official metric with bootstrap CIs.
+
+Run by the platform as ``python3 $program/score.py $input $output`` (see
+metadata.yaml).  Settings are in config.yaml next to this file.  It needs only
+Python >= 3.7, numpy and PyYAML, which every stock codalab-legacy image has.
+"""
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
+
+from leaderboard_ci.platform import main  # noqa: E402
+
+if __name__ == "__main__":
+    sys.exit(main(program_dir=HERE))

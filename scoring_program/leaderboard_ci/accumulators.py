@@ -32,6 +32,11 @@ Interface of an accumulator
 ``jackknife_stats(items)``
     The statistics with each of ``items`` left out, ``(len(items), n_features)``.
 
+Linear accumulators (:class:`CodeCounts`, :class:`ExactSums`) also have
+``linear_matrix(dtype)`` and ``from_linear(sums)``: their statistic is
+``counts @ linear_matrix``, which lets the end-of-phase analysis stack many
+systems into one matrix product per block of replicates.
+
 :func:`jackknife` combines several accumulators (e.g. a submission and the
 baseline it is compared with), leaving each item out of all of them at once.
 """
@@ -91,6 +96,16 @@ class CodeCounts:
 
     def jackknife_key(self):
         return self.codes
+
+    def linear_matrix(self, dtype):
+        """One-hot codes ``(n, n_codes)``: the statistic is ``counts @ matrix``."""
+        out = np.zeros((self.codes.shape[0], self.n_codes), dtype=dtype)
+        out[np.arange(self.codes.shape[0]), self.codes] = 1
+        return out
+
+    def from_linear(self, sums):
+        """Statistics from ``counts @ linear_matrix`` (exact integers)."""
+        return np.rint(sums).astype(np.int64)
 
     def jackknife_stats(self, items):
         items = np.asarray(items, dtype=np.intp)
@@ -179,6 +194,14 @@ class ExactSums:
 
     def jackknife_key(self):
         return None
+
+    def linear_matrix(self, dtype=np.float64):
+        """Integer-valued hi/lo parts ``(n, 2F)``; needs float64 to stay exact."""
+        return self._both
+
+    def from_linear(self, sums):
+        """Statistics from ``counts @ linear_matrix``."""
+        return self._finish(np.asarray(sums, dtype=np.float64))
 
     def jackknife_stats(self, items):
         total = self._both.sum(axis=0)
@@ -339,22 +362,28 @@ def jackknife(accumulators, n):
     """Leave-one-out statistics of several accumulators at once.
 
     Items whose keys agree in every accumulator are represented once, with a
-    weight: the number of such items.
+    weight: the number of such items.  The representation depends only on the
+    accumulators given (their keys, sorted), so the same system always gets
+    the same jackknife values, whatever else is being computed.
 
     Returns
     -------
     stats : list of arrays ``(J, n_features)``, one per accumulator
     weights : array ``(J,)`` summing to ``n``
+    inverse : array ``(n,)``: the row of ``stats`` that represents each item
     """
     keys = [acc.jackknife_key() for acc in accumulators]
     if any(k is None for k in keys):
         items = np.arange(n)
         weights = np.ones(n)
+        inverse = items
     else:
         joint = np.stack([np.asarray(k, dtype=np.int64) for k in keys], axis=1)
-        _, items, weights = np.unique(joint, axis=0, return_index=True, return_counts=True)
+        _, items, inverse, weights = np.unique(joint, axis=0, return_index=True, return_inverse=True,
+                                               return_counts=True)
         weights = weights.astype(np.float64)
-    return [acc.jackknife_stats(items) for acc in accumulators], weights
+        inverse = np.asarray(inverse).reshape(-1)
+    return [acc.jackknife_stats(items) for acc in accumulators], weights, inverse
 
 
 def block_counts_factory(indices, n):

@@ -35,6 +35,7 @@ __all__ = [
     "CORRECTION_METHODS",
     "column_key",
     "group_slug",
+    "check_key_lengths",
 ]
 
 CONFIG_NAME = "config.yaml"
@@ -259,20 +260,22 @@ def column_key(metric_key, group=None, suffix=""):
     return key + suffix
 
 
-def check_key_lengths(metrics, group_values, source):
+def check_key_lengths(metrics, group_values, source, with_baseline=False):
     """Every key a submission can produce must fit Codabench's 36 characters."""
-    groups = [None] + [str(v) for v in (group_values or ())]
-    longest = max(len(s) for s in SUFFIXES)
+    suffixes = SUFFIXES if with_baseline else SUFFIXES[:3]
+    longest = max(suffixes, key=len)
     for spec in metrics:
-        for group in groups:
-            key = column_key(spec.key, group, "_vs_base_ci_high")
-            if len(key) > MAX_KEY_LENGTH:
-                raise ConfigError(
-                    "%s: the score key %r would be %d characters, over Codabench's %d; "
-                    "give metric %r a shorter key (at most %d characters%s)"
-                    % (source, key, len(key), MAX_KEY_LENGTH, spec.key,
-                       MAX_KEY_LENGTH - longest - (len(group_slug(group)) + 1 if group else 0),
-                       " with group %r" % group if group else ""))
+        for group in [None] + [str(v) for v in (group_values or ())]:
+            key = column_key(spec.key, group, longest)
+            if len(key) <= MAX_KEY_LENGTH:
+                continue
+            room = MAX_KEY_LENGTH - len(longest) - (len(group_slug(group)) + 1 if group is not None else 0)
+            hint = ("give metric %r a shorter key (key: at most %d characters)" % (spec.key, room)
+                    if room >= 1 else "shorten the metric's key")
+            if group is not None:
+                hint += " or the group value %r" % group
+            raise ConfigError("%s: the score key %r would be %d characters, over Codabench's %d; %s"
+                              % (source, key, len(key), MAX_KEY_LENGTH, hint))
 
 
 def parse_config(data, source=CONFIG_NAME, program_dir=None):
@@ -398,7 +401,7 @@ def parse_config(data, source=CONFIG_NAME, program_dir=None):
         reference_point=reference_point,
     )
 
-    check_key_lengths(metrics, groups.values if groups else None, source)
+    check_key_lengths(metrics, groups.values if groups else None, source, with_baseline=baseline is not None)
     return Config(metrics=tuple(metrics), labels=labels, pos_label=pos_label, zero_division=float(zero_division),
                   bootstrap=bootstrap, files=files, groups=groups, baseline=baseline, analysis=analysis,
                   source=source, program_dir=program_dir)

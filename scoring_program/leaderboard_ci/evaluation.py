@@ -163,9 +163,6 @@ def evaluate(config, gold, predictions, baseline=None, progress=None):
 
     full = [acc.full()[None, :] for acc in accumulators]
     reps = compute_replicates(accumulators, gold.n, bs.seed, bs.n_resamples, n_jobs=bs.n_jobs, progress=progress)
-    jack, jack_weights = (None, None)
-    if bs.method == "bca":
-        jack, jack_weights = jackknife(accumulators, gold.n)
 
     def scores_of(stats, i):
         a, b = spans[i]
@@ -173,13 +170,21 @@ def evaluate(config, gold, predictions, baseline=None, progress=None):
 
     full_scores = [scores_of(full, i)[0] for i in range(len(systems))]
     rep_scores = [scores_of(reps, i) for i in range(len(systems))]
-    jack_scores = [scores_of(jack, i) for i in range(len(systems))] if jack is not None else None
+    own_jack = pair_jack = None
+    if bs.method == "bca":
+        # The submission's own jackknife (its own keys: the same values the
+        # end-of-phase report computes) and, with a baseline, a joint one for
+        # the paired difference.
+        own_jack = system_jackknife(systems[0], gold.n)
+        if baseline is not None:
+            stats, weights, _ = jackknife(accumulators, gold.n)
+            pair_jack = ([scores_of(stats, i) for i in range(len(systems))], weights)
 
     main = systems[0]
     group_sizes = _group_sizes(gold)
     results = []
     for t, target in enumerate(main.targets):
-        jk = (jack_scores[0][:, t], jack_weights) if jack_scores is not None else None
+        jk = (own_jack[0][:, t], own_jack[1]) if own_jack is not None else None
         interval = confidence_interval(bs.method, rep_scores[0][:, t], full_scores[0][t],
                                        bs.confidence_level, jackknife=jk)
         results.append(ScoreResult(target.metric, target.group, float(full_scores[0][t]), interval,
@@ -192,8 +197,8 @@ def evaluate(config, gold, predictions, baseline=None, progress=None):
             diff_full = sign * (full_scores[0][t] - full_scores[1][t])
             diff_reps = sign * (rep_scores[0][:, t] - rep_scores[1][:, t])
             jk = None
-            if jack_scores is not None:
-                jk = (sign * (jack_scores[0][:, t] - jack_scores[1][:, t]), jack_weights)
+            if pair_jack is not None:
+                jk = (sign * (pair_jack[0][0][:, t] - pair_jack[0][1][:, t]), pair_jack[1])
             interval = confidence_interval(bs.method, diff_reps, diff_full, bs.confidence_level, jackknife=jk)
             p = bootstrap_pvalue(diff_reps, diff_full, scale=max(abs(full_scores[0][t]), abs(full_scores[1][t])))
             comparisons.append(BaselineComparison(target.metric, target.group, config.baseline.name,
@@ -208,6 +213,12 @@ def evaluate(config, gold, predictions, baseline=None, progress=None):
     signature = Signature(metric=config.official.key, n_resamples=bs.n_resamples, seed=bs.seed, method=bs.method,
                           confidence_level=bs.confidence_level, n_items=gold.n, gold_sha256=gold.sha256)
     return SubmissionResult(tuple(results), tuple(comparisons), per_class, signature)
+
+
+def system_jackknife(scorer, n):
+    """Jackknife scores of one system (its own keys): ``(scores (J, T), weights (J,))``."""
+    stats, weights, _ = jackknife(scorer.accumulators, n)
+    return scorer.scores(stats), weights
 
 
 def _group_sizes(gold):

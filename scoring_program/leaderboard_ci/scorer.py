@@ -100,9 +100,14 @@ class SystemScorer:
     gold : GoldStandard
     predictions : ndarray
         Aligned with the gold items: class codes or float64 values.
+    layout : {None, "confusion", "reduced"}
+        Classification statistics layout.  None picks ``confusion`` for up to
+        16 classes (cheapest for one system) and ``reduced`` beyond.  The scores
+        are identical either way (the counts are exact integers); the
+        end-of-phase analysis asks for ``reduced`` (3K numbers per system).
     """
 
-    def __init__(self, config, gold, predictions):
+    def __init__(self, config, gold, predictions, layout=None):
         self.config = config
         self.gold = gold
         self.metrics = config.metrics
@@ -112,6 +117,9 @@ class SystemScorer:
         predictions = np.asarray(predictions)
         self.accumulators = []
         self._slots = {}
+        if layout not in (None, "confusion", "reduced"):
+            raise ValueError("layout must be None, 'confusion' or 'reduced', got %r" % (layout,))
+        self._layout_request = layout
         if gold.kind == "classification":
             self._build_classification(predictions)
         else:
@@ -135,7 +143,12 @@ class SystemScorer:
         g, n_groups = self._group_codes()
         self.n_classes = k
         needs_full = any(m.name == "cohen_kappa" and m.weights for m in self.metrics)
-        self.layout = "confusion" if (k <= _FULL_CONFUSION_MAX_CLASSES or needs_full) else "reduced"
+        if needs_full:
+            self.layout = "confusion"
+        elif self._layout_request is not None:
+            self.layout = self._layout_request
+        else:
+            self.layout = "confusion" if k <= _FULL_CONFUSION_MAX_CLASSES else "reduced"
         if self.layout == "confusion":
             self._add("confusion", CodeCounts(g * k * k + gold * k + pred, n_groups * k * k))
         else:

@@ -1,0 +1,111 @@
+"""config.yaml: defaults, the ref/ override, and organizer-facing errors naming key and allowed values."""
+import os
+
+import pytest
+import yaml
+
+from leaderboard_ci.config import (CORRECTION_METHODS, DEFAULT_SEED, column_key, group_slug, load_config,
+                                   parse_config)
+from leaderboard_ci.errors import ConfigError
+
+PROGRAM = os.path.join(os.path.dirname(__file__), os.pardir, "scoring_program")
+
+
+def test_shipped_config_loads():
+    cfg = load_config(PROGRAM)
+    assert cfg.official.key == "f1_macro"
+    assert cfg.bootstrap.n_resamples == 10000 and cfg.bootstrap.seed == DEFAULT_SEED
+    assert cfg.bootstrap.method == "percentile" and cfg.bootstrap.confidence_level == 0.95
+
+
+def test_defaults():
+    cfg = parse_config({"metric": "accuracy"})
+    assert cfg.files.gold == "gold.csv" and cfg.files.id_column == "id"
+    assert cfg.files.prediction_columns == ("label", "prediction", "pred")
+    assert cfg.analysis.corrections == ("bonferroni", "holm", "fdr_bh")
+    assert cfg.analysis.family == "all_pairs" and cfg.analysis.test == "bootstrap"
+    assert cfg.groups is None and cfg.baseline is None
+
+
+def test_ref_config_overrides_key_by_key(tmp_path):
+    program, ref = tmp_path / "program", tmp_path / "ref"
+    program.mkdir()
+    ref.mkdir()
+    (program / "config.yaml").write_text(yaml.safe_dump({"metric": "f1_macro", "bootstrap": {"n_resamples": 500,
+                                                                                               "seed": 1}}))
+    (ref / "config.yaml").write_text(yaml.safe_dump({"metric": "accuracy", "bootstrap": {"seed": 9}}))
+    cfg = load_config(str(program), str(ref))
+    assert cfg.official.key == "accuracy"
+    assert (cfg.bootstrap.n_resamples, cfg.bootstrap.seed) == (500, 9)
+    assert "ref/config.yaml" in cfg.source
+
+
+def test_statsmodels_accepts_every_correction_we_allow():
+    from statsmodels.stats.multitest import multipletests
+
+    pvalues = [0.001, 0.01, 0.02, 0.04, 0.2, 0.7]
+    for method in CORRECTION_METHODS:
+        reject, adjusted, _, _ = multipletests(pvalues, alpha=0.05, method=method)
+        assert len(adjusted) == len(pvalues)
+
+
+@pytest.mark.parametrize("data,message", [
+    ({}, "'metric' is required"),
+    ({"metric": "accuracy", "bootstrapp": {}}, "'bootstrapp' is not a known key; allowed: metric"),
+    ({"metric": "accuracy", "bootstrap": {"n_resamples": 0}}, r"n_resamples must be an integer from 1 to 1000000, got 0"),
+    ({"metric": "accuracy", "bootstrap": {"n_resamples": 1.5}}, "n_resamples must be an integer"),
+    ({"metric": "accuracy", "bootstrap": {"confidence_level": 1.5}}, "confidence_level must be a number > 0 and < 1"),
+    ({"metric": "accuracy", "bootstrap": {"method": "studentized"}}, "method must be one of: percentile, basic, bca"),
+    ({"metric": "accuracy", "bootstrap": {"seed": -1}}, "seed must be an integer"),
+    ({"metric": "accuracy", "bootstrap": {"seed": None}}, "seed must be an integer"),
+    ({"metric": "accuracy", "bootstrap": {"n_jobs": 0}}, "n_jobs"),
+    ({"metric": "accuracy", "bootstrap": {"alpha": 0.1}}, r"bootstrap.alpha is not a known key"),
+    ({"metric": "accuracy", "labels": ["a"]}, "at least two class labels"),
+    ({"metric": "accuracy", "labels": ["a", "a"]}, "lists a class twice"),
+    ({"metric": "accuracy", "files": {"gold": "../secret.csv"}}, "file name inside its folder"),
+    ({"metric": "accuracy", "files": {"format": "xlsx"}}, "format must be one of"),
+    ({"metric": "accuracy", "analysis": {"corrections": ["hs"]}}, "corrections must be one of: bonferroni"),
+    ({"metric": "accuracy", "analysis": {"family": "everything"}}, "family must be one of: all_pairs"),
+    ({"metric": "accuracy", "analysis": {"test": "t-test"}}, "test must be one of: bootstrap, permutation"),
+    ({"metric": "accuracy", "analysis": {"alpha": 1}}, "alpha must be a number"),
+    ({"metric": "accuracy", "extra_metrics": ["accuracy"]}, "two metrics have the key 'accuracy'"),
+    ({"metric": "accuracy", "extra_metrics": ["mae"]}, "mix classification and regression"),
+    ({"metric": "f1_macro", "labels": ["a", "b"], "extra_metrics": [{"name": "f1", "average": "macro",
+                                                                     "labels": ["c"]}]}, "label 'c' is not one of"),
+    ({"metric": "accuracy", "groups": {"column": "lang", "values": ["EN", "en"]}}, "collide as score keys"),
+    ({"metric": {"name": "f1_macro", "key": "a_longer_metric_key_name_here"}}, "give metric .a_longer_metric_key_name_here. a shorter key .key: at most 28"),
+    ({"metric": "accuracy", "zero_division": "warn"}, "zero_division must be 0 or 1"),
+])
+def test_errors_name_the_key_and_allowed_values(data, message):
+    with pytest.raises(ConfigError, match=message) as info:
+        parse_config(data, source="config.yaml")
+    assert str(info.value).startswith("config.yaml")
+
+
+def test_group_keys_must_fit():
+    with pytest.raises(ConfigError, match="or the group value 'a very long group name'"):
+        parse_config({"metric": "f1_macro", "groups": {"column": "g", "values": ["a very long group name"]}})
+
+
+def test_baseline_suffixes_count_only_with_a_baseline():
+    key = "k" * 28  # 28 + len("_ci_high") = 36 fits; 28 + len("_vs_base_ci_high") does not
+    parse_config({"metric": {"name": "accuracy", "key": key}})
+    with pytest.raises(ConfigError, match="at most 20 characters"):
+        parse_config({"metric": {"name": "accuracy", "key": key}, "baseline": "b.csv"})
+
+
+def test_invalid_yaml_names_the_line(tmp_path):
+    (tmp_path / "config.yaml").write_text("metric: f1_macro\nbootstrap: {n_resamples: 10\n")
+    with pytest.raises(ConfigError, match=r"config.yaml line \d+ is not valid YAML"):
+        load_config(str(tmp_path))
+
+
+def test_missing_config(tmp_path):
+    with pytest.raises(ConfigError, match="has no config.yaml"):
+        load_config(str(tmp_path))
+
+
+def test_column_keys():
+    assert column_key("f1_macro") == "f1_macro"
+    assert column_key("f1_macro", "English (US)", "_ci_low") == "f1_macro_english_us_ci_low"
+    assert group_slug("  ES ") == "es" and group_slug("???") == "group"

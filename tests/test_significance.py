@@ -17,7 +17,7 @@ def test_matches_a_naive_loop():
     rng = np.random.default_rng(0)
     for delta in (0.02, 0.0, -0.01):
         diffs = rng.normal(delta, 0.015, size=1001)
-        assert bootstrap_pvalue(diffs, delta) == naive_pvalue(diffs, delta, tolerance(1.0, 2 * delta))
+        assert bootstrap_pvalue(diffs, delta) == naive_pvalue(diffs, delta, 100 * np.finfo(float).eps * max(1.0, abs(2 * delta)))
 
 
 def test_identical_systems_get_p_one():
@@ -34,6 +34,13 @@ def test_never_zero_and_strictly_counted_with_ge():
     assert bootstrap_pvalue(np.full(99, -1.0), 0.5) == pytest.approx(1 / 100)
     diffs = np.array([0.2, 0.2, 0.1])
     assert bootstrap_pvalue(diffs, 0.1) == pytest.approx(3 / 4)  # d >= 0.2 counts the ties
+
+
+def test_tolerance_is_relative_to_the_scores():
+    eps = np.finfo(float).eps
+    assert tolerance(0.5, 0.01) == 100 * eps
+    assert tolerance(2500.0, 1.0) == 100 * eps * 2500.0
+    np.testing.assert_array_equal(tolerance([0.1, 30.0], [40.0, 0.0]), 100 * eps * np.array([80.0, 30.0]))
 
 
 def test_nan_replicates_are_left_out():

@@ -173,6 +173,7 @@ class ExactSums:
             values = values[:, None]
         self.n = values.shape[0]
         self.n_features = values.shape[1]
+        self.values = values
         self.hi, self.lo, self.exponents, self.k = split_fixed_point(values, self.n)
         self._both = np.concatenate([self.hi, self.lo], axis=1)
         # Gathering rows is cheaper than building the count matrix for 1 or 2 columns.
@@ -202,6 +203,10 @@ class ExactSums:
     def from_linear(self, sums):
         """Statistics from ``counts @ linear_matrix``."""
         return self._finish(np.asarray(sums, dtype=np.float64))
+
+    def item_values(self):
+        """The per-item values ``(n, F)`` (for the permutation test's swaps)."""
+        return self.values
 
     def jackknife_stats(self, items):
         total = self._both.sum(axis=0)

@@ -105,6 +105,7 @@ class AnalysisSettings:
     family: str = "all_pairs"
     n_permutations: int = 10000
     reference_point: Optional[float] = None
+    primary: str = "holm"
 
 
 @dataclass(frozen=True)
@@ -382,7 +383,7 @@ def parse_config(data, source=CONFIG_NAME, program_dir=None):
                                     name=_name(bl.get("name", "baseline"), "%s: baseline.name" % source))
 
     a = _section(data, "analysis", ("test", "alpha", "corrections", "family", "n_permutations",
-                                    "reference_point"), source)
+                                    "reference_point", "primary"), source)
     corrections = a.get("corrections", ["bonferroni", "holm", "fdr_bh"])
     if isinstance(corrections, str):
         corrections = [corrections]
@@ -392,7 +393,11 @@ def parse_config(data, source=CONFIG_NAME, program_dir=None):
     reference_point = a.get("reference_point")
     if reference_point is not None:
         reference_point = _number(reference_point, "%s: analysis.reference_point" % source, -1e300, 1e300)
+    primary = a.get("primary", "holm" if "holm" in corrections else (corrections[0] if corrections else "none"))
+    _choice(primary, "%s: analysis.primary (one of analysis.corrections, or none)" % source,
+            tuple(corrections) + ("none",))
     analysis = AnalysisSettings(
+        primary=primary,
         test=_choice(a.get("test", "bootstrap"), "%s: analysis.test" % source, TESTS),
         alpha=_number(a.get("alpha", 0.05), "%s: analysis.alpha" % source, 0, 1),
         corrections=corrections,

@@ -160,8 +160,12 @@ class SystemScorer:
     def _build_regression(self, pred):
         y = np.asarray(self.gold.values, dtype=np.float64)
         p = np.asarray(pred, dtype=np.float64)
-        yc = y - y.mean()
-        pc = p - p.mean()
+        # One centring constant for gold and predictions, shared by every system
+        # (the formulas are shift invariant): swapping two systems' items, as
+        # the permutation test does, then stays a linear operation on the sums.
+        centre = y.mean()
+        yc = y - centre
+        pc = p - centre
         per_item = {"abs_err": np.abs(y - p), "sq_err": (y - p) ** 2, "y": yc, "yy": yc * yc,
                     "p": pc, "pp": pc * pc, "yp": yc * pc}
         needed = set()

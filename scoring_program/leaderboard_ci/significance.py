@@ -22,19 +22,20 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["tolerance", "bootstrap_pvalue"]
+__all__ = ["tolerance", "bootstrap_pvalue", "mcnemar_pvalues"]
 
 _EPS = np.finfo(np.float64).eps
 
 
-def tolerance(*magnitudes):
-    """``100 * eps * max(|x|)`` over the given values (at least ``100 * eps``)."""
-    top = 1.0
-    for m in magnitudes:
-        m = np.max(np.abs(np.asarray(m, dtype=np.float64))) if np.size(m) else 0.0
-        if np.isfinite(m) and m > top:
-            top = float(m)
-    return 100.0 * _EPS * top
+def tolerance(scale, delta):
+    """``gamma = 100 * eps * max(1, |scale|, |2 * delta|)``, elementwise.
+
+    ``scale`` is the magnitude of the two systems' scores; the floor of 1 keeps
+    the tolerance meaningful for scores near 0.
+    """
+    scale = np.abs(np.asarray(scale, dtype=np.float64))
+    twice = np.abs(2.0 * np.asarray(delta, dtype=np.float64))
+    return 100.0 * _EPS * np.maximum(np.maximum(scale, twice), 1.0)
 
 
 def bootstrap_pvalue(replicate_differences, observed_difference, scale=1.0):
@@ -62,6 +63,23 @@ def bootstrap_pvalue(replicate_differences, observed_difference, scale=1.0):
     d = np.asarray(replicate_differences, dtype=np.float64).ravel()
     d = d[~np.isnan(d)]
     delta = float(observed_difference)
-    gamma = tolerance(scale, 2.0 * delta)
+    gamma = float(tolerance(scale, delta))
     count = int(np.count_nonzero(d >= 2.0 * delta - gamma))
     return (count + 1.0) / (d.size + 1.0)
+
+
+def mcnemar_pvalues(correct_a, correct_b):
+    """Exact one-sided McNemar test that A is more accurate than B (Yeh 2000, 3.2).
+
+    A sign test on the discordant items: with ``b01`` items right for A only and
+    ``b10`` right for B only, ``p = P(X >= b01)`` for ``X ~ Binomial(b01 + b10, 1/2)``.
+    Vectorized over columns: ``correct_a`` and ``correct_b`` are boolean arrays
+    of shape ``(n,)`` or ``(n, P)``.  Needs SciPy (end-of-phase only).
+    """
+    from scipy.stats import binom
+
+    a = np.asarray(correct_a, dtype=bool)
+    b = np.asarray(correct_b, dtype=bool)
+    only_a = np.count_nonzero(a & ~b, axis=0)
+    only_b = np.count_nonzero(b & ~a, axis=0)
+    return np.asarray(binom.sf(only_a - 1, only_a + only_b, 0.5), dtype=np.float64)

@@ -1,0 +1,180 @@
+"""Paired differences between systems: observed value, CI and bootstrap p-value.
+
+For a pair ``(a, b)`` the *oriented* difference is ``sign * (score_a -
+score_b)`` (``sign`` = +1 when higher is better, -1 when lower is better), so
+a positive difference always means ``a`` is better.  Its bootstrap replicates
+are the same difference on each replicate, both systems scored on the same
+resample (paired).  Intervals and p-values follow
+:mod:`leaderboard_ci.intervals` and :mod:`leaderboard_ci.significance`,
+vectorized over chunks of pairs so that memory stays bounded:
+``chunk_pairs * B`` doubles at a time (by default about 64 MB).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .intervals import METHODS, check_confidence_level, ndtr, ndtri
+from .significance import tolerance
+
+__all__ = ["PairStatistics", "pair_statistics", "quantile_columns", "ranked_pairs"]
+
+@dataclass(frozen=True)
+class PairStatistics:
+    """Arrays over pairs: observed oriented difference, CI, one-sided p-value."""
+
+    a: np.ndarray
+    b: np.ndarray
+    difference: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
+    p_value: np.ndarray
+    n_valid: int
+
+
+def ranked_pairs(order):
+    """All pairs ``(a, b)`` with ``a`` ranked above ``b``, row by row.
+
+    ``order`` lists system indices from best to worst.  Pairs come as
+    ``(order[0], order[1]), (order[0], order[2]), ..., (order[1], order[2]), ...``
+    """
+    order = np.asarray(order, dtype=np.intp)
+    m = order.shape[0]
+    rows, cols = np.triu_indices(m, k=1)
+    return np.stack([order[rows], order[cols]], axis=1)
+
+
+def quantile_columns(sorted_or_partitioned, positions_lo, fractions):
+    """Type-7 quantiles of each column, given the order statistics needed.
+
+    ``positions_lo`` (per column) is ``floor(h)`` and ``fractions`` ``h -
+    floor(h)``; uses the same interpolation formula as
+    :func:`leaderboard_ci.intervals.quantile`, so values are identical.
+    """
+    x = sorted_or_partitioned
+    count = x.shape[0]
+    cols = np.arange(x.shape[1])
+    lo = np.clip(positions_lo, 0, count - 1)
+    hi = np.minimum(lo + 1, count - 1)
+    a = x[lo, cols]
+    b = x[hi, cols]
+    diff = b - a
+    return np.where(fractions >= 0.5, b - diff * (1.0 - fractions), a + diff * fractions)
+
+
+def _levels_to_positions(count, levels):
+    h = (count - 1) * np.asarray(levels, dtype=np.float64)
+    lo = np.floor(h).astype(np.intp)
+    lo = np.clip(lo, 0, count - 1)
+    return lo, h - lo
+
+
+def _fixed_quantiles(d, level_lo, level_hi):
+    """Quantiles at two fixed levels for every column, by partial sorting."""
+    count = d.shape[0]
+    lo1, f1 = _levels_to_positions(count, np.full(d.shape[1], level_lo))
+    lo2, f2 = _levels_to_positions(count, np.full(d.shape[1], level_hi))
+    kth = sorted(set(int(k) for k in (lo1[0], min(lo1[0] + 1, count - 1), lo2[0], min(lo2[0] + 1, count - 1))))
+    part = np.partition(d, kth, axis=0)
+    return quantile_columns(part, lo1, f1), quantile_columns(part, lo2, f2)
+
+
+def _acceleration_columns(jack):
+    """BCa acceleration of each column of per-item jackknife values ``(n, P)``."""
+    dev = jack.mean(axis=0) - jack
+    den = (dev * dev).sum(axis=0)
+    num = (dev ** 3).sum(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        acc = num / (6.0 * den ** 1.5)
+    return np.where(den > 0, acc, 0.0)
+
+
+def _bca_quantiles(d, observed, acceleration, alpha):
+    """BCa endpoints per column (``d`` has no NaN), as intervals.bca_levels does."""
+    count = d.shape[0]
+    s = np.sort(d, axis=0)
+    below = (s < observed[None, :]).sum(axis=0)
+    at_most = (s <= observed[None, :]).sum(axis=0)
+    share = (below + at_most) / (2.0 * count)
+    share = np.clip(share, 0.5 / count, 1.0 - 0.5 / count)
+    z_alpha = ndtri(alpha)
+    levels = np.empty((2, d.shape[1]))
+    for j in range(d.shape[1]):
+        z0 = ndtri(share[j])
+        for row, z in enumerate((z_alpha, -z_alpha)):
+            num = z0 + z
+            den = 1.0 - acceleration[j] * num
+            levels[row, j] = (0.0 if z < 0 else 1.0) if den <= 0 else ndtr(z0 + num / den)
+    lo1, f1 = _levels_to_positions(count, levels[0])
+    lo2, f2 = _levels_to_positions(count, levels[1])
+    return quantile_columns(s, lo1, f1), quantile_columns(s, lo2, f2)
+
+
+def pair_statistics(replicates, full, pairs, sign, method="percentile", confidence_level=0.95,
+                    jackknife=None, chunk_pairs=None):
+    """Differences, CIs and paired-bootstrap p-values for many pairs.
+
+    Parameters
+    ----------
+    replicates : ndarray ``(B, m)``
+        Replicate scores of each system (one target).  Rows where any system
+        is NaN (a group empty in that resample) are left out.
+    full : ndarray ``(m,)``
+        Full-sample scores.
+    pairs : ndarray ``(P, 2)`` of system indices ``(a, b)``.
+    sign : float
+        +1 when higher is better, -1 when lower is better.
+    method : {"percentile", "basic", "bca"}
+    jackknife : ndarray ``(n, m)``, optional
+        Per-item leave-one-out scores (for ``bca``).
+    chunk_pairs : int, optional
+        Pairs per chunk (memory only).
+
+    Returns
+    -------
+    PairStatistics
+    """
+    if method not in METHODS:
+        raise ValueError("method must be one of: %s, got %r" % (", ".join(METHODS), method))
+    if method == "bca" and jackknife is None:
+        raise ValueError("the bca method needs jackknife values")
+    confidence_level = check_confidence_level(confidence_level)
+    replicates = np.asarray(replicates, dtype=np.float64)
+    full = np.asarray(full, dtype=np.float64)
+    pairs = np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
+    valid = np.all(np.isfinite(replicates), axis=1)
+    reps = replicates[valid] if not valid.all() else replicates
+    count = reps.shape[0]
+    alpha = (1.0 - confidence_level) / 2.0
+    n_pairs = pairs.shape[0]
+    out = {k: np.empty(n_pairs) for k in ("difference", "ci_low", "ci_high", "p_value")}
+    if chunk_pairs is None:
+        chunk_pairs = max(1, (8 << 20) // max(1, count))
+    for start in range(0, n_pairs, chunk_pairs):
+        a = pairs[start:start + chunk_pairs, 0]
+        b = pairs[start:start + chunk_pairs, 1]
+        sl = slice(start, start + a.shape[0])
+        observed = sign * (full[a] - full[b])
+        out["difference"][sl] = observed
+        if count == 0:
+            out["ci_low"][sl] = observed
+            out["ci_high"][sl] = observed
+            out["p_value"][sl] = 1.0
+            continue
+        d = sign * (reps[:, a] - reps[:, b])
+        # p-value: (#{d* >= 2 delta - gamma} + 1) / (B + 1), as significance.bootstrap_pvalue
+        gamma = tolerance(np.maximum(np.abs(full[a]), np.abs(full[b])), observed)
+        counts = (d >= (2.0 * observed - gamma)[None, :]).sum(axis=0)
+        out["p_value"][sl] = (counts + 1.0) / (count + 1.0)
+        if method == "bca":
+            jack = sign * (jackknife[:, a] - jackknife[:, b])
+            low, high = _bca_quantiles(d, observed, _acceleration_columns(jack), alpha)
+        else:
+            low, high = _fixed_quantiles(d, alpha, 1.0 - alpha)
+            if method == "basic":
+                low, high = 2.0 * observed - high, 2.0 * observed - low
+        out["ci_low"][sl] = low
+        out["ci_high"][sl] = high
+    return PairStatistics(pairs[:, 0].copy(), pairs[:, 1].copy(), out["difference"], out["ci_low"],
+                          out["ci_high"], out["p_value"], int(count))

@@ -61,6 +61,7 @@ def test_statsmodels_accepts_every_correction_we_allow():
     ({"metric": "accuracy", "bootstrap": {"n_jobs": 0}}, "n_jobs"),
     ({"metric": "accuracy", "bootstrap": {"alpha": 0.1}}, r"bootstrap.alpha is not a known key"),
     ({"metric": "accuracy", "labels": ["a"]}, "at least two class labels"),
+    ({"metric": "accuracy", "labels": [True, False]}, r"labels\[0\] is True because YAML reads yes/no"),
     ({"metric": "accuracy", "labels": ["a", "a"]}, "lists a class twice"),
     ({"metric": "accuracy", "files": {"gold": "../secret.csv"}}, "file name inside its folder"),
     ({"metric": "accuracy", "files": {"format": "xlsx"}}, "format must be one of"),

@@ -236,7 +236,10 @@ def _choice(value, where, choices):
 def _name(value, where, allow_none=False):
     if value is None and allow_none:
         return None
-    if not isinstance(value, (str, int)) or isinstance(value, bool) or str(value).strip() == "":
+    if isinstance(value, bool):
+        raise ConfigError("%s is %r because YAML reads yes/no/on/off/true/false as booleans; "
+                          "quote it (e.g. \"yes\")" % (where, value))
+    if not isinstance(value, (str, int)) or str(value).strip() == "":
         raise ConfigError("%s must be a non-empty name, got %r" % (where, value))
     return str(value).strip()
 

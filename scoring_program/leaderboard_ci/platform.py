@@ -98,7 +98,7 @@ def run(input_dir, output_dir, program_dir, stdout=None, stderr=None):
     res_dir = os.path.join(input_dir, "res")
     try:
         if not os.path.isdir(ref_dir):
-            raise ConfigError("the reference data folder %s is missing" % ref_dir)
+            raise ConfigError("the input folder has no ref/ (the reference data); check the task's reference data")
         config = load_config(program_dir, ref_dir)
         gold = read_gold(ref_dir, config)
         baseline = read_baseline(ref_dir, config, gold) if config.baseline is not None else None

@@ -1,0 +1,426 @@
+"""The corpus of malformed (and oddly formed but valid) submissions.
+
+Each :class:`Case` is a submission folder, built into a temp dir by
+:func:`build`, with the task it is scored on and what must happen:
+
+* ``expect`` (a regex) and ``code`` 1: the participant's mistake, reported as
+  one sentence on stderr;
+* ``code`` 2: the organizer's mistake (bad config or gold), with ``config`` /
+  ``ref`` overriding the task's;
+* ``accept``: a file that must be read and scored exactly like the clean
+  submission of its task (encodings, line ends, shuffled rows, zip layouts).
+
+The gold standards have distinctive ids (``q7x-001``...) and, for
+regression, distinctive values, so that :mod:`leaks` can search every output
+for them.  A few inputs are clearer as literal files (``files/``); the test
+``test_checked_in_files_match_the_corpus`` checks they still match the gold.
+"""
+import io
+import math
+import os
+import re
+import zipfile
+from collections import namedtuple
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FILES = os.path.join(HERE, "files")
+
+# ---------------------------------------------------------------------------
+# The tasks: gold standards, clean submissions and configs
+# ---------------------------------------------------------------------------
+N = 30
+IDS = tuple("q7x-%03d" % (i + 1) for i in range(N))
+LABELS = ("against", "favor", "none")
+GOLD_CODES = tuple((i * 7 + i // 3 + (i * i) % 5) % 3 for i in range(N))
+GOLD_LABELS = tuple(LABELS[c] for c in GOLD_CODES)
+#: The clean submission: the gold with every fourth item wrong.
+PRED_LABELS = tuple(LABELS[(c + 1) % 3] if i % 4 == 0 else LABELS[c] for i, c in enumerate(GOLD_CODES))
+GOLD_VALUES = tuple("%.6f" % (10 + 3.7 * i + 2.5 * math.sin(i * 1.3) + 0.001234 * i) for i in range(N))
+PRED_VALUES = tuple("%.4f" % (float(v) + 1.7 * math.cos(i * 2.1)) for i, v in enumerate(GOLD_VALUES))
+INT_GOLD = tuple(str(c) for c in GOLD_CODES)
+INT_PRED = tuple(str(c) for c in (LABELS.index(p) for p in PRED_LABELS))
+
+CLS_CONFIG = """\
+metric: f1_macro
+extra_metrics: [accuracy]
+labels: [against, favor, none]
+bootstrap: {n_resamples: 200}
+"""
+REG_CONFIG = """\
+metric: mae
+extra_metrics: [pearson]
+bootstrap: {n_resamples: 200}
+files: {gold_column: score}
+"""
+INT_CONFIG = """\
+metric: f1_macro
+extra_metrics: [accuracy]
+bootstrap: {n_resamples: 200}
+"""
+
+
+def rows_text(rows, header=("id", "label"), sep=",", eol="\n"):
+    """A delimited file: the header, then one line per row."""
+    lines = ([sep.join(header)] if header else []) + [sep.join(row) for row in rows]
+    return eol.join(lines) + eol
+
+
+def pairs(ids=IDS, values=PRED_LABELS):
+    return list(zip(ids, values))
+
+
+TASKS = {
+    "cls": {"config": CLS_CONFIG, "gold": rows_text(pairs(IDS, GOLD_LABELS)),
+            "gold_values": GOLD_LABELS, "clean": rows_text(pairs())},
+    "reg": {"config": REG_CONFIG, "gold": rows_text(pairs(IDS, GOLD_VALUES), header=("id", "score")),
+            "gold_values": GOLD_VALUES, "clean": rows_text(pairs(IDS, PRED_VALUES), header=("id", "score"))},
+    "int": {"config": INT_CONFIG, "gold": rows_text(pairs(IDS, INT_GOLD)),
+            "gold_values": INT_GOLD, "clean": rows_text(pairs(IDS, INT_PRED))},
+}
+
+# ---------------------------------------------------------------------------
+# Cases
+# ---------------------------------------------------------------------------
+Case = namedtuple("Case", "name files expect code task config ref accept zip")
+
+
+class Link(object):
+    """A symbolic link to ``target`` (a relative path, or absolute when it starts with ``{outside}``)."""
+
+    def __init__(self, target):
+        self.target = target
+
+
+class CheckedIn(object):
+    """A literal file from ``files/``."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def read(self):
+        with open(os.path.join(FILES, self.name), "rb") as handle:
+            return handle.read()
+
+
+def case(name, files, expect=None, code=1, task="cls", config=None, ref=None, accept=False, zip=False):
+    return Case(name, files, expect, code, task, config, ref, accept, zip)
+
+
+def _replace(rows, index, row):
+    rows = list(rows)
+    rows[index] = row
+    return rows
+
+
+def _csv(rows, **kw):
+    return rows_text(rows, **kw)
+
+
+_P = pairs()
+_REG = pairs(IDS, PRED_VALUES)
+_REG_HEADER = ("id", "score")
+_CLEAN = TASKS["cls"]["clean"]
+_SHUFFLED = [_P[i] for i in (list(range(1, N, 2)) + list(range(0, N, 2)))[::-1]]
+
+CASES = [
+    # -- the submission's files -------------------------------------------
+    case("empty_file", {"predictions.csv": ""},
+         r"^predictions\.csv is empty; expected the header 'id,label' and one line per test item$"),
+    case("only_blank_lines", {"predictions.csv": "\n  \n\n"},
+         r"^predictions\.csv is empty; expected the header 'id,label' and one line per test item$"),
+    case("empty_txt", {"predictions.txt": b"\xef\xbb\xbf"},
+         r"^predictions\.txt is empty; expected one prediction per test item$"),
+    case("empty_zip", {}, r"^the submission is empty: the zip holds no prediction file"),
+    case("only_macosx", {"__MACOSX/._predictions.csv": b"\x00\x05\x16\x07junk", ".DS_Store": b"\x00\x00"},
+         r"^the submission is empty"),
+    case("lone_metadata", {"metadata": "elapsedTime: 1\n"}, r"^the submission is empty"),
+    case("two_candidates", {"predictions.csv": _CLEAN, "predictions_v2.csv": _CLEAN},
+         r"^the submission has 2 candidate prediction files \(predictions\.csv, predictions_v2\.csv\); "
+         r"submit a zip with exactly one prediction file"),
+    case("gold_name_next_to_predictions", {"gold.csv": _CLEAN, "predictions.csv": _CLEAN},
+         r"^the submission has 2 candidate prediction files \(gold\.csv, predictions\.csv\)"),
+    case("deeply_nested", {"a/b/predictions.csv": _CLEAN},
+         r"^the prediction file is nested too deep \(in a/b/\); put it at the top of the zip"),
+    case("two_folders", {"a/predictions.csv": _CLEAN, "b/predictions.csv": _CLEAN},
+         r"^the submission has 2 folders \(a/, b/\) and no prediction file; put the prediction file at the top"),
+    case("symlink_to_real_file", {"predictions.csv": Link("{outside}/real.csv")},
+         r"^predictions\.csv is a symbolic link; submit the file itself, not a link$"),
+    case("symlink_to_gold", {"predictions.csv": Link("../ref/gold.csv")},
+         r"^predictions\.csv is a symbolic link; submit the file itself"),
+    case("symlinked_folder_to_ref", {"sub": Link("../ref")}, r"^sub is a symbolic link"),
+    case("named_file_missing", {"answer.csv": _CLEAN},
+         r"^the submission has no file named 'predictions\.csv' \(found: answer\.csv\); name your prediction "
+         r"file predictions\.csv", config=CLS_CONFIG + "files: {predictions: predictions.csv}\n"),
+    case("too_large", {"predictions.csv": _CLEAN * 40},
+         r"^predictions\.csv is 0\.0\d+ MB; the limit is 0\.01 MB$",
+         config=CLS_CONFIG + "files: {max_megabytes: 0.01}\n"),
+    # -- encodings and binary content ---------------------------------------
+    case("latin1", {"predictions.csv": CheckedIn("latin1.csv")},
+         r"^predictions\.csv is not UTF-8 text \(byte 0xe9 at line 4\); save it as UTF-8$"),
+    case("utf16_without_bom", {"predictions.csv": CheckedIn("utf16_nobom.csv")},
+         r"^predictions\.csv is UTF-16 text without a byte-order mark; save it as UTF-8$"),
+    case("binary_junk", {"predictions.csv": CheckedIn("binary_junk.bin")},
+         r"^predictions\.csv is a binary file, not a text file of predictions$"),
+    case("zip_inside_zip", {"predictions.zip": CheckedIn("inner.zip")},
+         r"^predictions\.zip is a zip archive \(or an Excel \.xlsx file\), not a text file of predictions"),
+    case("nul_after_first_block", {"predictions.csv": _CLEAN + "#" * (1 << 20) + "\x00\n"},
+         r"^predictions\.csv is a binary file"),
+    # -- CSV structure -------------------------------------------------------
+    case("semicolons_in_csv", {"predictions.csv": _csv(_P, sep=";")},
+         r"^predictions\.csv line 1: the columns are separated by semicolons \(';'\), but a CSV file must "
+         r"separate them by commas \(','\)$"),
+    case("tabs_in_csv", {"predictions.csv": _csv(_P, sep="\t")},
+         r"^predictions\.csv line 1: the columns are separated by tabs, but a CSV file must separate them by "
+         r"commas"),
+    case("commas_in_tsv", {"predictions.tsv": _csv(_P)},
+         r"^predictions\.tsv line 1: the columns are separated by commas \(','\), but a TSV file must separate "
+         r"them by tabs$"),
+    case("missing_header", {"predictions.csv": _csv(_P, header=None)},
+         r"^predictions\.csv line 1: the first line is data, not a header; start the file with the header "
+         r"'id,label'$"),
+    case("missing_id_column", {"predictions.csv": _csv([(p,) for _, p in _P], header=("label",))},
+         r"^predictions\.csv line 1: the header has no id column 'id' \(found: label\); the header should be "
+         r"'id,label'$"),
+    case("missing_prediction_column", {"predictions.csv": _csv(_P, header=("id", "answer"))},
+         r"^predictions\.csv line 1: the header has no prediction column 'label' or 'prediction' or 'pred' "
+         r"\(found: id, answer\); the header should be 'id,label'$"),
+    case("header_names_column_twice", {"predictions.csv": _csv([r + ("x",) for r in _P],
+                                                               header=("id", "label", "Label"))},
+         r"^predictions\.csv line 1: the header names the column 'label' twice$"),
+    case("extra_field_in_row", {"predictions.csv": _csv(_replace(_P, 10, _P[10] + ("0.9",)))},
+         r"^predictions\.csv line 12: expected 2 fields, found 3 \(a value containing commas \(','\) must be "
+         r"in double quotes\)$"),
+    case("missing_field_in_row", {"predictions.csv": _csv(_replace(_P, 3, (_P[3][0],)))},
+         r"^predictions\.csv line 5: expected 2 fields, found 1$"),
+    case("blank_line_in_the_middle", {"predictions.csv": _CLEAN.replace("\nq7x-009,", "\n\nq7x-009,")},
+         r"^predictions\.csv line 10: the line is blank; remove blank lines"),
+    # -- ids ------------------------------------------------------------------
+    case("missing_ids", {"predictions.csv": _csv(_P[:3] + _P[4:9] + _P[10:20] + _P[21:])},
+         r"^predictions\.csv is missing 3 of the 30 test ids \(e\.g\. 'q7x-004', 'q7x-010', 'q7x-021'\); "
+         r"give one prediction for every id$"),
+    case("extra_ids", {"predictions.csv": _csv(_P + [("zz-1", "favor"), ("zz-2", "none")])},
+         r"^predictions\.csv has 2 ids that are not in the test set \(the first is 'zz-1', on line 32\); "
+         r"expected ids like 'q7x-001'$"),
+    case("wrong_id_format", {"predictions.csv": _csv([(str(i + 1), p) for i, (_, p) in enumerate(_P)])},
+         r"^predictions\.csv has 30 ids that are not in the test set \(the first is '1', on line 2\)"),
+    case("duplicate_ids", {"predictions.csv": _csv(_replace(_P, 7, (IDS[2], "favor")))},
+         r"^predictions\.csv line 9: id 'q7x-003' appears again \(first on line 4\); give one prediction per id$"),
+    case("empty_id", {"predictions.csv": _csv(_replace(_P, 4, ("", "favor")))},
+         r"^predictions\.csv line 6: the id is empty$"),
+    # -- rows by order ----------------------------------------------------------
+    case("fewer_rows", {"predictions.txt": "\n".join(PRED_LABELS[:28]) + "\n"},
+         r"^predictions\.txt has 28 predictions, expected 30 \(one per test item, in the order of the test set\)$"),
+    case("more_rows", {"predictions.txt": "\n".join(PRED_LABELS + ("none", "favor")) + "\n"},
+         r"^predictions\.txt line 31: more predictions than the 30 test items; expected exactly 30 predictions"),
+    case("json_list_too_short", {"predictions.json": '["favor", "none"]'},
+         r"^predictions\.json has 2 predictions, expected 30"),
+    # -- labels -----------------------------------------------------------------
+    case("unknown_label", {"predictions.csv": _csv(_replace(_P, 15, (IDS[15], "favour")))},
+         r"^predictions\.csv line 17: label 'favour' is not one of: against, favor, none$"),
+    case("case_variant", {"predictions.csv": _csv(_replace(_P, 2, (IDS[2], "Favor")))},
+         r"^predictions\.csv line 4: label 'Favor' is not one of: against, favor, none \(labels are "
+         r"case-sensitive; did you mean 'favor'\?\)$"),
+    case("numeric_label_as_float", {"predictions.csv": _csv(_replace(pairs(IDS, INT_PRED), 5, (IDS[5], "1.0")))},
+         r"^predictions\.csv line 7: label '1\.0' is not one of: 0, 1, 2 \(write 1, not 1\.0\)$", task="int"),
+    case("empty_value", {"predictions.csv": _csv(_replace(_P, 4, (IDS[4], "")))},
+         r"^predictions\.csv line 6: the prediction is empty; expected one of: against, favor, none$"),
+    case("ids_without_header_in_txt", {"predictions.txt": _csv(_P, header=None)},
+         r"^predictions\.txt line 1: the line holds an id and a prediction, but the file has no header; start "
+         r"the file with the header 'id,label'$"),
+    # -- JSON ---------------------------------------------------------------------
+    case("json_syntax_error", {"predictions.json": '[\n{"id": "q7x-001", "label": "favor"},\n{"id": "q7x-002" '
+                                                  '"label": "none"}\n]'},
+         r"^predictions\.json line 3: not valid JSON \(Expecting ',' delimiter, column 18\)$"),
+    case("json_missing_key", {"predictions.json": "[%s]" % ", ".join('{"id": "%s", "answer": "%s"}' % p
+                                                                     for p in _P)},
+         r"^predictions\.json line 1: the object has no 'label' or 'prediction' or 'pred' key \(found keys: id, "
+         r"answer\); expected objects like \{\"id\": \.\.\., \"label\": \.\.\.\}$"),
+    case("jsonl_named_json", {"predictions.json": "".join('{"id": "%s", "label": "%s"}\n' % p for p in _P)},
+         r"^predictions\.json line 2: not valid JSON \(extra data after the end\); for one JSON value per line, "
+         r"name the file \.jsonl$"),
+    case("jsonl_bad_line", {"predictions.jsonl": "".join('{"id": "%s", "label": "%s"}\n' % p for p in _P[:3])
+                            + "{id: q7x-004}\n"},
+         r"^predictions\.jsonl line 4: not valid JSON \(Expecting property name enclosed in double quotes\)$"),
+    # -- regression -----------------------------------------------------------------
+    case("regression_nan", {"predictions.csv": _csv(_replace(_REG, 6, (IDS[6], "NaN")), header=_REG_HEADER)},
+         r"^predictions\.csv line 8: the prediction is NaN; expected a finite number$", task="reg"),
+    case("regression_inf", {"predictions.csv": _csv(_replace(_REG, 2, (IDS[2], "-inf")), header=_REG_HEADER)},
+         r"^predictions\.csv line 4: the prediction is infinite; expected a finite number$", task="reg"),
+    case("regression_out_of_range", {"predictions.csv": _csv(_replace(_REG, 0, (IDS[0], "1e300")),
+                                                            header=_REG_HEADER)},
+         r"^predictions\.csv line 2: the prediction '1e300' is out of range \(the limit is 1e100 in absolute "
+         r"value\)$", task="reg"),
+    case("regression_non_numeric", {"predictions.csv": _csv(_replace(_REG, 9, (IDS[9], "high")),
+                                                           header=_REG_HEADER)},
+         r"^predictions\.csv line 11: 'high' is not a number$", task="reg"),
+    case("regression_decimal_comma", {"predictions.tsv": _csv(_replace(_REG, 1, (IDS[1], "3,5")),
+                                                             header=_REG_HEADER, sep="\t")},
+         r"^predictions\.tsv line 3: '3,5' is not a number \(use a dot as the decimal separator\)$", task="reg"),
+    case("regression_empty_value", {"predictions.csv": _csv(_replace(_REG, 3, (IDS[3], "")), header=_REG_HEADER)},
+         r"^predictions\.csv line 5: the prediction is empty; expected a number$", task="reg"),
+    case("regression_missing_header", {"predictions.csv": _csv(_REG, header=None)},
+         r"^predictions\.csv line 1: the first line is data, not a header; start the file with the header "
+         r"'id,score'$", task="reg"),
+    # -- accepted with normalization: must score exactly like the clean file ---------
+    case("utf8_bom", {"predictions.csv": b"\xef\xbb\xbf" + _CLEAN.encode("utf-8")}, accept=True),
+    case("crlf", {"predictions.csv": _CLEAN.replace("\n", "\r\n")}, accept=True),
+    case("cr_only", {"predictions.csv": _CLEAN.replace("\n", "\r")}, accept=True),
+    case("utf16_le_bom", {"predictions.csv": CheckedIn("utf16_bom.csv")}, accept=True),
+    case("utf16_be_bom", {"predictions.csv": b"\xfe\xff" + _CLEAN.encode("utf-16-be")}, accept=True),
+    case("shuffled_ids", {"predictions.csv": _csv(_SHUFFLED)}, accept=True),
+    case("one_nested_folder_zip", {"my_submission/predictions.csv": _CLEAN}, accept=True, zip=True),
+    case("macosx_junk_next_to_file", {"predictions.csv": _CLEAN, "__MACOSX/._predictions.csv": b"\x00\x05junk",
+                                      ".DS_Store": b"\x00\x00\x00\x01Bud1", "Thumbs.db": b"\x00"},
+         accept=True, zip=True),
+    case("only_file_named_like_gold", {"gold.csv": _CLEAN}, accept=True),
+    case("trailing_blank_lines_and_spaces", {"predictions.csv": _CLEAN.replace(",", " , ") + "\n\n  \n"},
+         accept=True),
+    case("extra_columns_and_quotes", {"predictions.csv": "".join(
+        ['id,"label",confidence\n'] + ['"%s",%s,"0,5"\n' % p for p in _SHUFFLED])}, accept=True),
+    case("one_label_per_line", {"predictions.txt": "\n".join(PRED_LABELS) + "\n"}, accept=True),
+    case("tsv_header_in_txt", {"predictions.txt": _csv(_SHUFFLED, sep="\t")}, accept=True),
+    case("json_objects", {"predictions.json": "[%s]" % ",\n".join('{"id": "%s", "label": "%s"}' % p
+                                                                   for p in _SHUFFLED)}, accept=True),
+    case("json_mapping", {"predictions.json": "{%s}" % ", ".join('"%s": "%s"' % p for p in _SHUFFLED)},
+         accept=True),
+    case("jsonl_values", {"predictions.jsonl": "".join('"%s"\n' % p for p in PRED_LABELS)}, accept=True),
+    case("regression_json_numbers", {"predictions.json": "[%s]" % ", ".join(PRED_VALUES)}, task="reg",
+         accept=True),
+    case("regression_prediction_header", {"predictions.csv": _csv(_REG[::-1], header=("id", "prediction"))},
+         task="reg", accept=True),
+    case("integer_labels_in_json", {"predictions.json": "[%s]" % ", ".join(INT_PRED)}, task="int", accept=True),
+    # -- the organizer's mistakes (exit code 2) ------------------------------------------
+    case("gold_missing", {"predictions.csv": _CLEAN},
+         r"^Scoring configuration error \(for the competition organizers\): the gold file ref/gold\.csv "
+         r"\(files\.gold\) is missing from the reference data \(ref/ holds: answers\.csv\)$",
+         code=2, ref={"answers.csv": TASKS["cls"]["gold"]}),
+    case("gold_duplicate_ids", {"predictions.csv": _CLEAN},
+         r"^Scoring configuration error \(for the competition organizers\): ref/gold\.csv line 7: id 'q7x-002' "
+         r"appears again \(first on line 3\); gold ids must be unique$",
+         code=2, ref={"gold.csv": rows_text(_replace(pairs(IDS, GOLD_LABELS), 5, (IDS[1], GOLD_LABELS[5])))}),
+    case("gold_missing_id_column", {"predictions.csv": _CLEAN},
+         r"^Scoring configuration error .*: ref/gold\.csv line 1: the header has no id column 'id' \(found 1 "
+         r"column\); the header should be 'id,label'$",
+         code=2, ref={"gold.csv": rows_text([(g,) for g in GOLD_LABELS], header=("label",))}),
+    case("gold_label_not_in_config", {"predictions.csv": _CLEAN},
+         r"^Scoring configuration error .*: ref/gold\.csv has 1 label that the labels list of config\.yaml does "
+         r"not have \('neutral'\); add it to labels$",
+         code=2, ref={"gold.csv": rows_text(_replace(pairs(IDS, GOLD_LABELS), 11, (IDS[11], "neutral")))}),
+    case("gold_not_utf8", {"predictions.csv": _CLEAN},
+         r"^Scoring configuration error .*: ref/gold\.csv is not UTF-8 text \(byte 0xe9 at line 5\); "
+         r"save it as UTF-8$",
+         code=2, ref={"gold.csv": TASKS["cls"]["gold"].encode("utf-8").replace(b"q7x-004", b"q7x-\xe904")}),
+    case("group_value_not_in_gold", {"predictions.csv": _CLEAN},
+         r"^Scoring configuration error .*: config\.yaml: groups\.values lists 'fr', which no item of "
+         r"ref/gold\.csv has$",
+         code=2, config=CLS_CONFIG + "groups: {column: lang, values: [en, de, fr]}\n",
+         ref={"gold.csv": rows_text([(i, g, "en" if k % 2 else "de") for k, (i, g) in
+                                     enumerate(pairs(IDS, GOLD_LABELS))], header=("id", "label", "lang"))}),
+    case("config_unknown_key", {"predictions.csv": _CLEAN},
+         r"^Scoring configuration error .*: config\.yaml: 'metrics' is not a known key; allowed: metric, ",
+         code=2, config=CLS_CONFIG + "metrics: [accuracy]\n"),
+    case("config_unknown_metric", {"predictions.csv": _CLEAN},
+         r"^Scoring configuration error .*: config\.yaml: metric: unknown metric 'f2_macro'; known metrics: ",
+         code=2, config=CLS_CONFIG.replace("metric: f1_macro", "metric: f2_macro")),
+    case("config_zero_resamples", {"predictions.csv": _CLEAN},
+         r"^Scoring configuration error .*: config\.yaml: bootstrap\.n_resamples must be an integer from 1 to "
+         r"1000000, got 0$",
+         code=2, config=CLS_CONFIG.replace("n_resamples: 200", "n_resamples: 0")),
+    case("config_confidence_level_above_one", {"predictions.csv": _CLEAN},
+         r"^Scoring configuration error .*: config\.yaml: bootstrap\.confidence_level must be a number > 0 and "
+         r"< 1, got 1\.5$",
+         code=2, config=CLS_CONFIG.replace("{n_resamples: 200}", "{n_resamples: 200, confidence_level: 1.5}")),
+    case("baseline_with_unknown_label", {"predictions.csv": _CLEAN},
+         r"^Scoring configuration error .*: the baseline 'majority' \(baseline\.file\) cannot be used: "
+         r"ref/baseline\.csv line 3: label 'FAVOR' is not one of: against, favor, none",
+         code=2, config=CLS_CONFIG + "baseline: {file: baseline.csv, name: majority}\n",
+         ref={"gold.csv": TASKS["cls"]["gold"],
+              "baseline.csv": rows_text([(i, "none") for i in IDS[:1]] + [(i, "FAVOR") for i in IDS[1:]])}),
+]
+
+
+# ---------------------------------------------------------------------------
+# Building the folders
+# ---------------------------------------------------------------------------
+def _content(value):
+    if isinstance(value, CheckedIn):
+        return value.read()
+    if isinstance(value, bytes):
+        return value
+    return value.encode("utf-8")
+
+
+def write_tree(folder, files, outside=None):
+    """Write ``files`` (relative path -> content) into ``folder``."""
+    if not os.path.isdir(folder):
+        os.makedirs(folder)
+    for name, value in files.items():
+        path = os.path.join(folder, name)
+        parent = os.path.dirname(path)
+        if not os.path.isdir(parent):
+            os.makedirs(parent)
+        if isinstance(value, Link):
+            os.symlink(value.target.replace("{outside}", outside or folder), path)
+            continue
+        with open(path, "wb") as handle:
+            handle.write(_content(value))
+    return folder
+
+
+def build(case, workdir):
+    """The case's submission (a folder, or a zip when ``case.zip``) under ``workdir``; returns its path."""
+    outside = os.path.join(workdir, "outside")
+    write_tree(outside, {"real.csv": TASKS[case.task]["clean"]})
+    folder = write_tree(os.path.join(workdir, "submission"), case.files, outside=outside)
+    if not case.zip:
+        return folder
+    path = os.path.join(workdir, "submission.zip")
+    with zipfile.ZipFile(path, "w") as archive:
+        for name in sorted(case.files):
+            archive.writestr(name, _content(case.files[name]))
+    return path
+
+
+def reference_files(case):
+    """The ``ref/`` files of a case: its own, or its task's gold."""
+    if case.ref is not None:
+        return case.ref
+    return {"gold.csv": TASKS[case.task]["gold"]}
+
+
+def config_text(case):
+    return case.config if case.config is not None else TASKS[case.task]["config"]
+
+
+def checked_in_sources():
+    """What each literal file in ``files/`` must decode to (used to check them)."""
+    latin = _csv(_replace(_P, 2, (IDS[2], "caf\u00e9")))
+    return {
+        "latin1.csv": latin.encode("latin-1"),
+        "utf16_nobom.csv": _CLEAN.encode("utf-16-le"),
+        "utf16_bom.csv": b"\xff\xfe" + _CLEAN.encode("utf-16-le"),
+    }
+
+
+def make_checked_in_files():
+    """Write ``files/`` (run once by hand: ``python tests/bad_inputs/cases.py``)."""
+    for name, data in checked_in_sources().items():
+        with open(os.path.join(FILES, name), "wb") as handle:
+            handle.write(data)
+    junk = bytes(bytearray((i * 73 + 41) % 256 for i in range(2048)))
+    with open(os.path.join(FILES, "binary_junk.bin"), "wb") as handle:
+        handle.write(b"\x7fELF\x02\x01\x01\x00" + junk)
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("predictions.csv", _CLEAN)
+    with open(os.path.join(FILES, "inner.zip"), "wb") as handle:
+        handle.write(buffer.getvalue())
+
+
+def names_are_unique():
+    names = [c.name for c in CASES]
+    return len(names) == len(set(names)) and all(re.match(r"^[a-z0-9_]+$", n) for n in names)
+
+
+if __name__ == "__main__":
+    make_checked_in_files()

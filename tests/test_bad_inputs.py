@@ -1,0 +1,255 @@
+"""Malformed submissions, run through the real entry point as Codabench's worker runs them.
+
+Every case of ``tests/bad_inputs/cases.py`` is laid out in a fresh ``/app``-like
+tree by :func:`leaderboard_ci.local_worker.run_scoring` and scored by
+``score.py`` in a subprocess.  A rejected submission must exit with code 1
+(2 for the organizer's mistakes) and print exactly one line on stderr
+matching the case's message, with no traceback; an accepted one must score
+exactly like the clean submission.  Nothing printed or written may reveal
+the gold standard (see ``bad_inputs/leaks.py``).
+"""
+import compileall
+import importlib.util
+import os
+import shutil
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PROGRAM = os.path.join(ROOT, "scoring_program")
+if PROGRAM not in sys.path:
+    sys.path.insert(0, PROGRAM)
+
+from leaderboard_ci.config import load_config  # noqa: E402
+from leaderboard_ci.local_worker import prepare_tree, run_scoring  # noqa: E402
+from leaderboard_ci.readers import find_prediction_file, read_gold, read_predictions  # noqa: E402
+
+
+def _load(name):
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bad_inputs", name + ".py")
+    spec = importlib.util.spec_from_file_location("bad_inputs_" + name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+cases = _load("cases")
+leaks = _load("leaks")
+
+REJECTED = [c for c in cases.CASES if not c.accept]
+ACCEPTED = [c for c in cases.CASES if c.accept]
+HAS_DETAILED_HTML = os.path.exists(os.path.join(PROGRAM, "leaderboard_ci", "detailed_html.py"))
+
+
+def _clean_case(task):
+    return cases.case("clean_" + task, {"predictions.csv": cases.TASKS[task]["clean"]}, task=task, accept=True)
+
+
+CLEAN = {task: _clean_case(task) for task in cases.TASKS}
+
+
+# ---------------------------------------------------------------------------
+# Running the corpus
+# ---------------------------------------------------------------------------
+class Programs(object):
+    """Copies of scoring_program/, one per config text."""
+
+    def __init__(self, base):
+        self.base = base
+        self.made = {}
+
+    def get(self, config_text):
+        if config_text not in self.made:
+            path = os.path.join(self.base, "program_%d" % len(self.made))
+            shutil.copytree(PROGRAM, path, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "*.pyc"))
+            compileall.compile_dir(path, quiet=1)  # each run copies the .pyc files (saves compiling 86 times)
+            with open(os.path.join(path, "config.yaml"), "w") as handle:
+                handle.write(config_text)
+            self.made[config_text] = path
+        return self.made[config_text]
+
+
+def _prepare(case, base, programs):
+    work = os.path.join(base, case.name)
+    submission = cases.build(case, work)
+    reference = cases.write_tree(os.path.join(work, "reference"), cases.reference_files(case))
+    return work, programs.get(cases.config_text(case)), reference, submission
+
+
+def _outputs(result):
+    """Every text the participant can see: stdout, stderr and the output files."""
+    texts = {"stdout": result.stdout, "stderr": result.stderr}
+    for folder, _, names in os.walk(result.output_dir):
+        for name in names:
+            path = os.path.join(folder, name)
+            with open(path, "rb") as handle:
+                texts[os.path.relpath(path, result.root)] = handle.read().decode("utf-8", "replace")
+    return texts
+
+
+def _gold_text(case):
+    """The gold to search the outputs for: the case's own (with ids), else its task's."""
+    ref = cases.reference_files(case)
+    text = ref.get("gold.csv", ref.get("answers.csv", ""))
+    text = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
+    return text if text.startswith("id,") else cases.TASKS[case.task]["gold"]
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """Run every case (and each task's clean submission) once, in parallel."""
+    base = str(tmp_path_factory.mktemp("corpus"))
+    programs = Programs(base)
+    todo = list(cases.CASES) + list(CLEAN.values())
+    prepared = [_prepare(case, base, programs) for case in todo]
+
+    def run(args):
+        work, program, reference, submission = args
+        return run_scoring(os.path.join(work, "app"), program, reference, submission, timeout=120)
+
+    with ThreadPoolExecutor(max_workers=max(2, min(8, os.cpu_count() or 2))) as pool:
+        results = list(pool.map(run, prepared))
+    return dict((case.name, result) for case, result in zip(todo, results))
+
+
+# ---------------------------------------------------------------------------
+# The corpus itself
+# ---------------------------------------------------------------------------
+def test_corpus_covers_enough_malformed_submissions():
+    participant = [c for c in REJECTED if c.code == 1]
+    organizer = [c for c in REJECTED if c.code == 2]
+    assert len(participant) >= 40
+    assert len(organizer) >= 6
+    assert len(ACCEPTED) >= 6
+    assert cases.names_are_unique()
+    assert all(c.expect for c in REJECTED) and not any(c.expect for c in ACCEPTED)
+
+
+def test_checked_in_files_match_the_corpus():
+    for name, data in cases.checked_in_sources().items():
+        assert cases.CheckedIn(name).read() == data, name
+    junk = cases.CheckedIn("binary_junk.bin").read()
+    assert b"\x00" in junk and len(junk) > 1000
+    inner = cases.CheckedIn("inner.zip").read()
+    assert inner.startswith(b"PK\x03\x04")
+
+
+# ---------------------------------------------------------------------------
+# Rejected submissions and organizer mistakes
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("case", REJECTED, ids=[c.name for c in REJECTED])
+def test_rejected_with_one_clear_sentence(case, runs):
+    result = runs[case.name]
+    lines = result.stderr.splitlines()
+    assert result.returncode == case.code, result.stderr
+    assert len(lines) == 1 and lines[0].strip(), result.stderr
+    assert case.expect and __import__("re").search(case.expect, lines[0]), lines[0]
+    assert "Traceback" not in result.stdout + result.stderr
+    assert result.scores is None
+    assert result.root not in result.stderr  # no absolute container paths
+
+
+@pytest.mark.parametrize("case", cases.CASES + list(CLEAN.values()),
+                         ids=[c.name for c in cases.CASES] + list(CLEAN))
+def test_nothing_reveals_the_gold_standard(case, runs):
+    result = runs[case.name]
+    if case.accept and not HAS_DETAILED_HTML:
+        pytest.skip("detailed_html.py has not landed yet")
+    texts = _outputs(result)
+    assert leaks.find_leaks(texts, _gold_text(case), distinctive_values=case.task == "reg") == []
+    if result.returncode == 0:
+        assert leaks.mentions_ids(texts, _gold_text(case)) == []
+
+
+# ---------------------------------------------------------------------------
+# Accepted submissions score exactly like the clean file
+# ---------------------------------------------------------------------------
+@pytest.mark.skipif(not HAS_DETAILED_HTML, reason="detailed_html.py (another module) has not landed yet")
+@pytest.mark.parametrize("case", ACCEPTED, ids=[c.name for c in ACCEPTED])
+def test_accepted_end_to_end_like_the_clean_file(case, runs):
+    result, clean = runs[case.name], runs[CLEAN[case.task].name]
+    assert clean.returncode == 0, clean.stderr
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    assert result.scores_json_bytes == clean.scores_json_bytes
+
+
+def _read_directly(case, base, programs):
+    work, program, reference, submission = _prepare(case, base, programs)
+    root = prepare_tree(os.path.join(work, "app"), program, reference, submission)
+    config = load_config(os.path.join(root, "program"), os.path.join(root, "input", "ref"))
+    gold = read_gold(os.path.join(root, "input", "ref"), config)
+    path = find_prediction_file(os.path.join(root, "input", "res"), config)
+    return read_predictions(path, config, gold)
+
+
+@pytest.mark.parametrize("case", ACCEPTED, ids=[c.name for c in ACCEPTED])
+def test_accepted_reads_like_the_clean_file(case, tmp_path):
+    programs = Programs(str(tmp_path))
+    got = _read_directly(case, str(tmp_path), programs)
+    clean = _read_directly(CLEAN[case.task], str(tmp_path), programs)
+    assert got.dtype == clean.dtype
+    np.testing.assert_array_equal(got, clean)
+
+
+# ---------------------------------------------------------------------------
+# The leak checker must catch leaks
+# ---------------------------------------------------------------------------
+GOLD = cases.TASKS["cls"]["gold"]
+REG_GOLD = cases.TASKS["reg"]["gold"]
+
+
+@pytest.mark.parametrize("message", [
+    "predictions.csv line 5: expected %r for id %s" % (cases.GOLD_LABELS[3], cases.IDS[3]),
+    "id %s should be %s" % (cases.IDS[7], cases.GOLD_LABELS[7]),
+    "wrong at {'%s': '%s'}" % (cases.IDS[12], cases.GOLD_LABELS[12]),
+    "gold line: %s,%s" % (cases.IDS[0], cases.GOLD_LABELS[0]),
+    "the gold labels are %s" % ", ".join(cases.GOLD_LABELS[5:10]),
+    "sequence %s" % "".join(cases.GOLD_LABELS[:6]),
+    "sequence %s" % "".join(cases.GOLD_LABELS[10:14]),
+])
+def test_leak_checker_flags_a_leaky_message(message):
+    assert leaks.find_leaks({"stderr": message}, GOLD)
+
+
+INT_GOLD = cases.TASKS["int"]["gold"]
+
+
+@pytest.mark.parametrize("message", [
+    "codes: %s" % ", ".join(cases.INT_GOLD[:8]),
+    "codes: %s" % " ".join(cases.INT_GOLD[3:12]),
+    "%s,%s" % (cases.IDS[2], cases.INT_GOLD[2]),
+])
+def test_leak_checker_flags_integer_labels(message):
+    assert leaks.find_leaks({"stderr": message}, INT_GOLD)
+
+
+@pytest.mark.parametrize("message", [
+    "label '1.0' is not one of: 0, 1, 2 (write 1, not 1.0)",
+    "f1_macro 0.200110 [0.120001, 0.212200] B: 200 200.0 2002",
+])
+def test_leak_checker_passes_integer_label_lists_and_numbers(message):
+    assert leaks.find_leaks({"stderr": message}, INT_GOLD) == []
+
+
+def test_leak_checker_flags_a_regression_value():
+    message = "predictions.csv line 3: expected a value near %s" % cases.GOLD_VALUES[1]
+    assert leaks.find_leaks({"stderr": message}, REG_GOLD, distinctive_values=True)
+
+
+@pytest.mark.parametrize("message", [
+    "predictions.csv line 17: label 'favour' is not one of: against, favor, none",
+    "predictions.csv is missing 3 of the 30 test ids (e.g. 'q7x-004', 'q7x-010', 'q7x-021')",
+    "predictions.csv line 4: label 'Favor' is not one of: against, favor, none (labels are case-sensitive; "
+    "did you mean 'favor'?)",
+])
+def test_leak_checker_passes_a_clean_message(message):
+    assert leaks.find_leaks({"stderr": message}, GOLD) == []
+
+
+def test_leak_checker_sees_ids_in_successful_outputs():
+    assert leaks.mentions_ids({"output/detailed_results.html": "<td>%s</td>" % cases.IDS[4]}, GOLD)
+    assert leaks.mentions_ids({"output/detailed_results.html": "<td>q7x-0045</td>"}, GOLD) == []

@@ -1,0 +1,67 @@
+"""The scoring program in the stock Codabench images' environments gives the same bytes.
+
+``.ci/run`` builds Python 3.7 + numpy 1.17.2 + PyYAML 5.1 (codalab-legacy:py37)
+and Python 3.12 + numpy 1.26.4 + PyYAML 6.0.2 (py312) and points
+``LEADERBOARD_CI_PY37`` / ``LEADERBOARD_CI_PY312`` at them; without those
+variables these tests are skipped.  Each sample submission runs through the
+metadata command in a fresh /app-like tree, exactly as the worker runs it.
+"""
+import glob
+import os
+import subprocess
+import sys
+
+import pytest
+
+from leaderboard_ci.local_worker import run_scoring
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir)
+PROGRAM = os.path.join(ROOT, "scoring_program")
+REFERENCE = os.path.join(ROOT, "competition_bundle", "reference_data")
+SUBMISSIONS = sorted(glob.glob(os.path.join(ROOT, "competition_bundle", "sample_submissions", "*.zip")))
+IMAGES = {"py37": "LEADERBOARD_CI_PY37", "py312": "LEADERBOARD_CI_PY312"}
+
+
+@pytest.fixture(scope="module")
+def current_bytes(tmp_path_factory):
+    out = {}
+    for path in SUBMISSIONS:
+        result = run_scoring(str(tmp_path_factory.mktemp("current")), PROGRAM, REFERENCE, path)
+        assert result.returncode == 0, result.stderr
+        out[os.path.basename(path)] = result.scores_json_bytes
+    return out
+
+
+@pytest.mark.image
+@pytest.mark.parametrize("image", sorted(IMAGES))
+def test_every_sample_scores_identically_in_the_image(image, current_bytes, tmp_path):
+    python = os.environ.get(IMAGES[image])
+    if not python:
+        pytest.skip("set %s to the %s image's interpreter (.ci/run does)" % (IMAGES[image], image))
+    assert SUBMISSIONS, "no sample submissions"
+    for path in SUBMISSIONS:
+        name = os.path.basename(path)
+        result = run_scoring(str(tmp_path / name), PROGRAM, REFERENCE, path, python=python)
+        assert result.returncode == 0, "%s in %s: %s" % (name, image, result.stderr)
+        assert result.stderr == ""
+        assert result.scores_json_bytes == current_bytes[name], "%s differs in %s" % (name, image)
+        assert os.path.exists(os.path.join(result.output_dir, "detailed_results.html"))
+
+
+def test_scoring_path_imports_only_numpy_and_yaml():
+    code = (
+        "import sys; sys.path.insert(0, %r)\n"
+        "from leaderboard_ci.platform import run\n"
+        "import io\n"
+        "rc = run(%r, %r, %r, stdout=io.StringIO(), stderr=io.StringIO())\n"
+        "heavy = [m for m in ('pandas', 'scipy', 'sklearn', 'statsmodels', 'matplotlib') if m in sys.modules]\n"
+        "print(rc, heavy)\n"
+    )
+    import tempfile
+    from leaderboard_ci.local_worker import prepare_tree
+    root = tempfile.mkdtemp()
+    prepare_tree(root, PROGRAM, REFERENCE, SUBMISSIONS[0])
+    out = subprocess.run([sys.executable, "-c", code % (PROGRAM, os.path.join(root, "input"),
+                                                        os.path.join(root, "output"), PROGRAM)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    assert out.stdout.strip() == "0 []", out.stderr

@@ -14,7 +14,7 @@ interval, the rule of thumb of the competition's Evaluation page).  The
 signature and the paths of the detailed_results.html pages follow.
 
 The end-of-phase report (all-pairs tests, corrections) plugs in at
-:func:`end_of_phase_report`.
+:func:`end_of_phase_report`, which runs the end-of-phase analysis.
 """
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ DEFAULT_OUT = os.path.join(REPO, "out", "demo")
 
 @dataclass
 class DemoRun:
-    """Everything the demo computed; handed to :func:`end_of_phase_report`."""
+    """Everything the demo computed; handed to :func:`end_of_phase_report`, which runs the end-of-phase analysis."""
 
     runs: List[ScoredSubmission]          # every submission, in the order scored
     ranked: List[ScoredSubmission]        # the scored ones, best first
@@ -47,6 +47,9 @@ class DemoRun:
     out_dir: str
     seconds: float
     signature: Optional[str]
+    submissions: str = SAMPLES_DIR        # what was scored, for the end-of-phase report
+    reference: str = REFERENCE_DIR
+    program: str = PROGRAM_DIR
 
 
 def make_parser():
@@ -107,15 +110,22 @@ def leaderboard_table(ranked, config):
 
 
 def end_of_phase_report(demo):
-    """Hook: the end-of-phase report (all pairs, multiple-comparison corrections) goes here.
+    """Run the end-of-phase analysis on the same submissions and print where the report is.
 
-    Called last by :func:`main` with the :class:`DemoRun`; ``demo.ranked``
-    holds each submission's tree (``run.root``, with ``input/ref``,
-    ``input/res`` and ``output/scores.json``) and ``demo.config`` the
-    competition's settings (``config.analysis``).  Return an exit code, or
-    None for success.  Not implemented yet: does nothing.
+    The same configuration and seed as the scoring program, so the report's
+    intervals are the leaderboard's; it adds the paired comparisons (all pairs,
+    corrected p-values, indicators).  Returns the command's exit code.
     """
-    return None
+    from leaderboard_ci import cli
+
+    out = os.path.join(demo.out_dir, "report")
+    print()
+    print("End-of-phase analysis (paired bootstrap over all submissions):")
+    code = cli.main(["--reference", demo.reference, "--submissions", demo.submissions, "--program", demo.program,
+                     "--out", out])
+    if code == 0:
+        print("Open the report: %s" % os.path.join(out, "report.html"))
+    return code
 
 
 def main(argv=None):
@@ -174,7 +184,8 @@ def main(argv=None):
     print("scored %d submissions in %.1f s (each in a fresh tree under %s)" % (len(runs), elapsed, out_dir))
 
     demo = DemoRun(runs=runs, ranked=ranked, config=config, out_dir=out_dir, seconds=elapsed,
-                   signature=signatures[0] if len(signatures) == 1 else None)
+                   signature=signatures[0] if len(signatures) == 1 else None, submissions=args.submissions,
+                   reference=args.reference, program=args.program)
     code = end_of_phase_report(demo)
     if code:
         return code

@@ -8,8 +8,8 @@ leaderboard's), then for each metric (and each group):
   (never by the bootstrap mean);
 * compares every system with the winner and every pair with each other:
   oriented difference (positive = the better-ranked system is better), its
-  paired CI, and a one-sided p-value from the configured test (paired
-  bootstrap or permutation), plus McNemar's exact test for accuracy;
+  paired CI, and a p-value from the configured test (paired bootstrap or
+  permutation), plus McNemar's exact test for accuracy;
 * corrects p-values with statsmodels (Bonferroni, Holm, Benjamini-Hochberg or
   any statsmodels method) within the configured family;
 * computes the competition indicators, the compact letter display, the set of
@@ -26,6 +26,17 @@ family         vs-winner tests corrected over    pairs table corrected over
 ``per_row``    the winner's row (m-1 tests)      each system's row: the
                                                  systems ranked below it
 =============  ===============================  ==========================
+
+Sides (``analysis.sides``)
+--------------------------
+Which system of a pair is "a" (the better one) is decided by the observed
+ranking.  A one-sided p-value in a direction chosen from the data rejects
+about twice as often as its level under the null, so by default
+(``sides: two``) decisions and corrections use the two-sided p-value (either
+direction), which controls the error of declaring a direction; the one-sided
+p-value of Berg-Kirkpatrick et al. ("a is better") is reported beside it as
+``p_one_sided``.  ``sides: one`` uses the one-sided value throughout, as
+CompStats and the paper do.
 
 ``analysis.primary`` (default ``holm``) is the correction that decides the
 stars, the letters, the ``significant`` column and the set tied with the
@@ -233,7 +244,7 @@ def _config_from_kwargs(config, metric, extra_metrics, labels, kwargs):
     if bootstrap:
         data["bootstrap"] = bootstrap
     analysis = {k: kwargs.pop(k) for k in ("test", "alpha", "corrections", "family", "n_permutations",
-                                           "reference_point") if k in kwargs}
+                                           "reference_point", "primary", "sides") if k in kwargs}
     if analysis:
         data["analysis"] = analysis
     for k in ("pos_label", "zero_division"):
@@ -277,9 +288,9 @@ def analyze(gold, systems=None, metric=None, config=None, *, extra_metrics=None,
     executor : callable, optional
         Runs replicate spans elsewhere (see :mod:`leaderboard_ci.distributed`).
     **settings
-        Any of ``n_resamples, seed, method, confidence_level, test, alpha,
-        corrections, family, n_permutations, reference_point, pos_label,
-        zero_division``.
+        Any of ``n_resamples, seed, method, confidence_level, test, sides,
+        alpha, corrections, primary, family, n_permutations, reference_point,
+        pos_label, zero_division``.
 
     Returns
     -------
@@ -326,7 +337,7 @@ def _analyze_coded(config, gold, coded, baseline=None, n_jobs="auto", progress=F
     if len(set(names)) != len(names):
         raise ValueError("system names must be unique")
     predictions = [coded[k] for k in names]
-    bs, an = config.bootstrap, config.analysis
+    bs = config.bootstrap
     bar, tick = _progress_bar(progress, bs.n_resamples, "bootstrap")
     try:
         scores = score_systems(config, gold, predictions, names, n_jobs=n_jobs, progress=tick, executor=executor)
@@ -403,24 +414,29 @@ def _analyze_target(config, gold, scores, t, names, pred_matrix, baseline):
     row_of_pair = np.array([position_of[a] for a in pairs[:, 0]], dtype=np.intp)
     jack = scores.jackknife_matrix(t) if bs.method == "bca" and m > 1 else None
     stats = pair_statistics(reps, full, pairs, sign, bs.method, bs.confidence_level, jackknife=jack)
-    p_boot = stats.p_value
-    tests = OrderedDict([("p_bootstrap", p_boot)])
-    p_main = p_boot
+    two = an.sides == "two"
+    p_one = stats.p_value
+    p_main = stats.p_two_sided if two else stats.p_value
+    tests = OrderedDict([("p_bootstrap", p_main)])
     if an.test == "permutation" and m > 1:
         plan_scorers = [SystemScorer(config, gold, pred_matrix[:, j], layout="reduced") for j in range(m)]
         try:
-            p_perm, exact = permutation_pvalues(plan_scorers, scores.full, pairs, pred_matrix, bs.seed,
-                                                an.n_permutations)
+            perm_one, perm_two, exact = permutation_pvalues(plan_scorers, scores.full, pairs, pred_matrix, bs.seed,
+                                                            an.n_permutations)
         except PermutationUnsupported as exc:
             raise ConfigError("analysis.test: %s" % exc)
-        p_main = p_perm[:, t]
+        p_one = perm_one[:, t]
+        p_main = perm_two[:, t] if two else p_one
         tests["p_permutation"] = p_main
         tests["exact"] = exact
     if spec.name == "accuracy" and gold.kind == "classification" and m > 1:
         items = np.ones(gold.n, bool) if target.group is None else \
             (np.asarray(gold.groups) == list(gold.group_values).index(target.group))
         correct = pred_matrix == np.asarray(gold.values)[:, None]
-        tests["p_mcnemar"] = mcnemar_pvalues(correct[items][:, pairs[:, 0]], correct[items][:, pairs[:, 1]])
+        tests["p_mcnemar"] = mcnemar_pvalues(correct[items][:, pairs[:, 0]], correct[items][:, pairs[:, 1]],
+                                             sides=an.sides)
+    if two:
+        tests["p_one_sided"] = p_one
 
     pair_families, winner_families = _families(row_of_pair, m, an.family)
     methods = ("none",) + tuple(an.corrections)
@@ -462,7 +478,9 @@ def _analyze_target(config, gold, scores, t, names, pred_matrix, baseline):
         notes.append("the letter display is omitted above %d systems" % LETTERS_MAX_SYSTEMS)
 
     ppi_value, ppi_reason = ppi_of(spec, full[winner])
-    indicators = competition_indicators(gold.n, full, winner, winner_adjusted, pair_adjusted, an.alpha,
+    n_items = gold.n if target.group is None else \
+        int(np.count_nonzero(np.asarray(gold.groups) == list(gold.group_values).index(target.group)))
+    indicators = competition_indicators(n_items, full, winner, winner_adjusted, pair_adjusted, an.alpha,
                                         ppi_value, ppi_reason)
     gains = _gains(config, spec, names, full, reps, baseline, order) if baseline is not None else None
     return TargetAnalysis(key=column_key(spec.key, target.group), metric=spec, group=target.group,
@@ -543,7 +561,9 @@ def _signature(config, gold, m):
         ("metric", config.official.key), ("n_resamples", bs.n_resamples), ("seed", bs.seed),
         ("method", bs.method), ("confidence_level", bs.confidence_level), ("test", an.test),
         ("n_permutations", an.n_permutations if an.test == "permutation" else None),
-        ("family", an.family), ("corrections", list(an.corrections)), ("alpha", an.alpha),
+        ("sides", an.sides), ("family", an.family), ("corrections", list(an.corrections)),
+        ("primary", an.primary),
+        ("alpha", an.alpha),
         ("n_items", gold.n), ("n_systems", m), ("gold_sha256", gold.sha256 or None),
         ("version", __version__), ("python", _platform.python_version()), ("numpy", numpy.__version__),
         ("pandas", pd.__version__), ("scipy", scipy.__version__), ("statsmodels", statsmodels.__version__),
@@ -561,9 +581,9 @@ def _settings(config):
 def signature_string(signature):
     """The signature as one line, as sacrebleu prints it."""
     short = OrderedDict([("metric", "metric"), ("n_resamples", "B"), ("seed", "seed"), ("method", "ci"),
-                         ("confidence_level", "level"), ("test", "test"), ("family", "family"),
-                         ("corrections", "corrections"), ("alpha", "alpha"), ("n_items", "n"),
-                         ("n_systems", "m"), ("gold_sha256", "gold"), ("version", "version")])
+                         ("confidence_level", "level"), ("test", "test"), ("sides", "sides"), ("family", "family"),
+                         ("corrections", "corrections"), ("primary", "primary"), ("alpha", "alpha"),
+                         ("n_items", "n"), ("n_systems", "m"), ("gold_sha256", "gold"), ("version", "version")])
     parts = []
     for key, label in short.items():
         value = signature.get(key)

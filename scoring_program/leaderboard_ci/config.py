@@ -106,6 +106,7 @@ class AnalysisSettings:
     n_permutations: int = 10000
     reference_point: Optional[float] = None
     primary: str = "holm"
+    sides: str = "two"
 
 
 @dataclass(frozen=True)
@@ -386,7 +387,7 @@ def parse_config(data, source=CONFIG_NAME, program_dir=None):
                                     name=_name(bl.get("name", "baseline"), "%s: baseline.name" % source))
 
     a = _section(data, "analysis", ("test", "alpha", "corrections", "family", "n_permutations",
-                                    "reference_point", "primary"), source)
+                                    "reference_point", "primary", "sides"), source)
     corrections = a.get("corrections", ["bonferroni", "holm", "fdr_bh"])
     if isinstance(corrections, str):
         corrections = [corrections]
@@ -401,6 +402,7 @@ def parse_config(data, source=CONFIG_NAME, program_dir=None):
             tuple(corrections) + ("none",))
     analysis = AnalysisSettings(
         primary=primary,
+        sides=_choice(str(a.get("sides", "two")), "%s: analysis.sides" % source, ("two", "one")),
         test=_choice(a.get("test", "bootstrap"), "%s: analysis.test" % source, TESTS),
         alpha=_number(a.get("alpha", 0.05), "%s: analysis.alpha" % source, 0, 1),
         corrections=corrections,

@@ -126,6 +126,7 @@ class PairedPlan:
         self.config = config
         self.gold = gold
         self.names = tuple(names)
+        self.predictions = [np.asarray(p) for p in predictions]
         self.n = gold.n
         self.scorers = [SystemScorer(config, gold, p, layout="reduced") for p in predictions]
         self.targets = self.scorers[0].targets
@@ -194,8 +195,9 @@ def score_systems(config, gold, predictions, names, n_jobs=1, progress=None, exe
     progress : callable, optional
         Called with the number of replicates finished.
     executor : callable, optional
-        ``executor(plan_args, spans) -> list of arrays``: runs spans elsewhere
-        (e.g. on Dask; see :mod:`leaderboard_ci.distributed`).
+        ``executor(plan, spans) -> list of arrays``, one ``(b - a, m, T)`` array
+        per span ``(a, b)`` in order: runs the spans elsewhere (e.g. on Dask;
+        see :mod:`leaderboard_ci.distributed`).
 
     Returns
     -------

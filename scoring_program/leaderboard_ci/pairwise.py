@@ -4,7 +4,10 @@ For a pair ``(a, b)`` the *oriented* difference is ``sign * (score_a -
 score_b)`` (``sign`` = +1 when higher is better, -1 when lower is better), so
 a positive difference always means ``a`` is better.  Its bootstrap replicates
 are the same difference on each replicate, both systems scored on the same
-resample (paired).  Intervals and p-values follow
+resample (paired).  The one-sided p-value is Berg-Kirkpatrick et al.'s,
+``(#{d* >= 2 delta - gamma} + 1) / (B + 1)``; the two-sided one counts
+``|d* - delta| >= |delta| - gamma`` (the shifted bootstrap distribution as the
+null, in both tails).  Intervals and p-values follow
 :mod:`leaderboard_ci.intervals` and :mod:`leaderboard_ci.significance`,
 vectorized over chunks of pairs so that memory stays bounded:
 ``chunk_pairs * B`` doubles at a time (by default about 64 MB).
@@ -29,7 +32,8 @@ class PairStatistics:
     difference: np.ndarray
     ci_low: np.ndarray
     ci_high: np.ndarray
-    p_value: np.ndarray
+    p_value: np.ndarray  # one-sided: a better than b (Berg-Kirkpatrick)
+    p_two_sided: np.ndarray  # either direction: #{|d* - delta| >= |delta|}
     n_valid: int
 
 
@@ -148,7 +152,7 @@ def pair_statistics(replicates, full, pairs, sign, method="percentile", confiden
     count = reps.shape[0]
     alpha = (1.0 - confidence_level) / 2.0
     n_pairs = pairs.shape[0]
-    out = {k: np.empty(n_pairs) for k in ("difference", "ci_low", "ci_high", "p_value")}
+    out = {k: np.empty(n_pairs) for k in ("difference", "ci_low", "ci_high", "p_value", "p_two_sided")}
     if chunk_pairs is None:
         chunk_pairs = max(1, (8 << 20) // max(1, count))
     for start in range(0, n_pairs, chunk_pairs):
@@ -161,12 +165,15 @@ def pair_statistics(replicates, full, pairs, sign, method="percentile", confiden
             out["ci_low"][sl] = observed
             out["ci_high"][sl] = observed
             out["p_value"][sl] = 1.0
+            out["p_two_sided"][sl] = 1.0
             continue
         d = sign * (reps[:, a] - reps[:, b])
         # p-value: (#{d* >= 2 delta - gamma} + 1) / (B + 1), as significance.bootstrap_pvalue
         gamma = tolerance(np.maximum(np.abs(full[a]), np.abs(full[b])), observed)
         counts = (d >= (2.0 * observed - gamma)[None, :]).sum(axis=0)
         out["p_value"][sl] = (counts + 1.0) / (count + 1.0)
+        both = (np.abs(d - observed[None, :]) >= (np.abs(observed) - gamma)[None, :]).sum(axis=0)
+        out["p_two_sided"][sl] = (both + 1.0) / (count + 1.0)
         if method == "bca":
             jack = sign * (jackknife[:, a] - jackknife[:, b])
             low, high = _bca_quantiles(d, observed, _acceleration_columns(jack), alpha)
@@ -177,4 +184,4 @@ def pair_statistics(replicates, full, pairs, sign, method="percentile", confiden
         out["ci_low"][sl] = low
         out["ci_high"][sl] = high
     return PairStatistics(pairs[:, 0].copy(), pairs[:, 1].copy(), out["difference"], out["ci_low"],
-                          out["ci_high"], out["p_value"], int(count))
+                          out["ci_high"], out["p_value"], out["p_two_sided"], int(count))

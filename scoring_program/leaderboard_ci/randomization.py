@@ -7,7 +7,8 @@ difference ``delta`` (positive = ``a`` better):
 
 * if ``d`` items differ between the two systems and ``d <= 20``, all ``2**d``
   swap patterns are enumerated and ``p = #{delta' >= delta - gamma} / 2**d``
-  (exact; the identity is one of the patterns, so ``p >= 2**-d``);
+  (exact; the identity is one of the patterns, so ``p >= 2**-d``); the
+  two-sided p counts ``|delta'| >= |delta| - gamma``;
 * otherwise ``P`` random swap patterns are drawn and
   ``p = (#{delta' >= delta - gamma} + 1) / (P + 1)``.  Pattern ``r`` swaps item
   ``j`` when the top bit of output ``2**127 + r*n + j`` of ``PCG64(seed)`` is
@@ -57,20 +58,22 @@ def _differences(scorer, full_a, full_b, shift, signs):
     return signs[None, :] * (scorer.scores(stats_a) - scorer.scores(stats_b))
 
 
-def _exact_pvalue(scorer, items_a, items_b, full_a, full_b, diff_items, threshold, signs, chunk=1 << 15):
-    """Enumerate every swap pattern of the differing items (``2**d`` of them)."""
+def _exact_pvalue(scorer, items_a, items_b, full_a, full_b, diff_items, observed, gamma, signs, chunk=1 << 15):
+    """Enumerate every swap pattern of the differing items: (one-sided, two-sided) p."""
     d = diff_items.size
     total = 1 << d
     bits = np.arange(d, dtype=np.int64)
     delta_items = [ma[diff_items] - mb[diff_items] for ma, mb in zip(items_a, items_b)]
-    hits = np.zeros(threshold.shape[0])
+    hits = np.zeros(observed.shape[0])
+    hits_two = np.zeros(observed.shape[0])
     for start in range(0, total, chunk):
         codes = np.arange(start, min(start + chunk, total), dtype=np.int64)
         patterns = ((codes[:, None] >> bits[None, :]) & 1).astype(np.float64)
         shift = [patterns @ di for di in delta_items]
         deltas = _differences(scorer, full_a, full_b, shift, signs)
-        hits += (deltas >= threshold[None, :]).sum(axis=0)
-    return hits / float(total)
+        hits += (deltas >= (observed - gamma)[None, :]).sum(axis=0)
+        hits_two += (np.abs(deltas) >= (np.abs(observed) - gamma)[None, :]).sum(axis=0)
+    return hits / float(total), hits_two / float(total)
 
 
 def permutation_pvalues(scorers, full_scores, pairs, predictions, seed, n_permutations,
@@ -89,7 +92,8 @@ def permutation_pvalues(scorers, full_scores, pairs, predictions, seed, n_permut
 
     Returns
     -------
-    p : ndarray ``(P, T)``
+    p : ndarray ``(P, T)``, one-sided (a better than b)
+    p_two_sided : ndarray ``(P, T)``, either direction (``|delta'| >= |delta| - gamma``)
     exact : ndarray ``(P,)`` of bool (True where all patterns were enumerated)
     """
     n_permutations = check_n_resamples(n_permutations)
@@ -102,7 +106,6 @@ def permutation_pvalues(scorers, full_scores, pairs, predictions, seed, n_permut
     n = predictions.shape[0]
     observed = signs[None, :] * (full_scores[pairs[:, 0]] - full_scores[pairs[:, 1]])
     gamma = tolerance(np.maximum(np.abs(full_scores[pairs[:, 0]]), np.abs(full_scores[pairs[:, 1]])), observed)
-    threshold = observed - gamma
 
     differing = np.empty(pairs.shape[0], dtype=np.intp)
     for start in range(0, pairs.shape[0], 4096):
@@ -110,12 +113,14 @@ def permutation_pvalues(scorers, full_scores, pairs, predictions, seed, n_permut
         differing[start:start + chunk.shape[0]] = (predictions[:, chunk[:, 0]] != predictions[:, chunk[:, 1]]).sum(axis=0)
     exact = differing <= EXACT_LIMIT
     p = np.empty((pairs.shape[0], len(model.targets)))
+    p_two = np.empty_like(p)
 
     # Exact enumeration, pair by pair.
     for i in np.flatnonzero(exact):
         a, b = pairs[i]
         diff_items = np.flatnonzero(predictions[:, a] != predictions[:, b])
-        p[i] = _exact_pvalue(model, items[a], items[b], fulls[a], fulls[b], diff_items, threshold[i], signs)
+        p[i], p_two[i] = _exact_pvalue(model, items[a], items[b], fulls[a], fulls[b], diff_items, observed[i],
+                                       gamma[i], signs)
 
     # Monte Carlo for the others, all pairs sharing each block of patterns.
     sampled = np.flatnonzero(~exact)
@@ -123,6 +128,7 @@ def permutation_pvalues(scorers, full_scores, pairs, predictions, seed, n_permut
         stacked = [np.concatenate([items[j][k] for j in range(m)], axis=1) for k in range(len(items[0]))]
         widths = [items[0][k].shape[1] for k in range(len(items[0]))]
         counts = np.zeros((sampled.size, len(model.targets)))
+        counts_two = np.zeros_like(counts)
         rows = block_rows or max(1, min(256, (1 << 18) // max(1, sampled.size)))
         for r0 in range(0, n_permutations, rows):
             r1 = min(r0 + rows, n_permutations)
@@ -141,8 +147,11 @@ def permutation_pvalues(scorers, full_scores, pairs, predictions, seed, n_permut
                 score_a = model.scores([x - y for x, y in zip(fa, shift)])
                 score_b = model.scores([x + y for x, y in zip(fb, shift)])
                 deltas = (signs[None, :] * (score_a - score_b)).reshape(r1 - r0, idx.size, -1)
-                counts[c0:c0 + idx.size] += (deltas >= threshold[idx][None, :, :]).sum(axis=0)
+                counts[c0:c0 + idx.size] += (deltas >= (observed[idx] - gamma[idx])[None, :, :]).sum(axis=0)
+                counts_two[c0:c0 + idx.size] += (np.abs(deltas) >=
+                                                 (np.abs(observed[idx]) - gamma[idx])[None, :, :]).sum(axis=0)
             if progress is not None:
                 progress(r1 - r0)
         p[sampled] = (counts + 1.0) / (n_permutations + 1.0)
-    return p, exact
+        p_two[sampled] = (counts_two + 1.0) / (n_permutations + 1.0)
+    return p, p_two, exact

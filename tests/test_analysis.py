@@ -1,0 +1,252 @@
+"""analyze() on a hand-made case, checked against independent computations.
+
+Corrections through statsmodels itself; differences, CIs and p-values by a
+plain loop over the same resamples; indicators by hand; the ranking by the
+full-sample score (never the bootstrap mean).
+"""
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import accuracy_score, f1_score
+from statsmodels.stats.multitest import multipletests
+
+from leaderboard_ci.analysis import analyze, stars
+from leaderboard_ci.errors import ConfigError
+from leaderboard_ci.resampling import replicate_indices
+
+B = 800
+SEED = 5
+
+
+@pytest.fixture(scope="module")
+def case():
+    """Six systems on a 3-class task: clear gaps, a tie and an identical copy."""
+    rng = np.random.default_rng(11)
+    n = 300
+    y = rng.choice(["neg", "neu", "pos"], size=n, p=[0.3, 0.4, 0.3])
+
+    def system(accuracy, salt):
+        r = np.random.default_rng(salt)
+        wrong = r.random(n) > accuracy
+        other = r.choice(["neg", "neu", "pos"], size=n)
+        return np.where(wrong, other, y)
+
+    df = pd.DataFrame({"gold": y, "strong": system(0.92, 1), "tie_a": system(0.80, 2), "tie_b": system(0.80, 3),
+                       "weak": system(0.55, 4), "majority": "neu"})
+    df["strong_copy"] = df["strong"]
+    result = analyze(df, "gold", metric="f1_macro", extra_metrics=["accuracy"], baseline="majority",
+                     n_resamples=B, seed=SEED, n_jobs=2)
+    return df, result
+
+
+def macro_f1(y, p):
+    return f1_score(y, p, labels=["neg", "neu", "pos"], average="macro", zero_division=0)
+
+
+def test_ranking_is_by_full_sample_score(case):
+    df, result = case
+    target = result.official
+    names = [c for c in df.columns if c != "gold"]
+    full = {name: macro_f1(df["gold"], df[name]) for name in names}
+    expected = sorted(names, key=lambda k: (-full[k], k))
+    assert list(target.systems["name"]) == expected
+    assert target.winner == "strong"  # ties with strong_copy broken by name
+    assert target.systems.set_index("name")["score"].to_dict() == pytest.approx(full, abs=1e-12)
+    ranks = target.systems.set_index("name")["rank"]
+    assert ranks["strong"] == ranks["strong_copy"] == 1 and target.systems.iloc[2]["rank"] == 3
+
+
+def _naive_pairs(df, names, order, full, sign=1.0):
+    """Plain loop over the same resamples: replicate scores, then each pair's statistics."""
+    idx = replicate_indices(SEED, len(df), 0, B)
+    y = df["gold"].to_numpy()
+    reps = {k: np.array([macro_f1(y[r], df[k].to_numpy()[r]) for r in idx]) for k in names}
+    out = []
+    for i, a in enumerate(order):
+        for b in order[i + 1:]:
+            d = sign * (reps[a] - reps[b])
+            delta = sign * (full[a] - full[b])
+            gamma = 100 * np.finfo(float).eps * max(1.0, abs(full[a]), abs(full[b]), abs(2 * delta))
+            p_one = (np.count_nonzero(d >= 2 * delta - gamma) + 1) / (B + 1)
+            p_two = (np.count_nonzero(np.abs(d - delta) >= abs(delta) - gamma) + 1) / (B + 1)
+            out.append((a, b, delta, np.percentile(d, 2.5), np.percentile(d, 97.5), p_two, p_one))
+    return out
+
+
+def test_pairs_match_a_plain_loop_and_statsmodels(case):
+    df, result = case
+    target = result.official
+    order = list(target.systems["name"])
+    full = dict(zip(target.systems["name"], target.systems["score"]))
+    naive = _naive_pairs(df, order, order, full)
+    pairs = target.pairs
+    assert list(zip(pairs["a"], pairs["b"])) == [(a, b) for a, b, *_ in naive]
+    np.testing.assert_allclose(pairs["diff"], [r[2] for r in naive], atol=1e-12)
+    np.testing.assert_allclose(pairs["ci_low"], [r[3] for r in naive], atol=1e-12)
+    np.testing.assert_allclose(pairs["ci_high"], [r[4] for r in naive], atol=1e-12)
+    np.testing.assert_allclose(pairs["p_value"], [r[5] for r in naive], rtol=0, atol=0)  # two-sided
+    np.testing.assert_allclose(pairs["p_one_sided"], [r[6] for r in naive], rtol=0, atol=0)
+    assert (pairs["p_one_sided"] <= pairs["p_value"]).all()
+    # Corrections: statsmodels on the whole family of pairs (family = all_pairs).
+    for method in ("bonferroni", "holm", "fdr_bh"):
+        expected = multipletests(pairs["p_value"], alpha=0.05, method=method)[1]
+        np.testing.assert_allclose(pairs["p_" + method], expected, atol=0)
+    assert list(pairs["stars"]) == [stars(p) for p in pairs["p_holm"]]
+
+
+def test_vs_winner_reads_the_winner_row(case):
+    _, result = case
+    target = result.official
+    winner_rows = target.pairs[target.pairs["a"] == target.winner]
+    vs = target.vs_winner
+    assert list(vs["name"]) == list(winner_rows["b"])
+    np.testing.assert_array_equal(vs["p_holm"], winner_rows["p_holm"])  # all_pairs family
+    copy = vs.set_index("name").loc["strong_copy"]
+    assert (copy["diff"], copy["ci_low"], copy["ci_high"], copy["p_value"]) == (0.0, 0.0, 0.0, 1.0)
+    assert not copy["significant"]
+
+
+def test_indicators_by_hand(case):
+    _, result = case
+    target = result.official
+    ind = target.indicators
+    scores = target.systems["score"].to_numpy()
+    m = len(scores)
+    assert (ind["n"], ind["m"], ind["possible_comparisons"]) == (300, 6, 15)
+    assert ind["winner_minus_median"] == pytest.approx(abs(scores.max() - np.median(scores)), abs=1e-15)
+    assert ind["cv"] == pytest.approx(100 * scores.std(ddof=1) / scores.mean(), rel=1e-12)
+    assert ind["ppi"] == pytest.approx(100 * (1 - scores.max()), abs=1e-12)
+    vs = target.vs_winner
+    for method in ("none", "bonferroni", "holm", "fdr_bh"):
+        column = "p_value" if method == "none" else "p_" + method
+        assert ind["ties_with_winner"][method] == int((vs[column] > 0.05).sum())
+        assert ind["non_significant_pairs"][method] == int((target.pairs[column] > 0.05).sum())
+    assert ind["ties_with_winner"]["holm"] >= 1  # the identical copy is always tied
+    assert m * (m - 1) // 2 == len(target.pairs)
+
+
+def test_tied_set_and_letters(case):
+    _, result = case
+    target = result.official
+    tied = set(target.tied_with_winner)
+    assert {"strong", "strong_copy"} <= tied and "majority" not in tied
+    letters = target.systems.set_index("name")["letters"]
+    assert letters["strong"] == letters["strong_copy"]
+    assert not set(letters["strong"]) & set(letters["majority"])
+    # Systems sharing a letter are exactly those not significantly different (primary correction).
+    different = {frozenset((a, b)) for a, b, p in zip(target.pairs["a"], target.pairs["b"], target.pairs["p_holm"])
+                 if p <= 0.05}
+    for a in letters.index:
+        for b in letters.index:
+            if a < b:
+                assert (frozenset((a, b)) in different) == (not set(letters[a]) & set(letters[b]))
+
+
+def test_gains_against_the_baseline(case):
+    _, result = case
+    gains = result.official.gains.set_index("name")
+    scores = result.official.systems.set_index("name")["score"]
+    b = scores["majority"]
+    for name in scores.index:
+        assert gains.loc[name, "gain"] == pytest.approx(100 * (scores[name] - b) / abs(b - 1.0), abs=1e-10)
+    assert gains.loc["majority", "gain"] == 0.0
+
+
+def test_mcnemar_beside_accuracy(case):
+    from scipy.stats import binomtest
+
+    df, result = case
+    pairs = result.targets["accuracy"].pairs.set_index(["a", "b"])
+    right = {k: (df[k] == df["gold"]).to_numpy() for k in df.columns if k != "gold"}
+    only_a = int((right["strong"] & ~right["weak"]).sum())
+    only_b = int((right["weak"] & ~right["strong"]).sum())
+    expected = binomtest(only_a, only_a + only_b, 0.5, alternative="greater").pvalue
+    assert pairs.loc[("strong", "weak"), "p_mcnemar"] == pytest.approx(expected, rel=1e-12)
+    assert "p_mcnemar" not in result.official.pairs.columns  # only for accuracy
+    assert accuracy_score(df["gold"], df["strong"]) == result.targets["accuracy"].systems.iloc[0]["score"]
+
+
+def test_one_sided_mode_uses_berg_kirkpatrick_throughout():
+    rng = np.random.default_rng(2)
+    y = rng.integers(0, 2, 200)
+    systems = {"s%d" % k: np.where(rng.random(200) < q, y, 1 - y) for k, q in enumerate((0.9, 0.85, 0.7))}
+    two = analyze(y, systems, metric="accuracy", n_resamples=400).official.pairs
+    one = analyze(y, systems, metric="accuracy", n_resamples=400, sides="one").official.pairs
+    np.testing.assert_array_equal(one["p_value"], two["p_one_sided"])
+    assert "p_one_sided" not in one.columns
+    np.testing.assert_allclose(one["p_holm"], multipletests(one["p_value"], method="holm")[1])
+
+
+def test_per_row_family_corrects_each_row():
+    rng = np.random.default_rng(2)
+    y = rng.integers(0, 2, 200)
+    systems = {"s%d" % k: np.where(rng.random(200) < q, y, 1 - y) for k, q in enumerate((0.9, 0.8, 0.7, 0.6))}
+    res = analyze(y, systems, metric="accuracy", n_resamples=400, family="per_row")
+    pairs = res.official.pairs
+    for a, rows in pairs.groupby("a", sort=False):
+        np.testing.assert_allclose(rows["p_holm"], multipletests(rows["p_value"], method="holm")[1])
+    vs = res.official.vs_winner
+    np.testing.assert_allclose(vs["p_bonferroni"], np.minimum(1, vs["p_value"] * len(vs)))
+
+
+def test_lower_is_better_metric_ranks_and_orients():
+    from sklearn.datasets import load_diabetes
+
+    x, y = load_diabetes(return_X_y=True)
+    systems = {"good": y + 20 * x[:, 0], "bad": y + 60 * x[:, 3] + 15, "mean": np.full_like(y, y.mean())}
+    res = analyze(y, systems, metric="mae", n_resamples=300)
+    target = res.official
+    assert target.winner == "good" and target.metric.direction == "lower"
+    assert (target.pairs["diff"] > 0).all()  # better-ranked minus worse-ranked, oriented
+    assert target.indicators["ppi"] is None and "target's units" in target.indicators["ppi_reason"]
+
+
+def test_permutation_test_is_selectable():
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 3, 150)
+    systems = {"a": np.where(rng.random(150) < 0.85, y, (y + 1) % 3), "b": np.where(rng.random(150) < 0.6, y, 0)}
+    systems["a_copy"] = systems["a"].copy()
+    res = analyze(y, systems, metric="f1_macro", n_resamples=200, test="permutation", n_permutations=500)
+    pairs = res.official.pairs.set_index(["a", "b"])
+    assert "p_permutation" in pairs.columns and "p_bootstrap" in pairs.columns
+    copy_pair = pairs.loc[("a", "a_copy")] if ("a", "a_copy") in pairs.index else pairs.loc[("a_copy", "a")]
+    assert copy_pair["p_value"] == 1.0 and copy_pair["exact"]
+    assert pairs.loc[("a", "b"), "p_value"] < 0.01
+
+
+def test_permutation_refuses_spearman():
+    y = np.arange(30.0)
+    with pytest.raises(ConfigError, match="permutation test needs metrics that are sums"):
+        analyze(y, {"a": y + 1, "b": y[::-1]}, metric="spearman", n_resamples=50, test="permutation")
+
+
+def test_groups_give_one_target_each_and_gaps():
+    rng = np.random.default_rng(9)
+    n = 240
+    y = rng.integers(0, 2, n)
+    lang = np.where(np.arange(n) % 3 == 0, "es", "en")
+    systems = {"good": np.where(rng.random(n) < 0.9, y, 1 - y), "base": np.zeros(n, int)}
+    res = analyze(y, systems, metric="accuracy", groups=lang, baseline="base", n_resamples=300)
+    assert list(res.targets) == ["accuracy", "accuracy_en", "accuracy_es"]
+    assert res.targets["accuracy_es"].indicators["n"] == int((lang == "es").sum()) == 80
+    assert res.official.indicators["n"] == n
+    es = res.targets["accuracy_es"].systems.set_index("name")["score"]
+    assert es["good"] == pytest.approx(np.mean(systems["good"][lang == "es"] == y[lang == "es"]))
+    gaps = res.group_gaps.set_index("name")
+    gain = {g: res.targets["accuracy_" + g].gains.set_index("name")["gain"]["good"] for g in ("en", "es")}
+    assert gaps.loc["good", "gap"] == pytest.approx(gain["en"] - gain["es"])
+    assert gaps.loc["good", "groups"] == "en - es"
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"metric": "f1_macro", "baseline": "nobody"}, "baseline 'nobody' is not one of the systems"),
+    ({"metric": "f1_macro", "colour": "red"}, "unexpected keyword argument 'colour'"),
+])
+def test_api_errors(kwargs, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        analyze([0, 1, 1], {"a": [0, 1, 0]}, **kwargs)
+
+
+def test_unknown_prediction_label_is_named():
+    with pytest.raises(ValueError, match="system 'a' predicts 'maybe'"):
+        analyze(["yes", "no"], {"a": ["yes", "maybe"]}, metric="accuracy")

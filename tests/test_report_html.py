@@ -1,0 +1,155 @@
+"""report.html: self-contained, well-formed, every name escaped, skipped reasons and signature shown."""
+import base64
+import functools
+import html
+import re
+from html.parser import HTMLParser
+
+import pytest
+
+import _report_examples as E
+from leaderboard_ci.analysis import analyze, signature_string
+from leaderboard_ci.report_html import render_report, resolution_notes
+
+VOID = {"meta", "br", "img", "hr", "input", "link", "col", "source", "wbr"}
+
+
+class Page(HTMLParser):
+    """Checks that every non-void tag is closed in order; collects img sources and ids."""
+
+    def __init__(self, text):
+        HTMLParser.__init__(self, convert_charrefs=True)
+        self.stack, self.errors, self.images, self.ids, self.links = [], [], [], [], []
+        self.text = []
+        self.feed(text)
+        self.close()
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "img":
+            self.images.append(attrs)
+        if "id" in attrs:
+            self.ids.append(attrs["id"])
+        if tag == "a":
+            self.links.append(attrs.get("href"))
+        if tag not in VOID:
+            self.stack.append(tag)
+
+    def handle_endtag(self, tag):
+        if not self.stack or self.stack[-1] != tag:
+            self.errors.append("unexpected </%s> with %s open" % (tag, self.stack[-3:]))
+        else:
+            self.stack.pop()
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+@functools.lru_cache(maxsize=None)
+def page(name):
+    return render_report(E.ALL[name]())
+
+
+@pytest.mark.parametrize("name", ["classification", "groups", "regression", "one"])
+def test_page_is_self_contained_and_well_formed(name):
+    text = page(name)
+    assert text.startswith("<!DOCTYPE html>")
+    lowered = text.lower()
+    for forbidden in ("http://", "https://", "<script", "<link", "@import", "url(", "<iframe", "<object"):
+        assert forbidden not in lowered, forbidden
+    parsed = Page(text)
+    assert not parsed.errors and not parsed.stack, parsed.errors[:3]
+    for image in parsed.images:
+        assert image["src"].startswith("data:image/png;base64,")
+        assert base64.b64decode(image["src"].split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n"
+        assert image.get("alt")
+    for href in parsed.links:  # in-page links only, and each points at an existing id
+        assert href.startswith("#") and href[1:] in parsed.ids
+    assert len(parsed.ids) == len(set(parsed.ids))
+
+
+def test_every_figure_is_embedded():
+    parsed = Page(page("classification"))
+    assert len(parsed.images) == 4 * len(E.classification().targets)
+    assert len(Page(page("one")).images) == 1
+
+
+def test_every_name_appears_escaped():
+    text = page("classification")
+    for name in E.NASTY:
+        assert html.escape(name, quote=True) in text, name
+    assert "<script>alert(1)</script>" not in text
+    assert "a_b & c%" not in text  # only as a_b &amp; c%
+    group_text = page("groups")
+    assert "es&lt;&amp;&gt;" in group_text and "es<&>" not in group_text
+
+
+def test_skipped_submissions_and_their_reasons_are_shown():
+    text = page("classification")
+    section = text[text.index('id="skipped"'):]
+    assert "Skipped submissions (2)" in section
+    for submission, reason in E.SKIPPED:
+        assert html.escape(submission, quote=True) in section
+        assert html.escape(reason, quote=True) in section
+    assert "No submission was skipped" in page("regression")
+
+
+def test_footer_has_the_signature_and_settings_the_primary_correction():
+    result = E.classification()
+    text = page("classification")
+    footer = text[text.index("<footer>"):]
+    assert html.escape(signature_string(result.signature)) in footer
+    assert "<b>Holm</b> decides the stars, the letters and who is tied with the winner" in text
+    settings = text[text.index('id="settings"'):text.index("<footer>")]
+    assert "stars and letters from</td><td>Holm" in settings
+    assert "all_pairs (all m(m\u22121)/2 pairs)" in settings
+
+
+def test_explanations_follow_the_configured_family_and_test():
+    rng_gold = ["0", "1"] * 60
+    systems = {"a": ["0", "1"] * 60, "b": ["0", "0"] * 60, "c": ["1", "1"] * 60}
+    result = analyze(rng_gold, systems, metric="accuracy", n_resamples=200, family="per_row", test="permutation",
+                     n_permutations=200)
+    text = render_report(result, figures={})
+    assert "over each system&#x27;s comparisons with the systems ranked below it" in text
+    assert "paired permutation test" in text
+    assert "<img" not in text  # figures={} means none
+
+
+def test_winner_ties_and_letters_are_marked():
+    result = E.classification()
+    text = page("classification")
+    target = result.official
+    section = text[text.index('id="t-f1-macro"'):text.index('id="t-accuracy"')]
+    assert section.count("&#10003;") == len(target.tied_with_winner)
+    assert '<span class="tag win">winner</span>' in section
+    assert '<span class="tag">baseline</span>' in section
+    for letters in target.systems["letters"]:
+        assert "<td>%s</td>" % letters in section
+    # the differences table marks intervals containing 0 in red
+    red = re.findall(r'<td class="n zero">([^<]*)</td>', section)
+    expected = sum(1 for r in target.vs_winner.itertuples() if r.ci_low <= 0 <= r.ci_high)
+    assert len(red) == expected >= 1
+
+
+def test_thirty_systems_stay_small_and_warn_about_resolution():
+    result = E.many_systems(30)
+    text = render_report(result)
+    assert len(text.encode("utf-8")) < 3 * 1024 * 1024
+    notes = resolution_notes(result, result.official)
+    assert notes and "no difference can be significant" in notes[0]
+    assert html.escape(notes[0]) in text
+    assert not Page(text).errors
+
+
+def test_resolution_notes_are_quiet_when_b_is_large_enough():
+    result = E.two_systems()  # one comparison, B = 300: the smallest p 1/301 < 0.05 but > 0.001
+    notes = resolution_notes(result, result.official)
+    assert len(notes) == 1 and "strongest mark possible here is **" in notes[0]
+    assert resolution_notes(E.one_system(), E.one_system().official) == []
+
+
+def test_to_html_writes_the_file(tmp_path):
+    path = tmp_path / "report.html"
+    text = E.one_system().to_html(str(path))
+    assert path.read_text(encoding="utf-8") == text

@@ -1,0 +1,200 @@
+"""Figures: they build for every kind of competition, and what they draw matches the analysis."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from matplotlib.colors import to_hex
+from matplotlib.figure import Figure
+
+import _report_examples as E
+from leaderboard_ci.report_json import sides_of
+from leaderboard_ci.report_plots import (GREEN, RED, WINNER, BASELINE, bootstrap_difference_plot, ci_contains_zero,
+                                         difference_plot, figure_png, ordered_ci_plot, pair_heatmap, save_figure,
+                                         target_figures)
+
+PACKAGE = os.path.join(os.path.dirname(__file__), os.pardir, "scoring_program", "leaderboard_ci")
+
+
+def _artists(fig, prefix):
+    ax = fig.axes[0]
+    return {a.get_gid()[len(prefix):]: a for a in ax.get_children() if (a.get_gid() or "").startswith(prefix)}
+
+
+def _texts(fig):
+    return [t.get_text() for ax in fig.axes for t in ax.texts]
+
+
+@pytest.mark.parametrize("name,expected", [
+    ("classification", ["ordered_ci", "vs_winner", "pair_heatmap", "bootstrap_difference"]),
+    ("regression", ["ordered_ci", "vs_winner", "pair_heatmap", "bootstrap_difference"]),
+    ("groups", ["ordered_ci", "vs_winner", "pair_heatmap", "bootstrap_difference"]),
+    ("two", ["ordered_ci", "vs_winner", "pair_heatmap", "bootstrap_difference"]),
+    ("one", ["ordered_ci"]),
+])
+def test_figures_build_for_every_target(name, expected):
+    result = E.ALL[name]()
+    for target in result.targets.values():
+        figures = target_figures(target, baseline=result.baseline)
+        assert list(figures) == expected
+        assert all(isinstance(fig, Figure) for fig in figures.values())
+    for fig in figures.values():  # drawing catches layout errors; one target is enough
+        assert figure_png(fig, dpi=40)[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_figures_save_as_png_pdf_and_svg(tmp_path):
+    target = E.classification().official
+    paths = save_figure(difference_plot(target), str(tmp_path / "diff"), formats=("png", "pdf", "svg"), dpi=50)
+    assert [os.path.basename(p) for p in paths] == ["diff.png", "diff.pdf", "diff.svg"]
+    assert open(paths[0], "rb").read(4) == b"\x89PNG"
+    assert open(paths[1], "rb").read(5) == b"%PDF-"
+    svg = open(paths[2], encoding="utf-8").read()
+    assert "<svg" in svg and "a_b &amp; c%" in svg  # names are escaped in the SVG text
+
+
+@pytest.mark.parametrize("name", ["classification", "regression", "groups"])
+def test_difference_colours_follow_whether_the_interval_contains_zero(name):
+    result = E.ALL[name]()
+    seen = set()
+    for target in result.targets.values():
+        fig = difference_plot(target)
+        lines = _artists(fig, "ci:")
+        points = _artists(fig, "point:")
+        assert set(lines) == set(target.vs_winner["name"]) == set(points)
+        for row in target.vs_winner.itertuples(index=False):
+            expected = RED if ci_contains_zero(row.ci_low, row.ci_high) else GREEN
+            assert to_hex(lines[row.name].get_color()) == expected
+            assert to_hex(points[row.name].get_color()) == expected
+            assert list(lines[row.name].get_xdata()) == [row.ci_low, row.ci_high]
+            seen.add(expected)
+    if name == "classification":
+        assert seen == {RED, GREEN}  # the example has both kinds
+    # the vertical line at 0 and a legend in words
+    ax = fig.axes[0]
+    assert any(list(l.get_xdata()) == [0, 0] for l in ax.get_lines())
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert any("includes 0" in l for l in labels) and any("excludes 0" in l for l in labels)
+
+
+def test_ci_contains_zero():
+    assert ci_contains_zero(-0.1, 0.2) and ci_contains_zero(0.0, 0.3)
+    assert not ci_contains_zero(0.01, 0.2) and not ci_contains_zero(-0.3, -0.1)
+    assert not ci_contains_zero(float("nan"), 1.0)
+
+
+def test_ordered_ci_plot_ranks_highlights_winner_and_baseline():
+    result = E.classification()
+    target = result.official
+    fig = ordered_ci_plot(target, baseline=result.baseline)
+    ax = fig.axes[0]
+    points = _artists(fig, "point:")
+    for y, row in enumerate(target.systems.itertuples(index=False)):
+        assert list(points[row.name].get_ydata()) == [y]  # best at the top (y axis inverted)
+        assert list(points[row.name].get_xdata()) == [row.score]
+    assert ax.get_ylim()[0] > ax.get_ylim()[1]
+    assert to_hex(points[target.winner].get_color()) == WINNER
+    assert to_hex(points["baseline"].get_color()) == BASELINE
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert labels == [n.replace("$", "\\$") for n in target.systems["name"]]  # "$" escaped: no mathtext
+    assert r"\$x\$" in labels[3]
+    assert "higher is better" in ax.get_xlabel()
+
+
+def test_a_far_baseline_goes_off_scale():
+    result = E.with_groups()  # the majority baseline's macro-F1 is far below the other systems'
+    target = result.official
+    b = target.systems.set_index("name").loc["majority"]
+    fig = ordered_ci_plot(target, baseline="majority")
+    ax = fig.axes[0]
+    low, high = ax.get_xlim()
+    assert b["ci_high"] < low  # the axis covers the other systems only
+    others = target.systems[target.systems["name"] != "majority"]
+    assert low <= others["ci_low"].min() and others["ci_high"].max() <= high
+    arrows = [l for l in ax.get_lines() if l.get_gid() == "offscale"]
+    assert len(arrows) == 1 and arrows[0].get_marker() == "<"
+    assert any("%.4f (off scale)" % b["score"] in t.get_text() for t in ax.texts)
+    fig = difference_plot(target, baseline="majority")
+    ax = fig.axes[0]
+    arrows = [l for l in ax.get_lines() if l.get_gid() == "offscale"]
+    assert len(arrows) == 1 and arrows[0].get_marker() == ">"
+    assert to_hex(arrows[0].get_color()) == GREEN
+    assert ax.get_xlim()[0] < 0  # 0 stays visible
+    # a baseline among the others stays on the scale
+    near = E.regression()  # the mean predictor's MAE interval overlaps the others' range
+    assert not [l for l in ordered_ci_plot(near.official, baseline="mean").axes[0].get_lines()
+                if l.get_gid() == "offscale"]
+
+
+@pytest.mark.parametrize("example", ["classification", "regression", "one_sided"])
+def test_bootstrap_difference_plot_marks_zero_delta_and_two_delta(example):
+    for result in [getattr(E, example)()]:
+        target = result.official
+        two = sides_of(result) == "two"
+        fig = bootstrap_difference_plot(target, sides=sides_of(result))
+        ax = fig.axes[0]
+        delta = float(target.vs_winner["diff"].iloc[0])
+        marks = {l.get_gid(): l.get_xdata()[0] for l in ax.get_lines() if (l.get_gid() or "").startswith("mark:")}
+        assert marks == {"mark:0": 0.0, "mark:\u03b4": delta, "mark:2\u03b4": 2 * delta}
+        d = target.metric.sign * (target.replicates[:, 0] - target.replicates[:, 1])
+        bars = [p for p in ax.patches if p.get_gid() in ("replicates", "beyond")]
+        assert sum(p.get_height() for p in bars) == np.isfinite(d).sum()  # every replicate counted once
+        centre = {p: p.get_x() + p.get_width() / 2 for p in bars}
+        counted = {p for p in bars if centre[p] >= 2 * delta or (two and centre[p] <= 0)}
+        assert {p for p in bars if p.get_gid() == "beyond"} == counted  # the bars the p-value counts
+        p_text = "%.3f" % target.vs_winner["p_bootstrap"].iloc[0]
+        assert ("two-sided" if two else "one-sided") + " p = " + p_text in ax.get_title(loc="left")
+        # oriented (positive: the winner is better): the replicates centre near the observed difference
+        assert delta > 0 and abs(np.mean(d) - delta) < 3 * np.std(d)
+
+
+def test_heatmap_orientation_and_annotations():
+    target = E.classification().official
+    fig = pair_heatmap(target)
+    image = [a for a in fig.axes[0].get_images() if a.get_gid() == "heatmap"][0]
+    data = image.get_array()
+    names = list(target.systems["name"])
+    for row in target.pairs.itertuples(index=False):
+        i, j = names.index(row.b) - 1, names.index(row.a)  # row = lower-ranked, column = higher-ranked
+        assert data[i, j] == pytest.approx(row.diff)
+    assert data.mask[0, 1]  # upper triangle empty
+    norm = image.norm
+    assert norm.vmin == -norm.vmax  # diverging, centred at 0
+    texts = _texts(fig)
+    assert len(texts) == len(target.pairs)  # one annotation per pair: its difference, then its stars
+    assert sorted(t.split("\n")[1] if "\n" in t else "" for t in texts) == sorted(target.pairs["stars"])
+    assert sorted(float(t.split("\n")[0]) for t in texts) == pytest.approx(sorted(target.pairs["diff"]), abs=6e-4)
+    assert any(t.endswith("*") for t in texts)
+
+
+def test_heatmap_stays_readable_with_40_systems():
+    target = E.many_systems().official
+    fig = pair_heatmap(target)
+    ax = fig.axes[0]
+    assert len(ax.get_xticklabels()) == 39
+    assert max(t.get_fontsize() for t in ax.get_yticklabels()) < 10
+    assert all(not any(c.isdigit() for c in t) for t in _texts(fig))  # stars only, no numbers
+    width, height = fig.get_size_inches()
+    assert width < 20 and height < 20
+    for fig in target_figures(target).values():
+        assert figure_png(fig, dpi=30)
+
+
+def test_one_system_figures_refuse_clearly():
+    target = E.one_system().official
+    for draw in (difference_plot, pair_heatmap, bootstrap_difference_plot):
+        with pytest.raises(ValueError, match="two systems"):
+            draw(target)
+
+
+def test_only_report_plots_imports_matplotlib():
+    for name in sorted(os.listdir(PACKAGE)):
+        if name.endswith(".py") and name != "report_plots.py":
+            with open(os.path.join(PACKAGE, name), encoding="utf-8") as handle:
+                source = handle.read()
+            assert "import matplotlib" not in source and "from matplotlib" not in source, name
+    code = ("import sys, leaderboard_ci.report_html, leaderboard_ci.report_json, leaderboard_ci.report_tables, "
+            "leaderboard_ci.compare; print('matplotlib' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE, check=True,
+                         env=dict(os.environ, PYTHONPATH=os.path.dirname(PACKAGE)))
+    assert out.stdout.strip() == b"False"

@@ -38,16 +38,18 @@ def test_exact_sums_are_correctly_rounded():
     assert acc.full()[0] == exact_weighted_sum(np.ones(n), quantized)
 
 
-def test_gather_and_count_matrix_paths_agree_bit_for_bit():
+def test_count_matrix_sums_equal_a_naive_gather_bit_for_bit():
+    """counts @ parts (BLAS, any order) equals summing each replicate's draws one by one."""
     n = 300
-    values = np.stack([awkward_values(n, s) for s in range(4)], axis=1)  # 4 columns: count-matrix path
-    wide = ExactSums(values)
-    narrow = [ExactSums(values[:, j]) for j in range(4)]  # 1 column: gather path
-    assert wide.needs_counts and not narrow[0].needs_counts
+    values = np.stack([awkward_values(n, s) for s in range(4)], axis=1)
+    acc = ExactSums(values)
     idx = replicate_indices(1, n, 0, 25)
-    w = wide.block(idx, block_counts_factory(idx, n))
-    for j in range(4):
-        np.testing.assert_array_equal(w[:, j], narrow[j].block(idx, None)[:, 0])
+    got = acc.block(idx, block_counts_factory(idx, n))
+    for r in range(25):
+        hi = sum(acc.hi[i] for i in idx[r])  # Python float sums of integers below 2**52: exact
+        lo = sum(acc.lo[i] for i in idx[r])
+        expected = np.ldexp(hi + np.ldexp(lo, -acc.k), acc.exponents)
+        np.testing.assert_array_equal(got[r], expected)
 
 
 def test_fixed_point_split_bounds():

@@ -40,7 +40,8 @@ def _token(config, gold, predictions, names):
 
 def span_scores(payload, token, start, stop):
     """Replicate scores of one span, on a worker (the plan is built once per worker)."""
-    from .paired import PairedPlan, _single_threaded_blas
+    from .paired import PairedPlan
+    from .replicates import single_threaded_blas
 
     with _LOCK:
         plan = _PLANS.get(token)
@@ -49,7 +50,7 @@ def span_scores(payload, token, start, stop):
             plan = PairedPlan(config, gold, predictions, names)
             _PLANS.clear()  # keep only the current analysis in memory
             _PLANS[token] = plan
-    with _single_threaded_blas(True):
+    with single_threaded_blas():
         return plan.scores_for_span(start, stop)
 
 

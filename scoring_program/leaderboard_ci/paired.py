@@ -18,14 +18,13 @@ from __future__ import annotations
 import hashlib
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
 import numpy as np
 
 from .accumulators import jackknife
-from .replicates import resolve_jobs, split_range
+from .replicates import resolve_jobs, single_threaded_blas, split_range
 from .resampling import check_n_resamples, check_seed, counts_from_indices, iter_index_blocks
 from .scorer import SystemScorer
 
@@ -89,21 +88,6 @@ class _Stack:
     def outputs(self, counts):
         sums = counts.astype(self.dtype, copy=False) @ self.matrix
         return {id(acc): acc.from_linear(sums[:, start:start + width]) for acc, start, width in self.members}
-
-
-@contextmanager
-def _single_threaded_blas(active):
-    """Keep BLAS to one thread while our own threads split the work."""
-    if not active:
-        yield
-        return
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # not installed: BLAS may oversubscribe, results are unchanged
-        yield
-        return
-    with threadpool_limits(limits=1, user_api="blas"):
-        yield
 
 
 class PairedPlan:
@@ -226,7 +210,7 @@ def score_systems(config, gold, predictions, names, n_jobs=1, progress=None, exe
             replicates[span[0]:span[1]] = plan.scores_for_span(span[0], span[1], progress=report)
 
         spans = split_range(0, b, jobs * 4 if jobs > 1 else 1)
-        with _single_threaded_blas(jobs > 1):
+        with single_threaded_blas():
             if jobs == 1:
                 for span in spans:
                     work(span)

@@ -12,13 +12,33 @@ from __future__ import annotations
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 
 import numpy as np
 
 from .accumulators import block_counts_factory
 from .resampling import check_n_resamples, check_seed, iter_index_blocks, rows_per_block
 
-__all__ = ["available_cpus", "resolve_jobs", "compute_replicates", "split_range"]
+__all__ = ["available_cpus", "resolve_jobs", "compute_replicates", "split_range", "single_threaded_blas"]
+
+
+@contextmanager
+def single_threaded_blas():
+    """Keep BLAS on one thread while our own threads split the replicates.
+
+    The matrix products here are skinny (a block of count rows times a few
+    columns); a multithreaded BLAS makes them about 8 times slower (measured
+    with OpenBLAS) and oversubscribes the cores our threads already use.
+    threadpoolctl does it when installed; the scoring program instead sets
+    ``OPENBLAS_NUM_THREADS=1`` before importing numpy (see score.py).
+    """
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        yield
+        return
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
 
 
 def available_cpus():
@@ -92,11 +112,12 @@ def compute_replicates(accumulators, n, seed, n_resamples, n_jobs=1, start=0,
 
     # A few more spans than threads, so an uneven span does not idle a core.
     spans = split_range(start, stop, jobs * 4 if jobs > 1 else 1)
-    if jobs == 1:
-        for span in spans:
-            work(span)
-    else:
-        with ThreadPoolExecutor(max_workers=jobs) as pool:
-            for _ in pool.map(work, spans):
-                pass
+    with single_threaded_blas():
+        if jobs == 1:
+            for span in spans:
+                work(span)
+        else:
+            with ThreadPoolExecutor(max_workers=jobs) as pool:
+                for _ in pool.map(work, spans):
+                    pass
     return outputs

@@ -78,13 +78,9 @@ def prepare_tree(root, program, reference, submission):
     _copy_tree(program, os.path.join(root, "program"))
     _copy_tree(reference, os.path.join(root, "input", "ref"))
     res = os.path.join(root, "input", "res")
-    if os.path.isdir(submission):
-        shutil.copytree(submission, res, symlinks=True)
-    elif zipfile.is_zipfile(submission):
-        os.makedirs(res)
-        with zipfile.ZipFile(submission) as archive:
-            archive.extractall(res)
-    else:
+    if os.path.isdir(submission) or zipfile.is_zipfile(submission):
+        _copy_tree(submission, res)
+    else:  # a lone prediction file
         os.makedirs(res)
         shutil.copy(submission, res)
     with io.open(os.path.join(res, "metadata"), "w", encoding="utf-8") as handle:

@@ -19,6 +19,8 @@ if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
 from leaderboard_ci.platform import main  # noqa: E402
+from leaderboard_ci.replicates import keep_freed_memory  # noqa: E402
 
 if __name__ == "__main__":
+    keep_freed_memory()
     sys.exit(main(program_dir=HERE))

@@ -53,3 +53,17 @@ def test_bad_jobs(bad):
 
 def test_auto_jobs_is_positive():
     assert 1 <= resolve_jobs("auto") <= 8
+
+
+def test_large_n_is_counted_in_chunks_with_identical_results():
+    """n >= 2**17 takes the chunked path (one replicate in cache-sized pieces)."""
+    from leaderboard_ci.resampling import replicate_indices, rows_per_block
+
+    n = (1 << 17) + 11
+    assert rows_per_block(n) == 1
+    codes = np.random.default_rng(3).integers(0, 20, n)  # 20 codes: the bincount branch of partial()
+    got = compute_replicates([CodeCounts(codes, 20), CodeCounts(codes % 9, 9)], n, 8, 3, n_jobs=2)
+    idx = replicate_indices(8, n, 0, 3)
+    for r in range(3):
+        np.testing.assert_array_equal(got[0][r], np.bincount(codes[idx[r]], minlength=20))
+        np.testing.assert_array_equal(got[1][r], np.bincount(codes[idx[r]] % 9, minlength=9))

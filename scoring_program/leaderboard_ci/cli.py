@@ -162,8 +162,11 @@ def _print_summary(result, written, out_dir, seconds, stdout):
 
 def main(argv=None):
     """Entry point; returns the exit code (0 ok, 2 organizer error)."""
+    from .replicates import keep_freed_memory
+
     parser = make_parser()
     args = parser.parse_args(argv)
+    keep_freed_memory()
     try:
         run(args)
     except ConfigError as exc:

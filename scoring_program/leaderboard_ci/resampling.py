@@ -39,6 +39,7 @@ __all__ = [
     "check_n_resamples",
     "replicate_indices",
     "iter_index_blocks",
+    "iter_draw_chunks",
     "rows_per_block",
     "counts_from_indices",
     "swap_signs",
@@ -138,10 +139,31 @@ def iter_index_blocks(seed, n, start, stop, block_rows=None):
         size = (r1 - r0) * n
         u = uniforms[:size]
         generator.random(out=u)  # (x >> 11) * 2**-53, exactly
-        np.multiply(u, n, out=u)
         idx = indices[:size]
-        np.copyto(idx, u, casting="unsafe")  # truncation == floor for u >= 0
+        # One pass: the float64 product u * n, truncated (== floor for u >= 0) into intp.
+        np.multiply(u, n, out=idx, casting="unsafe")
         yield r0, r1, idx.reshape(r1 - r0, n)
+
+
+def iter_draw_chunks(seed, n, replicate, chunk):
+    """The draws of one replicate in consecutive 1-d chunks of at most ``chunk``.
+
+    Concatenated, the chunks are row ``replicate`` of :func:`replicate_indices`;
+    the arrays are reused between iterations.
+    """
+    seed = check_seed(seed)
+    n = _check_n(n)
+    generator = _generator_at(seed, int(replicate) * n)
+    chunk = max(1, min(int(chunk), n))
+    uniforms = np.empty(chunk, dtype=np.float64)
+    indices = np.empty(chunk, dtype=np.intp)
+    for start in range(0, n, chunk):
+        size = min(chunk, n - start)
+        u = uniforms[:size]
+        generator.random(out=u)
+        idx = indices[:size]
+        np.multiply(u, n, out=idx, casting="unsafe")
+        yield idx
 
 
 def replicate_indices(seed, n, start, stop):

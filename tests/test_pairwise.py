@@ -58,3 +58,29 @@ def test_chunking_changes_nothing(data):
     b = pair_statistics(reps, full, pairs, 1.0, chunk_pairs=100)
     for field in ("difference", "ci_low", "ci_high", "p_value"):
         np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
+
+
+@pytest.mark.parametrize("method", ["percentile", "basic", "bca"])
+def test_threads_and_chunks_change_nothing(data, method):
+    reps, full, jack = data
+    pairs = ranked_pairs(np.argsort(-full))
+    one = pair_statistics(reps, full, pairs, -1.0, method, 0.95, jackknife=jack, n_jobs=1)
+    for jobs, chunk in ((2, 1), (3, 2), (2, None)):
+        other = pair_statistics(reps, full, pairs, -1.0, method, 0.95, jackknife=jack, n_jobs=jobs,
+                                chunk_pairs=chunk)
+        for field in ("difference", "ci_low", "ci_high", "p_value", "p_two_sided"):
+            np.testing.assert_array_equal(getattr(one, field), getattr(other, field))
+
+
+@pytest.mark.parametrize("count", [1, 2, 3, 7, 40, 1000])
+def test_order_statistics_equal_a_full_sort(count):
+    from leaderboard_ci.pairwise import _order_statistics
+
+    rng = np.random.default_rng(count)
+    x = np.round(rng.normal(size=(6, count)), 1)  # many ties
+    expected = np.sort(x, axis=1)
+    for ks in ([0], [count - 1], [0, count - 1], [count // 2, count // 2 + 1], [1, 2, count - 2, count - 1]):
+        ks = [k for k in ks if 0 <= k < count]
+        got = _order_statistics(x.copy(), ks)
+        for k in ks:
+            np.testing.assert_array_equal(got[k], expected[:, k])

@@ -348,7 +348,7 @@ def _analyze_coded(config, gold, coded, baseline=None, n_jobs="auto", progress=F
     targets = OrderedDict()
     for t, target in enumerate(scores.targets):
         targets[column_key(target.metric.key, target.group)] = _analyze_target(
-            config, gold, scores, t, names, pred_matrix, baseline)
+            config, gold, scores, t, names, pred_matrix, baseline, n_jobs)
     gaps = _group_gaps(config, targets, baseline) if gold.group_values else None
     if skipped is None:
         skipped = pd.DataFrame(columns=["submission", "reason"])
@@ -377,7 +377,7 @@ def _families(pairs_order_rows, m, family):
     return everything, everything  # all_pairs: vs-winner values read from the pairs family
 
 
-def _analyze_target(config, gold, scores, t, names, pred_matrix, baseline):
+def _analyze_target(config, gold, scores, t, names, pred_matrix, baseline, n_jobs=1):
     bs, an = config.bootstrap, config.analysis
     target = scores.targets[t]
     spec = target.metric
@@ -413,7 +413,7 @@ def _analyze_target(config, gold, scores, t, names, pred_matrix, baseline):
     position_of = {j: p for p, j in enumerate(order)}
     row_of_pair = np.array([position_of[a] for a in pairs[:, 0]], dtype=np.intp)
     jack = scores.jackknife_matrix(t) if bs.method == "bca" and m > 1 else None
-    stats = pair_statistics(reps, full, pairs, sign, bs.method, bs.confidence_level, jackknife=jack)
+    stats = pair_statistics(reps, full, pairs, sign, bs.method, bs.confidence_level, jackknife=jack, n_jobs=n_jobs)
     two = an.sides == "two"
     p_one = stats.p_value
     p_main = stats.p_two_sided if two else stats.p_value

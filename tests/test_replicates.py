@@ -67,3 +67,17 @@ def test_large_n_is_counted_in_chunks_with_identical_results():
     for r in range(3):
         np.testing.assert_array_equal(got[0][r], np.bincount(codes[idx[r]], minlength=20))
         np.testing.assert_array_equal(got[1][r], np.bincount(codes[idx[r]] % 9, minlength=9))
+
+
+@pytest.mark.parametrize("chunk", [7, 64, 1 << 17])
+def test_chunked_counting_equals_whole_blocks(monkeypatch, chunk):
+    """One replicate per block is counted in chunks of draws: any chunk size gives the same counts."""
+    import leaderboard_ci.replicates as replicates
+
+    n = 1000
+    codes = np.random.default_rng(3).integers(0, 9, n)
+    ref = compute_replicates([CodeCounts(codes, 9)], n, 11, 40, block_rows=17)[0]
+    monkeypatch.setattr(replicates, "DRAW_CHUNK", chunk)
+    for jobs in (1, 2):
+        got = compute_replicates([CodeCounts(codes, 9)], n, 11, 40, n_jobs=jobs, block_rows=1)[0]
+        assert got.tobytes() == ref.tobytes()

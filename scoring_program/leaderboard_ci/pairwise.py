@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .intervals import METHODS, check_confidence_level, ndtr, ndtri
+from .intervals import METHODS, check_confidence_level, ndtr, ndtri, tie_tolerance
 from .replicates import resolve_jobs
 from .significance import tolerance
 
@@ -132,8 +132,9 @@ def _bca_quantiles(d, observed, acceleration, alpha):
     """BCa endpoints per row (``d`` has no NaN), as intervals.bca_levels does."""
     count = d.shape[1]
     s = np.sort(d, axis=1)
-    below = (s < observed[:, None]).sum(axis=1)
-    at_most = (s <= observed[:, None]).sum(axis=1)
+    gamma = tie_tolerance(observed)
+    below = (s < (observed - gamma)[:, None]).sum(axis=1)
+    at_most = (s <= (observed + gamma)[:, None]).sum(axis=1)
     share = (below + at_most) / (2.0 * count)
     share = np.clip(share, 0.5 / count, 1.0 - 0.5 / count)
     z_alpha = ndtri(alpha)

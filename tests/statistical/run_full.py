@@ -10,7 +10,7 @@ runs, from the repository root,
 
 and leaves ``tests/statistical/results/latest.json`` (every measured number,
 the settings, the machine, the load average, each test's outcome and time) and
-``latest.md`` (the tables).  It takes about half an hour on 2 cores.
+``latest.md`` (the tables).  It takes 17 minutes on 2 quiet cores.
 Environment: ``LEADERBOARD_CI_STAT_JOBS`` (worker processes, default 2),
 ``LEADERBOARD_CI_COMPSTATS_PYTHON`` (the CompStats 0.1.15 interpreter; default
 ``benchmarks/.venv-peers/bin/python``), ``LEADERBOARD_CI_STAT_CACHE`` (population

@@ -158,7 +158,7 @@ def test_bca_bias_correction_is_stable_under_rounding_ties():
     # Found by the property above: renaming two classes reorders the classes, the weighted F1 of the
     # full sample and of the tied replicates round differently (0.6324786324786325 vs ...326), and
     # #{t* < t} changed from 97 to 98 of 200: the lower BCa endpoint moved from 0.3434 to 0.3449.
-    # Ties within intervals.tie_tolerance now count half whichever way they round.
+    # Ties within significance.tolerance now count half whichever way they round.
     names = ("against", "favor", "10", "neg", "pos")
     gold = np.array([0, 0, 2, 3, 2, 0, 0, 0, 0, 0, 4, 0, 1])
     pred = np.array([0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 1, 1])

@@ -27,8 +27,9 @@ from typing import Optional
 
 import numpy as np
 
-__all__ = ["Interval", "METHODS", "confidence_interval", "quantile", "ndtr", "ndtri", "check_confidence_level",
-           "tie_tolerance"]
+from .significance import tolerance
+
+__all__ = ["Interval", "METHODS", "confidence_interval", "quantile", "ndtr", "ndtri", "check_confidence_level"]
 
 METHODS = ("percentile", "basic", "bca")
 
@@ -166,25 +167,17 @@ def _acceleration(jackknife_values, jackknife_weights):
     return float((weights * dev ** 3).sum()) / (6.0 * den ** 1.5)
 
 
-def tie_tolerance(observed):
-    """Replicates within ``100 * eps * max(1, |observed|)`` of the observed value tie with it.
-
-    The observed value and a replicate with the same counts can differ in
-    the last bits (summation order, e.g. after renaming classes); BCa's bias
-    correction would otherwise count such a replicate as below or above.
-    The same tolerance as :func:`leaderboard_ci.significance.tolerance`.
-    """
-    return 100.0 * np.finfo(np.float64).eps * np.maximum(1.0, np.abs(observed))
-
-
 def bca_levels(sorted_values, observed, alpha, acceleration):
     """The two adjusted quantile levels of the BCa interval, and a note.
 
     The bias correction is ``z0 = ndtri((#{t* < t} + #{t* <= t}) / 2B)``: ties
-    with the observed value (within :func:`tie_tolerance`) count half.
+    with the observed value count half.  A replicate with the same counts as
+    the full sample can differ from it in the last bits (summation order, e.g.
+    after renaming classes), so a tie is "within the tolerance of the tests",
+    :func:`leaderboard_ci.significance.tolerance` (100 eps, relative).
     """
     count = sorted_values.shape[0]
-    gamma = float(tie_tolerance(observed))
+    gamma = float(tolerance(observed, 0.0))
     below = int(np.searchsorted(sorted_values, observed - gamma, side="left"))
     at_most = int(np.searchsorted(sorted_values, observed + gamma, side="right"))
     share = (below + at_most) / (2.0 * count)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .intervals import METHODS, check_confidence_level, ndtr, ndtri, tie_tolerance
+from .intervals import METHODS, check_confidence_level, ndtr, ndtri
 from .replicates import resolve_jobs
 from .significance import tolerance
 
@@ -63,8 +63,11 @@ def quantile_rows(sorted_or_partitioned, positions_lo, fractions):
     rows = np.arange(x.shape[0])
     lo = np.clip(positions_lo, 0, count - 1)
     hi = np.minimum(lo + 1, count - 1)
-    a = x[rows, lo]
-    b = x[rows, hi]
+    return _interpolate(x[rows, lo], x[rows, hi], fractions)
+
+
+def _interpolate(a, b, fractions):
+    """numpy's type-7 interpolation between the order statistics ``a`` and ``b`` (as intervals.quantile)."""
     diff = b - a
     return np.where(fractions >= 0.5, b - diff * (1.0 - fractions), a + diff * fractions)
 
@@ -111,10 +114,7 @@ def _fixed_quantiles(d, level_lo, level_hi):
     values = _order_statistics(d, ks)
     for lo, f in positions:
         lo = int(lo[0])
-        a = values[lo]
-        b = values[min(lo + 1, count - 1)]
-        diff = b - a
-        out.append(np.where(f[0] >= 0.5, b - diff * (1.0 - f[0]), a + diff * f[0]))
+        out.append(_interpolate(values[lo], values[min(lo + 1, count - 1)], f[0]))
     return out[0], out[1]
 
 
@@ -132,7 +132,7 @@ def _bca_quantiles(d, observed, acceleration, alpha):
     """BCa endpoints per row (``d`` has no NaN), as intervals.bca_levels does."""
     count = d.shape[1]
     s = np.sort(d, axis=1)
-    gamma = tie_tolerance(observed)
+    gamma = tolerance(observed, 0.0)  # ties within rounding count half, as in intervals.bca_levels
     below = (s < (observed - gamma)[:, None]).sum(axis=1)
     at_most = (s <= (observed + gamma)[:, None]).sum(axis=1)
     share = (below + at_most) / (2.0 * count)

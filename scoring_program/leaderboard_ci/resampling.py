@@ -136,13 +136,21 @@ def iter_index_blocks(seed, n, start, stop, block_rows=None):
     indices = np.empty(rows * n, dtype=np.intp)
     for r0 in range(start, stop, rows):
         r1 = min(r0 + rows, stop)
-        size = (r1 - r0) * n
-        u = uniforms[:size]
-        generator.random(out=u)  # (x >> 11) * 2**-53, exactly
-        idx = indices[:size]
-        # One pass: the float64 product u * n, truncated (== floor for u >= 0) into intp.
-        np.multiply(u, n, out=idx, casting="unsafe")
-        yield r0, r1, idx.reshape(r1 - r0, n)
+        yield r0, r1, _next_draws(generator, uniforms, indices, (r1 - r0) * n, n).reshape(r1 - r0, n)
+
+
+def _next_draws(generator, uniforms, indices, size, n):
+    """The next ``size`` draws of the stream as item indices, in ``indices[:size]`` (the definition).
+
+    ``generator.random`` gives ``(x >> 11) * 2**-53`` exactly; the float64
+    product ``u * n`` truncated into intp (== floor for u >= 0) is the index,
+    in one pass.
+    """
+    u = uniforms[:size]
+    generator.random(out=u)
+    idx = indices[:size]
+    np.multiply(u, n, out=idx, casting="unsafe")
+    return idx
 
 
 def iter_draw_chunks(seed, n, replicate, chunk):
@@ -158,12 +166,7 @@ def iter_draw_chunks(seed, n, replicate, chunk):
     uniforms = np.empty(chunk, dtype=np.float64)
     indices = np.empty(chunk, dtype=np.intp)
     for start in range(0, n, chunk):
-        size = min(chunk, n - start)
-        u = uniforms[:size]
-        generator.random(out=u)
-        idx = indices[:size]
-        np.multiply(u, n, out=idx, casting="unsafe")
-        yield idx
+        yield _next_draws(generator, uniforms, indices, min(chunk, n - start), n)
 
 
 def replicate_indices(seed, n, start, stop):

@@ -215,12 +215,17 @@ def _paired_one(workload):
     return one
 
 
+def _statistic_and_arrays(ctx):
+    """The per-resample statistic (a difference when the workload has a baseline), its input arrays, and n."""
+    data, workload = ctx["data"], ctx["workload"]
+    arrays = [data["gold"], data["pred"]] + ([data["baseline"]] if workload["baseline"] else [])
+    return _paired_one(workload), arrays, ctx["n"]
+
+
 def build_sklearn_loop(ctx):
     from leaderboard_ci.resampling import iter_index_blocks
 
-    data, workload, n = ctx["data"], ctx["workload"], ctx["n"]
-    stat = _paired_one(workload)
-    arrays = [data["gold"], data["pred"]] + ([data["baseline"]] if workload["baseline"] else [])
+    stat, arrays, n = _statistic_and_arrays(ctx)
 
     def run(n_resamples):
         values = np.empty(int(n_resamples))
@@ -235,9 +240,7 @@ def build_compstats(ctx):
     from CompStats import StatisticSamples
     from leaderboard_ci.resampling import replicate_indices
 
-    data, workload, n = ctx["data"], ctx["workload"], ctx["n"]
-    stat = _paired_one(workload)
-    arrays = [data["gold"], data["pred"]] + ([data["baseline"]] if workload["baseline"] else [])
+    stat, arrays, n = _statistic_and_arrays(ctx)
 
     def run(n_resamples):
         samples = StatisticSamples(statistic=stat, num_samples=int(n_resamples))

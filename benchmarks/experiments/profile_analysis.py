@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import io
 import os
-import pstats
 import resource
 import sys
 import time
+
+from _profiling import print_top
 
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -93,11 +93,7 @@ def main():
     for k, v in sorted(stages.items(), key=lambda kv: -kv[1]):
         print("  %-16s %8.2f s  (%4.1f%%)" % (k, v, 100 * v / wall))
     if prof is not None:
-        out = io.StringIO()
-        pstats.Stats(prof, stream=out).sort_stats("tottime").print_stats(args.top)
-        lines = [ln for ln in out.getvalue().splitlines() if ln.strip()]
-        start = next(i for i, ln in enumerate(lines) if "ncalls" in ln)
-        print("\n".join(lines[start:start + args.top + 1]))
+        print_top(prof, args.top)
 
 
 if __name__ == "__main__":

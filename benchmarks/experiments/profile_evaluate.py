@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import io
 import os
-import pstats
 import resource
 import sys
 import time
+
+from _profiling import print_top
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BENCH = os.path.dirname(HERE)
@@ -64,11 +64,7 @@ def main():
           "(%.0f per 10^4 resamples)" % (args.metric, args.n, args.B, args.jobs,
                                          "keep_freed_memory" if kept else "glibc defaults",
                                          wall, 1e9 * wall / draws, cpu, faults, faults * 1e4 / args.B))
-    out = io.StringIO()
-    pstats.Stats(prof, stream=out).sort_stats("tottime").print_stats(args.top)
-    lines = [ln for ln in out.getvalue().splitlines() if ln.strip()]
-    start = next(i for i, ln in enumerate(lines) if "ncalls" in ln)
-    print("\n".join(lines[start:start + args.top + 1]))
+    print_top(prof, args.top)
 
 
 if __name__ == "__main__":

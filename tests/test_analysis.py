@@ -10,7 +10,8 @@ import pytest
 from sklearn.metrics import accuracy_score, f1_score
 from statsmodels.stats.multitest import multipletests
 
-from leaderboard_ci.analysis import analyze, stars
+from leaderboard_ci.analysis import analyze
+from leaderboard_ci.significance import stars
 from leaderboard_ci.errors import ConfigError
 from leaderboard_ci.resampling import replicate_indices
 

@@ -63,26 +63,11 @@ from .pairwise import pair_statistics, ranked_pairs
 from .paired import score_systems
 from .randomization import PermutationUnsupported, permutation_pvalues
 from .scorer import GoldStandard, SystemScorer
-from .significance import mcnemar_pvalues
+from .significance import mcnemar_pvalues, stars
+from .signature import Signature
 from .errors import ConfigError
 
-__all__ = ["analyze", "PhaseResult", "TargetAnalysis", "stars", "encode_inputs"]
-
-SCHEMA_VERSION = "1.0"
-
-
-def stars(p):
-    """Significance marks: † p<.1, * p<.05, ** p<.01, *** p<.001."""
-    if p < 0.001:
-        return "***"
-    if p < 0.01:
-        return "**"
-    if p < 0.05:
-        return "*"
-    if p < 0.1:
-        return "†"
-    return ""
-
+__all__ = ["analyze", "PhaseResult", "TargetAnalysis", "encode_inputs"]
 
 @dataclass
 class TargetAnalysis:
@@ -557,18 +542,15 @@ def _signature(config, gold, m):
     import statsmodels
 
     bs, an = config.bootstrap, config.analysis
-    out = OrderedDict([
-        ("metric", config.official.key), ("n_resamples", bs.n_resamples), ("seed", bs.seed),
-        ("method", bs.method), ("confidence_level", bs.confidence_level), ("test", an.test),
-        ("n_permutations", an.n_permutations if an.test == "permutation" else None),
-        ("sides", an.sides), ("family", an.family), ("corrections", list(an.corrections)),
-        ("primary", an.primary),
-        ("alpha", an.alpha),
-        ("n_items", gold.n), ("n_systems", m), ("gold_sha256", gold.sha256 or None),
-        ("version", __version__), ("python", _platform.python_version()), ("numpy", numpy.__version__),
-        ("pandas", pd.__version__), ("scipy", scipy.__version__), ("statsmodels", statsmodels.__version__),
-    ])
-    return out
+    return Signature(
+        metric=config.official.key, n_resamples=bs.n_resamples, seed=bs.seed, method=bs.method,
+        confidence_level=bs.confidence_level, test=an.test,
+        n_permutations=an.n_permutations if an.test == "permutation" else None, sides=an.sides,
+        family=an.family, corrections=tuple(an.corrections), primary=an.primary, alpha=an.alpha,
+        n_items=gold.n, n_systems=m, gold_sha256=gold.sha256 or None, version=__version__,
+        environment=(("python", _platform.python_version()), ("numpy", numpy.__version__),
+                     ("pandas", pd.__version__), ("scipy", scipy.__version__),
+                     ("statsmodels", statsmodels.__version__)))
 
 
 def _settings(config):
@@ -576,20 +558,3 @@ def _settings(config):
                         ("labels", list(config.labels) if config.labels else None),
                         ("groups", config.groups.column if config.groups else None),
                         ("reference_point", config.analysis.reference_point)])
-
-
-def signature_string(signature):
-    """The signature as one line, as sacrebleu prints it."""
-    short = OrderedDict([("metric", "metric"), ("n_resamples", "B"), ("seed", "seed"), ("method", "ci"),
-                         ("confidence_level", "level"), ("test", "test"), ("sides", "sides"), ("family", "family"),
-                         ("corrections", "corrections"), ("primary", "primary"), ("alpha", "alpha"),
-                         ("n_items", "n"), ("n_systems", "m"), ("gold_sha256", "gold"), ("version", "version")])
-    parts = []
-    for key, label in short.items():
-        value = signature.get(key)
-        if key == "gold_sha256":
-            value = (value or "-")[:12]
-        elif key == "corrections":
-            value = ",".join(value or [])
-        parts.append("%s:%s" % (label, value))
-    return "|".join(parts)

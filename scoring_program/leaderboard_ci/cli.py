@@ -151,9 +151,9 @@ def _print_summary(result, written, out_dir, seconds, stdout):
     tied = [n for n in target.tied_with_winner if n != target.winner]
     from .corrections import DISPLAY_NAMES
 
-    primary = result.signature["primary"]
+    primary = result.signature.primary
     stdout.write("Not significantly different from the winner (%s correction, alpha %g): %s\n"
-                 % (DISPLAY_NAMES.get(primary, primary), result.signature["alpha"], ", ".join(tied) if tied else "none"))
+                 % (DISPLAY_NAMES.get(primary, primary), result.signature.alpha, ", ".join(tied) if tied else "none"))
     if len(result.skipped):
         stdout.write("Skipped %d submission(s); see the report.\n" % len(result.skipped))
     stdout.write("Report: %s\n" % os.path.join(out_dir, "report.html"))

@@ -18,35 +18,11 @@ from .config import column_key
 from .intervals import Interval, confidence_interval
 from .metrics import per_class_scores
 from .replicates import compute_replicates
+from .signature import Signature
 from .scorer import SystemScorer
 from .significance import bootstrap_pvalue
 
-__all__ = ["Signature", "ScoreResult", "BaselineComparison", "ClassRow", "SubmissionResult", "evaluate"]
-
-
-@dataclass(frozen=True)
-class Signature:
-    """What determines the numbers, printed with every result (as sacrebleu does)."""
-
-    metric: str
-    n_resamples: int
-    seed: int
-    method: str
-    confidence_level: float
-    n_items: int
-    gold_sha256: str
-    version: str = __version__
-
-    def __str__(self):
-        return "metric:%s|B:%d|seed:%d|ci:%s|level:%g|n:%d|gold:%s|version:%s" % (
-            self.metric, self.n_resamples, self.seed, self.method, self.confidence_level, self.n_items,
-            self.gold_sha256[:12] or "-", self.version)
-
-    def as_dict(self):
-        return OrderedDict([("metric", self.metric), ("n_resamples", self.n_resamples), ("seed", self.seed),
-                            ("method", self.method), ("confidence_level", self.confidence_level),
-                            ("n_items", self.n_items), ("gold_sha256", self.gold_sha256),
-                            ("version", self.version)])
+__all__ = ["ScoreResult", "BaselineComparison", "ClassRow", "SubmissionResult", "evaluate"]
 
 
 @dataclass(frozen=True)
@@ -211,7 +187,8 @@ def evaluate(config, gold, predictions, baseline=None, progress=None):
                                     reps[:len(main.accumulators)], gold.labels)
 
     signature = Signature(metric=config.official.key, n_resamples=bs.n_resamples, seed=bs.seed, method=bs.method,
-                          confidence_level=bs.confidence_level, n_items=gold.n, gold_sha256=gold.sha256)
+                          confidence_level=bs.confidence_level, n_items=gold.n, gold_sha256=gold.sha256,
+                          version=__version__)
     return SubmissionResult(tuple(results), tuple(comparisons), per_class, signature)
 
 

@@ -117,7 +117,7 @@ def write_report(result, out_dir, figures=True, figure_formats=FIGURE_FORMATS, d
     folders = OrderedDict()
     for key in result.targets:
         folders[key] = safe_file_name(key, taken=list(folders.values()))
-    level = float(result.signature.get("confidence_level", 0.95))
+    level = float(result.signature.confidence_level)
     page_figures = OrderedDict()
     for key, target in result.targets.items():
         folder = folders[key]

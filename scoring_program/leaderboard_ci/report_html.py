@@ -20,7 +20,6 @@ import html
 import math
 
 from ._version import __version__
-from .analysis import signature_string
 from .report_json import corrections_of, primary_correction, sides_of
 from .report_tables import (DASH, MINUS, STAR_LEGEND, correction_name, family_description, format_ci,
                             format_indicator, format_number, format_p, indicators_table, slug)
@@ -128,7 +127,7 @@ def _p(value):
 
 
 def _level(result):
-    return "%g%%" % (100.0 * float(result.signature.get("confidence_level", 0.95)))
+    return "%g%%" % (100.0 * float(result.signature.confidence_level))
 
 
 def _count(value):
@@ -171,7 +170,7 @@ def _render_figures(result, target):
     """PNG bytes of each figure of ``target`` (drawn here when not given)."""
     from .report_plots import figure_png, target_figures
 
-    level = float(result.signature.get("confidence_level", 0.95))
+    level = float(result.signature.confidence_level)
     figures = target_figures(target, baseline=result.baseline, confidence_level=level, sides=sides_of(result))
     return {name: figure_png(fig, dpi=FIGURE_DPI, palette=True) for name, fig in figures.items()}
 
@@ -226,14 +225,14 @@ def resolution_notes(result, target):
     """
     sig = result.signature
     primary = primary_correction(result)
-    if sig.get("test") != "bootstrap" or primary not in _FWER:
+    if sig.test != "bootstrap" or primary not in _FWER:
         return []
-    b = int(sig.get("n_resamples") or 0)
-    alpha = float(sig.get("alpha", 0.05))
+    b = int(sig.n_resamples or 0)
+    alpha = float(sig.alpha)
     m = len(target.systems)
     if m < 2 or b <= 0:
         return []
-    _, k = _family_sizes(sig.get("family"), m)
+    _, k = _family_sizes(sig.family, m)
     floor = 1.0 / (b + 1)
     smallest = min(1.0, k * floor)
     if smallest <= 0.001:
@@ -266,11 +265,11 @@ def _header(result, primary):
     win = official.systems.iloc[0]
     tied = [n for n in official.tied_with_winner if n != official.winner]
     tied_text = ("Not significantly different from the winner (%s, %s = %g): %s."
-                 % (_esc(correction_name(primary)), "&alpha;", result.signature.get("alpha", 0.05),
+                 % (_esc(correction_name(primary)), "&alpha;", result.signature.alpha,
                     ("<b>%s</b>" % _names(tied, 8)) if len(tied) <= 8 else
                     "%d systems (%s)" % (len(tied), _names(tied, 8))) if tied
                  else "Every other system is significantly worse than the winner (%s, %s = %g)."
-                 % (_esc(correction_name(primary)), "&alpha;", result.signature.get("alpha", 0.05)))
+                 % (_esc(correction_name(primary)), "&alpha;", result.signature.alpha))
     sig = result.signature
     return ('<header><h1>leaderboard-ci &middot; end-of-phase analysis</h1>'
             '<p class="headline">Winner on %s: %s %s <span class="ci">(%s CI %s)</span></p>'
@@ -279,10 +278,10 @@ def _header(result, primary):
             '%s p-values from the %s test, adjusted over %s.</p></header>'
             % (_esc(official.title), "<b>%s</b>" % _esc(official.winner), _num(win["score"]), _level(result),
                _ci(win["ci_low"], win["ci_high"]), tied_text, _count(len(result.names)), _count(result.n),
-               _count(sig.get("n_resamples")), _esc(sig.get("method")), _esc(sig.get("seed")),
+               _count(sig.n_resamples), _esc(sig.method), _esc(sig.seed),
                "two-sided" if sides_of(result) == "two" else "one-sided",
-               "permutation" if sig.get("test") == "permutation" else "paired bootstrap",
-               _esc(family_description(sig.get("family")))))
+               "permutation" if sig.test == "permutation" else "paired bootstrap",
+               _esc(family_description(sig.family))))
 
 
 def _summary(result):
@@ -316,7 +315,7 @@ def _explanations(result, primary):
     side = ("They are two-sided: a difference this large in either direction counts, since which system is "
             "&ldquo;better&rdquo; was itself read from the data (the one-sided values are in report.json)."
             if two else "They are one-sided: the alternative is that the better-ranked system is really better.")
-    if sig.get("test") == "permutation":
+    if sig.test == "permutation":
         p_text = ("<b>p-values</b> come from a paired permutation test: the outputs of the two systems are "
                   "swapped item by item at random; p is the share of swaps giving a difference at least as "
                   "large as the one observed. %s" % side)
@@ -348,10 +347,10 @@ def _explanations(result, primary):
             '(compact letter display). <b>Tied with the winner</b>: not significantly different from the '
             'first-ranked system.%(gain)s</p>'
             '</div></section>'
-            % {"level": level, "b": _count(sig.get("n_resamples")), "p_text": p_text, "stars": _esc(STAR_LEGEND),
+            % {"level": level, "b": _count(sig.n_resamples), "p_text": p_text, "stars": _esc(STAR_LEGEND),
                "primary": _esc(correction_name(primary)), "primary_long": _esc(correction_name(primary, long=True)),
-               "names": names, "family": _esc(family_description(sig.get("family"))),
-               "family_key": _esc(sig.get("family")),
+               "names": names, "family": _esc(family_description(sig.family)),
+               "family_key": _esc(sig.family),
                "gain": (" <b>Gain over the baseline</b> (ODESIA): 100&middot;(s &minus; b)/|b &minus; r|, the "
                         "share (%) of the way from the baseline&rsquo;s score b to the reference r (the "
                         "metric&rsquo;s best value) that a system covers.") if result.baseline else ""})
@@ -372,7 +371,7 @@ def _indicators_section(result, digits):
             'many pairs are not significantly different; |winner &minus; median|: how far the winner is from '
             'the median system; CV: coefficient of variation of the scores (%%); PPI (performance potential '
             'index): 100 &times; the distance from the winner to the best possible value.</p>%s</section>'
-            % (_table(header, rows), result.signature.get("alpha", 0.05), reason_html))
+            % (_table(header, rows), result.signature.alpha, reason_html))
 
 
 def _systems_table(result, target, digits):
@@ -550,23 +549,23 @@ def _skipped_section(result):
 def _settings_section(result, primary):
     sig = result.signature
     rows = [("metrics", ", ".join(str(m) for m in result.settings.get("metrics") or [])),
-            ("official metric", sig.get("metric")), ("items (n)", _count(result.n)),
+            ("official metric", sig.metric), ("items (n)", _count(result.n)),
             ("systems (m)", _count(len(result.names))), ("baseline", result.baseline or DASH),
-            ("resamples (B)", _count(sig.get("n_resamples"))), ("seed", sig.get("seed")),
-            ("interval method", sig.get("method")), ("confidence level", sig.get("confidence_level")),
-            ("test", sig.get("test"))]
-    if sig.get("test") == "permutation":
-        rows.append(("permutations", _count(sig.get("n_permutations"))))
-    rows += [("correction family", "%s (%s)" % (sig.get("family"), family_description(sig.get("family")))),
+            ("resamples (B)", _count(sig.n_resamples)), ("seed", sig.seed),
+            ("interval method", sig.method), ("confidence level", sig.confidence_level),
+            ("test", sig.test)]
+    if sig.test == "permutation":
+        rows.append(("permutations", _count(sig.n_permutations)))
+    rows += [("correction family", "%s (%s)" % (sig.family, family_description(sig.family))),
              ("corrections", ", ".join(correction_name(c, long=True) for c in corrections_of(result)) or DASH),
-             ("stars and letters from", correction_name(primary, long=True)), ("alpha", sig.get("alpha")),
+             ("stars and letters from", correction_name(primary, long=True)), ("alpha", sig.alpha),
              ("labels", ", ".join(result.settings.get("labels") or []) or DASH),
              ("group column", result.settings.get("groups") or DASH),
              ("reference point", result.settings.get("reference_point")
               if result.settings.get("reference_point") is not None else "metric's best value"),
-             ("gold standard SHA-256", sig.get("gold_sha256") or DASH),
+             ("gold standard SHA-256", sig.gold_sha256 or DASH),
              ("software", "leaderboard-ci %s, Python %s, numpy %s, pandas %s, scipy %s, statsmodels %s"
-              % tuple(sig.get(k, "?") for k in ("version", "python", "numpy", "pandas", "scipy", "statsmodels")))]
+              % tuple(sig.as_dict().get(k, "?") for k in ("version", "python", "numpy", "pandas", "scipy", "statsmodels")))]
     return ('<section id="settings"><h2>Settings</h2>%s</section>'
             % _table(["Setting", "Value"], [[(_esc(a), ""), (_esc(b), "")] for a, b in rows]))
 
@@ -577,7 +576,7 @@ def _footer(result):
             'percentile intervals, differences to the winner and all-pairs tests with corrections and the '
             'competition indicators (Nava-Mu&ntilde;oz, Graff &amp; Escalante 2024, CompStats); intervals of '
             'differences and letter groups (Bestgen 2022); baseline-calibrated gains and gaps between groups '
-            '(ODESIA).</p></footer>' % (_esc(signature_string(result.signature)), _esc(__version__)))
+            '(ODESIA).</p></footer>' % (_esc(str(result.signature)), _esc(__version__)))
 
 
 def render_report(result, figures=None, digits=4):

@@ -9,7 +9,7 @@ their full precision (they round-trip exactly through :func:`json.loads`).
 
 The layout is documented field by field in ``docs/report_json.md``.  Readers
 (such as :mod:`leaderboard_ci.compare`) load a file with :func:`read_report`,
-which checks :data:`~leaderboard_ci.analysis.SCHEMA_VERSION`'s major number.
+which checks :data:`SCHEMA_VERSION`'s major number.
 
 Orientation, as everywhere in the analysis: a pair ``(a, b)`` has ``a``
 ranked above ``b`` and ``diff = sign * (score_a - score_b)``, so a positive
@@ -28,12 +28,14 @@ from collections.abc import Mapping
 import numpy as np
 
 from ._version import __version__
-from .analysis import SCHEMA_VERSION, signature_string, stars
+from .significance import stars
 
 __all__ = ["result_to_dict", "result_to_json", "read_report", "check_report", "primary_correction",
-           "corrections_of", "sides_of", "ReportFormatError", "GENERATOR"]
+           "corrections_of", "sides_of", "ReportFormatError", "GENERATOR", "SCHEMA_VERSION"]
 
 GENERATOR = "leaderboard-ci"
+#: The major number changes when a reader of an older report.json would misread this one.
+SCHEMA_VERSION = "1.0"
 
 #: Columns of the vs-winner and pairs tables that carry other tests' p-values
 #: (present only when that test was run), in the order they are written.
@@ -93,17 +95,17 @@ def _records(frame, columns=None):
 # ---------------------------------------------------------------------------
 def corrections_of(result):
     """The configured corrections (statsmodels names), in the configured order."""
-    return [str(c) for c in (result.signature.get("corrections") or [])]
+    return [str(c) for c in (result.signature.corrections or [])]
 
 
 def sides_of(result):
     """``"two"`` or ``"one"``: whether ``p_value`` (and the stars) are two- or one-sided.
 
-    Read from ``result.signature["sides"]``; a result that does not record it
+    Read from ``result.signature.sides``; a result that does not record it
     is two-sided when its tables carry ``p_one_sided`` beside ``p_value``,
     else one-sided (the analysis before ``analysis.sides`` existed).
     """
-    value = result.signature.get("sides")
+    value = result.signature.sides
     if value in ("one", "two"):
         return value
     return "two" if any("p_one_sided" in t.pairs.columns for t in result.targets.values()) else "one"
@@ -127,14 +129,13 @@ def _stars_follow(target, method):
 def primary_correction(result):
     """The correction that decided the stars, letters and ties with the winner.
 
-    Read from ``result.settings["primary"]`` or ``result.signature["primary"]``
+    Read from ``result.settings["primary"]`` or ``result.signature.primary``
     when the analysis records it; otherwise the configuration's default
     (``holm`` if configured, else the first correction, else ``none``),
     checked against the stars actually shown, and else the correction whose
     p-values give those stars.
     """
-    for source in (result.settings, result.signature):
-        value = source.get("primary") if source else None
+    for value in ((result.settings or {}).get("primary"), result.signature.primary):
         if value:
             return str(value)
     corrections = corrections_of(result)
@@ -251,13 +252,13 @@ def result_to_dict(result):
     settings = _clean(result.settings)
     settings.setdefault("primary", primary)
     settings.setdefault("sides", sides_of(result))
-    level = _clean(result.signature.get("confidence_level"))
+    level = _clean(result.signature.confidence_level)
     official = result.official
     return OrderedDict([
         ("schema_version", SCHEMA_VERSION),
         ("generator", OrderedDict([("name", GENERATOR), ("version", __version__)])),
-        ("signature", _clean(result.signature)),
-        ("signature_string", signature_string(result.signature)),
+        ("signature", _clean(result.signature.as_dict())),
+        ("signature_string", str(result.signature)),
         ("settings", settings),
         ("n_items", _clean(result.n)),
         ("systems", [str(n) for n in result.names]),
@@ -288,7 +289,7 @@ def check_report(data, where="report"):
     """Check that ``data`` is a ``report.json`` document this version reads.
 
     Checks the schema version (same major number as
-    :data:`~leaderboard_ci.analysis.SCHEMA_VERSION`) and the fields readers
+    :data:`SCHEMA_VERSION`) and the fields readers
     rely on; not every field.
 
     Raises

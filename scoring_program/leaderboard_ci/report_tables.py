@@ -132,7 +132,7 @@ def format_count(value):
 
 
 def _level(result):
-    level = result.signature.get("confidence_level", 0.95)
+    level = result.signature.confidence_level
     return "%g%%" % (100.0 * float(level))
 
 
@@ -420,13 +420,13 @@ def _result_indicators_table(result, digits=4):
              "not significant at %s = %g after each correction; |winner %s median|: distance between the "
              "winner's score and the median score; CV: coefficient of variation of the scores (%%); PPI: "
              "100 %s |best possible value %s winner's score|."
-             % ("\u03b1", result.signature.get("alpha", 0.05), MINUS, "\u00d7", MINUS)]
+             % ("\u03b1", result.signature.alpha, MINUS, "\u00d7", MINUS)]
     ppi_reasons = ["%s: %s" % (t.title, t.indicators.get("ppi_reason")) for t in result.targets.values()
                    if t.indicators.get("ppi_reason")]
     if ppi_reasons:
         notes.append("PPI not defined for " + "; ".join(ppi_reasons) + ".")
     return indicators_text_table(frame, titles, caption="Competition indicators (%s family)"
-                                 % family_description(result.signature.get("family")),
+                                 % family_description(result.signature.family),
                                  label="tab:indicators", digits=digits, notes=notes)
 
 
@@ -435,8 +435,8 @@ def _result_indicators_table(result, digits=4):
 # ---------------------------------------------------------------------------
 def _settings_phrase(result):
     sig = result.signature
-    return "%s bootstrap, B = %s, n = %s" % (sig.get("method", "percentile"), sig.get("n_resamples"),
-                                            sig.get("n_items", result.n))
+    return "%s bootstrap, B = %s, n = %s" % (sig.method, sig.n_resamples,
+                                            sig.n_items)
 
 
 def _direction(target):
@@ -461,7 +461,7 @@ def systems_table(result, target, digits=4):
     caption = ("%s: systems ranked by score (%s) with %s confidence intervals (%s). Systems sharing a letter "
                "are not significantly different (%s, %s = %g); tied: not significantly different from the "
                "winner." % (target.title, _direction(target), level, _settings_phrase(result),
-                            correction_name(primary, long=True), "\u03b1", result.signature.get("alpha", 0.05)))
+                            correction_name(primary, long=True), "\u03b1", result.signature.alpha))
     notes = [str(n) for n in target.notes]
     return Table("systems", header, rows, ["num", "text", "num", "num", "text", "text"], caption,
                  _label(target, "systems"), notes, frame)
@@ -485,7 +485,7 @@ def _sides_phrase(result, short=False):
 
 
 def _test_name(result):
-    return "permutation" if result.signature.get("test") == "permutation" else "paired bootstrap"
+    return "permutation" if result.signature.test == "permutation" else "paired bootstrap"
 
 
 def vs_winner_table(result, target, digits=4):
@@ -504,7 +504,7 @@ def vs_winner_table(result, target, digits=4):
     caption = ("%s: difference between the winner (%s) and each system (%s; positive: the winner is better) "
                "with %s confidence intervals and %s %s p-values, adjusted over %s. Stars (%s): %s."
                % (target.title, target.winner, orientation, level, _sides_phrase(result), _test_name(result),
-                  family_description(result.signature.get("family")), correction_name(primary), STAR_LEGEND))
+                  family_description(result.signature.family), correction_name(primary), STAR_LEGEND))
     return Table("vs_winner", header, rows, ["text", "num", "num"] + ["num"] * len(pcols) + ["text"],
                  caption, _label(target, "vs-winner"), [], frame)
 

@@ -22,9 +22,22 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["tolerance", "bootstrap_pvalue", "mcnemar_pvalues"]
+__all__ = ["tolerance", "bootstrap_pvalue", "mcnemar_pvalues", "stars"]
 
 _EPS = np.finfo(np.float64).eps
+
+
+def stars(p):
+    """Significance marks: † p<.1, * p<.05, ** p<.01, *** p<.001."""
+    if p < 0.001:
+        return "***"
+    if p < 0.01:
+        return "**"
+    if p < 0.05:
+        return "*"
+    if p < 0.1:
+        return "†"
+    return ""
 
 
 def tolerance(scale, delta):

@@ -1,0 +1,81 @@
+"""The signature: what determines a result's numbers, printed with every result.
+
+One :class:`Signature` serves the per-submission program and the end-of-phase
+analysis (fields that do not apply are None).  Its string form is
+sacrebleu's style, ``metric:f1_macro|B:10000|seed:12345|ci:percentile|...``,
+with the fields that are None left out.
+"""
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+__all__ = ["Signature"]
+
+#: (field, label in the string form); fields with a None label are not in the string.
+_FIELDS = (
+    ("metric", "metric"), ("n_resamples", "B"), ("seed", "seed"), ("method", "ci"),
+    ("confidence_level", "level"), ("test", "test"), ("n_permutations", None), ("sides", "sides"),
+    ("family", "family"), ("corrections", "corrections"), ("primary", "primary"), ("alpha", "alpha"),
+    ("n_items", "n"), ("n_systems", "m"), ("gold_sha256", "gold"), ("version", "version"),
+)
+
+
+@dataclass(frozen=True)
+class Signature:
+    """Settings and inputs that determine a result.
+
+    Attributes
+    ----------
+    metric, n_resamples, seed, method, confidence_level, n_items, version
+        Always set.
+    gold_sha256 : str or None
+        Hex digest of the gold file (None when the gold did not come from a file).
+    test, n_permutations, sides, family, corrections, primary, alpha, n_systems
+        End-of-phase settings; None for one submission.
+    environment : tuple of (name, version)
+        Interpreter and library versions, end of phase only.
+    """
+
+    metric: str
+    n_resamples: int
+    seed: int
+    method: str
+    confidence_level: float
+    n_items: int
+    version: str
+    gold_sha256: Optional[str] = None
+    test: Optional[str] = None
+    n_permutations: Optional[int] = None
+    sides: Optional[str] = None
+    family: Optional[str] = None
+    corrections: Optional[Tuple[str, ...]] = None
+    primary: Optional[str] = None
+    alpha: Optional[float] = None
+    n_systems: Optional[int] = None
+    environment: Tuple[Tuple[str, str], ...] = ()
+
+    def __str__(self):
+        parts = []
+        for name, label in _FIELDS:
+            value = getattr(self, name)
+            if label is None or (value is None and name != "gold_sha256"):
+                continue
+            if name == "gold_sha256":
+                value = (value or "-")[:12]
+            elif name == "corrections":
+                value = ",".join(value)
+            elif name == "confidence_level" and self.n_systems is None:
+                value = "%g" % value
+            parts.append("%s:%s" % (label, value))
+        return "|".join(parts)
+
+    def as_dict(self):
+        """Every field in a fixed order, then the environment's versions (for report.json)."""
+        out = OrderedDict()
+        for name, _ in _FIELDS:
+            value = getattr(self, name)
+            out[name] = list(value) if name == "corrections" and value is not None else value
+        out.update(self.environment)
+        return out

@@ -4,7 +4,7 @@ The parent (``run.py``) starts one child per (workload, n, B, implementation)
 with the implementation's interpreter, and reads this process's peak RSS from
 ``os.wait4``.  The child:
 
-1. for our implementations, calls ``leaderboard_ci.replicates.keep_freed_memory()``
+1. for our implementations, calls ``leaderboard_ci.core.replicates.keep_freed_memory()``
    first, as ``scoring_program/score.py`` and the end-of-phase command do at
    start (glibc keeps freed block buffers instead of trimming and
    re-faulting them);
@@ -93,7 +93,7 @@ def main(spec_path):
     t0 = time.perf_counter()
     if impl.env == "project":
         # As the real entry points do (scoring_program/score.py, the end-of-phase command): once, at start.
-        from leaderboard_ci.replicates import keep_freed_memory
+        from leaderboard_ci.core.parallel import keep_freed_memory
         out["keep_freed_memory"] = keep_freed_memory()
     for mod in impl.requires:
         try:

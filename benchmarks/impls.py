@@ -34,7 +34,7 @@ class Impl:
     label: str
     env: str                      # "project" (this interpreter) or "peers" (benchmarks/.venv-peers)
     build: Callable
-    same_resamples: bool          # uses leaderboard_ci.resampling's replicates
+    same_resamples: bool          # uses leaderboard_ci.core.resampling's replicates
     scalable: bool = True         # may run at a smaller B and scale linearly
     requires: Tuple[str, ...] = ()  # import names; a missing one skips the impl with a reason
     path: Optional[str] = None    # prepended to sys.path ("scoring_program")
@@ -140,9 +140,9 @@ def _build_ours(n_jobs):
     def build(ctx):
         if ctx["workload"].get("kind") == "end_of_phase":
             return _build_ours_eop(ctx, n_jobs)
-        from leaderboard_ci.config import parse_config
-        from leaderboard_ci.evaluation import evaluate
-        from leaderboard_ci.scorer import GoldStandard
+        from leaderboard_ci.scoring.config import parse_config
+        from leaderboard_ci.scoring.evaluation import evaluate
+        from leaderboard_ci.tasks.scorer import GoldStandard
 
         data, workload = ctx["data"], ctx["workload"]
         classification = data["gold"].dtype.kind in "iu"
@@ -223,7 +223,7 @@ def _statistic_and_arrays(ctx):
 
 
 def build_sklearn_loop(ctx):
-    from leaderboard_ci.resampling import iter_index_blocks
+    from leaderboard_ci.core.resampling import iter_index_blocks
 
     stat, arrays, n = _statistic_and_arrays(ctx)
 
@@ -238,7 +238,7 @@ def build_sklearn_loop(ctx):
 
 def build_compstats(ctx):
     from CompStats import StatisticSamples
-    from leaderboard_ci.resampling import replicate_indices
+    from leaderboard_ci.core.resampling import replicate_indices
 
     stat, arrays, n = _statistic_and_arrays(ctx)
 
@@ -274,7 +274,7 @@ def build_bootci(ctx):
 # ---------------------------------------------------------------------------
 def _eop_inputs(data):
     """Gold and coded predictions as the end-of-phase command holds them (built before timing)."""
-    from leaderboard_ci.scorer import GoldStandard
+    from leaderboard_ci.tasks.scorer import GoldStandard
 
     gold = GoldStandard(values=np.ascontiguousarray(data["gold"], dtype=np.intp),
                         labels=tuple(str(c) for c in LABELS))
@@ -289,7 +289,7 @@ _STAGES = {}
 
 def _instrument_analysis():
     """Time the stages of analyze() (wrappers on the names analysis.py calls; overhead ~1 us per call)."""
-    import leaderboard_ci.analysis as analysis
+    import leaderboard_ci.phase.analysis as analysis
 
     if getattr(analysis, "_benchmark_instrumented", False):
         return analysis
@@ -377,7 +377,7 @@ def _time_local_cluster():
 def _build_ours_dask(n_workers):
     def build(ctx):
         _time_local_cluster()
-        from leaderboard_ci.distributed import dask_executor
+        from leaderboard_ci.phase.distributed import dask_executor
 
         # The executor starts a LocalCluster with n_workers single-threaded worker processes
         # on every analyze() call and closes it afterwards: that cost is part of the time.
@@ -407,7 +407,7 @@ def _eop_pairs(full):
 
 def build_sklearn_loop_eop(ctx):
     """A plain scikit-learn loop: f1_score per system per replicate, then numpy for the pairs."""
-    from leaderboard_ci.resampling import iter_index_blocks
+    from leaderboard_ci.core.resampling import iter_index_blocks
     from statsmodels.stats.multitest import multipletests
 
     data, n = ctx["data"], ctx["n"]
@@ -452,7 +452,7 @@ def build_compstats_eop(ctx):
     import pandas as pd
     from CompStats import StatisticSamples, all_differences, difference, performance
     from CompStats.measurements import CI, difference_p_value
-    from leaderboard_ci.resampling import replicate_indices
+    from leaderboard_ci.core.resampling import replicate_indices
     from statsmodels.stats.multitest import multipletests
 
     data, n = ctx["data"], ctx["n"]

@@ -727,7 +727,7 @@ def main(argv=None):
         "python_bare_seconds": measure_startup(sys.executable, "pass"),
         "ours_imports_seconds": measure_startup(
             sys.executable, "import sys; sys.path.insert(0, 'scoring_program'); "
-                            "import leaderboard_ci.evaluation, leaderboard_ci.config, leaderboard_ci.scorer"),
+                            "import leaderboard_ci.scoring.evaluation, leaderboard_ci.scoring.config, leaderboard_ci.tasks.scorer"),
     }
     print("start-up (not in the timings): bare interpreter %.3f s; interpreter + leaderboard_ci imports %.3f s"
           % (startup["python_bare_seconds"], startup["ours_imports_seconds"]), flush=True)

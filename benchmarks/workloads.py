@@ -190,7 +190,7 @@ register(Workload(
 
 
 # ---------------------------------------------------------------------------
-# End of phase (leaderboard_ci.analysis.analyze over m systems)
+# End of phase (leaderboard_ci.phase.analysis.analyze over m systems)
 # ---------------------------------------------------------------------------
 CORRECTIONS = ("bonferroni", "holm", "fdr_bh")
 EOP_NOTES = ("ours: analyze(GoldStandard, {name: coded predictions}, metric='f1_macro', n_resamples=B, "

@@ -18,8 +18,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
-from leaderboard_ci.platform import main  # noqa: E402
-from leaderboard_ci.replicates import keep_freed_memory  # noqa: E402
+from leaderboard_ci.scoring.codabench import main  # noqa: E402
+from leaderboard_ci.core.parallel import keep_freed_memory  # noqa: E402
 
 if __name__ == "__main__":
     keep_freed_memory()

@@ -35,8 +35,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
-from bundle_tools import (BUNDLE_DIR, PROGRAM_DIR, REPO, build_bundle, check_bundle,  # noqa: E402
-                          sample_submissions)
+from leaderboard_ci.tools.bundle import BUNDLE_DIR, PROGRAM_DIR, REPO, build_bundle, sample_submissions  # noqa: E402
+from leaderboard_ci.tools.bundle_check import check_bundle  # noqa: E402
 
 
 def make_parser():

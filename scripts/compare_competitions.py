@@ -19,7 +19,7 @@ PROGRAM_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__fil
 if PROGRAM_DIR not in sys.path:
     sys.path.insert(0, PROGRAM_DIR)
 
-from leaderboard_ci.compare import main  # noqa: E402
+from leaderboard_ci.report.compare import main  # noqa: E402
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -5,7 +5,7 @@
     python scripts/demo.py --out /tmp/demo
 
 Each submission is run through the scoring program in a fresh tree
-(``leaderboard_ci.local_worker.run_scoring``: the metadata command, no
+(``leaderboard_ci.tools.local_worker.run_scoring``: the metadata command, no
 shell, the worker's folder layout), exactly as the platform runs it.  The
 leaderboard is then printed sorted by the official score, each score with
 its 95% interval, the gain over the baseline with its interval and p-value,
@@ -30,9 +30,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
-from bundle_tools import (PROGRAM_DIR, REFERENCE_DIR, REPO, SAMPLES_DIR, ScoredSubmission,  # noqa: E402
+from leaderboard_ci.tools.bundle import (PROGRAM_DIR, REFERENCE_DIR, REPO, SAMPLES_DIR, ScoredSubmission,  # noqa: E402
                           format_table, sample_submissions, score_one)
-from leaderboard_ci.config import load_config  # noqa: E402
+from leaderboard_ci.scoring.config import load_config  # noqa: E402
 
 DEFAULT_OUT = os.path.join(REPO, "out", "demo")
 
@@ -43,7 +43,7 @@ class DemoRun:
 
     runs: List[ScoredSubmission]          # every submission, in the order scored
     ranked: List[ScoredSubmission]        # the scored ones, best first
-    config: object                        # leaderboard_ci.config.Config of the competition
+    config: object                        # leaderboard_ci.scoring.config.Config of the competition
     out_dir: str
     seconds: float
     signature: Optional[str]
@@ -116,7 +116,7 @@ def end_of_phase_report(demo):
     intervals are the leaderboard's; it adds the paired comparisons (all pairs,
     corrected p-values, indicators).  Returns the command's exit code.
     """
-    from leaderboard_ci import cli
+    from leaderboard_ci.phase import cli
 
     out = os.path.join(demo.out_dir, "report")
     print()

@@ -10,7 +10,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "scoring_program"))
 
-from leaderboard_ci.cli import main  # noqa: E402
+from leaderboard_ci.phase.cli import main  # noqa: E402
 
 if __name__ == "__main__":
     sys.exit(main())

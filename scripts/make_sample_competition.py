@@ -42,7 +42,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
-from bundle_tools import BUNDLE_DIR, format_table, write_zip  # noqa: E402
+from leaderboard_ci.tools.bundle import BUNDLE_DIR, format_table, write_zip  # noqa: E402
 
 SEED = 0
 TEST_SIZE = 0.3

@@ -8,7 +8,7 @@ A fresh tree is laid out (``program/``, ``input/ref/``, ``input/res/`` with
 the unpacked zip plus the worker's ``metadata`` file, ``output/``), the
 command of the program's ``metadata.yaml`` is run without a shell, with the
 program folder as working directory (see
-``leaderboard_ci.local_worker.run_scoring``).  The program's exit code, its
+``leaderboard_ci.tools.local_worker.run_scoring``).  The program's exit code, its
 stdout and stderr, the scores and the output folder (with
 ``detailed_results.html``) are printed.  ``LEADERBOARD_CI_DEBUG=1`` is set
 so that an internal error shows its traceback to you, the organizer.
@@ -30,7 +30,7 @@ if HERE not in sys.path:
 
 import yaml  # noqa: E402
 
-from bundle_tools import BUNDLE_DIR, PROGRAM_DIR, REFERENCE_DIR, format_table, score_one  # noqa: E402
+from leaderboard_ci.tools.bundle import BUNDLE_DIR, PROGRAM_DIR, REFERENCE_DIR, format_table, score_one  # noqa: E402
 
 #: What a kept tree may already contain (a previous run's tree, safe to replace).
 _TREE_NAMES = {"program", "input", "output", "shared"}

@@ -1,6 +1,6 @@
 """Small synthetic competitions shared by the report tests (analysed once per session).
 
-Each function returns a PhaseResult from :func:`leaderboard_ci.analysis.analyze`
+Each function returns a PhaseResult from :func:`leaderboard_ci.phase.analysis.analyze`
 on seeded synthetic data, with B <= 1000 so the tests stay fast.  System
 names include every character the reports must escape.
 """
@@ -8,7 +8,7 @@ import functools
 
 import numpy as np
 
-from leaderboard_ci.analysis import analyze
+from leaderboard_ci.phase.analysis import analyze
 
 #: Names with HTML, LaTeX and Markdown special characters.
 NASTY = ["a_b & c%", "<script>alert(1)</script>", "O'Brien \"q\" | pipe", "tab\u2020 #1 $x$ {y} ~z^ \\s",

@@ -4,9 +4,9 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from leaderboard_ci.accumulators import (CodeCounts, ExactSums, RankSums, WeightedFunction, block_counts_factory,
+from leaderboard_ci.core.accumulators import (CodeCounts, ExactSums, RankSums, WeightedFunction, block_counts_factory,
                                          jackknife, split_fixed_point)
-from leaderboard_ci.resampling import counts_from_indices, replicate_indices
+from leaderboard_ci.core.resampling import counts_from_indices, replicate_indices
 
 
 def exact_weighted_sum(weights, values):

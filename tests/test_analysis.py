@@ -10,10 +10,10 @@ import pytest
 from sklearn.metrics import accuracy_score, f1_score
 from statsmodels.stats.multitest import multipletests
 
-from leaderboard_ci.analysis import analyze
-from leaderboard_ci.significance import stars
-from leaderboard_ci.errors import ConfigError
-from leaderboard_ci.resampling import replicate_indices
+from leaderboard_ci.phase.analysis import analyze
+from leaderboard_ci.core.significance import stars
+from leaderboard_ci.scoring.errors import ConfigError
+from leaderboard_ci.core.resampling import replicate_indices
 
 B = 800
 SEED = 5

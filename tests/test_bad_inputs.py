@@ -1,7 +1,7 @@
 """Malformed submissions, run through the real entry point as Codabench's worker runs them.
 
 Every case of ``tests/bad_inputs/cases.py`` is laid out in a fresh ``/app``-like
-tree by :func:`leaderboard_ci.local_worker.run_scoring` and scored by
+tree by :func:`leaderboard_ci.tools.local_worker.run_scoring` and scored by
 ``score.py`` in a subprocess.  A rejected submission must exit with code 1
 (2 for the organizer's mistakes) and print exactly one line on stderr
 matching the case's message, with no traceback; an accepted one must score
@@ -23,9 +23,9 @@ PROGRAM = os.path.join(ROOT, "scoring_program")
 if PROGRAM not in sys.path:
     sys.path.insert(0, PROGRAM)
 
-from leaderboard_ci.config import load_config  # noqa: E402
-from leaderboard_ci.local_worker import prepare_tree, run_scoring  # noqa: E402
-from leaderboard_ci.readers import find_prediction_file, read_gold, read_predictions  # noqa: E402
+from leaderboard_ci.scoring.config import load_config  # noqa: E402
+from leaderboard_ci.tools.local_worker import prepare_tree, run_scoring  # noqa: E402
+from leaderboard_ci.scoring.readers import find_prediction_file, read_gold, read_predictions  # noqa: E402
 
 
 def _load(name):
@@ -41,9 +41,6 @@ leaks = _load("leaks")
 
 REJECTED = [c for c in cases.CASES if not c.accept]
 ACCEPTED = [c for c in cases.CASES if c.accept]
-HAS_DETAILED_HTML = os.path.exists(os.path.join(PROGRAM, "leaderboard_ci", "detailed_html.py"))
-
-
 def _clean_case(task):
     return cases.case("clean_" + task, {"predictions.csv": cases.TASKS[task]["clean"]}, task=task, accept=True)
 
@@ -156,8 +153,6 @@ def test_rejected_with_one_clear_sentence(case, runs):
                          ids=[c.name for c in cases.CASES] + list(CLEAN))
 def test_nothing_reveals_the_gold_standard(case, runs):
     result = runs[case.name]
-    if case.accept and not HAS_DETAILED_HTML:
-        pytest.skip("detailed_html.py has not landed yet")
     texts = _outputs(result)
     assert leaks.find_leaks(texts, _gold_text(case), distinctive_values=case.task == "reg") == []
     if result.returncode == 0:
@@ -167,7 +162,6 @@ def test_nothing_reveals_the_gold_standard(case, runs):
 # ---------------------------------------------------------------------------
 # Accepted submissions score exactly like the clean file
 # ---------------------------------------------------------------------------
-@pytest.mark.skipif(not HAS_DETAILED_HTML, reason="detailed_html.py (another module) has not landed yet")
 @pytest.mark.parametrize("case", ACCEPTED, ids=[c.name for c in ACCEPTED])
 def test_accepted_end_to_end_like_the_clean_file(case, runs):
     result, clean = runs[case.name], runs[CLEAN[case.task].name]

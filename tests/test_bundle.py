@@ -11,8 +11,9 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "scripts"))
 
 import build_bundle  # noqa: E402
-from bundle_tools import (BUNDLE_DIR, build_bundle as build, check_bundle, sample_submissions,  # noqa: E402
-                          write_zip, zip_bytes)
+from leaderboard_ci.tools.bundle import (BUNDLE_DIR, build_bundle as build, sample_submissions,  # noqa: E402
+                                         write_zip, zip_bytes)
+from leaderboard_ci.tools.bundle_check import check_bundle  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +59,10 @@ def test_bundle_layout(bundle):
         assert name in entries, name
     program = zipfile.ZipFile(io.BytesIO(entries["scoring_program.zip"])).namelist()
     assert "metadata.yaml" in program and "score.py" in program and "config.yaml" in program
-    assert "leaderboard_ci/platform.py" in program
+    assert "leaderboard_ci/scoring/codabench.py" in program
+    # Only the per-submission path: no end-of-phase, report or tools code in the drop-in.
+    packages = set(n.split("/")[1] for n in program if n.startswith("leaderboard_ci/") and n.count("/") >= 2)
+    assert packages == {"core", "tasks", "scoring"}, packages
     assert not [n for n in program if "__pycache__" in n or n.endswith(".pyc") or "egg-info" in n]
     reference = zipfile.ZipFile(io.BytesIO(entries["reference_data.zip"])).namelist()
     assert sorted(reference) == ["baseline.csv", "config.yaml", "gold.csv"]

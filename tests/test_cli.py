@@ -6,8 +6,8 @@ import zipfile
 
 import pytest
 
-from leaderboard_ci import cli
-from leaderboard_ci.local_worker import run_scoring
+from leaderboard_ci.phase import cli
+from leaderboard_ci.tools.local_worker import run_scoring
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir)
 PROGRAM = os.path.join(ROOT, "scoring_program")
@@ -134,7 +134,7 @@ def test_baseline_by_name_and_per_participant(fast_reference, tmp_path):
 
 @pytest.mark.parametrize("argv,message", [
     (["--reference", "/nonexistent/ref"], "--reference /nonexistent/ref is neither a folder nor a zip"),
-    (["--jobs", "many"], "--jobs must be 'auto' or a positive integer"),
+    (["--jobs", "many"], "--jobs must be 'auto' or an integer from 1 to 256, got 'many'"),
     (["--baseline", "nobody"], "--baseline 'nobody' is not one of the systems"),
     (["--config", "/nonexistent.yaml"], "--config /nonexistent.yaml does not exist"),
 ])

@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 import _report_examples as E
-from leaderboard_ci.compare import OUTPUT_NAMES, comparison_frame, default_name, main, make_parser
-from leaderboard_ci.report_tables import indicators_table
+from leaderboard_ci.report.compare import OUTPUT_NAMES, comparison_frame, default_name, main, make_parser
+from leaderboard_ci.report.tables import indicators_table
 
 SCRIPT = os.path.join(os.path.dirname(__file__), os.pardir, "scripts", "compare_competitions.py")
 

@@ -4,9 +4,9 @@ import os
 import pytest
 import yaml
 
-from leaderboard_ci.config import (CORRECTION_METHODS, DEFAULT_SEED, column_key, group_slug, load_config,
+from leaderboard_ci.scoring.config import (CORRECTION_METHODS, DEFAULT_SEED, column_key, group_slug, load_config,
                                    parse_config)
-from leaderboard_ci.errors import ConfigError
+from leaderboard_ci.scoring.errors import ConfigError
 
 PROGRAM = os.path.join(os.path.dirname(__file__), os.pardir, "scoring_program")
 

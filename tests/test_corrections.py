@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 from statsmodels.stats.multitest import multipletests
 
-from leaderboard_ci.corrections import adjust, adjust_within
+from leaderboard_ci.phase.corrections import adjust, adjust_within
 
 
 @pytest.mark.parametrize("method", ["bonferroni", "holm", "fdr_bh", "hommel", "fdr_by"])
@@ -23,3 +23,16 @@ def test_families_are_adjusted_separately():
     p = np.array([0.01, 0.02, 0.03, 0.04, 0.05])
     out = adjust_within(p, [np.array([0, 1]), np.array([2, 3, 4])], "bonferroni")
     np.testing.assert_allclose(out, [0.02, 0.04, 0.09, 0.12, 0.15])
+
+
+def test_display_names_are_statsmodels_own():
+    """One table of names (in the report, which does not import statsmodels), equal to statsmodels'."""
+    from statsmodels.stats import multitest
+
+    from leaderboard_ci.report.formatting import CORRECTION_NAMES
+    from leaderboard_ci.scoring.config import CORRECTION_METHODS
+
+    aliases = {alias: group[0] for group in multitest._alias_list for alias in group}
+    for method in CORRECTION_METHODS:
+        assert CORRECTION_NAMES[method] == multitest.multitest_methods_names[aliases[method]], method
+    assert set(CORRECTION_NAMES) == set(CORRECTION_METHODS) | {"none"}

@@ -9,14 +9,14 @@ from html.parser import HTMLParser
 import numpy as np
 import pytest
 
-from leaderboard_ci.config import parse_config
-from leaderboard_ci.detailed_html import HISTOGRAM_BINS, render_detailed_results
-from leaderboard_ci.evaluation import evaluate
-from leaderboard_ci.scorer import GoldStandard
+from leaderboard_ci.scoring.config import parse_config
+from leaderboard_ci.scoring.detailed_html import HISTOGRAM_BINS, render_detailed_results
+from leaderboard_ci.scoring.evaluation import evaluate
+from leaderboard_ci.tasks.scorer import GoldStandard
 
 NASTY = '<b>&"x"'
 VOID = {"meta", "br", "wbr", "hr", "img", "input", "link", "col", "source"}
-MODULE = os.path.join(os.path.dirname(__file__), os.pardir, "scoring_program", "leaderboard_ci", "detailed_html.py")
+MODULE = os.path.join(os.path.dirname(__file__), os.pardir, "scoring_program", "leaderboard_ci", "scoring", "detailed_html.py")
 
 
 class Page(HTMLParser):

@@ -5,12 +5,12 @@ import textwrap
 import numpy as np
 import pytest
 
-from leaderboard_ci.config import parse_config
-from leaderboard_ci.evaluation import evaluate
-from leaderboard_ci.intervals import confidence_interval
-from leaderboard_ci.resampling import replicate_indices
-from leaderboard_ci.scorer import GoldStandard
-from leaderboard_ci.significance import bootstrap_pvalue
+from leaderboard_ci.scoring.config import parse_config
+from leaderboard_ci.scoring.evaluation import evaluate
+from leaderboard_ci.core.intervals import confidence_interval
+from leaderboard_ci.core.resampling import replicate_indices
+from leaderboard_ci.tasks.scorer import GoldStandard
+from leaderboard_ci.core.significance import bootstrap_pvalue
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from leaderboard_ci.local_worker import run_scoring
+from leaderboard_ci.tools.local_worker import run_scoring
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir)
 PROGRAM = os.path.join(ROOT, "scoring_program")
@@ -51,14 +51,14 @@ def test_every_sample_scores_identically_in_the_image(image, current_bytes, tmp_
 def test_scoring_path_imports_only_numpy_and_yaml():
     code = (
         "import sys; sys.path.insert(0, %r)\n"
-        "from leaderboard_ci.platform import run\n"
+        "from leaderboard_ci.scoring.codabench import run\n"
         "import io\n"
         "rc = run(%r, %r, %r, stdout=io.StringIO(), stderr=io.StringIO())\n"
         "heavy = [m for m in ('pandas', 'scipy', 'sklearn', 'statsmodels', 'matplotlib') if m in sys.modules]\n"
         "print(rc, heavy)\n"
     )
     import tempfile
-    from leaderboard_ci.local_worker import prepare_tree
+    from leaderboard_ci.tools.local_worker import prepare_tree
     root = tempfile.mkdtemp()
     prepare_tree(root, PROGRAM, REFERENCE, SUBMISSIONS[0])
     out = subprocess.run([sys.executable, "-c", code % (PROGRAM, os.path.join(root, "input"),

@@ -5,11 +5,11 @@ import scipy.special
 import scipy.stats
 import scipy.stats._resampling as scipy_resampling
 
-from leaderboard_ci.config import parse_config
-from leaderboard_ci.evaluation import evaluate
-from leaderboard_ci.intervals import confidence_interval, ndtr, ndtri, quantile
-from leaderboard_ci.resampling import replicate_indices
-from leaderboard_ci.scorer import GoldStandard
+from leaderboard_ci.scoring.config import parse_config
+from leaderboard_ci.scoring.evaluation import evaluate
+from leaderboard_ci.core.intervals import confidence_interval, ndtr, ndtri, quantile
+from leaderboard_ci.core.resampling import replicate_indices
+from leaderboard_ci.tasks.scorer import GoldStandard
 
 
 def test_ndtri_and_ndtr_match_scipy():

@@ -4,7 +4,7 @@ import itertools
 import numpy as np
 import pytest
 
-from leaderboard_ci.letters import MAX_SYSTEMS, letter_groups
+from leaderboard_ci.core.letters import MAX_SYSTEMS, letter_groups
 
 
 def check_display(order, different, letters):

@@ -13,12 +13,13 @@ from hypothesis import strategies as st
 from scipy import stats as sps
 from sklearn import metrics as skm
 
-from leaderboard_ci.config import parse_config
-from leaderboard_ci.errors import ConfigError
-from leaderboard_ci.evaluation import evaluate
-from leaderboard_ci.metrics import ClassStats, RegressionSums, parse_metric, classification_score
-from leaderboard_ci.resampling import replicate_indices
-from leaderboard_ci.scorer import GoldStandard, SystemScorer
+from leaderboard_ci.scoring.config import parse_config
+from leaderboard_ci.scoring.errors import ConfigError
+from leaderboard_ci.scoring.evaluation import evaluate
+from leaderboard_ci.tasks.metrics import ClassStats, RegressionSums, classification_score
+from leaderboard_ci.scoring.metric_config import parse_metric
+from leaderboard_ci.core.resampling import replicate_indices
+from leaderboard_ci.tasks.scorer import GoldStandard, SystemScorer
 
 TOL = 1e-12
 LABELS = ("a", "b", "c", "d")
@@ -170,7 +171,7 @@ def test_random_labelings_match_sklearn(pairs, zero_division):
     p = np.array([b for _, b in pairs])
     cfg = parse_config(dict(CLASSIFICATION_CONFIG, zero_division=zero_division,
                             bootstrap={"n_resamples": 5, "seed": 1, "n_jobs": 1}))
-    scorer = SystemScorer(cfg, GoldStandard(values=y, labels=LABELS), p)
+    scorer = SystemScorer(cfg.metrics, GoldStandard(values=y, labels=LABELS), p)
     scores = scorer.scores([acc.full()[None, :] for acc in scorer.accumulators])[0]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -186,7 +187,7 @@ def test_random_regression_samples_match_scipy(pairs):
     y = np.array([a for a, _ in pairs], dtype=float) * 1.5
     p = np.array([b for _, b in pairs], dtype=float) * 0.25
     cfg = parse_config(dict(REGRESSION_CONFIG, bootstrap={"n_resamples": 5, "n_jobs": 1}))
-    scorer = SystemScorer(cfg, GoldStandard(values=y), p)
+    scorer = SystemScorer(cfg.metrics, GoldStandard(values=y), p)
     scores = scorer.scores([acc.full()[None, :] for acc in scorer.accumulators])[0]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -202,14 +203,14 @@ def test_documented_degenerate_rules():
     # Constant predictions: Pearson/Spearman 0 (SciPy gives NaN); R² force_finite; MCC 0; kappa 0.
     y = np.array([1.0, 2.0, 3.0, 4.0])
     cfg = parse_config(dict(REGRESSION_CONFIG, bootstrap={"n_resamples": 5, "n_jobs": 1}))
-    scorer = SystemScorer(cfg, GoldStandard(values=y), np.full(4, 2.5))
+    scorer = SystemScorer(cfg.metrics, GoldStandard(values=y), np.full(4, 2.5))
     scores = dict(zip([t.metric.key for t in scorer.targets],
                       scorer.scores([a.full()[None, :] for a in scorer.accumulators])[0]))
     assert scores["pearson"] == 0.0 and scores["spearman"] == 0.0
     assert scores["r2"] == skm.r2_score(y, np.full(4, 2.5))
     const = GoldStandard(values=np.full(4, 7.0))
     for pred, r2 in ((np.full(4, 7.0), 1.0), (np.array([7.0, 7.0, 7.0, 8.0]), 0.0)):
-        s = SystemScorer(cfg, const, pred)
+        s = SystemScorer(cfg.metrics, const, pred)
         values = dict(zip([t.metric.key for t in s.targets], s.scores([a.full()[None, :] for a in s.accumulators])[0]))
         assert values["r2"] == r2
         assert all(np.isfinite(v) for v in values.values())
@@ -224,7 +225,7 @@ def test_empty_sample_is_nan_only_for_groups():
     stats = ClassStats(np.zeros((1, 2)), np.zeros((1, 2)), np.zeros((1, 2)))
     assert np.isnan(classification_score(spec, stats)[0])
     sums = RegressionSums(np.array([0.0]), abs_err=np.array([0.0]))
-    from leaderboard_ci.metrics import regression_score
+    from leaderboard_ci.tasks.metrics import regression_score
     assert np.isnan(regression_score(parse_metric("mae", "test"), sums)[0])
 
 

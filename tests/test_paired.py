@@ -2,10 +2,10 @@
 import numpy as np
 import pytest
 
-from leaderboard_ci.config import parse_config
-from leaderboard_ci.evaluation import evaluate
-from leaderboard_ci.paired import PairedPlan, score_systems
-from leaderboard_ci.scorer import GoldStandard
+from leaderboard_ci.scoring.config import parse_config
+from leaderboard_ci.scoring.evaluation import evaluate
+from leaderboard_ci.phase.systems import build_plan as PairedPlan, score_systems
+from leaderboard_ci.tasks.scorer import GoldStandard
 
 
 def _classification(n=400, m=5, seed=0):

@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 
-from leaderboard_ci.intervals import confidence_interval
-from leaderboard_ci.pairwise import pair_statistics, ranked_pairs
-from leaderboard_ci.significance import bootstrap_pvalue
+from leaderboard_ci.core.intervals import confidence_interval
+from leaderboard_ci.core.pairs import pair_statistics, ranked_pairs
+from leaderboard_ci.core.significance import bootstrap_pvalue
 
 
 @pytest.fixture
@@ -74,7 +74,7 @@ def test_threads_and_chunks_change_nothing(data, method):
 
 @pytest.mark.parametrize("count", [1, 2, 3, 7, 40, 1000])
 def test_order_statistics_equal_a_full_sort(count):
-    from leaderboard_ci.pairwise import _order_statistics
+    from leaderboard_ci.core.pairs import _order_statistics
 
     rng = np.random.default_rng(count)
     x = np.round(rng.normal(size=(6, count)), 1)  # many ties

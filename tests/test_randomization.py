@@ -4,10 +4,10 @@ import pytest
 from scipy.stats import binomtest, permutation_test
 from sklearn.metrics import f1_score
 
-from leaderboard_ci.config import parse_config
-from leaderboard_ci.paired import PairedPlan
-from leaderboard_ci.randomization import EXACT_LIMIT, permutation_pvalues
-from leaderboard_ci.scorer import GoldStandard
+from leaderboard_ci.scoring.config import parse_config
+from leaderboard_ci.phase.systems import build_plan as PairedPlan
+from leaderboard_ci.core.permutation import EXACT_LIMIT, permutation_pvalues
+from leaderboard_ci.tasks.scorer import GoldStandard
 
 CFG = parse_config({"metric": "f1_macro", "extra_metrics": ["accuracy"], "labels": ["x", "y", "z"]})
 
@@ -15,8 +15,12 @@ CFG = parse_config({"metric": "f1_macro", "extra_metrics": ["accuracy"], "labels
 def _pvalues(y, systems, n_permutations=1000, seed=1):
     gold = GoldStandard(values=y, labels=("x", "y", "z"))
     plan = PairedPlan(CFG, gold, systems, [str(i) for i in range(len(systems))])
-    return permutation_pvalues(plan.scorers, plan.full_scores(), np.array([[0, 1]]), np.stack(systems, 1), seed,
-                               n_permutations)
+    p, p_reversed, p_two, exact = permutation_pvalues(plan.scorers, plan.full_scores(), np.array([[0, 1], [1, 0]]),
+                                                      np.stack(systems, 1), seed, n_permutations)
+    # The reversed tail of (a, b) is the count of (b, a), bit for bit (the analysis runs each pair once).
+    assert p_reversed[0].tobytes() == p[1].tobytes() and p_reversed[1].tobytes() == p[0].tobytes()
+    assert p_two[0].tobytes() == p_two[1].tobytes()
+    return p[:1], p_two[:1], exact[:1]
 
 
 def test_exact_enumeration_equals_a_naive_loop():

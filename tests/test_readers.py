@@ -1,4 +1,4 @@
-"""leaderboard_ci.readers and leaderboard_ci.formats: finding, decoding, parsing and aligning files.
+"""leaderboard_ci.scoring.readers and leaderboard_ci.scoring.formats: finding, decoding, parsing and aligning files.
 
 Standard library, numpy and pytest only: these tests also run under the stock
 image's Python 3.7 / numpy 1.17 (``/tmp/venv37/bin/python -m pytest tests/test_readers.py``).
@@ -15,10 +15,10 @@ PROGRAM = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 if PROGRAM not in sys.path:
     sys.path.insert(0, PROGRAM)
 
-from leaderboard_ci import formats  # noqa: E402
-from leaderboard_ci.config import parse_config  # noqa: E402
-from leaderboard_ci.errors import ConfigError, SubmissionError  # noqa: E402
-from leaderboard_ci.readers import find_prediction_file, read_baseline, read_gold, read_predictions  # noqa: E402
+from leaderboard_ci.scoring import formats, text_files  # noqa: E402
+from leaderboard_ci.scoring.config import parse_config  # noqa: E402
+from leaderboard_ci.scoring.errors import ConfigError, SubmissionError  # noqa: E402
+from leaderboard_ci.scoring.readers import find_prediction_file, read_baseline, read_gold, read_predictions  # noqa: E402
 
 IDS = ["a1", "b2", "c3", "d4", "e5", "f6"]
 GOLD = ["pos", "neg", "neu", "pos", "pos", "neg"]
@@ -192,7 +192,7 @@ class TestEncodings:
     @pytest.mark.parametrize("chunk", [1, 2, 3, 5, 7, 16])
     @pytest.mark.parametrize("encoding,prefix", [("utf-8", b""), ("utf-16-le", codecs.BOM_UTF16_LE)])
     def test_chunk_boundaries_inside_characters_and_crlf(self, tmp_path, monkeypatch, chunk, encoding, prefix):
-        monkeypatch.setattr(formats, "_CHUNK", chunk)
+        monkeypatch.setattr(text_files, "_CHUNK", chunk)
         text = "first\r\nsecond caf\u00e9\r\n\u4e2d\u6587\r\r\nlast \U0001f600"
         path = write(tmp_path, "x.txt", prefix + text.encode(encoding))
         got = list(formats.iter_lines(formats.Source(path, "x.txt")))
@@ -206,7 +206,7 @@ class TestEncodings:
         assert message(excinfo) == "p.csv is not UTF-8 text (byte 0xe9 at line 4); save it as UTF-8"
 
     def test_undecodable_byte_after_a_chunk_boundary(self, tmp_path, gold, monkeypatch):
-        monkeypatch.setattr(formats, "_CHUNK", 4)
+        monkeypatch.setattr(text_files, "_CHUNK", 4)
         data = table(zip(IDS, PRED)).encode() + b"x\xff\n"
         with pytest.raises(SubmissionError) as excinfo:
             read(tmp_path, "p.csv", data, gold)

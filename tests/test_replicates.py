@@ -2,8 +2,9 @@
 import numpy as np
 import pytest
 
-from leaderboard_ci.accumulators import CodeCounts, ExactSums, RankSums
-from leaderboard_ci.replicates import compute_replicates, resolve_jobs, split_range
+from leaderboard_ci.core.accumulators import CodeCounts, ExactSums, RankSums
+from leaderboard_ci.core.parallel import resolve_jobs, split_range
+from leaderboard_ci.core.replicates import compute_replicates
 
 
 def _accumulators(n):
@@ -57,7 +58,7 @@ def test_auto_jobs_is_positive():
 
 def test_large_n_is_counted_in_chunks_with_identical_results():
     """n >= 2**17 takes the chunked path (one replicate in cache-sized pieces)."""
-    from leaderboard_ci.resampling import replicate_indices, rows_per_block
+    from leaderboard_ci.core.resampling import replicate_indices, rows_per_block
 
     n = (1 << 17) + 11
     assert rows_per_block(n) == 1
@@ -72,7 +73,7 @@ def test_large_n_is_counted_in_chunks_with_identical_results():
 @pytest.mark.parametrize("chunk", [7, 64, 1 << 17])
 def test_chunked_counting_equals_whole_blocks(monkeypatch, chunk):
     """One replicate per block is counted in chunks of draws: any chunk size gives the same counts."""
-    import leaderboard_ci.replicates as replicates
+    import leaderboard_ci.core.replicates as replicates
 
     n = 1000
     codes = np.random.default_rng(3).integers(0, 9, n)

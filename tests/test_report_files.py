@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 import _report_examples as E
-from leaderboard_ci.report_files import _Writer, safe_file_name, write_report
+from leaderboard_ci.report.files import _Writer, safe_file_name, write_report
 
 
 def test_safe_file_name():

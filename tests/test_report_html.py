@@ -8,8 +8,8 @@ from html.parser import HTMLParser
 import pytest
 
 import _report_examples as E
-from leaderboard_ci.analysis import analyze
-from leaderboard_ci.report_html import render_report, resolution_notes
+from leaderboard_ci.phase.analysis import analyze
+from leaderboard_ci.report.html_report import render_report, resolution_notes
 
 VOID = {"meta", "br", "img", "hr", "input", "link", "col", "source", "wbr"}
 

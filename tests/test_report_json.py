@@ -9,10 +9,10 @@ import pandas as pd
 import pytest
 
 import _report_examples as E
-from leaderboard_ci.analysis import analyze
-from leaderboard_ci.report_json import SCHEMA_VERSION
-from leaderboard_ci.config import parse_config
-from leaderboard_ci.report_json import (ReportFormatError, _clean, check_report, primary_correction, read_report,
+from leaderboard_ci.phase.analysis import analyze
+from leaderboard_ci.report.json_report import SCHEMA_VERSION
+from leaderboard_ci.scoring.config import parse_config
+from leaderboard_ci.report.json_report import (ReportFormatError, _clean, check_report, primary_correction, read_report,
                                         result_to_json, sides_of)
 
 NUM = (int, float)

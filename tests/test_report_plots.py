@@ -9,8 +9,8 @@ from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 
 import _report_examples as E
-from leaderboard_ci.report_json import sides_of
-from leaderboard_ci.report_plots import (GREEN, RED, WINNER, BASELINE, bootstrap_difference_plot, ci_contains_zero,
+from leaderboard_ci.report.json_report import sides_of
+from leaderboard_ci.report.plots import (GREEN, RED, WINNER, BASELINE, bootstrap_difference_plot, ci_contains_zero,
                                          difference_plot, figure_png, ordered_ci_plot, pair_heatmap, save_figure,
                                          target_figures)
 
@@ -193,8 +193,8 @@ def test_only_report_plots_imports_matplotlib():
             with open(os.path.join(PACKAGE, name), encoding="utf-8") as handle:
                 source = handle.read()
             assert "import matplotlib" not in source and "from matplotlib" not in source, name
-    code = ("import sys, leaderboard_ci.report_html, leaderboard_ci.report_json, leaderboard_ci.report_tables, "
-            "leaderboard_ci.compare; print('matplotlib' in sys.modules)")
+    code = ("import sys, leaderboard_ci.report.html_report, leaderboard_ci.report.json_report, leaderboard_ci.report.tables, "
+            "leaderboard_ci.report.compare; print('matplotlib' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE, check=True,
                          env=dict(os.environ, PYTHONPATH=os.path.dirname(PACKAGE)))
     assert out.stdout.strip() == b"False"

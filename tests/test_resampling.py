@@ -5,7 +5,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 
-from leaderboard_ci.resampling import (SWAP_STREAM_OFFSET, check_n_resamples, check_seed, counts_from_indices,
+from leaderboard_ci.core.resampling import (SWAP_STREAM_OFFSET, check_n_resamples, check_seed, counts_from_indices,
                                        iter_index_blocks, replicate_indices, swap_signs)
 
 

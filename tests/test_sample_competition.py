@@ -16,7 +16,7 @@ sys.path.insert(0, os.path.join(REPO, "scripts"))
 import demo  # noqa: E402
 import make_sample_competition  # noqa: E402
 import score_submission  # noqa: E402
-from bundle_tools import BUNDLE_DIR, REFERENCE_DIR, sample_submissions, score_one, write_zip  # noqa: E402
+from leaderboard_ci.tools.bundle import BUNDLE_DIR, REFERENCE_DIR, sample_submissions, score_one, write_zip  # noqa: E402
 
 SAMPLES = sample_submissions()
 SAMPLE_IDS = [os.path.basename(p)[:-4] for p in SAMPLES]

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from leaderboard_ci.significance import bootstrap_pvalue, tolerance
+from leaderboard_ci.core.significance import bootstrap_pvalue, tolerance
 
 
 def naive_pvalue(diffs, delta, gamma):

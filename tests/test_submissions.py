@@ -1,4 +1,4 @@
-"""leaderboard_ci.submissions: finding, safely unpacking and reading a phase's submissions.
+"""leaderboard_ci.phase.submissions: finding, safely unpacking and reading a phase's submissions.
 
 Inputs are built on the fly in tmp_path from the sample competition (sklearn's
 digits, 540 test items): its gold standard and its sample submission zips.
@@ -23,10 +23,11 @@ PROGRAM = os.path.join(REPO, "scoring_program")
 if PROGRAM not in sys.path:
     sys.path.insert(0, PROGRAM)
 
-from leaderboard_ci import readers, safe_unzip, submissions  # noqa: E402
-from leaderboard_ci.config import load_config  # noqa: E402
-from leaderboard_ci.errors import ConfigError, SubmissionError  # noqa: E402
-from leaderboard_ci.submissions import (FAILED_REASON, NamesMapWarning, SubmissionEntry, UnzipLimits,  # noqa: E402
+from leaderboard_ci.scoring import readers
+from leaderboard_ci.phase import safe_unzip, submissions  # noqa: E402
+from leaderboard_ci.scoring.config import load_config  # noqa: E402
+from leaderboard_ci.scoring.errors import ConfigError, SubmissionError  # noqa: E402
+from leaderboard_ci.phase.submissions import (FAILED_REASON, NamesMapWarning, SubmissionEntry, UnzipLimits,  # noqa: E402
                                         discover, load_systems, safe_extract)
 
 REFERENCE = os.path.join(REPO, "competition_bundle", "reference_data")
@@ -799,7 +800,7 @@ def test_per_participant_best_and_last(tmp_path, config, gold):
 
 
 def test_best_follows_the_metric_direction(tmp_path, gold):
-    from leaderboard_ci.config import parse_config
+    from leaderboard_ci.scoring.config import parse_config
     config = parse_config({"metric": "accuracy", "labels": list(gold.labels)})
     bulk = participant_bulk(tmp_path)
     best, _, _ = load_systems(bulk, config, gold, str(tmp_path / "w"), per_participant="best")

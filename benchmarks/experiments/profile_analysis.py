@@ -37,7 +37,7 @@ ROOT = os.path.dirname(BENCH)
 sys.path.insert(0, os.path.join(ROOT, "scoring_program"))
 sys.path.insert(1, BENCH)
 
-from leaderboard_ci.replicates import keep_freed_memory  # noqa: E402
+from leaderboard_ci.core.parallel import keep_freed_memory  # noqa: E402
 
 KEPT = keep_freed_memory()
 
@@ -81,7 +81,7 @@ def main():
     p.add_argument("--top", type=int, default=18)
     args = p.parse_args()
     jobs = args.jobs if args.jobs == "auto" else int(args.jobs)
-    from leaderboard_ci.replicates import resolve_jobs
+    from leaderboard_ci.core.parallel import resolve_jobs
 
     print("load %.2f; keep_freed_memory: %s; threads: %d" % (os.getloadavg()[0], KEPT, resolve_jobs(jobs)))
     gold, systems, _ = load(args.m, args.n)

@@ -36,8 +36,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "scoring_program"))
 
-from leaderboard_ci.replicates import DRAW_CHUNK  # noqa: E402
-from leaderboard_ci.resampling import rows_per_block  # noqa: E402
+from leaderboard_ci.core.replicates import DRAW_CHUNK  # noqa: E402
+from leaderboard_ci.core.resampling import rows_per_block  # noqa: E402
 
 
 def data(n):
@@ -93,8 +93,9 @@ def stages(n, B, codes):
 
 def whole_loop(n, B, jobs, keep):
     """compute_replicates on one CodeCounts, in THIS (fresh) process: wall, CPU, page faults."""
-    from leaderboard_ci.accumulators import CodeCounts
-    from leaderboard_ci.replicates import compute_replicates, keep_freed_memory
+    from leaderboard_ci.core.accumulators import CodeCounts
+    from leaderboard_ci.core.parallel import keep_freed_memory
+    from leaderboard_ci.core.replicates import compute_replicates
 
     kept = keep_freed_memory() if keep else False
     acc = CodeCounts(data(n), 9)

@@ -35,12 +35,12 @@ def main():
     args = p.parse_args()
     sys.path.insert(0, os.path.join(ROOT, "scoring_program"))
     sys.path.insert(1, BENCH)
-    from leaderboard_ci.replicates import keep_freed_memory
+    from leaderboard_ci.core.parallel import keep_freed_memory
     kept = False if args.no_keep else keep_freed_memory()
     import datasets
-    from leaderboard_ci.config import parse_config
-    from leaderboard_ci.evaluation import evaluate
-    from leaderboard_ci.scorer import GoldStandard
+    from leaderboard_ci.scoring.config import parse_config
+    from leaderboard_ci.scoring.evaluation import evaluate
+    from leaderboard_ci.tasks.scorer import GoldStandard
 
     kind = "classification3" if args.metric in ("f1_macro", "accuracy") else "regression_diabetes"
     path, _ = datasets.ensure(kind, args.n)

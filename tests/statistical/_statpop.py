@@ -96,7 +96,7 @@ def metrics_for(kind):
 
 
 def config_for(kind, n_resamples=1000, seed=12345, method="percentile", baseline=None, **analysis):
-    from leaderboard_ci.config import parse_config
+    from leaderboard_ci.scoring.config import parse_config
 
     data = {"metric": metrics_for(kind)[0], "extra_metrics": metrics_for(kind)[1:],
             "bootstrap": {"n_resamples": n_resamples, "seed": seed, "method": method, "n_jobs": 1}}
@@ -111,7 +111,7 @@ def config_for(kind, n_resamples=1000, seed=12345, method="percentile", baseline
 
 
 def gold_standard(kind, values):
-    from leaderboard_ci.scorer import GoldStandard
+    from leaderboard_ci.tasks.scorer import GoldStandard
 
     if kind == "classification":
         return GoldStandard(values=np.asarray(values, dtype=np.intp), labels=LABELS)
@@ -120,13 +120,13 @@ def gold_standard(kind, values):
 
 def population_scores(kind, gold, systems):
     """Full-sample scores of every system on the whole population, with our scorer."""
-    from leaderboard_ci.scorer import SystemScorer
+    from leaderboard_ci.tasks.scorer import SystemScorer
 
     config = config_for(kind)
     gs = gold_standard(kind, gold)
     out = {}
     for name, pred in systems.items():
-        scorer = SystemScorer(config, gs, pred)
+        scorer = SystemScorer(config.metrics, gs, pred)
         full = scorer.scores([acc.full()[None, :] for acc in scorer.accumulators])[0]
         for target, value in zip(scorer.targets, full):
             out[(name, target.metric.key)] = float(value)

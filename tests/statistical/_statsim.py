@@ -2,7 +2,7 @@
 
 Each study draws ``reps`` test sets of ``n`` items WITHOUT replacement from a
 population (:mod:`_statpop`), scores every system on each with the project's
-paired engine (:func:`leaderboard_ci.paired.score_systems`: one set of
+paired engine (:func:`leaderboard_ci.phase.systems.score_systems`: one set of
 resamples serves every system and metric), and returns per-test-set arrays.
 Test set ``rep`` depends only on ``(study seed, n, rep)``, and the bootstrap
 seed of test set ``rep`` only on ``rep``, so results do not depend on how many
@@ -196,9 +196,9 @@ class CoverageTask:
                                    baseline=baseline)
 
     def __call__(self, rep):
-        from leaderboard_ci.intervals import confidence_interval
-        from leaderboard_ci.paired import score_systems
-        from leaderboard_ci.pairwise import pair_statistics
+        from leaderboard_ci.core.intervals import confidence_interval
+        from leaderboard_ci.phase.systems import score_systems
+        from leaderboard_ci.core.pairs import pair_statistics
 
         ts = test_set(self.kind, self.names, self.n, self.seed, rep)
         scores = score_systems(self.config(rep), ts.gold, ts.predictions, ts.names, n_jobs=1)
@@ -285,11 +285,11 @@ def pvalues_against_first(config, ts, n_permutations, permutation=True):
     ``boot_dd`` (one-sided p of the better-ranked system, analyze's sides='one'),
     and the same three for the permutation test (NaN when ``permutation`` is False).
     """
-    from leaderboard_ci.paired import score_systems
-    from leaderboard_ci.pairwise import pair_statistics
-    from leaderboard_ci.randomization import permutation_pvalues
-    from leaderboard_ci.scorer import SystemScorer
-    from leaderboard_ci.significance import bootstrap_pvalue
+    from leaderboard_ci.phase.systems import score_systems
+    from leaderboard_ci.core.pairs import pair_statistics
+    from leaderboard_ci.core.permutation import permutation_pvalues
+    from leaderboard_ci.tasks.scorer import SystemScorer
+    from leaderboard_ci.core.significance import bootstrap_pvalue
 
     scores = score_systems(config, ts.gold, ts.predictions, ts.names, n_jobs=1)
     m, n_targets = scores.full.shape
@@ -318,8 +318,8 @@ def pvalues_against_first(config, ts, n_permutations, permutation=True):
         wanted = [(0, x) for x in others] + sorted(set(p for p in ranked.values() if p[0] != 0))
         where = {p: k for k, p in enumerate(wanted)}
         pred_matrix = np.stack(ts.predictions, axis=1)
-        scorers = [SystemScorer(config, ts.gold, p, layout="reduced") for p in ts.predictions]
-        perm_one, perm_two, _ = permutation_pvalues(scorers, scores.full, np.array(wanted), pred_matrix,
+        scorers = [SystemScorer(config.metrics, ts.gold, p, layout="reduced") for p in ts.predictions]
+        perm_one, _, perm_two, _ = permutation_pvalues(scorers, scores.full, np.array(wanted), pred_matrix,
                                                     config.bootstrap.seed, n_permutations)
         for (i, t), pair in ranked.items():
             out["perm_one"][i, t] = perm_one[i, t]
@@ -386,11 +386,11 @@ def family_decisions(config, ts, n_permutations, tests=("bootstrap",)):
     Returns ``reject`` of shape ``(T, tests, 2 sides, corrections, P)``, ``pairs``
     ``(T, P, 2)`` (system indices, better-ranked first) and ``delta`` ``(T, P)``.
     """
-    from leaderboard_ci.corrections import adjust
-    from leaderboard_ci.paired import score_systems
-    from leaderboard_ci.pairwise import pair_statistics, ranked_pairs
-    from leaderboard_ci.randomization import permutation_pvalues
-    from leaderboard_ci.scorer import SystemScorer
+    from leaderboard_ci.phase.corrections import adjust
+    from leaderboard_ci.phase.systems import score_systems
+    from leaderboard_ci.core.pairs import pair_statistics, ranked_pairs
+    from leaderboard_ci.core.permutation import permutation_pvalues
+    from leaderboard_ci.tasks.scorer import SystemScorer
 
     scores = score_systems(config, ts.gold, ts.predictions, ts.names, n_jobs=1)
     m, n_targets = scores.full.shape
@@ -407,8 +407,8 @@ def family_decisions(config, ts, n_permutations, tests=("bootstrap",)):
     if "permutation" in tests:
         wanted = sorted(set(ranked))
         pred_matrix = np.stack(ts.predictions, axis=1)
-        scorers = [SystemScorer(config, ts.gold, p, layout="reduced") for p in ts.predictions]
-        p_one, p_two, _ = permutation_pvalues(scorers, scores.full, np.array(wanted), pred_matrix,
+        scorers = [SystemScorer(config.metrics, ts.gold, p, layout="reduced") for p in ts.predictions]
+        p_one, _, p_two, _ = permutation_pvalues(scorers, scores.full, np.array(wanted), pred_matrix,
                                               config.bootstrap.seed, n_permutations)
         perm = {pair: (p_one[k], p_two[k]) for k, pair in enumerate(wanted)}
     for t, target in enumerate(scores.targets):
@@ -485,8 +485,8 @@ class BTask:
         self.n, self.bs, self.seed = n, bs, study_seed
 
     def __call__(self, rep):
-        from leaderboard_ci.intervals import confidence_interval
-        from leaderboard_ci.paired import score_systems
+        from leaderboard_ci.core.intervals import confidence_interval
+        from leaderboard_ci.phase.systems import score_systems
 
         ts = test_set("classification", ("logreg",), self.n, self.seed, rep)
         out = np.empty((len(self.bs), 2, 3))

@@ -126,11 +126,11 @@ def test_the_population_is_what_the_studies_assume(populations):
 @pytest.mark.parametrize("kind", ["classification", "regression"])
 def test_the_simulation_is_the_product_path(populations, kind):
     """One test set: the intervals the studies compute equal evaluate()'s (leaderboard) ones."""
-    from leaderboard_ci.evaluation import evaluate
-    from leaderboard_ci.intervals import confidence_interval
-    from leaderboard_ci.paired import score_systems
-    from leaderboard_ci.pairwise import pair_statistics
-    from leaderboard_ci.significance import bootstrap_pvalue
+    from leaderboard_ci.scoring.evaluation import evaluate
+    from leaderboard_ci.core.intervals import confidence_interval
+    from leaderboard_ci.phase.systems import score_systems
+    from leaderboard_ci.core.pairs import pair_statistics
+    from leaderboard_ci.core.significance import bootstrap_pvalue
 
     task = _statsim.CoverageTask(kind, 300, 500, study_seed=5)
     ts = _statsim.test_set(kind, task.names, 300, 5, 0)

@@ -257,7 +257,7 @@ def test_false_discoveries_among_real_and_null_differences(stat_store, stat_sett
 # The quantities measured above are analyze()'s
 # ---------------------------------------------------------------------------
 def test_the_direct_computation_is_analyze():
-    from leaderboard_ci.analysis import analyze
+    from leaderboard_ci.phase.analysis import analyze
 
     kind, n, b, perms = "classification", 400, 400, 300
     names = ("logreg", "twin_1", "acc_minus_5", "f1_minus_2")
@@ -283,7 +283,7 @@ def test_the_direct_computation_is_analyze():
 
 
 def test_the_family_decisions_are_analyze():
-    from leaderboard_ci.analysis import analyze
+    from leaderboard_ci.phase.analysis import analyze
 
     names = _statsim.EQUAL_SYSTEMS
     task = _statsim.FamilyTask(names, 300, 300, 200, study_seed=4, tests=("bootstrap", "permutation"))

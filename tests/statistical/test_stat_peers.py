@@ -82,9 +82,9 @@ def _statistic(metric, gold):
 
 
 def _ours(kind, metric, gold, a, b, n_permutations, seed):
-    from leaderboard_ci.config import parse_config
-    from leaderboard_ci.paired import PairedPlan
-    from leaderboard_ci.randomization import permutation_pvalues
+    from leaderboard_ci.scoring.config import parse_config
+    from leaderboard_ci.phase.systems import build_plan as PairedPlan
+    from leaderboard_ci.core.permutation import permutation_pvalues
 
     entry = metric if metric != "f1_fa" else _statpop.CLASSIFICATION_METRICS[2]
     data = {"metric": entry}
@@ -93,7 +93,7 @@ def _ours(kind, metric, gold, a, b, n_permutations, seed):
     config = parse_config(data)
     gs = _statpop.gold_standard(kind, gold)
     plan = PairedPlan(config, gs, [a, b], ["a", "b"])
-    p, p_two, exact = permutation_pvalues(plan.scorers, plan.full_scores(), np.array([[0, 1]]), np.stack([a, b], 1),
+    p, _, p_two, exact = permutation_pvalues(plan.scorers, plan.full_scores(), np.array([[0, 1]]), np.stack([a, b], 1),
                                           seed, n_permutations)
     return p[0, 0], p_two[0, 0], bool(exact[0])
 
@@ -216,7 +216,7 @@ def _compstats_workload(python, name, n_resamples, seed):
     if name == "population-near-tie":
         # The first test set (of a fixed sequence) on which the full-sample winner and the
         # bootstrap-mean winner differ: two systems of equal population quality at the top.
-        from leaderboard_ci.paired import score_systems
+        from leaderboard_ci.phase.systems import score_systems
 
         names = ("logreg", "twin_1", "twin_2", "nb")
         config = _statpop.config_for("classification", n_resamples=n_resamples, seed=seed)
@@ -250,9 +250,9 @@ COMPSTATS_CASES = [("compstats-data.csv", "f1_macro", False), ("compstats-data.c
 
 @pytest.mark.parametrize("workload,metric,full_only", COMPSTATS_CASES, ids=["%s-%s" % c[:2] for c in COMPSTATS_CASES])
 def test_compstats_agrees_where_it_is_right(stat_store, stat_settings, workload, metric, full_only):
-    from leaderboard_ci.analysis import analyze
-    from leaderboard_ci.resampling import replicate_indices
-    from leaderboard_ci.significance import bootstrap_pvalue
+    from leaderboard_ci.phase.analysis import analyze
+    from leaderboard_ci.core.resampling import replicate_indices
+    from leaderboard_ci.core.significance import bootstrap_pvalue
 
     if full_only and not stat_settings.full:
         pytest.skip("full run only (--full-stats)")

@@ -1,0 +1,165 @@
+"""Paired approximate randomization (permutation) test for many pairs of systems.
+
+Yeh (2000); the Fisher-Pitman paired test of Bestgen (2022).  Under the null
+hypothesis that two systems are exchangeable, swapping their outputs on any
+item is as likely as not.  For a pair ``(a, b)`` with observed oriented
+difference ``delta`` (positive = ``a`` better):
+
+* if ``d`` items differ between the two systems and ``d <= 20``, all ``2**d``
+  swap patterns are enumerated and ``p = #{delta' >= delta - gamma} / 2**d``
+  (exact; the identity is one of the patterns, so ``p >= 2**-d``); the
+  two-sided p counts ``|delta'| >= |delta| - gamma``;
+* otherwise ``P`` random swap patterns are drawn and
+  ``p = (#{delta' >= delta - gamma} + 1) / (P + 1)``.  Pattern ``r`` swaps item
+  ``j`` when the top bit of output ``2**127 + r*n + j`` of ``PCG64(seed)`` is
+  set (:func:`leaderboard_ci.core.resampling.swap_signs`): every pair sees the same
+  patterns, and the result depends on nothing else.
+
+Swapping is linear in per-item statistics (class counts, per-item sums), so
+for a block of patterns ``S`` all systems are handled by one product ``S @ M``
+and a pair's swapped statistics are ``full_a - V_a + V_b``.  Metrics whose
+statistic is not a sum over items (Spearman, custom metrics) are refused.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .resampling import check_n_resamples, swap_signs
+from .significance import tolerance
+
+__all__ = ["PermutationUnsupported", "permutation_pvalues", "EXACT_LIMIT"]
+
+EXACT_LIMIT = 20
+
+
+class PermutationUnsupported(ValueError):
+    """The metric's statistic is not additive over items."""
+
+
+def _item_matrices(scorer):
+    """Per-item statistic rows of each accumulator of one system (float64)."""
+    mats = []
+    for acc in scorer.accumulators:
+        if hasattr(acc, "linear_matrix") and acc.dtype == np.int64:
+            mats.append(acc.linear_matrix(np.float64))
+        elif hasattr(acc, "item_values"):
+            mats.append(acc.item_values())
+        else:
+            raise PermutationUnsupported(
+                "the permutation test needs metrics that are sums over items; %s is not "
+                "(use analysis.test: bootstrap)" % type(acc).__name__)
+    return mats
+
+
+def _differences(scorer, full_a, full_b, shift, signs):
+    """Oriented differences after swapping: ``shift[k]`` = what moves from a to b."""
+    stats_a = [fa[None, :] - s for fa, s in zip(full_a, shift)]
+    stats_b = [fb[None, :] + s for fb, s in zip(full_b, shift)]
+    return signs[None, :] * (scorer.scores(stats_a) - scorer.scores(stats_b))
+
+
+def _exact_pvalue(scorer, items_a, items_b, full_a, full_b, diff_items, observed, gamma, signs, chunk=1 << 15):
+    """Enumerate every swap pattern of the differing items: (one-sided, two-sided) p."""
+    d = diff_items.size
+    total = 1 << d
+    bits = np.arange(d, dtype=np.int64)
+    delta_items = [ma[diff_items] - mb[diff_items] for ma, mb in zip(items_a, items_b)]
+    hits = np.zeros(observed.shape[0])
+    hits_low = np.zeros(observed.shape[0])
+    hits_two = np.zeros(observed.shape[0])
+    for start in range(0, total, chunk):
+        codes = np.arange(start, min(start + chunk, total), dtype=np.int64)
+        patterns = ((codes[:, None] >> bits[None, :]) & 1).astype(np.float64)
+        shift = [patterns @ di for di in delta_items]
+        deltas = _differences(scorer, full_a, full_b, shift, signs)
+        hits += (deltas >= (observed - gamma)[None, :]).sum(axis=0)
+        hits_low += (deltas <= (observed + gamma)[None, :]).sum(axis=0)
+        hits_two += (np.abs(deltas) >= (np.abs(observed) - gamma)[None, :]).sum(axis=0)
+    return hits / float(total), hits_low / float(total), hits_two / float(total)
+
+
+def permutation_pvalues(scorers, full_scores, pairs, predictions, seed, n_permutations,
+                        block_rows=None, progress=None):
+    """Permutation p-values of every pair and target, in both directions and two-sided.
+
+    Parameters
+    ----------
+    scorers : list of scorers (same metrics, gold and layout; see :mod:`.systems`)
+    full_scores : ndarray ``(m, T)``
+        Full-sample scores (the observed differences come from these).
+    pairs : ndarray ``(P, 2)``
+    predictions : ndarray ``(n, m)``
+        Aligned predictions, to find the items where two systems differ.
+    seed, n_permutations : int
+
+    Returns
+    -------
+    p : ndarray ``(P, T)``, one-sided: ``a`` better than ``b`` (``delta' >= delta - gamma``)
+    p_reversed : ndarray ``(P, T)``, one-sided: ``b`` better than ``a``
+        (``delta' <= delta + gamma``; the same count as ``p`` of the pair ``(b, a)``)
+    p_two_sided : ndarray ``(P, T)``, either direction (``|delta'| >= |delta| - gamma``)
+    exact : ndarray ``(P,)`` of bool (True where all patterns were enumerated)
+    """
+    n_permutations = check_n_resamples(n_permutations)
+    pairs = np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
+    model = scorers[0]
+    signs = np.array([t.metric.sign for t in model.targets])
+    items = [_item_matrices(s) for s in scorers]
+    fulls = [[mat.sum(axis=0) for mat in mats] for mats in items]
+    m = len(scorers)
+    n = predictions.shape[0]
+    observed = signs[None, :] * (full_scores[pairs[:, 0]] - full_scores[pairs[:, 1]])
+    gamma = tolerance(np.maximum(np.abs(full_scores[pairs[:, 0]]), np.abs(full_scores[pairs[:, 1]])), observed)
+
+    differing = np.empty(pairs.shape[0], dtype=np.intp)
+    for start in range(0, pairs.shape[0], 4096):
+        chunk = pairs[start:start + 4096]
+        differing[start:start + chunk.shape[0]] = (predictions[:, chunk[:, 0]] != predictions[:, chunk[:, 1]]).sum(axis=0)
+    exact = differing <= EXACT_LIMIT
+    p = np.empty((pairs.shape[0], len(model.targets)))
+    p_low = np.empty_like(p)
+    p_two = np.empty_like(p)
+
+    # Exact enumeration, pair by pair.
+    for i in np.flatnonzero(exact):
+        a, b = pairs[i]
+        diff_items = np.flatnonzero(predictions[:, a] != predictions[:, b])
+        p[i], p_low[i], p_two[i] = _exact_pvalue(model, items[a], items[b], fulls[a], fulls[b], diff_items, observed[i],
+                                       gamma[i], signs)
+
+    # Monte Carlo for the others, all pairs sharing each block of patterns.
+    sampled = np.flatnonzero(~exact)
+    if sampled.size:
+        stacked = [np.concatenate([items[j][k] for j in range(m)], axis=1) for k in range(len(items[0]))]
+        widths = [items[0][k].shape[1] for k in range(len(items[0]))]
+        counts = np.zeros((sampled.size, len(model.targets)))
+        counts_low = np.zeros_like(counts)
+        counts_two = np.zeros_like(counts)
+        rows = block_rows or max(1, min(256, (1 << 18) // max(1, sampled.size)))
+        for r0 in range(0, n_permutations, rows):
+            r1 = min(r0 + rows, n_permutations)
+            s = swap_signs(seed, n, r0, r1).astype(np.float64)
+            moved = [(s @ mat).reshape(r1 - r0, m, w) for mat, w in zip(stacked, widths)]
+            for c0 in range(0, sampled.size, 512):
+                idx = sampled[c0:c0 + 512]
+                a, b = pairs[idx, 0], pairs[idx, 1]
+                rows_here = (r1 - r0) * idx.size
+                # what moves from a to b on swapped items: V_a - V_b
+                shift = [(mv[:, a, :] - mv[:, b, :]).reshape(rows_here, -1) for mv in moved]
+                fa = [np.repeat(np.stack([fulls[j][k] for j in a])[None], r1 - r0, axis=0).reshape(rows_here, -1)
+                      for k in range(len(widths))]
+                fb = [np.repeat(np.stack([fulls[j][k] for j in b])[None], r1 - r0, axis=0).reshape(rows_here, -1)
+                      for k in range(len(widths))]
+                score_a = model.scores([x - y for x, y in zip(fa, shift)])
+                score_b = model.scores([x + y for x, y in zip(fb, shift)])
+                deltas = (signs[None, :] * (score_a - score_b)).reshape(r1 - r0, idx.size, -1)
+                counts[c0:c0 + idx.size] += (deltas >= (observed[idx] - gamma[idx])[None, :, :]).sum(axis=0)
+                counts_low[c0:c0 + idx.size] += (deltas <= (observed[idx] + gamma[idx])[None, :, :]).sum(axis=0)
+                counts_two[c0:c0 + idx.size] += (np.abs(deltas) >=
+                                                 (np.abs(observed[idx]) - gamma[idx])[None, :, :]).sum(axis=0)
+            if progress is not None:
+                progress(r1 - r0)
+        p[sampled] = (counts + 1.0) / (n_permutations + 1.0)
+        p_low[sampled] = (counts_low + 1.0) / (n_permutations + 1.0)
+        p_two[sampled] = (counts_two + 1.0) / (n_permutations + 1.0)
+    return p, p_low, p_two, exact

@@ -1,0 +1,220 @@
+"""Replicate scores of many systems on the same resamples: the paired engine.
+
+Each system is scored by a *scorer* (in practice a
+:class:`~leaderboard_ci.tasks.scorer.SystemScorer`, the same as in the
+per-submission program, so every number equals the leaderboard's).  A scorer
+here is any object with ``accumulators`` (see :mod:`.accumulators`),
+``targets`` and ``scores(stats) -> (N, T)``.
+What changes is how the statistics are summed: the *linear* accumulators of
+all systems (class counts and exact fixed-point sums) are stacked into one
+matrix ``X`` and a block of replicates costs one matrix product
+``counts @ X``.  Every entry of ``counts @ X`` is an integer-valued sum below
+2**24 (float32) or 2**52 (float64), hence exact whatever BLAS does, so the
+stacked result equals the per-system one bit for bit.
+
+The unit of work is a span of replicate numbers (:meth:`PairedPlan.scores_for_span`);
+it depends only on (seed, span), so spans can run in threads, processes or
+on Dask workers and give identical results.
+"""
+from __future__ import annotations
+
+import hashlib
+import threading
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+import numpy as np
+
+from .accumulators import jackknife
+from .parallel import resolve_jobs, run_spans, split_range
+from .resampling import check_n_resamples, check_seed, counts_from_indices, iter_index_blocks
+
+__all__ = ["PairedPlan", "SystemScores", "paired_scores"]
+
+_EXACT_FLOAT32_LIMIT = 2 ** 24
+
+
+@dataclass(frozen=True)
+class SystemScores:
+    """Scores of ``m`` systems on every target, full sample and replicates.
+
+    Attributes
+    ----------
+    names : tuple of str
+    targets : tuple of Target
+    full : ndarray ``(m, T)``
+    replicates : ndarray ``(B, m, T)``; NaN where a group is empty in a replicate
+    jackknife : list of ``(scores (J_j, T), weights (J_j,), inverse (n,))`` per
+        system, or None (computed for BCa only)
+    """
+
+    names: Tuple[str, ...]
+    targets: tuple
+    full: np.ndarray
+    replicates: np.ndarray
+    jackknife: Optional[list] = None
+
+    def jackknife_matrix(self, t):
+        """Per-item leave-one-out scores of target ``t``, shape ``(n, m)``."""
+        if self.jackknife is None:
+            raise ValueError("jackknife values were not computed (method is not bca)")
+        return np.stack([scores[inverse, t] for scores, _, inverse in self.jackknife], axis=1)
+
+
+class _Stack:
+    """Linear accumulators of all systems stacked into one matrix."""
+
+    def __init__(self, accumulators, n, dtype):
+        self.dtype = dtype
+        self.members = []  # (accumulator, column offset, width)
+        columns = []
+        seen = {}
+        width = 0
+        for acc in accumulators:
+            matrix = acc.linear_matrix(dtype)
+            digest = hashlib.sha1(np.ascontiguousarray(matrix).view(np.uint8)).hexdigest()
+            key = (digest, matrix.shape)
+            if key in seen:  # e.g. the gold counts, identical for every system
+                self.members.append((acc,) + seen[key])
+                continue
+            seen[key] = (width, matrix.shape[1])
+            self.members.append((acc, width, matrix.shape[1]))
+            columns.append(matrix.astype(dtype, copy=False))
+            width += matrix.shape[1]
+        self.matrix = np.ascontiguousarray(np.concatenate(columns, axis=1)) if columns else None
+
+    def __bool__(self):
+        return self.matrix is not None
+
+    def outputs(self, counts):
+        sums = counts.astype(self.dtype, copy=False) @ self.matrix
+        return {id(acc): acc.from_linear(sums[:, start:start + width]) for acc, start, width in self.members}
+
+
+class PairedPlan:
+    """Everything needed to score ``m`` systems on any span of replicates.
+
+    Parameters
+    ----------
+    scorers : sequence
+        One scorer per system, all on the same ``n`` items and targets.
+    n : int
+        Number of test items (the resampling unit).
+    seed : int
+        The resamples' seed (:mod:`.resampling`).
+    names : sequence of str
+    recipe : tuple, optional
+        ``(function, args)`` that rebuilds this plan elsewhere (a Dask worker)
+        as ``function(*args)``; set by the adapter that built the scorers.
+    """
+
+    def __init__(self, scorers, n, seed, names, recipe=None):
+        scorers = list(scorers)
+        if len(scorers) != len(names):
+            raise ValueError("one name per system is needed: %d scorers, %d names" % (len(scorers), len(names)))
+        if not scorers:
+            raise ValueError("no systems to score")
+        targets = [len(s.targets) for s in scorers]
+        if len(set(targets)) != 1:
+            raise ValueError("every scorer must have the same targets, got counts %s" % sorted(set(targets)))
+        self.seed = check_seed(seed)
+        self.names = tuple(names)
+        self.n = int(n)
+        self.scorers = scorers
+        self.targets = self.scorers[0].targets
+        self.recipe = recipe
+        linear = [acc for s in self.scorers for acc in s.accumulators if hasattr(acc, "linear_matrix")]
+        counts_dtype = np.float32 if self.n < _EXACT_FLOAT32_LIMIT else np.float64
+        self._stacks = [st for st in (
+            _Stack([a for a in linear if a.dtype == np.int64], self.n, counts_dtype),
+            _Stack([a for a in linear if a.dtype != np.int64], self.n, np.float64)) if st]
+        self._stacked = set(id(acc) for st in self._stacks for acc, _, _ in st.members)
+
+    @property
+    def m(self):
+        return len(self.scorers)
+
+    def rows_per_block(self):
+        """Replicates per block: a count matrix of about 4 MB, at least 8 rows."""
+        return max(8, (1 << 20) // self.n)
+
+    def full_scores(self):
+        """``(m, T)`` full-sample scores."""
+        return np.stack([s.scores([a.full()[None, :] for a in s.accumulators])[0] for s in self.scorers])
+
+    def _block_scores(self, indices, out):
+        counts = counts_from_indices(indices, self.n, dtype=np.float64)
+        linear = {}
+        for stack in self._stacks:
+            linear.update(stack.outputs(counts))
+        for j, scorer in enumerate(self.scorers):
+            stats = [linear[id(acc)] if id(acc) in self._stacked else acc.block(indices, lambda: counts)
+                     for acc in scorer.accumulators]
+            out[:, j, :] = scorer.scores(stats)
+
+    def scores_for_span(self, start, stop, progress=None, block_rows=None):
+        """Scores of every system on replicates ``start .. stop-1``: ``(stop-start, m, T)``."""
+        seed = self.seed
+        out = np.empty((stop - start, self.m, len(self.targets)))
+        rows = block_rows or self.rows_per_block()
+        for r0, r1, indices in iter_index_blocks(seed, self.n, start, stop, rows):
+            self._block_scores(indices, out[r0 - start:r1 - start])
+            if progress is not None:
+                progress(r1 - r0)
+        return out
+
+    def jackknife(self):
+        """Each system's own jackknife: ``[(scores, weights, inverse)]``.
+
+        The same values as the per-submission program computes for BCa.
+        """
+        out = []
+        for scorer in self.scorers:
+            stats, weights, inverse = jackknife(scorer.accumulators, self.n)
+            out.append((scorer.scores(stats), weights, inverse))
+        return out
+
+
+def paired_scores(plan, n_resamples, n_jobs=1, progress=None, executor=None, jackknife=False):
+    """Full-sample and replicate scores of every system of ``plan`` on shared resamples.
+
+    Parameters
+    ----------
+    plan : PairedPlan
+    n_resamples : int
+    n_jobs : int or "auto"
+        Threads (each takes spans of replicates).  Identical results for any value.
+    progress : callable, optional
+        Called with the number of replicates finished.
+    executor : callable, optional
+        ``executor(plan, spans) -> list of arrays``, one ``(b - a, m, T)`` array
+        per span ``(a, b)`` in order: runs the spans elsewhere (e.g. on Dask;
+        see :mod:`leaderboard_ci.phase.distributed`).
+    jackknife : bool
+        Also compute each system's jackknife (for BCa intervals).
+
+    Returns
+    -------
+    SystemScores
+    """
+    b = check_n_resamples(n_resamples)
+    jobs = resolve_jobs(n_jobs)
+    full = plan.full_scores()
+    if executor is not None:
+        spans = split_range(0, b, max(1, -(-b // plan.rows_per_block())))
+        replicates = np.concatenate(executor(plan, spans), axis=0)
+    else:
+        replicates = np.empty((b, plan.m, len(plan.targets)))
+        lock = threading.Lock()
+
+        def report(k):
+            if progress is not None:
+                with lock:
+                    progress(k)
+
+        def work(span):
+            replicates[span[0]:span[1]] = plan.scores_for_span(span[0], span[1], progress=report)
+
+        run_spans(work, split_range(0, b, jobs * 4 if jobs > 1 else 1), jobs)
+    jack = plan.jackknife() if jackknife else None
+    return SystemScores(plan.names, plan.targets, full, replicates, jack)

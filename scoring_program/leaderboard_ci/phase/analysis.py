@@ -1,0 +1,276 @@
+"""The end-of-phase analysis of all submissions: who won, and which differences are noise.
+
+:func:`analyze` scores every system on the same bootstrap resamples as the
+leaderboard (same configuration, same seed, so every per-system CI equals the
+leaderboard's), then for each metric (and each group):
+
+* ranks systems by the **full-sample** score in the metric's direction
+  (never by the bootstrap mean);
+* compares every system with the winner and every pair with each other:
+  oriented difference (positive = the better-ranked system is better), its
+  paired CI, and a p-value from the configured test (paired bootstrap or
+  permutation), plus McNemar's exact test for accuracy;
+* corrects p-values with statsmodels (Bonferroni, Holm, Benjamini-Hochberg or
+  any statsmodels method) within the configured family;
+* computes the competition indicators, the compact letter display, the set of
+  systems tied with the winner and, with a baseline, the baseline-calibrated
+  gain of each system (ODESIA) and the gap between groups.
+
+Correction families (``analysis.family``)
+------------------------------------------
+=============  ===============================  ==========================
+family         vs-winner tests corrected over    pairs table corrected over
+=============  ===============================  ==========================
+``all_pairs``  all m(m-1)/2 pairs                all pairs
+``vs_winner``  the m-1 comparisons with winner   all pairs
+``per_row``    the winner's row (m-1 tests)      each system's row: the
+                                                 systems ranked below it
+=============  ===============================  ==========================
+
+Sides (``analysis.sides``)
+--------------------------
+Which system of a pair is "a" (the better one) is decided by the observed
+ranking.  A one-sided p-value in a direction chosen from the data rejects
+about twice as often as its level under the null, so by default
+(``sides: two``) decisions and corrections use the two-sided p-value (either
+direction), which controls the error of declaring a direction; the one-sided
+p-value of Berg-Kirkpatrick et al. ("a is better") is reported beside it as
+``p_one_sided``.  ``sides: one`` uses the one-sided value throughout, as
+CompStats and the paper do.
+
+``analysis.primary`` (default ``holm``) is the correction that decides the
+stars, the letters, the ``significant`` column and the set tied with the
+winner; the others are reported beside it.
+"""
+from __future__ import annotations
+
+import platform as _platform
+from collections import OrderedDict
+
+import numpy as np
+import pandas as pd
+
+from .._version import __version__
+from ..core.permutation import PermutationUnsupported, permutation_pvalues
+from ..core.signature import Signature
+from ..core.systems import paired_scores
+from ..scoring.config import column_key, parse_config
+from ..scoring.errors import ConfigError
+from ..tasks.scorer import GoldStandard
+from .results import PhaseResult, TargetAnalysis
+from .systems import build_plan
+from .targets import analyze_target, group_gaps
+
+__all__ = ["analyze", "PhaseResult", "TargetAnalysis", "encode_inputs"]
+
+# ---------------------------------------------------------------------------
+# Inputs
+# ---------------------------------------------------------------------------
+def _natural_sorted(values):
+    values = [str(v) for v in values]
+    try:
+        return sorted(values, key=float)
+    except ValueError:
+        return sorted(values)
+
+
+def encode_inputs(config, gold, systems, groups=None):
+    """Turn raw gold values and system outputs into a GoldStandard and coded arrays.
+
+    ``gold``: a GoldStandard (then ``systems`` must already be coded) or a
+    sequence of labels/values.  ``systems``: mapping name -> sequence.
+    """
+    if isinstance(gold, GoldStandard):
+        return gold, OrderedDict((str(k), np.asarray(v)) for k, v in systems.items())
+    gold_values = list(gold)
+    n = len(gold_values)
+    group_codes = group_values = None
+    if groups is not None:
+        groups = [str(g) for g in groups]
+        if len(groups) != n:
+            raise ValueError("groups has %d values for %d items" % (len(groups), n))
+        group_values = tuple(config.groups.values) if config.groups and config.groups.values \
+            else tuple(_natural_sorted(set(groups)))
+        index = {g: i for i, g in enumerate(group_values)}
+        missing = sorted(set(groups) - set(index))
+        if missing:
+            raise ValueError("group value %r is not in groups.values" % missing[0])
+        group_codes = np.array([index[g] for g in groups], dtype=np.intp)
+    coded = OrderedDict()
+    if config.kind == "classification":
+        labels = tuple(config.labels) if config.labels else tuple(_natural_sorted(set(str(v) for v in gold_values)))
+        index = {label: i for i, label in enumerate(labels)}
+        unknown = sorted(set(str(v) for v in gold_values) - set(index))
+        if unknown:
+            raise ValueError("gold label %r is not one of the labels: %s" % (unknown[0], ", ".join(labels)))
+        gold_std = GoldStandard(values=np.array([index[str(v)] for v in gold_values], dtype=np.intp),
+                                labels=labels, groups=group_codes, group_values=group_values, source="gold")
+        for name, preds in systems.items():
+            preds = [str(v) for v in preds]
+            if len(preds) != n:
+                raise ValueError("system %r has %d predictions for %d items" % (name, len(preds), n))
+            bad = [p for p in preds if p not in index]
+            if bad:
+                raise ValueError("system %r predicts %r, not one of the labels: %s" % (name, bad[0], ", ".join(labels)))
+            coded[str(name)] = np.array([index[p] for p in preds], dtype=np.intp)
+    else:
+        gold_std = GoldStandard(values=np.asarray(gold_values, dtype=np.float64), groups=group_codes,
+                                group_values=group_values, source="gold")
+        for name, preds in systems.items():
+            arr = np.asarray(preds, dtype=np.float64)
+            if arr.shape != (n,) or not np.all(np.isfinite(arr)):
+                raise ValueError("system %r needs %d finite numeric predictions" % (name, n))
+            coded[str(name)] = arr
+    return gold_std, coded
+
+
+def _config_from_kwargs(config, metric, extra_metrics, labels, kwargs):
+    """Build a Config from keyword arguments (the Python API) or adjust a given one."""
+    if config is not None and metric is None and not kwargs and labels is None and extra_metrics is None:
+        return config
+    data = {}
+    if config is not None:
+        raise ValueError("pass either config or metric/keyword settings, not both")
+    data["metric"] = metric or "accuracy"
+    if extra_metrics:
+        data["extra_metrics"] = list(extra_metrics)
+    if labels is not None:
+        data["labels"] = list(labels)
+    bootstrap = {k: kwargs.pop(k) for k in ("n_resamples", "seed", "method", "confidence_level")
+                 if k in kwargs}
+    if bootstrap:
+        data["bootstrap"] = bootstrap
+    analysis = {k: kwargs.pop(k) for k in ("test", "alpha", "corrections", "family", "n_permutations",
+                                           "reference_point", "primary", "sides") if k in kwargs}
+    if analysis:
+        data["analysis"] = analysis
+    for k in ("pos_label", "zero_division"):
+        if k in kwargs:
+            data[k] = kwargs.pop(k)
+    if kwargs:
+        raise TypeError("unexpected keyword argument %r" % sorted(kwargs)[0])
+    return parse_config(data, source="analyze()")
+
+
+# ---------------------------------------------------------------------------
+# The analysis
+# ---------------------------------------------------------------------------
+def analyze(gold, systems=None, metric=None, config=None, *, extra_metrics=None, labels=None, groups=None,
+            baseline=None, n_jobs="auto", progress=None, skipped=None, executor=None, **settings):
+    """Paired bootstrap analysis of all systems of a competition.
+
+    Parameters
+    ----------
+    gold : DataFrame, sequence or GoldStandard
+        With a DataFrame (CompStats style), ``systems`` is the name of its gold
+        column (default ``"y"``) and every other column is a system.
+        Otherwise the gold labels or values, one per item.
+    systems : mapping name -> predictions, or the gold column name
+    metric : str or dict, optional
+        The official metric (e.g. ``"f1_macro"``); or pass ``config``.
+    config : Config, optional
+        A loaded configuration (as the scoring program uses).
+    extra_metrics, labels : optional
+        As in ``config.yaml``.
+    groups : sequence, optional
+        A group value per item (e.g. language): every metric is also analysed
+        per group.
+    baseline : str, optional
+        Name of the system that is the baseline (for baseline-calibrated gains).
+    n_jobs : int or "auto"
+    progress : callable, optional
+        Called with the number of bootstrap replicates finished (e.g. a
+        tqdm bar's ``update``).
+    skipped : DataFrame or list of (submission, reason), optional
+        Carried into the report.
+    executor : callable, optional
+        Runs replicate spans elsewhere (see :mod:`leaderboard_ci.phase.distributed`).
+    **settings
+        Any of ``n_resamples, seed, method, confidence_level, test, sides,
+        alpha, corrections, primary, family, n_permutations, reference_point,
+        pos_label, zero_division``.
+
+    Returns
+    -------
+    PhaseResult
+
+    Examples
+    --------
+    >>> result = analyze(df, "y", metric="f1_macro")            # doctest: +SKIP
+    >>> result.official.systems                                   # doctest: +SKIP
+    >>> result.official.vs_winner                                 # doctest: +SKIP
+    """
+    if isinstance(gold, pd.DataFrame):
+        gold_column = systems or "y"
+        if gold_column not in gold.columns:
+            raise ValueError("the DataFrame has no gold column %r" % gold_column)
+        frame = gold
+        gold = frame[gold_column].tolist()
+        systems = OrderedDict((str(c), frame[c].tolist()) for c in frame.columns if c != gold_column)
+    if not systems:
+        raise ValueError("no systems to analyse")
+    config = _config_from_kwargs(config, metric, extra_metrics, labels, dict(settings))
+    gold_std, coded = encode_inputs(config, gold, systems, groups=groups)
+    if baseline is not None and str(baseline) not in coded:
+        raise ValueError("baseline %r is not one of the systems" % (baseline,))
+    return _analyze_coded(config, gold_std, coded, baseline=None if baseline is None else str(baseline),
+                          n_jobs=n_jobs, progress=progress, skipped=skipped, executor=executor)
+
+
+def _analyze_coded(config, gold, coded, baseline=None, n_jobs="auto", progress=None, skipped=None,
+                   executor=None):
+    names = list(coded)
+    if len(set(names)) != len(names):
+        raise ValueError("system names must be unique")
+    predictions = [coded[k] for k in names]
+    bs, an = config.bootstrap, config.analysis
+    plan = build_plan(config, gold, predictions, names)
+    scores = paired_scores(plan, bs.n_resamples, n_jobs=n_jobs, progress=progress, executor=executor,
+                           jackknife=bs.method == "bca")
+    pred_matrix = np.stack([np.asarray(p) for p in predictions], axis=1)
+    permutation = None
+    if an.test == "permutation" and len(names) > 1:
+        # Once for every pair of systems and every target (not once per target): each
+        # target's ranked pairs then read their direction's tail.
+        pairs = np.array([(a, b) for a in range(len(names)) for b in range(a + 1, len(names))], dtype=np.intp)
+        try:
+            permutation = (pairs, permutation_pvalues(plan.scorers, scores.full, pairs, pred_matrix, bs.seed,
+                                                      an.n_permutations))
+        except PermutationUnsupported as exc:
+            raise ConfigError("analysis.test: %s" % exc)
+    targets = OrderedDict()
+    for t, target in enumerate(scores.targets):
+        targets[column_key(target.metric.key, target.group)] = analyze_target(
+            config, gold, scores, t, names, pred_matrix, baseline, n_jobs, permutation)
+    gaps = group_gaps(config, targets, baseline) if gold.group_values else None
+    if skipped is None:
+        skipped = pd.DataFrame(columns=["submission", "reason"])
+    elif not isinstance(skipped, pd.DataFrame):
+        skipped = pd.DataFrame(list(skipped), columns=["submission", "reason"])
+    return PhaseResult(targets=targets, signature=_signature(config, gold, len(names)),
+                       settings=_settings(config), n=gold.n, names=tuple(names), baseline=baseline,
+                       skipped=skipped, group_gaps=gaps)
+
+
+def _signature(config, gold, m):
+    import numpy
+    import scipy
+    import statsmodels
+
+    bs, an = config.bootstrap, config.analysis
+    return Signature(
+        metric=config.official.key, n_resamples=bs.n_resamples, seed=bs.seed, method=bs.method,
+        confidence_level=bs.confidence_level, test=an.test,
+        n_permutations=an.n_permutations if an.test == "permutation" else None, sides=an.sides,
+        family=an.family, corrections=tuple(an.corrections), primary=an.primary, alpha=an.alpha,
+        n_items=gold.n, n_systems=m, gold_sha256=gold.sha256 or None, version=__version__,
+        environment=(("python", _platform.python_version()), ("numpy", numpy.__version__),
+                     ("pandas", pd.__version__), ("scipy", scipy.__version__),
+                     ("statsmodels", statsmodels.__version__)))
+
+
+def _settings(config):
+    return OrderedDict([("metrics", [m.key for m in config.metrics]),
+                        ("labels", list(config.labels) if config.labels else None),
+                        ("groups", config.groups.column if config.groups else None),
+                        ("reference_point", config.analysis.reference_point)])

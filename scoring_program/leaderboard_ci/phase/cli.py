@@ -1,0 +1,194 @@
+"""``end_of_phase``: the organizer's command for the joint analysis of all submissions.
+
+    python scripts/end_of_phase.py --reference REF_DIR --submissions PATH --out OUT_DIR
+
+It uses the same configuration as the scoring program (the program's
+``config.yaml`` merged with ``REF_DIR/config.yaml``, or ``--config``), hence
+the same resamples, so every per-system CI equals the leaderboard's.
+Submissions that fail the scoring program's validation are skipped and listed
+in the report with the reason the participant saw.  Nothing is written outside
+OUT_DIR (submissions are unpacked in a temporary folder that is removed).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import time
+import zipfile
+from collections import OrderedDict
+from contextlib import contextmanager
+
+from .._version import __version__
+from ..core.parallel import MAX_JOBS, check_jobs, keep_freed_memory
+from ..scoring.errors import ConfigError
+
+__all__ = ["make_parser", "main", "run"]
+
+DEFAULT_PROGRAM = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def make_parser():
+    parser = argparse.ArgumentParser(
+        prog="end_of_phase",
+        description="Paired bootstrap analysis of all submissions of a Codabench/CodaLab phase: "
+                    "CIs, differences to the winner, all pairs with corrected p-values, competition "
+                    "indicators, and a report (HTML, JSON, CSV, Markdown, LaTeX, figures).")
+    parser.add_argument("--reference", required=True, metavar="REF",
+                        help="the reference data: a folder (or zip) with the gold file, as given to the scoring program")
+    parser.add_argument("--submissions", required=True, metavar="PATH",
+                        help="a folder of submission files/zips, a Codabench bulk_submissions.zip, "
+                             "or a CodaLab 'download all' zip")
+    parser.add_argument("--out", required=True, metavar="OUT_DIR", help="where to write the report")
+    parser.add_argument("--config", metavar="CONFIG",
+                        help="a config.yaml (default: the scoring program's, merged with REF/config.yaml)")
+    parser.add_argument("--program", default=DEFAULT_PROGRAM, metavar="DIR",
+                        help="the scoring program folder (for its config.yaml and custom metrics)")
+    parser.add_argument("--names", metavar="MAP_CSV", help="a CSV 'submission,name' to rename systems")
+    parser.add_argument("--per-participant", choices=("all", "best", "last"), default="all",
+                        help="which runs of each participant to analyse (default: all, as the papers did)")
+    parser.add_argument("--baseline", metavar="NAME",
+                        help="the system that is the baseline (default: the config's baseline file, if any)")
+    parser.add_argument("--jobs", default="auto", metavar="N",
+                        help="threads for the bootstrap (default: all cores); results are identical for any N")
+    parser.add_argument("--dask", metavar="ADDRESS",
+                        help="run the bootstrap on a Dask cluster: a scheduler address (tcp://host:8786) or "
+                             "'local' for a LocalCluster (needs pip install .[dask])")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--version", action="version", version="leaderboard-ci %s" % __version__)
+    return parser
+
+
+def _jobs(text):
+    """``--jobs``: 'auto' or a thread count, checked by the one check of thread counts."""
+    try:
+        return check_jobs(text if text == "auto" else int(text))
+    except ValueError:
+        raise ConfigError("--jobs must be 'auto' or an integer from 1 to %d, got %r" % (MAX_JOBS, text))
+
+
+@contextmanager
+def _progress_bar(enabled, total, desc="bootstrap"):
+    """A tqdm bar's ``update`` on a terminal, else None; the bar is closed afterwards."""
+    bar = None
+    if enabled and sys.stderr.isatty():
+        try:
+            from tqdm.auto import tqdm
+        except ImportError:
+            tqdm = None
+        if tqdm is not None:
+            bar = tqdm(total=total, desc=desc, unit="resample", leave=False)
+    try:
+        yield None if bar is None else bar.update
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def _reference_dir(path, workdir):
+    if os.path.isdir(path):
+        return path
+    if os.path.isfile(path) and zipfile.is_zipfile(path):
+        from .safe_unzip import UnzipLimits, safe_extract
+
+        target = os.path.join(workdir, "reference")
+        safe_extract(path, target, UnzipLimits())
+        return target
+    raise ConfigError("--reference %s is neither a folder nor a zip file" % path)
+
+
+def _add_baseline(config, ref_dir, gold, coded, requested):
+    """The baseline's name: --baseline NAME, else the config's baseline file as a system."""
+    if requested is not None:
+        if requested not in coded:
+            raise ConfigError("--baseline %r is not one of the systems: %s"
+                              % (requested, ", ".join(list(coded)[:10]) + (" ..." if len(coded) > 10 else "")))
+        return requested
+    if config.baseline is None:
+        return None
+    from ..scoring.readers import read_baseline
+
+    name = config.baseline.name
+    while name in coded:
+        name += " (baseline)"
+    coded[name] = read_baseline(ref_dir, config, gold)
+    return name
+
+
+def run(args, stdout=sys.stdout):
+    """Run the analysis for parsed arguments; returns the PhaseResult."""
+    from .analysis import analyze
+    from ..scoring.config import load_config
+    from ..scoring.readers import read_gold
+    from .submissions import load_systems
+
+    started = time.time()
+    out_dir = os.path.abspath(args.out)
+    workdir = tempfile.mkdtemp(prefix="leaderboard-ci-")
+    try:
+        ref_dir = _reference_dir(args.reference, workdir)
+        if args.config:
+            if not os.path.isfile(args.config):
+                raise ConfigError("--config %s does not exist" % args.config)
+            config = load_config(os.path.dirname(os.path.abspath(args.config)), None, path=args.config)
+        else:
+            config = load_config(args.program, ref_dir)
+        gold = read_gold(ref_dir, config)
+        warnings_list = []
+        coded, skipped, _ = load_systems(args.submissions, config, gold, os.path.join(workdir, "submissions"),
+                                         names_map=args.names, per_participant=args.per_participant,
+                                         warnings_list=warnings_list)
+        for warning in warnings_list:
+            stdout.write("warning: %s\n" % warning)
+        baseline = _add_baseline(config, ref_dir, gold, coded, args.baseline)
+        if not coded:
+            raise ConfigError("no submission could be read (%d skipped)" % len(skipped))
+        executor = None
+        if args.dask:
+            from .distributed import dask_executor
+
+            executor = dask_executor(args.dask)
+        stdout.write("Analysing %d systems on %d items with B=%d resamples (seed %d)...\n"
+                     % (len(coded), gold.n, config.bootstrap.n_resamples, config.bootstrap.seed))
+        with _progress_bar(not args.no_progress, config.bootstrap.n_resamples) as tick:
+            result = analyze(gold, OrderedDict(coded), config=config, baseline=baseline, n_jobs=_jobs(args.jobs),
+                             progress=tick, skipped=skipped, executor=executor)
+        written = result.write(out_dir)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    _print_summary(result, written, out_dir, time.time() - started, stdout)
+    return result
+
+
+def _print_summary(result, written, out_dir, seconds, stdout):
+    target = result.official
+    stdout.write("\n%s: winner %s (%.4f)\n" % (target.title, target.winner, target.systems.iloc[0]["score"]))
+    tied = [n for n in target.tied_with_winner if n != target.winner]
+    from ..report.formatting import correction_name
+
+    primary = result.signature.primary
+    stdout.write("Not significantly different from the winner (%s correction, alpha %g): %s\n"
+                 % (correction_name(primary, long=True), result.signature.alpha, ", ".join(tied) if tied else "none"))
+    if len(result.skipped):
+        stdout.write("Skipped %d submission(s); see the report.\n" % len(result.skipped))
+    stdout.write("Report: %s\n" % os.path.join(out_dir, "report.html"))
+    stdout.write("Done in %.1f s.\n" % seconds)
+
+
+def main(argv=None):
+    """Entry point; returns the exit code (0 ok, 2 organizer error)."""
+
+    parser = make_parser()
+    args = parser.parse_args(argv)
+    keep_freed_memory()
+    try:
+        run(args)
+    except ConfigError as exc:
+        sys.stderr.write("error: %s\n" % exc.message)
+        return 2
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        return 130
+    return 0

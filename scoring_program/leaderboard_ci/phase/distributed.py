@@ -1,0 +1,102 @@
+"""Run the bootstrap of the end-of-phase analysis on a Dask cluster.
+
+The unit of work is a span of replicate numbers (:meth:`PairedPlan.scores_for_span`),
+whose resamples depend only on (seed, span): any worker computes the same
+numbers, so the result equals the single-process run bit for bit.
+
+* The inputs (configuration, encoded gold and predictions) are scattered to
+  every worker **once**; each worker builds its :class:`PairedPlan` once and
+  keeps it for all its tasks.
+* Each task returns a ``(span, m, T)`` array of replicate scores; the client
+  concatenates them in span order.
+* Inside a task BLAS runs single-threaded; parallelism comes from workers.
+
+Dask is an optional extra: ``pip install .[dask]``.  Custom metrics need the
+scoring program folder at the same path on the workers.
+"""
+from __future__ import annotations
+
+import hashlib
+import threading
+
+import numpy as np
+
+from ..scoring.errors import ConfigError
+
+__all__ = ["dask_executor", "span_scores"]
+
+_PLANS = {}
+_LOCK = threading.Lock()
+
+
+def _token(recipe):
+    """A digest of a plan's recipe: the same analysis gets the same token."""
+    function, (config, gold, predictions, names) = recipe
+    digest = hashlib.sha256()
+    digest.update(repr((function.__module__, function.__name__, config, names)).encode("utf-8"))
+    digest.update(np.ascontiguousarray(gold.values).tobytes())
+    for p in predictions:
+        digest.update(np.ascontiguousarray(p).tobytes())
+    return digest.hexdigest()
+
+
+def span_scores(payload, token, start, stop):
+    """Replicate scores of one span, on a worker (the plan is built once per worker)."""
+    from ..core.parallel import single_threaded_blas
+
+    with _LOCK:
+        plan = _PLANS.get(token)
+        if plan is None:
+            function, args = payload
+            plan = function(*args)
+            _PLANS.clear()  # keep only the current analysis in memory
+            _PLANS[token] = plan
+    with single_threaded_blas():
+        return plan.scores_for_span(start, stop)
+
+
+def dask_executor(address, n_workers=None, timeout="30s"):
+    """An executor for :func:`leaderboard_ci.core.systems.paired_scores`.
+
+    Parameters
+    ----------
+    address : str
+        A scheduler address (``tcp://host:8786``) or ``"local"`` to start a
+        ``LocalCluster`` (one single-threaded worker process per core).
+    n_workers : int, optional
+        Workers of the local cluster (default: the available cores).
+    timeout : str
+        How long to wait for a remote scheduler.
+    """
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        raise ConfigError("--dask needs Dask: pip install '.[dask]' (or pip install 'dask[distributed]')")
+
+    def execute(plan, spans):
+        cluster = None
+        if address == "local":
+            from ..core.parallel import available_cpus
+
+            cluster = LocalCluster(n_workers=n_workers or available_cpus(), threads_per_worker=1,
+                                   processes=True, dashboard_address=None, host="127.0.0.1")
+            client = Client(cluster)
+        else:
+            try:
+                client = Client(address, timeout=timeout)
+            except (OSError, TimeoutError) as exc:
+                raise ConfigError("cannot reach the Dask scheduler at %s: %s" % (address, exc))
+        try:
+            if plan.recipe is None:
+                raise ValueError("a plan without a recipe cannot be rebuilt on workers (build it with "
+                                 "leaderboard_ci.phase.systems.build_plan)")
+            payload = client.scatter(plan.recipe, broadcast=True)
+            token = _token(plan.recipe)
+            futures = [client.submit(span_scores, payload, token, a, b, pure=False) for a, b in spans]
+            return client.gather(futures)
+        finally:
+            client.close()
+            if cluster is not None:
+                cluster.close()
+
+    return execute

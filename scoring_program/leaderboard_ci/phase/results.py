@@ -1,0 +1,97 @@
+"""The end-of-phase analysis' results: small dataclasses of DataFrames.
+
+They hold numbers only; rendering is in :mod:`leaderboard_ci.report`, which
+these methods import when called (never at module level).
+"""
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["PhaseResult", "TargetAnalysis"]
+
+
+@dataclass
+class TargetAnalysis:
+    """The analysis of one metric on all items or on one group."""
+
+    key: str
+    metric: object
+    group: Optional[str]
+    winner: str
+    systems: pd.DataFrame
+    vs_winner: pd.DataFrame
+    pairs: pd.DataFrame
+    indicators: OrderedDict
+    tied_with_winner: list
+    gains: Optional[pd.DataFrame] = None
+    replicates: Optional[np.ndarray] = field(default=None, repr=False)  # (B, m) in rank order
+    notes: list = field(default_factory=list)
+
+    @property
+    def title(self):
+        return self.metric.title + ("" if self.group is None else " [%s]" % self.group)
+
+    def pair_matrix(self, value="diff"):
+        """Lower-triangular matrix: row = lower-ranked system, column = higher-ranked.
+
+        ``value`` is a column of :attr:`pairs` (e.g. ``diff``, ``p_value``, ``stars``).
+        Entries read "column minus row" (positive: the column is better).
+        """
+        names = list(self.systems["name"])
+        matrix = pd.DataFrame("" if value == "stars" else np.nan, index=names, columns=names, dtype=object)
+        for row in self.pairs.itertuples(index=False):
+            matrix.loc[row.b, row.a] = getattr(row, value)
+        return matrix
+
+
+@dataclass
+class PhaseResult:
+    """Everything the report shows; DataFrames per metric target."""
+
+    targets: "OrderedDict[str, TargetAnalysis]"
+    signature: OrderedDict
+    settings: OrderedDict
+    n: int
+    names: tuple
+    baseline: Optional[str] = None
+    skipped: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["submission", "reason"]))
+    group_gaps: Optional[pd.DataFrame] = None
+
+    @property
+    def official(self):
+        return next(iter(self.targets.values()))
+
+    def indicators_frame(self):
+        """Indicators as a table: one row per indicator, one column per target."""
+        from ..report.tables import indicators_table
+        return indicators_table(self)
+
+    def to_dict(self):
+        from ..report.json_report import result_to_dict
+        return result_to_dict(self)
+
+    def to_json(self, path=None):
+        from ..report.json_report import result_to_json
+        text = result_to_json(self)
+        if path is not None:
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(text)
+        return text
+
+    def to_html(self, path=None):
+        from ..report.html_report import render_report
+        html = render_report(self)
+        if path is not None:
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(html)
+        return html
+
+    def write(self, out_dir):
+        """Write report.html, report.json, CSV, Markdown and LaTeX tables and figures."""
+        from ..report.files import write_report
+        return write_report(self, out_dir)

@@ -1,0 +1,157 @@
+"""From the organizer's download of a phase to the systems to analyse.
+
+:func:`~leaderboard_ci.phase.discovery.discover` turns ``--submissions PATH``
+into one folder per submission; :func:`load_systems` then reads every
+submission exactly as the scoring program did
+(:func:`~leaderboard_ci.scoring.readers.find_prediction_file` and
+:func:`~leaderboard_ci.scoring.readers.read_predictions`), so a submission that
+failed on the leaderboard is skipped with the very message its participant
+saw, renames systems with the names map and keeps all, the best or the last
+run of each participant.
+"""
+from __future__ import annotations
+
+import os
+import warnings
+from collections import OrderedDict
+
+from ..scoring import readers
+from ..scoring.custom import custom_functions
+from ..scoring.errors import ConfigError, SubmissionError
+from ..tasks.scorer import SystemScorer
+from .discovery import FAILED_REASON, NamesMapWarning, SubmissionEntry, natural_key, discover
+from .names_map import apply_names_map, read_names_map
+from .safe_unzip import UnzipLimits, safe_extract
+
+__all__ = ["SubmissionEntry", "UnzipLimits", "NamesMapWarning", "discover", "load_systems", "safe_extract",
+           "read_names_map", "apply_names_map", "PER_PARTICIPANT", "FAILED_REASON"]
+
+#: The choices of ``per_participant``.
+PER_PARTICIPANT = ("all", "best", "last")
+
+
+def _read_entry(entry, config, gold):
+    """``(values, None)``, or ``(None, reason)`` with the participant's message."""
+    try:
+        path = readers.find_prediction_file(entry.path, config)
+        return readers.read_predictions(path, config, gold), None
+    except SubmissionError as exc:
+        return None, exc.message
+    except Exception as exc:  # a bug or an odd file must not stop the analysis of the others
+        return None, "could not be read: %s" % type(exc).__name__
+
+
+def _official_score(config, gold, values):
+    """The official metric on all items (the leaderboard's score)."""
+    scorer = SystemScorer(config.metrics, gold, values, custom=custom_functions(config))
+    stats = [accumulator.full()[None, :] for accumulator in scorer.accumulators]
+    return float(scorer.scores(stats)[0, 0])
+
+
+def _recency(entry):
+    """Sort key of submissions from oldest to newest.
+
+    Codabench's date has no hour (``%Y-%m-%d:%M-%S``), so only its day is
+    used, then the submission id, which Codabench and CodaLab increase.
+    """
+    day = (entry.date or "")[:10]
+    number = int(entry.submission_id) if entry.submission_id and entry.submission_id.isdigit() else -1
+    return day, number, natural_key(entry.source)
+
+
+def _best_key(config, gold):
+    sign = config.official.sign
+
+    def key(item):
+        entry, values = item
+        try:
+            score = _official_score(config, gold, values)
+        except Exception:  # e.g. a custom metric that fails: the run ranks last
+            score = float("nan")
+        return (score == score, sign * score if score == score else 0.0, _recency(entry))
+    return key
+
+
+def _select(readable, per_participant, config, gold):
+    """The ``(entry, values)`` kept: all, or one per owner (best or last); order is kept."""
+    if per_participant == "all":
+        return readable
+    by_owner = OrderedDict()
+    for item in readable:
+        by_owner.setdefault(item[0].owner, []).append(item)
+    key = _best_key(config, gold) if per_participant == "best" else (lambda item: _recency(item[0]))
+    chosen = set(id(max(items, key=key)) if len(items) > 1 else id(items[0]) for items in by_owner.values())
+    return [item for item in readable if id(item) in chosen]
+
+
+def _no_systems(path, skipped):
+    shown = "; ".join("%s: %s" % (label, reason) for label, reason in skipped[:3])
+    more = " ..." if len(skipped) > 3 else ""
+    return ConfigError("no submission in %s could be used: all %d were skipped (%s%s)"
+                       % (path, len(skipped), shown, more))
+
+
+def load_systems(path, config, gold, workdir, names_map=None, per_participant="all", limits=UnzipLimits(),
+                 warnings_list=None):
+    """Discover, unpack and read every submission: the systems of the end-of-phase analysis.
+
+    Parameters
+    ----------
+    path : str
+        See :func:`discover`.
+    config : Config
+    gold : GoldStandard
+    workdir : str
+        Where submissions are unpacked (see :func:`discover`).
+    names_map : str, optional
+        A CSV ``submission,name`` renaming systems; ``submission`` is an
+        entry's name in the input, a submission id, or a default name.
+    per_participant : {"all", "best", "last"}
+        Every readable run (default); or per owner the run with the best
+        official full-sample score (ties: the latest); or the latest run (by
+        day, then submission id).
+    limits : UnzipLimits
+    warnings_list : list, optional
+        Receives the organizer-facing warnings (names-map keys that match
+        nothing); without it they are issued as :class:`NamesMapWarning`.
+
+    Returns
+    -------
+    coded : OrderedDict
+        System name -> predictions aligned with the gold items.
+    skipped : list of (str, str)
+        ``(submission, reason)``: the reason is the message the participant
+        saw on the leaderboard, or why unpacking refused the submission.
+    entries : list of SubmissionEntry
+        The entries of ``coded``, in the same order, with their final names.
+
+    Raises
+    ------
+    ConfigError
+        For a bad ``path``, names map or ``per_participant``, or when no
+        submission can be used.
+    """
+    if per_participant not in PER_PARTICIPANT:
+        raise ConfigError("per_participant must be one of: %s, got %r" % (", ".join(PER_PARTICIPANT),
+                                                                          per_participant))
+    rows = read_names_map(names_map) if names_map is not None else None
+    entries, skipped = discover(path, workdir, limits)
+    if rows is not None:
+        entries, notes = apply_names_map(entries, rows, skipped, "the names map %s" % os.path.basename(names_map))
+        for note in notes:
+            if warnings_list is not None:
+                warnings_list.append(note)
+            else:
+                warnings.warn(note, NamesMapWarning, stacklevel=2)
+    readable = []
+    for entry in entries:
+        values, reason = _read_entry(entry, config, gold)
+        if reason is None:
+            readable.append((entry, values))
+        else:
+            skipped.append((entry.name, reason))
+    if not readable:
+        raise _no_systems(path, skipped)
+    chosen = _select(readable, per_participant, config, gold)
+    coded = OrderedDict((entry.name, values) for entry, values in chosen)
+    return coded, skipped, [entry for entry, _ in chosen]

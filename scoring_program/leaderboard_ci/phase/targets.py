@@ -1,0 +1,234 @@
+"""The analysis of one target (a metric on all items or on one group) of the end-of-phase.
+
+Ranks the systems by full-sample score, computes their CIs, every pair's
+difference with CI and p-values (paired bootstrap or permutation, McNemar for
+accuracy), corrects them within the configured family (statsmodels), and
+derives the set tied with the winner, the letters, the indicators and the
+baseline-calibrated gains.  See :mod:`leaderboard_ci.phase.analysis`.
+"""
+from __future__ import annotations
+
+from collections import OrderedDict
+
+import numpy as np
+import pandas as pd
+
+from ..core.indicators import competition_indicators
+from ..core.intervals import confidence_interval
+from ..core.letters import MAX_SYSTEMS as LETTERS_MAX_SYSTEMS, letter_groups
+from ..core.pairs import pair_statistics, ranked_pairs
+from ..core.significance import stars
+from ..scoring.config import column_key
+from ..tasks.metrics import ppi as ppi_of
+from .corrections import adjust, adjust_within
+from .mcnemar import mcnemar_pvalues
+from .results import TargetAnalysis
+
+__all__ = ["analyze_target", "group_gaps", "reference_point"]
+
+
+def _permutation_for(permutation, pairs, t, m):
+    """One-sided and two-sided permutation p-values of ranked ``pairs`` for target ``t``.
+
+    The test ran once over every pair ``(a, b)`` with ``a < b``; a ranked pair
+    whose better system has the higher index reads the lower tail.
+    """
+    all_pairs, (upper, lower, two, exact) = permutation
+    a, b = pairs[:, 0], pairs[:, 1]
+    low, high = np.minimum(a, b), np.maximum(a, b)
+    row = low * m - low * (low + 1) // 2 + (high - low - 1)  # position of (low, high) in all_pairs
+    forward = a < b
+    one = np.where(forward, upper[row, t], lower[row, t])
+    return one, two[row, t], exact[row]
+
+
+def _rank_order(scores, sign, names):
+    """Indices from best to worst by full-sample score, ties broken by name."""
+    return sorted(range(len(names)), key=lambda j: (-sign * scores[j], names[j]))
+
+
+def _families(pairs_order_rows, m, family):
+    """Index arrays of the pairs table's families and of the vs-winner family."""
+    rows = pairs_order_rows
+    per_row = [np.flatnonzero(rows == r) for r in range(m - 1)]
+    winner_pairs = per_row[0] if per_row else np.array([], dtype=np.intp)
+    if family == "per_row":
+        return per_row, [winner_pairs]
+    everything = [np.arange(rows.shape[0])]
+    if family == "vs_winner":
+        return everything, [winner_pairs]
+    return everything, everything  # all_pairs: vs-winner values read from the pairs family
+
+
+def analyze_target(config, gold, scores, t, names, pred_matrix, baseline, n_jobs=1, permutation=None):
+    """The :class:`TargetAnalysis` of target ``t`` (a metric on all items or one group).
+
+    ``permutation`` is ``(pairs, (p_upper, p_lower, p_two, exact))`` from
+    :func:`~leaderboard_ci.core.permutation.permutation_pvalues` over every pair
+    ``a < b`` of systems, or None.
+    """
+    bs, an = config.bootstrap, config.analysis
+    target = scores.targets[t]
+    spec = target.metric
+    sign = spec.sign
+    m = len(names)
+    full = scores.full[:, t]
+    reps = scores.replicates[:, :, t]
+    order = _rank_order(full, sign, names)
+    winner = order[0]
+    notes = []
+
+    # Per-system scores and CIs (equal to the leaderboard's).
+    rows = []
+    for position, j in enumerate(order):
+        jk = None
+        if scores.jackknife is not None:
+            jk_scores, jk_weights, _ = scores.jackknife[j]
+            jk = (jk_scores[:, t], jk_weights)
+        iv = confidence_interval(bs.method, reps[:, j], full[j], bs.confidence_level, jackknife=jk)
+        better = int(np.count_nonzero(sign * full > sign * full[j]))
+        rows.append(OrderedDict([("rank", better + 1), ("name", names[j]), ("score", float(full[j])),
+                                 ("ci_low", iv.low), ("ci_high", iv.high)]))
+        if iv.note:
+            notes.append("%s: %s" % (names[j], iv.note))
+    systems = pd.DataFrame(rows)
+    if np.isnan(reps).any():
+        valid = int(np.all(np.isfinite(reps), axis=1).sum())
+        notes.append("%d of %d resamples had no items for this group and were left out" % (bs.n_resamples - valid,
+                                                                                            bs.n_resamples))
+
+    # Pairs in rank order: (better-ranked a, worse-ranked b).
+    pairs = ranked_pairs(order)
+    position_of = {j: p for p, j in enumerate(order)}
+    row_of_pair = np.array([position_of[a] for a in pairs[:, 0]], dtype=np.intp)
+    jack = scores.jackknife_matrix(t) if bs.method == "bca" and m > 1 else None
+    stats = pair_statistics(reps, full, pairs, sign, bs.method, bs.confidence_level, jackknife=jack, n_jobs=n_jobs)
+    two = an.sides == "two"
+    p_one = stats.p_value
+    p_main = stats.p_two_sided if two else stats.p_value
+    tests = OrderedDict([("p_bootstrap", p_main)])
+    if permutation is not None:
+        p_one, p_two_perm, exact = _permutation_for(permutation, pairs, t, m)
+        p_main = p_two_perm if two else p_one
+        tests["p_permutation"] = p_main
+        tests["exact"] = exact
+    if spec.name == "accuracy" and gold.kind == "classification" and m > 1:
+        items = np.ones(gold.n, bool) if target.group is None else \
+            (np.asarray(gold.groups) == list(gold.group_values).index(target.group))
+        correct = pred_matrix == np.asarray(gold.values)[:, None]
+        tests["p_mcnemar"] = mcnemar_pvalues(correct[items][:, pairs[:, 0]], correct[items][:, pairs[:, 1]],
+                                             sides=an.sides)
+    if two:
+        tests["p_one_sided"] = p_one
+
+    pair_families, winner_families = _families(row_of_pair, m, an.family)
+    methods = ("none",) + tuple(an.corrections)
+    pair_adjusted = OrderedDict()
+    winner_adjusted = OrderedDict()
+    winner_idx = np.flatnonzero(row_of_pair == 0)
+    for method in methods:
+        pair_adjusted[method] = adjust_within(p_main, pair_families, method, an.alpha)
+        if an.family == "all_pairs":
+            winner_adjusted[method] = pair_adjusted[method][winner_idx]
+        else:
+            winner_adjusted[method] = adjust(p_main[winner_idx], method, an.alpha)
+    primary = an.primary
+
+    pair_rows = OrderedDict([("a", [names[a] for a in pairs[:, 0]]), ("b", [names[b] for b in pairs[:, 1]]),
+                             ("diff", stats.difference), ("ci_low", stats.ci_low), ("ci_high", stats.ci_high),
+                             ("p_value", p_main)])
+    for key, values in tests.items():
+        if key != "p_value":
+            pair_rows[key] = values
+    for method in an.corrections:
+        pair_rows["p_" + method] = pair_adjusted[method]
+    pair_rows["stars"] = [stars(p) for p in pair_adjusted[primary]]
+    pairs_df = pd.DataFrame(pair_rows)
+
+    vs = pairs_df.iloc[winner_idx].drop(columns=["a"]).rename(columns={"b": "name"}).reset_index(drop=True)
+    for method in an.corrections:
+        vs["p_" + method] = winner_adjusted[method]
+    vs["stars"] = [stars(p) for p in winner_adjusted[primary]]
+    vs["significant"] = winner_adjusted[primary] <= an.alpha
+
+    tied = [names[winner]] + [name for name, sig in zip(vs["name"], vs["significant"]) if not sig]
+    different = set(frozenset((names[a], names[b])) for (a, b), p in zip(pairs, pair_adjusted[primary])
+                     if p <= an.alpha)
+    letters = letter_groups([names[j] for j in order], different)
+    systems["letters"] = [letters[n] for n in systems["name"]] if letters is not None else ""
+    systems["tied_with_winner"] = systems["name"].isin(tied)
+    if letters is None:
+        notes.append("the letter display is omitted above %d systems" % LETTERS_MAX_SYSTEMS)
+
+    ppi_value, ppi_reason = ppi_of(spec, full[winner])
+    n_items = gold.n if target.group is None else \
+        int(np.count_nonzero(np.asarray(gold.groups) == list(gold.group_values).index(target.group)))
+    indicators = competition_indicators(n_items, full, winner, winner_adjusted, pair_adjusted, an.alpha,
+                                        ppi_value, ppi_reason)
+    gains = _gains(config, spec, names, full, reps, baseline, order) if baseline is not None else None
+    return TargetAnalysis(key=column_key(spec.key, target.group), metric=spec, group=target.group,
+                          winner=names[winner], systems=systems, vs_winner=vs, pairs=pairs_df,
+                          indicators=indicators, tied_with_winner=tied, gains=gains,
+                          replicates=reps[:, order], notes=notes)
+
+
+def reference_point(config, spec):
+    """ODESIA's reference r: the configured point, else the metric's best value, else 0."""
+    if config.analysis.reference_point is not None:
+        return float(config.analysis.reference_point)
+    best = spec.info.best
+    return float(best) if best is not None else 0.0
+
+
+def _gains(config, spec, names, full, reps, baseline, order):
+    """Baseline-calibrated gain 100 * sign * (s - b) / |b - r| with its CI (percentile)."""
+    b = names.index(baseline)
+    r = reference_point(config, spec)
+    denominator = abs(full[b] - r)
+    rows = []
+    for j in order:
+        if denominator == 0:
+            rows.append(OrderedDict([("name", names[j]), ("gain", None), ("ci_low", None), ("ci_high", None),
+                                     ("note", "the baseline already reaches the reference point %g" % r)]))
+            continue
+        gain = 100.0 * spec.sign * (full[j] - full[b]) / denominator
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rep = 100.0 * spec.sign * (reps[:, j] - reps[:, b]) / np.abs(reps[:, b] - r)
+        rep = np.where(np.isfinite(rep), rep, np.nan)
+        method = "percentile" if config.bootstrap.method == "bca" else config.bootstrap.method
+        iv = confidence_interval(method, rep, gain, config.bootstrap.confidence_level)
+        rows.append(OrderedDict([("name", names[j]), ("gain", float(gain)), ("ci_low", iv.low),
+                                 ("ci_high", iv.high), ("note", "")]))
+    frame = pd.DataFrame(rows)
+    frame.attrs["reference_point"] = r
+    frame.attrs["baseline"] = baseline
+    return frame
+
+
+def group_gaps(config, targets, baseline):
+    """Gap between groups of each system's gain (ODESIA), or of its score without a baseline."""
+    rows = []
+    groups = []
+    for target in targets.values():
+        if target.group is not None and target.group not in groups:
+            groups.append(target.group)
+    if len(groups) < 2:
+        return None
+    for spec in config.metrics:
+        per_group = {}
+        for g in groups:
+            tg = targets[column_key(spec.key, g)]
+            if tg.gains is not None:
+                per_group[g] = dict(zip(tg.gains["name"], tg.gains["gain"]))
+                quantity = "gain"
+            else:
+                per_group[g] = dict(zip(tg.systems["name"], tg.systems["score"]))
+                quantity = "score"
+        first = groups[0]
+        for other in groups[1:]:
+            for name, value in per_group[first].items():
+                other_value = per_group[other].get(name)
+                gap = None if value is None or other_value is None else float(value) - float(other_value)
+                rows.append(OrderedDict([("metric", spec.key), ("quantity", quantity), ("name", name),
+                                         ("groups", "%s - %s" % (first, other)), ("gap", gap)]))
+    return pd.DataFrame(rows)

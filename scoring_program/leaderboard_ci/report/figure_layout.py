@@ -1,0 +1,111 @@
+"""What the report's figures show, decided without matplotlib: colours, names, sizes and scales.
+
+:mod:`leaderboard_ci.report.plots` draws with these; keeping them apart lets the tests
+check the layout decisions (which system is off the scale, how a name is cut) directly.
+"""
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+
+from ..core.numeric import is_finite_number
+
+__all__ = ["WINNER", "TIED", "OTHER", "BASELINE", "RED", "GREEN", "INK", "FIGURES", "HEATMAP_VALUES_MAX", "HEATMAP_STARS_MAX", "NAME_LIMIT", "MINUS", "short_name", "figure_title", "name_fontsize", "ci_contains_zero", "name_width", "decimals_for", "off_scale"]
+
+WINNER = "#1f4e9c"
+TIED = "#5b9bd5"
+OTHER = "#6e7781"
+BASELINE = "#b36b00"
+RED = "#c62828"
+GREEN = "#2e7d32"
+INK = "#1f2328"
+#: The figures of a target, in the order the report shows them: name -> (function, caption).
+FIGURES = OrderedDict([
+    ("ordered_ci", "Scores with confidence intervals"),
+    ("vs_winner", "Differences to the winner"),
+    ("pair_heatmap", "All pairwise differences"),
+    ("bootstrap_difference", "Bootstrap distribution of winner minus runner-up"),
+])
+#: Above this many compared systems the heatmap shows stars only; above the next, nothing.
+HEATMAP_VALUES_MAX = 12
+HEATMAP_STARS_MAX = 45
+NAME_LIMIT = 32
+MINUS = "\u2212"
+
+
+
+def short_name(name, limit=NAME_LIMIT):
+    """A name for a figure: cut to ``limit`` characters with an ellipsis, ``$`` escaped.
+
+    Matplotlib reads text between two ``$`` as mathematics; a system called
+    ``a $x$ b`` must show its dollar signs.
+    """
+    name = str(name)
+    name = name if len(name) <= limit else name[:limit - 1] + "\u2026"
+    return name.replace("$", r"\$")
+
+
+def figure_title(target):
+    """The target's title (metric and group) as figure text."""
+    return short_name(target.title, 80)
+
+
+def name_fontsize(count):
+    """Tick label size for ``count`` names: 10 points up to 15 names, down to 5."""
+    if count <= 15:
+        return 10.0
+    return float(max(5.0, 10.0 - (count - 15) * 0.14))
+
+
+
+
+def ci_contains_zero(low, high):
+    """Whether the interval ``[low, high]`` contains 0 (False when it is undefined)."""
+    return is_finite_number(low) and is_finite_number(high) and float(low) <= 0.0 <= float(high)
+
+
+def name_width(names, fontsize):
+    """Rough width in inches of the longest label."""
+    longest = max([len(short_name(n)) for n in names] + [4])
+    return longest * fontsize * 0.62 / 72.0
+
+
+
+
+def decimals_for(values):
+    """Decimals to show numbers of the magnitude of ``values`` with about 3 significant digits."""
+    finite = [abs(float(v)) for v in values if is_finite_number(v)]
+    top = max(finite) if finite else 1.0
+    if top == 0:
+        return 3
+    return int(min(4, max(0, 2 - math.floor(math.log10(top)))))
+
+
+def off_scale(frame, name, keep=()):
+    """Whether system ``name``'s row lies far outside the others': (side, (low, high)) or None.
+
+    ``frame`` has ``name``, ``ci_low``, ``ci_high`` and a point column
+    (``score`` or ``diff``).  The row is off the scale when its whole
+    interval is more than the others' span (``keep`` values included, e.g.
+    0) away from them; the returned limits cover the others only.  This keeps
+    a trivial baseline (say a majority classifier) from squashing every other
+    interval into a corner.
+    """
+    if name is None or name not in set(frame["name"]) or len(frame) < 3:
+        return None
+    point = "score" if "score" in frame.columns else "diff"
+    rest = frame[frame["name"] != name]
+    values = [float(v) for c in ("ci_low", "ci_high", point) for v in rest[c] if is_finite_number(v)] + list(keep)
+    row = frame[frame["name"] == name].iloc[0]
+    own = [float(row[c]) for c in ("ci_low", "ci_high", point) if is_finite_number(row[c])]
+    if not values or not own:
+        return None
+    low, high = min(values), max(values)
+    span = high - low
+    if span <= 0:
+        return None
+    if max(own) < low - span:
+        return "left", (low, high)
+    if min(own) > high + span:
+        return "right", (low, high)
+    return None

@@ -1,0 +1,154 @@
+"""Write the whole end-of-phase report to a folder.
+
+:func:`write_report` writes, under ``out_dir`` only (created if needed)::
+
+    report.html            the self-contained page (leaderboard_ci.report.html_report)
+    report.json            the machine-readable result (leaderboard_ci.report.json_report)
+    tables.md, tables.tex  every main table of every target, indicators, group gaps
+    indicators.csv         the competition indicators, one column per target
+    skipped.csv            submissions left out, with the reason
+    group_gaps.csv         with groups only
+    <target>/systems.csv, vs_winner.csv, pairs.csv, pair_matrix.csv, gains.csv,
+             tables.md, tables.tex
+    figures/<target>-<figure>.png and .pdf
+
+``<target>`` is the target's key (``f1_macro``, ``f1_macro_even``) made safe
+as a file name.  Figures are drawn once and reused for the page.
+"""
+from __future__ import annotations
+
+import os
+import re
+from collections import OrderedDict
+
+from .json_report import result_to_json, sides_of
+from .tables import (csv_text, indicators_table, result_tables, tables_latex, tables_markdown,
+                            target_tables)
+
+__all__ = ["write_report", "safe_file_name", "FIGURE_FORMATS"]
+
+#: The formats each figure is saved in.
+FIGURE_FORMATS = ("png", "pdf")
+_RESERVED = {"figures", "con", "prn", "aux", "nul"}
+
+
+def safe_file_name(text, taken=()):
+    """``text`` as a file name: ``[A-Za-z0-9_.-]`` only, no leading dot, not reserved, not in ``taken``.
+
+    >>> safe_file_name("f1_macro_even")
+    'f1_macro_even'
+    >>> safe_file_name("../x y")
+    'x_y'
+    """
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", str(text)).strip("._-")
+    name = re.sub(r"\.{2,}", ".", name)[:80] or "target"
+    if name.lower() in _RESERVED:
+        name = name + "_"
+    base, k = name, 2
+    lowered = set(t.lower() for t in taken)
+    while name.lower() in lowered:
+        name = "%s_%d" % (base, k)
+        k += 1
+    return name
+
+
+class _Writer:
+    """Writes files under one folder, refusing any path that leaves it."""
+
+    def __init__(self, out_dir):
+        self.root = os.path.realpath(os.path.abspath(out_dir))
+        os.makedirs(self.root, exist_ok=True)
+        self.written = OrderedDict()
+
+    def path(self, relative):
+        path = os.path.realpath(os.path.join(self.root, relative))
+        if os.path.commonpath([self.root, path]) != self.root or path == self.root:
+            raise ValueError("refusing to write %r outside %s" % (relative, self.root))
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        return path
+
+    def text(self, relative, text):
+        path = self.path(relative)
+        with open(path, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        self.written[relative] = path
+        return path
+
+    def csv(self, relative, frame):
+        return self.text(relative, csv_text(frame))
+
+    def figure(self, relative_stem, fig, formats, dpi):
+        from .plots import freeze_layout, save_figure
+
+        for fmt in formats:
+            relative = "%s.%s" % (relative_stem, fmt)
+            save_figure(fig, self.path(relative)[:-len(fmt) - 1], formats=(fmt,), dpi=dpi)
+            freeze_layout(fig)  # the layout is done: later formats reuse it
+            self.written[relative] = self.path(relative)
+
+
+def write_report(result, out_dir, figures=True, figure_formats=FIGURE_FORMATS, dpi=150, digits=4):
+    """Write report.html, report.json, CSV, Markdown and LaTeX tables and figures under ``out_dir``.
+
+    Parameters
+    ----------
+    result : PhaseResult
+    out_dir : str
+        Created if needed; nothing is written outside it.
+    figures : bool
+        Draw the figures (for the page and as files).  Without them the
+        page has tables only.
+    figure_formats : tuple of str
+        Formats of the figure files (``png``, ``pdf``, ``svg``).
+    dpi : int
+        Resolution of the PNG files (the page embeds its own, smaller ones).
+    digits : int
+        Decimals of scores and differences in the tables.
+
+    Returns
+    -------
+    OrderedDict
+        Relative name (``report.html``, ``f1_macro/systems.csv``,
+        ``figures/f1_macro-ordered_ci.png``, ...) -> absolute path.
+    """
+    from .html_report import FIGURE_DPI, render_report
+
+    writer = _Writer(out_dir)
+    folders = OrderedDict()
+    for key in result.targets:
+        folders[key] = safe_file_name(key, taken=list(folders.values()))
+    level = float(result.signature.confidence_level)
+    page_figures = OrderedDict()
+    for key, target in result.targets.items():
+        folder = folders[key]
+        writer.csv("%s/systems.csv" % folder, target.systems)
+        writer.csv("%s/vs_winner.csv" % folder, target.vs_winner)
+        writer.csv("%s/pairs.csv" % folder, target.pairs)
+        tables = target_tables(result, target, digits)
+        for table in tables:
+            if table.name == "pair_matrix":
+                writer.csv("%s/pair_matrix.csv" % folder, table.frame())
+        if target.gains is not None:
+            writer.csv("%s/gains.csv" % folder, target.gains)
+        writer.text("%s/tables.md" % folder, tables_markdown(tables, title=target.title))
+        writer.text("%s/tables.tex" % folder, tables_latex(tables, title=target.title))
+        page_figures[key] = {}
+        if figures:
+            from .plots import figure_png, target_figures
+
+            for name, fig in target_figures(target, baseline=result.baseline, confidence_level=level,
+                                            sides=sides_of(result)).items():
+                writer.figure("figures/%s-%s" % (folder, name), fig, figure_formats, dpi)
+                page_figures[key][name] = figure_png(fig, dpi=FIGURE_DPI, palette=True)
+    writer.csv("indicators.csv", indicators_table(result).reset_index())
+    writer.csv("skipped.csv", result.skipped if result.skipped is not None
+               else __import__("pandas").DataFrame(columns=["submission", "reason"]))
+    if result.group_gaps is not None:
+        writer.csv("group_gaps.csv", result.group_gaps)
+    everything = result_tables(result, digits)
+    title = "leaderboard-ci: %s" % result.official.title
+    writer.text("tables.md", tables_markdown(everything, title=title))
+    writer.text("tables.tex", tables_latex(everything, title=title))
+    writer.text("report.json", result_to_json(result))
+    writer.text("report.html", render_report(result, figures=page_figures, digits=digits))
+    return writer.written

@@ -1,0 +1,560 @@
+"""``report.html``: the organizer's self-contained end-of-phase report.
+
+One file that opens offline: inline CSS, figures embedded as base64 PNG, no
+script, font, stylesheet or image from anywhere else (in-page ``#`` links
+only).  Every name from the data (systems, groups, metrics, skipped
+submissions and their reasons) is escaped with :func:`html.escape`.
+
+The page shows a summary of every target (metric, or metric on a group) and
+how to read the numbers, then per target: the ranking with CIs, letters and
+ties with the winner; the differences to the winner; the bootstrap
+distribution of winner minus runner-up; the all-pairs matrix; the indicators
+and the baseline-calibrated gains; then the competition indicators of all
+targets side by side, the gaps between groups, the skipped submissions with
+their reasons, the settings and the signature line.
+"""
+from __future__ import annotations
+
+import base64
+import html
+import math
+
+from .._version import __version__
+from .json_report import corrections_of, primary_correction, sides_of
+from .formatting import (DASH, MINUS, STAR_LEGEND, correction_name, family_description, format_ci, format_number,
+                         format_p, slug)
+from .tables import format_indicator, indicators_table
+from ..core.numeric import is_finite_number
+from .html_style import CSS
+
+__all__ = ["render_report", "target_anchor", "resolution_notes", "FIGURE_DPI"]
+
+#: Resolution of the embedded figures.
+FIGURE_DPI = 110
+_FWER = ("bonferroni", "holm", "sidak", "holm-sidak")
+_FIGURE_TEXT = {
+    "ordered_ci": "Each system's score (dot) and its %(level)s confidence interval (whisker), best at the top. "
+                  "The winner is dark blue and its interval is shaded across the plot; light blue marks the "
+                  "systems not significantly different from the winner (%(primary)s), grey the others%(base)s.",
+    "vs_winner": "The difference between the winner and each system (positive: the winner is better) with its "
+                 "%(level)s interval. Red: the interval contains 0, so the data are compatible with no "
+                 "difference. Green: it excludes 0. Stars: %(primary)s-adjusted p-values.",
+    "pair_heatmap": "Every pair of systems: the cell reads column %(minus)s row (positive: the column's system "
+                    "is better), blue for larger differences, with the stars of its %(primary)s-adjusted "
+                    "p-value.",
+    "bootstrap_difference": "The winner minus the runner-up on each bootstrap resample. Under the null "
+                            "hypothesis of no difference this distribution would be centred at 0 instead of "
+                            "at the observed difference &delta;; %(tail)s",
+}
+_FIGURE_TITLES = {
+    "ordered_ci": "Scores with confidence intervals",
+    "vs_winner": "Differences to the winner",
+    "pair_heatmap": "All pairwise differences",
+    "bootstrap_difference": "Winner minus runner-up: the bootstrap distribution",
+}
+
+# ---------------------------------------------------------------------------
+# Small helpers
+# ---------------------------------------------------------------------------
+def _esc(text):
+    """Escape any text from the data or the configuration for HTML text or attributes."""
+    return html.escape(str(text), quote=True)
+
+
+
+
+def _num(value, digits=4, signed=False):
+    return _esc(format_number(value, digits, signed)).replace("-", MINUS)
+
+
+def _ci(low, high, digits=4):
+    return _esc(format_ci(low, high, digits)).replace("-", MINUS)
+
+
+def _p(value):
+    return _esc(format_p(value))
+
+
+def _level(result):
+    return "%g%%" % (100.0 * float(result.signature.confidence_level))
+
+
+def _count(value):
+    return "{:,}".format(int(value)) if is_finite_number(value) else DASH
+
+
+def _names(names, limit=6):
+    """Escaped names joined by commas; past ``limit``, the first ones and how many more."""
+    names = [str(n) for n in names]
+    if len(names) <= limit:
+        return ", ".join(_esc(n) for n in names)
+    return "%s and %d more" % (", ".join(_esc(n) for n in names[:limit - 1]), len(names) - limit + 1)
+
+
+def target_anchor(key):
+    """The in-page anchor of a target's section."""
+    return "t-" + slug(key)
+
+
+
+
+def _table(header, rows, classes=None, table_class=""):
+    """An HTML table from escaped header cells and rows of (html, css class) cells."""
+    head = "".join("<th>%s</th>" % h for h in header)
+    body = []
+    for i, row in enumerate(rows):
+        row_class = ' class="%s"' % classes[i] if classes and classes[i] else ""
+        body.append("<tr%s>%s</tr>" % (row_class, "".join(
+            '<td class="%s">%s</td>' % (css, cell) if css else "<td>%s</td>" % cell for cell, css in row)))
+    return ('<div class="scroll"><table%s><thead><tr>%s</tr></thead><tbody>%s</tbody></table></div>'
+            % (' class="%s"' % table_class if table_class else "", head, "".join(body)))
+
+
+# ---------------------------------------------------------------------------
+# Figures
+# ---------------------------------------------------------------------------
+def _render_figures(result, target):
+    """PNG bytes of each figure of ``target`` (drawn here when not given)."""
+    from .plots import figure_png, target_figures
+
+    level = float(result.signature.confidence_level)
+    figures = target_figures(target, baseline=result.baseline, confidence_level=level, sides=sides_of(result))
+    return {name: figure_png(fig, dpi=FIGURE_DPI, palette=True) for name, fig in figures.items()}
+
+
+def _png_size(data):
+    """(width, height) of PNG bytes, from the IHDR chunk."""
+    if len(data) >= 24 and data[:8] == b"\x89PNG\r\n\x1a\n":
+        return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    return None
+
+
+def _figure(name, data, target, result, primary):
+    if not data:
+        return ""
+    size = _png_size(data)
+    dims = ' width="%d" height="%d"' % size if size else ""
+    wide = ' class="wide"' if size and size[0] > 1100 else ""
+    two = sides_of(result) == "two"
+    text = _FIGURE_TEXT.get(name, "") % {
+        "tail": ("the share of resamples at least as far from &delta; as 0 is, at or beyond 2&delta; or at or "
+                 "below 0 (orange), is the two-sided bootstrap p-value." if two else
+                 "the share of resamples at or beyond 2&delta; (orange) is the one-sided bootstrap p-value."),
+        "level": _level(result), "primary": _esc(correction_name(primary)), "minus": MINUS,
+        "base": ("; the baseline is orange, with a dashed line at its score (an arrow at the edge when it is "
+                 "far from every other system)") if result.baseline else ""}
+    alt = "%s: %s" % (target.title, _FIGURE_TITLES.get(name, name))
+    return ('<figure class="plot" id="%s-%s"><img alt="%s" src="data:image/png;base64,%s"%s%s><figcaption>%s</figcaption>'
+            '</figure>' % (target_anchor(target.key), name, _esc(alt), base64.b64encode(data).decode("ascii"),
+                           dims, wide, text))
+
+
+# ---------------------------------------------------------------------------
+# Notes on what the numbers can show
+# ---------------------------------------------------------------------------
+def _family_sizes(family, m):
+    """(tests in the vs-winner family, largest family of the pairs table)."""
+    pairs = m * (m - 1) // 2
+    if family == "all_pairs":
+        return pairs, pairs
+    if family == "vs_winner":
+        return m - 1, pairs
+    return m - 1, m - 1
+
+
+def resolution_notes(result, target):
+    """Plain-text warnings when B is too small for the corrected p-values to reach significance.
+
+    A bootstrap p-value is at least ``1 / (B + 1)``, so after a Bonferroni or
+    Holm correction over ``K`` tests the smallest adjusted p-value is
+    ``min(1, K / (B + 1))``.  Returns a list of sentences (empty when the
+    settings can show every level of significance).
+    """
+    sig = result.signature
+    primary = primary_correction(result)
+    if sig.test != "bootstrap" or primary not in _FWER:
+        return []
+    b = int(sig.n_resamples or 0)
+    alpha = float(sig.alpha)
+    m = len(target.systems)
+    if m < 2 or b <= 0:
+        return []
+    _, k = _family_sizes(sig.family, m)
+    floor = 1.0 / (b + 1)
+    smallest = min(1.0, k * floor)
+    if smallest <= 0.001:
+        return []
+    need_alpha = int(math.ceil(k / alpha)) - 1
+    need_star = int(math.ceil(k / 0.001)) - 1
+    if smallest > alpha:
+        return ["With B = %s resamples no bootstrap p-value can be below 1/(B+1) = %.5f, so after the %s "
+                "correction over %s comparisons no difference can be significant at %s = %g (the smallest "
+                "possible adjusted p-value is %s). Run the analysis with B \u2265 %s to be able to detect "
+                "differences." % ("{:,}".format(b), floor, correction_name(primary), "{:,}".format(k), "\u03b1",
+                                  alpha, format_p(smallest), "{:,}".format(need_alpha + 1))]
+    return ["With B = %s resamples and the %s correction over %s comparisons, no adjusted p-value can be "
+            "below %s, so the strongest mark possible here is %s; B \u2265 %s would allow ***."
+            % ("{:,}".format(b), correction_name(primary), "{:,}".format(k), format_p(smallest),
+               _stars_of(smallest), "{:,}".format(need_star + 1))]
+
+
+def _stars_of(p):
+    from ..core.significance import stars
+
+    return stars(p) or "none"
+
+
+# ---------------------------------------------------------------------------
+# Sections
+# ---------------------------------------------------------------------------
+def _header(result, primary):
+    official = result.official
+    win = official.systems.iloc[0]
+    tied = [n for n in official.tied_with_winner if n != official.winner]
+    tied_text = ("Not significantly different from the winner (%s, %s = %g): %s."
+                 % (_esc(correction_name(primary)), "&alpha;", result.signature.alpha,
+                    ("<b>%s</b>" % _names(tied, 8)) if len(tied) <= 8 else
+                    "%d systems (%s)" % (len(tied), _names(tied, 8))) if tied
+                 else "Every other system is significantly worse than the winner (%s, %s = %g)."
+                 % (_esc(correction_name(primary)), "&alpha;", result.signature.alpha))
+    sig = result.signature
+    return ('<header><h1>leaderboard-ci &middot; end-of-phase analysis</h1>'
+            '<p class="headline">Winner on %s: %s %s <span class="ci">(%s CI %s)</span></p>'
+            '<p class="lead">%s</p>'
+            '<p class="muted">%s systems, %s test items, %s paired bootstrap resamples (%s intervals, seed %s); '
+            '%s p-values from the %s test, adjusted over %s.</p></header>'
+            % (_esc(official.title), "<b>%s</b>" % _esc(official.winner), _num(win["score"]), _level(result),
+               _ci(win["ci_low"], win["ci_high"]), tied_text, _count(len(result.names)), _count(result.n),
+               _count(sig.n_resamples), _esc(sig.method), _esc(sig.seed),
+               "two-sided" if sides_of(result) == "two" else "one-sided",
+               "permutation" if sig.test == "permutation" else "paired bootstrap",
+               _esc(family_description(sig.family))))
+
+
+def _summary(result):
+    rows = []
+    for key, t in result.targets.items():
+        w = t.systems.iloc[0]
+        tied = [n for n in t.tied_with_winner if n != t.winner]
+        rows.append([('<a href="#%s">%s</a>' % (target_anchor(key), _esc(t.title)), ""),
+                     (_esc(t.metric.better), ""), (_esc(t.winner), ""), (_num(w["score"]), "n"),
+                     (_ci(w["ci_low"], w["ci_high"]), "n"),
+                     (("%s%s" % ("%d: " % len(tied) if len(tied) > 4 else "", _names(tied, 4))) if tied
+                      else '<span class="muted">none</span>', "")])
+    table = _table(["Metric", "Direction", "Winner", "Score", "%s CI" % _level(result), "Tied with the winner"],
+                   rows)
+    links = ['<li><a href="#%s">%s</a></li>' % (target_anchor(k), _esc(t.title)) for k, t in result.targets.items()]
+    links += ['<li><a href="#indicators">Competition indicators</a></li>']
+    if result.group_gaps is not None and len(result.group_gaps):
+        links.append('<li><a href="#group-gaps">Gaps between groups</a></li>')
+    links += ['<li><a href="#skipped">Skipped submissions (%d)</a></li>' % len(result.skipped),
+              '<li><a href="#settings">Settings and signature</a></li>']
+    return ('<section id="summary"><h2>Summary</h2>%s<nav><p class="muted">Contents</p><ul>%s</ul></nav></section>'
+            % (table, "".join(links)))
+
+
+def _explanations(result, primary):
+    sig = result.signature
+    level = _level(result)
+    corrections = corrections_of(result)
+    names = ", ".join(_esc(correction_name(c, long=True)) for c in corrections) or "none"
+    two = sides_of(result) == "two"
+    side = ("They are two-sided: a difference this large in either direction counts, since which system is "
+            "&ldquo;better&rdquo; was itself read from the data (the one-sided values are in report.json)."
+            if two else "They are one-sided: the alternative is that the better-ranked system is really better.")
+    if sig.test == "permutation":
+        p_text = ("<b>p-values</b> come from a paired permutation test: the outputs of the two systems are "
+                  "swapped item by item at random; p is the share of swaps giving a difference at least as "
+                  "large as the one observed. %s" % side)
+    else:
+        p_text = ("<b>p-values</b> are paired-bootstrap p-values: if the two systems were equally good, how "
+                  "often would a difference at least this large appear? The bootstrap distribution of the "
+                  "difference, shifted to be centred at 0, plays the role of the null (see the histogram). %s"
+                  % side)
+    return ('<section id="how-to-read"><h2>How to read this report</h2><div class="explain">'
+            '<p><b>Score and its interval.</b> The score is computed on the whole test set. Its %(level)s '
+            'confidence interval (CI) comes from %(b)s bootstrap resamples of the test items: if the test set '
+            'were drawn again, the score would likely fall in that range.</p>'
+            '<p><b>CI of a difference.</b> Both systems are scored on the <i>same</i> resampled test sets, so '
+            'their difference is resampled as a pair. If the interval of the difference contains 0, the data '
+            'are compatible with no real difference. Overlapping score intervals do <i>not</i> mean two systems '
+            'are tied: judge by the interval of their difference.</p>'
+            '<p>%(p_text)s Intervals are not adjusted for multiple comparisons, so after a correction an '
+            'interval can exclude 0 while the difference is not significant; near the boundary an interval '
+            'and an unadjusted p-value can also disagree slightly.</p>'
+            '<p><b>Stars</b>: %(stars)s, from the adjusted p-values of the <b>%(primary)s</b> correction. '
+            'The orientation is always &ldquo;better-ranked minus worse-ranked&rdquo;, signed so that a '
+            'positive difference means better, also for metrics where lower is better.</p>'
+            '<p><b>Corrections.</b> Many comparisons make some look significant by chance, so p-values are '
+            'adjusted (%(names)s) over %(family)s (family <code>%(family_key)s</code>). Bonferroni and Holm '
+            'control the chance of any false finding; Benjamini-Hochberg (BH) the expected share of false '
+            'findings. <b>%(primary_long)s</b> decides the stars, the letters and who is tied with the '
+            'winner; the others are shown beside it.</p>'
+            '<p><b>Letters.</b> Systems that share a letter are not significantly different from each other '
+            '(compact letter display). <b>Tied with the winner</b>: not significantly different from the '
+            'first-ranked system.%(gain)s</p>'
+            '</div></section>'
+            % {"level": level, "b": _count(sig.n_resamples), "p_text": p_text, "stars": _esc(STAR_LEGEND),
+               "primary": _esc(correction_name(primary)), "primary_long": _esc(correction_name(primary, long=True)),
+               "names": names, "family": _esc(family_description(sig.family)),
+               "family_key": _esc(sig.family),
+               "gain": (" <b>Gain over the baseline</b> (ODESIA): 100&middot;(s &minus; b)/|b &minus; r|, the "
+                        "share (%) of the way from the baseline&rsquo;s score b to the reference r (the "
+                        "metric&rsquo;s best value) that a system covers.") if result.baseline else ""})
+
+
+def _indicators_section(result, digits):
+    frame = indicators_table(result)
+    header = ["Indicator"] + ['<a href="#%s">%s</a>' % (target_anchor(k), _esc(result.targets[k].title))
+                              for k in frame.columns]
+    rows = [[(_esc(label), "")] + [(_esc(format_indicator(str(label), frame.loc[label, c], digits))
+                                    .replace("-", MINUS), "n") for c in frame.columns] for label in frame.index]
+    reasons = ["%s: %s" % (t.title, t.indicators["ppi_reason"]) for t in result.targets.values()
+               if t.indicators.get("ppi_reason")]
+    reason_html = ('<p class="note">PPI is not defined for %s.</p>' % _esc("; ".join(reasons))) if reasons else ""
+    return ('<section id="indicators"><h2>Competition indicators</h2>%s<p class="note">n: test items; m: '
+            'systems; ties with the winner: systems not significantly different from the winner at &alpha; = '
+            '%g, with no correction and after each correction; possible comparisons m(m&minus;1)/2 and how '
+            'many pairs are not significantly different; |winner &minus; median|: how far the winner is from '
+            'the median system; CV: coefficient of variation of the scores (%%); PPI (performance potential '
+            'index): 100 &times; the distance from the winner to the best possible value.</p>%s</section>'
+            % (_table(header, rows), result.signature.alpha, reason_html))
+
+
+def _systems_table(result, target, digits):
+    tied = set(target.tied_with_winner)
+    rows, classes = [], []
+    for r in target.systems.itertuples(index=False):
+        tags = ""
+        if r.name == target.winner:
+            tags += '<span class="tag win">winner</span>'
+        if result.baseline is not None and r.name == result.baseline:
+            tags += '<span class="tag">baseline</span>'
+        rows.append([("%d" % r.rank, "n"), (_esc(r.name) + tags, ""), (_num(r.score, digits), "n"),
+                     (_ci(r.ci_low, r.ci_high, digits), "n"), (_esc(getattr(r, "letters", "") or ""), ""),
+                     ('<span class="yes" title="not significantly different from the winner">&#10003;</span>'
+                      if r.name in tied else "", "c")])
+        classes.append("winner" if r.name == target.winner else
+                       ("baseline" if r.name == result.baseline else ""))
+    return _table(["Rank", "System", _esc(target.title), "%s CI" % _level(result), "Letters",
+                   "Tied with winner"], rows, classes)
+
+
+def _vs_winner_table(result, target, digits, corrections):
+    frame = target.vs_winner
+    pcols = [("p_value", "p")] + [("p_" + m, "p (%s)" % _esc(correction_name(m, header=True)))
+                                  for m in corrections if "p_" + m in frame.columns]
+    if "p_mcnemar" in frame.columns:
+        pcols.append(("p_mcnemar", "p (McNemar)"))
+    rows = []
+    for _, r in frame.iterrows():
+        contains = is_finite_number(r["ci_low"]) and is_finite_number(r["ci_high"]) and r["ci_low"] <= 0 <= r["ci_high"]
+        rows.append([(_esc(r["name"]), ""), (_num(r["diff"], digits), "n"),
+                     (_ci(r["ci_low"], r["ci_high"], digits), "n " + ("zero" if contains else "nonzero"))]
+                    + [(_p(r[c]), "n") for c, _ in pcols]
+                    + [(_esc(r.get("stars", "") or ""), ""),
+                       ("yes" if bool(r.get("significant", False)) else "no", "")])
+    return _table(["System", "Difference", "%s CI" % _level(result)] + [h for _, h in pcols]
+                  + ["", "Significant (%s)" % _esc(correction_name(primary_correction(result)))], rows)
+
+
+def _matrix_table(target, digits):
+    names = list(target.systems["name"])
+    m = len(names)
+    diff = target.pair_matrix("diff")
+    star = target.pair_matrix("stars")
+    values = [abs(float(v)) for v in target.pairs["diff"] if is_finite_number(v)]
+    top = max(values) if values else 1.0
+    top = top if top > 0 else 1.0
+    numbered = m - 1 > 8
+    header = [""] + [("(%d)" % (j + 1)) if numbered else _esc(n) for j, n in enumerate(names[:-1])]
+    head = "".join("<th>%s</th>" % h for h in header)
+    body = []
+    for i in range(1, m):
+        cells = ['<th class="row">%s%s</th>' % ("(%d) " % (i + 1) if numbered else "", _esc(names[i]))]
+        for j in range(m - 1):
+            if j >= i:
+                cells.append('<td class="empty"></td>')
+                continue
+            value = diff.loc[names[i], names[j]]
+            mark = star.loc[names[i], names[j]] or ""
+            alpha = 0.08 + 0.5 * min(1.0, abs(float(value)) / top) if is_finite_number(value) else 0
+            colour = "33,102,172" if not is_finite_number(value) or value >= 0 else "178,24,43"
+            cells.append('<td style="background:rgba(%s,%.2f)" title="%s">%s%s</td>'
+                         % (colour, alpha, _esc("%s %s %s = %s" % (names[j], MINUS, names[i],
+                                                                   format_number(value, digits))),
+                            _num(value, digits), (" " + _esc(mark)) if mark else ""))
+        body.append("<tr>%s</tr>" % "".join(cells))
+    note = '<p class="note">Column (k) is the system ranked k.</p>' if numbered else ""
+    return ('<div class="scroll"><table class="matrix"><thead><tr>%s</tr></thead><tbody>%s</tbody></table></div>%s'
+            % (head, "".join(body), note))
+
+
+def _target_indicators(target, digits):
+    ind = target.indicators
+    pairs = [("n (items)", _count(ind.get("n"))), ("m (systems)", _count(ind.get("m"))),
+             ("possible comparisons", _count(ind.get("possible_comparisons")))]
+    for c, v in (ind.get("ties_with_winner") or {}).items():
+        pairs.append(("ties with the winner (%s)" % correction_name(c), _count(v)))
+    for c, v in (ind.get("non_significant_pairs") or {}).items():
+        pairs.append(("non-significant pairs (%s)" % correction_name(c), _count(v)))
+    pairs += [("|winner %s median|" % MINUS, _num(ind.get("winner_minus_median"), digits)),
+              ("CV (%)", _num(ind.get("cv"), 2)), ("PPI", _num(ind.get("ppi"), 2))]
+    rows = [[(_esc(a), ""), (b, "n")] for a, b in pairs]
+    reason = ind.get("ppi_reason")
+    return _table(["Indicator", "Value"], rows) + (('<p class="note">PPI: %s.</p>' % _esc(reason)) if reason else "")
+
+
+def _gains_table(result, target):
+    frame = target.gains
+    if frame is None:
+        return ""
+    with_notes = any(bool(n) for n in frame.get("note", []))
+    rows = []
+    for _, r in frame.iterrows():
+        rows.append([(_esc(r["name"]), ""), (_num(r["gain"], 2), "n"), (_ci(r["ci_low"], r["ci_high"], 2), "n")]
+                    + ([(_esc(r.get("note") or ""), "note")] if with_notes else []))
+    ref = frame.attrs.get("reference_point")
+    header = ["System", "Gain", "%s CI" % _level(result)] + (["Note"] if with_notes else [])
+    return ('<div><h3>Gain over the baseline</h3><p class="note">100&middot;(s &minus; b)/|b &minus; r| with b the '
+            'score of the baseline <b>%s</b> and r = %s:<br>0 is the baseline, 100 the reference point; %s '
+            'percentile intervals.</p>%s</div>' % (_esc(frame.attrs.get("baseline", result.baseline)),
+                                                  _esc(format_number(ref, 4).rstrip("0").rstrip("."))
+                                                  if is_finite_number(ref) else DASH, _level(result), _table(header, rows)))
+
+
+def _target_section(result, key, target, figures, digits, primary, corrections):
+    official = target is result.official
+    m = len(target.systems)
+    tied = [n for n in target.tied_with_winner if n != target.winner]
+    parts = ['<section id="%s"><h2>%s%s <span class="muted">(%s)</span></h2>'
+             % (target_anchor(key), _esc(target.title), " &middot; official" if official else "",
+                _esc(target.metric.better))]
+    parts.append('<p>Winner: <b>%s</b>. %s</p>'
+                 % (_esc(target.winner), ("Not significantly different from it (%d): %s." % (len(tied), _names(tied, 12)))
+                    if tied else ("All other systems are significantly worse." if m > 1 else "")))
+    warnings = resolution_notes(result, target)
+    for w in warnings:
+        parts.append('<p class="warn">%s</p>' % _esc(w))
+    parts.append("<h3>Ranking</h3>")
+    ranking = _systems_table(result, target, digits)
+    ordered = _figure("ordered_ci", figures.get("ordered_ci"), target, result, primary)
+    if m <= 15:  # side by side while the figure stays legible at half the page
+        parts.append('<div class="two"><div>%s</div><div>%s</div></div>' % (ranking, ordered))
+    else:
+        parts.append(ranking + ordered)
+    if m > 1:
+        orientation = "winner %s system" % MINUS if target.metric.direction == "higher" \
+            else "system %s winner (lower is better)" % MINUS
+        parts.append("<h3>Differences to the winner</h3>")
+        parts.append('<p class="note">Difference = %s, positive when the winner is better; %s CI of the paired '
+                     'difference (red: contains 0); %s p-values and their adjusted values.</p>'
+                     % (orientation, _level(result), "two-sided" if sides_of(result) == "two" else "one-sided"))
+        parts.append(_vs_winner_table(result, target, digits, corrections))
+        parts.append(_figure("vs_winner", figures.get("vs_winner"), target, result, primary))
+        parts.append("<h3>Winner %s runner-up</h3>" % MINUS)
+        parts.append(_figure("bootstrap_difference", figures.get("bootstrap_difference"), target, result, primary))
+        parts.append("<h3>All pairs</h3>")
+        parts.append('<p class="note">Row = the lower-ranked system, column = the higher-ranked one; each cell is '
+                     'column %s row (positive: the column is better) with the stars of its %s-adjusted p-value. '
+                     'Hover a cell for the pair.</p>' % (MINUS, _esc(correction_name(primary))))
+        parts.append(_matrix_table(target, digits))
+        parts.append(_figure("pair_heatmap", figures.get("pair_heatmap"), target, result, primary))
+    parts.append('<div class="row"><div><h3>Indicators</h3>%s</div>%s</div>'
+                 % (_target_indicators(target, digits), _gains_table(result, target)))
+    if target.notes:
+        parts.append('<h3>Notes</h3><ul class="notes">%s</ul>' % "".join("<li>%s</li>" % _esc(n)
+                                                                        for n in target.notes))
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def _group_gaps_section(result, digits):
+    gaps = result.group_gaps
+    if gaps is None or len(gaps) == 0:
+        return ""
+    rows = [[(_esc(r.metric), ""), (_esc(r.groups), ""), (_esc(r.name), ""),
+             (_num(r.gap, 2 if r.quantity == "gain" else digits, signed=True), "n"), (_esc(r.quantity), "")]
+            for r in gaps.itertuples(index=False)]
+    return ('<section id="group-gaps"><h2>Gaps between groups</h2><p class="note">For each system, its gain over '
+            'the baseline (or its score, without a baseline) on the first group minus that on the second '
+            '(ODESIA&rsquo;s gap between languages): a large gap means the system works much better on one '
+            'group.</p>%s</section>' % _table(["Metric", "Groups", "System", "Gap", "Of"], rows))
+
+
+def _skipped_section(result):
+    skipped = result.skipped
+    if skipped is None or len(skipped) == 0:
+        body = '<p class="muted">No submission was skipped: every system above was analysed.</p>'
+    else:
+        rows = [[(_esc(r.submission), ""), (_esc(r.reason), "")] for r in skipped.itertuples(index=False)]
+        body = ('<p>These submissions are not in the analysis:</p>%s'
+                % _table(["Submission", "Reason"], rows))
+    return '<section id="skipped"><h2>Skipped submissions (%d)</h2>%s</section>' % (len(skipped), body)
+
+
+def _settings_section(result, primary):
+    sig = result.signature
+    rows = [("metrics", ", ".join(str(m) for m in result.settings.get("metrics") or [])),
+            ("official metric", sig.metric), ("items (n)", _count(result.n)),
+            ("systems (m)", _count(len(result.names))), ("baseline", result.baseline or DASH),
+            ("resamples (B)", _count(sig.n_resamples)), ("seed", sig.seed),
+            ("interval method", sig.method), ("confidence level", sig.confidence_level),
+            ("test", sig.test)]
+    if sig.test == "permutation":
+        rows.append(("permutations", _count(sig.n_permutations)))
+    rows += [("correction family", "%s (%s)" % (sig.family, family_description(sig.family))),
+             ("corrections", ", ".join(correction_name(c, long=True) for c in corrections_of(result)) or DASH),
+             ("stars and letters from", correction_name(primary, long=True)), ("alpha", sig.alpha),
+             ("labels", ", ".join(result.settings.get("labels") or []) or DASH),
+             ("group column", result.settings.get("groups") or DASH),
+             ("reference point", result.settings.get("reference_point")
+              if result.settings.get("reference_point") is not None else "metric's best value"),
+             ("gold standard SHA-256", sig.gold_sha256 or DASH),
+             ("software", "leaderboard-ci %s, Python %s, numpy %s, pandas %s, scipy %s, statsmodels %s"
+              % tuple(sig.as_dict().get(k, "?") for k in ("version", "python", "numpy", "pandas", "scipy", "statsmodels")))]
+    return ('<section id="settings"><h2>Settings</h2>%s</section>'
+            % _table(["Setting", "Value"], [[(_esc(a), ""), (_esc(b), "")] for a, b in rows]))
+
+
+def _footer(result):
+    return ('<footer><p>Signature (quote it with these numbers; it identifies how they were computed):</p>'
+            '<code class="sig">%s</code><p>Generated by leaderboard-ci %s. Methods: paired bootstrap with '
+            'percentile intervals, differences to the winner and all-pairs tests with corrections and the '
+            'competition indicators (Nava-Mu&ntilde;oz, Graff &amp; Escalante 2024, CompStats); intervals of '
+            'differences and letter groups (Bestgen 2022); baseline-calibrated gains and gaps between groups '
+            '(ODESIA).</p></footer>' % (_esc(str(result.signature)), _esc(__version__)))
+
+
+def render_report(result, figures=None, digits=4):
+    """The complete, self-contained ``report.html`` page.
+
+    Parameters
+    ----------
+    result : PhaseResult
+        From :func:`leaderboard_ci.phase.analysis.analyze`.
+    figures : mapping, optional
+        ``target key -> {figure name -> PNG bytes}`` already drawn (as
+        :func:`leaderboard_ci.report.files.write_report` passes them); drawn
+        here with :mod:`leaderboard_ci.report.plots` when omitted.
+    digits : int
+        Decimals of scores and differences.
+
+    Returns
+    -------
+    str
+        An HTML5 document: inline CSS, base64 PNG figures, no script, no URL.
+    """
+    primary = primary_correction(result)
+    corrections = corrections_of(result)
+    sections = [_header(result, primary), _summary(result), _explanations(result, primary)]
+    for key, target in result.targets.items():
+        target_figures = figures.get(key, {}) if figures is not None else _render_figures(result, target)
+        sections.append(_target_section(result, key, target, target_figures, digits, primary, corrections))
+    sections += [_indicators_section(result, digits), _group_gaps_section(result, digits), _skipped_section(result),
+                 _settings_section(result, primary), _footer(result)]
+    official = result.official
+    return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
+            '<title>Analysis: %s, winner %s</title><style>%s</style></head><body><main>%s</main></body></html>\n'
+            % (_esc(official.title), _esc(official.winner), CSS, "".join(sections)))

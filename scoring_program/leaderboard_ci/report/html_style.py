@@ -1,0 +1,51 @@
+"""The report page's style sheet (inlined: the page needs no external resources)."""
+
+__all__ = ["CSS"]
+
+CSS = """
+:root{color-scheme:light}
+body{margin:0;background:#fff;color:#1f2328;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,
+"Helvetica Neue",Arial,"Noto Sans",sans-serif}
+main{max-width:1200px;margin:0 auto;padding:18px 22px 30px}
+h1{font-size:13px;font-weight:600;color:#57606a;margin:0;text-transform:uppercase;letter-spacing:.05em}
+h2{font-size:21px;margin:36px 0 6px;padding-top:14px;border-top:2px solid #d8dee4}
+h3{font-size:16px;margin:22px 0 4px}
+p{margin:6px 0}
+a{color:#0b57a4}
+.headline{font-size:25px;font-weight:650;margin:6px 0 4px}
+.headline .ci{font-weight:400;color:#57606a;white-space:nowrap}
+.lead{background:#f3f6fa;border-left:4px solid #1f4e9c;padding:8px 12px;margin:10px 0}
+.warn{background:#fff8e6;border-left:4px solid #b36b00;padding:8px 12px;margin:10px 0}
+.muted,figcaption,.note{color:#57606a;font-size:13px}
+nav ul{margin:4px 0;padding-left:20px;columns:2}
+nav li{margin:1px 0}
+.explain{display:grid;grid-template-columns:repeat(auto-fit,minmax(300px,1fr));gap:6px 22px;font-size:14px}
+.explain p{margin:4px 0}
+figure{margin:10px 0 16px;overflow-x:auto}
+figure img{display:block;max-width:100%;height:auto}
+figure img.wide{max-width:none}
+.scroll{overflow-x:auto}
+table{border-collapse:collapse;margin:6px 0;font-size:14px}
+th,td{padding:3px 9px;border-bottom:1px solid #e4e8ec;text-align:left;vertical-align:top}
+th{background:#f6f8fa;font-weight:600;white-space:nowrap}
+td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+td.c{text-align:center}
+tr.winner td{font-weight:600;background:#eef3fb}
+tr.baseline td{color:#8a5200}
+.tag{display:inline-block;font-size:11px;font-weight:600;padding:0 5px;border-radius:8px;margin-left:6px;
+vertical-align:1px;background:#f4e6cf;color:#8a5200}
+.tag.win{background:#dbe6f6;color:#1f4e9c}
+.zero{color:#c62828}.nonzero{color:#2e7d32}
+.yes{color:#1f4e9c;font-weight:700}
+table.matrix td,table.matrix th{font-size:12px;padding:2px 6px;text-align:right;white-space:nowrap}
+table.matrix th.row{text-align:left}
+table.matrix td.empty{background:#fff;border-bottom:none}
+.two{display:grid;grid-template-columns:auto minmax(0,1fr);gap:24px;align-items:start}
+@media (max-width:1000px){.two{grid-template-columns:1fr}}
+figure.plot img{max-width:min(100%,880px)}
+.row{display:flex;flex-wrap:wrap;gap:8px 40px;align-items:flex-start}
+code,.sig{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",monospace;font-size:13px}
+.sig{display:block;background:#f6f8fa;padding:6px 8px;margin:4px 0 8px;white-space:nowrap;overflow-x:auto;font-size:12px}
+footer{margin-top:34px;padding-top:12px;border-top:2px solid #d8dee4;font-size:13px;color:#57606a}
+ul.notes li{margin:3px 0}
+"""

@@ -1,0 +1,532 @@
+"""The report's figures (the only module of the package that imports matplotlib).
+
+One function per figure, each taking a :class:`~leaderboard_ci.phase.analysis.TargetAnalysis`
+and returning a :class:`matplotlib.figure.Figure` drawn on the Agg canvas
+(no pyplot, no global state, nothing shown on screen):
+
+* :func:`ordered_ci_plot`: systems sorted by score, point and CI whisker,
+  winner highlighted, the systems tied with it and the baseline marked
+  (CompStats Fig. 1);
+* :func:`difference_plot`: each system's difference to the winner with its
+  CI, red when the interval contains 0 and green otherwise (CompStats Fig. 2);
+* :func:`pair_heatmap`: the lower-triangular matrix of pairwise differences
+  (column minus row) on a diverging colour map centred at 0, with stars;
+* :func:`bootstrap_difference_plot`: the bootstrap distribution of the
+  difference winner minus runner-up, with lines at 0, the observed
+  difference δ and 2δ (CompStats Fig. 3).
+
+:func:`save_figure` writes a figure as PNG, PDF or SVG; :func:`figure_png`
+returns PNG bytes (for the HTML report).  Artists carry ``gid`` values
+(``ci:<system>``, ``point:<system>``) so tests and tools can find them.
+"""
+from __future__ import annotations
+
+import io
+import math
+import os
+from collections import OrderedDict
+
+import numpy as np
+from ..core.numeric import is_finite_number
+from .figure_layout import (BASELINE, FIGURES, GREEN, HEATMAP_STARS_MAX, HEATMAP_VALUES_MAX, INK, MINUS, OTHER, RED,
+                            TIED, WINNER, ci_contains_zero, decimals_for, figure_title, name_fontsize, name_width,
+                            off_scale, short_name)
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.colors import Normalize
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+
+__all__ = ["ordered_ci_plot", "difference_plot", "pair_heatmap", "bootstrap_difference_plot",
+           "target_figures", "save_figure", "figure_png", "freeze_layout", "FIGURES", "RED", "GREEN",
+           "ci_contains_zero", "short_name"]
+
+# ---------------------------------------------------------------------------
+# Helpers
+# ---------------------------------------------------------------------------
+def _figure(width, height):
+    """A Figure on the Agg canvas with constrained layout."""
+    try:
+        fig = Figure(figsize=(width, height), layout="constrained")
+    except TypeError:  # matplotlib < 3.5
+        fig = Figure(figsize=(width, height), constrained_layout=True)
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _mark_off_scale(ax, side, limits, y, value, colour, fontsize, digits=4):
+    """Clip the axis to ``limits`` and mark a row whose value is beyond them with an arrow and the value."""
+    low, high = limits
+    pad = 0.06 * (high - low)
+    ax.set_xlim(low - pad, high + pad)
+    x = low - pad if side == "left" else high + pad
+    marker = "<" if side == "left" else ">"
+    edge, = ax.plot([x], [y], marker=marker, color=colour, markersize=8, ls="none", clip_on=False, zorder=4)
+    edge.set_gid("offscale")
+    text = ("%.*f" % (digits, value)).replace("-", MINUS) + " (off scale)"
+    ax.annotate(text, (x, y), xytext=(9 if side == "left" else -9, 0), textcoords="offset points", va="center",
+                ha="left" if side == "left" else "right", fontsize=fontsize - 1, color=colour)
+
+
+# ---------------------------------------------------------------------------
+# Figure 1: ordered CIs
+# ---------------------------------------------------------------------------
+def ordered_ci_plot(target, baseline=None, confidence_level=0.95):
+    """Systems sorted by score, each a point with its CI whisker (CompStats Fig. 1).
+
+    Parameters
+    ----------
+    target : TargetAnalysis
+    baseline : str, optional
+        The baseline system's name: drawn in its own colour with a dashed
+        vertical line at its score; when it is far below (or above) every
+        other system, the axis covers the others only and the baseline is an
+        arrow at the edge with its score.
+    confidence_level : float
+        For the axis label only.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The winner is dark blue (its interval shaded across the plot), the
+        systems not significantly different from it light blue, the others
+        grey; the best system is at the top.
+    """
+    frame = target.systems
+    names = list(frame["name"])
+    m = len(names)
+    fs = name_fontsize(m)
+    tied = set(target.tied_with_winner)
+    height = 1.5 + 0.27 * m
+    fig = _figure(max(5.6, 3.4 + name_width(names, fs)), height)
+    ax = fig.add_subplot(1, 1, 1)
+    winner = frame.iloc[0]
+    if is_finite_number(winner["ci_low"]) and is_finite_number(winner["ci_high"]):
+        ax.axvspan(winner["ci_low"], winner["ci_high"], color=WINNER, alpha=0.08, lw=0, zorder=0)
+    off = off_scale(frame, baseline)
+    if baseline is not None and baseline in names and off is None:
+        b_score = float(frame.loc[frame["name"] == baseline, "score"].iloc[0])
+        ax.axvline(b_score, color=BASELINE, ls="--", lw=1, zorder=1)
+    for y, row in enumerate(frame.itertuples(index=False)):
+        if row.name == target.winner:
+            colour, marker = WINNER, "D"
+        elif row.name == baseline:
+            colour, marker = BASELINE, "s"
+        elif row.name in tied:
+            colour, marker = TIED, "o"
+        else:
+            colour, marker = OTHER, "o"
+        if is_finite_number(row.ci_low) and is_finite_number(row.ci_high):
+            line, = ax.plot([row.ci_low, row.ci_high], [y, y], color=colour, lw=2.2, solid_capstyle="butt",
+                            zorder=2)
+            line.set_gid("ci:%s" % row.name)
+            for end in (row.ci_low, row.ci_high):
+                ax.plot([end, end], [y - 0.22, y + 0.22], color=colour, lw=1.4, zorder=2)
+        point, = ax.plot([row.score], [y], marker=marker, color=colour, markersize=6 if m <= 30 else 4.5,
+                         markeredgecolor="white", markeredgewidth=0.8, ls="none", zorder=3)
+        point.set_gid("point:%s" % row.name)
+    if off is not None:
+        _mark_off_scale(ax, off[0], off[1], names.index(baseline),
+                        float(frame.loc[frame["name"] == baseline, "score"].iloc[0]), BASELINE, fs)
+    ax.set_yticks(range(m))
+    ax.set_yticklabels([short_name(n) for n in names], fontsize=fs)
+    for label, name in zip(ax.get_yticklabels(), names):
+        if name == target.winner:
+            label.set_fontweight("bold")
+            label.set_color(WINNER)
+        elif name == baseline:
+            label.set_color(BASELINE)
+    ax.set_ylim(m - 0.5, -0.5)
+    ax.grid(axis="x", color="#e6e9ed", lw=0.8)
+    ax.set_axisbelow(True)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    ax.set_xlabel("%s (%s), %g%% CI" % (figure_title(target), target.metric.better, 100 * confidence_level))
+    ax.set_title("%s: systems ranked by score" % figure_title(target), fontsize=11, loc="left")
+    handles = [Line2D([], [], color=WINNER, marker="D", lw=2, label="winner (shaded: its CI)"),
+               Line2D([], [], color=TIED, marker="o", lw=2, label="tied with the winner"),
+               Line2D([], [], color=OTHER, marker="o", lw=2, label="worse than the winner")]
+    if baseline is not None and baseline in names:
+        handles.append(Line2D([], [], color=BASELINE, marker="s", ls="--", lw=1, label="baseline"))
+    fig.legend(handles=handles, loc="outside lower center" if _outside_ok() else "lower center",
+               ncol=2, fontsize=9, frameon=False)
+    return fig
+
+
+def _outside_ok():
+    """Whether legends can be placed outside the axes (matplotlib >= 3.7)."""
+    import matplotlib
+
+    major, minor = (int(x) for x in matplotlib.__version__.split(".")[:2])
+    return (major, minor) >= (3, 7)
+
+
+# ---------------------------------------------------------------------------
+# Figure 2: differences to the winner
+# ---------------------------------------------------------------------------
+def difference_plot(target, confidence_level=0.95, baseline=None):
+    """Each system's difference to the winner with its CI (CompStats Fig. 2).
+
+    The difference is oriented (positive: the winner is better).  An interval
+    that contains 0 is red (the system may not really differ from the
+    winner); one that excludes 0 is green.  The stars of the corrected test
+    are printed beside each interval.  A ``baseline`` far beyond every other
+    system is drawn as an arrow at the edge with its difference, so that it
+    does not squash the others.
+
+    Raises
+    ------
+    ValueError
+        With fewer than two systems.
+    """
+    frame = target.vs_winner
+    if len(frame) == 0:
+        raise ValueError("the differences to the winner need at least two systems")
+    names = list(frame["name"])
+    m = len(names)
+    fs = name_fontsize(m)
+    fig = _figure(max(6.4, 3.8 + name_width(names, fs)), 1.6 + 0.27 * m)
+    ax = fig.add_subplot(1, 1, 1)
+    ax.axvline(0.0, color=INK, lw=1, zorder=1)
+    right = []
+    for y, row in enumerate(frame.itertuples(index=False)):
+        if is_finite_number(row.ci_low) and is_finite_number(row.ci_high):
+            colour = RED if ci_contains_zero(row.ci_low, row.ci_high) else GREEN
+            line, = ax.plot([row.ci_low, row.ci_high], [y, y], color=colour, lw=2.2, solid_capstyle="butt",
+                            zorder=2)
+            line.set_gid("ci:%s" % row.name)
+            for end in (row.ci_low, row.ci_high):
+                ax.plot([end, end], [y - 0.22, y + 0.22], color=colour, lw=1.4, zorder=2)
+            right.append(row.ci_high)
+        else:
+            colour = OTHER
+        point, = ax.plot([row.diff], [y], "o", color=colour, markersize=5.5 if m <= 30 else 4,
+                         markeredgecolor="white", markeredgewidth=0.8, zorder=3)
+        point.set_gid("point:%s" % row.name)
+    off = off_scale(frame, baseline, keep=(0.0,))
+    # stars just right of each interval, in data coordinates padded by a few points
+    for y, row in enumerate(frame.itertuples(index=False)):
+        mark = getattr(row, "stars", "") or ""
+        x = row.ci_high if is_finite_number(row.ci_high) else row.diff
+        if mark and is_finite_number(x) and not (off is not None and row.name == baseline):
+            ax.annotate(mark, (x, y), xytext=(4, 0), textcoords="offset points", va="center", fontsize=fs - 1,
+                        color=INK)
+    ax.set_yticks(range(m))
+    ax.set_yticklabels([short_name(n) for n in names], fontsize=fs)
+    ax.set_ylim(m - 0.5, -0.5)
+    if off is not None:
+        b = frame[frame["name"] == baseline].iloc[0]
+        colour = RED if ci_contains_zero(b["ci_low"], b["ci_high"]) else GREEN
+        mark = b.get("stars", "") or ""
+        _mark_off_scale(ax, off[0], off[1], names.index(baseline), float(b["diff"]), colour, fs)
+        if mark:
+            ax.texts[-1].set_text(ax.texts[-1].get_text() + " " + mark)
+    low, high = ax.get_xlim()
+    span = high - low
+    ax.set_xlim(min(low, -0.05 * span), high + 0.06 * span)  # 0 always visible, room for the stars
+    ax.grid(axis="x", color="#e6e9ed", lw=0.8)
+    ax.set_axisbelow(True)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    ax.set_xlabel("difference to the winner %s (positive: the winner is better), %g%% CI"
+                  % (short_name(target.winner, 24), 100 * confidence_level))
+    ax.set_title("%s: differences to the winner" % figure_title(target), fontsize=11, loc="left")
+    handles = [Line2D([], [], color=RED, marker="o", lw=2, label="CI includes 0: may not differ from the winner"),
+               Line2D([], [], color=GREEN, marker="o", lw=2, label="CI excludes 0: differs from the winner")]
+    fig.legend(handles=handles, loc="outside lower center" if _outside_ok() else "lower center", ncol=1,
+               fontsize=9, frameon=False)
+    return fig
+
+
+# ---------------------------------------------------------------------------
+# Pairwise heatmap
+# ---------------------------------------------------------------------------
+def pair_heatmap(target, cmap="RdBu"):
+    """The lower-triangular matrix of pairwise differences, coloured and starred.
+
+    Row = the lower-ranked system, column = the higher-ranked one; a cell is
+    column minus row (oriented: positive means the column is better), on a
+    diverging colour map centred at 0.  Cells show the difference and its
+    stars up to :data:`HEATMAP_VALUES_MAX` compared systems, the stars only
+    up to :data:`HEATMAP_STARS_MAX`, then colours only.  Fonts shrink with
+    the number of systems.
+
+    Raises
+    ------
+    ValueError
+        With fewer than two systems.
+    """
+    names = list(target.systems["name"])
+    m = len(names)
+    if m < 2:
+        raise ValueError("the pairwise matrix needs at least two systems")
+    k = m - 1
+    rows, cols = names[1:], names[:-1]
+    diff = target.pair_matrix("diff").loc[rows, cols].to_numpy(dtype=float)
+    star = target.pair_matrix("stars").loc[rows, cols].to_numpy(dtype=object)
+    lower = np.tril(np.ones((k, k), dtype=bool))
+    values = np.where(lower, diff, np.nan)
+    finite = values[np.isfinite(values)]
+    vmax = float(np.max(np.abs(finite))) if finite.size else 1.0
+    vmax = vmax if vmax > 0 else 1.0
+    fs = name_fontsize(m)
+    cell = 0.46 if k <= 8 else (0.42 if k <= HEATMAP_VALUES_MAX else max(0.2, 0.36 - 0.004 * (k - 12)))
+    label_room = name_width(names, fs)
+    side = k * cell + label_room
+    fig = _figure(max(4.2, side + 1.9), max(3.0, side + 0.6))
+    ax = fig.add_subplot(1, 1, 1)
+    image = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, norm=Normalize(-vmax, vmax), aspect="equal",
+                      interpolation="nearest")
+    image.set_gid("heatmap")
+    ax.set_xticks(range(k))
+    ax.set_yticks(range(k))
+    if k <= 15:
+        ax.set_xticklabels([short_name(n) for n in cols], rotation=45, ha="right", rotation_mode="anchor",
+                           fontsize=fs)
+    else:
+        ax.set_xticklabels([short_name(n) for n in cols], rotation=90, fontsize=fs)
+    ax.set_yticklabels([short_name(n) for n in rows], fontsize=fs)
+    ax.tick_params(length=0)
+    for side in ax.spines.values():
+        side.set_visible(False)
+    if k <= HEATMAP_STARS_MAX:
+        decimals = decimals_for(finite) if finite.size else 3
+        text_fs = 8.0 if k <= 8 else (7.0 if k <= HEATMAP_VALUES_MAX else max(4.5, 7.5 - 0.08 * k))
+        for i in range(k):
+            for j in range(i + 1):
+                value = values[i, j]
+                if not np.isfinite(value):
+                    continue
+                mark = star[i, j] or ""
+                text = ("%.*f" % (decimals, value)).replace("-", MINUS) + ("\n" + mark if mark else "") \
+                    if k <= HEATMAP_VALUES_MAX else mark
+                if not text:
+                    continue
+                dark = abs(value) > 0.55 * vmax
+                ax.text(j, i, text, ha="center", va="center", fontsize=text_fs, linespacing=1.0,
+                        color="white" if dark else INK)
+    # the colour bar hugs the image (an inset of the axes, which aspect="equal" shrinks to the image)
+    cax = ax.inset_axes([1.03, 0.1, 0.035 if k > 8 else 0.05, 0.8])
+    bar = fig.colorbar(image, cax=cax)
+    bar.set_label("difference, column %s row (positive: column better)" % MINUS, fontsize=8)
+    bar.ax.tick_params(labelsize=7)
+    ax.set_title("%s: pairwise differences" % figure_title(target), fontsize=11, loc="left")
+    return fig
+
+
+# ---------------------------------------------------------------------------
+# Figure 3: bootstrap distribution of winner - runner-up
+# ---------------------------------------------------------------------------
+def _histogram_edges(values, bins):
+    """Bin edges: one bin per lattice point when the values lie on a lattice, else ``bins`` bins.
+
+    Differences of counting metrics (accuracy) take values on a lattice of
+    step 1/n; equal-width bins that do not match it alias into gaps and spikes.
+    """
+    low, high = float(values.min()), float(values.max())
+    if high <= low:
+        return np.array([low - 0.5, high + 0.5])
+    magnitude = max(abs(low), abs(high))
+    decimals = 10 - int(math.floor(math.log10(magnitude))) if magnitude > 0 else 10
+    unique = np.unique(np.round(values, decimals))  # floating noise would split lattice points
+    if 2 <= unique.size <= 400:
+        steps = np.diff(unique)
+        step = float(steps.min())
+        ratio = steps / step
+        if step > 0 and np.allclose(ratio, np.round(ratio), rtol=0, atol=1e-6) and (high - low) / step <= 400:
+            count = int(round((high - low) / step)) + 1
+            return low - step / 2.0 + step * np.arange(count + 1)
+    return np.linspace(low, high, bins + 1)
+
+
+def _sides(target, sides):
+    """The sides of ``target``'s p-values: as given, else two when a one-sided column sits beside them."""
+    if sides in ("one", "two"):
+        return sides
+    return "two" if "p_one_sided" in target.vs_winner.columns else "one"
+
+
+def bootstrap_difference_plot(target, bins=40, sides=None):
+    """Histogram of the bootstrap replicates of winner minus runner-up (CompStats Fig. 3).
+
+    The replicate differences are ``sign * (replicates[:, 0] -
+    replicates[:, 1])`` (positive: the winner is better).  Vertical lines mark
+    0, the observed difference δ and 2δ.  Under the null hypothesis the
+    distribution is shifted to be centred at 0, so a replicate beyond 2δ is
+    one beyond δ from the null: the bars at or beyond 2δ (one-sided), or also
+    those at or below 0 (two-sided: at least δ away from δ either way), are
+    the replicates the bootstrap p-value counts.  The title gives the p-value.
+
+    Parameters
+    ----------
+    target : TargetAnalysis
+    bins : int
+        Bars when the differences do not lie on a lattice.
+    sides : {"one", "two"}, optional
+        Which p-value ``p_bootstrap`` is (default: two when the target also
+        has ``p_one_sided``, else one).
+
+    Raises
+    ------
+    ValueError
+        With fewer than two systems or without replicates.
+    """
+    if target.replicates is None or target.replicates.shape[1] < 2 or len(target.vs_winner) == 0:
+        raise ValueError("the bootstrap distribution needs two systems and their replicates")
+    reps = np.asarray(target.replicates, dtype=float)
+    d = target.metric.sign * (reps[:, 0] - reps[:, 1])
+    d = d[np.isfinite(d)]
+    first = target.vs_winner.iloc[0]
+    delta = float(first["diff"])
+    p = first["p_bootstrap"] if "p_bootstrap" in target.vs_winner.columns else first["p_value"]
+    winner, runner = target.winner, str(first["name"])
+    two = _sides(target, sides) == "two"
+    fig = _figure(7.2, 4.6)
+    ax = fig.add_subplot(1, 1, 1)
+    handles = []
+    if d.size == 0:
+        ax.text(0.5, 0.5, "no finite bootstrap replicate", ha="center", va="center", transform=ax.transAxes)
+    else:
+        edges = _histogram_edges(d, bins)
+        counts, edges = np.histogram(d, bins=edges)
+        centres = (edges[:-1] + edges[1:]) / 2.0
+        beyond = centres >= 2 * delta
+        if two:
+            beyond |= centres <= 0.0
+        widths = np.diff(edges)
+        bars = ax.bar(edges[:-1][~beyond], counts[~beyond], width=widths[~beyond], align="edge", color="#9db9dc",
+                      edgecolor="white", lw=0.4)
+        for patch in bars.patches:
+            patch.set_gid("replicates")
+        handles.append(Patch(color="#9db9dc", label="bootstrap replicates of the difference"))
+        if beyond.any():
+            bars = ax.bar(edges[:-1][beyond], counts[beyond], width=widths[beyond], align="edge",
+                          color="#e8a33d", edgecolor="white", lw=0.4)
+            for patch in bars.patches:
+                patch.set_gid("beyond")
+            handles.append(Patch(color="#e8a33d", label=("replicates \u2265 2\u03b4 or \u2264 0" if two else
+                                                         "replicates \u2265 2\u03b4") + ": their share is the p-value"))
+        low = min(float(edges[0]), 0.0, 2 * delta)
+        high = max(float(edges[-1]), 0.0, 2 * delta)
+        pad = 0.04 * (high - low if high > low else 1.0)
+        ax.set_xlim(low - pad, high + pad)
+    top = ax.get_ylim()[1]
+    ax.set_ylim(0, top * 1.12)
+    marks = [(0.0, "0", "no difference", INK, "-"),
+             (delta, "\u03b4", "\u03b4 = %s, the observed difference" % _short(delta), WINNER, "-"),
+             (2 * delta, "2\u03b4", "2\u03b4 = %s" % _short(2 * delta), "#b35900", "--")]
+    x0, x1 = ax.get_xlim()
+    previous = []
+    for x, short, text, colour, style in marks:
+        line = ax.axvline(x, color=colour, ls=style, lw=1.4)
+        line.set_gid("mark:%s" % short)
+        handles.append(Line2D([], [], color=colour, ls=style, lw=1.4, label=text))
+        # a short label at the top of each line, raised when another label is close
+        frac = (x - x0) / (x1 - x0)
+        level = sum(1 for f in previous if abs(f - frac) < 0.06)
+        previous.append(frac)
+        ax.annotate(short, (x, 1.0), xycoords=("data", "axes fraction"), xytext=(3, -12 - 11 * level),
+                    textcoords="offset points", color=colour, fontsize=9, ha="left", va="bottom")
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    ax.set_xlabel("%s %s %s, %s (positive: %s is better)"
+                  % (short_name(winner, 24), MINUS, short_name(runner, 24), figure_title(target), short_name(winner, 24)))
+    ax.set_ylabel("resamples")
+    ax.set_title("Winner %s runner-up over %s resamples: %s p = %s"
+                 % (MINUS, "{:,}".format(d.size), "two-sided" if two else "one-sided", _p(p)), fontsize=11, loc="left")
+    fig.legend(handles=handles, loc="outside lower center" if _outside_ok() else "lower center", ncol=2,
+               fontsize=9, frameon=False)
+    return fig
+
+
+def _short(value):
+    if not is_finite_number(value):
+        return "\u2013"
+    return ("%.*f" % (decimals_for([value]) + 1, value)).replace("-", MINUS)
+
+
+def _p(value):
+    if not is_finite_number(value):
+        return "\u2013"
+    return "<0.001" if value < 0.001 else "%.3f" % value
+
+
+# ---------------------------------------------------------------------------
+# All figures of a target; saving
+# ---------------------------------------------------------------------------
+def target_figures(target, baseline=None, confidence_level=0.95, sides=None):
+    """The figures of one target as ``name -> Figure`` (see :data:`FIGURES` for the names).
+
+    With a single system only the ordered CI plot is made; the bootstrap
+    distribution needs the replicates.  ``sides`` is passed to
+    :func:`bootstrap_difference_plot`.
+    """
+    out = OrderedDict()
+    out["ordered_ci"] = ordered_ci_plot(target, baseline=baseline, confidence_level=confidence_level)
+    if len(target.systems) >= 2:
+        out["vs_winner"] = difference_plot(target, confidence_level=confidence_level, baseline=baseline)
+        out["pair_heatmap"] = pair_heatmap(target)
+        if target.replicates is not None:
+            out["bootstrap_difference"] = bootstrap_difference_plot(target, sides=sides)
+    return out
+
+
+def save_figure(fig, stem, formats=("png", "pdf"), dpi=150):
+    """Write ``fig`` as ``stem.<format>`` for each format (png, pdf, svg); returns the paths."""
+    paths = []
+    for fmt in formats:
+        path = "%s.%s" % (stem, fmt)
+        fig.savefig(path, format=fmt, dpi=dpi, metadata=_metadata(fmt))
+        paths.append(os.path.abspath(path))
+    return paths
+
+
+def _metadata(fmt):
+    """Fixed metadata so that the same figure gives the same file."""
+    if fmt == "pdf":
+        return {"Creator": "leaderboard-ci", "Producer": "leaderboard-ci", "CreationDate": None}
+    if fmt == "svg":
+        return {"Creator": "leaderboard-ci", "Date": None}
+    if fmt == "png":
+        return {"Software": "leaderboard-ci"}
+    return None
+
+
+def freeze_layout(fig):
+    """Keep the current positions of the axes: later saves skip the layout (faster, same result)."""
+    try:
+        fig.set_layout_engine("none")
+    except AttributeError:  # matplotlib < 3.6
+        fig.set_constrained_layout(False)
+
+
+#: Largest error (0-255, any channel) a palette PNG may have; above it the full-colour PNG is kept.
+PALETTE_TOLERANCE = 12
+
+
+def figure_png(fig, dpi=110, palette=False):
+    """The figure as PNG bytes.
+
+    With ``palette=True`` the image is reduced to 256 colours (Pillow's
+    max-coverage quantizer, no dithering), about a third of the size, for
+    embedding in a page; if any pixel would change by more than
+    :data:`PALETTE_TOLERANCE` the full-colour PNG is returned instead.
+    """
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi, metadata=_metadata("png"))
+    data = buffer.getvalue()
+    if not palette:
+        return data
+    try:
+        from PIL import Image
+    except ImportError:  # pragma: no cover - Pillow is a dependency of matplotlib
+        return data
+    image = Image.open(io.BytesIO(data)).convert("RGB")
+    reduced = image.quantize(colors=256, method=Image.Quantize.MAXCOVERAGE, dither=Image.Dither.NONE) \
+        if hasattr(Image, "Quantize") else image.quantize(colors=256, method=1, dither=0)
+    error = np.abs(np.asarray(reduced.convert("RGB"), dtype=np.int16) - np.asarray(image, dtype=np.int16)).max()
+    if error > PALETTE_TOLERANCE:
+        return data
+    out = io.BytesIO()
+    reduced.save(out, format="PNG", optimize=True)
+    return out.getvalue() if out.tell() < len(data) else data

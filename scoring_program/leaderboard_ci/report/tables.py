@@ -1,0 +1,512 @@
+"""The report's tables as CSV, GitHub Markdown and paste-ready LaTeX.
+
+Each table is a :class:`Table`: formatted plain-text cells (what a reader
+sees, e.g. ``0.9912``, ``[0.9827, 0.9982]``, ``<0.001``, ``0.0093 **``) plus
+the raw numbers it came from (:attr:`Table.data`, written by
+:meth:`Table.to_csv` at full precision).  The formatters are written here,
+not borrowed from pandas (``DataFrame.to_latex`` needs jinja2) or tabulate,
+so the output is stable across versions:
+
+* Markdown: a GitHub table; ``\\ ` * _ | < > [ ] ~ $ &`` in names are
+  backslash-escaped;
+* LaTeX: a ``table`` float with ``\\caption``, ``\\label`` and a booktabs
+  ``tabular`` (``\\toprule``, ``\\midrule``, ``\\bottomrule``); the special
+  characters ``_ & % # $ { } ~ ^ \\`` of names are escaped, ``†`` becomes
+  ``$\\dagger$`` and a minus sign ``$-$``.  It needs ``\\usepackage{booktabs}``
+  (and ``graphicx`` for the tables shrunk with ``\\resizebox``).
+
+The tables (Nava-Muñoz, Graff & Escalante 2024; Bestgen 2022; ODESIA):
+
+* :func:`systems_table`: rank, system, score, CI, letters, tied with the winner;
+* :func:`vs_winner_table`: difference to the winner, CI, p-values, stars;
+* :func:`pair_matrix_table`: the lower-triangular all-pairs matrix, cells
+  ``"diff stars"`` reading *column minus row* (CompStats' Table 4);
+* :func:`indicators_table` / :func:`indicators_text_table`: the competition
+  indicators in the order of CompStats' Table 6;
+* :func:`gains_table`, :func:`group_gaps_table`: baseline-calibrated gains
+  and the gaps between groups.
+"""
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import List, Optional
+
+import numpy as np
+import pandas as pd
+
+from .json_report import corrections_of, primary_correction, sides_of
+from ..core.numeric import is_finite_number
+from .formatting import (DASH, MINUS, STAR_LEGEND, correction_name, csv_text, family_description,
+                         format_ci, format_count, format_number, format_p, latex_escape, latex_number,
+                         markdown_escape, markdown_number, slug)
+
+__all__ = [
+    "Table", "indicators_table", "indicator_rows", "indicators_text_table", "systems_table",
+    "vs_winner_table", "pair_matrix_table", "gains_table", "group_gaps_table", "target_tables",
+    "result_tables", "tables_markdown", "tables_latex", "format_number", "format_p", "format_ci",
+    "latex_escape", "markdown_escape", "correction_name", "slug", "csv_text", "STAR_LEGEND", "DASH",
+]
+
+#: Wider than this many characters (see :meth:`Table.estimated_width`), a LaTeX table is
+#: shrunk to the line width with ``\\resizebox`` (needs graphicx); about a single-column
+#: article's text width in ``\\small`` type.
+LATEX_RESIZE_WIDTH = 76
+#: Above this many compared systems the matrix's columns are numbered by rank instead of named.
+MATRIX_NAMED_COLUMNS = 8
+
+
+def _level(result):
+    level = result.signature.confidence_level
+    return "%g%%" % (100.0 * float(level))
+
+
+# ---------------------------------------------------------------------------
+# The table object
+# ---------------------------------------------------------------------------
+@dataclass
+class Table:
+    """A formatted table and the raw data behind it.
+
+    Attributes
+    ----------
+    name : str
+        What it is (``systems``, ``vs_winner``, ``pair_matrix``, ...).
+    header : list of str
+        Column headings (plain text).
+    rows : list of list of str
+        Formatted cells (plain text, Unicode allowed).
+    kinds : list of str
+        ``"text"`` or ``"num"`` per column: numbers are right-aligned and get
+        true minus signs in LaTeX.
+    caption, label : str
+        The LaTeX caption (plain text) and label; Markdown shows the caption
+        above the table.
+    notes : list of str
+        Lines printed under the table.
+    data : DataFrame, optional
+        The raw numbers (for CSV); the formatted cells otherwise.
+    """
+
+    name: str
+    header: List[str]
+    rows: List[List[str]]
+    kinds: List[str]
+    caption: str = ""
+    label: str = ""
+    notes: List[str] = field(default_factory=list)
+    data: Optional[pd.DataFrame] = None
+
+    def __post_init__(self):
+        width = len(self.header)
+        if len(self.kinds) != width or any(len(r) != width for r in self.rows):
+            raise ValueError("table %r: every row needs %d cells" % (self.name, width))
+
+    # -- CSV -----------------------------------------------------------------
+    def frame(self):
+        """The raw data, or the formatted cells as a DataFrame."""
+        if self.data is not None:
+            return self.data
+        return pd.DataFrame(self.rows, columns=self.header)
+
+    def to_csv(self, path=None):
+        """CSV text (full precision from :attr:`data`); written to ``path`` if given."""
+        text = csv_text(self.frame())
+        if path is not None:
+            with open(path, "w", encoding="utf-8", newline="") as handle:
+                handle.write(text)
+        return text
+
+    # -- Markdown ------------------------------------------------------------
+    def to_markdown(self, heading_level=None):
+        """A GitHub Markdown table, the caption in bold above it and the notes below."""
+        def cells(values, kinds):
+            return [markdown_escape(v) if k == "text" else markdown_number(v) for v, k in zip(values, kinds)]
+
+        lines = []
+        if heading_level:
+            lines += ["#" * heading_level + " " + markdown_escape(self.caption.split(". ")[0]), ""]
+        if self.caption:
+            lines += ["**%s**" % markdown_escape(self.caption), ""]
+        header = [markdown_escape(h) for h in self.header]
+        lines.append("| " + " | ".join(header) + " |")
+        lines.append("|" + "|".join(":---" if k == "text" else "---:" for k in self.kinds) + "|")
+        for row in self.rows:
+            lines.append("| " + " | ".join(cells(row, self.kinds)) + " |")
+        if self.notes:
+            lines.append("")
+            lines += ["%s  " % markdown_escape(n) for n in self.notes]
+            lines[-1] = lines[-1].rstrip()
+        return "\n".join(lines) + "\n"
+
+    def estimated_width(self):
+        """Rough printed width in characters: the widest cell of each column plus the column gaps."""
+        width = 0
+        for j, heading in enumerate(self.header):
+            width += max([len(heading)] + [len(r[j]) for r in self.rows]) + 3
+        return width
+
+    # -- LaTeX ---------------------------------------------------------------
+    def to_latex(self, size="small", resize=None):
+        """A ``table`` float: caption, label, booktabs rules, escaped cells, notes.
+
+        Parameters
+        ----------
+        size : str or None
+            A font size command for the table (``small``, ``footnotesize``, ...).
+        resize : bool, optional
+            Wrap the tabular in ``\\resizebox{\\linewidth}{!}{...}`` (needs
+            graphicx); by default when it has more than
+            :data:`LATEX_RESIZE_WIDTH` characters.
+        """
+        if resize is None:
+            resize = self.estimated_width() > LATEX_RESIZE_WIDTH
+
+        def cell(value, kind):
+            return latex_escape(value) if kind == "text" else latex_number(value)
+
+        spec = "".join("l" if k == "text" else "r" for k in self.kinds)
+        out = ["% " + (self.name or "table") + " -- generated by leaderboard-ci; needs \\usepackage{booktabs}"
+               + (" and \\usepackage{graphicx}" if resize else ""),
+               r"\begin{table}[htbp]", r"\centering"]
+        if self.caption:
+            out.append(r"\caption{%s}" % latex_escape(self.caption))
+        if self.label:
+            out.append(r"\label{%s}" % self.label)
+        if size:
+            out.append("\\" + size)
+        if resize:
+            out.append(r"\resizebox{\linewidth}{!}{%")
+        out.append(r"\begin{tabular}{%s}" % spec)
+        out.append(r"\toprule")
+        out.append(" & ".join(latex_escape(h) for h in self.header) + r" \\")
+        out.append(r"\midrule")
+        for row in self.rows:
+            out.append(" & ".join(cell(v, k) for v, k in zip(row, self.kinds)) + r" \\")
+        out.append(r"\bottomrule")
+        out.append(r"\end{tabular}" + ("}" if resize else ""))
+        if self.notes:
+            out.append(r"\par\smallskip{\footnotesize\raggedright %s\par}"
+                       % r" \\ ".join(latex_escape(n) for n in self.notes))
+        out.append(r"\end{table}")
+        return "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------------------
+# Indicators (CompStats' Table 6)
+# ---------------------------------------------------------------------------
+def _ordered_corrections(columns):
+    """``none`` first, then every correction in the order first seen."""
+    methods = ["none"]
+    for indicators in columns.values():
+        for block in ("ties_with_winner", "non_significant_pairs"):
+            for method in (indicators.get(block) or {}):
+                if method not in methods:
+                    methods.append(method)
+    return methods
+
+
+def indicator_rows(columns, corrections=None):
+    """Indicators of several targets as a DataFrame in CompStats' Table 6 order.
+
+    Parameters
+    ----------
+    columns : mapping column name -> indicators mapping
+        Each as :func:`leaderboard_ci.core.indicators.competition_indicators`
+        returns it (or as read back from ``report.json``).
+    corrections : list of str, optional
+        Corrections to show after ``none``; by default every one present.
+
+    Returns
+    -------
+    DataFrame
+        Index (named ``indicator``): ``n``, ``m``, ``ties with the winner
+        (none)``, ... per correction, ``possible comparisons``,
+        ``non-significant pairs (none)``, ..., ``|winner − median|``,
+        ``CV (%)``, ``PPI``; one column per entry of ``columns``; object
+        dtype (counts stay integers, missing values are None).
+    """
+    methods = ["none"] + [c for c in corrections if c != "none"] if corrections is not None \
+        else _ordered_corrections(columns)
+    spec = [("n", lambda ind: ind.get("n")), ("m", lambda ind: ind.get("m"))]
+    spec += [("ties with the winner (%s)" % correction_name(c),
+              lambda ind, c=c: (ind.get("ties_with_winner") or {}).get(c)) for c in methods]
+    spec += [("possible comparisons", lambda ind: ind.get("possible_comparisons"))]
+    spec += [("non-significant pairs (%s)" % correction_name(c),
+              lambda ind, c=c: (ind.get("non_significant_pairs") or {}).get(c)) for c in methods]
+    spec += [("|winner %s median|" % MINUS, lambda ind: ind.get("winner_minus_median")),
+             ("CV (%)", lambda ind: ind.get("cv")), ("PPI", lambda ind: ind.get("ppi"))]
+    data = OrderedDict()
+    for name, indicators in columns.items():
+        values = []
+        for _, get in spec:
+            value = get(indicators)
+            if isinstance(value, (np.integer,)):
+                value = int(value)
+            elif isinstance(value, (float, np.floating)):
+                value = float(value) if math.isfinite(value) else None
+            values.append(value)
+        data[name] = values
+    frame = pd.DataFrame(data, index=pd.Index([s[0] for s in spec], name="indicator"), dtype=object)
+    return frame
+
+
+def indicators_table(result):
+    """The competition indicators of every target: rows in Table 6 order, one column per target key.
+
+    Parameters
+    ----------
+    result : PhaseResult
+
+    Returns
+    -------
+    DataFrame
+        See :func:`indicator_rows`; columns are the target keys
+        (``f1_macro``, ``f1_macro_even``, ...).
+    """
+    columns = OrderedDict((key, t.indicators) for key, t in result.targets.items())
+    return indicator_rows(columns, corrections_of(result))
+
+
+def format_indicator(label, value, digits=4):
+    """An indicator's cell: counts as integers, |win−med| with ``digits``, CV and PPI with 2 decimals."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return DASH
+    if label.startswith("|winner"):
+        return format_number(value, digits)
+    if label in ("CV (%)", "PPI"):
+        return format_number(value, 2)
+    return format_count(value)
+
+
+def indicators_text_table(frame, titles=None, caption="", label="tab:indicators", digits=4, notes=None):
+    """A :class:`Table` of an indicators DataFrame (from :func:`indicator_rows`).
+
+    ``titles`` maps column names to display headings.
+    """
+    titles = titles or {}
+    header = ["Indicator"] + [str(titles.get(c, c)) for c in frame.columns]
+    rows = [[str(label)] + [format_indicator(str(label), frame.loc[label, c], digits) for c in frame.columns]
+            for label in frame.index]
+    data = frame.reset_index()
+    return Table("indicators", header, rows, ["text"] + ["num"] * len(frame.columns), caption, label,
+                 list(notes or []), data)
+
+
+def _result_indicators_table(result, digits=4):
+    frame = indicators_table(result)
+    titles = OrderedDict((k, t.title) for k, t in result.targets.items())
+    notes = ["n: test items; m: systems; ties with the winner: systems whose difference to the winner is "
+             "not significant at %s = %g after each correction; |winner %s median|: distance between the "
+             "winner's score and the median score; CV: coefficient of variation of the scores (%%); PPI: "
+             "100 %s |best possible value %s winner's score|."
+             % ("\u03b1", result.signature.alpha, MINUS, "\u00d7", MINUS)]
+    ppi_reasons = ["%s: %s" % (t.title, t.indicators.get("ppi_reason")) for t in result.targets.values()
+                   if t.indicators.get("ppi_reason")]
+    if ppi_reasons:
+        notes.append("PPI not defined for " + "; ".join(ppi_reasons) + ".")
+    return indicators_text_table(frame, titles, caption="Competition indicators (%s family)"
+                                 % family_description(result.signature.family),
+                                 label="tab:indicators", digits=digits, notes=notes)
+
+
+# ---------------------------------------------------------------------------
+# Per-target tables
+# ---------------------------------------------------------------------------
+def _settings_phrase(result):
+    sig = result.signature
+    return "%s bootstrap, B = %s, n = %s" % (sig.method, sig.n_resamples,
+                                            sig.n_items)
+
+
+
+
+def _label(target, what):
+    return "tab:%s-%s" % (slug(target.key), what)
+
+
+def systems_table(result, target, digits=4):
+    """Rank, system, score, CI, letters and whether each system is tied with the winner."""
+    frame = target.systems
+    level = _level(result)
+    primary = primary_correction(result)
+    header = ["Rank", "System", target.title, "%s CI" % level, "Letters", "Tied"]
+    rows = []
+    for r in frame.itertuples(index=False):
+        rows.append(["%d" % r.rank, str(r.name), format_number(r.score, digits),
+                     format_ci(r.ci_low, r.ci_high, digits), str(getattr(r, "letters", "") or ""),
+                     "yes" if bool(getattr(r, "tied_with_winner", False)) else ""])
+    caption = ("%s: systems ranked by score (%s) with %s confidence intervals (%s). Systems sharing a letter "
+               "are not significantly different (%s, %s = %g); tied: not significantly different from the "
+               "winner." % (target.title, target.metric.better, level, _settings_phrase(result),
+                            correction_name(primary, long=True), "\u03b1", result.signature.alpha))
+    notes = [str(n) for n in target.notes]
+    return Table("systems", header, rows, ["num", "text", "num", "num", "text", "text"], caption,
+                 _label(target, "systems"), notes, frame)
+
+
+def _p_columns(frame, corrections):
+    """(column, heading) of the p-values a comparison table shows."""
+    cols = [("p_value", "p")]
+    cols += [("p_" + m, "p (%s)" % correction_name(m, header=True)) for m in corrections
+             if "p_" + m in frame.columns]
+    if "p_mcnemar" in frame.columns:
+        cols.append(("p_mcnemar", "p (McNemar)"))
+    return cols
+
+
+def _sides_phrase(result, short=False):
+    """``two-sided`` or ``one-sided (H1: the winner is better)``."""
+    if sides_of(result) == "two":
+        return "two-sided"
+    return "one-sided" if short else "one-sided (H1: the better-ranked system is better)"
+
+
+def _test_name(result):
+    return "permutation" if result.signature.test == "permutation" else "paired bootstrap"
+
+
+def vs_winner_table(result, target, digits=4):
+    """Each system's difference to the winner (winner − system, oriented), CI, p-values, stars."""
+    frame = target.vs_winner
+    level = _level(result)
+    corrections = corrections_of(result)
+    primary = primary_correction(result)
+    pcols = _p_columns(frame, corrections)
+    header = ["System", "Difference", "%s CI" % level] + [h for _, h in pcols] + [""]
+    rows = []
+    for _, r in frame.iterrows():
+        rows.append([str(r["name"]), format_number(r["diff"], digits), format_ci(r["ci_low"], r["ci_high"], digits)]
+                    + [format_p(r[c]) for c, _ in pcols] + [str(r.get("stars", "") or "")])
+    orientation = ("winner %s system" if target.metric.direction == "higher" else "system %s winner") % MINUS
+    caption = ("%s: difference between the winner (%s) and each system (%s; positive: the winner is better) "
+               "with %s confidence intervals and %s %s p-values, adjusted over %s. Stars (%s): %s."
+               % (target.title, target.winner, orientation, level, _sides_phrase(result), _test_name(result),
+                  family_description(result.signature.family), correction_name(primary), STAR_LEGEND))
+    return Table("vs_winner", header, rows, ["text", "num", "num"] + ["num"] * len(pcols) + ["text"],
+                 caption, _label(target, "vs-winner"), [], frame)
+
+
+def pair_matrix_table(result, target, digits=4, named_columns=MATRIX_NAMED_COLUMNS):
+    """The lower-triangular matrix of pairwise differences, cells ``"diff stars"``.
+
+    Row = the lower-ranked system, column = the higher-ranked one; a cell reads
+    column minus row (oriented: positive means the column's system is
+    better).  The winner's row and the last system's column, always empty,
+    are left out.  With more than ``named_columns`` columns, columns are
+    numbered by rank and the rows say which number each system has.
+    """
+    names = list(target.systems["name"])
+    m = len(names)
+    diff = target.pair_matrix("diff")
+    star = target.pair_matrix("stars")
+    cols = names[:-1]
+    numbered = len(cols) > named_columns
+    header = [""] + (["(%d)" % (j + 1) for j in range(len(cols))] if numbered else cols)
+    rows = []
+    for i in range(1, m):
+        row_name = names[i]
+        cells = ["(%d) %s" % (i + 1, row_name) if numbered else row_name]
+        for j, col_name in enumerate(cols):
+            if j < i:
+                value = diff.loc[row_name, col_name]
+                mark = star.loc[row_name, col_name] or ""
+                cells.append(format_number(value, digits) + (" " + mark if mark else ""))
+            else:
+                cells.append("")
+        rows.append(cells)
+    primary = primary_correction(result)
+    caption = ("%s: pairwise differences, column %s row (positive: the column's system is better); stars "
+               "from %s-adjusted %s p-values: %s." % (target.title, MINUS, correction_name(primary),
+                                                      _sides_phrase(result, short=True), STAR_LEGEND))
+    notes = ["Column (k) is the system ranked k."] if numbered else []
+    text = pd.DataFrame([[name] + r[1:] for name, r in zip(names[1:], rows)], columns=["row \\ column"] + cols)
+    return Table("pair_matrix", header, rows, ["text"] + ["num"] * len(cols), caption, _label(target, "pairs"),
+                 notes, text)
+
+
+def gains_table(result, target, digits=2):
+    """Baseline-calibrated gains 100·(s − b)/|b − r| with their CIs (ODESIA); None without a baseline."""
+    frame = target.gains
+    if frame is None:
+        return None
+    level = _level(result)
+    rows = [[str(r["name"]), format_number(r["gain"], digits), format_ci(r["ci_low"], r["ci_high"], digits),
+             str(r.get("note") or "")] for _, r in frame.iterrows()]
+    header = ["System", "Gain", "%s CI" % level, "Note"]
+    kinds = ["text", "num", "num", "text"]
+    if not any(r[3] for r in rows):
+        header, kinds, rows = header[:3], kinds[:3], [r[:3] for r in rows]
+    b = frame.attrs.get("baseline", result.baseline)
+    ref = frame.attrs.get("reference_point")
+    caption = ("%s: gain over the baseline (%s), 100 %s (s %s b) / |b %s r| with r = %s, in %% of the distance "
+               "from the baseline to the reference point (positive: better than the baseline), with %s "
+               "percentile intervals." % (target.title, b, "\u00b7", MINUS, MINUS,
+                                           format_number(ref, 4).rstrip("0").rstrip(".") if is_finite_number(ref) else DASH,
+                                           level))
+    return Table("gains", header, rows, kinds, caption, _label(target, "gains"), [], frame)
+
+
+def group_gaps_table(result, digits=2):
+    """Gaps between groups of each system's gain (or score): one column per metric and pair of groups."""
+    gaps = result.group_gaps
+    if gaps is None or len(gaps) == 0:
+        return None
+    columns = list(OrderedDict.fromkeys(zip(gaps["metric"], gaps["groups"])))
+    names = list(OrderedDict.fromkeys(gaps["name"]))
+    quantity = dict(zip(gaps["metric"], gaps["quantity"]))
+    titles = {}
+    for t in result.targets.values():
+        titles.setdefault(t.metric.key, t.metric.title)
+    lookup = {(r.metric, r.groups, r.name): r.gap for r in gaps.itertuples(index=False)}
+    header = ["System"] + ["%s %s (%s)" % (titles.get(mk, mk), q, g.replace(" - ", " %s " % MINUS))
+                           for (mk, g), q in zip(columns, [quantity[c[0]] for c in columns])]
+    rows = []
+    for name in names:
+        cells = [name]
+        for mk, g in columns:
+            d = digits if quantity[mk] == "gain" else 4
+            cells.append(format_number(lookup.get((mk, g, name)), d, signed=True))
+        rows.append(cells)
+    caption = ("Gap between groups of each system's %s (first group minus second; ODESIA's gap between "
+               "languages)" % ("gain over the baseline" if set(quantity.values()) == {"gain"} else "score"))
+    return Table("group_gaps", header, rows, ["text"] + ["num"] * len(columns), caption, "tab:group-gaps",
+                 [], gaps)
+
+
+def target_tables(result, target, digits=4):
+    """The main tables of one target: systems, vs-winner, pair matrix and gains (if a baseline)."""
+    tables = [systems_table(result, target, digits)]
+    if len(target.systems) > 1:
+        tables += [vs_winner_table(result, target, digits), pair_matrix_table(result, target, digits)]
+    gains = gains_table(result, target)
+    if gains is not None:
+        tables.append(gains)
+    return tables
+
+
+def result_tables(result, digits=4):
+    """Every table of the report: per target (in order), then indicators and group gaps."""
+    tables = []
+    for target in result.targets.values():
+        tables += target_tables(result, target, digits)
+    tables.append(_result_indicators_table(result, digits))
+    gaps = group_gaps_table(result)
+    if gaps is not None:
+        tables.append(gaps)
+    return tables
+
+
+def tables_markdown(tables, title=None):
+    """Several tables as one Markdown document."""
+    parts = ["# %s\n" % markdown_escape(title)] if title else []
+    parts += [t.to_markdown() for t in tables]
+    return "\n".join(parts)
+
+
+def tables_latex(tables, title=None):
+    """Several tables as one LaTeX fragment to ``\\input`` (preamble: booktabs, graphicx)."""
+    head = ["% " + (title or "leaderboard-ci tables"),
+            "% preamble: \\usepackage{booktabs} \\usepackage{graphicx} (UTF-8 source)", ""]
+    return "\n".join(head) + "\n".join(t.to_latex() for t in tables)

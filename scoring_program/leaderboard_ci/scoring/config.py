@@ -1,0 +1,425 @@
+"""The scoring configuration: ``config.yaml`` in the program folder.
+
+An optional ``config.yaml`` in the reference-data folder (``ref/``) is merged
+over it key by key, so one scoring program can serve several tasks with
+different reference data.  Every mistake raises :class:`ConfigError` naming
+the file, the key and the allowed values.
+
+See the README's "Configuration reference" for every key with examples.
+"""
+from __future__ import annotations
+
+import io
+import numbers
+import os
+from dataclasses import dataclass, field
+from typing import Optional, Tuple
+
+import yaml
+
+from .custom import load_custom_metric
+from .errors import ConfigError
+from ..core.intervals import METHODS
+from ..core.parallel import check_jobs
+from ..core.resampling import check_seed
+from ..tasks.metrics import MetricSpec
+from .metric_config import MAX_KEY_LENGTH, check_labels_against, parse_metric
+
+__all__ = [
+    "Config",
+    "BootstrapSettings",
+    "FileSettings",
+    "GroupSettings",
+    "BaselineSettings",
+    "AnalysisSettings",
+    "load_config",
+    "parse_config",
+    "CONFIG_NAME",
+    "DEFAULT_SEED",
+    "CORRECTION_METHODS",
+    "column_key",
+    "group_slug",
+    "check_key_lengths",
+]
+
+CONFIG_NAME = "config.yaml"
+#: The default seed, the same as sacrebleu's paired bootstrap.
+DEFAULT_SEED = 12345
+MAX_RESAMPLES = 1000000
+
+#: The method names of ``statsmodels.stats.multitest.multipletests`` (checked
+#: against statsmodels in the tests; statsmodels itself is not imported here).
+CORRECTION_METHODS = ("bonferroni", "sidak", "holm-sidak", "holm", "simes-hochberg", "hommel",
+                      "fdr_bh", "fdr_by", "fdr_tsbh", "fdr_tsbky")
+FAMILIES = ("all_pairs", "vs_winner", "per_row")
+TESTS = ("bootstrap", "permutation")
+FORMATS = ("auto", "csv", "tsv", "lines", "json", "jsonl")
+
+#: Suffixes appended to a metric key in ``scores.json``; the longest bounds the key length.
+SUFFIXES = ("", "_ci_low", "_ci_high", "_vs_base", "_vs_base_ci_low", "_vs_base_ci_high", "_vs_base_p")
+
+
+@dataclass(frozen=True)
+class BootstrapSettings:
+    n_resamples: int = 10000
+    confidence_level: float = 0.95
+    method: str = "percentile"
+    seed: int = DEFAULT_SEED
+    n_jobs: object = "auto"
+
+
+@dataclass(frozen=True)
+class FileSettings:
+    gold: str = "gold.csv"
+    predictions: Optional[str] = None
+    id_column: Optional[str] = "id"
+    gold_column: str = "label"
+    prediction_column: Optional[str] = None
+    format: str = "auto"
+    max_megabytes: float = 200.0
+
+    @property
+    def prediction_columns(self):
+        """Header names accepted for the prediction column, in order of preference."""
+        if self.prediction_column is not None:
+            return (self.prediction_column,)
+        names = [self.gold_column, "prediction", "pred", "label"]
+        return tuple(dict.fromkeys(names))
+
+
+@dataclass(frozen=True)
+class GroupSettings:
+    column: str
+    values: Optional[Tuple[str, ...]] = None
+
+
+@dataclass(frozen=True)
+class BaselineSettings:
+    file: str
+    name: str = "baseline"
+
+
+@dataclass(frozen=True)
+class AnalysisSettings:
+    """End-of-phase settings (ignored by the per-submission program)."""
+
+    test: str = "bootstrap"
+    alpha: float = 0.05
+    corrections: Tuple[str, ...] = ("bonferroni", "holm", "fdr_bh")
+    family: str = "all_pairs"
+    n_permutations: int = 10000
+    reference_point: Optional[float] = None
+    primary: str = "holm"
+    sides: str = "two"
+
+
+@dataclass(frozen=True)
+class Config:
+    metrics: Tuple[MetricSpec, ...]
+    labels: Optional[Tuple[str, ...]] = None
+    pos_label: Optional[str] = None
+    zero_division: float = 0.0
+    bootstrap: BootstrapSettings = field(default_factory=BootstrapSettings)
+    files: FileSettings = field(default_factory=FileSettings)
+    groups: Optional[GroupSettings] = None
+    baseline: Optional[BaselineSettings] = None
+    analysis: AnalysisSettings = field(default_factory=AnalysisSettings)
+    source: str = CONFIG_NAME
+    program_dir: Optional[str] = None
+
+    @property
+    def official(self):
+        """The metric that ranks the leaderboard."""
+        return self.metrics[0]
+
+    @property
+    def kind(self):
+        """'classification' or 'regression': how predictions are parsed."""
+        return self.official.kind
+
+
+# ---------------------------------------------------------------------------
+# Loading
+# ---------------------------------------------------------------------------
+def _read_yaml(path):
+    try:
+        with io.open(path, "r", encoding="utf-8-sig") as handle:
+            data = yaml.safe_load(handle)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = " line %d" % (mark.line + 1) if mark is not None else ""
+        raise ConfigError("%s%s is not valid YAML: %s" % (os.path.basename(path), where,
+                                                           getattr(exc, "problem", None) or exc))
+    except UnicodeDecodeError:
+        raise ConfigError("%s is not UTF-8 text" % os.path.basename(path))
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError("%s must be a mapping of keys to values, got %s"
+                          % (os.path.basename(path), type(data).__name__))
+    return data
+
+
+def _merge(base, override):
+    out = dict(base)
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def load_config(program_dir, ref_dir=None, path=None):
+    """Load ``config.yaml`` from the program folder, merged with ``ref/config.yaml``.
+
+    Parameters
+    ----------
+    program_dir : str
+        The scoring program folder (custom metrics are loaded from here).
+    ref_dir : str, optional
+        The reference-data folder; its ``config.yaml``, if any, overrides.
+    path : str, optional
+        An explicit config file instead of ``program_dir/config.yaml``.
+    """
+    path = path or os.path.join(program_dir, CONFIG_NAME)
+    if not os.path.isfile(path):
+        raise ConfigError("the scoring program has no %s (looked for %s)" % (CONFIG_NAME, path))
+    data = _read_yaml(path)
+    source = os.path.basename(path)
+    if ref_dir is not None:
+        override = os.path.join(ref_dir, CONFIG_NAME)
+        if os.path.isfile(override):
+            data = _merge(data, _read_yaml(override))
+            source = "%s + ref/%s" % (source, CONFIG_NAME)
+    return parse_config(data, source=source, program_dir=program_dir)
+
+
+# ---------------------------------------------------------------------------
+# Validation
+# ---------------------------------------------------------------------------
+_TOP_KEYS = ("metric", "extra_metrics", "labels", "pos_label", "zero_division", "bootstrap",
+             "files", "groups", "baseline", "analysis")
+
+
+def _section(data, key, allowed, source):
+    value = data.get(key)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ConfigError("%s: %s must be a mapping, got %r" % (source, key, value))
+    unknown = sorted(set(value) - set(allowed))
+    if unknown:
+        raise ConfigError("%s: %s.%s is not a known key; allowed: %s"
+                          % (source, key, unknown[0], ", ".join(allowed)))
+    return value
+
+
+def _int(value, where, low, high):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not low <= value <= high:
+        raise ConfigError("%s must be an integer from %d to %d, got %r" % (where, low, high, value))
+    return int(value)
+
+
+def _checked(check, value, prefix):
+    """``check(value)`` from the core, its ValueError/TypeError as a ConfigError starting with ``prefix``."""
+    try:
+        return check(value)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError("%s%s" % (prefix, exc))
+
+
+def _number(value, where, low, high, low_open=True, high_open=True):
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
+    if ok:
+        value = float(value)
+        ok = (value > low if low_open else value >= low) and (value < high if high_open else value <= high)
+    if not ok:
+        raise ConfigError("%s must be a number %s %g and %s %g, got %r"
+                          % (where, ">" if low_open else ">=", low, "<" if high_open else "<=", high, value))
+    return value
+
+
+def _choice(value, where, choices):
+    if value not in choices:
+        raise ConfigError("%s must be one of: %s, got %r" % (where, ", ".join(choices), value))
+    return value
+
+
+def _name(value, where, allow_none=False):
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool):
+        raise ConfigError("%s is %r because YAML reads yes/no/on/off/true/false as booleans; "
+                          "quote it (e.g. \"yes\")" % (where, value))
+    if not isinstance(value, (str, int)) or str(value).strip() == "":
+        raise ConfigError("%s must be a non-empty name, got %r" % (where, value))
+    return str(value).strip()
+
+
+def _file_name(value, where, allow_none=False):
+    name = _name(value, where, allow_none)
+    if name is not None and (os.path.isabs(name) or ".." in name.replace("\\", "/").split("/")):
+        raise ConfigError("%s must be a file name inside its folder, got %r" % (where, value))
+    return name
+
+
+def group_slug(value):
+    """A group value as it appears in score keys: lower case, [a-z0-9_] only."""
+    out = "".join(ch if ch.isalnum() and ch.isascii() else "_" for ch in str(value).strip().lower())
+    out = "_".join(part for part in out.split("_") if part)
+    return out or "group"
+
+
+def column_key(metric_key, group=None, suffix=""):
+    """The ``scores.json`` key of a metric, for a group, with a suffix from SUFFIXES."""
+    key = metric_key if group is None else "%s_%s" % (metric_key, group_slug(group))
+    return key + suffix
+
+
+def check_key_lengths(metrics, group_values, source, with_baseline=False):
+    """Every key a submission can produce must fit Codabench's 36 characters."""
+    suffixes = SUFFIXES if with_baseline else SUFFIXES[:3]
+    longest = max(suffixes, key=len)
+    for spec in metrics:
+        for group in [None] + [str(v) for v in (group_values or ())]:
+            key = column_key(spec.key, group, longest)
+            if len(key) <= MAX_KEY_LENGTH:
+                continue
+            room = MAX_KEY_LENGTH - len(longest) - (len(group_slug(group)) + 1 if group is not None else 0)
+            hint = ("give metric %r a shorter key (key: at most %d characters)" % (spec.key, room)
+                    if room >= 1 else "shorten the metric's key")
+            if group is not None:
+                hint += " or the group value %r" % group
+            raise ConfigError("%s: the score key %r would be %d characters, over Codabench's %d; %s"
+                              % (source, key, len(key), MAX_KEY_LENGTH, hint))
+
+
+def parse_config(data, source=CONFIG_NAME, program_dir=None):
+    """Validate a config mapping and return a :class:`Config`."""
+    if not isinstance(data, dict):
+        raise ConfigError("%s must be a mapping of keys to values" % source)
+    unknown = sorted(set(data) - set(_TOP_KEYS))
+    if unknown:
+        raise ConfigError("%s: %r is not a known key; allowed: %s" % (source, unknown[0], ", ".join(_TOP_KEYS)))
+
+    labels = data.get("labels")
+    if labels is not None:
+        if isinstance(labels, (str, bytes, numbers.Number)) or not isinstance(labels, (list, tuple)) or len(labels) < 2:
+            raise ConfigError("%s: labels must be a list of at least two class labels, got %r" % (source, labels))
+        labels = tuple(_name(x, "%s: labels[%d]" % (source, i)) for i, x in enumerate(labels))
+        if len(set(labels)) != len(labels):
+            raise ConfigError("%s: labels lists a class twice: %s" % (source, ", ".join(labels)))
+    pos_label = _name(data.get("pos_label"), "%s: pos_label" % source, allow_none=True)
+    zero_division = data.get("zero_division", 0)
+    if isinstance(zero_division, bool) or zero_division not in (0, 1):
+        raise ConfigError("%s: zero_division must be 0 or 1, got %r" % (source, zero_division))
+
+    def custom_loader(path, where):
+        if program_dir is None:
+            raise ConfigError("%s: custom metric %s needs the program folder" % (where, path))
+        return load_custom_metric(program_dir, path, where)
+
+    if "metric" not in data:
+        raise ConfigError("%s: 'metric' is required (the official metric, e.g. metric: f1_macro)" % source)
+    entries = [("metric", data["metric"])]
+    extra = data.get("extra_metrics") or []
+    if not isinstance(extra, (list, tuple)):
+        raise ConfigError("%s: extra_metrics must be a list of metrics, got %r" % (source, extra))
+    entries += [("extra_metrics[%d]" % i, e) for i, e in enumerate(extra)]
+    metrics = []
+    for where, entry in entries:
+        metrics.append(parse_metric(entry, "%s: %s" % (source, where), label_set=labels,
+                                    default_pos_label=pos_label, default_zero_division=zero_division,
+                                    custom_loader=custom_loader))
+    keys = [m.key for m in metrics]
+    for key in keys:
+        if keys.count(key) > 1:
+            raise ConfigError("%s: two metrics have the key %r; give one of them another 'key'"
+                              % (source, key))
+    kinds = set(m.kind for m in metrics)
+    if len(kinds) > 1:
+        raise ConfigError("%s: metrics mix classification and regression (%s); one task parses "
+                          "predictions one way" % (source, ", ".join(m.key for m in metrics)))
+    if pos_label is not None and labels is not None:
+        check_labels_against("pos_label", None, None, pos_label, labels, "%s" % source)
+
+    b = _section(data, "bootstrap", ("n_resamples", "confidence_level", "method", "seed", "n_jobs"), source)
+    n_jobs = _checked(check_jobs, b.get("n_jobs", "auto"), "%s: bootstrap." % source)
+    seed = b.get("seed", DEFAULT_SEED)
+    bootstrap = BootstrapSettings(
+        n_resamples=_int(b.get("n_resamples", 10000), "%s: bootstrap.n_resamples" % source, 1, MAX_RESAMPLES),
+        confidence_level=_number(b.get("confidence_level", 0.95), "%s: bootstrap.confidence_level" % source, 0, 1),
+        method=_choice(str(b.get("method", "percentile")).lower(), "%s: bootstrap.method" % source, METHODS),
+        seed=_checked(check_seed, seed, "%s: bootstrap." % source),
+        n_jobs=n_jobs,
+    )
+
+    f = _section(data, "files", ("gold", "predictions", "id_column", "gold_column", "prediction_column",
+                                 "format", "max_megabytes"), source)
+    files = FileSettings(
+        gold=_file_name(f.get("gold", "gold.csv"), "%s: files.gold" % source),
+        predictions=_file_name(f.get("predictions"), "%s: files.predictions" % source, allow_none=True),
+        id_column=_name(f.get("id_column", "id"), "%s: files.id_column" % source, allow_none=True),
+        gold_column=_name(f.get("gold_column", "label"), "%s: files.gold_column" % source),
+        prediction_column=_name(f.get("prediction_column"), "%s: files.prediction_column" % source,
+                                allow_none=True),
+        format=_choice(str(f.get("format", "auto")).lower(), "%s: files.format" % source, FORMATS),
+        max_megabytes=_number(f.get("max_megabytes", 200), "%s: files.max_megabytes" % source, 0, 1e6),
+    )
+
+    groups = data.get("groups")
+    if groups is not None:
+        if isinstance(groups, str):
+            groups = {"column": groups}
+        if not isinstance(groups, dict):
+            raise ConfigError("%s: groups must be a column name or {column: ..., values: [...]}" % source)
+        g = _section({"groups": groups}, "groups", ("column", "values"), source)
+        values = g.get("values")
+        if values is not None:
+            if not isinstance(values, (list, tuple)) or not values:
+                raise ConfigError("%s: groups.values must be a non-empty list, got %r" % (source, values))
+            values = tuple(_name(v, "%s: groups.values" % source) for v in values)
+            slugs = [group_slug(v) for v in values]
+            if len(set(slugs)) != len(slugs):
+                raise ConfigError("%s: groups.values %s collide as score keys (%s)"
+                                  % (source, ", ".join(values), ", ".join(slugs)))
+        groups = GroupSettings(column=_name(g.get("column"), "%s: groups.column" % source), values=values)
+
+    baseline = data.get("baseline")
+    if baseline is not None:
+        if isinstance(baseline, str):
+            baseline = {"file": baseline}
+        bl = _section({"baseline": baseline}, "baseline", ("file", "name"), source)
+        baseline = BaselineSettings(file=_file_name(bl.get("file"), "%s: baseline.file" % source),
+                                    name=_name(bl.get("name", "baseline"), "%s: baseline.name" % source))
+
+    a = _section(data, "analysis", ("test", "alpha", "corrections", "family", "n_permutations",
+                                    "reference_point", "primary", "sides"), source)
+    corrections = a.get("corrections", ["bonferroni", "holm", "fdr_bh"])
+    if isinstance(corrections, str):
+        corrections = [corrections]
+    if not isinstance(corrections, (list, tuple)):
+        raise ConfigError("%s: analysis.corrections must be a list" % source)
+    corrections = tuple(_choice(c, "%s: analysis.corrections" % source, CORRECTION_METHODS) for c in corrections)
+    reference_point = a.get("reference_point")
+    if reference_point is not None:
+        reference_point = _number(reference_point, "%s: analysis.reference_point" % source, -1e300, 1e300)
+    primary = a.get("primary", "holm" if "holm" in corrections else (corrections[0] if corrections else "none"))
+    _choice(primary, "%s: analysis.primary (one of analysis.corrections, or none)" % source,
+            tuple(corrections) + ("none",))
+    analysis = AnalysisSettings(
+        primary=primary,
+        sides=_choice(str(a.get("sides", "two")), "%s: analysis.sides" % source, ("two", "one")),
+        test=_choice(a.get("test", "bootstrap"), "%s: analysis.test" % source, TESTS),
+        alpha=_number(a.get("alpha", 0.05), "%s: analysis.alpha" % source, 0, 1),
+        corrections=corrections,
+        family=_choice(a.get("family", "all_pairs"), "%s: analysis.family" % source, FAMILIES),
+        n_permutations=_int(a.get("n_permutations", 10000), "%s: analysis.n_permutations" % source, 1, MAX_RESAMPLES),
+        reference_point=reference_point,
+    )
+
+    check_key_lengths(metrics, groups.values if groups else None, source, with_baseline=baseline is not None)
+    return Config(metrics=tuple(metrics), labels=labels, pos_label=pos_label, zero_division=float(zero_division),
+                  bootstrap=bootstrap, files=files, groups=groups, baseline=baseline, analysis=analysis,
+                  source=source, program_dir=program_dir)

@@ -1,0 +1,225 @@
+"""Score one submission: the official metric, extras, groups, CIs, baseline.
+
+:func:`evaluate` does no I/O.  It returns a :class:`SubmissionResult`, which
+knows its leaderboard scores (:meth:`SubmissionResult.leaderboard_scores`)
+and carries everything ``detailed_results.html`` shows.
+"""
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+import numpy as np
+
+from .._version import __version__
+from ..core.accumulators import jackknife
+from .config import column_key
+from .custom import custom_functions
+from ..core.intervals import Interval, confidence_interval
+from ..tasks.metrics import per_class_scores
+from ..core.replicates import compute_replicates
+from ..core.signature import Signature
+from ..tasks.scorer import SystemScorer
+from ..core.significance import bootstrap_pvalue
+
+__all__ = ["ScoreResult", "BaselineComparison", "ClassRow", "SubmissionResult", "evaluate"]
+
+
+@dataclass(frozen=True)
+class ScoreResult:
+    """A metric's full-sample score and CI, on all items or one group."""
+
+    metric: object  # MetricSpec
+    group: Optional[str]
+    score: float
+    interval: Interval
+    replicates: np.ndarray
+    n_items: int
+
+    @property
+    def key(self):
+        return column_key(self.metric.key, self.group)
+
+
+@dataclass(frozen=True)
+class BaselineComparison:
+    """The submission minus the baseline, oriented so that positive is better."""
+
+    metric: object
+    group: Optional[str]
+    baseline_name: str
+    baseline_score: float
+    difference: float
+    interval: Interval
+    p_value: float
+    replicates: np.ndarray
+
+    @property
+    def key(self):
+        return column_key(self.metric.key, self.group, "_vs_base")
+
+
+@dataclass(frozen=True)
+class ClassRow:
+    """Per-class scores of the submission on all items."""
+
+    label: str
+    precision: float
+    recall: float
+    f1: float
+    f1_interval: Interval
+    predicted: int
+
+
+@dataclass(frozen=True)
+class SubmissionResult:
+    scores: Tuple[ScoreResult, ...]
+    baseline: Tuple[BaselineComparison, ...]
+    per_class: Tuple[ClassRow, ...]
+    signature: Signature
+
+    @property
+    def official(self):
+        return self.scores[0]
+
+    def leaderboard_scores(self):
+        """The ``scores.json`` mapping: key -> finite float, official metric first.
+
+        For each metric (and group): ``key``, ``key_ci_low``, ``key_ci_high``;
+        with a baseline also ``key_vs_base`` (positive = better than the
+        baseline), its CI and ``key_vs_base_p`` (one-sided p-value that the
+        submission is better).
+        """
+        out = OrderedDict()
+        for s in self.scores:
+            out[s.key] = s.score
+            out[s.key + "_ci_low"] = s.interval.low
+            out[s.key + "_ci_high"] = s.interval.high
+        for b in self.baseline:
+            out[b.key] = b.difference
+            out[b.key + "_ci_low"] = b.interval.low
+            out[b.key + "_ci_high"] = b.interval.high
+            out[b.key + "_p"] = b.p_value
+        for key, value in out.items():
+            if not np.isfinite(value):
+                raise ValueError("score %s is not finite (%r); this is a bug" % (key, value))
+        return out
+
+
+def evaluate(config, gold, predictions, baseline=None, progress=None):
+    """Score a submission against the gold standard, with bootstrap CIs.
+
+    Parameters
+    ----------
+    config : Config
+    gold : GoldStandard
+    predictions : ndarray
+        Aligned with the gold items (class codes or float64 values).
+    baseline : ndarray, optional
+        The baseline's predictions, aligned the same way.  Each score then
+        also gets its difference to the baseline, with a paired CI and a
+        one-sided p-value.
+    progress : callable, optional
+        Called with the number of replicates finished.
+
+    Returns
+    -------
+    SubmissionResult
+    """
+    bs = config.bootstrap
+    custom = custom_functions(config)
+    systems = [SystemScorer(config.metrics, gold, predictions, custom=custom)]
+    if baseline is not None:
+        systems.append(SystemScorer(config.metrics, gold, baseline, custom=custom))
+    accumulators = [acc for system in systems for acc in system.accumulators]
+    spans = []
+    start = 0
+    for system in systems:
+        spans.append((start, start + len(system.accumulators)))
+        start += len(system.accumulators)
+
+    full = [acc.full()[None, :] for acc in accumulators]
+    reps = compute_replicates(accumulators, gold.n, bs.seed, bs.n_resamples, n_jobs=bs.n_jobs, progress=progress)
+
+    def scores_of(stats, i):
+        a, b = spans[i]
+        return systems[i].scores(stats[a:b])
+
+    full_scores = [scores_of(full, i)[0] for i in range(len(systems))]
+    rep_scores = [scores_of(reps, i) for i in range(len(systems))]
+    own_jack = pair_jack = None
+    if bs.method == "bca":
+        # The submission's own jackknife (its own keys: the same values the
+        # end-of-phase report computes) and, with a baseline, a joint one for
+        # the paired difference.
+        own_jack = system_jackknife(systems[0], gold.n)
+        if baseline is not None:
+            stats, weights, _ = jackknife(accumulators, gold.n)
+            pair_jack = ([scores_of(stats, i) for i in range(len(systems))], weights)
+
+    main = systems[0]
+    group_sizes = _group_sizes(gold)
+    results = []
+    for t, target in enumerate(main.targets):
+        jk = (own_jack[0][:, t], own_jack[1]) if own_jack is not None else None
+        interval = confidence_interval(bs.method, rep_scores[0][:, t], full_scores[0][t],
+                                       bs.confidence_level, jackknife=jk)
+        results.append(ScoreResult(target.metric, target.group, float(full_scores[0][t]), interval,
+                                   rep_scores[0][:, t].copy(), group_sizes[target.group]))
+
+    comparisons = []
+    if baseline is not None:
+        for t, target in enumerate(main.targets):
+            sign = target.metric.sign
+            diff_full = sign * (full_scores[0][t] - full_scores[1][t])
+            diff_reps = sign * (rep_scores[0][:, t] - rep_scores[1][:, t])
+            jk = None
+            if pair_jack is not None:
+                jk = (sign * (pair_jack[0][0][:, t] - pair_jack[0][1][:, t]), pair_jack[1])
+            interval = confidence_interval(bs.method, diff_reps, diff_full, bs.confidence_level, jackknife=jk)
+            p = bootstrap_pvalue(diff_reps, diff_full, scale=max(abs(full_scores[0][t]), abs(full_scores[1][t])))
+            comparisons.append(BaselineComparison(target.metric, target.group, config.baseline.name,
+                                                  float(full_scores[1][t]), float(diff_full), interval, p,
+                                                  diff_reps))
+
+    per_class = ()
+    if gold.kind == "classification":
+        per_class = _per_class_rows(config, main, full[:len(main.accumulators)],
+                                    reps[:len(main.accumulators)], gold.labels)
+
+    signature = Signature(metric=config.official.key, n_resamples=bs.n_resamples, seed=bs.seed, method=bs.method,
+                          confidence_level=bs.confidence_level, n_items=gold.n, gold_sha256=gold.sha256,
+                          version=__version__)
+    return SubmissionResult(tuple(results), tuple(comparisons), per_class, signature)
+
+
+def system_jackknife(scorer, n):
+    """Jackknife scores of one system (its own keys): ``(scores (J, T), weights (J,))``."""
+    stats, weights, _ = jackknife(scorer.accumulators, n)
+    return scorer.scores(stats), weights
+
+
+def _group_sizes(gold):
+    sizes = {None: gold.n}
+    if gold.groups is not None:
+        counts = np.bincount(np.asarray(gold.groups, dtype=np.intp), minlength=len(gold.group_values))
+        for value, count in zip(gold.group_values, counts):
+            sizes[value] = int(count)
+    return sizes
+
+
+def _per_class_rows(config, scorer, full_stats, rep_stats, labels):
+    bs = config.bootstrap
+    full_overall, _ = scorer.class_stats(full_stats)
+    rep_overall, _ = scorer.class_stats(rep_stats)
+    precision, recall, f1 = per_class_scores(full_overall, config.zero_division)
+    _, _, f1_reps = per_class_scores(rep_overall, config.zero_division)
+    rows = []
+    for k, label in enumerate(labels):
+        # BCa needs per-class jackknife values; per-class rows use the percentile method for BCa.
+        method = bs.method if bs.method != "bca" else "percentile"
+        interval = confidence_interval(method, f1_reps[:, k], f1[0, k], bs.confidence_level)
+        rows.append(ClassRow(label, float(precision[0, k]), float(recall[0, k]), float(f1[0, k]), interval,
+                             int(full_overall.pred[0, k])))
+    return tuple(rows)

@@ -1,0 +1,254 @@
+"""The package's layers, enforced by an import scan (the rules are in the README, "Architecture").
+
+Every ``import`` and ``from ... import`` of every module of ``leaderboard_ci`` is read
+with :mod:`ast`, at module level and inside functions, and checked against the rules:
+
+* ``core``: the standard library, numpy and ``core`` only;
+* ``tasks``: adds ``core``;
+* ``scoring``: adds ``tasks`` and PyYAML (the per-submission path: Python 3.7, no more);
+* ``phase``: adds ``scoring``, pandas, SciPy, statsmodels, tqdm and Dask; ``report`` only inside
+  functions (to write what it computed);
+* ``report``: ``core``, ``tasks`` (metric facts), pandas and numpy; never ``phase``; matplotlib only
+  in ``report/plots.py``;
+* ``tools``: anything; nothing but scripts and tests imports ``tools``;
+* top-level modules (``__init__``, ``_version``): the standard library only;
+* no import cycle, counting imports inside functions too.
+
+The same checker is run on a copy of the package with a wrong import planted, to show that it fails.
+"""
+import ast
+import os
+import shutil
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PACKAGE = os.path.join(ROOT, "scoring_program", "leaderboard_ci")
+NAME = "leaderboard_ci"
+
+#: Third-party top-level modules each layer may import (the standard library is always allowed).
+THIRD_PARTY = {
+    "core": {"numpy", "threadpoolctl"},  # threadpoolctl: optional, used when installed
+    "tasks": {"numpy"},
+    "scoring": {"numpy", "yaml"},
+    "phase": {"numpy", "yaml", "pandas", "scipy", "statsmodels", "tqdm", "dask", "distributed"},
+    "report": {"numpy", "pandas", "matplotlib", "PIL"},  # PIL: matplotlib's own dependency, in plots
+    "tools": {"numpy", "yaml", "pandas", "scipy", "sklearn", "matplotlib", "dateutil"},
+    "": set(),
+}
+#: Layers of this package each layer may import (module level; see LAZY_ONLY for inside functions).
+INTERNAL = {
+    "core": {"core"},
+    "tasks": {"core", "tasks"},
+    "scoring": {"core", "tasks", "scoring", ""},
+    "phase": {"core", "tasks", "scoring", "phase", "report", ""},
+    "report": {"core", "tasks", "report", ""},
+    "tools": {"core", "tasks", "scoring", "phase", "report", "tools", ""},
+    "": {""},
+}
+#: (importer layer, imported layer) allowed only inside functions, never at module level.
+LAZY_ONLY = {("phase", "report")}
+#: The only module that may import matplotlib.
+MATPLOTLIB_MODULE = NAME + ".report.plots"
+#: Modules longer than this many lines need a reason here.
+MAX_LINES = 600
+LONG_MODULES = {}
+
+
+def _is_stdlib(top):
+    if top in sys.builtin_module_names:
+        return True
+    names = getattr(sys, "stdlib_module_names", None)
+    if names is not None:
+        return top in names
+    import importlib.util
+    spec = importlib.util.find_spec(top)
+    origin = getattr(spec, "origin", None) or ""
+    return spec is not None and "site-packages" not in origin and "dist-packages" not in origin
+
+
+def modules(package_dir):
+    """``{dotted name: path}`` of every module under ``package_dir``."""
+    out = {}
+    for root, dirs, files in os.walk(package_dir):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        for f in files:
+            if f.endswith(".py"):
+                rel = os.path.relpath(os.path.join(root, f), package_dir)[:-3].split(os.sep)
+                if rel[-1] == "__init__":
+                    rel = rel[:-1]
+                out[".".join([NAME] + rel)] = os.path.join(root, f)
+    return out
+
+
+def _is_package(path):
+    return os.path.basename(path) == "__init__.py"
+
+
+def imports(name, path):
+    """``[(imported dotted name, line, inside a function?)]`` of one module."""
+    tree = ast.parse(open(path, encoding="utf-8").read(), path)
+    package = name if _is_package(path) else name.rsplit(".", 1)[0]
+    found = []
+
+    def visit(node, in_function):
+        for child in ast.iter_child_nodes(node):
+            inner = in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            if isinstance(child, ast.Import):
+                found.extend((alias.name, child.lineno, in_function) for alias in child.names)
+            elif isinstance(child, ast.ImportFrom):
+                if child.level:
+                    base = package.split(".")
+                    base = base[:len(base) - (child.level - 1)]
+                    target = ".".join(base + ([child.module] if child.module else []))
+                    if child.module is None:  # from . import x: x may be a module
+                        found.extend((target + "." + alias.name, child.lineno, in_function) for alias in child.names)
+                        continue
+                else:
+                    target = child.module
+                found.append((target, child.lineno, in_function))
+            visit(child, inner)
+
+    visit(tree, False)
+    return found
+
+
+def layer_of(dotted):
+    """``core``, ``tasks``, ... for a module of the package; ``""`` for a top-level module."""
+    parts = dotted.split(".")
+    if len(parts) >= 3 or (len(parts) == 2 and parts[1] in INTERNAL):
+        return parts[1]
+    return ""
+
+
+def _resolve(dotted, known):
+    """The package module an import names (``from x import name`` may name a module or an attribute)."""
+    while dotted and dotted not in known:
+        dotted = dotted.rsplit(".", 1)[0] if "." in dotted else ""
+    return dotted
+
+
+def violations(package_dir):
+    """Every broken rule, as one line each (empty when the layout is clean)."""
+    known = modules(package_dir)
+    problems = []
+    graph = {name: set() for name in known}
+    for name, path in sorted(known.items()):
+        layer = layer_of(name)
+        for target, line, lazy in imports(name, path):
+            where = "%s:%d" % (os.path.relpath(path, os.path.dirname(package_dir)), line)
+            top = target.split(".")[0]
+            if top == NAME:
+                resolved = _resolve(target, known)
+                if resolved and resolved != name:
+                    graph[name].add(resolved)
+                other = layer_of(resolved or target)
+                if other not in INTERNAL[layer]:
+                    problems.append("%s: %s (%s) imports %s (%s)" % (where, name, layer or "top level", target,
+                                                                     other or "top level"))
+                elif (layer, other) in LAZY_ONLY and not lazy:
+                    problems.append("%s: %s imports %s at module level; %s may import %s only inside functions"
+                                    % (where, name, target, layer, other))
+                if other == "tools" and layer != "tools":
+                    problems.append("%s: %s imports tools; only scripts and tests may" % (where, name))
+                continue
+            if top == "matplotlib" and name != MATPLOTLIB_MODULE:
+                problems.append("%s: %s imports matplotlib; only %s may" % (where, name, MATPLOTLIB_MODULE))
+                continue
+            if top == "__future__" or _is_stdlib(top):
+                continue
+            if top not in THIRD_PARTY[layer]:
+                problems.append("%s: %s (%s) imports %s, which that layer may not use"
+                                % (where, name, layer or "top level", top))
+    problems.extend(cycles(graph))
+    return problems
+
+
+def cycles(graph):
+    """One line per import cycle (strongly connected component of more than one module)."""
+    index, low, stack, on_stack, out = {}, {}, [], set(), []
+    counter = [0]
+
+    def connect(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                connect(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            # a package's __init__ importing its own modules is not a cycle of concern
+            if len(component) > 1:
+                out.append("import cycle: %s" % " -> ".join(sorted(component)))
+
+    for v in sorted(graph):
+        if v not in index:
+            connect(v)
+    return out
+
+
+# ---------------------------------------------------------------------------
+def test_the_package_follows_its_layers():
+    assert violations(PACKAGE) == []
+
+
+def test_every_layer_states_its_rule_in_its_init():
+    for layer in INTERNAL:
+        if not layer:
+            continue
+        path = os.path.join(PACKAGE, layer, "__init__.py")
+        doc = ast.get_docstring(ast.parse(open(path, encoding="utf-8").read()))
+        assert doc and "import" in doc, "%s/__init__.py must state its import rule" % layer
+
+
+def test_no_module_is_over_the_size_limit():
+    long = {}
+    for name, path in modules(PACKAGE).items():
+        with open(path, encoding="utf-8") as handle:
+            count = sum(1 for _ in handle)
+        if count > MAX_LINES and name not in LONG_MODULES:
+            long[name] = count
+    assert long == {}
+
+
+PLANTED = [
+    ("core/resampling.py", "import pandas\n", "imports pandas"),
+    ("core/intervals.py", "from ..scoring import config\n", "imports leaderboard_ci.scoring"),
+    ("tasks/scorer.py", "import yaml\n", "imports yaml"),
+    ("report/tables.py", "from ..phase import analysis\n", "imports leaderboard_ci.phase"),
+    ("report/json_report.py", "import matplotlib\n", "imports matplotlib"),
+    ("phase/analysis.py", "from ..report import files\n", "only inside functions"),
+    ("scoring/readers.py", "from ..tools import bundle\n", "imports tools"),
+    ("scoring/readers.py", "import pandas\n", "imports pandas"),
+    ("core/letters.py", "from . import pairs\n", None),  # allowed: core -> core (no cycle)
+    ("core/significance.py", "from .intervals import quantile\n", "import cycle"),  # intervals imports significance
+]
+
+
+@pytest.mark.parametrize("module, line, expected", PLANTED, ids=["%s:%s" % (m, l.strip()) for m, l, _ in PLANTED])
+def test_a_planted_wrong_import_is_caught(tmp_path, module, line, expected):
+    copy = tmp_path / NAME
+    shutil.copytree(PACKAGE, str(copy), ignore=shutil.ignore_patterns("__pycache__"))
+    target = copy / module
+    text = target.read_text(encoding="utf-8")
+    # plant the import after the module docstring and __future__ import
+    anchor = "from __future__ import annotations\n"
+    text = text.replace(anchor, anchor + line, 1) if anchor in text else line + text
+    target.write_text(text, encoding="utf-8")
+    found = violations(str(copy))
+    if expected is None:
+        assert found == []
+    else:
+        assert any(expected in problem for problem in found), found

@@ -70,7 +70,7 @@ def test_statsmodels_accepts_every_correction_we_allow():
     ({"metric": "accuracy", "analysis": {"test": "t-test"}}, "test must be one of: bootstrap, permutation"),
     ({"metric": "accuracy", "analysis": {"alpha": 1}}, "alpha must be a number"),
     ({"metric": "accuracy", "extra_metrics": ["accuracy"]}, "two metrics have the key 'accuracy'"),
-    ({"metric": "accuracy", "extra_metrics": ["mae"]}, "mix classification and regression"),
+    ({"metric": "accuracy", "extra_metrics": ["mae"]}, "metrics of different task types"),
     ({"metric": "f1_macro", "labels": ["a", "b"], "extra_metrics": [{"name": "f1", "average": "macro",
                                                                      "labels": ["c"]}]}, "label 'c' is not one of"),
     ({"metric": "accuracy", "groups": {"column": "lang", "values": ["EN", "en"]}}, "collide as score keys"),

@@ -303,8 +303,9 @@ CASES = [
          r"column\); the header should be 'id,label'$",
          code=2, ref={"gold.csv": rows_text([(g,) for g in GOLD_LABELS], header=("label",))}),
     case("gold_label_not_in_config", {"predictions.csv": _CLEAN},
-         r"^Scoring configuration error .*: ref/gold\.csv has 1 label that the labels list of config\.yaml does "
-         r"not have \('neutral'\); add it to labels$",
+         # the organizer's message names the line, never the gold label (participants read stderr too)
+         r"^Scoring configuration error .*: ref/gold\.csv line 13: the label is not in the labels list of "
+         r"config\.yaml; add it to labels$",
          code=2, ref={"gold.csv": rows_text(_replace(pairs(IDS, GOLD_LABELS), 11, (IDS[11], "neutral")))}),
     case("gold_not_utf8", {"predictions.csv": _CLEAN},
          r"^Scoring configuration error .*: ref/gold\.csv is not UTF-8 text \(byte 0xe9 at line 5\); "
@@ -320,7 +321,7 @@ CASES = [
          r"^Scoring configuration error .*: config\.yaml: 'metrics' is not a known key; allowed: metric, ",
          code=2, config=CLS_CONFIG + "metrics: [accuracy]\n"),
     case("config_unknown_metric", {"predictions.csv": _CLEAN},
-         r"^Scoring configuration error .*: config\.yaml: metric: unknown metric 'f2_macro'; known metrics: ",
+         r"^Scoring configuration error .*: config\.yaml: metric: unknown metric 'f2_macro' \(did you mean 'f1_macro'\?\); known metrics: ",
          code=2, config=CLS_CONFIG.replace("metric: f1_macro", "metric: f2_macro")),
     case("config_zero_resamples", {"predictions.csv": _CLEAN},
          r"^Scoring configuration error .*: config\.yaml: bootstrap\.n_resamples must be an integer from 1 to "

@@ -51,7 +51,7 @@ def competition_indicators(n, scores, winner, vs_winner_adjusted, pair_adjusted,
         (including ``"none"`` for the raw ones).
     pair_adjusted : mapping correction -> array ``(m (m - 1) / 2,)``.
     alpha : float
-    ppi_value, ppi_reason : from :func:`leaderboard_ci.tasks.metrics.ppi`.
+    ppi_value, ppi_reason : from :func:`leaderboard_ci.tasks.base.ppi`.
     """
     scores = np.asarray(scores, dtype=np.float64)
     m = int(scores.size)

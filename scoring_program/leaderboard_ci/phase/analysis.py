@@ -56,7 +56,8 @@ from ..core.signature import Signature
 from ..core.systems import paired_scores
 from ..scoring.config import column_key, parse_config
 from ..scoring.errors import ConfigError
-from ..tasks.scorer import GoldStandard
+from ..tasks.base import GoldStandard
+from ..tasks.registry import task_module
 from .results import PhaseResult, TargetAnalysis
 from .systems import build_plan
 from .targets import analyze_target, group_gaps
@@ -81,7 +82,12 @@ def encode_inputs(config, gold, systems, groups=None):
     sequence of labels/values.  ``systems``: mapping name -> sequence.
     """
     if isinstance(gold, GoldStandard):
-        return gold, OrderedDict((str(k), np.asarray(v)) for k, v in systems.items())
+        coded = OrderedDict((str(k), np.asarray(v)) for k, v in systems.items())
+        for name, values in coded.items():
+            if values.shape[:1] != (gold.n,):
+                raise ValueError("system %r has %d encoded predictions for %d gold items"
+                                 % (name, values.shape[0] if values.ndim else 1, gold.n))
+        return gold, coded
     gold_values = list(gold)
     n = len(gold_values)
     group_codes = group_values = None
@@ -96,31 +102,12 @@ def encode_inputs(config, gold, systems, groups=None):
         if missing:
             raise ValueError("group value %r is not in groups.values" % missing[0])
         group_codes = np.array([index[g] for g in groups], dtype=np.intp)
-    coded = OrderedDict()
-    if config.kind == "classification":
-        labels = tuple(config.labels) if config.labels else tuple(_natural_sorted(set(str(v) for v in gold_values)))
-        index = {label: i for i, label in enumerate(labels)}
-        unknown = sorted(set(str(v) for v in gold_values) - set(index))
-        if unknown:
-            raise ValueError("gold label %r is not one of the labels: %s" % (unknown[0], ", ".join(labels)))
-        gold_std = GoldStandard(values=np.array([index[str(v)] for v in gold_values], dtype=np.intp),
-                                labels=labels, groups=group_codes, group_values=group_values, source="gold")
-        for name, preds in systems.items():
-            preds = [str(v) for v in preds]
-            if len(preds) != n:
-                raise ValueError("system %r has %d predictions for %d items" % (name, len(preds), n))
-            bad = [p for p in preds if p not in index]
-            if bad:
-                raise ValueError("system %r predicts %r, not one of the labels: %s" % (name, bad[0], ", ".join(labels)))
-            coded[str(name)] = np.array([index[p] for p in preds], dtype=np.intp)
-    else:
-        gold_std = GoldStandard(values=np.asarray(gold_values, dtype=np.float64), groups=group_codes,
-                                group_values=group_values, source="gold")
-        for name, preds in systems.items():
-            arr = np.asarray(preds, dtype=np.float64)
-            if arr.shape != (n,) or not np.all(np.isfinite(arr)):
-                raise ValueError("system %r needs %d finite numeric predictions" % (name, n))
-            coded[str(name)] = arr
+    task = task_module(config.kind)
+    codes, labels, coded = task.encode_values(gold_values, OrderedDict((str(k), v) for k, v in systems.items()),
+                                              labels=config.labels)
+    gold_std = GoldStandard(values=codes, labels=labels, groups=group_codes, group_values=group_values,
+                            source="gold", task=task.NAME)
+    coded = OrderedDict((name, coded[name]) for name in (str(k) for k in systems))
     return gold_std, coded
 
 

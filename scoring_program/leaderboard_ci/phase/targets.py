@@ -19,7 +19,7 @@ from ..core.letters import MAX_SYSTEMS as LETTERS_MAX_SYSTEMS, letter_groups
 from ..core.pairs import pair_statistics, ranked_pairs
 from ..core.significance import stars
 from ..scoring.config import column_key
-from ..tasks.metrics import ppi as ppi_of
+from ..tasks.base import ppi as ppi_of
 from .corrections import adjust, adjust_within
 from .mcnemar import mcnemar_pvalues
 from .results import TargetAnalysis

@@ -10,6 +10,7 @@ See the README's "Configuration reference" for every key with examples.
 from __future__ import annotations
 
 import io
+from collections import OrderedDict
 import numbers
 import os
 from dataclasses import dataclass, field
@@ -22,8 +23,10 @@ from .errors import ConfigError
 from ..core.intervals import METHODS
 from ..core.parallel import check_jobs
 from ..core.resampling import check_seed
-from ..tasks.metrics import MetricSpec
-from .metric_config import MAX_KEY_LENGTH, check_labels_against, parse_metric
+from ..tasks.base import MetricSpec
+from ..tasks.classification import check_labels
+from ..tasks.registry import TASKS
+from .metric_config import MAX_KEY_LENGTH, parse_metric
 
 __all__ = [
     "Config",
@@ -126,6 +129,7 @@ class Config:
     analysis: AnalysisSettings = field(default_factory=AnalysisSettings)
     source: str = CONFIG_NAME
     program_dir: Optional[str] = None
+    task: Optional[str] = None
 
     @property
     def official(self):
@@ -134,8 +138,8 @@ class Config:
 
     @property
     def kind(self):
-        """'classification' or 'regression': how predictions are parsed."""
-        return self.official.kind
+        """The task type (``task:``, else the official metric's): how gold and predictions are parsed."""
+        return self.task or self.official.task
 
 
 # ---------------------------------------------------------------------------
@@ -198,7 +202,7 @@ def load_config(program_dir, ref_dir=None, path=None):
 # ---------------------------------------------------------------------------
 # Validation
 # ---------------------------------------------------------------------------
-_TOP_KEYS = ("metric", "extra_metrics", "labels", "pos_label", "zero_division", "bootstrap",
+_TOP_KEYS = ("metric", "extra_metrics", "task", "labels", "pos_label", "zero_division", "bootstrap",
              "files", "groups", "baseline", "analysis")
 
 
@@ -315,6 +319,10 @@ def parse_config(data, source=CONFIG_NAME, program_dir=None):
     if isinstance(zero_division, bool) or zero_division not in (0, 1):
         raise ConfigError("%s: zero_division must be 0 or 1, got %r" % (source, zero_division))
 
+    task = data.get("task")
+    if task is not None:
+        task = _choice(str(task).strip().lower(), "%s: task" % source, tuple(TASKS))
+
     def custom_loader(path, where):
         if program_dir is None:
             raise ConfigError("%s: custom metric %s needs the program folder" % (where, path))
@@ -331,18 +339,22 @@ def parse_config(data, source=CONFIG_NAME, program_dir=None):
     for where, entry in entries:
         metrics.append(parse_metric(entry, "%s: %s" % (source, where), label_set=labels,
                                     default_pos_label=pos_label, default_zero_division=zero_division,
-                                    custom_loader=custom_loader))
+                                    custom_loader=custom_loader, task=task))
     keys = [m.key for m in metrics]
     for key in keys:
         if keys.count(key) > 1:
             raise ConfigError("%s: two metrics have the key %r; give one of them another 'key'"
                               % (source, key))
-    kinds = set(m.kind for m in metrics)
-    if len(kinds) > 1:
-        raise ConfigError("%s: metrics mix classification and regression (%s); one task parses "
-                          "predictions one way" % (source, ", ".join(m.key for m in metrics)))
+    tasks = list(OrderedDict((m.task, None) for m in metrics))
+    if len(tasks) > 1 or (task is not None and tasks != [task]):
+        raise ConfigError("%s: metrics of different task types (%s)%s; one task parses predictions one way"
+                          % (source, ", ".join("%s: %s" % (m.key, m.task) for m in metrics),
+                             " under task: %s" % task if task else ""))
     if pos_label is not None and labels is not None:
-        check_labels_against("pos_label", None, None, pos_label, labels, "%s" % source)
+        try:
+            check_labels("pos_label", None, None, pos_label, labels)
+        except ValueError as exc:
+            raise ConfigError("%s: %s" % (source, exc))
 
     b = _section(data, "bootstrap", ("n_resamples", "confidence_level", "method", "seed", "n_jobs"), source)
     n_jobs = _checked(check_jobs, b.get("n_jobs", "auto"), "%s: bootstrap." % source)
@@ -420,6 +432,6 @@ def parse_config(data, source=CONFIG_NAME, program_dir=None):
     )
 
     check_key_lengths(metrics, groups.values if groups else None, source, with_baseline=baseline is not None)
-    return Config(metrics=tuple(metrics), labels=labels, pos_label=pos_label, zero_division=float(zero_division),
+    return Config(task=task, metrics=tuple(metrics), labels=labels, pos_label=pos_label, zero_division=float(zero_division),
                   bootstrap=bootstrap, files=files, groups=groups, baseline=baseline, analysis=analysis,
                   source=source, program_dir=program_dir)

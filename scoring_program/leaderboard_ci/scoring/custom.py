@@ -26,7 +26,8 @@ import os
 import threading
 
 from .errors import ConfigError
-from ..tasks.metrics import MetricInfo
+from ..tasks.base import MetricInfo
+from ..tasks.registry import TASKS
 
 __all__ = ["load_custom_metric", "custom_function", "custom_functions"]
 
@@ -62,8 +63,9 @@ def load_custom_metric(program_dir, path, where):
     if not callable(fn):
         raise ConfigError("%s: %s must define score(y_true, y_pred, weights)" % (where, path))
     kind = getattr(module, "KIND", "classification")
-    if kind not in ("classification", "regression"):
-        raise ConfigError("%s: %s: KIND must be 'classification' or 'regression', got %r" % (where, path, kind))
+    if kind not in TASKS:
+        raise ConfigError("%s: %s: KIND must be one of the task types (%s), got %r"
+                          % (where, path, ", ".join(TASKS), kind))
     direction = getattr(module, "DIRECTION", None)
     if direction not in ("higher", "lower"):
         raise ConfigError("%s: %s must set DIRECTION = 'higher' or 'lower' (which is better)" % (where, path))

@@ -17,13 +17,12 @@ from ..core.accumulators import jackknife
 from .config import column_key
 from .custom import custom_functions
 from ..core.intervals import Interval, confidence_interval
-from ..tasks.metrics import per_class_scores
 from ..core.replicates import compute_replicates
 from ..core.signature import Signature
 from ..tasks.scorer import SystemScorer
 from ..core.significance import bootstrap_pvalue
 
-__all__ = ["ScoreResult", "BaselineComparison", "ClassRow", "SubmissionResult", "evaluate"]
+__all__ = ["ScoreResult", "BaselineComparison", "SubmissionResult", "evaluate"]
 
 
 @dataclass(frozen=True)
@@ -61,22 +60,10 @@ class BaselineComparison:
 
 
 @dataclass(frozen=True)
-class ClassRow:
-    """Per-class scores of the submission on all items."""
-
-    label: str
-    precision: float
-    recall: float
-    f1: float
-    f1_interval: Interval
-    predicted: int
-
-
-@dataclass(frozen=True)
 class SubmissionResult:
     scores: Tuple[ScoreResult, ...]
     baseline: Tuple[BaselineComparison, ...]
-    per_class: Tuple[ClassRow, ...]
+    per_class: tuple  # the task's unit rows (e.g. classification.ClassRow)
     signature: Signature
 
     @property
@@ -184,9 +171,11 @@ def evaluate(config, gold, predictions, baseline=None, progress=None):
                                                   diff_reps))
 
     per_class = ()
-    if gold.kind == "classification":
-        per_class = _per_class_rows(config, main, full[:len(main.accumulators)],
-                                    reps[:len(main.accumulators)], gold.labels)
+    unit_rows = getattr(main.task, "unit_rows", None)
+    if unit_rows is not None:
+        n_own = len(main.accumulators)
+        per_class = unit_rows(main.statistics, full[:n_own], reps[:n_own], gold.labels, bs.method,
+                              bs.confidence_level, config.zero_division)
 
     signature = Signature(metric=config.official.key, n_resamples=bs.n_resamples, seed=bs.seed, method=bs.method,
                           confidence_level=bs.confidence_level, n_items=gold.n, gold_sha256=gold.sha256,
@@ -207,19 +196,3 @@ def _group_sizes(gold):
         for value, count in zip(gold.group_values, counts):
             sizes[value] = int(count)
     return sizes
-
-
-def _per_class_rows(config, scorer, full_stats, rep_stats, labels):
-    bs = config.bootstrap
-    full_overall, _ = scorer.class_stats(full_stats)
-    rep_overall, _ = scorer.class_stats(rep_stats)
-    precision, recall, f1 = per_class_scores(full_overall, config.zero_division)
-    _, _, f1_reps = per_class_scores(rep_overall, config.zero_division)
-    rows = []
-    for k, label in enumerate(labels):
-        # BCa needs per-class jackknife values; per-class rows use the percentile method for BCa.
-        method = bs.method if bs.method != "bca" else "percentile"
-        interval = confidence_interval(method, f1_reps[:, k], f1[0, k], bs.confidence_level)
-        rows.append(ClassRow(label, float(precision[0, k]), float(recall[0, k]), float(f1[0, k]), interval,
-                             int(full_overall.pred[0, k])))
-    return tuple(rows)

@@ -17,9 +17,7 @@ Only the standard library and numpy are used (the per-submission path runs on
 Python 3.7 with numpy 1.17).
 """
 import hashlib
-import math
 import os
-import re
 import stat
 from array import array
 
@@ -28,8 +26,8 @@ import numpy as np
 from .config import check_key_lengths
 from .errors import ConfigError, SubmissionError
 from .formats import Columns, Source, list_names, open_table, quote
-from .metric_config import check_labels_against
-from ..tasks.scorer import GoldStandard
+from ..tasks.base import GoldStandard
+from ..tasks.registry import task_module
 
 __all__ = ["find_prediction_file", "read_gold", "read_predictions", "read_baseline"]
 
@@ -176,74 +174,6 @@ def _display_name(path):
 
 
 # ---------------------------------------------------------------------------
-# Values
-# ---------------------------------------------------------------------------
-def _as_number(text):
-    """The finite float ``text`` denotes, or None."""
-    try:
-        value = float(text)
-    except ValueError:
-        return None
-    return value if math.isfinite(value) and "_" not in text else None
-
-
-def _label_list(labels):
-    if len(labels) <= _LISTED_LABELS:
-        return "one of: %s" % ", ".join(labels)
-    return "one of the %d labels (%s, ...)" % (len(labels), ", ".join(labels[:_LISTED_LABELS]))
-
-
-def _label_hint(text, labels):
-    """Why a participant's label may not match: letter case or a number's spelling."""
-    same_case = [label for label in labels if label.casefold() == text.casefold()]
-    if len(same_case) == 1:
-        return " (labels are case-sensitive; did you mean %s?)" % quote(same_case[0])
-    number = _as_number(text)
-    if number is not None:
-        same_number = [label for label in labels if _as_number(label) == number]
-        if len(same_number) == 1:
-            return " (write %s, not %s)" % (same_number[0], text)
-    return ""
-
-
-def _label_coder(source, labels):
-    """``code(line, text)``: the index of a participant's label in ``labels``."""
-    index = dict((label, code) for code, label in enumerate(labels))
-
-    def code(line, text):
-        found = index.get(text)
-        if found is not None:
-            return found
-        if text == "":
-            raise source.at(line, "the prediction is empty; expected %s" % _label_list(labels))
-        raise source.at(line, "label %s is not %s%s" % (quote(text), _label_list(labels), _label_hint(text, labels)))
-    return code
-
-
-def _number_parser(source):
-    """``parse(line, text)``: a participant's regression prediction as a finite float."""
-    def parse(line, text):
-        if text == "":
-            raise source.at(line, "the prediction is empty; expected a number")
-        try:
-            value = float(text)
-        except ValueError:
-            value = None
-        if value is None or "_" in text:
-            hint = " (use a dot as the decimal separator)" if re.match(r"^[+-]?[0-9]*,[0-9]+$", text) else ""
-            raise source.at(line, "%s is not a number%s" % (quote(text), hint))
-        if value != value:
-            raise source.at(line, "the prediction is NaN; expected a finite number")
-        if math.isinf(value) and text.strip("+-").lower() in ("inf", "infinity"):
-            raise source.at(line, "the prediction is infinite; expected a finite number")
-        if not abs(value) <= _MAX_ABS:
-            raise source.at(line, "the prediction %s is out of range (the limit is 1e100 in absolute value)"
-                                  % quote(text))
-        return value
-    return parse
-
-
-# ---------------------------------------------------------------------------
 # Alignment
 # ---------------------------------------------------------------------------
 def _no_rows(source, table, n):
@@ -325,10 +255,7 @@ def _read_system(path, name, config, gold, max_bytes):
     by_id = gold.ids is not None and config.files.id_column is not None
     columns = Columns(config.files.prediction_columns, id=config.files.id_column if by_id else None,
                       id_required=by_id, looks_like_data=_data_test(gold))
-    if gold.kind == "classification":
-        convert, typecode = _label_coder(source, gold.labels), "q"
-    else:
-        convert, typecode = _number_parser(source), "d"
+    convert, typecode = task_module(gold.kind).value_parser(source, gold, quote)
     try:
         table = open_table(source, config.files.format, columns)
         if table.format == "lines" and gold.ids is not None:
@@ -364,12 +291,12 @@ def _unheaded(source, columns, gold, convert):
 
 
 def _data_test(gold):
-    """``looks_like_data(fields)``: whether a would-be header row is really data."""
+    """``looks_like_data(fields)``: whether a would-be header row is really data (an id or a value)."""
+    ids = frozenset(gold.ids or ())
+    is_value = task_module(gold.kind).is_value
+
     def looks_like_data(fields):
-        known = frozenset(gold.ids or ()) | frozenset(gold.labels or ())
-        if any(field in known for field in fields):
-            return True
-        return gold.kind == "regression" and any(_as_number(field) is not None for field in fields)
+        return any(field in ids or is_value(gold, field) for field in fields)
     return looks_like_data
 
 
@@ -425,15 +352,6 @@ def _sha256(path):
     return digest.hexdigest()
 
 
-def _sorted_labels(values):
-    """Unique labels, numerically sorted when all are numbers, else as strings."""
-    unique = sorted(set(values))
-    numbers = [_as_number(label) for label in unique]
-    if all(number is not None for number in numbers):
-        return tuple(label for _, label in sorted(zip(numbers, unique)))
-    return tuple(unique)
-
-
 def _gold_rows(source, config):
     """The gold file's rows as lists ``(lines, ids, values, groups)``; ids/groups may be None."""
     files = config.files
@@ -466,33 +384,6 @@ def _check_gold_ids(source, lines, ids):
         first_line[ident] = line
 
 
-def _gold_labels(source, config, lines, values):
-    """``(labels, codes)`` of a classification gold standard."""
-    for line, value in zip(lines, values):
-        if value == "":
-            raise source.at(line, "the label is empty")
-    if config.labels is None:
-        labels = _sorted_labels(values)
-    else:
-        labels = tuple(config.labels)
-        extra = sorted(set(values) - set(labels))
-        if extra:
-            raise source.whole("has %d label%s that the labels list of %s does not have (%s); add %s to labels"
-                               % (len(extra), "s" if len(extra) > 1 else "", config.source,
-                                  ", ".join(quote(x) for x in extra[:5]), "them" if len(extra) > 1 else "it"))
-    index = dict((label, code) for code, label in enumerate(labels))
-    return labels, np.array([index[value] for value in values], dtype=np.intp)
-
-
-def _gold_numbers(source, lines, values):
-    """The float64 targets of a regression gold standard."""
-    numbers = [_as_number(value) for value in values]
-    for line, number in zip(lines, numbers):
-        if number is None:
-            raise source.at(line, "the value is not a finite number (the metric is a regression metric)")
-    return np.array(numbers, dtype=np.float64)
-
-
 def _gold_groups(source, config, lines, groups):
     """``(group_values, codes)`` from the gold group column."""
     settings = config.groups
@@ -514,15 +405,6 @@ def _gold_groups(source, config, lines, groups):
                               % (config.source, ", ".join(quote(g) for g in absent[:5]), config.files.gold))
     index = dict((value, code) for code, value in enumerate(group_values))
     return group_values, np.array([index[value] for value in groups], dtype=np.intp)
-
-
-def _check_metric_labels(config, labels):
-    for spec in config.metrics:
-        if spec.kind != "classification":
-            continue
-        if spec.labels is not None or spec.pos_label is not None or spec.average == "binary":
-            check_labels_against(spec.name, spec.average, spec.labels, spec.pos_label, labels,
-                                 "%s: metric %s" % (config.source, spec.key))
 
 
 def read_gold(ref_dir, config):
@@ -559,15 +441,15 @@ def read_gold(ref_dir, config):
         raise source.whole("cannot be read (%s)" % (exc.strerror or type(exc).__name__))
     if ids is not None:
         _check_gold_ids(source, lines, ids)
-    labels = None
-    if config.kind == "classification":
-        labels, codes = _gold_labels(source, config, lines, values)
-        _check_metric_labels(config, labels)
-    else:
-        codes = _gold_numbers(source, lines, values)
+    task = task_module(config.kind)
+    codes, labels = task.encode_gold(source, lines, values, config.labels, config.source)
+    mismatch = task.check_metrics(config.metrics, labels)
+    if mismatch is not None:
+        raise ConfigError("%s: metric %s: %s" % (config.source, mismatch[0], mismatch[1]))
     group_values, group_codes = None, None
     if config.groups is not None:
         group_values, group_codes = _gold_groups(source, config, lines, groups)
         check_key_lengths(config.metrics, group_values, config.source, with_baseline=config.baseline is not None)
     return GoldStandard(values=codes, labels=labels, ids=tuple(ids) if ids is not None else None,
-                        groups=group_codes, group_values=group_values, source=name, sha256=sha256)
+                        groups=group_codes, group_values=group_values, source=name, sha256=sha256,
+                        task=task.NAME)

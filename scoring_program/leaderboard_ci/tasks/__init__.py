@@ -1,4 +1,78 @@
 """Task types: how values are parsed and encoded, their per-item statistics and metrics.
 
-Rule: modules here import only the standard library, numpy, ``core`` and ``tasks``; Python 3.7 syntax.
+Rule: modules here import only the standard library, numpy, ``core`` and ``tasks``; Python 3.7 syntax
+(they run inside the stock Codabench images).
+
+Adding a task type
+==================
+A task type is one module here (``classification.py`` and ``regression.py`` are the
+models), registered in :data:`leaderboard_ci.tasks.registry.TASKS`.  Nothing else in
+the package names a task type: the configuration, the readers, the per-submission
+evaluation, the end-of-phase analysis and the reports reach it only through the
+registry and the functions below.  If a new task needs an edit elsewhere, the
+protocol is missing something: extend the protocol once, for every task.
+
+What the module provides
+------------------------
+Names
+    ``NAME``
+        The task's name, the value of ``task:`` in ``config.yaml``.
+    ``METRICS``
+        ``{metric name: MetricInfo(NAME, direction, best, title, ppi)}``.
+    ``ALIASES``
+        Other spellings of metric names (``{alias: name}``); documented in the README.
+    ``OPTIONS``
+        The metric options this task accepts in a config entry besides ``name`` and
+        ``key`` (e.g. ``average``, ``labels``; a ranking task would take ``k``).
+    ``resolve_name(name) -> (metric, implied options) or None``
+        Shorthands included (``f1_macro`` -> ``("f1", {"average": "macro"})``).
+    ``known_names() -> list``
+        One spelling of every metric, for messages and "did you mean".
+    ``make_spec(name, options, defaults) -> (fields, default key, title)``
+        Validate the options (raise ``ValueError`` with a sentence that says what
+        was given and what is allowed); ``fields`` are keyword arguments of
+        :class:`~leaderboard_ci.tasks.base.MetricSpec` (options of a new task go in
+        ``options=tuple(sorted(...))`` and are read back with ``spec.option(name)``).
+    ``check_metrics(metrics, labels) -> None or (metric key, message)``
+        Whether the metrics agree with what the gold standard turned out to hold.
+
+Parsing (messages name the file and line through ``source.at(line, text)`` /
+``source.whole(text)``; a gold value is never quoted)
+    ``encode_gold(source, lines, values, labels, config_name) -> (values, labels)``
+        The gold column's text values into the encoded array the statistics use.
+    ``value_parser(source, gold, quote) -> (convert(line, text), typecode)``
+        One participant value into its encoding; ``typecode`` is the
+        :mod:`array` code the readers store it with (``"q"`` or ``"d"``).
+    ``is_value(gold, text) -> bool``
+        Whether a would-be header field is really a value (the file has no header).
+    ``encode_values(gold_values, systems, labels) -> (values, labels, {name: values})``
+        In-memory encoding for the Python API (``analyze``); ``ValueError`` names the system.
+    ``decode(gold, values)``
+        Encoded values back into what a custom metric function receives.
+
+Statistics and scores
+    ``Statistics(add, gold, predictions, metrics, group_codes, n_groups, layout)``
+        Validates the predictions' shape and range (``ValueError`` saying what it
+        got), creates the accumulators (:mod:`leaderboard_ci.core.accumulators`:
+        per-item statistics whose weighted sums under the resample counts are
+        exact) and registers each with ``add(acc) -> slot``; the unit of
+        resampling is whatever one row of ``gold.values`` is (an item, a
+        sentence, a query).  Then ``prepare(stats)`` (once per block) and
+        ``score(prepared, spec, j) -> (N,)`` scores of ``spec`` on all items
+        (``j == 0``) or on group ``j - 1``, vectorized over the N replicates.
+        Linear accumulators (``linear_matrix``) make the end-of-phase stacking
+        and the permutation test work with no more code.
+
+Optional
+    ``unit_rows(statistics, full_stats, rep_stats, labels, method, confidence_level, zero_division)``
+        The per-class (per-label, per-type) table of ``detailed_results.html``.
+
+Tests a task type ships
+-----------------------
+* parity with its reference implementation (scikit-learn with ``sample_weight``
+  = the resample counts, seqeval, ranx, ...) on the full sample and on every
+  replicate of a block, to 1e-12;
+* its bad inputs in ``tests/bad_inputs``: one sentence naming file and line, no gold value;
+* an example competition under ``examples/<task>/`` scored end to end through
+  ``score.py`` as the worker runs it, in the py37 and py312 image environments.
 """

@@ -1,0 +1,160 @@
+"""What every task type shares: a metric's fixed facts, a configured metric, the gold standard, a target.
+
+These are plain frozen values; the task modules (:mod:`.classification`,
+:mod:`.regression`, ...) give them meaning.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional, Tuple
+
+import numpy as np
+
+__all__ = ["MetricInfo", "MetricSpec", "GoldStandard", "Target", "ppi"]
+
+
+@dataclass(frozen=True)
+class MetricInfo:
+    """What is fixed about a metric.
+
+    Attributes
+    ----------
+    task : str
+        The task type whose values the metric scores (``classification``, ``regression``, ...).
+    direction : {"higher", "lower"}
+        Which is better.
+    best : float or None
+        The best value the metric can take (None: unbounded).
+    title : str
+        Its name in reports.
+    ppi : bool
+        Whether the Performance Potential Index (100 x distance from the winner
+        to ``best``) is meaningful: only for metrics on a fixed, unit-free scale.
+    """
+
+    task: str
+    direction: str
+    best: Optional[float]
+    title: str
+    ppi: bool = True
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """One configured metric: a registry name, its leaderboard key and its parameters.
+
+    Built by the scoring program's configuration (which validates the
+    parameters through the metric's task module).  The classification
+    parameters have fields of their own; other task types keep theirs in
+    ``options`` (sorted ``(name, value)`` pairs, read with :meth:`option`).
+    """
+
+    name: str
+    key: str
+    info: MetricInfo = field(compare=False)
+    average: Optional[str] = None
+    labels: Optional[Tuple[str, ...]] = None
+    pos_label: Optional[str] = None
+    zero_division: float = 0.0
+    weights: Optional[str] = None
+    options: Tuple[Tuple[str, Any], ...] = ()
+    custom_path: Optional[str] = None
+    display_title: Optional[str] = None
+
+    @property
+    def task(self):
+        """The task type this metric belongs to."""
+        return self.info.task
+
+    @property
+    def kind(self):
+        """Alias of :attr:`task`."""
+        return self.info.task
+
+    @property
+    def direction(self):
+        return self.info.direction
+
+    @property
+    def better(self):
+        """Which way is better, in words: ``"higher is better"`` or ``"lower is better"``."""
+        return "%s is better" % self.direction
+
+    @property
+    def sign(self):
+        """+1 when higher is better, -1 when lower is better."""
+        return 1.0 if self.direction == "higher" else -1.0
+
+    @property
+    def title(self):
+        return self.display_title or self.info.title
+
+    def option(self, name, default=None):
+        """The value of task option ``name`` (see ``options``)."""
+        return dict(self.options).get(name, default)
+
+
+@dataclass(frozen=True)
+class GoldStandard:
+    """The reference data, parsed and encoded by its task module.
+
+    Attributes
+    ----------
+    values : ndarray
+        The encoded gold values, one row per resampling unit (class codes,
+        float64 targets, ...: the task module's encoding).
+    labels : tuple of str or None
+        The task's label set, in order, where the task has one.
+    ids : tuple of str or None
+        Item ids, when the gold file has them.
+    groups : ndarray of int or None
+        Group codes (indices into ``group_values``).
+    group_values : tuple of str or None
+    source : str
+        The gold file's name, for messages.
+    sha256 : str
+        Hex digest of the gold file's bytes (for the end-of-phase signature).
+    task : str or None
+        The task type; None means classification when there are labels, else regression.
+    """
+
+    values: np.ndarray
+    labels: Optional[Tuple[str, ...]] = None
+    ids: Optional[Tuple[str, ...]] = None
+    groups: Optional[np.ndarray] = None
+    group_values: Optional[Tuple[str, ...]] = None
+    source: str = "gold"
+    sha256: str = ""
+    task: Optional[str] = None
+
+    @property
+    def n(self):
+        return int(self.values.shape[0])
+
+    @property
+    def kind(self):
+        """The task type (:attr:`task`, or inferred from the labels)."""
+        if self.task is not None:
+            return self.task
+        return "classification" if self.labels is not None else "regression"
+
+
+@dataclass(frozen=True)
+class Target:
+    """A metric on all items (``group`` None) or on one group."""
+
+    metric: MetricSpec
+    group: Optional[str] = None
+
+
+def ppi(spec, winner_score):
+    """Performance Potential Index: 100 x the winner's distance to the best value.
+
+    Returns ``(value, reason)``: ``value`` is None when the metric has no fixed
+    unit-free scale, and ``reason`` says why.
+    """
+    info = spec.info
+    if not info.ppi or info.best is None:
+        return None, ("%s is measured in the target's units and has no fixed best-to-worst scale"
+                      % spec.title)
+    return 100.0 * abs(info.best - float(winner_score)), None

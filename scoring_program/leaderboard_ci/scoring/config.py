@@ -130,6 +130,8 @@ class Config:
     source: str = CONFIG_NAME
     program_dir: Optional[str] = None
     task: Optional[str] = None
+    #: The task module's own settings (its ``SETTINGS`` keys), as sorted ``(key, value)`` pairs.
+    task_settings: Tuple[Tuple[str, object], ...] = ()
 
     @property
     def official(self):
@@ -303,7 +305,8 @@ def parse_config(data, source=CONFIG_NAME, program_dir=None):
     """Validate a config mapping and return a :class:`Config`."""
     if not isinstance(data, dict):
         raise ConfigError("%s must be a mapping of keys to values" % source)
-    unknown = sorted(set(data) - set(_TOP_KEYS))
+    task_keys = dict((key, module) for module in TASKS.values() for key in getattr(module, "SETTINGS", ()))
+    unknown = sorted(set(data) - set(_TOP_KEYS) - set(task_keys))
     if unknown:
         raise ConfigError("%s: %r is not a known key; allowed: %s" % (source, unknown[0], ", ".join(_TOP_KEYS)))
 
@@ -350,6 +353,16 @@ def parse_config(data, source=CONFIG_NAME, program_dir=None):
         raise ConfigError("%s: metrics of different task types (%s)%s; one task parses predictions one way"
                           % (source, ", ".join("%s: %s" % (m.key, m.task) for m in metrics),
                              " under task: %s" % task if task else ""))
+    module = TASKS[task or tasks[0]]
+    foreign = sorted(key for key in data if key in task_keys and key not in getattr(module, "SETTINGS", ()))
+    if foreign:
+        raise ConfigError("%s: %s is a setting of task %s; this configuration's task is %s"
+                          % (source, foreign[0], task_keys[foreign[0]].NAME, module.NAME))
+    own = dict((key, data[key]) for key in getattr(module, "SETTINGS", ()) if key in data)
+    try:
+        task_settings = module.parse_settings(own) if hasattr(module, "parse_settings") else own
+    except ValueError as exc:
+        raise ConfigError("%s: %s" % (source, exc))
     if pos_label is not None and labels is not None:
         try:
             check_labels("pos_label", None, None, pos_label, labels)
@@ -432,6 +445,6 @@ def parse_config(data, source=CONFIG_NAME, program_dir=None):
     )
 
     check_key_lengths(metrics, groups.values if groups else None, source, with_baseline=baseline is not None)
-    return Config(task=task, metrics=tuple(metrics), labels=labels, pos_label=pos_label, zero_division=float(zero_division),
-                  bootstrap=bootstrap, files=files, groups=groups, baseline=baseline, analysis=analysis,
+    return Config(task=task, task_settings=tuple(sorted(task_settings.items())), metrics=tuple(metrics),
+                  labels=labels, pos_label=pos_label, zero_division=float(zero_division), bootstrap=bootstrap, files=files, groups=groups, baseline=baseline, analysis=analysis,
                   source=source, program_dir=program_dir)

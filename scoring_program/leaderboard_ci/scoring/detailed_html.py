@@ -326,10 +326,12 @@ def _per_class_section(result):
                    % (_esc(r.label), _num(r.precision), _num(r.recall), _num(r.f1), _ci(r.f1_interval),
                       "{:,}".format(r.predicted)) for r in result.per_class)
     level = _level(result.per_class[0].f1_interval.confidence_level)
-    return ('<section><h2>Per-class scores</h2><div class="scroll"><table><thead><tr><th>Class</th>'
+    unit = _esc(result.unit_name)
+    return ('<section><h2>Per-%s scores</h2><div class="scroll"><table><thead><tr><th>%s</th>'
             '<th>Precision</th><th>Recall</th><th>F1</th><th>F1 %s CI</th><th>Predicted</th></tr></thead>'
             '<tbody>%s</tbody></table></div><p class="muted">On all test items. &ldquo;Predicted&rdquo; is how '
-            'many items your submission assigned to the class.</p></section>' % (level, rows))
+            'many times your submission predicted the %s.</p></section>'
+            % (unit, unit[:1].upper() + unit[1:], level, rows, unit))
 
 
 def _verdict(comparison):

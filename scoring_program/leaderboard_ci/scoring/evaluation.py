@@ -63,8 +63,9 @@ class BaselineComparison:
 class SubmissionResult:
     scores: Tuple[ScoreResult, ...]
     baseline: Tuple[BaselineComparison, ...]
-    per_class: tuple  # the task's unit rows (e.g. classification.ClassRow)
+    per_class: tuple  # the task's unit rows (classification.ClassRow: label, precision, recall, F1, ...)
     signature: Signature
+    unit_name: str = "class"  # what a row of per_class is: class, label, entity type
 
     @property
     def official(self):
@@ -180,7 +181,8 @@ def evaluate(config, gold, predictions, baseline=None, progress=None):
     signature = Signature(metric=config.official.key, n_resamples=bs.n_resamples, seed=bs.seed, method=bs.method,
                           confidence_level=bs.confidence_level, n_items=gold.n, gold_sha256=gold.sha256,
                           version=__version__)
-    return SubmissionResult(tuple(results), tuple(comparisons), per_class, signature)
+    return SubmissionResult(tuple(results), tuple(comparisons), per_class, signature,
+                            getattr(main.task, "UNIT_NAME", "class"))
 
 
 def system_jackknife(scorer, n):

@@ -26,6 +26,7 @@ import numpy as np
 from .config import check_key_lengths
 from .errors import ConfigError, SubmissionError
 from .formats import Columns, Source, list_names, open_table, quote
+from .text_files import iter_lines
 from ..tasks.base import GoldStandard
 from ..tasks.registry import task_module
 
@@ -182,9 +183,21 @@ def _no_rows(source, table, n):
     return source.whole("has no predictions; expected one per test item (%d)" % n)
 
 
-def _align_by_order(source, table, n, convert, typecode):
+def _new_values(typecode):
+    """Where parsed values are collected: a typed array, or a list for structured values (typecode None)."""
+    return array(typecode) if typecode else []
+
+
+def _finish(values, typecode, stack):
+    """The collected values as the task's array."""
+    if typecode is None:
+        return stack(values)
+    return np.frombuffer(values, dtype=np.float64 if typecode == "d" else np.int64)
+
+
+def _align_by_order(source, table, n, convert, typecode, stack):
     """Values in file order; there must be exactly ``n`` rows (reading stops at row n + 1)."""
-    values = array(typecode)
+    values = _new_values(typecode)
     for line, _, text, _ in table.rows:
         if len(values) == n:
             raise source.at(line, "more predictions than the %d test items; expected exactly %d "
@@ -195,7 +208,7 @@ def _align_by_order(source, table, n, convert, typecode):
     if len(values) < n:
         raise source.whole("has %d predictions, expected %d (one per test item, in the order of the test set)"
                            % (len(values), n))
-    return np.frombuffer(values, dtype=np.float64 if typecode == "d" else np.int64)
+    return _finish(values, typecode, stack)
 
 
 def _missing_ids(source, gold, seen, count):
@@ -211,11 +224,11 @@ def _missing_ids(source, gold, seen, count):
                         % (missing, gold.n, ", ".join(quote(i) for i in shown)))
 
 
-def _align_by_id(source, table, gold, convert, typecode):
+def _align_by_id(source, table, gold, convert, typecode, stack):
     """Values placed at their id's position in the gold order."""
     index = dict((ident, position) for position, ident in enumerate(gold.ids))
     seen = bytearray(gold.n)
-    positions, lines, values = array("q"), array("q"), array(typecode)
+    positions, lines, values = array("q"), array("q"), _new_values(typecode)
     unknown, first_unknown = 0, None
     for line, ident, text, _ in table.rows:
         if ident == "":
@@ -241,9 +254,10 @@ def _align_by_id(source, table, gold, convert, typecode):
         raise _no_rows(source, table, gold.n)
     if len(positions) < gold.n:
         raise _missing_ids(source, gold, seen, len(positions))
-    out = np.empty(gold.n, dtype=np.float64 if typecode == "d" else np.int64)
-    out[np.frombuffer(positions, dtype=np.int64)] = np.frombuffer(values, dtype=out.dtype)
-    return out
+    order = np.argsort(np.frombuffer(positions, dtype=np.int64), kind="stable")
+    if typecode is None:
+        return stack([values[i] for i in order])
+    return np.frombuffer(values, dtype=np.float64 if typecode == "d" else np.int64)[order]
 
 
 def _read_system(path, name, config, gold, max_bytes):
@@ -255,18 +269,34 @@ def _read_system(path, name, config, gold, max_bytes):
     by_id = gold.ids is not None and config.files.id_column is not None
     columns = Columns(config.files.prediction_columns, id=config.files.id_column if by_id else None,
                       id_required=by_id, looks_like_data=_data_test(gold))
-    convert, typecode = task_module(gold.kind).value_parser(source, gold, quote)
+    task = task_module(gold.kind)
+    settings = task_settings(config)
     try:
+        if hasattr(task, "read_predictions"):  # a format of the task's own (CoNLL, TREC runs, SQuAD JSON)
+            return task.read_predictions(source, iter_lines(source), gold, settings)
+        convert, typecode = task.value_parser(source, gold, quote, settings)
         table = open_table(source, config.files.format, columns)
         if table.format == "lines" and gold.ids is not None:
             convert = _unheaded(source, columns, gold, convert)
+        stack = None if typecode else (lambda values: task.stack(values, gold, settings))
         if by_id and table.has_ids:
-            values = _align_by_id(source, table, gold, convert, typecode)
+            values = _align_by_id(source, table, gold, convert, typecode, stack)
         else:
-            values = _align_by_order(source, table, gold.n, convert, typecode)
+            values = _align_by_order(source, table, gold.n, convert, typecode, stack)
     except (IOError, OSError) as exc:
         raise source.whole("cannot be read (%s)" % (exc.strerror or type(exc).__name__))
+    if typecode is None:
+        return values
     return values.astype(np.intp) if typecode == "q" else values.astype(np.float64)
+
+
+def task_settings(config):
+    """What a task module reads: its own settings (``config.task_settings``) and the file settings."""
+    files = config.files
+    settings = dict(config.task_settings)
+    settings.update(format=files.format, id_column=files.id_column, gold_column=files.gold_column,
+                    prediction_columns=files.prediction_columns, config_name=config.source)
+    return settings
 
 
 def _megabytes(size):
@@ -434,20 +464,30 @@ def read_gold(ref_dir, config):
         raise ConfigError("the gold file ref/%s (files.gold) is missing from the reference data (ref/ holds: %s)"
                           % (name, list_names(present, 5) or "nothing"))
     source = Source(path, "ref/" + name, error=ConfigError, may_quote=False)
+    task = task_module(config.kind)
+    settings = task_settings(config)
     try:
-        lines, ids, values, groups = _gold_rows(source, config)
+        if hasattr(task, "read_gold"):  # a format of the task's own: the task parses and encodes the units
+            units = task.read_gold(source, iter_lines(source), config.labels, settings)
+            lines, ids, codes, labels, groups = (units["lines"], units.get("ids"), units["values"],
+                                                  units.get("labels"), units.get("groups"))
+        else:
+            lines, ids, values, groups = _gold_rows(source, config)
         sha256 = _sha256(path)
     except (IOError, OSError) as exc:
         raise source.whole("cannot be read (%s)" % (exc.strerror or type(exc).__name__))
     if ids is not None:
         _check_gold_ids(source, lines, ids)
-    task = task_module(config.kind)
-    codes, labels = task.encode_gold(source, lines, values, config.labels, config.source)
+    if not hasattr(task, "read_gold"):
+        codes, labels = task.encode_gold(source, lines, values, config.labels, config.source, settings)
     mismatch = task.check_metrics(config.metrics, labels)
     if mismatch is not None:
         raise ConfigError("%s: metric %s: %s" % (config.source, mismatch[0], mismatch[1]))
     group_values, group_codes = None, None
     if config.groups is not None:
+        if groups is None:
+            raise ConfigError("%s: groups.column %s: the %s gold format of ref/%s has no group column"
+                              % (config.source, quote(config.groups.column), task.NAME, name))
         group_values, group_codes = _gold_groups(source, config, lines, groups)
         check_key_lengths(config.metrics, group_values, config.source, with_baseline=config.baseline is not None)
     return GoldStandard(values=codes, labels=labels, ids=tuple(ids) if ids is not None else None,

@@ -64,8 +64,22 @@ Statistics and scores
         and the permutation test work with no more code.
 
 Optional
+    ``SETTINGS`` and ``parse_settings(values) -> dict``
+        Top-level ``config.yaml`` keys this task owns (e.g. ``label_separator``,
+        ``scheme``) and their validation (``ValueError``).  The readers pass them,
+        with the ``files:`` settings, as the ``settings`` dict of the functions here.
+    ``stack(values, gold, settings)``
+        For structured values: ``value_parser`` returns ``typecode`` None, the
+        readers collect the parsed values in gold order and this builds the array.
+    ``read_gold(source, lines, labels, settings) -> dict`` and
+    ``read_predictions(source, lines, gold, settings) -> array``
+        For a file format of the task's own (CoNLL, TREC, SQuAD JSON): ``lines``
+        are the decoded ``(line number, text)`` pairs; ``read_gold`` returns
+        ``{"lines", "values", "labels", "ids", "groups"}`` (one entry per unit;
+        ids, labels and groups may be None); ``read_predictions`` the aligned array.
     ``unit_rows(statistics, full_stats, rep_stats, labels, method, confidence_level, zero_division)``
-        The per-class (per-label, per-type) table of ``detailed_results.html``.
+        The per-unit table of ``detailed_results.html`` (``ClassRow`` rows) and
+        ``UNIT_NAME`` (``"class"``, ``"label"``, ``"entity type"``).
 
 Tests a task type ships
 -----------------------

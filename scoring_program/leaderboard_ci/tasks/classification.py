@@ -47,6 +47,8 @@ __all__ = ["NAME", "METRICS", "ClassStats", "ClassRow", "classification_score", 
            "value_parser", "is_value", "decode", "Statistics", "unit_rows", "AVERAGES", "KAPPA_WEIGHTS"]
 
 NAME = "classification"
+#: What a row of the per-unit table is.
+UNIT_NAME = "class"
 AVERAGES = ("macro", "micro", "weighted", "binary")
 KAPPA_WEIGHTS = ("linear", "quadratic")
 _AVERAGED = ("precision", "recall", "f1")
@@ -393,7 +395,7 @@ def _sorted_labels(values):
     return tuple(unique)
 
 
-def encode_gold(source, lines, values, labels=None, config_name="config.yaml"):
+def encode_gold(source, lines, values, labels=None, config_name="config.yaml", settings=None):
     """``(codes, labels)`` of the gold column: codes into the configured or found label set.
 
     Messages name the file and line, never a gold label.
@@ -462,7 +464,7 @@ def _label_hint(text, labels, quote):
     return ""
 
 
-def value_parser(source, gold, quote=repr):
+def value_parser(source, gold, quote=repr, settings=None):
     """``(convert(line, text) -> code, typecode)`` for a participant's labels."""
     labels = gold.labels
     index = dict((label, code) for code, label in enumerate(labels))

@@ -167,7 +167,7 @@ def _as_number(text):
     return value if math.isfinite(value) and "_" not in text else None
 
 
-def encode_gold(source, lines, values, labels=None, config_name="config.yaml"):
+def encode_gold(source, lines, values, labels=None, config_name="config.yaml", settings=None):
     """``(float64 targets, None)``; a value that is not a finite number names its line."""
     numbers = [_as_number(value) for value in values]
     for line, number in zip(lines, numbers):
@@ -190,7 +190,7 @@ def encode_values(gold_values, systems, labels=None):
     return gold, None, coded
 
 
-def value_parser(source, gold, quote=repr):
+def value_parser(source, gold, quote=repr, settings=None):
     """``(convert(line, text) -> float, typecode)`` for a participant's numbers."""
     def convert(line, text):
         if text == "":

@@ -190,7 +190,17 @@ def pair_statistics(replicates, full, pairs, sign, method="percentile", confiden
     confidence_level = check_confidence_level(confidence_level)
     replicates = np.asarray(replicates, dtype=np.float64)
     full = np.asarray(full, dtype=np.float64)
+    if replicates.ndim != 2 or full.shape != (replicates.shape[1],):
+        raise ValueError("replicates must have shape (B, m) and full shape (m,); got %s and %s"
+                         % (replicates.shape, full.shape))
     pairs = np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
+    if pairs.size and (pairs.min() < 0 or pairs.max() >= full.shape[0]):
+        raise ValueError("pairs must index the %d systems (0 to %d), got values from %d to %d"
+                         % (full.shape[0], full.shape[0] - 1, pairs.min(), pairs.max()))
+    if sign not in (1, -1, 1.0, -1.0):
+        raise ValueError("sign must be +1 (higher is better) or -1 (lower is better), got %r" % (sign,))
+    if method == "bca" and np.shape(jackknife)[1:] != (full.shape[0],):
+        raise ValueError("jackknife must have shape (n, m) with m = %d, got %s" % (full.shape[0], np.shape(jackknife)))
     valid = np.all(np.isfinite(replicates), axis=1)
     reps = replicates[valid] if not valid.all() else replicates
     count = reps.shape[0]

@@ -102,11 +102,19 @@ def permutation_pvalues(scorers, full_scores, pairs, predictions, seed, n_permut
     """
     n_permutations = check_n_resamples(n_permutations)
     pairs = np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
+    full_scores = np.asarray(full_scores, dtype=np.float64)
+    predictions = np.asarray(predictions)
+    m = len(scorers)
+    if full_scores.ndim != 2 or full_scores.shape[0] != m:
+        raise ValueError("full_scores must have one row per scorer (%d), got shape %s" % (m, full_scores.shape))
+    if predictions.ndim < 2 or predictions.shape[1] != m:
+        raise ValueError("predictions must have shape (n, %d), one column per scorer, got %s" % (m, predictions.shape))
+    if pairs.size and (pairs.min() < 0 or pairs.max() >= m):
+        raise ValueError("pairs must index the %d systems (0 to %d)" % (m, m - 1))
     model = scorers[0]
     signs = np.array([t.metric.sign for t in model.targets])
     items = [_item_matrices(s) for s in scorers]
     fulls = [[mat.sum(axis=0) for mat in mats] for mats in items]
-    m = len(scorers)
     n = predictions.shape[0]
     observed = signs[None, :] * (full_scores[pairs[:, 0]] - full_scores[pairs[:, 1]])
     gamma = tolerance(np.maximum(np.abs(full_scores[pairs[:, 0]]), np.abs(full_scores[pairs[:, 1]])), observed)

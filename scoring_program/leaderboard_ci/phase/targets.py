@@ -47,17 +47,11 @@ def _rank_order(scores, sign, names):
     return sorted(range(len(names)), key=lambda j: (-sign * scores[j], names[j]))
 
 
-def _families(pairs_order_rows, m, family):
-    """Index arrays of the pairs table's families and of the vs-winner family."""
-    rows = pairs_order_rows
-    per_row = [np.flatnonzero(rows == r) for r in range(m - 1)]
-    winner_pairs = per_row[0] if per_row else np.array([], dtype=np.intp)
+def _pair_families(pairs_order_rows, m, family):
+    """Index arrays of the pairs table's correction families (each row for per_row, else all pairs)."""
     if family == "per_row":
-        return per_row, [winner_pairs]
-    everything = [np.arange(rows.shape[0])]
-    if family == "vs_winner":
-        return everything, [winner_pairs]
-    return everything, everything  # all_pairs: vs-winner values read from the pairs family
+        return [np.flatnonzero(pairs_order_rows == r) for r in range(m - 1)]
+    return [np.arange(pairs_order_rows.shape[0])]
 
 
 def analyze_target(config, gold, scores, t, names, pred_matrix, baseline, n_jobs=1, permutation=None):
@@ -121,7 +115,7 @@ def analyze_target(config, gold, scores, t, names, pred_matrix, baseline, n_jobs
     if two:
         tests["p_one_sided"] = p_one
 
-    pair_families, winner_families = _families(row_of_pair, m, an.family)
+    pair_families = _pair_families(row_of_pair, m, an.family)
     methods = ("none",) + tuple(an.corrections)
     pair_adjusted = OrderedDict()
     winner_adjusted = OrderedDict()

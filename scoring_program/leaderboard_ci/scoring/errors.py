@@ -29,10 +29,6 @@ class LeaderboardCIError(Exception):
 class SubmissionError(LeaderboardCIError, ValueError):
     """A participant's submission cannot be scored; the message says why."""
 
-    audience = "participant"
-
 
 class ConfigError(LeaderboardCIError, ValueError):
     """The organizer's configuration or reference data is wrong."""
-
-    audience = "organizer"

@@ -116,6 +116,10 @@ def evaluate(config, gold, predictions, baseline=None, progress=None):
     SubmissionResult
     """
     bs = config.bootstrap
+    for what, values in (("predictions", predictions), ("baseline", baseline)):
+        if values is not None and np.shape(values)[:1] != (gold.n,):
+            raise ValueError("%s has %s values for %d gold items; align them with the gold first"
+                             % (what, np.shape(values)[0] if np.ndim(values) else "no array of", gold.n))
     custom = custom_functions(config)
     systems = [SystemScorer(config.metrics, gold, predictions, custom=custom)]
     if baseline is not None:

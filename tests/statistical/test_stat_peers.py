@@ -6,7 +6,7 @@
   ``test_bca_for_a_regression_metric_equals_scipy``); not repeated here.
 * Permutation p-values against ``scipy.stats.permutation_test(
   permutation_type='samples')`` over several metrics, effect sizes and sizes,
-  one- and two-sided, Monte Carlo and exact (``tests/test_randomization.py``
+  one- and two-sided, Monte Carlo and exact (``tests/test_permutation.py``
   has a quick accuracy-only version).
 * CompStats 0.1.15 on CompStats' own test data and on a population test set,
   fed OUR resamples: replicate scores, percentile CIs, the winner, p-values

@@ -5,7 +5,6 @@ Needs SciPy's binomial distribution: end of phase only.
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import binom
 
 __all__ = ["mcnemar_pvalues"]
 
@@ -19,6 +18,8 @@ def mcnemar_pvalues(correct_a, correct_b, sides="one"):
     of shape ``(n,)`` or ``(n, P)``.  ``sides="two"`` doubles the smaller tail
     (capped at 1), the exact two-sided sign test.
     """
+    from scipy.stats import binom  # here: importing scipy.stats costs about a second
+
     a = np.asarray(correct_a, dtype=bool)
     b = np.asarray(correct_b, dtype=bool)
     only_a = np.count_nonzero(a & ~b, axis=0)

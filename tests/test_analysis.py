@@ -251,3 +251,25 @@ def test_api_errors(kwargs, message):
 def test_unknown_prediction_label_is_named():
     with pytest.raises(ValueError, match="system 'a' predicts 'maybe'"):
         analyze(["yes", "no"], {"a": ["yes", "maybe"]}, metric="accuracy")
+
+
+def test_per_unit_table_equals_scikit_learn_per_class_scores():
+    from sklearn.metrics import precision_recall_fscore_support
+
+    rng = np.random.default_rng(5)
+    labels = ["neg", "neu", "pos"]
+    gold = [labels[c] for c in rng.integers(0, 3, 200)]
+    systems = {"s%d" % j: [g if rng.random() < 0.6 + 0.1 * j else labels[rng.integers(0, 3)] for g in gold]
+               for j in range(3)}
+    result = analyze(gold, systems, metric="f1_macro", n_resamples=100)
+    units = result.units
+    assert units.attrs["unit_name"] == "class"
+    assert list(dict.fromkeys(units["system"])) == list(result.official.systems["name"])  # rank order
+    for name, preds in systems.items():
+        p, r, f, _ = precision_recall_fscore_support(gold, preds, labels=labels, zero_division=0)
+        rows = units[units["system"] == name].set_index("unit").loc[labels]
+        np.testing.assert_allclose(rows["precision"], p, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(rows["recall"], r, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(rows["f1"], f, rtol=0, atol=1e-12)
+        assert list(rows["predicted"]) == [preds.count(label) for label in labels]
+    assert analyze([1.0, 2.0, 3.0], {"a": [1.0, 2.0, 2.0]}, metric="mae", n_resamples=20).units is None

@@ -70,6 +70,10 @@ def test_csv_files_hold_the_dataframes(tmp_path):
     assert list(skipped["submission"]) == [s for s, _ in E.SKIPPED]
     with open(written["tables.tex"], encoding="utf-8") as handle:
         tex = handle.read()
-    assert tex.count(r"\begin{table}") == tex.count(r"\end{table}") == 2 * 4 + 1
+    # 4 tables per target (2 targets), the indicators and the per-class F1
+    assert tex.count(r"\begin{table}") == tex.count(r"\end{table}") == 2 * 4 + 1 + 1
+    units = pd.read_csv(written["units.csv"])
+    assert list(units.columns) == ["system", "unit", "precision", "recall", "f1", "predicted"]
+    assert list(units["f1"]) == list(result.units["f1"])
     with open(written["f1_macro/tables.md"], encoding="utf-8") as handle:
         assert handle.read().startswith("# macro-F1")

@@ -51,6 +51,8 @@ SCHEMA = {
     "groups": (type(None), {"column": OPT_STR, "values": [STR],
                             "gaps": [{"metric": STR, "quantity": STR, "name": STR, "groups": STR,
                                       "gap": OPT_NUM}]}),
+    "units": (type(None), {"unit": STR, "rows": [{"system": STR, "unit": STR, "precision": OPT_NUM,
+                                                  "recall": OPT_NUM, "f1": OPT_NUM, "predicted": int}]}),
     "skipped": [{"submission": STR, "reason": STR}],
 }
 
@@ -123,7 +125,7 @@ def test_top_level_key_order_is_fixed():
     data = json.loads(E.classification().to_json(), object_pairs_hook=OrderedDict)
     assert list(data)[:6] == ["schema_version", "generator", "signature", "signature_string", "settings",
                               "n_items"]
-    assert list(data)[-3:] == ["metrics", "groups", "skipped"]
+    assert list(data)[-4:] == ["metrics", "groups", "units", "skipped"]
 
 
 def test_json_round_trips_to_dict_and_is_deterministic():

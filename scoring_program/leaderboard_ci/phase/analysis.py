@@ -230,13 +230,46 @@ def _analyze_coded(config, gold, coded, baseline=None, n_jobs="auto", progress=N
         targets[column_key(target.metric.key, target.group)] = analyze_target(
             config, gold, scores, t, names, pred_matrix, baseline, n_jobs, permutation)
     gaps = group_gaps(config, targets, baseline) if gold.group_values else None
+    units = unit_table(plan, gold, config, [names[j] for j in _official_order(targets, names)])
     if skipped is None:
         skipped = pd.DataFrame(columns=["submission", "reason"])
     elif not isinstance(skipped, pd.DataFrame):
         skipped = pd.DataFrame(list(skipped), columns=["submission", "reason"])
     return PhaseResult(targets=targets, signature=_signature(config, gold, len(names)),
                        settings=_settings(config), n=gold.n, names=tuple(names), baseline=baseline,
-                       skipped=skipped, group_gaps=gaps)
+                       skipped=skipped, group_gaps=gaps, units=units)
+
+
+def _official_order(targets, names):
+    """System indices in the official target's rank order."""
+    official = next(iter(targets.values()))
+    position = dict((name, j) for j, name in enumerate(names))
+    return [position[name] for name in official.systems["name"]]
+
+
+def unit_table(plan, gold, config, ordered_names):
+    """Every system's per-unit scores on the full sample (per class, label or entity type), or None.
+
+    Uses the task's ``unit_rows`` (the detailed results' table); the end of phase shows
+    the full-sample values only, so the rows' intervals are not used.  Columns: system,
+    unit, precision, recall, f1, predicted; ``attrs["unit_name"]`` names the unit.
+    """
+    scorer0 = plan.scorers[0]
+    unit_rows = getattr(scorer0.task, "unit_rows", None)
+    if unit_rows is None:
+        return None
+    by_name = dict(zip(plan.names, plan.scorers))
+    rows = []
+    for name in ordered_names:
+        scorer = by_name[name]
+        full = [acc.full()[None, :] for acc in scorer.accumulators]
+        for r in unit_rows(scorer.statistics, full, full, gold.labels, "percentile", config.bootstrap.confidence_level,
+                           config.zero_division):
+            rows.append(OrderedDict([("system", name), ("unit", r.label), ("precision", r.precision),
+                                     ("recall", r.recall), ("f1", r.f1), ("predicted", r.predicted)]))
+    frame = pd.DataFrame(rows, columns=["system", "unit", "precision", "recall", "f1", "predicted"])
+    frame.attrs["unit_name"] = getattr(scorer0.task, "UNIT_NAME", "class")
+    return frame
 
 
 def _signature(config, gold, m):

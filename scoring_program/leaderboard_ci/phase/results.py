@@ -61,6 +61,8 @@ class PhaseResult:
     baseline: Optional[str] = None
     skipped: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["submission", "reason"]))
     group_gaps: Optional[pd.DataFrame] = None
+    #: Every system's per-unit (class, label, entity type) scores on the full sample, or None.
+    units: Optional[pd.DataFrame] = None
 
     @property
     def official(self):

@@ -8,6 +8,7 @@
     indicators.csv         the competition indicators, one column per target
     skipped.csv            submissions left out, with the reason
     group_gaps.csv         with groups only
+    units.csv              every system's precision, recall and F1 per class (label, entity type)
     <target>/systems.csv, vs_winner.csv, pairs.csv, pair_matrix.csv, gains.csv,
              tables.md, tables.tex
     figures/<target>-<figure>.png and .pdf
@@ -145,6 +146,8 @@ def write_report(result, out_dir, figures=True, figure_formats=FIGURE_FORMATS, d
                else __import__("pandas").DataFrame(columns=["submission", "reason"]))
     if result.group_gaps is not None:
         writer.csv("group_gaps.csv", result.group_gaps)
+    if getattr(result, "units", None) is not None:
+        writer.csv("units.csv", result.units)
     everything = result_tables(result, digits)
     title = "leaderboard-ci: %s" % result.official.title
     writer.text("tables.md", tables_markdown(everything, title=title))

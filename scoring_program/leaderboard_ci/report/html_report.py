@@ -23,7 +23,7 @@ from .._version import __version__
 from .json_report import corrections_of, primary_correction, sides_of
 from .formatting import (DASH, MINUS, STAR_LEGEND, correction_name, family_description, format_ci, format_number,
                          format_p, slug)
-from .tables import format_indicator, indicators_table
+from .tables import format_indicator, indicators_table, unit_f1_table
 from ..core.numeric import is_finite_number
 from .html_style import CSS
 
@@ -482,6 +482,16 @@ def _group_gaps_section(result, digits):
             'group.</p>%s</section>' % _table(["Metric", "Groups", "System", "Gap", "Of"], rows))
 
 
+def _units_section(result, digits):
+    table = unit_f1_table(result, digits)
+    if table is None:
+        return ""
+    unit = _esc(result.units.attrs.get("unit_name", "class"))
+    rows = [[(_esc(row[0]), "")] + [(_esc(cell).replace("-", MINUS), "n") for cell in row[1:]] for row in table.rows]
+    return ('<section id="units"><h2>Per-%s F1</h2><p class="note">%s.</p>%s</section>'
+            % (unit, _esc(table.caption), _table([_esc(h) for h in table.header], rows)))
+
+
 def _skipped_section(result):
     skipped = result.skipped
     if skipped is None or len(skipped) == 0:
@@ -551,7 +561,8 @@ def render_report(result, figures=None, digits=4):
     for key, target in result.targets.items():
         target_figures = figures.get(key, {}) if figures is not None else _render_figures(result, target)
         sections.append(_target_section(result, key, target, target_figures, digits, primary, corrections))
-    sections += [_indicators_section(result, digits), _group_gaps_section(result, digits), _skipped_section(result),
+    sections += [_indicators_section(result, digits), _group_gaps_section(result, digits), _units_section(result, digits),
+                 _skipped_section(result),
                  _settings_section(result, primary), _footer(result)]
     official = result.official
     return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'

@@ -35,7 +35,7 @@ __all__ = ["result_to_dict", "result_to_json", "read_report", "check_report", "p
 
 GENERATOR = "leaderboard-ci"
 #: The major number changes when a reader of an older report.json would misread this one.
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"  # 1.1: "units" (per-class, per-label or per-type scores of every system)
 
 #: Columns of the vs-winner and pairs tables that carry other tests' p-values
 #: (present only when that test was run), in the order they are written.
@@ -230,6 +230,15 @@ def _groups(result):
     ])
 
 
+def _units(result):
+    """Per-unit (class, label, entity type) scores of every system, or None."""
+    units = getattr(result, "units", None)
+    if units is None:
+        return None
+    return OrderedDict([("unit", units.attrs.get("unit_name", "class")),
+                        ("rows", _records(units, ["system", "unit", "precision", "recall", "f1", "predicted"]))])
+
+
 # ---------------------------------------------------------------------------
 # The document
 # ---------------------------------------------------------------------------
@@ -267,6 +276,7 @@ def result_to_dict(result):
         ("metrics", OrderedDict((str(k), _target(k, t, corrections, primary, t is official, level))
                                 for k, t in result.targets.items())),
         ("groups", _groups(result)),
+        ("units", _units(result)),
         ("skipped", _records(result.skipped, ["submission", "reason"])),
     ])
 

@@ -475,6 +475,27 @@ def group_gaps_table(result, digits=2):
                  [], gaps)
 
 
+#: Systems shown as columns of the per-unit F1 table in Markdown, LaTeX and HTML (all are in the CSV).
+UNIT_TABLE_SYSTEMS = 8
+
+
+def unit_f1_table(result, digits=4, max_systems=UNIT_TABLE_SYSTEMS):
+    """F1 of each unit (class, label, entity type) for the best-ranked systems: units as rows."""
+    units = getattr(result, "units", None)
+    if units is None or len(units) == 0:
+        return None
+    unit_name = units.attrs.get("unit_name", "class")
+    systems = list(OrderedDict.fromkeys(units["system"]))[:max_systems]
+    labels = list(OrderedDict.fromkeys(units["unit"]))
+    lookup = {(r.system, r.unit): r.f1 for r in units.itertuples(index=False)}
+    header = [unit_name[:1].upper() + unit_name[1:]] + systems
+    rows = [[label] + [format_number(lookup.get((name, label)), digits) for name in systems] for label in labels]
+    more = len(OrderedDict.fromkeys(units["system"])) - len(systems)
+    caption = ("F1 per %s on all items, systems in rank order of the official metric%s"
+               % (unit_name, " (the first %d; all in units.csv)" % len(systems) if more > 0 else ""))
+    return Table("units", header, rows, ["text"] + ["num"] * len(systems), caption, "tab:units", [], units)
+
+
 def target_tables(result, target, digits=4):
     """The main tables of one target: systems, vs-winner, pair matrix and gains (if a baseline)."""
     tables = [systems_table(result, target, digits)]
@@ -495,6 +516,9 @@ def result_tables(result, digits=4):
     gaps = group_gaps_table(result)
     if gaps is not None:
         tables.append(gaps)
+    units = unit_f1_table(result, digits)
+    if units is not None:
+        tables.append(units)
     return tables
 
 

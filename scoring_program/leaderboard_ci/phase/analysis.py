@@ -225,12 +225,16 @@ def _analyze_coded(config, gold, coded, baseline=None, n_jobs="auto", progress=N
                                                       an.n_permutations))
         except PermutationUnsupported as exc:
             raise ConfigError("analysis.test: %s" % exc)
+    units = unit_table(plan, gold, config, names)
+    del plan  # its stacked per-item matrices are not needed by the per-target stage (lower peak memory)
     targets = OrderedDict()
     for t, target in enumerate(scores.targets):
         targets[column_key(target.metric.key, target.group)] = analyze_target(
             config, gold, scores, t, names, pred_matrix, baseline, n_jobs, permutation)
     gaps = group_gaps(config, targets, baseline) if gold.group_values else None
-    units = unit_table(plan, gold, config, [names[j] for j in _official_order(targets, names)])
+    if units is not None:  # in the official ranking's order
+        rank = dict((name, i) for i, name in enumerate(next(iter(targets.values())).systems["name"]))
+        units = units.iloc[np.argsort([rank[s] for s in units["system"]], kind="stable")].reset_index(drop=True)
     if skipped is None:
         skipped = pd.DataFrame(columns=["submission", "reason"])
     elif not isinstance(skipped, pd.DataFrame):
@@ -240,14 +244,7 @@ def _analyze_coded(config, gold, coded, baseline=None, n_jobs="auto", progress=N
                        skipped=skipped, group_gaps=gaps, units=units)
 
 
-def _official_order(targets, names):
-    """System indices in the official target's rank order."""
-    official = next(iter(targets.values()))
-    position = dict((name, j) for j, name in enumerate(names))
-    return [position[name] for name in official.systems["name"]]
-
-
-def unit_table(plan, gold, config, ordered_names):
+def unit_table(plan, gold, config, names):
     """Every system's per-unit scores on the full sample (per class, label or entity type), or None.
 
     Uses the task's ``unit_rows`` (the detailed results' table); the end of phase shows
@@ -260,7 +257,7 @@ def unit_table(plan, gold, config, ordered_names):
         return None
     by_name = dict(zip(plan.names, plan.scorers))
     rows = []
-    for name in ordered_names:
+    for name in names:
         scorer = by_name[name]
         full = [acc.full()[None, :] for acc in scorer.accumulators]
         for r in unit_rows(scorer.statistics, full, full, gold.labels, "percentile", config.bootstrap.confidence_level,

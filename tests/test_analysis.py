@@ -4,6 +4,8 @@ Corrections through statsmodels itself; differences, CIs and p-values by a
 plain loop over the same resamples; indicators by hand; the ranking by the
 full-sample score (never the bootstrap mean).
 """
+import os
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -273,3 +275,30 @@ def test_per_unit_table_equals_scikit_learn_per_class_scores():
         np.testing.assert_allclose(rows["f1"], f, rtol=0, atol=1e-12)
         assert list(rows["predicted"]) == [preds.count(label) for label in labels]
     assert analyze([1.0, 2.0, 3.0], {"a": [1.0, 2.0, 2.0]}, metric="mae", n_resamples=20).units is None
+
+
+def test_group_gap_and_its_ci_equal_a_plain_loop_over_the_groups_replicates():
+    import sys
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import _report_examples as E
+
+    result = E.with_groups()
+    gaps = result.group_gaps.set_index("name")
+    a, b = [t for t in result.targets.values() if t.group is not None][:2]
+    for target in (a, b):
+        assert target.gains is not None
+    for name in gaps.index:
+        reps = {}
+        for target in (a, b):
+            names = list(target.systems["name"])
+            j, k = names.index(name), names.index(target.gains.attrs["baseline"])
+            r = target.gains.attrs["reference_point"]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                reps[target.group] = 100 * (target.replicates[:, j] - target.replicates[:, k]) / np.abs(
+                    target.replicates[:, k] - r)
+        d = reps[a.group] - reps[b.group]
+        d = d[np.isfinite(d)]
+        expected = float(a.gains.set_index("name").loc[name, "gain"]) - float(b.gains.set_index("name").loc[name, "gain"])
+        assert gaps.loc[name, "gap"] == pytest.approx(expected, abs=1e-12)
+        assert gaps.loc[name, "ci_low"] == pytest.approx(np.percentile(d, 2.5), abs=1e-9)
+        assert gaps.loc[name, "ci_high"] == pytest.approx(np.percentile(d, 97.5), abs=1e-9)

@@ -50,7 +50,7 @@ SCHEMA = {
     "n_items": int, "systems": [STR], "baseline": OPT_STR, "official": STR, "metrics": ("map", TARGET),
     "groups": (type(None), {"column": OPT_STR, "values": [STR],
                             "gaps": [{"metric": STR, "quantity": STR, "name": STR, "groups": STR,
-                                      "gap": OPT_NUM}]}),
+                                      "gap": OPT_NUM, "ci_low": OPT_NUM, "ci_high": OPT_NUM, "p_value": OPT_NUM}]}),
     "units": (type(None), {"unit": STR, "rows": [{"system": STR, "unit": STR, "precision": OPT_NUM,
                                                   "recall": OPT_NUM, "f1": OPT_NUM, "predicted": int}]}),
     "skipped": [{"submission": STR, "reason": STR}],

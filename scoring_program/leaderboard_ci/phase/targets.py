@@ -13,6 +13,7 @@ from collections import OrderedDict
 import numpy as np
 import pandas as pd
 
+from ..core.benchmark_stats import gap
 from ..core.indicators import competition_indicators
 from ..core.intervals import confidence_interval
 from ..core.letters import MAX_SYSTEMS as LETTERS_MAX_SYSTEMS, letter_groups
@@ -199,8 +200,29 @@ def _gains(config, spec, names, full, reps, baseline, order):
     return frame
 
 
+def _group_replicates(target, quantity):
+    """``{system: (full value, replicates)}`` of a group target's scores or gains (as :func:`_gains` computes them)."""
+    names = list(target.systems["name"])
+    reps = target.replicates  # (B, m) in rank order, like target.systems
+    full = np.asarray(target.systems["score"], dtype=np.float64)
+    if quantity == "gain":
+        b = names.index(target.gains.attrs["baseline"])
+        r = target.gains.attrs["reference_point"]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            reps = 100.0 * target.metric.sign * (reps - reps[:, [b]]) / np.abs(reps[:, [b]] - r)
+        reps = np.where(np.isfinite(reps), reps, np.nan)
+        full = np.asarray([np.nan if g is None else g for g in target.gains.set_index("name").loc[names, "gain"]],
+                          dtype=np.float64)
+    return dict((name, (full[j], reps[:, j])) for j, name in enumerate(names))
+
+
 def group_gaps(config, targets, baseline):
-    """Gap between groups of each system's gain (ODESIA), or of its score without a baseline."""
+    """Gap between groups of each system's gain (ODESIA), or of its score without a baseline, with its CI.
+
+    The groups are parts of one test set, so both sides use the same resamples: the gap's
+    replicates are the replicate-by-replicate differences; percentile CI and two-sided
+    p-value for "no gap" (:func:`leaderboard_ci.core.benchmark_stats.gap`).
+    """
     rows = []
     groups = []
     for target in targets.values():
@@ -208,21 +230,24 @@ def group_gaps(config, targets, baseline):
             groups.append(target.group)
     if len(groups) < 2:
         return None
+    level = config.bootstrap.confidence_level
     for spec in config.metrics:
-        per_group = {}
-        for g in groups:
-            tg = targets[column_key(spec.key, g)]
-            if tg.gains is not None:
-                per_group[g] = dict(zip(tg.gains["name"], tg.gains["gain"]))
-                quantity = "gain"
-            else:
-                per_group[g] = dict(zip(tg.systems["name"], tg.systems["score"]))
-                quantity = "score"
+        first_target = targets[column_key(spec.key, groups[0])]
+        quantity = "gain" if first_target.gains is not None else "score"
+        per_group = dict((g, _group_replicates(targets[column_key(spec.key, g)], quantity)) for g in groups)
         first = groups[0]
+        names = list(per_group[first])
         for other in groups[1:]:
-            for name, value in per_group[first].items():
-                other_value = per_group[other].get(name)
-                gap = None if value is None or other_value is None else float(value) - float(other_value)
+            shared = [n for n in names if n in per_group[other]]
+            result = gap(np.array([per_group[first][n][0] for n in shared]),
+                         np.stack([per_group[first][n][1] for n in shared], axis=1),
+                         np.array([per_group[other][n][0] for n in shared]),
+                         np.stack([per_group[other][n][1] for n in shared], axis=1), level)
+            for j, name in enumerate(shared):
+                value = result.gap[j]
                 rows.append(OrderedDict([("metric", spec.key), ("quantity", quantity), ("name", name),
-                                         ("groups", "%s - %s" % (first, other)), ("gap", gap)]))
+                                         ("groups", "%s - %s" % (first, other)),
+                                         ("gap", float(value) if np.isfinite(value) else None),
+                                         ("ci_low", result.ci_low[j]), ("ci_high", result.ci_high[j]),
+                                         ("p_value", result.p_value[j])]))
     return pd.DataFrame(rows)

@@ -474,12 +474,16 @@ def _group_gaps_section(result, digits):
     if gaps is None or len(gaps) == 0:
         return ""
     rows = [[(_esc(r.metric), ""), (_esc(r.groups), ""), (_esc(r.name), ""),
-             (_num(r.gap, 2 if r.quantity == "gain" else digits, signed=True), "n"), (_esc(r.quantity), "")]
+             (_num(r.gap, 2 if r.quantity == "gain" else digits, signed=True), "n"),
+             (_esc(format_ci(getattr(r, "ci_low", None), getattr(r, "ci_high", None),
+                             2 if r.quantity == "gain" else digits, signed=True)).replace("-", MINUS), "n"),
+             (_p(getattr(r, "p_value", None)), "n"), (_esc(r.quantity), "")]
             for r in gaps.itertuples(index=False)]
     return ('<section id="group-gaps"><h2>Gaps between groups</h2><p class="note">For each system, its gain over '
             'the baseline (or its score, without a baseline) on the first group minus that on the second '
             '(ODESIA&rsquo;s gap between languages): a large gap means the system works much better on one '
-            'group.</p>%s</section>' % _table(["Metric", "Groups", "System", "Gap", "Of"], rows))
+            'group.</p>%s</section>' % _table(["Metric", "Groups", "System", "Gap", "%s CI" % _level(result),
+                                          "p (no gap)", "Of"], rows))
 
 
 def _units_section(result, digits):

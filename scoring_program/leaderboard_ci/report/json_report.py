@@ -226,7 +226,8 @@ def _groups(result):
     return OrderedDict([
         ("column", _clean(result.settings.get("groups"))),
         ("values", values),
-        ("gaps", _records(gaps, ["metric", "quantity", "name", "groups", "gap"]) if gaps is not None else []),
+        ("gaps", _records(gaps, ["metric", "quantity", "name", "groups", "gap", "ci_low", "ci_high", "p_value"])
+         if gaps is not None else []),
     ])
 
 

@@ -459,18 +459,26 @@ def group_gaps_table(result, digits=2):
     titles = {}
     for t in result.targets.values():
         titles.setdefault(t.metric.key, t.metric.title)
-    lookup = {(r.metric, r.groups, r.name): r.gap for r in gaps.itertuples(index=False)}
+    lookup = {(r.metric, r.groups, r.name): r for r in gaps.itertuples(index=False)}
     header = ["System"] + ["%s %s (%s)" % (titles.get(mk, mk), q, g.replace(" - ", " %s " % MINUS))
                            for (mk, g), q in zip(columns, [quantity[c[0]] for c in columns])]
     rows = []
     for name in names:
         cells = [name]
         for mk, g in columns:
-            d = digits if quantity[mk] == "gain" else 4
-            cells.append(format_number(lookup.get((mk, g, name)), d, signed=True))
+            d = 2 if quantity[mk] == "gain" else 4
+            row = lookup.get((mk, g, name))
+            if row is None:
+                cells.append(DASH)
+                continue
+            cell = format_number(row.gap, d, signed=True)
+            if hasattr(row, "ci_low"):
+                cell += " " + format_ci(row.ci_low, row.ci_high, d, signed=True)
+            cells.append(cell)
         rows.append(cells)
     caption = ("Gap between groups of each system's %s (first group minus second; ODESIA's gap between "
-               "languages)" % ("gain over the baseline" if set(quantity.values()) == {"gain"} else "score"))
+               "languages), with its %s CI" % ("gain over the baseline" if set(quantity.values()) == {"gain"}
+                                               else "score", _level(result)))
     return Table("group_gaps", header, rows, ["text"] + ["num"] * len(columns), caption, "tab:group-gaps",
                  [], gaps)
 

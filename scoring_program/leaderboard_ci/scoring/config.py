@@ -24,6 +24,7 @@ from ..core.parallel import check_jobs
 from ..core.resampling import check_seed
 from ..tasks.metrics import MetricSpec
 from .metric_config import MAX_KEY_LENGTH, check_labels_against, parse_metric
+from .outputs import OutputSettings, check_output_groups, parse_outputs
 
 __all__ = [
     "Config",
@@ -56,7 +57,7 @@ TESTS = ("bootstrap", "permutation")
 FORMATS = ("auto", "csv", "tsv", "lines", "json", "jsonl")
 
 #: Suffixes appended to a metric key in ``scores.json``; the longest bounds the key length.
-SUFFIXES = ("", "_ci_low", "_ci_high", "_vs_base", "_vs_base_ci_low", "_vs_base_ci_high", "_vs_base_p")
+SUFFIXES = ("", "_ci_low", "_ci_high", "_se", "_vs_base", "_vs_base_ci_low", "_vs_base_ci_high", "_vs_base_p")
 
 
 @dataclass(frozen=True)
@@ -124,6 +125,7 @@ class Config:
     groups: Optional[GroupSettings] = None
     baseline: Optional[BaselineSettings] = None
     analysis: AnalysisSettings = field(default_factory=AnalysisSettings)
+    outputs: OutputSettings = field(default_factory=OutputSettings)
     source: str = CONFIG_NAME
     program_dir: Optional[str] = None
 
@@ -199,7 +201,7 @@ def load_config(program_dir, ref_dir=None, path=None):
 # Validation
 # ---------------------------------------------------------------------------
 _TOP_KEYS = ("metric", "extra_metrics", "labels", "pos_label", "zero_division", "bootstrap",
-             "files", "groups", "baseline", "analysis")
+             "files", "groups", "baseline", "analysis", "outputs")
 
 
 def _section(data, key, allowed, source):
@@ -279,7 +281,7 @@ def column_key(metric_key, group=None, suffix=""):
 
 def check_key_lengths(metrics, group_values, source, with_baseline=False):
     """Every key a submission can produce must fit Codabench's 36 characters."""
-    suffixes = SUFFIXES if with_baseline else SUFFIXES[:3]
+    suffixes = SUFFIXES if with_baseline else SUFFIXES[:4]
     longest = max(suffixes, key=len)
     for spec in metrics:
         for group in [None] + [str(v) for v in (group_values or ())]:
@@ -419,7 +421,10 @@ def parse_config(data, source=CONFIG_NAME, program_dir=None):
         reference_point=reference_point,
     )
 
+    outputs = parse_outputs(data.get("outputs"), source)
+    if groups is not None and groups.values is not None:
+        check_output_groups(outputs, groups.values, source)
     check_key_lengths(metrics, groups.values if groups else None, source, with_baseline=baseline is not None)
     return Config(metrics=tuple(metrics), labels=labels, pos_label=pos_label, zero_division=float(zero_division),
                   bootstrap=bootstrap, files=files, groups=groups, baseline=baseline, analysis=analysis,
-                  source=source, program_dir=program_dir)
+                  outputs=outputs, source=source, program_dir=program_dir)

@@ -20,7 +20,8 @@ __all__ = ["render_detailed_results", "HISTOGRAM_BINS"]
 HISTOGRAM_BINS = 40
 DASH = "\u2013"
 METHOD_NAMES = {"percentile": "percentile", "basic": "basic",
-                "bca": "BCa (bias-corrected and accelerated)"}
+                "bca": "BCa (bias-corrected and accelerated)",
+                "normal": "normal (score ± z × bootstrap standard error)"}
 _WIDTH = 720  # SVG user units; the SVGs scale to the page width
 _BLUE, _PALE, _INK, _GREEN, _RED, _ORANGE = "#3b6ea8", "#c9d7e8", "#1f2328", "#2e7d32", "#b5534a", "#c2610c"
 

@@ -15,6 +15,7 @@ import numpy as np
 from .._version import __version__
 from ..core.accumulators import jackknife
 from .config import column_key
+from .outputs import written_keys
 from .custom import custom_functions
 from ..core.intervals import Interval, confidence_interval
 from ..tasks.metrics import per_class_scores
@@ -40,6 +41,12 @@ class ScoreResult:
     @property
     def key(self):
         return column_key(self.metric.key, self.group)
+
+    @property
+    def standard_error(self):
+        """The bootstrap standard error: the standard deviation of the replicates (ddof=1)."""
+        values = self.replicates[~np.isnan(self.replicates)]
+        return float(np.std(values, ddof=1)) if values.size > 1 else 0.0
 
 
 @dataclass(frozen=True)
@@ -83,24 +90,38 @@ class SubmissionResult:
     def official(self):
         return self.scores[0]
 
-    def leaderboard_scores(self):
+    def leaderboard_scores(self, config=None):
         """The ``scores.json`` mapping: key -> finite float, official metric first.
 
-        For each metric (and group): ``key``, ``key_ci_low``, ``key_ci_high``;
-        with a baseline also ``key_vs_base`` (positive = better than the
-        baseline), its CI and ``key_vs_base_p`` (one-sided p-value that the
-        submission is better).
+        For each metric (and group): ``key``, ``key_ci_low``, ``key_ci_high``,
+        ``key_se``; with a baseline also ``key_vs_base`` (positive = better than
+        the baseline), its CI and ``key_vs_base_p`` (one-sided p-value that the
+        submission is better).  With ``config``, only the keys its ``outputs:``
+        section selects (:func:`leaderboard_ci.scoring.outputs.written_keys`), in
+        that order; without, every key but ``_se``.
         """
         out = OrderedDict()
+        se_keys = set()
         for s in self.scores:
             out[s.key] = s.score
             out[s.key + "_ci_low"] = s.interval.low
             out[s.key + "_ci_high"] = s.interval.high
+            out[s.key + "_se"] = s.standard_error
+            se_keys.add(s.key + "_se")
         for b in self.baseline:
             out[b.key] = b.difference
             out[b.key + "_ci_low"] = b.interval.low
             out[b.key + "_ci_high"] = b.interval.high
             out[b.key + "_p"] = b.p_value
+        if config is None:
+            keys = [k for k in out if k not in se_keys]
+        else:
+            groups = []
+            for s in self.scores:
+                if s.group is not None and s.group not in groups:
+                    groups.append(s.group)
+            keys = written_keys(config, groups)
+        out = OrderedDict((k, out[k]) for k in keys)
         for key, value in out.items():
             if not np.isfinite(value):
                 raise ValueError("score %s is not finite (%r); this is a bug" % (key, value))

@@ -24,7 +24,7 @@ from ..core.parallel import check_jobs
 from ..core.resampling import check_seed
 from ..tasks.metrics import MetricSpec
 from .metric_config import MAX_KEY_LENGTH, check_labels_against, parse_metric
-from .outputs import OutputSettings, check_output_groups, parse_outputs
+from .outputs import OutputSettings, check_output_groups, column_key, group_slug, parse_outputs
 
 __all__ = [
     "Config",
@@ -264,19 +264,6 @@ def _file_name(value, where, allow_none=False):
     if name is not None and (os.path.isabs(name) or ".." in name.replace("\\", "/").split("/")):
         raise ConfigError("%s must be a file name inside its folder, got %r" % (where, value))
     return name
-
-
-def group_slug(value):
-    """A group value as it appears in score keys: lower case, [a-z0-9_] only."""
-    out = "".join(ch if ch.isalnum() and ch.isascii() else "_" for ch in str(value).strip().lower())
-    out = "_".join(part for part in out.split("_") if part)
-    return out or "group"
-
-
-def column_key(metric_key, group=None, suffix=""):
-    """The ``scores.json`` key of a metric, for a group, with a suffix from SUFFIXES."""
-    key = metric_key if group is None else "%s_%s" % (metric_key, group_slug(group))
-    return key + suffix
 
 
 def check_key_lengths(metrics, group_values, source, with_baseline=False):

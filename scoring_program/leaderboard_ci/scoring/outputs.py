@@ -28,7 +28,7 @@ from typing import Optional
 from .errors import ConfigError
 
 __all__ = ["OutputSettings", "Column", "parse_outputs", "check_output_groups", "written_columns", "written_keys",
-           "OUTPUT_KEYS", "BASELINE_CHOICES"]
+           "OUTPUT_KEYS", "BASELINE_CHOICES", "column_key", "group_slug"]
 
 OUTPUT_KEYS = ("ci", "se", "groups", "baseline", "baseline_ci")
 BASELINE_CHOICES = ("all", "official", "none")
@@ -104,6 +104,19 @@ class Column:
         return (head + group)[:room - 1] + "…" + tail
 
 
+def group_slug(value):
+    """A group value as it appears in score keys: lower case, [a-z0-9_] only."""
+    out = "".join(ch if ch.isalnum() and ch.isascii() else "_" for ch in str(value).strip().lower())
+    out = "_".join(part for part in out.split("_") if part)
+    return out or "group"
+
+
+def column_key(metric_key, group=None, suffix=""):
+    """The ``scores.json`` key of a metric, for a group, with a suffix such as ``_ci_low``."""
+    key = metric_key if group is None else "%s_%s" % (metric_key, group_slug(group))
+    return key + suffix
+
+
 def parse_outputs(value, source):
     """Validate the ``outputs:`` section; returns :class:`OutputSettings`."""
     if value is None:
@@ -162,8 +175,6 @@ def written_columns(config, group_values=None):
         For each metric, the score (and its interval, SE) on all items, then on each
         written group; then the baseline comparisons, if any, in the same order.
     """
-    from .config import column_key
-
     outputs = getattr(config, "outputs", None) or OutputSettings()
     groups = [None]
     if config.groups is not None:

@@ -178,7 +178,7 @@ The detailed results of each submission show the same numbers with a plain-langu
     return {"overview.md": overview, "evaluation.md": evaluation, "terms.md": terms}
 
 
-def _competition_yaml(title, columns, config, n_items):
+def _competition_yaml(title, columns, config, n_items, name):
     start = datetime.date.today().strftime("%Y-%m-%d 00:00:00")
     competition = {
         "version": 2,
@@ -206,7 +206,8 @@ def _competition_yaml(title, columns, config, n_items):
     head = ("# Codabench v2 competition bundle, written by leaderboard-ci init.\n"
             "# Build and check the uploadable zip with:  leaderboard-ci bundle %s\n"
             "# The leaderboard columns are the keys the scoring program writes for reference_data/config.yaml;\n"
-            "# after changing the config, print them again with:  leaderboard-ci columns reference_data/config.yaml\n")
+            "# after changing the config, print them again with:  leaderboard-ci columns reference_data/config.yaml\n"
+            % name)
     return head + yaml.safe_dump(competition, sort_keys=False, allow_unicode=True, default_flow_style=False)
 
 
@@ -275,8 +276,8 @@ def init_competition(folder, gold, config_path, baseline=None, title=None):
             if name != CONFIG_NAME:
                 _write(os.path.join(staging, "scoring_program", *name.split("/")), data_bytes)
         _write(os.path.join(staging, "scoring_program", CONFIG_NAME), config_text)
-        _write(os.path.join(staging, "competition.yaml"), _competition_yaml(title, columns, config, gold_data.n)
-               % os.path.basename(os.path.abspath(folder)))
+        _write(os.path.join(staging, "competition.yaml"), _competition_yaml(title, columns, config, gold_data.n,
+                                                                            os.path.basename(os.path.abspath(folder))))
         prediction_name = _prediction_name(config, baseline)
         for name, text in _pages(title, config, columns, gold_data.n, prediction_name).items():
             _write(os.path.join(staging, "pages", name), text)

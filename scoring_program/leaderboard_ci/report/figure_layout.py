@@ -10,7 +10,7 @@ from collections import OrderedDict
 
 from ..core.numeric import is_finite_number
 
-__all__ = ["WINNER", "TIED", "OTHER", "BASELINE", "RED", "GREEN", "INK", "FIGURES", "HEATMAP_VALUES_MAX", "HEATMAP_STARS_MAX", "NAME_LIMIT", "MINUS", "short_name", "figure_title", "name_fontsize", "ci_contains_zero", "name_width", "decimals_for", "off_scale"]
+__all__ = ["WINNER", "TIED", "OTHER", "BASELINE", "RED", "GREEN", "INK", "FIGURES", "HEATMAP_VALUES_MAX", "HEATMAP_STARS_MAX", "NAME_LIMIT", "MINUS", "short_name", "oriented_difference", "figure_title", "name_fontsize", "ci_contains_zero", "name_width", "decimals_for", "off_scale", "far_off"]
 
 WINNER = "#1f4e9c"
 TIED = "#5b9bd5"
@@ -43,6 +43,17 @@ def short_name(name, limit=NAME_LIMIT):
     name = str(name)
     name = name if len(name) <= limit else name[:limit - 1] + "\u2026"
     return name.replace("$", r"\$")
+
+
+def oriented_difference(metric, better, worse, limit=24):
+    """``"A − B"`` written so that it is positive when ``better`` is better, for ``metric``'s direction.
+
+    Higher is better: ``better − worse``; lower is better (MAE): ``worse − better``, so the
+    literal subtraction on the axis and the sign of the numbers agree.
+    """
+    a, b = short_name(better, limit), short_name(worse, limit)
+    first, second = (a, b) if getattr(metric, "sign", 1.0) > 0 else (b, a)
+    return "%s %s %s" % (first, MINUS, second)
 
 
 def figure_title(target):
@@ -109,3 +120,58 @@ def off_scale(frame, name, keep=()):
     if min(own) > high + span:
         return "right", (low, high)
     return None
+
+
+def far_off(frame, protect=(), keep=()):
+    """The systems far outside the others, to be marked at the axis' edge: ``({name: side}, (low, high))``.
+
+    Generalizes :func:`off_scale` to any system (a broken run near 0 as well as a
+    trivial baseline) and to several at once: the ``k`` lowest (or highest) systems
+    by their point are off the scale when every one of their intervals lies more than
+    the remaining systems' span (``keep`` values included, e.g. 0) beyond them; the
+    largest such ``k`` up to a third of the systems is taken on each side.  Systems in
+    ``protect`` (the winner) are never taken off.  The limits cover the remaining
+    systems.  ``({}, None)`` when nothing is far off.
+    """
+    point = "score" if "score" in frame.columns else "diff"
+    rows = []
+    for row in frame.itertuples(index=False):
+        own = [float(getattr(row, c)) for c in ("ci_low", "ci_high", point) if is_finite_number(getattr(row, c))]
+        if own and is_finite_number(getattr(row, point)):
+            rows.append((str(row.name), float(getattr(row, point)), min(own), max(own)))
+    if len(rows) < 3:
+        return {}, None
+    rows.sort(key=lambda r: r[1])
+    protected = set(str(p) for p in protect)
+    limit = max(1, len(rows) // 3)
+
+    def limits(rest):
+        values = [v for r in rest for v in (r[2], r[3])] + [float(k) for k in keep]
+        return min(values), max(values)
+
+    def far(low_group, high_group):
+        taken = set(r[0] for r in low_group + high_group)
+        rest = [r for r in rows if r[0] not in taken]
+        if len(rest) < 2 or taken & protected:
+            return None
+        low, high = limits(rest)
+        span = high - low
+        if span <= 0:
+            return None
+        if all(r[3] < low - span for r in low_group) and all(r[2] > high + span for r in high_group):
+            return low, high
+        return None
+
+    low_k = next((k for k in range(limit, 0, -1) if far(rows[:k], [])), 0)
+    high_k = next((k for k in range(limit, 0, -1) if far([], rows[len(rows) - k:])), 0)
+    while low_k or high_k:
+        bounds = far(rows[:low_k], rows[len(rows) - high_k:] if high_k else [])
+        if bounds is not None:
+            sides = dict((r[0], "left") for r in rows[:low_k])
+            sides.update((r[0], "right") for r in (rows[len(rows) - high_k:] if high_k else []))
+            return sides, bounds
+        if low_k >= high_k:
+            low_k -= 1
+        else:
+            high_k -= 1
+    return {}, None

@@ -36,12 +36,14 @@ _FIGURE_TEXT = {
     "ordered_ci": "Each system's score (dot) and its %(level)s confidence interval (whisker), best at the top. "
                   "The winner is dark blue and its interval is shaded across the plot; light blue marks the "
                   "systems not significantly different from the winner (%(primary)s), grey the others%(base)s.",
-    "vs_winner": "The difference between the winner and each system (positive: the winner is better) with its "
-                 "%(level)s interval. Red: the interval contains 0, so the data are compatible with no "
-                 "difference. Green: it excludes 0. Stars: %(primary)s-adjusted p-values.",
-    "pair_heatmap": "Every pair of systems: the cell reads column %(minus)s row (positive: the column's system "
-                    "is better), blue for larger differences, with the stars of its %(primary)s-adjusted "
-                    "p-value.",
+    "vs_winner": "The difference between the winner and each system (positive: the winner is better, "
+                 "also where lower is better) with its unadjusted %(level)s interval. The colour is the "
+                 "decision in the tables' row: red, not significantly different from the winner (tied with "
+                 "it) by %(primary)s-adjusted p-values; green, significantly worse. An unadjusted interval can "
+                 "exclude 0 while the adjusted test does not reject. Stars: %(primary)s-adjusted p-values.",
+    "pair_heatmap": "Every pair of systems: the cell is the difference oriented so that positive means the "
+                    "column's system is better (%(pair_sub)s), blue for larger differences, with the stars of "
+                    "its %(primary)s-adjusted p-value.",
     "bootstrap_difference": "The winner minus the runner-up on each bootstrap resample. Under the null "
                             "hypothesis of no difference this distribution would be centred at 0 instead of "
                             "at the observed difference &delta;; %(tail)s",
@@ -118,7 +120,8 @@ def _render_figures(result, target):
     from .plots import figure_png, target_figures
 
     level = float(result.signature.confidence_level)
-    figures = target_figures(target, baseline=result.baseline, confidence_level=level, sides=sides_of(result))
+    figures = target_figures(target, baseline=result.baseline, confidence_level=level, sides=sides_of(result),
+                             decision=correction_name(primary_correction(result)))
     return {name: figure_png(fig, dpi=FIGURE_DPI, palette=True) for name, fig in figures.items()}
 
 
@@ -141,6 +144,8 @@ def _figure(name, data, target, result, primary):
                  "below 0 (orange), is the two-sided bootstrap p-value." if two else
                  "the share of resamples at or beyond 2&delta; (orange) is the one-sided bootstrap p-value."),
         "level": _level(result), "primary": _esc(correction_name(primary)), "minus": MINUS,
+        "pair_sub": ("column %s row" if target.metric.sign > 0 else "row %s column, as %s") % (
+            (MINUS,) if target.metric.sign > 0 else (MINUS, _esc(target.metric.better))),
         "base": ("; the baseline is orange, with a dashed line at its score (an arrow at the edge when it is "
                  "far from every other system)") if result.baseline else ""}
     alt = "%s: %s" % (target.title, _FIGURE_TITLES.get(name, name))

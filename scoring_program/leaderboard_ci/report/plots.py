@@ -24,7 +24,6 @@ from __future__ import annotations
 import io
 import math
 import os
-import textwrap
 from collections import OrderedDict
 
 import numpy as np
@@ -32,8 +31,8 @@ from ..core.numeric import is_finite_number
 from .formatting import format_p
 from .figure_layout import (BASELINE, FIGURES, GREEN, HEATMAP_STARS_MAX, HEATMAP_VALUES_MAX, INK, MINUS, OTHER, RED,
                             TIED, WINNER, ci_contains_zero, decimals_for, figure_title, name_fontsize, name_width,
-                            far_off, oriented_difference, short_name)
-from ..core.significance import tolerance
+                            counted_replicates, far_off, fit_texts as _fit, oriented_difference,
+                            short_name)
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
@@ -54,54 +53,6 @@ def _figure(width, height):
     except TypeError:  # matplotlib < 3.5
         fig = Figure(figsize=(width, height), constrained_layout=True)
     FigureCanvasAgg(fig)
-    return fig
-
-
-def _tick_label_ids(fig):
-    ids = set()
-    for ax in fig.axes:
-        for axis in (ax.xaxis, ax.yaxis):
-            for tick in axis.get_major_ticks() + axis.get_minor_ticks():
-                ids.update((id(tick.label1), id(tick.label2)))
-    return ids
-
-
-def _fit(fig, rounds=4):
-    """Wrap every title, axis label and legend entry that would leave the canvas; widen as a last resort.
-
-    Constrained layout makes room for tick labels but not for a title or label wider
-    than the figure: those are wrapped at a width measured on the canvas, and the
-    figure is redrawn until every text lies inside it.
-    """
-    from matplotlib.text import Text
-
-    for _ in range(rounds):
-        fig.canvas.draw()
-        renderer = fig.canvas.get_renderer()
-        width = fig.bbox.width
-        ticks = _tick_label_ids(fig)
-        changed = False
-        worst = 0.0
-        for text in fig.findobj(Text):
-            content = text.get_text()
-            if not text.get_visible() or not content.strip() or id(text) in ticks:
-                continue
-            box = text.get_window_extent(renderer)
-            if box.x0 >= -0.5 and box.x1 <= width + 0.5:
-                continue
-            worst = max(worst, box.width - width, -box.x0, box.x1 - width)
-            room = (width - max(box.x0, 0.0) - 6.0) if text.get_horizontalalignment() == "left" else 0.9 * width
-            longest = max(len(line) for line in content.split("\n"))
-            chars = int(longest * room / max(box.width, 1.0))
-            if chars >= 12 and chars < longest:
-                text.set_text("\n".join(textwrap.fill(line, chars, break_long_words=True, break_on_hyphens=False)
-                                         for line in content.split("\n")))
-                changed = True
-        if not changed:
-            if worst > 0.5:
-                fig.set_figwidth(fig.get_figwidth() + (worst + 12.0) / fig.dpi)
-                continue
-            return fig
     return fig
 
 
@@ -514,25 +465,6 @@ def bootstrap_difference_plot(target, bins=40, sides=None):
     fig.legend(handles=handles, loc="outside lower center" if _outside_ok() else "lower center", ncol=2,
                fontsize=9, frameon=False)
     return _fit(fig)
-
-
-def counted_replicates(target, two):
-    """Which finite replicates of winner minus runner-up the bootstrap p-value counts.
-
-    Exactly the comparison of :func:`leaderboard_ci.core.pairs.pair_statistics`:
-    one-sided ``d* >= 2δ − γ``; two-sided ``|d* − δ| >= |δ| − γ``, with the tolerance
-    ``γ`` of :func:`leaderboard_ci.core.significance.tolerance`.  So the p-value is
-    ``(count + 1) / (B + 1)`` of this mask.
-    """
-    reps = np.asarray(target.replicates, dtype=float)
-    d = target.metric.sign * (reps[:, 0] - reps[:, 1])
-    d = d[np.isfinite(d)]
-    delta = float(target.vs_winner.iloc[0]["diff"])
-    scores = target.systems["score"].to_numpy(dtype=float)
-    gamma = float(tolerance(max(abs(scores[0]), abs(scores[1])), delta))
-    if two:
-        return np.abs(d - delta) >= abs(delta) - gamma
-    return d >= 2.0 * delta - gamma
 
 
 def _short(value):

@@ -121,7 +121,6 @@ def _prediction_name(config, baseline):
 
 
 def _pages(title, config, columns, n_items, prediction_name):
-    official = config.official
     level = "%g%%" % (100 * config.bootstrap.confidence_level)
     rows = "\n".join("| %s | `%s` | %s |" % (c["title"], c["key"], "higher first" if c["sorting"] == "desc"
                                               else "lower first") for c in columns)

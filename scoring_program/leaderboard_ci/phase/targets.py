@@ -75,8 +75,15 @@ def analyze_target(config, gold, scores, t, names, pred_matrix, baseline, n_jobs
     full = scores.full[:, t]
     reps = scores.replicates[:, :, t]
     order = _rank_order(full, sign, names)
-    winner = order[0]
     notes = []
+    if baseline is not None and m > 1 and names[order[0]] == baseline:
+        # The winner is the best system that is not the baseline; the baseline keeps its rank
+        # (1) in the table and is listed right after the winner.
+        order.insert(1, order.pop(0))
+        notes.append("the baseline %s scores better (%.4g) than every submission; the winner, %s (%.4g), is the "
+                     "best system that is not the baseline" % (baseline, full[order[1]], names[order[0]],
+                                                                full[order[0]]))
+    winner = order[0]
 
     # Per-system scores and CIs (equal to the leaderboard's).
     rows = []

@@ -23,7 +23,7 @@ from .._version import __version__
 from .json_report import corrections_of, primary_correction, sides_of
 from .formatting import (DASH, MINUS, STAR_LEGEND, correction_name, family_description, format_ci, format_number,
                          format_p, slug)
-from .tables import format_indicator, indicators_table
+from .tables import format_indicator, indicators_table, target_n
 from ..core.numeric import is_finite_number
 from .html_style import CSS
 
@@ -212,6 +212,19 @@ def _stars_of(p):
 # ---------------------------------------------------------------------------
 # Sections
 # ---------------------------------------------------------------------------
+def baseline_above_winner(result, target):
+    """A sentence when the baseline scores better than the winner (the best non-baseline system), else ""."""
+    base = result.baseline
+    if base is None or base not in set(target.systems["name"]):
+        return ""
+    frame = target.systems.set_index("name")
+    b, w = float(frame.loc[base, "score"]), float(frame.loc[target.winner, "score"])
+    if target.metric.sign * (b - w) <= 0:
+        return ""
+    return ("The baseline %s scores better than the winner (%s against %s): no submission beats the baseline."
+            % (_esc(base), _num(b), _num(w)))
+
+
 def _header(result, primary):
     official = result.official
     win = official.systems.iloc[0]
@@ -225,11 +238,13 @@ def _header(result, primary):
     sig = result.signature
     return ('<header><h1>leaderboard-ci &middot; end-of-phase analysis</h1>'
             '<p class="headline">Winner on %s: %s %s <span class="ci">(%s CI %s)</span></p>'
-            '<p class="lead">%s</p>'
+            '<p class="lead">%s</p>%s'
             '<p class="muted">%s systems, %s test items, %s paired bootstrap resamples (%s intervals, seed %s); '
             '%s p-values from the %s test, adjusted over %s.</p></header>'
             % (_esc(official.title), "<b>%s</b>" % _esc(official.winner), _num(win["score"]), _level(result),
-               _ci(win["ci_low"], win["ci_high"]), tied_text, _count(len(result.names)), _count(result.n),
+               _ci(win["ci_low"], win["ci_high"]), tied_text,
+               ('<p class="warn">%s</p>' % baseline_above_winner(result, official))
+               if baseline_above_winner(result, official) else "", _count(len(result.names)), _count(result.n),
                _count(sig.n_resamples), _esc(sig.method), _esc(sig.seed),
                "two-sided" if sides_of(result) == "two" else "one-sided",
                "permutation" if sig.test == "permutation" else "paired bootstrap",
@@ -353,10 +368,11 @@ def _vs_winner_table(result, target, digits, corrections):
         pcols.append(("p_mcnemar", "p (McNemar)"))
     rows = []
     for _, r in frame.iterrows():
-        contains = is_finite_number(r["ci_low"]) and is_finite_number(r["ci_high"]) and r["ci_low"] <= 0 <= r["ci_high"]
+        # The interval's colour is the row's decision (red: tied with the winner), as in the figure.
+        significant = bool(r.get("significant", False))
         rows.append([(_esc(r["name"]), ""), (_num(r["diff"], digits), "n"),
-                     (_ci(r["ci_low"], r["ci_high"], digits), "n " + ("zero" if contains else "nonzero"))]
-                    + [(_p(r[c]), "n") for c, _ in pcols]
+                     (_ci(r["ci_low"], r["ci_high"], digits), "n " + ("nonzero" if significant else "zero"))]
+                    + [(_esc(format_p(r[c], alpha=result.signature.alpha)), "n") for c, _ in pcols]
                     + [(_esc(r.get("stars", "") or ""), ""),
                        ("yes" if bool(r.get("significant", False)) else "no", "")])
     return _table(["System", "Difference", "%s CI" % _level(result)] + [h for _, h in pcols]
@@ -435,10 +451,13 @@ def _target_section(result, key, target, figures, digits, primary, corrections):
     parts = ['<section id="%s"><h2>%s%s <span class="muted">(%s)</span></h2>'
              % (target_anchor(key), _esc(target.title), " &middot; official" if official else "",
                 _esc(target.metric.better))]
-    parts.append('<p>Winner: <b>%s</b>. %s</p>'
-                 % (_esc(target.winner), ("Not significantly different from it (%d): %s." % (len(tied), _names(tied, 12)))
+    parts.append('<p>n = %s items. Winner: <b>%s</b>. %s</p>'
+                 % (_count(target_n(result, target)), _esc(target.winner), ("Not significantly different from it (%d): %s." % (len(tied), _names(tied, 12)))
                     if tied else ("All other systems are significantly worse." if m > 1 else "")))
     warnings = resolution_notes(result, target)
+    above = baseline_above_winner(result, target)
+    if above:
+        parts.append('<p class="warn">%s</p>' % above)
     for w in warnings:
         parts.append('<p class="warn">%s</p>' % _esc(w))
     parts.append("<h3>Ranking</h3>")

@@ -102,3 +102,39 @@ def test_se_key_is_the_replicates_standard_deviation(diabetes):
     s = result.official
     assert scores["mae_se"] == pytest.approx(np.std(s.replicates, ddof=1), rel=1e-12)
     assert scores["mae_ci_high"] - scores["mae"] == pytest.approx(-ndtri(0.025) * scores["mae_se"], rel=1e-9)
+
+
+# ---------------------------------------------------------------------------
+# Warnings where an interval rests on almost nothing (scoring/validity.py)
+# ---------------------------------------------------------------------------
+def test_a_class_with_few_gold_items_or_predictions_is_flagged_in_plain_words():
+    gold = np.array([0] * 100 + [1] * 100 + [2] * 2)
+    predictions = gold.copy()
+    predictions[:10] = 1  # class 0 predicted 90 times, 1 110 times, 2 twice
+    config = parse_config({"metric": "f1_macro", "bootstrap": {"n_resamples": 100}})
+    result = evaluate(config, GoldStandard(values=gold, labels=("0", "1", "2")), predictions)
+    assert len(result.warnings) == 2
+    assert "class '2' has at most 3 gold items" in result.warnings[0]
+    assert "you predict class '2' 2 times (at most 3)" in result.warnings[1]
+    assert all(" 2 gold" not in w for w in result.warnings)  # never a gold count
+    # accuracy is not macro-averaged: no warning
+    plain = parse_config({"metric": "accuracy", "bootstrap": {"n_resamples": 100}})
+    assert evaluate(plain, GoldStandard(values=gold, labels=("0", "1", "2")), predictions).warnings == ()
+
+
+def test_groups_are_checked_too():
+    gold = np.array([0, 1, 2] * 60)
+    groups = np.array([0] * 170 + [1] * 10)  # group 'small' has 3-4 items per class
+    config = parse_config({"metric": "balanced_accuracy", "groups": "g", "bootstrap": {"n_resamples": 100}})
+    result = evaluate(config, GoldStandard(values=gold, labels=("a", "b", "c"), groups=groups,
+                                           group_values=("big", "small")), gold.copy())
+    assert [w.split(",")[0] for w in result.warnings][:1] == ["In group 'small'"]
+
+
+def test_heavy_tailed_errors_flag_rmse_not_normal_ones():
+    rng = np.random.default_rng(2)
+    y = rng.normal(size=300)
+    config = parse_config({"metric": "rmse", "extra_metrics": ["mae"], "bootstrap": {"n_resamples": 100}})
+    heavy = evaluate(config, GoldStandard(values=y), y + rng.standard_t(2, size=300)).warnings
+    assert len(heavy) == 1 and "heavy tails" in heavy[0] and "RMSE" in heavy[0]
+    assert evaluate(config, GoldStandard(values=y), y + rng.normal(size=300)).warnings == ()

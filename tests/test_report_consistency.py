@@ -191,3 +191,21 @@ def test_the_winner_is_never_the_baseline_and_the_report_says_when_it_scores_bet
     assert "The baseline strong baseline scores better than the winner" in html
     report = json.loads(result_to_json(result))
     assert report["metrics"]["accuracy"]["winner"] == "team_a"
+
+
+def test_the_report_flags_classes_and_errors_that_rest_on_almost_nothing():
+    gold = np.array([0] * 100 + [1] * 100 + [2] * 2)
+    a, b = gold.copy(), gold.copy()
+    a[:10], b[:20] = 1, 2
+    result = analyze([str(g) for g in gold], {"a": [str(x) for x in a], "b": [str(x) for x in b]},
+                     metric="f1_macro", n_resamples=100)
+    notes = result.official.notes
+    assert any("class '2' has at most 3 gold items" in n for n in notes)
+    assert any("1 system predicts some class at most 3 times (a)" in n for n in notes)
+    html = render_report(result, figures={})
+    assert "class &#x27;2&#x27; has at most 3 gold items" in html or "class '2' has at most 3 gold items" in html
+    rng = np.random.default_rng(3)
+    y = rng.normal(size=300)
+    result = analyze(list(y), {"heavy": y + rng.standard_t(2, size=300), "normal": y + rng.normal(size=300)},
+                     metric="rmse", n_resamples=100)
+    assert any("heavy tails" in n and "(heavy)" in n for n in result.official.notes)

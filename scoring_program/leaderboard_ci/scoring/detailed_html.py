@@ -395,7 +395,7 @@ def _interval_notes(where, interval, n_resamples):
 def _notes_section(result):
     """Notes attached to intervals, and resamples left out for empty groups."""
     b = result.signature.n_resamples
-    notes = []
+    notes = list(getattr(result, "warnings", ()) or ())
     for s in result.scores:
         notes += _interval_notes("%s, %s" % (s.metric.title, _group_name(s.group)), s.interval, b)
     for c in result.baseline:

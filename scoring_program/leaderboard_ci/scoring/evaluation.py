@@ -16,6 +16,7 @@ from .._version import __version__
 from ..core.accumulators import jackknife
 from .config import column_key
 from .outputs import written_keys
+from .validity import heavy_tail_note, sparse_class_notes
 from .custom import custom_functions
 from ..core.intervals import Interval, confidence_interval
 from ..tasks.metrics import per_class_scores
@@ -85,6 +86,8 @@ class SubmissionResult:
     baseline: Tuple[BaselineComparison, ...]
     per_class: Tuple[ClassRow, ...]
     signature: Signature
+    #: Plain-language warnings where an interval rests on almost nothing (see :mod:`.validity`).
+    warnings: Tuple[str, ...] = ()
 
     @property
     def official(self):
@@ -212,7 +215,24 @@ def evaluate(config, gold, predictions, baseline=None, progress=None):
     signature = Signature(metric=config.official.key, n_resamples=bs.n_resamples, seed=bs.seed, method=bs.method,
                           confidence_level=bs.confidence_level, n_items=gold.n, gold_sha256=gold.sha256,
                           version=__version__)
-    return SubmissionResult(tuple(results), tuple(comparisons), per_class, signature)
+    return SubmissionResult(tuple(results), tuple(comparisons), per_class, signature,
+                            validity_warnings(config, gold, predictions))
+
+
+def validity_warnings(config, gold, predictions):
+    """The submission's warnings: classes with almost no items or predictions, heavy-tailed errors."""
+    if gold.kind == "classification":
+        return tuple(sparse_class_notes(config.metrics, gold.labels, gold.values, predictions, gold.groups,
+                                        gold.group_values))
+    notes = []
+    scopes = [(None, "the test set")]
+    if gold.groups is not None:
+        scopes += [(np.asarray(gold.groups) == g, "group '%s'" % v) for g, v in enumerate(gold.group_values)]
+    for items, where in scopes:
+        note = heavy_tail_note(config.metrics, gold.values, predictions, items, where)
+        if note is not None:
+            notes.append(note)
+    return tuple(notes)
 
 
 def system_jackknife(scorer, n):

@@ -94,3 +94,23 @@ def test_the_ranking_axis_zooms_to_the_participants():
     assert edge, "the far-off system is marked at the edge"
     texts = [t.get_text() for t in ax.texts]
     assert any(t.startswith("%.4f" % broken["score"]) for t in texts)
+
+
+def test_the_pages_figures_fit_at_the_resolution_they_are_drawn(tmp_path, monkeypatch):
+    """write_report draws each figure for the page (110 dpi) and for the files (150 dpi); a layout frozen at
+    150 dpi and reused at 110 pushed the winner's bold name off the canvas at 60 systems."""
+    import leaderboard_ci.report.plots as plots
+    from leaderboard_ci.report.files import write_report
+
+    result = competition(60)
+    original = plots.figure_png
+    found = []
+
+    def checked(fig, dpi=110, palette=False):
+        fig.set_dpi(dpi)
+        found.extend(_clipped_texts(fig))  # draws with whatever layout the figure has now
+        return original(fig, dpi=dpi, palette=palette)
+
+    monkeypatch.setattr(plots, "figure_png", checked)
+    write_report(result, str(tmp_path / "report"), figure_formats=("png",))
+    assert found == []

@@ -140,8 +140,10 @@ def write_report(result, out_dir, figures=True, figure_formats=FIGURE_FORMATS, d
             for name, fig in target_figures(target, baseline=result.baseline, confidence_level=level,
                                             sides=sides_of(result),
                                             decision=correction_name(primary_correction(result))).items():
-                writer.figure("figures/%s-%s" % (folder, name), fig, figure_formats, dpi)
+                # The page's PNG first: its layout is computed at its own resolution (text metrics do not
+                # scale exactly with dpi, so a layout frozen at another dpi can push a label off the canvas).
                 page_figures[key][name] = figure_png(fig, dpi=FIGURE_DPI, palette=True)
+                writer.figure("figures/%s-%s" % (folder, name), fig, figure_formats, dpi)
     writer.csv("indicators.csv", indicators_table(result).reset_index())
     writer.csv("skipped.csv", result.skipped if result.skipped is not None
                else __import__("pandas").DataFrame(columns=["submission", "reason"]))

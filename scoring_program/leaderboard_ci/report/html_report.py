@@ -463,7 +463,8 @@ def _target_section(result, key, target, figures, digits, primary, corrections):
     parts.append("<h3>Ranking</h3>")
     ranking = _systems_table(result, target, digits)
     ordered = _figure("ordered_ci", figures.get("ordered_ci"), target, result, primary)
-    if m <= 15:  # side by side while the figure stays legible at half the page
+    longest = max(len(str(n)) for n in target.systems["name"])
+    if m <= 15 and longest <= 24:  # side by side while the table is narrow and the figure stays legible
         parts.append('<div class="two"><div>%s</div><div>%s</div></div>' % (ranking, ordered))
     else:
         parts.append(ranking + ordered)
@@ -472,8 +473,10 @@ def _target_section(result, key, target, figures, digits, primary, corrections):
             else "system %s winner (lower is better)" % MINUS
         parts.append("<h3>Differences to the winner</h3>")
         parts.append('<p class="note">Difference = %s, positive when the winner is better; %s CI of the paired '
-                     'difference (red: contains 0); %s p-values and their adjusted values.</p>'
-                     % (orientation, _level(result), "two-sided" if sides_of(result) == "two" else "one-sided"))
+                     'difference, red when the row is not significant (%s-adjusted, tied with the winner) and '
+                     'green when it is; %s p-values and their adjusted values.</p>'
+                     % (orientation, _level(result), _esc(correction_name(primary)),
+                        "two-sided" if sides_of(result) == "two" else "one-sided"))
         parts.append(_vs_winner_table(result, target, digits, corrections))
         parts.append(_figure("vs_winner", figures.get("vs_winner"), target, result, primary))
         parts.append("<h3>Winner %s runner-up</h3>" % MINUS)

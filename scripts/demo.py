@@ -9,8 +9,8 @@ Each submission is run through the scoring program in a fresh tree
 shell, the worker's folder layout), exactly as the platform runs it.  The
 leaderboard is then printed sorted by the official score, each score with
 its 95% interval, the gain over the baseline with its interval and p-value,
-and which submissions are statistical ties (one's score inside the other's
-interval, the rule of thumb of the competition's Evaluation page).  The
+and which submissions are tied with the winner: the end-of-phase analysis'
+decision (paired test, corrected p-values), the same as the report's.  The
 signature and the paths of the detailed_results.html pages follow.
 
 The end-of-phase report (all-pairs tests, corrections) plugs in at
@@ -72,24 +72,22 @@ def _interval(scores, key, signed=False):
     return (fmt + " [" + fmt + ", " + fmt + "]") % (scores[key], scores[key + "_ci_low"], scores[key + "_ci_high"])
 
 
-def _ties(ranked, key):
-    """For each submission, the ranks it is statistically tied with (score inside the other's interval)."""
-    out = []
-    for i, a in enumerate(ranked):
-        tied = []
-        for j, b in enumerate(ranked):
-            if i == j:
-                continue
-            sa, sb = a.scores, b.scores
-            if (sb[key + "_ci_low"] <= sa[key] <= sb[key + "_ci_high"]
-                    or sa[key + "_ci_low"] <= sb[key] <= sa[key + "_ci_high"]):
-                tied.append(str(j + 1))
-        out.append(",".join(tied) if tied else "-")
-    return out
+def _ties(ranked, analysis):
+    """For each submission, whether the end-of-phase analysis finds it tied with the winner.
+
+    The one definition used everywhere (report, API, detailed results): not significantly
+    different from the winner by the paired test with the configured correction.  Interval
+    overlap is not that test.
+    """
+    if analysis is None:
+        return ["?"] * len(ranked)
+    target = analysis.official
+    tied = set(target.tied_with_winner)
+    return ["winner" if run.name == target.winner else ("yes" if run.name in tied else "no") for run in ranked]
 
 
-def leaderboard_table(ranked, config):
-    """The leaderboard as text: rank, submission, scores with CIs, gain over the baseline, ties."""
+def leaderboard_table(ranked, config, analysis=None):
+    """The leaderboard as text: rank, submission, scores with CIs, gain over the baseline, tied with the winner."""
     official = config.official
     metrics = list(config.metrics)
     headers = ["#", "submission"] + ["%s [95%% CI]" % m.title for m in metrics]
@@ -97,8 +95,8 @@ def leaderboard_table(ranked, config):
     has_base = ranked and all(base_key in r.scores for r in ranked)
     if has_base:
         headers += ["%s gain vs %s [95%% CI]" % (official.title, config.baseline.name), "p"]
-    headers.append("tied with #")
-    ties = _ties(ranked, official.key)
+    headers.append("tied with the winner")
+    ties = _ties(ranked, analysis)
     rows = []
     for rank, (run, tie) in enumerate(zip(ranked, ties), start=1):
         row = [str(rank), run.name] + [_interval(run.scores, m.key) for m in metrics]
@@ -109,22 +107,35 @@ def leaderboard_table(ranked, config):
     return format_table(headers, rows, align=[">", "<"] + [">"] * (len(headers) - 2))
 
 
-def end_of_phase_report(demo):
-    """Run the end-of-phase analysis on the same submissions and print where the report is.
+def end_of_phase_analysis(demo):
+    """The end-of-phase analysis of the same submissions: ``(exit code, PhaseResult or None, its printout)``.
 
     The same configuration and seed as the scoring program, so the report's
     intervals are the leaderboard's; it adds the paired comparisons (all pairs,
-    corrected p-values, indicators).  Returns the command's exit code.
+    corrected p-values, indicators) and decides who is tied with the winner.
     """
+    import io
+
     from leaderboard_ci.phase import cli
+    from leaderboard_ci.scoring.errors import ConfigError
 
     out = os.path.join(demo.out_dir, "report")
+    args = cli.make_parser().parse_args(["--reference", demo.reference, "--submissions", demo.submissions,
+                                         "--program", demo.program, "--out", out, "--no-progress"])
+    printed = io.StringIO()
+    try:
+        result = cli.run(args, stdout=printed)
+    except ConfigError as exc:
+        return 2, None, "error: %s\n" % exc.message
+    return 0, result, printed.getvalue() + "Open the report: %s\n" % os.path.join(out, "report.html")
+
+
+def end_of_phase_report(demo):
+    """Run the end-of-phase analysis and print where the report is; returns its exit code."""
+    code, _, text = end_of_phase_analysis(demo)
     print()
     print("End-of-phase analysis (paired bootstrap over all submissions):")
-    code = cli.main(["--reference", demo.reference, "--submissions", demo.submissions, "--program", demo.program,
-                     "--out", out])
-    if code == 0:
-        print("Open the report: %s" % os.path.join(out, "report.html"))
+    sys.stdout.write(text)
     return code
 
 
@@ -162,14 +173,23 @@ def main(argv=None):
     key = config.official.key
     ranked = sorted(scored, key=lambda r: (-config.official.sign * r.scores[key], r.name))
 
+    demo = DemoRun(runs=runs, ranked=ranked, config=config, out_dir=out_dir, seconds=elapsed, signature=None,
+                   submissions=args.submissions, reference=args.reference, program=args.program)
+    code, analysis, analysis_text = end_of_phase_analysis(demo)
+
     print()
     print("Leaderboard (%d submissions, sorted by %s; %s)" % (len(ranked), config.official.title,
                                                             "higher is better" if config.official.sign > 0
                                                             else "lower is better"))
-    print(leaderboard_table(ranked, config))
+    print(leaderboard_table(ranked, config, analysis))
     print()
-    print("'tied with': one's %s lies inside the other's 95%% interval (see the Evaluation page)."
-          % config.official.title)
+    if analysis is not None:
+        from leaderboard_ci.report.formatting import correction_name
+
+        print("'tied with the winner': not significantly different from %s by the end-of-phase paired test "
+              "(%s correction, alpha %g), the report's definition; overlapping intervals are not that test."
+              % (analysis.official.winner, correction_name(analysis.signature.primary, long=True),
+                 analysis.signature.alpha))
     signatures = sorted(set(r.signature for r in ranked if r.signature))
     if len(signatures) == 1:
         print("signature: %s" % signatures[0])
@@ -183,10 +203,10 @@ def main(argv=None):
     print()
     print("scored %d submissions in %.1f s (each in a fresh tree under %s)" % (len(runs), elapsed, out_dir))
 
-    demo = DemoRun(runs=runs, ranked=ranked, config=config, out_dir=out_dir, seconds=elapsed,
-                   signature=signatures[0] if len(signatures) == 1 else None, submissions=args.submissions,
-                   reference=args.reference, program=args.program)
-    code = end_of_phase_report(demo)
+    demo.signature = signatures[0] if len(signatures) == 1 else None
+    print()
+    print("End-of-phase analysis (paired bootstrap over all submissions):")
+    sys.stdout.write(analysis_text)
     if code:
         return code
     return 0 if len(scored) == len(runs) else 1

@@ -268,10 +268,25 @@ def test_checker_catches_a_column_the_program_never_writes(bundle, tmp_path):
         _columns(c).append({"title": "Micro-F1", "key": "f1_micro", "index": 10, "sorting": "desc",
                             "precision": 4})
     broken = mutate(bundle, tmp_path / "broken.zip", edit_yaml=add_column)
-    assert check_bundle(broken, run_program=False) == []  # statically fine: only running shows it
-    submission = os.path.join(BUNDLE_DIR, "sample_submissions", "knn.zip")
-    text = messages(check_bundle(broken, submissions=[submission], workdir=str(tmp_path / "work")))
-    assert "column key 'f1_micro' is not in scores.json" in text
+    # Known from the bundle's own config, before any run, and said once (not once per submission).
+    problems = check_bundle(broken, run_program=False)
+    assert [p.where for p in problems] == ["leaderboards[0].columns[10]"]
+    assert "key 'f1_micro' is not one of the 14 keys the scoring program writes" in problems[0].message
+    two = [os.path.join(BUNDLE_DIR, "sample_submissions", n) for n in ("knn.zip", "shallow_tree.zip")]
+    assert len(check_bundle(broken, submissions=two, workdir=str(tmp_path / "work"))) == 1
+
+
+def test_checker_catches_a_sorting_against_the_metrics_direction(bundle, tmp_path):
+    def flip(c):
+        _columns(c)[0]["sorting"] = "asc"  # macro-F1, higher is better
+        _columns(c)[9]["sorting"] = "desc"  # the p-value
+    broken = mutate(bundle, tmp_path / "broken.zip", edit_yaml=flip)
+    problems = check_bundle(broken, run_program=False)
+    assert [p.where for p in problems] == ["leaderboards[0].columns[0]", "leaderboards[0].columns[9]"]
+    assert str(problems[0]) == ("leaderboards[0].columns[0]: key 'f1_macro' sorts asc (lowest first) but "
+                                "for macro-F1 higher is better, so the leaderboard would rank the worst "
+                                "submission first; use sorting: desc")
+    assert all(str(p).count(". ") == 0 and "\n" not in str(p) for p in problems)  # one sentence each
 
 
 def test_checker_rejects_a_non_zip(tmp_path):

@@ -10,6 +10,7 @@ from matplotlib.figure import Figure
 
 import _report_examples as E
 from leaderboard_ci.report.json_report import sides_of
+from leaderboard_ci.report.formatting import format_p
 from leaderboard_ci.report.plots import (GREEN, RED, WINNER, BASELINE, bootstrap_difference_plot, ci_contains_zero,
                                          difference_plot, figure_png, ordered_ci_plot, pair_heatmap, save_figure,
                                          target_figures)
@@ -54,27 +55,43 @@ def test_figures_save_as_png_pdf_and_svg(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["classification", "regression", "groups"])
-def test_difference_colours_follow_whether_the_interval_contains_zero(name):
+def test_difference_colours_follow_the_decision_in_the_row(name):
     result = E.ALL[name]()
     seen = set()
     for target in result.targets.values():
-        fig = difference_plot(target)
+        fig = difference_plot(target, decision="Holm")
         lines = _artists(fig, "ci:")
         points = _artists(fig, "point:")
         assert set(lines) == set(target.vs_winner["name"]) == set(points)
         for row in target.vs_winner.itertuples(index=False):
-            expected = RED if ci_contains_zero(row.ci_low, row.ci_high) else GREEN
+            # red = tied with the winner, the same list the tables and the API use
+            expected = RED if row.name in target.tied_with_winner else GREEN
+            assert (expected == GREEN) == bool(row.significant)
             assert to_hex(lines[row.name].get_color()) == expected
             assert to_hex(points[row.name].get_color()) == expected
             assert list(lines[row.name].get_xdata()) == [row.ci_low, row.ci_high]
             seen.add(expected)
     if name == "classification":
         assert seen == {RED, GREEN}  # the example has both kinds
-    # the vertical line at 0 and a legend in words
+    # the vertical line at 0 and a legend in words that names the decision
     ax = fig.axes[0]
     assert any(list(l.get_xdata()) == [0, 0] for l in ax.get_lines())
     labels = [t.get_text() for t in fig.legends[0].get_texts()]
-    assert any("includes 0" in l for l in labels) and any("excludes 0" in l for l in labels)
+    assert "tied with the winner: not significant (Holm)" in labels
+    assert "differs from the winner: significant (Holm)" in labels
+    assert any("unadjusted" in l for l in labels)
+
+
+def test_a_significant_interval_is_green_even_when_the_decision_says_tied():
+    """An unadjusted CI that excludes 0 beside a corrected p-value that does not reject: the row's decision wins."""
+    target = E.classification().official
+    frame = target.vs_winner.copy()
+    row = frame.index[-1]
+    frame.loc[row, "ci_low"], frame.loc[row, "ci_high"] = 0.01, 0.05  # excludes 0
+    frame.loc[row, "significant"] = False
+    import dataclasses
+    fig = difference_plot(dataclasses.replace(target, vs_winner=frame))
+    assert to_hex(_artists(fig, "ci:")[frame.loc[row, "name"]].get_color()) == RED
 
 
 def test_ci_contains_zero():
@@ -111,19 +128,19 @@ def test_a_far_baseline_goes_off_scale():
     assert b["ci_high"] < low  # the axis covers the other systems only
     others = target.systems[target.systems["name"] != "majority"]
     assert low <= others["ci_low"].min() and others["ci_high"].max() <= high
-    arrows = [l for l in ax.get_lines() if l.get_gid() == "offscale"]
+    arrows = [l for l in ax.get_lines() if (l.get_gid() or "").startswith("offscale")]
     assert len(arrows) == 1 and arrows[0].get_marker() == "<"
     assert any("%.4f (off scale)" % b["score"] in t.get_text() for t in ax.texts)
     fig = difference_plot(target, baseline="majority")
     ax = fig.axes[0]
-    arrows = [l for l in ax.get_lines() if l.get_gid() == "offscale"]
+    arrows = [l for l in ax.get_lines() if (l.get_gid() or "").startswith("offscale")]
     assert len(arrows) == 1 and arrows[0].get_marker() == ">"
     assert to_hex(arrows[0].get_color()) == GREEN
     assert ax.get_xlim()[0] < 0  # 0 stays visible
     # a baseline among the others stays on the scale
     near = E.regression()  # the mean predictor's MAE interval overlaps the others' range
     assert not [l for l in ordered_ci_plot(near.official, baseline="mean").axes[0].get_lines()
-                if l.get_gid() == "offscale"]
+                if (l.get_gid() or "").startswith("offscale")]
 
 
 @pytest.mark.parametrize("example", ["classification", "regression", "one_sided"])
@@ -139,11 +156,11 @@ def test_bootstrap_difference_plot_marks_zero_delta_and_two_delta(example):
         d = target.metric.sign * (target.replicates[:, 0] - target.replicates[:, 1])
         bars = [p for p in ax.patches if p.get_gid() in ("replicates", "beyond")]
         assert sum(p.get_height() for p in bars) == np.isfinite(d).sum()  # every replicate counted once
-        centre = {p: p.get_x() + p.get_width() / 2 for p in bars}
-        counted = {p for p in bars if centre[p] >= 2 * delta or (two and centre[p] <= 0)}
-        assert {p for p in bars if p.get_gid() == "beyond"} == counted  # the bars the p-value counts
-        p_text = "%.3f" % target.vs_winner["p_bootstrap"].iloc[0]
-        assert ("two-sided" if two else "one-sided") + " p = " + p_text in ax.get_title(loc="left")
+        shaded = sum(p.get_height() for p in bars if p.get_gid() == "beyond")
+        p_value = target.vs_winner["p_bootstrap"].iloc[0]
+        assert (shaded + 1.0) / (np.isfinite(d).sum() + 1.0) == pytest.approx(p_value, abs=1e-15)
+        assert format_p(p_value) in ax.get_title(loc="left")
+        assert ("two-sided" if two else "one-sided") + " p = " in ax.get_title(loc="left")
         # oriented (positive: the winner is better): the replicates centre near the observed difference
         assert delta > 0 and abs(np.mean(d) - delta) < 3 * np.std(d)
 
@@ -198,3 +215,34 @@ def test_only_report_plots_imports_matplotlib():
     out = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE, check=True,
                          env=dict(os.environ, PYTHONPATH=os.path.dirname(PACKAGE)))
     assert out.stdout.strip() == b"False"
+
+
+@pytest.mark.parametrize("two", [True, False])
+def test_histogram_shades_exactly_the_replicates_the_p_value_counts_on_a_lattice(two):
+    """Accuracy-like differences on a lattice, many exactly at 0 and at 2δ: the bins the old drawing got wrong."""
+    import dataclasses
+
+    from leaderboard_ci.core.pairs import pair_statistics
+
+    target = E.classification().official
+    rng = np.random.default_rng(7)
+    n = 50
+    runner = rng.integers(20, 30, size=4000) / n
+    winner = runner + rng.choice([-2, -1, 0, 0, 1, 2, 2, 3, 4], size=4000) / n  # δ = 2/n: many at 0 and 2δ
+    full = np.array([0.5 + 2.0 / n, 0.5])
+    reps = np.column_stack([winner, runner] + [runner - 0.1] * (target.replicates.shape[1] - 2))
+    stats = pair_statistics(reps[:, :2], full, np.array([[0, 1]]), 1.0, "percentile", 0.95)
+    p = (stats.p_two_sided if two else stats.p_value)[0]
+    vs = target.vs_winner.copy()
+    vs.loc[0, "diff"], vs.loc[0, "p_bootstrap"] = full[0] - full[1], p
+    systems = target.systems.copy()
+    systems.loc[0, "score"], systems.loc[1, "score"] = full
+    crafted = dataclasses.replace(target, replicates=reps, vs_winner=vs, systems=systems)
+    d = winner - runner
+    assert (np.isclose(d, 0)).sum() > 300 and (np.isclose(d, 2 * 2.0 / n)).sum() > 300
+    fig = bootstrap_difference_plot(crafted, sides="two" if two else "one")
+    bars = [q for q in fig.axes[0].patches if q.get_gid() == "beyond"]
+    shaded = sum(q.get_height() for q in bars)
+    assert (shaded + 1.0) / (d.size + 1.0) == pytest.approx(p, abs=1e-15)
+    assert "the %s replicates the p-value counts" % "{:,}".format(int(shaded)) in \
+        [t.get_text() for t in fig.legends[0].get_texts()][1]

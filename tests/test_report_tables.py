@@ -52,7 +52,7 @@ def test_number_formats():
     assert format_number(1.5, 2, signed=True) == "+1.50"
     assert format_p(0.0004) == "<0.001"
     assert format_p(0.001) == "0.001"
-    assert format_p(0.04997) == "0.050"
+    assert format_p(0.04997) == "0.04997"  # "0.050" would sit on the threshold it is below
     assert format_p(None) == "\u2013"
     assert format_ci(-0.0012, 0.0205) == "[-0.0012, 0.0205]"
 

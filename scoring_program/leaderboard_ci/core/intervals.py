@@ -1,4 +1,4 @@
-"""Bootstrap confidence intervals: percentile, basic and BCa.
+"""Bootstrap confidence intervals: percentile, basic, BCa and normal.
 
 All three read quantiles of the bootstrap distribution with linear
 interpolation between order statistics (Hyndman & Fan type 7, numpy's and
@@ -15,6 +15,9 @@ SciPy's default), so on the same replicates they give the same endpoints as
   if ``p`` is 0 or 1 (``t`` outside the bootstrap distribution) it is clipped
   to ``1/(2B)`` or ``1 - 1/(2B)``; if the jackknife values are all equal,
   ``a = 0``.  The interval's ``note`` says when a rule applied.
+* ``normal``: ``t -/+ z * SE`` with ``z = Phi^-1(1 - a/2)`` and ``SE`` the
+  standard deviation of the replicates (``ddof=1``), the bootstrap standard
+  error (CompStats' normal interval; Efron & Tibshirani 1993, 13.2).
 
 Replicates that are NaN (a group with no items in that resample) are left
 out; ``n_valid`` says how many were used.
@@ -31,7 +34,7 @@ from .significance import tolerance
 
 __all__ = ["Interval", "METHODS", "confidence_interval", "quantile", "ndtr", "ndtri", "check_confidence_level"]
 
-METHODS = ("percentile", "basic", "bca")
+METHODS = ("percentile", "basic", "bca", "normal")
 
 
 @dataclass(frozen=True)
@@ -203,7 +206,7 @@ def confidence_interval(method, replicates, observed, confidence_level, jackknif
 
     Parameters
     ----------
-    method : {"percentile", "basic", "bca"}
+    method : {"percentile", "basic", "bca", "normal"}
     replicates : array of shape ``(B,)``
         Bootstrap replicates; NaN entries are left out.
     observed : float
@@ -230,6 +233,10 @@ def confidence_interval(method, replicates, observed, confidence_level, jackknif
     note = None
     if method == "percentile":
         low, high = quantile(values, alpha), quantile(values, 1.0 - alpha)
+    elif method == "normal":
+        se = float(np.std(values, ddof=1)) if values.size > 1 else 0.0
+        z = -ndtri(alpha)
+        low, high = observed - z * se, observed + z * se
     elif method == "basic":
         low = 2.0 * observed - quantile(values, 1.0 - alpha)
         high = 2.0 * observed - quantile(values, alpha)

@@ -70,8 +70,16 @@ def analyze_target(config, gold, scores, t, names, pred_matrix, baseline, n_jobs
     full = scores.full[:, t]
     reps = scores.replicates[:, :, t]
     order = _rank_order(full, sign, names)
-    winner = order[0]
     notes = []
+    if baseline is not None and m > 1 and names[order[0]] == baseline:
+        # The winner is the best system that is not the baseline; the baseline keeps its rank
+        # (1) in the table and is listed right after the winner.
+        order.insert(1, order.pop(0))
+        notes.append("the baseline %s scores better (%.4g) than every submission; the winner, %s (%.4g), is the "
+                     "best system that is not the baseline" % (baseline, full[order[1]], names[order[0]],
+                                                                full[order[0]]))
+    winner = order[0]
+    notes += validity_notes(gold, spec, target.group, names, pred_matrix)
 
     # Per-system scores and CIs (equal to the leaderboard's).
     rows = []
@@ -165,6 +173,48 @@ def analyze_target(config, gold, scores, t, names, pred_matrix, baseline, n_jobs
                           winner=names[winner], systems=systems, vs_winner=vs, pairs=pairs_df,
                           indicators=indicators, tied_with_winner=tied, gains=gains,
                           replicates=reps[:, order], notes=notes)
+
+
+def validity_notes(gold, spec, group, names, pred_matrix, limit=5):
+    """Where this target's intervals rest on almost nothing (see :mod:`leaderboard_ci.scoring.validity`).
+
+    Classes with at most 3 gold items in the target's items (macro-averaged metrics), systems
+    predicting a class at most 3 times, and systems whose largest errors carry much of the
+    squared error (RMSE, MSE).
+    """
+    from ..scoring.validity import heavy_tail_note, is_macro, sparse_classes, FEW
+
+    items = None
+    where = "the test set"
+    if group is not None:
+        items = np.asarray(gold.groups) == list(gold.group_values).index(group)
+        where = "group '%s'" % group
+    notes = []
+    if gold.kind == "classification" and is_macro(spec) and gold.labels is not None:
+        few_gold, _ = sparse_classes(gold.labels, gold.values, None, items)
+        if few_gold:
+            notes.append("in %s, class%s %s ha%s at most %d gold items: the %s intervals rest on almost nothing "
+                         "for %s and can cover far less than their nominal level (76-90%% instead of 95%% in a "
+                         "coverage study)" % (where, "es" if len(few_gold) > 1 else "",
+                                              ", ".join("'%s'" % c for c in few_gold), "ve" if len(few_gold) > 1
+                                              else "s", FEW, spec.title, "them" if len(few_gold) > 1 else "it"))
+        sparse = [names[j] for j in range(len(names))
+                  if sparse_classes(gold.labels, gold.values, pred_matrix[:, j], items)[1]]
+        if sparse:
+            notes.append("in %s, %d system%s some class at most %d times (%s%s): the precision of that "
+                         "class, and so the %s interval, rests on almost nothing for %s"
+                         % (where, len(sparse), "s predict" if len(sparse) > 1 else " predicts", FEW, ", ".join(sparse[:limit]),
+                            " ..." if len(sparse) > limit else "", spec.title, "them" if len(sparse) > 1 else "it"))
+    if gold.kind != "classification" and spec.name in ("rmse", "mse"):
+        heavy = [names[j] for j in range(len(names))
+                 if heavy_tail_note([spec], gold.values, pred_matrix[:, j], items) is not None]
+        if heavy:
+            notes.append("in %s, the largest 1%% of errors carry at least a fifth of the squared error for %d "
+                         "system%s (%s%s): heavy tails, so the %s intervals can cover less than their nominal "
+                         "level (about 90%% instead of 95%% at n = 300 in a coverage study)"
+                         % (where, len(heavy), "s" if len(heavy) > 1 else "", ", ".join(heavy[:limit]),
+                            " ..." if len(heavy) > limit else "", spec.title))
+    return notes
 
 
 def reference_point(config, spec):

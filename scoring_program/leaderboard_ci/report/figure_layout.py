@@ -6,11 +6,16 @@ check the layout decisions (which system is off the scale, how a name is cut) di
 from __future__ import annotations
 
 import math
+import textwrap
 from collections import OrderedDict
 
-from ..core.numeric import is_finite_number
+import numpy as np
 
-__all__ = ["WINNER", "TIED", "OTHER", "BASELINE", "RED", "GREEN", "INK", "FIGURES", "HEATMAP_VALUES_MAX", "HEATMAP_STARS_MAX", "NAME_LIMIT", "MINUS", "short_name", "figure_title", "name_fontsize", "ci_contains_zero", "name_width", "decimals_for", "off_scale"]
+from ..core.numeric import is_finite_number
+from ..core.significance import tolerance
+
+__all__ = ["WINNER", "TIED", "OTHER", "BASELINE", "RED", "GREEN", "INK", "FIGURES", "HEATMAP_VALUES_MAX", "HEATMAP_STARS_MAX", "NAME_LIMIT", "MINUS", "short_name", "oriented_difference", "figure_title", "name_fontsize", "ci_contains_zero", "name_width", "decimals_for", "off_scale", "far_off",
+           "fit_texts", "counted_replicates"]
 
 WINNER = "#1f4e9c"
 TIED = "#5b9bd5"
@@ -43,6 +48,17 @@ def short_name(name, limit=NAME_LIMIT):
     name = str(name)
     name = name if len(name) <= limit else name[:limit - 1] + "\u2026"
     return name.replace("$", r"\$")
+
+
+def oriented_difference(metric, better, worse, limit=24):
+    """``"A − B"`` written so that it is positive when ``better`` is better, for ``metric``'s direction.
+
+    Higher is better: ``better − worse``; lower is better (MAE): ``worse − better``, so the
+    literal subtraction on the axis and the sign of the numbers agree.
+    """
+    a, b = short_name(better, limit), short_name(worse, limit)
+    first, second = (a, b) if getattr(metric, "sign", 1.0) > 0 else (b, a)
+    return "%s %s %s" % (first, MINUS, second)
 
 
 def figure_title(target):
@@ -109,3 +125,132 @@ def off_scale(frame, name, keep=()):
     if min(own) > high + span:
         return "right", (low, high)
     return None
+
+
+def far_off(frame, protect=(), keep=()):
+    """The systems far outside the others, to be marked at the axis' edge: ``({name: side}, (low, high))``.
+
+    Generalizes :func:`off_scale` to any system (a broken run near 0 as well as a
+    trivial baseline) and to several at once: the ``k`` lowest (or highest) systems
+    by their point are off the scale when every one of their intervals lies more than
+    the remaining systems' span (``keep`` values included, e.g. 0) beyond them; the
+    largest such ``k`` up to a third of the systems is taken on each side.  Systems in
+    ``protect`` (the winner) are never taken off.  The limits cover the remaining
+    systems.  ``({}, None)`` when nothing is far off.
+    """
+    point = "score" if "score" in frame.columns else "diff"
+    rows = []
+    for row in frame.itertuples(index=False):
+        own = [float(getattr(row, c)) for c in ("ci_low", "ci_high", point) if is_finite_number(getattr(row, c))]
+        if own and is_finite_number(getattr(row, point)):
+            rows.append((str(row.name), float(getattr(row, point)), min(own), max(own)))
+    if len(rows) < 3:
+        return {}, None
+    rows.sort(key=lambda r: r[1])
+    protected = set(str(p) for p in protect)
+    limit = max(1, len(rows) // 3)
+
+    def limits(rest):
+        values = [v for r in rest for v in (r[2], r[3])] + [float(k) for k in keep]
+        return min(values), max(values)
+
+    def far(low_group, high_group):
+        taken = set(r[0] for r in low_group + high_group)
+        rest = [r for r in rows if r[0] not in taken]
+        if len(rest) < 2 or taken & protected:
+            return None
+        low, high = limits(rest)
+        span = high - low
+        if span <= 0:
+            return None
+        if all(r[3] < low - span for r in low_group) and all(r[2] > high + span for r in high_group):
+            return low, high
+        return None
+
+    low_k = next((k for k in range(limit, 0, -1) if far(rows[:k], [])), 0)
+    high_k = next((k for k in range(limit, 0, -1) if far([], rows[len(rows) - k:])), 0)
+    while low_k or high_k:
+        bounds = far(rows[:low_k], rows[len(rows) - high_k:] if high_k else [])
+        if bounds is not None:
+            sides = dict((r[0], "left") for r in rows[:low_k])
+            sides.update((r[0], "right") for r in (rows[len(rows) - high_k:] if high_k else []))
+            return sides, bounds
+        if low_k >= high_k:
+            low_k -= 1
+        else:
+            high_k -= 1
+    return {}, None
+
+
+def _is_text(artist):
+    """A matplotlib Text (duck-typed, so that this module does not import matplotlib)."""
+    return hasattr(artist, "get_text") and hasattr(artist, "set_text") and hasattr(artist, "get_window_extent") \
+        and hasattr(artist, "get_horizontalalignment")
+
+
+def _tick_label_ids(fig):
+    ids = set()
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            for tick in axis.get_major_ticks() + axis.get_minor_ticks():
+                ids.update((id(tick.label1), id(tick.label2)))
+    return ids
+
+
+def fit_texts(fig, rounds=4):
+    """Wrap every title, axis label and legend entry that would leave the canvas; widen as a last resort.
+
+    Works on any matplotlib figure without importing matplotlib (texts are found by their
+    methods).  Constrained layout makes room for tick labels but not for a title or label wider
+    than the figure: those are wrapped at a width measured on the canvas, and the
+    figure is redrawn until every text lies inside it.
+    """
+    for _ in range(rounds):
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        width = fig.bbox.width
+        ticks = _tick_label_ids(fig)
+        changed = False
+        worst = 0.0
+        for text in fig.findobj(_is_text):
+            content = text.get_text()
+            if not text.get_visible() or not content.strip() or id(text) in ticks:
+                continue
+            box = text.get_window_extent(renderer)
+            if box.x0 >= -0.5 and box.x1 <= width + 0.5:
+                continue
+            worst = max(worst, box.width - width, -box.x0, box.x1 - width)
+            room = (width - max(box.x0, 0.0) - 6.0) if text.get_horizontalalignment() == "left" else 0.9 * width
+            longest = max(len(line) for line in content.split("\n"))
+            chars = int(longest * room / max(box.width, 1.0))
+            if chars >= 12 and chars < longest:
+                text.set_text("\n".join(textwrap.fill(line, chars, break_long_words=True, break_on_hyphens=False)
+                                         for line in content.split("\n")))
+                changed = True
+        if not changed:
+            if worst > 0.5:
+                fig.set_figwidth(fig.get_figwidth() + (worst + 12.0) / fig.dpi)
+                continue
+            return fig
+    return fig
+
+
+def counted_replicates(target, two):
+    """Which finite replicates of winner minus runner-up the bootstrap p-value counts.
+
+    Exactly the comparison of :func:`leaderboard_ci.core.pairs.pair_statistics`:
+    one-sided ``d* >= 2δ − γ``; two-sided ``|d* − δ| >= |δ| − γ``, with the tolerance
+    ``γ`` of :func:`leaderboard_ci.core.significance.tolerance`.  So the p-value is
+    ``(count + 1) / (B + 1)`` of this mask.
+    """
+    reps = np.asarray(target.replicates, dtype=float)
+    d = target.metric.sign * (reps[:, 0] - reps[:, 1])
+    d = d[np.isfinite(d)]
+    delta = float(target.vs_winner.iloc[0]["diff"])
+    scores = target.systems["score"].to_numpy(dtype=float)
+    gamma = float(tolerance(max(abs(scores[0]), abs(scores[1])), delta))
+    if two:
+        return np.abs(d - delta) >= abs(delta) - gamma
+    return d >= 2.0 * delta - gamma
+
+

@@ -22,7 +22,8 @@ import os
 import re
 from collections import OrderedDict
 
-from .json_report import result_to_json, sides_of
+from .formatting import correction_name
+from .json_report import primary_correction, result_to_json, sides_of
 from .tables import (csv_text, indicators_table, result_tables, tables_latex, tables_markdown,
                             target_tables)
 
@@ -138,9 +139,12 @@ def write_report(result, out_dir, figures=True, figure_formats=FIGURE_FORMATS, d
             from .plots import figure_png, target_figures
 
             for name, fig in target_figures(target, baseline=result.baseline, confidence_level=level,
-                                            sides=sides_of(result)).items():
-                writer.figure("figures/%s-%s" % (folder, name), fig, figure_formats, dpi)
+                                            sides=sides_of(result),
+                                            decision=correction_name(primary_correction(result))).items():
+                # The page's PNG first: its layout is computed at its own resolution (text metrics do not
+                # scale exactly with dpi, so a layout frozen at another dpi can push a label off the canvas).
                 page_figures[key][name] = figure_png(fig, dpi=FIGURE_DPI, palette=True)
+                writer.figure("figures/%s-%s" % (folder, name), fig, figure_formats, dpi)
     writer.csv("indicators.csv", indicators_table(result).reset_index())
     writer.csv("skipped.csv", result.skipped if result.skipped is not None
                else __import__("pandas").DataFrame(columns=["submission", "reason"]))

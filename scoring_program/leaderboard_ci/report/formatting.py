@@ -7,7 +7,7 @@ import re
 from ..core.numeric import is_finite_number
 
 __all__ = ["DASH", "MINUS", "DAGGER", "STAR_LEGEND", "CORRECTION_NAMES", "correction_name", "family_description",
-           "format_number", "format_p", "format_ci", "format_count", "csv_text", "latex_escape", "latex_number",
+           "format_number", "format_p", "P_THRESHOLDS", "format_ci", "format_count", "csv_text", "latex_escape", "latex_number",
            "markdown_escape", "markdown_number", "slug"]
 
 DASH = "\u2013"
@@ -59,14 +59,34 @@ def format_number(value, digits=4, signed=False):
     return text
 
 
-def format_p(value, digits=3):
-    """A p-value: ``<0.001`` below 0.001, else ``digits`` decimals; an en dash when missing."""
+#: The levels a p-value is read against: the stars' thresholds (and the analysis' alpha, when given).
+P_THRESHOLDS = (0.001, 0.01, 0.05, 0.1)
+
+
+def format_p(value, digits=3, alpha=None):
+    """A p-value with enough digits that it never looks like it is on the other side of a threshold.
+
+    ``digits`` decimals (``<0.001`` below 0.001), and more when the rounded text
+    would equal or cross one of :data:`P_THRESHOLDS` or ``alpha`` while the value
+    does not: 0.0504 is ``0.0504``, not ``0.050`` (which would read as significant
+    at 0.05 beside "not significant"); 0.0496 is ``0.0496``.  An en dash when missing.
+    """
     if not is_finite_number(value):
         return DASH
+    v = float(value)
+    thresholds = set(P_THRESHOLDS)
+    if alpha is not None and is_finite_number(alpha):
+        thresholds.add(float(alpha))
     floor = 10.0 ** -digits
-    if float(value) < floor:
+    if v < floor and all(t >= floor for t in thresholds):
         return "<" + ("%.*f" % (digits, floor))
-    return "%.*f" % (digits, float(value))
+    places = digits
+    while True:
+        text = "%.*f" % (places, v)
+        shown = float(text)
+        if places >= 10 or all((shown <= t) == (v <= t) and (shown != t or v == t) for t in thresholds):
+            return text
+        places += 1
 
 
 def format_ci(low, high, digits=4, signed=False):

@@ -17,31 +17,32 @@ from __future__ import annotations
 
 import base64
 import html
-import math
 
 from .._version import __version__
 from .json_report import corrections_of, primary_correction, sides_of
 from .formatting import (DASH, MINUS, STAR_LEGEND, correction_name, family_description, format_ci, format_number,
                          format_p, slug)
-from .tables import format_indicator, indicators_table, unit_f1_table
+from .tables import format_indicator, indicators_table, target_n, unit_f1_table
 from ..core.numeric import is_finite_number
 from .html_style import CSS
+from .notes import resolution_notes
 
 __all__ = ["render_report", "target_anchor", "resolution_notes", "FIGURE_DPI"]
 
 #: Resolution of the embedded figures.
 FIGURE_DPI = 110
-_FWER = ("bonferroni", "holm", "sidak", "holm-sidak")
 _FIGURE_TEXT = {
     "ordered_ci": "Each system's score (dot) and its %(level)s confidence interval (whisker), best at the top. "
                   "The winner is dark blue and its interval is shaded across the plot; light blue marks the "
                   "systems not significantly different from the winner (%(primary)s), grey the others%(base)s.",
-    "vs_winner": "The difference between the winner and each system (positive: the winner is better) with its "
-                 "%(level)s interval. Red: the interval contains 0, so the data are compatible with no "
-                 "difference. Green: it excludes 0. Stars: %(primary)s-adjusted p-values.",
-    "pair_heatmap": "Every pair of systems: the cell reads column %(minus)s row (positive: the column's system "
-                    "is better), blue for larger differences, with the stars of its %(primary)s-adjusted "
-                    "p-value.",
+    "vs_winner": "The difference between the winner and each system (positive: the winner is better, "
+                 "also where lower is better) with its unadjusted %(level)s interval. The colour is the "
+                 "decision in the tables' row: red, not significantly different from the winner (tied with "
+                 "it) by %(primary)s-adjusted p-values; green, significantly worse. An unadjusted interval can "
+                 "exclude 0 while the adjusted test does not reject. Stars: %(primary)s-adjusted p-values.",
+    "pair_heatmap": "Every pair of systems: the cell is the difference oriented so that positive means the "
+                    "column's system is better (%(pair_sub)s), blue for larger differences, with the stars of "
+                    "its %(primary)s-adjusted p-value.",
     "bootstrap_difference": "The winner minus the runner-up on each bootstrap resample. Under the null "
                             "hypothesis of no difference this distribution would be centred at 0 instead of "
                             "at the observed difference &delta;; %(tail)s",
@@ -118,7 +119,8 @@ def _render_figures(result, target):
     from .plots import figure_png, target_figures
 
     level = float(result.signature.confidence_level)
-    figures = target_figures(target, baseline=result.baseline, confidence_level=level, sides=sides_of(result))
+    figures = target_figures(target, baseline=result.baseline, confidence_level=level, sides=sides_of(result),
+                             decision=correction_name(primary_correction(result)))
     return {name: figure_png(fig, dpi=FIGURE_DPI, palette=True) for name, fig in figures.items()}
 
 
@@ -141,6 +143,8 @@ def _figure(name, data, target, result, primary):
                  "below 0 (orange), is the two-sided bootstrap p-value." if two else
                  "the share of resamples at or beyond 2&delta; (orange) is the one-sided bootstrap p-value."),
         "level": _level(result), "primary": _esc(correction_name(primary)), "minus": MINUS,
+        "pair_sub": ("column %s row" if target.metric.sign > 0 else "row %s column, as %s") % (
+            (MINUS,) if target.metric.sign > 0 else (MINUS, _esc(target.metric.better))),
         "base": ("; the baseline is orange, with a dashed line at its score (an arrow at the edge when it is "
                  "far from every other system)") if result.baseline else ""}
     alt = "%s: %s" % (target.title, _FIGURE_TITLES.get(name, name))
@@ -152,61 +156,22 @@ def _figure(name, data, target, result, primary):
 # ---------------------------------------------------------------------------
 # Notes on what the numbers can show
 # ---------------------------------------------------------------------------
-def _family_sizes(family, m):
-    """(tests in the vs-winner family, largest family of the pairs table)."""
-    pairs = m * (m - 1) // 2
-    if family == "all_pairs":
-        return pairs, pairs
-    if family == "vs_winner":
-        return m - 1, pairs
-    return m - 1, m - 1
-
-
-def resolution_notes(result, target):
-    """Plain-text warnings when B is too small for the corrected p-values to reach significance.
-
-    A bootstrap p-value is at least ``1 / (B + 1)``, so after a Bonferroni or
-    Holm correction over ``K`` tests the smallest adjusted p-value is
-    ``min(1, K / (B + 1))``.  Returns a list of sentences (empty when the
-    settings can show every level of significance).
-    """
-    sig = result.signature
-    primary = primary_correction(result)
-    if sig.test != "bootstrap" or primary not in _FWER:
-        return []
-    b = int(sig.n_resamples or 0)
-    alpha = float(sig.alpha)
-    m = len(target.systems)
-    if m < 2 or b <= 0:
-        return []
-    _, k = _family_sizes(sig.family, m)
-    floor = 1.0 / (b + 1)
-    smallest = min(1.0, k * floor)
-    if smallest <= 0.001:
-        return []
-    need_alpha = int(math.ceil(k / alpha)) - 1
-    need_star = int(math.ceil(k / 0.001)) - 1
-    if smallest > alpha:
-        return ["With B = %s resamples no bootstrap p-value can be below 1/(B+1) = %.5f, so after the %s "
-                "correction over %s comparisons no difference can be significant at %s = %g (the smallest "
-                "possible adjusted p-value is %s). Run the analysis with B \u2265 %s to be able to detect "
-                "differences." % ("{:,}".format(b), floor, correction_name(primary), "{:,}".format(k), "\u03b1",
-                                  alpha, format_p(smallest), "{:,}".format(need_alpha + 1))]
-    return ["With B = %s resamples and the %s correction over %s comparisons, no adjusted p-value can be "
-            "below %s, so the strongest mark possible here is %s; B \u2265 %s would allow ***."
-            % ("{:,}".format(b), correction_name(primary), "{:,}".format(k), format_p(smallest),
-               _stars_of(smallest), "{:,}".format(need_star + 1))]
-
-
-def _stars_of(p):
-    from ..core.significance import stars
-
-    return stars(p) or "none"
-
-
 # ---------------------------------------------------------------------------
 # Sections
 # ---------------------------------------------------------------------------
+def baseline_above_winner(result, target):
+    """A sentence when the baseline scores better than the winner (the best non-baseline system), else ""."""
+    base = result.baseline
+    if base is None or base not in set(target.systems["name"]):
+        return ""
+    frame = target.systems.set_index("name")
+    b, w = float(frame.loc[base, "score"]), float(frame.loc[target.winner, "score"])
+    if target.metric.sign * (b - w) <= 0:
+        return ""
+    return ("The baseline %s scores better than the winner (%s against %s): no submission beats the baseline."
+            % (_esc(base), _num(b), _num(w)))
+
+
 def _header(result, primary):
     official = result.official
     win = official.systems.iloc[0]
@@ -220,11 +185,13 @@ def _header(result, primary):
     sig = result.signature
     return ('<header><h1>leaderboard-ci &middot; end-of-phase analysis</h1>'
             '<p class="headline">Winner on %s: %s %s <span class="ci">(%s CI %s)</span></p>'
-            '<p class="lead">%s</p>'
+            '<p class="lead">%s</p>%s'
             '<p class="muted">%s systems, %s test items, %s paired bootstrap resamples (%s intervals, seed %s); '
             '%s p-values from the %s test, adjusted over %s.</p></header>'
             % (_esc(official.title), "<b>%s</b>" % _esc(official.winner), _num(win["score"]), _level(result),
-               _ci(win["ci_low"], win["ci_high"]), tied_text, _count(len(result.names)), _count(result.n),
+               _ci(win["ci_low"], win["ci_high"]), tied_text,
+               ('<p class="warn">%s</p>' % baseline_above_winner(result, official))
+               if baseline_above_winner(result, official) else "", _count(len(result.names)), _count(result.n),
                _count(sig.n_resamples), _esc(sig.method), _esc(sig.seed),
                "two-sided" if sides_of(result) == "two" else "one-sided",
                "permutation" if sig.test == "permutation" else "paired bootstrap",
@@ -348,10 +315,11 @@ def _vs_winner_table(result, target, digits, corrections):
         pcols.append(("p_mcnemar", "p (McNemar)"))
     rows = []
     for _, r in frame.iterrows():
-        contains = is_finite_number(r["ci_low"]) and is_finite_number(r["ci_high"]) and r["ci_low"] <= 0 <= r["ci_high"]
+        # The interval's colour is the row's decision (red: tied with the winner), as in the figure.
+        significant = bool(r.get("significant", False))
         rows.append([(_esc(r["name"]), ""), (_num(r["diff"], digits), "n"),
-                     (_ci(r["ci_low"], r["ci_high"], digits), "n " + ("zero" if contains else "nonzero"))]
-                    + [(_p(r[c]), "n") for c, _ in pcols]
+                     (_ci(r["ci_low"], r["ci_high"], digits), "n " + ("nonzero" if significant else "zero"))]
+                    + [(_esc(format_p(r[c], alpha=result.signature.alpha)), "n") for c, _ in pcols]
                     + [(_esc(r.get("stars", "") or ""), ""),
                        ("yes" if bool(r.get("significant", False)) else "no", "")])
     return _table(["System", "Difference", "%s CI" % _level(result)] + [h for _, h in pcols]
@@ -430,16 +398,20 @@ def _target_section(result, key, target, figures, digits, primary, corrections):
     parts = ['<section id="%s"><h2>%s%s <span class="muted">(%s)</span></h2>'
              % (target_anchor(key), _esc(target.title), " &middot; official" if official else "",
                 _esc(target.metric.better))]
-    parts.append('<p>Winner: <b>%s</b>. %s</p>'
-                 % (_esc(target.winner), ("Not significantly different from it (%d): %s." % (len(tied), _names(tied, 12)))
+    parts.append('<p>n = %s items. Winner: <b>%s</b>. %s</p>'
+                 % (_count(target_n(result, target)), _esc(target.winner), ("Not significantly different from it (%d): %s." % (len(tied), _names(tied, 12)))
                     if tied else ("All other systems are significantly worse." if m > 1 else "")))
     warnings = resolution_notes(result, target)
+    above = baseline_above_winner(result, target)
+    if above:
+        parts.append('<p class="warn">%s</p>' % above)
     for w in warnings:
         parts.append('<p class="warn">%s</p>' % _esc(w))
     parts.append("<h3>Ranking</h3>")
     ranking = _systems_table(result, target, digits)
     ordered = _figure("ordered_ci", figures.get("ordered_ci"), target, result, primary)
-    if m <= 15:  # side by side while the figure stays legible at half the page
+    longest = max(len(str(n)) for n in target.systems["name"])
+    if m <= 15 and longest <= 24:  # side by side while the table is narrow and the figure stays legible
         parts.append('<div class="two"><div>%s</div><div>%s</div></div>' % (ranking, ordered))
     else:
         parts.append(ranking + ordered)
@@ -448,8 +420,10 @@ def _target_section(result, key, target, figures, digits, primary, corrections):
             else "system %s winner (lower is better)" % MINUS
         parts.append("<h3>Differences to the winner</h3>")
         parts.append('<p class="note">Difference = %s, positive when the winner is better; %s CI of the paired '
-                     'difference (red: contains 0); %s p-values and their adjusted values.</p>'
-                     % (orientation, _level(result), "two-sided" if sides_of(result) == "two" else "one-sided"))
+                     'difference, red when the row is not significant (%s-adjusted, tied with the winner) and '
+                     'green when it is; %s p-values and their adjusted values.</p>'
+                     % (orientation, _level(result), _esc(correction_name(primary)),
+                        "two-sided" if sides_of(result) == "two" else "one-sided"))
         parts.append(_vs_winner_table(result, target, digits, corrections))
         parts.append(_figure("vs_winner", figures.get("vs_winner"), target, result, primary))
         parts.append("<h3>Winner %s runner-up</h3>" % MINUS)

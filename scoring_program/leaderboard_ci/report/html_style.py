@@ -26,9 +26,9 @@ figure img{display:block;max-width:100%;height:auto}
 figure img.wide{max-width:none}
 .scroll{overflow-x:auto}
 table{border-collapse:collapse;margin:6px 0;font-size:14px}
-th,td{padding:3px 9px;border-bottom:1px solid #e4e8ec;text-align:left;vertical-align:top}
-th{background:#f6f8fa;font-weight:600;white-space:nowrap}
-td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+th,td{padding:3px 9px;border-bottom:1px solid #e4e8ec;text-align:left;vertical-align:top;overflow-wrap:anywhere}
+th{background:#f6f8fa;font-weight:600;overflow-wrap:normal}
+td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap;overflow-wrap:normal}
 td.c{text-align:center}
 tr.winner td{font-weight:600;background:#eef3fb}
 tr.baseline td{color:#8a5200}

@@ -28,9 +28,11 @@ from collections import OrderedDict
 
 import numpy as np
 from ..core.numeric import is_finite_number
+from .formatting import format_p
 from .figure_layout import (BASELINE, FIGURES, GREEN, HEATMAP_STARS_MAX, HEATMAP_VALUES_MAX, INK, MINUS, OTHER, RED,
                             TIED, WINNER, ci_contains_zero, decimals_for, figure_title, name_fontsize, name_width,
-                            off_scale, short_name)
+                            counted_replicates, far_off, fit_texts as _fit, oriented_difference,
+                            short_name)
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
@@ -38,7 +40,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 __all__ = ["ordered_ci_plot", "difference_plot", "pair_heatmap", "bootstrap_difference_plot",
-           "target_figures", "save_figure", "figure_png", "freeze_layout", "FIGURES", "RED", "GREEN",
+           "target_figures", "counted_replicates", "save_figure", "figure_png", "freeze_layout", "FIGURES", "RED", "GREEN",
            "ci_contains_zero", "short_name"]
 
 # ---------------------------------------------------------------------------
@@ -54,7 +56,7 @@ def _figure(width, height):
     return fig
 
 
-def _mark_off_scale(ax, side, limits, y, value, colour, fontsize, digits=4):
+def _mark_off_scale(ax, side, limits, y, value, colour, fontsize, digits=4, name=None):
     """Clip the axis to ``limits`` and mark a row whose value is beyond them with an arrow and the value."""
     low, high = limits
     pad = 0.06 * (high - low)
@@ -62,7 +64,7 @@ def _mark_off_scale(ax, side, limits, y, value, colour, fontsize, digits=4):
     x = low - pad if side == "left" else high + pad
     marker = "<" if side == "left" else ">"
     edge, = ax.plot([x], [y], marker=marker, color=colour, markersize=8, ls="none", clip_on=False, zorder=4)
-    edge.set_gid("offscale")
+    edge.set_gid("offscale" if name is None else "offscale:%s" % name)
     text = ("%.*f" % (digits, value)).replace("-", MINUS) + " (off scale)"
     ax.annotate(text, (x, y), xytext=(9 if side == "left" else -9, 0), textcoords="offset points", va="center",
                 ha="left" if side == "left" else "right", fontsize=fontsize - 1, color=colour)
@@ -103,8 +105,8 @@ def ordered_ci_plot(target, baseline=None, confidence_level=0.95):
     winner = frame.iloc[0]
     if is_finite_number(winner["ci_low"]) and is_finite_number(winner["ci_high"]):
         ax.axvspan(winner["ci_low"], winner["ci_high"], color=WINNER, alpha=0.08, lw=0, zorder=0)
-    off = off_scale(frame, baseline)
-    if baseline is not None and baseline in names and off is None:
+    far, limits = far_off(frame, protect=(target.winner,))
+    if baseline is not None and baseline in names and baseline not in far:
         b_score = float(frame.loc[frame["name"] == baseline, "score"].iloc[0])
         ax.axvline(b_score, color=BASELINE, ls="--", lw=1, zorder=1)
     for y, row in enumerate(frame.itertuples(index=False)):
@@ -116,6 +118,8 @@ def ordered_ci_plot(target, baseline=None, confidence_level=0.95):
             colour, marker = TIED, "o"
         else:
             colour, marker = OTHER, "o"
+        if row.name in far:  # drawn outside the axis' limits (clipped): an arrow at the edge shows it
+            _mark_off_scale(ax, far[row.name], limits, y, float(row.score), colour, fs, name=row.name)
         if is_finite_number(row.ci_low) and is_finite_number(row.ci_high):
             line, = ax.plot([row.ci_low, row.ci_high], [y, y], color=colour, lw=2.2, solid_capstyle="butt",
                             zorder=2)
@@ -125,9 +129,6 @@ def ordered_ci_plot(target, baseline=None, confidence_level=0.95):
         point, = ax.plot([row.score], [y], marker=marker, color=colour, markersize=6 if m <= 30 else 4.5,
                          markeredgecolor="white", markeredgewidth=0.8, ls="none", zorder=3)
         point.set_gid("point:%s" % row.name)
-    if off is not None:
-        _mark_off_scale(ax, off[0], off[1], names.index(baseline),
-                        float(frame.loc[frame["name"] == baseline, "score"].iloc[0]), BASELINE, fs)
     ax.set_yticks(range(m))
     ax.set_yticklabels([short_name(n) for n in names], fontsize=fs)
     for label, name in zip(ax.get_yticklabels(), names):
@@ -150,7 +151,7 @@ def ordered_ci_plot(target, baseline=None, confidence_level=0.95):
         handles.append(Line2D([], [], color=BASELINE, marker="s", ls="--", lw=1, label="baseline"))
     fig.legend(handles=handles, loc="outside lower center" if _outside_ok() else "lower center",
                ncol=2, fontsize=9, frameon=False)
-    return fig
+    return _fit(fig)
 
 
 def _outside_ok():
@@ -164,15 +165,32 @@ def _outside_ok():
 # ---------------------------------------------------------------------------
 # Figure 2: differences to the winner
 # ---------------------------------------------------------------------------
-def difference_plot(target, confidence_level=0.95, baseline=None):
+def _decision_colour(row):
+    """Red: not significantly different from the winner (tied); green: significantly worse.
+
+    The decision is the analysis' own (``significant``, from the primary correction's
+    p-values); without it, whether the interval contains 0.
+    """
+    significant = getattr(row, "significant", None)
+    if significant is None or not isinstance(significant, (bool, np.bool_)):
+        if not (is_finite_number(row.ci_low) and is_finite_number(row.ci_high)):
+            return OTHER
+        return RED if ci_contains_zero(row.ci_low, row.ci_high) else GREEN
+    return GREEN if bool(significant) else RED
+
+
+def difference_plot(target, confidence_level=0.95, baseline=None, decision=None):
     """Each system's difference to the winner with its CI (CompStats Fig. 2).
 
-    The difference is oriented (positive: the winner is better).  An interval
-    that contains 0 is red (the system may not really differ from the
-    winner); one that excludes 0 is green.  The stars of the corrected test
-    are printed beside each interval.  A ``baseline`` far beyond every other
-    system is drawn as an arrow at the edge with its difference, so that it
-    does not squash the others.
+    The difference is oriented (positive: the winner is better), and the axis says
+    which system is subtracted from which.  The colour is the decision shown in the
+    tables' row: red when the system is not significantly different from the winner
+    (tied with it), green when it is, by the ``decision`` correction's p-values (the
+    analysis' ``significant`` column); the bars are the unadjusted intervals, and the
+    legend says so.  Without a ``significant`` column, red means the interval contains
+    0.  The stars of the corrected test are printed beside each interval.  A
+    ``baseline`` far beyond every other system is drawn as an arrow at the edge with its
+    difference, so that it does not squash the others.
 
     Raises
     ------
@@ -182,45 +200,41 @@ def difference_plot(target, confidence_level=0.95, baseline=None):
     frame = target.vs_winner
     if len(frame) == 0:
         raise ValueError("the differences to the winner need at least two systems")
+    by_decision = "significant" in frame.columns
     names = list(frame["name"])
     m = len(names)
     fs = name_fontsize(m)
-    fig = _figure(max(6.4, 3.8 + name_width(names, fs)), 1.6 + 0.27 * m)
+    fig = _figure(max(6.4, 3.8 + name_width(names, fs)), 1.9 + 0.27 * m)
     ax = fig.add_subplot(1, 1, 1)
     ax.axvline(0.0, color=INK, lw=1, zorder=1)
-    right = []
     for y, row in enumerate(frame.itertuples(index=False)):
+        colour = _decision_colour(row)
         if is_finite_number(row.ci_low) and is_finite_number(row.ci_high):
-            colour = RED if ci_contains_zero(row.ci_low, row.ci_high) else GREEN
             line, = ax.plot([row.ci_low, row.ci_high], [y, y], color=colour, lw=2.2, solid_capstyle="butt",
                             zorder=2)
             line.set_gid("ci:%s" % row.name)
             for end in (row.ci_low, row.ci_high):
                 ax.plot([end, end], [y - 0.22, y + 0.22], color=colour, lw=1.4, zorder=2)
-            right.append(row.ci_high)
-        else:
-            colour = OTHER
         point, = ax.plot([row.diff], [y], "o", color=colour, markersize=5.5 if m <= 30 else 4,
                          markeredgecolor="white", markeredgewidth=0.8, zorder=3)
         point.set_gid("point:%s" % row.name)
-    off = off_scale(frame, baseline, keep=(0.0,))
+    far, limits = far_off(frame, keep=(0.0,))
     # stars just right of each interval, in data coordinates padded by a few points
     for y, row in enumerate(frame.itertuples(index=False)):
         mark = getattr(row, "stars", "") or ""
         x = row.ci_high if is_finite_number(row.ci_high) else row.diff
-        if mark and is_finite_number(x) and not (off is not None and row.name == baseline):
+        if mark and is_finite_number(x) and row.name not in far:
             ax.annotate(mark, (x, y), xytext=(4, 0), textcoords="offset points", va="center", fontsize=fs - 1,
                         color=INK)
     ax.set_yticks(range(m))
     ax.set_yticklabels([short_name(n) for n in names], fontsize=fs)
     ax.set_ylim(m - 0.5, -0.5)
-    if off is not None:
-        b = frame[frame["name"] == baseline].iloc[0]
-        colour = RED if ci_contains_zero(b["ci_low"], b["ci_high"]) else GREEN
-        mark = b.get("stars", "") or ""
-        _mark_off_scale(ax, off[0], off[1], names.index(baseline), float(b["diff"]), colour, fs)
-        if mark:
-            ax.texts[-1].set_text(ax.texts[-1].get_text() + " " + mark)
+    for y, row in enumerate(frame.itertuples(index=False)):
+        if row.name in far:  # a system far beyond the others: an arrow at the edge with its difference
+            _mark_off_scale(ax, far[row.name], limits, y, float(row.diff), _decision_colour(row), fs, name=row.name)
+            mark = getattr(row, "stars", "") or ""
+            if mark:
+                ax.texts[-1].set_text(ax.texts[-1].get_text() + " " + mark)
     low, high = ax.get_xlim()
     span = high - low
     ax.set_xlim(min(low, -0.05 * span), high + 0.06 * span)  # 0 always visible, room for the stars
@@ -228,14 +242,24 @@ def difference_plot(target, confidence_level=0.95, baseline=None):
     ax.set_axisbelow(True)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
-    ax.set_xlabel("difference to the winner %s (positive: the winner is better), %g%% CI"
-                  % (short_name(target.winner, 24), 100 * confidence_level))
+    ax.set_xlabel("%s, %g%% CI (positive: %s is better; %s)"
+                  % (oriented_difference(target.metric, target.winner, "system"), 100 * confidence_level,
+                     short_name(target.winner, 24), target.metric.better))
     ax.set_title("%s: differences to the winner" % figure_title(target), fontsize=11, loc="left")
-    handles = [Line2D([], [], color=RED, marker="o", lw=2, label="CI includes 0: may not differ from the winner"),
-               Line2D([], [], color=GREEN, marker="o", lw=2, label="CI excludes 0: differs from the winner")]
+    if by_decision:
+        how = decision or "the corrected test"
+        handles = [Line2D([], [], color=RED, marker="o", lw=2,
+                          label="tied with the winner: not significant (%s)" % how),
+                   Line2D([], [], color=GREEN, marker="o", lw=2,
+                          label="differs from the winner: significant (%s)" % how),
+                   Line2D([], [], color=OTHER, lw=2,
+                          label="bars: unadjusted %g%% CIs; colour: the %s decision" % (100 * confidence_level, how))]
+    else:
+        handles = [Line2D([], [], color=RED, marker="o", lw=2, label="CI includes 0: may not differ from the winner"),
+                   Line2D([], [], color=GREEN, marker="o", lw=2, label="CI excludes 0: differs from the winner")]
     fig.legend(handles=handles, loc="outside lower center" if _outside_ok() else "lower center", ncol=1,
                fontsize=9, frameon=False)
-    return fig
+    return _fit(fig)
 
 
 # ---------------------------------------------------------------------------
@@ -308,10 +332,10 @@ def pair_heatmap(target, cmap="RdBu"):
     # the colour bar hugs the image (an inset of the axes, which aspect="equal" shrinks to the image)
     cax = ax.inset_axes([1.03, 0.1, 0.035 if k > 8 else 0.05, 0.8])
     bar = fig.colorbar(image, cax=cax)
-    bar.set_label("difference, column %s row (positive: column better)" % MINUS, fontsize=8)
+    bar.set_label("%s (positive: column better)" % oriented_difference(target.metric, "column", "row"), fontsize=8)
     bar.ax.tick_params(labelsize=7)
     ax.set_title("%s: pairwise differences" % figure_title(target), fontsize=11, loc="left")
-    return fig
+    return _fit(fig)
 
 
 # ---------------------------------------------------------------------------
@@ -381,31 +405,34 @@ def bootstrap_difference_plot(target, bins=40, sides=None):
     p = first["p_bootstrap"] if "p_bootstrap" in target.vs_winner.columns else first["p_value"]
     winner, runner = target.winner, str(first["name"])
     two = _sides(target, sides) == "two"
-    fig = _figure(7.2, 4.6)
+    counted = counted_replicates(target, two)
+    fig = _figure(7.2, 4.8)
     ax = fig.add_subplot(1, 1, 1)
     handles = []
     if d.size == 0:
         ax.text(0.5, 0.5, "no finite bootstrap replicate", ha="center", va="center", transform=ax.transAxes)
     else:
         edges = _histogram_edges(d, bins)
-        counts, edges = np.histogram(d, bins=edges)
-        centres = (edges[:-1] + edges[1:]) / 2.0
-        beyond = centres >= 2 * delta
-        if two:
-            beyond |= centres <= 0.0
+        # Two histograms on the same edges, stacked: the replicates the p-value counts (exactly
+        # its comparison, tolerance included) and the others; a bin can hold both.
+        inside, _ = np.histogram(d[~counted], bins=edges)
+        beyond, _ = np.histogram(d[counted], bins=edges)
         widths = np.diff(edges)
-        bars = ax.bar(edges[:-1][~beyond], counts[~beyond], width=widths[~beyond], align="edge", color="#9db9dc",
+        keep = inside > 0
+        bars = ax.bar(edges[:-1][keep], inside[keep], width=widths[keep], align="edge", color="#9db9dc",
                       edgecolor="white", lw=0.4)
         for patch in bars.patches:
             patch.set_gid("replicates")
         handles.append(Patch(color="#9db9dc", label="bootstrap replicates of the difference"))
-        if beyond.any():
-            bars = ax.bar(edges[:-1][beyond], counts[beyond], width=widths[beyond], align="edge",
+        keep = beyond > 0
+        if keep.any():
+            bars = ax.bar(edges[:-1][keep], beyond[keep], width=widths[keep], bottom=inside[keep], align="edge",
                           color="#e8a33d", edgecolor="white", lw=0.4)
             for patch in bars.patches:
                 patch.set_gid("beyond")
-            handles.append(Patch(color="#e8a33d", label=("replicates \u2265 2\u03b4 or \u2264 0" if two else
-                                                         "replicates \u2265 2\u03b4") + ": their share is the p-value"))
+        handles.append(Patch(color="#e8a33d", label="%s: the %s replicates the p-value counts"
+                             % ("\u2265 2\u03b4 or \u2264 0" if two else "\u2265 2\u03b4",
+                                "{:,}".format(int(counted.sum())))))
         low = min(float(edges[0]), 0.0, 2 * delta)
         high = max(float(edges[-1]), 0.0, 2 * delta)
         pad = 0.04 * (high - low if high > low else 1.0)
@@ -429,14 +456,15 @@ def bootstrap_difference_plot(target, bins=40, sides=None):
                     textcoords="offset points", color=colour, fontsize=9, ha="left", va="bottom")
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
-    ax.set_xlabel("%s %s %s, %s (positive: %s is better)"
-                  % (short_name(winner, 24), MINUS, short_name(runner, 24), figure_title(target), short_name(winner, 24)))
+    ax.set_xlabel("%s, %s (positive: %s is better; %s)"
+                  % (oriented_difference(target.metric, winner, runner), figure_title(target),
+                     short_name(winner, 24), target.metric.better))
     ax.set_ylabel("resamples")
-    ax.set_title("Winner %s runner-up over %s resamples: %s p = %s"
-                 % (MINUS, "{:,}".format(d.size), "two-sided" if two else "one-sided", _p(p)), fontsize=11, loc="left")
+    ax.set_title("Winner vs runner-up over %s resamples: %s p = %s"
+                 % ("{:,}".format(d.size), "two-sided" if two else "one-sided", _p(p)), fontsize=11, loc="left")
     fig.legend(handles=handles, loc="outside lower center" if _outside_ok() else "lower center", ncol=2,
                fontsize=9, frameon=False)
-    return fig
+    return _fit(fig)
 
 
 def _short(value):
@@ -446,25 +474,25 @@ def _short(value):
 
 
 def _p(value):
-    if not is_finite_number(value):
-        return "\u2013"
-    return "<0.001" if value < 0.001 else "%.3f" % value
+    return format_p(value)
 
 
 # ---------------------------------------------------------------------------
 # All figures of a target; saving
 # ---------------------------------------------------------------------------
-def target_figures(target, baseline=None, confidence_level=0.95, sides=None):
+def target_figures(target, baseline=None, confidence_level=0.95, sides=None, decision=None):
     """The figures of one target as ``name -> Figure`` (see :data:`FIGURES` for the names).
 
     With a single system only the ordered CI plot is made; the bootstrap
     distribution needs the replicates.  ``sides`` is passed to
-    :func:`bootstrap_difference_plot`.
+    :func:`bootstrap_difference_plot`; ``decision`` (the primary correction's display
+    name) to :func:`difference_plot`.
     """
     out = OrderedDict()
     out["ordered_ci"] = ordered_ci_plot(target, baseline=baseline, confidence_level=confidence_level)
     if len(target.systems) >= 2:
-        out["vs_winner"] = difference_plot(target, confidence_level=confidence_level, baseline=baseline)
+        out["vs_winner"] = difference_plot(target, confidence_level=confidence_level, baseline=baseline,
+                                           decision=decision)
         out["pair_heatmap"] = pair_heatmap(target)
         if target.replicates is not None:
             out["bootstrap_difference"] = bootstrap_difference_plot(target, sides=sides)

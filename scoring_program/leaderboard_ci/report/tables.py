@@ -45,7 +45,7 @@ from .formatting import (DASH, MINUS, STAR_LEGEND, correction_name, csv_text, fa
 __all__ = [
     "Table", "indicators_table", "indicator_rows", "indicators_text_table", "systems_table",
     "vs_winner_table", "pair_matrix_table", "gains_table", "group_gaps_table", "target_tables",
-    "result_tables", "tables_markdown", "tables_latex", "format_number", "format_p", "format_ci",
+    "result_tables", "target_n", "tables_markdown", "tables_latex", "format_number", "format_p", "format_ci",
     "latex_escape", "markdown_escape", "correction_name", "slug", "csv_text", "STAR_LEGEND", "DASH",
 ]
 
@@ -314,10 +314,15 @@ def _result_indicators_table(result, digits=4):
 # ---------------------------------------------------------------------------
 # Per-target tables
 # ---------------------------------------------------------------------------
-def _settings_phrase(result):
+def target_n(result, target):
+    """The number of items a target is scored on: the group's size for a group, else all items."""
+    n = (target.indicators or {}).get("n")
+    return int(n) if n is not None else int(result.signature.n_items)
+
+
+def _settings_phrase(result, target):
     sig = result.signature
-    return "%s bootstrap, B = %s, n = %s" % (sig.method, sig.n_resamples,
-                                            sig.n_items)
+    return "%s bootstrap, B = %s, n = %s" % (sig.method, sig.n_resamples, target_n(result, target))
 
 
 
@@ -339,7 +344,7 @@ def systems_table(result, target, digits=4):
                      "yes" if bool(getattr(r, "tied_with_winner", False)) else ""])
     caption = ("%s: systems ranked by score (%s) with %s confidence intervals (%s). Systems sharing a letter "
                "are not significantly different (%s, %s = %g); tied: not significantly different from the "
-               "winner." % (target.title, target.metric.better, level, _settings_phrase(result),
+               "winner." % (target.title, target.metric.better, level, _settings_phrase(result, target),
                             correction_name(primary, long=True), "\u03b1", result.signature.alpha))
     notes = [str(n) for n in target.notes]
     return Table("systems", header, rows, ["num", "text", "num", "num", "text", "text"], caption,
@@ -378,7 +383,8 @@ def vs_winner_table(result, target, digits=4):
     rows = []
     for _, r in frame.iterrows():
         rows.append([str(r["name"]), format_number(r["diff"], digits), format_ci(r["ci_low"], r["ci_high"], digits)]
-                    + [format_p(r[c]) for c, _ in pcols] + [str(r.get("stars", "") or "")])
+                    + [format_p(r[c], alpha=result.signature.alpha) for c, _ in pcols]
+                    + [str(r.get("stars", "") or "")])
     orientation = ("winner %s system" if target.metric.direction == "higher" else "system %s winner") % MINUS
     caption = ("%s: difference between the winner (%s) and each system (%s; positive: the winner is better) "
                "with %s confidence intervals and %s %s p-values, adjusted over %s. Stars (%s): %s."
@@ -417,9 +423,11 @@ def pair_matrix_table(result, target, digits=4, named_columns=MATRIX_NAMED_COLUM
                 cells.append("")
         rows.append(cells)
     primary = primary_correction(result)
-    caption = ("%s: pairwise differences, column %s row (positive: the column's system is better); stars "
-               "from %s-adjusted %s p-values: %s." % (target.title, MINUS, correction_name(primary),
-                                                      _sides_phrase(result, short=True), STAR_LEGEND))
+    subtraction = ("column %s row" if target.metric.direction == "higher" else "row %s column") % MINUS
+    caption = ("%s: pairwise differences, %s (positive: the column's system is better; %s); stars "
+               "from %s-adjusted %s p-values: %s." % (target.title, subtraction, target.metric.better,
+                                                      correction_name(primary), _sides_phrase(result, short=True),
+                                                      STAR_LEGEND))
     notes = ["Column (k) is the system ranked k."] if numbered else []
     text = pd.DataFrame([[name] + r[1:] for name, r in zip(names[1:], rows)], columns=["row \\ column"] + cols)
     return Table("pair_matrix", header, rows, ["text"] + ["num"] * len(cols), caption, _label(target, "pairs"),

@@ -28,6 +28,7 @@ import traceback
 from .._version import __version__
 from .config import load_config
 from .errors import ConfigError, SubmissionError
+from .outputs import check_output_groups
 
 __all__ = ["main", "run", "write_outputs", "format_scores_txt", "EXIT_OK", "EXIT_SUBMISSION",
            "EXIT_CONFIG", "EXIT_INTERNAL"]
@@ -58,7 +59,7 @@ def write_outputs(result, config, output_dir):
     """Write scores.json, scores.txt and detailed_results.html into ``output_dir``."""
     from .detailed_html import render_detailed_results
 
-    scores = result.leaderboard_scores()
+    scores = result.leaderboard_scores(config)
     if not os.path.isdir(output_dir):
         os.makedirs(output_dir)
     with io.open(os.path.join(output_dir, "scores.json"), "w", encoding="utf-8") as handle:
@@ -101,6 +102,8 @@ def run(input_dir, output_dir, program_dir, stdout=None, stderr=None):
             raise ConfigError("the input folder has no ref/ (the reference data); check the task's reference data")
         config = load_config(program_dir, ref_dir)
         gold = read_gold(ref_dir, config)
+        if config.groups is not None:
+            check_output_groups(config.outputs, gold.group_values, config.source)
         baseline = read_baseline(ref_dir, config, gold) if config.baseline is not None else None
         path = find_prediction_file(res_dir, config)
         predictions = read_predictions(path, config, gold)

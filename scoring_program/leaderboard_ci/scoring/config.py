@@ -27,6 +27,7 @@ from ..tasks.base import MetricSpec
 from ..tasks.classification import check_labels
 from ..tasks.registry import TASKS
 from .metric_config import MAX_KEY_LENGTH, parse_metric
+from .outputs import OutputSettings, check_output_groups, column_key, group_slug, parse_outputs
 
 __all__ = [
     "Config",
@@ -59,7 +60,7 @@ TESTS = ("bootstrap", "permutation")
 FORMATS = ("auto", "csv", "tsv", "lines", "json", "jsonl")
 
 #: Suffixes appended to a metric key in ``scores.json``; the longest bounds the key length.
-SUFFIXES = ("", "_ci_low", "_ci_high", "_vs_base", "_vs_base_ci_low", "_vs_base_ci_high", "_vs_base_p")
+SUFFIXES = ("", "_ci_low", "_ci_high", "_se", "_vs_base", "_vs_base_ci_low", "_vs_base_ci_high", "_vs_base_p")
 
 
 @dataclass(frozen=True)
@@ -127,6 +128,7 @@ class Config:
     groups: Optional[GroupSettings] = None
     baseline: Optional[BaselineSettings] = None
     analysis: AnalysisSettings = field(default_factory=AnalysisSettings)
+    outputs: OutputSettings = field(default_factory=OutputSettings)
     source: str = CONFIG_NAME
     program_dir: Optional[str] = None
     task: Optional[str] = None
@@ -205,7 +207,7 @@ def load_config(program_dir, ref_dir=None, path=None):
 # Validation
 # ---------------------------------------------------------------------------
 _TOP_KEYS = ("metric", "extra_metrics", "task", "labels", "pos_label", "zero_division", "bootstrap",
-             "files", "groups", "baseline", "analysis")
+             "files", "groups", "baseline", "analysis", "outputs")
 
 
 def _section(data, key, allowed, source):
@@ -270,22 +272,9 @@ def _file_name(value, where, allow_none=False):
     return name
 
 
-def group_slug(value):
-    """A group value as it appears in score keys: lower case, [a-z0-9_] only."""
-    out = "".join(ch if ch.isalnum() and ch.isascii() else "_" for ch in str(value).strip().lower())
-    out = "_".join(part for part in out.split("_") if part)
-    return out or "group"
-
-
-def column_key(metric_key, group=None, suffix=""):
-    """The ``scores.json`` key of a metric, for a group, with a suffix from SUFFIXES."""
-    key = metric_key if group is None else "%s_%s" % (metric_key, group_slug(group))
-    return key + suffix
-
-
 def check_key_lengths(metrics, group_values, source, with_baseline=False):
     """Every key a submission can produce must fit Codabench's 36 characters."""
-    suffixes = SUFFIXES if with_baseline else SUFFIXES[:3]
+    suffixes = SUFFIXES if with_baseline else SUFFIXES[:4]
     longest = max(suffixes, key=len)
     for spec in metrics:
         for group in [None] + [str(v) for v in (group_values or ())]:
@@ -444,7 +433,11 @@ def parse_config(data, source=CONFIG_NAME, program_dir=None):
         reference_point=reference_point,
     )
 
+    outputs = parse_outputs(data.get("outputs"), source)
+    if groups is not None and groups.values is not None:
+        check_output_groups(outputs, groups.values, source)
     check_key_lengths(metrics, groups.values if groups else None, source, with_baseline=baseline is not None)
     return Config(task=task, task_settings=tuple(sorted(task_settings.items())), metrics=tuple(metrics),
-                  labels=labels, pos_label=pos_label, zero_division=float(zero_division), bootstrap=bootstrap, files=files, groups=groups, baseline=baseline, analysis=analysis,
+                  labels=labels, pos_label=pos_label, zero_division=float(zero_division), bootstrap=bootstrap,
+                  files=files, groups=groups, baseline=baseline, analysis=analysis, outputs=outputs,
                   source=source, program_dir=program_dir)

@@ -20,7 +20,8 @@ __all__ = ["render_detailed_results", "HISTOGRAM_BINS"]
 HISTOGRAM_BINS = 40
 DASH = "\u2013"
 METHOD_NAMES = {"percentile": "percentile", "basic": "basic",
-                "bca": "BCa (bias-corrected and accelerated)"}
+                "bca": "BCa (bias-corrected and accelerated)",
+                "normal": "normal (score ± z × bootstrap standard error)"}
 _WIDTH = 720  # SVG user units; the SVGs scale to the page width
 _BLUE, _PALE, _INK, _GREEN, _RED, _ORANGE = "#3b6ea8", "#c9d7e8", "#1f2328", "#2e7d32", "#b5534a", "#c2610c"
 
@@ -396,7 +397,7 @@ def _interval_notes(where, interval, n_resamples):
 def _notes_section(result):
     """Notes attached to intervals, and resamples left out for empty groups."""
     b = result.signature.n_resamples
-    notes = []
+    notes = list(getattr(result, "warnings", ()) or ())
     for s in result.scores:
         notes += _interval_notes("%s, %s" % (s.metric.title, _group_name(s.group)), s.interval, b)
     for c in result.baseline:

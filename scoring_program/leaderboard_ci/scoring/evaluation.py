@@ -15,6 +15,8 @@ import numpy as np
 from .._version import __version__
 from ..core.accumulators import jackknife
 from .config import column_key
+from .outputs import written_keys
+from .validity import heavy_tail_note, sparse_class_notes
 from .custom import custom_functions
 from ..core.intervals import Interval, confidence_interval
 from ..core.replicates import compute_replicates
@@ -39,6 +41,12 @@ class ScoreResult:
     @property
     def key(self):
         return column_key(self.metric.key, self.group)
+
+    @property
+    def standard_error(self):
+        """The bootstrap standard error: the standard deviation of the replicates (ddof=1)."""
+        values = self.replicates[~np.isnan(self.replicates)]
+        return float(np.std(values, ddof=1)) if values.size > 1 else 0.0
 
 
 @dataclass(frozen=True)
@@ -66,29 +74,45 @@ class SubmissionResult:
     per_class: tuple  # the task's unit rows (classification.ClassRow: label, precision, recall, F1, ...)
     signature: Signature
     unit_name: str = "class"  # what a row of per_class is: class, label, entity type
+    #: Plain-language warnings where an interval rests on almost nothing (see :mod:`.validity`).
+    warnings: Tuple[str, ...] = ()
 
     @property
     def official(self):
         return self.scores[0]
 
-    def leaderboard_scores(self):
+    def leaderboard_scores(self, config=None):
         """The ``scores.json`` mapping: key -> finite float, official metric first.
 
-        For each metric (and group): ``key``, ``key_ci_low``, ``key_ci_high``;
-        with a baseline also ``key_vs_base`` (positive = better than the
-        baseline), its CI and ``key_vs_base_p`` (one-sided p-value that the
-        submission is better).
+        For each metric (and group): ``key``, ``key_ci_low``, ``key_ci_high``,
+        ``key_se``; with a baseline also ``key_vs_base`` (positive = better than
+        the baseline), its CI and ``key_vs_base_p`` (one-sided p-value that the
+        submission is better).  With ``config``, only the keys its ``outputs:``
+        section selects (:func:`leaderboard_ci.scoring.outputs.written_keys`), in
+        that order; without, every key but ``_se``.
         """
         out = OrderedDict()
+        se_keys = set()
         for s in self.scores:
             out[s.key] = s.score
             out[s.key + "_ci_low"] = s.interval.low
             out[s.key + "_ci_high"] = s.interval.high
+            out[s.key + "_se"] = s.standard_error
+            se_keys.add(s.key + "_se")
         for b in self.baseline:
             out[b.key] = b.difference
             out[b.key + "_ci_low"] = b.interval.low
             out[b.key + "_ci_high"] = b.interval.high
             out[b.key + "_p"] = b.p_value
+        if config is None:
+            keys = [k for k in out if k not in se_keys]
+        else:
+            groups = []
+            for s in self.scores:
+                if s.group is not None and s.group not in groups:
+                    groups.append(s.group)
+            keys = written_keys(config, groups)
+        out = OrderedDict((k, out[k]) for k in keys)
         for key, value in out.items():
             if not np.isfinite(value):
                 raise ValueError("score %s is not finite (%r); this is a bug" % (key, value))
@@ -186,7 +210,25 @@ def evaluate(config, gold, predictions, baseline=None, progress=None):
                           confidence_level=bs.confidence_level, n_items=gold.n, gold_sha256=gold.sha256,
                           version=__version__)
     return SubmissionResult(tuple(results), tuple(comparisons), per_class, signature,
-                            getattr(main.task, "UNIT_NAME", "class"))
+                            getattr(main.task, "UNIT_NAME", "class"), validity_warnings(config, gold, predictions))
+
+
+def validity_warnings(config, gold, predictions):
+    """The submission's warnings: classes with almost no items or predictions, heavy-tailed errors."""
+    if gold.kind == "classification":
+        return tuple(sparse_class_notes(config.metrics, gold.labels, gold.values, predictions, gold.groups,
+                                        gold.group_values))
+    if gold.kind != "regression":
+        return ()
+    notes = []
+    scopes = [(None, "the test set")]
+    if gold.groups is not None:
+        scopes += [(np.asarray(gold.groups) == g, "group '%s'" % v) for g, v in enumerate(gold.group_values)]
+    for items, where in scopes:
+        note = heavy_tail_note(config.metrics, gold.values, predictions, items, where)
+        if note is not None:
+            notes.append(note)
+    return tuple(notes)
 
 
 def system_jackknife(scorer, n):

@@ -185,7 +185,8 @@ def bundle_entries(bundle_dir=BUNDLE_DIR, program_dir=PROGRAM_DIR):
     from ``bundle_dir``; a ``NAME.zip`` that is not a file there is built from
     the folder ``NAME/`` (its contents at the zip's root, as Codabench's
     ``zip_if_directory`` would), except ``scoring_program.zip``, which is
-    built from the repository's ``scoring_program/`` (one source of truth).
+    built from the bundle's own ``scoring_program/`` folder if it has one (as
+    ``leaderboard-ci init`` writes), else from the repository's (one source of truth).
     """
     with open(os.path.join(bundle_dir, "competition.yaml"), "rb") as handle:
         yaml_bytes = handle.read()
@@ -197,7 +198,9 @@ def bundle_entries(bundle_dir=BUNDLE_DIR, program_dir=PROGRAM_DIR):
             continue
         source = os.path.join(bundle_dir, *name.split("/"))
         if what == "scoring_program" and name.endswith(".zip") and not os.path.isfile(source):
-            entries[name] = zip_bytes(program_entries(program_dir))
+            # The competition's own scoring_program/ (leaderboard-ci init writes one), else the repository's.
+            own = source[:-4]
+            entries[name] = zip_bytes(program_entries(own if os.path.isdir(own) else program_dir))
         elif os.path.isfile(source):
             with open(source, "rb") as handle:
                 entries[name] = handle.read()

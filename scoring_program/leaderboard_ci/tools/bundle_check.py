@@ -277,8 +277,17 @@ def check_bundle(path, submissions=None, run_program=True, python=None, workdir=
         tasks = _check_tasks(c, competition)
         _check_phases(c, competition, tasks)
         columns = _check_leaderboards(c, competition)
-        if run_program and columns and not c.problems:
-            _check_scores(c, competition, tasks, columns, submissions, python, workdir)
+        if not columns:
+            return c.problems
+        owned = workdir is None
+        workdir = workdir or tempfile.mkdtemp(prefix="bundle-check-")
+        try:
+            unwritten = _check_directions(c, tasks, columns, os.path.join(workdir, "config"))
+            if run_program and not c.problems:
+                _check_scores(c, competition, tasks, columns, submissions, python, workdir, unwritten)
+        finally:
+            if owned:
+                shutil.rmtree(workdir, ignore_errors=True)
         return c.problems
 
 
@@ -476,49 +485,112 @@ def _extract(c, path, dest):
     return dest
 
 
-def _check_scores(c, competition, tasks, columns, submissions, python, workdir):
-    """Score the submissions with the bundle's program; every column key must be written."""
+def _first_task(tasks):
+    """The first task defined in the bundle with a scoring program, or None."""
+    for index in sorted(tasks, key=str):
+        task = tasks[index]
+        if isinstance(task, dict) and "key" not in task and "scoring_program" in task:
+            return task
+    return None
+
+
+def _check_directions(c, tasks, columns, workdir):
+    """Each column against the keys the bundle's program writes for its own config.
+
+    A column whose ``sorting`` contradicts its metric's direction would rank the worst
+    submission first; a column whose key the program never writes stays empty.  Each is
+    reported once.  Returns the set of column keys the program does not write.
+    """
+    from ..scoring.config import load_config
+    from ..scoring.errors import ConfigError
+    from ..scoring.outputs import written_columns
+    from ..scoring.readers import read_gold
+
+    task = _first_task(tasks)
+    if task is None:
+        return set()
+    program = _extract(c, task["scoring_program"], os.path.join(workdir, "program"))
+    reference = os.path.join(workdir, "reference")
+    if "reference_data" in task:
+        _extract(c, task["reference_data"], reference)
+    else:
+        os.makedirs(reference)
+    try:
+        config = load_config(program, reference)
+        groups = read_gold(reference, config).group_values if config.groups is not None else None
+    except ConfigError as exc:
+        c.add("scoring program", "its configuration cannot be used: %s" % exc.message)
+        return set()
+    written = dict((col.key, col) for col in written_columns(config, groups))
+    unwritten = set()
+    for i, column in enumerate(columns):
+        where = "leaderboards[0].columns[%d]" % i
+        key, sorting = column["key"], column.get("sorting", "desc")
+        meaning = written.get(key)
+        if meaning is None:
+            unwritten.add(key)
+            c.add(where, "key %r is not one of the %d keys the scoring program writes for its config, so the "
+                         "column would stay empty (leaderboard-ci columns prints them)" % (key, len(written)))
+        elif meaning.part != "se" and sorting in SORTINGS and sorting != meaning.sorting:
+            if meaning.part in ("score", "ci_low", "ci_high"):
+                why = "for %s %s" % (meaning.metric.title, meaning.metric.better)
+            elif meaning.part == "vs_base_p":
+                why = "a smaller p-value is stronger evidence of beating the baseline"
+            else:
+                why = "the gain over the baseline is oriented so that positive is better"
+            c.add(where, "key %r sorts %s (%s first) but %s, so the leaderboard would rank the worst submission "
+                         "first; use sorting: %s" % (key, sorting, "highest" if sorting == "desc" else "lowest",
+                                                     why, meaning.sorting))
+    return unwritten
+
+
+def _check_scores(c, competition, tasks, columns, submissions, python, workdir, unwritten=()):
+    """Score the submissions with the bundle's program; every column key must be written.
+
+    A problem that several submissions share is reported once, naming how many had it.
+    """
     if submissions is None:
         submissions = sample_submissions()
     if not submissions:
-        c.add("scores", "no submission to score: cannot check that the program writes the column keys")
+        c.add("scores", "no submission to score: cannot check that the program writes the column keys "
+                        "(give --submissions, or put zips in the competition's sample_submissions/)")
         return
-    owned = workdir is None
-    workdir = workdir or tempfile.mkdtemp(prefix="bundle-check-")
-    try:
-        for phase_index, phase in enumerate(competition.get("phases") or []):
-            for t in phase.get("tasks") or []:
-                task = tasks.get(t)
-                if not isinstance(task, dict) or "key" in task or "scoring_program" not in task:
+    missing = {}
+    for phase_index, phase in enumerate(competition.get("phases") or []):
+        for t in phase.get("tasks") or []:
+            task = tasks.get(t)
+            if not isinstance(task, dict) or "key" in task or "scoring_program" not in task:
+                continue
+            base = os.path.join(workdir, "phase%d-task%s" % (phase_index, t))
+            program = _extract(c, task["scoring_program"], os.path.join(base, "program"))
+            reference = os.path.join(base, "reference")
+            if "reference_data" in task:
+                _extract(c, task["reference_data"], reference)
+            else:
+                os.makedirs(reference)
+            for sub in submissions:
+                label = "phase %r task %r, %s" % (phase.get("name"), t, os.path.basename(sub))
+                run = score_one(sub, os.path.join(base, "run"), program=program, reference=reference,
+                                python=python)
+                if run.returncode != 0 or run.scores is None:
+                    lines = run.stderr.strip().splitlines()
+                    c.add("scores", "%s: the scoring program exited %d without scores: %s"
+                          % (label, run.returncode, lines[-1][-500:] if lines else "(nothing on stderr)"))
                     continue
-                base = os.path.join(workdir, "phase%d-task%s" % (phase_index, t))
-                program = _extract(c, task["scoring_program"], os.path.join(base, "program"))
-                reference = os.path.join(base, "reference")
-                if "reference_data" in task:
-                    _extract(c, task["reference_data"], reference)
-                else:
-                    os.makedirs(reference)
-                for sub in submissions:
-                    label = "phase %r task %r, %s" % (phase.get("name"), t, os.path.basename(sub))
-                    run = score_one(sub, os.path.join(base, "run"), program=program, reference=reference,
-                                    python=python)
-                    if run.returncode != 0 or run.scores is None:
-                        c.add("scores", "%s: the scoring program exited %d without scores: %s"
-                              % (label, run.returncode, run.stderr.strip()[-500:]))
+                if not isinstance(run.scores, dict):
+                    c.add("scores", "%s: scores.json is not a mapping" % label)
+                    continue
+                for column in columns:
+                    key = column["key"]
+                    if key in unwritten:
+                        continue  # reported once by the configuration check
+                    if key not in run.scores:
+                        missing.setdefault(key, []).append(os.path.basename(sub))
                         continue
-                    if not isinstance(run.scores, dict):
-                        c.add("scores", "%s: scores.json is not a mapping" % label)
-                        continue
-                    for column in columns:
-                        key = column["key"]
-                        if key not in run.scores:
-                            c.add("scores", "%s: column key %r is not in scores.json (it has: %s)"
-                                  % (label, key, ", ".join(run.scores)))
-                            continue
-                        value = run.scores[key]
-                        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-                        if not ok or not math.isfinite(value) or abs(value) >= MAX_ABS_SCORE:
-                            c.add("scores", "%s: %s = %r is not a finite number below 1e10" % (label, key, value))
-    finally:
-        if owned:
-            shutil.rmtree(workdir, ignore_errors=True)
+                    value = run.scores[key]
+                    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+                    if not ok or not math.isfinite(value) or abs(value) >= MAX_ABS_SCORE:
+                        c.add("scores", "%s: %s = %r is not a finite number below 1e10" % (label, key, value))
+    for key, names in missing.items():
+        c.add("scores", "column key %r is not in scores.json of %d submission%s (%s)"
+              % (key, len(names), "" if len(names) == 1 else "s", ", ".join(names[:3]) + (" ..." if len(names) > 3 else "")))

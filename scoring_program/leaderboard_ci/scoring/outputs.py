@@ -1,0 +1,202 @@
+"""Which keys the scoring program writes, and the leaderboard column each one is.
+
+One list, :func:`written_columns`, says which ``scores.json`` keys a configuration
+writes, in order.  The program writes exactly those keys
+(:meth:`leaderboard_ci.scoring.evaluation.SubmissionResult.leaderboard_scores`),
+``leaderboard-ci columns`` and ``leaderboard-ci init`` turn them into leaderboard
+columns, and the bundle check uses them to know each column's direction.
+
+The ``outputs:`` section of ``config.yaml`` chooses the keys:
+
+``ci`` (default true)
+    ``KEY_ci_low`` and ``KEY_ci_high``.
+``se`` (default false)
+    ``KEY_se``, the bootstrap standard error (the standard deviation of the replicates).
+``groups`` (default true)
+    true: every group's keys; false: none; a list: those group values only.
+``baseline`` (default ``all``)
+    ``all``: the comparison with the baseline for every metric and group;
+    ``official``: for the official metric only (and its groups); ``none``: no comparison.
+``baseline_ci`` (default true)
+    ``KEY_vs_base_ci_low`` and ``KEY_vs_base_ci_high``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from .errors import ConfigError
+
+__all__ = ["OutputSettings", "Column", "parse_outputs", "check_output_groups", "written_columns", "written_keys",
+           "OUTPUT_KEYS", "BASELINE_CHOICES", "column_key", "group_slug"]
+
+OUTPUT_KEYS = ("ci", "se", "groups", "baseline", "baseline_ci")
+BASELINE_CHOICES = ("all", "official", "none")
+#: Codabench's limit on a column title.
+MAX_TITLE = 36
+
+#: (part, key suffix) in the order the program writes them for one metric and group.
+_SCORE_PARTS = (("score", ""), ("ci_low", "_ci_low"), ("ci_high", "_ci_high"), ("se", "_se"))
+_BASE_PARTS = (("vs_base", "_vs_base"), ("vs_base_ci_low", "_vs_base_ci_low"),
+               ("vs_base_ci_high", "_vs_base_ci_high"), ("vs_base_p", "_vs_base_p"))
+
+
+@dataclass(frozen=True)
+class OutputSettings:
+    """The ``outputs:`` section: which keys are written."""
+
+    ci: bool = True
+    se: bool = False
+    groups: object = True  # True, False, or a tuple of group values
+    baseline: str = "all"
+    baseline_ci: bool = True
+
+    def wants_group(self, value):
+        if self.groups is True:
+            return True
+        if self.groups is False:
+            return False
+        return str(value) in self.groups
+
+
+@dataclass(frozen=True)
+class Column:
+    """One key the program writes, and what it means."""
+
+    key: str
+    metric: object  # MetricSpec
+    group: Optional[str]
+    part: str  # score, ci_low, ci_high, se, vs_base, vs_base_ci_low, vs_base_ci_high, vs_base_p
+
+    @property
+    def sorting(self):
+        """Codabench's ``sorting``: ``desc`` puts the highest value first.
+
+        A score and its interval bounds follow the metric's direction; a difference
+        with the baseline is oriented so that positive is better (``desc``); a
+        p-value and a standard error are better small (``asc``).
+        """
+        if self.part in ("score", "ci_low", "ci_high"):
+            return "desc" if self.metric.direction == "higher" else "asc"
+        if self.part in ("vs_base", "vs_base_ci_low", "vs_base_ci_high"):
+            return "desc"
+        return "asc"
+
+    def title(self, confidence_level=0.95):
+        """A column title of at most 36 characters (Codabench's limit)."""
+        level = "%g%%" % (100 * confidence_level)
+        tails = {"score": "", "ci_low": " %s CI low" % level, "ci_high": " %s CI high" % level,
+                 "se": " SE", "vs_base": " gain vs baseline", "vs_base_ci_low": " gain %s CI low" % level,
+                 "vs_base_ci_high": " gain %s CI high" % level, "vs_base_p": " p (beats baseline)"}
+        head = self.metric.title
+        if head[:1].islower():
+            head = head[:1].upper() + head[1:]
+        group = "" if self.group is None else " [%s]" % self.group
+        tail = tails[self.part]
+        title = head + group + tail
+        if len(title) <= MAX_TITLE:
+            return title
+        room = MAX_TITLE - len(tail)
+        if len(head) + 2 <= room and self.group is not None:
+            # Keep the metric's name, shorten the group value.
+            keep = room - len(head) - 4
+            return "%s [%s…]%s" % (head, str(self.group)[:max(keep, 1)], tail)
+        return (head + group)[:room - 1] + "…" + tail
+
+
+def group_slug(value):
+    """A group value as it appears in score keys: lower case, [a-z0-9_] only."""
+    out = "".join(ch if ch.isalnum() and ch.isascii() else "_" for ch in str(value).strip().lower())
+    out = "_".join(part for part in out.split("_") if part)
+    return out or "group"
+
+
+def column_key(metric_key, group=None, suffix=""):
+    """The ``scores.json`` key of a metric, for a group, with a suffix such as ``_ci_low``."""
+    key = metric_key if group is None else "%s_%s" % (metric_key, group_slug(group))
+    return key + suffix
+
+
+def parse_outputs(value, source):
+    """Validate the ``outputs:`` section; returns :class:`OutputSettings`."""
+    if value is None:
+        return OutputSettings()
+    if not isinstance(value, dict):
+        raise ConfigError("%s: outputs must be a mapping (keys: %s), got %r" % (source, ", ".join(OUTPUT_KEYS), value))
+    unknown = sorted(set(value) - set(OUTPUT_KEYS))
+    if unknown:
+        raise ConfigError("%s: outputs.%s is not a known key; allowed: %s" % (source, unknown[0], ", ".join(OUTPUT_KEYS)))
+    flags = {}
+    for name in ("ci", "se", "baseline_ci"):
+        flag = value.get(name, getattr(OutputSettings, name))
+        if not isinstance(flag, bool):
+            raise ConfigError("%s: outputs.%s must be true or false, got %r" % (source, name, flag))
+        flags[name] = flag
+    groups = value.get("groups", True)
+    if not isinstance(groups, bool):
+        if isinstance(groups, (str, int)):
+            groups = [groups]
+        if not isinstance(groups, (list, tuple)) or not groups or any(isinstance(g, bool) for g in groups):
+            raise ConfigError("%s: outputs.groups must be true, false or a list of group values, got %r"
+                              % (source, value.get("groups")))
+        groups = tuple(str(g) for g in groups)
+    baseline = value.get("baseline", "all")
+    if baseline is False or baseline is None:
+        baseline = "none"
+    if baseline not in BASELINE_CHOICES:
+        raise ConfigError("%s: outputs.baseline must be one of: %s, got %r"
+                          % (source, ", ".join(BASELINE_CHOICES), baseline))
+    return OutputSettings(groups=groups, baseline=baseline, **flags)
+
+
+def check_output_groups(outputs, group_values, source):
+    """Every group value that ``outputs.groups`` lists must be a group of the gold file."""
+    if outputs.groups in (True, False):
+        return
+    known = [str(v) for v in (group_values or ())]
+    for value in outputs.groups:
+        if value not in known:
+            raise ConfigError("%s: outputs.groups lists %r, which is not one of the groups (%s)"
+                              % (source, value, ", ".join(known) or "no groups are configured"))
+
+
+def written_columns(config, group_values=None):
+    """The keys the program writes for ``config``, in order, as :class:`Column` objects.
+
+    Parameters
+    ----------
+    config : Config
+    group_values : sequence of str, optional
+        The groups of the gold file (``GoldStandard.group_values``); none without groups.
+
+    Returns
+    -------
+    tuple of Column
+        For each metric, the score (and its interval, SE) on all items, then on each
+        written group; then the baseline comparisons, if any, in the same order.
+    """
+    outputs = getattr(config, "outputs", None) or OutputSettings()
+    groups = [None]
+    if config.groups is not None:
+        groups += [g for g in (group_values or ()) if outputs.wants_group(g)]
+    score_parts = [p for p in _SCORE_PARTS if p[0] == "score" or (p[0].startswith("ci_") and outputs.ci)
+                   or (p[0] == "se" and outputs.se)]
+    base_parts = [p for p in _BASE_PARTS if not p[0].startswith("vs_base_ci_") or outputs.baseline_ci]
+    out = []
+    for spec in config.metrics:
+        for group in groups:
+            for part, suffix in score_parts:
+                out.append(Column(column_key(spec.key, group, suffix), spec, group, part))
+    if config.baseline is not None and outputs.baseline != "none":
+        compared = config.metrics if outputs.baseline == "all" else config.metrics[:1]
+        for spec in compared:
+            for group in groups:
+                for part, suffix in base_parts:
+                    out.append(Column(column_key(spec.key, group, suffix), spec, group, part))
+    return tuple(out)
+
+
+def written_keys(config, group_values=None):
+    """Only the keys of :func:`written_columns`."""
+    return tuple(c.key for c in written_columns(config, group_values))
+

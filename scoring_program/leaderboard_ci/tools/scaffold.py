@@ -1,0 +1,338 @@
+"""``leaderboard-ci init`` and ``leaderboard-ci columns``: a competition folder from a gold file and a config.
+
+:func:`leaderboard_columns` turns the keys the program writes
+(:func:`leaderboard_ci.scoring.outputs.written_columns`) into Codabench leaderboard
+columns: one per key, ``sorting`` from the metric's direction, titles within 36
+characters, precision 4.  :func:`init_competition` writes a folder that
+``leaderboard-ci bundle`` builds and checks as it is.
+"""
+from __future__ import annotations
+
+import datetime
+import io
+import os
+import shutil
+import struct
+import tempfile
+import zlib
+
+import yaml
+
+from ..scoring.config import CONFIG_NAME, _merge, _read_yaml, parse_config
+from ..scoring.errors import ConfigError
+from ..scoring.outputs import written_columns
+from .bundle import PROGRAM_DIR, program_entries, write_zip
+
+__all__ = ["SetupError", "load_organizer_config", "group_values_of", "leaderboard_columns", "columns_yaml",
+           "init_competition"]
+
+
+class SetupError(Exception):
+    """An organizer's mistake in ``init`` or ``columns``: one sentence, no traceback."""
+
+
+def load_organizer_config(path):
+    """Parse an organizer's ``config.yaml`` on its own (not merged over the sample's)."""
+    if not os.path.isfile(path):
+        raise SetupError("the config file %s does not exist" % path)
+    try:
+        return parse_config(_read_yaml(path), source=os.path.basename(path),
+                            program_dir=os.path.dirname(os.path.abspath(path)))
+    except ConfigError as exc:
+        raise SetupError(exc.message)
+
+
+def group_values_of(config, gold_path):
+    """The group values of the gold file (None without groups); reads the gold as the program does."""
+    if config.groups is None:
+        return None
+    if config.groups.values is not None and gold_path is None:
+        return config.groups.values
+    if gold_path is None or not os.path.isfile(gold_path):
+        raise SetupError("the config groups items by %r but lists no groups.values, and the gold file %s "
+                         "is not there to read them from; give --gold FILE"
+                         % (config.groups.column, gold_path or "(none given)"))
+    from ..scoring.readers import read_gold
+
+    workdir = tempfile.mkdtemp(prefix="leaderboard-ci-gold-")
+    try:
+        shutil.copy(gold_path, os.path.join(workdir, config.files.gold))
+        try:
+            return read_gold(workdir, config).group_values
+        except ConfigError as exc:
+            raise SetupError("%s: %s" % (gold_path, exc.message))
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def leaderboard_columns(config, group_values=None):
+    """The Codabench columns (list of dicts) for every key ``config`` writes."""
+    level = config.bootstrap.confidence_level
+    return [{"title": c.title(level), "key": c.key, "index": i, "sorting": c.sorting, "precision": 4}
+            for i, c in enumerate(written_columns(config, group_values))]
+
+
+def columns_yaml(columns):
+    """The columns as the ``columns:`` block of a leaderboard, YAML text."""
+    return yaml.safe_dump({"columns": columns}, sort_keys=False, allow_unicode=True, default_flow_style=False)
+
+
+# ---------------------------------------------------------------------------
+# init
+# ---------------------------------------------------------------------------
+def _png(size=128):
+    """A small logo: a PNG of interval bars, written with zlib (no imaging library)."""
+    rows = []
+    bars = [(0.20, 0.35, 0.80), (0.45, 0.25, 0.65), (0.70, 0.45, 0.90)]
+    for y in range(size):
+        row = bytearray([0])
+        for x in range(size):
+            colour = (255, 255, 255)
+            for centre, low, high in bars:
+                if abs(x / size - centre) < 0.06 and low <= 1 - y / size <= high:
+                    colour = (31, 119, 180)
+                if abs(x / size - centre) < 0.12 and abs(1 - y / size - (low + high) / 2) < 0.02:
+                    colour = (214, 39, 40)
+            row.extend(colour)
+        rows.append(bytes(row))
+
+    def chunk(kind, data):
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body) & 0xFFFFFFFF)
+
+    header = struct.pack(">IIBBBBB", size, size, 8, 2, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"".join(rows), 9))
+            + chunk(b"IEND", b""))
+
+
+def _write(path, data):
+    folder = os.path.dirname(path)
+    if not os.path.isdir(folder):
+        os.makedirs(folder)
+    mode = "wb" if isinstance(data, bytes) else "w"
+    with io.open(path, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as handle:
+        handle.write(data)
+
+
+def _prediction_name(config, baseline):
+    if config.files.predictions:
+        return config.files.predictions
+    return "predictions" + (os.path.splitext(baseline)[1] if baseline else ".csv")
+
+
+def _pages(title, config, columns, n_items, prediction_name):
+    level = "%g%%" % (100 * config.bootstrap.confidence_level)
+    rows = "\n".join("| %s | `%s` | %s |" % (c["title"], c["key"], "higher first" if c["sorting"] == "desc"
+                                              else "lower first") for c in columns)
+    metrics = "\n".join("* **%s** (`%s`, %s)%s" % (m.title, m.key, m.better, " — official: it ranks the leaderboard"
+                                                    if i == 0 else "") for i, m in enumerate(config.metrics))
+    overview = ("# %s\n\nPredict the %s of each of the %d test items. The leaderboard shows every score with "
+                "its %s bootstrap confidence interval, so you can see which differences between submissions "
+                "are real and which are ties.\n\nSee the Evaluation page for the scores and the Terms page "
+                "for the rules.\n" % (title, config.files.gold_column, n_items, level))
+    id_line = ("one row per test item with the columns `%s` and `%s`" % (config.files.id_column,
+                                                                        config.files.gold_column)
+               if config.files.id_column else "one prediction per line, in the order of the test items")
+    evaluation = """# Evaluation
+
+## What you submit
+
+A zip file holding `{pred}`: {id_line}. A missing, repeated or unknown id, or a value that cannot be
+read, is reported in the submission's error log in one sentence, and the submission is not scored.
+
+## The scores
+
+{metrics}
+
+## The leaderboard columns
+
+| Column | Key | Sorted |
+| --- | --- | --- |
+{rows}
+
+## What the intervals mean
+
+The test set is a sample of {n} items. On another {n} items from the same source, every submission
+would score a little differently. The **{level} confidence interval** ("CI low" to "CI high") is the
+range of scores your predictions could plausibly get on a test set like this one. Two submissions whose
+difference is small compared with their intervals may differ by luck.
+
+The intervals come from the **bootstrap**: {n} test items are drawn at random with replacement, your
+score is recomputed on that resample, and this is repeated B = {b} times from a fixed seed
+({seed}), so every submission is scored on exactly the same resamples. The interval is read from those
+B scores ({method} method).
+{baseline}
+The detailed results of each submission show the same numbers with a plain-language explanation.
+""".format(pred=prediction_name, id_line=id_line, metrics=metrics, rows=rows, n=n_items, level=level,
+           b=config.bootstrap.n_resamples, seed=config.bootstrap.seed, method=config.bootstrap.method,
+           baseline=("\n## The baseline\n\nEvery submission is compared with the baseline (%s) on the same "
+                     "resamples. The gain is oriented so that **positive means better than the baseline**, "
+                     "also for metrics where lower is better; its interval and a one-sided p-value (how often "
+                     "a gain this large would appear if you were no better than the baseline) are shown.\n"
+                     % config.baseline.name) if config.baseline is not None else "")
+    terms = ("# Terms and conditions\n\n* Submissions are scored automatically; scores, intervals and "
+             "detailed results are shown on the leaderboard.\n* The organizers may publish the leaderboard "
+             "and a summary of the results, including statistical comparisons between submissions.\n\n"
+             "By registering, you accept these terms.\n")
+    return {"overview.md": overview, "evaluation.md": evaluation, "terms.md": terms}
+
+
+def _competition_yaml(title, columns, config, n_items, name):
+    start = datetime.date.today().strftime("%Y-%m-%d 00:00:00")
+    competition = {
+        "version": 2,
+        "title": title,
+        "description": "Scores with %g%% bootstrap confidence intervals (leaderboard-ci)."
+                       % (100 * config.bootstrap.confidence_level),
+        "image": "logo.png",
+        "terms": "pages/terms.md",
+        "docker_image": "codalab/codalab-legacy:py37",
+        "registration_auto_approve": True,
+        "enable_detailed_results": True,
+        "show_detailed_results_in_submission_panel": True,
+        "show_detailed_results_in_leaderboard": True,
+        "pages": [{"title": "Overview", "file": "pages/overview.md"},
+                  {"title": "Evaluation", "file": "pages/evaluation.md"},
+                  {"title": "Terms", "file": "pages/terms.md"}],
+        "tasks": [{"index": 0, "name": title[:100], "description": "Predict each of the %d test items." % n_items,
+                   "scoring_program": "scoring_program.zip", "reference_data": "reference_data.zip"}],
+        "phases": [{"index": 0, "name": "Evaluation", "description": "Submit your predictions, zipped.",
+                    "start": start, "execution_time_limit": 600, "max_submissions_per_day": 5,
+                    "max_submissions": 100, "tasks": [0]}],
+        "leaderboards": [{"title": "Results", "key": "main", "submission_rule": "Force_Last", "primary_index": 0,
+                          "columns": columns}],
+    }
+    head = ("# Codabench v2 competition bundle, written by leaderboard-ci init.\n"
+            "# Build and check the uploadable zip with:  leaderboard-ci bundle %s\n"
+            "# The leaderboard columns are the keys the scoring program writes for reference_data/config.yaml;\n"
+            "# after changing the config, print them again with:  leaderboard-ci columns reference_data/config.yaml\n"
+            % name)
+    return head + yaml.safe_dump(competition, sort_keys=False, allow_unicode=True, default_flow_style=False)
+
+
+def init_competition(folder, gold, config_path, baseline=None, title=None):
+    """Write a complete competition folder; returns the list of files written (relative paths).
+
+    Parameters
+    ----------
+    folder : str
+        The new folder (absent or empty).
+    gold : str
+        The gold file; copied into ``reference_data/`` under the config's ``files.gold``.
+    config_path : str
+        The organizer's ``config.yaml`` (complete on its own: it becomes the scoring
+        program's ``config.yaml`` and ``reference_data/config.yaml``).
+    baseline : str, optional
+        A prediction file; copied into ``reference_data/`` and set as ``baseline.file``.
+    title : str, optional
+        The competition's title (default: from the folder's name).
+    """
+    if os.path.isfile(folder) or (os.path.isdir(folder) and os.listdir(folder)):
+        raise SetupError("%s already exists and is not empty; init writes a new competition folder" % folder)
+    if not os.path.isfile(gold):
+        raise SetupError("the gold file %s does not exist" % gold)
+    if baseline is not None and not os.path.isfile(baseline):
+        raise SetupError("the baseline file %s does not exist" % baseline)
+    if not os.path.isfile(config_path):
+        raise SetupError("the config file %s does not exist" % config_path)
+    try:
+        data = _read_yaml(config_path)
+    except ConfigError as exc:
+        raise SetupError(exc.message)
+    if baseline is not None:
+        current = data.get("baseline") if isinstance(data.get("baseline"), dict) else {}
+        data = _merge(data, {"baseline": {"file": os.path.basename(baseline),
+                                          "name": current.get("name", "baseline")}})
+    source = os.path.basename(config_path)
+    try:
+        config = parse_config(data, source=source, program_dir=os.path.dirname(os.path.abspath(config_path)))
+    except ConfigError as exc:
+        raise SetupError(exc.message)
+    if config.baseline is not None and baseline is None:
+        raise SetupError("%s names a baseline file (%s) but no --baseline FILE was given"
+                         % (source, config.baseline.file))
+    if any(m.custom_path for m in config.metrics):
+        raise SetupError("%s uses a custom metric; init copies only the built-in program, so add the metric's "
+                         "file to scoring_program/ by hand after init with a config without it" % source)
+    title = title or os.path.basename(os.path.abspath(folder)).replace("_", " ").replace("-", " ").strip().title()
+
+    staging = tempfile.mkdtemp(prefix="leaderboard-ci-init-")
+    try:
+        ref = os.path.join(staging, "reference_data")
+        os.makedirs(ref)
+        shutil.copy(gold, os.path.join(ref, config.files.gold))
+        if baseline is not None:
+            shutil.copy(baseline, os.path.join(ref, config.baseline.file))
+        with io.open(config_path, encoding="utf-8-sig") as handle:
+            config_text = handle.read()
+        if baseline is not None:
+            config_text = (config_text.rstrip("\n") + "\n\n# Added by leaderboard-ci init (--baseline):\n"
+                           + yaml.safe_dump({"baseline": data["baseline"]}, sort_keys=False))
+        _write(os.path.join(ref, CONFIG_NAME), config_text)
+        gold_data = _check_reference(ref, config, source)
+        columns = leaderboard_columns(config, gold_data.group_values)
+        for name, data_bytes in program_entries(PROGRAM_DIR).items():
+            if name != CONFIG_NAME:
+                _write(os.path.join(staging, "scoring_program", *name.split("/")), data_bytes)
+        _write(os.path.join(staging, "scoring_program", CONFIG_NAME), config_text)
+        _write(os.path.join(staging, "competition.yaml"), _competition_yaml(title, columns, config, gold_data.n,
+                                                                            os.path.basename(os.path.abspath(folder))))
+        prediction_name = _prediction_name(config, baseline)
+        for name, text in _pages(title, config, columns, gold_data.n, prediction_name).items():
+            _write(os.path.join(staging, "pages", name), text)
+        _write(os.path.join(staging, "logo.png"), _png())
+        if baseline is not None:
+            with open(baseline, "rb") as handle:
+                write_zip(os.path.join(staging, "sample_submissions", "baseline.zip"),
+                          {prediction_name: handle.read()})
+        _write(os.path.join(staging, "README.md"), _readme(title, os.path.basename(os.path.abspath(folder)),
+                                                           baseline is not None))
+        if not os.path.isdir(folder):
+            os.makedirs(folder)
+        written = []
+        for root, _, files in os.walk(staging):
+            for name in files:
+                rel = os.path.relpath(os.path.join(root, name), staging)
+                target = os.path.join(folder, rel)
+                if not os.path.isdir(os.path.dirname(target)):
+                    os.makedirs(os.path.dirname(target))
+                shutil.copy2(os.path.join(root, name), target)
+                written.append(rel.replace(os.sep, "/"))
+        return sorted(written)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _check_reference(ref, config, source):
+    """Read the gold (and baseline) as the program will: a mistake stops init with one sentence."""
+    from ..scoring.readers import read_baseline, read_gold
+
+    try:
+        gold = read_gold(ref, config)
+        if config.baseline is not None:
+            read_baseline(ref, config, gold)
+    except ConfigError as exc:
+        raise SetupError(exc.message)
+    return gold
+
+
+def _readme(title, name, has_baseline):
+    return """# {title}
+
+Written by `leaderboard-ci init`. What is here:
+
+* `competition.yaml`: the Codabench v2 bundle description; its leaderboard columns are the keys the
+  scoring program writes for `reference_data/config.yaml`.
+* `reference_data/`: the gold file and `config.yaml` (private: only the scoring program sees them).
+* `scoring_program/`: the drop-in scoring program, with the same `config.yaml`.
+* `pages/`, `logo.png`: what participants read.
+* `sample_submissions/`: submissions the bundle check scores ({samples}); add your own zips.
+
+Next steps:
+
+    leaderboard-ci bundle {name}                 # build {name}_bundle.zip and check it (0 problems)
+    leaderboard-ci score SUBMISSION.zip --competition-dir {name}
+    leaderboard-ci columns {name}/reference_data/config.yaml   # after changing the config
+
+Edit `reference_data/config.yaml` and `scoring_program/config.yaml` together (they are the same file).
+""".format(title=title, name=name, samples="the baseline" if has_baseline else "none yet")

@@ -1,0 +1,116 @@
+"""Every text of every figure lies inside its canvas, at 2, 10 and 60 systems with long names;
+the ranking axis zooms to the participants and marks far-off systems at the edge with their value."""
+import functools
+
+import numpy as np
+import pytest
+from matplotlib.text import Text
+
+from leaderboard_ci.phase.analysis import analyze
+from leaderboard_ci.report.plots import ordered_ci_plot, target_figures
+
+LONG = "a_rather_long_team_name_with_a_descriptive_run_label"
+
+
+def _noisy(rng, gold, accuracy, classes):
+    pred = gold.copy()
+    flip = rng.random(gold.size) > accuracy
+    pred[flip] = rng.integers(0, classes, int(flip.sum()))
+    return pred
+
+
+@functools.lru_cache(maxsize=None)
+def competition(m, metric="f1_macro"):
+    """``m`` systems with long names (one near zero), a baseline, two groups."""
+    rng = np.random.default_rng(m)
+    n = 240
+    gold = rng.integers(0, 3, n)
+    groups = np.where(np.arange(n) % 2 == 0, "female", "male")
+    systems = {}
+    for i in range(m - 1):
+        systems["%s_%02d" % (LONG if i % 2 == 0 else "team%d" % i, i)] = _noisy(rng, gold, 0.55 + 0.3 * i / m, 3)
+    if m >= 10:
+        # a broken run: almost everything wrong, far below the others
+        systems["broken_run_of_%s" % LONG] = (gold + 1) % 3
+    systems["majority baseline"] = np.zeros(n, dtype=int)
+    return analyze([str(g) for g in gold], {k: [str(x) for x in v] for k, v in systems.items()}, metric=metric,
+                   groups=list(groups), baseline="majority baseline", n_resamples=200)
+
+
+def _undrawn_tick_labels(fig):
+    """Tick labels matplotlib keeps but does not draw: their tick lies outside the axis' view."""
+    out = set()
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            low, high = sorted(axis.get_view_interval())
+            span = (high - low) or 1.0
+            for tick in axis.get_major_ticks() + axis.get_minor_ticks():
+                if not low - 1e-9 * span <= tick.get_loc() <= high + 1e-9 * span:
+                    out.update((id(tick.label1), id(tick.label2)))
+    return out
+
+
+def _clipped_texts(fig):
+    """Every drawn, non-empty text whose bounding box leaves the canvas (0.5 pixel of slack)."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    canvas = fig.bbox
+    undrawn = _undrawn_tick_labels(fig)
+    out = []
+    for text in fig.findobj(Text):
+        if not text.get_visible() or not text.get_text().strip() or id(text) in undrawn:
+            continue
+        box = text.get_window_extent(renderer)
+        if box.x0 < canvas.x0 - 0.5 or box.x1 > canvas.x1 + 0.5 or box.y0 < canvas.y0 - 0.5 or box.y1 > canvas.y1 + 0.5:
+            out.append((text.get_text()[:60], [round(v) for v in (box.x0, box.y0, box.x1, box.y1)],
+                        [round(v) for v in (canvas.x1, canvas.y1)]))
+    return out
+
+
+@pytest.mark.parametrize("m", [2, 10, 60])
+def test_no_text_is_clipped(m):
+    result = competition(m)
+    measured = 0
+    for target in list(result.targets.values())[:2]:  # all items and one group
+        for name, fig in target_figures(target, baseline=result.baseline, decision="Holm").items():
+            assert _clipped_texts(fig) == [], "%s, %d systems, %s" % (name, m, target.key)
+            measured += 1
+    assert measured >= 2
+
+
+def test_the_ranking_axis_zooms_to_the_participants():
+    result = competition(10)
+    target = result.official
+    fig = ordered_ci_plot(target, baseline=result.baseline)
+    ax = fig.axes[0]
+    frame = target.systems
+    broken = frame[frame["name"].str.startswith("broken_run")].iloc[0]
+    low, high = ax.get_xlim()
+    assert not low <= broken["score"] <= high  # far off: not on the axis
+    others = frame[~frame["name"].isin([broken["name"], result.baseline])]
+    assert low <= others["ci_low"].min() and others["ci_high"].max() <= high
+    assert (high - low) < 2.5 * (others["ci_high"].max() - others["ci_low"].min())
+    edge = [a for a in ax.get_children() if a.get_gid() == "offscale:%s" % broken["name"]]
+    assert edge, "the far-off system is marked at the edge"
+    texts = [t.get_text() for t in ax.texts]
+    assert any(t.startswith("%.4f" % broken["score"]) for t in texts)
+
+
+def test_the_pages_figures_fit_at_the_resolution_they_are_drawn(tmp_path, monkeypatch):
+    """write_report draws each figure for the page (110 dpi) and for the files (150 dpi); a layout frozen at
+    150 dpi and reused at 110 pushed the winner's bold name off the canvas at 60 systems."""
+    import leaderboard_ci.report.plots as plots
+    from leaderboard_ci.report.files import write_report
+
+    result = competition(60)
+    original = plots.figure_png
+    found = []
+
+    def checked(fig, dpi=110, palette=False):
+        fig.set_dpi(dpi)
+        found.extend(_clipped_texts(fig))  # draws with whatever layout the figure has now
+        return original(fig, dpi=dpi, palette=palette)
+
+    monkeypatch.setattr(plots, "figure_png", checked)
+    write_report(result, str(tmp_path / "report"), figure_formats=("png",))
+    assert found == []

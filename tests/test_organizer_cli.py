@@ -98,6 +98,9 @@ def test_init_writes_one_column_per_key_with_the_metrics_direction(competition):
                  "reference_data/gold.csv", "reference_data/baseline.csv", "reference_data/config.yaml",
                  "scoring_program/metadata.yaml", "scoring_program/score.py", "scoring_program/config.yaml"):
         assert os.path.isfile(os.path.join(competition, name)), name
+    config = open(os.path.join(competition, "reference_data", "config.yaml"), encoding="utf-8").read()
+    assert config.count("baseline:") == 1  # merged, not a second key that YAML would read silently
+    assert yaml.safe_load(config)["baseline"] == {"name": "training mean", "file": "baseline.csv"}
     evaluation = open(os.path.join(competition, "pages", "evaluation.md"), encoding="utf-8").read()
     assert "95% confidence interval" in evaluation and "positive means better than the baseline" in evaluation
 

@@ -239,6 +239,7 @@ def init_competition(folder, gold, config_path, baseline=None, title=None):
         data = _read_yaml(config_path)
     except ConfigError as exc:
         raise SetupError(exc.message)
+    original = dict(data)
     if baseline is not None:
         current = data.get("baseline") if isinstance(data.get("baseline"), dict) else {}
         data = _merge(data, {"baseline": {"file": os.path.basename(baseline),
@@ -265,7 +266,11 @@ def init_competition(folder, gold, config_path, baseline=None, title=None):
             shutil.copy(baseline, os.path.join(ref, config.baseline.file))
         with io.open(config_path, encoding="utf-8-sig") as handle:
             config_text = handle.read()
-        if baseline is not None:
+        if baseline is not None and "baseline" in original:
+            # A second 'baseline:' key would be read silently (the last one wins): write the merged config.
+            config_text = ("# Written by leaderboard-ci init from %s, with baseline.file from --baseline.\n"
+                           % source + yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
+        elif baseline is not None:
             config_text = (config_text.rstrip("\n") + "\n\n# Added by leaderboard-ci init (--baseline):\n"
                            + yaml.safe_dump({"baseline": data["baseline"]}, sort_keys=False))
         _write(os.path.join(ref, CONFIG_NAME), config_text)

@@ -289,8 +289,8 @@ def _tokens(source, line, payload, separator):
             raise source.at(line, "a label is empty (two separators %s in a row, or one at the start or end)"
                                   % repr(separator) if isinstance(payload, str) else "a label is an empty string")
         if token in seen:
-            raise source.at(line, "the label %s appears twice in the item's labels; list each label once"
-                                  % _q(source, token))
+            what = "the label %s" % _q(source, token) if source.may_quote else "a label"
+            raise source.at(line, "%s appears twice in the item's labels; list each label once" % what)
         seen.add(token)
     return tokens
 
@@ -342,7 +342,7 @@ def _natural(values):
 
 def read_gold(source, lines, labels, settings):
     """The gold standard's items: ``{"lines", "ids", "values" (n, K) uint8, "labels", "groups"}``."""
-    settings = dict(settings, labels=labels)
+    settings = dict(settings, labels=labels, format="auto")  # files.format is the predictions' format
     separator = settings.get("label_separator", DEFAULT_SEPARATOR)
     kind, columns, records, has_ids = _records(source, lines, settings,
                                                [settings.get("gold_column")] + list(_LABEL_COLUMNS))
@@ -407,6 +407,10 @@ def read_predictions(source, lines, gold, settings):
                                        "{\"%s\": ..., \"labels\": [...]} objects)" % (id_column, id_column))
     index = dict((label, k) for k, label in enumerate(labels))
     if kind == "indicators":
+        if not any(name in index for name in columns):
+            id_name = settings.get("id_column") or "id"
+            raise source.at(1, "the header has no labels column; the header should be '%s,labels' (the labels of an "
+                               "item in one cell) or '%s' followed by one 0/1 column per label" % (id_name, id_name))
         for name in columns:
             if name not in index:
                 raise _unknown_label(source, 1, name, labels, settings)

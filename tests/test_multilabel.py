@@ -195,3 +195,50 @@ def test_config_mistakes_are_one_sentence(data, message):
     from leaderboard_ci.scoring.errors import ConfigError
     with pytest.raises(ConfigError, match=message):
         parse_config(dict({"task": "multilabel"}, **data))
+
+
+def test_end_of_phase_stacking_equals_the_per_submission_replicates_bit_for_bit():
+    from leaderboard_ci.phase.systems import score_systems
+    y, p = _data(n=90, seed=11)
+    rng = np.random.default_rng(2)
+    q = np.where(rng.random(p.shape) < 0.1, 1 - p, p).astype(np.uint8)
+    config = parse_config({"task": "multilabel", "metric": "f1_macro",
+                           "extra_metrics": ["f1_samples", "hamming_loss", "coarse_jaccard_samples"],
+                           "labels": list(LABELS), "hierarchy": HIERARCHY,
+                           "bootstrap": {"n_resamples": B, "seed": SEED}})
+    gold = _gold(y, config)
+    stacked = score_systems(config, gold, [p, q], ["p", "q"])
+    for j, system in enumerate((p, q)):
+        _, full, reps = _scores(config, gold, system)
+        assert np.array_equal(stacked.full[j], full)
+        assert np.array_equal(stacked.replicates[:, j, :], reps)
+
+
+def test_permutation_test_runs_and_a_system_against_itself_gets_p_1():
+    from leaderboard_ci.phase.analysis import analyze
+    y, p = _data(n=80, seed=12)
+    config = parse_config({"task": "multilabel", "metric": "f1_macro", "extra_metrics": ["jaccard_samples"],
+                           "labels": list(LABELS), "bootstrap": {"n_resamples": 200, "seed": SEED},
+                           "analysis": {"test": "permutation", "n_permutations": 200}})
+    gold = _gold(y, config)
+    rng = np.random.default_rng(4)
+    other = np.where(rng.random(p.shape) < 0.3, 1 - p, p).astype(np.uint8)
+    result = analyze(gold, {"a": p, "b": p.copy(), "c": other}, config=config)
+    pairs = result.official.pairs
+    same = pairs[((pairs["a"] == "a") & (pairs["b"] == "b")) | ((pairs["a"] == "b") & (pairs["b"] == "a"))]
+    assert len(same) == 1 and float(same["p_value"].iloc[0]) == 1.0
+    assert ((pairs["p_value"] > 0) & (pairs["p_value"] <= 1)).all()
+
+
+def test_analyze_takes_label_lists():
+    from leaderboard_ci.phase.analysis import analyze
+    gold = [["a", "b"], [], ["c"], ["a"], ["b", "c"], ["a", "c"]] * 5
+    systems = {"s1": [["a"], [], ["c"], ["a"], ["b"], ["a", "c"]] * 5, "s2": ["a|b", "", "b", "a", "b|c", "c"] * 5}
+    config = parse_config({"task": "multilabel", "metric": "f1_micro", "bootstrap": {"n_resamples": 100}})
+    result = analyze(gold, systems, config=config)
+    table = result.official.systems.set_index("name")
+    y = np.array([[1, 1, 0], [0, 0, 0], [0, 0, 1], [1, 0, 0], [0, 1, 1], [1, 0, 1]] * 5)
+    s2 = np.array([[1, 1, 0], [0, 0, 0], [0, 1, 0], [1, 0, 0], [0, 1, 1], [0, 0, 1]] * 5)
+    assert table.loc["s2", "score"] == pytest.approx(metrics.f1_score(y, s2, average="micro"), abs=1e-12)
+    with pytest.raises(ValueError, match="not one of the labels"):
+        analyze(gold, {"bad": [["z"]] * 30}, config=config)

@@ -196,3 +196,18 @@ def test_scores_json_has_the_configured_keys(tmp_path):
     assert {"jaccard_samples", "hamming_loss", "subset_accuracy"} <= set(scores)
     html = (tmp_path / "output" / "detailed_results.html").read_text()
     assert "label" in html and "gamma" in html
+
+
+def test_groups_column_and_bca(tmp_path):
+    gold = "id,labels,lang\nt1,alpha|beta,en\nt2,,es\nt3,gamma,en\nt4,alpha|gamma,es\nt5,beta,en\nt6,gamma,es\n"
+    config = "groups: lang\nextra_metrics: [f1_samples, coarse_f1_micro]\nhierarchy: {alpha: A, beta: A, gamma: G}\n" \
+             "bootstrap: {n_resamples: 60, method: bca}\n"
+    code, err = _run(tmp_path, "id,labels\nt1,alpha\nt2,\nt3,gamma|beta\nt4,alpha|gamma\nt5,beta\nt6,\n",
+                     gold=gold, config=config)
+    assert code == 0, err
+    with open(str(tmp_path / "output" / "scores.json")) as handle:
+        scores = json.load(handle)
+    for key in ("f1_macro_en", "f1_macro_es", "f1_samples_en", "coarse_f1_micro_es", "f1_macro_ci_low"):
+        assert key in scores
+    # t2 and t6 (es) have nothing predicted: the es samples-F1 counts t2 (0/0) as zero_division = 0.
+    assert scores["f1_samples_es"] == pytest.approx((0 + 1 + 0) / 3.0)

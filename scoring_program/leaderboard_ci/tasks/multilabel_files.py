@@ -398,6 +398,7 @@ def read_gold(source, lines, labels, settings):
 def read_predictions(source, lines, gold, settings):
     """The participant's label sets as a 0/1 matrix ``(n, K)`` in the gold's item and label order."""
     labels = tuple(gold.labels)
+    settings = dict(settings, group_column=None)  # groups come from the gold only
     separator = settings.get("label_separator", DEFAULT_SEPARATOR)
     names = list(settings.get("prediction_columns") or ()) + list(_LABEL_COLUMNS)
     kind, columns, records, has_ids = _records(source, lines, settings, names)

@@ -211,3 +211,18 @@ def test_groups_column_and_bca(tmp_path):
         assert key in scores
     # t2 and t6 (es) have nothing predicted: the es samples-F1 counts t2 (0/0) as zero_division = 0.
     assert scores["f1_samples_es"] == pytest.approx((0 + 1 + 0) / 3.0)
+
+
+def test_without_ids_items_align_by_order(tmp_path):
+    program, _, ref, path = _setup(tmp_path, gold="labels\nalpha|beta\n\ngamma\nalpha|gamma\n",
+                                   config="files: {id_column: null}\n",
+                                   prediction="[[\"alpha\", \"beta\"], [], [\"gamma\"], [\"gamma\", \"alpha\"]]",
+                                   name="p.json")
+    config = load_config(program, ref)
+    gold = read_gold(ref, config)
+    assert gold.ids is None
+    assert np.array_equal(read_predictions(path, config, gold), EXPECTED)
+    code, err = _run(tmp_path / "again", "labels\nalpha\n", gold="labels\nalpha|beta\n\ngamma\nalpha|gamma\n",
+                     config="files: {id_column: null}\n")
+    assert code == 1
+    assert err == "predictions.csv has 1 predictions, expected 4 (one per test item, in the order of the test set)\n"

@@ -101,11 +101,14 @@ def _find(names, wanted):
 def _delimited(source, lines, fmt, settings, value_names):
     """Records of a CSV/TSV file: ``(kind, label columns or None, [(line, id, payload, group)])``."""
     delimiter = _DELIMITERS[fmt]
-    lines = _content_lines(source, lines)
-    if not lines:
+    lines = list(lines)
+    first = next((i for i, (_, text) in enumerate(lines) if text.strip()), None)
+    if first is None:
         raise source.whole("is empty; expected a header line such as 'id,labels' and one line per item")
-    head_line, head_text = lines[0]
+    head_line, head_text = lines[first]
     header = _split_row(source, head_line, head_text, delimiter, fmt)
+    # One column (labels only): an empty line is an item with no label.  Otherwise blank lines are mistakes.
+    lines = lines[first:] if len(header) == 1 else _content_lines(source, lines)
     if len(header) == 1:
         for other in ("\t", ";", ","):
             if other != delimiter and other in head_text:
@@ -137,7 +140,7 @@ def _delimited(source, lines, fmt, settings, value_names):
     width = len(header)
     records = []
     for lineno, text in lines[1:]:
-        row = _split_row(source, lineno, text, delimiter, fmt)
+        row = _split_row(source, lineno, text, delimiter, fmt) if text.strip() else [""] * width
         if len(row) != width:
             hint = ""
             if len(row) > width and kind == "cells" and delimiter != "\t":
@@ -262,8 +265,8 @@ def _records(source, lines, settings, value_names):
         return _delimited(source, lines, fmt, settings, value_names)
     if fmt in ("json", "jsonl"):
         return _json_records(source, lines, fmt, settings, value_names)
-    # "lines": one cell of labels per line, in order
-    return "cells", None, [(line, None, text.strip(), None) for line, text in _content_lines(source, lines)], False
+    # "lines": one cell of labels per line, in order (an empty line is an item with no label)
+    return "cells", None, [(line, None, text.strip(), None) for line, text in lines], False
 
 
 # ---------------------------------------------------------------------------

@@ -32,7 +32,7 @@ Interface of an accumulator
 ``jackknife_stats(items)``
     The statistics with each of ``items`` left out, ``(len(items), n_features)``.
 
-Linear accumulators (:class:`CodeCounts`, :class:`ExactSums`) also have
+Linear accumulators (:class:`CodeCounts`, :class:`ExactSums`, :class:`IndicatorSums`) also have
 ``linear_matrix(dtype)`` and ``from_linear(sums)``: their statistic is
 ``counts @ linear_matrix``, which lets the end-of-phase analysis stack many
 systems into one matrix product per block of replicates.
@@ -49,7 +49,7 @@ import numpy as np
 
 from .resampling import counts_from_indices
 
-__all__ = ["CodeCounts", "ExactSums", "RankSums", "WeightedFunction", "split_fixed_point"]
+__all__ = ["CodeCounts", "ExactSums", "IndicatorSums", "RankSums", "WeightedFunction", "split_fixed_point"]
 
 _SMALL_CODE_COUNT = 16  # up to this many codes, counting by comparison beats bincount
 
@@ -432,3 +432,56 @@ def block_counts_factory(indices, n):
         return cache[0]
 
     return counts
+
+
+class IndicatorSums:
+    """Weighted counts of 0/1 per-item indicators (e.g. per-label hits of a multi-label task).
+
+    The statistic of a (re)sample is ``counts @ indicators``: for each column,
+    how many of the drawn items have the indicator set, counting repeated
+    draws.  Every sum is an integer of at most n, so it is exact in float32
+    (n below ``2**24``, as the end-of-phase stacking assumes for int64
+    accumulators) and in float64.  One matrix product replaces one
+    :class:`CodeCounts` per column, which many-column statistics (per-label
+    counts of a multi-label task) need.
+
+    Parameters
+    ----------
+    indicators : array of 0/1 (or bool), shape ``(n, F)``.
+    """
+
+    needs_counts = True
+    dtype = np.int64
+
+    def __init__(self, indicators):
+        values = np.asarray(indicators)
+        if values.ndim != 2:
+            raise ValueError("indicators must be two-dimensional (items x features)")
+        if values.size and (values.min() < 0 or values.max() > 1):
+            raise ValueError("indicators must be 0 or 1")
+        self.values = values.astype(np.int64)
+        self.n, self.n_features = self.values.shape
+        # Sums are integers of at most n: exact in float32 below 2**24 items (twice as fast).
+        self._float = np.ascontiguousarray(self.values, dtype=np.float32 if self.n < 2 ** 24 else np.float64)
+
+    def full(self):
+        return self.values.sum(axis=0)
+
+    def block(self, indices, counts):
+        return np.rint(counts().astype(self._float.dtype, copy=False) @ self._float).astype(np.int64)
+
+    def jackknife_key(self):
+        if not self.n:
+            return np.zeros(0, dtype=np.int64)
+        return np.unique(self.values, axis=0, return_inverse=True)[1].reshape(-1)
+
+    def jackknife_stats(self, items):
+        return self.full()[None, :] - self.values[np.asarray(items, dtype=np.intp)]
+
+    def linear_matrix(self, dtype):
+        """The indicators ``(n, F)``: the statistic is ``counts @ matrix``."""
+        return self.values.astype(dtype)
+
+    def from_linear(self, sums):
+        """Statistics from ``counts @ linear_matrix`` (exact integers)."""
+        return np.rint(sums).astype(np.int64)

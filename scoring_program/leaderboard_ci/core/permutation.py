@@ -51,6 +51,17 @@ def _item_matrices(scorer):
     return mats
 
 
+def _differ(predictions, a, b):
+    """Whether systems ``a`` and ``b`` differ on each item: ``(n,)`` or ``(n, len(a))`` bool.
+
+    A system's per-item prediction may be a row (a multi-label item's 0/1 vector);
+    the item differs when any entry does.
+    """
+    unequal = predictions[:, a] != predictions[:, b]
+    extra = predictions.ndim - 2
+    return unequal.any(axis=tuple(range(unequal.ndim - extra, unequal.ndim))) if extra > 0 else unequal
+
+
 def _differences(scorer, full_a, full_b, shift, signs):
     """Oriented differences after swapping: ``shift[k]`` = what moves from a to b."""
     stats_a = [fa[None, :] - s for fa, s in zip(full_a, shift)]
@@ -88,8 +99,9 @@ def permutation_pvalues(scorers, full_scores, pairs, predictions, seed, n_permut
     full_scores : ndarray ``(m, T)``
         Full-sample scores (the observed differences come from these).
     pairs : ndarray ``(P, 2)``
-    predictions : ndarray ``(n, m)``
-        Aligned predictions, to find the items where two systems differ.
+    predictions : ndarray ``(n, m)`` or ``(n, m, ...)``
+        Aligned predictions, to find the items where two systems differ (an
+        item differs when any entry of its row does).
     seed, n_permutations : int
 
     Returns
@@ -122,7 +134,7 @@ def permutation_pvalues(scorers, full_scores, pairs, predictions, seed, n_permut
     differing = np.empty(pairs.shape[0], dtype=np.intp)
     for start in range(0, pairs.shape[0], 4096):
         chunk = pairs[start:start + 4096]
-        differing[start:start + chunk.shape[0]] = (predictions[:, chunk[:, 0]] != predictions[:, chunk[:, 1]]).sum(axis=0)
+        differing[start:start + chunk.shape[0]] = _differ(predictions, chunk[:, 0], chunk[:, 1]).sum(axis=0)
     exact = differing <= EXACT_LIMIT
     p = np.empty((pairs.shape[0], len(model.targets)))
     p_low = np.empty_like(p)
@@ -131,7 +143,7 @@ def permutation_pvalues(scorers, full_scores, pairs, predictions, seed, n_permut
     # Exact enumeration, pair by pair.
     for i in np.flatnonzero(exact):
         a, b = pairs[i]
-        diff_items = np.flatnonzero(predictions[:, a] != predictions[:, b])
+        diff_items = np.flatnonzero(_differ(predictions, a, b))
         p[i], p_low[i], p_two[i] = _exact_pvalue(model, items[a], items[b], fulls[a], fulls[b], diff_items, observed[i],
                                        gamma[i], signs)
 

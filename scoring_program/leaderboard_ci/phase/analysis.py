@@ -106,7 +106,7 @@ def encode_inputs(config, gold, systems, groups=None):
     codes, labels, coded = task.encode_values(gold_values, OrderedDict((str(k), v) for k, v in systems.items()),
                                               labels=config.labels)
     gold_std = GoldStandard(values=codes, labels=labels, groups=group_codes, group_values=group_values,
-                            source="gold", task=task.NAME)
+                            source="gold", task=task.NAME, settings=config.task_settings)
     coded = OrderedDict((name, coded[name]) for name in (str(k) for k in systems))
     return gold_std, coded
 

@@ -352,6 +352,11 @@ def parse_config(data, source=CONFIG_NAME, program_dir=None):
         task_settings = module.parse_settings(own) if hasattr(module, "parse_settings") else own
     except ValueError as exc:
         raise ConfigError("%s: %s" % (source, exc))
+    if hasattr(module, "check_config"):  # settings that constrain the metrics (e.g. a coarse level)
+        try:
+            module.check_config(tuple(metrics), task_settings, labels)
+        except ValueError as exc:
+            raise ConfigError("%s: %s" % (source, exc))
     if pos_label is not None and labels is not None:
         try:
             check_labels("pos_label", None, None, pos_label, labels)

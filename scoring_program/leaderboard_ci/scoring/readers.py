@@ -295,7 +295,8 @@ def task_settings(config):
     files = config.files
     settings = dict(config.task_settings)
     settings.update(format=files.format, id_column=files.id_column, gold_column=files.gold_column,
-                    prediction_columns=files.prediction_columns, config_name=config.source)
+                    prediction_columns=files.prediction_columns, config_name=config.source,
+                    labels=config.labels, group_column=config.groups.column if config.groups else None)
     return settings
 
 
@@ -492,4 +493,4 @@ def read_gold(ref_dir, config):
         check_key_lengths(config.metrics, group_values, config.source, with_baseline=config.baseline is not None)
     return GoldStandard(values=codes, labels=labels, ids=tuple(ids) if ids is not None else None,
                         groups=group_codes, group_values=group_values, source=name, sha256=sha256,
-                        task=task.NAME)
+                        task=task.NAME, settings=config.task_settings)

@@ -66,8 +66,15 @@ Statistics and scores
 Optional
     ``SETTINGS`` and ``parse_settings(values) -> dict``
         Top-level ``config.yaml`` keys this task owns (e.g. ``label_separator``,
-        ``scheme``) and their validation (``ValueError``).  The readers pass them,
-        with the ``files:`` settings, as the ``settings`` dict of the functions here.
+        ``scheme``) and their validation (``ValueError``; return hashable values).
+        The readers pass them, with the ``files:`` settings, the configured
+        ``labels`` (None when the label set comes from the gold) and the
+        ``group_column``, as the ``settings`` dict of the functions here; they
+        also reach ``Statistics`` as ``gold.settings`` (sorted ``(key, value)`` pairs).
+    ``check_config(metrics, settings, labels) -> None``
+        Cross-checks of the metrics against the task's settings and the
+        configured labels, run once the config is parsed (``ValueError``, e.g. a
+        coarse-level metric without a hierarchy).
     ``stack(values, gold, settings)``
         For structured values: ``value_parser`` returns ``typecode`` None, the
         readers collect the parsed values in gold order and this builds the array.

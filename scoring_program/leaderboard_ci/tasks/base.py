@@ -116,6 +116,9 @@ class GoldStandard:
         Hex digest of the gold file's bytes (for the end-of-phase signature).
     task : str or None
         The task type; None means classification when there are labels, else regression.
+    settings : tuple of (str, value) pairs
+        The task's own settings (``config.task_settings``, e.g. a multi-label
+        hierarchy), for the task's ``Statistics``; ``()`` when it has none.
     """
 
     values: np.ndarray
@@ -126,6 +129,7 @@ class GoldStandard:
     source: str = "gold"
     sha256: str = ""
     task: Optional[str] = None
+    settings: Tuple[Tuple[str, Any], ...] = ()
 
     @property
     def n(self):

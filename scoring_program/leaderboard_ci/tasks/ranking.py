@@ -328,7 +328,7 @@ def read_gold(source, lines, labels=None, settings=None):
         raise source.whole("has no relevance judgments; expected %s per line (TREC qrels)" % _QRELS_COLUMNS)
     values = gold_array(judgments, settings)
     if not values["grade"].any():
-        raise source.whole("judges no document relevant (every relevance is 0 or below)")
+        raise source.whole("judges no document relevant; qrels need at least one positive judgment")
     return {"lines": first_lines, "values": values, "labels": None, "ids": tuple(qids), "groups": None}
 
 

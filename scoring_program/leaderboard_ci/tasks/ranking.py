@@ -80,6 +80,7 @@ OPTIONS = ("k",)
 SETTINGS = ("relevance_threshold", "missing_queries")
 MISSING_QUERIES = ("zero", "skip")
 _NAME_PATTERN = re.compile(r"^([a-z_]+?)(?:[@_]([0-9]+))?$")
+_WHOLE_NUMBER = re.compile(r"^[+-]?[0-9]+$")
 
 _RUN_COLUMNS = "6 columns: query id, Q0, document id, rank, score, run tag"
 _QRELS_COLUMNS = "4 columns: query id, iteration, document id, relevance"
@@ -310,7 +311,7 @@ def read_gold(source, lines, labels=None, settings=None):
                 raise source.at(line, "has %d column%s; expected %s (TREC qrels)"
                                 % (len(fields), "" if len(fields) == 1 else "s", _QRELS_COLUMNS))
             qid, _, doc, rel = fields
-            if not re.match(r"^[+-]?[0-9]+$", rel):
+            if _WHOLE_NUMBER.match(rel) is None:
                 raise source.at(line, "the relevance is not a whole number; expected %s" % _QRELS_COLUMNS)
             first = seen.get((qid, doc))
             if first is not None:

@@ -57,7 +57,7 @@ from ..core.systems import paired_scores
 from ..scoring.config import column_key, parse_config
 from ..scoring.errors import ConfigError
 from ..tasks.base import GoldStandard
-from ..tasks.registry import task_module
+from ..tasks.registry import TASKS, task_module
 from .results import PhaseResult, TargetAnalysis
 from .systems import build_plan
 from .targets import analyze_target, group_gaps
@@ -103,8 +103,10 @@ def encode_inputs(config, gold, systems, groups=None):
             raise ValueError("group value %r is not in groups.values" % missing[0])
         group_codes = np.array([index[g] for g in groups], dtype=np.intp)
     task = task_module(config.kind)
+    # A task with settings of its own (SETTINGS) receives them; the others are called as before.
+    extra = {"settings": dict(config.task_settings)} if getattr(task, "SETTINGS", ()) else {}
     codes, labels, coded = task.encode_values(gold_values, OrderedDict((str(k), v) for k, v in systems.items()),
-                                              labels=config.labels)
+                                              labels=config.labels, **extra)
     gold_std = GoldStandard(values=codes, labels=labels, groups=group_codes, group_values=group_values,
                             source="gold", task=task.NAME, settings=config.task_settings)
     coded = OrderedDict((name, coded[name]) for name in (str(k) for k in systems))
@@ -134,6 +136,10 @@ def _config_from_kwargs(config, metric, extra_metrics, labels, kwargs):
     for k in ("pos_label", "zero_division"):
         if k in kwargs:
             data[k] = kwargs.pop(k)
+    for module in TASKS.values():  # a task's own settings (e.g. relevance_threshold=2)
+        for k in getattr(module, "SETTINGS", ()):
+            if k in kwargs:
+                data[k] = kwargs.pop(k)
     if kwargs:
         raise TypeError("unexpected keyword argument %r" % sorted(kwargs)[0])
     return parse_config(data, source="analyze()")

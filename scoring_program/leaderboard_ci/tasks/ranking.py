@@ -1,0 +1,556 @@
+"""Ranking and retrieval: a ranked list of documents per query, judged by graded relevance.
+
+The task module protocol (see :mod:`leaderboard_ci.tasks`) for runs:
+
+* **formats**: :func:`read_gold` reads TREC qrels (``qid 0 docid relevance``)
+  or JSON ``{qid: {docid: relevance}}``; :func:`read_predictions` reads TREC
+  runs (``qid Q0 docid rank score tag``) or JSON ``{qid: {docid: score}}``.
+  The unit of resampling is the **query**: one row of the gold per query of
+  the qrels, in order of first appearance.
+* **encoding**: per query, the documents judged with a relevance above 0
+  (``M`` = the most any query has; shorter rows are padded).  The gold row
+  holds their grades (descending), whether each counts as relevant
+  (``relevance_threshold``) and their ids; a run's row holds the number of
+  documents it retrieved for the query and the rank of each judged document
+  in it (0 = not retrieved).  Documents judged 0 or not judged change no
+  metric, so the rank of each positively judged document is all a metric
+  needs, and every system's row has the same shape (the end-of-phase
+  stacking and the permutation test work unchanged).
+* **per-query statistics**: the value of every configured metric on every
+  query, summed exactly under the resample counts
+  (:class:`~leaderboard_ci.core.accumulators.ExactSums`, one column per metric
+  and group): each replicate's score is the mean of the per-query values
+  weighted by the resample counts, exactly as averaging ``pytrec_eval``'s (or
+  ``ranx``'s) per-query values over the resampled queries.
+
+Conventions (trec_eval's, stated in the README)
+-----------------------------------------------
+* **Order.** Documents are sorted by score, descending; ties by document id,
+  descending (``strcmp``, as trec_eval does).  The rank column of a TREC run
+  is ignored, as trec_eval ignores it.  No depth cut-off.
+* **Relevance.** nDCG uses the graded judgments as gains (``rel /
+  log2(rank + 1)``; judgments <= 0 gain nothing); the other metrics are binary:
+  relevant means ``relevance >= relevance_threshold`` (default 1, trec_eval's
+  ``-l``).
+* **Precision@k** divides by k even when fewer than k documents are
+  retrieved; **MAP@k** divides by the number of relevant documents, not by
+  ``min(k, R)`` (trec_eval's ``map_cut``).  A query with no relevant document
+  scores 0 on every metric (trec_eval).
+* **A query with no retrieved document** (absent from the run) counts as 0
+  (``missing_queries: zero``, like ``trec_eval -c``); with ``missing_queries:
+  skip`` the mean runs over the queries the run answers (trec_eval's default),
+  and a replicate that draws none of them scores 0.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+
+import numpy as np
+
+from ..core.accumulators import CodeCounts, ExactSums
+from .base import MetricInfo
+
+__all__ = ["NAME", "METRICS", "ALIASES", "OPTIONS", "SETTINGS", "resolve_name", "known_names", "make_spec",
+           "check_metrics", "parse_settings", "read_gold", "read_predictions", "encode_values", "decode",
+           "per_query_values", "Statistics", "gold_array", "run_array"]
+
+NAME = "ranking"
+_MAX_K = 1000000
+
+METRICS = {
+    "ndcg": MetricInfo(NAME, "higher", 1.0, "nDCG"),
+    "map": MetricInfo(NAME, "higher", 1.0, "MAP"),
+    "mrr": MetricInfo(NAME, "higher", 1.0, "MRR"),
+    "p": MetricInfo(NAME, "higher", 1.0, "P"),
+    "recall": MetricInfo(NAME, "higher", 1.0, "Recall"),
+    "hit_rate": MetricInfo(NAME, "higher", 1.0, "Hit rate"),
+}
+#: Metrics that need a cut-off ``@k``.
+_NEEDS_K = ("p", "recall", "hit_rate")
+#: Other spellings (documented in the README); a cut-off may follow any of them (``precision@5``).
+ALIASES = {
+    "precision": "p", "ndcg_cut": "ndcg", "map_cut": "map", "ap": "map", "rr": "mrr", "recip_rank": "mrr",
+    "mean_reciprocal_rank": "mrr", "hitrate": "hit_rate", "hit": "hit_rate", "success": "hit_rate",
+}
+#: The metric options of this task (besides ``name`` and ``key``): the cut-off.
+OPTIONS = ("k",)
+#: Top-level ``config.yaml`` keys this task owns.
+SETTINGS = ("relevance_threshold", "missing_queries")
+MISSING_QUERIES = ("zero", "skip")
+_NAME_PATTERN = re.compile(r"^([a-z_]+?)(?:[@_]([0-9]+))?$")
+_WHOLE_NUMBER = re.compile(r"^[+-]?[0-9]+$")
+
+_RUN_COLUMNS = "6 columns: query id, Q0, document id, rank, score, run tag"
+_QRELS_COLUMNS = "4 columns: query id, iteration, document id, relevance"
+
+
+# ---------------------------------------------------------------------------
+# Metric names and options
+# ---------------------------------------------------------------------------
+def resolve_name(name):
+    """``(metric, {"k": k})`` for ``ndcg@10``, ``ndcg_10``, ``p@5``, ``map``, ``recip_rank``..., or None."""
+    name = str(name)
+    base = ALIASES.get(name, name)
+    if base in METRICS:
+        return base, {}
+    match = _NAME_PATTERN.match(name)
+    if match is None or match.group(2) is None:
+        return None
+    base = ALIASES.get(match.group(1), match.group(1))
+    if base not in METRICS:
+        return None
+    return base, {"k": int(match.group(2))}
+
+
+def known_names():
+    """One spelling of every metric (``k`` stands for the cut-off)."""
+    return ["ndcg", "ndcg@k", "map", "map@k", "mrr", "mrr@k", "p@k", "recall@k", "hit_rate@k"]
+
+
+def _cutoff(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value) \
+            or not 1 <= value <= _MAX_K:
+        raise ValueError("the cut-off k must be a whole number from 1 to %d, got %r" % (_MAX_K, value))
+    return int(value)
+
+
+def make_spec(name, options, defaults):
+    """``(fields, default key, title)``: the cut-off ``k`` lives in ``options`` (``ndcg@10`` -> k=10)."""
+    k = options.get("k")
+    if k is not None:
+        k = _cutoff(k)
+    if k is None and name in _NEEDS_K:
+        raise ValueError("%s needs a cut-off, e.g. %s@10" % (name, name))
+    title = METRICS[name].title
+    if k is None:
+        return {"options": ()}, name, title
+    return {"options": (("k", k),)}, "%s_%d" % (name, k), "%s@%d" % (title, k)
+
+
+def check_metrics(metrics, labels):
+    return None
+
+
+def parse_settings(values):
+    """``relevance_threshold`` (whole number >= 1, default 1) and ``missing_queries`` (zero or skip)."""
+    threshold = values.get("relevance_threshold", 1)
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or threshold != int(threshold) \
+            or threshold < 1:
+        raise ValueError("relevance_threshold must be a whole number >= 1 (the lowest relevance that counts as "
+                         "relevant), got %r" % (threshold,))
+    missing = str(values.get("missing_queries", "zero")).strip().lower()
+    if missing not in MISSING_QUERIES:
+        raise ValueError("missing_queries must be one of: %s, got %r"
+                         % (", ".join(MISSING_QUERIES), values.get("missing_queries")))
+    return {"relevance_threshold": int(threshold), "missing_queries": missing}
+
+
+def _settings_of(settings):
+    settings = dict(settings or {})
+    return parse_settings(dict((k, settings[k]) for k in SETTINGS if k in settings))
+
+
+# ---------------------------------------------------------------------------
+# Encoding
+# ---------------------------------------------------------------------------
+def _gold_dtype(m, width):
+    return np.dtype([("grade", np.int64, (m,)), ("relevant", np.bool_, (m,)), ("doc", "U%d" % max(width, 1), (m,)),
+                     ("count_empty", np.bool_)])
+
+
+def _run_dtype(m):
+    return np.dtype([("retrieved", np.int64), ("rank", np.int64, (m,))])
+
+
+def gold_array(judgments, settings=None):
+    """The encoded gold: ``judgments`` is a list (one per query) of ``[(docid, relevance), ...]``.
+
+    Only documents with relevance > 0 are kept, by grade descending then id.
+    """
+    settings = _settings_of(settings)
+    threshold = settings["relevance_threshold"]
+    kept = [sorted(((d, int(r)) for d, r in docs if int(r) > 0), key=lambda x: (-x[1], x[0])) for docs in judgments]
+    m = max([len(docs) for docs in kept] + [1])
+    width = max([len(d) for docs in kept for d, _ in docs] + [1])
+    out = np.zeros(len(kept), dtype=_gold_dtype(m, width))
+    for q, docs in enumerate(kept):
+        if docs:
+            grades = [r for _, r in docs]
+            out["grade"][q, :len(docs)] = grades
+            out["relevant"][q, :len(docs)] = [r >= threshold for r in grades]
+            out["doc"][q, :len(docs)] = [d for d, _ in docs]
+    out["count_empty"] = settings["missing_queries"] == "zero"
+    return out
+
+
+def _positions(gold):
+    """Per query, ``{docid: column}`` of the judged documents."""
+    docs, grades = gold["doc"], gold["grade"]
+    return [dict((docs[q, j], j) for j in range(docs.shape[1]) if grades[q, j] > 0) for q in range(gold.shape[0])]
+
+
+def run_array(gold, rankings, positions=None):
+    """The encoded run: ``rankings[q]`` is a list of ``(docid, score)`` of query ``q`` (any order).
+
+    Documents are ranked by score descending, ties by document id descending
+    (trec_eval); the row keeps the rank of each judged document (0: not retrieved).
+    """
+    if positions is None:
+        positions = _positions(gold)
+    m = gold.dtype["grade"].shape[0]
+    out = np.zeros(len(rankings), dtype=_run_dtype(m))
+    ranks = out["rank"]
+    for q, docs in enumerate(rankings):
+        if not docs:
+            continue
+        out["retrieved"][q] = len(docs)
+        where = positions[q]
+        ordered = sorted(((score, doc) for doc, score in docs), reverse=True)
+        for rank, (_, doc) in enumerate(ordered, 1):
+            j = where.get(doc)
+            if j is not None:
+                ranks[q, j] = rank
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Reading files
+# ---------------------------------------------------------------------------
+def _split_json(lines):
+    """``(True, text, first line)`` when the file is JSON (starts with ``{``), else ``(False, lines, None)``."""
+    lines = iter(lines)
+    skipped = []
+    for line, text in lines:
+        if text.strip():
+            if text.lstrip().startswith("{"):
+                rest = [t for _, t in lines]
+                return True, "\n".join([""] * len(skipped) + [text] + rest), line
+            return False, _chain(skipped + [(line, text)], lines), None
+        skipped.append((line, text))
+    return False, iter(skipped), None
+
+
+def _chain(first, rest):
+    for item in first:
+        yield item
+    for item in rest:
+        yield item
+
+
+class _Pairs(list):
+    """The ``(key, value)`` pairs of one JSON object, in file order."""
+
+
+def _no_duplicate_keys(source):
+    def hook(pairs):
+        seen = set()
+        for key, _ in pairs:
+            if key in seen:
+                shown = " %s" % _quote(source, key) if source.may_quote else ""
+                raise source.whole("has the key%s twice in one object; give each query and document once" % shown)
+            seen.add(key)
+        return _Pairs(pairs)
+    return hook
+
+
+def _quote(source, text):
+    text = str(text)
+    if not source.may_quote:
+        return "(not shown)"
+    return repr(text if len(text) <= 40 else text[:40] + "...")
+
+
+def _load_json(source, text, what):
+    try:
+        data = json.loads(text, object_pairs_hook=_no_duplicate_keys(source))
+    except ValueError as exc:
+        if isinstance(exc, source.error):
+            raise
+        line = getattr(exc, "lineno", None)
+        if line is None:
+            raise source.whole("is not valid JSON")
+        raise source.at(line, "is not valid JSON (%s); expected {query id: {document id: %s}}"
+                        % (getattr(exc, "msg", "syntax error"), what))
+    if not isinstance(data, _Pairs):
+        raise source.whole("must be a JSON object {query id: {document id: %s}}" % what)
+    return data
+
+
+def read_gold(source, lines, labels=None, settings=None):
+    """TREC qrels or JSON ``{qid: {docid: relevance}}`` into one encoded row per query.
+
+    Messages name the file and the line (or the query, in JSON), never a relevance judgment.
+    """
+    is_json, content, _ = _split_json(lines)
+    qids, first_lines, judgments = [], [], []
+    index = {}
+    if is_json:
+        for qid, docs in _load_json(source, content, "relevance"):
+            if not isinstance(docs, _Pairs):
+                raise source.whole("query %s must map to an object {document id: relevance}" % _quote(source, qid))
+            rows = []
+            for doc, rel in docs:
+                if isinstance(rel, bool) or not isinstance(rel, int):
+                    raise source.whole("query %s: a relevance is not a whole number; expected whole numbers "
+                                       "(0 = not relevant)" % _quote(source, qid))
+                rows.append((doc, rel))
+            _check_id(source, qid, None, "query id")
+            index[qid] = len(qids)
+            qids.append(qid)
+            first_lines.append(1)
+            judgments.append(rows)
+    else:
+        seen = {}
+        for line, text in content:
+            fields = text.split()
+            if not fields:
+                continue
+            if len(fields) != 4:
+                raise source.at(line, "has %d column%s; expected %s (TREC qrels)"
+                                % (len(fields), "" if len(fields) == 1 else "s", _QRELS_COLUMNS))
+            qid, _, doc, rel = fields
+            if _WHOLE_NUMBER.match(rel) is None:
+                raise source.at(line, "the relevance is not a whole number; expected %s" % _QRELS_COLUMNS)
+            first = seen.get((qid, doc))
+            if first is not None:
+                raise source.at(line, "the same query and document were judged before, on line %d; judge each "
+                                      "document once per query" % first)
+            seen[(qid, doc)] = line
+            q = index.get(qid)
+            if q is None:
+                q = index[qid] = len(qids)
+                qids.append(qid)
+                first_lines.append(line)
+                judgments.append([])
+            judgments[q].append((doc, int(rel)))
+    if not qids:
+        raise source.whole("has no relevance judgments; expected %s per line (TREC qrels)" % _QRELS_COLUMNS)
+    values = gold_array(judgments, settings)
+    if not values["grade"].any():
+        raise source.whole("judges no document relevant; qrels need at least one positive judgment")
+    return {"lines": first_lines, "values": values, "labels": None, "ids": tuple(qids), "groups": None}
+
+
+def _check_id(source, ident, line, what):
+    if ident == "":
+        if line is None:
+            raise source.whole("has an empty %s" % what)
+        raise source.at(line, "the %s is empty" % what)
+
+
+def _score(text):
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) and "_" not in text else None
+
+
+def read_predictions(source, lines, gold, settings=None):
+    """A TREC run or JSON ``{qid: {docid: score}}``, aligned with the gold's queries.
+
+    Every query id must be one of the qrels'; a query the run omits counts as
+    a query with no retrieved document (see ``missing_queries``).
+    """
+    index = dict((qid, q) for q, qid in enumerate(gold.ids))
+    rankings = [[] for _ in gold.ids]
+    is_json, content, _ = _split_json(lines)
+    if is_json:
+        for qid, docs in _load_json(source, content, "score"):
+            _check_id(source, qid, None, "query id")
+            q = index.get(qid)
+            if q is None:
+                raise _unknown_query(source, None, qid, gold)
+            if rankings[q]:
+                raise source.whole("has query %s twice; give each query once" % _quote(source, qid))
+            if not isinstance(docs, _Pairs):
+                raise source.whole("query %s must map to an object {document id: score}" % _quote(source, qid))
+            for doc, score in docs:
+                if isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score):
+                    raise source.whole("query %s, document %s: the score is not a finite number"
+                                       % (_quote(source, qid), _quote(source, doc)))
+                rankings[q].append((doc, float(score)))
+    else:
+        seen = {}
+        for line, text in content:
+            fields = text.split()
+            if not fields:
+                continue
+            if len(fields) != 6:
+                raise source.at(line, "has %d column%s; expected %s (a TREC run)"
+                                % (len(fields), "" if len(fields) == 1 else "s", _RUN_COLUMNS))
+            qid, _, doc, _, score_text, _ = fields
+            q = index.get(qid)
+            if q is None:
+                raise _unknown_query(source, line, qid, gold)
+            score = _score(score_text)
+            if score is None:
+                raise source.at(line, "the score %s is not a finite number (the 5th column is the score)"
+                                % _quote(source, score_text))
+            first = seen.get((qid, doc))
+            if first is not None:
+                raise source.at(line, "document %s is retrieved again for query %s (first on line %d); rank each "
+                                      "document once per query" % (_quote(source, doc), _quote(source, qid), first))
+            seen[(qid, doc)] = line
+            rankings[q].append((doc, score))
+    if not any(rankings):
+        raise source.whole("retrieves no document for any query; expected %s per line (a TREC run) or "
+                           "{query id: {document id: score}}" % _RUN_COLUMNS)
+    return run_array(gold.values, rankings)
+
+
+def _unknown_query(source, line, qid, gold):
+    message = "query id %s is not one of the %d test queries; expected ids like %s" % (
+        _quote(source, qid), len(gold.ids), _quote(source, gold.ids[0]))
+    return source.whole(message) if line is None else source.at(line, message)
+
+
+# ---------------------------------------------------------------------------
+# In-memory values (the analysis API)
+# ---------------------------------------------------------------------------
+def encode_values(gold_values, systems, labels=None, settings=None):
+    """``(gold rows, None, {name: run rows})`` from ``list(qrels.items())`` and ``{name: {qid: {docid: score}}}``."""
+    gold_values = list(gold_values)
+    if not gold_values or not all(isinstance(item, (tuple, list)) and len(item) == 2
+                                  and isinstance(item[1], dict) for item in gold_values):
+        raise ValueError("the ranking gold must be a list of (query id, {document id: relevance}) pairs, "
+                         "e.g. list(qrels.items())")
+    qids = [str(q) for q, _ in gold_values]
+    if len(set(qids)) != len(qids):
+        raise ValueError("the gold lists a query id twice")
+    judgments = []
+    for qid, docs in gold_values:
+        rows = []
+        for doc, rel in docs.items():
+            if isinstance(rel, bool) or int(rel) != rel:
+                raise ValueError("query %r: relevance must be whole numbers" % (qid,))
+            rows.append((str(doc), int(rel)))
+        judgments.append(rows)
+    gold = gold_array(judgments, settings)
+    positions = _positions(gold)
+    index = dict((q, i) for i, q in enumerate(qids))
+    coded = {}
+    for name, run in systems.items():
+        if not isinstance(run, dict):
+            raise ValueError("system %r must be a mapping {query id: {document id: score}}" % (name,))
+        rankings = [[] for _ in qids]
+        for qid, docs in run.items():
+            q = index.get(str(qid))
+            if q is None:
+                raise ValueError("system %r ranks query %r, which the gold does not have" % (name, qid))
+            scores = [(str(d), float(s)) for d, s in docs.items()]
+            if not all(math.isfinite(s) for _, s in scores):
+                raise ValueError("system %r has a score that is not finite for query %r" % (name, qid))
+            rankings[q] = scores
+        coded[name] = run_array(gold, rankings, positions)
+    return gold, None, coded
+
+
+def decode(gold, values):
+    """Custom metrics receive the encoded rows as they are (see the module docstring)."""
+    return values
+
+
+def is_value(gold, text):
+    return False
+
+
+# ---------------------------------------------------------------------------
+# Per-query values and scores
+# ---------------------------------------------------------------------------
+def per_query_values(spec_name, k, gold, run):
+    """One metric's value on every query, shape ``(Q,)`` (trec_eval's definitions).
+
+    ``gold`` and ``run`` are the encoded rows (:func:`gold_array`, :func:`run_array`).
+    """
+    grade = np.asarray(gold["grade"], dtype=np.float64)
+    relevant = np.asarray(gold["relevant"], dtype=bool)
+    rank = np.asarray(run["rank"], dtype=np.int64)
+    found = rank > 0
+    within = found if k is None else found & (rank <= k)
+    hits = relevant & within
+    n_relevant = relevant.sum(axis=1).astype(np.float64)
+    safe_r = np.where(n_relevant == 0, 1.0, n_relevant)
+    if spec_name == "p":
+        return hits.sum(axis=1) / float(k)
+    if spec_name == "recall":
+        return np.where(n_relevant == 0, 0.0, hits.sum(axis=1) / safe_r)
+    if spec_name == "hit_rate":
+        return hits.any(axis=1).astype(np.float64)
+    if spec_name == "mrr":
+        inverse = np.where(hits, 1.0 / np.where(hits, rank, 1), 0.0)
+        return inverse.max(axis=1) if inverse.shape[1] else np.zeros(inverse.shape[0])
+    if spec_name == "map":
+        ranks = np.sort(np.where(hits, rank, np.iinfo(np.int64).max), axis=1)
+        order = np.arange(1, ranks.shape[1] + 1, dtype=np.float64)
+        counted = ranks != np.iinfo(np.int64).max
+        precision = np.where(counted, order / np.where(counted, ranks, 1), 0.0)
+        return np.where(n_relevant == 0, 0.0, precision.sum(axis=1) / safe_r)
+    if spec_name == "ndcg":
+        gains = np.where(within, grade / np.log2(np.where(within, rank, 1) + 1.0), 0.0)
+        dcg = gains.sum(axis=1)
+        depth = grade.shape[1] if k is None else min(k, grade.shape[1])
+        ideal = (grade[:, :depth] / np.log2(np.arange(2, depth + 2, dtype=np.float64))).sum(axis=1)
+        return np.where(ideal == 0, 0.0, dcg / np.where(ideal == 0, 1.0, ideal))
+    raise ValueError("%r is not a ranking metric" % (spec_name,))
+
+
+class Statistics:
+    """Exact sums of the per-query values of every metric, overall and per group.
+
+    One :class:`ExactSums` with a column per (metric, all queries or group),
+    plus, with ``missing_queries: skip``, a column per group counting the
+    queries the run answers (the denominator), and :class:`CodeCounts` of the
+    group codes when there are groups.
+    """
+
+    def __init__(self, add, gold, predictions, metrics, group_codes, n_groups, layout=None):
+        values, run = gold.values, np.asarray(predictions)
+        if run.dtype != _run_dtype(values.dtype["grade"].shape[0]) or run.shape != values.shape:
+            raise ValueError("predictions must be %d encoded run rows (ranking.run_array), got %s %s"
+                             % (values.shape[0], run.dtype, run.shape))
+        self.n = values.shape[0]
+        self.count_empty = bool(values["count_empty"][0]) if self.n else True
+        answered = (run["retrieved"] > 0).astype(np.float64)
+        has_groups = gold.groups is not None
+        masks = [np.ones(self.n, dtype=bool)] + ([group_codes == j for j in range(n_groups)] if has_groups else [])
+        columns = []
+        self._column = {}
+        for spec in metrics:
+            if spec.task != NAME or spec.name not in METRICS or spec.key in self._column:
+                continue
+            per_query = per_query_values(spec.name, spec.option("k"), values, run)
+            if not self.count_empty:
+                per_query = per_query * answered
+            self._column[spec.key] = len(columns)
+            columns.extend(np.where(mask, per_query, 0.0) for mask in masks)
+        self._answered = None
+        if not self.count_empty:
+            self._answered = len(columns)
+            columns.extend(np.where(mask, answered, 0.0) for mask in masks)
+        self._sums = add(ExactSums(np.stack(columns, axis=1))) if columns else None
+        self._group_counts = add(CodeCounts(group_codes, n_groups)) if has_groups else None
+
+    def prepare(self, stats):
+        return stats
+
+    def score(self, stats, spec, j):
+        """Mean per-query value of ``spec`` on all queries (``j`` 0) or group ``j - 1``.
+
+        NaN only for a group with no query in the replicate; with
+        ``missing_queries: skip``, 0 when none of the drawn queries is answered.
+        """
+        sums = np.asarray(stats[self._sums], dtype=np.float64)
+        total = sums[:, self._column[spec.key] + j]
+        if j == 0:
+            n = np.full(total.shape, float(self.n))
+        else:
+            n = np.asarray(stats[self._group_counts], dtype=np.float64)[:, j - 1]
+        if self._answered is not None:
+            answered = sums[:, self._answered + j]
+            out = np.where(answered == 0, 0.0, total / np.where(answered == 0, 1.0, answered))
+        else:
+            out = total / np.where(n == 0, 1.0, n)
+        return np.where(n == 0, np.nan, out)

@@ -81,18 +81,21 @@ def _gap_table(result, digits):
                  result.gaps)
 
 
-def _gains_table(result, digits):
-    if len(result.gains) == 0:
+def _gains_table(result, language):
+    """The gain over the baseline of every system per task in one language, with its CI."""
+    frame = result.gains[result.gains["language"].fillna("") == (language or "")]
+    if len(frame) == 0:
         return None
-    labels = list(OrderedDict.fromkeys(zip(result.gains["task"], result.gains["language"].fillna(""))))
-    cells = dict(((r.system, r.task, r.language or ""), "%s %s" % (format_number(r.gain, 2, signed=True),
-                                                                   format_ci(r.ci_low, r.ci_high, 2, signed=True)))
-                 for r in result.gains.itertuples(index=False))
-    rows = [[name] + [cells.get((name,) + lab, DASH) for lab in labels] for name in result.systems
-            if any((name,) + lab in cells for lab in labels)]
-    header = ["System"] + ["%s%s" % (t, " (%s)" % lang if lang else "") for t, lang in labels]
-    caption = "Gain over the baseline, 100 (s - b) / |b - r| (ODESIA), with its CI; r per task in benchmark.json"
-    return Table("gains", header, rows, ["text"] + ["num"] * len(labels), caption, "tab:gains", [], result.gains)
+    tasks = list(OrderedDict.fromkeys(frame["task"]))
+    cells = dict(((r.system, r.task), "%s %s" % (format_number(r.gain, 2, signed=True),
+                                                 format_ci(r.ci_low, r.ci_high, 2, signed=True)))
+                 for r in frame.itertuples(index=False))
+    rows = [[name] + [cells.get((name, t), DASH) for t in tasks] for name in result.systems
+            if any((name, t) in cells for t in tasks)]
+    caption = ("Gain over the baseline%s, 100 (s - b) / |b - r| (ODESIA), with its CI; r per task in "
+               "benchmark.json" % (" in %s" % language if language else ""))
+    return Table("gains_%s" % (language or "all"), ["System"] + tasks, rows, ["text"] + ["num"] * len(tasks), caption,
+                 "tab:gains-%s" % (language or "all"), [], frame)
 
 
 def _aggregate_table(result, digits):
@@ -120,10 +123,9 @@ def benchmark_tables(result, digits=4):
     """The report's tables: per language (ODESIA 1 and 2), gaps (ODESIA 3), gains, aggregates."""
     languages = list(OrderedDict.fromkeys(ts.task.language for ts in result.test_sets))
     tables = [_language_table(result, language, digits) for language in languages]
-    for table in (_gap_table(result, digits), _gains_table(result, digits), _aggregate_table(result, digits)):
-        if table is not None:
-            tables.append(table)
-    return tables
+    tables += [_gap_table(result, digits)] + [_gains_table(result, language) for language in languages]
+    tables.append(_aggregate_table(result, digits))
+    return [table for table in tables if table is not None]
 
 
 def _figures(result):
@@ -167,9 +169,10 @@ def render_benchmark(result, figures=None, digits=4):
     parts += ["<section>%s</section>" % _html_table(t) for t in benchmark_tables(result, digits)]
     cd = result.critical_difference
     if cd is not None:
-        parts.append('<section><h2>Across tasks</h2><p>Friedman test over %d test sets: &chi;&sup2; = %s, p = %s. '
+        p_text = format_p(cd["friedman_p"])
+        parts.append('<section><h2>Across tasks</h2><p>Friedman test over %d test sets: &chi;&sup2; = %s, p %s. '
                      '%s</p></section>' % (cd["n_test_sets"], format_number(cd["friedman_statistic"], 2),
-                                           format_p(cd["friedman_p"]),
+                                           html.escape(p_text if p_text.startswith("<") else "= " + p_text),
                                            "Nemenyi critical difference %s." % format_number(cd["cd"], 3)
                                            if cd.get("cd") is not None else "Pairs: Wilcoxon signed-rank tests, Holm."))
     for name, (title, png) in figures.items():

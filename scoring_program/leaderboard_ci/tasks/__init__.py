@@ -47,6 +47,7 @@ Parsing (messages name the file and line through ``source.at(line, text)`` /
         Whether a would-be header field is really a value (the file has no header).
     ``encode_values(gold_values, systems, labels) -> (values, labels, {name: values})``
         In-memory encoding for the Python API (``analyze``); ``ValueError`` names the system.
+        A task with ``SETTINGS`` is also passed ``settings=`` (its parsed settings).
     ``decode(gold, values)``
         Encoded values back into what a custom metric function receives.
 

@@ -4,9 +4,10 @@ The task module protocol (see :mod:`leaderboard_ci.tasks`) for tag sequences:
 
 * **parse**: :func:`read_gold` and :func:`read_predictions` read CoNLL files
   (one token per line, the tag in the last column, a blank line between
-  sentences, ``-DOCSTART-`` lines) or JSON Lines (``{"id": ..., "tags": [...]}``);
-  the tags are checked against the tagging ``scheme`` and turned into
-  entities once, at read time, by the ``mode``'s extractor;
+  sentences, ``-DOCSTART-`` lines) or JSON Lines (``{"id": ..., "tags": [...]}``)
+  (:mod:`.tagged_files`); the tags are checked against the tagging ``scheme``
+  and turned into entities once, at read time, by the ``mode``'s extractor
+  (:mod:`.tagging`);
 * **per-unit statistics**: per entity type, the numbers of gold, predicted
   and correct entities in each resampling unit, and its tokens and correctly
   tagged tokens: integer columns whose weighted sums
@@ -50,7 +51,6 @@ so the end-of-phase analysis can tell which units two systems tag differently.
 """
 from __future__ import annotations
 
-import json
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -59,6 +59,11 @@ import numpy as np
 from ..core.accumulators import ExactSums
 from ..core.intervals import Interval, confidence_interval
 from .base import MetricInfo
+from .tagged_files import align_ids as _align_ids, quoted as _q, read_sentences as _read_sentences
+from .tagged_files import Memory as _Memory, memory_units as _memory_units, type_list as _type_list
+from .tagging import MODES, PREFIXES as _PREFIXES, SCHEMES
+from .tagging import TagReader as _TagReader, entities_default, entities_strict
+from .tagging import sentence_entities as _sentence_entities
 
 __all__ = ["NAME", "METRICS", "SCHEMES", "MODES", "UNITS", "EntityCounts", "sequence_score", "resolve_name",
            "make_spec", "known_names", "check_metrics", "parse_settings", "read_gold", "read_predictions",
@@ -69,15 +74,10 @@ NAME = "sequence"
 UNIT_NAME = "entity type"
 AVERAGES = ("micro", "macro", "weighted")
 _AVERAGED = ("precision", "recall", "f1")
-SCHEMES = ("IOB1", "IOB2", "IOE1", "IOE2", "IOBES", "BILOU")
-MODES = ("default", "strict")
 UNITS = ("sentence", "document")
 #: The top-level config.yaml keys this task owns.
 SETTINGS = ("scheme", "mode", "unit")
 DEFAULT_SETTINGS = {"scheme": "IOB2", "mode": "default", "unit": "sentence"}
-DOCSTART = "-DOCSTART-"
-_PREFIXES = "BIESLU"
-_LISTED = 12
 #: Marks a sentence's first token in its tag code (gold and predictions alike).
 _SENTENCE_START = 1 << 30
 
@@ -92,120 +92,6 @@ ALIASES = {"f1_score": "f1", "fscore": "f1", "precision_score": "precision", "re
            "accuracy_score": "accuracy", "token_accuracy": "accuracy", "acc": "accuracy"}
 #: The metric options of this task (besides ``name`` and ``key``).
 OPTIONS = ("average", "zero_division")
-
-# Allowed prefixes per scheme in strict mode (seqeval.scheme.<SCHEME>.allowed_prefix).
-_STRICT_PREFIXES = {"IOB1": "IB", "IOB2": "IB", "IOE1": "IE", "IOE2": "IE", "IOBES": "IBES", "BILOU": "BILU"}
-
-# seqeval.scheme's patterns: (previous prefixes, current prefixes, tag condition).
-_PATTERNS = {
-    "IOB1": {"start": [("O", "I", "any"), ("I", "I", "diff"), ("B", "I", "any"), ("I", "B", "same"),
-                       ("B", "B", "same")],
-             "inside": [("B", "I", "same"), ("I", "I", "same")],
-             "end": [("I", "I", "diff"), ("I", "O", "any"), ("I", "B", "any"), ("B", "O", "any"),
-                     ("B", "I", "diff"), ("B", "B", "same")]},
-    "IOE1": {"start": [("O", "I", "any"), ("I", "I", "diff"), ("E", "I", "any"), ("E", "E", "same")],
-             "inside": [("I", "I", "same"), ("I", "E", "same")],
-             "end": [("I", "I", "diff"), ("I", "O", "any"), ("I", "E", "diff"), ("E", "I", "same"),
-                     ("E", "E", "same")]},
-    "IOB2": {"start": [("*", "B", "any")],
-             "inside": [("B", "I", "same"), ("I", "I", "same")],
-             "end": [("I", "O", "any"), ("I", "I", "diff"), ("I", "B", "any"), ("B", "O", "any"),
-                     ("B", "I", "diff"), ("B", "B", "any")]},
-    "IOE2": {"start": [("O", "I", "any"), ("O", "E", "any"), ("E", "I", "any"), ("E", "E", "any"),
-                       ("I", "I", "diff"), ("I", "E", "diff")],
-             "inside": [("I", "E", "same"), ("I", "I", "same")],
-             "end": [("E", "*", "any")]},
-    "IOBES": {"start": [("*", "B", "any"), ("*", "S", "any")],
-              "inside": [("B", "I", "same"), ("B", "E", "same"), ("I", "I", "same"), ("I", "E", "same")],
-              "end": [("S", "*", "any"), ("E", "*", "any")]},
-    "BILOU": {"start": [("*", "B", "any"), ("*", "U", "any")],
-              "inside": [("B", "I", "same"), ("B", "L", "same"), ("I", "I", "same"), ("I", "L", "same")],
-              "end": [("U", "*", "any"), ("L", "*", "any")]},
-}
-_SAME, _DIFF = 1, 2
-
-
-def _pattern_tables():
-    """``{scheme: {kind: {(prev prefix, prefix): bits}}}``; bit 1: same type matches, bit 2: another type."""
-    every = "IOBESLU"
-    bits = {"same": _SAME, "diff": _DIFF, "any": _SAME | _DIFF}
-    tables = {}
-    for scheme, kinds in _PATTERNS.items():
-        tables[scheme] = {}
-        for kind, patterns in kinds.items():
-            table = {}
-            for prev, cur, cond in patterns:
-                for p in (every if prev == "*" else prev):
-                    for c in (every if cur == "*" else cur):
-                        table[(p, c)] = table.get((p, c), 0) | bits[cond]
-            tables[scheme][kind] = table
-    return tables
-
-
-_TABLES = _pattern_tables()
-
-
-# ---------------------------------------------------------------------------
-# Entity extraction (one sentence of (prefix, type) pairs; "O" is ("O", "_"))
-# ---------------------------------------------------------------------------
-def entities_strict(tags, scheme):
-    """Entities ``(type, start, end exclusive)`` of one sentence, as seqeval's strict mode finds them.
-
-    ``tags`` are ``(prefix, type)`` pairs whose prefixes the scheme allows
-    (``("O", "_")`` for ``O``).  A port of :class:`seqeval.scheme.Tokens`.
-    """
-    table = _TABLES[scheme]
-    start_t, inside_t, end_t = table["start"], table["inside"], table["end"]
-    ext = list(tags) + [("O", "_")]
-
-    def match(kind_table, prev, cur):
-        found = kind_table.get((prev[0], cur[0]), 0)
-        return bool(found & (_SAME if prev[1] == cur[1] else _DIFF))
-
-    entities = []
-    i = 0
-    prev = ("O", "_")
-    n = len(ext)
-    while i < n:
-        token = ext[i]
-        if match(start_t, prev, token):
-            end = len(tags) - 1
-            last = token
-            for j in range(i + 1, n):
-                if match(inside_t, last, ext[j]):
-                    last = ext[j]
-                else:
-                    end = j
-                    break
-            if match(end_t, ext[end - 1], ext[end]):
-                entities.append((token[1], i, end))
-            i = end
-        else:
-            i += 1
-        prev = ext[i - 1]
-    return entities
-
-
-def entities_default(tags):
-    """Entities ``(type, start, end exclusive)`` of one sentence by conlleval's lenient chunking.
-
-    A port of :func:`seqeval.metrics.sequence_labeling.get_entities` for
-    ``(prefix, type)`` pairs with prefixes ``O``, ``B``, ``I``, ``E``, ``S``.
-    """
-    prev_tag, prev_type = "O", ""
-    begin = 0
-    chunks = []
-    for i, (tag, type_) in enumerate(list(tags) + [("O", "_")]):
-        end = (prev_tag in "ES" or (prev_tag in "BI" and tag in "BSO")
-               or (prev_tag != "O" and prev_type != type_))
-        if end:
-            chunks.append((prev_type, begin, i))
-        start = (tag in "BS" or (prev_tag in "ESO" and tag in "EI") or (tag != "O" and prev_type != type_))
-        if start:
-            begin = i
-        prev_tag, prev_type = tag, type_
-    return chunks
-
 
 # ---------------------------------------------------------------------------
 # Settings
@@ -265,7 +151,7 @@ def make_spec(name, options, defaults):
     if isinstance(zero_division, bool) or zero_division not in (0, 1):
         raise ValueError("zero_division must be 0 or 1, got %r" % (zero_division,))
     key = name if average is None else "%s_%s" % (name, average)
-    title = METRICS[name].title if average is None else "%s-%s" % (average, METRICS[name].title)
+    title = METRICS[name].title if average is None else "entity %s-%s" % (average, "F1" if name == "f1" else name)
     return dict(average=average, zero_division=float(zero_division)), key, title
 
 
@@ -276,178 +162,9 @@ def check_metrics(metrics, labels):
 # ---------------------------------------------------------------------------
 # Tags
 # ---------------------------------------------------------------------------
-def _expected(settings):
-    prefixes = _allowed_prefixes(settings)
-    return "O or a tag %s followed by an entity type (e.g. %s-PER)" % (
-        "/".join("%s-" % p for p in prefixes), prefixes[0])
-
-
-def _allowed_prefixes(settings):
-    if settings["mode"] == "strict":
-        return _STRICT_PREFIXES[settings["scheme"]]
-    return "BIESLU" if settings["scheme"] == "BILOU" else "BIES"
-
-
-class _TagReader(object):
-    """Checks tags and turns them into ``(prefix, type)`` pairs (cached per distinct tag)."""
-
-    def __init__(self, source, settings):
-        self.source = source
-        self.settings = settings
-        self.allowed = _allowed_prefixes(settings)
-        self.cache = {"O": ("O", "_")}
-
-    def __call__(self, line, tag):
-        found = self.cache.get(tag)
-        if found is not None:
-            return found
-        prefix, type_ = tag[:1], None
-        if len(tag) == 1 and prefix in _PREFIXES:
-            type_ = "_"
-        elif len(tag) > 2 and tag[1] == "-" and prefix in _PREFIXES:
-            type_ = tag[2:]
-            if type_.startswith("-") or type_.endswith("-"):
-                type_ = None
-        if type_ is None or prefix not in self.allowed:
-            raise self._bad(line, tag, prefix)
-        found = (prefix, type_)
-        self.cache[tag] = found
-        return found
-
-    def _bad(self, line, tag, prefix):
-        settings = self.settings
-        shown = "tag %r" % tag if self.source.may_quote else "the tag"
-        if prefix in _PREFIXES and (len(tag) == 1 or tag[1:2] == "-") and prefix not in self.allowed:
-            if settings["mode"] == "strict":
-                return self.source.at(line, "%s breaks scheme %s (strict mode allows only %s); expected %s"
-                                      % (shown, settings["scheme"], ", ".join(self.allowed + "O"),
-                                         _expected(settings)))
-            return self.source.at(line, "%s has prefix %s, which scheme %s does not use; expected %s"
-                                  % (shown, prefix, settings["scheme"], _expected(settings)))
-        return self.source.at(line, "%s is not a tag of scheme %s; expected %s" % (shown, settings["scheme"],
-                                                                                   _expected(settings)))
-
-
-def _sentence_entities(pairs, settings):
-    if settings["mode"] == "strict":
-        return entities_strict(pairs, settings["scheme"])
-    if settings["scheme"] == "BILOU":
-        pairs = [(("E" if p == "L" else "S" if p == "U" else p), t) for p, t in pairs]
-    return entities_default(pairs)
-
-
 # ---------------------------------------------------------------------------
 # Reading: CoNLL and JSON Lines into sentences
 # ---------------------------------------------------------------------------
-class _Sentence(object):
-    __slots__ = ("line", "tags", "tag_lines", "ident", "document")
-
-    def __init__(self, line, tags, tag_lines, ident=None, document=None):
-        self.line = line
-        self.tags = tags
-        self.tag_lines = tag_lines
-        self.ident = ident
-        self.document = document
-
-
-def _is_jsonl(source, first_text, settings):
-    fmt = settings.get("format", "auto")
-    if fmt == "jsonl" or fmt == "json":
-        return True
-    if fmt not in (None, "auto"):
-        return False
-    if source.extension in (".jsonl", ".ndjson", ".json"):
-        return True
-    return first_text is not None and first_text.lstrip().startswith("{")
-
-
-def _read_sentences(source, lines, settings):
-    """``(sentences, format)`` of a file; CoNLL documents are numbered by their ``-DOCSTART-`` lines."""
-    lines = iter(lines)
-    first = None
-    for first in lines:
-        if first[1].strip():
-            break
-    else:
-        raise source.whole("is empty; expected one token per line with its tag in the last column "
-                           "(CoNLL), or JSON Lines with a \"tags\" list per sentence")
-
-    def chained():
-        yield first
-        for item in lines:
-            yield item
-
-    if _is_jsonl(source, first[1], settings):
-        return _jsonl_sentences(source, chained()), "jsonl"
-    return _conll_sentences(source, chained()), "conll"
-
-
-def _conll_sentences(source, lines):
-    sentences = []
-    tags, tag_lines, start = [], [], None
-    document = 0
-    seen_docstart = False
-    for lineno, text in lines:
-        fields = text.split()
-        if not fields:
-            if tags:
-                sentences.append(_Sentence(start, tags, tag_lines, document=document))
-                tags, tag_lines, start = [], [], None
-            continue
-        if fields[0] == DOCSTART:
-            if tags:
-                sentences.append(_Sentence(start, tags, tag_lines, document=document))
-                tags, tag_lines, start = [], [], None
-            if seen_docstart or sentences:
-                document += 1
-            seen_docstart = True
-            continue
-        if start is None:
-            start = lineno
-        tags.append(fields[-1])
-        tag_lines.append(lineno)
-    if tags:
-        sentences.append(_Sentence(start, tags, tag_lines, document=document))
-    return sentences
-
-
-def _jsonl_sentences(source, lines):
-    sentences = []
-    for lineno, text in lines:
-        if not text.strip():
-            continue
-        try:
-            record = json.loads(text)
-        except RecursionError:
-            raise source.at(lineno, "the JSON is nested too deeply; expected an object like "
-                                    "{\"id\": \"s1\", \"tags\": [\"B-PER\", \"O\"]}")
-        except ValueError as exc:
-            raise source.at(lineno, "not valid JSON (%s); expected one object per line like "
-                                    "{\"id\": \"s1\", \"tags\": [\"B-PER\", \"O\"]}" % getattr(exc, "msg", "error"))
-        if not isinstance(record, dict):
-            raise source.at(lineno, "expected a JSON object like {\"id\": \"s1\", \"tags\": [\"B-PER\", \"O\"]}, "
-                                    "found a JSON %s" % type(record).__name__.replace("str", "string")
-                                    .replace("dict", "object").replace("NoneType", "null"))
-        tags = record.get("tags")
-        if tags is None:
-            raise source.at(lineno, "the object has no \"tags\" key; expected {\"id\": ..., \"tags\": [...]}")
-        if not isinstance(tags, list) or any(not isinstance(t, str) for t in tags):
-            raise source.at(lineno, "\"tags\" must be a list of strings (one tag per token)")
-        if not tags:
-            raise source.at(lineno, "\"tags\" is empty; a sentence has at least one token")
-        ident = record.get("id")
-        if ident is not None:
-            if isinstance(ident, bool) or not isinstance(ident, (str, int)):
-                raise source.at(lineno, "\"id\" must be a string or an integer")
-            ident = str(ident)
-        document = record.get("document")
-        if document is not None and (isinstance(document, bool) or not isinstance(document, (str, int))):
-            raise source.at(lineno, "\"document\" must be a string or an integer")
-        sentences.append(_Sentence(lineno, [t.strip() for t in tags], [lineno] * len(tags), ident,
-                                   None if document is None else str(document)))
-    return sentences
-
-
 # ---------------------------------------------------------------------------
 # Encoding
 # ---------------------------------------------------------------------------
@@ -623,67 +340,9 @@ def read_predictions(source, lines, gold, settings):
     return _records(units, width)
 
 
-def _q(source, text):
-    return repr(text if len(text) <= 40 else text[:40] + "...")
-
-
-def _type_list(types):
-    shown = ", ".join(types[:_LISTED])
-    if len(types) > _LISTED:
-        shown += " and %d more" % (len(types) - _LISTED)
-    return "entity types: %s" % shown
-
-
-def _align_ids(source, sentences, idents):
-    position = dict((ident, i) for i, ident in enumerate(idents))
-    placed = [None] * len(idents)
-    for s in sentences:
-        i = position.get(s.ident)
-        if i is None:
-            raise source.at(s.line, "id %s is not a test sentence id (e.g. %s)" % (_q(source, s.ident),
-                                                                                 _q(source, idents[0])))
-        if placed[i] is not None:
-            raise source.at(s.line, "id %s appears again (first on line %d); give one line per sentence"
-                                    % (_q(source, s.ident), placed[i].line))
-        placed[i] = s
-    missing = [idents[i] for i, s in enumerate(placed) if s is None]
-    if missing:
-        raise source.whole("is missing %d of the %d test sentence ids (e.g. %s); give one line per sentence"
-                           % (len(missing), len(idents), ", ".join(_q(source, m) for m in missing[:3])))
-    return placed
-
-
 # ---------------------------------------------------------------------------
 # In-memory encoding (the analysis API) and the readers' fallbacks
 # ---------------------------------------------------------------------------
-class _Memory(object):
-    """A stand-in Source for in-memory values: messages name the system and sentence."""
-
-    may_quote = True
-    extension = ""
-
-    def __init__(self, name):
-        self.name = name
-
-    def at(self, line, message):
-        return ValueError("%s, sentence %d: %s" % (self.name, line, message))
-
-    def whole(self, message):
-        return ValueError("%s %s" % (self.name, message))
-
-
-def _memory_units(values, name):
-    """Units given in memory: each a sentence (list of tags) or a document (list of sentences)."""
-    units = []
-    for u, unit in enumerate(values):
-        unit = list(unit)
-        if unit and isinstance(unit[0], (list, tuple)):
-            units.append([[str(t) for t in sentence] for sentence in unit])
-        else:
-            units.append([[str(t) for t in unit]])
-    return units
-
-
 def encode_values(gold_values, systems, labels=None, settings=None):
     """In-memory encoding: ``(records, entity types, {name: records})`` (ValueError naming the system).
 

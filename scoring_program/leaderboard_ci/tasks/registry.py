@@ -8,12 +8,12 @@ from __future__ import annotations
 import difflib
 from collections import OrderedDict
 
-from . import classification, regression, sequence
+from . import classification, qa, regression, sequence
 
 __all__ = ["TASKS", "task_module", "find_metric", "known_metric_names", "suggest_metric", "canonical_name"]
 
 #: Task name -> task module, in the order messages list them.
-TASKS = OrderedDict((module.NAME, module) for module in (classification, regression, sequence))
+TASKS = OrderedDict((module.NAME, module) for module in (classification, regression, sequence, qa))
 
 
 def task_module(name):

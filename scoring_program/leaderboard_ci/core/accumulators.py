@@ -232,11 +232,13 @@ class ExactSums:
         return None
 
     def linear_matrix(self, dtype=np.float64):
-        """Integer-valued hi/lo parts ``(n, 2F)``; needs float64 to stay exact."""
-        return self._both
+        """Integer-valued hi/lo parts ``(n, 2F)`` (hi only, ``(n, F)``, when every lo is 0); needs float64."""
+        return self._both if self._hi_only is None else self._hi_only
 
     def from_linear(self, sums):
         """Statistics from ``counts @ linear_matrix``."""
+        if self._hi_only is not None:
+            return _combine(np.asarray(sums, dtype=np.float64), 0.0, self.exponents, self.k)
         return self._finish(np.asarray(sums, dtype=np.float64))
 
     def item_values(self):

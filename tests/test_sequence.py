@@ -26,6 +26,7 @@ from leaderboard_ci.scoring.errors import ConfigError, SubmissionError  # noqa: 
 from leaderboard_ci.scoring.evaluation import evaluate  # noqa: E402
 from leaderboard_ci.scoring.readers import read_gold, read_predictions  # noqa: E402
 from leaderboard_ci.tasks import sequence as sq  # noqa: E402
+from leaderboard_ci.tasks.tagging import STRICT_PREFIXES  # noqa: E402
 
 TOL = 1e-12
 TYPES = ("LOC", "MISC", "ORG", "PER")
@@ -72,7 +73,7 @@ def random_spans(rng, length):
 def corpus(seed, n, scheme, noise=0.15):
     """Gold sentences (well formed in ``scheme``) and a noisy system's tags (any of the scheme's prefixes)."""
     rng = random.Random(seed)
-    prefixes = sq._STRICT_PREFIXES[scheme]
+    prefixes = STRICT_PREFIXES[scheme]
     gold, pred = [], []
     for _ in range(n):
         length = rng.randint(1, 12)
@@ -132,7 +133,7 @@ def _pairs(tags):
 @pytest.mark.parametrize("scheme", sq.SCHEMES)
 def test_strict_extraction_equals_seqeval_tokens(scheme):
     rng = random.Random(7)
-    prefixes = sq._STRICT_PREFIXES[scheme]
+    prefixes = STRICT_PREFIXES[scheme]
     for _ in range(1500):
         tags = [("O" if rng.random() < 0.35 else rng.choice(prefixes) + "-" + rng.choice("AB"))
                 for _ in range(rng.randint(1, 8))]
@@ -372,3 +373,14 @@ def test_settings_are_validated():
     assert "scheme must be one of: IOB1, IOB2, IOE1, IOE2, IOBES, BILOU" in str(info.value)
     with pytest.raises(ConfigError):
         config_for("IOB2", "lenient")
+
+
+def test_a_long_tag_is_shortened_and_a_bad_gold_prefix_is_not_named(tmp_path):
+    message = _message(tmp_path, "O\nO\nO\n\nO\nX-" + "P" * 5000 + "\n")
+    assert len(message) < 300 and "PPP..." in message
+    ref = tmp_path / "ref2"
+    ref.mkdir()
+    (ref / "gold.conll").write_text("w B-PER\nw U-PER\n")
+    with pytest.raises(ConfigError) as info:
+        read_gold(str(ref), config_for("IOB2", "default"))
+    assert str(info.value).startswith("ref/gold.conll line 2: the tag has a prefix, which scheme IOB2 does not use")

@@ -182,14 +182,15 @@ class TagReader(object):
 
     def _bad(self, line, tag, prefix):
         settings = self.settings
-        shown = "tag %r" % tag if self.source.may_quote else "the tag"
+        shown = "tag %r" % (tag if len(tag) <= 40 else tag[:40] + "...") if self.source.may_quote else "the tag"
         if prefix in _PREFIXES and (len(tag) == 1 or tag[1:2] == "-") and prefix not in self.allowed:
             if settings["mode"] == "strict":
                 return self.source.at(line, "%s breaks scheme %s (strict mode allows only %s); expected %s"
                                       % (shown, settings["scheme"], ", ".join(self.allowed + "O"),
                                          expected_tags(settings)))
-            return self.source.at(line, "%s has prefix %s, which scheme %s does not use; expected %s"
-                                  % (shown, prefix, settings["scheme"], expected_tags(settings)))
+            which = "prefix %s" % prefix if self.source.may_quote else "a prefix"
+            return self.source.at(line, "%s has %s, which scheme %s does not use; expected %s"
+                                  % (shown, which, settings["scheme"], expected_tags(settings)))
         return self.source.at(line, "%s is not a tag of scheme %s; expected %s" % (shown, settings["scheme"],
                                                                                    expected_tags(settings)))
 

@@ -6,7 +6,6 @@ ours re-weights the per-unit counts.  Both modes, all six schemes, every
 average, to 1e-12.  Then the readers: CoNLL and JSON Lines, documents, and
 one sentence per bad input naming file and line, never quoting the gold.
 """
-import os
 import random
 import warnings
 

@@ -68,7 +68,7 @@ def test_bundle_passes_the_checker(bundle, tmp_path):
 
 
 def test_every_sample_submission_scores_like_seqeval(tmp_path):
-    seqeval = pytest.importorskip("seqeval")  # noqa: F841
+    pytest.importorskip("seqeval")
     from seqeval.metrics import accuracy_score
     from seqeval.metrics.v1 import precision_recall_fscore_support
     from seqeval.scheme import IOB2

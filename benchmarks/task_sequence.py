@@ -65,11 +65,16 @@ def make_data(n, seed=1, n_systems=1, noise=0.1):
 
 
 def median_time(fn, repeats=3):
-    times = []
+    """Median wall time of ``repeats`` runs; also prints the median CPU time of this process
+    (independent of other processes' load when the run uses one thread)."""
+    times, cpu = [], []
     for _ in range(repeats):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         fn()
         times.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - start_cpu)
+    print("  (median wall %.2f s, median CPU %.2f s, load average %.1f)"
+          % (statistics.median(times), statistics.median(cpu), os.getloadavg()[0]))
     return statistics.median(times), times
 
 

@@ -259,3 +259,27 @@ def test_bad_gold_names_the_question_not_the_answer(tmp_path):
     with pytest.raises(ConfigError) as info:
         read_gold(str(ref), _config())
     assert "data[0].paragraphs[0].qas[0] needs \"answers\"" in str(info.value)
+
+
+def test_both_layouts_give_the_same_bytes():
+    from leaderboard_ci.core.accumulators import block_counts_factory
+    from leaderboard_ci.tasks.scorer import SystemScorer
+    squad, predictions, order = make_dataset(17, 300)
+    answers = {q["id"]: [a["text"] for a in q["answers"]]
+               for article in squad["data"] for p in article["paragraphs"] for q in p["qas"]}
+    config = _config()
+    values, _, coded = qa.encode_values([answers[k] for k in order], {"s": [predictions[k] for k in order]})
+    from leaderboard_ci.tasks.base import GoldStandard
+    gold = GoldStandard(values=values, task="qa")
+    plain = SystemScorer(config.metrics, gold, coded["s"])
+    reduced = SystemScorer(config.metrics, gold, coded["s"], layout="reduced")
+    idx = replicate_indices(3, gold.n, 0, 50)
+    out = []
+    for scorer in (plain, reduced):
+        counts = block_counts_factory(idx, gold.n)
+        full = scorer.scores([a.full()[None, :] for a in scorer.accumulators])
+        reps = scorer.scores([a.block(idx, counts) for a in scorer.accumulators])
+        out.append((full.tobytes(), reps.tobytes()))
+    assert out[0] == out[1]
+    assert type(plain.accumulators[0]).__name__ == "CodeCounts"
+    assert type(reduced.accumulators[0]).__name__ == "ExactSums"

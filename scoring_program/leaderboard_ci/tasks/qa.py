@@ -8,9 +8,8 @@ The task module protocol (see :mod:`leaderboard_ci.tasks`) for answers:
   official evaluation script reads.  Answers are normalized once, at read
   time (setting ``normalization``);
 * **per-question statistics**: exact match and token F1 of each question,
-  each the maximum over its gold answers, as two
-  :class:`~leaderboard_ci.core.accumulators.ExactSums` columns: their means
-  are exact on every replicate;
+  each the maximum over its gold answers, summed exactly on every replicate
+  (see :class:`Statistics`);
 * **metrics**: ``exact_match`` and ``f1``, the means over questions, as
   fractions (the official script prints 100 times these).
 
@@ -37,7 +36,7 @@ from collections import Counter, OrderedDict
 
 import numpy as np
 
-from ..core.accumulators import ExactSums
+from ..core.accumulators import CodeCounts, ExactSums, split_fixed_point
 from .base import MetricInfo
 
 __all__ = ["NAME", "METRICS", "NORMALIZATIONS", "SPANISH_ARTICLES", "normalizer", "exact_match", "token_f1",
@@ -371,7 +370,19 @@ def decode(gold, values):
 # Per-question statistics and scores
 # ---------------------------------------------------------------------------
 class Statistics:
-    """Per-question exact match and F1 as exact sums; the scores are their means."""
+    """Per-question exact match and F1, summed exactly; the scores are their means.
+
+    A question's ``(EM, F1)`` pair takes few distinct values (F1 is a ratio of
+    small token counts), so the accumulator is a :class:`CodeCounts` of the
+    pair's index among the distinct pairs: no count matrix, and the
+    end-of-phase analysis stacks it like class counts.  The sums are the
+    distinct values' fixed-point parts (:func:`split_fixed_point`, the split
+    :class:`~leaderboard_ci.core.accumulators.ExactSums` uses) times those
+    integer counts: exact, then rounded once, the same bytes as ``ExactSums``
+    of the per-question values.  The end-of-phase analysis (``layout="reduced"``)
+    uses that ``ExactSums`` itself: two float columns per system stack into a
+    smaller product than one count per distinct pair.
+    """
 
     def __init__(self, add, gold, predictions, metrics, group_codes, n_groups, layout=None):
         if gold.groups is not None:
@@ -380,11 +391,23 @@ class Statistics:
         if predictions.shape != (gold.n,) or any(not isinstance(p, str) for p in predictions):
             raise ValueError("predictions must be %d normalized answer strings" % gold.n)
         em, f1 = question_scores(gold.values, predictions)
-        self._sums = add(ExactSums(np.stack([em, f1], axis=1)))
         self.n = gold.n
+        if layout == "reduced":  # the end-of-phase analysis: a few float columns stack better than codes
+            self._sums = add(ExactSums(np.stack([em, f1], axis=1)))
+            return
+        self._sums = None
+        pairs, codes = np.unique(np.stack([em, f1], axis=1), axis=0, return_inverse=True)
+        hi, lo, self._exponents, self._k = split_fixed_point(pairs, max(self.n, 1))
+        self._parts = np.concatenate([hi, lo], axis=1)  # (distinct pairs, 4), integer-valued
+        self._codes = add(CodeCounts(np.asarray(codes).reshape(-1), pairs.shape[0]))
 
     def prepare(self, stats):
-        return np.asarray(stats[self._sums], dtype=np.float64) / float(self.n)
+        if self._sums is not None:
+            return np.asarray(stats[self._sums], dtype=np.float64) / float(self.n)
+        counts = np.asarray(stats[self._codes], dtype=np.float64)
+        parts = counts @ self._parts  # exact: integers below 2**52
+        sums = np.ldexp(parts[:, :2] + np.ldexp(parts[:, 2:], -self._k), self._exponents)
+        return sums / float(self.n)
 
     def score(self, prepared, spec, j):
         if j != 0:

@@ -210,6 +210,8 @@ class ExactSums:
         self.values = values
         self.hi, self.lo, self.exponents, self.k = split_fixed_point(values, self.n)
         self._both = np.ascontiguousarray(np.concatenate([self.hi, self.lo], axis=1))
+        # Values on the grid (integer counts, say) have no low parts: half the product.
+        self._hi_only = np.ascontiguousarray(self.hi) if not np.any(self.lo) else None
         # The count matrix times the parts is the fastest path (measured: 7.5 ns per
         # draw against 10-33 ns for gathering rows), with BLAS on one thread.
         self.needs_counts = True
@@ -222,17 +224,21 @@ class ExactSums:
         return self._finish(self._both.sum(axis=0))
 
     def block(self, indices, counts):
+        if self._hi_only is not None:  # the same bytes: the low sums would all be 0
+            return _combine(counts() @ self._hi_only, 0.0, self.exponents, self.k)
         return self._finish(counts() @ self._both)  # exact: integer-valued, below 2**52
 
     def jackknife_key(self):
         return None
 
     def linear_matrix(self, dtype=np.float64):
-        """Integer-valued hi/lo parts ``(n, 2F)``; needs float64 to stay exact."""
-        return self._both
+        """Integer-valued hi/lo parts ``(n, 2F)`` (hi only, ``(n, F)``, when every lo is 0); needs float64."""
+        return self._both if self._hi_only is None else self._hi_only
 
     def from_linear(self, sums):
         """Statistics from ``counts @ linear_matrix``."""
+        if self._hi_only is not None:
+            return _combine(np.asarray(sums, dtype=np.float64), 0.0, self.exponents, self.k)
         return self._finish(np.asarray(sums, dtype=np.float64))
 
     def item_values(self):

@@ -1,30 +1,39 @@
-"""Text files of predictions and gold labels: decoding, formats and rows.
+"""Text files of predictions and gold labels: formats and rows.
 
-A file is streamed, never read whole (except a JSON document, which is one
-value): :func:`iter_lines` decodes it chunk by chunk and yields numbered
-lines, and :func:`open_table` turns the lines into a :class:`Table`, whose
-rows are ``(line, id, value, group)`` tuples of stripped strings.  Nothing
-here knows the gold standard: alignment and the checks of values are in
-:mod:`leaderboard_ci.scoring.readers`.
+A file is streamed, never read whole: :func:`~leaderboard_ci.scoring.text_files.iter_lines`
+decodes it block by block and yields numbered lines, a JSON document is read
+value by value from the decoded blocks (:class:`_JsonStream`), and
+:func:`open_table` turns either into a :class:`Table`, whose rows are
+``(line, id, value, group)`` tuples of stripped strings, produced lazily:
+whoever reads them stops as soon as the answer is known (too many rows, a bad
+line).  Nothing here knows the gold standard: alignment and the checks of
+values are in :mod:`leaderboard_ci.scoring.readers`.
 
 Encodings: UTF-8 with or without a byte-order mark, and UTF-16 with one; line
-ends ``\\n``, ``\\r\\n`` or ``\\r``.  Formats: one value per line (no header),
-CSV / TSV with a header row, a JSON document (a list of objects, a list of
-values, or an object mapping id to value) and JSON Lines.
+ends ``\\n``, ``\\r\\n``, ``\\r\\r\\n`` or ``\\r``.  Formats: one value per line (no
+header), CSV / TSV with a header row, a JSON document and JSON Lines.  A JSON
+document may be a list of objects or of values, an object mapping ids to
+values, one of those inside a wrapper object (``{"predictions": [...]}``), or
+what pandas' ``DataFrame.to_json`` writes with ``orient`` ``records``,
+``split``, ``index``, ``columns`` or ``table``.
 
 Every problem raises the error class of the :class:`Source` (the
 participant's :class:`~leaderboard_ci.scoring.errors.SubmissionError`, or the
 organizer's :class:`~leaderboard_ci.scoring.errors.ConfigError`) with one sentence
-naming the file and line.  Only the standard library is used: this module is
-on the per-submission path, which must run on Python 3.7.
+naming the file and line; whatever the parsers raise (``csv.Error``,
+``RecursionError`` for deep nesting, Python's limit on integer digits) is
+turned into such a sentence here.  Only the standard library is used: this
+module is on the per-submission path, which must run on Python 3.7.
 """
 import csv
 import json
 import re
 
-from .text_files import Columns, Source, Table, iter_lines, list_names, quote, without_blank_lines
+from .text_files import (Columns, Source, Table, iter_blocks, iter_lines, list_names, quote, without_blank_lines,
+                         _nul_error)
 
-__all__ = ["Source", "Columns", "Table", "FORMAT_NAMES", "quote", "list_names", "iter_lines", "open_table"]
+__all__ = ["Source", "Columns", "Table", "FORMAT_NAMES", "quote", "list_names", "iter_lines", "open_table",
+           "has_columns"]
 
 _JSON_SPACE = re.compile(r"[ \t\n\r]*")
 _EXTENSIONS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".json": "json", ".jsonl": "jsonl",
@@ -33,6 +42,16 @@ _DELIMITERS = {"csv": ",", "tsv": "\t"}
 _DELIMITER_NAMES = {",": "commas (',')", "\t": "tabs", ";": "semicolons (';')", "|": "vertical bars ('|')"}
 #: How messages name each format.
 FORMAT_NAMES = {"csv": "CSV", "tsv": "TSV", "json": "JSON", "jsonl": "JSON Lines", "lines": "one value per line"}
+#: Characters of the first line looked at to choose a format.
+_HEAD_CHARS = 1 << 16
+#: Keys of an object wrapping the list of predictions (``{"predictions": [...]}``, pandas' ``data``).
+_WRAPPERS = ("predictions", "prediction", "preds", "data", "results", "records", "items", "rows", "outputs",
+             "output", "answers")
+#: Keys skipped next to a wrapper (pandas' ``orient="table"`` and ``"split"``).
+_SKIPPED = ("schema", "index", "meta", "metadata", "info", "version")
+#: The JSON shapes accepted, for messages.
+_JSON_SHAPES = ("a JSON list of objects like %s (pandas: df.to_json(orient='records')), a list of values, or an "
+                "object mapping ids to values")
 
 # ---------------------------------------------------------------------------
 # Choosing the format
@@ -60,20 +79,46 @@ def _names_a_column(fields, columns):
     return any(_find(fields, name) is not None for name in wanted)
 
 
+def _per_class(fields, columns):
+    """The value columns of a header with one column per class (``id,0,1,...,9``), else None.
+
+    That is what a file of class probabilities (or scores) looks like: the id,
+    then two or more distinct columns each named like a value of the task.
+    """
+    if columns.is_value is None:
+        return None
+    ident = _find(fields, columns.id) if columns.id else None
+    others = [f for i, f in enumerate(fields) if i != ident]
+    if len(others) < (2 if ident is not None else 3) or len(set(others)) != len(others):
+        return None
+    if not all(columns.is_value(f) for f in others):
+        return None
+    return others
+
+
+def _per_class_error(source, line, others, columns, delimiter):
+    return source.at(line, "the header has one column per class (%s), as a file of class probabilities or "
+                           "scores has; this competition expects one prediction per item: the header %s and "
+                           "the predicted value on each line" % (list_names(others, 4),
+                                                                  columns.describe_header(delimiter)))
+
+
 def _sniff_format(first, columns):
-    """The format of a file whose extension does not tell, from its first line."""
+    """The format of a file whose extension does not tell, from (the start of) its first line."""
     line = first.strip()
     if line.startswith("{"):
         try:
             return "jsonl" if isinstance(json.loads(line), dict) else "json"
-        except ValueError:
-            return "json"  # an object over several lines
-    if line == "[" or line.startswith("[{") or line.startswith('["') or (
-            line.startswith("[") and line.endswith("]") and "," in line):
+        except (ValueError, RecursionError):
+            return "json"  # an object over several lines (or a long one)
+    if line == "[" or line.startswith("[{") or line.startswith('["') or line.startswith("[[") or (
+            line.startswith("[") and (line.endswith("]") or len(first) >= _HEAD_CHARS) and "," in line):
         return "json"
     for delimiter in ("\t", ",", ";", "|"):
-        if delimiter in line and _names_a_column(_split(line, delimiter), columns):
-            return "tsv" if delimiter == "\t" else "csv"  # ';' and '|' are then reported as wrong
+        if delimiter in line:
+            fields = _split(line, delimiter)
+            if _names_a_column(fields, columns) or _per_class(fields, columns):
+                return "tsv" if delimiter == "\t" else "csv"  # ';' and '|' are then reported as wrong
     if any(_find([line], name) is not None for name in columns.values):
         if columns.looks_like_data is None or not columns.looks_like_data([line]):
             return "csv"  # one column under a header
@@ -87,8 +132,48 @@ def _format_from_name(source, configured):
     return _EXTENSIONS.get(source.extension)
 
 
+def _head_line(source):
+    """The start (up to ``_HEAD_CHARS``) of the file's first line, or None for a file without text."""
+    text = ""
+    for block, final in iter_blocks(source):
+        if "\x00" in block:
+            break  # iter_lines names the line
+        text += block
+        end = min((i for i in (text.find("\n"), text.find("\r")) if i >= 0), default=-1)
+        if end >= 0:
+            return text[:end]
+        if len(text) >= _HEAD_CHARS:
+            return text[:_HEAD_CHARS]
+    return text if text else None
+
+
+def has_columns(source, columns):
+    """Whether a file's first line names the expected columns (a CSV/TSV header, or JSON keys).
+
+    Reads at most the first ``_HEAD_CHARS`` characters; a file that cannot be
+    read has no columns.
+    """
+    try:
+        head = _head_line(source)
+    except (source.error, IOError, OSError):
+        return False
+    if not head:
+        return False
+    wanted = [columns.values] + ([(columns.id,)] if columns.id_required else [])
+    line = head.strip()
+    if line.startswith(("{", "[")):
+        folded = line.casefold()
+        return all(any('"%s"' % name.casefold() in folded for name in names) for names in wanted)
+    for delimiter in ("\t", ","):
+        fields = _split(line, delimiter)
+        if len(fields) > 1 or len(wanted) == 1:
+            if all(any(_find(fields, name) is not None for name in names) for names in wanted):
+                return True
+    return False
+
+
 # ---------------------------------------------------------------------------
-# Parsers
+# One value per line, CSV and TSV
 # ---------------------------------------------------------------------------
 def _lines_table(source, lines):
     def rows():
@@ -103,6 +188,7 @@ class _LineFeed(object):
     def __init__(self, lines):
         self._lines = iter(lines)
         self.start = None
+        self.line = None
         self._fresh = True
 
     def __iter__(self):
@@ -110,12 +196,32 @@ class _LineFeed(object):
 
     def __next__(self):
         lineno, text = next(self._lines)
+        self.line = lineno
         if self._fresh:
             self.start, self._fresh = lineno, False
         return text
 
     def new_record(self):
         self._fresh = True
+
+
+_FIELD_LIMIT = re.compile(r"field larger than field limit \((\d+)\)")
+
+
+def _csv_error(source, feed, format, exc):
+    """A csv.Error in plain words, naming the line where the record starts."""
+    text = str(exc)
+    line = feed.start or 1
+    limit = _FIELD_LIMIT.search(text)
+    if limit:
+        return source.at(line, "a field is longer than {:,} characters, the most one {} field may hold (a double "
+                               "quote that is never closed makes the rest of the file one field)"
+                         .format(int(limit.group(1)), FORMAT_NAMES[format]))
+    if "unexpected end of data" in text or "EOF" in text:
+        return source.at(line, "a double quote opened on this line is never closed")
+    if "NUL" in text:
+        return _nul_error(source, feed.line or line, "")
+    return source.at(line, "cannot be read as %s (%s)" % (FORMAT_NAMES[format], text))
 
 
 def _check_delimiter(source, header, delimiter, format):
@@ -128,7 +234,7 @@ def _check_delimiter(source, header, delimiter, format):
                                % (_DELIMITER_NAMES[other], FORMAT_NAMES[format], _DELIMITER_NAMES[delimiter]))
 
 
-def _column_index(source, header, columns, delimiter):
+def _column_index(source, header, columns, delimiter, line=1):
     """Positions ``(id, value, group)`` of the wanted columns in the header."""
     if source.may_quote:
         found = " (found: %s)" % list_names(header)
@@ -138,24 +244,27 @@ def _column_index(source, header, columns, delimiter):
     value = next((i for i in (_find(header, name) for name in columns.values) if i is not None), None)
     ident = _find(header, columns.id) if columns.id else None
     if value is None or (columns.id_required and ident is None):
+        others = _per_class(header, columns) if source.may_quote else None
+        if others:
+            raise _per_class_error(source, line, others, columns, delimiter)
         if columns.looks_like_data is not None and columns.looks_like_data(header):
-            raise source.at(1, "the first line is data, not a header; start the file with the header %s"
-                               % expected)
+            raise source.at(line, "the first line is data, not a header; start the file with the header %s"
+                                  % expected)
     if value is None:
-        raise source.at(1, "the header has no prediction column %s%s; the header should be %s"
-                           % (" or ".join(quote(name) for name in columns.values), found, expected))
+        raise source.at(line, "the header has no prediction column %s%s; the header should be %s"
+                              % (" or ".join(quote(name) for name in columns.values), found, expected))
     if columns.id_required and ident is None:
-        raise source.at(1, "the header has no id column %s%s; the header should be %s"
-                           % (quote(columns.id), found, expected))
+        raise source.at(line, "the header has no id column %s%s; the header should be %s"
+                              % (quote(columns.id), found, expected))
     group = None
     if columns.group is not None:
         group = _find(header, columns.group)
         if group is None:
-            raise source.at(1, "the header has no group column %s%s" % (quote(columns.group), found))
+            raise source.at(line, "the header has no group column %s%s" % (quote(columns.group), found))
     folded = [name.casefold() for name in header]
     for index in (ident, value, group):
         if index is not None and folded.count(folded[index]) > 1:
-            raise source.at(1, "the header names the column %s twice" % quote(header[index]))
+            raise source.at(line, "the header names the column %s twice" % quote(header[index]))
     return ident, value, group
 
 
@@ -168,11 +277,12 @@ def _delimited_table(source, lines, format, columns):
     except StopIteration:
         raise _empty(source, format, columns)
     except csv.Error as exc:
-        raise source.at(feed.start or 1, "cannot be read as %s (%s)" % (FORMAT_NAMES[format], exc))
+        raise _csv_error(source, feed, format, exc)
     raw_header = delimiter.join(header)
     header = [name.strip() for name in header]
+    first = feed.start or 1
     _check_delimiter(source, raw_header, delimiter, format)
-    ident, value, group = _column_index(source, header, columns, delimiter)
+    ident, value, group = _column_index(source, header, columns, delimiter, first)
     width = len(header)
 
     def rows():
@@ -183,7 +293,7 @@ def _delimited_table(source, lines, format, columns):
             except StopIteration:
                 return
             except csv.Error as exc:
-                raise source.at(feed.start, "cannot be read as %s (%s)" % (FORMAT_NAMES[format], exc))
+                raise _csv_error(source, feed, format, exc)
             if len(row) != width:
                 hint = " (a value containing %s must be in double quotes)" % _DELIMITER_NAMES[delimiter] \
                     if len(row) > width and delimiter != "\t" else ""
@@ -196,6 +306,13 @@ def _delimited_table(source, lines, format, columns):
     return Table(rows(), format, has_ids=ident is not None, has_groups=group is not None)
 
 
+# ---------------------------------------------------------------------------
+# JSON
+# ---------------------------------------------------------------------------
+class _IntText(str):
+    """A JSON integer kept as its text: no int() of thousands of digits (Python limits them), no rounding."""
+
+
 def _scalar_text(source, line, value, what):
     """A JSON scalar as the text a CSV file would hold."""
     if isinstance(value, str):
@@ -204,83 +321,129 @@ def _scalar_text(source, line, value, what):
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
     if isinstance(value, float):
         return repr(value)
-    raise source.at(line, "the %s is a JSON %s; expected a single value"
-                          % (what, "list" if isinstance(value, list) else "object"))
+    if isinstance(value, list):
+        raise source.at(line, "the %s is a JSON list of %d item%s; expected a single value (one prediction "
+                              "per item)" % (what, len(value), "" if len(value) == 1 else "s"))
+    raise source.at(line, "the %s is a JSON object; expected a single value (one prediction per item)" % what)
 
 
-class _Positions(object):
-    """Line numbers of offsets in a text, counted incrementally (offsets must not decrease)."""
+class _JsonStream(object):
+    """A JSON document read value by value from the decoded blocks of a file.
 
-    def __init__(self, text):
-        self.text = text
-        self.offset = 0
-        self.line = 1
+    Only the text not consumed yet (at least one block, and the value being
+    read) is kept in memory; line numbers are counted as the text goes by.
+    """
 
-    def line_of(self, offset):
-        self.line += self.text.count("\n", self.offset, offset)
-        self.offset = offset
-        return self.line
+    def __init__(self, source):
+        self.source = source
+        self._blocks = iter_blocks(source)
+        self._decoder = json.JSONDecoder(parse_int=_IntText)
+        self.text = ""
+        self.pos = 0
+        self.done = False
+        self._seen = 0  # offset in text up to which lines are counted
+        self._line = 1  # line number at _seen
 
+    def line_at(self, pos):
+        if pos > self._seen:
+            self._line += self.text.count("\n", self._seen, pos)
+            self._seen = pos
+        return self._line
 
-def _json_error(source, exc):
-    return source.at(exc.lineno, "not valid JSON (%s, column %d)" % (exc.msg, exc.colno))
+    def _more(self, wanted=1):
+        """Read blocks until ``wanted`` characters are left to read (or the end); False at the end."""
+        if self.done:
+            return False
+        if self.pos > (1 << 20):  # drop what is consumed
+            self.line_at(self.pos)
+            self.text, self._seen, self.pos = self.text[self.pos:], self._seen - self.pos, 0
+        added = []
+        left = len(self.text) - self.pos
+        while left < wanted and not self.done:
+            text, final = next(self._blocks)
+            if "\x00" in text:
+                before = "".join(added) + text[:text.index("\x00")]
+                raise _nul_error(self.source, self.line_at(self.pos), self.text[self.pos:] + before)
+            added.append(text)
+            left += len(text)
+            self.done = final
+        self.text += "".join(added)
+        return True
 
+    def peek(self):
+        """The next character that is not white space ('' at the end)."""
+        while True:
+            self.pos = _JSON_SPACE.match(self.text, self.pos).end()
+            if self.pos < len(self.text):
+                return self.text[self.pos]
+            if not self._more():
+                return ""
 
-def _json_items(source, text):
-    """Yield ``(line, key, value)`` for the items of a top-level JSON list or object."""
-    decoder = json.JSONDecoder()
-    where = _Positions(text)
+    def error(self, message, pos=None):
+        return self.source.at(self.line_at(self.pos if pos is None else pos), message)
 
-    def space(pos):
-        return _JSON_SPACE.match(text, pos).end()
+    def value(self):
+        """Decode the value at the current position."""
+        self.peek()
+        while True:
+            try:
+                value, end = self._decoder.raw_decode(self.text, self.pos)
+            except json.JSONDecodeError as exc:
+                left = len(self.text) - self.pos
+                if not self.done and (exc.pos >= len(self.text) - 6 or exc.msg.startswith("Unterminated")):
+                    self._more(2 * left + 1)  # the value goes on in the next blocks
+                    continue
+                raise self.error("not valid JSON (%s, column %d)" % (exc.msg, exc.colno), exc.pos)
+            except RecursionError:
+                raise self.error("the JSON value is nested too deeply (lists or objects inside each other "
+                                 "hundreds of levels deep); expected one prediction per item")
+            if end >= len(self.text) and not self.done:
+                self._more(2 * (len(self.text) - self.pos) + 1)  # a number may go on in the next block
+                continue
+            self.pos = end
+            return value
 
-    def value_at(pos):
-        try:
-            return decoder.raw_decode(text, pos)
-        except json.JSONDecodeError as exc:
-            raise _json_error(source, exc)
+    def members(self):
+        """Yield ``(line, key)`` for each member of the list (key None) or object at the current position.
 
-    pos = space(0)
-    if pos == len(text):
-        raise source.whole("is empty; expected a JSON list of predictions")
-    opening = text[pos]
-    if opening not in "[{":
-        raise source.at(where.line_of(pos), "expected a JSON list or object, found %s"
-                                            % ("a single value" if source.may_quote else "something else"))
-    closing = "]" if opening == "[" else "}"
-    pos = space(pos + 1)
-    if text.startswith(closing, pos):
-        pos = space(pos + 1)
-    else:
+        The caller reads each member's value (:meth:`value` or a nested
+        :meth:`members`) before asking for the next.
+        """
+        opening = self.peek()
+        closing = "]" if opening == "[" else "}"
+        self.pos += 1
+        if self.peek() == closing:
+            self.pos += 1
+            return
         while True:
             key = None
             if opening == "{":
-                key, pos = value_at(pos)
-                if not isinstance(key, str):
-                    raise source.at(where.line_of(pos), "not valid JSON (expected a key in double quotes)")
-                pos = space(pos)
-                if not text.startswith(":", pos):
-                    raise source.at(where.line_of(pos), "not valid JSON (expected ':' after a key)")
-                pos = space(pos + 1)
-            line = where.line_of(pos)
-            value, pos = value_at(pos)
-            yield line, key, value
-            pos = space(pos)
-            if text.startswith(",", pos):
-                pos = space(pos + 1)
-            elif text.startswith(closing, pos):
-                pos = space(pos + 1)
-                break
+                if self.peek() != '"':
+                    raise self.error("not valid JSON (expected a key in double quotes)")
+                key = self.value()
+                if self.peek() != ":":
+                    raise self.error("not valid JSON (expected ':' after a key)")
+                self.pos += 1
+            self.peek()
+            yield self.line_at(self.pos), key
+            after = self.peek()
+            if after == ",":
+                self.pos += 1
+            elif after == closing:
+                self.pos += 1
+                return
+            elif after == "":
+                raise self.error("not valid JSON (the file ends before the closing '%s')" % closing)
             else:
-                raise source.at(where.line_of(min(pos, len(text) - 1)),
-                                "not valid JSON (expected ',' or '%s')" % closing)
-    if pos != len(text):
-        raise source.at(where.line_of(pos), "not valid JSON (extra data after the end); for one JSON "
-                                            "value per line, name the file .jsonl")
+                raise self.error("not valid JSON (expected ',' or '%s')" % closing)
+
+    def finish(self):
+        """Check that nothing but white space follows the document."""
+        if self.peek() != "":
+            raise self.error("not valid JSON (extra data after the end); for one JSON value per line, name the "
+                             "file .jsonl")
 
 
 def _object_keys(source, line, obj, columns):
@@ -294,6 +457,11 @@ def _object_keys(source, line, obj, columns):
             value = keys[index]
             break
     if value is None:
+        others = _per_class(keys, columns) if source.may_quote else None
+        if others:
+            raise source.at(line, "the object has one key per class (%s), as class probabilities or scores "
+                                  "have; this competition expects one prediction per item: objects like %s"
+                                  % (list_names(others, 4), columns.example()))
         raise source.at(line, "the object has no %s key%s; expected objects like %s"
                               % (" or ".join(quote(v) for v in columns.values), found, columns.example()))
     ident = None
@@ -311,35 +479,26 @@ def _object_keys(source, line, obj, columns):
     return ident, value, group
 
 
-def _record_rows(source, items, columns):
-    """Rows from ``(line, key, value)`` items of JSON: objects, plain values or id -> value.
-
-    ``items`` is a list (a JSON document, already parsed) or an iterator (JSON Lines).
-    """
-    if isinstance(items, list):
-        first, items = (items[0], items[1:]) if items else (None, [])
-    else:
-        first = next(items, None)
+def _record_rows(source, items, columns, format="json"):
+    """Rows from ``(line, key, value)`` items of JSON: objects, plain values or id -> value."""
+    first = next(items, None)
     if first is None:
-        return Table(iter(()), "json")
+        return Table(iter(()), format)
     line, key, value = first
     if key is not None:  # an object mapping id -> value
         return _keyed_rows(source, first, items, columns)
     if isinstance(value, dict):
         keys = _object_keys(source, line, value, columns)
-        return _object_rows(source, first, items, keys)
-    return Table(_value_rows(source, first, items), "json")
+        return _object_rows(source, first, items, keys, format)
+    if isinstance(value, list):
+        raise source.at(line, "each item is a JSON list; expected %s" % (_JSON_SHAPES % columns.example()))
+    return Table(_value_rows(source, first, items), format)
 
 
 def _keyed_rows(source, first, items, columns):
     if columns.group is not None:
         raise source.at(first[0], "an object mapping ids to values has no group %s; use a list of objects"
                                   % quote(columns.group))
-    keys = [first[1]] + [item[1] for item in items]  # a JSON document: items is a list
-    value_key = any(_find(keys, name) is not None for name in columns.values)
-    if columns.id is not None and _find(keys, columns.id) is not None and value_key:
-        raise source.at(first[0], "the file is a single JSON object; expected a list of objects like %s"
-                                  % columns.example())
 
     def rows():
         for line, key, value in _chain(first, items):
@@ -347,24 +506,22 @@ def _keyed_rows(source, first, items, columns):
     return Table(rows(), "json", has_ids=True)
 
 
-def _object_rows(source, first, items, keys):
+def _object_rows(source, first, items, keys, format):
     ident, value_key, group = keys
 
     def rows():
         for line, _, obj in _chain(first, items):
             if not isinstance(obj, dict):
-                raise source.at(line, "expected a JSON object like the first item, found a single value")
-            if value_key not in obj:
-                raise source.at(line, "the object has no %s key" % quote(value_key))
-            if ident is not None and ident not in obj:
-                raise source.at(line, "the object has no %s key" % quote(ident))
-            if group is not None and group not in obj:
-                raise source.at(line, "the object has no %s key" % quote(group))
+                raise source.at(line, "expected a JSON object like the first item, found %s"
+                                      % ("a list" if isinstance(obj, list) else "a single value"))
+            for key in (value_key, ident, group):
+                if key is not None and key not in obj:
+                    raise source.at(line, "the object has no %s key" % quote(key))
             yield (line,
                    _scalar_text(source, line, obj[ident], "id") if ident is not None else None,
                    _scalar_text(source, line, obj[value_key], "value"),
                    _scalar_text(source, line, obj[group], "group") if group is not None else None)
-    return Table(rows(), "json", has_ids=ident is not None, has_groups=group is not None)
+    return Table(rows(), format, has_ids=ident is not None, has_groups=group is not None)
 
 
 def _value_rows(source, first, items):
@@ -380,27 +537,161 @@ def _chain(first, rest):
         yield item
 
 
-def _json_table(source, lines, columns):
-    """A JSON document, parsed whole (so that a syntax error is reported before any value)."""
-    text = "\n".join(part for _, part in lines)
-    return _record_rows(source, list(_json_items(source, text)), columns)
+def _list_items(stream, finish, columns=None):
+    """``(line, None, value)`` of the list at the stream's position; rows of lists when ``columns`` (split)."""
+    for line, _ in stream.members():
+        value = stream.value()
+        if columns is not None:
+            if not isinstance(value, list) or len(value) != len(columns):
+                raise stream.source.at(line, "expected a row of %d values (the 'columns' of this JSON in the "
+                                             "layout of pandas' orient='split')" % len(columns))
+            value = dict(zip(columns, value))
+        yield line, None, value
+    finish()
+
+
+def _names_column(key, columns):
+    return key is not None and _names_a_column([key.strip()], columns)
+
+
+def _object_table(source, stream, columns, finish):
+    """The rows of a JSON object: a wrapper, a mapping id -> value, or pandas' split/index/columns layouts."""
+    members = stream.members()
+    split_columns = None
+    while True:
+        member = next(members, None)
+        if member is None:
+            if split_columns is not None:
+                raise stream.error("the object has 'columns' but no 'data' list (pandas' orient='split')")
+            finish()
+            return Table(iter(()), "json")
+        line, key = member
+        name = key.strip().casefold()
+        kind = stream.peek()
+        if name == "columns" and kind == "[":
+            split_columns = [str(c) for c in stream.value()]
+            continue
+        if name in _SKIPPED and kind in "[{":
+            stream.value()
+            continue
+        break
+    if name in _WRAPPERS and kind in "[{":
+        def rest():
+            for _ in members:  # what follows the wrapped list is ignored
+                stream.value()
+            finish()
+        if kind == "[":
+            return _record_rows(source, _list_items(stream, rest, split_columns), columns)
+        return _object_table(source, stream, columns, rest)
+    if kind not in "[{":
+        if _names_column(key, columns):
+            raise source.at(line, "the file is a single JSON object; expected a list of objects like %s"
+                                  % columns.example())
+
+        def keyed():
+            yield line, key, stream.value()
+            for item_line, item_key in members:
+                yield item_line, item_key, stream.value()
+            finish()
+        return _record_rows(source, keyed(), columns)
+    if _names_column(key, columns):  # pandas orient='columns' (objects) or a dict of lists
+        return _column_rows(source, stream, columns, members, (line, key), finish)
+    if kind == "{":  # pandas orient='index': row key -> record; the key is the id when the record has none
+
+        def records():
+            item_line, item_key = line, key
+            while True:
+                record = stream.value()
+                if isinstance(record, dict) and columns.id is not None and _find(list(record), columns.id) is None:
+                    record = dict(record)
+                    record[columns.id] = item_key
+                yield item_line, None, record
+                member = next(members, None)
+                if member is None:
+                    break
+                item_line, item_key = member
+            finish()
+        return _record_rows(source, records(), columns)
+    raise source.at(line, "the value of %s is a JSON list; expected %s" % (quote(key), _JSON_SHAPES
+                                                                           % columns.example()))
+
+
+def _column_rows(source, stream, columns, members, first, finish):
+    """Rows of ``{"id": {...} or [...], "label": {...} or [...]}`` (pandas' orient='columns', or lists)."""
+    table = {}
+    lines = {}
+    member = first
+    while member is not None:
+        line, key = member
+        value = stream.value()
+        if not isinstance(value, (dict, list)):
+            raise source.at(line, "the value of %s is a single value, but the first key's is a column of "
+                                  "values; expected %s" % (quote(key), _JSON_SHAPES % columns.example()))
+        table[key.strip()] = value
+        lines[key.strip()] = line
+        member = next(members, None)
+    finish()
+    names = list(table)
+    record_keys = {}
+    for name in ([columns.id] if columns.id else []) + list(columns.values) + (
+            [columns.group] if columns.group else []):
+        index = _find(names, name)
+        if index is not None:
+            record_keys.setdefault(name, names[index])
+    value_name = next((record_keys[v] for v in columns.values if v in record_keys), None)
+    if value_name is None:
+        raise source.at(first[0], "the object has no %s column (found keys: %s); expected %s"
+                                  % (" or ".join(quote(v) for v in columns.values), list_names(names),
+                                     _JSON_SHAPES % columns.example()))
+    main = table[value_name]
+    order = list(main) if isinstance(main, dict) else list(range(len(main)))
+    line = lines[value_name]
+
+    def cell(name, index):
+        column = table[name]
+        try:
+            return column[index] if isinstance(column, dict) else column[index]
+        except (KeyError, IndexError, TypeError):
+            raise source.at(lines[name], "the column %s has no value for row %s, which the column %s has"
+                                         % (quote(name), quote(index), quote(value_name)))
+
+    def records():
+        for index in order:
+            yield line, None, dict((name, cell(name, index)) for name in set(record_keys.values()))
+    return _record_rows(source, records(), columns)
+
+
+def _json_table(source, columns):
+    """A JSON document, read value by value (see :class:`_JsonStream`)."""
+    stream = _JsonStream(source)
+    opening = stream.peek()
+    if opening == "":
+        raise source.whole("is empty; expected %s" % (_JSON_SHAPES % columns.example()))
+    if opening not in "[{":
+        raise stream.error("expected a JSON list or object, found %s"
+                           % ("a single value" if source.may_quote else "something else"))
+    if opening == "[":
+        return _record_rows(source, _list_items(stream, stream.finish), columns)
+    return _object_table(source, stream, columns, stream.finish)
 
 
 def _jsonl_items(source, lines):
+    decoder = json.JSONDecoder(parse_int=_IntText)
     for lineno, text in without_blank_lines(source, lines):
         try:
-            value = json.loads(text)
+            value = decoder.decode(text)
         except ValueError as exc:
             raise source.at(lineno, "not valid JSON (%s)" % getattr(exc, "msg", "syntax error"))
+        except RecursionError:
+            raise source.at(lineno, "the JSON value is nested too deeply (lists or objects inside each other "
+                                    "hundreds of levels deep); expected one prediction per line")
         if isinstance(value, list):
             raise source.at(lineno, "expected one JSON object or value per line, found a list")
         yield lineno, None, value
 
 
 def _jsonl_table(source, lines, columns):
-    table = _record_rows(source, _jsonl_items(source, lines), columns)
-    table.format = "jsonl"
-    return table
+    return _record_rows(source, _jsonl_items(source, lines), columns, "jsonl")
 
 
 def _empty(source, format, columns):
@@ -425,17 +716,20 @@ def open_table(source, format, columns):
         and one value per line otherwise.
     columns : Columns
     """
-    lines = iter_lines(source)
-    first = next(lines, None)
-    if first is None:
-        raise _empty(source, _format_from_name(source, format), columns)
-    lines = _chain(first, lines)
-    format = _format_from_name(source, format) or _sniff_format(first[1], columns)
+    format = _format_from_name(source, format)
+    if format != "json":
+        first = _head_line(source)
+        if first is None:
+            raise _empty(source, format, columns)
+        format = format or _sniff_format(first, columns)
     if format == "json":
-        return _json_table(source, lines, columns)
-    lines = without_blank_lines(source, lines)
+        return _json_table(source, columns)
+    lines = without_blank_lines(source, iter_lines(source))
     if format == "jsonl":
         return _jsonl_table(source, lines, columns)
     if format in _DELIMITERS:
         return _delimited_table(source, lines, format, columns)
-    return _lines_table(source, lines)
+    first = next(lines, None)
+    if first is None:
+        raise _empty(source, format, columns)
+    return _lines_table(source, _chain(first, lines))

@@ -24,7 +24,8 @@ import unicodedata
 from .errors import SubmissionError
 
 __all__ = ["Source", "Columns", "Table", "escape", "quote", "list_names", "one_line", "iter_blocks", "iter_lines",
-           "sniff_encoding", "without_blank_lines", "MAX_LINE_CHARS"]
+           "sniff_encoding", "without_blank_lines", "find_name", "names_a_column", "per_class_columns",
+           "MAX_LINE_CHARS"]
 
 _CHUNK = 1 << 20  # bytes decoded at a time
 _SNIFF = 4096  # bytes looked at to recognize the encoding or a binary file
@@ -216,6 +217,42 @@ class Table(object):
         self.format = format
         self.has_ids = has_ids
         self.has_groups = has_groups
+
+
+# ---------------------------------------------------------------------------
+# Headers
+# ---------------------------------------------------------------------------
+def find_name(names, wanted):
+    """Index of ``wanted`` in ``names``: exact match first, then ignoring case; else None."""
+    if wanted in names:
+        return names.index(wanted)
+    folded = [name.casefold() for name in names]
+    if wanted.casefold() in folded:
+        return folded.index(wanted.casefold())
+    return None
+
+
+def names_a_column(fields, columns):
+    wanted = ([columns.id] if columns.id else []) + list(columns.values)
+    return any(find_name(fields, name) is not None for name in wanted)
+
+
+def per_class_columns(fields, columns):
+    """The value columns of a header with one column per class (``id,0,1,...,9``), else None.
+
+    That is what a file of class probabilities (or scores) looks like: the id,
+    then two or more distinct columns each named like a value of the task.
+    """
+    if columns.is_value is None:
+        return None
+    ident = find_name(fields, columns.id) if columns.id else None
+    others = [f for i, f in enumerate(fields) if i != ident]
+    if len(others) < (2 if ident is not None else 3) or len(set(others)) != len(others):
+        return None
+    if not all(columns.is_value(f) for f in others):
+        return None
+    return others
+
 
 
 # ---------------------------------------------------------------------------

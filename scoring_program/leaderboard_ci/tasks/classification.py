@@ -467,12 +467,7 @@ def _label_hint(text, labels, quote):
 
 
 def value_parser(source, gold, quote=repr, settings=None):
-    """``(convert(line, text) -> code, typecode)`` for a participant's labels.
-
-    Messages list the labels (and hint at a near one) only when they are
-    public: the configured ``labels`` (``settings["public_labels"]``); labels
-    found in the gold are never named.
-    """
+    """``(convert(line, text) -> code, typecode)``; messages list labels only if configured (``public_labels``)."""
     labels = gold.labels
     index = dict((label, code) for code, label in enumerate(labels))
     public = (settings or {}).get("public_labels", labels)

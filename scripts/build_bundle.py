@@ -61,7 +61,11 @@ def run_check(path, args):
         os.path.join(args.bundle_dir, "sample_submissions"))
     print("checking %s%s" % (path, "" if args.static else
                              " (scoring %d sample submissions with its program)" % len(submissions)))
-    problems = check_bundle(path, submissions=submissions, run_program=not args.static, python=args.python)
+    warnings = []
+    problems = check_bundle(path, submissions=submissions, run_program=not args.static, python=args.python,
+                            warnings=warnings)
+    for warning in warnings:
+        print("  WARNING %s" % warning)
     for problem in problems:
         print("  PROBLEM %s" % problem)
     print("%d problem%s" % (len(problems), "" if len(problems) == 1 else "s"))

@@ -98,8 +98,8 @@ def _head_line(source):
     """The start (up to ``_HEAD_CHARS``) of the file's first line, or None for a file without text."""
     text = ""
     for block, final in iter_blocks(source):
-        if "\x00" in block:
-            break  # iter_lines names the line
+        if "\x00" in block:  # iter_lines will name the line
+            return text + block[:block.index("\x00")] or "\x00"
         text += block
         end = min((i for i in (text.find("\n"), text.find("\r")) if i >= 0), default=-1)
         if end >= 0:

@@ -30,7 +30,7 @@ from .text_files import iter_lines
 from ..tasks.base import GoldStandard
 from ..tasks.registry import task_module
 
-__all__ = ["find_prediction_file", "read_gold", "read_predictions", "read_baseline"]
+__all__ = ["find_prediction_file", "read_gold", "read_predictions", "read_baseline", "organizer_warnings"]
 
 def _display_name(path):
     """How messages name a prediction file: relative to ``res/``, never absolute."""
@@ -208,6 +208,21 @@ def _read_system(path, name, config, gold, max_bytes):
     if typecode is None:
         return values
     return values.astype(np.intp) if typecode == "q" else values.astype(np.float64)
+
+
+def organizer_warnings(config):
+    """Sentences for the organizer about settings that weaken what participants may be told.
+
+    Without ``labels`` the label set is the gold's: messages cannot list the
+    valid labels (that would reveal the gold's classes), and a valid label
+    that the gold happens not to hold is rejected.
+    """
+    out = []
+    if task_module(config.kind).NAME == "classification" and config.labels is None:
+        out.append("%s: labels is not set, so the label set is read from the gold: participants' messages cannot "
+                   "list the valid labels, and a valid label absent from the gold is rejected; list the task's "
+                   "classes under labels" % config.source)
+    return out
 
 
 def task_settings(config):

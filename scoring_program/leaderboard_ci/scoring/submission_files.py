@@ -111,17 +111,19 @@ def _nothing(listing):
         return SubmissionError("the submission is empty: the zip holds no prediction file; put your prediction "
                                "file (e.g. predictions.csv) at the top of the zip")
     parts = []
+    only = len(listing.hidden) + len(listing.other) == 1
     if listing.hidden:
         many = len(listing.hidden) > 1
         parts.append("%s %s hidden (the name starts with a dot) and %s ignored"
-                     % (_names(listing.hidden), "are" if many else "is", "are" if many else "is"))
+                     % ("its only file, %s," % _names(listing.hidden) if only else _names(listing.hidden),
+                        "are" if many else "is", "are" if many else "is"))
     if listing.other:
         many = len(listing.other) > 1
         parts.append("%s %s documentation or editor file%s, never read as predictions"
-                     % (_names(listing.other), "are" if many else "is a", "s" if many else ""))
-    only = "its only file, " if len(listing.hidden) + len(listing.other) == 1 else ""
-    return SubmissionError("the submission holds no prediction file: %s%s; add your prediction file under a "
-                           "plain name such as predictions.csv" % (only, "; ".join(parts)))
+                     % ("its only file, %s," % _names(listing.other) if only else _names(listing.other),
+                        "are" if many else "is a", "s" if many else ""))
+    return SubmissionError("the submission holds no prediction file: %s; add your prediction file under a "
+                           "plain name such as predictions.csv" % "; ".join(parts))
 
 
 def _pick_named(res_dir, wanted, listing, nested):

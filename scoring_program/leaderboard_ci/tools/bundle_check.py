@@ -235,7 +235,7 @@ def _check_leaderboard(c, board, where):
             and not col.get("computation")]
 
 
-def check_bundle(path, submissions=None, run_program=True, python=None, workdir=None):
+def check_bundle(path, submissions=None, run_program=True, python=None, workdir=None, warnings=None):
     """Validate a bundle zip against Codabench's unpacker, serializers and worker.
 
     Parameters
@@ -252,6 +252,8 @@ def check_bundle(path, submissions=None, run_program=True, python=None, workdir=
         The interpreter that runs the program (default: this one).
     workdir : str, optional
         Where to lay out the scoring runs (default: a temporary folder).
+    warnings : list, optional
+        Receives advice that is not a problem (e.g. ``labels`` not set).
 
     Returns
     -------
@@ -278,7 +280,7 @@ def check_bundle(path, submissions=None, run_program=True, python=None, workdir=
         _check_phases(c, competition, tasks)
         columns = _check_leaderboards(c, competition)
         if run_program and columns and not c.problems:
-            _check_scores(c, competition, tasks, columns, submissions, python, workdir)
+            _check_scores(c, competition, tasks, columns, submissions, python, workdir, warnings)
         return c.problems
 
 
@@ -476,7 +478,21 @@ def _extract(c, path, dest):
     return dest
 
 
-def _check_scores(c, competition, tasks, columns, submissions, python, workdir):
+def _config_warnings(program, reference, label, warnings):
+    """The scoring configuration's advice to the organizer (``labels`` not set, ...)."""
+    if warnings is None:
+        return
+    from ..scoring.config import load_config
+    from ..scoring.errors import ConfigError
+    from ..scoring.readers import organizer_warnings
+    try:
+        config = load_config(program, reference)
+    except ConfigError:
+        return  # the scoring runs report it
+    warnings.extend("%s: %s" % (label, text) for text in organizer_warnings(config))
+
+
+def _check_scores(c, competition, tasks, columns, submissions, python, workdir, warnings=None):
     """Score the submissions with the bundle's program; every column key must be written."""
     if submissions is None:
         submissions = sample_submissions()
@@ -498,6 +514,7 @@ def _check_scores(c, competition, tasks, columns, submissions, python, workdir):
                     _extract(c, task["reference_data"], reference)
                 else:
                     os.makedirs(reference)
+                _config_warnings(program, reference, "phase %r task %r" % (phase.get("name"), t), warnings)
                 for sub in submissions:
                     label = "phase %r task %r, %s" % (phase.get("name"), t, os.path.basename(sub))
                     run = score_one(sub, os.path.join(base, "run"), program=program, reference=reference,

@@ -151,6 +151,7 @@ class _LineFeed(object):
         self._lines = iter(lines)
         self.start = None
         self.line = None
+        self.text = ""
         self._fresh = True
 
     def __iter__(self):
@@ -158,7 +159,7 @@ class _LineFeed(object):
 
     def __next__(self):
         lineno, text = next(self._lines)
-        self.line = lineno
+        self.line, self.text = lineno, text
         if self._fresh:
             self.start, self._fresh = lineno, False
         return text
@@ -256,6 +257,12 @@ def _delimited_table(source, lines, format, columns):
                 return
             except csv.Error as exc:
                 raise _csv_error(source, feed, format, exc)
+            if feed.line != feed.start:  # a quoted value over several lines
+                raise source.at(feed.start, "a double quote opened on this line is not closed on it (the value "
+                                            "runs on to line %d); remove the quote or close it" % feed.line)
+            if feed.text.count('"') % 2:
+                raise source.at(feed.start, "a double quote opened on this line is never closed; remove the "
+                                            "quote or close it")
             if len(row) != width:
                 hint = " (a value containing %s must be in double quotes)" % _DELIMITER_NAMES[delimiter] \
                     if len(row) > width and delimiter != "\t" else ""

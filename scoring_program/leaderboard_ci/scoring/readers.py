@@ -174,9 +174,10 @@ def _read_system(path, name, config, gold, max_bytes):
     ignore = config.files.unscored_ids == "ignore"
     by_id = gold.ids is not None and config.files.id_column is not None
     task = task_module(gold.kind)
+    is_value = _value_test(config, gold)
     columns = Columns(config.files.prediction_columns, id=config.files.id_column if by_id else None,
-                      id_required=by_id, looks_like_data=_data_test(gold, use_ids=not ignore),
-                      is_value=lambda text: task.is_value(gold, text))
+                      id_required=by_id, looks_like_data=_data_test(gold, is_value, use_ids=not ignore),
+                      is_value=is_value)
     settings = task_settings(config)
     try:
         if hasattr(task, "read_predictions"):  # a format of the task's own (CoNLL, TREC runs, SQuAD JSON)
@@ -184,7 +185,7 @@ def _read_system(path, name, config, gold, max_bytes):
         convert, typecode = task.value_parser(source, gold, quote, settings)
         table = open_table(source, config.files.format, columns)
         if table.format == "lines" and gold.ids is not None:
-            convert = _unheaded(source, columns, gold, convert, use_ids=not ignore)
+            convert = _unheaded(source, columns, gold, convert, is_value, use_ids=not ignore)
         stack = None if typecode else (lambda values: task.stack(values, gold, settings))
         if by_id and table.has_ids:
             values = _align_by_id(source, table, gold, convert, typecode, stack, config.files.unscored_ids)
@@ -245,14 +246,12 @@ def _megabytes(size):
     return "%.1f" % megabytes if megabytes >= 1 else "%.2g" % megabytes
 
 
-def _unheaded(source, columns, gold, convert, use_ids=True):
+def _unheaded(source, columns, gold, convert, is_value, use_ids=True):
     """``convert``, explaining a rejected line that holds an id and a value (a missing header).
 
     Without ``use_ids`` (unscored ids are ignored) the line is recognized by
     its value after a delimiter, never by whether its id is in the gold.
     """
-    is_value = task_module(gold.kind).is_value
-
     def checked(line, text):
         try:
             return convert(line, text)
@@ -262,20 +261,40 @@ def _unheaded(source, columns, gold, convert, use_ids=True):
                 if delimiter not in text:
                     continue
                 head, rest = (part.strip() for part in text.split(delimiter, 1))
-                if (head in ids) if use_ids else (head and is_value(gold, rest)):
+                if (head in ids) if use_ids else (head and is_value(rest)):
                     raise source.at(line, "the line holds an id and a prediction, but the file has no header; "
                                           "start the file with the header %s" % columns.describe_header(delimiter))
             raise
     return checked
 
 
-def _data_test(gold, use_ids=True):
+def _value_test(config, gold):
+    """``is_value(text)``: whether a header field is a value of the task, judged without gold facts.
+
+    With labels read from the gold (``labels`` not configured), asking whether
+    a field is one of them would tell a participant which classes the gold
+    holds; then only numbers count as values.
+    """
+    if gold.labels is not None and config.labels is None:
+        return _number_like
+    task = task_module(gold.kind)
+    return lambda text: task.is_value(gold, text)
+
+
+def _number_like(text):
+    try:
+        float(text)
+    except (TypeError, ValueError):
+        return False
+    return "_" not in text
+
+
+def _data_test(gold, is_value, use_ids=True):
     """``looks_like_data(fields)``: whether a would-be header row is really data (an id or a value)."""
     ids = frozenset(gold.ids or ()) if use_ids else frozenset()
-    is_value = task_module(gold.kind).is_value
 
     def looks_like_data(fields):
-        return any(field in ids or is_value(gold, field) for field in fields)
+        return any(field in ids or is_value(field) for field in fields)
     return looks_like_data
 
 

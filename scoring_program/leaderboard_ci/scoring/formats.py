@@ -26,13 +26,14 @@ turned into such a sentence here.  Only the standard library is used: this
 module is on the per-submission path, which must run on Python 3.7.
 """
 import csv
+import itertools
 import json
 import re
 
 from .json_tables import json_table, jsonl_table
-from .text_files import (Columns, Source, Table, find_name as _find, iter_blocks, iter_lines, list_names,
-                         names_a_column as _names_a_column, per_class_columns as _per_class, quote,
-                         without_blank_lines, _nul_error)
+from .text_files import (Columns, Source, Table, find_name as _find, iter_blocks, iter_line_lists, iter_lines,
+                         list_names, names_a_column as _names_a_column, per_class_columns as _per_class, quote,
+                         without_blank_lines)
 
 __all__ = ["Source", "Columns", "Table", "FORMAT_NAMES", "quote", "list_names", "iter_lines", "open_table",
            "has_columns"]
@@ -144,46 +145,22 @@ def _lines_table(source, lines):
     return Table(rows(), "lines")
 
 
-class _LineFeed(object):
-    """Lines for :func:`csv.reader`, remembering where each record starts."""
-
-    def __init__(self, lines):
-        self._lines = iter(lines)
-        self.start = None
-        self.line = None
-        self.text = ""
-        self._fresh = True
-
-    def __iter__(self):
-        return self
-
-    def __next__(self):
-        lineno, text = next(self._lines)
-        self.line, self.text = lineno, text
-        if self._fresh:
-            self.start, self._fresh = lineno, False
-        return text
-
-    def new_record(self):
-        self._fresh = True
-
-
 _FIELD_LIMIT = re.compile(r"field larger than field limit \((\d+)\)")
 
 
-def _csv_error(source, feed, format, exc):
+def _csv_error(source, line, format, exc):
     """A csv.Error in plain words, naming the line where the record starts."""
     text = str(exc)
-    line = feed.start or 1
     limit = _FIELD_LIMIT.search(text)
     if limit:
         return source.at(line, "a field is longer than {:,} characters, the most one {} field may hold (a double "
                                "quote that is never closed makes the rest of the file one field)"
                          .format(int(limit.group(1)), FORMAT_NAMES[format]))
     if "unexpected end of data" in text or "EOF" in text:
-        return source.at(line, "a double quote opened on this line is never closed")
-    if "NUL" in text:
-        return _nul_error(source, feed.line or line, "")
+        return source.at(line, "a double quote opened on this line is never closed; remove the quote or close it")
+    if "expected after" in text:
+        return source.at(line, "a double quote closes a value but more text follows it before the next delimiter; "
+                               "a double quote inside a quoted value must be doubled (\"\")")
     return source.at(line, "cannot be read as %s (%s)" % (FORMAT_NAMES[format], text))
 
 
@@ -231,48 +208,81 @@ def _column_index(source, header, columns, delimiter, line=1):
     return ident, value, group
 
 
-def _delimited_table(source, lines, format, columns):
+def _blank(row):
+    return not row or (len(row) == 1 and not row[0].strip())
+
+
+def _delimited_table(source, format, columns):
+    """CSV or TSV, parsed by :mod:`csv` over the file's lines a block at a time.
+
+    ``reader.line_num`` counts the lines fed, which are the file's line
+    numbers up to the first blank line (a run of blank lines is fed as one);
+    after a blank line any data is an error named at that blank line, so the
+    numbers are exact wherever a message uses them.
+    """
     delimiter = _DELIMITERS[format]
-    feed = _LineFeed(lines)
-    reader = csv.reader(feed, delimiter=delimiter, skipinitialspace=True)
-    try:
-        header = next(reader)
-    except StopIteration:
-        raise _empty(source, format, columns)
-    except csv.Error as exc:
-        raise _csv_error(source, feed, format, exc)
+    lines = itertools.chain.from_iterable(chunk for _, chunk in iter_line_lists(source))
+    reader = csv.reader(lines, delimiter=delimiter, skipinitialspace=True, strict=True)
+    blank = None
+    while True:
+        before = reader.line_num
+        try:
+            header = next(reader)
+        except StopIteration:
+            raise _empty(source, format, columns)
+        except csv.Error as exc:
+            raise _csv_error(source, before + 1, format, exc)
+        if not _blank(header):
+            break
+        blank = before + 1 if blank is None else blank
+    first = before + 1
+    if blank is not None:
+        raise _blank_error(source, blank)
+    if reader.line_num != first:
+        raise _multiline_error(source, first, reader.line_num)
     raw_header = delimiter.join(header)
     header = [name.strip() for name in header]
-    first = feed.start or 1
     _check_delimiter(source, raw_header, delimiter, format)
     ident, value, group = _column_index(source, header, columns, delimiter, first)
     width = len(header)
 
     def rows():
+        blank = None
+        line = reader.line_num
         while True:
-            feed.new_record()
             try:
                 row = next(reader)
             except StopIteration:
                 return
             except csv.Error as exc:
-                raise _csv_error(source, feed, format, exc)
-            if feed.line != feed.start:  # a quoted value over several lines
-                raise source.at(feed.start, "a double quote opened on this line is not closed on it (the value "
-                                            "runs on to line %d); remove the quote or close it" % feed.line)
-            if feed.text.count('"') % 2:
-                raise source.at(feed.start, "a double quote opened on this line is never closed; remove the "
-                                            "quote or close it")
+                raise _csv_error(source, line + 1, format, exc)
+            start, line = line + 1, reader.line_num
+            if _blank(row):
+                blank = start if blank is None else blank
+                continue
+            if blank is not None:
+                raise _blank_error(source, blank)
+            if line != start:
+                raise _multiline_error(source, start, line)
             if len(row) != width:
                 hint = " (a value containing %s must be in double quotes)" % _DELIMITER_NAMES[delimiter] \
                     if len(row) > width and delimiter != "\t" else ""
-                raise source.at(feed.start, "expected %d fields, found %d%s" % (width, len(row), hint))
-            yield (feed.start,
+                raise source.at(start, "expected %d fields, found %d%s" % (width, len(row), hint))
+            yield (start,
                    row[ident].strip() if ident is not None else None,
                    row[value].strip(),
                    row[group].strip() if group is not None else None)
 
     return Table(rows(), format, has_ids=ident is not None, has_groups=group is not None)
+
+
+def _blank_error(source, line):
+    return source.at(line, "the line is blank; remove blank lines (only trailing blank lines are allowed)")
+
+
+def _multiline_error(source, start, end):
+    return source.at(start, "a double quote opened on this line is not closed on it (the value runs on to line "
+                            "%d); remove the quote or close it" % end)
 
 
 def _empty(source, format, columns):
@@ -309,7 +319,7 @@ def open_table(source, format, columns):
     if format == "jsonl":
         return jsonl_table(source, lines, columns)
     if format in _DELIMITERS:
-        return _delimited_table(source, lines, format, columns)
+        return _delimited_table(source, format, columns)
     first = next(lines, None)
     if first is None:
         raise _empty(source, format, columns)

@@ -17,8 +17,10 @@ import re
 from .text_files import (Table, find_name as _find, iter_blocks, list_names, names_a_column as _names_a_column,
                          per_class_columns as _per_class, quote, without_blank_lines, _nul_error)
 
-__all__ = ["json_table", "jsonl_table"]
+__all__ = ["json_table", "jsonl_table", "MAX_VALUE_CHARS"]
 
+#: The longest single JSON value read whole (a prediction, a record, a pandas column): 32 Mi characters.
+MAX_VALUE_CHARS = 1 << 25
 _JSON_SPACE = re.compile(r"[ \t\n\r]*")
 #: Keys of an object wrapping the list of predictions (``{"predictions": [...]}``, pandas' ``data``).
 _WRAPPERS = ("predictions", "prediction", "preds", "data", "results", "records", "items", "rows", "outputs",
@@ -114,6 +116,7 @@ class _JsonStream(object):
             except json.JSONDecodeError as exc:
                 left = len(self.text) - self.pos
                 if not self.done and (exc.pos >= len(self.text) - 6 or exc.msg.startswith("Unterminated")):
+                    self._check_size(left)
                     self._more(2 * left + 1)  # the value goes on in the next blocks
                     continue
                 raise self.error("not valid JSON (%s, column %d)" % (exc.msg, exc.colno), exc.pos)
@@ -121,10 +124,16 @@ class _JsonStream(object):
                 raise self.error("the JSON value is nested too deeply (lists or objects inside each other "
                                  "hundreds of levels deep); expected one prediction per item")
             if end >= len(self.text) and not self.done:
+                self._check_size(len(self.text) - self.pos)
                 self._more(2 * (len(self.text) - self.pos) + 1)  # a number may go on in the next block
                 continue
             self.pos = end
             return value
+
+    def _check_size(self, chars):
+        if chars > MAX_VALUE_CHARS:
+            raise self.error("a single JSON value here is longer than {:,} characters, more than the predictions "
+                             "of a test set can be; expected one prediction per item".format(MAX_VALUE_CHARS))
 
     def members(self):
         """Yield ``(line, key)`` for each member of the list (key None) or object at the current position.

@@ -24,6 +24,7 @@ import unicodedata
 from .errors import SubmissionError
 
 __all__ = ["Source", "Columns", "Table", "escape", "quote", "list_names", "one_line", "iter_blocks", "iter_lines",
+           "iter_line_lists",
            "sniff_encoding", "without_blank_lines", "find_name", "names_a_column", "per_class_columns",
            "MAX_LINE_CHARS"]
 
@@ -297,14 +298,23 @@ def sniff_encoding(source, head):
     return "UTF-8", 0
 
 
-def _decode_failure(source, encoding, exc, data, pending, lineno):
-    """The error for bytes that do not decode, naming the byte and its line."""
+def _decode_failure(source, encoding, bom, position, byte):
+    """The error for bytes that do not decode, naming the byte and its line (found by reading up to it again)."""
     decode = _DECODERS[encoding]
-    before = pending + decode(data[:exc.start], "replace", True)[0]
-    line = lineno + _count_ends(before)
+    line, tail = 1, ""
+    with io.open(source.path, "rb") as handle:
+        handle.seek(bom)
+        left = position - bom
+        while left > 0:
+            data = handle.read(min(_CHUNK, left))
+            if not data:
+                break
+            left -= len(data)
+            text = decode(data, "replace", False)[0]
+            line += _count_ends(tail + text) - _count_ends(tail)
+            tail = text[-1:]
     if encoding == "UTF-8":
-        return source.whole("is not UTF-8 text (byte 0x%02x at line %d); save it as UTF-8"
-                            % (data[exc.start], line))
+        return source.whole("is not UTF-8 text (byte 0x%02x at line %d); save it as UTF-8" % (byte, line))
     return source.whole("is not valid UTF-16 text (at line %d); save it as UTF-8" % line)
 
 
@@ -342,22 +352,21 @@ def iter_blocks(source):
         decode = _DECODERS[encoding]
         carry = b""  # undecoded bytes of a character cut by the block end
         start = True
-        lineno, tail = 1, ""  # lines before the current block, for the decoding message
+        offset = bom  # where data starts in the file
         for block in _blocks(handle):
             final = not block
             data = carry + block
             try:
                 text, used = decode(data, "strict", final)
             except UnicodeDecodeError as exc:
-                raise _decode_failure(source, encoding, exc, data, tail, lineno)
+                raise _decode_failure(source, encoding, bom, offset + exc.start, data[exc.start])
             carry = data[used:]
+            offset += used
             if start:
                 stripped = text.lstrip(_BOM)
                 if stripped or final:
                     start = False
                 text = stripped
-            lineno += _count_ends(tail + text) - _count_ends(tail)
-            tail = text[-1:]
             yield text, final
 
 
@@ -366,14 +375,15 @@ def _nul_error(source, lineno, before):
                                                    "predictions cannot contain; save the file as plain UTF-8 text")
 
 
-def iter_lines(source, max_chars=MAX_LINE_CHARS):
-    """Yield ``(line_number, text)`` for each line of the file, without line ends.
+def iter_line_lists(source, max_chars=MAX_LINE_CHARS):
+    """Yield ``(first_line_number, lines)``: the file's lines, without line ends, a block at a time.
 
     Decodes block by block (:func:`iter_blocks`), so memory stays bounded by
     the longest line, which may have at most ``max_chars`` characters (None:
     no limit).  A block of nothing but blank lines (trailing blank lines, say)
-    is yielded as a single blank line, with the line numbers after it still
-    exact.  A NUL byte raises the source's error naming its line.
+    comes as a single blank line, and the line numbers after it stay exact.
+    A NUL byte raises the source's error naming its line.  Readers that go
+    line by line use :func:`iter_lines`; the CSV reader takes the lists whole.
     """
     pending = []  # pieces of the line not finished yet
     pending_chars = 0
@@ -391,7 +401,7 @@ def iter_lines(source, max_chars=MAX_LINE_CHARS):
             ends = _count_ends(text)  # a block of blank lines: one Python step, not one per line
             if ends:
                 if not last_blank:
-                    yield lineno, ""
+                    yield lineno, [""]
                     last_blank = True
                 lineno += ends
                 pending, pending_chars = [], 0
@@ -406,17 +416,24 @@ def iter_lines(source, max_chars=MAX_LINE_CHARS):
         parts[0] = "".join(pending) + parts[0]
         last = parts.pop()
         pending, pending_chars = [last], len(last)
-        for part in parts:
-            if max_chars is not None and len(part) > max_chars:
-                raise _long_line(source, lineno, max_chars)
-            yield lineno, part
-            last_blank = not part.strip()
-            lineno += 1
+        if max_chars is not None and max(map(len, parts)) > max_chars:
+            index = next(k for k, part in enumerate(parts) if len(part) > max_chars)
+            raise _long_line(source, lineno + index, max_chars)
+        yield lineno, parts
+        last_blank = not parts[-1].strip()
+        lineno += len(parts)
     last = "".join(pending)
     if last:
         if max_chars is not None and len(last) > max_chars:
             raise _long_line(source, lineno, max_chars)
-        yield lineno, last
+        yield lineno, [last]
+
+
+def iter_lines(source, max_chars=MAX_LINE_CHARS):
+    """Yield ``(line_number, text)`` for each line of the file, without line ends (see :func:`iter_line_lists`)."""
+    for first, lines in iter_line_lists(source, max_chars):
+        for lineno, text in enumerate(lines, first):
+            yield lineno, text
 
 
 def _long_line(source, lineno, max_chars):

@@ -31,6 +31,7 @@ if HERE not in sys.path:
 import yaml  # noqa: E402
 
 from leaderboard_ci.tools.bundle import BUNDLE_DIR, PROGRAM_DIR, REFERENCE_DIR, format_table, score_one  # noqa: E402
+from leaderboard_ci.tools.local_worker import UnpackError  # noqa: E402
 
 #: What a kept tree may already contain (a previous run's tree, safe to replace).
 _TREE_NAMES = {"program", "input", "output", "shared"}
@@ -122,6 +123,9 @@ def main(argv=None, out=None):
     try:
         run = score_one(args.submission, root, program=args.program, reference=args.reference,
                         python=args.python, env=env, timeout=args.timeout)
+    except UnpackError as exc:  # encrypted members, unknown compression, unsafe names: one sentence
+        out.write("The submission cannot be scored: %s; Codabench would fail it before scoring.\n" % exc)
+        return 1
     except zipfile.BadZipFile as exc:
         # The worker cannot unpack it either: the submission fails before scoring.
         out.write("The submission %s is not a valid zip file (%s); Codabench would fail it.\n"

@@ -26,6 +26,8 @@ _NOT_PREDICTIONS_PREFIXES = ("readme", "license", "licence", "copying", "changel
 _NOT_PREDICTIONS_SUFFIXES = (".md", ".markdown", ".rst", "~", ".bak", ".orig", ".swp", ".swo", ".tmp", ".lock",
                              ".lck", ".pdf", ".docx", ".doc", ".ipynb")
 _NOT_PREDICTIONS_NAMES = ("thumbs.db", "desktop.ini")
+#: Candidates whose first line is read to find the one with the expected columns.
+_MAX_LOOKED_AT = 20
 #: Extensions of files that may hold predictions (used only to break ties).
 _DATA_EXTENSIONS = (".csv", ".tsv", ".tab", ".txt", ".json", ".jsonl", ".ndjson", ".pred", ".preds",
                     ".predictions", ".out", ".labels", ".dat", "")
@@ -151,6 +153,9 @@ def _pick_only(res_dir, files, config):
         return _found(res_dir, data[0])
     candidates = data or files
     columns = _columns_of(config)
+    if len(candidates) > _MAX_LOOKED_AT:
+        raise SubmissionError("the submission has %d candidate prediction files (%s); submit a zip holding only "
+                              "your prediction file" % (len(candidates), _names(candidates)))
     matching = [f for f in candidates if has_columns(Source(os.path.join(res_dir, f), f), columns)]
     if len(matching) == 1:
         return _found(res_dir, matching[0])

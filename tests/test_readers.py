@@ -600,3 +600,24 @@ class TestFind:
             read_predictions(path, make_config(), gold)
         assert message(excinfo).startswith("team/p.csv is missing 5 of the 6 test ids")
         assert str(tmp_path) not in message(excinfo)
+
+
+class TestEscaping:
+    """One rule for everything a message echoes (text_files.escape / quote / list_names / one_line)."""
+
+    @pytest.mark.parametrize("raw,shown", [
+        ("id", "id"), ("caf\u00e9 \u4e2d", "caf\u00e9 \u4e2d"), ("a\nb", "a\\nb"), ("\x1b[31mx", "\\x1b[31mx"),
+        ("\ufeffid", "\\ufeffid"), ("la\u200bbel", "la\\u200bbel"), ("q\u202e1", "q\\u202e1"),
+        ("x\u2028y", "x\\u2028y"), ("a\udcffb", "a\\udcffb"), ("tab\there", "tab\\there"), ("nb\u00a0sp", "nb\\xa0sp"),
+    ])
+    def test_invisible_characters_are_made_visible(self, raw, shown):
+        assert text_files.escape(raw) == shown
+        assert text_files.quote(raw) == "'%s'" % shown
+        assert text_files.escape(raw).isprintable()
+
+    def test_long_text_is_shortened_and_names_are_listed_escaped(self):
+        assert text_files.quote("x" * 100) == "'%s...'" % ("x" * 40)
+        assert text_files.list_names(["\ufeffid", "a\nb", "c"], limit=2) == "\\ufeffid, a\\nb and 1 more"
+        assert text_files.one_line("line one\nline two\r\x1b") == "line one\\nline two\\r\\x1b"
+        source = text_files.Source("/x", "p" * 100 + "\n.csv")
+        assert "\n" not in str(source.at(3, "bad")) and str(source.at(3, "bad")).endswith("p\\n.csv line 3: bad")

@@ -36,6 +36,11 @@ class _IntText(str):
     """A JSON integer kept as its text: no int() of thousands of digits (Python limits them), no rounding."""
 
 
+def _int_text(digits):
+    """``parse_int`` of the JSON decoders: short integers normalized (``-0`` is ``0``), long ones kept as text."""
+    return _IntText(str(int(digits)) if len(digits) <= 18 else digits)
+
+
 def _scalar_text(source, line, value, what):
     """A JSON scalar as the text a CSV file would hold."""
     if isinstance(value, str):
@@ -62,7 +67,7 @@ class _JsonStream(object):
     def __init__(self, source):
         self.source = source
         self._blocks = iter_blocks(source)
-        self._decoder = json.JSONDecoder(parse_int=_IntText)
+        self._decoder = json.JSONDecoder(parse_int=_int_text)
         self.text = ""
         self.pos = 0
         self.done = False
@@ -410,7 +415,7 @@ def json_table(source, columns):
 
 
 def _jsonl_items(source, lines):
-    decoder = json.JSONDecoder(parse_int=_IntText)
+    decoder = json.JSONDecoder(parse_int=_int_text)
     for lineno, text in without_blank_lines(source, lines):
         try:
             value = decoder.decode(text)

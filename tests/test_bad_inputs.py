@@ -24,7 +24,8 @@ if PROGRAM not in sys.path:
     sys.path.insert(0, PROGRAM)
 
 from leaderboard_ci.scoring.config import load_config  # noqa: E402
-from leaderboard_ci.tools.local_worker import prepare_tree, run_scoring  # noqa: E402
+from leaderboard_ci.scoring.errors import ConfigError  # noqa: E402
+from leaderboard_ci.tools.local_worker import UnpackError, prepare_tree, run_scoring  # noqa: E402
 from leaderboard_ci.scoring.readers import find_prediction_file, read_gold, read_predictions  # noqa: E402
 
 
@@ -125,6 +126,15 @@ def test_corpus_covers_enough_malformed_submissions():
     assert all(c.expect for c in REJECTED) and not any(c.expect for c in ACCEPTED)
 
 
+def test_every_class_of_issue_14_has_at_least_three_new_cases():
+    by_class = {}
+    for name, klass in cases.ISSUE14.items():
+        by_class.setdefault(klass, []).append(name)
+    by_class[8] = list(cases.ARCHIVES)
+    assert sorted(by_class) == list(range(1, 9))
+    assert all(len(names) >= 3 for names in by_class.values()), by_class
+
+
 def test_checked_in_files_match_the_corpus():
     for name, data in cases.checked_in_sources().items():
         assert cases.CheckedIn(name).read() == data, name
@@ -149,12 +159,22 @@ def test_rejected_with_one_clear_sentence(case, runs):
     assert result.root not in result.stderr  # no absolute container paths
 
 
+def _gold_sha256(case):
+    import hashlib
+    data = cases.reference_files(case).get("gold.csv")
+    data = data.encode("utf-8") if isinstance(data, str) else data
+    return hashlib.sha256(data).hexdigest() if data else None
+
+
 @pytest.mark.parametrize("case", cases.CASES + list(CLEAN.values()),
                          ids=[c.name for c in cases.CASES] + list(CLEAN))
 def test_nothing_reveals_the_gold_standard(case, runs):
     result = runs[case.name]
     texts = _outputs(result)
     assert leaks.find_leaks(texts, _gold_text(case), distinctive_values=case.task == "reg") == []
+    digest = _gold_sha256(case)
+    if digest:  # the gold file's hash would let anyone confirm a reconstructed gold offline
+        assert not [where for where, text in texts.items() if digest[:8] in text]
     if result.returncode == 0:
         assert leaks.mentions_ids(texts, _gold_text(case)) == []
 
@@ -247,3 +267,103 @@ def test_leak_checker_passes_a_clean_message(message):
 def test_leak_checker_sees_ids_in_successful_outputs():
     assert leaks.mentions_ids({"output/detailed_results.html": "<td>%s</td>" % cases.IDS[4]}, GOLD)
     assert leaks.mentions_ids({"output/detailed_results.html": "<td>q7x-0045</td>"}, GOLD) == []
+
+
+# ---------------------------------------------------------------------------
+# The whole corpus in the stock images' environments (run by .ci/run)
+# ---------------------------------------------------------------------------
+IMAGES = {"py37": "LEADERBOARD_CI_PY37", "py312": "LEADERBOARD_CI_PY312"}
+
+
+@pytest.mark.image
+@pytest.mark.parametrize("image", sorted(IMAGES))
+def test_the_corpus_in_the_image(image, runs, tmp_path):
+    """Every case, through score.py in a fresh /app-like tree with the image's Python: same outcome, one line."""
+    python = os.environ.get(IMAGES[image])
+    if not python:
+        pytest.skip("set %s to the %s image's interpreter (.ci/run does)" % (IMAGES[image], image))
+    base = str(tmp_path)
+    programs = Programs(base)
+    todo = list(cases.CASES) + list(CLEAN.values())
+    prepared = [_prepare(case, base, programs) for case in todo]
+
+    def run(args):
+        work, program, reference, submission = args
+        return run_scoring(os.path.join(work, "app"), program, reference, submission, python=python, timeout=120)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(run, prepared))
+    failures = []
+    for case, result in zip(todo, results):
+        lines = result.stderr.splitlines()
+        if case.accept or case.name.startswith("clean_"):
+            ok = result.returncode == 0 and result.stderr == "" and \
+                result.scores_json_bytes == runs[CLEAN[case.task].name].scores_json_bytes
+        else:
+            ok = (result.returncode == case.code and len(lines) == 1 and result.scores is None
+                  and __import__("re").search(case.expect, lines[0]) is not None
+                  and "Traceback" not in result.stdout + result.stderr
+                  and not os.listdir(result.output_dir))
+        if not ok:
+            failures.append("%s: exit %d, %r" % (case.name, result.returncode, result.stderr[:300]))
+    assert failures == []
+
+
+# ---------------------------------------------------------------------------
+# Archives (issue 14, class 8): one sentence wherever anything is unpacked
+# ---------------------------------------------------------------------------
+def _bad_archive(kind):
+    extra = cases.ARCHIVES[kind]
+    data = cases.TASKS["cls"]["clean"].encode("utf-8")
+    return cases.raw_zip([("predictions.csv", data, extra.get("flags", 0), extra.get("method", 0))])
+
+
+def _one_sentence(text):
+    assert "\n" not in text and "Traceback" not in text and text.strip(), text
+    return text
+
+
+ARCHIVE_REASON = r"the zip member 'predictions\.csv' is (encrypted \(password-protected\)|compressed with method \d+)"
+
+
+@pytest.mark.parametrize("kind", sorted(cases.ARCHIVES))
+def test_archives_in_the_worker_emulation(kind, tmp_path):
+    path = tmp_path / "submission.zip"
+    path.write_bytes(_bad_archive(kind))
+    reference = cases.write_tree(str(tmp_path / "ref"), {"gold.csv": cases.TASKS["cls"]["gold"]})
+    with pytest.raises(UnpackError) as excinfo:
+        run_scoring(str(tmp_path / "app"), PROGRAM, reference, str(path))
+    message = _one_sentence(str(excinfo.value))
+    assert __import__("re").match(r"^submission\.zip cannot be unpacked: " + ARCHIVE_REASON, message), message
+
+
+@pytest.mark.parametrize("kind", sorted(cases.ARCHIVES))
+def test_archives_in_the_end_of_phase_ingestion(kind, tmp_path):
+    from leaderboard_ci.phase.discovery import discover
+    from leaderboard_ci.phase.safe_unzip import safe_extract
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "team.zip").write_bytes(_bad_archive(kind))
+    entries, skipped = discover(str(folder), str(tmp_path / "work"))
+    assert entries == [] and len(skipped) == 1
+    assert __import__("re").match("^" + ARCHIVE_REASON, _one_sentence(skipped[0][1])), skipped
+    bulk = tmp_path / "bulk.zip"  # a bulk download whose member is the bad zip's bad member itself
+    bulk.write_bytes(_bad_archive(kind))
+    entries, skipped = discover(str(bulk), str(tmp_path / "work2"))
+    assert entries == [] and len(skipped) == 1
+    _one_sentence(skipped[0][1])
+    with pytest.raises(ConfigError) as excinfo:
+        safe_extract(str(folder / "team.zip"), str(tmp_path / "ref"))
+    assert __import__("re").match("^team\\.zip cannot be extracted: " + ARCHIVE_REASON,
+                                  _one_sentence(str(excinfo.value)))
+
+
+@pytest.mark.parametrize("kind", sorted(cases.ARCHIVES))
+def test_archives_inside_a_submission_through_score_py(kind, tmp_path):
+    reference = cases.write_tree(str(tmp_path / "ref"), {"gold.csv": cases.TASKS["cls"]["gold"]})
+    program = Programs(str(tmp_path)).get(cases.CLS_CONFIG)
+    submission = cases.write_tree(str(tmp_path / "sub"), {"predictions.zip": _bad_archive(kind)})
+    result = run_scoring(str(tmp_path / "app"), program, reference, submission)
+    assert result.returncode == 1 and result.scores is None
+    assert result.stderr == ("predictions.zip is a zip archive (or an Excel .xlsx file), not a text file of "
+                             "predictions; put the text file itself at the top of your zip\n")

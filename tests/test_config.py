@@ -110,3 +110,38 @@ def test_column_keys():
     assert column_key("f1_macro") == "f1_macro"
     assert column_key("f1_macro", "English (US)", "_ci_low") == "f1_macro_english_us_ci_low"
     assert group_slug("  ES ") == "es" and group_slug("???") == "group"
+
+
+@pytest.mark.parametrize("data,message", [
+    ({"files": {"unscored_ids": "keep"}}, "files.unscored_ids must be one of: error, ignore, got 'keep'"),
+    ({"files": {"unscored_ids": "ignore", "id_column": None}}, "files.unscored_ids: ignore needs ids"),
+    ({"detailed_results": {"min_count": 0}}, "detailed_results.min_count must be an integer from 1"),
+    ({"detailed_results": {"per_class": "no"}}, "detailed_results.per_class must be true or false"),
+    ({"detailed_results": {"rows": 3}}, "detailed_results.rows is not a known key"),
+])
+def test_participant_input_settings(data, message):
+    with pytest.raises(ConfigError) as excinfo:
+        parse_config(dict({"metric": "accuracy"}, **data))
+    assert message in str(excinfo.value)
+
+
+def test_participant_input_defaults():
+    config = parse_config({"metric": "accuracy"})
+    assert config.files.unscored_ids == "error"
+    assert (config.detailed_results.per_class, config.detailed_results.min_count) == (True, 10)
+
+
+def test_a_mistake_in_ref_config_names_ref_config(tmp_path):
+    program, ref = tmp_path / "program", tmp_path / "ref"
+    program.mkdir()
+    ref.mkdir()
+    (program / "config.yaml").write_text("metric: accuracy\nextra_metrics: []\n")
+    (ref / "config.yaml").write_text("metric: accuracy\n\textra_metrics: []\n")
+    with pytest.raises(ConfigError) as excinfo:
+        load_config(str(program), str(ref))
+    assert str(excinfo.value).startswith("ref/config.yaml line 2 is not valid YAML: ")
+    (ref / "config.yaml").write_text("metric: accuracy\n")
+    (program / "config.yaml").write_text("metric: accuracy\n\textra_metrics: []\n")
+    with pytest.raises(ConfigError) as excinfo:
+        load_config(str(program), str(ref))
+    assert str(excinfo.value).startswith("config.yaml line 2 is not valid YAML: ")

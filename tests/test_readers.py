@@ -160,10 +160,13 @@ class TestFormats:
         assert message(excinfo) == ('p.json line 1: the file is a single JSON object; expected a list of '
                                     'objects like {"id": ..., "label": ...}')
 
-    def test_json_reports_syntax_before_values(self, tmp_path, gold):
+    def test_json_is_read_value_by_value_and_stops_at_the_first_problem(self, tmp_path, gold):
+        with pytest.raises(SubmissionError) as excinfo:
+            read(tmp_path, "p.json", '["pos",\n"pos",\n"neg" "neu"]', gold)
+        assert message(excinfo) == "p.json line 3: not valid JSON (expected ',' or ']')"
         with pytest.raises(SubmissionError) as excinfo:
             read(tmp_path, "p.json", '["nope",\n"pos",\n"neg" "neu"]', gold)
-        assert message(excinfo) == "p.json line 3: not valid JSON (expected ',' or ']')"
+        assert message(excinfo).startswith("p.json line 1: label 'nope' is not one of")
 
     def test_regression_values(self, tmp_path):
         write(tmp_path / "ref", "gold.csv", "id,score\na,1.5\nb,-2\nc,3e2\n")
@@ -193,11 +196,12 @@ class TestEncodings:
     @pytest.mark.parametrize("encoding,prefix", [("utf-8", b""), ("utf-16-le", codecs.BOM_UTF16_LE)])
     def test_chunk_boundaries_inside_characters_and_crlf(self, tmp_path, monkeypatch, chunk, encoding, prefix):
         monkeypatch.setattr(text_files, "_CHUNK", chunk)
-        text = "first\r\nsecond caf\u00e9\r\n\u4e2d\u6587\r\r\nlast \U0001f600"
+        text = "first\r\nsecond caf\u00e9\r\n\u4e2d\u6587\r\r\nlast\r\r \U0001f600"
         path = write(tmp_path, "x.txt", prefix + text.encode(encoding))
         got = list(formats.iter_lines(formats.Source(path, "x.txt")))
-        assert got == [(1, "first"), (2, "second caf\u00e9"), (3, "\u4e2d\u6587"), (4, ""),
-                       (5, "last \U0001f600")]
+        # \r\r\n (Python's csv writer on Windows without newline='') is one line end; \r alone is one too
+        assert got == [(1, "first"), (2, "second caf\u00e9"), (3, "\u4e2d\u6587"), (4, "last"), (5, ""),
+                       (6, " \U0001f600")]
 
     def test_latin1_names_the_byte_and_line(self, tmp_path, gold):
         text = table(zip(IDS, PRED)).replace("neu", "n\u00e9u")
@@ -270,20 +274,28 @@ class TestMistakes:
         self.expect(tmp_path, gold, "p.csv", table(rows[:2] + rows[4:]),
                     "p.csv is missing 2 of the 6 test ids (e.g. 'c3', 'd4'); give one prediction for every id")
         self.expect(tmp_path, gold, "p.csv", table(rows + [("zz", "pos")]),
-                    "p.csv has 1 id that is not in the test set (the first is 'zz', on line 8); expected ids "
-                    "like 'a1'")
+                    "p.csv line 8: id 'zz' is not a test id; expected ids like 'a1'")
 
     def test_number_spellings(self, tmp_path):
         write(tmp_path / "ref", "gold.csv", "id,label\n1,1.0\n2,2.0\n")
-        config = make_config()
+        config = make_config(labels=["1.0", "2.0"])
         gold = read_gold(str(tmp_path / "ref"), config)
         self.expect(tmp_path, gold, "p.csv", "id,label\n1,1\n2,2.0\n",
                     "p.csv line 2: label '1' is not one of: 1.0, 2.0 (write 1.0, not 1)", config)
 
+    def test_labels_found_in_the_gold_are_never_listed(self, tmp_path):
+        write(tmp_path / "ref", "gold.csv", "id,label\n1,1.0\n2,2.0\n")
+        config = make_config()
+        gold = read_gold(str(tmp_path / "ref"), config)
+        self.expect(tmp_path, gold, "p.csv", "id,label\n1,1\n2,2.0\n",
+                    "p.csv line 2: label '1' is not one of the task's labels", config)
+        self.expect(tmp_path, gold, "p.csv", "id,label\n1,\n2,2.0\n",
+                    "p.csv line 2: the prediction is empty; expected one of the task's labels", config)
+
     def test_many_labels_are_not_all_listed(self, tmp_path):
         labels = ["c%02d" % k for k in range(30)]
         write(tmp_path / "ref", "gold.csv", table((str(k), l) for k, l in enumerate(labels)))
-        config = make_config()
+        config = make_config(labels=labels)
         gold = read_gold(str(tmp_path / "ref"), config)
         with pytest.raises(SubmissionError) as excinfo:
             read(tmp_path, "p.txt", "\n".join(["c00", "C01"] + labels[2:]), gold, config)
@@ -348,15 +360,17 @@ class TestGold:
         assert "neu" not in message(excinfo)
 
     @pytest.mark.parametrize("metric,text", [
-        ({"name": "f1", "average": "macro", "labels": ["pos", "mixed"]},
-         "config.yaml: metric f1_macro: label 'mixed' is not one of the task's labels: neg, neu, pos"),
-        ("f1_binary", "config.yaml: metric f1_binary: f1_binary needs exactly two labels, the task has 3"),
+        ({"name": "f1", "average": "macro", "labels": ["pos", "mixed"]}, "config.yaml: metric f1_macro names a class"),
+        ("f1_binary", "config.yaml: metric f1_binary names a class"),
     ])
     def test_metric_labels_are_checked_against_the_gold_labels(self, ref, metric, text):
         config = parse_config({"metric": metric, "pos_label": "pos"})
         with pytest.raises(ConfigError) as excinfo:
             read_gold(ref, config)
+        # without configured labels the set is the gold's, which no message may list
         assert message(excinfo).startswith(text)
+        assert "set labels in config.yaml" in message(excinfo)
+        assert "neu" not in message(excinfo) and "neg" not in message(excinfo)
 
     def test_missing_gold(self, tmp_path):
         write(tmp_path, "answers.csv", "id,label\n")
@@ -526,8 +540,8 @@ class TestFind:
     def test_several_candidates(self, tmp_path):
         files = dict(("p%d.csv" % k, "x") for k in range(7))
         assert self.error(tmp_path, files) == (
-            "the submission has 7 candidate prediction files (p0.csv, p1.csv, p2.csv, p3.csv, p4.csv and 2 more); "
-            "submit a zip with exactly one prediction file, or the organizers can set files.predictions")
+            "the submission has 7 candidate prediction files (p0.csv, p1.csv, p2.csv, p3.csv, p4.csv and 2 more) "
+            "and none has the header 'id,label'; submit a zip holding only your prediction file")
 
     def test_empty_submission(self, tmp_path):
         assert self.error(tmp_path, {"__MACOSX/._p.csv": "x"}).startswith("the submission is empty")
@@ -586,3 +600,24 @@ class TestFind:
             read_predictions(path, make_config(), gold)
         assert message(excinfo).startswith("team/p.csv is missing 5 of the 6 test ids")
         assert str(tmp_path) not in message(excinfo)
+
+
+class TestEscaping:
+    """One rule for everything a message echoes (text_files.escape / quote / list_names / one_line)."""
+
+    @pytest.mark.parametrize("raw,shown", [
+        ("id", "id"), ("caf\u00e9 \u4e2d", "caf\u00e9 \u4e2d"), ("a\nb", "a\\nb"), ("\x1b[31mx", "\\x1b[31mx"),
+        ("\ufeffid", "\\ufeffid"), ("la\u200bbel", "la\\u200bbel"), ("q\u202e1", "q\\u202e1"),
+        ("x\u2028y", "x\\u2028y"), ("a\udcffb", "a\\udcffb"), ("tab\there", "tab\\there"), ("nb\u00a0sp", "nb\\xa0sp"),
+    ])
+    def test_invisible_characters_are_made_visible(self, raw, shown):
+        assert text_files.escape(raw) == shown
+        assert text_files.quote(raw) == "'%s'" % shown
+        assert text_files.escape(raw).isprintable()
+
+    def test_long_text_is_shortened_and_names_are_listed_escaped(self):
+        assert text_files.quote("x" * 100) == "'%s...'" % ("x" * 40)
+        assert text_files.list_names(["\ufeffid", "a\nb", "c"], limit=2) == "\\ufeffid, a\\nb and 1 more"
+        assert text_files.one_line("line one\nline two\r\x1b") == "line one\\nline two\\r\\x1b"
+        source = text_files.Source("/x", "p" * 100 + "\n.csv")
+        assert "\n" not in str(source.at(3, "bad")) and str(source.at(3, "bad")).endswith("p\\n.csv line 3: bad")

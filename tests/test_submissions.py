@@ -526,8 +526,11 @@ def test_encrypted_and_unsupported_members_are_skipped(tmp_path, config, gold):
     coded, skipped, _ = load_systems(str(tmp_path / "in"), config, gold, str(tmp_path / "work"))
     assert list(coded) == ["good"]
     assert reasons(skipped) == {
-        "encrypted": "the zip member 'predictions.csv' is encrypted",
-        "aes": "the zip member 'predictions.csv' uses compression method 99, which cannot be read; use deflate"}
+        "encrypted": "the zip member 'predictions.csv' is encrypted (password-protected), so it cannot be read; "
+                     "zip the files again without a password",
+        # method 99 is WinZip's AES encryption
+        "aes": "the zip member 'predictions.csv' is encrypted (password-protected), so it cannot be read; zip the "
+               "files again without a password"}
 
 
 def test_zip_bomb_by_ratio_with_lowered_limits(tmp_path, config, gold):

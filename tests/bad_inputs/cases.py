@@ -135,8 +135,8 @@ CASES = [
          r"^the submission is empty"),
     case("lone_metadata", {"metadata": "elapsedTime: 1\n"}, r"^the submission is empty"),
     case("two_candidates", {"predictions.csv": _CLEAN, "predictions_v2.csv": _CLEAN},
-         r"^the submission has 2 candidate prediction files \(predictions\.csv, predictions_v2\.csv\); "
-         r"submit a zip with exactly one prediction file"),
+         r"^the submission has 2 candidate prediction files \(predictions\.csv, predictions_v2\.csv\) and each "
+         r"has the header 'id,label'; submit a zip holding only your prediction file$"),
     case("gold_name_next_to_predictions", {"gold.csv": _CLEAN, "predictions.csv": _CLEAN},
          r"^the submission has 2 candidate prediction files \(gold\.csv, predictions\.csv\)"),
     case("deeply_nested", {"a/b/predictions.csv": _CLEAN},
@@ -164,7 +164,7 @@ CASES = [
     case("zip_inside_zip", {"predictions.zip": CheckedIn("inner.zip")},
          r"^predictions\.zip is a zip archive \(or an Excel \.xlsx file\), not a text file of predictions"),
     case("nul_after_first_block", {"predictions.csv": _CLEAN + "#" * (1 << 20) + "\x00\n"},
-         r"^predictions\.csv is a binary file"),
+         r"^predictions\.csv line 32: the line holds a NUL byte \(\\x00\)"),
     # -- CSV structure -------------------------------------------------------
     case("semicolons_in_csv", {"predictions.csv": _csv(_P, sep=";")},
          r"^predictions\.csv line 1: the columns are separated by semicolons \(';'\), but a CSV file must "
@@ -199,10 +199,9 @@ CASES = [
          r"^predictions\.csv is missing 3 of the 30 test ids \(e\.g\. 'q7x-004', 'q7x-010', 'q7x-021'\); "
          r"give one prediction for every id$"),
     case("extra_ids", {"predictions.csv": _csv(_P + [("zz-1", "favor"), ("zz-2", "none")])},
-         r"^predictions\.csv has 2 ids that are not in the test set \(the first is 'zz-1', on line 32\); "
-         r"expected ids like 'q7x-001'$"),
+         r"^predictions\.csv line 32: id 'zz-1' is not a test id; expected ids like 'q7x-001'$"),
     case("wrong_id_format", {"predictions.csv": _csv([(str(i + 1), p) for i, (_, p) in enumerate(_P)])},
-         r"^predictions\.csv has 30 ids that are not in the test set \(the first is '1', on line 2\)"),
+         r"^predictions\.csv line 2: id '1' is not a test id; expected ids like 'q7x-001'$"),
     case("duplicate_ids", {"predictions.csv": _csv(_replace(_P, 7, (IDS[2], "favor")))},
          r"^predictions\.csv line 9: id 'q7x-003' appears again \(first on line 4\); give one prediction per id$"),
     case("empty_id", {"predictions.csv": _csv(_replace(_P, 4, ("", "favor")))},
@@ -221,7 +220,8 @@ CASES = [
          r"^predictions\.csv line 4: label 'Favor' is not one of: against, favor, none \(labels are "
          r"case-sensitive; did you mean 'favor'\?\)$"),
     case("numeric_label_as_float", {"predictions.csv": _csv(_replace(pairs(IDS, INT_PRED), 5, (IDS[5], "1.0")))},
-         r"^predictions\.csv line 7: label '1\.0' is not one of: 0, 1, 2 \(write 1, not 1\.0\)$", task="int"),
+         # no labels configured: the labels are the gold's, which no message lists
+         r"^predictions\.csv line 7: label '1\.0' is not one of the task's labels$", task="int"),
     case("empty_value", {"predictions.csv": _csv(_replace(_P, 4, (IDS[4], "")))},
          r"^predictions\.csv line 6: the prediction is empty; expected one of: against, favor, none$"),
     case("ids_without_header_in_txt", {"predictions.txt": _csv(_P, header=None)},
@@ -338,6 +338,220 @@ CASES = [
          ref={"gold.csv": TASKS["cls"]["gold"],
               "baseline.csv": rows_text([(i, "none") for i in IDS[:1]] + [(i, "FAVOR") for i in IDS[1:]])}),
 ]
+
+
+# ---------------------------------------------------------------------------
+# The classes of issue 14 (participant inputs), at least three new cases each
+# ---------------------------------------------------------------------------
+import json as _json  # noqa: E402
+
+_RECORDS = [{"id": i, "label": p} for i, p in _P]
+_SHUFFLED_RECORDS = [{"id": i, "label": p} for i, p in _SHUFFLED]
+_IGNORE_CONFIG = CLS_CONFIG + "files: {unscored_ids: ignore}\n"
+_DECOYS = [("dec-%03d" % k, LABELS[k % 3]) for k in range(12)]
+_BAD_LINE = "id,label\nq7x-001,bad\n"
+
+
+def _pandas_split(records):
+    return _json.dumps({"columns": ["id", "label"], "index": list(range(len(records))),
+                        "data": [[r["id"], r["label"]] for r in records]})
+
+
+def _pandas_index(records):
+    return _json.dumps(dict((str(k), r) for k, r in enumerate(records)))
+
+
+def _pandas_columns(records):
+    return _json.dumps({"id": dict((str(k), r["id"]) for k, r in enumerate(records)),
+                        "label": dict((str(k), r["label"]) for k, r in enumerate(records))})
+
+
+def _pandas_table(records):
+    return _json.dumps({"schema": {"fields": [{"name": "index", "type": "integer"}, {"name": "id", "type": "string"},
+                                              {"name": "label", "type": "string"}], "primaryKey": ["index"],
+                                   "pandas_version": "1.4.0"},
+                        "data": [dict(r, index=k) for k, r in enumerate(records)]})
+
+
+#: Case name -> the class of issue 14 it exercises (1-8).
+ISSUE14 = {}
+
+
+def _c(klass, *args, **kwargs):
+    made = case(*args, **kwargs)
+    ISSUE14[made.name] = klass
+    return made
+
+
+CASES += [
+    # -- 1. no participant file causes an internal error ------------------------------
+    _c(1, "json_nested_thousands_deep", {"predictions.json": "[" * 20000 + "]" * 20000},
+       r"^predictions\.json line 1: the JSON value is nested too deeply \(lists or objects inside each other "
+       r"hundreds of levels deep\); expected one prediction per item$"),
+    _c(1, "jsonl_nested_thousands_deep", {"predictions.jsonl": "".join('{"id": "%s", "label": "%s"}\n' % p for p in _P[:4])
+                                          + '{"id": "q7x-005", "label": ' + "[" * 20000 + "]" * 20000 + "}\n"},
+       r"^predictions\.jsonl line 5: the JSON value is nested too deeply"),
+    _c(1, "json_object_nested_deep", {"predictions.json": '{"q7x-001": ' + '{"a": ' * 20000 + "1" + "}" * 20001},
+       r"^predictions\.json line 1: the JSON value is nested too deeply"),
+    _c(1, "json_integer_of_thousands_of_digits", {"predictions.json": "[%s]" % ("7" * 6000)},
+       r"^predictions\.json line 1: label '7{40}\.\.\.' is not one of: against, favor, none$"),
+    _c(1, "jsonl_id_of_thousands_of_digits", {"predictions.jsonl": '{"id": %s, "label": "favor"}\n' % ("1" * 6000)},
+       r"^predictions\.jsonl line 1: id '1{40}\.\.\.' is not a test id; expected ids like 'q7x-001'$"),
+    _c(1, "regression_json_integer_of_thousands_of_digits",
+       {"predictions.json": "[%s]" % ", ".join([("9" * 5000)] + list(PRED_VALUES[1:]))},
+       r"^predictions\.json line 1: the prediction '9{40}\.\.\.' is out of range \(the limit is 1e100 in absolute "
+       r"value\)$", task="reg"),
+    _c(1, "regression_csv_digits_beyond_float", {"predictions.csv": _csv(_replace(_REG, 4, (IDS[4], "1" * 5000)),
+                                                                          header=_REG_HEADER)},
+       r"^predictions\.csv line 6: the prediction '1{40}\.\.\.' is out of range", task="reg"),
+    # -- 2. one line, nothing raw from the participant ----------------------------------
+    _c(2, "zip_member_name_with_newline", {"pre\ndictions.csv": _BAD_LINE},
+       r"^pre\\ndictions\.csv line 2: label 'bad' is not one of: against, favor, none$", zip=True),
+    _c(2, "zip_member_name_with_terminal_escape", {"\x1b[31mpredictions.csv": _BAD_LINE},
+       r"^\\x1b\[31mpredictions\.csv line 2: label 'bad' is not one of", zip=True),
+    _c(2, "zero_width_space_in_header", {"predictions.csv": _CLEAN.replace("id,label", "id,la\u200bbel", 1)},
+       r"^predictions\.csv line 1: the header has no prediction column 'label' or 'prediction' or 'pred' "
+       r"\(found: id, la\\u200bbel\); the header should be 'id,label'$"),
+    _c(2, "bom_inside_header", {"predictions.csv": _CLEAN.replace("id,label", "\ufeffident,label", 1)},
+       r"^predictions\.csv line 1: the header has no id column 'id' \(found: ident, label\)"),
+    _c(2, "terminal_escape_in_label", {"predictions.csv": _csv(_replace(_P, 3, (IDS[3], "\x1b[2Jfavor")))},
+       r"^predictions\.csv line 5: label '\\x1b\[2Jfavor' is not one of: against, favor, none$"),
+    _c(2, "right_to_left_override_in_id", {"predictions.csv": _csv(_replace(_P, 2, ("q7x-\u202e003", "none")))},
+       r"^predictions\.csv line 4: id 'q7x-\\u202e003' is not a test id"),
+    _c(2, "very_long_file_name", {"p" * 240 + ".csv": _BAD_LINE},
+       r"^p{38}\.\.\.p{34}\.csv line 2: label 'bad'"),
+    _c(2, "doubled_bom", {"predictions.csv": b"\xef\xbb\xbf\xef\xbb\xbf" + _CLEAN.encode("utf-8")}, accept=True),
+    # -- 3. the right file, or a precise reason ------------------------------------------
+    _c(3, "readme_at_top_predictions_in_folder", {"README.md": "# My system\n", "results/predictions.csv": _CLEAN},
+       accept=True, zip=True),
+    _c(3, "predictions_next_to_readme_txt", {"README.txt": "trained with care\n", "predictions.csv": _CLEAN},
+       accept=True),
+    _c(3, "editor_and_os_files_next_to_folder", {"LICENSE": "MIT\n", "predictions.csv~": "old\n",
+                                                 "~$predictions.xlsx": "lock", "Thumbs.db": b"\x00\x01",
+                                                 "desktop.ini": "[x]\n", "out/predictions.csv": _CLEAN},
+       accept=True, zip=True),
+    _c(3, "the_file_with_the_columns_is_chosen", {"predictions.csv": _CLEAN, "notes.csv": "step,loss\n1,0.3\n"},
+       accept=True),
+    _c(3, "only_a_hidden_file", {".predictions.csv": _CLEAN},
+       r"^the submission holds no prediction file: its only file, \.predictions\.csv, is hidden \(the name starts "
+       r"with a dot\) and is ignored; add your prediction file under a plain name such as predictions\.csv$",
+       zip=True),
+    _c(3, "only_a_readme", {"README.md": "see the paper\n"},
+       r"^the submission holds no prediction file: its only file, README\.md, is a documentation or editor file, "
+       r"never read as predictions"),
+    _c(3, "two_files_with_the_columns", {"dev.csv": _CLEAN, "test.csv": _CLEAN},
+       r"^the submission has 2 candidate prediction files \(dev\.csv, test\.csv\) and each has the header "
+       r"'id,label'; submit a zip holding only your prediction file$"),
+    # -- 4. producers' quirks ----------------------------------------------------------------
+    _c(4, "csv_writer_on_windows_cr_cr_lf", {"predictions.csv": _CLEAN.replace("\n", "\r\r\n")}, accept=True),
+    _c(4, "json_predictions_wrapper", {"predictions.json": _json.dumps({"predictions": _SHUFFLED_RECORDS})},
+       accept=True),
+    _c(4, "pandas_orient_split", {"predictions.json": _pandas_split(_SHUFFLED_RECORDS)}, accept=True),
+    _c(4, "pandas_orient_index", {"predictions.json": _pandas_index(_SHUFFLED_RECORDS)}, accept=True),
+    _c(4, "pandas_orient_columns", {"predictions.json": _pandas_columns(_SHUFFLED_RECORDS)}, accept=True),
+    _c(4, "pandas_orient_table", {"predictions.json": _pandas_table(_SHUFFLED_RECORDS)}, accept=True),
+    _c(4, "pandas_orient_values", {"predictions.json": _json.dumps([[r["id"], r["label"]] for r in _RECORDS])},
+       r"^predictions\.json line 1: each item is a JSON list; expected a JSON list of objects like "
+       r"\{\"id\": \.\.\., \"label\": \.\.\.\} \(pandas: df\.to_json\(orient='records'\)\)"),
+    _c(4, "probability_per_class_header", {"predictions.csv": "id,0,1,2\n" + "".join(
+        "%s,0.2,0.3,0.5\n" % i for i in IDS)},
+       r"^predictions\.csv line 1: the header has one column per class \(0, 1, 2\), as a file of class "
+       r"probabilities or scores has; this competition expects one prediction per item: the header 'id,label'",
+       task="int"),
+    _c(4, "probability_per_class_json_keys", {"predictions.json": _json.dumps(
+        [{"id": i, "against": 0.2, "favor": 0.3, "none": 0.5} for i in IDS])},
+       r"^predictions\.json line 1: the object has one key per class \(against, favor, none\)"),
+    _c(4, "nul_byte_inside_a_line", {"predictions.csv": _CLEAN.replace("q7x-007,", "q7x-007\x00,")},
+       r"^predictions\.csv line 8: the line holds a NUL byte \(\\x00\), which a text file of predictions cannot "
+       r"contain"),
+    _c(4, "field_over_the_csv_limit", {"predictions.csv": _csv(_replace(_P, 5, (IDS[5], '"' + "x" * 140000 + '"')))},
+       r"^predictions\.csv line 7: a field is longer than 131,072 characters, the most one CSV field may hold"),
+    _c(4, "quote_never_closed", {"predictions.csv": _CLEAN + 'q7x-099,"favor\n'},
+       r"^predictions\.csv line 32: a double quote opened on this line is never closed; remove the quote or close "
+       r"it$"),
+    _c(4, "quote_closed_lines_later", {"predictions.csv": _CLEAN.replace("q7x-010,", 'q7x-010,"', 1).replace(
+        "q7x-013,", 'q7x-013",', 1)},
+       r"^predictions\.csv line 11: a double quote opened on this line is not closed on it \(the value runs on to "
+       r"line 14\)"),
+    # -- 5. bounded time and memory (the full sizes are in benchmarks/) ------------------------
+    _c(5, "three_million_trailing_blank_lines", {"predictions.csv": _CLEAN + "\n" * 3000000}, accept=True),
+    _c(5, "json_list_far_too_long", {"predictions.json": "[%s]" % ", ".join(['"favor"'] * 300000)},
+       r"^predictions\.json line 1: more predictions than the 30 test items; expected exactly 30 predictions"),
+    _c(5, "one_line_of_five_megabytes", {"predictions.txt": "favor " * 900000},
+       r"^predictions\.txt line 1: the line is longer than 4,194,304 characters"),
+    _c(5, "csv_far_too_long_stops_at_the_first_unknown_id", {"predictions.csv": _csv(
+        _P + [("x%07d" % k, "none") for k in range(200000)])},
+       r"^predictions\.csv line 32: id 'x0000000' is not a test id"),
+    # -- 6. no item-level oracle, no gold facts ------------------------------------------------
+    _c(6, "label_absent_from_unlisted_gold", {"predictions.csv": _csv(_replace(pairs(IDS, INT_PRED), 8, (IDS[8], "3")))},
+       r"^predictions\.csv line 10: label '3' is not one of the task's labels$", task="int"),
+    _c(6, "empty_prediction_unlisted_labels", {"predictions.csv": _csv(_replace(pairs(IDS, INT_PRED), 2, (IDS[2], "")))},
+       r"^predictions\.csv line 4: the prediction is empty; expected one of the task's labels$", task="int"),
+    _c(6, "decoys_are_ignored", {"predictions.csv": _csv(_SHUFFLED[:10] + _DECOYS + _SHUFFLED[10:])},
+       accept=True, config=_IGNORE_CONFIG),
+    _c(6, "decoys_missing_a_scored_id", {"predictions.csv": _csv(_P[:7] + _P[8:] + _DECOYS)},
+       r"^predictions\.csv has no prediction for some of the test ids; give one prediction for every id of the "
+       r"test set$", config=_IGNORE_CONFIG),
+    _c(6, "decoys_repeated_unscored_id", {"predictions.csv": _csv(_P + _DECOYS + [_DECOYS[3]])},
+       r"^predictions\.csv line 44: the id appears again \(first on line 35\); give one prediction per id$",
+       config=_IGNORE_CONFIG),
+    _c(6, "decoys_repeated_scored_id", {"predictions.csv": _csv(_P + _DECOYS + [_P[3]])},
+       r"^predictions\.csv line 44: the id appears again \(first on line 5\); give one prediction per id$",
+       config=_IGNORE_CONFIG),
+    _c(6, "decoys_file_without_ids", {"predictions.txt": "\n".join(PRED_LABELS) + "\n"},
+       r"^predictions\.txt has no ids; this competition matches predictions to test items by id",
+       config=_IGNORE_CONFIG),
+    _c(6, "metric_labels_checked_without_listing_the_gold", {"predictions.csv": _CLEAN},
+       r"^Scoring configuration error .*: config\.yaml: metric f1_macro names a class \(labels or pos_label\) that "
+       r"ref/gold\.csv does not have", code=2, task="int",
+       config="metric: {name: f1, average: macro, labels: ['0', '7']}\nbootstrap: {n_resamples: 200}\n"),
+    # -- 7. organizer messages name the right file ----------------------------------------------
+    _c(7, "tab_in_ref_config", {"predictions.csv": _CLEAN},
+       r"^Scoring configuration error .*: ref/config\.yaml line 2 is not valid YAML", code=2,
+       ref={"gold.csv": TASKS["cls"]["gold"], "config.yaml": "metric: f1_macro\n\textra_metrics: [accuracy]\n"}),
+    _c(7, "ref_config_not_a_mapping", {"predictions.csv": _CLEAN},
+       r"^Scoring configuration error .*: ref/config\.yaml must be a mapping of keys to values, got list$", code=2,
+       ref={"gold.csv": TASKS["cls"]["gold"], "config.yaml": "- metric: f1_macro\n"}),
+    _c(7, "ref_config_not_utf8", {"predictions.csv": _CLEAN},
+       r"^Scoring configuration error .*: ref/config\.yaml is not UTF-8 text$", code=2,
+       ref={"gold.csv": TASKS["cls"]["gold"], "config.yaml": b"metric: f1_macro # caf\xe9\n"}),
+    _c(7, "tab_in_program_config", {"predictions.csv": _CLEAN},
+       r"^Scoring configuration error .*: config\.yaml line 3 is not valid YAML", code=2,
+       config="metric: f1_macro\nlabels: [against, favor, none]\n\tbootstrap: {n_resamples: 200}\n"),
+]
+#: Archives (class 8): what unpacks them is the worker (emulated by local_worker), the end-of-phase
+#: ingestion and the reference-data extraction; see tests/test_bad_inputs.py::test_archives_*.
+ARCHIVES = {
+    "encrypted_member": dict(flags=0x1),
+    "aes_member": dict(method=99),
+    "deflate64_member": dict(method=9),
+    "ppmd_member": dict(method=98),
+}
+
+
+def raw_zip(members):
+    """A zip written byte by byte: ``members`` are ``(name, data, flags, method)``; data are stored as is.
+
+    The headers may claim encryption or a compression method that was not
+    used, as a zip made by another tool (or a broken one) would.
+    """
+    import struct
+    import zlib
+    out, central = io.BytesIO(), []
+    for name, data, flags, method in members:
+        raw = name.encode("utf-8")
+        offset = out.tell()
+        crc = zlib.crc32(data)
+        out.write(struct.pack("<4s5H3L2H", b"PK\x03\x04", 20, flags, method, 0, 0x21, crc, len(data), len(data),
+                              len(raw), 0) + raw + data)
+        central.append(struct.pack("<4s6H3L5H2L", b"PK\x01\x02", 0x031E, 20, flags, method, 0, 0x21, crc,
+                                   len(data), len(data), len(raw), 0, 0, 0, 0, 0o100644 << 16, offset) + raw)
+    start = out.tell()
+    for record in central:
+        out.write(record)
+    size = out.tell() - start
+    out.write(struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, len(central), len(central), size, start, 0))
+    return out.getvalue()
 
 
 # ---------------------------------------------------------------------------

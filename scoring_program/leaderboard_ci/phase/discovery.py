@@ -62,7 +62,7 @@ from ..scoring.errors import ConfigError
 from .safe_unzip import (CORRUPT_ERRORS, ZIP_MAGIC, Allowance, MiB, Rejected, UnzipLimits,
                          check_member, copy_counted, create_file, describe_error, entry_kind, extract_members,
                          extract_zip_file, format_size, is_ignored, is_zip_file, open_zip,
-                         safe_parts, split_name)
+                         safe_parts, split_name, _shown)
 
 __all__ = ["SubmissionEntry", "NamesMapWarning", "discover", "FAILED_REASON"]
 
@@ -347,7 +347,7 @@ def _reason_for_name(name):
         safe_parts(name)
     except Rejected as exc:
         return exc
-    return Rejected("the zip member %r is not safe" % name)
+    return Rejected("the zip member %s is not safe" % _shown(name))
 
 
 def _is_container(archive, files, folders):
@@ -446,22 +446,22 @@ class _Unpacker(object):
         if size > allowance.limit:
             raise allowance.refuse("the file is %s, more than" % format_size(size))
         with open(path, "rb") as source, create_file(os.path.join(res, os.path.basename(path))) as target:
-            return copy_counted(source, target, size, allowance, repr(os.path.basename(path)))
+            return copy_counted(source, target, size, allowance, _shown(os.path.basename(path)))
 
     def _copy_member(self, info, res):
         parts = safe_parts(info.filename)
-        check_member(info, self.limits, repr(info.filename))
+        check_member(info, self.limits, _shown(info.filename))
         allowance = self.allowance()
         if info.file_size > allowance.limit:
             raise allowance.refuse("the file is %s, more than" % format_size(info.file_size))
         os.makedirs(res)
         with self.archive.open(info) as source, create_file(os.path.join(res, parts[-1])) as target:
-            return copy_counted(source, target, info.file_size, allowance, repr(info.filename))
+            return copy_counted(source, target, info.file_size, allowance, _shown(info.filename))
 
     def _unpack_member_zip(self, info, slot, res):
         """A submission zip inside the bulk zip: copied out (bounded), then extracted, then removed."""
         safe_parts(info.filename)
-        check_member(info, self.limits, repr(info.filename))
+        check_member(info, self.limits, _shown(info.filename))
         limit = self.limits.max_submission_bytes
         if info.file_size > limit:
             raise Rejected("the submission zip is %s, more than the limit of %s per submission"
@@ -469,7 +469,7 @@ class _Unpacker(object):
         temporary = os.path.join(slot, "submission.zip")
         with self.archive.open(info) as source, create_file(temporary) as target:
             copy_counted(source, target, info.file_size, Allowance(limit, "the limit of %s per submission"
-                                                                     % format_size(limit)), repr(info.filename))
+                                                                     % format_size(limit)), _shown(info.filename))
         try:
             return extract_zip_file(temporary, res, self.limits, self.allowance())
         finally:
@@ -482,6 +482,10 @@ def _reason(exc):
         return str(exc)
     if isinstance(exc, CORRUPT_ERRORS):
         return "is not a valid zip file (corrupt or truncated: %s)" % describe_error(exc)
+    if isinstance(exc, RuntimeError) and "encrypted" in str(exc):
+        return "holds an encrypted (password-protected) member, which cannot be read"
+    if isinstance(exc, NotImplementedError) and "compression" in str(exc):
+        return "holds a member compressed with a method that cannot be read (only stored, deflate, bzip2 and LZMA)"
     if isinstance(exc, (NotImplementedError, RuntimeError)):
         return "uses a zip feature that cannot be read (%s)" % describe_error(exc)
     if isinstance(exc, OSError):

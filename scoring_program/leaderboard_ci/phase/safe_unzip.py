@@ -25,6 +25,7 @@ import zlib
 from dataclasses import dataclass
 
 from ..scoring.errors import ConfigError
+from ..scoring.text_files import quote
 
 try:  # Python may be built without lzma; its zips then fail to open, which is reported
     from lzma import LZMAError
@@ -52,7 +53,22 @@ _CHUNK = 256 * KiB
 ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 
 
-_SUPPORTED_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA)
+def _supported_methods():
+    """The compression methods this Python can read (bzip2 and LZMA need their modules)."""
+    methods = [zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED]
+    for method, module in ((zipfile.ZIP_BZIP2, "bz2"), (zipfile.ZIP_LZMA, "lzma")):
+        try:
+            __import__(module)
+        except ImportError:  # pragma: no cover
+            continue
+        methods.append(method)
+    return tuple(methods)
+
+
+_SUPPORTED_METHODS = _supported_methods()
+#: Names of compression methods (APPNOTE 4.4.5), for messages.
+_METHOD_NAMES = {1: "Shrink", 6: "Implode", 9: "Deflate64", 12: "bzip2", 14: "LZMA", 93: "Zstandard",
+                 95: "XZ", 96: "JPEG", 97: "WavPack", 98: "PPMd", 99: "AES encryption"}
 
 
 CORRUPT_ERRORS = (zipfile.BadZipFile, zlib.error, LZMAError, EOFError, struct.error)
@@ -119,6 +135,11 @@ def format_size(n):
     return "%d bytes" % n
 
 
+def _shown(name):
+    """A member name in a message: quoted, invisible characters made visible, shortened."""
+    return quote(name, 80)
+
+
 def split_name(name):
     """A member name's components; backslashes are separators, empty and '.' parts dropped."""
     return [p for p in name.replace("\\", "/").split("/") if p not in ("", ".")]
@@ -126,7 +147,7 @@ def split_name(name):
 
 def safe_parts(name):
     """The components of a member name, or :class:`Rejected` if it could escape its folder."""
-    shown = repr(name)
+    shown = _shown(name)
     if "\x00" in name:
         raise Rejected("the zip member %s has a NUL character in its name" % shown)
     text = name.replace("\\", "/")
@@ -298,7 +319,7 @@ def inside(root, parts):
     """``root/parts...``, checked to resolve inside ``root`` (which is a real path)."""
     target = os.path.join(root, *parts)
     if not os.path.realpath(target).startswith(root + os.sep):
-        raise Rejected("the zip member %r resolves outside its folder" % "/".join(parts))
+        raise Rejected("the zip member %s resolves outside its folder" % _shown("/".join(parts)))
     return target
 
 
@@ -310,22 +331,26 @@ def _check_ratio(info, limits, shown):
 
 
 def check_member(info, limits, shown):
-    if info.flag_bits & 0x1:
-        raise Rejected("the zip member %s is encrypted" % shown)
+    """Refuse, in one sentence, a member that cannot be read: encrypted, compressed an unknown way, a bomb."""
+    if info.flag_bits & 0x1 or info.compress_type == 99:
+        raise Rejected("the zip member %s is encrypted (password-protected), so it cannot be read; zip the "
+                       "files again without a password" % shown)
     if info.compress_type not in _SUPPORTED_METHODS:
-        raise Rejected("the zip member %s uses compression method %d, which cannot be read; use deflate"
-                        % (shown, info.compress_type))
+        name = _METHOD_NAMES.get(info.compress_type)
+        raise Rejected("the zip member %s is compressed with method %d%s, which cannot be read; zip the files "
+                       "again with the standard deflate method" % (shown, info.compress_type,
+                                                                    " (%s)" % name if name else ""))
     _check_ratio(info, limits, shown)
 
 
-def _plan(infos, limits, strip):
+def _plan(infos, limits, strip, skip_ignored=True):
     """Validated ``(info, parts, kind)`` to extract, the declared total, and notes; or :class:`Rejected`."""
     plan, notes, declared = [], [], 0
     for info in infos:
         parts = safe_parts(info.filename)[strip:]
-        if not parts or is_ignored(parts):
+        if not parts or (skip_ignored and is_ignored(parts)):
             continue
-        shown = repr("/".join(parts))
+        shown = _shown("/".join(parts))
         if len(parts) > limits.max_path_depth:
             raise Rejected("the zip member %s is nested %d folders deep, over the limit of %d"
                             % (shown, len(parts) - 1, limits.max_path_depth))
@@ -340,13 +365,15 @@ def _plan(infos, limits, strip):
     return plan, declared, notes
 
 
-def extract_members(archive, infos, dest, limits, allowance, strip=0):
+def extract_members(archive, infos, dest, limits, allowance, strip=0, skip_ignored=True):
     """Extract ``infos`` of ``archive`` into the new folder ``dest``; returns ``(bytes, notes)``.
 
     Every name is checked before anything is written; sizes are checked from
-    the central directory, then counted while streaming.
+    the central directory, then counted while streaming.  With
+    ``skip_ignored`` False, ``__MACOSX/``, dotfiles and the like are extracted
+    too (as Codabench's worker does with a submission).
     """
-    plan, declared, notes = _plan(infos, limits, strip)
+    plan, declared, notes = _plan(infos, limits, strip, skip_ignored)
     if declared > allowance.limit:
         raise allowance.refuse("the submission's members declare %s, more than" % format_size(declared))
     os.makedirs(dest)
@@ -360,14 +387,14 @@ def extract_members(archive, infos, dest, limits, allowance, strip=0):
         os.makedirs(os.path.dirname(target), exist_ok=True)
         left = Allowance(allowance.limit - written, allowance.what)
         with archive.open(info) as source, create_file(target) as output:
-            written += copy_counted(source, output, info.file_size, left, repr("/".join(parts)))
+            written += copy_counted(source, output, info.file_size, left, _shown("/".join(parts)))
     return written, notes
 
 
-def extract_zip_file(path, dest, limits, allowance):
+def extract_zip_file(path, dest, limits, allowance, skip_ignored=True):
     """Extract a whole zip on disk into ``dest``; returns ``(bytes, notes)``."""
     with open_zip(path, limits) as archive:
-        return extract_members(archive, archive.infolist(), dest, limits, allowance)
+        return extract_members(archive, archive.infolist(), dest, limits, allowance, skip_ignored=skip_ignored)
 
 
 def safe_extract(path, dest, limits=UnzipLimits()):

@@ -29,6 +29,7 @@ from .._version import __version__
 from .config import load_config
 from .errors import ConfigError, SubmissionError
 from .outputs import check_output_groups
+from .text_files import one_line
 
 __all__ = ["main", "run", "write_outputs", "format_scores_txt", "EXIT_OK", "EXIT_SUBMISSION",
            "EXIT_CONFIG", "EXIT_INTERNAL"]
@@ -85,6 +86,15 @@ def _summary(result):
     return "\n".join(lines)
 
 
+def _say(stream, message):
+    """Write a message as exactly one line, whatever it holds and whatever the stream's encoding."""
+    text = one_line(message) + "\n"
+    encoding = getattr(stream, "encoding", None)
+    if encoding:
+        text = text.encode(encoding, "backslashreplace").decode(encoding, "replace")
+    stream.write(text)
+
+
 def run(input_dir, output_dir, program_dir, stdout=None, stderr=None):
     """Score the submission in ``input_dir/res`` against ``input_dir/ref``.
 
@@ -110,10 +120,10 @@ def run(input_dir, output_dir, program_dir, stdout=None, stderr=None):
         result = evaluate(config, gold, predictions, baseline=baseline)
         write_outputs(result, config, output_dir)
     except SubmissionError as exc:
-        stderr.write("%s\n" % exc.message)
+        _say(stderr, exc.message)
         return EXIT_SUBMISSION
     except ConfigError as exc:
-        stderr.write("Scoring configuration error (for the competition organizers): %s\n" % exc.message)
+        _say(stderr, "Scoring configuration error (for the competition organizers): %s" % exc.message)
         return EXIT_CONFIG
     except MemoryError:
         stderr.write("The scoring program ran out of memory (leaderboard-ci %s); "

@@ -36,6 +36,7 @@ __all__ = [
     "GroupSettings",
     "BaselineSettings",
     "AnalysisSettings",
+    "DetailedSettings",
     "load_config",
     "parse_config",
     "CONFIG_NAME",
@@ -58,6 +59,9 @@ CORRECTION_METHODS = ("bonferroni", "sidak", "holm-sidak", "holm", "simes-hochbe
 FAMILIES = ("all_pairs", "vs_winner", "per_row")
 TESTS = ("bootstrap", "permutation")
 FORMATS = ("auto", "csv", "tsv", "lines", "json", "jsonl")
+#: ``files.unscored_ids``: a prediction for an id the gold does not have is an error, or is ignored
+#: (decoys: the public test set holds more ids than the gold scores).
+UNSCORED_IDS = ("error", "ignore")
 
 #: Suffixes appended to a metric key in ``scores.json``; the longest bounds the key length.
 SUFFIXES = ("", "_ci_low", "_ci_high", "_se", "_vs_base", "_vs_base_ci_low", "_vs_base_ci_high", "_vs_base_p")
@@ -81,6 +85,7 @@ class FileSettings:
     prediction_column: Optional[str] = None
     format: str = "auto"
     max_megabytes: float = 200.0
+    unscored_ids: str = "error"
 
     @property
     def prediction_columns(self):
@@ -118,6 +123,20 @@ class AnalysisSettings:
 
 
 @dataclass(frozen=True)
+class DetailedSettings:
+    """What ``detailed_results.html`` shows besides the scores.
+
+    ``per_class``: the per-class table (False: not shown).  ``min_count``: a
+    class's precision, recall and F1 (and their intervals) are shown only
+    when the submission predicted it, and the gold holds it, at least this
+    many times; below that a row would tell right from wrong for single items.
+    """
+
+    per_class: bool = True
+    min_count: int = 10
+
+
+@dataclass(frozen=True)
 class Config:
     metrics: Tuple[MetricSpec, ...]
     labels: Optional[Tuple[str, ...]] = None
@@ -129,6 +148,7 @@ class Config:
     baseline: Optional[BaselineSettings] = None
     analysis: AnalysisSettings = field(default_factory=AnalysisSettings)
     outputs: OutputSettings = field(default_factory=OutputSettings)
+    detailed_results: DetailedSettings = field(default_factory=DetailedSettings)
     source: str = CONFIG_NAME
     program_dir: Optional[str] = None
     task: Optional[str] = None
@@ -149,22 +169,23 @@ class Config:
 # ---------------------------------------------------------------------------
 # Loading
 # ---------------------------------------------------------------------------
-def _read_yaml(path):
+def _read_yaml(path, shown=None):
+    """The mapping in a YAML file; ``shown`` is how messages name it (``config.yaml``, ``ref/config.yaml``)."""
+    shown = shown or os.path.basename(path)
     try:
         with io.open(path, "r", encoding="utf-8-sig") as handle:
             data = yaml.safe_load(handle)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = " line %d" % (mark.line + 1) if mark is not None else ""
-        raise ConfigError("%s%s is not valid YAML: %s" % (os.path.basename(path), where,
-                                                           getattr(exc, "problem", None) or exc))
+        problem = str(getattr(exc, "problem", None) or exc).replace("\n", " ")
+        raise ConfigError("%s%s is not valid YAML: %s" % (shown, where, problem))
     except UnicodeDecodeError:
-        raise ConfigError("%s is not UTF-8 text" % os.path.basename(path))
+        raise ConfigError("%s is not UTF-8 text" % shown)
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        raise ConfigError("%s must be a mapping of keys to values, got %s"
-                          % (os.path.basename(path), type(data).__name__))
+        raise ConfigError("%s must be a mapping of keys to values, got %s" % (shown, type(data).__name__))
     return data
 
 
@@ -198,7 +219,7 @@ def load_config(program_dir, ref_dir=None, path=None):
     if ref_dir is not None:
         override = os.path.join(ref_dir, CONFIG_NAME)
         if os.path.isfile(override):
-            data = _merge(data, _read_yaml(override))
+            data = _merge(data, _read_yaml(override, "ref/" + CONFIG_NAME))
             source = "%s + ref/%s" % (source, CONFIG_NAME)
     return parse_config(data, source=source, program_dir=program_dir)
 
@@ -207,7 +228,7 @@ def load_config(program_dir, ref_dir=None, path=None):
 # Validation
 # ---------------------------------------------------------------------------
 _TOP_KEYS = ("metric", "extra_metrics", "task", "labels", "pos_label", "zero_division", "bootstrap",
-             "files", "groups", "baseline", "analysis", "outputs")
+             "files", "groups", "baseline", "analysis", "outputs", "detailed_results")
 
 
 def _section(data, key, allowed, source):
@@ -375,7 +396,7 @@ def parse_config(data, source=CONFIG_NAME, program_dir=None):
     )
 
     f = _section(data, "files", ("gold", "predictions", "id_column", "gold_column", "prediction_column",
-                                 "format", "max_megabytes"), source)
+                                 "format", "max_megabytes", "unscored_ids"), source)
     files = FileSettings(
         gold=_file_name(f.get("gold", "gold.csv"), "%s: files.gold" % source),
         predictions=_file_name(f.get("predictions"), "%s: files.predictions" % source, allow_none=True),
@@ -385,7 +406,18 @@ def parse_config(data, source=CONFIG_NAME, program_dir=None):
                                 allow_none=True),
         format=_choice(str(f.get("format", "auto")).lower(), "%s: files.format" % source, FORMATS),
         max_megabytes=_number(f.get("max_megabytes", 200), "%s: files.max_megabytes" % source, 0, 1e6),
+        unscored_ids=_choice(str(f.get("unscored_ids", "error")).lower(), "%s: files.unscored_ids" % source,
+                             UNSCORED_IDS),
     )
+    if files.unscored_ids == "ignore" and files.id_column is None:
+        raise ConfigError("%s: files.unscored_ids: ignore needs ids (files.id_column)" % source)
+    d = _section(data, "detailed_results", ("per_class", "min_count"), source)
+    per_class = d.get("per_class", True)
+    if not isinstance(per_class, bool):
+        raise ConfigError("%s: detailed_results.per_class must be true or false, got %r" % (source, per_class))
+    detailed = DetailedSettings(per_class=per_class, min_count=_int(d.get("min_count", 10),
+                                                                   "%s: detailed_results.min_count" % source,
+                                                                   1, 10 ** 9))
 
     groups = data.get("groups")
     if groups is not None:
@@ -445,4 +477,4 @@ def parse_config(data, source=CONFIG_NAME, program_dir=None):
     return Config(task=task, task_settings=tuple(sorted(task_settings.items())), metrics=tuple(metrics),
                   labels=labels, pos_label=pos_label, zero_division=float(zero_division), bootstrap=bootstrap,
                   files=files, groups=groups, baseline=baseline, analysis=analysis, outputs=outputs,
-                  source=source, program_dir=program_dir)
+                  detailed_results=detailed, source=source, program_dir=program_dir)

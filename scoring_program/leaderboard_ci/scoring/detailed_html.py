@@ -318,21 +318,62 @@ def _scores_table(result, config):
             '</section>' % (column, "".join(rows)))
 
 
-def _per_class_section(result):
-    """Precision, recall and F1 (with its CI) of each class; empty for regression."""
-    if not result.per_class:
+def _row_shown(row, min_count):
+    """Whether a per-class row's scores may be shown: at least ``min_count`` predictions and gold items.
+
+    Below that, precision, recall or F1 of a class the submission predicted
+    once (or that the gold holds once) says whether single chosen items are
+    right: an item-level oracle.  A row whose gold count is not known is
+    shown only if it can be derived (recall > 0) and is large enough.
+    """
+    support = getattr(row, "support", None)
+    if support is None and is_finite_number(row.recall) and row.recall > 0:
+        support = int(round(row.precision * row.predicted / row.recall))
+    return row.predicted >= min_count and support is not None and support >= min_count
+
+
+def _shown_rows(result, config):
+    """The per-class rows whose scores the page may show (the others' scores are withheld)."""
+    settings = getattr(config, "detailed_results", None)
+    if settings is not None and not settings.per_class:
+        return []
+    min_count = settings.min_count if settings is not None else 10
+    return [r for r in result.per_class if _row_shown(r, min_count)]
+
+
+def _per_class_section(result, config=None):
+    """Precision, recall and F1 (with its CI) of each class with enough items; empty for regression.
+
+    ``detailed_results.per_class: false`` leaves the section out;
+    ``detailed_results.min_count`` (default 10) withholds the scores of a
+    class predicted, or present in the gold, fewer times.
+    """
+    settings = getattr(config, "detailed_results", None)
+    if not result.per_class or (settings is not None and not settings.per_class):
         return ""
-    rows = "".join('<tr><td>%s</td><td class="n">%s</td><td class="n">%s</td><td class="n">%s</td>'
-                   '<td class="n">%s</td><td class="n">%s</td></tr>'
-                   % (_esc(r.label), _num(r.precision), _num(r.recall), _num(r.f1), _ci(r.f1_interval),
-                      "{:,}".format(r.predicted)) for r in result.per_class)
+    min_count = settings.min_count if settings is not None else 10
+    shown = set(id(r) for r in _shown_rows(result, config))
+    rows = []
+    for r in result.per_class:
+        if id(r) in shown:
+            cells = (_num(r.precision), _num(r.recall), _num(r.f1), _ci(r.f1_interval))
+        else:
+            cells = (DASH,) * 4
+        rows.append('<tr><td>%s</td><td class="n">%s</td><td class="n">%s</td><td class="n">%s</td>'
+                    '<td class="n">%s</td><td class="n">%s</td></tr>'
+                    % ((_esc(r.label),) + cells + ("{:,}".format(r.predicted),)))
     level = _level(result.per_class[0].f1_interval.confidence_level)
     unit = _esc(result.unit_name)
+    withheld = ""
+    if len(shown) < len(result.per_class):
+        withheld = (' A dash: the scores of a %s are shown only when your submission predicted it, and the test '
+                    'set holds it, at least %d times each, so that no row tells whether single items are right.'
+                    % (unit, min_count))
     return ('<section><h2>Per-%s scores</h2><div class="scroll"><table><thead><tr><th>%s</th>'
             '<th>Precision</th><th>Recall</th><th>F1</th><th>F1 %s CI</th><th>Predicted</th></tr></thead>'
             '<tbody>%s</tbody></table></div><p class="muted">On all test items. &ldquo;Predicted&rdquo; is how '
-            'many times your submission predicted the %s.</p></section>'
-            % (unit, unit[:1].upper() + unit[1:], level, rows, unit))
+            'many times your submission predicted the %s.%s</p></section>'
+            % (unit, unit[:1].upper() + unit[1:], level, "".join(rows), unit, withheld))
 
 
 def _verdict(comparison):
@@ -394,7 +435,7 @@ def _interval_notes(where, interval, n_resamples):
     return notes
 
 
-def _notes_section(result):
+def _notes_section(result, config=None):
     """Notes attached to intervals, and resamples left out for empty groups."""
     b = result.signature.n_resamples
     notes = list(getattr(result, "warnings", ()) or ())
@@ -403,9 +444,10 @@ def _notes_section(result):
     for c in result.baseline:
         notes += _interval_notes("%s, %s, difference to the baseline" % (c.metric.title, _group_name(c.group)),
                                  c.interval, b)
-    for r in result.per_class:
+    per_class = _shown_rows(result, config)
+    for r in per_class:
         notes += _interval_notes("F1 of class %s" % r.label, r.f1_interval, b)
-    methods = set(r.f1_interval.method for r in result.per_class) - {result.signature.method}
+    methods = set(r.f1_interval.method for r in per_class) - {result.signature.method}
     if methods:
         notes.append("Per-class F1 intervals use the %s method, not %s." % (
             ", ".join(sorted(methods)), METHOD_NAMES.get(result.signature.method, result.signature.method)))
@@ -445,8 +487,8 @@ def render_detailed_results(result, config):
     """
     official = result.official
     body = [_headline(result), _intervals_section(result), _histogram_section(result),
-            _baseline_section(result), _scores_table(result, config), _per_class_section(result),
-            _notes_section(result), _footer(result)]
+            _baseline_section(result), _scores_table(result, config), _per_class_section(result, config),
+            _notes_section(result, config), _footer(result)]
     return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
             '<title>Detailed results: %s %s</title><style>%s</style></head><body><main>%s</main></body></html>\n'

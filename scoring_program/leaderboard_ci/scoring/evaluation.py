@@ -206,8 +206,10 @@ def evaluate(config, gold, predictions, baseline=None, progress=None):
         per_class = unit_rows(main.statistics, full[:n_own], reps[:n_own], gold.labels, bs.method,
                               bs.confidence_level, config.zero_division)
 
+    # No gold hash: the signature is shown to participants, and a hash would let anyone confirm a
+    # reconstructed gold offline.  The end-of-phase report (for organizers) keeps it.
     signature = Signature(metric=config.official.key, n_resamples=bs.n_resamples, seed=bs.seed, method=bs.method,
-                          confidence_level=bs.confidence_level, n_items=gold.n, gold_sha256=gold.sha256,
+                          confidence_level=bs.confidence_level, n_items=gold.n, gold_sha256=None,
                           version=__version__)
     return SubmissionResult(tuple(results), tuple(comparisons), per_class, signature,
                             getattr(main.task, "UNIT_NAME", "class"), validity_warnings(config, gold, predictions))

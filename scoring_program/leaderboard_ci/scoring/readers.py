@@ -1,6 +1,6 @@
 """The input side of the scoring program: find, read and align the files.
 
-* :func:`find_prediction_file` locates the participant's file in ``res/``;
+* :func:`find_prediction_file` (from :mod:`.submission_files`) locates the participant's file in ``res/``;
 * :func:`read_gold` reads the organizer's gold standard into a
   :class:`~leaderboard_ci.tasks.scorer.GoldStandard`;
 * :func:`read_predictions` reads the participant's file and aligns it with
@@ -18,7 +18,6 @@ Python 3.7 with numpy 1.17).
 """
 import hashlib
 import os
-import stat
 from array import array
 
 import numpy as np
@@ -26,141 +25,12 @@ import numpy as np
 from .config import check_key_lengths
 from .errors import ConfigError, SubmissionError
 from .formats import Columns, Source, list_names, open_table, quote
+from .submission_files import find_prediction_file
 from .text_files import iter_lines
 from ..tasks.base import GoldStandard
 from ..tasks.registry import task_module
 
-__all__ = ["find_prediction_file", "read_gold", "read_predictions", "read_baseline"]
-
-#: Files and folders a zip may carry besides the predictions.
-_IGNORED_NAMES = ("__MACOSX", "Thumbs.db", "desktop.ini", "metadata")
-#: Extensions of files that may hold predictions (used only to break ties).
-_DATA_EXTENSIONS = (".csv", ".tsv", ".tab", ".txt", ".json", ".jsonl", ".ndjson", ".pred", ".preds",
-                    ".predictions", ".out", ".labels", ".dat", "")
-_MAX_ABS = 1e100
-_LISTED_LABELS = 20
-
-
-# ---------------------------------------------------------------------------
-# Finding the prediction file
-# ---------------------------------------------------------------------------
-class _FoundPath(str):
-    """The path of a found prediction file, remembering its name relative to the submission folder."""
-
-    def __new__(cls, path, shown):
-        self = super(_FoundPath, cls).__new__(cls, path)
-        self.shown = shown
-        return self
-
-
-def _found(res_dir, name):
-    return _FoundPath(os.path.join(res_dir, name), name)
-
-
-def _ignored(name):
-    return name.startswith(".") or name in _IGNORED_NAMES
-
-
-def _entries(folder, res_dir, prefix):
-    """Files and folders of ``folder`` that matter, as ``(files, folders)`` of relative names.
-
-    Symbolic links and anything whose real path leaves ``res/`` are refused.
-    """
-    files, folders = [], []
-    real_res = os.path.realpath(res_dir)
-    for name in sorted(os.listdir(folder)):
-        if _ignored(name):
-            continue
-        path = os.path.join(folder, name)
-        shown = prefix + name
-        if os.path.islink(path):
-            raise SubmissionError("%s is a symbolic link; submit the file itself, not a link" % shown)
-        real = os.path.realpath(path)
-        if not real.startswith(real_res + os.sep):
-            raise SubmissionError("%s is outside the submission; submit the file itself" % shown)
-        mode = os.lstat(path).st_mode
-        if stat.S_ISDIR(mode):
-            folders.append(shown)
-        elif stat.S_ISREG(mode):
-            files.append(shown)
-    return files, folders
-
-
-def _pick_named(res_dir, wanted, files, folders, nested):
-    """The file named ``wanted`` (at the top or in the one folder)."""
-    for name in files + nested:
-        if os.path.basename(name) == wanted:
-            return _found(res_dir, name)
-    found = files + nested + [f + "/" for f in folders if not nested]
-    raise SubmissionError("the submission has no file named %s (found: %s); name your prediction file %s "
-                          "and put it at the top of the zip"
-                          % (quote(wanted), list_names(found, 5) or "nothing", wanted))
-
-
-def _pick_only(res_dir, files):
-    """The only data file among ``files``, or an error listing the candidates."""
-    if len(files) == 1:
-        return _found(res_dir, files[0])
-    data = [f for f in files if os.path.splitext(f)[1].lower() in _DATA_EXTENSIONS]
-    if len(data) == 1:
-        return _found(res_dir, data[0])
-    candidates = data or files
-    raise SubmissionError("the submission has %d candidate prediction files (%s); submit a zip with exactly "
-                          "one prediction file, or the organizers can set files.predictions"
-                          % (len(candidates), list_names(candidates, 5)))
-
-
-def find_prediction_file(res_dir, config):
-    """Locate the participant's prediction file in ``res/``.
-
-    The file may be at the top of ``res/`` or inside exactly one folder (a
-    zip of a folder).  The worker's ``metadata`` file, ``__MACOSX/``,
-    dotfiles and ``Thumbs.db`` are ignored.  With ``files.predictions`` set,
-    that name is taken; otherwise the only data file.
-
-    Parameters
-    ----------
-    res_dir : str
-        The submission folder (``$input/res``).
-    config : Config
-
-    Returns
-    -------
-    str
-        The path of the prediction file (it also remembers its name
-        relative to ``res_dir``, which messages use).
-
-    Raises
-    ------
-    SubmissionError
-        For an empty submission, several candidates, deep nesting, symbolic
-        links, or a missing named file.
-    """
-    empty = SubmissionError("the submission is empty: the zip holds no prediction file; put your prediction "
-                            "file (e.g. predictions.csv) at the top of the zip")
-    if not os.path.isdir(res_dir):
-        raise empty
-    files, folders = _entries(res_dir, res_dir, "")
-    nested = []
-    if not files and len(folders) == 1:
-        nested, deeper = _entries(os.path.join(res_dir, folders[0]), res_dir, folders[0] + "/")
-        if not nested and not deeper:
-            raise empty
-        if not nested:
-            raise SubmissionError("the prediction file is nested too deep (in %s); put it at the top of the zip"
-                                  % list_names([d + "/" for d in deeper], 3))
-    wanted = config.files.predictions
-    if wanted is not None:
-        return _pick_named(res_dir, wanted, files, folders, nested)
-    if files:
-        return _pick_only(res_dir, files)
-    if nested:
-        return _pick_only(res_dir, nested)
-    if folders:
-        raise SubmissionError("the submission has %d folders (%s) and no prediction file; put the prediction "
-                              "file at the top of the zip" % (len(folders), list_names([f + "/" for f in folders], 5)))
-    raise empty
-
+__all__ = ["find_prediction_file", "read_gold", "read_predictions", "read_baseline", "organizer_warnings"]
 
 def _display_name(path):
     """How messages name a prediction file: relative to ``res/``, never absolute."""
@@ -178,9 +48,10 @@ def _display_name(path):
 # Alignment
 # ---------------------------------------------------------------------------
 def _no_rows(source, table, n):
+    count = " (%d)" % n if n is not None else ""
     if table.format in ("csv", "tsv"):
-        return source.whole("has a header but no predictions; expected one line per test item (%d)" % n)
-    return source.whole("has no predictions; expected one per test item (%d)" % n)
+        return source.whole("has a header but no predictions; expected one line per test item%s" % count)
+    return source.whole("has no predictions; expected one per test item%s" % count)
 
 
 def _new_values(typecode):
@@ -224,35 +95,69 @@ def _missing_ids(source, gold, seen, count):
                         % (missing, gold.n, ", ".join(quote(i) for i in shown)))
 
 
-def _align_by_id(source, table, gold, convert, typecode, stack):
-    """Values placed at their id's position in the gold order."""
+def _repeated_id(source, hashes, lines):
+    """The first line whose id appeared before (ids compared by their hashes), or None."""
+    if not hashes:
+        return None
+    h = np.frombuffer(hashes, dtype=np.int64)
+    order = np.argsort(h, kind="stable")
+    sorted_h = h[order]
+    again = np.flatnonzero(sorted_h[1:] == sorted_h[:-1]) + 1
+    if again.size == 0:
+        return None
+    line_of = np.frombuffer(lines, dtype=np.int64)
+    second = order[again]
+    k = int(np.argmin(second))
+    first = order[np.searchsorted(sorted_h, sorted_h[again[k]])]
+    return source.at(int(line_of[second[k]]), "the id appears again (first on line %d); give one prediction per "
+                                              "id" % int(line_of[first]))
+
+
+def _align_by_id(source, table, gold, convert, typecode, stack, unscored="error"):
+    """Values placed at their id's position in the gold order.
+
+    With ``unscored`` ``"error"`` an id the gold does not have stops the
+    reading; with ``"ignore"`` it is read and checked like any other (so that
+    no message depends on whether an id is scored) and left out, and no
+    message gives a count of gold items.
+    """
+    ignore = unscored == "ignore"
     index = dict((ident, position) for position, ident in enumerate(gold.ids))
     seen = bytearray(gold.n)
     positions, lines, values = array("q"), array("q"), _new_values(typecode)
-    unknown, first_unknown = 0, None
+    hashes, hash_lines = array("q"), array("q")  # every id, for repeats, when unscored ids are ignored
+    rows = 0
     for line, ident, text, _ in table.rows:
         if ident == "":
             raise source.at(line, "the id is empty")
         value = convert(line, text)
+        rows += 1
         position = index.get(ident)
-        if position is None:
-            unknown += 1
-            first_unknown = first_unknown or (ident, line)
-            continue
-        if seen[position]:
+        if ignore:
+            hashes.append(hash(ident))
+            hash_lines.append(line)
+            if position is None or seen[position]:
+                continue  # an unscored id; a repeat is reported after the reading, like any other
+        elif position is None:
+            raise source.at(line, "id %s is not a test id; expected ids like %s"
+                                  % (quote(ident), quote(gold.ids[0])))
+        elif seen[position]:
             raise source.at(line, "id %s appears again (first on line %d); give one prediction per id"
                                   % (quote(ident), lines[positions.index(position)]))
         seen[position] = 1
         positions.append(position)
         lines.append(line)
         values.append(value)
-    if unknown:
-        raise source.whole("has %d id%s that %s not in the test set (the first is %s, on line %d); expected "
-                           "ids like %s" % (unknown, "s" if unknown > 1 else "", "are" if unknown > 1 else "is",
-                                            quote(first_unknown[0]), first_unknown[1], quote(gold.ids[0])))
-    if not positions:
-        raise _no_rows(source, table, gold.n)
+    if ignore:
+        repeated = _repeated_id(source, hashes, hash_lines)
+        if repeated is not None:
+            raise repeated
+    if not rows:
+        raise _no_rows(source, table, None if ignore else gold.n)
     if len(positions) < gold.n:
+        if ignore:
+            raise source.whole("has no prediction for some of the test ids; give one prediction for every id "
+                               "of the test set")
         raise _missing_ids(source, gold, seen, len(positions))
     order = np.argsort(np.frombuffer(positions, dtype=np.int64), kind="stable")
     if typecode is None:
@@ -266,10 +171,13 @@ def _read_system(path, name, config, gold, max_bytes):
     size = os.stat(path).st_size
     if max_bytes is not None and size > max_bytes:
         raise source.whole("is %s MB; the limit is %g MB" % (_megabytes(size), config.files.max_megabytes))
+    ignore = config.files.unscored_ids == "ignore"
     by_id = gold.ids is not None and config.files.id_column is not None
-    columns = Columns(config.files.prediction_columns, id=config.files.id_column if by_id else None,
-                      id_required=by_id, looks_like_data=_data_test(gold))
     task = task_module(gold.kind)
+    is_value = _value_test(config, gold)
+    columns = Columns(config.files.prediction_columns, id=config.files.id_column if by_id else None,
+                      id_required=by_id, looks_like_data=_data_test(gold, is_value, use_ids=not ignore),
+                      is_value=is_value)
     settings = task_settings(config)
     try:
         if hasattr(task, "read_predictions"):  # a format of the task's own (CoNLL, TREC runs, SQuAD JSON)
@@ -277,26 +185,59 @@ def _read_system(path, name, config, gold, max_bytes):
         convert, typecode = task.value_parser(source, gold, quote, settings)
         table = open_table(source, config.files.format, columns)
         if table.format == "lines" and gold.ids is not None:
-            convert = _unheaded(source, columns, gold, convert)
+            convert = _unheaded(source, columns, gold, convert, is_value, use_ids=not ignore)
         stack = None if typecode else (lambda values: task.stack(values, gold, settings))
         if by_id and table.has_ids:
-            values = _align_by_id(source, table, gold, convert, typecode, stack)
+            values = _align_by_id(source, table, gold, convert, typecode, stack, config.files.unscored_ids)
+        elif ignore and by_id:
+            raise source.whole("has no ids; this competition matches predictions to test items by id: start the "
+                               "file with the header %s" % columns.describe_header(","))
         else:
             values = _align_by_order(source, table, gold.n, convert, typecode, stack)
     except (IOError, OSError) as exc:
         raise source.whole("cannot be read (%s)" % (exc.strerror or type(exc).__name__))
+    except SubmissionError:
+        raise
+    except RecursionError:  # a parser of a task's own format, without its own check
+        raise source.whole("cannot be read: it holds values nested too deeply")
+    except MemoryError:
+        raise source.whole("cannot be read within the memory the scoring program has; send a smaller file")
+    except (OverflowError, ValueError) as exc:  # e.g. Python's limit on the digits of an integer
+        if isinstance(exc, ConfigError):
+            raise
+        raise source.whole("cannot be read: it holds a number too large to convert")
     if typecode is None:
         return values
     return values.astype(np.intp) if typecode == "q" else values.astype(np.float64)
 
 
+def organizer_warnings(config):
+    """Sentences for the organizer about settings that weaken what participants may be told.
+
+    Without ``labels`` the label set is the gold's: messages cannot list the
+    valid labels (that would reveal the gold's classes), and a valid label
+    that the gold happens not to hold is rejected.
+    """
+    out = []
+    if task_module(config.kind).NAME == "classification" and config.labels is None:
+        out.append("%s: labels is not set, so the label set is read from the gold: participants' messages cannot "
+                   "list the valid labels, and a valid label absent from the gold is rejected; list the task's "
+                   "classes under labels" % config.source)
+    return out
+
+
 def task_settings(config):
-    """What a task module reads: its own settings (``config.task_settings``) and the file settings."""
+    """What a task module reads: its own settings (``config.task_settings``) and the file settings.
+
+    ``public_labels`` is the configured ``labels`` (None when the labels come
+    from the gold): the only label set a participant's message may list.
+    """
     files = config.files
     settings = dict(config.task_settings)
     settings.update(format=files.format, id_column=files.id_column, gold_column=files.gold_column,
                     prediction_columns=files.prediction_columns, config_name=config.source,
-                    labels=config.labels, group_column=config.groups.column if config.groups else None)
+                    labels=config.labels, group_column=config.groups.column if config.groups else None,
+                    public_labels=config.labels)
     return settings
 
 
@@ -306,28 +247,55 @@ def _megabytes(size):
     return "%.1f" % megabytes if megabytes >= 1 else "%.2g" % megabytes
 
 
-def _unheaded(source, columns, gold, convert):
-    """``convert``, explaining a rejected line that holds an id and a value (a missing header)."""
+def _unheaded(source, columns, gold, convert, is_value, use_ids=True):
+    """``convert``, explaining a rejected line that holds an id and a value (a missing header).
+
+    Without ``use_ids`` (unscored ids are ignored) the line is recognized by
+    its value after a delimiter, never by whether its id is in the gold.
+    """
     def checked(line, text):
         try:
             return convert(line, text)
         except SubmissionError:
-            ids = frozenset(gold.ids or ())
+            ids = frozenset(gold.ids or ()) if use_ids else frozenset()
             for delimiter in (",", "\t", ";"):
-                if delimiter in text and text.split(delimiter, 1)[0].strip() in ids:
+                if delimiter not in text:
+                    continue
+                head, rest = (part.strip() for part in text.split(delimiter, 1))
+                if (head in ids) if use_ids else (head and is_value(rest)):
                     raise source.at(line, "the line holds an id and a prediction, but the file has no header; "
                                           "start the file with the header %s" % columns.describe_header(delimiter))
             raise
     return checked
 
 
-def _data_test(gold):
+def _value_test(config, gold):
+    """``is_value(text)``: whether a header field is a value of the task, judged without gold facts.
+
+    With labels read from the gold (``labels`` not configured), asking whether
+    a field is one of them would tell a participant which classes the gold
+    holds; then only numbers count as values.
+    """
+    if gold.labels is not None and config.labels is None:
+        return _number_like
+    task = task_module(gold.kind)
+    return lambda text: task.is_value(gold, text)
+
+
+def _number_like(text):
+    try:
+        float(text)
+    except (TypeError, ValueError):
+        return False
+    return "_" not in text
+
+
+def _data_test(gold, is_value, use_ids=True):
     """``looks_like_data(fields)``: whether a would-be header row is really data (an id or a value)."""
-    ids = frozenset(gold.ids or ())
-    is_value = task_module(gold.kind).is_value
+    ids = frozenset(gold.ids or ()) if use_ids else frozenset()
 
     def looks_like_data(fields):
-        return any(field in ids or is_value(gold, field) for field in fields)
+        return any(field in ids or is_value(field) for field in fields)
     return looks_like_data
 
 
@@ -483,6 +451,10 @@ def read_gold(ref_dir, config):
         codes, labels = task.encode_gold(source, lines, values, config.labels, config.source, settings)
     mismatch = task.check_metrics(config.metrics, labels)
     if mismatch is not None:
+        if config.labels is None:  # the labels are the gold's: the message must not list them
+            raise ConfigError("%s: metric %s names a class (labels or pos_label) that ref/%s does not have, or "
+                              "needs another number of classes; set labels in %s to the task's classes"
+                              % (config.source, mismatch[0], name, config.source))
         raise ConfigError("%s: metric %s: %s" % (config.source, mismatch[0], mismatch[1]))
     group_values, group_codes = None, None
     if config.groups is not None:

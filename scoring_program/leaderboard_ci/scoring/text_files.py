@@ -5,22 +5,41 @@
 :class:`~leaderboard_ci.scoring.errors.ConfigError`), :class:`Columns` the
 columns a file may have, :class:`Table` its rows; :func:`iter_lines` streams a
 file as numbered lines, decoded chunk by chunk (UTF-8 with or without a BOM,
-UTF-16 with one; ``\\n``, ``\\r\\n`` or ``\\r`` line ends).  The formats
-themselves are in :mod:`leaderboard_ci.scoring.formats`.  Standard library
-only (Python 3.7).
+UTF-16 with one; ``\\n``, ``\\r\\n``, ``\\r\\r\\n`` or ``\\r`` line ends).  The formats
+themselves are in :mod:`leaderboard_ci.scoring.formats`.
+
+Everything a message echoes from a participant's file (a file name, a header,
+a cell) goes through :func:`escape` / :func:`quote` / :func:`list_names`: one
+rule, here, that makes control characters, byte-order marks, zero-width and
+other invisible characters visible (``\\x1b``, ``\\ufeff``) and shortens long
+text, so that a message is always one readable line.  Standard library only
+(Python 3.7).
 """
 import codecs
 import io
 import os
 import re
+import unicodedata
 
 from .errors import SubmissionError
 
-__all__ = ["Source", "Columns", "Table", "quote", "list_names", "iter_lines", "sniff_encoding", "without_blank_lines"]
+__all__ = ["Source", "Columns", "Table", "escape", "quote", "list_names", "one_line", "iter_blocks", "iter_lines",
+           "iter_line_lists",
+           "sniff_encoding", "without_blank_lines", "find_name", "names_a_column", "per_class_columns",
+           "MAX_LINE_CHARS"]
 
 _CHUNK = 1 << 20  # bytes decoded at a time
 _SNIFF = 4096  # bytes looked at to recognize the encoding or a binary file
-_NEWLINE = re.compile(r"\r\n|\r|\n")
+#: A line end: ``\\n`` after any number of ``\\r`` (``\\r\\r\\n`` is what Python's csv writer
+#: writes on Windows without ``newline=''``), or a ``\\r`` alone.
+_NEWLINE = re.compile(r"\r*\n|\r")
+#: The longest line read as CSV, TSV or one value per line (a JSON document may be one line).
+MAX_LINE_CHARS = 1 << 22
+_BOM = "\ufeff"
+_SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+#: Unicode categories shown escaped: controls, format characters (BOM, zero-width, bidi),
+#: surrogates, private use, unassigned, line and paragraph separators.
+_INVISIBLE = frozenset(("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"))
 _DECODERS = {
     "UTF-8": codecs.utf_8_decode,
     "UTF-16-LE": codecs.utf_16_le_decode,
@@ -35,21 +54,59 @@ _MAGIC = (
 )
 
 
+def _visible(ch):
+    if ch == " " or not (ch.isspace() or unicodedata.category(ch) in _INVISIBLE):
+        return ch
+    code = ord(ch)
+    if ch in _SHORT_ESCAPES:
+        return _SHORT_ESCAPES[ch]
+    if code < 0x100:
+        return "\\x%02x" % code
+    return "\\u%04x" % code if code < 0x10000 else "\\U%08x" % code
+
+
+def escape(value, limit=40):
+    """``value`` as shown in a message: invisible characters made visible, cut to ``limit`` characters.
+
+    Control characters (newlines, tabs, terminal escapes), byte-order marks,
+    zero-width and bidirectional marks, surrogates and other characters that
+    print as nothing are written as ``\\xNN`` / ``\\uNNNN``; a backslash stays
+    a backslash.  Text longer than ``limit`` ends with ``...``.  The result is
+    always one line.
+    """
+    text = value if isinstance(value, str) else str(value)
+    cut = len(text) > limit
+    if cut:
+        text = text[:limit]
+    if not text.isprintable():  # False for every character of the _INVISIBLE categories
+        text = "".join(_visible(ch) for ch in text)
+    return text + "..." if cut else text
+
+
 def quote(value, limit=40):
-    """``value`` in quotes for a message, shortened to ``limit`` characters."""
-    text = str(value)
-    if len(text) > limit:
-        text = text[:limit] + "..."
-    return repr(text)
+    """``value`` in quotes for a message, escaped and shortened (see :func:`escape`)."""
+    text = escape(value, limit)
+    if "'" in text and '"' not in text:
+        return '"%s"' % text
+    return "'%s'" % text.replace("'", "\\'")
 
 
 def list_names(values, limit=8):
-    """Up to ``limit`` names joined by commas, with a count of the rest."""
-    values = [str(v) if len(str(v)) <= 40 else str(v)[:40] + "..." for v in values]
-    shown = ", ".join(values[:limit])
+    """Up to ``limit`` names (escaped, each shortened) joined by commas, with a count of the rest."""
+    values = list(values)
+    shown = ", ".join(escape(v) for v in values[:limit])
     if len(values) > limit:
         shown += " and %d more" % (len(values) - limit)
     return shown
+
+
+def one_line(message, limit=2000):
+    """A message as one line on stderr: anything invisible escaped, at most ``limit`` characters.
+
+    The last guard of the adapter: the messages are built from escaped
+    pieces already; this catches a piece that was not.
+    """
+    return escape(message, limit)
 
 
 class Source(object):
@@ -76,16 +133,24 @@ class Source(object):
         self.may_quote = may_quote
 
     @property
+    def shown(self):
+        """The name as messages print it (escaped, shortened in the middle when long)."""
+        name = self.name
+        if len(name) > 80:
+            name = name[:38] + "..." + name[-38:]
+        return escape(name, 200)
+
+    @property
     def extension(self):
         return os.path.splitext(self.name)[1].lower()
 
     def at(self, line, message):
         """The error ``NAME line N: message``."""
-        return self.error("%s line %d: %s" % (self.name, line, message))
+        return self.error("%s line %d: %s" % (self.shown, line, message))
 
     def whole(self, message):
         """The error ``NAME message`` about the whole file (``message`` starts with a verb)."""
-        return self.error("%s %s" % (self.name, message))
+        return self.error("%s %s" % (self.shown, message))
 
 
 class Columns(object):
@@ -104,14 +169,19 @@ class Columns(object):
     looks_like_data : callable, optional
         ``looks_like_data(fields) -> bool``: whether a first line that lacks
         the expected columns is really a data row (a missing header).
+    is_value : callable, optional
+        ``is_value(text) -> bool``: whether a header field is a value of the
+        task (a class label, a number); recognizes a header with one column
+        per class (a file of class probabilities).
     """
 
-    def __init__(self, values, id=None, id_required=False, group=None, looks_like_data=None):
+    def __init__(self, values, id=None, id_required=False, group=None, looks_like_data=None, is_value=None):
         self.values = tuple(values)
         self.id = id
         self.id_required = bool(id_required and id is not None)
         self.group = group
         self.looks_like_data = looks_like_data
+        self.is_value = is_value
 
     def expected(self):
         """The names a file should use: the id (when required) and the preferred value name."""
@@ -151,6 +221,42 @@ class Table(object):
 
 
 # ---------------------------------------------------------------------------
+# Headers
+# ---------------------------------------------------------------------------
+def find_name(names, wanted):
+    """Index of ``wanted`` in ``names``: exact match first, then ignoring case; else None."""
+    if wanted in names:
+        return names.index(wanted)
+    folded = [name.casefold() for name in names]
+    if wanted.casefold() in folded:
+        return folded.index(wanted.casefold())
+    return None
+
+
+def names_a_column(fields, columns):
+    wanted = ([columns.id] if columns.id else []) + list(columns.values)
+    return any(find_name(fields, name) is not None for name in wanted)
+
+
+def per_class_columns(fields, columns):
+    """The value columns of a header with one column per class (``id,0,1,...,9``), else None.
+
+    That is what a file of class probabilities (or scores) looks like: the id,
+    then two or more distinct columns each named like a value of the task.
+    """
+    if columns.is_value is None:
+        return None
+    ident = find_name(fields, columns.id) if columns.id else None
+    others = [f for i, f in enumerate(fields) if i != ident]
+    if len(others) < (2 if ident is not None else 3) or len(set(others)) != len(others):
+        return None
+    if not all(columns.is_value(f) for f in others):
+        return None
+    return others
+
+
+
+# ---------------------------------------------------------------------------
 # Decoding
 # ---------------------------------------------------------------------------
 def _looks_like_utf16(head):
@@ -168,7 +274,8 @@ def sniff_encoding(source, head):
     """Return ``(encoding, bom_length)`` from the first bytes of a file.
 
     Raises the source's error for binary files and for UTF-16 without a
-    byte-order mark.
+    byte-order mark.  A stray NUL in an otherwise text file is left for
+    :func:`iter_lines`, which names its line.
     """
     if head.startswith(codecs.BOM_UTF8):
         return "UTF-8", 3
@@ -182,26 +289,44 @@ def sniff_encoding(source, head):
         if head.startswith(magic):
             raise source.whole("is %s, not a text file of predictions; put the text file itself "
                                "at the top of your zip" % what)
-    if b"\x00" in head:
-        if _looks_like_utf16(head):
-            raise source.whole("is UTF-16 text without a byte-order mark; save it as UTF-8")
-        raise source.whole("is a binary file, not a text file of predictions")
     sample = head[:_SNIFF]
+    if b"\x00" in sample and _looks_like_utf16(head):
+        raise source.whole("is UTF-16 text without a byte-order mark; save it as UTF-8")
     controls = sum(sample.count(bytes([c])) for c in range(32) if c not in (9, 10, 12, 13))
     if sample and controls > 0.05 * len(sample):
         raise source.whole("is a binary file, not a text file of predictions")
     return "UTF-8", 0
 
 
-def _decode_failure(source, encoding, exc, data, pending, lineno):
-    """The error for bytes that do not decode, naming the byte and its line."""
+def _decode_failure(source, encoding, bom, position, byte):
+    """The error for bytes that do not decode, naming the byte and its line (found by reading up to it again)."""
     decode = _DECODERS[encoding]
-    before = pending + decode(data[:exc.start], "replace", True)[0]
-    line = lineno + len(_NEWLINE.findall(before))
+    line, tail = 1, ""
+    with io.open(source.path, "rb") as handle:
+        handle.seek(bom)
+        left = position - bom
+        while left > 0:
+            data = handle.read(min(_CHUNK, left))
+            if not data:
+                break
+            left -= len(data)
+            text = decode(data, "replace", False)[0]
+            line += _count_ends(tail + text) - _count_ends(tail)
+            tail = text[-1:]
     if encoding == "UTF-8":
-        return source.whole("is not UTF-8 text (byte 0x%02x at line %d); save it as UTF-8"
-                            % (data[exc.start], line))
+        return source.whole("is not UTF-8 text (byte 0x%02x at line %d); save it as UTF-8" % (byte, line))
     return source.whole("is not valid UTF-16 text (at line %d); save it as UTF-8" % line)
+
+
+def _count_ends(text):
+    """How many line ends ``text`` holds (see ``_NEWLINE``), without a Python loop over lines."""
+    if "\r" not in text:
+        return text.count("\n")
+    for _ in range(4):
+        if "\r\n" not in text:
+            return text.count("\n") + text.count("\r")
+        text = text.replace("\r\n", "\n")
+    return len(_NEWLINE.findall(text))
 
 
 def _blocks(handle):
@@ -213,45 +338,107 @@ def _blocks(handle):
     yield b""
 
 
-def iter_lines(source):
-    """Yield ``(line_number, text)`` for each line of the file, without line ends.
+def iter_blocks(source):
+    """Yield ``(text, final)``: the file decoded block by block (about 1 MB each).
 
-    Decodes block by block, so memory stays bounded by the longest line, and
-    raises the source's error for binary or undecodable content.
+    Checks the encoding (:func:`sniff_encoding`) and every byte; the
+    byte-order mark, and any more of them that a producer wrote on top of
+    the first (a doubled BOM), are dropped.  ``final`` is True for the last
+    block (which may be empty).
     """
     with io.open(source.path, "rb") as handle:
         encoding, bom = sniff_encoding(source, handle.read(_SNIFF))
         handle.seek(bom)
         decode = _DECODERS[encoding]
         carry = b""  # undecoded bytes of a character cut by the block end
-        pending = []  # pieces of the line not finished yet
-        hold = ""  # a \r at the block end: maybe the first half of \r\n
-        lineno = 1
+        start = True
+        offset = bom  # where data starts in the file
         for block in _blocks(handle):
             final = not block
             data = carry + block
             try:
                 text, used = decode(data, "strict", final)
             except UnicodeDecodeError as exc:
-                raise _decode_failure(source, encoding, exc, data, "".join(pending) + hold, lineno)
+                raise _decode_failure(source, encoding, bom, offset + exc.start, data[exc.start])
             carry = data[used:]
-            if "\x00" in text:
-                raise source.whole("is a binary file, not a text file of predictions")
-            text, hold = hold + text, ""
-            if not final and text.endswith("\r"):
-                text, hold = text[:-1], "\r"
-            parts = _NEWLINE.split(text)
-            if len(parts) == 1:
-                pending.append(text)
-                continue
-            parts[0] = "".join(pending) + parts[0]
-            pending = [parts.pop()]
-            for part in parts:
-                yield lineno, part
-                lineno += 1
-        last = "".join(pending)
-        if last:
-            yield lineno, last
+            offset += used
+            if start:
+                stripped = text.lstrip(_BOM)
+                if stripped or final:
+                    start = False
+                text = stripped
+            yield text, final
+
+
+def _nul_error(source, lineno, before):
+    return source.at(lineno + _count_ends(before), "the line holds a NUL byte (\\x00), which a text file of "
+                                                   "predictions cannot contain; save the file as plain UTF-8 text")
+
+
+def iter_line_lists(source, max_chars=MAX_LINE_CHARS):
+    """Yield ``(first_line_number, lines)``: the file's lines, without line ends, a block at a time.
+
+    Decodes block by block (:func:`iter_blocks`), so memory stays bounded by
+    the longest line, which may have at most ``max_chars`` characters (None:
+    no limit).  A block of nothing but blank lines (trailing blank lines, say)
+    comes as a single blank line, and the line numbers after it stay exact.
+    A NUL byte raises the source's error naming its line.  Readers that go
+    line by line use :func:`iter_lines`; the CSV reader takes the lists whole.
+    """
+    pending = []  # pieces of the line not finished yet
+    pending_chars = 0
+    hold = ""  # \r at the block end: maybe the start of \r\n or \r\r\n
+    lineno = 1
+    last_blank = False
+    for text, final in iter_blocks(source):
+        text, hold = hold + text, ""
+        if not final:
+            kept = text.rstrip("\r")
+            text, hold = kept, text[len(kept):]
+        if "\x00" in text:
+            raise _nul_error(source, lineno, "".join(pending) + text[:text.index("\x00")])
+        if text and not text.strip() and (not pending or not "".join(pending).strip()):
+            ends = _count_ends(text)  # a block of blank lines: one Python step, not one per line
+            if ends:
+                if not last_blank:
+                    yield lineno, [""]
+                    last_blank = True
+                lineno += ends
+                pending, pending_chars = [], 0
+            continue
+        parts = _NEWLINE.split(text)
+        if len(parts) == 1:
+            pending.append(text)
+            pending_chars += len(text)
+            if max_chars is not None and pending_chars > max_chars:
+                raise _long_line(source, lineno, max_chars)
+            continue
+        parts[0] = "".join(pending) + parts[0]
+        last = parts.pop()
+        pending, pending_chars = [last], len(last)
+        if max_chars is not None and max(map(len, parts)) > max_chars:
+            index = next(k for k, part in enumerate(parts) if len(part) > max_chars)
+            raise _long_line(source, lineno + index, max_chars)
+        yield lineno, parts
+        last_blank = not parts[-1].strip()
+        lineno += len(parts)
+    last = "".join(pending)
+    if last:
+        if max_chars is not None and len(last) > max_chars:
+            raise _long_line(source, lineno, max_chars)
+        yield lineno, [last]
+
+
+def iter_lines(source, max_chars=MAX_LINE_CHARS):
+    """Yield ``(line_number, text)`` for each line of the file, without line ends (see :func:`iter_line_lists`)."""
+    for first, lines in iter_line_lists(source, max_chars):
+        for lineno, text in enumerate(lines, first):
+            yield lineno, text
+
+
+def _long_line(source, lineno, max_chars):
+    return source.at(lineno, "the line is longer than {:,} characters, more than a line of predictions "
+                             "can be; check the line ends and the quotes".format(max_chars))
 
 
 def without_blank_lines(source, lines):

@@ -37,7 +37,11 @@ Names
         Whether the metrics agree with what the gold standard turned out to hold.
 
 Parsing (messages name the file and line through ``source.at(line, text)`` /
-``source.whole(text)``; a gold value is never quoted)
+``source.whole(text)``; a gold value is never quoted; every participant value a
+message echoes goes through the ``quote`` it is given, which escapes invisible
+characters and shortens; labels are listed only when ``settings["public_labels"]``
+(the configured ``labels``) is not None, never from the gold; a parser of the
+task's own catches what it can raise and says what is wrong in one sentence)
     ``encode_gold(source, lines, values, labels, config_name) -> (values, labels)``
         The gold column's text values into the encoded array the statistics use.
     ``value_parser(source, gold, quote) -> (convert(line, text), typecode)``

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Optional
 
 import numpy as np
 
@@ -241,6 +242,7 @@ class ClassRow:
     f1: float
     f1_interval: Interval
     predicted: int
+    support: Optional[int] = None  # the gold's count of the class (None: not known)
 
 
 # ---------------------------------------------------------------------------
@@ -460,19 +462,25 @@ def _label_hint(text, labels, quote):
     if number is not None:
         same_number = [label for label in labels if _as_number(label) == number]
         if len(same_number) == 1:
-            return " (write %s, not %s)" % (same_number[0], text)
+            return " (write %s, not %s)" % (quote(same_number[0])[1:-1], quote(text)[1:-1])
     return ""
 
 
 def value_parser(source, gold, quote=repr, settings=None):
-    """``(convert(line, text) -> code, typecode)`` for a participant's labels."""
+    """``(convert(line, text) -> code, typecode)``; messages list labels only if configured (``public_labels``)."""
     labels = gold.labels
     index = dict((label, code) for code, label in enumerate(labels))
+    public = (settings or {}).get("public_labels", labels)
 
     def convert(line, text):
         found = index.get(text)
         if found is not None:
             return found
+        if public is None:
+            what = "one of the task's labels"
+            if text == "":
+                raise source.at(line, "the prediction is empty; expected %s" % what)
+            raise source.at(line, "label %s is not %s" % (quote(text), what))
         if text == "":
             raise source.at(line, "the prediction is empty; expected %s" % _label_list(labels))
         raise source.at(line, "label %s is not %s%s" % (quote(text), _label_list(labels),
@@ -585,5 +593,5 @@ def unit_rows(statistics, full_stats, rep_stats, labels, method, confidence_leve
     for k, label in enumerate(labels):
         interval = confidence_interval(method, f1_reps[:, k], f1[0, k], confidence_level)
         rows.append(ClassRow(label, float(precision[0, k]), float(recall[0, k]), float(f1[0, k]), interval,
-                             int(full_overall.pred[0, k])))
+                             int(full_overall.pred[0, k]), int(full_overall.true[0, k])))
     return tuple(rows)

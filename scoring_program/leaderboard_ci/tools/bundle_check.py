@@ -235,7 +235,7 @@ def _check_leaderboard(c, board, where):
             and not col.get("computation")]
 
 
-def check_bundle(path, submissions=None, run_program=True, python=None, workdir=None):
+def check_bundle(path, submissions=None, run_program=True, python=None, workdir=None, warnings=None):
     """Validate a bundle zip against Codabench's unpacker, serializers and worker.
 
     Parameters
@@ -252,6 +252,8 @@ def check_bundle(path, submissions=None, run_program=True, python=None, workdir=
         The interpreter that runs the program (default: this one).
     workdir : str, optional
         Where to lay out the scoring runs (default: a temporary folder).
+    warnings : list, optional
+        Receives advice that is not a problem (e.g. ``labels`` not set).
 
     Returns
     -------
@@ -282,7 +284,7 @@ def check_bundle(path, submissions=None, run_program=True, python=None, workdir=
         owned = workdir is None
         workdir = workdir or tempfile.mkdtemp(prefix="bundle-check-")
         try:
-            unwritten = _check_directions(c, tasks, columns, os.path.join(workdir, "config"))
+            unwritten = _check_directions(c, tasks, columns, os.path.join(workdir, "config"), warnings)
             if run_program and not c.problems:
                 _check_scores(c, competition, tasks, columns, submissions, python, workdir, unwritten)
         finally:
@@ -494,7 +496,7 @@ def _first_task(tasks):
     return None
 
 
-def _check_directions(c, tasks, columns, workdir):
+def _check_directions(c, tasks, columns, workdir, warnings=None):
     """Each column against the keys the bundle's program writes for its own config.
 
     A column whose ``sorting`` contradicts its metric's direction would rank the worst
@@ -504,7 +506,7 @@ def _check_directions(c, tasks, columns, workdir):
     from ..scoring.config import load_config
     from ..scoring.errors import ConfigError
     from ..scoring.outputs import written_columns
-    from ..scoring.readers import read_gold
+    from ..scoring.readers import organizer_warnings, read_gold
 
     task = _first_task(tasks)
     if task is None:
@@ -521,6 +523,8 @@ def _check_directions(c, tasks, columns, workdir):
     except ConfigError as exc:
         c.add("scoring program", "its configuration cannot be used: %s" % exc.message)
         return set()
+    if warnings is not None:
+        warnings.extend("scoring program: %s" % text for text in organizer_warnings(config))
     written = dict((col.key, col) for col in written_columns(config, groups))
     unwritten = set()
     for i, column in enumerate(columns):

@@ -167,7 +167,11 @@ def _check(path, args, folder, out):
     out.write("checking %s%s\n" % (path, "" if args.static else
                                    " (scoring %d submission%s with its program)"
                                    % (len(submissions), "" if len(submissions) == 1 else "s")))
-    problems = check_bundle(path, submissions=submissions, run_program=not args.static, python=args.python)
+    warnings = []
+    problems = check_bundle(path, submissions=submissions, run_program=not args.static, python=args.python,
+                            warnings=warnings)
+    for warning in warnings:
+        out.write("  WARNING %s\n" % warning)
     for problem in problems:
         out.write("  PROBLEM %s\n" % problem)
     out.write("%d problem%s\n" % (len(problems), "" if len(problems) == 1 else "s"))

@@ -5,7 +5,10 @@ Mirrors ``compute_worker/compute_worker.py`` of codalab/codabench:
 * a fresh tree ``program/``, ``input/ref/``, ``input/res/``, ``output/``,
   ``shared/`` (in the container: ``/app/program``, ``/app/input/ref``, ...);
 * the submission zip unpacked into ``input/res/`` plus the ``metadata`` file
-  the worker adds there;
+  the worker adds there (unpacked safely: a member whose name leaves the
+  folder, a zip bomb, an encrypted member or an unknown compression method
+  stops the run with :class:`UnpackError`, one sentence; dotfiles and
+  ``__MACOSX/`` are kept, as the worker keeps them);
 * the command from the program's ``metadata.yaml`` (``command:``), with
   ``$input $output $program $hidden $shared`` replaced by those folders,
   split with :func:`shlex.split` and run without a shell, with the program
@@ -32,7 +35,10 @@ from typing import Optional
 
 import yaml
 
-__all__ = ["RunResult", "prepare_tree", "metadata_command", "run_scoring", "WORKER_METADATA"]
+from ..phase.safe_unzip import (CORRUPT_ERRORS, Allowance, Rejected, UnzipLimits, describe_error,
+                                extract_zip_file, format_size)
+
+__all__ = ["RunResult", "UnpackError", "prepare_tree", "metadata_command", "run_scoring", "WORKER_METADATA"]
 
 #: What the worker writes as res/metadata (a YAML dump of the prediction run's status).
 WORKER_METADATA = "elapsedTime: 0.5\nexitCode: 0\ningestionElapsedTime: null\ningestionExitCode: null\n"
@@ -52,13 +58,34 @@ class RunResult:
         return os.path.join(self.root, "output")
 
 
+class UnpackError(ValueError):
+    """A zip that cannot be unpacked safely; the message is one sentence."""
+
+
+#: What unpacking a program, reference data or submission may write.
+LIMITS = UnzipLimits(max_total_bytes=4 * 1024 ** 3, max_submission_bytes=4 * 1024 ** 3)
+
+
+def _unzip(src, dst):
+    """Unpack a zip into the new folder ``dst`` with every check of :mod:`leaderboard_ci.phase.safe_unzip`."""
+    allowance = Allowance(LIMITS.max_total_bytes, "the limit of %s" % format_size(LIMITS.max_total_bytes))
+    try:
+        extract_zip_file(src, dst, LIMITS, allowance, skip_ignored=False)
+    except Rejected as exc:
+        shutil.rmtree(dst, ignore_errors=True)
+        reason = str(exc)
+        reason = reason[len("is "):] if reason.startswith("is ") else reason
+        raise UnpackError("%s cannot be unpacked: %s" % (os.path.basename(src), reason))
+    except (OSError, RuntimeError, NotImplementedError) + CORRUPT_ERRORS as exc:
+        shutil.rmtree(dst, ignore_errors=True)
+        raise UnpackError("%s cannot be unpacked: %s" % (os.path.basename(src), describe_error(exc)))
+
+
 def _copy_tree(src, dst):
     if os.path.isdir(src):
         shutil.copytree(src, dst, symlinks=True)
     elif zipfile.is_zipfile(src):
-        os.makedirs(dst)
-        with zipfile.ZipFile(src) as archive:
-            archive.extractall(dst)
+        _unzip(src, dst)
     else:
         raise ValueError("%s is neither a folder nor a zip file" % src)
 

@@ -103,10 +103,8 @@ def encode_inputs(config, gold, systems, groups=None):
             raise ValueError("group value %r is not in groups.values" % missing[0])
         group_codes = np.array([index[g] for g in groups], dtype=np.intp)
     task = task_module(config.kind)
-    # A task with settings of its own (SETTINGS) receives them; the others are called as before.
-    extra = {"settings": dict(config.task_settings)} if getattr(task, "SETTINGS", ()) else {}
     codes, labels, coded = task.encode_values(gold_values, OrderedDict((str(k), v) for k, v in systems.items()),
-                                              labels=config.labels, **extra)
+                                              labels=config.labels, settings=dict(config.task_settings))
     gold_std = GoldStandard(values=codes, labels=labels, groups=group_codes, group_values=group_values,
                             source="gold", task=task.NAME, settings=config.task_settings)
     coded = OrderedDict((name, coded[name]) for name in (str(k) for k in systems))

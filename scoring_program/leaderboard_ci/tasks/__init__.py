@@ -49,9 +49,8 @@ task's own catches what it can raise and says what is wrong in one sentence)
         :mod:`array` code the readers store it with (``"q"`` or ``"d"``).
     ``is_value(gold, text) -> bool``
         Whether a would-be header field is really a value (the file has no header).
-    ``encode_values(gold_values, systems, labels) -> (values, labels, {name: values})``
+    ``encode_values(gold_values, systems, labels, settings) -> (values, labels, {name: values})``
         In-memory encoding for the Python API (``analyze``); ``ValueError`` names the system.
-        A task with ``SETTINGS`` also receives ``settings=`` (its parsed settings).
     ``decode(gold, values)``
         Encoded values back into what a custom metric function receives.
 

@@ -417,7 +417,7 @@ def encode_gold(source, lines, values, labels=None, config_name="config.yaml", s
     return np.array([index[value] for value in values], dtype=np.intp), labels
 
 
-def encode_values(gold_values, systems, labels=None):
+def encode_values(gold_values, systems, labels=None, settings=None):
     """In-memory encoding for the analysis API: ``(codes, labels, {name: codes})`` (ValueError)."""
     gold_values = [str(v) for v in gold_values]
     if labels is None:

@@ -233,7 +233,7 @@ def check_metrics(metrics, labels):
 # ---------------------------------------------------------------------------
 # Values for the Python API
 # ---------------------------------------------------------------------------
-def encode_values(gold_values, systems, labels=None):
+def encode_values(gold_values, systems, labels=None, settings=None):
     """In-memory encoding for ``analyze()``: ``(indicators, labels, {name: indicators})`` (ValueError).
 
     Each item is a list (tuple, set) of labels, a string of labels separated

@@ -176,7 +176,7 @@ def encode_gold(source, lines, values, labels=None, config_name="config.yaml", s
     return np.array(numbers, dtype=np.float64), None
 
 
-def encode_values(gold_values, systems, labels=None):
+def encode_values(gold_values, systems, labels=None, settings=None):
     """In-memory encoding for the analysis API: ``(targets, None, {name: values})`` (ValueError)."""
     gold = np.asarray(gold_values, dtype=np.float64)
     if gold.ndim != 1 or not np.all(np.isfinite(gold)):

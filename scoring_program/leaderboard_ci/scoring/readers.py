@@ -295,7 +295,8 @@ def task_settings(config):
     files = config.files
     settings = dict(config.task_settings)
     settings.update(format=files.format, id_column=files.id_column, gold_column=files.gold_column,
-                    prediction_columns=files.prediction_columns, config_name=config.source)
+                    prediction_columns=files.prediction_columns, config_name=config.source,
+                    metrics=config.metrics)
     return settings
 
 

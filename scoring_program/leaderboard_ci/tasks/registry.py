@@ -8,12 +8,12 @@ from __future__ import annotations
 import difflib
 from collections import OrderedDict
 
-from . import classification, regression
+from . import classification, regression, scores
 
 __all__ = ["TASKS", "task_module", "find_metric", "known_metric_names", "suggest_metric", "canonical_name"]
 
 #: Task name -> task module, in the order messages list them.
-TASKS = OrderedDict((module.NAME, module) for module in (classification, regression))
+TASKS = OrderedDict((module.NAME, module) for module in (classification, regression, scores))
 
 
 def task_module(name):

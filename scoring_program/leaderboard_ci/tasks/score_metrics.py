@@ -48,11 +48,14 @@ def _tie_groups(scores):
     return order, np.cumsum(new) - 1, np.flatnonzero(new)
 
 
-def curve_stats(pos, neg, with_ap=True):
+def curve_stats(pos, neg, with_ap=True, bound=None):
     """``[P, Q, U, AP sum]`` from weighted positives and negatives per tie group (rows: resamples).
 
     ``pos`` and ``neg`` are integer counts of shape ``(R, G)``, groups in
-    descending score order.  ``P``, ``Q`` and ``2U`` are computed in int64, exactly.
+    descending score order.  ``P``, ``Q`` and ``2U`` are computed in int64, exactly;
+    the AP sum with :func:`exact_row_sums` on a grid fixed by ``bound`` (at
+    least any row's total weight; pass the number of items so that the grid,
+    hence every bit, does not depend on the block of replicates).
     """
     pos = np.asarray(pos, dtype=np.int64)
     neg = np.asarray(neg, dtype=np.int64)
@@ -67,13 +70,31 @@ def curve_stats(pos, neg, with_ap=True):
     if with_ap:
         total = np.cumsum(pos, axis=1)
         total += fp
-        ratio = np.cumsum(pos, axis=1) / np.maximum(total, 1)
-        out[:, 3] = np.einsum("ij,ij->i", pos.astype(np.float64), ratio)
+        terms = np.cumsum(pos, axis=1) / np.maximum(total, 1)
+        terms *= pos
+        out[:, 3] = exact_row_sums(terms, int(big_p.max()) if bound is None else bound)
     # 2U = sum_g p_g (2 (Q - FP_g) + q_g) = 2 P Q - sum_g p_g (2 FP_g - q_g), in integers
     fp *= 2
     fp -= neg
     out[:, 2] = 0.5 * (2 * big_p * big_q - np.einsum("ij,ij->i", pos, fp))
     return out
+
+
+def exact_row_sums(terms, bound):
+    """Row sums of non-negative ``terms`` (each row summing to at most ``bound``), the same bytes on any machine.
+
+    Each term is split on a fixed-point grid into two integer-valued parts whose
+    sums stay below 2**52, so every order of summation (BLAS, SIMD, numpy
+    version) gives the same exact sums; one rounding combines them.  The
+    neglected remainder is below ``2**-(s + t)`` per term (about 1e-25 relative).
+    """
+    s = 52 - max(int(bound), 1).bit_length()
+    t = 52 - max(terms.shape[1], 1).bit_length()
+    scaled = np.ldexp(terms, s)
+    hi = np.floor(scaled)
+    scaled -= hi
+    lo = np.floor(np.ldexp(scaled, t))
+    return np.ldexp(hi.sum(axis=1) + np.ldexp(lo.sum(axis=1), -t), -s)
 
 
 def auc_from_stats(stats):
@@ -150,7 +171,7 @@ class BinaryCurve(_FromCounts):
         if self.n_groups < w.shape[1]:
             pos = np.add.reduceat(pos, self._starts, axis=1)
             neg = np.add.reduceat(neg, self._starts, axis=1)
-        return curve_stats(pos, neg, self.with_ap)
+        return curve_stats(pos, neg, self.with_ap, self.n_total)
 
     def block(self, indices, counts=None):
         rows = indices.shape[0]
@@ -158,7 +179,7 @@ class BinaryCurve(_FromCounts):
         wide += (np.arange(rows, dtype=np.intp) * self._width)[:, None]
         c = np.bincount(wide.ravel(), minlength=rows * self._width).reshape(rows, self._width)
         c = c[:, :-1].reshape(rows, 2, self.n_groups)
-        return curve_stats(c[:, 1], c[:, 0], self.with_ap)
+        return curve_stats(c[:, 1], c[:, 0], self.with_ap, self.n_total)
 
     def jackknife_key(self):
         return self.codes

@@ -346,6 +346,8 @@ def _vs_winner_table(result, target, digits, corrections):
                                   for m in corrections if "p_" + m in frame.columns]
     if "p_mcnemar" in frame.columns:
         pcols.append(("p_mcnemar", "p (McNemar)"))
+    if "p_delong" in frame.columns:
+        pcols.append(("p_delong", "p (DeLong)"))
     rows = []
     for _, r in frame.iterrows():
         contains = is_finite_number(r["ci_low"]) and is_finite_number(r["ci_high"]) and r["ci_low"] <= 0 <= r["ci_high"]

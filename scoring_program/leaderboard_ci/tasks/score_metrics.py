@@ -34,7 +34,8 @@ import numpy as np
 from ..core.accumulators import _FromCounts
 
 __all__ = ["BinaryCurve", "auc_from_stats", "ap_from_stats", "DeLong", "delong_auc", "delong_test",
-           "normal_quantile", "curve_stats"]
+           "normal_quantile", "curve_stats",
+           "delong_pvalues"]
 
 
 def _tie_groups(scores):
@@ -309,3 +310,34 @@ def delong_test(positive, scores_a, scores_b):
         return float(est.auc[0]), float(est.auc[1]), 0.0, 1.0
     z = diff / math.sqrt(var)
     return float(est.auc[0]), float(est.auc[1]), z, math.erfc(abs(z) / math.sqrt(2.0))
+
+
+def delong_pvalues(positive, scores, pairs, sides="two"):
+    """DeLong p-values of the AUC differences of many pairs of systems on the same items.
+
+    Parameters
+    ----------
+    positive : array of bool ``(n,)``
+    scores : array ``(m, n)``, one row per system
+    pairs : int array ``(P, 2)`` of ``(a, b)`` rows
+    sides : {"two", "one"}
+        ``one``: the p-value of H1 "AUC_a > AUC_b", i.e. ``P(Z >= z)``.
+
+    Returns
+    -------
+    ndarray ``(P,)``: the placements are computed once per system and the
+    covariance of all systems at once (DeLong et al. 1988), so all pairs cost
+    one ``m x m`` covariance.  p = 1 for a pair whose difference has zero
+    variance (identical rankings).
+    """
+    est = DeLong(positive, scores)
+    pairs = np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
+    a, b = pairs[:, 0], pairs[:, 1]
+    cov = est.covariance
+    var = cov[a, a] + cov[b, b] - 2.0 * cov[a, b]
+    diff = est.auc[a] - est.auc[b]
+    out = np.ones(pairs.shape[0])
+    for i in np.flatnonzero(var > 0):
+        z = diff[i] / math.sqrt(var[i])
+        out[i] = 0.5 * math.erfc(z / math.sqrt(2.0)) if sides == "one" else math.erfc(abs(z) / math.sqrt(2.0))
+    return out

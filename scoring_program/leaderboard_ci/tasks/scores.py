@@ -38,11 +38,12 @@ from ..core.accumulators import CodeCounts, ExactSums
 from . import classification
 from .base import MetricInfo
 from .score_files import DEFAULT_SUM_TOLERANCE, PROBABILITY_METRICS, is_number, read_predictions
-from .score_metrics import BinaryCurve, ap_from_stats, auc_from_stats
+from ..core.intervals import Interval
+from .score_metrics import BinaryCurve, ap_from_stats, auc_from_stats, delong_auc, delong_pvalues
 
 __all__ = ["NAME", "METRICS", "resolve_name", "make_spec", "known_names", "check_metrics", "encode_gold",
            "encode_values", "value_parser", "is_value", "decode", "read_predictions", "Statistics",
-           "SETTINGS", "parse_settings"]
+           "SETTINGS", "parse_settings", "pair_tests"]
 
 NAME = "scores"
 _LABEL_METRICS = tuple(classification.METRICS)
@@ -70,7 +71,7 @@ _SHORTHANDS = {
     "average_precision_weighted": ("average_precision", {"average": "weighted"}),
 }
 #: The metric options of this task (besides ``name`` and ``key``).
-OPTIONS = ("average", "labels", "pos_label", "zero_division", "weights", "multi_class", "k", "threshold")
+OPTIONS = ("average", "labels", "pos_label", "zero_division", "weights", "multi_class", "k", "threshold", "interval")
 #: Top-level config keys of this task.
 SETTINGS = ("sum_tolerance",)
 _PROBABILITY_METRICS = PROBABILITY_METRICS
@@ -115,6 +116,12 @@ def _no(name, option, value):
 def make_spec(name, options, defaults):
     """``(fields, default key, title)`` of a metric of this task (ValueError saying what is wrong)."""
     options = dict(options)
+    interval = options.pop("interval", None)
+    if interval is not None:
+        interval = str(interval).strip().lower()
+        if name != "roc_auc" or interval not in ("bootstrap", "delong"):
+            raise ValueError("interval: delong is an option of roc_auc only (interval: bootstrap or delong), got "
+                             "%s for %s" % (interval, name))
     threshold = options.pop("threshold", None)
     multi_class = options.pop("multi_class", None)
     k = options.pop("k", None)
@@ -148,7 +155,7 @@ def make_spec(name, options, defaults):
         if average not in allowed:
             raise ValueError("roc_auc with multi_class %s takes average %s, got %r"
                              % (multi_class, " or ".join(allowed), average))
-        extra = [("multi_class", multi_class)]
+        extra = [("multi_class", multi_class)] + ([("interval", interval)] if interval == "delong" else [])
         key = "roc_auc" if (multi_class, average) == ("ovr", "macro") else "roc_auc_%s%s" % (
             multi_class, "_weighted" if average == "weighted" else "")
     elif name == "average_precision":
@@ -191,6 +198,8 @@ def check_metrics(metrics, labels):
             return spec.key, "top_k_accuracy needs more than two classes (binary tasks: use accuracy)"
         if spec.name == "top_k_accuracy" and spec.option("k") >= k:
             return spec.key, "k = %d is not below the number of classes (%d)" % (spec.option("k"), k)
+        if spec.name == "roc_auc" and k > 2 and spec.option("interval") == "delong":
+            return spec.key, "interval: delong is for binary ROC-AUC; this task has %d classes" % k
         if spec.name == "roc_auc" and k == 2 and spec.option("multi_class") == "ovo":
             return spec.key, "roc_auc_ovo needs more than two classes; use roc_auc"
         if spec.name in classification.METRICS:
@@ -290,6 +299,7 @@ class Statistics:
         has_groups = gold.groups is not None
         g = np.asarray(group_codes, dtype=np.intp)
         self._n_groups = n_groups
+        self._group_values = tuple(gold.group_values or ())
         self._subsets = [None] + ([np.flatnonzero(g == j) for j in range(n_groups)] if has_groups else [])
         self._group_counts = add(CodeCounts(g, n_groups)) if has_groups else None
         self._curves = {}
@@ -421,3 +431,41 @@ class Statistics:
             total = weights.sum(axis=1)
             return (per * weights).sum(axis=1) / np.where(total == 0, np.nan, total)
         return per.mean(axis=1)
+
+    def analytic_interval(self, spec, group, confidence_level):
+        """DeLong's interval of a binary ROC-AUC configured with ``interval: delong``, else None.
+
+        ``(AUC - z se, AUC + z se)`` clipped to [0, 1] as R's pROC does, with DeLong's
+        (1988) variance from the placements of the positives and negatives.
+        """
+        if spec.name != "roc_auc" or spec.option("interval") != "delong" or not self.binary:
+            return None
+        sub = self._subsets[0 if group is None else 1 + list(self._group_values).index(group)]
+        items = np.arange(self.n) if sub is None else sub
+        try:
+            _, _, low, high = delong_auc(self._y[items] == self.pos, self._score[items], confidence_level)
+        except ValueError as exc:
+            return Interval(float("nan"), float("nan"), "delong", confidence_level, 0, note=str(exc))
+        return Interval(low, high, "delong", confidence_level, int(items.size),
+                        note="DeLong (1988) normal interval")
+
+
+def pair_tests(spec, gold, predictions, items, pairs, sides):
+    """Tests of the end-of-phase pairs table besides the bootstrap: DeLong's test for binary ROC-AUC.
+
+    ``predictions`` is ``(n, m, C)`` (every system's scores), ``items`` a boolean
+    mask of the target's items, ``pairs`` ``(P, 2)``.  Returns ``{column: p-values}``.
+    """
+    labels = list(gold.labels)
+    if spec.name != "roc_auc" or len(labels) != 2:
+        return {}
+    pos = _positive_code([spec], labels)
+    p = np.asarray(predictions, dtype=np.float64)
+    if p.ndim == 2:
+        p = p[:, :, None]
+    scores = p[items][:, :, 0 if p.shape[2] == 1 else pos]
+    positive = np.asarray(gold.values)[items] == pos
+    try:
+        return {"p_delong": delong_pvalues(positive, scores.T, pairs, sides)}
+    except ValueError:
+        return {}

@@ -28,6 +28,7 @@ AUC and of the difference of two correlated AUCs, from the same placements.
 from __future__ import annotations
 
 import math
+import threading
 
 import numpy as np
 
@@ -154,9 +155,19 @@ class BinaryCurve(_FromCounts):
         group = np.empty(scores.shape[0], dtype=np.intp)
         group[self._order] = group_sorted
         self._positive_sorted = positive[self._order]
-        self._width = 2 * self.n_groups + 1  # the last code: items outside the subset
-        codes = np.full(self.n_total, self._width - 1, dtype=np.intp)
-        local = group + self.n_groups * positive
+        # Cells: the (tie group, class) pairs present, in descending score order and, within
+        # a tie group, the negatives first.  A resample is summarized by its count per cell.
+        key = 2 * group + positive
+        cell_keys = np.unique(key)
+        self.n_cells = int(cell_keys.shape[0])
+        self._cell_positive = (cell_keys % 2).astype(np.int64)
+        self._positive_cells = np.flatnonzero(self._cell_positive)
+        # a positive cell preceded by the negative cell of its own tie group (tied across classes)
+        self._tied = (self._cell_positive[1:] == 1) & (cell_keys[1:] - cell_keys[:-1] == 1)
+        self._any_tied = bool(self._tied.any())
+        self._width = self.n_cells + 1  # the last code: items outside the subset
+        codes = np.full(self.n_total, self.n_cells, dtype=np.intp)
+        local = np.searchsorted(cell_keys, key)
         if self.items is None:
             codes[:] = local
         else:
@@ -164,6 +175,44 @@ class BinaryCurve(_FromCounts):
         self.codes = codes
         self._positive = positive
         self._group = group
+        self._local = threading.local()
+
+    def _buffer(self, name, shape):
+        """This thread's reusable int64 buffer ``name`` of ``shape`` (fresh arrays cost page faults)."""
+        size = int(np.prod(shape))
+        buffers = getattr(self._local, "buffers", None)
+        if buffers is None:
+            buffers = self._local.buffers = {}
+        found = buffers.get(name)
+        if found is None or found.size < size:
+            found = buffers[name] = np.empty(size, dtype=np.int64)
+        return found[:size].reshape(shape)
+
+    def _cell_stats(self, c):
+        """``[P, Q, U, AP sum]`` from the counts per cell, shape ``(R, n_cells)`` (int64; exact)."""
+        rows = c.shape[0]
+        out = np.zeros((rows, 4))
+        if self.n_cells == 0:
+            return out
+        cum_neg = self._buffer("cum_neg", c.shape)
+        np.multiply(c, 1 - self._cell_positive, out=cum_neg)
+        np.cumsum(cum_neg, axis=1, out=cum_neg)  # at a positive cell: negatives scored at least as high
+        big_p = c.dot(self._cell_positive)
+        big_q = cum_neg[:, -1]
+        pc = self._positive_cells
+        # 2U = 2 P Q - 2 sum p_g FP_g + sum p_g q_g
+        twice_u = 2 * big_p * big_q - 2 * np.einsum("ij,ij->i", c[:, pc], cum_neg[:, pc])
+        if self._any_tied:
+            twice_u += np.einsum("ij,ij->i", c[:, 1:][:, self._tied], c[:, :-1][:, self._tied])
+        out[:, 0] = big_p
+        out[:, 1] = big_q
+        out[:, 2] = 0.5 * twice_u
+        if self.with_ap:
+            cum_all = np.cumsum(c, axis=1)[:, pc]
+            terms = (cum_all - cum_neg[:, pc]) / np.maximum(cum_all, 1)
+            terms *= c[:, pc]
+            out[:, 3] = exact_row_sums(terms, self.n_total)
+        return out
 
     def _from_weights(self, weights):
         w = np.rint(np.asarray(weights, dtype=np.float64)[:, self._order]).astype(np.int64)
@@ -176,11 +225,11 @@ class BinaryCurve(_FromCounts):
 
     def block(self, indices, counts=None):
         rows = indices.shape[0]
-        wide = np.take(self.codes, indices)
+        wide = self._buffer("wide", indices.shape)
+        np.take(self.codes, indices, out=wide, mode="clip")  # indices are in range by construction
         wide += (np.arange(rows, dtype=np.intp) * self._width)[:, None]
         c = np.bincount(wide.ravel(), minlength=rows * self._width).reshape(rows, self._width)
-        c = c[:, :-1].reshape(rows, 2, self.n_groups)
-        return curve_stats(c[:, 1], c[:, 0], self.with_ap, self.n_total)
+        return self._cell_stats(c[:, :-1])
 
     def jackknife_key(self):
         return self.codes

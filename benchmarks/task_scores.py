@@ -63,6 +63,20 @@ def _ours(n, b):
     return elapsed, result.official.interval.low, result.official.interval.high
 
 
+def _ours_f1(n, b):
+    """Calibration: our macro-F1 on the same n and B (the README's reference workload)."""
+    import numpy as np
+    from leaderboard_ci.scoring.config import parse_config
+    from leaderboard_ci.scoring.evaluation import evaluate
+    from leaderboard_ci.tasks.base import GoldStandard
+    y, s = _data(n)
+    config = parse_config({"metric": "f1_macro", "labels": ["0", "1"], "bootstrap": {"n_resamples": b, "seed": SEED}})
+    gold = GoldStandard(values=np.asarray(y, dtype=np.intp), labels=("0", "1"), task="classification")
+    start = time.perf_counter()
+    result = evaluate(config, gold, (s > 0.5).astype(np.intp))
+    return time.perf_counter() - start, result.official.interval.low, result.official.interval.high
+
+
 def _ours_phase(m, n, b):
     import numpy as np
     from leaderboard_ci.phase.analysis import analyze
@@ -124,7 +138,7 @@ def _confidenceinterval(n, b):
     return time.perf_counter() - start, low, high
 
 
-IMPLS = {"ours": _ours, "scipy": _scipy, "sklearn-loop": _sklearn_loop, "compstats": _compstats,
+IMPLS = {"ours": _ours, "ours-f1": _ours_f1, "scipy": _scipy, "sklearn-loop": _sklearn_loop, "compstats": _compstats,
          "confidenceinterval": _confidenceinterval}
 
 
@@ -157,20 +171,32 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--sizes", default=None, help="one-submission cases N:B[,N:B...] (default 10000:10000,"
+                        "100000:10000)")
+    parser.add_argument("--phase", default=None, help="end-of-phase case M:N:B (default 100:10000:10000; with B "
+                        "below 10000 the time is also scaled to B = 10000)")
+    parser.add_argument("--scale-all", action="store_true", help="also run scipy at B' = B/10 and scale it")
     parser.add_argument("--child", nargs=4, metavar=("IMPL", "M", "N", "B"))
     args = parser.parse_args(argv)
     if args.child:
         impl, m, n, b = args.child
         return child(impl, int(m), int(n), int(b))
     cases = [(10000, 10000), (100000, 10000)] if not args.quick else [(10000, 1000)]
+    if args.sizes:
+        cases = [tuple(int(x) for x in part.split(":")) for part in args.sizes.split(",")]
+    scaled = SCALED + (("scipy",) if args.scale_all else ())
     print("ROC-AUC, one submission (evaluate(), B resamples; median of %d; ratio = peer / ours; * = run at B' = "
           "B/10 and scaled)" % args.repeats)
     for n, b in cases:
         ours, why = _run("ours", 1, n, b, args.repeats)
         print("n=%d B=%d  ours: %.3f s, peak RSS %.0f MB" % (n, b, ours["seconds"], ours["rss_mb"]), flush=True)
+        calibration, _ = _run("ours-f1", 1, n, b, args.repeats)
+        if calibration is not None:
+            print("   (calibration: our macro-F1 on the same n, B: %.3f s; ROC-AUC costs %.1fx that)"
+                  % (calibration["seconds"], ours["seconds"] / calibration["seconds"]), flush=True)
         for impl in ("scipy", "sklearn-loop", "compstats", "confidenceinterval"):
-            bb = max(1, min(1000, b // 10)) if impl in SCALED else b
-            reps = 1 if impl in SCALED else args.repeats
+            bb = max(1, min(1000, b // 10)) if impl in scaled else b
+            reps = 1 if impl in scaled else args.repeats
             peer, why = _run(impl, 1, n, bb, reps)
             if peer is None:
                 print("   %-20s not run: %s" % (impl, why), flush=True)
@@ -180,12 +206,16 @@ def main(argv=None):
                                                                   seconds / ours["seconds"], peer["rss_mb"]),
                   flush=True)
     m, n, b = (100, 10000, 10000) if not args.quick else (10, 2000, 1000)
+    if args.phase:
+        m, n, b = (int(x) for x in args.phase.split(":"))
     phase, why = _run("ours-phase", m, n, b, 1 if not args.quick else args.repeats)
     if phase is None:
         print("end of phase: failed: %s" % why)
     else:
-        print("End of phase, analyze(): m=%d systems, n=%d, B=%d, ROC-AUC, all pairs: %.2f s, peak RSS %.0f MB"
-              % (m, n, b, phase["seconds"], phase["rss_mb"]))
+        print("End of phase, analyze(): m=%d systems, n=%d, B=%d, ROC-AUC, all pairs: %.2f s, peak RSS %.0f MB%s"
+              % (m, n, b, phase["seconds"], phase["rss_mb"],
+                 " (about %.0f s at B = 10,000, scaled linearly)" % (phase["seconds"] * 10000.0 / b) if b < 10000
+                 else ""))
     return 0
 
 

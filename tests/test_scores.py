@@ -166,3 +166,14 @@ def test_block_and_weights_paths_agree():
     acc = BinaryCurve(p[50:], y[50:] == 1, n_total=250, items=np.arange(50, 250))
     indices = replicate_indices(3, 250, 0, 30)
     assert np.array_equal(acc.block(indices), acc._from_weights(counts_from_indices(indices, 250)[:, 50:]))
+
+
+def test_block_size_and_threads_change_no_bit():
+    y, p = _binary_data(n=300)
+    metrics = _metrics(["roc_auc", "average_precision"])
+    gold = GoldStandard(values=y, labels=("0", "1"), task="scores")
+    scorer = SystemScorer(metrics, gold, p[:, None])
+    runs = [scorer.scores(compute_replicates(scorer.accumulators, y.size, SEED, 50, n_jobs=jobs, block_rows=rows))
+            for jobs, rows in ((1, 1), (1, 7), (2, 50), (2, 3))]
+    for other in runs[1:]:
+        assert other.tobytes() == runs[0].tobytes()

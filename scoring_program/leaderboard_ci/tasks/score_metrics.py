@@ -39,6 +39,9 @@ __all__ = ["BinaryCurve", "auc_from_stats", "ap_from_stats", "DeLong", "delong_a
            "delong_pvalues"]
 
 
+_LOCAL = threading.local()
+
+
 def _tie_groups(scores):
     """``(order, group of each sorted position, group starts)`` for scores sorted in descending order."""
     order = np.argsort(-scores, kind="mergesort")
@@ -175,14 +178,18 @@ class BinaryCurve(_FromCounts):
         self.codes = codes
         self._positive = positive
         self._group = group
-        self._local = threading.local()
 
-    def _buffer(self, name, shape):
-        """This thread's reusable int64 buffer ``name`` of ``shape`` (fresh arrays cost page faults)."""
+    @staticmethod
+    def _buffer(name, shape):
+        """This thread's reusable int64 buffer ``name`` of ``shape`` (fresh arrays cost page faults).
+
+        Shared by every BinaryCurve of the thread (each uses it only inside one call),
+        so many systems in the end-of-phase analysis do not multiply the memory.
+        """
         size = int(np.prod(shape))
-        buffers = getattr(self._local, "buffers", None)
+        buffers = getattr(_LOCAL, "buffers", None)
         if buffers is None:
-            buffers = self._local.buffers = {}
+            buffers = _LOCAL.buffers = {}
         found = buffers.get(name)
         if found is None or found.size < size:
             found = buffers[name] = np.empty(size, dtype=np.int64)

@@ -23,13 +23,24 @@ PROGRAM = os.path.join(ROOT, "scoring_program")
 REFERENCE = os.path.join(EXAMPLE, "reference_data")
 SUBMISSIONS = sorted(glob.glob(os.path.join(EXAMPLE, "sample_submissions", "*.zip")))
 IMAGES = {"py37": "LEADERBOARD_CI_PY37", "py312": "LEADERBOARD_CI_PY312"}
+#: The binary example and its multi-class variant (digits, one probability column per class).
+EXAMPLES = ("scores", "scores_multiclass")
 
 
-def test_bundle_builds_and_checks_clean(tmp_path):
-    out = str(tmp_path / "scores_bundle.zip")
-    names = build_bundle(out, bundle_dir=EXAMPLE)
+def _example(name):
+    folder = os.path.join(ROOT, "examples", name)
+    return folder, os.path.join(folder, "reference_data"), sorted(glob.glob(os.path.join(folder, "sample_submissions",
+                                                                                       "*.zip")))
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_bundle_builds_and_checks_clean(tmp_path, example):
+    folder, _, submissions = _example(example)
+    assert submissions
+    out = str(tmp_path / "bundle.zip")
+    names = build_bundle(out, bundle_dir=folder)
     assert "competition.yaml" in names and "reference_data.zip" in names
-    problems = check_bundle(out, submissions=SUBMISSIONS, workdir=str(tmp_path / "work"))
+    problems = check_bundle(out, submissions=submissions, workdir=str(tmp_path / "work"))
     assert [str(p) for p in problems] == []
 
 
@@ -51,15 +62,17 @@ def test_sample_scores_equal_sklearn(tmp_path):
 
 
 @pytest.mark.image
+@pytest.mark.parametrize("example", EXAMPLES)
 @pytest.mark.parametrize("image", sorted(IMAGES))
-def test_samples_score_identically_in_the_image(image, tmp_path):
+def test_samples_score_identically_in_the_image(image, example, tmp_path):
     python = os.environ.get(IMAGES[image])
     if not python:
         pytest.skip("set %s to the %s image's interpreter" % (IMAGES[image], image))
-    for path in SUBMISSIONS:
+    _, reference, submissions = _example(example)
+    for path in submissions:
         name = os.path.basename(path)
-        here = run_scoring(str(tmp_path / ("here_" + name)), PROGRAM, REFERENCE, path)
-        there = run_scoring(str(tmp_path / name), PROGRAM, REFERENCE, path, python=python)
+        here = run_scoring(str(tmp_path / ("here_" + name)), PROGRAM, reference, path)
+        there = run_scoring(str(tmp_path / name), PROGRAM, reference, path, python=python)
         assert there.returncode == 0, "%s in %s: %s" % (name, image, there.stderr)
         assert there.stderr == ""
         assert there.scores_json_bytes == here.scores_json_bytes, "%s differs in %s" % (name, image)
@@ -89,3 +102,22 @@ def test_end_of_phase_script_writes_report_json(tmp_path):
     assert proc.returncode == 0, proc.stderr
     report = json.loads((out / "report.json").read_text())
     assert "roc_auc" in json.dumps(report)
+
+
+def test_multiclass_sample_scores_equal_sklearn(tmp_path):
+    metrics = pytest.importorskip("sklearn.metrics")
+    import csv
+    import io
+    import zipfile
+    _, reference, submissions = _example("scores_multiclass")
+    gold = dict((r["id"], int(r["label"])) for r in csv.DictReader(open(os.path.join(reference, "gold.csv"))))
+    path = [p for p in submissions if p.endswith("gaussian_nb.zip")][0]
+    rows = list(csv.DictReader(io.StringIO(zipfile.ZipFile(path).read("predictions.csv").decode())))
+    y = np.array([gold[r["id"]] for r in rows])
+    p = np.array([[float(r[str(k)]) for k in range(10)] for r in rows])
+    result = run_scoring(str(tmp_path), PROGRAM, reference, path)
+    assert result.returncode == 0, result.stderr
+    assert abs(result.scores["roc_auc"] - metrics.roc_auc_score(y, p, multi_class="ovr")) < 1e-12
+    assert abs(result.scores["roc_auc_ovo"] - metrics.roc_auc_score(y, p, multi_class="ovo")) < 1e-12
+    assert abs(result.scores["log_loss"] - metrics.log_loss(y, p)) < 1e-12
+    assert abs(result.scores["top_2_accuracy"] - metrics.top_k_accuracy_score(y, p, k=2)) < 1e-12

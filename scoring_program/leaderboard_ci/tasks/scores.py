@@ -344,7 +344,9 @@ class Statistics:
             prob_true = np.where(self._y == self.pos, np.clip(s, eps, 1 - eps), np.clip(1.0 - s, eps, 1 - eps))
         else:
             prob_true = np.clip(self._p[np.arange(self.n), self._y], eps, 1 - eps)
-        return -np.log(prob_true)
+        # math.log (the C library's), not np.log: numpy's SIMD logarithm differs in the last
+        # bit between numpy versions, and scores.json must have the same bytes in every image.
+        return -np.array([math.log(x) for x in prob_true.tolist()], dtype=np.float64)
 
     def _brier_terms(self):
         if self.binary:

@@ -21,6 +21,7 @@ from ..core.pairs import pair_statistics, ranked_pairs
 from ..core.significance import stars
 from ..scoring.config import column_key
 from ..tasks.base import ppi as ppi_of
+from ..tasks.registry import task_module
 from .corrections import adjust, adjust_within
 from .mcnemar import mcnemar_pvalues
 from .results import TargetAnalysis
@@ -121,6 +122,11 @@ def analyze_target(config, gold, scores, t, names, pred_matrix, baseline, n_jobs
         correct = pred_matrix == np.asarray(gold.values)[:, None]
         tests["p_mcnemar"] = mcnemar_pvalues(correct[items][:, pairs[:, 0]], correct[items][:, pairs[:, 1]],
                                              sides=an.sides)
+    pair_tests = getattr(task_module(gold.kind), "pair_tests", None)  # e.g. DeLong's test for ROC-AUC
+    if pair_tests is not None and m > 1:
+        items = np.ones(gold.n, bool) if target.group is None else \
+            (np.asarray(gold.groups) == list(gold.group_values).index(target.group))
+        tests.update(pair_tests(spec, gold, pred_matrix, items, pairs, an.sides))
     if two:
         tests["p_one_sided"] = p_one
 

@@ -313,6 +313,8 @@ def _vs_winner_table(result, target, digits, corrections):
                                   for m in corrections if "p_" + m in frame.columns]
     if "p_mcnemar" in frame.columns:
         pcols.append(("p_mcnemar", "p (McNemar)"))
+    if "p_delong" in frame.columns:
+        pcols.append(("p_delong", "p (DeLong)"))
     rows = []
     for _, r in frame.iterrows():
         # The interval's colour is the row's decision (red: tied with the winner), as in the figure.

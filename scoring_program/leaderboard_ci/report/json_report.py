@@ -39,7 +39,7 @@ SCHEMA_VERSION = "1.1"  # 1.1: "units" (per-class, per-label or per-type scores 
 
 #: Columns of the vs-winner and pairs tables that carry other tests' p-values
 #: (present only when that test was run), in the order they are written.
-TEST_COLUMNS = ("p_one_sided", "p_bootstrap", "p_permutation", "exact", "p_mcnemar")
+TEST_COLUMNS = ("p_one_sided", "p_bootstrap", "p_permutation", "exact", "p_mcnemar", "p_delong")
 
 
 class ReportFormatError(ValueError):

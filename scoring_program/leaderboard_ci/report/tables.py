@@ -358,6 +358,8 @@ def _p_columns(frame, corrections):
              if "p_" + m in frame.columns]
     if "p_mcnemar" in frame.columns:
         cols.append(("p_mcnemar", "p (McNemar)"))
+    if "p_delong" in frame.columns:
+        cols.append(("p_delong", "p (DeLong)"))
     return cols
 
 

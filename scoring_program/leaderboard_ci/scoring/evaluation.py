@@ -175,12 +175,15 @@ def evaluate(config, gold, predictions, baseline=None, progress=None):
             pair_jack = ([scores_of(stats, i) for i in range(len(systems))], weights)
 
     main = systems[0]
+    analytic = getattr(main.statistics, "analytic_interval", None)
     group_sizes = _group_sizes(gold)
     results = []
     for t, target in enumerate(main.targets):
         jk = (own_jack[0][:, t], own_jack[1]) if own_jack is not None else None
         interval = confidence_interval(bs.method, rep_scores[0][:, t], full_scores[0][t],
                                        bs.confidence_level, jackknife=jk)
+        if analytic is not None:  # a task's own interval for this metric (e.g. DeLong's for ROC-AUC)
+            interval = analytic(target.metric, target.group, bs.confidence_level) or interval
         results.append(ScoreResult(target.metric, target.group, float(full_scores[0][t]), interval,
                                    rep_scores[0][:, t].copy(), group_sizes[target.group]))
 

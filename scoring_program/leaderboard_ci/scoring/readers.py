@@ -237,7 +237,7 @@ def task_settings(config):
     settings.update(format=files.format, id_column=files.id_column, gold_column=files.gold_column,
                     prediction_columns=files.prediction_columns, config_name=config.source,
                     labels=config.labels, group_column=config.groups.column if config.groups else None,
-                    public_labels=config.labels)
+                    public_labels=config.labels, metrics=config.metrics)
     return settings
 
 

@@ -88,6 +88,16 @@ Optional
         are the decoded ``(line number, text)`` pairs; ``read_gold`` returns
         ``{"lines", "values", "labels", "ids", "groups"}`` (one entry per unit;
         ids, labels and groups may be None); ``read_predictions`` the aligned array.
+        The readers' ``settings`` also carry ``metrics`` (the configured
+        MetricSpecs), so a check that depends on the metrics (probabilities in
+        [0, 1] for log loss) can name the line.
+    ``Statistics.analytic_interval(spec, group, confidence_level) -> Interval or None``
+        A closed-form interval the per-submission program shows instead of the
+        bootstrap one (``scores``: DeLong's for ``roc_auc`` with ``interval: delong``).
+    ``pair_tests(spec, gold, predictions, items, pairs, sides) -> {column: p-values}``
+        Extra tests of the end-of-phase pairs table, beside the bootstrap and
+        permutation tests (``scores``: ``p_delong`` for binary ROC-AUC);
+        ``predictions`` is ``(n, m, ...)``, ``items`` the target's boolean item mask.
     ``unit_rows(statistics, full_stats, rep_stats, labels, method, confidence_level, zero_division)``
         The per-unit table of ``detailed_results.html`` (``ClassRow`` rows) and
         ``UNIT_NAME`` (``"class"``, ``"label"``, ``"entity type"``).

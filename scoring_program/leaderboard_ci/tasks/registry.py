@@ -8,13 +8,13 @@ from __future__ import annotations
 import difflib
 from collections import OrderedDict
 
-from . import classification, multilabel, qa, ranking, regression, sequence
+from . import classification, multilabel, qa, ranking, regression, scores, sequence
 
 __all__ = ["TASKS", "task_module", "find_metric", "known_metric_names", "suggest_metric", "canonical_name"]
 
 #: Task name -> task module, in the order messages list them.
-TASKS = OrderedDict((module.NAME, module) for module in (classification, regression, multilabel, sequence, qa,
-                                                          ranking))
+TASKS = OrderedDict((module.NAME, module) for module in (classification, regression, scores, multilabel, sequence,
+                                                          qa, ranking))
 
 
 def task_module(name):

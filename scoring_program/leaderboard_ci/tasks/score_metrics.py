@@ -1,0 +1,399 @@
+"""Rank statistics of scored predictions under resample counts: ROC-AUC, average precision, DeLong.
+
+The scores are sorted once (descending) and cut into *tie groups* of equal
+scores.  A resample is then summarized by its weighted positives ``p_g`` and
+negatives ``q_g`` in every tie group (one :func:`numpy.bincount` of the drawn
+items' codes ``2 * group + positive``), and both statistics follow from
+cumulative sums over the groups, O(n) per replicate:
+
+* ROC-AUC (the Mann-Whitney statistic with ties counted one half, which is
+  what scikit-learn's trapezoidal ``roc_auc_score`` equals)::
+
+      U = sum_g p_g * (Q_after_g + q_g / 2),    AUC = U / (P * Q)
+
+* average precision (scikit-learn's step-wise ``average_precision_score``:
+  one precision per distinct threshold, weighted by the recall increase)::
+
+      AP = (1 / P) * sum_g p_g * TP_g / (TP_g + FP_g)
+
+  with ``TP_g``, ``FP_g`` the weighted positives and negatives scored at
+  least as high as group ``g``.
+
+Counts are integers, so ``P``, ``Q`` and ``U`` are exact (``U`` is a sum of
+half-integers below 2**53); ``AP`` is one deterministic cumulative sum.
+
+:func:`delong_auc` and :func:`delong_test` give DeLong's (1988) variance of an
+AUC and of the difference of two correlated AUCs, from the same placements.
+"""
+from __future__ import annotations
+
+import math
+import threading
+
+import numpy as np
+
+from ..core.accumulators import _FromCounts
+
+__all__ = ["BinaryCurve", "auc_from_stats", "ap_from_stats", "DeLong", "delong_auc", "delong_test",
+           "normal_quantile", "curve_stats",
+           "delong_pvalues"]
+
+
+_LOCAL = threading.local()
+
+
+def _tie_groups(scores):
+    """``(order, group of each sorted position, group starts)`` for scores sorted in descending order."""
+    order = np.argsort(-scores, kind="mergesort")
+    s = scores[order]
+    new = np.empty(s.shape[0], dtype=bool)
+    if s.shape[0]:
+        new[0] = True
+        new[1:] = s[1:] != s[:-1]
+    return order, np.cumsum(new) - 1, np.flatnonzero(new)
+
+
+def curve_stats(pos, neg, with_ap=True, bound=None):
+    """``[P, Q, U, AP sum]`` from weighted positives and negatives per tie group (rows: resamples).
+
+    ``pos`` and ``neg`` are integer counts of shape ``(R, G)``, groups in
+    descending score order.  ``P``, ``Q`` and ``2U`` are computed in int64, exactly;
+    the AP sum with :func:`exact_row_sums` on a grid fixed by ``bound`` (at
+    least any row's total weight; pass the number of items so that the grid,
+    hence every bit, does not depend on the block of replicates).
+    """
+    pos = np.asarray(pos, dtype=np.int64)
+    neg = np.asarray(neg, dtype=np.int64)
+    out = np.zeros((pos.shape[0], 4))
+    if pos.shape[1] == 0:
+        return out
+    big_p = pos.sum(axis=1)
+    fp = np.cumsum(neg, axis=1)  # negatives scored at least as high as the group
+    big_q = fp[:, -1].copy()
+    out[:, 0] = big_p
+    out[:, 1] = big_q
+    if with_ap:
+        total = np.cumsum(pos, axis=1)
+        total += fp
+        terms = np.cumsum(pos, axis=1) / np.maximum(total, 1)
+        terms *= pos
+        out[:, 3] = exact_row_sums(terms, int(big_p.max()) if bound is None else bound)
+    # 2U = sum_g p_g (2 (Q - FP_g) + q_g) = 2 P Q - sum_g p_g (2 FP_g - q_g), in integers
+    fp *= 2
+    fp -= neg
+    out[:, 2] = 0.5 * (2 * big_p * big_q - np.einsum("ij,ij->i", pos, fp))
+    return out
+
+
+def exact_row_sums(terms, bound):
+    """Row sums of non-negative ``terms`` (each row summing to at most ``bound``), the same bytes on any machine.
+
+    Each term is split on a fixed-point grid into two integer-valued parts whose
+    sums stay below 2**52, so every order of summation (BLAS, SIMD, numpy
+    version) gives the same exact sums; one rounding combines them.  The
+    neglected remainder is below ``2**-(s + t)`` per term (about 1e-25 relative).
+    """
+    s = 52 - max(int(bound), 1).bit_length()
+    t = 52 - max(terms.shape[1], 1).bit_length()
+    scaled = np.ldexp(terms, s)
+    hi = np.floor(scaled)
+    scaled -= hi
+    lo = np.floor(np.ldexp(scaled, t))
+    return np.ldexp(hi.sum(axis=1) + np.ldexp(lo.sum(axis=1), -t), -s)
+
+
+def auc_from_stats(stats):
+    """ROC-AUC from ``[P, Q, U, ...]`` rows; NaN where one class is absent (the AUC is undefined)."""
+    stats = np.asarray(stats, dtype=np.float64)
+    den = stats[..., 0] * stats[..., 1]
+    return np.where(den == 0, np.nan, stats[..., 2] / np.where(den == 0, 1.0, den))
+
+
+def ap_from_stats(stats):
+    """Average precision from ``[P, Q, U, AP sum]`` rows; NaN where there is no positive."""
+    stats = np.asarray(stats, dtype=np.float64)
+    p = stats[..., 0]
+    return np.where(p == 0, np.nan, stats[..., 3] / np.where(p == 0, 1.0, p))
+
+
+class BinaryCurve(_FromCounts):
+    """Accumulator of ``[P, Q, U, AP sum]`` for one binary ranking problem (see the module docstring).
+
+    Parameters
+    ----------
+    scores : array ``(m,)``
+        The scores of the problem's items (higher = more likely positive).
+    positive : array of bool ``(m,)``
+    n_total : int, optional
+        Items of the whole test set, when ``items`` selects a subset (a group,
+        the two classes of a one-vs-one pair).
+    items : array of int, optional
+        Positions of the subset's items in the whole test set.
+    with_ap : bool
+        Whether the average-precision sum is computed (it costs two passes more).
+
+    Notes
+    -----
+    Not additive over items: the end-of-phase permutation test refuses it
+    (with a message), the bootstrap works.  Items with the same tie group and
+    class leave the same statistics when left out (:meth:`jackknife_key`).
+    Without average precision the leave-one-out statistics are exact and
+    O(1) per item (DeLong's placements); with it the generic O(n) per item
+    path runs, bounded by ``JACKKNIFE_LIMIT`` with a message.
+    """
+
+    n_features = 4
+    needs_counts = False
+    what = "average-precision"
+
+    def __init__(self, scores, positive, n_total=None, items=None, with_ap=True):
+        scores = np.asarray(scores, dtype=np.float64)
+        positive = np.asarray(positive, dtype=bool)
+        if scores.shape != positive.shape or scores.ndim != 1:
+            raise ValueError("scores and positive must be one-dimensional arrays of the same length")
+        super(BinaryCurve, self).__init__(scores.shape[0] if n_total is None else n_total, items)
+        self.with_ap = bool(with_ap)
+        self._order, group_sorted, self._starts = _tie_groups(scores)
+        self.n_groups = int(self._starts.shape[0])
+        group = np.empty(scores.shape[0], dtype=np.intp)
+        group[self._order] = group_sorted
+        self._positive_sorted = positive[self._order]
+        # Cells: the (tie group, class) pairs present, in descending score order and, within
+        # a tie group, the negatives first.  A resample is summarized by its count per cell.
+        key = 2 * group + positive
+        cell_keys = np.unique(key)
+        self.n_cells = int(cell_keys.shape[0])
+        self._cell_positive = (cell_keys % 2).astype(np.int64)
+        self._positive_cells = np.flatnonzero(self._cell_positive)
+        # a positive cell preceded by the negative cell of its own tie group (tied across classes)
+        self._tied = (self._cell_positive[1:] == 1) & (cell_keys[1:] - cell_keys[:-1] == 1)
+        self._any_tied = bool(self._tied.any())
+        self._width = self.n_cells + 1  # the last code: items outside the subset
+        codes = np.full(self.n_total, self.n_cells, dtype=np.intp)
+        local = np.searchsorted(cell_keys, key)
+        if self.items is None:
+            codes[:] = local
+        else:
+            codes[self.items] = local
+        self.codes = codes
+        self._positive = positive
+        self._group = group
+
+    @staticmethod
+    def _buffer(name, shape):
+        """This thread's reusable int64 buffer ``name`` of ``shape`` (fresh arrays cost page faults).
+
+        Shared by every BinaryCurve of the thread (each uses it only inside one call),
+        so many systems in the end-of-phase analysis do not multiply the memory.
+        """
+        size = int(np.prod(shape))
+        buffers = getattr(_LOCAL, "buffers", None)
+        if buffers is None:
+            buffers = _LOCAL.buffers = {}
+        found = buffers.get(name)
+        if found is None or found.size < size:
+            found = buffers[name] = np.empty(size, dtype=np.int64)
+        return found[:size].reshape(shape)
+
+    def _cell_stats(self, c):
+        """``[P, Q, U, AP sum]`` from the counts per cell, shape ``(R, n_cells)`` (int64; exact)."""
+        rows = c.shape[0]
+        out = np.zeros((rows, 4))
+        if self.n_cells == 0:
+            return out
+        cum_neg = self._buffer("cum_neg", c.shape)
+        np.multiply(c, 1 - self._cell_positive, out=cum_neg)
+        np.cumsum(cum_neg, axis=1, out=cum_neg)  # at a positive cell: negatives scored at least as high
+        big_p = c.dot(self._cell_positive)
+        big_q = cum_neg[:, -1]
+        pc = self._positive_cells
+        # 2U = 2 P Q - 2 sum p_g FP_g + sum p_g q_g
+        twice_u = 2 * big_p * big_q - 2 * np.einsum("ij,ij->i", c[:, pc], cum_neg[:, pc])
+        if self._any_tied:
+            twice_u += np.einsum("ij,ij->i", c[:, 1:][:, self._tied], c[:, :-1][:, self._tied])
+        out[:, 0] = big_p
+        out[:, 1] = big_q
+        out[:, 2] = 0.5 * twice_u
+        if self.with_ap:
+            cum_all = np.cumsum(c, axis=1)[:, pc]
+            terms = (cum_all - cum_neg[:, pc]) / np.maximum(cum_all, 1)
+            terms *= c[:, pc]
+            out[:, 3] = exact_row_sums(terms, self.n_total)
+        return out
+
+    def _from_weights(self, weights):
+        w = np.rint(np.asarray(weights, dtype=np.float64)[:, self._order]).astype(np.int64)
+        pos = np.where(self._positive_sorted[None, :], w, 0)
+        neg = w - pos
+        if self.n_groups < w.shape[1]:
+            pos = np.add.reduceat(pos, self._starts, axis=1)
+            neg = np.add.reduceat(neg, self._starts, axis=1)
+        return curve_stats(pos, neg, self.with_ap, self.n_total)
+
+    def block(self, indices, counts=None):
+        rows = indices.shape[0]
+        wide = self._buffer("wide", indices.shape)
+        np.take(self.codes, indices, out=wide, mode="clip")  # indices are in range by construction
+        wide += (np.arange(rows, dtype=np.intp) * self._width)[:, None]
+        c = np.bincount(wide.ravel(), minlength=rows * self._width).reshape(rows, self._width)
+        return self._cell_stats(c[:, :-1])
+
+    def jackknife_key(self):
+        return self.codes
+
+    def jackknife_stats(self, items):
+        items = np.asarray(items, dtype=np.intp)
+        if self.with_ap:
+            return super(BinaryCurve, self).jackknife_stats(items)
+        full = self.full()
+        out = np.repeat(full[None, :], items.size, axis=0)
+        placement_pos, placement_neg = self._placements()
+        local = np.arange(self.n_total) if self.items is None else None
+        if local is None:
+            position = np.full(self.n_total, -1, dtype=np.intp)
+            position[self.items] = np.arange(self.items.size)
+        else:
+            position = local
+        pos_in = position[items]
+        inside = pos_in >= 0
+        sel = np.flatnonzero(inside)
+        member = pos_in[sel]
+        is_pos = self._positive[member]
+        out[sel, 0] -= is_pos
+        out[sel, 1] -= ~is_pos
+        out[sel, 2] -= np.where(is_pos, placement_pos[member], placement_neg[member])
+        return out
+
+    def _placements(self):
+        """Per item: for a positive, negatives below + half the tied ones; for a negative, positives above + half."""
+        pos = np.bincount(self._group, weights=self._positive.astype(np.float64), minlength=self.n_groups)
+        neg = np.bincount(self._group, weights=(~self._positive).astype(np.float64), minlength=self.n_groups)
+        neg_after = neg.sum() - np.cumsum(neg)  # negatives scored lower than the group
+        pos_before = np.cumsum(pos) - pos  # positives scored higher than the group
+        g = self._group
+        return neg_after[g] + 0.5 * neg[g], pos_before[g] + 0.5 * pos[g]
+
+
+# ---------------------------------------------------------------------------
+# DeLong
+# ---------------------------------------------------------------------------
+def normal_quantile(p):
+    """Quantile of the standard normal distribution (Acklam's rational approximation + one Newton step)."""
+    if not 0.0 < p < 1.0:
+        raise ValueError("p must be in (0, 1)")
+    a = (-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02, 1.383577518672690e+02,
+         -3.066479806614716e+01, 2.506628277459239e+00)
+    b = (-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02, 6.680131188771972e+01,
+         -1.328068155288572e+01)
+    c = (-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00, -2.549732539343734e+00,
+         4.374664141464968e+00, 2.938163982698783e+00)
+    d = (7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00, 3.754408661907416e+00)
+    if p < 0.02425:
+        q = math.sqrt(-2 * math.log(p))
+        x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) / \
+            ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1)
+    elif p > 1 - 0.02425:
+        return -normal_quantile(1 - p)
+    else:
+        q = p - 0.5
+        r = q * q
+        x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q / \
+            (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1)
+    for _ in range(2):  # Newton steps on the exact CDF
+        err = 0.5 * math.erfc(-x / math.sqrt(2)) - p
+        x -= err * math.sqrt(2 * math.pi) * math.exp(x * x / 2)
+    return x
+
+
+def _placement_matrix(positive, scores):
+    """DeLong's structural components: ``V10 (k, m)`` of the positives and ``V01 (k, n)`` of the negatives."""
+    positive = np.asarray(positive, dtype=bool)
+    scores = np.atleast_2d(np.asarray(scores, dtype=np.float64))
+    v10, v01 = [], []
+    for row in scores:
+        pos, neg = row[positive], row[~positive]
+        neg_sorted = np.sort(neg)
+        pos_sorted = np.sort(pos)
+        below = np.searchsorted(neg_sorted, pos, side="left")
+        tied = np.searchsorted(neg_sorted, pos, side="right") - below
+        v10.append((below + 0.5 * tied) / neg.size)
+        above = pos.size - np.searchsorted(pos_sorted, neg, side="right")
+        tied = np.searchsorted(pos_sorted, neg, side="right") - np.searchsorted(pos_sorted, neg, side="left")
+        v01.append((above + 0.5 * tied) / pos.size)
+    return np.array(v10), np.array(v01)
+
+
+class DeLong:
+    """DeLong's AUC estimates and their covariance for ``k`` score vectors on the same items.
+
+    Attributes
+    ----------
+    auc : ndarray ``(k,)``
+    covariance : ndarray ``(k, k)``: ``S10 / m + S01 / n`` (sample covariances, ddof 1).
+    """
+
+    def __init__(self, positive, scores):
+        positive = np.asarray(positive, dtype=bool)
+        m, n = int(positive.sum()), int((~positive).sum())
+        if m < 2 or n < 2:
+            raise ValueError("DeLong's variance needs at least two positives and two negatives "
+                             "(got %d and %d)" % (m, n))
+        v10, v01 = _placement_matrix(positive, scores)
+        self.auc = v10.mean(axis=1)
+        self.covariance = np.atleast_2d(np.cov(v10)) / m + np.atleast_2d(np.cov(v01)) / n
+
+
+def delong_auc(positive, scores, confidence_level=0.95):
+    """``(auc, standard error, low, high)``: DeLong's normal interval, clipped to [0, 1] as pROC does."""
+    est = DeLong(positive, scores)
+    auc = float(est.auc[0])
+    se = math.sqrt(max(float(est.covariance[0, 0]), 0.0))
+    z = normal_quantile(0.5 + confidence_level / 2.0)
+    return auc, se, max(0.0, auc - z * se), min(1.0, auc + z * se)
+
+
+def delong_test(positive, scores_a, scores_b):
+    """DeLong's test of two correlated AUCs: ``(auc_a, auc_b, z, two-sided p)``.
+
+    ``z = (AUC_a - AUC_b) / sqrt(var_a + var_b - 2 cov_ab)``; p = 1 when the
+    difference and its variance are both 0 (identical rankings).
+    """
+    est = DeLong(positive, np.vstack([scores_a, scores_b]))
+    cov = est.covariance
+    diff = float(est.auc[0] - est.auc[1])
+    var = float(cov[0, 0] + cov[1, 1] - 2.0 * cov[0, 1])
+    if var <= 0:
+        return float(est.auc[0]), float(est.auc[1]), 0.0, 1.0
+    z = diff / math.sqrt(var)
+    return float(est.auc[0]), float(est.auc[1]), z, math.erfc(abs(z) / math.sqrt(2.0))
+
+
+def delong_pvalues(positive, scores, pairs, sides="two"):
+    """DeLong p-values of the AUC differences of many pairs of systems on the same items.
+
+    Parameters
+    ----------
+    positive : array of bool ``(n,)``
+    scores : array ``(m, n)``, one row per system
+    pairs : int array ``(P, 2)`` of ``(a, b)`` rows
+    sides : {"two", "one"}
+        ``one``: the p-value of H1 "AUC_a > AUC_b", i.e. ``P(Z >= z)``.
+
+    Returns
+    -------
+    ndarray ``(P,)``: the placements are computed once per system and the
+    covariance of all systems at once (DeLong et al. 1988), so all pairs cost
+    one ``m x m`` covariance.  p = 1 for a pair whose difference has zero
+    variance (identical rankings).
+    """
+    est = DeLong(positive, scores)
+    pairs = np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
+    a, b = pairs[:, 0], pairs[:, 1]
+    cov = est.covariance
+    var = cov[a, a] + cov[b, b] - 2.0 * cov[a, b]
+    diff = est.auc[a] - est.auc[b]
+    out = np.ones(pairs.shape[0])
+    for i in np.flatnonzero(var > 0):
+        z = diff[i] / math.sqrt(var[i])
+        out[i] = 0.5 * math.erfc(z / math.sqrt(2.0)) if sides == "one" else math.erfc(abs(z) / math.sqrt(2.0))
+    return out

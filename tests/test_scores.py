@@ -1,0 +1,179 @@
+"""The ``scores`` task: parity with scikit-learn on the full sample and on every replicate, DeLong, files.
+
+Every metric is compared with scikit-learn's, with ``sample_weight`` = the resample
+counts of ``replicate_indices(seed, n, 0, B)``, to 1e-12.  One-vs-one ROC-AUC takes
+no sample weights in scikit-learn, so it is compared on the resampled data itself.
+"""
+import numpy as np
+import pytest
+
+sklearn_metrics = pytest.importorskip("sklearn.metrics")
+from sklearn.preprocessing import label_binarize  # noqa: E402
+
+from leaderboard_ci.core.replicates import compute_replicates  # noqa: E402
+from leaderboard_ci.core.resampling import counts_from_indices, replicate_indices  # noqa: E402
+from leaderboard_ci.scoring.config import parse_config  # noqa: E402
+from leaderboard_ci.tasks.base import GoldStandard  # noqa: E402
+from leaderboard_ci.tasks.scorer import SystemScorer  # noqa: E402
+
+SEED, B = 20261123, 40
+TOL = 1e-12
+
+
+def _metrics(names, extra=None):
+    data = {"task": "scores", "metric": names[0], "extra_metrics": list(names[1:]) + list(extra or [])}
+    return parse_config(data).metrics
+
+
+def _scores(metrics, y, labels, pred, groups=None, group_values=None):
+    gold = GoldStandard(values=np.asarray(y), labels=tuple(labels), groups=groups, group_values=group_values,
+                        task="scores")
+    scorer = SystemScorer(metrics, gold, pred)
+    full = scorer.scores([acc.full()[None, :] for acc in scorer.accumulators])[0]
+    reps = scorer.scores(compute_replicates(scorer.accumulators, len(y), SEED, B))
+    counts = counts_from_indices(replicate_indices(SEED, len(y), 0, B), len(y))
+    return scorer, full, reps, counts
+
+
+def _binary_data(n=300, ties=True, seed=1):
+    rng = np.random.default_rng(seed)
+    y = (rng.random(n) < 0.35).astype(np.intp)
+    p = 1.0 / (1.0 + np.exp(-(rng.normal(size=n) + 1.2 * y)))
+    if ties:
+        p = np.round(p, 1)  # many tied scores
+    return y, p
+
+
+def _check(full, reps, counts, t, reference, full_weight=None):
+    assert abs(full[t] - reference(full_weight)) <= TOL
+    for r in range(B):
+        assert abs(reps[r, t] - reference(counts[r])) <= TOL, r
+
+
+@pytest.mark.parametrize("ties", [True, False])
+def test_binary_metrics_equal_sklearn_on_every_replicate(ties):
+    y, p = _binary_data(ties=ties)
+    metrics = _metrics(["roc_auc", "average_precision", "log_loss", "brier", "accuracy", "f1_macro",
+                        "mcc"], [{"name": "balanced_accuracy", "threshold": 0.3}])
+    _, full, reps, counts = _scores(metrics, y, ("neg", "pos"), p[:, None])
+    m = sklearn_metrics
+    refs = [
+        lambda w: m.roc_auc_score(y, p, sample_weight=w),
+        lambda w: m.average_precision_score(y, p, sample_weight=w),
+        lambda w: m.log_loss(y, p, sample_weight=w),
+        lambda w: m.brier_score_loss(y, p, sample_weight=w),
+        lambda w: m.accuracy_score(y, (p > 0.5).astype(int), sample_weight=w),
+        lambda w: m.f1_score(y, (p > 0.5).astype(int), average="macro", sample_weight=w),
+        lambda w: m.matthews_corrcoef(y, (p > 0.5).astype(int), sample_weight=w),
+        lambda w: m.balanced_accuracy_score(y, (p > 0.3).astype(int), sample_weight=w),
+    ]
+    for t, ref in enumerate(refs):
+        _check(full, reps, counts, t, ref)
+
+
+def test_binary_real_scores_and_pos_label():
+    """Any real score for AUC/AP; pos_label picks the positive class (here the first label)."""
+    y, p = _binary_data(ties=False)
+    s = np.log(p / (1 - p)) * 3.0  # not probabilities
+    data = {"task": "scores", "metric": "roc_auc", "extra_metrics": ["average_precision"], "pos_label": "a"}
+    metrics = parse_config(data).metrics
+    _, full, reps, counts = _scores(metrics, 1 - y, ("a", "b"), s[:, None])  # class "a" (code 0) is y == 1
+    _check(full, reps, counts, 0, lambda w: sklearn_metrics.roc_auc_score(y, s, sample_weight=w))
+    _check(full, reps, counts, 1, lambda w: sklearn_metrics.average_precision_score(y, s, sample_weight=w))
+
+
+def _multi_data(n=400, k=4, seed=2, ties=True):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, k, size=n)
+    logits = rng.normal(size=(n, k)) + 1.5 * np.eye(k)[y]
+    if ties:
+        logits = np.round(logits)
+    p = np.exp(logits)
+    p /= p.sum(axis=1, keepdims=True)
+    return y, p
+
+
+def test_multiclass_metrics_equal_sklearn_on_every_replicate():
+    y, p = _multi_data()
+    labels = ("ant", "bee", "cat", "dog")
+    metrics = _metrics(["roc_auc_ovr", "roc_auc_ovr_weighted", "average_precision_macro",
+                        "average_precision_weighted", "log_loss", "brier", "top_2_accuracy", "accuracy",
+                        "f1_macro", "cohen_kappa"])
+    _, full, reps, counts = _scores(metrics, y, labels, p)
+    m = sklearn_metrics
+    onehot = label_binarize(y, classes=range(4))
+    pred = np.argmax(p, axis=1)
+    refs = [
+        lambda w: m.roc_auc_score(y, p, multi_class="ovr", average="macro", sample_weight=w),
+        lambda w: m.roc_auc_score(y, p, multi_class="ovr", average="weighted", sample_weight=w),
+        lambda w: m.average_precision_score(onehot, p, average="macro", sample_weight=w),
+        lambda w: m.average_precision_score(onehot, p, average="weighted", sample_weight=w),
+        lambda w: m.log_loss(y, p, sample_weight=w),
+        lambda w: m.brier_score_loss(y, p, sample_weight=w),
+        lambda w: m.top_k_accuracy_score(y, p, k=2, sample_weight=w),
+        lambda w: m.accuracy_score(y, pred, sample_weight=w),
+        lambda w: m.f1_score(y, pred, average="macro", sample_weight=w),
+        lambda w: m.cohen_kappa_score(y, pred, sample_weight=w),
+    ]
+    for t, ref in enumerate(refs):
+        _check(full, reps, counts, t, ref)
+
+
+def test_multiclass_ovo_equals_sklearn_on_resampled_data():
+    y, p = _multi_data(k=3, ties=True)
+    metrics = _metrics(["roc_auc_ovo"])
+    _, full, reps, _ = _scores(metrics, y, ("x", "y", "z"), p)
+    assert abs(full[0] - sklearn_metrics.roc_auc_score(y, p, multi_class="ovo")) <= TOL
+    indices = replicate_indices(SEED, len(y), 0, B)
+    for r in range(B):
+        idx = indices[r]
+        assert abs(reps[r, 0] - sklearn_metrics.roc_auc_score(y[idx], p[idx], multi_class="ovo")) <= TOL
+
+
+def test_groups_equal_sklearn_on_the_group_items():
+    y, p = _binary_data(n=400)
+    rng = np.random.default_rng(5)
+    groups = rng.integers(0, 2, size=y.size)
+    metrics = _metrics(["roc_auc", "log_loss"])
+    scorer, full, reps, counts = _scores(metrics, y, ("0", "1"), p, groups=groups, group_values=("g1", "g2"))
+    assert [t.group for t in scorer.targets] == [None, "g1", "g2", None, "g1", "g2"]
+    for j in (0, 1):
+        mask = groups == j
+        _check(full, reps, counts * mask, 1 + j,
+               lambda w: sklearn_metrics.roc_auc_score(y, p, sample_weight=w), mask * 1.0)
+        _check(full, reps, counts * mask, 4 + j,
+               lambda w: sklearn_metrics.log_loss(y, p, sample_weight=w), mask * 1.0)
+
+
+def test_auc_jackknife_is_exact_and_bounded():
+    from leaderboard_ci.core.accumulators import _FromCounts
+    from leaderboard_ci.tasks.score_metrics import BinaryCurve
+    y, p = _binary_data(n=200)
+    auc_only = BinaryCurve(p, y == 1, with_ap=False)
+    items = np.arange(200)
+    weights = 1.0 - np.eye(200)
+    assert np.array_equal(auc_only.jackknife_stats(items), auc_only._from_weights(weights))
+    with_ap = BinaryCurve(p, y == 1)
+    assert np.allclose(with_ap.jackknife_stats(items), with_ap._from_weights(weights), rtol=0, atol=1e-9)
+    big = BinaryCurve(np.arange(_FromCounts.JACKKNIFE_LIMIT + 1.0), np.arange(_FromCounts.JACKKNIFE_LIMIT + 1) % 2 == 0)
+    with pytest.raises(ValueError, match="jackknife"):
+        big.jackknife_stats(np.arange(3))
+
+
+def test_block_and_weights_paths_agree():
+    from leaderboard_ci.tasks.score_metrics import BinaryCurve
+    y, p = _binary_data(n=250)
+    acc = BinaryCurve(p[50:], y[50:] == 1, n_total=250, items=np.arange(50, 250))
+    indices = replicate_indices(3, 250, 0, 30)
+    assert np.array_equal(acc.block(indices), acc._from_weights(counts_from_indices(indices, 250)[:, 50:]))
+
+
+def test_block_size_and_threads_change_no_bit():
+    y, p = _binary_data(n=300)
+    metrics = _metrics(["roc_auc", "average_precision"])
+    gold = GoldStandard(values=y, labels=("0", "1"), task="scores")
+    scorer = SystemScorer(metrics, gold, p[:, None])
+    runs = [scorer.scores(compute_replicates(scorer.accumulators, y.size, SEED, 50, n_jobs=jobs, block_rows=rows))
+            for jobs, rows in ((1, 1), (1, 7), (2, 50), (2, 3))]
+    for other in runs[1:]:
+        assert other.tobytes() == runs[0].tobytes()

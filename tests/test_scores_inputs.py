@@ -102,4 +102,9 @@ def test_config_mistakes_are_config_errors(tmp_path):
     assert code == 2 and "top_k_accuracy needs k" in err
     config = {"task": "scores", "metric": "top_3_accuracy", "bootstrap": {"n_resamples": 50}}
     code, err = _score(tmp_path / "b", MULTI_GOLD, "id,cat,dog,bird\na,1,0,0\nb,0,1,0\nc,0,0,1\nd,1,0,0\n", config)
+    # labels not configured: the message may not reveal the gold's number of classes (issue 14)
+    assert code == 2 and "metric top_3_accuracy" in err and "needs another number of classes" in err
+    assert "(3)" not in err
+    config["labels"] = ["cat", "dog", "bird"]
+    code, err = _score(tmp_path / "c", MULTI_GOLD, "id,cat,dog,bird\na,1,0,0\nb,0,1,0\nc,0,0,1\nd,1,0,0\n", config)
     assert code == 2 and "k = 3 is not below the number of classes (3)" in err

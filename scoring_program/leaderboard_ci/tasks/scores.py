@@ -219,7 +219,7 @@ def encode_gold(source, lines, values, labels=None, config_name="config.yaml", s
     return classification.encode_gold(source, lines, values, labels, config_name, settings)
 
 
-def encode_values(gold_values, systems, labels=None):
+def encode_values(gold_values, systems, labels=None, settings=None):
     """In-memory encoding for the analysis API: ``(codes, labels, {name: (n, C) float64 scores})``.
 
     A system's scores are an array ``(n,)`` (binary: the positive class's

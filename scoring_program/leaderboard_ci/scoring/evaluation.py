@@ -222,7 +222,8 @@ def validity_warnings(config, gold, predictions):
     """The submission's warnings: classes with almost no items or predictions, heavy-tailed errors."""
     if gold.kind == "classification":
         return tuple(sparse_class_notes(config.metrics, gold.labels, gold.values, predictions, gold.groups,
-                                        gold.group_values))
+                                        gold.group_values, name_gold_classes=False,
+                                        per_class=config.detailed_results.per_class))
     if gold.kind != "regression":
         return ()
     notes = []

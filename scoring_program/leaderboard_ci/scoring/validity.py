@@ -68,11 +68,15 @@ def _names(values, limit=6):
 
 
 def sparse_class_notes(metrics, labels, gold_codes, predicted_codes, groups=None, group_values=None,
-                       predictor="you predict"):
+                       predictor="you predict", name_gold_classes=True, per_class=True):
     """Notes for the macro-averaged metrics among ``metrics`` (empty when none applies).
 
     ``predictor`` starts the sentence about predictions ("you predict", "knn predicts");
-    with ``predicted_codes`` None only the gold counts are checked.
+    with ``predicted_codes`` None only the gold counts are checked.  For participants
+    (``name_gold_classes=False``) the note on rare gold classes names neither the classes
+    nor the groups nor a count: which classes are rare in the gold is a fact of the gold.
+    ``per_class=False`` (the organizer turned the per-class table off) drops the notes
+    that list classes.
     """
     macro = [m for m in metrics if is_macro(m)]
     if not macro or labels is None:
@@ -86,14 +90,20 @@ def sparse_class_notes(metrics, labels, gold_codes, predicted_codes, groups=None
     for value, items in scopes:
         where = "the test set" if value is None else "group '%s'" % value
         few_gold, few_pred = sparse_classes(labels, gold_codes, predicted_codes, items)
-        if few_gold:
+        if few_gold and not name_gold_classes:
+            generic = ("Some classes have very few items in the test data, so %s rest%s on almost nothing for "
+                       "them: such intervals can cover far less than their nominal level (76-90%% instead of 95%% "
+                       "in a coverage study)." % (titles, "" if len(macro) > 1 else "s"))
+            if generic not in notes:
+                notes.append(generic)
+        elif few_gold:
             notes.append("In %s, %s %s at most %d gold items, so %s rest%s on almost nothing for %s: such "
                          "intervals can cover far less than their nominal level (76-90%% instead of 95%% in a "
                          "coverage study)."
                          % (where, ("classes %s" if len(few_gold) > 1 else "class %s") % _names(few_gold),
                             "have" if len(few_gold) > 1 else "has", FEW, titles, "" if len(macro) > 1 else "s",
                             "them" if len(few_gold) > 1 else "it"))
-        if few_pred:
+        if few_pred and per_class:
             listed = ", ".join("'%s' %d time%s" % (c, n, "" if n == 1 else "s") for c, n in list(few_pred.items())[:6])
             notes.append("In %s, %s %s (at most %d), so the precision of %s in %s rests on almost nothing "
                          "and the interval can cover far less than its nominal level."

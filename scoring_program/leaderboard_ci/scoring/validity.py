@@ -103,7 +103,7 @@ def sparse_class_notes(metrics, labels, gold_codes, predicted_codes, groups=None
                          % (where, ("classes %s" if len(few_gold) > 1 else "class %s") % _names(few_gold),
                             "have" if len(few_gold) > 1 else "has", FEW, titles, "" if len(macro) > 1 else "s",
                             "them" if len(few_gold) > 1 else "it"))
-        if few_pred and per_class:
+        if few_pred and per_class and (name_gold_classes or value is None):  # group membership is the gold's
             listed = ", ".join("'%s' %d time%s" % (c, n, "" if n == 1 else "s") for c, n in list(few_pred.items())[:6])
             notes.append("In %s, %s %s (at most %d), so the precision of %s in %s rests on almost nothing "
                          "and the interval can cover far less than its nominal level."

@@ -315,8 +315,11 @@ def parse_config(data, source=CONFIG_NAME, program_dir=None):
     """Validate a config mapping and return a :class:`Config`."""
     if not isinstance(data, dict):
         raise ConfigError("%s must be a mapping of keys to values" % source)
-    task_keys = dict((key, module) for module in TASKS.values() for key in getattr(module, "SETTINGS", ()))
-    unknown = sorted(set(data) - set(_TOP_KEYS) - set(task_keys))
+    extra = set(data) - set(_TOP_KEYS)
+    # Task modules are imported only when a key might be a task's setting.
+    task_keys = dict((key, module) for module in (TASKS.values() if extra else ())
+                     for key in getattr(module, "SETTINGS", ()))
+    unknown = sorted(extra - set(task_keys))
     if unknown:
         raise ConfigError("%s: %r is not a known key; allowed: %s" % (source, unknown[0], ", ".join(_TOP_KEYS)))
 

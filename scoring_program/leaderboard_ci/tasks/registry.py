@@ -6,15 +6,51 @@ A new task type is registered by adding its module to :data:`TASKS` (see
 from __future__ import annotations
 
 import difflib
+import importlib
 from collections import OrderedDict
-
-from . import classification, multilabel, qa, ranking, regression, scores, sequence
 
 __all__ = ["TASKS", "task_module", "find_metric", "known_metric_names", "suggest_metric", "canonical_name"]
 
-#: Task name -> task module, in the order messages list them.
-TASKS = OrderedDict((module.NAME, module) for module in (classification, regression, scores, multilabel, sequence,
-                                                          qa, ranking))
+#: Task name -> module name under leaderboard_ci.tasks, in the order metric names are looked up
+#: and messages list them.  A new task type is one more entry.
+_MODULES = OrderedDict([("classification", "classification"), ("regression", "regression"), ("scores", "scores"),
+                        ("multilabel", "multilabel"), ("sequence", "sequence"), ("qa", "qa"),
+                        ("ranking", "ranking")])
+
+
+class _Registry(object):
+    """Task name -> task module, imported when first asked for.
+
+    The per-submission program then imports only the task modules it uses (a
+    classification competition imports one), which keeps its start-up short.
+    Iterating gives the names; ``values()`` imports every module.
+    """
+
+    def __init__(self, modules):
+        self._names = modules
+        self._loaded = {}
+
+    def __getitem__(self, name):
+        module = self._loaded.get(name)
+        if module is None:
+            module = importlib.import_module("%s.%s" % (__package__, self._names[name]))
+            self._loaded[name] = module
+        return module
+
+    def __contains__(self, name):
+        return name in self._names
+
+    def __iter__(self):
+        return iter(self._names)
+
+    def __len__(self):
+        return len(self._names)
+
+    def values(self):
+        return [self[name] for name in self._names]
+
+
+TASKS = _Registry(_MODULES)
 
 
 def task_module(name):
@@ -36,9 +72,10 @@ def find_metric(text, task=None):
     With ``task`` given, only that task's metrics are searched.
     """
     name = canonical_name(text)
-    for module in TASKS.values():
-        if task is not None and module.NAME != task:
+    for task_name in TASKS:
+        if task is not None and task_name != task:
             continue
+        module = TASKS[task_name]
         found = module.resolve_name(name)
         if found is not None:
             return (module,) + tuple(found)

@@ -10,7 +10,7 @@ from typing import Any, Optional, Tuple
 
 import numpy as np
 
-__all__ = ["MetricInfo", "MetricSpec", "GoldStandard", "Target", "ppi"]
+__all__ = ["MetricInfo", "MetricSpec", "GoldStandard", "Target", "ppi", "resolve_averaged"]
 
 
 @dataclass(frozen=True)
@@ -162,3 +162,19 @@ def ppi(spec, winner_score):
         return None, ("%s is measured in the target's units and has no fixed best-to-worst scale"
                       % spec.title)
     return 100.0 * abs(info.best - float(winner_score)), None
+
+
+def resolve_averaged(name, metrics, averaged, averages):
+    """Shared name resolution of tasks with averaged metrics: ``(metric, implied options)`` or None.
+
+    ``f1_macro`` and ``macro_f1`` give ``("f1", {"average": "macro"})`` when ``f1`` is in
+    ``averaged`` and ``macro`` in ``averages``; a plain name in ``metrics`` gives
+    ``(name, {})``.
+    """
+    for average in averages:
+        for base in averaged:
+            if name in ("%s_%s" % (base, average), "%s_%s" % (average, base)):
+                return base, {"average": average}
+    if name in metrics:
+        return name, {}
+    return None

@@ -41,7 +41,7 @@ import numpy as np
 
 from ..core.accumulators import CodeCounts
 from ..core.intervals import Interval, confidence_interval
-from .base import MetricInfo
+from .base import MetricInfo, resolve_averaged
 
 __all__ = ["NAME", "METRICS", "ClassStats", "ClassRow", "classification_score", "per_class_scores",
            "resolve_name", "make_spec", "check_labels", "known_names", "encode_gold", "encode_values",
@@ -257,13 +257,7 @@ def resolve_name(name):
     name = ALIASES.get(name, name)
     if name.startswith("cohen_kappa:"):
         return "cohen_kappa", {"weights": name.split(":", 1)[1]}
-    for average in AVERAGES:
-        for base in _AVERAGED:
-            if name in ("%s_%s" % (base, average), "%s_%s" % (average, base)):
-                return base, {"average": average}
-    if name in METRICS:
-        return name, {}
-    return None
+    return resolve_averaged(name, METRICS, _AVERAGED, AVERAGES)
 
 
 def known_names():

@@ -43,7 +43,7 @@ import numpy as np
 
 from ..core.accumulators import ExactSums, IndicatorSums
 from ..core.intervals import confidence_interval
-from .base import MetricInfo
+from .base import MetricInfo, resolve_averaged
 from .classification import ClassRow
 from .multilabel_files import DEFAULT_SEPARATOR, encode_label_sets, read_gold, read_predictions
 
@@ -150,13 +150,7 @@ def resolve_name(name):
                 return None
             return found[0], dict(found[1], level=level)
     name = ALIASES.get(name, name)
-    for average in AVERAGES:
-        for base in _AVERAGED:
-            if name in ("%s_%s" % (base, average), "%s_%s" % (average, base)):
-                return base, {"average": average}
-    if name in METRICS:
-        return name, {}
-    return None
+    return resolve_averaged(name, METRICS, _AVERAGED, AVERAGES)
 
 
 def known_names():

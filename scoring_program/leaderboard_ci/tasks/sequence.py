@@ -58,7 +58,7 @@ import numpy as np
 
 from ..core.accumulators import ExactSums
 from ..core.intervals import Interval, confidence_interval
-from .base import MetricInfo
+from .base import MetricInfo, resolve_averaged
 from .tagged_files import align_ids as _align_ids, quoted as _q, read_sentences as _read_sentences
 from .tagged_files import Memory as _Memory, memory_units as _memory_units, type_list as _type_list
 from .tagging import MODES, PREFIXES as _PREFIXES, SCHEMES
@@ -122,13 +122,7 @@ def _settings(settings):
 def resolve_name(name):
     """``(metric, implied options)``: ``f1_macro`` and ``macro_f1`` -> ``("f1", {"average": "macro"})``."""
     name = ALIASES.get(name, name)
-    for average in AVERAGES:
-        for base in _AVERAGED:
-            if name in ("%s_%s" % (base, average), "%s_%s" % (average, base)):
-                return base, {"average": average}
-    if name in METRICS:
-        return name, {}
-    return None
+    return resolve_averaged(name, METRICS, _AVERAGED, AVERAGES)
 
 
 def known_names():

@@ -367,3 +367,17 @@ def test_archives_inside_a_submission_through_score_py(kind, tmp_path):
     assert result.returncode == 1 and result.scores is None
     assert result.stderr == ("predictions.zip is a zip archive (or an Excel .xlsx file), not a text file of "
                              "predictions; put the text file itself at the top of your zip\n")
+
+
+def test_with_decoy_ids_the_page_and_the_signature_give_no_count_of_scored_items(runs):
+    """files.unscored_ids: ignore: how many of the public ids are scored is a fact of the gold."""
+    accepted = [c for c in cases.CASES if c.accept and c.config is not None and "unscored_ids: ignore" in c.config]
+    assert accepted, "the corpus needs an accepted case in decoy mode"
+    for case in accepted:
+        result = runs[case.name]
+        assert result.returncode == 0, result.stderr
+        n = len(_gold_text(case).strip().splitlines()) - 1  # data rows of the gold file
+        texts = _outputs(result)
+        for where, text in texts.items():
+            assert "|n:%d|" % n not in text, where  # the signature field
+            assert "%d test items" % n not in text and "{:,} test items".format(n) not in text, where

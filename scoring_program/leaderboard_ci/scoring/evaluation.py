@@ -176,7 +176,10 @@ def evaluate(config, gold, predictions, baseline=None, progress=None):
 
     main = systems[0]
     analytic = getattr(main.statistics, "analytic_interval", None)
-    group_sizes = _group_sizes(gold)
+    # With decoy ids (files.unscored_ids: ignore) how many items are scored is a fact of the gold:
+    # the participant's page and signature then give no count.
+    hide_counts = config.files.unscored_ids == "ignore"
+    group_sizes = dict((g, None) for g in _group_sizes(gold)) if hide_counts else _group_sizes(gold)
     results = []
     for t, target in enumerate(main.targets):
         jk = (own_jack[0][:, t], own_jack[1]) if own_jack is not None else None
@@ -212,7 +215,8 @@ def evaluate(config, gold, predictions, baseline=None, progress=None):
     # No gold hash: the signature is shown to participants, and a hash would let anyone confirm a
     # reconstructed gold offline.  The end-of-phase report (for organizers) keeps it.
     signature = Signature(metric=config.official.key, n_resamples=bs.n_resamples, seed=bs.seed, method=bs.method,
-                          confidence_level=bs.confidence_level, n_items=gold.n, gold_sha256=None,
+                          confidence_level=bs.confidence_level, n_items=None if hide_counts else gold.n,
+                          gold_sha256=None,
                           version=__version__)
     return SubmissionResult(tuple(results), tuple(comparisons), per_class, signature,
                             getattr(main.task, "UNIT_NAME", "class"), validity_warnings(config, gold, predictions))

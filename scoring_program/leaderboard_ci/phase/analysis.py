@@ -44,23 +44,21 @@ winner; the others are reported beside it.
 """
 from __future__ import annotations
 
-import platform as _platform
 from collections import OrderedDict
 
 import numpy as np
 import pandas as pd
 
-from .._version import __version__
 from ..core.permutation import PermutationUnsupported, permutation_pvalues
-from ..core.signature import Signature
 from ..core.systems import paired_scores
 from ..scoring.config import column_key, parse_config
 from ..scoring.errors import ConfigError
 from ..tasks.base import GoldStandard
 from ..tasks.registry import TASKS, task_module
+from .assemble import phase_result, unit_table
 from .results import PhaseResult, TargetAnalysis
 from .systems import build_plan
-from .targets import analyze_target, group_gaps
+from .targets import analyze_target
 
 __all__ = ["analyze", "PhaseResult", "TargetAnalysis", "encode_inputs"]
 
@@ -147,7 +145,8 @@ def _config_from_kwargs(config, metric, extra_metrics, labels, kwargs):
 # The analysis
 # ---------------------------------------------------------------------------
 def analyze(gold, systems=None, metric=None, config=None, *, extra_metrics=None, labels=None, groups=None,
-            baseline=None, n_jobs="auto", progress=None, skipped=None, executor=None, **settings):
+            baseline=None, n_jobs="auto", progress=None, skipped=None, executor=None, memory_limit=None,
+            block_size=None, runner=None, **settings):
     """Paired bootstrap analysis of all systems of a competition.
 
     Parameters
@@ -176,6 +175,15 @@ def analyze(gold, systems=None, metric=None, config=None, *, extra_metrics=None,
         Carried into the report.
     executor : callable, optional
         Runs replicate spans elsewhere (see :mod:`leaderboard_ci.phase.distributed`).
+    memory_limit : int or str, optional
+        A memory budget per process (``"2GB"``): the systems are scored in blocks
+        that fit it, and the pairs in block pairs (:mod:`leaderboard_ci.phase.blocked`).
+        The numbers do not change.
+    block_size : int, optional
+        Systems per block (instead of choosing it from ``memory_limit``).
+    runner : optional
+        Where the blocks run: a :class:`~leaderboard_ci.phase.runners.DaskRunner`
+        (default: this process).  Implies blocks.
     **settings
         Any of ``n_resamples, seed, method, confidence_level, test, sides,
         alpha, corrections, primary, family, n_permutations, reference_point,
@@ -204,6 +212,9 @@ def analyze(gold, systems=None, metric=None, config=None, *, extra_metrics=None,
     gold_std, coded = encode_inputs(config, gold, systems, groups=groups)
     if baseline is not None and str(baseline) not in coded:
         raise ValueError("baseline %r is not one of the systems" % (baseline,))
+    if memory_limit is not None or block_size is not None or runner is not None:
+        return _analyze_in_blocks(config, gold_std, coded, None if baseline is None else str(baseline), n_jobs,
+                                  progress, skipped, memory_limit, block_size, runner)
     return _analyze_coded(config, gold_std, coded, baseline=None if baseline is None else str(baseline),
                           n_jobs=n_jobs, progress=progress, skipped=skipped, executor=executor)
 
@@ -235,63 +246,22 @@ def _analyze_coded(config, gold, coded, baseline=None, n_jobs="auto", progress=N
     for t, target in enumerate(scores.targets):
         targets[column_key(target.metric.key, target.group)] = analyze_target(
             config, gold, scores, t, names, pred_matrix, baseline, n_jobs, permutation)
-    gaps = group_gaps(config, targets, baseline) if gold.group_values else None
-    if units is not None:  # in the official ranking's order
-        rank = dict((name, i) for i, name in enumerate(next(iter(targets.values())).systems["name"]))
-        units = units.iloc[np.argsort([rank[s] for s in units["system"]], kind="stable")].reset_index(drop=True)
-    if skipped is None:
-        skipped = pd.DataFrame(columns=["submission", "reason"])
-    elif not isinstance(skipped, pd.DataFrame):
-        skipped = pd.DataFrame(list(skipped), columns=["submission", "reason"])
-    return PhaseResult(targets=targets, signature=_signature(config, gold, len(names)),
-                       settings=_settings(config), n=gold.n, names=tuple(names), baseline=baseline,
-                       skipped=skipped, group_gaps=gaps, units=units)
+    return phase_result(config, gold, targets, names, baseline, skipped, units)
 
 
-def unit_table(plan, gold, config, names):
-    """Every system's per-unit scores on the full sample (per class, label or entity type), or None.
+def _analyze_in_blocks(config, gold, coded, baseline, n_jobs, progress, skipped, memory_limit, block_size, runner):
+    from ..core.parallel import resolve_jobs
+    from .blocked import SystemSource, analyze_blocks, plan_phase
+    from .budget import parse_memory
+    from .runners import LocalRunner
 
-    Uses the task's ``unit_rows`` (the detailed results' table); the end of phase shows
-    the full-sample values only, so the rows' intervals are not used.  Columns: system,
-    unit, precision, recall, f1, predicted; ``attrs["unit_name"]`` names the unit.
-    """
-    scorer0 = plan.scorers[0]
-    unit_rows = getattr(scorer0.task, "unit_rows", None)
-    if unit_rows is None:
-        return None
-    by_name = dict(zip(plan.names, plan.scorers))
-    rows = []
-    for name in names:
-        scorer = by_name[name]
-        full = [acc.full()[None, :] for acc in scorer.accumulators]
-        for r in unit_rows(scorer.statistics, full, full, gold.labels, "percentile", config.bootstrap.confidence_level,
-                           config.zero_division):
-            rows.append(OrderedDict([("system", name), ("unit", r.label), ("precision", r.precision),
-                                     ("recall", r.recall), ("f1", r.f1), ("predicted", r.predicted)]))
-    frame = pd.DataFrame(rows, columns=["system", "unit", "precision", "recall", "f1", "predicted"])
-    frame.attrs["unit_name"] = getattr(scorer0.task, "UNIT_NAME", "class")
-    return frame
-
-
-def _signature(config, gold, m):
-    import numpy
-    import scipy
-    import statsmodels
-
-    bs, an = config.bootstrap, config.analysis
-    return Signature(
-        metric=config.official.key, n_resamples=bs.n_resamples, seed=bs.seed, method=bs.method,
-        confidence_level=bs.confidence_level, test=an.test,
-        n_permutations=an.n_permutations if an.test == "permutation" else None, sides=an.sides,
-        family=an.family, corrections=tuple(an.corrections), primary=an.primary, alpha=an.alpha,
-        n_items=gold.n, n_systems=m, gold_sha256=gold.sha256 or None, version=__version__,
-        environment=(("python", _platform.python_version()), ("numpy", numpy.__version__),
-                     ("pandas", pd.__version__), ("scipy", scipy.__version__),
-                     ("statsmodels", statsmodels.__version__)))
-
-
-def _settings(config):
-    return OrderedDict([("metrics", [m.key for m in config.metrics]),
-                        ("labels", list(config.labels) if config.labels else None),
-                        ("groups", config.groups.column if config.groups else None),
-                        ("reference_point", config.analysis.reference_point)])
+    names = list(coded)
+    if len(set(names)) != len(names):
+        raise ValueError("system names must be unique")
+    runner = runner or LocalRunner()
+    budget = parse_memory(memory_limit, "memory_limit") if memory_limit is not None else runner.worker_memory
+    sources = [SystemSource(name, values=coded[name]) for name in names]
+    plan = plan_phase(config, gold, sources, workers=runner.workers, worker_budget=budget, block_size=block_size)
+    jobs = resolve_jobs(n_jobs) if isinstance(runner, LocalRunner) else 1
+    return analyze_blocks(config, gold, sources, plan, runner, baseline=baseline, skipped=skipped or (),
+                          n_jobs=jobs, progress=progress)

@@ -23,14 +23,14 @@ from .discovery import FAILED_REASON, NamesMapWarning, SubmissionEntry, natural_
 from .names_map import apply_names_map, read_names_map
 from .safe_unzip import UnzipLimits, safe_extract
 
-__all__ = ["SubmissionEntry", "UnzipLimits", "NamesMapWarning", "discover", "load_systems", "safe_extract",
+__all__ = ["read_entry", "find_submissions", "select_entries", "SubmissionEntry", "UnzipLimits", "NamesMapWarning", "discover", "load_systems", "safe_extract",
            "read_names_map", "apply_names_map", "PER_PARTICIPANT", "FAILED_REASON"]
 
 #: The choices of ``per_participant``.
 PER_PARTICIPANT = ("all", "best", "last")
 
 
-def _read_entry(entry, config, gold):
+def read_entry(entry, config, gold):
     """``(values, None)``, or ``(None, reason)`` with the participant's message."""
     try:
         path = readers.find_prediction_file(entry.path, config)
@@ -59,36 +59,64 @@ def _recency(entry):
     return day, number, natural_key(entry.source)
 
 
-def _best_key(config, gold):
-    sign = config.official.sign
-
-    def key(item):
-        entry, values = item
+def _official_or_nan(config, gold):
+    def score(values):
         try:
-            score = _official_score(config, gold, values)
+            return _official_score(config, gold, values)
         except Exception:  # e.g. a custom metric that fails: the run ranks last
-            score = float("nan")
-        return (score == score, sign * score if score == score else 0.0, _recency(entry))
-    return key
+            return float("nan")
+    return score
 
 
-def _select(readable, per_participant, config, gold):
-    """The ``(entry, values)`` kept: all, or one per owner (best or last); order is kept."""
+def select_entries(readable, per_participant, sign, score_of):
+    """The ``(entry, x)`` kept: all, or one per owner (best or last); order is kept.
+
+    ``score_of(x)`` is the run's official full-sample score (for ``best``);
+    ``sign`` the official metric's direction.
+    """
     if per_participant == "all":
         return readable
     by_owner = OrderedDict()
     for item in readable:
         by_owner.setdefault(item[0].owner, []).append(item)
-    key = _best_key(config, gold) if per_participant == "best" else (lambda item: _recency(item[0]))
+    if per_participant == "best":
+        def key(item):
+            score = score_of(item[1])
+            return (score == score, sign * score if score == score else 0.0, _recency(item[0]))
+    else:
+        def key(item):
+            return _recency(item[0])
     chosen = set(id(max(items, key=key)) if len(items) > 1 else id(items[0]) for items in by_owner.values())
     return [item for item in readable if id(item) in chosen]
 
 
-def _no_systems(path, skipped):
+def no_systems(path, skipped):
     shown = "; ".join("%s: %s" % (label, reason) for label, reason in skipped[:3])
     more = " ..." if len(skipped) > 3 else ""
     return ConfigError("no submission in %s could be used: all %d were skipped (%s%s)"
                        % (path, len(skipped), shown, more))
+
+
+def find_submissions(path, workdir, names_map=None, per_participant="all", limits=UnzipLimits(),
+                     warnings_list=None):
+    """Discover and unpack the submissions and apply the names map, without reading them.
+
+    Returns ``(entries, skipped)``; see :func:`load_systems` for the parameters.  The
+    end of phase in blocks reads each entry where its block is scored.
+    """
+    if per_participant not in PER_PARTICIPANT:
+        raise ConfigError("per_participant must be one of: %s, got %r" % (", ".join(PER_PARTICIPANT),
+                                                                          per_participant))
+    rows = read_names_map(names_map) if names_map is not None else None
+    entries, skipped = discover(path, workdir, limits)
+    if rows is not None:
+        entries, notes = apply_names_map(entries, rows, skipped, "the names map %s" % os.path.basename(names_map))
+        for note in notes:
+            if warnings_list is not None:
+                warnings_list.append(note)
+            else:
+                warnings.warn(note, NamesMapWarning, stacklevel=2)
+    return entries, skipped
 
 
 def load_systems(path, config, gold, workdir, names_map=None, per_participant="all", limits=UnzipLimits(),
@@ -131,27 +159,16 @@ def load_systems(path, config, gold, workdir, names_map=None, per_participant="a
         For a bad ``path``, names map or ``per_participant``, or when no
         submission can be used.
     """
-    if per_participant not in PER_PARTICIPANT:
-        raise ConfigError("per_participant must be one of: %s, got %r" % (", ".join(PER_PARTICIPANT),
-                                                                          per_participant))
-    rows = read_names_map(names_map) if names_map is not None else None
-    entries, skipped = discover(path, workdir, limits)
-    if rows is not None:
-        entries, notes = apply_names_map(entries, rows, skipped, "the names map %s" % os.path.basename(names_map))
-        for note in notes:
-            if warnings_list is not None:
-                warnings_list.append(note)
-            else:
-                warnings.warn(note, NamesMapWarning, stacklevel=2)
+    entries, skipped = find_submissions(path, workdir, names_map, per_participant, limits, warnings_list)
     readable = []
     for entry in entries:
-        values, reason = _read_entry(entry, config, gold)
+        values, reason = read_entry(entry, config, gold)
         if reason is None:
             readable.append((entry, values))
         else:
             skipped.append((entry.name, reason))
     if not readable:
-        raise _no_systems(path, skipped)
-    chosen = _select(readable, per_participant, config, gold)
+        raise no_systems(path, skipped)
+    chosen = select_entries(readable, per_participant, config.official.sign, _official_or_nan(config, gold))
     coded = OrderedDict((entry.name, values) for entry, values in chosen)
     return coded, skipped, [entry for entry, _ in chosen]

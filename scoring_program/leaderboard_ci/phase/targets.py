@@ -26,19 +26,22 @@ from .corrections import adjust, adjust_within
 from .mcnemar import mcnemar_pvalues
 from .results import TargetAnalysis
 
-__all__ = ["analyze_target", "group_gaps", "reference_point"]
+__all__ = ["analyze_target", "finish_target", "item_pair_tests", "system_validity_flags", "target_order",
+           "group_gaps", "reference_point"]
 
 
 def _permutation_for(permutation, pairs, t, m):
     """One-sided and two-sided permutation p-values of ranked ``pairs`` for target ``t``.
 
-    The test ran once over every pair ``(a, b)`` with ``a < b``; a ranked pair
-    whose better system has the higher index reads the lower tail.
+    The test ran once over pairs ``(a, b)`` with ``a < b`` in sorted order (every pair,
+    or every pair a block pair needs); a ranked pair whose better system has the
+    higher index reads the lower tail.
     """
     all_pairs, (upper, lower, two, exact) = permutation
     a, b = pairs[:, 0], pairs[:, 1]
     low, high = np.minimum(a, b), np.maximum(a, b)
-    row = low * m - low * (low + 1) // 2 + (high - low - 1)  # position of (low, high) in all_pairs
+    keys = all_pairs[:, 0] * m + all_pairs[:, 1]  # sorted: the pairs come in (low, high) order
+    row = np.searchsorted(keys, low * m + high)  # position of (low, high) in all_pairs
     forward = a < b
     one = np.where(forward, upper[row, t], lower[row, t])
     return one, two[row, t], exact[row]
@@ -56,20 +59,14 @@ def _pair_families(pairs_order_rows, m, family):
     return [np.arange(pairs_order_rows.shape[0])]
 
 
-def analyze_target(config, gold, scores, t, names, pred_matrix, baseline, n_jobs=1, permutation=None):
-    """The :class:`TargetAnalysis` of target ``t`` (a metric on all items or one group).
+def target_order(full, spec, names, baseline):
+    """Systems from best to worst on one target, and the notes the order needs.
 
-    ``permutation`` is ``(pairs, (p_upper, p_lower, p_two, exact))`` from
-    :func:`~leaderboard_ci.core.permutation.permutation_pvalues` over every pair
-    ``a < b`` of systems, or None.
+    By full-sample score in the metric's direction, ties broken by name; the
+    winner is the best system that is not the baseline.
     """
-    bs, an = config.bootstrap, config.analysis
-    target = scores.targets[t]
-    spec = target.metric
     sign = spec.sign
     m = len(names)
-    full = scores.full[:, t]
-    reps = scores.replicates[:, :, t]
     order = _rank_order(full, sign, names)
     notes = []
     if baseline is not None and m > 1 and names[order[0]] == baseline:
@@ -79,8 +76,104 @@ def analyze_target(config, gold, scores, t, names, pred_matrix, baseline, n_jobs
         notes.append("the baseline %s scores better (%.4g) than every submission; the winner, %s (%.4g), is the "
                      "best system that is not the baseline" % (baseline, full[order[1]], names[order[0]],
                                                                 full[order[0]]))
+    return order, notes
+
+
+def target_items(gold, group):
+    """Boolean mask of the items of a target (all items, or one group's)."""
+    if group is None:
+        return np.ones(gold.n, bool)
+    return np.asarray(gold.groups) == list(gold.group_values).index(group)
+
+
+def item_pair_tests(config, gold, target, t, pairs, predictions, permutation=None):
+    """The pair tests that need per-item predictions, for ranked ``pairs`` of one target.
+
+    ``predictions`` is ``(n, m)`` (the columns ``pairs`` index); ``permutation`` is
+    ``(pairs, (p_upper, p_lower, p_two, exact))`` from
+    :func:`~leaderboard_ci.core.permutation.permutation_pvalues` over pairs ``a < b``
+    of the same columns, or None.  Returns an OrderedDict: ``permutation`` ->
+    ``(p_one, p_two, exact)``, ``p_mcnemar`` (accuracy), and the task's own tests.
+    """
+    an = config.analysis
+    spec = target.metric
+    out = OrderedDict()
+    m = predictions.shape[1]
+    if permutation is not None:
+        out["permutation"] = _permutation_for(permutation, pairs, t, m)
+    if spec.name == "accuracy" and gold.kind == "classification" and m > 1:
+        items = target_items(gold, target.group)
+        correct = predictions == np.asarray(gold.values)[:, None]
+        out["p_mcnemar"] = mcnemar_pvalues(correct[items][:, pairs[:, 0]], correct[items][:, pairs[:, 1]],
+                                           sides=an.sides)
+    pair_tests = getattr(task_module(gold.kind), "pair_tests", None)  # e.g. DeLong's test for ROC-AUC
+    if pair_tests is not None and m > 1:
+        out.update(pair_tests(spec, gold, predictions, target_items(gold, target.group), pairs, an.sides))
+    return out
+
+
+def pair_columns(config, stats, item_tests):
+    """The pairs table's test columns: ``(tests, p_main)`` from the bootstrap statistics and item tests.
+
+    ``p_main`` is the p-value that is corrected and decides (two-sided by default,
+    see ``analysis.sides``); ``tests`` holds the columns shown beside it.
+    """
+    two = config.analysis.sides == "two"
+    p_one = stats.p_value
+    p_main = stats.p_two_sided if two else stats.p_value
+    tests = OrderedDict([("p_bootstrap", p_main)])
+    for key, values in item_tests.items():
+        if key == "permutation":
+            p_one, p_two_perm, exact = values
+            p_main = p_two_perm if two else p_one
+            tests["p_permutation"] = p_main
+            tests["exact"] = exact
+        else:
+            tests[key] = values
+    if two:
+        tests["p_one_sided"] = p_one
+    return tests, p_main
+
+
+def analyze_target(config, gold, scores, t, names, pred_matrix, baseline, n_jobs=1, permutation=None):
+    """The :class:`TargetAnalysis` of target ``t`` (a metric on all items or one group).
+
+    ``permutation`` is ``(pairs, (p_upper, p_lower, p_two, exact))`` from
+    :func:`~leaderboard_ci.core.permutation.permutation_pvalues` over every pair
+    ``a < b`` of systems, or None.
+    """
+    bs = config.bootstrap
+    target = scores.targets[t]
+    full = scores.full[:, t]
+    reps = scores.replicates[:, :, t]
+    order, notes = target_order(full, target.metric, names, baseline)
+    pairs = ranked_pairs(order)
+    jack = scores.jackknife_matrix(t) if bs.method == "bca" and len(names) > 1 else None
+    stats = pair_statistics(reps, full, pairs, target.metric.sign, bs.method, bs.confidence_level, jackknife=jack,
+                            n_jobs=n_jobs)
+    tests = item_pair_tests(config, gold, target, t, pairs, pred_matrix, permutation)
+    flags = [system_validity_flags(gold, target, pred_matrix[:, j]) for j in range(len(names))]
+    return finish_target(config, gold, scores, t, names, order, notes, pairs, stats, tests, flags, baseline)
+
+
+def finish_target(config, gold, scores, t, names, order, notes, pairs, stats, item_tests, flags, baseline):
+    """The :class:`TargetAnalysis` of target ``t`` from its ranking and its pairs' numbers.
+
+    ``stats`` (:class:`~leaderboard_ci.core.pairs.PairStatistics`) and ``item_tests``
+    (:func:`item_pair_tests`) are over the ranked ``pairs`` (``ranked_pairs(order)``),
+    wherever they were computed; ``flags`` are every system's
+    :func:`system_validity_flags`.
+    """
+    bs, an = config.bootstrap, config.analysis
+    target = scores.targets[t]
+    spec = target.metric
+    sign = spec.sign
+    m = len(names)
+    full = scores.full[:, t]
+    reps = scores.replicates[:, :, t]
+    notes = list(notes)
     winner = order[0]
-    notes += validity_notes(gold, spec, target.group, names, pred_matrix)
+    notes += validity_notes(gold, spec, target.group, names, flags)
 
     # Per-system scores and CIs (equal to the leaderboard's).
     rows = []
@@ -102,33 +195,10 @@ def analyze_target(config, gold, scores, t, names, pred_matrix, baseline, n_jobs
                                                                                             bs.n_resamples))
 
     # Pairs in rank order: (better-ranked a, worse-ranked b).
-    pairs = ranked_pairs(order)
-    position_of = {j: p for p, j in enumerate(order)}
-    row_of_pair = np.array([position_of[a] for a in pairs[:, 0]], dtype=np.intp)
-    jack = scores.jackknife_matrix(t) if bs.method == "bca" and m > 1 else None
-    stats = pair_statistics(reps, full, pairs, sign, bs.method, bs.confidence_level, jackknife=jack, n_jobs=n_jobs)
-    two = an.sides == "two"
-    p_one = stats.p_value
-    p_main = stats.p_two_sided if two else stats.p_value
-    tests = OrderedDict([("p_bootstrap", p_main)])
-    if permutation is not None:
-        p_one, p_two_perm, exact = _permutation_for(permutation, pairs, t, m)
-        p_main = p_two_perm if two else p_one
-        tests["p_permutation"] = p_main
-        tests["exact"] = exact
-    if spec.name == "accuracy" and gold.kind == "classification" and m > 1:
-        items = np.ones(gold.n, bool) if target.group is None else \
-            (np.asarray(gold.groups) == list(gold.group_values).index(target.group))
-        correct = pred_matrix == np.asarray(gold.values)[:, None]
-        tests["p_mcnemar"] = mcnemar_pvalues(correct[items][:, pairs[:, 0]], correct[items][:, pairs[:, 1]],
-                                             sides=an.sides)
-    pair_tests = getattr(task_module(gold.kind), "pair_tests", None)  # e.g. DeLong's test for ROC-AUC
-    if pair_tests is not None and m > 1:
-        items = np.ones(gold.n, bool) if target.group is None else \
-            (np.asarray(gold.groups) == list(gold.group_values).index(target.group))
-        tests.update(pair_tests(spec, gold, pred_matrix, items, pairs, an.sides))
-    if two:
-        tests["p_one_sided"] = p_one
+    position_of = np.empty(m, dtype=np.intp)
+    position_of[np.asarray(order, dtype=np.intp)] = np.arange(m)
+    row_of_pair = position_of[pairs[:, 0]]
+    tests, p_main = pair_columns(config, stats, item_tests)
 
     pair_families = _pair_families(row_of_pair, m, an.family)
     methods = ("none",) + tuple(an.corrections)
@@ -143,7 +213,8 @@ def analyze_target(config, gold, scores, t, names, pred_matrix, baseline, n_jobs
             winner_adjusted[method] = adjust(p_main[winner_idx], method, an.alpha)
     primary = an.primary
 
-    pair_rows = OrderedDict([("a", [names[a] for a in pairs[:, 0]]), ("b", [names[b] for b in pairs[:, 1]]),
+    name_array = np.asarray(names, dtype=object)
+    pair_rows = OrderedDict([("a", name_array[pairs[:, 0]]), ("b", name_array[pairs[:, 1]]),
                              ("diff", stats.difference), ("ci_low", stats.ci_low), ("ci_high", stats.ci_high),
                              ("p_value", p_main)])
     for key, values in tests.items():
@@ -161,17 +232,18 @@ def analyze_target(config, gold, scores, t, names, pred_matrix, baseline, n_jobs
     vs["significant"] = winner_adjusted[primary] <= an.alpha
 
     tied = [names[winner]] + [name for name, sig in zip(vs["name"], vs["significant"]) if not sig]
-    different = set(frozenset((names[a], names[b])) for (a, b), p in zip(pairs, pair_adjusted[primary])
-                     if p <= an.alpha)
-    letters = letter_groups([names[j] for j in order], different)
+    letters = None
+    if m <= LETTERS_MAX_SYSTEMS:
+        different = set(frozenset((names[a], names[b])) for (a, b), p in zip(pairs, pair_adjusted[primary])
+                        if p <= an.alpha)
+        letters = letter_groups([names[j] for j in order], different)
     systems["letters"] = [letters[n] for n in systems["name"]] if letters is not None else ""
     systems["tied_with_winner"] = systems["name"].isin(tied)
     if letters is None:
         notes.append("the letter display is omitted above %d systems" % LETTERS_MAX_SYSTEMS)
 
     ppi_value, ppi_reason = ppi_of(spec, full[winner])
-    n_items = gold.n if target.group is None else \
-        int(np.count_nonzero(np.asarray(gold.groups) == list(gold.group_values).index(target.group)))
+    n_items = int(np.count_nonzero(target_items(gold, target.group)))
     indicators = competition_indicators(n_items, full, winner, winner_adjusted, pair_adjusted, an.alpha,
                                         ppi_value, ppi_reason)
     gains = _gains(config, spec, names, full, reps, baseline, order) if baseline is not None else None
@@ -181,14 +253,33 @@ def analyze_target(config, gold, scores, t, names, pred_matrix, baseline, n_jobs
                           replicates=reps[:, order], notes=notes)
 
 
-def validity_notes(gold, spec, group, names, pred_matrix, limit=5):
+def system_validity_flags(gold, target, values):
+    """``(sparse, heavy)`` for one system on one target (see :func:`validity_notes`).
+
+    ``sparse``: on a macro-averaged classification metric, the system predicts some
+    class at most 3 times in the target's items; ``heavy``: on RMSE or MSE, its
+    largest errors carry much of the squared error.
+    """
+    from ..scoring.validity import heavy_tail_note, is_macro, sparse_classes
+
+    spec = target.metric
+    items = None if target.group is None else target_items(gold, target.group)
+    sparse = heavy = False
+    if gold.kind == "classification" and is_macro(spec) and gold.labels is not None:
+        sparse = bool(sparse_classes(gold.labels, gold.values, values, items)[1])
+    if gold.kind != "classification" and spec.name in ("rmse", "mse"):
+        heavy = heavy_tail_note([spec], gold.values, values, items) is not None
+    return sparse, heavy
+
+
+def validity_notes(gold, spec, group, names, flags, limit=5):
     """Where this target's intervals rest on almost nothing (see :mod:`leaderboard_ci.scoring.validity`).
 
     Classes with at most 3 gold items in the target's items (macro-averaged metrics), systems
     predicting a class at most 3 times, and systems whose largest errors carry much of the
-    squared error (RMSE, MSE).
+    squared error (RMSE, MSE); ``flags`` holds each system's :func:`system_validity_flags`.
     """
-    from ..scoring.validity import heavy_tail_note, is_macro, sparse_classes, FEW
+    from ..scoring.validity import is_macro, sparse_classes, FEW
 
     items = None
     where = "the test set"
@@ -204,16 +295,14 @@ def validity_notes(gold, spec, group, names, pred_matrix, limit=5):
                          "coverage study)" % (where, "es" if len(few_gold) > 1 else "",
                                               ", ".join("'%s'" % c for c in few_gold), "ve" if len(few_gold) > 1
                                               else "s", FEW, spec.title, "them" if len(few_gold) > 1 else "it"))
-        sparse = [names[j] for j in range(len(names))
-                  if sparse_classes(gold.labels, gold.values, pred_matrix[:, j], items)[1]]
+        sparse = [names[j] for j in range(len(names)) if flags[j][0]]
         if sparse:
             notes.append("in %s, %d system%s some class at most %d times (%s%s): the precision of that "
                          "class, and so the %s interval, rests on almost nothing for %s"
                          % (where, len(sparse), "s predict" if len(sparse) > 1 else " predicts", FEW, ", ".join(sparse[:limit]),
                             " ..." if len(sparse) > limit else "", spec.title, "them" if len(sparse) > 1 else "it"))
     if gold.kind != "classification" and spec.name in ("rmse", "mse"):
-        heavy = [names[j] for j in range(len(names))
-                 if heavy_tail_note([spec], gold.values, pred_matrix[:, j], items) is not None]
+        heavy = [names[j] for j in range(len(names)) if flags[j][1]]
         if heavy:
             notes.append("in %s, the largest 1%% of errors carry at least a fifth of the squared error for %d "
                          "system%s (%s%s): heavy tails, so the %s intervals can cover less than their nominal "

@@ -1,0 +1,259 @@
+"""The end-of-phase analysis with systems in blocks, under a memory budget, here or on Dask.
+
+:func:`plan_phase` measures what one system costs (by building a small plan)
+and chooses how many systems go in a block (:mod:`.budget`);
+:func:`analyze_blocks` then
+
+1. scores every block where it lives (:func:`~leaderboard_ci.phase.blocks.score_block`):
+   its submissions are read, validated and encoded there, and only replicate
+   scores (``B x s x T``) come back;
+2. ranks the systems of each target on the client, which holds every
+   system's replicate scores but no per-item data;
+3. runs the pair stage in block pairs (:func:`~leaderboard_ci.phase.blocks.pair_block`),
+   each task getting the two blocks' replicate columns, and places each
+   block pair's columns into the pairs table as they arrive;
+4. corrects the p-values and builds the same :class:`~leaderboard_ci.phase.results.PhaseResult`
+   as :func:`~leaderboard_ci.phase.analysis.analyze`, number for number.
+
+Not available in blocks: ``method: bca`` (its pair intervals need every
+system's per-item jackknife in one process).
+"""
+from __future__ import annotations
+
+import uuid
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..core.pairs import ranked_pairs
+from ..core.systems import SystemScores
+from ..scoring.config import column_key
+from ..scoring.errors import ConfigError
+from ..tasks.registry import task_module
+from .blocks import (Block, RunContext, SystemSource, forget_blocks, measure_system_bytes, pair_block, score_block,
+                     statistics_of)
+from .budget import blocks_of, plan_blocks, process_rss
+
+__all__ = ["PhasePlan", "plan_phase", "analyze_blocks", "needs_item_tests", "SystemSource"]
+
+
+@dataclass(frozen=True)
+class PhasePlan:
+    """A :class:`~leaderboard_ci.phase.budget.BlockPlan` and what the run needs besides."""
+
+    blocks: object
+    item_tests: bool
+    targets: tuple
+
+    def describe(self):
+        return self.blocks.describe()
+
+
+def needs_item_tests(config, gold):
+    """Whether the pair stage needs per-item predictions (permutation, McNemar, a task's own test)."""
+    if config.analysis.test == "permutation":
+        return True
+    if gold.kind == "classification" and any(spec.name == "accuracy" for spec in config.metrics):
+        return True
+    return getattr(task_module(gold.kind), "pair_tests", None) is not None
+
+
+def plan_phase(config, gold, sources, workers=1, worker_budget=None, client_budget=None, block_size=None):
+    """Measure one system's cost and choose the blocks (see :func:`~leaderboard_ci.phase.budget.plan_blocks`)."""
+    if config.bootstrap.method == "bca":
+        raise ConfigError("bootstrap.method: bca is not available with --memory-limit or --dask (its pair intervals "
+                          "need every system's per-item jackknife in one process); use percentile or basic, or run "
+                          "without them")
+    if not sources:
+        raise ConfigError("no systems to analyse")
+    per_system, fixed, targets = measure_system_bytes(RunContext("probe", config, gold), list(sources))
+    item_tests = needs_item_tests(config, gold)
+    blocks = plan_blocks(len(sources), gold.n, config.bootstrap.n_resamples, max(len(targets), 1), per_system,
+                         process_rss() + fixed, workers=workers, worker_budget=worker_budget,
+                         client_budget=client_budget, item_tests=item_tests, block_size=block_size)
+    return PhasePlan(blocks, item_tests, tuple(targets))
+
+
+def _score_blocks(runner, context, blocks, plan, progress):
+    """Every block's names, skipped, full scores, flags, units and ``(B, s, T)`` replicates, in block order."""
+    spans = plan.spans()
+    calls = [(context, block, a, b) for block in blocks for a, b in spans]
+    parts = [dict(pieces={}) for _ in blocks]
+    for index, result in runner.run(score_block, calls):
+        part = parts[result.index]
+        part["pieces"][result.start] = result.replicates
+        if result.start == 0:
+            part.update(names=result.names, skipped=result.skipped, full=result.full, flags=result.flags,
+                        units=result.units)
+        if progress is not None:
+            progress(1)
+    for part in parts:
+        pieces = part.pop("pieces")
+        part["replicates"] = np.concatenate([pieces[a] for a, _ in spans], axis=0) if part["names"] else None
+    return parts
+
+
+def _select(parts, sources, per_participant, sign):
+    """Global system list after ``per_participant``: ``[(block, position in block)]`` and names."""
+    from .submissions import select_entries
+
+    by_name = dict((s.name, s) for s in sources)
+    readable = [((k, i), name) for k, part in enumerate(parts) for i, name in enumerate(part["names"])]
+    if per_participant == "all":
+        return [where for where, _ in readable]
+    entries = [(by_name[name].entry, (where, name)) for where, name in readable if by_name[name].entry is not None]
+    fixed = set(where for where, name in readable if by_name[name].entry is None)  # the baseline stays
+    chosen = select_entries(entries, per_participant, sign, lambda item: parts[item[0][0]]["full"][item[0][1], 0])
+    keep = set(item[1][0] for item in chosen) | fixed
+    return [where for where, _ in readable if where in keep]
+
+
+def _pair_stage(runner, context, blocks, members, columns, scores, orders, progress):
+    """Every target's ranked pairs with their statistics and item tests, computed in block pairs."""
+    m = len(scores.names)
+    n_targets = len(scores.targets)
+    block_of = np.empty(m, dtype=np.intp)
+    position = np.empty(m, dtype=np.intp)
+    for k, mem in enumerate(members):
+        block_of[mem] = k
+        position[mem] = np.arange(len(mem))
+    valid = np.stack([np.all(np.isfinite(scores.replicates[:, :, t]), axis=1) for t in range(n_targets)])
+    shared = [runner.put(np.ascontiguousarray(scores.replicates[:, mem, :])) if len(mem) else None
+              for mem in members]
+    nb = len(members)
+    pairs_of = []
+    groups = OrderedDict()  # (lo, hi) -> list of (t, rows, local pairs)
+    for t in range(n_targets):
+        pairs = ranked_pairs(orders[t])
+        pairs_of.append(pairs)
+        ba, bb = block_of[pairs[:, 0]], block_of[pairs[:, 1]]
+        lo, hi = np.minimum(ba, bb), np.maximum(ba, bb)
+        key = lo * nb + hi
+        sort = np.argsort(key, kind="stable")
+        bounds = np.flatnonzero(np.diff(key[sort])) + 1
+        for rows in np.split(sort, bounds):
+            if not rows.size:
+                continue
+            k_lo, k_hi = int(lo[rows[0]]), int(hi[rows[0]])
+            local = np.empty((rows.size, 2), dtype=np.intp)
+            for side in (0, 1):
+                systems = pairs[rows, side]
+                offset = np.where(block_of[systems] == k_lo, 0, len(members[k_lo]))
+                local[:, side] = position[systems] + offset
+            groups.setdefault((k_lo, k_hi), []).append((t, rows, local))
+    calls, keys = [], []
+    for (k_lo, k_hi), work in groups.items():
+        cols = np.concatenate([members[k_lo]] + ([members[k_hi]] if k_hi != k_lo else []))
+        calls.append((context, blocks[k_lo], blocks[k_hi], columns[k_lo],
+                      columns[k_hi] if k_hi != k_lo else np.empty(0, np.intp), shared[k_lo],
+                      shared[k_hi] if k_hi != k_lo else None, scores.full[cols], valid,
+                      [(t, scores.targets[t].metric.sign, local) for t, _, local in work]))
+        keys.append((k_lo, k_hi))
+    columns_out = [OrderedDict() for _ in range(n_targets)]
+    for index, result in runner.run(pair_block, calls):
+        for (t, rows, _), row in zip(groups[keys[index]], result):
+            out = columns_out[t]
+            for name, values in row.items():
+                if name == "tests":
+                    for test, test_values in values.items():
+                        parts = test_values if test == "permutation" else (test_values,)
+                        for j, array in enumerate(parts):
+                            slot = out.setdefault(("tests", test, j), np.empty(len(pairs_of[t]),
+                                                                                 dtype=np.asarray(array).dtype))
+                            slot[rows] = array
+                    continue
+                out.setdefault(name, np.empty(len(pairs_of[t])))[rows] = values
+        if progress is not None:
+            progress(1)
+    results = []
+    for t in range(n_targets):
+        out = columns_out[t]
+        pairs = pairs_of[t]
+        if not pairs.size:
+            empty = np.empty(0)
+            out.update((k, empty) for k in ("difference", "ci_low", "ci_high", "p_value", "p_two_sided"))
+        tests = OrderedDict()
+        for key in [k for k in out if isinstance(k, tuple)]:
+            _, test, j = key
+            if test == "permutation":
+                tests.setdefault("permutation", [None, None, None])[j] = out[key]
+            else:
+                tests[test] = out[key]
+        if "permutation" in tests:
+            tests["permutation"] = tuple(tests["permutation"])
+        results.append((pairs, statistics_of(out, pairs), tests))
+    return results
+
+
+def analyze_blocks(config, gold, sources, plan, runner, baseline=None, skipped=(), per_participant="all",
+                   n_jobs=1, progress=None):
+    """The :class:`~leaderboard_ci.phase.results.PhaseResult` of ``sources`` scored in ``plan``'s blocks.
+
+    Parameters
+    ----------
+    config, gold : Config, GoldStandard
+    sources : list of :class:`~leaderboard_ci.phase.blocks.SystemSource`
+    plan : PhasePlan (:func:`plan_phase`)
+    runner : :class:`~leaderboard_ci.phase.runners.LocalRunner` or ``DaskRunner``
+    baseline : str, optional
+        The baseline system's name.
+    skipped : list of (submission, reason)
+        Submissions already left out (discovery); those a block cannot read are added.
+    per_participant : {"all", "best", "last"}
+    n_jobs : int
+        Threads inside each task (1 on Dask workers).
+    progress : callable, optional
+        Called with 1 when a task finishes (``plan.blocks.n_tasks`` in all).
+    """
+    from .assemble import phase_result
+    from .submissions import no_systems
+    from .targets import finish_target, target_order
+
+    bplan = plan.blocks
+    context = RunContext(uuid.uuid4().hex, config, gold, n_jobs=n_jobs, item_tests=plan.item_tests)
+    shared_context = runner.share(context)
+    blocks = [Block(k, tuple(sources[a:b])) for k, (a, b) in enumerate(blocks_of(len(sources), bplan.block_size))]
+    parts = _score_blocks(runner, shared_context, blocks, bplan, progress)
+    skipped = list(skipped) + [item for part in parts for item in part["skipped"]]
+    chosen = _select(parts, sources, per_participant, config.official.sign)
+    if not chosen:
+        raise no_systems("the submissions", skipped)
+    names = [parts[k]["names"][i] for k, i in chosen]
+    members, columns = [], []
+    for k in range(len(parts)):
+        cols = np.array([i for kk, i in chosen if kk == k], dtype=np.intp)
+        columns.append(cols)
+    start = 0
+    for cols in columns:
+        members.append(np.arange(start, start + len(cols), dtype=np.intp))
+        start += len(cols)
+    full = np.concatenate([parts[k]["full"][columns[k]] for k in range(len(parts)) if len(columns[k])], axis=0)
+    replicates = np.concatenate([parts[k]["replicates"][:, columns[k]] for k in range(len(parts))
+                                 if len(columns[k])], axis=1)
+    flags = [parts[k]["flags"][i] for k, i in chosen]
+    unit_frames = [parts[k]["units"] for k in range(len(parts)) if parts[k].get("units") is not None]
+    for part in parts:
+        part.pop("replicates", None)
+    targets = plan.targets
+    scores = SystemScores(tuple(names), targets, full, replicates, None)
+    orders, order_notes = [], []
+    for t, target in enumerate(targets):
+        order, notes = target_order(full[:, t], target.metric, names, baseline)
+        orders.append(order)
+        order_notes.append(notes)
+    pair_results = _pair_stage(runner, shared_context, blocks, members, columns, scores, orders, progress)
+    forget_blocks()  # this process's blocks (a local run); workers drop theirs at the next run
+    analyses = OrderedDict()
+    for t, target in enumerate(targets):
+        pairs, stats, tests = pair_results[t]
+        analyses[column_key(target.metric.key, target.group)] = finish_target(
+            config, gold, scores, t, names, orders[t], order_notes[t], pairs, stats, tests,
+            [f[t] for f in flags], baseline)
+    units = None
+    if unit_frames:
+        units = pd.concat(unit_frames, ignore_index=True)
+        units = units[units["system"].isin(set(names))].reset_index(drop=True)
+        units.attrs["unit_name"] = unit_frames[0].attrs.get("unit_name", "class")
+    return phase_result(config, gold, analyses, names, baseline, skipped, units)

@@ -1,0 +1,279 @@
+"""The work of one block of systems, done where the block lives (this process or a Dask worker).
+
+A *block* is a list of :class:`SystemSource` (a submission to read, the
+organizer's baseline, or predictions already encoded).  Its worker reads,
+validates and encodes the submissions (:func:`load_block`: the scoring
+program's own readers, so a bad submission is skipped with the message its
+participant saw), builds the block's :class:`~leaderboard_ci.core.systems.PairedPlan`
+and keeps it for the block's tasks (:func:`block_state`, at most two blocks per
+process).  The tasks are
+
+* :func:`score_block`: the block's replicate scores on a span of replicates
+  (and, on the first span, its full-sample scores, validity flags and per-unit
+  table);
+* :func:`pair_block`: every pair between two blocks (or within one), for
+  every target: the paired-bootstrap difference, CI and p-values from the
+  replicate scores it is given, and the item-level tests (permutation,
+  McNemar, a task's own such as DeLong) from the two blocks' predictions.
+
+The resamples depend only on (seed, replicate number), and each number
+depends only on its own system or pair, so blocks scored anywhere give the
+single-process result bit for bit.
+"""
+from __future__ import annotations
+
+import threading
+import tracemalloc
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+from ..core.pairs import PairStatistics, pair_statistics
+from ..core.parallel import resolve_jobs, run_spans, single_threaded_blas, split_range
+from ..core.permutation import permutation_pvalues
+from .systems import build_plan
+from .targets import item_pair_tests, system_validity_flags
+
+__all__ = ["SystemSource", "Block", "RunContext", "load_block", "block_state", "score_block", "pair_block",
+           "measure_system_bytes", "BlockScores"]
+
+
+@dataclass(frozen=True)
+class SystemSource:
+    """Where one system's predictions come from: exactly one of the three fields."""
+
+    name: str
+    entry: object = None  # a SubmissionEntry, read as the scoring program reads it
+    values: object = None  # predictions already encoded and aligned with the gold
+    baseline_dir: Optional[str] = None  # the organizer's baseline (read_baseline)
+
+
+@dataclass(frozen=True)
+class Block:
+    index: int
+    sources: tuple
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """What every task of one run shares (sent to each worker once)."""
+
+    token: str
+    config: object
+    gold: object
+    n_jobs: int = 1
+    item_tests: bool = False
+
+
+@dataclass(frozen=True)
+class BlockScores:
+    """What a scoring task sends back (small: no per-item data)."""
+
+    index: int
+    start: int
+    stop: int
+    names: tuple  # the block's readable systems, in order
+    skipped: tuple  # (name, reason)
+    replicates: np.ndarray  # (stop - start, len(names), T)
+    full: Optional[np.ndarray] = None  # (len(names), T), first span only
+    flags: Optional[list] = None  # per system, per target: (sparse, heavy)
+    units: object = None  # the per-unit table (a DataFrame) or None
+
+
+def read_source(source, config, gold):
+    """``(values, None)`` or ``(None, reason)`` for a participant's submission."""
+    if source.values is not None:
+        return np.asarray(source.values), None
+    if source.baseline_dir is not None:  # an organizer file: its errors stop the run
+        from ..scoring.readers import read_baseline
+
+        return read_baseline(source.baseline_dir, config, gold), None
+    from .submissions import read_entry
+
+    return read_entry(source.entry, config, gold)
+
+
+class _BlockState:
+    def __init__(self, names, values, skipped, plan):
+        self.names = tuple(names)
+        self.values = values
+        self.skipped = tuple(skipped)
+        self.plan = plan
+
+
+def load_block(context, block):
+    """Read, validate and encode a block's submissions and build its plan (ingestion)."""
+    names, values, skipped = [], [], []
+    for source in block.sources:
+        value, reason = read_source(source, context.config, context.gold)
+        if reason is None:
+            names.append(source.name)
+            values.append(value)
+        else:
+            skipped.append((source.name, reason))
+    plan = build_plan(context.config, context.gold, values, names) if names else None
+    return _BlockState(names, values, skipped, plan)
+
+
+_STATES = OrderedDict()
+_LOCK = threading.Lock()
+_KEEP = 2  # blocks kept per process: the two of a pair
+
+
+def block_state(context, block):
+    """The block's state, built once per process and kept for its next tasks (at most two blocks)."""
+    key = (context.token, block.index)
+    with _LOCK:
+        state = _STATES.get(key)
+        if state is not None:
+            _STATES.move_to_end(key)
+            return state
+        for old in [k for k in _STATES if k[0] != context.token]:
+            del _STATES[old]  # another run's blocks
+        while len(_STATES) >= _KEEP:
+            _STATES.popitem(last=False)
+        state = load_block(context, block)
+        _STATES[key] = state
+        return state
+
+
+def forget_blocks():
+    """Drop every kept block (end of a run in this process)."""
+    with _LOCK:
+        _STATES.clear()
+
+
+def score_block(context, block, start, stop):
+    """:class:`BlockScores` of ``block`` on replicates ``start .. stop-1``."""
+    from .assemble import unit_table
+
+    state = block_state(context, block)
+    plan = state.plan
+    if plan is None:
+        return BlockScores(block.index, start, stop, (), state.skipped, np.empty((stop - start, 0, 0)))
+    replicates = np.empty((stop - start, plan.m, len(plan.targets)))
+    jobs = resolve_jobs(context.n_jobs)
+
+    def work(span):
+        replicates[span[0] - start:span[1] - start] = plan.scores_for_span(span[0], span[1])
+
+    run_spans(work, split_range(start, stop, jobs * 4 if jobs > 1 else 1), jobs)
+    full = flags = units = None
+    if start == 0:
+        full = plan.full_scores()
+        flags = [[system_validity_flags(context.gold, target, values) for target in plan.targets]
+                 for values in state.values]
+        units = unit_table(plan, context.gold, context.config, list(state.names))
+    return BlockScores(block.index, start, stop, state.names, state.skipped, replicates, full, flags, units)
+
+
+def _local_permutation(context, scorers, full, work, predictions):
+    """Permutation p-values of every pair any target needs, once: ``(pairs a < b, results)``."""
+    keys = set()
+    m = predictions.shape[1]
+    for _, _, pairs in work:
+        low, high = np.minimum(pairs[:, 0], pairs[:, 1]), np.maximum(pairs[:, 0], pairs[:, 1])
+        keys.update((low * m + high).tolist())
+    keys = np.array(sorted(keys), dtype=np.intp)
+    unordered = np.stack([keys // m, keys % m], axis=1)
+    an = context.config.analysis
+    return unordered, permutation_pvalues(scorers, full, unordered, predictions, context.config.bootstrap.seed,
+                                          an.n_permutations)
+
+
+def pair_block(context, block_a, block_b, columns_a, columns_b, reps_a, reps_b, full, valid, work):
+    """Every pair's numbers between two blocks (or within one), for every target.
+
+    Parameters
+    ----------
+    block_a, block_b : Block (``block_b`` is ``block_a`` for the pairs within a block)
+    columns_a, columns_b : int arrays
+        Which of each block's readable systems take part (positions in its state),
+        in the local order: ``columns_a`` then ``columns_b`` (empty within a block).
+    reps_a, reps_b : ``(B, s, T)`` replicate scores of those systems (``reps_b`` None within a block)
+    full : ``(s_a + s_b, T)`` full-sample scores
+    valid : ``(T, B)`` bool, the replicates every system has (the global rule of pair_statistics)
+    work : list of ``(t, sign, pairs)``, ``pairs`` ``(P, 2)`` ranked local indices
+
+    Returns
+    -------
+    list of OrderedDict per ``work`` entry: ``difference, ci_low, ci_high, p_value,
+    p_two_sided`` and the item-level tests (see :func:`~leaderboard_ci.phase.targets.item_pair_tests`).
+    """
+    config = context.config
+    bs = config.bootstrap
+    reps = reps_a if reps_b is None else np.concatenate([reps_a, reps_b], axis=1)
+    predictions = scorers = None
+    if context.item_tests:
+        state_a = block_state(context, block_a)
+        predictions = [state_a.values[c] for c in columns_a]
+        scorers = [state_a.plan.scorers[c] for c in columns_a]
+        if reps_b is not None:
+            state_b = block_state(context, block_b)
+            predictions += [state_b.values[c] for c in columns_b]
+            scorers += [state_b.plan.scorers[c] for c in columns_b]
+        predictions = np.stack(predictions, axis=1)
+    targets = None
+    permutation = None
+    if context.item_tests:
+        targets = scorers[0].targets
+        if config.analysis.test == "permutation":
+            permutation = _local_permutation(context, scorers, full, work, predictions)
+    out = []
+    with single_threaded_blas():
+        for t, sign, pairs in work:
+            stats = pair_statistics(reps[valid[t]][:, :, t], full[:, t], pairs, sign, bs.method,
+                                    bs.confidence_level, n_jobs=context.n_jobs)
+            row = OrderedDict([("difference", stats.difference), ("ci_low", stats.ci_low),
+                               ("ci_high", stats.ci_high), ("p_value", stats.p_value),
+                               ("p_two_sided", stats.p_two_sided)])
+            if context.item_tests:
+                row["tests"] = item_pair_tests(config, context.gold, targets[t], t, pairs, predictions, permutation)
+            out.append(row)
+    return out
+
+
+def statistics_of(row, pairs):
+    """A :class:`PairStatistics` from :func:`pair_block`'s arrays."""
+    return PairStatistics(pairs[:, 0], pairs[:, 1], row["difference"], row["ci_low"], row["ci_high"],
+                          row["p_value"], row["p_two_sided"], 0)
+
+
+def measure_system_bytes(context, sources, limit=3):
+    """Bytes one system takes on a worker, and the process's fixed part, by building small plans.
+
+    Reads the first readable sources (at most ``limit`` tried) and builds plans of one
+    and of two systems under :mod:`tracemalloc` (numpy reports its arrays there); the
+    difference of the peaks is one system's cost.  Returns ``(per_system, fixed, targets)``
+    (the configuration's targets, from the plan); with fewer than two readable sources
+    the one measurement is used for both.
+    """
+    readable = []
+    for source in sources[:max(limit, 2)]:
+        value, reason = read_source(source, context.config, context.gold)
+        if reason is None:
+            readable.append((source.name, value))
+        if len(readable) == 2:
+            break
+    if not readable:
+        return 0, 0, ()
+    peaks = []
+    targets = ()
+    for k in (1, 2) if len(readable) == 2 else (1,):
+        tracemalloc.start()
+        try:
+            copies = [np.array(v) for _, v in readable[:k]]
+            plan = build_plan(context.config, context.gold, copies, [name for name, _ in readable[:k]])
+            plan.full_scores()
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        targets = plan.targets
+        del plan, copies
+        peaks.append(peak)
+    if len(peaks) == 1:
+        return peaks[0], 0, targets
+    per_system = max(peaks[1] - peaks[0], 1)
+    return per_system, max(peaks[0] - per_system, 0), targets

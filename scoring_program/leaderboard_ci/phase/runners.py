@@ -1,0 +1,104 @@
+"""Where the block tasks of :mod:`leaderboard_ci.phase.blocked` run: here, or on a Dask cluster.
+
+A runner has ``workers``, ``worker_memory`` (bytes or None), ``share(obj)``
+(send once to every worker), ``put(obj)`` (send once, to be used by several
+tasks), ``run(function, calls)`` (yield ``(index, result)`` as tasks finish)
+and ``close()``.  Results never depend on the runner.
+"""
+from __future__ import annotations
+
+from ..scoring.errors import ConfigError
+
+__all__ = ["LocalRunner", "DaskRunner"]
+
+
+class LocalRunner:
+    """Runs the tasks one after the other in this process (each task uses threads inside)."""
+
+    workers = 1
+    worker_memory = None
+    address = "this process"
+
+    def share(self, obj):
+        return obj
+
+    def put(self, obj):
+        return obj
+
+    def run(self, function, calls):
+        for index, args in enumerate(calls):
+            yield index, function(*args)
+
+    def close(self):
+        from .blocks import forget_blocks
+
+        forget_blocks()
+
+
+class DaskRunner:
+    """Runs the tasks on a Dask cluster: ``"local"`` starts a LocalCluster, else a scheduler address.
+
+    Parameters
+    ----------
+    address : str
+        ``tcp://host:8786`` or ``"local"``.
+    n_workers : int, optional
+        Workers of a local cluster (default: the available cores), one thread each.
+    memory_limit : int, optional
+        Bytes per worker of a local cluster (Dask pauses a worker at 80% and
+        restarts it at 95%).
+    timeout : str
+        How long to wait for a remote scheduler.
+    """
+
+    def __init__(self, address, n_workers=None, memory_limit=None, timeout="30s"):
+        try:
+            from dask.distributed import Client, LocalCluster
+        except ImportError:
+            raise ConfigError("--dask needs Dask: pip install '.[dask]' (or pip install 'dask[distributed]')")
+        self.cluster = None
+        if address == "local":
+            from ..core.parallel import available_cpus
+
+            self.cluster = LocalCluster(n_workers=n_workers or available_cpus(), threads_per_worker=1,
+                                        processes=True, dashboard_address=None, host="127.0.0.1",
+                                        memory_limit=memory_limit if memory_limit else "auto")
+            self.client = Client(self.cluster)
+            self.address = "a local cluster"
+        else:
+            try:
+                self.client = Client(address, timeout=timeout)
+            except (OSError, TimeoutError) as exc:
+                raise ConfigError("cannot reach the Dask scheduler at %s: %s" % (address, exc))
+            self.address = address
+        info = self.client.scheduler_info().get("workers", {})
+        if not info:
+            self.client.wait_for_workers(1, timeout=timeout)
+            info = self.client.scheduler_info().get("workers", {})
+        self.workers = max(1, len(info))
+        limits = [w.get("memory_limit") or 0 for w in info.values()]
+        self.worker_memory = min(limits) if limits and min(limits) > 0 else None
+
+    def share(self, obj):
+        return self.client.scatter(obj, broadcast=True)
+
+    def put(self, obj):
+        return self.client.scatter(obj)
+
+    def run(self, function, calls):
+        from dask.distributed import as_completed
+
+        futures = [self.client.submit(function, *args, pure=False) for args in calls]
+        index = {future.key: i for i, future in enumerate(futures)}
+        try:
+            for future, result in as_completed(futures, with_results=True):
+                yield index[future.key], result
+                future.release()
+        finally:
+            for future in futures:
+                future.release()
+
+    def close(self):
+        self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()

@@ -127,6 +127,12 @@ class BlockPlan:
         bounds = [self.n_resamples * i // self.n_spans for i in range(self.n_spans + 1)]
         return [(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
 
+    def budget_for(self, block_size):
+        """The smallest worker budget for which :func:`plan_blocks` chooses ``block_size`` systems per block."""
+        held = 2 if self.pair_blocks else 1
+        per_replicates = self.n_resamples * self.n_targets * 8
+        return self.overhead + _span_bytes(self.n_items) + block_size * (held * self.per_system + 3 * per_replicates)
+
     def describe(self):
         """The plan in two lines, printed before the work starts."""
         budget = "" if self.worker_budget is None else " (budget %s)" % format_bytes(self.worker_budget)

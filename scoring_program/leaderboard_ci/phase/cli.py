@@ -54,8 +54,23 @@ def make_parser():
     parser.add_argument("--jobs", default="auto", metavar="N",
                         help="threads for the bootstrap (default: all cores); results are identical for any N")
     parser.add_argument("--dask", metavar="ADDRESS",
-                        help="run the bootstrap on a Dask cluster: a scheduler address (tcp://host:8786) or "
-                             "'local' for a LocalCluster (needs pip install .[dask])")
+                        help="run the analysis on a Dask cluster: a scheduler address (tcp://host:8786) or "
+                             "'local' for a LocalCluster (needs pip install .[dask]); the systems are split into "
+                             "blocks that fit each worker's memory, and each block's submissions are read on "
+                             "the worker that scores it")
+    parser.add_argument("--memory-limit", metavar="SIZE",
+                        help="memory budget per process (e.g. 2GB): the systems are scored in blocks that fit "
+                             "it, and the pairs in block pairs; the plan and its estimated peaks are printed "
+                             "first (default with --dask: the workers' own limit; else no blocks)")
+    parser.add_argument("--client-memory-limit", metavar="SIZE",
+                        help="the client's budget, for the plan's check (default: --memory-limit)")
+    parser.add_argument("--block-size", type=int, metavar="N",
+                        help="systems per block, instead of choosing it from --memory-limit")
+    parser.add_argument("--workers", type=int, metavar="N",
+                        help="workers of --dask local (default: one per core)")
+    parser.add_argument("--workdir", metavar="DIR",
+                        help="where submissions are unpacked (default: a temporary folder, removed at the end); "
+                             "with a remote --dask cluster, a folder every worker can read")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--version", action="version", version="leaderboard-ci %s" % __version__)
     return parser
@@ -70,7 +85,7 @@ def _jobs(text):
 
 
 @contextmanager
-def _progress_bar(enabled, total, desc="bootstrap"):
+def _progress_bar(enabled, total, desc="bootstrap", unit="resample"):
     """A tqdm bar's ``update`` on a terminal, else None; the bar is closed afterwards."""
     bar = None
     if enabled and sys.stderr.isatty():
@@ -79,7 +94,7 @@ def _progress_bar(enabled, total, desc="bootstrap"):
         except ImportError:
             tqdm = None
         if tqdm is not None:
-            bar = tqdm(total=total, desc=desc, unit="resample", leave=False)
+            bar = tqdm(total=total, desc=desc, unit=unit, leave=False)
     try:
         yield None if bar is None else bar.update
     finally:
@@ -136,6 +151,10 @@ def run(args, stdout=sys.stdout):
         else:
             config = load_config(args.program, ref_dir)
         gold = read_gold(ref_dir, config)
+        if args.dask or args.memory_limit or args.block_size:
+            result = _run_in_blocks(args, config, gold, ref_dir, args.workdir or workdir, stdout)
+            written = result.write(out_dir)
+            return _finish(result, written, out_dir, started, stdout)
         warnings_list = []
         coded, skipped, _ = load_systems(args.submissions, config, gold, os.path.join(workdir, "submissions"),
                                          names_map=args.names, per_participant=args.per_participant,
@@ -145,21 +164,71 @@ def run(args, stdout=sys.stdout):
         baseline = _add_baseline(config, ref_dir, gold, coded, args.baseline)
         if not coded:
             raise ConfigError("no submission could be read (%d skipped)" % len(skipped))
-        executor = None
-        if args.dask:
-            from .distributed import dask_executor
-
-            executor = dask_executor(args.dask)
         stdout.write("Analysing %d systems on %d items with B=%d resamples (seed %d)...\n"
                      % (len(coded), gold.n, config.bootstrap.n_resamples, config.bootstrap.seed))
         with _progress_bar(not args.no_progress, config.bootstrap.n_resamples) as tick:
             result = analyze(gold, OrderedDict(coded), config=config, baseline=baseline, n_jobs=_jobs(args.jobs),
-                             progress=tick, skipped=skipped, executor=executor)
+                             progress=tick, skipped=skipped)
         written = result.write(out_dir)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+    return _finish(result, written, out_dir, started, stdout)
+
+
+def _finish(result, written, out_dir, started, stdout):
     _print_summary(result, written, out_dir, time.time() - started, stdout)
     return result
+
+
+def _run_in_blocks(args, config, gold, ref_dir, workdir, stdout):
+    """The analysis in blocks of systems (--memory-limit, --dask): see :mod:`leaderboard_ci.phase.blocked`."""
+    from .blocked import SystemSource, analyze_blocks, plan_phase
+    from .budget import check_client, parse_memory
+    from .runners import DaskRunner, LocalRunner
+    from .submissions import find_submissions
+
+    budget = parse_memory(args.memory_limit) if args.memory_limit else None
+    client_budget = parse_memory(args.client_memory_limit, "--client-memory-limit") \
+        if args.client_memory_limit else budget
+    warnings_list = []
+    entries, skipped = find_submissions(args.submissions, os.path.join(workdir, "submissions"),
+                                        names_map=args.names, per_participant=args.per_participant,
+                                        warnings_list=warnings_list)
+    for warning in warnings_list:
+        stdout.write("warning: %s\n" % warning)
+    sources = [SystemSource(entry.name, entry=entry) for entry in entries]
+    names = set(entry.name for entry in entries)
+    baseline = args.baseline
+    if baseline is not None and baseline not in names:
+        raise ConfigError("--baseline %r is not one of the systems: %s"
+                          % (baseline, ", ".join(sorted(names)[:10]) + (" ..." if len(names) > 10 else "")))
+    if baseline is None and config.baseline is not None:
+        baseline = config.baseline.name
+        while baseline in names:
+            baseline += " (baseline)"
+        sources.append(SystemSource(baseline, baseline_dir=ref_dir))
+    if not sources:
+        raise ConfigError("no submission could be read (%d skipped)" % len(skipped))
+    runner = DaskRunner(args.dask, n_workers=args.workers, memory_limit=budget) if args.dask else LocalRunner()
+    try:
+        if budget is None:
+            budget = runner.worker_memory
+        plan = plan_phase(config, gold, sources, workers=runner.workers, worker_budget=budget,
+                          client_budget=client_budget, block_size=args.block_size)
+        stdout.write("Analysing %d submissions on %d items with B=%d resamples (seed %d) on %s.\n"
+                     % (len(sources), gold.n, config.bootstrap.n_resamples, config.bootstrap.seed, runner.address))
+        stdout.write(plan.describe())
+        warning = check_client(plan.blocks)
+        if warning:
+            stdout.write("warning: %s\n" % warning)
+        jobs = _jobs(args.jobs) if not args.dask else 1
+        from ..core.parallel import resolve_jobs
+
+        with _progress_bar(not args.no_progress, plan.blocks.n_tasks, desc="blocks", unit="task") as tick:
+            return analyze_blocks(config, gold, sources, plan, runner, baseline=baseline, skipped=skipped,
+                                  per_participant=args.per_participant, n_jobs=resolve_jobs(jobs), progress=tick)
+    finally:
+        runner.close()
 
 
 def _print_summary(result, written, out_dir, seconds, stdout):

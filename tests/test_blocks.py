@@ -142,6 +142,9 @@ def test_blocks_on_a_cluster_equal_one_process(example, tmp_path, cluster, monke
     sources = [SystemSource(e.name, entry=e) for e in entries]
     if baseline is not None:
         sources.append(SystemSource(baseline, baseline_dir=ref))
+    measured = blocked_module.measure_system_bytes(blocked_module.RunContext("probe", config, gold), sources)
+    assert measured[0] > 0 and measured[2]
+    monkeypatch.setattr(blocked_module, "measure_system_bytes", lambda *args: measured)  # one measurement for both
     probe = plan_phase(config, gold, sources).blocks
     tiny = probe.budget_for(1) + (probe.budget_for(2) - probe.budget_for(1)) // 2
     runner = DaskRunner(cluster)

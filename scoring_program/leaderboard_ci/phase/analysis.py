@@ -261,7 +261,9 @@ def _analyze_in_blocks(config, gold, coded, baseline, n_jobs, progress, skipped,
     runner = runner or LocalRunner()
     budget = parse_memory(memory_limit, "memory_limit") if memory_limit is not None else runner.worker_memory
     sources = [SystemSource(name, values=coded[name]) for name in names]
-    plan = plan_phase(config, gold, sources, workers=runner.workers, worker_budget=budget, block_size=block_size)
-    jobs = resolve_jobs(n_jobs) if isinstance(runner, LocalRunner) else 1
+    local = isinstance(runner, LocalRunner)
+    jobs = resolve_jobs(n_jobs) if local else 1
+    plan = plan_phase(config, gold, sources, workers=runner.workers, worker_budget=budget, block_size=block_size,
+                      in_process=local, threads=jobs)
     return analyze_blocks(config, gold, sources, plan, runner, baseline=baseline, skipped=skipped or (),
                           n_jobs=jobs, progress=progress)

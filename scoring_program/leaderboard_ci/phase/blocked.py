@@ -60,8 +60,13 @@ def needs_item_tests(config, gold):
     return getattr(task_module(gold.kind), "pair_tests", None) is not None
 
 
-def plan_phase(config, gold, sources, workers=1, worker_budget=None, client_budget=None, block_size=None):
-    """Measure one system's cost and choose the blocks (see :func:`~leaderboard_ci.phase.budget.plan_blocks`)."""
+def plan_phase(config, gold, sources, workers=1, worker_budget=None, client_budget=None, block_size=None,
+               in_process=False, threads=1):
+    """Measure one system's cost and choose the blocks (see :func:`~leaderboard_ci.phase.budget.plan_blocks`).
+
+    ``in_process`` (no Dask: the client's budget also holds the blocks) and ``threads``
+    (threads scoring a block) are passed to the planner.
+    """
     if config.bootstrap.method == "bca":
         raise ConfigError("bootstrap.method: bca is not available with --memory-limit or --dask (its pair intervals "
                           "need every system's per-item jackknife in one process); use percentile or basic, or run "
@@ -72,7 +77,8 @@ def plan_phase(config, gold, sources, workers=1, worker_budget=None, client_budg
     item_tests = needs_item_tests(config, gold)
     blocks = plan_blocks(len(sources), gold.n, config.bootstrap.n_resamples, max(len(targets), 1), per_system,
                          process_rss() + fixed, workers=workers, worker_budget=worker_budget,
-                         client_budget=client_budget, item_tests=item_tests, block_size=block_size)
+                         client_budget=client_budget, item_tests=item_tests, block_size=block_size,
+                         in_process=in_process, threads=threads)
     return PhasePlan(blocks, item_tests, tuple(targets))
 
 

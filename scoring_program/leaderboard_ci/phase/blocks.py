@@ -119,7 +119,7 @@ def load_block(context, block):
 
 _STATES = OrderedDict()
 _LOCK = threading.Lock()
-_KEEP = 2  # blocks kept per process: the two of a pair
+_KEEP = 2  # blocks kept per process: the two of a pair (one when the pair stage needs no predictions)
 
 
 def block_state(context, block):
@@ -132,11 +132,21 @@ def block_state(context, block):
             return state
         for old in [k for k in _STATES if k[0] != context.token]:
             del _STATES[old]  # another run's blocks
-        while len(_STATES) >= _KEEP:
+        while len(_STATES) >= (_KEEP if context.item_tests else 1):
             _STATES.popitem(last=False)
         state = load_block(context, block)
         _STATES[key] = state
         return state
+
+
+def plan_end(context):
+    return context.config.bootstrap.n_resamples
+
+
+def release_block(context, block):
+    """Drop one kept block (its last task is done)."""
+    with _LOCK:
+        _STATES.pop((context.token, block.index), None)
 
 
 def forget_blocks():
@@ -161,6 +171,8 @@ def score_block(context, block, start, stop):
 
     run_spans(work, split_range(start, stop, jobs * 4 if jobs > 1 else 1), jobs)
     full = flags = units = None
+    if stop == plan_end(context) and not context.item_tests:
+        release_block(context, block)  # its pairs need only the replicate scores
     if start == 0:
         full = plan.full_scores()
         flags = [[system_validity_flags(context.gold, target, values) for target in plan.targets]

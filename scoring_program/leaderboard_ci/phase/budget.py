@@ -108,6 +108,8 @@ class BlockPlan:
     client_peak: int
     worker_budget: int = None
     client_budget: int = None
+    in_process: bool = False
+    threads: int = 1
 
     @property
     def n_spans(self):
@@ -131,7 +133,9 @@ class BlockPlan:
         """The smallest worker budget for which :func:`plan_blocks` chooses ``block_size`` systems per block."""
         held = 2 if self.pair_blocks else 1
         per_replicates = self.n_resamples * self.n_targets * 8
-        return self.overhead + _span_bytes(self.n_items) + block_size * (held * self.per_system + 3 * per_replicates)
+        fixed = self.overhead + self.threads * _span_bytes(self.n_items) + \
+            (_client_data(self.n_systems, self.n_resamples, self.n_targets) if self.in_process else 0)
+        return fixed + block_size * (held * self.per_system + 3 * per_replicates)
 
     def describe(self):
         """The plan in two lines, printed before the work starts."""
@@ -147,14 +151,21 @@ class BlockPlan:
                    format_bytes(self.per_system)))
 
 
+def _client_data(m, b, t):
+    """The client's arrays: every replicate score (and two copies on the way), and the pairs tables."""
+    return 3 * b * m * t * 8 + t * (m * (m - 1) // 2) * PAIR_ROW_BYTES
+
+
 def _span_bytes(n):
-    """A span's working arrays: about 2**20 resample indices and counts at a time (see PairedPlan)."""
+    """A span's working arrays: 2**20 resample indices and their counts, and 32 MB of
+    counts for the matrix product (see PairedPlan.product_rows), per thread."""
     rows = max(8, (1 << 20) // max(1, n))
-    return rows * n * 24
+    return rows * n * 24 + (32 << 20)
 
 
 def plan_blocks(n_systems, n_items, n_resamples, n_targets, per_system, overhead, workers=1,
-                worker_budget=None, client_budget=None, item_tests=False, block_size=None):
+                worker_budget=None, client_budget=None, item_tests=False, block_size=None, in_process=False,
+                threads=1):
     """Choose the block size from the budgets (or take ``block_size``) and estimate the peaks.
 
     Parameters
@@ -172,6 +183,10 @@ def plan_blocks(n_systems, n_items, n_resamples, n_targets, per_system, overhead
         DeLong): a worker then holds two blocks at once.
     block_size : int, optional
         Force the block size (tests).
+    in_process : bool
+        The blocks run in the client's process (no Dask): the budget holds both.
+    threads : int
+        Threads scoring a block at once (each has its own working arrays).
 
     Raises
     ------
@@ -181,7 +196,8 @@ def plan_blocks(n_systems, n_items, n_resamples, n_targets, per_system, overhead
     m, n, b, t = int(n_systems), int(n_items), int(n_resamples), int(n_targets)
     held = 2 if item_tests else 1
     per_replicates = b * t * 8  # one system's replicate scores on a worker
-    fixed = overhead + _span_bytes(n)
+    client_data = _client_data(m, b, t)
+    fixed = overhead + threads * _span_bytes(n) + (client_data if in_process else 0)
     if block_size is None:
         if worker_budget is None:
             block_size = m
@@ -203,12 +219,12 @@ def plan_blocks(n_systems, n_items, n_resamples, n_targets, per_system, overhead
         span = -(-b // spans)
     worker_peak = fixed + held * block_size * per_system + block_size * (span * t * 8) \
         + 2 * block_size * per_replicates
-    pairs = m * (m - 1) // 2
-    client_peak = overhead + 3 * b * m * t * 8 + t * pairs * PAIR_ROW_BYTES
+    client_peak = worker_peak if in_process else overhead + client_data
     return BlockPlan(n_systems=m, n_items=n, n_resamples=b, n_targets=t, block_size=block_size, n_blocks=n_blocks,
                      span=span, workers=int(workers), per_system=int(per_system), overhead=int(overhead),
                      pair_blocks=held if item_tests else 0, worker_peak=int(worker_peak),
-                     client_peak=int(client_peak), worker_budget=worker_budget, client_budget=client_budget)
+                     client_peak=int(client_peak), worker_budget=worker_budget, client_budget=client_budget,
+                     in_process=bool(in_process), threads=int(threads))
 
 
 def blocks_of(n_systems, block_size):

@@ -213,20 +213,21 @@ def _run_in_blocks(args, config, gold, ref_dir, workdir, stdout):
     try:
         if budget is None:
             budget = runner.worker_memory
+        from ..core.parallel import resolve_jobs
+
+        jobs = 1 if args.dask else resolve_jobs(_jobs(args.jobs))
         plan = plan_phase(config, gold, sources, workers=runner.workers, worker_budget=budget,
-                          client_budget=client_budget, block_size=args.block_size)
+                          client_budget=client_budget, block_size=args.block_size, in_process=not args.dask,
+                          threads=jobs)
         stdout.write("Analysing %d submissions on %d items with B=%d resamples (seed %d) on %s.\n"
                      % (len(sources), gold.n, config.bootstrap.n_resamples, config.bootstrap.seed, runner.address))
         stdout.write(plan.describe())
         warning = check_client(plan.blocks)
         if warning:
             stdout.write("warning: %s\n" % warning)
-        jobs = _jobs(args.jobs) if not args.dask else 1
-        from ..core.parallel import resolve_jobs
-
         with _progress_bar(not args.no_progress, plan.blocks.n_tasks, desc="blocks", unit="task") as tick:
             return analyze_blocks(config, gold, sources, plan, runner, baseline=baseline, skipped=skipped,
-                                  per_participant=args.per_participant, n_jobs=resolve_jobs(jobs), progress=tick)
+                                  per_participant=args.per_participant, n_jobs=jobs, progress=tick)
     finally:
         runner.close()
 

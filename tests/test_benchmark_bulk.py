@@ -250,8 +250,30 @@ def test_a_shared_task_without_a_file_is_one_sentence(tmp_path):
     def edit(data):
         del data["tasks"][0]["file"]
     message = _error(tmp_path, edit)
-    assert "tasks[0] (digits (en)) reads the submissions bulk_submissions.zip, shared with other tasks, but " \
-           "names no file of its own; give file:" in message
+    assert message.startswith("benchmark.yaml: tasks[0] (digits (en)) reads the submissions bulk_submissions.zip, "
+                              "shared with other tasks, but names no file of its own and none could be read "
+                              "(decision_tree: the submission has 8 candidate prediction files (")
+    assert message.endswith("; give file: (this task's prediction file in each submission, e.g. "
+                            "digits_predictions.csv) or files.predictions in its config.yaml")
+
+
+def test_without_file_a_task_reads_its_configs_predictions_file(tmp_path, from_folders):
+    """What the task's scoring program reads on Codabench: files.predictions of its config.yaml."""
+    path = write_definition(str(tmp_path))
+    data = yaml.safe_load(open(path))
+    data["tasks"] = data["tasks"][:2]
+    reference = str(tmp_path / "digits_en_reference")
+    shutil.copytree(data["tasks"][0]["reference"], reference)
+    config = yaml.safe_load(open(os.path.join(reference, "config.yaml")))
+    config["files"] = {"predictions": data["tasks"][0].pop("file")}
+    with open(os.path.join(reference, "config.yaml"), "w") as handle:
+        yaml.safe_dump(config, handle)
+    data["tasks"][0]["reference"] = reference
+    with open(path, "w") as handle:
+        yaml.safe_dump(data, handle)
+    ts = analyze_benchmark(load_benchmark(path), n_jobs=1).test_sets[0]
+    expected = from_folders.test_sets[0]
+    assert [ts.full[ts.names.index(n)] for n in SYSTEMS] == [expected.full[expected.names.index(n)] for n in SYSTEMS]
 
 
 @pytest.mark.parametrize("edit, expected", [

@@ -266,11 +266,6 @@ def task_systems(task, config, gold, shared, source="benchmark.yaml"):
     """
     where = "%s: %s (%s)" % (source, task.key or "task", task.label)
     pattern = task.file or config.files.predictions
-    if pattern is None and task.shared:
-        raise ConfigError("%s reads the submissions %s, shared with other tasks, but names no file of its own; "
-                          "give file: (this task's prediction file in each submission, e.g. %s_predictions.csv) "
-                          "or files.predictions in its config.yaml" % (where, os.path.basename(task.submissions),
-                                                                       task.name))
     entries, skipped = shared.get(task.submissions)
     if task.phase is not None:
         phases = sorted(set(e.phase_id for e in entries if e.phase_id is not None), key=natural_key)
@@ -286,7 +281,7 @@ def task_systems(task, config, gold, shared, source="benchmark.yaml"):
                                      "the names map %s" % os.path.basename(shared.names_map))
     coded, missing, own = OrderedDict(), 0, []
     for entry in entries:
-        if pattern is None:  # a task of its own: the file the scoring program would pick
+        if pattern is None:  # the file the task's scoring program would pick (the only one, the one with its header)
             values, reason = _read_entry(entry, config, gold)
         else:
             name, reason = find_task_file(entry.path, pattern)
@@ -301,6 +296,12 @@ def task_systems(task, config, gold, shared, source="benchmark.yaml"):
             skipped.append((entry.name, reason))
             own.append((entry.name, reason))
     if not coded:
+        if pattern is None and task.shared:
+            raise ConfigError("%s reads the submissions %s, shared with other tasks, but names no file of its own "
+                              "and none could be read (%s: %s); give file: (this task's prediction file in each "
+                              "submission, e.g. %s_predictions.csv) or files.predictions in its config.yaml"
+                              % (where, os.path.basename(task.submissions), own[0][0] if own else "-",
+                                 own[0][1] if own else "no submission", task.name))
         if entries and missing == len(entries):
             raise ConfigError("%s: no submission in %s has a file matching %s (expected this task's prediction "
                               "file in each submission; %s holds %s)"

@@ -22,8 +22,9 @@ A benchmark is defined by ``benchmark.yaml``::
 A top-level ``submissions: bulk_submissions.zip`` feeds every task that gives
 none: a Codabench multi-task phase's bulk download holds one zip per
 participant submission with one file per task (see
-:mod:`.benchmark_submissions`); each such task reads its own file, ``file:``
-or else its config's ``files.predictions``.  Paths are relative to the file.  Each (task, language) is a *test set* with its own
+:mod:`.benchmark_submissions`); each such task reads its own file, ``file:``,
+else its config's ``files.predictions``, else the file its scoring program
+would pick.  Paths are relative to the file.  Each (task, language) is a *test set* with its own
 items; its resamples use its own seed, ``SHA-256("<seed>|<task>|<language>")`` read
 as a 63-bit integer, so test sets are resampled independently (their CIs therefore
 differ slightly from those of each task's own leaderboard, which uses the

@@ -14,10 +14,17 @@ A benchmark is defined by ``benchmark.yaml``::
         language: en                 # optional split tag (language, stratum...)
         reference: en/sentiment      # a reference-data folder: gold + config.yaml, as for the scoring program
         submissions: en/sentiment/submissions   # anything the end-of-phase command reads
+        file: sentiment_en.csv       # optional: this task's file in each submission (a glob)
+        phase: 45                    # optional: only the submissions of this Codabench phase id
         baselines: [lr.csv, svm.csv] # optional: files in the reference folder; b = the mean of their scores
         reference_point: 1.0         # optional: r (default: ODESIA's rule, see core.benchmark_stats)
 
-Paths are relative to the file.  Each (task, language) is a *test set* with its own
+A top-level ``submissions: bulk_submissions.zip`` feeds every task that gives
+none: a Codabench multi-task phase's bulk download holds one zip per
+participant submission with one file per task (see
+:mod:`.benchmark_submissions`); each such task reads its own file, ``file:``,
+else its config's ``files.predictions``, else the file its scoring program
+would pick.  Paths are relative to the file.  Each (task, language) is a *test set* with its own
 items; its resamples use its own seed, ``SHA-256("<seed>|<task>|<language>")`` read
 as a 63-bit integer, so test sets are resampled independently (their CIs therefore
 differ slightly from those of each task's own leaderboard, which uses the
@@ -45,6 +52,7 @@ from ..scoring.config import BaselineSettings, load_config
 from ..scoring.errors import ConfigError
 from ..scoring.readers import read_baseline, read_gold
 from .corrections import adjust
+from .benchmark_submissions import SharedSubmissions, task_systems
 from .submissions import load_systems
 from .systems import build_plan
 
@@ -52,9 +60,10 @@ __all__ = ["BenchmarkDefinition", "TaskSpec", "ScoredTestSet", "BenchmarkResult"
            "score_test_set", "analyze_benchmark", "seed_for_test_set"]
 
 DEFAULT_PROGRAM = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-_TASK_KEYS = ("name", "language", "reference", "submissions", "baselines", "reference_point", "weight")
+_TASK_KEYS = ("name", "language", "reference", "submissions", "file", "phase", "baselines", "reference_point",
+              "weight")
 _TOP_KEYS = ("title", "seed", "confidence_level", "n_resamples", "names", "aggregate", "critical_difference",
-             "tasks", "program")
+             "submissions", "tasks", "program")
 CD_TESTS = ("nemenyi", "wilcoxon")
 
 
@@ -67,6 +76,10 @@ class TaskSpec:
     baselines: tuple = ()
     reference_point: Optional[float] = None
     weight: float = 1.0
+    file: Optional[str] = None  # this task's prediction file in each submission (a glob)
+    phase: Optional[str] = None  # the Codabench phase id of the submissions read
+    shared: bool = False  # the submissions path is read by other tasks too
+    key: str = ""  # "tasks[i]", for messages
 
     @property
     def label(self):
@@ -119,6 +132,7 @@ def load_benchmark(path):
     tasks_data = data.get("tasks")
     if not isinstance(tasks_data, list) or not tasks_data:
         raise _fail(shown, "tasks must be a non-empty list of tasks")
+    shared_path = here(data["submissions"], "submissions") if data.get("submissions") is not None else None
     tasks, seen = [], set()
     for i, t in enumerate(tasks_data):
         where = "tasks[%d]" % i
@@ -127,9 +141,12 @@ def load_benchmark(path):
         unknown = sorted(set(t) - set(_TASK_KEYS))
         if unknown:
             raise _fail(shown, "%s.%s is not a known key; allowed: %s" % (where, unknown[0], ", ".join(_TASK_KEYS)))
-        for key in ("name", "reference", "submissions"):
+        for key in ("name", "reference"):
             if key not in t:
                 raise _fail(shown, "%s needs %s" % (where, key))
+        if t.get("submissions") is None and shared_path is None:
+            raise _fail(shown, "%s needs submissions (or a top-level submissions: shared by every task, such as "
+                               "a Codabench multi-task bulk download)" % where)
         name = str(t["name"]).strip()
         language = None if t.get("language") is None else str(t["language"]).strip()
         if (name, language) in seen:
@@ -147,9 +164,25 @@ def load_benchmark(path):
         weight = t.get("weight", 1.0)
         if isinstance(weight, bool) or not isinstance(weight, (int, float)) or weight <= 0:
             raise _fail(shown, "%s.weight must be a positive number, got %r" % (where, weight))
-        tasks.append(TaskSpec(name, language, here(t["reference"], where + ".reference"),
-                              here(t["submissions"], where + ".submissions"), tuple(baselines),
-                              None if point is None else float(point), float(weight)))
+        pattern = t.get("file")
+        if pattern is not None and (not isinstance(pattern, str) or not pattern.strip() or pattern.startswith("/")
+                                    or ".." in pattern.split("/") or "\\" in pattern):
+            raise _fail(shown, "%s.file must be the name (or glob) of this task's file inside each submission, "
+                               "such as %s_%s.csv, got %r" % (where, name, language or "predictions", pattern))
+        phase = t.get("phase")
+        if phase is not None and (isinstance(phase, bool) or not str(phase).strip().isdigit()):
+            raise _fail(shown, "%s.phase must be a Codabench phase id (the number after PhaseId in the bulk "
+                               "download's names), got %r" % (where, phase))
+        submissions = (here(t["submissions"], where + ".submissions") if t.get("submissions") is not None
+                       else shared_path)
+        tasks.append(TaskSpec(name, language, here(t["reference"], where + ".reference"), submissions,
+                              tuple(baselines), None if point is None else float(point), float(weight),
+                              None if pattern is None else pattern.strip(),
+                              None if phase is None else str(int(str(phase).strip())), key=where))
+    readers = {}
+    for task in tasks:
+        readers[task.submissions] = readers.get(task.submissions, 0) + 1
+    tasks = [replace(task, shared=readers[task.submissions] > 1) for task in tasks]
     agg = data.get("aggregate") or {}
     cd = data.get("critical_difference") or {}
     if not isinstance(agg, dict) or not isinstance(cd, dict):
@@ -202,15 +235,24 @@ class ScoredTestSet:
         return self.task.label
 
 
-def score_test_set(task, definition, workdir, n_jobs="auto"):
-    """Read one test set's gold, submissions and baselines and score them on its own resamples."""
+def score_test_set(task, definition, workdir, n_jobs="auto", shared=None):
+    """Read one test set's gold, submissions and baselines and score them on its own resamples.
+
+    ``shared`` (a :class:`SharedSubmissions`) unpacks a submissions path read
+    by several tasks once; a task with ``file``, or whose submissions other
+    tasks read, reads each submission's file of its own.
+    """
     config = load_config(definition.program, task.reference)
     bootstrap = replace(config.bootstrap, seed=seed_for_test_set(definition.seed, task.name, task.language),
                         n_resamples=definition.n_resamples or config.bootstrap.n_resamples)
     config = replace(config, bootstrap=bootstrap, baseline=None, groups=None)
     gold = read_gold(task.reference, config)
-    coded, skipped, _ = load_systems(task.submissions, config, gold, workdir, names_map=definition.names,
-                                     warnings_list=[])
+    if task.file is not None or task.shared or task.phase is not None:
+        shared = shared or SharedSubmissions(workdir, definition.names)
+        coded, skipped = task_systems(task, config, gold, shared, definition.source)
+    else:
+        coded, skipped, _ = load_systems(task.submissions, config, gold, workdir, names_map=definition.names,
+                                         warnings_list=[])
     baselines = []
     for i, file_name in enumerate(task.baselines):
         settings = replace(config, baseline=BaselineSettings(file=file_name, name=file_name))
@@ -268,7 +310,8 @@ def analyze_benchmark(definition, n_jobs="auto", test_sets=None):
     if test_sets is None:
         workdir = tempfile.mkdtemp(prefix="leaderboard-ci-benchmark-")
         try:
-            test_sets = [score_test_set(t, definition, os.path.join(workdir, "%03d" % i), n_jobs)
+            shared = SharedSubmissions(os.path.join(workdir, "shared"), definition.names)
+            test_sets = [score_test_set(t, definition, os.path.join(workdir, "%03d" % i), n_jobs, shared)
                          for i, t in enumerate(definition.tasks)]
         finally:
             shutil.rmtree(workdir, ignore_errors=True)

@@ -64,7 +64,7 @@ from .safe_unzip import (CORRUPT_ERRORS, ZIP_MAGIC, Allowance, MiB, Rejected, Un
                          extract_zip_file, format_size, is_ignored, is_zip_file, open_zip,
                          safe_parts, split_name, _shown)
 
-__all__ = ["SubmissionEntry", "NamesMapWarning", "discover", "FAILED_REASON"]
+__all__ = ["SubmissionEntry", "NamesMapWarning", "discover", "codabench_parts", "FAILED_REASON"]
 
 
 #: The reason given for a submission listed in Codabench's ``failed.txt``.
@@ -167,6 +167,16 @@ def _identify(basename, is_dir=False):
         return _Identity("codalab", match.group("owner").strip(), str(int(match.group("number"))))
     stem = basename if is_dir else os.path.splitext(basename)[0]
     return _Identity("plain", stem.strip() or basename)
+
+
+def codabench_parts(basename):
+    """``{"id", "owner", "phase", "date", "file"}`` of a Codabench bulk member's name, or None.
+
+    Children of a multi-task submission and re-runs share their parent's file:
+    their names differ only in the id.
+    """
+    match = _CODABENCH.match(basename)
+    return match.groupdict() if match else None
 
 
 def natural_key(text):

@@ -113,6 +113,6 @@ def _check_unique(names, entries, source):
     first = {}
     for name, entry in zip(names, entries):
         if name in first:
-            raise ConfigError("after the %s, two systems are named %r (%s and %s); system names must be unique"
+            raise ConfigError("after %s, two systems are named %r (%s and %s); system names must be unique"
                               % (source, name, first[name], entry.source))
         first[name] = entry.source

@@ -178,6 +178,10 @@ def render_benchmark(result, figures=None, digits=4):
     for name, (title, png) in figures.items():
         parts.append('<figure><img alt="%s" src="data:image/png;base64,%s"><figcaption>%s</figcaption></figure>'
                      % (html.escape(title), base64.b64encode(png).decode("ascii"), html.escape(title)))
+    skipped = [(ts.label, name, reason) for ts in result.test_sets for name, reason in ts.skipped]
+    if skipped:
+        parts.append("<section><h2>Submissions not used</h2><ul>%s</ul></section>"
+                     % "".join("<li>%s: <b>%s</b> %s</li>" % tuple(html.escape(x) for x in row) for row in skipped))
     if result.notes:
         parts.append("<section><h2>Notes</h2><ul>%s</ul></section>"
                      % "".join("<li>%s</li>" % html.escape(n) for n in result.notes))

@@ -58,7 +58,7 @@ from ..scoring.text_files import list_names, quote
 from .discovery import codabench_parts, discover, natural_key
 from .names_map import apply_names_map, read_names_map
 from .safe_unzip import UnzipLimits
-from .submissions import _read_entry
+from .submissions import read_entry
 
 __all__ = ["SharedSubmissions", "task_systems", "find_task_file", "MISSING_FILE"]
 
@@ -282,12 +282,12 @@ def task_systems(task, config, gold, shared, source="benchmark.yaml"):
     coded, missing, own = OrderedDict(), 0, []
     for entry in entries:
         if pattern is None:  # the file the task's scoring program would pick (the only one, the one with its header)
-            values, reason = _read_entry(entry, config, gold)
+            values, reason = read_entry(entry, config, gold)
         else:
             name, reason = find_task_file(entry.path, pattern)
             if reason is None:
                 files = replace(config.files, predictions=name.rsplit("/", 1)[-1])
-                values, reason = _read_entry(entry, replace(config, files=files), gold)
+                values, reason = read_entry(entry, replace(config, files=files), gold)
             else:
                 missing += reason.startswith(MISSING_FILE)
         if reason is None:

@@ -122,7 +122,13 @@ def main(argv=None):
     config = parse_config(dict(metric="f1_macro", labels=[str(c) for c in range(args.classes)],
                                bootstrap=dict(n_resamples=args.B, seed=12345)), source="benchmark")
     gold = read_gold(ref, config)
-    entries, skipped = find_submissions(subs, os.path.join(root, "work"))
+    import shutil
+
+    from leaderboard_ci.phase.safe_unzip import UnzipLimits
+
+    shutil.rmtree(os.path.join(root, "work"), ignore_errors=True)
+    entries, skipped = find_submissions(subs, os.path.join(root, "work"), limits=UnzipLimits(max_total_bytes=16 << 30))
+    assert len(entries) == args.m and not skipped, (len(entries), skipped[:2])
     sources = [SystemSource(e.name, entry=e) for e in entries]
     times = {}
     with PeakMemory() as memory:

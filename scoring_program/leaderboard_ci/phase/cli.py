@@ -68,6 +68,9 @@ def make_parser():
                         help="systems per block, instead of choosing it from --memory-limit")
     parser.add_argument("--workers", type=int, metavar="N",
                         help="workers of --dask local (default: one per core)")
+    parser.add_argument("--max-unpacked", metavar="SIZE", default="2GiB",
+                        help="the most bytes the submissions may take once unpacked or copied for reading "
+                             "(default 2GiB; raise it for big phases)")
     parser.add_argument("--workdir", metavar="DIR",
                         help="where submissions are unpacked (default: a temporary folder, removed at the end); "
                              "with a remote --dask cluster, a folder every worker can read")
@@ -100,6 +103,14 @@ def _progress_bar(enabled, total, desc="bootstrap", unit="resample"):
     finally:
         if bar is not None:
             bar.close()
+
+
+def _unzip_limits(args):
+    """UnzipLimits with ``--max-unpacked`` as the run's total."""
+    from .budget import parse_memory
+    from .safe_unzip import UnzipLimits
+
+    return UnzipLimits(max_total_bytes=parse_memory(args.max_unpacked, "--max-unpacked"))
 
 
 def _reference_dir(path, workdir):
@@ -158,6 +169,7 @@ def run(args, stdout=sys.stdout):
         warnings_list = []
         coded, skipped, _ = load_systems(args.submissions, config, gold, os.path.join(workdir, "submissions"),
                                          names_map=args.names, per_participant=args.per_participant,
+                                         limits=_unzip_limits(args),
                                          warnings_list=warnings_list)
         for warning in warnings_list:
             stdout.write("warning: %s\n" % warning)
@@ -193,7 +205,7 @@ def _run_in_blocks(args, config, gold, ref_dir, workdir, stdout):
     warnings_list = []
     entries, skipped = find_submissions(args.submissions, os.path.join(workdir, "submissions"),
                                         names_map=args.names, per_participant=args.per_participant,
-                                        warnings_list=warnings_list)
+                                        limits=_unzip_limits(args), warnings_list=warnings_list)
     for warning in warnings_list:
         stdout.write("warning: %s\n" % warning)
     sources = [SystemSource(entry.name, entry=entry) for entry in entries]

@@ -53,16 +53,18 @@ def _write_repeated(path, head, unit, tail, size, encoding="utf-8"):
         out.write(tail.encode(encoding))
 
 
-def _write_decoys(path, head, size):
-    """``head``, then rows of distinct unscored ids up to about ``size`` bytes."""
+def _write_decoys(path, head, size, row="d%09d,3\n", tail=""):
+    """``head``, then rows of distinct unscored ids (``row % k``) up to about ``size`` bytes, then ``tail``."""
     with open(path, "w") as out:
         out.write(head)
         written, k = len(head), 0
-        while written + 1200000 < size:
-            chunk = "".join("d%09d,3\n" % (k + j) for j in range(100000))
+        step = len(row % 0) * 100000
+        while written + step + len(tail) < size:
+            chunk = "".join(row % (k + j) for j in range(100000))
             out.write(chunk)
             written += len(chunk)
             k += 100000
+        out.write(tail)
 
 
 def _clean_rows(ids):
@@ -115,6 +117,22 @@ def cases(size):
             None),
         "decoys_ignored_every_row_read": (
             "predictions.csv", lambda p: _write_decoys(p, "id,label\n" + rows, big), "scored",
+            "files: {unscored_ids: ignore}\n"),
+        "decoys_tsv": (
+            "predictions.tsv", lambda p: _write_decoys(p, "id\tlabel\n" + rows.replace(",", "\t"), big,
+                                                       "d%09d\t3\n"), "scored", "files: {unscored_ids: ignore}\n"),
+        "decoys_csv_quoted_crlf": (  # what R's write.csv writes on Windows
+            "predictions.csv", lambda p: _write_decoys(p, '"id","label"\r\n' + "".join(
+                '"%s","%d"\r\n' % (i, k % 10) for k, i in enumerate(ids)), big, '"d%09d","3"\r\n'), "scored",
+            "files: {unscored_ids: ignore}\n"),
+        "decoys_jsonl": (
+            "predictions.jsonl", lambda p: _write_decoys(p, "".join(
+                '{"id": "%s", "label": "%d"}\n' % (i, k % 10) for k, i in enumerate(ids)), big,
+                '{"id": "d%09d", "label": "3"}\n'), "scored", "files: {unscored_ids: ignore}\n"),
+        "decoys_json_records": (
+            "predictions.json", lambda p: _write_decoys(p, "[" + "".join(
+                '{"id": "%s", "label": "%d"}, ' % (i, k % 10) for k, i in enumerate(ids)), big,
+                '{"id": "d%09d", "label": "3"}, ', '{"id": "last", "label": "3"}]'), "scored",
             "files: {unscored_ids: ignore}\n"),
     }
 

@@ -322,22 +322,64 @@ def test_line_splitting_matches_the_line_end_expression():
 
 @pytest.mark.parametrize("sep", [",", "\t"])
 def test_plain_fields_agree_with_the_csv_module(sep):
-    """Blocks ``_plain_fields`` accepts are split as csv.reader splits them (stripped); others are refused."""
+    """Blocks ``_plain_fields`` accepts are split as csv.reader splits them (stripped); unquoted rows of the
+    right width are accepted."""
     import csv
     rng = random.Random(5)
-    pieces = ["a", "b1", " c", "d ", "", "\u00e9", "\u2003x", "\x0c", sep, '"', "z" * 5]
+    pieces = ["a", "b1", " c", "d ", "", "\u00e9", "\u2003x", "\x0c", sep, '"', "z" * 5, '"q"', '" r "', '""']
     accepted = 0
     for _ in range(20000):
         width = rng.choice([2, 3])
         lines = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 6))) for _ in range(rng.randint(1, 5))]
         text = "\n".join(lines)
         fields = formats._plain_fields(text, len(lines), sep, width)
-        rows = list(csv.reader(lines, delimiter=sep, skipinitialspace=True))
-        plain = all(len(row) == width for row in rows) and '"' not in text and len(rows) == len(lines)
+        try:
+            rows = list(csv.reader(lines, delimiter=sep, skipinitialspace=True, strict=True))
+        except csv.Error:
+            rows = None
+        plain = rows is not None and all(len(row) == width for row in rows) and '"' not in text
         if fields is None:
             assert not plain
             continue
         accepted += 1
-        assert plain
+        assert rows is not None and all(len(row) == width for row in rows)
         assert fields == [field.strip() for row in rows for field in row]
-    assert accepted > 200
+    assert accepted > 100
+
+
+@pytest.mark.parametrize("batch", [1, 7, 1 << 16])
+def test_decoy_files_stop_at_files_max_ids(batch, tmp_path, monkeypatch):
+    """With decoys the rows are bounded by files.max_ids: row max_ids + 1 stops the reading, mistakes before it
+    are reported first, and the sentence names no gold count."""
+    monkeypatch.setattr(text_files, "BATCH_ROWS", batch)
+    data = {"metric": "f1_macro", "labels": list(LABELS), "files": {"unscored_ids": "ignore", "max_ids": 30}}
+    config = parse_config(data)
+    gold = read_gold(_gold(tmp_path, "cls"), config)
+    rows = [[i, "pos"] for i in IDS + DECOYS[:18]]  # 30 rows: accepted
+    for form, name, text in (("csv", "p.csv", lambda r: "id,label\n" + "".join("%s,%s\n" % tuple(x) for x in r)),
+                             ("jsonl", "p.jsonl", lambda r: "".join(json.dumps({"id": x[0], "label": x[1]}) + "\n"
+                                                                    for x in r))):
+        path = tmp_path / form / name
+        path.parent.mkdir()
+        path.write_text(text(rows))
+        assert _outcome(str(path), config, gold)[0] == "values"
+        path.write_text(text(rows + [[DECOYS[30], "pos"]]))
+        first = 2 if form == "csv" else 1
+        assert _outcome(str(path), config, gold) == (
+            "error", "%s line %d: more than 30 predictions, the most this competition accepts (one per public test "
+                     "id); give one prediction per test id" % (name, first + 30))
+        bad = [list(r) for r in rows + [[DECOYS[30], "pos"]]]
+        bad[29][1] = "bad"
+        path.write_text(text(bad))
+        assert _outcome(str(path), config, gold) == (
+            "error", "%s line %d: label 'bad' is not one of: neg, neu, pos" % (name, first + 29))
+
+
+def test_files_max_ids_must_cover_the_gold_in_decoy_mode(tmp_path):
+    from leaderboard_ci.scoring.errors import ConfigError
+    data = {"metric": "f1_macro", "labels": list(LABELS), "files": {"unscored_ids": "ignore", "max_ids": 5}}
+    with pytest.raises(ConfigError, match=r"^config\.yaml: files\.max_ids \(5\) is below the number of items of "
+                                          r"ref/gold\.csv; set it to the number of public test ids$"):
+        read_gold(_gold(tmp_path, "cls"), parse_config(data))
+    with pytest.raises(ConfigError, match=r"files\.max_ids must be an integer from 1 to 1000000000, got 0"):
+        parse_config({"metric": "f1_macro", "files": {"max_ids": 0}})

@@ -241,13 +241,15 @@ def _place_rows(source, placed, index, gold, lines, ids, texts, convert, ignore)
     placed.add(np.array(positions, dtype=np.int64), kept_lines, values)
 
 
-def align_by_id(source, table, gold, convert, typecode, stack, unscored="error"):
+def align_by_id(source, table, gold, convert, typecode, stack, unscored="error", max_rows=None):
     """Values placed at their id's position in the gold order.
 
     With ``unscored`` ``"error"`` an id the gold does not have stops the
     reading; with ``"ignore"`` it is read and checked like any other (so that
     no message depends on whether an id is scored) and left out, and no
-    message gives a count of gold items.
+    message gives a count of gold items.  Reading stops at row ``max_rows + 1``
+    (``files.max_ids`` when unscored ids are ignored: nothing else bounds the
+    rows but the file size).
 
     The rows come in batches (:attr:`Table.batches`), each checked at once
     with numpy and dict look-ups (:func:`_place_batch`); a batch where a
@@ -259,9 +261,17 @@ def align_by_id(source, table, gold, convert, typecode, stack, unscored="error")
     placed = _Placed(gold, typecode)
     rows = 0
     for lines, ids, texts, _ in table.batches:
-        if not _place_batch(placed, index, lines, ids, texts, convert, ignore):
+        over = None
+        if max_rows is not None and rows + len(lines) > max_rows:
+            over = lines[max_rows - rows]
+            keep = max_rows - rows
+            lines, ids, texts = lines[:keep], ids[:keep], texts[:keep]
+        if lines and not _place_batch(placed, index, lines, ids, texts, convert, ignore):
             _place_rows(source, placed, index, gold, lines, ids, texts, convert, ignore)
         rows += len(lines)
+        if over is not None:
+            raise source.at(over, "more than {:,} predictions, the most this competition accepts (one per public "
+                                  "test id); give one prediction per test id".format(max_rows))
     if ignore:
         repeated = _repeated_id(source, placed.hashes, placed.hash_lines)
         if repeated is not None:

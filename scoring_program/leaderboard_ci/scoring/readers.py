@@ -67,7 +67,8 @@ def _read_system(path, name, config, gold, max_bytes):
             convert = _unheaded(source, columns, gold, convert, is_value, use_ids=not ignore)
         stack = None if typecode else (lambda values: task.stack(values, gold, settings))
         if by_id and table.has_ids:
-            values = _align_by_id(source, table, gold, convert, typecode, stack, config.files.unscored_ids)
+            values = _align_by_id(source, table, gold, convert, typecode, stack, config.files.unscored_ids,
+                                  config.files.max_ids if ignore else None)
         elif ignore and by_id:
             raise source.whole("has no ids; this competition matches predictions to test items by id: start the "
                                "file with the header %s" % columns.describe_header(","))
@@ -326,6 +327,9 @@ def read_gold(ref_dir, config):
         raise source.whole("cannot be read (%s)" % (exc.strerror or type(exc).__name__))
     if ids is not None:
         _check_gold_ids(source, lines, ids)
+        if config.files.unscored_ids == "ignore" and len(ids) > config.files.max_ids:
+            raise ConfigError("%s: files.max_ids ({:,}) is below the number of items of ref/%s; set it to the "
+                              "number of public test ids".format(config.files.max_ids) % (config.source, name))
     if not hasattr(task, "read_gold"):
         codes, labels = task.encode_gold(source, lines, values, config.labels, config.source, settings)
     mismatch = task.check_metrics(config.metrics, labels)

@@ -233,8 +233,11 @@ class Table(object):
         self.has_groups = has_groups
 
 
-#: Rows per batch made from single rows (JSON, JSON Lines, one value per line).
+#: Rows per batch made from single rows (JSON, JSON Lines, one value per line): the first batch has
+#: ``FIRST_BATCH_ROWS``, each next one twice as many, up to ``BATCH_ROWS``, so that a reader stopping
+#: early (an unknown id on row 541) has parsed at most about twice the rows it needed.
 BATCH_ROWS = 1 << 16
+FIRST_BATCH_ROWS = 256
 
 
 def _batch_rows(batches):
@@ -245,13 +248,14 @@ def _batch_rows(batches):
 
 
 def _row_batches(rows, has_ids, has_groups):
-    """Rows in batches of ``BATCH_ROWS``; a problem found while reading comes after the rows before it."""
+    """Rows in growing batches (up to ``BATCH_ROWS``); a problem found while reading comes after the rows before it."""
     rows = iter(rows)
+    size = min(FIRST_BATCH_ROWS, BATCH_ROWS)
     while True:
         lines, ids, values, groups = [], [], [], []
         problem = None
         try:
-            for line, ident, value, group in itertools.islice(rows, BATCH_ROWS):
+            for line, ident, value, group in itertools.islice(rows, size):
                 lines.append(line)
                 ids.append(ident)
                 values.append(value)
@@ -262,8 +266,9 @@ def _row_batches(rows, has_ids, has_groups):
             yield lines, ids if has_ids else None, values, groups if has_groups else None
         if problem is not None:
             raise problem
-        if len(lines) < BATCH_ROWS:
+        if len(lines) < size:
             return
+        size = min(2 * size, BATCH_ROWS)
 
 
 # ---------------------------------------------------------------------------

@@ -227,7 +227,8 @@ def _gold(tmp_path, task):
 
 
 def _config(task, ignore):
-    data = {"metric": "f1_macro" if task == "cls" else "mae", "files": {"unscored_ids": "ignore" if ignore else "error"}}
+    data = {"metric": "f1_macro" if task == "cls" else "mae",
+            "files": {"unscored_ids": "ignore" if ignore else "error"}}
     if task == "cls":
         data["labels"] = list(LABELS)
     else:

@@ -500,7 +500,8 @@ CASES += [
        config=_IGNORE_CONFIG),
     _c(6, "decoys_quoted_crlf_like_r_write_csv", {"predictions.csv": '"id","label"\r\n' + "".join(
         '"%s","%s"\r\n' % p for p in _SHUFFLED[:10] + _DECOYS + _SHUFFLED[10:])}, accept=True, config=_IGNORE_CONFIG),
-    _c(6, "decoys_bad_value_on_an_unscored_line", {"predictions.csv": _csv(_P + _replace(_DECOYS, 5, ("dec-005", "bad")))},
+    _c(6, "decoys_bad_value_on_an_unscored_line",
+       {"predictions.csv": _csv(_P + _replace(_DECOYS, 5, ("dec-005", "bad")))},
        r"^predictions\.csv line 37: label 'bad' is not one of: against, favor, none$", config=_IGNORE_CONFIG),
     _c(5, "decoys_more_rows_than_files_max_ids", {"predictions.csv": _csv(_P + _DECOYS)},
        r"^predictions\.csv line 42: more than 40 predictions, the most this competition accepts \(one per public "

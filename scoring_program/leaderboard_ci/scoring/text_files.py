@@ -449,7 +449,7 @@ def _nul_error(source, lineno, before):
 
 
 def iter_line_texts(source, max_chars=MAX_LINE_CHARS):
-    """Yield ``(first_line_number, text, count)``: ``count`` whole lines of the file joined by ``\\n``, a block at a time.
+    """Yield ``(first_line_number, text, count)``: ``count`` whole lines joined by ``\\n``, a block at a time.
 
     Decodes block by block (:func:`iter_blocks`), so memory stays bounded by
     the longest line, which may have at most ``max_chars`` characters (None:

@@ -22,7 +22,10 @@ participant's :class:`~leaderboard_ci.scoring.errors.SubmissionError`, or the
 organizer's :class:`~leaderboard_ci.scoring.errors.ConfigError`) with one sentence
 naming the file and line; whatever the parsers raise (``csv.Error``,
 ``RecursionError`` for deep nesting, Python's limit on integer digits) is
-turned into such a sentence here.  Only the standard library is used: this
+turned into such a sentence here.  CSV and TSV rows come in blocks
+(:attr:`Table.batches`): a block of plain rows is split at once
+(:func:`_plain_fields`, numpy counting the delimiters), any other goes
+through :mod:`csv` row by row.  The standard library and numpy only: this
 module is on the per-submission path, which must run on Python 3.7.
 """
 import csv

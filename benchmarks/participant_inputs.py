@@ -53,20 +53,26 @@ def _write_repeated(path, head, unit, tail, size, encoding="utf-8"):
         out.write(tail.encode(encoding))
 
 
-def _write_decoys(path, head, size):
-    """``head``, then rows of distinct unscored ids up to about ``size`` bytes."""
+def _write_decoys(path, head, size, row="d%09d,3\n", tail=""):
+    """``head``, then rows of distinct unscored ids (``row % k``) up to about ``size`` bytes, then ``tail``."""
     with open(path, "w") as out:
         out.write(head)
         written, k = len(head), 0
-        while written + 1200000 < size:
-            chunk = "".join("d%09d,3\n" % (k + j) for j in range(100000))
+        step = len(row % 0) * 100000
+        while written + step + len(tail) < size:
+            chunk = "".join(row % (k + j) for j in range(100000))
             out.write(chunk)
             written += len(chunk)
             k += 100000
+        out.write(tail)
 
 
 def _clean_rows(ids):
     return "".join("%s,%d\n" % (i, k % 10) for k, i in enumerate(ids))
+
+
+_DECOYS = "files: {unscored_ids: ignore}\n"
+_ALL_ROWS = "files: {unscored_ids: ignore, max_ids: 1000000000}\n"
 
 
 def cases(size):
@@ -113,9 +119,32 @@ def cases(size):
         "nul_at_the_end": (
             "predictions.csv", lambda p: _write_repeated(p, "id,label\n" + rows, "\n", "\x00", big), "rejected",
             None),
+        # Decoy ids (files.unscored_ids: ignore): every row is read.  With files.max_ids raised to its maximum,
+        # nothing but the file size bounds the rows (CSV and TSV); with its default (10^6) reading stops at
+        # row 10^6 + 1.
         "decoys_ignored_every_row_read": (
-            "predictions.csv", lambda p: _write_decoys(p, "id,label\n" + rows, big), "scored",
-            "files: {unscored_ids: ignore}\n"),
+            "predictions.csv", lambda p: _write_decoys(p, "id,label\n" + rows, big), "scored", _ALL_ROWS),
+        "decoys_tsv": (
+            "predictions.tsv", lambda p: _write_decoys(p, "id\tlabel\n" + rows.replace(",", "\t"), big,
+                                                       "d%09d\t3\n"), "scored", _ALL_ROWS),
+        "decoys_csv_quoted_crlf": (  # what R's write.csv writes on Windows
+            "predictions.csv", lambda p: _write_decoys(p, '"id","label"\r\n' + "".join(
+                '"%s","%d"\r\n' % (i, k % 10) for k, i in enumerate(ids)), big, '"d%09d","3"\r\n'), "scored",
+            _ALL_ROWS),
+        "decoys_csv_default_max_ids": (
+            "predictions.csv", lambda p: _write_decoys(p, "id,label\n" + rows, big), "rejected", _DECOYS),
+        "decoys_jsonl_default_max_ids": (
+            "predictions.jsonl", lambda p: _write_decoys(p, "".join(
+                '{"id": "%s", "label": "%d"}\n' % (i, k % 10) for k, i in enumerate(ids)), big,
+                '{"id": "d%09d", "label": "3"}\n'), "rejected", _DECOYS),
+        "decoys_json_records_default_max_ids": (
+            "predictions.json", lambda p: _write_decoys(p, "[" + "".join(
+                '{"id": "%s", "label": "%d"}, ' % (i, k % 10) for k, i in enumerate(ids)), big,
+                '{"id": "d%09d", "label": "3"}, ', '{"id": "last", "label": "3"}]'), "rejected", _DECOYS),
+        "decoys_json_records_900k": (  # 0.9 million rows: under the default files.max_ids
+            "predictions.json", lambda p: _write_decoys(p, "[" + "".join(
+                '{"id": "%s", "label": "%d"}, ' % (i, k % 10) for k, i in enumerate(ids)), 36 * (10 ** 6 - 540),
+                '{"id": "d%09d", "label": "3"}, ', '{"id": "last", "label": "3"}]'), "scored", _DECOYS),
     }
 
 

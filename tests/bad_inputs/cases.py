@@ -498,6 +498,15 @@ CASES += [
     _c(6, "decoys_repeated_scored_id", {"predictions.csv": _csv(_P + _DECOYS + [_P[3]])},
        r"^predictions\.csv line 44: the id appears again \(first on line 5\); give one prediction per id$",
        config=_IGNORE_CONFIG),
+    _c(6, "decoys_quoted_crlf_like_r_write_csv", {"predictions.csv": '"id","label"\r\n' + "".join(
+        '"%s","%s"\r\n' % p for p in _SHUFFLED[:10] + _DECOYS + _SHUFFLED[10:])}, accept=True, config=_IGNORE_CONFIG),
+    _c(6, "decoys_bad_value_on_an_unscored_line",
+       {"predictions.csv": _csv(_P + _replace(_DECOYS, 5, ("dec-005", "bad")))},
+       r"^predictions\.csv line 37: label 'bad' is not one of: against, favor, none$", config=_IGNORE_CONFIG),
+    _c(5, "decoys_more_rows_than_files_max_ids", {"predictions.csv": _csv(_P + _DECOYS)},
+       r"^predictions\.csv line 42: more than 40 predictions, the most this competition accepts \(one per public "
+       r"test id\); give one prediction per test id$",
+       config=CLS_CONFIG + "files: {unscored_ids: ignore, max_ids: 40}\n"),
     _c(6, "decoys_file_without_ids", {"predictions.txt": "\n".join(PRED_LABELS) + "\n"},
        r"^predictions\.txt has no ids; this competition matches predictions to test items by id",
        config=_IGNORE_CONFIG),

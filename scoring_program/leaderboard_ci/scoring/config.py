@@ -60,7 +60,8 @@ FAMILIES = ("all_pairs", "vs_winner", "per_row")
 TESTS = ("bootstrap", "permutation")
 FORMATS = ("auto", "csv", "tsv", "lines", "json", "jsonl")
 #: ``files.unscored_ids``: a prediction for an id the gold does not have is an error, or is ignored
-#: (decoys: the public test set holds more ids than the gold scores).
+#: (decoys: the public test set holds more ids than the gold scores).  With ``ignore``, a prediction
+#: file may have at most ``files.max_ids`` rows (the public test ids): this bounds the reading.
 UNSCORED_IDS = ("error", "ignore")
 
 #: Suffixes appended to a metric key in ``scores.json``; the longest bounds the key length.
@@ -86,6 +87,7 @@ class FileSettings:
     format: str = "auto"
     max_megabytes: float = 200.0
     unscored_ids: str = "error"
+    max_ids: int = 1000000
 
     @property
     def prediction_columns(self):
@@ -399,7 +401,7 @@ def parse_config(data, source=CONFIG_NAME, program_dir=None):
     )
 
     f = _section(data, "files", ("gold", "predictions", "id_column", "gold_column", "prediction_column",
-                                 "format", "max_megabytes", "unscored_ids"), source)
+                                 "format", "max_megabytes", "unscored_ids", "max_ids"), source)
     files = FileSettings(
         gold=_file_name(f.get("gold", "gold.csv"), "%s: files.gold" % source),
         predictions=_file_name(f.get("predictions"), "%s: files.predictions" % source, allow_none=True),
@@ -411,6 +413,7 @@ def parse_config(data, source=CONFIG_NAME, program_dir=None):
         max_megabytes=_number(f.get("max_megabytes", 200), "%s: files.max_megabytes" % source, 0, 1e6),
         unscored_ids=_choice(str(f.get("unscored_ids", "error")).lower(), "%s: files.unscored_ids" % source,
                              UNSCORED_IDS),
+        max_ids=_int(f.get("max_ids", 1000000), "%s: files.max_ids" % source, 1, 10 ** 9),
     )
     if files.unscored_ids == "ignore" and files.id_column is None:
         raise ConfigError("%s: files.unscored_ids: ignore needs ids (files.id_column)" % source)

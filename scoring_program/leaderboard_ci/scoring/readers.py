@@ -18,10 +18,10 @@ Python 3.7 with numpy 1.17).
 """
 import hashlib
 import os
-from array import array
 
 import numpy as np
 
+from .alignment import align_by_id as _align_by_id, align_by_order as _align_by_order
 from .config import check_key_lengths
 from .errors import ConfigError, SubmissionError
 from .formats import Columns, Source, list_names, open_table, quote
@@ -42,127 +42,6 @@ def _display_name(path):
     if folder != "res" and os.path.basename(grandparent) == "res":
         return "%s/%s" % (folder, name)
     return name
-
-
-# ---------------------------------------------------------------------------
-# Alignment
-# ---------------------------------------------------------------------------
-def _no_rows(source, table, n):
-    count = " (%d)" % n if n is not None else ""
-    if table.format in ("csv", "tsv"):
-        return source.whole("has a header but no predictions; expected one line per test item%s" % count)
-    return source.whole("has no predictions; expected one per test item%s" % count)
-
-
-def _new_values(typecode):
-    """Where parsed values are collected: a typed array, or a list for structured values (typecode None)."""
-    return array(typecode) if typecode else []
-
-
-def _finish(values, typecode, stack):
-    """The collected values as the task's array."""
-    if typecode is None:
-        return stack(values)
-    return np.frombuffer(values, dtype=np.float64 if typecode == "d" else np.int64)
-
-
-def _align_by_order(source, table, n, convert, typecode, stack):
-    """Values in file order; there must be exactly ``n`` rows (reading stops at row n + 1)."""
-    values = _new_values(typecode)
-    for line, _, text, _ in table.rows:
-        if len(values) == n:
-            raise source.at(line, "more predictions than the %d test items; expected exactly %d "
-                                  "predictions, one per test item in order" % (n, n))
-        values.append(convert(line, text))
-    if not values:
-        raise _no_rows(source, table, n)
-    if len(values) < n:
-        raise source.whole("has %d predictions, expected %d (one per test item, in the order of the test set)"
-                           % (len(values), n))
-    return _finish(values, typecode, stack)
-
-
-def _missing_ids(source, gold, seen, count):
-    missing = gold.n - count
-    shown, start = [], 0
-    while len(shown) < 3:
-        start = seen.find(0, start)
-        if start < 0:
-            break
-        shown.append(gold.ids[start])
-        start += 1
-    return source.whole("is missing %d of the %d test ids (e.g. %s); give one prediction for every id"
-                        % (missing, gold.n, ", ".join(quote(i) for i in shown)))
-
-
-def _repeated_id(source, hashes, lines):
-    """The first line whose id appeared before (ids compared by their hashes), or None."""
-    if not hashes:
-        return None
-    h = np.frombuffer(hashes, dtype=np.int64)
-    order = np.argsort(h, kind="stable")
-    sorted_h = h[order]
-    again = np.flatnonzero(sorted_h[1:] == sorted_h[:-1]) + 1
-    if again.size == 0:
-        return None
-    line_of = np.frombuffer(lines, dtype=np.int64)
-    second = order[again]
-    k = int(np.argmin(second))
-    first = order[np.searchsorted(sorted_h, sorted_h[again[k]])]
-    return source.at(int(line_of[second[k]]), "the id appears again (first on line %d); give one prediction per "
-                                              "id" % int(line_of[first]))
-
-
-def _align_by_id(source, table, gold, convert, typecode, stack, unscored="error"):
-    """Values placed at their id's position in the gold order.
-
-    With ``unscored`` ``"error"`` an id the gold does not have stops the
-    reading; with ``"ignore"`` it is read and checked like any other (so that
-    no message depends on whether an id is scored) and left out, and no
-    message gives a count of gold items.
-    """
-    ignore = unscored == "ignore"
-    index = dict((ident, position) for position, ident in enumerate(gold.ids))
-    seen = bytearray(gold.n)
-    positions, lines, values = array("q"), array("q"), _new_values(typecode)
-    hashes, hash_lines = array("q"), array("q")  # every id, for repeats, when unscored ids are ignored
-    rows = 0
-    for line, ident, text, _ in table.rows:
-        if ident == "":
-            raise source.at(line, "the id is empty")
-        value = convert(line, text)
-        rows += 1
-        position = index.get(ident)
-        if ignore:
-            hashes.append(hash(ident))
-            hash_lines.append(line)
-            if position is None or seen[position]:
-                continue  # an unscored id; a repeat is reported after the reading, like any other
-        elif position is None:
-            raise source.at(line, "id %s is not a test id; expected ids like %s"
-                                  % (quote(ident), quote(gold.ids[0])))
-        elif seen[position]:
-            raise source.at(line, "id %s appears again (first on line %d); give one prediction per id"
-                                  % (quote(ident), lines[positions.index(position)]))
-        seen[position] = 1
-        positions.append(position)
-        lines.append(line)
-        values.append(value)
-    if ignore:
-        repeated = _repeated_id(source, hashes, hash_lines)
-        if repeated is not None:
-            raise repeated
-    if not rows:
-        raise _no_rows(source, table, None if ignore else gold.n)
-    if len(positions) < gold.n:
-        if ignore:
-            raise source.whole("has no prediction for some of the test ids; give one prediction for every id "
-                               "of the test set")
-        raise _missing_ids(source, gold, seen, len(positions))
-    order = np.argsort(np.frombuffer(positions, dtype=np.int64), kind="stable")
-    if typecode is None:
-        return stack([values[i] for i in order])
-    return np.frombuffer(values, dtype=np.float64 if typecode == "d" else np.int64)[order]
 
 
 def _read_system(path, name, config, gold, max_bytes):
@@ -188,7 +67,8 @@ def _read_system(path, name, config, gold, max_bytes):
             convert = _unheaded(source, columns, gold, convert, is_value, use_ids=not ignore)
         stack = None if typecode else (lambda values: task.stack(values, gold, settings))
         if by_id and table.has_ids:
-            values = _align_by_id(source, table, gold, convert, typecode, stack, config.files.unscored_ids)
+            values = _align_by_id(source, table, gold, convert, typecode, stack, config.files.unscored_ids,
+                                  config.files.max_ids if ignore else None)
         elif ignore and by_id:
             raise source.whole("has no ids; this competition matches predictions to test items by id: start the "
                                "file with the header %s" % columns.describe_header(","))
@@ -447,6 +327,9 @@ def read_gold(ref_dir, config):
         raise source.whole("cannot be read (%s)" % (exc.strerror or type(exc).__name__))
     if ids is not None:
         _check_gold_ids(source, lines, ids)
+        if config.files.unscored_ids == "ignore" and len(ids) > config.files.max_ids:
+            raise ConfigError("%s: files.max_ids ({:,}) is below the number of items of ref/%s; set it to the "
+                              "number of public test ids".format(config.files.max_ids) % (config.source, name))
     if not hasattr(task, "read_gold"):
         codes, labels = task.encode_gold(source, lines, values, config.labels, config.source, settings)
     mismatch = task.check_metrics(config.metrics, labels)

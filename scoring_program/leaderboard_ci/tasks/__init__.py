@@ -47,6 +47,8 @@ task's own catches what it can raise and says what is wrong in one sentence)
     ``value_parser(source, gold, quote) -> (convert(line, text), typecode)``
         One participant value into its encoding; ``typecode`` is the
         :mod:`array` code the readers store it with (``"q"`` or ``"d"``).
+        ``convert`` depends on ``text`` alone (``line`` only names the place
+        in a message): the readers convert each distinct text of a batch once.
     ``is_value(gold, text) -> bool``
         Whether a would-be header field is really a value (the file has no header).
     ``encode_values(gold_values, systems, labels, settings) -> (values, labels, {name: values})``

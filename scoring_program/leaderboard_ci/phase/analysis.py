@@ -61,6 +61,7 @@ from ..tasks.registry import TASKS, task_module
 from .results import PhaseResult, TargetAnalysis
 from .systems import build_plan
 from .targets import analyze_target, group_gaps
+from .unit_values import attach_unit_values, unit_value_summaries
 
 __all__ = ["analyze", "PhaseResult", "TargetAnalysis", "encode_inputs"]
 
@@ -230,11 +231,13 @@ def _analyze_coded(config, gold, coded, baseline=None, n_jobs="auto", progress=N
         except PermutationUnsupported as exc:
             raise ConfigError("analysis.test: %s" % exc)
     units = unit_table(plan, gold, config, names)
+    unit_values = unit_value_summaries(plan, names)
     del plan  # its stacked per-item matrices are not needed by the per-target stage (lower peak memory)
     targets = OrderedDict()
     for t, target in enumerate(scores.targets):
         targets[column_key(target.metric.key, target.group)] = analyze_target(
             config, gold, scores, t, names, pred_matrix, baseline, n_jobs, permutation)
+    attach_unit_values(targets, unit_values)
     gaps = group_gaps(config, targets, baseline) if gold.group_values else None
     if units is not None:  # in the official ranking's order
         rank = dict((name, i) for i, name in enumerate(next(iter(targets.values())).systems["name"]))

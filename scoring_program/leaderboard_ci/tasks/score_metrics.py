@@ -60,7 +60,7 @@ def _thread_buffer(name, shape, dtype):
 
 
 def _item_major_counts(counts, n):
-    """The block's resample counts as an int32 ``(n + 1, R)`` matrix (one row per item, then a row of zeros), and a dict.
+    """The block's resample counts as an int32 ``(n + 1, R)`` matrix (a row per item, then zeros), and a dict.
 
     Transposed once per block and thread, then shared by every curve of the
     thread (every system of the end-of-phase analysis gathers its rows from

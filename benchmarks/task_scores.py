@@ -213,6 +213,9 @@ def main(argv=None):
                         "below 10000 the time is also scaled to B = 10000)")
     parser.add_argument("--scale-all", action="store_true", help="also run scipy at B' = B/10 and scale it")
     parser.add_argument("--phase-only", action="store_true", help="only the end-of-phase case and its peers")
+    parser.add_argument("--no-phase", action="store_true", help="only the one-submission cases")
+    parser.add_argument("--peers", default="scipy,sklearn-loop,compstats,confidenceinterval",
+                        help="one-submission peers to run (comma-separated; 'none' for ours alone)")
     parser.add_argument("--child", nargs=4, metavar=("IMPL", "M", "N", "B"))
     args = parser.parse_args(argv)
     if args.child:
@@ -234,7 +237,7 @@ def main(argv=None):
         if calibration is not None:
             print("   (calibration: our macro-F1 on the same n, B: %.3f s; ROC-AUC costs %.1fx that)"
                   % (calibration["seconds"], ours["seconds"] / calibration["seconds"]), flush=True)
-        for impl in ("scipy", "sklearn-loop", "compstats", "confidenceinterval"):
+        for impl in [p for p in args.peers.split(",") if p and p != "none"]:
             bb = max(1, min(1000, b // 10)) if impl in scaled else b
             reps = 1 if impl in scaled else args.repeats
             peer, why = _run(impl, 1, n, bb, reps)
@@ -245,6 +248,8 @@ def main(argv=None):
             print("   %-20s %9.2f s%s  (%.1fx)  peak RSS %.0f MB" % (impl, seconds, "*" if bb != b else " ",
                                                                   seconds / ours["seconds"], peer["rss_mb"]),
                   flush=True)
+    if args.no_phase:
+        return 0
     m, n, b = (100, 10000, 10000) if not args.quick else (10, 2000, 1000)
     if args.phase:
         m, n, b = (int(x) for x in args.phase.split(":"))

@@ -214,6 +214,8 @@ def main(argv=None):
     parser.add_argument("--scale-all", action="store_true", help="also run scipy at B' = B/10 and scale it")
     parser.add_argument("--phase-only", action="store_true", help="only the end-of-phase case and its peers")
     parser.add_argument("--no-phase", action="store_true", help="only the one-submission cases")
+    parser.add_argument("--cells-b", type=int, default=None,
+                        help="B of the previous-path peer (default: the case's B; scaled linearly to it)")
     parser.add_argument("--peers", default="scipy,sklearn-loop,compstats,confidenceinterval",
                         help="one-submission peers to run (comma-separated; 'none' for ours alone)")
     parser.add_argument("--child", nargs=4, metavar=("IMPL", "M", "N", "B"))
@@ -261,7 +263,7 @@ def main(argv=None):
           % (m, n, b, phase["seconds"], phase["rss_mb"],
              " (about %.0f s at B = 10,000, scaled linearly)" % (phase["seconds"] * 10000.0 / b) if b < 10000
              else ""), flush=True)
-    for impl, bb in (("ours-phase-cells", b), ("sklearn-loop-phase", min(b, 20))):
+    for impl, bb in (("ours-phase-cells", min(b, args.cells_b or b)), ("sklearn-loop-phase", min(b, 20))):
         peer, why = _run(impl, m, n, bb, 1)
         if peer is None:
             print("   %-20s not run: %s" % (impl, why), flush=True)

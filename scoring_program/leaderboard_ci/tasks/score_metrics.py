@@ -22,6 +22,13 @@ cumulative sums over the groups, O(n) per replicate:
 Counts are integers, so ``P``, ``Q`` and ``U`` are exact (``U`` is a sum of
 half-integers below 2**53); ``AP`` is one deterministic cumulative sum.
 
+ROC-AUC alone (no average precision) takes a faster path with the same
+integers: the block's counts are transposed once into item-major int32 rows
+shared by every curve of the thread (all systems of the end-of-phase
+analysis), and each curve runs one prefix sum of its negatives' counts in
+ascending score order, read at each positive's place
+(:meth:`BinaryCurve._auc_block`, :func:`_prefix_sums`).
+
 :func:`delong_auc` and :func:`delong_test` give DeLong's (1988) variance of an
 AUC and of the difference of two correlated AUCs, from the same placements.
 """

@@ -7,6 +7,16 @@
 Cases (issue 12): one submission, ROC-AUC, n = 10,000 and 100,000, B = 10,000;
 the end of phase, 100 systems, n = 10,000, ROC-AUC, all pairs (``analyze()``).
 
+    python3 benchmarks/task_scores.py --phase-only    # the end of phase alone, with its peers
+
+End-of-phase peers, in the same run: ``ours-phase-cells``, our previous code path
+(each system's replicates from a ``bincount`` of the drawn items' (tie group,
+class) cells and three cumulative sums over them, the path average precision
+still takes), at the same B (through ``analyze()``, so everything but the
+replicates is common); ``sklearn-loop-phase``, ``roc_auc_score`` per system and
+resample (our resamples, the replicates only), run at B = 20 and scaled
+linearly.
+
 Each case runs in a child process (``--child``), three times; the median wall time
 and the child's peak RSS are printed with the ratio peer / ours.  Peers:
 
@@ -80,11 +90,35 @@ def _ours_f1(n, b):
 def _ours_phase(m, n, b):
     import numpy as np
     from leaderboard_ci.phase.analysis import analyze
-    y, s = _data(n)
-    rng = np.random.default_rng(1)
-    systems = dict(("s%03d" % j, s + rng.normal(0, 0.5 + j / 50.0, n)) for j in range(m))
+    y, systems = _phase_systems(m, n)
     start = time.perf_counter()
     analyze([str(v) for v in y], systems, metric="roc_auc", n_resamples=b, seed=SEED)
+    return time.perf_counter() - start, None, None
+
+
+def _phase_systems(m, n):
+    import numpy as np
+    y, s = _data(n)
+    rng = np.random.default_rng(1)
+    return y, dict(("s%03d" % j, s + rng.normal(0, 0.5 + j / 50.0, n)) for j in range(m))
+
+
+def _ours_phase_cells(m, n, b):
+    """The previous code path: every system's ROC-AUC from its own cell counts (``_cell_block``)."""
+    from leaderboard_ci.tasks.score_metrics import BinaryCurve
+    BinaryCurve.block = lambda self, indices, counts=None: self._cell_block(indices)
+    return _ours_phase(m, n, b)
+
+
+def _sklearn_loop_phase(m, n, b):
+    import numpy as np
+    from sklearn.metrics import roc_auc_score
+    from leaderboard_ci.core.resampling import replicate_indices
+    y, systems = _phase_systems(m, n)
+    start = time.perf_counter()
+    for idx in replicate_indices(SEED, n, 0, b):
+        for s in systems.values():
+            roc_auc_score(y[idx], s[idx])
     return time.perf_counter() - start, None, None
 
 
@@ -138,14 +172,16 @@ def _confidenceinterval(n, b):
     return time.perf_counter() - start, low, high
 
 
+PHASE_IMPLS = {"ours-phase": _ours_phase, "ours-phase-cells": _ours_phase_cells,
+               "sklearn-loop-phase": _sklearn_loop_phase}
 IMPLS = {"ours": _ours, "ours-f1": _ours_f1, "scipy": _scipy, "sklearn-loop": _sklearn_loop, "compstats": _compstats,
          "confidenceinterval": _confidenceinterval}
 
 
 def child(impl, m, n, b):
     sys.path.insert(0, PROGRAM)
-    if impl == "ours-phase":
-        seconds, low, high = _ours_phase(m, n, b)
+    if impl in PHASE_IMPLS:
+        seconds, low, high = PHASE_IMPLS[impl](m, n, b)
     else:
         seconds, low, high = IMPLS[impl](n, b)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
@@ -176,6 +212,12 @@ def main(argv=None):
     parser.add_argument("--phase", default=None, help="end-of-phase case M:N:B (default 100:10000:10000; with B "
                         "below 10000 the time is also scaled to B = 10000)")
     parser.add_argument("--scale-all", action="store_true", help="also run scipy at B' = B/10 and scale it")
+    parser.add_argument("--phase-only", action="store_true", help="only the end-of-phase case and its peers")
+    parser.add_argument("--no-phase", action="store_true", help="only the one-submission cases")
+    parser.add_argument("--cells-b", type=int, default=None,
+                        help="B of the previous-path peer (default: the case's B; scaled linearly to it)")
+    parser.add_argument("--peers", default="scipy,sklearn-loop,compstats,confidenceinterval",
+                        help="one-submission peers to run (comma-separated; 'none' for ours alone)")
     parser.add_argument("--child", nargs=4, metavar=("IMPL", "M", "N", "B"))
     args = parser.parse_args(argv)
     if args.child:
@@ -185,8 +227,11 @@ def main(argv=None):
     if args.sizes:
         cases = [tuple(int(x) for x in part.split(":")) for part in args.sizes.split(",")]
     scaled = SCALED + (("scipy",) if args.scale_all else ())
-    print("ROC-AUC, one submission (evaluate(), B resamples; median of %d; ratio = peer / ours; * = run at B' = "
-          "B/10 and scaled)" % args.repeats)
+    if args.phase_only:
+        cases = []
+    else:
+        print("ROC-AUC, one submission (evaluate(), B resamples; median of %d; ratio = peer / ours; * = run at "
+              "B' = B/10 and scaled)" % args.repeats)
     for n, b in cases:
         ours, why = _run("ours", 1, n, b, args.repeats)
         print("n=%d B=%d  ours: %.3f s, peak RSS %.0f MB" % (n, b, ours["seconds"], ours["rss_mb"]), flush=True)
@@ -194,7 +239,7 @@ def main(argv=None):
         if calibration is not None:
             print("   (calibration: our macro-F1 on the same n, B: %.3f s; ROC-AUC costs %.1fx that)"
                   % (calibration["seconds"], ours["seconds"] / calibration["seconds"]), flush=True)
-        for impl in ("scipy", "sklearn-loop", "compstats", "confidenceinterval"):
+        for impl in [p for p in args.peers.split(",") if p and p != "none"]:
             bb = max(1, min(1000, b // 10)) if impl in scaled else b
             reps = 1 if impl in scaled else args.repeats
             peer, why = _run(impl, 1, n, bb, reps)
@@ -205,17 +250,28 @@ def main(argv=None):
             print("   %-20s %9.2f s%s  (%.1fx)  peak RSS %.0f MB" % (impl, seconds, "*" if bb != b else " ",
                                                                   seconds / ours["seconds"], peer["rss_mb"]),
                   flush=True)
+    if args.no_phase:
+        return 0
     m, n, b = (100, 10000, 10000) if not args.quick else (10, 2000, 1000)
     if args.phase:
         m, n, b = (int(x) for x in args.phase.split(":"))
-    phase, why = _run("ours-phase", m, n, b, 1 if not args.quick else args.repeats)
+    phase, why = _run("ours-phase", m, n, b, args.repeats if args.phase_only else 1)
     if phase is None:
         print("end of phase: failed: %s" % why)
-    else:
-        print("End of phase, analyze(): m=%d systems, n=%d, B=%d, ROC-AUC, all pairs: %.2f s, peak RSS %.0f MB%s"
-              % (m, n, b, phase["seconds"], phase["rss_mb"],
-                 " (about %.0f s at B = 10,000, scaled linearly)" % (phase["seconds"] * 10000.0 / b) if b < 10000
-                 else ""))
+        return 1
+    print("End of phase, analyze(): m=%d systems, n=%d, B=%d, ROC-AUC, all pairs: %.2f s, peak RSS %.0f MB%s"
+          % (m, n, b, phase["seconds"], phase["rss_mb"],
+             " (about %.0f s at B = 10,000, scaled linearly)" % (phase["seconds"] * 10000.0 / b) if b < 10000
+             else ""), flush=True)
+    for impl, bb in (("ours-phase-cells", min(b, args.cells_b or b)), ("sklearn-loop-phase", min(b, 20))):
+        peer, why = _run(impl, m, n, bb, 1)
+        if peer is None:
+            print("   %-20s not run: %s" % (impl, why), flush=True)
+            continue
+        seconds = peer["seconds"] * b / bb
+        print("   %-20s %9.2f s%s  (%.1fx)  peak RSS %.0f MB" % (impl, seconds, "*" if bb != b else " ",
+                                                              seconds / phase["seconds"], peer["rss_mb"]),
+              flush=True)
     return 0
 
 

@@ -114,6 +114,8 @@ def assert_same_result(one, other):
             frame = getattr(target, attr)
             assert (frame is None and getattr(twin, attr) is None) or frame.equals(getattr(twin, attr)), (key, attr)
         assert target.notes == twin.notes and target.indicators == twin.indicators, key
+        values = getattr(target, "unit_values", None)
+        assert (values is None and getattr(twin, "unit_values", None) is None) or values.equals(twin.unit_values), key
         assert target.replicates.tobytes() == twin.replicates.tobytes(), key
     for attr in ("units", "group_gaps", "skipped"):
         frame = getattr(one, attr)

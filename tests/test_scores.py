@@ -177,3 +177,119 @@ def test_block_size_and_threads_change_no_bit():
             for jobs, rows in ((1, 1), (1, 7), (2, 50), (2, 3))]
     for other in runs[1:]:
         assert other.tobytes() == runs[0].tobytes()
+
+
+# ---------------------------------------------------------------------------
+# ROC-AUC alone: the prefix-sum path (item-major counts shared by the curves of a block)
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("ties", [True, False])
+def test_auc_alone_equals_sklearn_on_every_replicate(ties):
+    """Without average precision ROC-AUC takes the prefix-sum path: still scikit-learn's value."""
+    y, p = _binary_data(ties=ties)
+    metrics = _metrics(["roc_auc", "log_loss"])
+    scorer, full, reps, counts = _scores(metrics, y, ("neg", "pos"), p[:, None])
+    assert not any(getattr(acc, "with_ap", True) for acc in scorer.accumulators if hasattr(acc, "with_ap")) \
+        and any(hasattr(acc, "with_ap") for acc in scorer.accumulators)
+    _check(full, reps, counts, 0, lambda w: sklearn_metrics.roc_auc_score(y, p, sample_weight=w))
+
+
+def test_multiclass_auc_alone_equals_sklearn_on_every_replicate():
+    y, p = _multi_data()
+    metrics = _metrics(["roc_auc_ovr", "roc_auc_ovr_weighted"])
+    _, full, reps, counts = _scores(metrics, y, ("ant", "bee", "cat", "dog"), p)
+    _check(full, reps, counts, 0,
+           lambda w: sklearn_metrics.roc_auc_score(y, p, multi_class="ovr", average="macro", sample_weight=w))
+    _check(full, reps, counts, 1,
+           lambda w: sklearn_metrics.roc_auc_score(y, p, multi_class="ovr", average="weighted", sample_weight=w))
+
+
+def _curve_cases():
+    rng = np.random.default_rng(11)
+    n = 240
+    cases = []
+    for name, scores in (("continuous", rng.normal(size=n)), ("ties", np.round(rng.normal(size=n))),
+                         ("constant", np.zeros(n))):
+        positive = rng.random(n) < 0.4
+        cases.append((name, scores, positive, None))
+        sub = np.sort(rng.choice(n, size=90, replace=False))
+        cases.append((name + "-subset", scores[sub], positive[sub], sub))
+    cases.append(("no-positive", rng.normal(size=n), np.zeros(n, dtype=bool), None))
+    cases.append(("no-negative", rng.normal(size=n), np.ones(n, dtype=bool), None))
+    cases.append(("one-item", np.array([0.3]), np.array([True]), np.array([17])))
+    return n, cases
+
+
+@pytest.mark.parametrize("rows", [1, 2, 5, 13, 64, 200])
+def test_auc_prefix_path_equals_the_cell_path_bit_for_bit(rows):
+    """Both block paths give the same integers (P, Q, 2U), whatever the chunk length the block size picks."""
+    from leaderboard_ci.core.accumulators import block_counts_factory
+    from leaderboard_ci.tasks.score_metrics import BinaryCurve
+    n, cases = _curve_cases()
+    indices = replicate_indices(SEED, n, 0, rows)
+    counts = block_counts_factory(indices, n)
+    for name, scores, positive, items in cases:
+        curve = BinaryCurve(scores, positive, n_total=n, items=items, with_ap=False)
+        fast = curve.block(indices, counts)
+        assert fast.tobytes() == curve._cell_block(indices).tobytes(), name
+        assert np.array_equal(fast, curve._from_weights(curve._subset(counts()))), name
+
+
+def test_auc_prefix_path_int64_products_beyond_92681_items():
+    """Past 92,681 items a product sum may exceed int32: the int64 path gives the cell path's integers."""
+    from leaderboard_ci.core.accumulators import block_counts_factory
+    from leaderboard_ci.tasks.score_metrics import _INT32_PRODUCTS, BinaryCurve
+    n = _INT32_PRODUCTS + 1
+    rng = np.random.default_rng(3)
+    items = np.sort(rng.choice(n, size=500, replace=False))
+    scores = np.round(rng.uniform(0.1, 0.9, size=items.size), 1)
+    positive = rng.random(items.size) < 0.5
+    scores[0], positive[0] = 1.0, True  # the top positive ...
+    scores[1], positive[1] = 0.0, False  # ... above the bottom negative
+    curve = BinaryCurve(scores, positive, n_total=n, items=items, with_ap=False)
+    # row 0: half the draws on each of them, so U = 46,341**2 > 2**31; row 1: the usual draws
+    indices = np.stack([np.where(np.arange(n) % 2 == 0, items[0], items[1]),
+                        replicate_indices(SEED, n, 0, 1)[0]])
+    counts = block_counts_factory(indices, n)
+    fast = curve.block(indices, counts)
+    assert fast[0, 2] == (n // 2) * (n - n // 2) > 2 ** 31
+    assert fast.tobytes() == curve._cell_block(indices).tobytes()
+
+
+def test_auc_shared_counts_follow_the_block():
+    """Curves of one thread share the block's item-major counts; a new block (even a matrix refilled
+    in place) is transposed again, so no curve reads another block's counts."""
+    from leaderboard_ci.tasks.score_metrics import BinaryCurve
+    n, cases = _curve_cases()
+    curves = [BinaryCurve(s, pos, n_total=n, items=it, with_ap=False) for _, s, pos, it in cases]
+    first = counts_from_indices(replicate_indices(SEED, n, 0, 6), n)
+    second = counts_from_indices(replicate_indices(SEED, n, 6, 12), n)
+    expected = [[c._from_weights(c._subset(m)) for m in (first, second)] for c in curves]
+    matrix = first.copy()
+    for c, e in zip(curves, expected):
+        assert np.array_equal(c.block(None, lambda: matrix), e[0])
+    matrix[:] = second  # the same object, new values
+    for c, e in zip(curves, expected):
+        assert np.array_equal(c.block(None, lambda: matrix), e[1])
+    for c, e in zip(curves[::-1], expected[::-1]):  # a fresh matrix, curves in another order
+        assert np.array_equal(c.block(None, lambda: first), e[0])
+
+
+def test_paired_engine_auc_equals_each_system_alone():
+    """End of phase: many systems' ROC-AUC on shared resamples equals each system's own replicates."""
+    from leaderboard_ci.core.systems import PairedPlan, paired_scores
+    y, p = _binary_data(n=500, ties=True)
+    rng = np.random.default_rng(8)
+    preds = [np.clip(p + rng.normal(0, 0.2 * j, p.size), 0, 1).round(2) for j in range(6)]
+    metrics = _metrics(["roc_auc"])
+    gold = GoldStandard(values=y, labels=("0", "1"), task="scores")
+    scorers = [SystemScorer(metrics, gold, q[:, None], layout="reduced") for q in preds]
+    plan = PairedPlan(scorers, y.size, SEED, ["s%d" % j for j in range(6)])
+    together = [paired_scores(plan, 70, n_jobs=jobs).replicates for jobs in (1, 2)]
+    assert together[0].tobytes() == together[1].tobytes()
+    assert together[0].tobytes() == plan.scores_for_span(0, 70, block_rows=9).tobytes()
+    for j, scorer in enumerate(scorers):
+        alone = scorer.scores(compute_replicates(scorer.accumulators, y.size, SEED, 70))
+        assert alone.tobytes() == together[0][:, j, :].tobytes()
+        for r in (0, 33, 69):
+            w = counts_from_indices(replicate_indices(SEED, y.size, r, r + 1), y.size)[0]
+            assert abs(together[0][r, j, 0] - sklearn_metrics.roc_auc_score(y, preds[j], sample_weight=w)) <= TOL

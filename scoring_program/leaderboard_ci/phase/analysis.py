@@ -59,6 +59,7 @@ from .assemble import phase_result, unit_table
 from .results import PhaseResult, TargetAnalysis
 from .systems import build_plan
 from .targets import analyze_target
+from .unit_values import attach_unit_values, unit_value_summaries
 
 __all__ = ["analyze", "PhaseResult", "TargetAnalysis", "encode_inputs"]
 
@@ -241,11 +242,13 @@ def _analyze_coded(config, gold, coded, baseline=None, n_jobs="auto", progress=N
         except PermutationUnsupported as exc:
             raise ConfigError("analysis.test: %s" % exc)
     units = unit_table(plan, gold, config, names)
+    unit_values = unit_value_summaries(plan, names)
     del plan  # its stacked per-item matrices are not needed by the per-target stage (lower peak memory)
     targets = OrderedDict()
     for t, target in enumerate(scores.targets):
         targets[column_key(target.metric.key, target.group)] = analyze_target(
             config, gold, scores, t, names, pred_matrix, baseline, n_jobs, permutation)
+    attach_unit_values(targets, unit_values)
     return phase_result(config, gold, targets, names, baseline, skipped, units)
 
 

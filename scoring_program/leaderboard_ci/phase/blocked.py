@@ -92,7 +92,7 @@ def _score_blocks(runner, context, blocks, plan, progress):
         part["pieces"][result.start] = result.replicates
         if result.start == 0:
             part.update(names=result.names, skipped=result.skipped, full=result.full, flags=result.flags,
-                        units=result.units)
+                        units=result.units, unit_values=result.unit_values)
         if progress is not None:
             progress(1)
     for part in parts:
@@ -216,6 +216,7 @@ def analyze_blocks(config, gold, sources, plan, runner, baseline=None, skipped=(
     from .assemble import phase_result
     from .submissions import no_systems
     from .targets import finish_target, target_order
+    from .unit_values import attach_unit_values
 
     bplan = plan.blocks
     context = RunContext(uuid.uuid4().hex, config, gold, n_jobs=n_jobs, item_tests=plan.item_tests)
@@ -257,9 +258,25 @@ def analyze_blocks(config, gold, sources, plan, runner, baseline=None, skipped=(
         analyses[column_key(target.metric.key, target.group)] = finish_target(
             config, gold, scores, t, names, orders[t], order_notes[t], pairs, stats, tests,
             [f[t] for f in flags], baseline)
+    attach_unit_values(analyses, _unit_values(parts, set(names)))
     units = None
     if unit_frames:
         units = pd.concat(unit_frames, ignore_index=True)
         units = units[units["system"].isin(set(names))].reset_index(drop=True)
         units.attrs["unit_name"] = unit_frames[0].attrs.get("unit_name", "class")
     return phase_result(config, gold, analyses, names, baseline, skipped, units)
+
+
+def _unit_values(parts, names):
+    """Every block's per-unit value summaries joined per target, chosen systems only."""
+    joined = OrderedDict()
+    for part in parts:
+        for key, frame in (part.get("unit_values") or {}).items():
+            joined.setdefault(key, []).append(frame)
+    out = OrderedDict()
+    for key, frames in joined.items():
+        frame = pd.concat(frames, ignore_index=True)
+        frame = frame[frame["system"].isin(names)].reset_index(drop=True)
+        frame.attrs = dict(frames[0].attrs)
+        out[key] = frame
+    return out

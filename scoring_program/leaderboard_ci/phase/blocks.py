@@ -80,6 +80,7 @@ class BlockScores:
     full: Optional[np.ndarray] = None  # (len(names), T), first span only
     flags: Optional[list] = None  # per system, per target: (sparse, heavy)
     units: object = None  # the per-unit table (a DataFrame) or None
+    unit_values: object = None  # {target key: per-system summary of per-unit values}, first span only
 
 
 def read_source(source, config, gold):
@@ -158,6 +159,7 @@ def forget_blocks():
 def score_block(context, block, start, stop):
     """:class:`BlockScores` of ``block`` on replicates ``start .. stop-1``."""
     from .assemble import unit_table
+    from .unit_values import unit_value_summaries
 
     state = block_state(context, block)
     plan = state.plan
@@ -170,7 +172,7 @@ def score_block(context, block, start, stop):
         replicates[span[0] - start:span[1] - start] = plan.scores_for_span(span[0], span[1])
 
     run_spans(work, split_range(start, stop, jobs * 4 if jobs > 1 else 1), jobs)
-    full = flags = units = None
+    full = flags = units = unit_values = None
     if stop == plan_end(context) and not context.item_tests:
         release_block(context, block)  # its pairs need only the replicate scores
     if start == 0:
@@ -178,7 +180,9 @@ def score_block(context, block, start, stop):
         flags = [[system_validity_flags(context.gold, target, values) for target in plan.targets]
                  for values in state.values]
         units = unit_table(plan, context.gold, context.config, list(state.names))
-    return BlockScores(block.index, start, stop, state.names, state.skipped, replicates, full, flags, units)
+        unit_values = unit_value_summaries(plan, list(state.names))
+    return BlockScores(block.index, start, stop, state.names, state.skipped, replicates, full, flags, units,
+                       unit_values)
 
 
 def _local_permutation(context, scorers, full, work, predictions):

@@ -31,6 +31,8 @@ class TargetAnalysis:
     gains: Optional[pd.DataFrame] = None
     replicates: Optional[np.ndarray] = field(default=None, repr=False)  # (B, m) in rank order
     notes: list = field(default_factory=list)
+    #: Each system's summary of per-unit values (per-query nDCG, ...), in rank order, when the task has them.
+    unit_values: Optional[pd.DataFrame] = field(default=None, repr=False)
 
     @property
     def title(self):

@@ -30,6 +30,7 @@ FIGURES = OrderedDict([
     ("vs_winner", "Differences to the winner"),
     ("pair_heatmap", "All pairwise differences"),
     ("bootstrap_difference", "Bootstrap distribution of winner minus runner-up"),
+    ("unit_distribution", "Distribution of the per-unit values (per query)"),
 ])
 #: Above this many compared systems the heatmap shows stars only; above the next, nothing.
 HEATMAP_VALUES_MAX = 12

@@ -46,12 +46,16 @@ _FIGURE_TEXT = {
     "bootstrap_difference": "The winner minus the runner-up on each bootstrap resample. Under the null "
                             "hypothesis of no difference this distribution would be centred at 0 instead of "
                             "at the observed difference &delta;; %(tail)s",
+    "unit_distribution": "Each system's values over the %(units)s, best system at the top: the box spans the "
+                         "first to the third quartile with the median, the whiskers the 5th to the 95th "
+                         "percentile, and the diamond is the mean, which is the score in the table above.",
 }
 _FIGURE_TITLES = {
     "ordered_ci": "Scores with confidence intervals",
     "vs_winner": "Differences to the winner",
     "pair_heatmap": "All pairwise differences",
     "bootstrap_difference": "Winner minus runner-up: the bootstrap distribution",
+    "unit_distribution": "Distribution of the per-unit values",
 }
 
 # ---------------------------------------------------------------------------
@@ -143,6 +147,8 @@ def _figure(name, data, target, result, primary):
                  "below 0 (orange), is the two-sided bootstrap p-value." if two else
                  "the share of resamples at or beyond 2&delta; (orange) is the one-sided bootstrap p-value."),
         "level": _level(result), "primary": _esc(correction_name(primary)), "minus": MINUS,
+        "units": _esc(target.unit_values.attrs.get("unit_plural", "units")
+                      if getattr(target, "unit_values", None) is not None else "units"),
         "pair_sub": ("column %s row" if target.metric.sign > 0 else "row %s column, as %s") % (
             (MINUS,) if target.metric.sign > 0 else (MINUS, _esc(target.metric.better))),
         "base": ("; the baseline is orange, with a dashed line at its score (an arrow at the edge when it is "
@@ -417,6 +423,7 @@ def _target_section(result, key, target, figures, digits, primary, corrections):
         parts.append('<div class="two"><div>%s</div><div>%s</div></div>' % (ranking, ordered))
     else:
         parts.append(ranking + ordered)
+    parts.append(_figure("unit_distribution", figures.get("unit_distribution"), target, result, primary))
     if m > 1:
         orientation = "winner %s system" % MINUS if target.metric.direction == "higher" \
             else "system %s winner (lower is better)" % MINUS

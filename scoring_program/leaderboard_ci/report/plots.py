@@ -13,7 +13,10 @@ and returning a :class:`matplotlib.figure.Figure` drawn on the Agg canvas
   (column minus row) on a diverging colour map centred at 0, with stars;
 * :func:`bootstrap_difference_plot`: the bootstrap distribution of the
   difference winner minus runner-up, with lines at 0, the observed
-  difference δ and 2δ (CompStats Fig. 3).
+  difference δ and 2δ (CompStats Fig. 3);
+* :func:`~.unit_plots.unit_distribution_plot` (drawn on this module's figures):
+  when the task scores the mean of a value per unit (a query), each system's
+  distribution of those values.
 
 :func:`save_figure` writes a figure as PNG, PDF or SVG; :func:`figure_png`
 returns PNG bytes (for the HTML report).  Artists carry ``gid`` values
@@ -29,6 +32,7 @@ from collections import OrderedDict
 import numpy as np
 from ..core.numeric import is_finite_number
 from .formatting import format_p
+from .unit_plots import unit_distribution_plot
 from .figure_layout import (BASELINE, FIGURES, GREEN, HEATMAP_STARS_MAX, HEATMAP_VALUES_MAX, INK, MINUS, OTHER, RED,
                             TIED, WINNER, ci_contains_zero, decimals_for, figure_title, name_fontsize, name_width,
                             counted_replicates, far_off, fit_texts as _fit, oriented_difference,
@@ -490,6 +494,10 @@ def target_figures(target, baseline=None, confidence_level=0.95, sides=None, dec
     """
     out = OrderedDict()
     out["ordered_ci"] = ordered_ci_plot(target, baseline=baseline, confidence_level=confidence_level)
+    distribution = unit_distribution_plot(target, _figure, baseline=baseline,
+                                          legend_loc="outside lower center" if _outside_ok() else "lower center")
+    if distribution is not None:
+        out["unit_distribution"] = distribution
     if len(target.systems) >= 2:
         out["vs_winner"] = difference_plot(target, confidence_level=confidence_level, baseline=baseline,
                                            decision=decision)

@@ -100,6 +100,12 @@ Optional
         Extra tests of the end-of-phase pairs table, beside the bootstrap and
         permutation tests (``scores``: ``p_delong`` for binary ROC-AUC);
         ``predictions`` is ``(n, m, ...)``, ``items`` the target's boolean item mask.
+    ``Statistics.unit_values(spec, j) -> array or None`` and ``UNIT_VALUES_NAME``
+        For a metric that is the mean of a value per unit: that value on every
+        unit (``j == 0``) or on the units of group ``j - 1``, whose mean is the
+        full-sample score; the end-of-phase report draws each system's
+        distribution of them (``ranking``: the per-query nDCG, MAP, ...).
+        ``UNIT_VALUES_NAME`` names the unit (``"query"``).
     ``unit_rows(statistics, full_stats, rep_stats, labels, method, confidence_level, zero_division)``
         The per-unit table of ``detailed_results.html`` (``ClassRow`` rows) and
         ``UNIT_NAME`` (``"class"``, ``"label"``, ``"entity type"``).

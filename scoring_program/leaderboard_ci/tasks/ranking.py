@@ -54,9 +54,11 @@ from .base import MetricInfo
 
 __all__ = ["NAME", "METRICS", "ALIASES", "OPTIONS", "SETTINGS", "resolve_name", "known_names", "make_spec",
            "check_metrics", "parse_settings", "read_gold", "read_predictions", "encode_values", "decode",
-           "per_query_values", "Statistics", "gold_array", "run_array"]
+           "per_query_values", "Statistics", "gold_array", "run_array", "UNIT_VALUES_NAME"]
 
 NAME = "ranking"
+#: The unit of :meth:`Statistics.unit_values` (the end-of-phase report's distribution figure).
+UNIT_VALUES_NAME = "query"
 _MAX_K = 1000000
 
 METRICS = {
@@ -530,11 +532,26 @@ class Statistics:
         if not self.count_empty:
             self._answered = len(columns)
             columns.extend(np.where(mask, answered, 0.0) for mask in masks)
-        self._sums = add(ExactSums(np.stack(columns, axis=1))) if columns else None
+        self._sums_acc = ExactSums(np.stack(columns, axis=1)) if columns else None
+        self._sums = add(self._sums_acc) if columns else None
         self._group_counts = add(CodeCounts(group_codes, n_groups)) if has_groups else None
+        self._masks = masks
+        self._answered_mask = answered > 0
 
     def prepare(self, stats):
         return stats
+
+    def unit_values(self, spec, j):
+        """The per-query values whose mean is the full-sample score of ``spec`` (all queries or group ``j - 1``).
+
+        With ``missing_queries: skip``, the queries the run answers only.
+        None for a metric of another task (a custom metric).
+        """
+        column = self._column.get(spec.key)
+        if column is None:
+            return None
+        keep = self._masks[j] if self.count_empty else self._masks[j] & self._answered_mask
+        return self._sums_acc.item_values()[keep, column + j].copy()
 
     def score(self, stats, spec, j):
         """Mean per-query value of ``spec`` on all queries (``j`` 0) or group ``j - 1``.

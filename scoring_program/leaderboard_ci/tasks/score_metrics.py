@@ -22,11 +22,19 @@ cumulative sums over the groups, O(n) per replicate:
 Counts are integers, so ``P``, ``Q`` and ``U`` are exact (``U`` is a sum of
 half-integers below 2**53); ``AP`` is one deterministic cumulative sum.
 
+ROC-AUC alone (no average precision) takes a faster path with the same
+integers: the block's counts are transposed once into item-major int32 rows
+shared by every curve of the thread (all systems of the end-of-phase
+analysis), and each curve runs one prefix sum of its negatives' counts in
+ascending score order, read at each positive's place
+(:meth:`BinaryCurve._auc_block`, :func:`_prefix_sums`).
+
 :func:`delong_auc` and :func:`delong_test` give DeLong's (1988) variance of an
 AUC and of the difference of two correlated AUCs, from the same placements.
 """
 from __future__ import annotations
 
+import hashlib
 import math
 import threading
 
@@ -40,6 +48,146 @@ __all__ = ["BinaryCurve", "auc_from_stats", "ap_from_stats", "DeLong", "delong_a
 
 
 _LOCAL = threading.local()
+
+#: Up to this many items every ROC-AUC product sum (at most ``n**2 / 4``) fits in int32.
+_INT32_PRODUCTS = 92681
+
+
+def _thread_buffer(name, shape, dtype):
+    """This thread's reusable buffer ``name`` of ``shape`` (fresh arrays cost page faults)."""
+    size = int(np.prod(shape))
+    buffers = getattr(_LOCAL, "buffers", None)
+    if buffers is None:
+        buffers = _LOCAL.buffers = {}
+    key = (name, np.dtype(dtype).str)
+    found = buffers.get(key)
+    if found is None or found.size < size:
+        found = buffers[key] = np.empty(size, dtype=dtype)
+    return found[:size].reshape(shape)
+
+
+def _item_major_counts(counts, n):
+    """The block's resample counts as an int32 ``(n + 1, R)`` matrix (a row per item, then zeros), and a dict.
+
+    Transposed once per block and thread, then shared by every curve of the
+    thread (every system of the end-of-phase analysis gathers its rows from
+    it).  The block is recognized by the identity of the ``counts()`` matrix
+    (both engines build a fresh one per block; it is kept referenced, so its
+    identity cannot be reused) and, in case a caller refills one matrix in
+    place, by a sample of its values.  The dict holds what curves of this
+    block share (the positives' counts of a problem every system has).
+    """
+    matrix = counts()
+    if matrix.ndim != 2 or matrix.shape[1] != n:
+        raise ValueError("counts() must have shape (R, %d), got %s" % (n, matrix.shape))
+    probe = np.concatenate([matrix[:, :32], matrix[:, -32:]], axis=1)
+    cached = getattr(_LOCAL, "item_major", None)
+    if cached is not None and cached[0] is matrix and cached[2].shape == probe.shape \
+            and np.array_equal(cached[2], probe):
+        return cached[1], cached[3]
+    rows = matrix.shape[0]
+    out = _thread_buffer("item_major", (n + 1, rows), np.int32)
+    np.copyto(out[:n], matrix.T, casting="unsafe")  # counts are integers below 2**31
+    out[n] = 0
+    shared = {}
+    _LOCAL.item_major = (matrix, out, probe, shared)
+    return out, shared
+
+
+def _chunk_length(m, rows):
+    """Chunk length of the two-level prefix sum over ``m`` positions and ``rows`` replicates.
+
+    The first level is one numpy call per position of a chunk (about 1 us each,
+    over every chunk and replicate at once), the second a cumulative sum over
+    the chunks (about 4 ns per value): ``sqrt(m * rows / 250)`` balances them.
+    """
+    return int(max(1, min(512, m, round(math.sqrt(m * rows / 250.0)))))
+
+
+class _PrefixLayout:
+    """Gather indices of :func:`_prefix_sums` for one chunk length.
+
+    The ``m = n_neg + 1`` positions are a zero (position 0) then the negatives
+    in ascending score order, cut into ``k`` chunks of ``length``; position
+    ``p`` is stored at row ``(p % length) * k + p // length`` so that one
+    numpy call adds position ``j`` of every chunk at once.  A query position
+    ``p`` reads the inclusive prefix sum there: the weighted negatives among
+    the first ``p`` (``below`` and ``at_most`` give one ``p`` per positive).
+    """
+
+    def __init__(self, negatives_sorted, n_total, length, below, at_most):
+        m = negatives_sorted.size + 1
+        self.length = length
+        self.k = k = -(-m // length)
+        source = np.full(length * k, n_total, dtype=np.intp)  # row n_total of the counts is zeros
+        source[1:m] = negatives_sorted
+        self.gather = np.ascontiguousarray(source.reshape(k, length).T).reshape(-1)
+        self.below = self._where(below)
+        self.at_most = self._where(at_most)
+
+    def _where(self, positions):
+        positions = np.asarray(positions, dtype=np.intp)
+        return (positions % self.length) * self.k + positions // self.length, positions // self.length
+
+
+class _AucPlaces:
+    """One binary problem's negatives in ascending score order and each positive's place among them.
+
+    ``below[i]`` / ``at_most[i]``: how many negatives score strictly lower than
+    / at most as high as positive ``i``; ``tied``: the positives with a tied
+    negative.  ``key`` names the positives (shared counts across systems).
+    """
+
+    def __init__(self, scores, positive, n_total, items):
+        items = np.arange(n_total) if items is None else items
+        neg = np.flatnonzero(~positive)
+        pos = np.flatnonzero(positive)
+        order = np.argsort(scores[neg], kind="mergesort")
+        neg_scores = scores[neg][order]
+        self.below = np.searchsorted(neg_scores, scores[pos], side="left")
+        at_most = np.searchsorted(neg_scores, scores[pos], side="right")
+        self.tied = np.flatnonzero(at_most > self.below)
+        self.at_most = at_most[self.tied]
+        self.negatives = items[neg][order]
+        self.positives = items[pos]
+        self.n_total = n_total
+        self.key = (n_total, hashlib.sha1(self.positives.astype(np.int64).tobytes()).hexdigest())
+        self._layouts = {}
+
+    def layout(self, rows):
+        """The :class:`_PrefixLayout` for blocks of ``rows`` replicates (one per chunk length, cached)."""
+        length = _chunk_length(self.negatives.size + 1, rows)
+        found = self._layouts.get(length)
+        if found is None:
+            found = self._layouts[length] = _PrefixLayout(self.negatives, self.n_total, length, self.below,
+                                                          self.at_most)
+        return found
+
+
+def _prefix_sums(by_item, layout, *queries):
+    """Inclusive prefix sums of the negatives' counts at the query positions, and their total ``Q``.
+
+    Returns one int32 array ``(len(query), R)`` per query, then ``Q`` ``(R,)``.
+    Integers below ``n``: exact, whatever the chunk length.
+    """
+    rows = by_item.shape[1]
+    length, k = layout.length, layout.k
+    flat = _thread_buffer("prefix", (length * k, rows), np.int32)
+    np.take(by_item, layout.gather, axis=0, out=flat, mode="clip")
+    chunks = flat.reshape(length, k, rows)
+    for j in range(1, length):  # within each chunk, all chunks and replicates at once
+        np.add(chunks[j], chunks[j - 1], out=chunks[j])
+    totals = chunks[length - 1]
+    through = np.cumsum(totals, axis=0, dtype=np.int32)  # up to the end of each chunk
+    before = through - totals  # up to the start of each chunk
+    out = []
+    for q, (where, chunk) in enumerate(queries):
+        values = _thread_buffer("query%d" % q, (where.size, rows), np.int32)
+        np.take(flat, where, axis=0, out=values, mode="clip")
+        values += np.take(before, chunk, axis=0, mode="clip")
+        out.append(values)
+    out.append(through[k - 1].astype(np.int64))
+    return out
 
 
 def _tie_groups(scores):
@@ -177,7 +325,9 @@ class BinaryCurve(_FromCounts):
             codes[self.items] = local
         self.codes = codes
         self._positive = positive
+        self._scores = scores
         self._group = group
+        self._places = None  # ROC-AUC's sorted negatives and positives' places, when first needed
 
     @staticmethod
     def _buffer(name, shape):
@@ -231,12 +381,55 @@ class BinaryCurve(_FromCounts):
         return curve_stats(pos, neg, self.with_ap, self.n_total)
 
     def block(self, indices, counts=None):
+        if not self.with_ap and counts is not None:
+            return self._auc_block(counts)
+        return self._cell_block(indices)
+
+    def _cell_block(self, indices):
+        """``[P, Q, U, AP sum]`` from one ``bincount`` of the drawn items' cells (average precision needs them)."""
         rows = indices.shape[0]
         wide = self._buffer("wide", indices.shape)
         np.take(self.codes, indices, out=wide, mode="clip")  # indices are in range by construction
         wide += (np.arange(rows, dtype=np.intp) * self._width)[:, None]
         c = np.bincount(wide.ravel(), minlength=rows * self._width).reshape(rows, self._width)
         return self._cell_stats(c[:, :-1])
+
+    # -- ROC-AUC alone: a prefix sum of the negatives' counts in score order ---------------
+    def _auc_block(self, counts):
+        """``[P, Q, U, 0]`` of a block of replicates from the item-major counts (see :func:`_prefix_sums`).
+
+        With ``X_i`` the weighted negatives scored strictly below positive ``i``
+        and ``Y_i`` those scored at most as high, ``2U = sum_i c_i (X_i + Y_i)``:
+        one prefix sum of the negatives' counts in ascending score order, read
+        at each positive's place.  Every number is an integer below ``n**2 / 4``
+        (int32 while that fits, int64 beyond), so the result is exact and the
+        same as :meth:`_cell_block`'s for any block or thread.
+        """
+        by_item, shared = _item_major_counts(counts, self.n_total)
+        rows = by_item.shape[1]
+        places = self._places
+        if places is None:  # built once (two threads may both build it: the same values)
+            places = self._places = _AucPlaces(self._scores, self._positive, self.n_total, self.items)
+        layout = places.layout(rows)
+        found = shared.get(places.key)
+        if found is None:  # the positives' counts: the same for every system of a problem
+            c_pos = np.take(by_item, places.positives, axis=0, mode="clip")
+            found = shared[places.key] = (c_pos, np.einsum("ij->j", c_pos).astype(np.int64))
+        c_pos, big_p = found
+        wide = None if self.n_total <= _INT32_PRODUCTS else np.int64
+        if places.tied.size:  # tied positive-negative pairs count one half
+            below, at_most, big_q = _prefix_sums(by_item, layout, layout.below, layout.at_most)
+            at_most -= below[places.tied]
+            tied_pairs = np.einsum("ij,ij->j", at_most, c_pos[places.tied], dtype=wide).astype(np.int64)
+        else:
+            below, big_q = _prefix_sums(by_item, layout, layout.below)
+            tied_pairs = 0
+        twice_u = 2 * np.einsum("ij,ij->j", below, c_pos, dtype=wide).astype(np.int64) + tied_pairs
+        out = np.zeros((rows, 4))
+        out[:, 0] = big_p
+        out[:, 1] = big_q
+        out[:, 2] = 0.5 * twice_u
+        return out
 
     def jackknife_key(self):
         return self.codes

@@ -9,7 +9,12 @@ from __future__ import annotations
 
 from ..scoring.errors import ConfigError
 
-__all__ = ["LocalRunner", "DaskRunner"]
+__all__ = ["LocalRunner", "DaskRunner", "DASK_PAUSE", "DASK_BUDGET"]
+
+#: Dask's default fraction of a worker's memory limit at which it pauses the worker.
+DASK_PAUSE = 0.8
+#: The default budget, as a fraction of the workers' memory limit (below the pause).
+DASK_BUDGET = 0.75
 
 
 class LocalRunner:
@@ -45,8 +50,10 @@ class DaskRunner:
     n_workers : int, optional
         Workers of a local cluster (default: the available cores), one thread each.
     memory_limit : int, optional
-        Bytes per worker of a local cluster (Dask pauses a worker at 80% and
-        restarts it at 95%).
+        The budget per worker of a local cluster, in bytes: the workers' Dask
+        limit is set to ``memory_limit / 0.8`` so that Dask's pause (80%) lies
+        above it.  On a remote cluster the budget defaults to 75% of the
+        workers' own limit.
     timeout : str
         How long to wait for a remote scheduler.
     """
@@ -60,9 +67,11 @@ class DaskRunner:
         if address == "local":
             from ..core.parallel import available_cpus
 
+            # Dask pauses a worker at 80% of its limit and restarts it at 95%: the limit is set so
+            # that our budget sits below the pause.
             self.cluster = LocalCluster(n_workers=n_workers or available_cpus(), threads_per_worker=1,
                                         processes=True, dashboard_address=None, host="127.0.0.1",
-                                        memory_limit=memory_limit if memory_limit else "auto")
+                                        memory_limit=int(memory_limit / DASK_PAUSE) if memory_limit else "auto")
             self.client = Client(self.cluster)
             self.address = "a local cluster"
         else:
@@ -77,7 +86,8 @@ class DaskRunner:
             info = self.client.scheduler_info().get("workers", {})
         self.workers = max(1, len(info))
         limits = [w.get("memory_limit") or 0 for w in info.values()]
-        self.worker_memory = min(limits) if limits and min(limits) > 0 else None
+        # The default budget stays below the fraction at which Dask pauses a worker.
+        self.worker_memory = int(min(limits) * DASK_BUDGET) if limits and min(limits) > 0 else None
 
     def share(self, obj):
         return self.client.scatter(obj, broadcast=True)

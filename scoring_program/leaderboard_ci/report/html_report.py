@@ -2,7 +2,8 @@
 
 One file that opens offline: inline CSS, figures embedded as base64 PNG, no
 script, font, stylesheet or image from anywhere else (in-page ``#`` links
-only).  Every name from the data (systems, groups, metrics, skipped
+only, and, above the threshold of :mod:`leaderboard_ci.report.scale`, relative
+links to the full CSV and Parquet files written beside it).  Every name from the data (systems, groups, metrics, skipped
 submissions and their reasons) is escaped with :func:`html.escape`.
 
 The page shows a summary of every target (metric, or metric on a group) and
@@ -12,6 +13,11 @@ distribution of winner minus runner-up; the all-pairs matrix; the indicators
 and the baseline-calibrated gains; then the competition indicators of all
 targets side by side, the gaps between groups, the skipped submissions with
 their reasons, the settings and the signature line.
+
+Above ``top`` systems a target's section shows its ``top`` best-ranked systems
+(tables and figures say "top N of M"), after a summary of the whole field: how
+many systems, how many tied with the winner, the distribution of every score;
+a "Full tables" section links the files that hold every row.
 """
 from __future__ import annotations
 
@@ -22,7 +28,8 @@ from .._version import __version__
 from .json_report import corrections_of, primary_correction, sides_of
 from .formatting import (DASH, MINUS, STAR_LEGEND, correction_name, family_description, format_ci, format_number,
                          format_p, slug)
-from .tables import format_indicator, indicators_table, target_n, unit_f1_table
+from .scale import DEFAULT_TOP, PARQUET_HINT, full_files, report_scope, view_figures
+from .tables import format_indicator, indicators_table, pair_matrix, target_n, unit_f1_table
 from ..core.numeric import is_finite_number
 from .html_style import CSS
 from .notes import resolution_notes
@@ -46,12 +53,16 @@ _FIGURE_TEXT = {
     "bootstrap_difference": "The winner minus the runner-up on each bootstrap resample. Under the null "
                             "hypothesis of no difference this distribution would be centred at 0 instead of "
                             "at the observed difference &delta;; %(tail)s",
+    "score_distribution": "The full-sample score of every system, stacked: light blue, not significantly "
+                          "different from the winner (%(primary)s); grey, significantly worse. The dotted line is "
+                          "the score of the last system shown in this section's tables and figures.",
 }
 _FIGURE_TITLES = {
     "ordered_ci": "Scores with confidence intervals",
     "vs_winner": "Differences to the winner",
     "pair_heatmap": "All pairwise differences",
     "bootstrap_difference": "Winner minus runner-up: the bootstrap distribution",
+    "score_distribution": "The scores of all systems",
 }
 
 # ---------------------------------------------------------------------------
@@ -114,14 +125,11 @@ def _table(header, rows, classes=None, table_class=""):
 # ---------------------------------------------------------------------------
 # Figures
 # ---------------------------------------------------------------------------
-def _render_figures(result, target):
-    """PNG bytes of each figure of ``target`` (drawn here when not given)."""
-    from .plots import figure_png, target_figures
+def _render_figures(result, view):
+    """PNG bytes of each figure of a target's :class:`~leaderboard_ci.report.scale.TopView` (drawn here when not given)."""
+    from .plots import figure_png
 
-    level = float(result.signature.confidence_level)
-    figures = target_figures(target, baseline=result.baseline, confidence_level=level, sides=sides_of(result),
-                             decision=correction_name(primary_correction(result)))
-    return {name: figure_png(fig, dpi=FIGURE_DPI, palette=True) for name, fig in figures.items()}
+    return {name: figure_png(fig, dpi=FIGURE_DPI, palette=True) for name, fig in view_figures(result, view).items()}
 
 
 def _png_size(data):
@@ -198,7 +206,7 @@ def _header(result, primary):
                _esc(family_description(sig.family))))
 
 
-def _summary(result):
+def _summary(result, scope=None):
     rows = []
     for key, t in result.targets.items():
         w = t.systems.iloc[0]
@@ -214,6 +222,8 @@ def _summary(result):
     links += ['<li><a href="#indicators">Competition indicators</a></li>']
     if result.group_gaps is not None and len(result.group_gaps):
         links.append('<li><a href="#group-gaps">Gaps between groups</a></li>')
+    if scope is not None and scope.truncated:
+        links.append('<li><a href="#files">Full tables (every system, every pair)</a></li>')
     links += ['<li><a href="#skipped">Skipped submissions (%d)</a></li>' % len(result.skipped),
               '<li><a href="#settings">Settings and signature</a></li>']
     return ('<section id="summary"><h2>Summary</h2>%s<nav><p class="muted">Contents</p><ul>%s</ul></nav></section>'
@@ -331,8 +341,8 @@ def _vs_winner_table(result, target, digits, corrections):
 def _matrix_table(target, digits):
     names = list(target.systems["name"])
     m = len(names)
-    diff = target.pair_matrix("diff")
-    star = target.pair_matrix("stars")
+    diff = pair_matrix(target, "diff")
+    star = pair_matrix(target, "stars")
     values = [abs(float(v)) for v in target.pairs["diff"] if is_finite_number(v)]
     top = max(values) if values else 1.0
     top = top if top > 0 else 1.0
@@ -393,8 +403,42 @@ def _gains_table(result, target):
                                                   if is_finite_number(ref) else DASH, _level(result), _table(header, rows)))
 
 
-def _target_section(result, key, target, figures, digits, primary, corrections):
-    official = target is result.official
+def _field_summary(result, view, folder, figures, primary):
+    """Above the threshold: what the section shows, the whole field in numbers, and its scores' distribution."""
+    target = view.target
+    shown = len(view.shown.systems)
+    tied = [n for n in target.tied_with_winner if n != target.winner]
+    names_shown = set(view.names)
+    below = [n for n in tied if n not in names_shown]
+    scores = target.systems["score"].astype(float)
+    quartiles = scores.quantile([0.0, 0.25, 0.5, 0.75, 1.0]).tolist()
+    rows = [("systems", _count(view.m)), ("shown in this section", "the top %d (ranks 1&ndash;%d)" % (shown, shown)),
+            ("tied with the winner (%s)" % _esc(correction_name(primary)),
+             "%s%s" % (_count(len(tied)), (" (%d of them below the top %d)" % (len(below), shown)) if below else "")),
+            ("significantly worse than the winner", _count(view.m - 1 - len(tied))),
+            ("scores: best, quartiles, worst" if target.metric.direction == "higher" else
+             "scores: worst, quartiles, best", ", ".join(_num(q) for q in quartiles[::-1]))]
+    base = result.baseline
+    if base is not None and base in set(target.systems["name"]) and base not in names_shown:
+        row = target.systems[target.systems["name"] == base].iloc[0]
+        rows.append(("baseline %s" % _esc(base), "rank %d, score %s" % (int(row["rank"]), _num(row["score"]))))
+    if below and len(below) <= 12:
+        rows.append(("tied, below the top %d" % shown, _names(below, 12)))
+    table = _table(["The whole field", ""], [[(a, ""), (b, "n")] for a, b in rows])
+    link = '<a href="%s/systems.csv">%s/systems.csv</a>' % (_esc(folder), _esc(folder))
+    pairs = '<a href="%s/pairs.csv">%s/pairs.csv</a>' % (_esc(folder), _esc(folder))
+    note = ('<p class="warn truncated"><b>Top %d of %s systems.</b> The tables and figures of this section show the %d '
+            'best-ranked systems (by score) and the pairs among them; the indicators and the ties with the '
+            'winner are those of the whole field. Every system is in %s, every pair in %s '
+            '(see <a href="#files">Full tables</a>).</p>' % (shown, _count(view.m), shown, link, pairs))
+    distribution = _figure("score_distribution", figures.get("score_distribution"), target, result, primary)
+    return note + '<h3>The whole field</h3>' + table + distribution
+
+
+def _target_section(result, key, view, figures, digits, primary, corrections, folder=None):
+    full = view.target
+    target = view.shown  # the rows the tables and figures show; ``full`` for the field's numbers
+    official = full is result.official
     m = len(target.systems)
     tied = [n for n in target.tied_with_winner if n != target.winner]
     parts = ['<section id="%s"><h2>%s%s <span class="muted">(%s)</span></h2>'
@@ -403,13 +447,16 @@ def _target_section(result, key, target, figures, digits, primary, corrections):
     parts.append('<p>n = %s items. Winner: <b>%s</b>. %s</p>'
                  % (_count(target_n(result, target)), _esc(target.winner), ("Not significantly different from it (%d): %s." % (len(tied), _names(tied, 12)))
                     if tied else ("All other systems are significantly worse." if m > 1 else "")))
-    warnings = resolution_notes(result, target)
-    above = baseline_above_winner(result, target)
+    warnings = resolution_notes(result, full)
+    above = baseline_above_winner(result, full)
     if above:
         parts.append('<p class="warn">%s</p>' % above)
     for w in warnings:
         parts.append('<p class="warn">%s</p>' % _esc(w))
-    parts.append("<h3>Ranking</h3>")
+    if view.truncated:
+        parts.append(_field_summary(result, view, folder, figures, primary))
+    top = (" <span class=\"muted\">(top %d of %s)</span>" % (m, _count(view.m))) if view.truncated else ""
+    parts.append("<h3>Ranking%s</h3>" % top)
     ranking = _systems_table(result, target, digits)
     ordered = _figure("ordered_ci", figures.get("ordered_ci"), target, result, primary)
     longest = max(len(str(n)) for n in target.systems["name"])
@@ -420,7 +467,7 @@ def _target_section(result, key, target, figures, digits, primary, corrections):
     if m > 1:
         orientation = "winner %s system" % MINUS if target.metric.direction == "higher" \
             else "system %s winner (lower is better)" % MINUS
-        parts.append("<h3>Differences to the winner</h3>")
+        parts.append("<h3>Differences to the winner%s</h3>" % top)
         parts.append('<p class="note">Difference = %s, positive when the winner is better; %s CI of the paired '
                      'difference, red when the row is not significant (%s-adjusted, tied with the winner) and '
                      'green when it is; %s p-values and their adjusted values.</p>'
@@ -430,7 +477,9 @@ def _target_section(result, key, target, figures, digits, primary, corrections):
         parts.append(_figure("vs_winner", figures.get("vs_winner"), target, result, primary))
         parts.append("<h3>Winner %s runner-up</h3>" % MINUS)
         parts.append(_figure("bootstrap_difference", figures.get("bootstrap_difference"), target, result, primary))
-        parts.append("<h3>All pairs</h3>")
+        parts.append("<h3>All pairs%s</h3>" % (
+            (" <span class=\"muted\">(among the top %d: %s of %s pairs)</span>"
+             % (m, _count(len(target.pairs)), _count(view.m * (view.m - 1) // 2))) if view.truncated else ""))
         parts.append('<p class="note">Row = the lower-ranked system, column = the higher-ranked one; each cell is '
                      'column %s row (positive: the column is better) with the stars of its %s-adjusted p-value. '
                      'Hover a cell for the pair.</p>' % (MINUS, _esc(correction_name(primary))))
@@ -445,10 +494,16 @@ def _target_section(result, key, target, figures, digits, primary, corrections):
     return "".join(parts)
 
 
-def _group_gaps_section(result, digits):
+def _group_gaps_section(result, digits, names=None):
     gaps = result.group_gaps
     if gaps is None or len(gaps) == 0:
         return ""
+    truncated = ""
+    if names is not None:
+        every = gaps["name"].nunique()
+        gaps = gaps[gaps["name"].isin(names)]
+        truncated = ('<p class="warn truncated"><b>Top %d of %s systems</b> of the official ranking; every system '
+                     'is in <a href="group_gaps.csv">group_gaps.csv</a>.</p>' % (gaps["name"].nunique(), _count(every)))
     rows = [[(_esc(r.metric), ""), (_esc(r.groups), ""), (_esc(r.name), ""),
              (_num(r.gap, 2 if r.quantity == "gain" else digits, signed=True), "n"),
              (_esc(format_ci(getattr(r, "ci_low", None), getattr(r, "ci_high", None),
@@ -458,8 +513,8 @@ def _group_gaps_section(result, digits):
     return ('<section id="group-gaps"><h2>Gaps between groups</h2><p class="note">For each system, its gain over '
             'the baseline (or its score, without a baseline) on the first group minus that on the second '
             '(ODESIA&rsquo;s gap between languages): a large gap means the system works much better on one '
-            'group.</p>%s</section>' % _table(["Metric", "Groups", "System", "Gap", "%s CI" % _level(result),
-                                          "p (no gap)", "Of"], rows))
+            'group.</p>%s%s</section>' % (truncated, _table(["Metric", "Groups", "System", "Gap",
+                                                           "%s CI" % _level(result), "p (no gap)", "Of"], rows)))
 
 
 def _units_section(result, digits):
@@ -470,6 +525,33 @@ def _units_section(result, digits):
     rows = [[(_esc(row[0]), "")] + [(_esc(cell).replace("-", MINUS), "n") for cell in row[1:]] for row in table.rows]
     return ('<section id="units"><h2>Per-%s F1</h2><p class="note">%s.</p>%s</section>'
             % (unit, _esc(table.caption), _table([_esc(h) for h in table.header], rows)))
+
+
+def _files_section(result, scope):
+    """Above the threshold: the files that hold every row, linked relative to the page."""
+    if not scope.truncated:
+        return ""
+    items = []
+    for key, view in scope.views.items():
+        files = full_files(scope, key, view.target)
+        items.append('<li><a href="#%s">%s</a> (%s systems): %s</li>'
+                     % (target_anchor(key), _esc(view.target.title), _count(view.m),
+                        "; ".join('<a href="%s">%s</a> (%s)' % (_esc(path), _esc(path), _esc(what))
+                                  for path, what in files)))
+    extra = ['<a href="indicators.csv">indicators.csv</a>']
+    if result.group_gaps is not None:
+        extra.append('<a href="group_gaps.csv">group_gaps.csv</a>')
+    if getattr(result, "units", None) is not None:
+        extra.append('<a href="units.csv">units.csv</a>' + (' and <a href="units.parquet">units.parquet</a>'
+                                                            if scope.parquet else ""))
+    notes = ['<p class="note">The tables above show the top %d systems of each ranking. <code>pair_matrix.csv</code> '
+             'is not written above %d systems (it would have m &times; m cells): the pairs files hold every pair, '
+             'one row each (<code>a</code> ranked above <code>b</code>; <code>diff</code> positive when '
+             '<code>a</code> is better).</p>' % (scope.top, scope.top)]
+    if not scope.parquet:
+        notes.append('<p class="note">%s.</p>' % _esc(PARQUET_HINT))
+    return ('<section id="files"><h2>Full tables</h2><p>Every system and every pair, in the folder of this page:</p>'
+            '<ul>%s<li>%s</li></ul>%s</section>' % ("".join(items), ", ".join(extra), "".join(notes)))
 
 
 def _skipped_section(result):
@@ -516,7 +598,7 @@ def _footer(result):
             '(ODESIA).</p></footer>' % (_esc(str(result.signature)), _esc(__version__)))
 
 
-def render_report(result, figures=None, digits=4):
+def render_report(result, figures=None, digits=4, top=DEFAULT_TOP, scope=None):
     """The complete, self-contained ``report.html`` page.
 
     Parameters
@@ -529,19 +611,31 @@ def render_report(result, figures=None, digits=4):
         here with :mod:`leaderboard_ci.report.plots` when omitted.
     digits : int
         Decimals of scores and differences.
+    top : int or None
+        Above this many systems, a target's section shows its ``top``
+        best-ranked systems and a summary of the whole field, and the page
+        links the full tables (see :mod:`leaderboard_ci.report.scale`); None:
+        every system.
+    scope : ReportScope, optional
+        The cut already made (:func:`leaderboard_ci.report.scale.report_scope`);
+        then ``top`` is not used.
 
     Returns
     -------
     str
-        An HTML5 document: inline CSS, base64 PNG figures, no script, no URL.
+        An HTML5 document: inline CSS, base64 PNG figures, no script, no URL
+        (above the threshold, relative links to the full tables' files).
     """
+    scope = report_scope(result, top) if scope is None else scope
     primary = primary_correction(result)
     corrections = corrections_of(result)
-    sections = [_header(result, primary), _summary(result), _explanations(result, primary)]
-    for key, target in result.targets.items():
-        target_figures = figures.get(key, {}) if figures is not None else _render_figures(result, target)
-        sections.append(_target_section(result, key, target, target_figures, digits, primary, corrections))
-    sections += [_indicators_section(result, digits), _group_gaps_section(result, digits), _units_section(result, digits),
+    sections = [_header(result, primary), _summary(result, scope), _explanations(result, primary)]
+    for key, view in scope.views.items():
+        target_figures = figures.get(key, {}) if figures is not None else _render_figures(result, view)
+        sections.append(_target_section(result, key, view, target_figures, digits, primary, corrections,
+                                        folder=scope.folders[key]))
+    sections += [_indicators_section(result, digits), _group_gaps_section(result, digits, scope.official_names),
+                 _units_section(result, digits), _files_section(result, scope),
                  _skipped_section(result),
                  _settings_section(result, primary), _footer(result)]
     official = result.official

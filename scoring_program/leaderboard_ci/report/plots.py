@@ -558,3 +558,68 @@ def figure_png(fig, dpi=110, palette=False):
     out = io.BytesIO()
     reduced.save(out, format="PNG", optimize=True)
     return out.getvalue() if out.tell() < len(data) else data
+
+
+# ---------------------------------------------------------------------------
+# Reports of many systems (leaderboard_ci.report.scale): the top of the ranking, the whole field
+# ---------------------------------------------------------------------------
+def mark_top(fig, shown, m):
+    """Say in ``fig``'s title that it shows the ``shown`` best-ranked of ``m`` systems; refit its texts."""
+    ax = fig.axes[0]
+    ax.set_title("%s (top %d of %s systems)" % (ax.get_title(loc="left"), shown, "{:,}".format(m)),
+                 fontsize=11, loc="left")
+    return _fit(fig)
+
+
+def score_distribution_plot(target, shown, baseline=None, bins=40):
+    """Histogram of every system's full-sample score, the ``shown`` best-ranked marked.
+
+    The bars are stacked: the systems not significantly different from the
+    winner (``target.tied_with_winner``) in light blue, the others grey, so
+    that the whole field's ties can be read beside the truncated tables.
+    Vertical lines mark the winner's score, the score of the last system
+    shown (the cut) and the baseline's.
+    """
+    frame = target.systems
+    scores = frame["score"].to_numpy(dtype=float)
+    finite = np.isfinite(scores)
+    tied = frame["name"].isin(list(target.tied_with_winner)).to_numpy() & finite
+    fig = _figure(7.2, 4.4)
+    ax = fig.add_subplot(1, 1, 1)
+    handles = []
+    if finite.any():
+        low, high = float(scores[finite].min()), float(scores[finite].max())
+        edges = np.linspace(low, high, bins + 1) if high > low else np.array([low - 0.5, high + 0.5])
+        others, _ = np.histogram(scores[finite & ~tied], bins=edges)
+        ties, _ = np.histogram(scores[tied], bins=edges)
+        widths = np.diff(edges)
+        bars = ax.bar(edges[:-1], others, width=widths, align="edge", color="#b8bfc7", edgecolor="white", lw=0.4)
+        for patch in bars.patches:
+            patch.set_gid("others")
+        bars = ax.bar(edges[:-1], ties, width=widths, bottom=others, align="edge", color=TIED, edgecolor="white",
+                      lw=0.4)
+        for patch in bars.patches:
+            patch.set_gid("tied")
+        handles += [Patch(color=TIED, label="tied with the winner (%s)" % "{:,}".format(int(tied.sum()))),
+                    Patch(color="#b8bfc7", label="significantly worse (%s)" % "{:,}".format(int((finite & ~tied).sum())))]
+    winner = float(frame.loc[frame["name"] == target.winner, "score"].iloc[0])
+    cut = float(frame["score"].iloc[min(shown, len(frame)) - 1])
+    marks = [(winner, WINNER, "-", "winner %s (%s)" % (short_name(target.winner, 24), _short(winner)), "winner"),
+             (cut, INK, ":", "rank %d, the last shown in the tables (%s)" % (shown, _short(cut)), "cut")]
+    if baseline is not None and baseline in set(frame["name"]):
+        b = float(frame.loc[frame["name"] == baseline, "score"].iloc[0])
+        marks.append((b, BASELINE, "--", "baseline (%s)" % _short(b), "baseline"))
+    for x, colour, style, label, gid in marks:
+        if is_finite_number(x):
+            line = ax.axvline(x, color=colour, ls=style, lw=1.4)
+            line.set_gid("mark:%s" % gid)
+            handles.append(Line2D([], [], color=colour, ls=style, lw=1.4, label=label))
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    ax.set_xlabel("%s (%s)" % (figure_title(target), target.metric.better))
+    ax.set_ylabel("systems")
+    ax.set_title("%s: scores of all %s systems" % (figure_title(target), "{:,}".format(len(frame))), fontsize=11,
+                 loc="left")
+    fig.legend(handles=handles, loc="outside lower center" if _outside_ok() else "lower center", ncol=2,
+               fontsize=9, frameon=False)
+    return _fit(fig)

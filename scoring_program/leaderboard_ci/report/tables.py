@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from .json_report import corrections_of, primary_correction, sides_of
+from .scale import truncation_note
 from ..core.numeric import is_finite_number
 from .formatting import (DASH, MINUS, STAR_LEGEND, correction_name, csv_text, family_description,
                          format_ci, format_count, format_number, format_p, latex_escape, latex_number,
@@ -396,6 +397,22 @@ def vs_winner_table(result, target, digits=4):
                  caption, _label(target, "vs-winner"), [], frame)
 
 
+def pair_matrix(target, value="diff"):
+    """``target.pair_matrix(value)`` built with numpy indexing (no loop over the pairs).
+
+    Row = the lower-ranked system (``b``), column = the higher-ranked one
+    (``a``); cells off the pairs are NaN (``""`` for ``stars``); object dtype.
+    """
+    names = list(target.systems["name"])
+    index = pd.Index(names)
+    pairs = target.pairs
+    rows, cols = index.get_indexer(pairs["b"]), index.get_indexer(pairs["a"])
+    cells = np.full((len(names), len(names)), "" if value == "stars" else np.nan, dtype=object)
+    known = (rows >= 0) & (cols >= 0)
+    cells[rows[known], cols[known]] = pairs[value].to_numpy(dtype=object)[known]
+    return pd.DataFrame(cells, index=names, columns=names, dtype=object)
+
+
 def pair_matrix_table(result, target, digits=4, named_columns=MATRIX_NAMED_COLUMNS):
     """The lower-triangular matrix of pairwise differences, cells ``"diff stars"``.
 
@@ -407,8 +424,8 @@ def pair_matrix_table(result, target, digits=4, named_columns=MATRIX_NAMED_COLUM
     """
     names = list(target.systems["name"])
     m = len(names)
-    diff = target.pair_matrix("diff")
-    star = target.pair_matrix("stars")
+    diff = pair_matrix(target, "diff")
+    star = pair_matrix(target, "stars")
     cols = names[:-1]
     numbered = len(cols) > named_columns
     header = [""] + (["(%d)" % (j + 1) for j in range(len(cols))] if numbered else cols)
@@ -458,13 +475,21 @@ def gains_table(result, target, digits=2):
     return Table("gains", header, rows, kinds, caption, _label(target, "gains"), [], frame)
 
 
-def group_gaps_table(result, digits=2):
-    """Gaps between groups of each system's gain (or score): one column per metric and pair of groups."""
+def group_gaps_table(result, digits=2, names=None):
+    """Gaps between groups of each system's gain (or score): one column per metric and pair of groups.
+
+    ``names``: only these systems (the top of the official ranking), said in the caption.
+    """
     gaps = result.group_gaps
     if gaps is None or len(gaps) == 0:
         return None
     columns = list(OrderedDict.fromkeys(zip(gaps["metric"], gaps["groups"])))
-    names = list(OrderedDict.fromkeys(gaps["name"]))
+    every = list(OrderedDict.fromkeys(gaps["name"]))
+    if names is not None:
+        keep = set(names)
+        names = [n for n in every if n in keep]
+    else:
+        names = every
     quantity = dict(zip(gaps["metric"], gaps["quantity"]))
     titles = {}
     for t in result.targets.values():
@@ -514,24 +539,57 @@ def unit_f1_table(result, digits=4, max_systems=UNIT_TABLE_SYSTEMS):
     return Table("units", header, rows, ["text"] + ["num"] * len(systems), caption, "tab:units", [], units)
 
 
-def target_tables(result, target, digits=4):
-    """The main tables of one target: systems, vs-winner, pair matrix and gains (if a baseline)."""
-    tables = [systems_table(result, target, digits)]
-    if len(target.systems) > 1:
-        tables += [vs_winner_table(result, target, digits), pair_matrix_table(result, target, digits)]
-    gains = gains_table(result, target)
+def _view_of(result, target, scope):
+    """(key, TopView) of ``target`` in ``scope``, or (None, None) when nothing cuts it."""
+    if scope is None:
+        return None, None
+    for key, view in scope.views.items():
+        if view.target is target:
+            return key, (view if view.truncated else None)
+    return None, None
+
+
+def _mark_truncated(table, view, folder, what):
+    """Say in ``table``'s caption and first note that it shows the top of the ranking, and where all rows are."""
+    shown = len(view.shown.systems)
+    table.caption = "%s (top %d of %s systems; %s)" % (table.caption.rstrip("."), shown, "{:,}".format(view.m),
+                                                      what)
+    table.notes.insert(0, truncation_note(view, folder))
+    return table
+
+
+def target_tables(result, target, digits=4, scope=None):
+    """The main tables of one target: systems, vs-winner, pair matrix and gains (if a baseline).
+
+    With a ``scope`` (:func:`leaderboard_ci.report.scale.report_scope`) that
+    cuts the target, the tables show its top systems and say so; their
+    :attr:`Table.data` is then the shown rows too.
+    """
+    key, view = _view_of(result, target, scope)
+    shown = target if view is None else view.shown
+    tables = [systems_table(result, shown, digits)]
+    if len(shown.systems) > 1:
+        tables += [vs_winner_table(result, shown, digits), pair_matrix_table(result, shown, digits)]
+    gains = gains_table(result, shown)
     if gains is not None:
         tables.append(gains)
+    if view is not None:
+        folder = scope.folders[key]
+        where = {"systems": "all in %s/systems.csv" % folder, "vs_winner": "all in %s/vs_winner.csv" % folder,
+                 "pair_matrix": "the pairs among them; all pairs in %s/pairs.csv" % folder,
+                 "gains": "all in %s/gains.csv" % folder}
+        for table in tables:
+            _mark_truncated(table, view, folder, where[table.name])
     return tables
 
 
-def result_tables(result, digits=4):
+def result_tables(result, digits=4, scope=None):
     """Every table of the report: per target (in order), then indicators and group gaps."""
     tables = []
     for target in result.targets.values():
-        tables += target_tables(result, target, digits)
+        tables += target_tables(result, target, digits, scope=scope)
     tables.append(_result_indicators_table(result, digits))
-    gaps = group_gaps_table(result)
+    gaps = group_gaps_table(result, names=None if scope is None else scope.official_names)
     if gaps is not None:
         tables.append(gaps)
     units = unit_f1_table(result, digits)

@@ -56,6 +56,12 @@ def make_parser():
     parser.add_argument("--dask", metavar="ADDRESS",
                         help="run the bootstrap on a Dask cluster: a scheduler address (tcp://host:8786) or "
                              "'local' for a LocalCluster (needs pip install .[dask])")
+    from ..report.scale import DEFAULT_TOP
+
+    parser.add_argument("--top", default=str(DEFAULT_TOP), metavar="N",
+                        help="above N systems the page, the Markdown/LaTeX tables and the figures show the top N of "
+                             "each ranking and summaries of the whole field; every row stays in the CSV and Parquet "
+                             "files (default %d; 'all': every system everywhere)" % DEFAULT_TOP)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--version", action="version", version="leaderboard-ci %s" % __version__)
     return parser
@@ -67,6 +73,19 @@ def _jobs(text):
         return check_jobs(text if text == "auto" else int(text))
     except ValueError:
         raise ConfigError("--jobs must be 'auto' or an integer from 1 to %d, got %r" % (MAX_JOBS, text))
+
+
+def _top(text):
+    """``--top``: a positive integer, or 'all' (no cut)."""
+    if text == "all":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ConfigError("--top must be a positive integer or 'all', got %r" % text)
+    return value
 
 
 @contextmanager
@@ -125,6 +144,7 @@ def run(args, stdout=sys.stdout):
     from .submissions import load_systems
 
     started = time.time()
+    top = _top(args.top)
     out_dir = os.path.abspath(args.out)
     workdir = tempfile.mkdtemp(prefix="leaderboard-ci-")
     try:
@@ -155,7 +175,7 @@ def run(args, stdout=sys.stdout):
         with _progress_bar(not args.no_progress, config.bootstrap.n_resamples) as tick:
             result = analyze(gold, OrderedDict(coded), config=config, baseline=baseline, n_jobs=_jobs(args.jobs),
                              progress=tick, skipped=skipped, executor=executor)
-        written = result.write(out_dir)
+        written = result.write(out_dir, top=top)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     _print_summary(result, written, out_dir, time.time() - started, stdout)
@@ -173,6 +193,10 @@ def _print_summary(result, written, out_dir, seconds, stdout):
                  % (correction_name(primary, long=True), result.signature.alpha, ", ".join(tied) if tied else "none"))
     if len(result.skipped):
         stdout.write("Skipped %d submission(s); see the report.\n" % len(result.skipped))
+    from ..report.scale import PARQUET_HINT, parquet_available
+
+    if not parquet_available():
+        stdout.write("%s.\n" % PARQUET_HINT)
     stdout.write("Report: %s\n" % os.path.join(out_dir, "report.html"))
     stdout.write("Done in %.1f s.\n" % seconds)
 

@@ -92,7 +92,7 @@ class _Writer:
         return path
 
     def csv(self, relative, frame):
-        """``frame`` as CSV (pandas writes it to the file in chunks: no copy of the text in memory)."""
+        """``frame`` as CSV: pandas writes it to the file in chunks (no copy of the whole text in memory)."""
         path = self.path(relative)
         try:
             frame.to_csv(path, index=False, lineterminator="\n", encoding="utf-8")

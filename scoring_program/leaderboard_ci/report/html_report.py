@@ -414,7 +414,7 @@ def _field_summary(result, view, folder, figures, primary):
     quartiles = scores.quantile([0.0, 0.25, 0.5, 0.75, 1.0]).tolist()
     rows = [("systems", _count(view.m)), ("shown in this section", "the top %d (ranks 1&ndash;%d)" % (shown, shown)),
             ("tied with the winner (%s)" % _esc(correction_name(primary)),
-             "%s%s" % (_count(len(tied)), (" (%d of them below the top %d)" % (len(below), shown)) if below else "")),
+             "%s%s" % (_count(len(tied)), (" (%s of them below the top %d)" % (_count(len(below)), shown)) if below else "")),
             ("significantly worse than the winner", _count(view.m - 1 - len(tied))),
             ("scores: best, quartiles, worst" if target.metric.direction == "higher" else
              "scores: worst, quartiles, best", ", ".join(_num(q) for q in quartiles[::-1]))]

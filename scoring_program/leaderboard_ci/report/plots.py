@@ -566,7 +566,8 @@ def figure_png(fig, dpi=110, palette=False):
 def mark_top(fig, shown, m):
     """Say in ``fig``'s title that it shows the ``shown`` best-ranked of ``m`` systems; refit its texts."""
     ax = fig.axes[0]
-    ax.set_title("%s (top %d of %s systems)" % (ax.get_title(loc="left"), shown, "{:,}".format(m)),
+    # on a line of its own: appended, a title near the canvas' width could lose its end at another dpi
+    ax.set_title("%s\nthe top %d of %s systems" % (ax.get_title(loc="left"), shown, "{:,}".format(m)),
                  fontsize=11, loc="left")
     return _fit(fig)
 

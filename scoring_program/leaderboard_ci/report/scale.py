@@ -31,7 +31,7 @@ __all__ = ["DEFAULT_TOP", "PARQUET_HINT", "check_top", "top_view", "report_scope
            "parquet_available", "truncation_note", "full_files"]
 
 #: Systems a page, a paper table and a figure show per target before they are cut to the top of the ranking.
-DEFAULT_TOP = 50
+DEFAULT_TOP = 60
 #: The one line that says how to get the Parquet copies of the full tables.
 PARQUET_HINT = ("Parquet copies of the full tables need pyarrow: pip install 'leaderboard-ci[parquet]' "
                 "(or pip install pyarrow)")

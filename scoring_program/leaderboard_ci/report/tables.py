@@ -514,8 +514,14 @@ def group_gaps_table(result, digits=2, names=None):
     caption = ("Gap between groups of each system's %s (first group minus second; ODESIA's gap between "
                "languages), with its %s CI" % ("gain over the baseline" if set(quantity.values()) == {"gain"}
                                                else "score", _level(result)))
+    notes = []
+    if len(names) < len(every):
+        caption += " (the top %d of %s systems of the official ranking; all in group_gaps.csv)" % (
+            len(names), "{:,}".format(len(every)))
+        notes.append("Truncated: the %d best-ranked systems of the official metric; every system is in "
+                     "group_gaps.csv." % len(names))
     return Table("group_gaps", header, rows, ["text"] + ["num"] * len(columns), caption, "tab:group-gaps",
-                 [], gaps)
+                 notes, gaps)
 
 
 #: Systems shown as columns of the per-unit F1 table in Markdown, LaTeX and HTML (all are in the CSV).

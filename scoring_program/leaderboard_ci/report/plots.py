@@ -601,7 +601,8 @@ def score_distribution_plot(target, shown, baseline=None, bins=40):
                       lw=0.4)
         for patch in bars.patches:
             patch.set_gid("tied")
-        handles += [Patch(color=TIED, label="tied with the winner (%s)" % "{:,}".format(int(tied.sum()))),
+        others_tied = int(tied.sum()) - int(target.winner in set(target.tied_with_winner))
+        handles += [Patch(color=TIED, label="the winner and the %s tied with it" % "{:,}".format(others_tied)),
                     Patch(color="#b8bfc7", label="significantly worse (%s)" % "{:,}".format(int((finite & ~tied).sum())))]
     winner = float(frame.loc[frame["name"] == target.winner, "score"].iloc[0])
     cut = float(frame["score"].iloc[min(shown, len(frame)) - 1])

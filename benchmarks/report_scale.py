@@ -2,11 +2,11 @@
 """Writing the end-of-phase report of many systems: wall time and peak RSS of ``write_report``.
 
     PYTHONPATH=scoring_program python3 benchmarks/report_scale.py                 # m = 60, 500, 2000
-    PYTHONPATH=scoring_program python3 benchmarks/report_scale.py --m 60,500 --full
+    PYTHONPATH=scoring_program python3 benchmarks/report_scale.py --m 60,500 --full    # and top=None
 
 Each case runs in its own child process: ``analyze()`` of m synthetic systems
 (macro-F1 and accuracy, a baseline, n = 300 items, B = 200, untimed), then
-``write_report(result, tmp, top=50)`` timed; the child reports the wall time
+``write_report(result, tmp)`` (top = 60, the default) timed; the child reports the wall time
 and CPU time of the write, the RSS before it (the result in memory) and the
 peak RSS during it (``VmHWM`` reset through ``/proc/self/clear_refs`` just
 before), so the write's own peak is the difference.  ``--full`` also
@@ -25,6 +25,9 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, os.pardir, "scoring_program"))
+
+from leaderboard_ci.report.scale import DEFAULT_TOP  # noqa: E402
 
 
 def synthetic_result(m, n=300, n_resamples=200, seed=0):
@@ -115,7 +118,7 @@ def main(argv=None):
     parser.add_argument("--no-figures", action="store_true")
     parser.add_argument("--max-seconds", type=float, default=900.0, help="time limit of one case")
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
-    parser.add_argument("--top", default="50", help=argparse.SUPPRESS)
+    parser.add_argument("--top", default=str(DEFAULT_TOP), help=argparse.SUPPRESS)
     parser.add_argument("--figures", default="1", help=argparse.SUPPRESS)
     parser.add_argument("--out", help="write the rows as JSON to this file")
     args = parser.parse_args(argv)
@@ -126,7 +129,7 @@ def main(argv=None):
     rows = []
     figures = not args.no_figures
     for m in [int(x) for x in args.m.split(",")]:
-        tops = [50] + ([None] if args.full else [])
+        tops = [DEFAULT_TOP] + ([None] if args.full else [])
         for top in tops:
             row = run_case(m, top, figures, args.max_seconds)
             rows.append(row)
@@ -141,11 +144,12 @@ def main(argv=None):
                      row["json_bytes"] / 1e6, row["bytes"] / 1e6))
     by = {(r["m"], r["top"]): r for r in rows if "timeout" not in r}
     for m in sorted({r["m"] for r in rows}):
-        if (m, 50) in by and (m, None) in by:
-            print("m=%5d  top=None / top=50: time x%.1f, write memory x%.1f"
-                  % (m, by[(m, None)]["write_s"] / by[(m, 50)]["write_s"],
-                     max(by[(m, None)]["rss_peak_mb"] - by[(m, None)]["rss_before_mb"], 1)
-                     / max(by[(m, 50)]["rss_peak_mb"] - by[(m, 50)]["rss_before_mb"], 1)))
+        if (m, DEFAULT_TOP) in by and (m, None) in by:
+            cut, uncut = by[(m, DEFAULT_TOP)], by[(m, None)]
+            print("m=%5d  top=None / top=%d: wall x%.1f, CPU x%.1f, write memory x%.1f"
+                  % (m, DEFAULT_TOP, uncut["write_s"] / cut["write_s"], uncut["write_cpu_s"] / cut["write_cpu_s"],
+                     max(uncut["rss_peak_mb"] - uncut["rss_before_mb"], 1)
+                     / max(cut["rss_peak_mb"] - cut["rss_before_mb"], 1)))
     print("load average: %.2f %.2f %.2f" % os.getloadavg())
     if args.out:
         with open(args.out, "w") as handle:

@@ -13,7 +13,7 @@ import _report_examples as E
 from leaderboard_ci.phase.analysis import analyze
 from leaderboard_ci.report import scale
 from leaderboard_ci.report.files import write_report
-from leaderboard_ci.report.html_report import render_report, target_anchor
+from leaderboard_ci.report.html_report import render_report, target_anchor, view_figures
 from leaderboard_ci.report.json_report import result_to_dict
 from leaderboard_ci.report.tables import pair_matrix, result_tables, target_tables
 
@@ -162,7 +162,7 @@ def test_truncated_page_holds_exactly_the_top_rows_and_the_summaries(cut):
 def test_truncated_figures_show_the_top_and_the_whole_field():
     result = field()
     view = scale.top_view(result.official, TOP)
-    figures = scale.view_figures(result, view)
+    figures = view_figures(result, view)
     assert list(figures) == ["ordered_ci", "vs_winner", "pair_heatmap", "bootstrap_difference", "score_distribution"]
     names = view.names
     points = [a.get_gid()[len("point:"):] for a in figures["ordered_ci"].axes[0].get_lines()

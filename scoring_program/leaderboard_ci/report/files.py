@@ -27,46 +27,16 @@ files still hold every system and every pair.
 from __future__ import annotations
 
 import os
-import re
 from collections import OrderedDict
 
 from .json_report import result_to_json
-from .scale import DEFAULT_TOP, report_scope, view_figures
+from .scale import DEFAULT_TOP, report_scope, safe_file_name, target_folders
 from .tables import indicators_table, result_tables, tables_latex, tables_markdown, target_tables
 
 __all__ = ["write_report", "safe_file_name", "target_folders", "FIGURE_FORMATS"]
 
 #: The formats each figure is saved in.
 FIGURE_FORMATS = ("png", "pdf")
-_RESERVED = {"figures", "con", "prn", "aux", "nul"}
-
-
-def safe_file_name(text, taken=()):
-    """``text`` as a file name: ``[A-Za-z0-9_.-]`` only, no leading dot, not reserved, not in ``taken``.
-
-    >>> safe_file_name("f1_macro_even")
-    'f1_macro_even'
-    >>> safe_file_name("../x y")
-    'x_y'
-    """
-    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", str(text)).strip("._-")
-    name = re.sub(r"\.{2,}", ".", name)[:80] or "target"
-    if name.lower() in _RESERVED:
-        name = name + "_"
-    base, k = name, 2
-    lowered = set(t.lower() for t in taken)
-    while name.lower() in lowered:
-        name = "%s_%d" % (base, k)
-        k += 1
-    return name
-
-
-def target_folders(result):
-    """Target key -> the folder of its files, as :func:`write_report` names them."""
-    folders = OrderedDict()
-    for key in result.targets:
-        folders[key] = safe_file_name(key, taken=list(folders.values()))
-    return folders
 
 
 class _Writer:
@@ -153,7 +123,7 @@ def write_report(result, out_dir, figures=True, figure_formats=FIGURE_FORMATS, d
         Relative name (``report.html``, ``f1_macro/systems.csv``,
         ``figures/f1_macro-ordered_ci.png``, ...) -> absolute path.
     """
-    from .html_report import FIGURE_DPI, render_report
+    from .html_report import FIGURE_DPI, render_report, view_figures
 
     scope = report_scope(result, top, parquet=parquet)
     writer = _Writer(out_dir)

@@ -20,23 +20,56 @@ so this module never imports ``phase``), filtered with vectorized pandas.
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import numbers
+import re
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Optional
 
 import numpy as np
+import pandas as pd
 
 __all__ = ["DEFAULT_TOP", "PARQUET_HINT", "check_top", "top_view", "report_scope", "TopView", "ReportScope",
-           "parquet_available", "truncation_note", "full_files"]
+           "parquet_available", "truncation_note", "full_files", "safe_file_name", "target_folders", "pair_matrix",
+           "view_of", "mark_truncated"]
 
 #: Systems a page, a paper table and a figure show per target before they are cut to the top of the ranking.
 DEFAULT_TOP = 60
 #: The one line that says how to get the Parquet copies of the full tables.
 PARQUET_HINT = ("Parquet copies of the full tables need pyarrow: pip install 'leaderboard-ci[parquet]' "
                 "(or pip install pyarrow)")
+_RESERVED = {"figures", "con", "prn", "aux", "nul"}
 #: The tables written in full as CSV and, with pyarrow, as Parquet, per target (``gains`` with a baseline).
 FULL_TABLES = ("systems", "vs_winner", "pairs", "gains")
+
+
+def safe_file_name(text, taken=()):
+    """``text`` as a file name: ``[A-Za-z0-9_.-]`` only, no leading dot, not reserved, not in ``taken``.
+
+    >>> safe_file_name("f1_macro_even")
+    'f1_macro_even'
+    >>> safe_file_name("../x y")
+    'x_y'
+    """
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", str(text)).strip("._-")
+    name = re.sub(r"\.{2,}", ".", name)[:80] or "target"
+    if name.lower() in _RESERVED:
+        name = name + "_"
+    base, k = name, 2
+    lowered = set(t.lower() for t in taken)
+    while name.lower() in lowered:
+        name = "%s_%d" % (base, k)
+        k += 1
+    return name
+
+
+def target_folders(result):
+    """Target key -> the folder of its files, as :func:`write_report` names them."""
+    folders = OrderedDict()
+    for key in result.targets:
+        folders[key] = safe_file_name(key, taken=list(folders.values()))
+    return folders
 
 
 def check_top(top):
@@ -57,12 +90,8 @@ def check_top(top):
 
 
 def parquet_available():
-    """Whether pandas can write Parquet here (pyarrow is importable)."""
-    try:
-        import pyarrow  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    """Whether pandas can write Parquet here (pyarrow is installed; pandas imports it when it writes)."""
+    return importlib.util.find_spec("pyarrow") is not None
 
 
 @dataclass(frozen=True)
@@ -172,8 +201,6 @@ class ReportScope:
 
 def report_scope(result, top=DEFAULT_TOP, parquet=None):
     """Cut every target of ``result`` once (see :func:`top_view`)."""
-    from .files import target_folders
-
     top = check_top(top)
     views = OrderedDict((key, top_view(t, top)) for key, t in result.targets.items())
     official = next(iter(views.values()))
@@ -205,25 +232,36 @@ def truncation_note(view, folder):
             "every pair in %s/pairs.csv." % (len(view.shown.systems), "{:,}".format(view.m), folder, folder))
 
 
-def view_figures(result, view):
-    """The figures of one target as the page shows them: ``name -> Figure``.
+def pair_matrix(target, value="diff"):
+    """``target.pair_matrix(value)`` built with numpy indexing (no loop over the pairs).
 
-    Not cut: exactly :func:`leaderboard_ci.report.plots.target_figures`.  Cut:
-    the same figures of the shown systems, each title saying "top N of M",
-    then ``score_distribution``, the scores of the whole field.
+    Row = the lower-ranked system (``b``), column = the higher-ranked one
+    (``a``); cells off the pairs are NaN (``""`` for ``stars``); object dtype.
     """
-    from .formatting import correction_name
-    from .json_report import primary_correction, sides_of
-    from .plots import mark_top, score_distribution_plot, target_figures
+    names = list(target.systems["name"])
+    index = pd.Index(names)
+    pairs = target.pairs
+    rows, cols = index.get_indexer(pairs["b"]), index.get_indexer(pairs["a"])
+    cells = np.full((len(names), len(names)), "" if value == "stars" else np.nan, dtype=object)
+    known = (rows >= 0) & (cols >= 0)
+    cells[rows[known], cols[known]] = pairs[value].to_numpy(dtype=object)[known]
+    return pd.DataFrame(cells, index=names, columns=names, dtype=object)
 
-    level = float(result.signature.confidence_level)
-    figures = target_figures(view.shown, baseline=result.baseline, confidence_level=level, sides=sides_of(result),
-                             decision=correction_name(primary_correction(result)))
-    if not view.truncated:
-        return figures
+
+def view_of(scope, target):
+    """(key, TopView) of ``target`` in ``scope``, or (None, None) when nothing cuts it."""
+    if scope is None:
+        return None, None
+    for key, view in scope.views.items():
+        if view.target is target:
+            return key, (view if view.truncated else None)
+    return None, None
+
+
+def mark_truncated(table, view, folder, what):
+    """Say in ``table``'s caption and first note that it shows the top of the ranking, and where all rows are."""
     shown = len(view.shown.systems)
-    for name in ("ordered_ci", "vs_winner", "pair_heatmap"):
-        if name in figures:
-            mark_top(figures[name], shown, view.m)
-    figures["score_distribution"] = score_distribution_plot(view.target, shown, baseline=result.baseline)
-    return figures
+    table.caption = "%s (top %d of %s systems; %s)" % (table.caption.rstrip("."), shown, "{:,}".format(view.m),
+                                                      what)
+    table.notes.insert(0, truncation_note(view, folder))
+    return table

@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from .json_report import corrections_of, primary_correction, sides_of
-from .scale import truncation_note
+from .scale import mark_truncated, pair_matrix, view_of
 from ..core.numeric import is_finite_number
 from .formatting import (DASH, MINUS, STAR_LEGEND, correction_name, csv_text, family_description,
                          format_ci, format_count, format_number, format_p, latex_escape, latex_number,
@@ -397,22 +397,6 @@ def vs_winner_table(result, target, digits=4):
                  caption, _label(target, "vs-winner"), [], frame)
 
 
-def pair_matrix(target, value="diff"):
-    """``target.pair_matrix(value)`` built with numpy indexing (no loop over the pairs).
-
-    Row = the lower-ranked system (``b``), column = the higher-ranked one
-    (``a``); cells off the pairs are NaN (``""`` for ``stars``); object dtype.
-    """
-    names = list(target.systems["name"])
-    index = pd.Index(names)
-    pairs = target.pairs
-    rows, cols = index.get_indexer(pairs["b"]), index.get_indexer(pairs["a"])
-    cells = np.full((len(names), len(names)), "" if value == "stars" else np.nan, dtype=object)
-    known = (rows >= 0) & (cols >= 0)
-    cells[rows[known], cols[known]] = pairs[value].to_numpy(dtype=object)[known]
-    return pd.DataFrame(cells, index=names, columns=names, dtype=object)
-
-
 def pair_matrix_table(result, target, digits=4, named_columns=MATRIX_NAMED_COLUMNS):
     """The lower-triangular matrix of pairwise differences, cells ``"diff stars"``.
 
@@ -545,25 +529,6 @@ def unit_f1_table(result, digits=4, max_systems=UNIT_TABLE_SYSTEMS):
     return Table("units", header, rows, ["text"] + ["num"] * len(systems), caption, "tab:units", [], units)
 
 
-def _view_of(result, target, scope):
-    """(key, TopView) of ``target`` in ``scope``, or (None, None) when nothing cuts it."""
-    if scope is None:
-        return None, None
-    for key, view in scope.views.items():
-        if view.target is target:
-            return key, (view if view.truncated else None)
-    return None, None
-
-
-def _mark_truncated(table, view, folder, what):
-    """Say in ``table``'s caption and first note that it shows the top of the ranking, and where all rows are."""
-    shown = len(view.shown.systems)
-    table.caption = "%s (top %d of %s systems; %s)" % (table.caption.rstrip("."), shown, "{:,}".format(view.m),
-                                                      what)
-    table.notes.insert(0, truncation_note(view, folder))
-    return table
-
-
 def target_tables(result, target, digits=4, scope=None):
     """The main tables of one target: systems, vs-winner, pair matrix and gains (if a baseline).
 
@@ -571,7 +536,7 @@ def target_tables(result, target, digits=4, scope=None):
     cuts the target, the tables show its top systems and say so; their
     :attr:`Table.data` is then the shown rows too.
     """
-    key, view = _view_of(result, target, scope)
+    key, view = view_of(scope, target)
     shown = target if view is None else view.shown
     tables = [systems_table(result, shown, digits)]
     if len(shown.systems) > 1:
@@ -585,7 +550,7 @@ def target_tables(result, target, digits=4, scope=None):
                  "pair_matrix": "the pairs among them; all pairs in %s/pairs.csv" % folder,
                  "gains": "all in %s/gains.csv" % folder}
         for table in tables:
-            _mark_truncated(table, view, folder, where[table.name])
+            mark_truncated(table, view, folder, where[table.name])
     return tables
 
 

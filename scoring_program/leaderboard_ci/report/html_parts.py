@@ -33,9 +33,9 @@ _FIGURE_TEXT = {
     "bootstrap_difference": "The winner minus the runner-up on each bootstrap resample. Under the null "
                             "hypothesis of no difference this distribution would be centred at 0 instead of "
                             "at the observed difference &delta;; %(tail)s",
-    "score_distribution": "The full-sample score of every system, stacked: light blue, the winner and the systems not significantly "
-                          "different from the winner (%(primary)s); grey, significantly worse. The dotted line is "
-                          "the score of the last system shown in this section's tables and figures.",
+    "score_distribution": "The full-sample score of every system, stacked: light blue, the winner and the systems "
+                          "not significantly different from it (%(primary)s); grey, significantly worse. The "
+                          "dotted line is the score of the last system shown in this section's tables and figures.",
 }
 _FIGURE_TITLES = {
     "ordered_ci": "Scores with confidence intervals",

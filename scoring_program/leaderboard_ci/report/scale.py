@@ -40,8 +40,6 @@ DEFAULT_TOP = 60
 PARQUET_HINT = ("Parquet copies of the full tables need pyarrow: pip install 'leaderboard-ci[parquet]' "
                 "(or pip install pyarrow)")
 _RESERVED = {"figures", "con", "prn", "aux", "nul"}
-#: The tables written in full as CSV and, with pyarrow, as Parquet, per target (``gains`` with a baseline).
-FULL_TABLES = ("systems", "vs_winner", "pairs", "gains")
 
 
 def safe_file_name(text, taken=()):

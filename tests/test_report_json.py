@@ -33,6 +33,7 @@ TARGET = {
                  "letters": STR, "tied_with_winner": bool}],
     "vs_winner": [dict(COMPARISON, name=STR, significant=bool)],
     "pairs": [dict(COMPARISON, a=STR, b=STR)],
+    "pairs_listed": {"complete": bool, "systems": int, "count": int, "total": int, "file": STR},
     "indicators": {"n": int, "m": int, "possible_comparisons": int, "ties_with_winner": ("map", int),
                    "non_significant_pairs": ("map", int), "winner_minus_median": OPT_NUM, "cv": OPT_NUM,
                    "ppi": OPT_NUM, "ppi_reason?": STR},

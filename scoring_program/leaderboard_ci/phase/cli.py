@@ -74,6 +74,12 @@ def make_parser():
     parser.add_argument("--workdir", metavar="DIR",
                         help="where submissions are unpacked (default: a temporary folder, removed at the end); "
                              "with a remote --dask cluster, a folder every worker can read")
+    from ..report.scale import DEFAULT_TOP
+
+    parser.add_argument("--top", default=str(DEFAULT_TOP), metavar="N",
+                        help="above N systems the page, the Markdown/LaTeX tables and the figures show the top N of "
+                             "each ranking and summaries of the whole field; every row stays in the CSV and Parquet "
+                             "files (default %d; 'all': every system everywhere)" % DEFAULT_TOP)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--version", action="version", version="leaderboard-ci %s" % __version__)
     return parser
@@ -85,6 +91,19 @@ def _jobs(text):
         return check_jobs(text if text == "auto" else int(text))
     except ValueError:
         raise ConfigError("--jobs must be 'auto' or an integer from 1 to %d, got %r" % (MAX_JOBS, text))
+
+
+def _top(text):
+    """``--top``: a positive integer, or 'all' (no cut)."""
+    if text == "all":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ConfigError("--top must be a positive integer or 'all', got %r" % text)
+    return value
 
 
 @contextmanager
@@ -151,6 +170,7 @@ def run(args, stdout=sys.stdout):
     from .submissions import load_systems
 
     started = time.time()
+    top = _top(args.top)
     out_dir = os.path.abspath(args.out)
     workdir = tempfile.mkdtemp(prefix="leaderboard-ci-")
     try:
@@ -164,7 +184,7 @@ def run(args, stdout=sys.stdout):
         gold = read_gold(ref_dir, config)
         if args.dask or args.memory_limit or args.block_size:
             result = _run_in_blocks(args, config, gold, ref_dir, args.workdir or workdir, stdout)
-            written = result.write(out_dir)
+            written = result.write(out_dir, top=top)
             return _finish(result, written, out_dir, started, stdout)
         warnings_list = []
         coded, skipped, _ = load_systems(args.submissions, config, gold, os.path.join(workdir, "submissions"),
@@ -181,7 +201,7 @@ def run(args, stdout=sys.stdout):
         with _progress_bar(not args.no_progress, config.bootstrap.n_resamples) as tick:
             result = analyze(gold, OrderedDict(coded), config=config, baseline=baseline, n_jobs=_jobs(args.jobs),
                              progress=tick, skipped=skipped)
-        written = result.write(out_dir)
+        written = result.write(out_dir, top=top)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     return _finish(result, written, out_dir, started, stdout)
@@ -255,6 +275,10 @@ def _print_summary(result, written, out_dir, seconds, stdout):
                  % (correction_name(primary, long=True), result.signature.alpha, ", ".join(tied) if tied else "none"))
     if len(result.skipped):
         stdout.write("Skipped %d submission(s); see the report.\n" % len(result.skipped))
+    from ..report.scale import PARQUET_HINT, parquet_available
+
+    if not parquet_available():
+        stdout.write("%s.\n" % PARQUET_HINT)
     stdout.write("Report: %s\n" % os.path.join(out_dir, "report.html"))
     stdout.write("Done in %.1f s.\n" % seconds)
 

@@ -95,7 +95,12 @@ class PhaseResult:
                 handle.write(html)
         return html
 
-    def write(self, out_dir):
-        """Write report.html, report.json, CSV, Markdown and LaTeX tables and figures."""
+    def write(self, out_dir, **options):
+        """Write report.html, report.json, CSV, Parquet, Markdown and LaTeX tables and figures.
+
+        ``options`` are those of :func:`leaderboard_ci.report.files.write_report`, e.g.
+        ``top=50`` (above that many systems the page, the paper tables and the
+        figures show the top of each ranking; None: every system).
+        """
         from ..report.files import write_report
-        return write_report(self, out_dir)
+        return write_report(self, out_dir, **options)

@@ -11,47 +11,32 @@
     units.csv              every system's precision, recall and F1 per class (label, entity type)
     <target>/systems.csv, vs_winner.csv, pairs.csv, pair_matrix.csv, gains.csv,
              tables.md, tables.tex
+    <target>/systems.parquet, vs_winner.parquet, pairs.parquet, gains.parquet
+    units.parquet          with pyarrow installed (pip install 'leaderboard-ci[parquet]')
     figures/<target>-<figure>.png and .pdf
 
 ``<target>`` is the target's key (``f1_macro``, ``f1_macro_even``) made safe
 as a file name.  Figures are drawn once and reused for the page.
+
+Above ``top`` systems (:data:`leaderboard_ci.report.scale.DEFAULT_TOP`) the page,
+the Markdown/LaTeX tables, the figures and the pairs of ``report.json`` cover
+the top of each ranking (see :mod:`leaderboard_ci.report.scale`);
+``pair_matrix.csv`` (m x m cells) is then not written, and the CSV and Parquet
+files still hold every system and every pair.
 """
 from __future__ import annotations
 
 import os
-import re
 from collections import OrderedDict
 
-from .formatting import correction_name
-from .json_report import primary_correction, result_to_json, sides_of
-from .tables import (csv_text, indicators_table, result_tables, tables_latex, tables_markdown,
-                            target_tables)
+from .json_report import result_to_json
+from .scale import DEFAULT_TOP, report_scope, safe_file_name, target_folders
+from .tables import indicators_table, result_tables, tables_latex, tables_markdown, target_tables
 
-__all__ = ["write_report", "safe_file_name", "FIGURE_FORMATS"]
+__all__ = ["write_report", "safe_file_name", "target_folders", "FIGURE_FORMATS"]
 
 #: The formats each figure is saved in.
 FIGURE_FORMATS = ("png", "pdf")
-_RESERVED = {"figures", "con", "prn", "aux", "nul"}
-
-
-def safe_file_name(text, taken=()):
-    """``text`` as a file name: ``[A-Za-z0-9_.-]`` only, no leading dot, not reserved, not in ``taken``.
-
-    >>> safe_file_name("f1_macro_even")
-    'f1_macro_even'
-    >>> safe_file_name("../x y")
-    'x_y'
-    """
-    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", str(text)).strip("._-")
-    name = re.sub(r"\.{2,}", ".", name)[:80] or "target"
-    if name.lower() in _RESERVED:
-        name = name + "_"
-    base, k = name, 2
-    lowered = set(t.lower() for t in taken)
-    while name.lower() in lowered:
-        name = "%s_%d" % (base, k)
-        k += 1
-    return name
 
 
 class _Writer:
@@ -77,7 +62,21 @@ class _Writer:
         return path
 
     def csv(self, relative, frame):
-        return self.text(relative, csv_text(frame))
+        """``frame`` as CSV: pandas writes it to the file in chunks (no copy of the whole text in memory)."""
+        path = self.path(relative)
+        try:
+            frame.to_csv(path, index=False, lineterminator="\n", encoding="utf-8")
+        except TypeError:  # pandas < 1.5 names it line_terminator
+            frame.to_csv(path, index=False, line_terminator="\n", encoding="utf-8")
+        self.written[relative] = path
+        return path
+
+    def parquet(self, relative, frame):
+        """``frame`` as Parquet (pyarrow), its index dropped; object columns stay strings."""
+        path = self.path(relative)
+        frame.to_parquet(path, index=False)
+        self.written[relative] = path
+        return path
 
     def figure(self, relative_stem, fig, formats, dpi):
         from .plots import freeze_layout, save_figure
@@ -89,8 +88,9 @@ class _Writer:
             self.written[relative] = self.path(relative)
 
 
-def write_report(result, out_dir, figures=True, figure_formats=FIGURE_FORMATS, dpi=150, digits=4):
-    """Write report.html, report.json, CSV, Markdown and LaTeX tables and figures under ``out_dir``.
+def write_report(result, out_dir, figures=True, figure_formats=FIGURE_FORMATS, dpi=150, digits=4, top=DEFAULT_TOP,
+                 parquet=None):
+    """Write report.html, report.json, CSV, Parquet, Markdown and LaTeX tables and figures under ``out_dir``.
 
     Parameters
     ----------
@@ -106,6 +106,16 @@ def write_report(result, out_dir, figures=True, figure_formats=FIGURE_FORMATS, d
         Resolution of the PNG files (the page embeds its own, smaller ones).
     digits : int
         Decimals of scores and differences in the tables.
+    top : int or None
+        Above this many systems in a target, the page, the Markdown/LaTeX
+        tables, the figures and the pairs of ``report.json`` show its ``top``
+        best-ranked systems and summaries of the whole field, and
+        ``pair_matrix.csv`` is not written (see :mod:`leaderboard_ci.report.scale`).
+        None: every system everywhere.  The CSV and Parquet files always hold
+        every row.
+    parquet : bool, optional
+        Write Parquet copies of the full tables; by default when pyarrow is
+        installed.
 
     Returns
     -------
@@ -113,34 +123,32 @@ def write_report(result, out_dir, figures=True, figure_formats=FIGURE_FORMATS, d
         Relative name (``report.html``, ``f1_macro/systems.csv``,
         ``figures/f1_macro-ordered_ci.png``, ...) -> absolute path.
     """
-    from .html_report import FIGURE_DPI, render_report
+    from .html_report import FIGURE_DPI, render_report, view_figures
 
+    scope = report_scope(result, top, parquet=parquet)
     writer = _Writer(out_dir)
-    folders = OrderedDict()
-    for key in result.targets:
-        folders[key] = safe_file_name(key, taken=list(folders.values()))
-    level = float(result.signature.confidence_level)
     page_figures = OrderedDict()
-    for key, target in result.targets.items():
-        folder = folders[key]
-        writer.csv("%s/systems.csv" % folder, target.systems)
-        writer.csv("%s/vs_winner.csv" % folder, target.vs_winner)
-        writer.csv("%s/pairs.csv" % folder, target.pairs)
-        tables = target_tables(result, target, digits)
-        for table in tables:
-            if table.name == "pair_matrix":
-                writer.csv("%s/pair_matrix.csv" % folder, table.frame())
+    for key, view in scope.views.items():
+        target, folder = view.target, scope.folders[key]
+        full = [("systems", target.systems), ("vs_winner", target.vs_winner), ("pairs", target.pairs)]
         if target.gains is not None:
-            writer.csv("%s/gains.csv" % folder, target.gains)
+            full.append(("gains", target.gains))
+        for name, frame in full:
+            writer.csv("%s/%s.csv" % (folder, name), frame)
+            if scope.parquet:
+                writer.parquet("%s/%s.parquet" % (folder, name), frame)
+        tables = target_tables(result, target, digits, scope=scope)
+        if not view.truncated:  # the matrix has m x m cells: above the threshold pairs.csv holds the pairs
+            for table in tables:
+                if table.name == "pair_matrix":
+                    writer.csv("%s/pair_matrix.csv" % folder, table.frame())
         writer.text("%s/tables.md" % folder, tables_markdown(tables, title=target.title))
         writer.text("%s/tables.tex" % folder, tables_latex(tables, title=target.title))
         page_figures[key] = {}
         if figures:
-            from .plots import figure_png, target_figures
+            from .plots import figure_png
 
-            for name, fig in target_figures(target, baseline=result.baseline, confidence_level=level,
-                                            sides=sides_of(result),
-                                            decision=correction_name(primary_correction(result))).items():
+            for name, fig in view_figures(result, view).items():
                 # The page's PNG first: its layout is computed at its own resolution (text metrics do not
                 # scale exactly with dpi, so a layout frozen at another dpi can push a label off the canvas).
                 page_figures[key][name] = figure_png(fig, dpi=FIGURE_DPI, palette=True)
@@ -152,10 +160,12 @@ def write_report(result, out_dir, figures=True, figure_formats=FIGURE_FORMATS, d
         writer.csv("group_gaps.csv", result.group_gaps)
     if getattr(result, "units", None) is not None:
         writer.csv("units.csv", result.units)
-    everything = result_tables(result, digits)
+        if scope.parquet:
+            writer.parquet("units.parquet", result.units)
+    everything = result_tables(result, digits, scope=scope)
     title = "leaderboard-ci: %s" % result.official.title
     writer.text("tables.md", tables_markdown(everything, title=title))
     writer.text("tables.tex", tables_latex(everything, title=title))
-    writer.text("report.json", result_to_json(result))
-    writer.text("report.html", render_report(result, figures=page_figures, digits=digits))
+    writer.text("report.json", result_to_json(result, scope=scope))
+    writer.text("report.html", render_report(result, figures=page_figures, digits=digits, scope=scope))
     return writer.written

@@ -2,7 +2,8 @@
 
 One file that opens offline: inline CSS, figures embedded as base64 PNG, no
 script, font, stylesheet or image from anywhere else (in-page ``#`` links
-only).  Every name from the data (systems, groups, metrics, skipped
+only, and, above the threshold of :mod:`leaderboard_ci.report.scale`, relative
+links to the full CSV and Parquet files written beside it).  Every name from the data (systems, groups, metrics, skipped
 submissions and their reasons) is escaped with :func:`html.escape`.
 
 The page shows a summary of every target (metric, or metric on a group) and
@@ -12,151 +13,34 @@ distribution of winner minus runner-up; the all-pairs matrix; the indicators
 and the baseline-calibrated gains; then the competition indicators of all
 targets side by side, the gaps between groups, the skipped submissions with
 their reasons, the settings and the signature line.
+
+Above ``top`` systems a target's section shows its ``top`` best-ranked systems
+(tables and figures say "top N of M"), after a summary of the whole field: how
+many systems, how many tied with the winner, the distribution of every score;
+a "Full tables" section links the files that hold every row.
 """
 from __future__ import annotations
-
-import base64
-import html
 
 from .._version import __version__
 from .json_report import corrections_of, primary_correction, sides_of
 from .formatting import (DASH, MINUS, STAR_LEGEND, correction_name, family_description, format_ci, format_number,
-                         format_p, slug)
-from .tables import format_indicator, indicators_table, target_n, unit_f1_table
+                         format_p)
+from .scale import DEFAULT_TOP, PARQUET_HINT, full_files, report_scope
+from .tables import format_indicator, indicators_table, pair_matrix, target_n, unit_f1_table
 from ..core.numeric import is_finite_number
 from .html_style import CSS
+from .html_parts import (FIGURE_DPI, _ci, _count, _esc, _figure, _level, _names, _num, _p, _table, target_anchor,
+                         view_figures)
 from .notes import resolution_notes
 
-__all__ = ["render_report", "target_anchor", "resolution_notes", "FIGURE_DPI"]
-
-#: Resolution of the embedded figures.
-FIGURE_DPI = 110
-_FIGURE_TEXT = {
-    "ordered_ci": "Each system's score (dot) and its %(level)s confidence interval (whisker), best at the top. "
-                  "The winner is dark blue and its interval is shaded across the plot; light blue marks the "
-                  "systems not significantly different from the winner (%(primary)s), grey the others%(base)s.",
-    "vs_winner": "The difference between the winner and each system (positive: the winner is better, "
-                 "also where lower is better) with its unadjusted %(level)s interval. The colour is the "
-                 "decision in the tables' row: red, not significantly different from the winner (tied with "
-                 "it) by %(primary)s-adjusted p-values; green, significantly worse. An unadjusted interval can "
-                 "exclude 0 while the adjusted test does not reject. Stars: %(primary)s-adjusted p-values.",
-    "pair_heatmap": "Every pair of systems: the cell is the difference oriented so that positive means the "
-                    "column's system is better (%(pair_sub)s), blue for larger differences, with the stars of "
-                    "its %(primary)s-adjusted p-value.",
-    "bootstrap_difference": "The winner minus the runner-up on each bootstrap resample. Under the null "
-                            "hypothesis of no difference this distribution would be centred at 0 instead of "
-                            "at the observed difference &delta;; %(tail)s",
-    "unit_distribution": "Each system's values over the %(units)s, best system at the top: the box spans the "
-                         "first to the third quartile with the median, the whiskers the 5th to the 95th "
-                         "percentile, and the diamond is the mean, which is the score in the table above.",
-}
-_FIGURE_TITLES = {
-    "ordered_ci": "Scores with confidence intervals",
-    "vs_winner": "Differences to the winner",
-    "pair_heatmap": "All pairwise differences",
-    "bootstrap_difference": "Winner minus runner-up: the bootstrap distribution",
-    "unit_distribution": "Distribution of the per-unit values",
-}
-
-# ---------------------------------------------------------------------------
-# Small helpers
-# ---------------------------------------------------------------------------
-def _esc(text):
-    """Escape any text from the data or the configuration for HTML text or attributes."""
-    return html.escape(str(text), quote=True)
+__all__ = ["render_report", "view_figures", "target_anchor", "resolution_notes", "FIGURE_DPI"]
 
 
+def _render_figures(result, view):
+    """PNG bytes of each figure of a target's :class:`~leaderboard_ci.report.scale.TopView` (drawn here when not given)."""
+    from .plots import figure_png
 
-
-def _num(value, digits=4, signed=False):
-    return _esc(format_number(value, digits, signed)).replace("-", MINUS)
-
-
-def _ci(low, high, digits=4):
-    return _esc(format_ci(low, high, digits)).replace("-", MINUS)
-
-
-def _p(value):
-    return _esc(format_p(value))
-
-
-def _level(result):
-    return "%g%%" % (100.0 * float(result.signature.confidence_level))
-
-
-def _count(value):
-    return "{:,}".format(int(value)) if is_finite_number(value) else DASH
-
-
-def _names(names, limit=6):
-    """Escaped names joined by commas; past ``limit``, the first ones and how many more."""
-    names = [str(n) for n in names]
-    if len(names) <= limit:
-        return ", ".join(_esc(n) for n in names)
-    return "%s and %d more" % (", ".join(_esc(n) for n in names[:limit - 1]), len(names) - limit + 1)
-
-
-def target_anchor(key):
-    """The in-page anchor of a target's section."""
-    return "t-" + slug(key)
-
-
-
-
-def _table(header, rows, classes=None, table_class=""):
-    """An HTML table from escaped header cells and rows of (html, css class) cells."""
-    head = "".join("<th>%s</th>" % h for h in header)
-    body = []
-    for i, row in enumerate(rows):
-        row_class = ' class="%s"' % classes[i] if classes and classes[i] else ""
-        body.append("<tr%s>%s</tr>" % (row_class, "".join(
-            '<td class="%s">%s</td>' % (css, cell) if css else "<td>%s</td>" % cell for cell, css in row)))
-    return ('<div class="scroll"><table%s><thead><tr>%s</tr></thead><tbody>%s</tbody></table></div>'
-            % (' class="%s"' % table_class if table_class else "", head, "".join(body)))
-
-
-# ---------------------------------------------------------------------------
-# Figures
-# ---------------------------------------------------------------------------
-def _render_figures(result, target):
-    """PNG bytes of each figure of ``target`` (drawn here when not given)."""
-    from .plots import figure_png, target_figures
-
-    level = float(result.signature.confidence_level)
-    figures = target_figures(target, baseline=result.baseline, confidence_level=level, sides=sides_of(result),
-                             decision=correction_name(primary_correction(result)))
-    return {name: figure_png(fig, dpi=FIGURE_DPI, palette=True) for name, fig in figures.items()}
-
-
-def _png_size(data):
-    """(width, height) of PNG bytes, from the IHDR chunk."""
-    if len(data) >= 24 and data[:8] == b"\x89PNG\r\n\x1a\n":
-        return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
-    return None
-
-
-def _figure(name, data, target, result, primary):
-    if not data:
-        return ""
-    size = _png_size(data)
-    dims = ' width="%d" height="%d"' % size if size else ""
-    wide = ' class="wide"' if size and size[0] > 1100 else ""
-    two = sides_of(result) == "two"
-    text = _FIGURE_TEXT.get(name, "") % {
-        "tail": ("the share of resamples at least as far from &delta; as 0 is, at or beyond 2&delta; or at or "
-                 "below 0 (orange), is the two-sided bootstrap p-value." if two else
-                 "the share of resamples at or beyond 2&delta; (orange) is the one-sided bootstrap p-value."),
-        "level": _level(result), "primary": _esc(correction_name(primary)), "minus": MINUS,
-        "units": _esc(target.unit_values.attrs.get("unit_plural", "units")
-                      if getattr(target, "unit_values", None) is not None else "units"),
-        "pair_sub": ("column %s row" if target.metric.sign > 0 else "row %s column, as %s") % (
-            (MINUS,) if target.metric.sign > 0 else (MINUS, _esc(target.metric.better))),
-        "base": ("; the baseline is orange, with a dashed line at its score (an arrow at the edge when it is "
-                 "far from every other system)") if result.baseline else ""}
-    alt = "%s: %s" % (target.title, _FIGURE_TITLES.get(name, name))
-    return ('<figure class="plot" id="%s-%s"><img alt="%s" src="data:image/png;base64,%s"%s%s><figcaption>%s</figcaption>'
-            '</figure>' % (target_anchor(target.key), name, _esc(alt), base64.b64encode(data).decode("ascii"),
-                           dims, wide, text))
+    return {name: figure_png(fig, dpi=FIGURE_DPI, palette=True) for name, fig in view_figures(result, view).items()}
 
 
 # ---------------------------------------------------------------------------
@@ -204,7 +88,7 @@ def _header(result, primary):
                _esc(family_description(sig.family))))
 
 
-def _summary(result):
+def _summary(result, scope=None):
     rows = []
     for key, t in result.targets.items():
         w = t.systems.iloc[0]
@@ -220,6 +104,8 @@ def _summary(result):
     links += ['<li><a href="#indicators">Competition indicators</a></li>']
     if result.group_gaps is not None and len(result.group_gaps):
         links.append('<li><a href="#group-gaps">Gaps between groups</a></li>')
+    if scope is not None and scope.truncated:
+        links.append('<li><a href="#files">Full tables (every system, every pair)</a></li>')
     links += ['<li><a href="#skipped">Skipped submissions (%d)</a></li>' % len(result.skipped),
               '<li><a href="#settings">Settings and signature</a></li>']
     return ('<section id="summary"><h2>Summary</h2>%s<nav><p class="muted">Contents</p><ul>%s</ul></nav></section>'
@@ -337,8 +223,8 @@ def _vs_winner_table(result, target, digits, corrections):
 def _matrix_table(target, digits):
     names = list(target.systems["name"])
     m = len(names)
-    diff = target.pair_matrix("diff")
-    star = target.pair_matrix("stars")
+    diff = pair_matrix(target, "diff")
+    star = pair_matrix(target, "stars")
     values = [abs(float(v)) for v in target.pairs["diff"] if is_finite_number(v)]
     top = max(values) if values else 1.0
     top = top if top > 0 else 1.0
@@ -399,8 +285,42 @@ def _gains_table(result, target):
                                                   if is_finite_number(ref) else DASH, _level(result), _table(header, rows)))
 
 
-def _target_section(result, key, target, figures, digits, primary, corrections):
-    official = target is result.official
+def _field_summary(result, view, folder, figures, primary):
+    """Above the threshold: what the section shows, the whole field in numbers, and its scores' distribution."""
+    target = view.target
+    shown = len(view.shown.systems)
+    tied = [n for n in target.tied_with_winner if n != target.winner]
+    names_shown = set(view.names)
+    below = [n for n in tied if n not in names_shown]
+    scores = target.systems["score"].astype(float)
+    quartiles = scores.quantile([0.0, 0.25, 0.5, 0.75, 1.0]).tolist()
+    rows = [("systems", _count(view.m)), ("shown in this section", "the top %d (ranks 1&ndash;%d)" % (shown, shown)),
+            ("tied with the winner (%s)" % _esc(correction_name(primary)),
+             "%s%s" % (_count(len(tied)), (" (%s of them below the top %d)" % (_count(len(below)), shown)) if below else "")),
+            ("significantly worse than the winner", _count(view.m - 1 - len(tied))),
+            ("scores: best, quartiles, worst" if target.metric.direction == "higher" else
+             "scores: worst, quartiles, best", ", ".join(_num(q) for q in quartiles[::-1]))]
+    base = result.baseline
+    if base is not None and base in set(target.systems["name"]) and base not in names_shown:
+        row = target.systems[target.systems["name"] == base].iloc[0]
+        rows.append(("baseline %s" % _esc(base), "rank %d, score %s" % (int(row["rank"]), _num(row["score"]))))
+    if below and len(below) <= 12:
+        rows.append(("tied, below the top %d" % shown, _names(below, 12)))
+    table = _table(["The whole field", ""], [[(a, ""), (b, "n")] for a, b in rows])
+    link = '<a href="%s/systems.csv">%s/systems.csv</a>' % (_esc(folder), _esc(folder))
+    pairs = '<a href="%s/pairs.csv">%s/pairs.csv</a>' % (_esc(folder), _esc(folder))
+    note = ('<p class="warn truncated"><b>Top %d of %s systems.</b> The tables and figures of this section show the %d '
+            'best-ranked systems (by score) and the pairs among them; the indicators and the ties with the '
+            'winner are those of the whole field. Every system is in %s, every pair in %s '
+            '(see <a href="#files">Full tables</a>).</p>' % (shown, _count(view.m), shown, link, pairs))
+    distribution = _figure("score_distribution", figures.get("score_distribution"), target, result, primary)
+    return note + '<h3>The whole field</h3>' + table + distribution
+
+
+def _target_section(result, key, view, figures, digits, primary, corrections, folder=None):
+    full = view.target
+    target = view.shown  # the rows the tables and figures show; ``full`` for the field's numbers
+    official = full is result.official
     m = len(target.systems)
     tied = [n for n in target.tied_with_winner if n != target.winner]
     parts = ['<section id="%s"><h2>%s%s <span class="muted">(%s)</span></h2>'
@@ -409,13 +329,16 @@ def _target_section(result, key, target, figures, digits, primary, corrections):
     parts.append('<p>n = %s items. Winner: <b>%s</b>. %s</p>'
                  % (_count(target_n(result, target)), _esc(target.winner), ("Not significantly different from it (%d): %s." % (len(tied), _names(tied, 12)))
                     if tied else ("All other systems are significantly worse." if m > 1 else "")))
-    warnings = resolution_notes(result, target)
-    above = baseline_above_winner(result, target)
+    warnings = resolution_notes(result, full)
+    above = baseline_above_winner(result, full)
     if above:
         parts.append('<p class="warn">%s</p>' % above)
     for w in warnings:
         parts.append('<p class="warn">%s</p>' % _esc(w))
-    parts.append("<h3>Ranking</h3>")
+    if view.truncated:
+        parts.append(_field_summary(result, view, folder, figures, primary))
+    top = (" <span class=\"muted\">(top %d of %s)</span>" % (m, _count(view.m))) if view.truncated else ""
+    parts.append("<h3>Ranking%s</h3>" % top)
     ranking = _systems_table(result, target, digits)
     ordered = _figure("ordered_ci", figures.get("ordered_ci"), target, result, primary)
     longest = max(len(str(n)) for n in target.systems["name"])
@@ -427,7 +350,7 @@ def _target_section(result, key, target, figures, digits, primary, corrections):
     if m > 1:
         orientation = "winner %s system" % MINUS if target.metric.direction == "higher" \
             else "system %s winner (lower is better)" % MINUS
-        parts.append("<h3>Differences to the winner</h3>")
+        parts.append("<h3>Differences to the winner%s</h3>" % top)
         parts.append('<p class="note">Difference = %s, positive when the winner is better; %s CI of the paired '
                      'difference, red when the row is not significant (%s-adjusted, tied with the winner) and '
                      'green when it is; %s p-values and their adjusted values.</p>'
@@ -437,7 +360,9 @@ def _target_section(result, key, target, figures, digits, primary, corrections):
         parts.append(_figure("vs_winner", figures.get("vs_winner"), target, result, primary))
         parts.append("<h3>Winner %s runner-up</h3>" % MINUS)
         parts.append(_figure("bootstrap_difference", figures.get("bootstrap_difference"), target, result, primary))
-        parts.append("<h3>All pairs</h3>")
+        parts.append("<h3>All pairs%s</h3>" % (
+            (" <span class=\"muted\">(among the top %d: %s of %s pairs)</span>"
+             % (m, _count(len(target.pairs)), _count(view.m * (view.m - 1) // 2))) if view.truncated else ""))
         parts.append('<p class="note">Row = the lower-ranked system, column = the higher-ranked one; each cell is '
                      'column %s row (positive: the column is better) with the stars of its %s-adjusted p-value. '
                      'Hover a cell for the pair.</p>' % (MINUS, _esc(correction_name(primary))))
@@ -452,10 +377,16 @@ def _target_section(result, key, target, figures, digits, primary, corrections):
     return "".join(parts)
 
 
-def _group_gaps_section(result, digits):
+def _group_gaps_section(result, digits, names=None):
     gaps = result.group_gaps
     if gaps is None or len(gaps) == 0:
         return ""
+    truncated = ""
+    if names is not None:
+        every = gaps["name"].nunique()
+        gaps = gaps[gaps["name"].isin(names)]
+        truncated = ('<p class="warn truncated"><b>Top %d of %s systems</b> of the official ranking; every system '
+                     'is in <a href="group_gaps.csv">group_gaps.csv</a>.</p>' % (gaps["name"].nunique(), _count(every)))
     rows = [[(_esc(r.metric), ""), (_esc(r.groups), ""), (_esc(r.name), ""),
              (_num(r.gap, 2 if r.quantity == "gain" else digits, signed=True), "n"),
              (_esc(format_ci(getattr(r, "ci_low", None), getattr(r, "ci_high", None),
@@ -465,8 +396,8 @@ def _group_gaps_section(result, digits):
     return ('<section id="group-gaps"><h2>Gaps between groups</h2><p class="note">For each system, its gain over '
             'the baseline (or its score, without a baseline) on the first group minus that on the second '
             '(ODESIA&rsquo;s gap between languages): a large gap means the system works much better on one '
-            'group.</p>%s</section>' % _table(["Metric", "Groups", "System", "Gap", "%s CI" % _level(result),
-                                          "p (no gap)", "Of"], rows))
+            'group.</p>%s%s</section>' % (truncated, _table(["Metric", "Groups", "System", "Gap",
+                                                           "%s CI" % _level(result), "p (no gap)", "Of"], rows)))
 
 
 def _units_section(result, digits):
@@ -477,6 +408,33 @@ def _units_section(result, digits):
     rows = [[(_esc(row[0]), "")] + [(_esc(cell).replace("-", MINUS), "n") for cell in row[1:]] for row in table.rows]
     return ('<section id="units"><h2>Per-%s F1</h2><p class="note">%s.</p>%s</section>'
             % (unit, _esc(table.caption), _table([_esc(h) for h in table.header], rows)))
+
+
+def _files_section(result, scope):
+    """Above the threshold: the files that hold every row, linked relative to the page."""
+    if not scope.truncated:
+        return ""
+    items = []
+    for key, view in scope.views.items():
+        files = full_files(scope, key, view.target)
+        items.append('<li><a href="#%s">%s</a> (%s systems): %s</li>'
+                     % (target_anchor(key), _esc(view.target.title), _count(view.m),
+                        "; ".join('<a href="%s">%s</a> (%s)' % (_esc(path), _esc(path), _esc(what))
+                                  for path, what in files)))
+    extra = ['<a href="indicators.csv">indicators.csv</a>']
+    if result.group_gaps is not None:
+        extra.append('<a href="group_gaps.csv">group_gaps.csv</a>')
+    if getattr(result, "units", None) is not None:
+        extra.append('<a href="units.csv">units.csv</a>' + (' and <a href="units.parquet">units.parquet</a>'
+                                                            if scope.parquet else ""))
+    notes = ['<p class="note">The tables above show the top %d systems of each ranking. <code>pair_matrix.csv</code> '
+             'is not written above %d systems (it would have m &times; m cells): the pairs files hold every pair, '
+             'one row each (<code>a</code> ranked above <code>b</code>; <code>diff</code> positive when '
+             '<code>a</code> is better).</p>' % (scope.top, scope.top)]
+    if not scope.parquet:
+        notes.append('<p class="note">%s.</p>' % _esc(PARQUET_HINT))
+    return ('<section id="files"><h2>Full tables</h2><p>Every system and every pair, in the folder of this page:</p>'
+            '<ul>%s<li>%s</li></ul>%s</section>' % ("".join(items), ", ".join(extra), "".join(notes)))
 
 
 def _skipped_section(result):
@@ -523,7 +481,7 @@ def _footer(result):
             '(ODESIA).</p></footer>' % (_esc(str(result.signature)), _esc(__version__)))
 
 
-def render_report(result, figures=None, digits=4):
+def render_report(result, figures=None, digits=4, top=DEFAULT_TOP, scope=None):
     """The complete, self-contained ``report.html`` page.
 
     Parameters
@@ -536,19 +494,31 @@ def render_report(result, figures=None, digits=4):
         here with :mod:`leaderboard_ci.report.plots` when omitted.
     digits : int
         Decimals of scores and differences.
+    top : int or None
+        Above this many systems, a target's section shows its ``top``
+        best-ranked systems and a summary of the whole field, and the page
+        links the full tables (see :mod:`leaderboard_ci.report.scale`); None:
+        every system.
+    scope : ReportScope, optional
+        The cut already made (:func:`leaderboard_ci.report.scale.report_scope`);
+        then ``top`` is not used.
 
     Returns
     -------
     str
-        An HTML5 document: inline CSS, base64 PNG figures, no script, no URL.
+        An HTML5 document: inline CSS, base64 PNG figures, no script, no URL
+        (above the threshold, relative links to the full tables' files).
     """
+    scope = report_scope(result, top) if scope is None else scope
     primary = primary_correction(result)
     corrections = corrections_of(result)
-    sections = [_header(result, primary), _summary(result), _explanations(result, primary)]
-    for key, target in result.targets.items():
-        target_figures = figures.get(key, {}) if figures is not None else _render_figures(result, target)
-        sections.append(_target_section(result, key, target, target_figures, digits, primary, corrections))
-    sections += [_indicators_section(result, digits), _group_gaps_section(result, digits), _units_section(result, digits),
+    sections = [_header(result, primary), _summary(result, scope), _explanations(result, primary)]
+    for key, view in scope.views.items():
+        target_figures = figures.get(key, {}) if figures is not None else _render_figures(result, view)
+        sections.append(_target_section(result, key, view, target_figures, digits, primary, corrections,
+                                        folder=scope.folders[key]))
+    sections += [_indicators_section(result, digits), _group_gaps_section(result, digits, scope.official_names),
+                 _units_section(result, digits), _files_section(result, scope),
                  _skipped_section(result),
                  _settings_section(result, primary), _footer(result)]
     official = result.official

@@ -29,13 +29,15 @@ import numpy as np
 
 from .._version import __version__
 from ..core.significance import stars
+from .scale import DEFAULT_TOP, report_scope
 
 __all__ = ["result_to_dict", "result_to_json", "read_report", "check_report", "primary_correction",
            "corrections_of", "sides_of", "ReportFormatError", "GENERATOR", "SCHEMA_VERSION"]
 
 GENERATOR = "leaderboard-ci"
 #: The major number changes when a reader of an older report.json would misread this one.
-SCHEMA_VERSION = "1.1"  # 1.1: "units" (per-class, per-label or per-type scores of every system)
+SCHEMA_VERSION = "1.2"  # 1.1: "units" (per-class, per-label or per-type scores of every system)
+#                          1.2: "pairs_listed" (above the report's threshold "pairs" holds the top systems' pairs)
 
 #: Columns of the vs-winner and pairs tables that carry other tests' p-values
 #: (present only when that test was run), in the order they are written.
@@ -187,7 +189,15 @@ def _gains(target):
     ])
 
 
-def _target(key, target, corrections, primary, official, confidence_level):
+def _pairs_listed(view, folder):
+    """Which pairs ``pairs`` lists: all, or those among the top systems (and where all of them are)."""
+    return OrderedDict([("complete", not view.truncated), ("systems", len(view.shown.systems)),
+                        ("count", len(view.shown.pairs)), ("total", len(view.target.pairs)),
+                        ("file", "%s/pairs.csv" % folder)])
+
+
+def _target(key, view, corrections, primary, official, confidence_level, folder):
+    target = view.target
     spec = target.metric
     systems = _records(target.systems, ["rank", "name", "score", "ci_low", "ci_high", "letters",
                                         "tied_with_winner"])
@@ -207,7 +217,8 @@ def _target(key, target, corrections, primary, official, confidence_level):
         ("stars_correction", primary),
         ("systems", systems),
         ("vs_winner", _comparisons(target.vs_winner, corrections, ["name", "diff", "ci_low", "ci_high"])),
-        ("pairs", _comparisons(target.pairs, corrections, ["a", "b", "diff", "ci_low", "ci_high"])),
+        ("pairs", _comparisons(view.shown.pairs, corrections, ["a", "b", "diff", "ci_low", "ci_high"])),
+        ("pairs_listed", _pairs_listed(view, folder)),
         ("indicators", _clean(target.indicators)),
         ("tied_with_winner", _clean(list(target.tied_with_winner))),
         ("gains", _gains(target)),
@@ -243,13 +254,20 @@ def _units(result):
 # ---------------------------------------------------------------------------
 # The document
 # ---------------------------------------------------------------------------
-def result_to_dict(result):
+def result_to_dict(result, top=DEFAULT_TOP, scope=None):
     """The whole analysis as plain JSON types, keys in a fixed order.
 
     Parameters
     ----------
     result : PhaseResult
         From :func:`leaderboard_ci.phase.analysis.analyze`.
+    top : int or None
+        Above this many systems in a target, its ``pairs`` lists the pairs
+        among its ``top`` best-ranked systems only, and ``pairs_listed`` says
+        so (every pair is in the target's ``pairs.csv``); None: every pair.
+        Systems, differences to the winner and gains are always complete.
+    scope : ReportScope, optional
+        The cut already made (then ``top`` is not used).
 
     Returns
     -------
@@ -264,6 +282,7 @@ def result_to_dict(result):
     settings.setdefault("sides", sides_of(result))
     level = _clean(result.signature.confidence_level)
     official = result.official
+    scope = report_scope(result, top) if scope is None else scope
     return OrderedDict([
         ("schema_version", SCHEMA_VERSION),
         ("generator", OrderedDict([("name", GENERATOR), ("version", __version__)])),
@@ -274,17 +293,19 @@ def result_to_dict(result):
         ("systems", [str(n) for n in result.names]),
         ("baseline", None if result.baseline is None else str(result.baseline)),
         ("official", official.key),
-        ("metrics", OrderedDict((str(k), _target(k, t, corrections, primary, t is official, level))
-                                for k, t in result.targets.items())),
+        ("metrics", OrderedDict((str(k), _target(k, v, corrections, primary, v.target is official, level,
+                                                 scope.folders[k]))
+                                for k, v in scope.views.items())),
         ("groups", _groups(result)),
         ("units", _units(result)),
         ("skipped", _records(result.skipped, ["submission", "reason"])),
     ])
 
 
-def result_to_json(result):
+def result_to_json(result, top=DEFAULT_TOP, scope=None):
     """:func:`result_to_dict` as indented JSON text (UTF-8 safe, no NaN), ending in a newline."""
-    return json.dumps(result_to_dict(result), indent=2, allow_nan=False, ensure_ascii=False) + "\n"
+    return json.dumps(result_to_dict(result, top=top, scope=scope), indent=2, allow_nan=False,
+                      ensure_ascii=False) + "\n"
 
 
 # ---------------------------------------------------------------------------

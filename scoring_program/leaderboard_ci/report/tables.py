@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from .json_report import corrections_of, primary_correction, sides_of
+from .scale import mark_truncated, pair_matrix, view_of
 from ..core.numeric import is_finite_number
 from .formatting import (DASH, MINUS, STAR_LEGEND, correction_name, csv_text, family_description,
                          format_ci, format_count, format_number, format_p, latex_escape, latex_number,
@@ -407,8 +408,8 @@ def pair_matrix_table(result, target, digits=4, named_columns=MATRIX_NAMED_COLUM
     """
     names = list(target.systems["name"])
     m = len(names)
-    diff = target.pair_matrix("diff")
-    star = target.pair_matrix("stars")
+    diff = pair_matrix(target, "diff")
+    star = pair_matrix(target, "stars")
     cols = names[:-1]
     numbered = len(cols) > named_columns
     header = [""] + (["(%d)" % (j + 1) for j in range(len(cols))] if numbered else cols)
@@ -458,13 +459,21 @@ def gains_table(result, target, digits=2):
     return Table("gains", header, rows, kinds, caption, _label(target, "gains"), [], frame)
 
 
-def group_gaps_table(result, digits=2):
-    """Gaps between groups of each system's gain (or score): one column per metric and pair of groups."""
+def group_gaps_table(result, digits=2, names=None):
+    """Gaps between groups of each system's gain (or score): one column per metric and pair of groups.
+
+    ``names``: only these systems (the top of the official ranking), said in the caption.
+    """
     gaps = result.group_gaps
     if gaps is None or len(gaps) == 0:
         return None
     columns = list(OrderedDict.fromkeys(zip(gaps["metric"], gaps["groups"])))
-    names = list(OrderedDict.fromkeys(gaps["name"]))
+    every = list(OrderedDict.fromkeys(gaps["name"]))
+    if names is not None:
+        keep = set(names)
+        names = [n for n in every if n in keep]
+    else:
+        names = every
     quantity = dict(zip(gaps["metric"], gaps["quantity"]))
     titles = {}
     for t in result.targets.values():
@@ -489,8 +498,14 @@ def group_gaps_table(result, digits=2):
     caption = ("Gap between groups of each system's %s (first group minus second; ODESIA's gap between "
                "languages), with its %s CI" % ("gain over the baseline" if set(quantity.values()) == {"gain"}
                                                else "score", _level(result)))
+    notes = []
+    if len(names) < len(every):
+        caption += " (the top %d of %s systems of the official ranking; all in group_gaps.csv)" % (
+            len(names), "{:,}".format(len(every)))
+        notes.append("Truncated: the %d best-ranked systems of the official metric; every system is in "
+                     "group_gaps.csv." % len(names))
     return Table("group_gaps", header, rows, ["text"] + ["num"] * len(columns), caption, "tab:group-gaps",
-                 [], gaps)
+                 notes, gaps)
 
 
 #: Systems shown as columns of the per-unit F1 table in Markdown, LaTeX and HTML (all are in the CSV).
@@ -514,24 +529,38 @@ def unit_f1_table(result, digits=4, max_systems=UNIT_TABLE_SYSTEMS):
     return Table("units", header, rows, ["text"] + ["num"] * len(systems), caption, "tab:units", [], units)
 
 
-def target_tables(result, target, digits=4):
-    """The main tables of one target: systems, vs-winner, pair matrix and gains (if a baseline)."""
-    tables = [systems_table(result, target, digits)]
-    if len(target.systems) > 1:
-        tables += [vs_winner_table(result, target, digits), pair_matrix_table(result, target, digits)]
-    gains = gains_table(result, target)
+def target_tables(result, target, digits=4, scope=None):
+    """The main tables of one target: systems, vs-winner, pair matrix and gains (if a baseline).
+
+    With a ``scope`` (:func:`leaderboard_ci.report.scale.report_scope`) that
+    cuts the target, the tables show its top systems and say so; their
+    :attr:`Table.data` is then the shown rows too.
+    """
+    key, view = view_of(scope, target)
+    shown = target if view is None else view.shown
+    tables = [systems_table(result, shown, digits)]
+    if len(shown.systems) > 1:
+        tables += [vs_winner_table(result, shown, digits), pair_matrix_table(result, shown, digits)]
+    gains = gains_table(result, shown)
     if gains is not None:
         tables.append(gains)
+    if view is not None:
+        folder = scope.folders[key]
+        where = {"systems": "all in %s/systems.csv" % folder, "vs_winner": "all in %s/vs_winner.csv" % folder,
+                 "pair_matrix": "the pairs among them; all pairs in %s/pairs.csv" % folder,
+                 "gains": "all in %s/gains.csv" % folder}
+        for table in tables:
+            mark_truncated(table, view, folder, where[table.name])
     return tables
 
 
-def result_tables(result, digits=4):
+def result_tables(result, digits=4, scope=None):
     """Every table of the report: per target (in order), then indicators and group gaps."""
     tables = []
     for target in result.targets.values():
-        tables += target_tables(result, target, digits)
+        tables += target_tables(result, target, digits, scope=scope)
     tables.append(_result_indicators_table(result, digits))
-    gaps = group_gaps_table(result)
+    gaps = group_gaps_table(result, names=None if scope is None else scope.official_names)
     if gaps is not None:
         tables.append(gaps)
     units = unit_f1_table(result, digits)

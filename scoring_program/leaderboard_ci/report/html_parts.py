@@ -1,0 +1,163 @@
+"""The pieces ``report.html`` is built of: escaping, number cells, tables, embedded figures.
+
+Shared by :mod:`leaderboard_ci.report.html_report` (the page); every name from
+the data is escaped with :func:`html.escape`.  :func:`view_figures` draws a
+target's figures as the page shows them (cut to the top of the ranking above
+the threshold of :mod:`leaderboard_ci.report.scale`).
+"""
+from __future__ import annotations
+
+import base64
+import html
+
+from .formatting import DASH, MINUS, correction_name, format_ci, format_number, format_p, slug
+from .json_report import primary_correction, sides_of
+from ..core.numeric import is_finite_number
+
+__all__ = ["FIGURE_DPI", "target_anchor", "view_figures"]
+
+#: Resolution of the embedded figures.
+FIGURE_DPI = 110
+_FIGURE_TEXT = {
+    "ordered_ci": "Each system's score (dot) and its %(level)s confidence interval (whisker), best at the top. "
+                  "The winner is dark blue and its interval is shaded across the plot; light blue marks the "
+                  "systems not significantly different from the winner (%(primary)s), grey the others%(base)s.",
+    "vs_winner": "The difference between the winner and each system (positive: the winner is better, "
+                 "also where lower is better) with its unadjusted %(level)s interval. The colour is the "
+                 "decision in the tables' row: red, not significantly different from the winner (tied with "
+                 "it) by %(primary)s-adjusted p-values; green, significantly worse. An unadjusted interval can "
+                 "exclude 0 while the adjusted test does not reject. Stars: %(primary)s-adjusted p-values.",
+    "pair_heatmap": "Every pair of systems: the cell is the difference oriented so that positive means the "
+                    "column's system is better (%(pair_sub)s), blue for larger differences, with the stars of "
+                    "its %(primary)s-adjusted p-value.",
+    "bootstrap_difference": "The winner minus the runner-up on each bootstrap resample. Under the null "
+                            "hypothesis of no difference this distribution would be centred at 0 instead of "
+                            "at the observed difference &delta;; %(tail)s",
+    "unit_distribution": "Each system's values over the %(units)s, best system at the top: the box spans the "
+                         "first to the third quartile with the median, the whiskers the 5th to the 95th "
+                         "percentile, and the diamond is the mean, which is the score in the table above.",
+    "score_distribution": "The full-sample score of every system, stacked: light blue, the winner and the systems "
+                          "not significantly different from it (%(primary)s); grey, significantly worse. The "
+                          "dotted line is the score of the last system shown in this section's tables and figures.",
+}
+_FIGURE_TITLES = {
+    "ordered_ci": "Scores with confidence intervals",
+    "vs_winner": "Differences to the winner",
+    "pair_heatmap": "All pairwise differences",
+    "bootstrap_difference": "Winner minus runner-up: the bootstrap distribution",
+    "score_distribution": "The scores of all systems",
+    "unit_distribution": "Distribution of the per-unit values",
+}
+
+# ---------------------------------------------------------------------------
+# Small helpers
+# ---------------------------------------------------------------------------
+def _esc(text):
+    """Escape any text from the data or the configuration for HTML text or attributes."""
+    return html.escape(str(text), quote=True)
+
+
+
+
+def _num(value, digits=4, signed=False):
+    return _esc(format_number(value, digits, signed)).replace("-", MINUS)
+
+
+def _ci(low, high, digits=4):
+    return _esc(format_ci(low, high, digits)).replace("-", MINUS)
+
+
+def _p(value):
+    return _esc(format_p(value))
+
+
+def _level(result):
+    return "%g%%" % (100.0 * float(result.signature.confidence_level))
+
+
+def _count(value):
+    return "{:,}".format(int(value)) if is_finite_number(value) else DASH
+
+
+def _names(names, limit=6):
+    """Escaped names joined by commas; past ``limit``, the first ones and how many more."""
+    names = [str(n) for n in names]
+    if len(names) <= limit:
+        return ", ".join(_esc(n) for n in names)
+    return "%s and %d more" % (", ".join(_esc(n) for n in names[:limit - 1]), len(names) - limit + 1)
+
+
+def target_anchor(key):
+    """The in-page anchor of a target's section."""
+    return "t-" + slug(key)
+
+
+
+
+def _table(header, rows, classes=None, table_class=""):
+    """An HTML table from escaped header cells and rows of (html, css class) cells."""
+    head = "".join("<th>%s</th>" % h for h in header)
+    body = []
+    for i, row in enumerate(rows):
+        row_class = ' class="%s"' % classes[i] if classes and classes[i] else ""
+        body.append("<tr%s>%s</tr>" % (row_class, "".join(
+            '<td class="%s">%s</td>' % (css, cell) if css else "<td>%s</td>" % cell for cell, css in row)))
+    return ('<div class="scroll"><table%s><thead><tr>%s</tr></thead><tbody>%s</tbody></table></div>'
+            % (' class="%s"' % table_class if table_class else "", head, "".join(body)))
+
+
+# ---------------------------------------------------------------------------
+# Figures
+# ---------------------------------------------------------------------------
+def view_figures(result, view):
+    """The figures of one target as the page shows them: ``name -> Figure``.
+
+    Not cut: exactly :func:`leaderboard_ci.report.plots.target_figures`.  Cut:
+    the same figures of the shown systems, each title saying "top N of M",
+    then ``score_distribution``, the scores of the whole field.
+    """
+    from .field_plots import mark_top, score_distribution_plot
+    from .plots import target_figures
+
+    level = float(result.signature.confidence_level)
+    figures = target_figures(view.shown, baseline=result.baseline, confidence_level=level, sides=sides_of(result),
+                             decision=correction_name(primary_correction(result)))
+    if not view.truncated:
+        return figures
+    shown = len(view.shown.systems)
+    for name in ("ordered_ci", "vs_winner", "pair_heatmap"):
+        if name in figures:
+            mark_top(figures[name], shown, view.m)
+    figures["score_distribution"] = score_distribution_plot(view.target, shown, baseline=result.baseline)
+    return figures
+
+
+def _png_size(data):
+    """(width, height) of PNG bytes, from the IHDR chunk."""
+    if len(data) >= 24 and data[:8] == b"\x89PNG\r\n\x1a\n":
+        return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    return None
+
+
+def _figure(name, data, target, result, primary):
+    if not data:
+        return ""
+    size = _png_size(data)
+    dims = ' width="%d" height="%d"' % size if size else ""
+    wide = ' class="wide"' if size and size[0] > 1100 else ""
+    two = sides_of(result) == "two"
+    text = _FIGURE_TEXT.get(name, "") % {
+        "tail": ("the share of resamples at least as far from &delta; as 0 is, at or beyond 2&delta; or at or "
+                 "below 0 (orange), is the two-sided bootstrap p-value." if two else
+                 "the share of resamples at or beyond 2&delta; (orange) is the one-sided bootstrap p-value."),
+        "level": _level(result), "primary": _esc(correction_name(primary)), "minus": MINUS,
+        "units": _esc(target.unit_values.attrs.get("unit_plural", "units")
+                      if getattr(target, "unit_values", None) is not None else "units"),
+        "pair_sub": ("column %s row" if target.metric.sign > 0 else "row %s column, as %s") % (
+            (MINUS,) if target.metric.sign > 0 else (MINUS, _esc(target.metric.better))),
+        "base": ("; the baseline is orange, with a dashed line at its score (an arrow at the edge when it is "
+                 "far from every other system)") if result.baseline else ""}
+    alt = "%s: %s" % (target.title, _FIGURE_TITLES.get(name, name))
+    return ('<figure class="plot" id="%s-%s"><img alt="%s" src="data:image/png;base64,%s"%s%s><figcaption>%s</figcaption>'
+            '</figure>' % (target_anchor(target.key), name, _esc(alt), base64.b64encode(data).decode("ascii"),
+                           dims, wide, text))

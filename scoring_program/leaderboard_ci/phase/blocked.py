@@ -250,6 +250,11 @@ def analyze_blocks(config, gold, sources, plan, runner, baseline=None, skipped=(
         order, notes = target_order(full[:, t], target.metric, names, baseline)
         orders.append(order)
         order_notes.append(notes)
+    if not plan.item_tests and getattr(runner, "in_process", False):
+        # Here every replicate score is in memory already and no pair needs predictions: one
+        # group of all systems (pair_statistics works in chunks of pairs, so memory stays bounded).
+        members, columns = [np.arange(len(names), dtype=np.intp)], [np.empty(0, np.intp)]
+        blocks = blocks[:1]
     pair_results = _pair_stage(runner, shared_context, blocks, members, columns, scores, orders, progress)
     forget_blocks()  # this process's blocks (a local run); workers drop theirs at the next run
     analyses = OrderedDict()

@@ -22,8 +22,9 @@ __all__ = ["BlockPlan", "parse_memory", "plan_blocks", "blocks_of", "check_clien
 _UNITS = {"": 1, "b": 1, "k": 10 ** 3, "kb": 10 ** 3, "m": 10 ** 6, "mb": 10 ** 6, "g": 10 ** 9, "gb": 10 ** 9,
           "t": 10 ** 12, "tb": 10 ** 12, "kib": 2 ** 10, "mib": 2 ** 20, "gib": 2 ** 30, "tib": 2 ** 40}
 
-#: Bytes a pairs-table row takes at the client per target (about 16 numeric columns and two names).
-PAIR_ROW_BYTES = 160
+#: Bytes a pairs-table row takes at the client per target: about 16 numeric columns, two names, the
+#: stars, and the corrected p-values on the way (measured: 1.37 GB at m = 2,000, B = 10,000, one target).
+PAIR_ROW_BYTES = 320
 
 
 def parse_memory(text, what="--memory-limit"):
@@ -117,6 +118,9 @@ class BlockPlan:
 
     @property
     def n_block_pairs(self):
+        """Pair-stage tasks: every pair of blocks, or one in a single process that needs no predictions."""
+        if self.in_process and not self.pair_blocks:
+            return 1
         return self.n_blocks * (self.n_blocks + 1) // 2
 
     @property

@@ -23,6 +23,7 @@ class LocalRunner:
     workers = 1
     worker_memory = None
     address = "this process"
+    in_process = True
 
     def share(self, obj):
         return obj
@@ -57,6 +58,8 @@ class DaskRunner:
     timeout : str
         How long to wait for a remote scheduler.
     """
+
+    in_process = False
 
     def __init__(self, address, n_workers=None, memory_limit=None, timeout="30s"):
         try:

@@ -14,7 +14,7 @@ import numpy as np
 from ..core.numeric import is_finite_number
 from ..core.significance import tolerance
 
-__all__ = ["WINNER", "TIED", "OTHER", "BASELINE", "RED", "GREEN", "INK", "FIGURES", "HEATMAP_VALUES_MAX", "HEATMAP_STARS_MAX", "NAME_LIMIT", "MINUS", "short_name", "oriented_difference", "figure_title", "name_fontsize", "ci_contains_zero", "name_width", "decimals_for", "off_scale", "far_off",
+__all__ = ["WINNER", "TIED", "OTHER", "BASELINE", "RED", "GREEN", "INK", "FIGURES", "HEATMAP_VALUES_MAX", "HEATMAP_STARS_MAX", "NAME_LIMIT", "MINUS", "short_name", "ranked_axis", "oriented_difference", "figure_title", "name_fontsize", "ci_contains_zero", "name_width", "decimals_for", "off_scale", "far_off",
            "fit_texts", "counted_replicates"]
 
 WINNER = "#1f4e9c"
@@ -255,3 +255,19 @@ def counted_replicates(target, two):
     return d >= 2.0 * delta - gamma
 
 
+def ranked_axis(ax, names, winner, baseline, fontsize):
+    """A y axis of system names from best (top) to worst: the winner bold, the baseline coloured."""
+    m = len(names)
+    ax.set_yticks(range(m))
+    ax.set_yticklabels([short_name(n) for n in names], fontsize=fontsize)
+    for label, name in zip(ax.get_yticklabels(), names):
+        if name == winner:
+            label.set_fontweight("bold")
+            label.set_color(WINNER)
+        elif name == baseline:
+            label.set_color(BASELINE)
+    ax.set_ylim(m - 0.5, -0.5)
+    ax.grid(axis="x", color="#e6e9ed", lw=0.8)
+    ax.set_axisbelow(True)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)

@@ -33,7 +33,7 @@ import numpy as np
 from ..core.numeric import is_finite_number
 from .formatting import format_p
 from .unit_plots import unit_distribution_plot
-from .figure_layout import (BASELINE, FIGURES, GREEN, HEATMAP_STARS_MAX, HEATMAP_VALUES_MAX, INK, MINUS, OTHER, RED,
+from .figure_layout import (ranked_axis, BASELINE, FIGURES, GREEN, HEATMAP_STARS_MAX, HEATMAP_VALUES_MAX, INK, MINUS, OTHER, RED,
                             TIED, WINNER, ci_contains_zero, decimals_for, figure_title, name_fontsize, name_width,
                             counted_replicates, far_off, fit_texts as _fit, oriented_difference,
                             short_name)
@@ -133,19 +133,7 @@ def ordered_ci_plot(target, baseline=None, confidence_level=0.95):
         point, = ax.plot([row.score], [y], marker=marker, color=colour, markersize=6 if m <= 30 else 4.5,
                          markeredgecolor="white", markeredgewidth=0.8, ls="none", zorder=3)
         point.set_gid("point:%s" % row.name)
-    ax.set_yticks(range(m))
-    ax.set_yticklabels([short_name(n) for n in names], fontsize=fs)
-    for label, name in zip(ax.get_yticklabels(), names):
-        if name == target.winner:
-            label.set_fontweight("bold")
-            label.set_color(WINNER)
-        elif name == baseline:
-            label.set_color(BASELINE)
-    ax.set_ylim(m - 0.5, -0.5)
-    ax.grid(axis="x", color="#e6e9ed", lw=0.8)
-    ax.set_axisbelow(True)
-    for side in ("top", "right"):
-        ax.spines[side].set_visible(False)
+    ranked_axis(ax, names, target.winner, baseline, fs)
     ax.set_xlabel("%s (%s), %g%% CI" % (figure_title(target), target.metric.better, 100 * confidence_level))
     ax.set_title("%s: systems ranked by score" % figure_title(target), fontsize=11, loc="left")
     handles = [Line2D([], [], color=WINNER, marker="D", lw=2, label="winner (shaded: its CI)"),

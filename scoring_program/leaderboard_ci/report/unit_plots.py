@@ -8,7 +8,7 @@ offers per-unit values, without naming the task.
 from __future__ import annotations
 
 from ..core.numeric import is_finite_number
-from .figure_layout import BASELINE, OTHER, TIED, WINNER, figure_title, name_fontsize, name_width, short_name
+from .figure_layout import BASELINE, OTHER, TIED, WINNER, figure_title, name_fontsize, name_width, ranked_axis
 from .figure_layout import fit_texts as _fit
 
 __all__ = ["unit_distribution_plot", "UNIT_PLOT_MAX"]
@@ -68,19 +68,7 @@ def unit_distribution_plot(target, new_figure, baseline=None, legend_loc="lower 
         mean, = ax.plot([row.mean], [y], marker="D", color=colour, markersize=5.5 if m <= 30 else 4,
                         markeredgecolor="white", markeredgewidth=0.8, ls="none", zorder=4)
         mean.set_gid("mean:%s" % row.system)
-    ax.set_yticks(range(m))
-    ax.set_yticklabels([short_name(n) for n in names], fontsize=fs)
-    for label, name in zip(ax.get_yticklabels(), names):
-        if name == target.winner:
-            label.set_fontweight("bold")
-            label.set_color(WINNER)
-        elif name == baseline:
-            label.set_color(BASELINE)
-    ax.set_ylim(m - 0.5, -0.5)
-    ax.grid(axis="x", color="#e6e9ed", lw=0.8)
-    ax.set_axisbelow(True)
-    for side in ("top", "right"):
-        ax.spines[side].set_visible(False)
+    ranked_axis(ax, names, target.winner, baseline, fs)
     ax.set_xlabel("%s per %s" % (figure_title(target), unit))
     shown = "" if total <= m else " (the best %d of %d systems)" % (m, total)
     plural = str(frame.attrs.get("unit_plural", unit + "s"))

@@ -39,8 +39,9 @@ FAKE_RSS = 80 * 10 ** 6
 B = 120
 
 
-def _phase(example, tmp, copies=9):
-    """A fast reference (B small) and a folder of >= ``copies`` submissions plus one broken one."""
+def _phase(example, tmp, copies=9, samples=None):
+    """A fast reference (B small) and a folder of >= ``copies`` submissions (of the first ``samples``
+    sample submissions) plus one broken one."""
     ref = str(tmp / "ref")
     shutil.copytree(os.path.join(example, "reference_data"), ref)
     path = os.path.join(ref, "config.yaml")
@@ -51,7 +52,7 @@ def _phase(example, tmp, copies=9):
         yaml.safe_dump(data, handle)
     subs = tmp / "subs"
     subs.mkdir()
-    samples = sorted(glob.glob(os.path.join(example, "sample_submissions", "*.zip")))
+    samples = sorted(glob.glob(os.path.join(example, "sample_submissions", "*.zip")))[:samples]
     for k in range(max(copies, len(samples))):
         shutil.copy(samples[k % len(samples)], str(subs / ("%02d_%s" % (k, os.path.basename(samples[k % len(samples)])))))
     (subs / "99_broken.zip").write_bytes(b"not a zip at all")
@@ -163,15 +164,15 @@ def test_blocks_on_a_cluster_equal_one_process(example, tmp_path, cluster, monke
 
 def test_the_command_line_in_blocks_writes_the_same_report(tmp_path):
     """--memory-limit through scripts' entry point: the printed plan, the same report.json."""
-    ref, subs = _phase(os.path.join(ROOT, "competition_bundle"), tmp_path)
+    ref, subs = _phase(os.path.join(ROOT, "competition_bundle"), tmp_path, copies=3, samples=3)
     plain, blocked = str(tmp_path / "plain"), str(tmp_path / "blocked")
     assert cli.main(["--reference", ref, "--submissions", subs, "--out", plain, "--no-progress"]) == 0
     printed = io.StringIO()
     cli.run(cli.make_parser().parse_args(["--reference", ref, "--submissions", subs, "--out", blocked,
                                           "--no-progress", "--memory-limit", "20GB", "--block-size", "2"]),
             stdout=printed)
-    assert re.search(r"Plan: 10 systems in 5 blocks of up to 2, %d replicates in span of %d, 1 worker; "
-                     r"5 scoring \+ 15 pair tasks\.\nEstimated peak: [0-9.]+ [MG]B per worker \(budget 20 GB\)" % (B, B),
+    assert re.search(r"Plan: 4 systems in 2 blocks of up to 2, %d replicates in span of %d, 1 worker; "
+                     r"2 scoring \+ 3 pair tasks\.\nEstimated peak: [0-9.]+ [MG]B per worker \(budget 20 GB\)" % (B, B),
                      printed.getvalue()), printed.getvalue()
     assert _numbers(blocked) == _numbers(plain)
 
@@ -223,7 +224,7 @@ def test_a_cluster_started_from_the_command_line(tmp_path):
     dask_cli = shutil.which("dask")
     if dask_cli is None:
         pytest.skip("the dask command is not installed")
-    ref, subs = _phase(os.path.join(ROOT, "competition_bundle"), tmp_path)
+    ref, subs = _phase(os.path.join(ROOT, "competition_bundle"), tmp_path, copies=5, samples=5)
     scheduler_file = str(tmp_path / "scheduler.json")
     env = dict(os.environ, PYTHONPATH=PROGRAM + os.pathsep + os.environ.get("PYTHONPATH", ""))
     processes = [subprocess.Popen([dask_cli, "scheduler", "--host", "127.0.0.1", "--port", "0",
@@ -250,7 +251,7 @@ def test_a_cluster_started_from_the_command_line(tmp_path):
                               distributed, "--no-progress", "--dask", address, "--block-size", "2"],
                              capture_output=True, text=True, env=env, timeout=600)
         assert run.returncode == 0, run.stderr
-        assert "2 workers" in run.stdout and "in 5 blocks of up to 2" in run.stdout, run.stdout
+        assert "2 workers" in run.stdout and "in 3 blocks of up to 2" in run.stdout, run.stdout
         assert _numbers(distributed) == _numbers(threaded)
     finally:
         for process in processes[::-1]:

@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import time
+import zipfile
 
 import numpy as np
 import pytest
@@ -55,7 +56,10 @@ def _phase(example, tmp, copies=9, samples=None):
     samples = sorted(glob.glob(os.path.join(example, "sample_submissions", "*.zip")))[:samples]
     for k in range(max(copies, len(samples))):
         shutil.copy(samples[k % len(samples)], str(subs / ("%02d_%s" % (k, os.path.basename(samples[k % len(samples)])))))
-    (subs / "99_broken.zip").write_bytes(b"not a zip at all")
+    (subs / "99_broken.zip").write_bytes(b"not a zip at all")  # refused when unpacking, on the client
+    with zipfile.ZipFile(samples[0]) as good, zipfile.ZipFile(str(subs / "98_garbled.zip"), "w") as bad:
+        for info in good.infolist():  # the same files, unreadable: refused where its block is read
+            bad.writestr(info.filename, "" if info.is_dir() else "id,label\n\x00\x01 not a prediction\n")
     return ref, str(subs)
 
 
@@ -158,7 +162,8 @@ def test_blocks_on_a_cluster_equal_one_process(example, tmp_path, cluster, monke
         result = analyze_blocks(config, gold, sources, plan, runner, baseline=baseline, skipped=skipped)
     finally:
         runner.close()
-    assert any("broken" in name for name in result.skipped["submission"])
+    skipped_names = list(result.skipped["submission"])
+    assert any("broken" in name for name in skipped_names) and any("garbled" in name for name in skipped_names)
     assert_same_result(threaded, result)
 
 

@@ -84,10 +84,10 @@ class StatSettings:
         return k * math.sqrt(target * (1.0 - target) / reps)
 
 
-FAST = StatSettings(full=False, coverage_reps={100: 500, 1000: 500},
-                    error_reps={("classification", 1000): 400, ("classification", 100): 500,
-                                ("regression", 1000): 300},
-                    fwer_reps=300, fwer_permutation_reps=200, fdr_reps=250, b_sensitivity_reps=0)
+FAST = StatSettings(full=False, coverage_reps={100: 300, 1000: 300},
+                    error_reps={("classification", 1000): 250, ("classification", 100): 300,
+                                ("regression", 1000): 200},
+                    fwer_reps=200, fwer_permutation_reps=120, fdr_reps=150, b_sensitivity_reps=0)
 FULL = StatSettings(full=True, coverage_reps={100: 4000, 1000: 4000},
                     error_reps={("classification", 1000): 5000, ("classification", 100): 5000,
                                 ("regression", 1000): 3000},

@@ -176,8 +176,8 @@ def test_the_command_line_in_blocks_writes_the_same_report(tmp_path):
     cli.run(cli.make_parser().parse_args(["--reference", ref, "--submissions", subs, "--out", blocked,
                                           "--no-progress", "--memory-limit", "20GB", "--block-size", "2"]),
             stdout=printed)
-    assert re.search(r"Plan: 4 systems in 2 blocks of up to 2, %d replicates in span of %d, 1 worker; "
-                     r"2 scoring \+ 3 pair tasks\.\nEstimated peak: [0-9.]+ [MG]B per worker \(budget 20 GB\)" % (B, B),
+    assert re.search(r"Plan: 5 systems in 3 blocks of up to 2, %d replicates in span of %d, 1 worker; "
+                     r"3 scoring \+ 6 pair tasks\.\nEstimated peak: [0-9.]+ [MG]B per worker \(budget 20 GB\)" % (B, B),
                      printed.getvalue()), printed.getvalue()
     assert _numbers(blocked) == _numbers(plain)
 
@@ -256,7 +256,7 @@ def test_a_cluster_started_from_the_command_line(tmp_path):
                               distributed, "--no-progress", "--dask", address, "--block-size", "2"],
                              capture_output=True, text=True, env=env, timeout=600)
         assert run.returncode == 0, run.stderr
-        assert "2 workers" in run.stdout and "in 3 blocks of up to 2" in run.stdout, run.stdout
+        assert "2 workers" in run.stdout and "in 4 blocks of up to 2" in run.stdout, run.stdout
         assert _numbers(distributed) == _numbers(threaded)
     finally:
         for process in processes[::-1]:

@@ -135,11 +135,10 @@ class BlockPlan:
 
     def budget_for(self, block_size):
         """The smallest worker budget for which :func:`plan_blocks` chooses ``block_size`` systems per block."""
-        held = 2 if self.pair_blocks else 1
-        per_replicates = self.n_resamples * self.n_targets * 8
-        fixed = self.overhead + self.threads * _span_bytes(self.n_items) + \
-            (_client_data(self.n_systems, self.n_resamples, self.n_targets) if self.in_process else 0)
-        return fixed + block_size * (held * self.per_system + 3 * per_replicates)
+        fixed = _fixed_bytes(self.overhead, self.threads, self.n_systems, self.n_items, self.n_resamples,
+                             self.n_targets, self.in_process)
+        return fixed + block_size * _system_bytes(self.per_system, bool(self.pair_blocks), self.n_resamples,
+                                                  self.n_targets)
 
     def describe(self):
         """The plan in two lines, printed before the work starts."""
@@ -153,6 +152,18 @@ class BlockPlan:
                    "" if self.workers == 1 else "s", self.n_blocks * self.n_spans, self.n_block_pairs,
                    format_bytes(self.worker_peak), budget, format_bytes(self.client_peak), client,
                    format_bytes(self.per_system)))
+
+
+def _system_bytes(per_system, item_tests, b, t):
+    """One system's share of a worker's budget: its state (twice when the pair stage holds two
+    blocks) and its replicate scores, once scored and twice as pair-stage slices."""
+    return (2 if item_tests else 1) * per_system + 3 * b * t * 8
+
+
+def _fixed_bytes(overhead, threads, m, n, b, t, in_process):
+    """A worker's bytes before any system: the process, each thread's span arrays, and in one
+    process (no Dask) the client's arrays as well."""
+    return overhead + threads * _span_bytes(n) + (_client_data(m, b, t) if in_process else 0)
 
 
 def _client_data(m, b, t):
@@ -200,20 +211,19 @@ def plan_blocks(n_systems, n_items, n_resamples, n_targets, per_system, overhead
     m, n, b, t = int(n_systems), int(n_items), int(n_resamples), int(n_targets)
     held = 2 if item_tests else 1
     per_replicates = b * t * 8  # one system's replicate scores on a worker
-    client_data = _client_data(m, b, t)
-    fixed = overhead + threads * _span_bytes(n) + (client_data if in_process else 0)
+    fixed = _fixed_bytes(overhead, threads, m, n, b, t, in_process)
     if block_size is None:
         if worker_budget is None:
             block_size = m
         else:
+            cost = _system_bytes(per_system, item_tests, b, t)
             room = worker_budget - fixed
-            cost = held * per_system + per_replicates + 2 * per_replicates  # + the pair stage's two slices
             block_size = int(room // cost) if room > 0 else 0
             if block_size < 1:
                 raise ConfigError("--memory-limit %s is too small: one system needs about %s on a worker on top "
                                   "of %s for the process itself; give at least %s"
-                                  % (format_bytes(worker_budget), format_bytes(held * per_system + 3 * per_replicates),
-                                     format_bytes(fixed), format_bytes(fixed + held * per_system + 3 * per_replicates)))
+                                  % (format_bytes(worker_budget), format_bytes(cost), format_bytes(fixed),
+                                     format_bytes(fixed + cost)))
     block_size = max(1, min(int(block_size), m))
     n_blocks = -(-m // block_size)
     block_size = -(-m // n_blocks)  # balanced blocks
@@ -223,7 +233,7 @@ def plan_blocks(n_systems, n_items, n_resamples, n_targets, per_system, overhead
         span = -(-b // spans)
     worker_peak = fixed + held * block_size * per_system + block_size * (span * t * 8) \
         + 2 * block_size * per_replicates
-    client_peak = worker_peak if in_process else overhead + client_data
+    client_peak = worker_peak if in_process else overhead + _client_data(m, b, t)
     return BlockPlan(n_systems=m, n_items=n, n_resamples=b, n_targets=t, block_size=block_size, n_blocks=n_blocks,
                      span=span, workers=int(workers), per_system=int(per_system), overhead=int(overhead),
                      pair_blocks=held if item_tests else 0, worker_peak=int(worker_peak),

@@ -21,7 +21,6 @@ import threading
 
 import numpy as np
 
-from ..scoring.errors import ConfigError
 
 __all__ = ["dask_executor", "span_scores"]
 
@@ -68,24 +67,13 @@ def dask_executor(address, n_workers=None, timeout="30s"):
     timeout : str
         How long to wait for a remote scheduler.
     """
-    try:
-        from dask.distributed import Client, LocalCluster
-    except ImportError:
-        raise ConfigError("--dask needs Dask: pip install '.[dask]' (or pip install 'dask[distributed]')")
+    from .runners import DaskRunner
+
+    DaskRunner.check_installed()
 
     def execute(plan, spans):
-        cluster = None
-        if address == "local":
-            from ..core.parallel import available_cpus
-
-            cluster = LocalCluster(n_workers=n_workers or available_cpus(), threads_per_worker=1,
-                                   processes=True, dashboard_address=None, host="127.0.0.1")
-            client = Client(cluster)
-        else:
-            try:
-                client = Client(address, timeout=timeout)
-            except (OSError, TimeoutError) as exc:
-                raise ConfigError("cannot reach the Dask scheduler at %s: %s" % (address, exc))
+        runner = DaskRunner(address, n_workers=n_workers, timeout=timeout)
+        client = runner.client
         try:
             if plan.recipe is None:
                 raise ValueError("a plan without a recipe cannot be rebuilt on workers (build it with "
@@ -95,8 +83,6 @@ def dask_executor(address, n_workers=None, timeout="30s"):
             futures = [client.submit(span_scores, payload, token, a, b, pure=False) for a, b in spans]
             return client.gather(futures)
         finally:
-            client.close()
-            if cluster is not None:
-                cluster.close()
+            runner.close()
 
     return execute

@@ -61,11 +61,18 @@ class DaskRunner:
 
     in_process = False
 
-    def __init__(self, address, n_workers=None, memory_limit=None, timeout="30s"):
+    @staticmethod
+    def check_installed():
+        """Raise :class:`ConfigError` saying how to install Dask when it is missing."""
         try:
-            from dask.distributed import Client, LocalCluster
+            import dask.distributed  # noqa: F401
         except ImportError:
             raise ConfigError("--dask needs Dask: pip install '.[dask]' (or pip install 'dask[distributed]')")
+
+    def __init__(self, address, n_workers=None, memory_limit=None, timeout="30s"):
+        self.check_installed()
+        from dask.distributed import Client, LocalCluster
+
         self.cluster = None
         if address == "local":
             from ..core.parallel import available_cpus

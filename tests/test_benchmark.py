@@ -106,10 +106,13 @@ def test_aggregate_ranks_and_rank_intervals_equal_a_plain_loop(result):
     np.testing.assert_allclose(agg.loc[names, "ci_low"], np.percentile(reps, 2.5, axis=1), rtol=1e-12)
     rank_of = {n: 1 + int(np.sum(full > full[i])) for i, n in enumerate(names)}
     assert {n: int(agg.loc[n, "rank"]) for n in names} == rank_of
-    first = (reps == reps.max(axis=0)).mean(axis=1)
+    best = reps == reps.max(axis=0)  # (m, B): tied firsts share the replicate
+    first = (best / best.sum(axis=0)).mean(axis=1)
     ranks = result.rank_intervals[result.rank_intervals.scope == "all"].set_index("system")
     np.testing.assert_allclose(ranks.loc[names, "p_first"], first, rtol=0, atol=1e-12)
     rep_ranks = 1 + (reps[None, :, :] > reps[:, None, :]).sum(axis=1)  # (m, B)
+    for scope, frame in result.rank_intervals.groupby("scope"):  # a probability over systems in every scope
+        assert frame["p_first"].sum() == pytest.approx(1.0, abs=1e-12), scope
     for i, n in enumerate(names):
         ordered = np.sort(rep_ranks[i])
         assert ranks.loc[n, "rank_low"] == ordered[int(np.floor(0.025 * (B - 1)))]

@@ -21,7 +21,9 @@ Aggregate
     replicate by replicate.
 Rank uncertainty
     Each system's rank on every replicate (1 = best; ties share the best rank),
-    a percentile rank interval and P(rank = 1).
+    a percentile rank interval and P(1st): the probability that the system is
+    the best, with the ``k`` systems tied at rank 1 in a replicate sharing it
+    (``1/k`` each), so that it sums to 1 over the systems.
 """
 from __future__ import annotations
 
@@ -131,14 +133,36 @@ class RankSummary:
     rank: np.ndarray  # (m,) on the full sample
     low: np.ndarray  # (m,) rank interval
     high: np.ndarray
-    p_first: np.ndarray  # (m,) P(rank = 1)
+    p_first: np.ndarray  # (m,) P(1st): share of replicates won, a k-way tie at rank 1 counting 1/k each
     distribution: np.ndarray  # (m, m): share of replicates with rank k + 1
 
 
 def rank_summary(full, replicates, sign, confidence_level=0.95):
-    """Observed ranks, percentile rank intervals (lower and upper order statistics) and P(rank = 1)."""
+    """Observed ranks, percentile rank intervals and each system's probability of being first.
+
+    Parameters
+    ----------
+    full : array of float, shape (m,)
+        Full-sample scores.
+    replicates : array of float, shape (B, m)
+        Scores on the bootstrap resamples.
+    sign : {1.0, -1.0}
+        +1 when higher is better.
+    confidence_level : float
+
+    Returns
+    -------
+    RankSummary
+        ``low``/``high`` are the lower and upper order statistics of the replicate
+        ranks; ``p_first`` is the mean over replicates of ``1/k`` for the ``k``
+        systems tied at rank 1 (0 for the others), a probability over systems:
+        it sums to 1.  ``distribution`` keeps the unsplit share of each rank.
+    """
     full = np.asarray(full, dtype=np.float64)
     reps = np.asarray(replicates, dtype=np.float64)
+    if full.ndim != 1 or reps.ndim != 2 or reps.shape[1] != full.shape[0] or reps.shape[0] == 0:
+        raise ValueError("rank_summary needs full scores (m,) and replicates (B, m) with B >= 1, got shapes %s and %s"
+                         % (full.shape, reps.shape))
     m = full.shape[0]
     observed = ranks(full[None, :], sign)[0]
     rep_ranks = ranks(reps, sign)  # (B, m)
@@ -148,7 +172,9 @@ def rank_summary(full, replicates, sign, confidence_level=0.95):
     lo_index = int(np.floor(alpha * (b - 1)))
     hi_index = int(np.ceil((1.0 - alpha) * (b - 1)))
     distribution = np.stack([(rep_ranks == k).mean(axis=0) for k in range(1, m + 1)], axis=1)
-    return RankSummary(observed, srt[lo_index], srt[hi_index], (rep_ranks == 1).mean(axis=0), distribution)
+    first = rep_ranks == 1  # every replicate has at least one system at rank 1
+    p_first = (first / first.sum(axis=1, keepdims=True)).mean(axis=0)
+    return RankSummary(observed, srt[lo_index], srt[hi_index], p_first, distribution)
 
 
 def average_ranks(scores, sign):

@@ -256,60 +256,27 @@ def finish_target(config, gold, scores, t, names, order, notes, pairs, stats, it
 def system_validity_flags(gold, target, values):
     """``(sparse, heavy)`` for one system on one target (see :func:`validity_notes`).
 
-    ``sparse``: on a macro-averaged classification metric, the system predicts some
-    class at most 3 times in the target's items; ``heavy``: on RMSE or MSE, its
-    largest errors carry much of the squared error.
+    ``sparse``: the system predicts some unit of a macro average (class, label,
+    entity type) at most 3 times in the target's items (the task's ``sparse_units``
+    hook); ``heavy``: on a metric that is a mean of per-item terms (RMSE, MAE, log
+    loss...), its largest 1 % of terms carry much of the sum.
     """
-    from ..scoring.validity import heavy_tail_note, is_macro, sparse_classes
+    from ..scoring.validity import system_flags
 
-    spec = target.metric
-    items = None if target.group is None else target_items(gold, target.group)
-    sparse = heavy = False
-    if gold.kind == "classification" and is_macro(spec) and gold.labels is not None:
-        sparse = bool(sparse_classes(gold.labels, gold.values, values, items)[1])
-    if gold.kind != "classification" and spec.name in ("rmse", "mse"):
-        heavy = heavy_tail_note([spec], gold.values, values, items) is not None
-    return sparse, heavy
+    return system_flags(gold, target.metric, target.group, values)
 
 
 def validity_notes(gold, spec, group, names, flags, limit=5):
     """Where this target's intervals rest on almost nothing (see :mod:`leaderboard_ci.scoring.validity`).
 
-    Classes with at most 3 gold items in the target's items (macro-averaged metrics), systems
-    predicting a class at most 3 times, and systems whose largest errors carry much of the
-    squared error (RMSE, MSE); ``flags`` holds each system's :func:`system_validity_flags`.
+    Units of a macro average with at most 3 gold items in the target's items, ROC-AUC or
+    AP with few positives or negatives, few queries; systems predicting a unit at most
+    3 times, and systems with heavy-tailed per-item terms; ``flags`` holds each system's
+    :func:`system_validity_flags`.
     """
-    from ..scoring.validity import is_macro, sparse_classes, FEW
+    from ..scoring.validity import phase_notes
 
-    items = None
-    where = "the test set"
-    if group is not None:
-        items = np.asarray(gold.groups) == list(gold.group_values).index(group)
-        where = "group '%s'" % group
-    notes = []
-    if gold.kind == "classification" and is_macro(spec) and gold.labels is not None:
-        few_gold, _ = sparse_classes(gold.labels, gold.values, None, items)
-        if few_gold:
-            notes.append("in %s, class%s %s ha%s at most %d gold items: the %s intervals rest on almost nothing "
-                         "for %s and can cover far less than their nominal level (76-90%% instead of 95%% in a "
-                         "coverage study)" % (where, "es" if len(few_gold) > 1 else "",
-                                              ", ".join("'%s'" % c for c in few_gold), "ve" if len(few_gold) > 1
-                                              else "s", FEW, spec.title, "them" if len(few_gold) > 1 else "it"))
-        sparse = [names[j] for j in range(len(names)) if flags[j][0]]
-        if sparse:
-            notes.append("in %s, %d system%s some class at most %d times (%s%s): the precision of that "
-                         "class, and so the %s interval, rests on almost nothing for %s"
-                         % (where, len(sparse), "s predict" if len(sparse) > 1 else " predicts", FEW, ", ".join(sparse[:limit]),
-                            " ..." if len(sparse) > limit else "", spec.title, "them" if len(sparse) > 1 else "it"))
-    if gold.kind != "classification" and spec.name in ("rmse", "mse"):
-        heavy = [names[j] for j in range(len(names)) if flags[j][1]]
-        if heavy:
-            notes.append("in %s, the largest 1%% of errors carry at least a fifth of the squared error for %d "
-                         "system%s (%s%s): heavy tails, so the %s intervals can cover less than their nominal "
-                         "level (about 90%% instead of 95%% at n = 300 in a coverage study)"
-                         % (where, len(heavy), "s" if len(heavy) > 1 else "", ", ".join(heavy[:limit]),
-                            " ..." if len(heavy) > limit else "", spec.title))
-    return notes
+    return phase_notes(gold, spec, group, names, flags, limit)
 
 
 def reference_point(config, spec):

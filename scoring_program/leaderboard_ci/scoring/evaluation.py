@@ -16,7 +16,7 @@ from .._version import __version__
 from ..core.accumulators import jackknife
 from .config import column_key
 from .outputs import written_keys
-from .validity import heavy_tail_note, sparse_class_notes
+from .validity import submission_warnings
 from .custom import custom_functions
 from ..core.intervals import Interval, confidence_interval
 from ..core.replicates import compute_replicates
@@ -223,22 +223,8 @@ def evaluate(config, gold, predictions, baseline=None, progress=None):
 
 
 def validity_warnings(config, gold, predictions):
-    """The submission's warnings: classes with almost no items or predictions, heavy-tailed errors."""
-    if gold.kind == "classification":
-        return tuple(sparse_class_notes(config.metrics, gold.labels, gold.values, predictions, gold.groups,
-                                        gold.group_values, name_gold_classes=False,
-                                        per_class=config.detailed_results.per_class))
-    if gold.kind != "regression":
-        return ()
-    notes = []
-    scopes = [(None, "the test set")]
-    if gold.groups is not None:
-        scopes += [(np.asarray(gold.groups) == g, "group '%s'" % v) for g, v in enumerate(gold.group_values)]
-    for items, where in scopes:
-        note = heavy_tail_note(config.metrics, gold.values, predictions, items, where)
-        if note is not None:
-            notes.append(note)
-    return tuple(notes)
+    """The submission's warnings: units with almost no items or predictions, heavy tails (:mod:`.validity`)."""
+    return submission_warnings(config.metrics, gold, predictions, per_class=config.detailed_results.per_class)
 
 
 def system_jackknife(scorer, n):

@@ -106,6 +106,19 @@ Optional
         full-sample score; the end-of-phase report draws each system's
         distribution of them (``ranking``: the per-query nDCG, MAP, ...).
         ``UNIT_VALUES_NAME`` names the unit (``"query"``).
+    ``sparse_units(spec, gold, predictions=None, items=None) -> tuple of SparseUnits``
+        Where ``spec``'s interval rests on almost nothing in the ``items`` (a boolean
+        mask; all by default): the units of a macro average (class, label, entity
+        type) with at most :data:`~leaderboard_ci.tasks.base.FEW_UNITS` gold
+        occurrences and, with one system's ``predictions``, those it predicts that
+        few times; ROC-AUC/AP with few positives or negatives; few queries with a
+        relevant document.  :mod:`leaderboard_ci.scoring.validity` and the
+        end-of-phase notes turn them into sentences.
+    ``item_contributions(spec, gold, predictions) -> (terms, noun, coverage) or None``
+        For a metric that is the mean of non-negative per-item terms (squared or
+        absolute errors, log loss, Brier score): those terms, what they are called,
+        and what a coverage study found when a few dominate (or None); the heavy-tail
+        note reads the share of the largest 1 % of them.
     ``unit_rows(statistics, full_stats, rep_stats, labels, method, confidence_level, zero_division)``
         The per-unit table of ``detailed_results.html`` (``ClassRow`` rows) and
         ``UNIT_NAME`` (``"class"``, ``"label"``, ``"entity type"``).

@@ -10,7 +10,8 @@ from typing import Any, Optional, Tuple
 
 import numpy as np
 
-__all__ = ["MetricInfo", "MetricSpec", "GoldStandard", "Target", "ppi", "resolve_averaged"]
+__all__ = ["MetricInfo", "MetricSpec", "GoldStandard", "Target", "ppi", "resolve_averaged", "SparseUnits", "FEW_UNITS",
+           "item_mask"]
 
 
 @dataclass(frozen=True)
@@ -149,6 +150,45 @@ class Target:
 
     metric: MetricSpec
     group: Optional[str] = None
+
+
+#: A unit (class, label, entity type) with this many gold or predicted occurrences, or fewer, is sparse.
+FEW_UNITS = 3
+
+
+@dataclass(frozen=True)
+class SparseUnits:
+    """Units on which a metric's interval rests on almost nothing (a task's ``sparse_units`` hook).
+
+    Attributes
+    ----------
+    unit : str
+        What a unit is, singular: ``"class"``, ``"label"``, ``"entity type"``, ``"query"``.
+    side : {"gold", "predicted"}
+        Whether the gold holds the units few times, or the system predicts them few times.
+    counts : tuple of (str, int)
+        Each sparse unit's name and count.  A name of ``""`` stands for units that
+        are not named (queries): ``(("", k),)`` says that only ``k`` units count.
+    few : int
+        The threshold the counts are at or below.
+    coverage : str
+        What a coverage study found for such intervals, e.g. ``"89% instead of 95% for
+        macro-F1 at n = 200 in a coverage study"``.
+    of : str
+        What is counted, plural (``"gold items"``, ``"gold entities"``, ``"positive items"``).
+    """
+
+    unit: str
+    side: str
+    counts: Tuple[Tuple[str, int], ...]
+    few: int
+    coverage: str
+    of: str = "gold items"
+
+
+def item_mask(n, items):
+    """``items`` as a boolean mask of ``n`` items (all items when None)."""
+    return np.ones(n, dtype=bool) if items is None else np.asarray(items, dtype=bool)
 
 
 def ppi(spec, winner_score):

@@ -42,10 +42,12 @@ import numpy as np
 from ..core.accumulators import CodeCounts
 from ..core.intervals import Interval, confidence_interval
 from .base import MetricInfo, resolve_averaged
+from .sparse import is_macro, macro_class_units as sparse_units  # the sparse_units hook
 
 __all__ = ["NAME", "METRICS", "ClassStats", "ClassRow", "classification_score", "per_class_scores",
            "resolve_name", "make_spec", "check_labels", "known_names", "encode_gold", "encode_values",
-           "value_parser", "is_value", "decode", "Statistics", "unit_rows", "AVERAGES", "KAPPA_WEIGHTS"]
+           "value_parser", "is_value", "decode", "Statistics", "unit_rows", "AVERAGES", "KAPPA_WEIGHTS",
+           "is_macro", "sparse_units"]
 
 NAME = "classification"
 #: What a row of the per-unit table is.
@@ -589,3 +591,4 @@ def unit_rows(statistics, full_stats, rep_stats, labels, method, confidence_leve
         rows.append(ClassRow(label, float(precision[0, k]), float(recall[0, k]), float(f1[0, k]), interval,
                              int(full_overall.pred[0, k]), int(full_overall.true[0, k])))
     return tuple(rows)
+

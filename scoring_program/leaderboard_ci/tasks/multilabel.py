@@ -43,14 +43,15 @@ import numpy as np
 
 from ..core.accumulators import ExactSums, IndicatorSums
 from ..core.intervals import confidence_interval
-from .base import MetricInfo, resolve_averaged
+from .base import MetricInfo, item_mask, resolve_averaged
 from .classification import ClassRow
+from .sparse import few_units
 from .multilabel_files import DEFAULT_SEPARATOR, encode_label_sets, read_gold, read_predictions
 
 __all__ = ["NAME", "METRICS", "ALIASES", "OPTIONS", "SETTINGS", "AVERAGES", "LEVELS", "UNIT_NAME",
            "resolve_name", "known_names", "make_spec", "check_metrics", "check_config", "parse_settings",
            "read_gold", "read_predictions", "encode_values", "decode", "is_value", "Statistics",
-           "unit_rows", "hierarchy_matrix", "multilabel_score"]
+           "unit_rows", "hierarchy_matrix", "multilabel_score", "sparse_units"]
 
 NAME = "multilabel"
 UNIT_NAME = "label"
@@ -438,3 +439,38 @@ def unit_rows(statistics, full_stats, rep_stats, labels, method, confidence_leve
         rows.append(ClassRow(label, float(precision[0, k]), float(recall[0, k]), float(f1[0, k]), interval,
                              int(full["pred"][0, k])))
     return tuple(rows)
+
+
+# ---------------------------------------------------------------------------
+# Where an interval rests on almost nothing (the sparse_units hook)
+# ---------------------------------------------------------------------------
+#: What the coverage study found for macro averages over labels with few items.
+SPARSE_COVERAGE = "89% instead of 95% for macro-F1 at n = 200 in a coverage study"
+
+
+def _level_indicators(spec, gold, values):
+    """``(label names, (n, K) bool)`` of ``values`` at the metric's level (fine, or coarse by the hierarchy)."""
+    x = np.asarray(values).astype(bool)
+    labels = tuple(gold.labels)
+    if spec.option("level", "fine") == "coarse":
+        settings = dict(getattr(gold, "settings", ()) or ())
+        labels, matrix = hierarchy_matrix(labels, settings["hierarchy"])
+        x = (x.astype(np.int64) @ matrix) > 0
+    return labels, x
+
+
+def sparse_units(spec, gold, predictions=None, items=None):
+    """Labels on which a macro average's interval rests on almost nothing, in the ``items``.
+
+    For a macro-averaged precision, recall, F1 or Jaccard (at its level, over its
+    ``labels`` if configured): the labels on at most :data:`~.base.FEW_UNITS` gold
+    items and, with ``predictions`` (one system's 0/1 rows), those it predicts at
+    most that many times.  An empty tuple for other metrics.
+    """
+    if spec.average != "macro" or spec.name not in _AVERAGED or gold.labels is None:
+        return ()
+    labels, y = _level_indicators(spec, gold, gold.values)
+    keep = item_mask(y.shape[0], items)
+    chosen = None if spec.labels is None else [labels.index(x) for x in spec.labels]
+    predicted = None if predictions is None else _level_indicators(spec, gold, predictions)[1][keep].sum(axis=0)
+    return few_units("label", labels, y[keep].sum(axis=0), predicted, SPARSE_COVERAGE, chosen=chosen)

@@ -51,10 +51,12 @@ import numpy as np
 
 from ..core.accumulators import CodeCounts, ExactSums
 from .base import MetricInfo
+from .sparse import few_queries
 
 __all__ = ["NAME", "METRICS", "ALIASES", "OPTIONS", "SETTINGS", "resolve_name", "known_names", "make_spec",
            "check_metrics", "parse_settings", "read_gold", "read_predictions", "encode_values", "decode",
-           "per_query_values", "Statistics", "gold_array", "run_array", "UNIT_VALUES_NAME"]
+           "per_query_values", "Statistics", "gold_array", "run_array", "UNIT_VALUES_NAME", "sparse_units",
+           "FEW_QUERIES"]
 
 NAME = "ranking"
 #: The unit of :meth:`Statistics.unit_values` (the end-of-phase report's distribution figure).
@@ -571,3 +573,27 @@ class Statistics:
         else:
             out = total / np.where(n == 0, 1.0, n)
         return np.where(n == 0, np.nan, out)
+
+
+# ---------------------------------------------------------------------------
+# Where an interval rests on almost nothing (the sparse_units hook)
+# ---------------------------------------------------------------------------
+#: A target with this many queries that have a relevant document, or fewer, is flagged: the
+#: mean over queries then rests on a handful of values (the other queries score 0 for everyone).
+FEW_QUERIES = 10
+
+
+def sparse_units(spec, gold, predictions=None, items=None):
+    """Whether the mean over queries rests on almost nothing, in the ``items`` (the queries).
+
+    Returns one :class:`~.base.SparseUnits` of unnamed queries when at most
+    :data:`FEW_QUERIES` queries of the target have a relevant document (a grade
+    above 0 for nDCG); an empty tuple otherwise.  ``predictions`` are not used:
+    a system retrieving little is not a sparse unit, its score is just low.
+    """
+    if spec.name not in METRICS:
+        return ()
+    values = gold.values
+    judged = np.asarray(values["grade"]) > 0 if spec.name == "ndcg" else values["relevant"]
+    return few_queries(judged, items, FEW_QUERIES, "a bootstrap over so few units can cover well below its "
+                       "nominal level")

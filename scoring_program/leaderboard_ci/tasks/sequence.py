@@ -58,7 +58,8 @@ import numpy as np
 
 from ..core.accumulators import ExactSums
 from ..core.intervals import Interval, confidence_interval
-from .base import MetricInfo, resolve_averaged
+from .base import MetricInfo, item_mask, resolve_averaged
+from .sparse import few_units
 from .tagged_files import align_ids as _align_ids, quoted as _q, read_sentences as _read_sentences
 from .tagged_files import Memory as _Memory, memory_units as _memory_units, type_list as _type_list
 from .tagging import MODES, PREFIXES as _PREFIXES, SCHEMES
@@ -67,7 +68,7 @@ from .tagging import sentence_entities as _sentence_entities
 
 __all__ = ["NAME", "METRICS", "SCHEMES", "MODES", "UNITS", "EntityCounts", "sequence_score", "resolve_name",
            "make_spec", "known_names", "check_metrics", "parse_settings", "read_gold", "read_predictions",
-           "encode_values", "entities_default", "entities_strict", "Statistics", "unit_rows", "TypeRow"]
+           "encode_values", "entities_default", "entities_strict", "Statistics", "unit_rows", "TypeRow", "sparse_units"]
 
 NAME = "sequence"
 #: What a row of the per-unit table is.
@@ -566,3 +567,28 @@ def unit_rows(statistics, full_stats, rep_stats, labels, method, confidence_leve
         rows.append(TypeRow(label, float(precision[0, k]), float(recall[0, k]), float(f1[0, k]), interval,
                             int(full.pred[0, k])))
     return tuple(rows)
+
+
+# ---------------------------------------------------------------------------
+# Where an interval rests on almost nothing (the sparse_units hook)
+# ---------------------------------------------------------------------------
+#: What the coverage study found for macro averages over entity types with few entities.
+SPARSE_COVERAGE = "93% instead of 95% for entity macro-F1 at n = 200 in a coverage study"
+
+
+def sparse_units(spec, gold, predictions=None, items=None):
+    """Entity types on which a macro average's interval rests on almost nothing, in the ``items``.
+
+    For entity macro precision, recall or F1: the types with at most
+    :data:`~.base.FEW_UNITS` gold entities and, with ``predictions`` (one
+    system's unit records), those it predicts at most that many times.
+    """
+    if spec.average != "macro" or spec.name not in _AVERAGED or gold.labels is None:
+        return ()
+    values = np.asarray(gold.values)
+    keep = item_mask(values.shape[0], items)
+    t = len(gold.labels)
+    gold_cols, sys_cols = unit_statistics(values, values if predictions is None else np.asarray(predictions), t)
+    return few_units("entity type", gold.labels, gold_cols[keep, :t].sum(axis=0),
+                     None if predictions is None else sys_cols[keep, :t].sum(axis=0), SPARSE_COVERAGE,
+                     gold_of="gold entities", predicted_of="predicted entities")

@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 from ..core.numeric import is_finite_number
+from .validity import degenerate_interval_note
 
 __all__ = ["render_detailed_results", "HISTOGRAM_BINS"]
 
@@ -423,11 +424,17 @@ def _baseline_section(result):
     return "".join(parts)
 
 
-def _interval_notes(where, interval, n_resamples):
-    """Plain-text notes on one interval: its own note, and resamples left out."""
+def _interval_notes(where, interval, n_resamples, best=None, title="the metric"):
+    """Plain-text notes on one interval: its own note, a degenerate interval, and resamples left out.
+
+    ``best`` is the best value of the metric (None for a difference to the baseline).
+    """
     notes = []
     if interval.note:
         notes.append("%s: %s." % (where, interval.note))
+    degenerate = degenerate_interval_note(interval.low, interval.high, where, best, title)
+    if degenerate is not None:
+        notes.append(degenerate)
     if 0 < interval.n_valid < n_resamples:
         notes.append("%s: %s of %s resamples had no items for this score (the group was not drawn); the "
                      "interval uses the remaining %s." % (where, "{:,}".format(n_resamples - interval.n_valid),
@@ -440,13 +447,14 @@ def _notes_section(result, config=None):
     b = result.signature.n_resamples
     notes = list(getattr(result, "warnings", ()) or ())
     for s in result.scores:
-        notes += _interval_notes("%s, %s" % (s.metric.title, _group_name(s.group)), s.interval, b)
+        notes += _interval_notes("%s, %s" % (s.metric.title, _group_name(s.group)), s.interval, b,
+                                 s.metric.info.best, s.metric.title)
     for c in result.baseline:
         notes += _interval_notes("%s, %s, difference to the baseline" % (c.metric.title, _group_name(c.group)),
                                  c.interval, b)
     per_class = _shown_rows(result, config)
     for r in per_class:
-        notes += _interval_notes("F1 of class %s" % r.label, r.f1_interval, b)
+        notes += _interval_notes("F1 of %s %s" % (result.unit_name, r.label), r.f1_interval, b, 1.0, "F1")
     methods = set(r.f1_interval.method for r in per_class) - {result.signature.method}
     if methods:
         notes.append("Per-class F1 intervals use the %s method, not %s." % (

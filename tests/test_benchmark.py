@@ -168,3 +168,23 @@ def test_definition_mistakes_are_one_sentence(tmp_path, text, message):
     with pytest.raises(ConfigError, match=message) as info:
         load_benchmark(str(path))
     assert "\n" not in str(info.value)
+
+
+def test_degenerate_intervals_are_noted(result):
+    """Every zero-width score interval (e.g. wine-es: no errors) is named in a note; none is invented."""
+    found = 0
+    for ts in result.test_sets:
+        rows = result.scores[(result.scores.task == ts.task.name)
+                             & (result.scores.language.astype(str) == str(ts.task.language))]
+        zero = sorted(rows.system[rows.ci_low == rows.ci_high])
+        prefix = "%s: " % ts.label
+        notes = [n for n in result.notes if n.startswith(prefix) and "zero-width %s interval" % ts.metric.title in n]
+        if zero:
+            found += 1
+            assert len(notes) == 1 and "not certainty" in notes[0]
+            listed = notes[0].split(" interval (")[1].split(")")[0].split(", ")
+            assert sorted(listed) == zero
+            assert "among %d items" % ts.n_items in notes[0]
+        else:
+            assert notes == []
+    assert found >= 1

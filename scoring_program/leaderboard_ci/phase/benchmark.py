@@ -51,6 +51,7 @@ from ..core.systems import paired_scores
 from ..scoring.config import BaselineSettings, load_config
 from ..scoring.errors import ConfigError
 from ..scoring.readers import read_baseline, read_gold
+from ..scoring.validity import degenerate_notes
 from .corrections import adjust
 from .benchmark_submissions import SharedSubmissions, task_systems
 from .submissions import load_systems
@@ -337,6 +338,9 @@ def analyze_benchmark(definition, n_jobs="auto", test_sets=None):
             low, high = _interval(ts.replicates[:, j], ts.full[j], level)
             score_rows.append(OrderedDict([("task", ts.task.name), ("language", ts.task.language), ("system", name),
                                            ("score", float(ts.full[j])), ("ci_low", low), ("ci_high", high)]))
+        notes += ["%s: %s" % (ts.label, n) for n in degenerate_notes(
+            ts.metric.title, ts.metric.info.best, ts.names, [r["ci_low"] for r in score_rows[-len(ts.names):]],
+            [r["ci_high"] for r in score_rows[-len(ts.names):]], n_items=ts.n_items)]
         if ts.baseline_full is None:
             continue
         spec = ts.metric
@@ -353,6 +357,11 @@ def analyze_benchmark(definition, n_jobs="auto", test_sets=None):
             gain_rows.append(OrderedDict([("task", ts.task.name), ("language", ts.task.language), ("system", name),
                                           ("gain", float(g_full[j])), ("ci_low", low), ("ci_high", high),
                                           ("reference_point", r), ("baseline", ts.baseline_full)]))
+        # the gain reaches +100 where the score reaches the reference point, the metric's best value
+        rows = gain_rows[-len(ts.names):]
+        notes += ["%s: %s" % (ts.label, n) for n in degenerate_notes(
+            "gain", 100.0 if r == spec.info.best else None, ts.names, [row["ci_low"] for row in rows],
+            [row["ci_high"] for row in rows], n_items=ts.n_items)]
     scores = pd.DataFrame(score_rows, columns=["task", "language", "system", "score", "ci_low", "ci_high"])
     gains = pd.DataFrame(gain_rows, columns=["task", "language", "system", "gain", "ci_low", "ci_high",
                                              "reference_point", "baseline"])

@@ -282,14 +282,15 @@ def degenerate_interval_note(low, high, where, best=None, title="the metric"):
     return None
 
 
-def degenerate_notes(spec, names, lows, highs, limit=5, what="interval"):
-    """End-of-phase notes on systems whose ``what`` (score interval) is degenerate, aggregated.
+def degenerate_notes(title, best, names, lows, highs, limit=5, what="interval", n_items=None):
+    """Notes on the systems whose ``title`` ``what`` (their score interval, say) is degenerate, aggregated.
 
-    One note for the systems with zero-width intervals, one for those ending at the
-    metric's best value (``spec.info.best``).
+    One note for the systems with zero-width intervals, one for those ending at
+    ``best`` (the metric's best value, ``spec.info.best``; None: not checked).
+    For the end-of-phase report and the benchmark (organizers): names are the
+    systems', and ``n_items`` (the target's items) makes the rule of three concrete.
     """
     zero, bound = [], []
-    best = spec.info.best
     for name, low, high in zip(names, lows, highs):
         if low is None or high is None or not (np.isfinite(low) and np.isfinite(high)):
             continue
@@ -301,17 +302,22 @@ def degenerate_notes(spec, names, lows, highs, limit=5, what="interval"):
     def listed(found):
         return ", ".join(found[:limit]) + (" ..." if len(found) > limit else "")
 
+    reason = _NOT_CERTAIN % ()
+    if n_items:
+        reason = reason.replace("among n items, a 95% bound on the error rate is still about 3/n",
+                                "among %d items, a 95%% bound on the error rate is still about 3/%d = %.2g"
+                                % (n_items, n_items, 3.0 / n_items))
     notes = []
     if zero:
-        notes.append("%d system%s ha%s a %s %s of zero width (%s): %s"
-                     % (len(zero), "s" if len(zero) > 1 else "", "ve" if len(zero) > 1 else "s", spec.title, what,
-                        listed(zero), _NOT_CERTAIN % ()))
+        notes.append("%d system%s ha%s a zero-width %s %s (%s): %s"
+                     % (len(zero), "s" if len(zero) > 1 else "", "ve" if len(zero) > 1 else "s", title, what,
+                        listed(zero), reason))
     if bound:
-        notes.append("%d system%s ha%s a %s %s ending at %s, the best value it can take (%s): the resamples "
+        notes.append("%d system%s ha%s %s %s %s ending at %s, the best value it can take (%s): the resamples "
                      "without the few errors all give %s; that is not certainty, the true uncertainty is larger on "
                      "that side and such intervals can cover less than their nominal level"
-                     % (len(bound), "s" if len(bound) > 1 else "", "ve" if len(bound) > 1 else "s", spec.title,
-                        what, _fmt(best), listed(bound), _fmt(best)))
+                     % (len(bound), "s" if len(bound) > 1 else "", "ve" if len(bound) > 1 else "s",
+                        "their" if len(bound) > 1 else "its", title, what, _fmt(best), listed(bound), _fmt(best)))
     return notes
 
 

@@ -140,9 +140,10 @@ def test_scores_rank_metrics_with_few_positives(metric):
         organizer = sparse_notes(config.metrics, gold)
         warnings, _ = _participant(config, gold, coded["s"])
         if flagged:
-            assert len(organizer) == 1 and "positive class '1'" in organizer[0] and "87%" in organizer[0]
+            assert len(organizer) == 1 and organizer[0].startswith("In the test set, class '1' has at most 10 gold items")
+            assert "87%" in organizer[0]
             assert warnings[0].startswith("Some classes have very few items in the test data")
-            assert "positive" not in warnings[0] and "'1'" not in warnings[0]
+            assert "'1'" not in warnings[0]
         else:
             assert organizer == [] and warnings == ()
 
@@ -296,3 +297,14 @@ def test_multilabel_participant_warnings_do_not_depend_on_the_rare_labels_count(
     warnings = evaluate(config, gold, coded["s"]).warnings
     reference_gold, _ = _encoded("multilabel", _multilabel(2)[0], {"s": system}, list("abcd"))
     assert warnings == evaluate(config, reference_gold, coded["s"]).warnings
+
+
+def test_scores_rank_metrics_with_few_negatives_or_a_rare_class_of_a_macro_average():
+    config = _config("scores", "roc_auc", labels=["0", "1"])
+    gold, _ = _encoded("scores", ["1"] * 195 + ["0"] * 5, {}, ["0", "1"])
+    assert sparse_notes(config.metrics, gold)[0].startswith("In the test set, class '0' has at most 10 gold items")
+    macro = _config("scores", "roc_auc_ovr", labels=["a", "b", "c"])
+    gold, _ = _encoded("scores", ["a"] * 4 + ["b"] * 100 + ["c"] * 96, {}, ["a", "b", "c"])
+    assert sparse_notes(macro.metrics, gold)[0].startswith("In the test set, class 'a' has at most 10 gold items")
+    gold, _ = _encoded("scores", ["a"] * 40 + ["b"] * 100 + ["c"] * 60, {}, ["a", "b", "c"])
+    assert sparse_notes(macro.metrics, gold) == []

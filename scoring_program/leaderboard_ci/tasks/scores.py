@@ -540,9 +540,9 @@ def sparse_units(spec, gold, predictions=None, items=None):
     total = int(keep.sum())
     if len(labels) == 2:
         pos = _positive_code([spec], labels)
-        few = [("positive class '%s'" % labels[pos], int(counts[pos]))] if counts[pos] <= FEW_RANKED else []
+        few = [(str(labels[pos]), int(counts[pos]))] if counts[pos] <= FEW_RANKED else []
         if total - counts[pos] <= FEW_RANKED:
-            few.append(("negative class '%s'" % labels[1 - pos], int(total - counts[pos])))
+            few.append((str(labels[1 - pos]), int(total - counts[pos])))
     elif spec.average == "weighted":
         return ()
     else:

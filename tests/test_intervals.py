@@ -174,16 +174,22 @@ def _levels(n):
 
 
 def _assert_dual(low, high, p_greater, p_less, p_two, level, n, where):
-    """excludes 0 <=> p < alpha (each side: p < alpha/2), for alpha > 2/(B+1); no rejection below."""
-    a = 1.0 - level
-    if a > 2.0 / (n + 1):
+    """excludes 0 <=> p < alpha for alpha > 1/(B+1), each side p < alpha/2 for alpha > 2/(B+1); no rejection below."""
+    a, floor = 1.0 - level, 1.0 / (n + 1)
+    if a / 2 > floor:
         assert (low > 0) == (p_greater < a / 2), where
         assert (high < 0) == (p_less < a / 2), where
+    else:
+        assert not min(p_greater, p_less) < a / 2, where
+    if a > floor:
         assert ((low > 0) or (high < 0)) == (p_two < a), where
     else:
         assert not p_two < a, where
-    assert p_two == min(1.0, 2.0 * min(p_greater, p_less))
-    assert 1.0 / (n + 1) <= min(p_greater, p_less) and max(p_greater, p_less, p_two) <= 1.0
+    if min(p_greater, p_less) > floor:
+        assert p_two == min(1.0, 2.0 * min(p_greater, p_less))
+    else:  # the floor applies to 2 * min of the unfloored one-sided values
+        assert floor <= p_two <= 2 * floor
+    assert floor <= min(p_greater, p_less, p_two) and max(p_greater, p_less, p_two) <= 1.0
 
 
 def test_every_scalar_interval_excludes_zero_exactly_when_p_is_below_alpha():
@@ -255,7 +261,7 @@ def test_percentile_p_by_hand():
     basic = confidence_interval("basic", d, 1.0, 0.95)  # the same inversion at 2 * observed = 2: h = 4
     assert (basic.p_greater, basic.p_less) == (1.0 - 0.5, 0.5)
     every_positive = confidence_interval("percentile", d + 10.0, 11.0, 0.95)
-    assert (every_positive.p_greater, every_positive.p_less, every_positive.p_two_sided) == (0.1, 1.0, 0.2)
+    assert (every_positive.p_greater, every_positive.p_less, every_positive.p_two_sided) == (0.1, 1.0, 0.1)
 
 
 @pytest.mark.parametrize("method", METHODS)
@@ -268,7 +274,7 @@ def test_an_identical_copy_gets_p_one(method):
     iv = confidence_interval(method, noise, 2e-17, 0.95, jackknife=jk, scale=0.7)
     assert (iv.p_greater, iv.p_less, iv.p_two_sided) == (1.0, 1.0, 1.0) and iv.low <= 0 <= iv.high
     # Without the scale of the scores a difference of 5.6e-17 in every replicate is a difference.
-    assert confidence_interval(method, noise, 2e-17, 0.95, jackknife=jk).p_two_sided == 2 / 1000
+    assert confidence_interval(method, noise, 2e-17, 0.95, jackknife=jk).p_two_sided == 1 / 1000
 
 
 def test_normal_p_values():

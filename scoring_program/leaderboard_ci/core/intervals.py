@@ -38,7 +38,8 @@ confidence level ``L`` (``alpha = 1 - L``),
 * ``p_greater < alpha / 2``  <=>  the level-``L`` interval's low end is > 0,
 * ``p_less < alpha / 2``     <=>  its high end is < 0,
 * ``p_two_sided = min(1, 2 * min(p_greater, p_less))``, so
-  ``p_two_sided < alpha``  <=>  the interval excludes 0.
+  ``p_two_sided < alpha``  <=>  the interval excludes 0 (computed from the
+  one-sided values before their floor, see below).
 
 ``p_greater`` is the one-sided p-value of "the statistic is > 0" (for an
 oriented difference: the first system is better).  Each is the largest level
@@ -68,11 +69,15 @@ monotone in ``a``, which the formulas are; the one exception is the BCa rule
 for a too large acceleration, where the interval itself is not monotone in the
 level: its note says so.)
 
-Every p-value is then floored at ``1 / (B + 1)`` and capped at 1 (a bootstrap
-with ``B`` replicates cannot show a smaller probability; never 0), so the
-equivalences hold for every ``alpha > 2 / (B + 1)``; at smaller ``alpha`` the
-interval's ends lie between the two most extreme replicates, and no p-value
-rejects.  With ``scale`` given (the magnitude of the compared scores), a
+Every p-value (one- and two-sided) is then floored at ``1 / (B + 1)`` and
+capped at 1 (a bootstrap with ``B`` replicates cannot show a smaller
+probability; never 0), so the two-sided equivalence holds for every ``alpha >
+1 / (B + 1)`` and the one-sided ones for every ``alpha > 2 / (B + 1)``; at
+smaller ``alpha`` the interval's ends lie between the two most extreme
+replicates, and no p-value rejects.  (The two-sided floor applies to
+``2 * min`` of the unfloored one-sided values, so it is ``1/(B+1)``, not
+``2/(B+1)``: a Bonferroni or Holm correction over ``m`` comparisons can reject
+once ``B + 1 > m / alpha``.)  With ``scale`` given (the magnitude of the compared scores), a
 difference whose replicates and observed value are all within the tolerance
 of :func:`leaderboard_ci.core.significance.tolerance` of 0 (a system against
 an identical copy, up to summation order) gets ``p = 1`` and an interval
@@ -268,9 +273,10 @@ def interval_rows(method, replicates, observed, confidence_level, acceleration=N
 
     Notes
     -----
-    The standard error is taken first, on the rows as given; the percentile
-    and basic endpoints come from partial sorts (``numpy.partition``) and
-    the BCa ones from a full sort.  See the module docstring for the
+    The standard error is taken first, on the rows as given (for ``normal``
+    on the sorted rows, the arithmetic its endpoints always had: the values
+    agree to rounding); the percentile and basic endpoints come from partial
+    sorts (``numpy.partition``) and the BCa ones from a full sort.  See the module docstring for the
     definitions.
     """
     _check_method(method)
@@ -286,7 +292,10 @@ def interval_rows(method, replicates, observed, confidence_level, acceleration=N
         d = np.array(d, dtype=np.float64, order="C")
     rows, count = d.shape
     alpha = (1.0 - confidence_level) / 2.0
-    se = _row_se(d)
+    if method == "normal" and count > 1:  # on the sorted replicates: the normal interval's arithmetic, bit for bit
+        se = np.std(np.sort(d, axis=1), axis=1, ddof=1)
+    else:
+        se = _row_se(d)
     notes = (None,) * rows
 
     identical = np.zeros(rows, dtype=bool)
@@ -298,8 +307,6 @@ def interval_rows(method, replicates, observed, confidence_level, acceleration=N
             identical[near] = (sub.max(axis=1) <= gamma[near]) & (sub.min(axis=1) >= -gamma[near])
 
     if method == "normal":
-        if count > 1:  # the standard error of the sorted replicates: the interval's historical arithmetic, bit for bit
-            se = np.std(np.sort(d, axis=1), axis=1, ddof=1)
         z = -ndtri(alpha)
         low, high = observed - z * se, observed + z * se
         p_g, p_l = _normal_p(observed, se)
@@ -333,6 +340,7 @@ def interval_rows(method, replicates, observed, confidence_level, acceleration=N
             p_g, p_l = _basic_p(cross)
 
     floor = 1.0 / (count + 1.0)
+    p_two = np.maximum(np.minimum(1.0, 2.0 * np.minimum(p_g, p_l)), floor)
     p_g = np.minimum(np.maximum(p_g, floor), 1.0)
     p_l = np.minimum(np.maximum(p_l, floor), 1.0)
     low = np.array(low, dtype=np.float64).reshape(rows)
@@ -340,9 +348,9 @@ def interval_rows(method, replicates, observed, confidence_level, acceleration=N
     if np.any(identical):
         p_g[identical] = 1.0
         p_l[identical] = 1.0
+        p_two[identical] = 1.0
         low[identical] = np.minimum(low[identical], 0.0)
         high[identical] = np.maximum(high[identical], 0.0)
-    p_two = np.minimum(1.0, 2.0 * np.minimum(p_g, p_l))
     return IntervalRows(low, high, p_g, p_l, p_two, se, int(count), notes)
 
 

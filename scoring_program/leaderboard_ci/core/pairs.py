@@ -8,9 +8,10 @@ resample (paired).  The interval and both p-values come from
 :func:`leaderboard_ci.core.intervals.interval_rows`, the one implementation
 the single-statistic :func:`~leaderboard_ci.core.intervals.confidence_interval`
 also runs: ``p_value`` (one-sided, ``a`` better than ``b``) is ``< alpha/2``
-exactly when ``ci_low > 0``, and ``p_two_sided`` is ``< alpha`` exactly when
-``[ci_low, ci_high]`` excludes 0 (``alpha = 1 - confidence_level``, for every
-``alpha > 2/(B+1)``; see that module for the definitions).  The work runs over
+exactly when ``ci_low > 0`` (for ``alpha > 2/(B+1)``), and ``p_two_sided``
+is ``< alpha`` exactly when ``[ci_low, ci_high]`` excludes 0 (for ``alpha >
+1/(B+1)``), with ``alpha = 1 - confidence_level``; see that module for the
+definitions.  The work runs over
 chunks of pairs so that memory stays bounded: ``chunk_pairs * B`` doubles at a
 time per thread (by default about 32 MB).
 """
@@ -92,8 +93,9 @@ def pair_statistics(replicates, full, pairs, sign, method="percentile", confiden
     PairStatistics
         ``p_value`` (one-sided, ``a`` better than ``b``) is ``< alpha/2``
         exactly when ``ci_low > 0``; ``p_two_sided`` is ``< alpha`` exactly
-        when the interval excludes 0 (``alpha = 1 - confidence_level >
-        2/(B+1)``); a pair of identical systems gets 1 for both.
+        when the interval excludes 0 (``alpha = 1 - confidence_level``, above
+        the floor ``1/(B+1)`` of every p-value: ``2/(B+1)`` for the one-sided
+        statement); a pair of identical systems gets 1 for both.
 
     Notes
     -----

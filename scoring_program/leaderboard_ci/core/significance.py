@@ -16,8 +16,9 @@ The paired bootstrap test
     * ``p_two_sided = min(1, 2 * min(p_greater, p_less))`` is ``< alpha``
       exactly when the interval excludes 0;
 
-    for every method (percentile, basic, BCa, normal) and every ``alpha >
-    2/(B+1)``.  For the percentile interval ``p_greater = sup{q : Q(q) <= 0}``
+    for every method (percentile, basic, BCa, normal) and every ``alpha``
+    above the floor (``alpha > 2/(B+1)`` one-sided, ``alpha > 1/(B+1)``
+    two-sided).  For the percentile interval ``p_greater = sup{q : Q(q) <= 0}``
     with ``Q`` the type-7 quantile function of the replicate differences.
     Every p-value is at least ``1/(B+1)`` (never 0), and a system compared
     with an identical copy (every replicate difference and the observed one

@@ -70,10 +70,25 @@ def _naive_pairs(df, names, order, full, sign=1.0):
             d = sign * (reps[a] - reps[b])
             delta = sign * (full[a] - full[b])
             gamma = 100 * np.finfo(float).eps * max(1.0, abs(full[a]), abs(full[b]), abs(2 * delta))
-            p_one = (np.count_nonzero(d >= 2 * delta - gamma) + 1) / (B + 1)
-            p_two = (np.count_nonzero(np.abs(d - delta) >= abs(delta) - gamma) + 1) / (B + 1)
+            # The p-values invert the percentile interval: where numpy's quantile function of d crosses 0.
+            greater, less = _crossing(np.sort(d), np.less_equal), 1.0 - _crossing(np.sort(d), np.less)
+            floor = 1.0 / (B + 1)
+            p_one = min(1.0, max(floor, greater))
+            p_two = max(floor, min(1.0, 2 * min(greater, less)))
+            if abs(delta) <= gamma and np.all(np.abs(d) <= gamma):  # an identical copy
+                p_one = p_two = 1.0
             out.append((a, b, delta, np.percentile(d, 2.5), np.percentile(d, 97.5), p_two, p_one))
     return out
+
+
+def _crossing(s, below):
+    """sup{q : Q(q) below 0} for sorted s (Q: linear interpolation, h = (B - 1) q), from the two values around 0."""
+    k = int(np.count_nonzero(below(s, 0.0)))
+    if k == 0:
+        return 0.0
+    if k == len(s):
+        return 1.0
+    return (k - 1 + (0.0 - s[k - 1]) / (s[k] - s[k - 1])) / (len(s) - 1)
 
 
 def test_pairs_match_a_plain_loop_and_statsmodels(case):
@@ -87,8 +102,11 @@ def test_pairs_match_a_plain_loop_and_statsmodels(case):
     np.testing.assert_allclose(pairs["diff"], [r[2] for r in naive], atol=1e-12)
     np.testing.assert_allclose(pairs["ci_low"], [r[3] for r in naive], atol=1e-12)
     np.testing.assert_allclose(pairs["ci_high"], [r[4] for r in naive], atol=1e-12)
-    np.testing.assert_allclose(pairs["p_value"], [r[5] for r in naive], rtol=0, atol=0)  # two-sided
-    np.testing.assert_allclose(pairs["p_one_sided"], [r[6] for r in naive], rtol=0, atol=0)
+    # p-values: the inversion of the interval (the naive crossing is the formula; ours is settled exactly in
+    # floating point, so they agree to rounding), and p < alpha exactly when the interval excludes 0.
+    np.testing.assert_allclose(pairs["p_value"], [r[5] for r in naive], rtol=1e-12, atol=1e-15)  # two-sided
+    np.testing.assert_allclose(pairs["p_one_sided"], [r[6] for r in naive], rtol=1e-12, atol=1e-15)
+    np.testing.assert_array_equal((pairs["ci_low"] > 0) | (pairs["ci_high"] < 0), pairs["p_value"] < 0.05)
     assert (pairs["p_one_sided"] <= pairs["p_value"]).all()
     # Corrections: statsmodels on the whole family of pairs (family = all_pairs).
     for method in ("bonferroni", "holm", "fdr_bh"):

@@ -280,7 +280,7 @@ def pvalues_against_first(config, ts, n_permutations, permutation=True):
     """For every other system X: p-values of "A better than X" and the data-directed ones.
 
     Returns arrays ``(X, T)``: ``delta`` (oriented A - X), ``boot_one`` (pre-specified
-    A > X, significance.bootstrap_pvalue as evaluate() computes it), ``boot_two``
+    A > X, the inversion of the percentile interval, as evaluate() computes _vs_base_p), ``boot_two``
     (pair_statistics' two-sided p, what analyze reports with sides='two'),
     ``boot_dd`` (one-sided p of the better-ranked system, analyze's sides='one'),
     and the same three for the permutation test (NaN when ``permutation`` is False).
@@ -289,7 +289,7 @@ def pvalues_against_first(config, ts, n_permutations, permutation=True):
     from leaderboard_ci.core.pairs import pair_statistics
     from leaderboard_ci.core.permutation import permutation_pvalues
     from leaderboard_ci.tasks.scorer import SystemScorer
-    from leaderboard_ci.core.significance import bootstrap_pvalue
+    from leaderboard_ci.core.intervals import confidence_interval
 
     scores = score_systems(config, ts.gold, ts.predictions, ts.names, n_jobs=1)
     m, n_targets = scores.full.shape
@@ -305,8 +305,8 @@ def pvalues_against_first(config, ts, n_permutations, permutation=True):
             delta = sign * (full[0] - full[x])
             out["delta"][i, t] = delta
             out["boot_sd"][i, t] = np.std(reps[:, 0] - reps[:, x], ddof=1)
-            out["boot_one"][i, t] = bootstrap_pvalue(sign * (reps[:, 0] - reps[:, x]), delta,
-                                                     scale=max(abs(full[0]), abs(full[x])))
+            out["boot_one"][i, t] = confidence_interval("percentile", sign * (reps[:, 0] - reps[:, x]), delta, LEVEL,
+                                                        scale=max(abs(full[0]), abs(full[x]))).p_greater
             order = rank_order(full[[0, x]], sign, [ts.names[0], ts.names[x]])
             pair = ([0, x][order[0]], [0, x][order[1]])
             ranked[(i, t)] = pair

@@ -5,7 +5,7 @@ Null systems have EXACTLY equal population scores (``_statpop``: a copy of
 population confusion matrix).  Tests (alpha = 0.05):
 
 * one-sided, direction fixed in advance ("A better than B"): the paired
-  bootstrap p-value of ``evaluate(..., baseline=B)`` / ``bootstrap_pvalue``, and
+  p-value of ``evaluate(..., baseline=B)`` (``_vs_base_p``: the inversion of the percentile interval), and
   the permutation test's one-sided p;
 * two-sided: the p-value ``analyze`` reports and decides with by default
   (``sides='two'``), bootstrap and permutation;

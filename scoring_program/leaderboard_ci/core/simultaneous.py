@@ -173,10 +173,12 @@ class _Family(object):
                 se[lo:hi] = np.sqrt(d.sum(axis=1) / (self.count - 1.0))
             self.run(first, [(lo, min(lo + chunk_pairs, n)) for lo in range(0, n, chunk_pairs)])
         self.se = se
-        self.zero = np.abs(self.delta) <= self.gamma
-        self.flat = se <= self.gamma
+        undefined = ~np.isfinite(self.delta)  # a score that is NaN: never a difference (p = 1)
+        self.zero = (np.abs(self.delta) <= self.gamma) | undefined
+        self.flat = (se <= self.gamma) | ~np.isfinite(se) | undefined  # t* = 0: no NaN in the maxima
         with np.errstate(divide="ignore", invalid="ignore"):
             t = np.where(self.zero, 0.0, np.where(self.flat, np.sign(self.delta) * np.inf, self.delta / se))
+            t[undefined] = np.nan
             u = np.where(self.zero, 0.0, np.where(self.flat, np.inf, (np.abs(self.delta) - self.gamma) / se))
         self.t = t
         # Sorted by the count's threshold u (descending); ties keep the pairs' order.

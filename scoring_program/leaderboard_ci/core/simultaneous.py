@@ -505,9 +505,15 @@ def rank_sets(replicates, full, sign, alpha=0.05, family_test=None, pairs=None, 
     from the step-down over the ``m - 1`` comparisons of ``j`` only.  The point rank lies in
     both sets (a rejected difference has the sign of the point estimate), and the
     simultaneous set contains the marginal one (a pair's adjusted p-value in the smaller
-    family is never larger: its maxima run over fewer pairs).  The step-down controls the family-wise error of "differs";
-    directional (sign) errors are controlled exactly by the single-step version, which the
-    step-down's first step is.
+    family is never larger: its maxima run over fewer pairs).
+
+    The step-down here is over unordered pairs with two-sided ``|t|``, a rejected pair
+    leaving the family entirely.  csranks' step-down (``csdiffmeans`` with ``stepdown=TRUE``)
+    tests the one-sided hypotheses of ordered pairs instead, so a rejected "j better than
+    k" keeps "k better than j" (its reverse tail) in the later maxima, and its later
+    critical values are never smaller than ours.  Both share the first step, the
+    single-step max-t, whose sets hold simultaneously with the directions; beyond it ours
+    can be narrower, and its control of directional errors is not proved.
 
     References
     ----------

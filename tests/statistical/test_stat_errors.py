@@ -34,6 +34,9 @@ import _statpop
 import _statsim
 from _statsim import ALPHA
 
+from leaderboard_ci.core.simultaneous import resolved_resamples
+from leaderboard_ci.phase.targets import family_note
+
 pytestmark = pytest.mark.statistical
 
 TYPE_ONE_LIMIT = 0.06
@@ -210,6 +213,22 @@ def _fwer(stat_store, settings):
     return stat_store.study(("fwer",), compute)
 
 
+def _unresolved(correction, n_tests, n_resamples):
+    """True when B is too small for ``correction`` over ``n_tests`` tests, after checking that the product says so.
+
+    Below :func:`~leaderboard_ci.core.simultaneous.resolved_resamples` (about 10 replicates
+    beyond the smallest level the correction compares with: B >= 9,000 for Holm over the 45
+    pairs of ten systems) the deciding p-values are interpolated between the one or two most
+    extreme replicates, and no error rate is promised: the report's family note says so
+    instead, with the B needed.  The measured rate stays in the statistical report.
+    """
+    if n_resamples >= resolved_resamples(correction, n_tests, ALPHA):
+        return False
+    note = family_note(correction, n_tests, n_resamples, ALPHA, "all %d pairs" % n_tests)
+    assert note is not None and "B >= %s" % format(resolved_resamples(correction, n_tests, ALPHA), ",") in note, note
+    return True
+
+
 @pytest.mark.parametrize("correction", ["bonferroni", "holm", "fdr_bh"])
 @pytest.mark.parametrize("test", ["bootstrap", "permutation"])
 @pytest.mark.parametrize("key", CLASS_KEYS)
@@ -222,6 +241,9 @@ def test_family_wise_error_of_ten_equal_systems(stat_store, stat_settings, key, 
     row = next(r for r in study["rows"] if r["metric"] == key and r["test"] == test and r["sides"] == "two")
     p, se = row[correction]
     limit = FAMILY_LIMIT + stat_settings.tolerance(ALPHA, row["reps"])
+    # Permutation p-values are counts, (k + 1)/(P + 1): valid at any P, so they are always held to the limit.
+    if test == "bootstrap" and _unresolved(correction, 45, stat_settings.n_resamples):
+        return
     assert p <= limit, "%s FWER %.2f %% +- %.2f (%s, %s, %d test sets), limit %.2f %%" % (
         correction, 100 * p, 100 * se, key, test, row["reps"], 100 * limit)
     one = next(r for r in study["rows"] if r["metric"] == key and r["test"] == test and r["sides"] == "one")
@@ -242,6 +264,8 @@ def test_false_discoveries_among_real_and_null_differences(stat_store, stat_sett
     study = _fdr(stat_store, stat_settings)
     row = next(r for r in study["rows"] if r["sides"] == "two" and r["correction"] == correction)
     limit = FAMILY_LIMIT + stat_settings.tolerance(ALPHA, row["reps"])
+    if _unresolved(correction, 45, stat_settings.n_resamples):
+        return
     if correction == "fdr_bh":
         assert row["fdr"][0] <= limit, row
     else:  # Holm and Bonferroni control the FWER, hence also the FDR

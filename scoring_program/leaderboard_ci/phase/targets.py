@@ -29,8 +29,10 @@ from ..core.intervals import confidence_interval
 from ..core.letters import MAX_SYSTEMS as LETTERS_MAX_SYSTEMS, letter_groups
 from ..core.pairs import pair_statistics, ranked_pairs
 from ..core.significance import stars
-from ..core.simultaneous import maxt_stepdown, maxt_within, rank_sets, resamples_needed
+from ..core.simultaneous import (maxt_stepdown, maxt_within, rank_sets, resamples_needed, resolved_resamples,
+                                 smallest_level)
 from ..scoring.config import column_key
+from ..scoring.validity import degenerate_notes
 from ..tasks.base import ppi as ppi_of
 from ..tasks.registry import task_module
 from .corrections import adjust, adjust_within
@@ -186,20 +188,36 @@ def _maxt_within(reps, full, pairs, sign, families, alpha, n_jobs):
 
 
 def family_note(method, n_tests, n_valid, alpha, what):
-    """One sentence when ``n_valid`` resamples cannot give any verdict after ``method`` over ``n_tests`` tests, else None."""
+    """One sentence when ``n_valid`` resamples are too few for ``method`` over ``n_tests`` tests, else None.
+
+    Two cases: no adjusted p-value can fall below ``alpha`` at all
+    (:func:`~leaderboard_ci.core.simultaneous.resamples_needed`), or the smallest level the
+    method compares with has fewer than about 10 replicates beyond it, so the deciding
+    p-values are not resolved (:func:`~leaderboard_ci.core.simultaneous.resolved_resamples`).
+    """
     if n_tests < 1:
-        return None
-    needed = resamples_needed(method, n_tests, alpha)
-    if n_valid >= needed:
         return None
     from ..report.formatting import correction_name  # display names only (no rendering)
 
-    floor = "1/(B+1)" if method in ("maxt", "none") else "about %d/(B+1)" % n_tests
-    return ("with B = %d resamples no difference can be significant after %s over %s (%d tests): the smallest "
-            "adjusted p-value is %s, not below alpha = %g; B >= %d is needed%s"
-            % (n_valid, correction_name(method, long=True), what, n_tests, floor, alpha, needed,
-               "" if method == "maxt" else " (the max-t step-down needs only B >= %d)"
-               % resamples_needed("maxt", n_tests, alpha)))
+    name = correction_name(method, long=True)
+    needed = resamples_needed(method, n_tests, alpha)
+    resolved = resolved_resamples(method, n_tests, alpha)
+    maxt = "" if method == "maxt" else " (the max-t step-down needs only B >= %s)" % format(
+        resolved_resamples("maxt", n_tests, alpha), ",")
+    if n_valid < needed:
+        floor = "1/(B+1)" if method in ("maxt", "none") else "about %d/(B+1)" % n_tests
+        return ("with B = %s resamples no difference can be significant after %s over %s (%s tests): the smallest "
+                "adjusted p-value is %s, not below alpha = %g; B >= %s is needed%s"
+                % (format(n_valid, ","), name, what, format(n_tests, ","), floor, alpha,
+                   format(max(needed, resolved), ","), maxt))
+    if n_valid < resolved:
+        level = smallest_level(method, n_tests, alpha)
+        return ("with B = %s resamples %s over %s (%s tests) compares p-values with levels down to %.2g, beyond "
+                "which lie only about %.1f replicates: those p-values are not resolved and the family-wise error "
+                "can exceed alpha; B >= %s is needed%s"
+                % (format(n_valid, ","), name, what, format(n_tests, ","), level, n_valid * level,
+                   format(resolved, ","), maxt))
+    return None
 
 
 def finish_target(config, gold, scores, t, names, order, notes, pairs, stats, item_tests, flags, baseline,
@@ -240,6 +258,8 @@ def finish_target(config, gold, scores, t, names, order, notes, pairs, stats, it
         if iv.note:
             notes.append("%s: %s" % (names[j], iv.note))
     systems = pd.DataFrame(rows)
+    notes += degenerate_notes(spec.title, spec.info.best, systems["name"], systems["ci_low"], systems["ci_high"],
+                              n_items=int(np.count_nonzero(target_items(gold, target.group))))
     if np.isnan(reps).any():
         valid = int(np.all(np.isfinite(reps), axis=1).sum())
         notes.append("%d of %d resamples had no items for this group and were left out" % (bs.n_resamples - valid,

@@ -211,15 +211,16 @@ def test_b_too_small_means_no_verdicts_and_infinite_intervals():
     assert np.all(np.isinf(test.high))
 
 
-def test_single_pair_is_the_two_sided_paired_test():
-    from leaderboard_ci.core.pairs import pair_statistics
-
+def test_single_pair_is_the_symmetric_studentized_bootstrap_test():
+    """A family of one: p = (#{|d* - delta| >= |delta| - gamma} + 1)/(B + 1), the symmetric bootstrap test."""
     reps, full = _case(9)
     for pair in ([0, 1], [2, 4], [5, 3]):
         test = maxt_stepdown(reps, full, [pair], 1, 0.05)
-        stats = pair_statistics(reps, full, [pair], 1)
         d = reps[:, pair[0]] - reps[:, pair[1]]
-        assert abs(test.p_adjusted[0] - stats.p_two_sided[0]) <= 1.0 / (len(d) + 1) + 1e-12
+        delta = full[pair[0]] - full[pair[1]]
+        gamma = tolerance(max(abs(full[pair[0]]), abs(full[pair[1]])), delta)
+        expected = (np.count_nonzero(np.abs(d - delta) >= abs(delta) - gamma) + 1.0) / (len(d) + 1.0)
+        assert test.p_adjusted[0] == pytest.approx(expected, abs=1e-12)
 
 
 def test_validation_messages():
@@ -338,3 +339,31 @@ def test_against_statsmodels_floor():
             p = np.ones(n)
             p[0] = 1.0 / (bb + 1)
             assert multitest.multipletests(p, alpha=0.05, method=method)[0][0] == expected, (method, bb)
+
+
+def test_resolved_resamples_puts_ten_replicates_beyond_the_smallest_level():
+    from leaderboard_ci.core.simultaneous import resolved_resamples, smallest_level
+
+    assert smallest_level("maxt", 1770, 0.05) == 0.05
+    assert smallest_level("holm", 45, 0.05) == pytest.approx(0.05 / 45)
+    assert resolved_resamples("maxt", 1770, 0.05) == 200
+    assert resolved_resamples("holm", 45, 0.05) == 9000
+    assert resolved_resamples("bonferroni", 1770, 0.05) == 354000
+    for method in ("sidak", "fdr_by", "fdr_bh", "none"):
+        b = resolved_resamples(method, 45, 0.05)
+        assert b * smallest_level(method, 45, 0.05) >= 10 - 1e-9
+        assert (b - 1) * smallest_level(method, 45, 0.05) < 10
+        assert b >= resamples_needed(method, 45, 0.05)
+    with pytest.raises(ValueError, match="method must be one of"):
+        smallest_level("tukey", 3)
+
+
+def test_family_note_says_when_b_is_too_small_and_what_b_is_needed():
+    from leaderboard_ci.phase.targets import family_note
+
+    assert family_note("maxt", 1770, 10000, 0.05, "all 1770 pairs") is None
+    assert family_note("holm", 45, 10000, 0.05, "all 45 pairs") is None
+    never = family_note("holm", 1770, 10000, 0.05, "all 1770 pairs")
+    assert "no difference can be significant" in never and "B >= 354,000" in never and "B >= 200" in never
+    coarse = family_note("holm", 45, 1000, 0.05, "all 45 pairs")
+    assert "not resolved" in coarse and "B >= 9,000" in coarse

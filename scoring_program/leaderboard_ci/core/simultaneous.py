@@ -31,14 +31,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from .parallel import resolve_jobs
+from .resolution import (STEPDOWN_METHODS, resamples_needed, resolved_resamples,  # noqa: F401 (this module's API)
+                         smallest_level)
 from .significance import tolerance
 
-__all__ = ["FamilyTest", "RankSets", "maxt_stepdown", "maxt_within", "rank_sets", "resamples_needed", "resolved_resamples", "smallest_level",
+__all__ = ["FamilyTest", "RankSets", "maxt_stepdown", "maxt_within", "rank_sets", "resamples_needed", "resolved_resamples",
+           "smallest_level",
            "STEPDOWN_METHODS"]
-
-#: Methods :func:`resamples_needed` knows: the max-t step-down, no correction and statsmodels' names.
-STEPDOWN_METHODS = ("maxt", "none", "bonferroni", "sidak", "holm-sidak", "holm", "simes-hochberg", "hommel",
-                    "fdr_bh", "fdr_by", "fdr_tsbh", "fdr_tsbky")
 
 _CHECKPOINTS = 64
 
@@ -575,108 +574,3 @@ def _tally(pairs, test, better, worse):
     loser = np.where(t > 0, b, a)
     np.add.at(better, loser, 1)
     np.add.at(worse, winner, 1)
-
-
-def resamples_needed(method, n_tests, alpha=0.05):
-    """The smallest B for which one difference at the resampling floor can be declared.
-
-    The smallest p-value a resampling test can give is ``1/(B + 1)``.  After correction
-    over ``n_tests`` tests, a single difference with that p-value is declared when
-
-    * ``"maxt"``: ``1/(B + 1) < alpha`` (the step-down's floor does not depend on the family);
-    * ``"none"``: ``1/(B + 1) <= alpha``;
-    * ``"bonferroni"``, ``"holm"``, ``"hommel"``, ``"simes-hochberg"``, ``"fdr_bh"``,
-      ``"fdr_tsbh"``, ``"fdr_tsbky"``: ``n/(B + 1) <= alpha`` (the smallest p-value is
-      compared with ``alpha/n``; BH could reject at ``1/(B + 1)`` only if all ``n`` tests
-      sat at the floor);
-    * ``"sidak"``, ``"holm-sidak"``: ``1 - (1 - 1/(B + 1))^n <= alpha``;
-    * ``"fdr_by"``: ``n * (1 + 1/2 + ... + 1/n)/(B + 1) <= alpha``.
-
-    (``<`` for maxt as its verdict is ``p < alpha``; ``<=`` for statsmodels' ``reject``.)
-
-    Parameters
-    ----------
-    method : str
-        One of :data:`STEPDOWN_METHODS`.
-    n_tests : int
-        Tests in the family (at least 1).
-    alpha : float
-
-    Returns
-    -------
-    int
-    """
-    if method not in STEPDOWN_METHODS:
-        raise ValueError("method must be one of: %s, got %r" % (", ".join(STEPDOWN_METHODS), method))
-    if isinstance(n_tests, bool) or not isinstance(n_tests, (int, np.integer)) or n_tests < 1:
-        raise ValueError("n_tests must be a positive integer, got %r" % (n_tests,))
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating)) or not 0.0 < alpha < 1.0:
-        raise ValueError("alpha must be a number strictly between 0 and 1, got %r" % (alpha,))
-    n = int(n_tests)
-    alpha = float(alpha)
-
-    def smallest(b):
-        floor = 1.0 / (b + 1.0)
-        if method in ("maxt", "none"):
-            return floor
-        if method in ("sidak", "holm-sidak"):
-            return -math.expm1(n * math.log1p(-floor))
-        if method == "fdr_by":
-            return n * sum(1.0 / i for i in range(1, n + 1)) * floor
-        return n * floor
-
-    def ok(b):
-        return smallest(b) < alpha if method == "maxt" else smallest(b) <= alpha
-
-    lo, hi = 1, 2
-    while not ok(hi):
-        hi *= 2
-    while lo < hi:  # smallest(b) decreases in b
-        mid = (lo + hi) // 2
-        if ok(mid):
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
-
-
-def smallest_level(method, n_tests, alpha=0.05):
-    """The smallest per-test level at which ``method`` compares a p-value over ``n_tests`` tests.
-
-    ``alpha`` for the max-t step-down (it reads the ``1 - alpha`` quantile of the maximum) and
-    for no correction; ``alpha / n`` for Bonferroni, Holm, Hommel, Simes-Hochberg and the BH
-    family (their first comparison); ``1 - (1 - alpha)^(1/n)`` for Sidak and Holm-Sidak;
-    ``alpha / (n (1 + 1/2 + ... + 1/n))`` for BY.
-    """
-    if method not in STEPDOWN_METHODS:
-        raise ValueError("method must be one of: %s, got %r" % (", ".join(STEPDOWN_METHODS), method))
-    n = int(n_tests)
-    if n < 1:
-        raise ValueError("n_tests must be a positive integer, got %r" % (n_tests,))
-    alpha = float(alpha)
-    if method in ("maxt", "none"):
-        return alpha
-    if method in ("sidak", "holm-sidak"):
-        return -math.expm1(math.log1p(-alpha) / n)
-    if method == "fdr_by":
-        return alpha / (n * sum(1.0 / i for i in range(1, n + 1)))
-    return alpha / n
-
-
-def resolved_resamples(method, n_tests, alpha=0.05, beyond=10):
-    """The smallest B that puts about ``beyond`` replicates beyond the smallest level the method uses.
-
-    A resampling p-value (or quantile) at level ``a`` rests on the ``B * a`` most extreme
-    replicates.  Where that is a replicate or two, the p-values that decide are not
-    resolved: interpolated between the most extreme replicates, they can fall below the
-    level by chance and the family-wise error can exceed ``alpha``.  With ``beyond = 10``:
-    B >= 200 for the max-t step-down at alpha = 0.05 whatever the family, but
-    B >= 10 n / alpha (9,000 for the 45 pairs of 10 systems, 354,000 for the 1,770 pairs
-    of 60) for Bonferroni, Holm or BH over ``n`` tests.
-
-    Returns
-    -------
-    int
-    """
-    level = smallest_level(method, n_tests, alpha)
-    return int(math.ceil(beyond / level - 1e-9))

@@ -24,13 +24,16 @@ OPT_STR = (str, type(None))
 # is optional), [spec] is an array of spec, ("map", spec) an object with any keys, and a type or
 # tuple of types a scalar.
 P_ADJUSTED = ("map", OPT_NUM)
-COMPARISON = {"diff": NUM, "ci_low": OPT_NUM, "ci_high": OPT_NUM, "p_value": NUM, "p_adjusted": P_ADJUSTED,
+COMPARISON = {"diff": NUM, "ci_low": OPT_NUM, "ci_high": OPT_NUM, "fw_low": OPT_NUM, "fw_high": OPT_NUM,
+              "interval": STR, "p_value": NUM, "p_adjusted": P_ADJUSTED,
               "stars": STR, "p_one_sided?": NUM, "p_bootstrap?": NUM, "p_permutation?": NUM, "exact?": bool, "p_mcnemar?": NUM}
 TARGET = {
     "key": STR, "metric": STR, "metric_name": STR, "group": OPT_STR, "title": STR, "direction": STR,
     "official": bool, "confidence_level": NUM, "winner": STR, "stars_correction": STR,
     "systems": [{"rank": int, "name": STR, "score": OPT_NUM, "ci_low": OPT_NUM, "ci_high": OPT_NUM,
-                 "letters": STR, "tied_with_winner": bool}],
+                 "letters": STR, "tied_with_winner": bool,
+                 "rank_set": {"simultaneous": (type(None), [int]), "marginal": (type(None), [int])}}],
+    "family_note": OPT_STR, "critical_value": OPT_NUM,
     "vs_winner": [dict(COMPARISON, name=STR, significant=bool)],
     "pairs": [dict(COMPARISON, a=STR, b=STR)],
     "pairs_listed": {"complete": bool, "systems": int, "count": int, "total": int, "file": STR},

@@ -264,7 +264,13 @@ def _run_in_blocks(args, config, gold, ref_dir, workdir, stdout):
         runner.close()
 
 
-def _print_summary(result, written, out_dir, seconds, stdout):
+def _print_summary(result, written, out_dir, seconds, stdout, stderr=None):
+    """The winner, the ties, where the report is; each "B too small" note on stderr, one line each."""
+    from ..report.verdicts import family_notes
+
+    stderr = sys.stderr if stderr is None else stderr
+    for note in family_notes(result):
+        stderr.write("warning: %s\n" % " ".join(str(note).split()))
     target = result.official
     stdout.write("\n%s: winner %s (%.4f)\n" % (target.title, target.winner, target.systems.iloc[0]["score"]))
     tied = [n for n in target.tied_with_winner if n != target.winner]

@@ -22,13 +22,11 @@ CORRECTION_NAMES = {
     "holm": "Holm", "simes-hochberg": "Simes-Hochberg", "hommel": "Hommel", "fdr_bh": "FDR Benjamini-Hochberg",
     "fdr_by": "FDR Benjamini-Yekutieli", "fdr_tsbh": "FDR 2-stage Benjamini-Hochberg",
     "fdr_tsbky": "FDR 2-stage Benjamini-Krieger-Yekutieli",
+    "maxt": "Romano-Wolf max-t step-down",  # ours (leaderboard_ci.core.simultaneous), not statsmodels'
 }
-#: Corrections of the analysis itself (not statsmodels'): the resampling-based max-t step-down.
-RESAMPLING_CORRECTION_NAMES = {"maxt": "max-t step-down (Romano-Wolf)"}
 #: Abbreviations where a name is too long for running text or a column header.
-_SHORT_CORRECTIONS = dict(CORRECTION_NAMES, none="none", fdr_bh="BH", fdr_by="BY", fdr_tsbh="two-stage BH",
-                          fdr_tsbky="two-stage BKY", maxt="max-t")
-_LONG_CORRECTIONS = dict(CORRECTION_NAMES, **RESAMPLING_CORRECTION_NAMES)
+_SHORT_CORRECTIONS = dict(CORRECTION_NAMES, none="none", maxt="max-t", fdr_bh="BH", fdr_by="BY", fdr_tsbh="two-stage BH",
+                          fdr_tsbky="two-stage BKY")
 _FAMILIES = {"all_pairs": "all m(m\u22121)/2 pairs", "vs_winner": "the comparisons with the winner",
              "per_row": "each system's comparisons with the systems ranked below it"}
 
@@ -38,7 +36,7 @@ _HEADER_CORRECTIONS = dict(_SHORT_CORRECTIONS, bonferroni="Bonf.")
 
 def correction_name(method, long=False, header=False):
     """Display name of a statsmodels correction (``fdr_bh`` -> ``BH``; ``Bonf.`` in headers)."""
-    table = _LONG_CORRECTIONS if long else (_HEADER_CORRECTIONS if header else _SHORT_CORRECTIONS)
+    table = CORRECTION_NAMES if long else (_HEADER_CORRECTIONS if header else _SHORT_CORRECTIONS)
     return table.get(method, method)
 
 

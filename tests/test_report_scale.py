@@ -1,6 +1,7 @@
 """Reports of many systems: above ``top`` the page, the paper tables and the figures show the top of each
 ranking and summaries of the whole field; the CSV and Parquet files hold every row; below it nothing changes."""
 import functools
+import html
 import json
 import os
 import re
@@ -163,7 +164,8 @@ def test_truncated_figures_show_the_top_and_the_whole_field():
     result = field()
     view = scale.top_view(result.official, TOP)
     figures = view_figures(result, view)
-    assert list(figures) == ["ordered_ci", "vs_winner", "pair_heatmap", "bootstrap_difference", "score_distribution"]
+    assert list(figures) == ["ordered_ci", "rank_sets", "vs_winner", "pair_heatmap", "bootstrap_difference",
+                             "score_distribution"]
     names = view.names
     points = [a.get_gid()[len("point:"):] for a in figures["ordered_ci"].axes[0].get_lines()
               if (a.get_gid() or "").startswith("point:")]
@@ -171,7 +173,7 @@ def test_truncated_figures_show_the_top_and_the_whole_field():
     points = [a.get_gid()[len("point:"):] for a in figures["vs_winner"].axes[0].get_lines()
               if (a.get_gid() or "").startswith("point:")]
     assert points == names[1:]
-    for name in ("ordered_ci", "vs_winner", "pair_heatmap"):
+    for name in ("ordered_ci", "rank_sets", "vs_winner", "pair_heatmap"):
         assert "the top %d of 14 systems" % TOP in figures[name].axes[0].get_title(loc="left")
     ax = figures["score_distribution"].axes[0]
     tied = [p.get_height() for p in ax.patches if p.get_gid() == "tied"]
@@ -316,6 +318,13 @@ def test_cli_top_option(tmp_path, capsys):
                      "--out", str(out), "--no-progress", "--top", "3"]) == 0
     page = _read(str(out / "report.html"))
     data = json.loads(_read(str(out / "report.json")))
+    # B = 200 is too small for Holm over the 45 pairs (the sample's primary): one line on stderr, in the page too
+    err = capsys.readouterr().err.splitlines()
+    notes = [line for line in err if line.startswith("warning: ")]
+    official = data["metrics"][data["official"]]
+    assert official["family_note"] and "B >= 899 is needed" in official["family_note"]
+    assert notes == ["warning: " + official["family_note"]] and len(err) == 1
+    assert html.escape(official["family_note"]) in page
     m = len(data["systems"])
     assert m > 3 and "Top 3 of %d systems." % m in page
     for block in data["metrics"].values():

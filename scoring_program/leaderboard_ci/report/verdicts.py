@@ -14,12 +14,10 @@ differently:
   sets, when the analysis computed them.
 * :func:`family_notes`: the one sentence that says the number of resamples B
   is too small for the family of comparisons, with the B that would be
-  needed (the analysis' ``TargetAnalysis.family_note``; derived here from the
-  settings when the analysis does not provide it).
+  needed (the analysis' ``TargetAnalysis.family_note``).
 """
 from __future__ import annotations
 
-import math
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -27,11 +25,8 @@ from ..core.numeric import is_finite_number
 from .formatting import DASH, correction_name
 
 __all__ = ["DualInterval", "dual_interval", "marginal_interval", "has_rank_sets", "rank_sets", "format_rank_set",
-           "family_size", "derived_family_note", "family_note", "family_notes", "FAMILY_WISE_CORRECTIONS",
-           "interval_header", "MARGINAL_WORDS", "FAMILY_WISE_WORDS"]
+           "family_note", "family_notes", "interval_header", "MARGINAL_WORDS", "FAMILY_WISE_WORDS"]
 
-#: Corrections whose smallest adjusted p-value is (family size) x (smallest raw p-value).
-FAMILY_WISE_CORRECTIONS = ("bonferroni", "holm", "sidak", "holm-sidak", "simes-hochberg", "hommel")
 #: How the two kinds of interval are named in headers and captions (plain words).
 FAMILY_WISE_WORDS = "Simultaneous/family-wise %s interval (max-t step-down)"
 MARGINAL_WORDS = "%s interval, this pair alone"
@@ -135,59 +130,19 @@ def format_rank_set(low, high):
 # ---------------------------------------------------------------------------
 # B too small for the family
 # ---------------------------------------------------------------------------
-def family_size(m, family):
-    """Comparisons in the largest family of ``family`` among ``m`` systems."""
-    m = int(m)
-    if family == "all_pairs":
-        return m * (m - 1) // 2
-    return max(m - 1, 0)
-
-
-def _resamples(signature):
-    if getattr(signature, "test", None) == "permutation" and getattr(signature, "n_permutations", None):
-        return int(signature.n_permutations)
-    return int(signature.n_resamples)
-
-
-def derived_family_note(result, target):
-    """The "B too small" sentence derived from the settings, or None (see :func:`family_note`).
-
-    With a family-wise correction of statsmodels (Holm, Bonferroni, ...) over
-    ``K`` comparisons, no adjusted p-value can be below ``K / (B + 1)``, since
-    no p-value is below ``1 / (B + 1)``; when that is at least alpha nothing
-    can be declared different, whatever the data, until ``B >= K / alpha``.
-    The max-t step-down (``maxt``) and no correction have the floor
-    ``1 / (B + 1)``.
-    """
-    sig = result.signature
-    primary = str(getattr(sig, "primary", None) or (result.settings or {}).get("primary") or "none")
-    alpha = float(sig.alpha)
-    b = _resamples(sig)
-    m = len(target.systems)
-    if m < 2 or not alpha > 0:
-        return None
-    k = family_size(m, sig.family) if primary in FAMILY_WISE_CORRECTIONS else 1
-    floor = k / (b + 1.0)
-    if floor < alpha:
-        return None
-    needed = int(math.floor(k / alpha))
-    what = "resamples" if getattr(sig, "test", None) != "permutation" else "permutations"
-    if k == 1:
-        return ("With B = %s %s no difference can be declared significant: the smallest p-value is 1/(B + 1) = %s, "
-                "not below %s = %g; B %s %s is needed." % ("{:,}".format(b), what, "%.3g" % floor, "\u03b1", alpha,
-                                                          "\u2265", "{:,}".format(needed)))
-    return ("With B = %s %s no pair can be declared different under %s over %s comparisons: the smallest adjusted "
-            "p-value is %s/(B + 1) = %s (capped at 1), not below %s = %g; B %s %s is needed."
-            % ("{:,}".format(b), what, correction_name(primary), "{:,}".format(k), "{:,}".format(k),
-               "%.3g" % floor, "\u03b1", alpha, "\u2265", "{:,}".format(needed)))
-
-
 def family_note(result, target):
-    """The target's "B too small" sentence: the analysis' ``family_note`` if it has that field, else derived."""
-    if hasattr(target, "family_note"):
-        note = getattr(target, "family_note")
-        return str(note) if note else None
-    return derived_family_note(result, target)
+    """The target's "B too small" sentence (``TargetAnalysis.family_note``) as one sentence, or None.
+
+    The analysis writes it (``leaderboard_ci.phase.targets.family_note``: the
+    correction, the family, the smallest adjusted p-value possible and the B
+    that would be needed); here it only gets a capital letter and a full stop.
+    """
+    note = getattr(target, "family_note", None)
+    if not note:
+        return None
+    text = " ".join(str(note).split())
+    text = text[:1].upper() + text[1:]
+    return text if text.endswith((".", "!", "?")) else text + "."
 
 
 def family_notes(result):

@@ -32,7 +32,7 @@ import numpy as np
 from .parallel import resolve_jobs, run_spans, split_range
 from .significance import tolerance
 
-__all__ = ["FamilyTest", "RankSets", "maxt_stepdown", "rank_sets", "resamples_needed", "STEPDOWN_METHODS"]
+__all__ = ["FamilyTest", "RankSets", "maxt_stepdown", "maxt_within", "rank_sets", "resamples_needed", "STEPDOWN_METHODS"]
 
 #: Methods :func:`resamples_needed` knows: the max-t step-down, no correction and statsmodels' names.
 STEPDOWN_METHODS = ("maxt", "none", "bonferroni", "sidak", "holm-sidak", "holm", "simes-hochberg", "hommel",
@@ -174,6 +174,7 @@ class _Family(object):
         self.u_sorted = u[self.order]
         self.a_sorted = a[self.order]
         self.b_sorted = b[self.order]
+        self.held = None  # |t*| of every sorted pair, kept when the family fits in one chunk
 
     def _differences(self, a, b):
         d = self.reps_t[a]
@@ -197,6 +198,10 @@ class _Family(object):
     def suffix_max(self, lo, hi, after):
         """``max(after, max |t*| over sorted positions [lo, hi))`` elementwise over replicates."""
         out = after.copy()
+        if self.held is not None:
+            if hi > lo:
+                np.maximum(out, self.held[lo:hi].max(axis=0), out=out)
+            return out
         spans = [(s, min(s + self.chunk, hi)) for s in range(lo, hi, self.chunk)]
         parts = [None] * len(spans)
 
@@ -227,6 +232,8 @@ def _backward_counts(fam, n):
             def accumulate(i):
                 s, e = spans[i]
                 x = fam.abs_tstar(s, e)
+                if e - s == n:
+                    fam.held = x  # the whole family: the steps read it instead of recomputing
                 cums[i] = np.maximum.accumulate(x[::-1], axis=0)[::-1]  # row r: max over rows r..end
 
             run_spans(accumulate, range(len(spans)), fam.jobs)
@@ -321,17 +328,47 @@ def maxt_stepdown(replicates, full, pairs, sign, alpha=0.05, chunk_pairs=None, n
     1.0
     """
     replicates, full, pairs, sign, alpha = _check_inputs(replicates, full, pairs, sign, alpha)
-    if chunk_pairs is not None and (isinstance(chunk_pairs, bool) or int(chunk_pairs) < 1):
-        raise ValueError("chunk_pairs must be a positive integer, got %r" % (chunk_pairs,))
+    _chunk(chunk_pairs, 1)
     jobs = resolve_jobs(n_jobs)
+    reps_t = _valid_columns(replicates)
+    return _stepdown(reps_t, full, pairs, sign, alpha, _chunk(chunk_pairs, reps_t.shape[1]), jobs)
+
+
+def maxt_within(replicates, full, pairs, sign, families, alpha=0.05, chunk_pairs=None, n_jobs=1):
+    """:func:`maxt_stepdown` within each family of ``pairs`` separately.
+
+    ``families`` is a list of index arrays into ``pairs``.  Returns a list of
+    :class:`FamilyTest`, one per family (over ``pairs[family]``).  The replicates are laid out
+    once for all families.
+    """
+    replicates, full, pairs, sign, alpha = _check_inputs(replicates, full, pairs, sign, alpha)
+    _chunk(chunk_pairs, 1)
+    jobs = resolve_jobs(n_jobs)
+    reps_t = _valid_columns(replicates)
+    chunk = _chunk(chunk_pairs, reps_t.shape[1])
+    return [_stepdown(reps_t, full, pairs[np.asarray(members, dtype=np.intp)], sign, alpha, chunk, jobs)
+            for members in families]
+
+
+def _chunk(chunk_pairs, count):
+    if chunk_pairs is None:
+        return max(1, (4 << 20) // max(1, count))
+    if isinstance(chunk_pairs, bool) or int(chunk_pairs) < 1:
+        raise ValueError("chunk_pairs must be a positive integer, got %r" % (chunk_pairs,))
+    return int(chunk_pairs)
+
+
+def _valid_columns(replicates):
+    """The replicates without rows holding NaN, as ``(m, count)`` (each system's replicates contiguous)."""
     valid = np.all(np.isfinite(replicates), axis=1)
     reps = replicates[valid] if not valid.all() else replicates
-    count = int(reps.shape[0])
+    return np.ascontiguousarray(reps.T)
+
+
+def _stepdown(reps_t, full, pairs, sign, alpha, chunk_pairs, jobs):
+    """:func:`maxt_stepdown` on replicates already laid out by :func:`_valid_columns`."""
+    count = int(reps_t.shape[1])
     n = int(pairs.shape[0])
-    if chunk_pairs is None:
-        chunk_pairs = max(1, (4 << 20) // max(1, count))
-    chunk_pairs = int(chunk_pairs)
-    reps_t = np.ascontiguousarray(reps.T)
     fam = _Family(reps_t, full, pairs, sign, chunk_pairs, jobs)
     k_max = _largest_rejecting_count(count, alpha)
     if n == 0 or count < 2:
@@ -451,10 +488,13 @@ def rank_sets(replicates, full, sign, alpha=0.05, family_test=None, pairs=None, 
     _tally(pairs, family_test, better, worse)
     low_m = np.empty(m, dtype=np.intp)
     high_m = np.empty(m, dtype=np.intp)
+    reps_t = _valid_columns(replicates)
+    chunk = _chunk(chunk_pairs, reps_t.shape[1])
+    jobs = resolve_jobs(n_jobs)
     for j in range(m):
         others = np.delete(np.arange(m), j)
         own = np.stack([np.full(m - 1, j), others], axis=1)
-        test = maxt_stepdown(replicates, full, own, sign, alpha, chunk_pairs, n_jobs)
+        test = _stepdown(reps_t, full, own, sign, alpha, chunk, jobs)
         sig = test.significant
         worse_than_others = np.count_nonzero(sig & (test.t < 0))  # others better than j
         better_than_others = np.count_nonzero(sig & (test.t > 0))

@@ -300,6 +300,33 @@ def test_below_the_threshold_the_report_is_the_uncut_one(example, tmp_path):
             assert "%s/pair_matrix.csv" % key in default
 
 
+def test_cli_prints_the_family_note_on_stderr(tmp_path, capsys):
+    """With Holm as the primary correction, B = 200 is too small for the 45 pairs of the sample competition: the
+    command line says so on stderr in one line, the sentence of report.json and of the page."""
+    from leaderboard_ci.phase import cli
+
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "competition_bundle")
+    ref = tmp_path / "ref"
+    ref.mkdir()
+    for name in os.listdir(os.path.join(root, "reference_data")):
+        with open(os.path.join(root, "reference_data", name), "rb") as src:
+            (ref / name).write_bytes(src.read())
+    text = (ref / "config.yaml").read_text().replace("n_resamples: 10000", "n_resamples: 200")
+    (ref / "config.yaml").write_text(text + "\nanalysis:\n  primary: holm\n")
+    out = tmp_path / "out"
+    assert cli.main(["--reference", str(ref), "--submissions", os.path.join(root, "sample_submissions"),
+                     "--out", str(out), "--no-progress"]) == 0
+    captured = capsys.readouterr()
+    data = json.loads(_read(str(out / "report.json")))
+    page = _read(str(out / "report.html"))
+    official = data["metrics"][data["official"]]
+    note = official["family_note"]
+    assert note and "Holm" in note and "B >= 899 is needed" in note  # 45/(B + 1) <= 0.05
+    assert captured.err.splitlines() == ["warning: " + note]  # one line, once (every target has the same B and m)
+    assert note not in captured.out
+    assert page.count(html.escape(note)) >= 2  # the headline and the official target's section
+
+
 def test_cli_top_option(tmp_path, capsys):
     """``--top 3`` on the sample competition (9 submissions, B = 200): the page shows the top 3 of each ranking."""
     from leaderboard_ci.phase import cli
@@ -318,13 +345,10 @@ def test_cli_top_option(tmp_path, capsys):
                      "--out", str(out), "--no-progress", "--top", "3"]) == 0
     page = _read(str(out / "report.html"))
     data = json.loads(_read(str(out / "report.json")))
-    # B = 200 is too small for Holm over the 45 pairs (the sample's primary): one line on stderr, in the page too
-    err = capsys.readouterr().err.splitlines()
-    notes = [line for line in err if line.startswith("warning: ")]
-    official = data["metrics"][data["official"]]
-    assert official["family_note"] and "B >= 899 is needed" in official["family_note"]
-    assert notes == ["warning: " + official["family_note"]] and len(err) == 1
-    assert html.escape(official["family_note"]) in page
+    # B = 200 is enough for the max-t step-down (the default): no "B too small" note anywhere
+    assert capsys.readouterr().err == ""
+    assert all(block["family_note"] is None for block in data["metrics"].values())
+    assert "family-note" not in page
     m = len(data["systems"])
     assert m > 3 and "Top 3 of %d systems." % m in page
     for block in data["metrics"].values():

@@ -162,8 +162,13 @@ def _add_baseline(config, ref_dir, gold, coded, requested):
     return name
 
 
-def run(args, stdout=sys.stdout):
-    """Run the analysis for parsed arguments; returns the PhaseResult."""
+def run(args, stdout=None):
+    """Run the analysis for parsed arguments; returns the PhaseResult.
+
+    ``stdout`` (default: ``sys.stdout`` at the call, not at import) receives the
+    progress and the summary; the "B too small" notes go to ``sys.stderr``.
+    """
+    stdout = sys.stdout if stdout is None else stdout
     from .analysis import analyze
     from ..scoring.config import load_config
     from ..scoring.readers import read_gold

@@ -11,8 +11,8 @@ confidence level) and its marginal rank set (a thin dark bar: this system
 alone), from the columns ``rank``, ``rank_low``, ``rank_high``,
 ``rank_low_marginal`` and ``rank_high_marginal`` of ``TargetAnalysis.systems``
 (Mogstad, Romano, Shaikh & Wilhelm 2024).  The bars span exactly
-``[low, high]`` in data coordinates (a one-rank set is a square: the line's
-ends are projected by half its width), and carry ``gid`` values
+``[low, high]`` in data coordinates (square or bar ends keep a one-rank set
+visible), and carry ``gid`` values
 ``rankset:simultaneous:<system>``, ``rankset:marginal:<system>`` and
 ``rank:<system>`` so that tests can read back what was drawn.
 """
@@ -25,11 +25,17 @@ from .verdicts import has_rank_sets
 
 __all__ = ["rank_set_plot", "LIGHT", "DARK"]
 
-#: Alpha of the simultaneous (thick) bars; the marginal (thin) bars are opaque.
+#: Share of the system's colour in the simultaneous (thick) bars, mixed with white; the marginal bars are dark.
 LIGHT = 0.35
 #: Line widths (points) of the simultaneous and marginal bars.
 THICK, THIN = 7.0, 1.8
 DARK = INK
+
+
+def _light(colour, share=LIGHT):
+    """``colour`` (``#rrggbb``) mixed with white, ``share`` of it kept: opaque, so ends and bar do not add up."""
+    rgb = [int(colour[i:i + 2], 16) for i in (1, 3, 5)]
+    return "#%02x%02x%02x" % tuple(int(round(255 - share * (255 - c))) for c in rgb)
 
 
 def _colour(row, winner, baseline):
@@ -79,10 +85,12 @@ def rank_set_plot(target, confidence_level=0.95, baseline=None):
         lo, hi = int(row.rank_low), int(row.rank_high)
         mlo, mhi = int(row.rank_low_marginal), int(row.rank_high_marginal)
         highest = max(highest, hi, mhi, int(row.rank))
-        wide, = ax.plot([lo, hi], [y, y], color=colour, alpha=LIGHT, lw=THICK, solid_capstyle="projecting",
-                        zorder=2)
+        # square ends (markers) keep a one-rank set visible; the line spans exactly [low, high]
+        wide, = ax.plot([lo, hi], [y, y], color=_light(colour), lw=THICK, solid_capstyle="butt", marker="s",
+                        markersize=THICK, markeredgewidth=0, zorder=2)
         wide.set_gid("rankset:simultaneous:%s" % row.name)
-        thin, = ax.plot([mlo, mhi], [y, y], color=DARK, lw=THIN, solid_capstyle="projecting", zorder=3)
+        thin, = ax.plot([mlo, mhi], [y, y], color=DARK, lw=THIN, solid_capstyle="butt", marker="|",
+                        markersize=THICK + 2, markeredgewidth=THIN, zorder=3)
         thin.set_gid("rankset:marginal:%s" % row.name)
         point, = ax.plot([int(row.rank)], [y], "o", color=colour, markersize=5.5 if m <= 30 else 4,
                          markeredgecolor="white", markeredgewidth=0.8, zorder=4)
@@ -92,9 +100,10 @@ def rank_set_plot(target, confidence_level=0.95, baseline=None):
     ax.xaxis.get_major_locator().set_params(integer=True)  # the default locator is a MaxNLocator
     ax.set_xlabel("rank (1 = best), %g%% rank confidence sets" % (100 * confidence_level))
     ax.set_title("%s: rank confidence sets" % figure_title(target), fontsize=11, loc="left")
-    handles = [ax.plot([], [], color=OTHER, alpha=LIGHT, lw=THICK, label="simultaneous rank set (all systems at "
-                       "once)")[0],
-               ax.plot([], [], color=DARK, lw=THIN, label="marginal rank set (this system alone)")[0],
+    handles = [ax.plot([], [], color=_light(OTHER), lw=THICK, marker="s", markersize=THICK, markeredgewidth=0,
+                       label="simultaneous rank set (all systems at once)")[0],
+               ax.plot([], [], color=DARK, lw=THIN, marker="|", markersize=THICK + 2, markeredgewidth=THIN,
+                       label="marginal rank set (this system alone)")[0],
                ax.plot([], [], "o", color=TIED, label="rank; blue: 1 in the simultaneous set (tied)")[0]]
     fig.legend(handles=handles, loc="outside lower center" if _outside_ok() else "lower center", ncol=1,
                fontsize=9, frameon=False)

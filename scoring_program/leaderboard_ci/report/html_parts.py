@@ -22,7 +22,7 @@ FIGURE_DPI = 110
 _FIGURE_TEXT = {
     "ordered_ci": "Each system's score (dot) and its %(level)s confidence interval (whisker), best at the top. "
                   "The winner is dark blue and its interval is shaded across the plot; light blue marks the "
-                  "systems not significantly different from the winner (%(primary)s), grey the others%(base)s.",
+                  "systems tied with the winner (%(tied)s), grey the others%(base)s.",
     "vs_winner": "The difference between the winner and each system (positive: the winner is better, "
                  "also where lower is better) with %(interval)s. The colour is the decision in the tables' "
                  "row: red, not significantly different from the winner (tied with it) by %(primary)s; green, "
@@ -41,7 +41,7 @@ _FIGURE_TEXT = {
                          "first to the third quartile with the median, the whiskers the 5th to the 95th "
                          "percentile, and the diamond is the mean, which is the score in the table above.",
     "score_distribution": "The full-sample score of every system, stacked: light blue, the winner and the systems "
-                          "not significantly different from it (%(primary)s); grey, significantly worse. The "
+                          "tied with it (%(tied)s); grey, the others. The "
                           "dotted line is the score of the last system shown in this section's tables and figures.",
 }
 _FIGURE_TITLES = {
@@ -174,6 +174,8 @@ def _figure(name, data, target, result, primary):
                  "below 0 (orange), is the two-sided bootstrap p-value." if two else
                  "the share of resamples at or beyond 2&delta; (orange) is the one-sided bootstrap p-value."),
         "level": _level(result), "primary": _esc(correction_name(primary)), "minus": MINUS,
+        "tied": ("1 is in their simultaneous rank set" if has_rank_sets(target.systems) else
+                 "not significantly different from it, %s" % _esc(correction_name(primary))),
         "interval": ("its simultaneous/family-wise %s interval (max-t step-down), the interval the verdict comes "
                      "from" % _level(result)) if dual.family_wise else
                     ("its %s interval, this pair alone" % _level(result)),

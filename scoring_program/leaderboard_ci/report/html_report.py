@@ -69,12 +69,17 @@ def _header(result, primary):
     official = result.official
     win = official.systems.iloc[0]
     tied = [n for n in official.tied_with_winner if n != official.winner]
-    tied_text = ("Not significantly different from the winner (%s, %s = %g): %s."
-                 % (_esc(correction_name(primary)), "&alpha;", result.signature.alpha,
+    ranked = has_rank_sets(official.systems)
+    tied_text = ("%s (%s, %s = %g): %s."
+                 % ("Tied with the winner, 1 in their simultaneous rank set" if ranked else
+                    "Not significantly different from the winner",
+                    _esc(correction_name(primary)), "&alpha;", result.signature.alpha,
                     ("<b>%s</b>" % _names(tied, 8)) if len(tied) <= 8 else
                     "%d systems (%s)" % (len(tied), _names(tied, 8))) if tied
-                 else "Every other system is significantly worse than the winner (%s, %s = %g)."
-                 % (_esc(correction_name(primary)), "&alpha;", result.signature.alpha))
+                 else "%s (%s, %s = %g)."
+                 % ("No other system has 1 in its simultaneous rank set" if ranked else
+                    "Every other system is significantly worse than the winner",
+                    _esc(correction_name(primary)), "&alpha;", result.signature.alpha))
     sig = result.signature
     return ('<header><h1>leaderboard-ci &middot; end-of-phase analysis</h1>'
             '<p class="headline">Winner on %s: %s %s <span class="ci">(%s CI %s)</span></p>'
@@ -171,13 +176,14 @@ def _explanations(result, primary):
             'findings. <b>%(primary_long)s</b> decides the stars, the letters and who is tied with the '
             'winner; the others are shown beside it.</p>'
             '<p><b>Letters.</b> Systems that share a letter are not significantly different from each other '
-            '(compact letter display). <b>Tied with the winner</b>: not significantly different from the '
-            'first-ranked system.%(gain)s</p>'
+            '(compact letter display).%(tied)s%(gain)s</p>'
             '</div></section>'
             % {"level": level, "b": _count(sig.n_resamples), "p_text": p_text, "stars": _esc(STAR_LEGEND),
                "primary": _esc(correction_name(primary)), "primary_long": _esc(correction_name(primary, long=True)),
                "names": names, "family": _esc(family_description(sig.family)),
                "family_key": _esc(sig.family), "duality": _duality_text(result, primary),
+               "tied": "" if has_rank_sets(result.official.systems) else
+                       (" <b>Tied with the winner</b>: not significantly different from the first-ranked system."),
                "ranks": ('<p><b>Rank sets</b> (Mogstad, Romano, Shaikh &amp; Wilhelm 2024): the ranks a system can '
                          'hold at %s confidence, simultaneous (they hold for all systems at once) and marginal (for '
                          'one system alone), from the same resamples. <b>Tied with the winner</b>: 1 is in the '
@@ -368,8 +374,10 @@ def _target_section(result, key, view, figures, digits, primary, corrections, fo
              % (target_anchor(key), _esc(target.title), " &middot; official" if official else "",
                 _esc(target.metric.better))]
     parts.append('<p>n = %s items. Winner: <b>%s</b>. %s</p>'
-                 % (_count(target_n(result, target)), _esc(target.winner), ("Not significantly different from it (%d): %s." % (len(tied), _names(tied, 12)))
-                    if tied else ("All other systems are significantly worse." if m > 1 else "")))
+                 % (_count(target_n(result, target)), _esc(target.winner), ("%s (%d): %s." % ("Tied with it, 1 in their simultaneous rank set" if has_rank_sets(full.systems) else
+                                       "Not significantly different from it", len(tied), _names(tied, 12)))
+                    if tied else ("No other system can be first." if has_rank_sets(full.systems) and m > 1 else
+                                  "All other systems are significantly worse." if m > 1 else "")))
     warnings = resolution_notes(result, full)
     above = baseline_above_winner(result, full)
     if above:

@@ -142,8 +142,8 @@ def test_truncated_page_holds_exactly_the_top_rows_and_the_summaries(cut):
         summary = dict((row[0], row[1]) for row in field_table)
         assert summary["systems"] == "14"
         tied = [n for n in target.tied_with_winner if n != target.winner]
-        assert re.match(r"%d\b" % len(tied), summary["tied with the winner (BH)"])
-        assert summary["significantly worse than the winner"] == str(13 - len(tied))
+        assert re.match(r"%d\b" % len(tied), summary["tied with the winner (1 in the simultaneous rank set)"])
+        assert summary["not tied with the winner (1 not in their simultaneous rank set)"] == str(13 - len(tied))
         # then exactly the top rows, in rank order
         assert [r[1].replace("winner", "").replace("baseline", "") for r in ranking] == \
             [__import__("html").escape(n, quote=True) for n in names]

@@ -282,8 +282,13 @@ def _print_summary(result, written, out_dir, seconds, stdout, stderr=None):
     from ..report.formatting import correction_name
 
     primary = result.signature.primary
-    stdout.write("Not significantly different from the winner (%s correction, alpha %g): %s\n"
-                 % (correction_name(primary, long=True), result.signature.alpha, ", ".join(tied) if tied else "none"))
+    if "rank_low" in target.systems.columns:
+        stdout.write("Tied with the winner (1 in their simultaneous rank set, alpha %g): %s\n"
+                     % (result.signature.alpha, ", ".join(tied) if tied else "none"))
+    else:
+        stdout.write("Not significantly different from the winner (%s correction, alpha %g): %s\n"
+                     % (correction_name(primary, long=True), result.signature.alpha,
+                        ", ".join(tied) if tied else "none"))
     if len(result.skipped):
         stdout.write("Skipped %d submission(s); see the report.\n" % len(result.skipped))
     from ..report.scale import PARQUET_HINT, parquet_available

@@ -70,16 +70,16 @@ def _header(result, primary):
     win = official.systems.iloc[0]
     tied = [n for n in official.tied_with_winner if n != official.winner]
     ranked = has_rank_sets(official.systems)
-    tied_text = ("%s (%s, %s = %g): %s."
+    tied_text = ("%s (%s = %g): %s."
                  % ("Tied with the winner, 1 in their simultaneous rank set" if ranked else
-                    "Not significantly different from the winner",
-                    _esc(correction_name(primary)), "&alpha;", result.signature.alpha,
+                    "Not significantly different from the winner, %s," % _esc(correction_name(primary)),
+                    "&alpha;", result.signature.alpha,
                     ("<b>%s</b>" % _names(tied, 8)) if len(tied) <= 8 else
                     "%d systems (%s)" % (len(tied), _names(tied, 8))) if tied
-                 else "%s (%s, %s = %g)."
+                 else "%s (%s = %g)."
                  % ("No other system has 1 in its simultaneous rank set" if ranked else
-                    "Every other system is significantly worse than the winner",
-                    _esc(correction_name(primary)), "&alpha;", result.signature.alpha))
+                    "Every other system is significantly worse than the winner, %s," % _esc(correction_name(primary)),
+                    "&alpha;", result.signature.alpha))
     sig = result.signature
     return ('<header><h1>leaderboard-ci &middot; end-of-phase analysis</h1>'
             '<p class="headline">Winner on %s: %s %s <span class="ci">(%s CI %s)</span></p>'
@@ -342,9 +342,11 @@ def _field_summary(result, view, folder, figures, primary):
     scores = target.systems["score"].astype(float)
     quartiles = scores.quantile([0.0, 0.25, 0.5, 0.75, 1.0]).tolist()
     rows = [("systems", _count(view.m)), ("shown in this section", "the top %d (ranks 1&ndash;%d)" % (shown, shown)),
-            ("tied with the winner (%s)" % _esc(correction_name(primary)),
+            ("tied with the winner (1 in the simultaneous rank set)" if has_rank_sets(target.systems) else
+             "tied with the winner (%s)" % _esc(correction_name(primary)),
              "%s%s" % (_count(len(tied)), (" (%s of them below the top %d)" % (_count(len(below)), shown)) if below else "")),
-            ("significantly worse than the winner", _count(view.m - 1 - len(tied))),
+            ("not tied with the winner (1 not in their simultaneous rank set)" if has_rank_sets(target.systems)
+             else "significantly worse than the winner", _count(view.m - 1 - len(tied))),
             ("scores: best, quartiles, worst" if target.metric.direction == "higher" else
              "scores: worst, quartiles, best", ", ".join(_num(q) for q in quartiles[::-1]))]
     base = result.baseline

@@ -400,10 +400,10 @@ def _target_section(result, key, view, figures, digits, primary, corrections, fo
         parts.append('<div class="two"><div>%s</div><div>%s</div></div>' % (ranking, ordered))
     else:
         parts.append(ranking + ordered)
+    parts.append(_figure("unit_distribution", figures.get("unit_distribution"), target, result, primary))
     if figures.get("rank_sets"):
         parts.append("<h3>Rank confidence sets%s</h3>" % top)
         parts.append(_figure("rank_sets", figures.get("rank_sets"), target, result, primary))
-    parts.append(_figure("unit_distribution", figures.get("unit_distribution"), target, result, primary))
     if m > 1:
         orientation = "winner %s system" % MINUS if target.metric.direction == "higher" \
             else "system %s winner (lower is better)" % MINUS

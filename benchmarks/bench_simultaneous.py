@@ -12,6 +12,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "scoring_program"))
 from leaderboard_ci.core.pairs import pair_statistics, ranked_pairs  # noqa: E402
+from leaderboard_ci.core.parallel import keep_freed_memory  # noqa: E402
 from leaderboard_ci.core.simultaneous import maxt_stepdown, rank_sets  # noqa: E402
 
 
@@ -23,6 +24,7 @@ def main(argv=None):
     parser.add_argument("--ranks", action="store_true", help="also the rank sets (m step-downs of m - 1 pairs)")
     parser.add_argument("--pairs-stats", action="store_true", help="also time pair_statistics for comparison")
     args = parser.parse_args(argv)
+    keep_freed_memory()  # as the entry points do (fresh 32 MB chunks would be page-faulted in each time)
     jobs = args.jobs if args.jobs == "auto" else int(args.jobs)
     rng = np.random.default_rng(0)
     m, b = args.m, args.B

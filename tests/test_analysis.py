@@ -234,6 +234,18 @@ def test_per_row_family_corrects_each_row():
         np.testing.assert_allclose(rows["p_holm"], multipletests(rows["p_value"], method="holm")[1])
     vs = res.official.vs_winner
     np.testing.assert_allclose(vs["p_bonferroni"], np.minimum(1, vs["p_value"] * len(vs)))
+    # The max-t step-down within each row too, on the same replicates.
+    from leaderboard_ci.core.simultaneous import maxt_stepdown
+
+    target = res.official
+    names = list(target.systems["name"])
+    full = target.systems["score"].to_numpy()
+    for a, rows in pairs.groupby("a", sort=False):
+        own = np.array([[names.index(a), names.index(b)] for b in rows["b"]])
+        test = maxt_stepdown(target.replicates, full, own, 1, 0.05)
+        np.testing.assert_array_equal(rows["p_maxt"], test.p_adjusted)
+        np.testing.assert_array_equal(rows["fw_low"], test.low)
+    np.testing.assert_array_equal(vs["p_maxt"], pairs[pairs["a"] == target.winner]["p_maxt"])
 
 
 def test_lower_is_better_metric_ranks_and_orients():

@@ -174,6 +174,15 @@ def test_identical_copy_gets_p_one():
     assert np.all((test.low <= 0) & (test.high >= 0))
 
 
+def test_an_undefined_score_is_never_a_difference():
+    reps, full = _case(6)
+    full = full.copy()
+    full[2] = np.nan
+    test = maxt_stepdown(reps, full, _all_pairs(6), 1, 0.05)
+    involved = (_all_pairs(6) == 2).any(axis=1)
+    assert np.all(test.p_adjusted[involved] == 1.0) and np.all(np.isnan(test.t[involved]))
+
+
 def test_no_spread_and_a_difference_is_infinite_t():
     reps = np.tile([0.9, 0.5, 0.5], (50, 1))
     test = maxt_stepdown(reps, np.array([0.9, 0.5, 0.5]), [[0, 1], [1, 2]], 1, 0.05)

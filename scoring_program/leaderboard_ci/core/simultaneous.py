@@ -25,18 +25,16 @@ Memory: pairs are streamed in chunks of ``chunk_pairs * B`` doubles (about
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 
-from .parallel import resolve_jobs, run_spans, split_range
+from .parallel import resolve_jobs
+from .resolution import STEPDOWN_METHODS, resamples_needed  # noqa: F401 (part of this module's API)
 from .significance import tolerance
 
 __all__ = ["FamilyTest", "RankSets", "maxt_stepdown", "maxt_within", "rank_sets", "resamples_needed", "STEPDOWN_METHODS"]
-
-#: Methods :func:`resamples_needed` knows: the max-t step-down, no correction and statsmodels' names.
-STEPDOWN_METHODS = ("maxt", "none", "bonferroni", "sidak", "holm-sidak", "holm", "simes-hochberg", "hommel",
-                    "fdr_bh", "fdr_by", "fdr_tsbh", "fdr_tsbky")
 
 _CHECKPOINTS = 64
 
@@ -140,20 +138,29 @@ def _largest_rejecting_count(n_valid, alpha):
 
 
 class _Family(object):
-    """Per-pair numbers of one family and the studentized replicates of any range of its sorted pairs."""
+    """Per-pair numbers of one family and the studentized replicates of any range of its sorted pairs.
 
-    def __init__(self, reps_t, full, pairs, sign, chunk_pairs, jobs):
+    ``pool`` (:class:`_pool`) runs the chunks.
+    """
+
+    def __init__(self, reps_t, full, pairs, sign, chunk_pairs, pool, se=None):
+        self.run = pool.run
         self.reps_t = reps_t
         self.count = reps_t.shape[1]
         self.sign = sign
         self.chunk = chunk_pairs
-        self.jobs = jobs
+        self.jobs = pool.jobs
         n = pairs.shape[0]
         a, b = pairs[:, 0], pairs[:, 1]
         self.delta = sign * (full[a] - full[b])
         self.gamma = tolerance(np.maximum(np.abs(full[a]), np.abs(full[b])), self.delta)
-        se = np.zeros(n)
-        if self.count >= 2:
+        if se is not None:
+            se = np.asarray(se, dtype=np.float64)
+        elif self.count < 2:
+            se = np.zeros(n)
+        else:
+            se = np.empty(n)
+
             def first(span):
                 lo, hi = span
                 d = self._differences(a[lo:hi], b[lo:hi])
@@ -161,12 +168,14 @@ class _Family(object):
                 np.subtract(d, mean[:, None], out=d)
                 np.multiply(d, d, out=d)
                 se[lo:hi] = np.sqrt(d.sum(axis=1) / (self.count - 1.0))
-            run_spans(first, [(lo, min(lo + chunk_pairs, n)) for lo in range(0, n, chunk_pairs)], jobs)
+            self.run(first, [(lo, min(lo + chunk_pairs, n)) for lo in range(0, n, chunk_pairs)])
         self.se = se
-        self.zero = np.abs(self.delta) <= self.gamma
-        self.flat = se <= self.gamma
+        undefined = ~np.isfinite(self.delta)  # a score that is NaN: never a difference (p = 1)
+        self.zero = (np.abs(self.delta) <= self.gamma) | undefined
+        self.flat = (se <= self.gamma) | ~np.isfinite(se) | undefined  # t* = 0: no NaN in the maxima
         with np.errstate(divide="ignore", invalid="ignore"):
             t = np.where(self.zero, 0.0, np.where(self.flat, np.sign(self.delta) * np.inf, self.delta / se))
+            t[undefined] = np.nan
             u = np.where(self.zero, 0.0, np.where(self.flat, np.inf, (np.abs(self.delta) - self.gamma) / se))
         self.t = t
         # Sorted by the count's threshold u (descending); ties keep the pairs' order.
@@ -174,7 +183,7 @@ class _Family(object):
         self.u_sorted = u[self.order]
         self.a_sorted = a[self.order]
         self.b_sorted = b[self.order]
-        self.held = None  # |t*| of every sorted pair, kept when the family fits in one chunk
+        self.held = None  # suffix maxima of |t*| at every sorted pair, kept when the family fits in one chunk
 
     def _differences(self, a, b):
         d = self.reps_t[a]
@@ -199,8 +208,8 @@ class _Family(object):
         """``max(after, max |t*| over sorted positions [lo, hi))`` elementwise over replicates."""
         out = after.copy()
         if self.held is not None:
-            if hi > lo:
-                np.maximum(out, self.held[lo:hi].max(axis=0), out=out)
+            if lo < self.held.shape[0]:  # held[lo] is the maximum over lo..end, which includes [lo, hi)
+                np.maximum(out, self.held[lo], out=out)
             return out
         spans = [(s, min(s + self.chunk, hi)) for s in range(lo, hi, self.chunk)]
         parts = [None] * len(spans)
@@ -209,7 +218,7 @@ class _Family(object):
             s, e = spans[i]
             parts[i] = self.abs_tstar(s, e).max(axis=0)
 
-        run_spans(work, range(len(spans)), self.jobs)
+        self.run(work, range(len(spans)))
         for part in parts:
             np.maximum(out, part, out=out)
         return out
@@ -232,11 +241,13 @@ def _backward_counts(fam, n):
             def accumulate(i):
                 s, e = spans[i]
                 x = fam.abs_tstar(s, e)
+                for r in range(x.shape[0] - 2, -1, -1):  # row r: max over rows r..end (in place; a row
+                    np.maximum(x[r], x[r + 1], out=x[r])  # at a time is ~5x faster than ufunc.accumulate)
                 if e - s == n:
-                    fam.held = x  # the whole family: the steps read it instead of recomputing
-                cums[i] = np.maximum.accumulate(x[::-1], axis=0)[::-1]  # row r: max over rows r..end
+                    fam.held = x  # the whole family: the steps read its suffix maxima instead of recomputing
+                cums[i] = x
 
-            run_spans(accumulate, range(len(spans)), fam.jobs)
+            fam.run(accumulate, range(len(spans)))
             suffixes = [None] * len(spans)
             after = running
             for i in range(len(spans) - 1, -1, -1):
@@ -250,7 +261,7 @@ def _backward_counts(fam, n):
                 counts[s:e] = np.count_nonzero(cum >= fam.u_sorted[s:e, None], axis=1)
                 cums[i] = None
 
-            run_spans(count, range(len(spans)), fam.jobs)
+            fam.run(count, range(len(spans)))
             running = after
         checkpoints[seg_lo] = running.copy()
     return counts, checkpoints, segment
@@ -331,7 +342,8 @@ def maxt_stepdown(replicates, full, pairs, sign, alpha=0.05, chunk_pairs=None, n
     _chunk(chunk_pairs, 1)
     jobs = resolve_jobs(n_jobs)
     reps_t = _valid_columns(replicates)
-    return _stepdown(reps_t, full, pairs, sign, alpha, _chunk(chunk_pairs, reps_t.shape[1]), jobs)
+    with _pool(jobs) as pool:
+        return _stepdown(reps_t, full, pairs, sign, alpha, _chunk(chunk_pairs, reps_t.shape[1]), pool)
 
 
 def maxt_within(replicates, full, pairs, sign, families, alpha=0.05, chunk_pairs=None, n_jobs=1):
@@ -346,8 +358,9 @@ def maxt_within(replicates, full, pairs, sign, families, alpha=0.05, chunk_pairs
     jobs = resolve_jobs(n_jobs)
     reps_t = _valid_columns(replicates)
     chunk = _chunk(chunk_pairs, reps_t.shape[1])
-    return [_stepdown(reps_t, full, pairs[np.asarray(members, dtype=np.intp)], sign, alpha, chunk, jobs)
-            for members in families]
+    with _pool(jobs) as pool:
+        return [_stepdown(reps_t, full, pairs[np.asarray(members, dtype=np.intp)], sign, alpha, chunk, pool)
+                for members in families]
 
 
 def _chunk(chunk_pairs, count):
@@ -365,11 +378,44 @@ def _valid_columns(replicates):
     return np.ascontiguousarray(reps.T)
 
 
-def _stepdown(reps_t, full, pairs, sign, alpha, chunk_pairs, jobs):
-    """:func:`maxt_stepdown` on replicates already laid out by :func:`_valid_columns`."""
+class _pool(object):
+    """Threads for the chunks, kept for a whole call (``with _pool(jobs) as pool``).
+
+    Each chunk writes its own slice, so the threads never change a result.  No BLAS is
+    used here, so no BLAS thread limits are set (that costs milliseconds per call).
+    """
+
+    def __init__(self, jobs):
+        self.jobs = int(jobs)
+        self.executor = ThreadPoolExecutor(max_workers=self.jobs) if self.jobs > 1 else None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self.executor is not None:
+            self.executor.shutdown()
+        return False
+
+    def run(self, work, items):
+        """``work(item)`` for every item, on the threads when there is more than one item."""
+        items = list(items)
+        if self.executor is None or len(items) <= 1:
+            for item in items:
+                work(item)
+        else:
+            list(self.executor.map(work, items))
+
+
+def _stepdown(reps_t, full, pairs, sign, alpha, chunk_pairs, pool, se=None):
+    """:func:`maxt_stepdown` on replicates already laid out by :func:`_valid_columns`.
+
+    ``se``: the pairs' bootstrap standard deviations when already known (they do not
+    depend on the pair's orientation).
+    """
     count = int(reps_t.shape[1])
     n = int(pairs.shape[0])
-    fam = _Family(reps_t, full, pairs, sign, chunk_pairs, jobs)
+    fam = _Family(reps_t, full, pairs, sign, chunk_pairs, pool, se)
     k_max = _largest_rejecting_count(count, alpha)
     if n == 0 or count < 2:
         inf = np.full(n, np.inf)
@@ -456,9 +502,15 @@ def rank_sets(replicates, full, sign, alpha=0.05, family_test=None, pairs=None, 
     from the step-down over the ``m - 1`` comparisons of ``j`` only.  The point rank lies in
     both sets (a rejected difference has the sign of the point estimate), and the
     simultaneous set contains the marginal one (a pair's adjusted p-value in the smaller
-    family is never larger: its maxima run over fewer pairs).  The step-down controls the family-wise error of "differs";
-    directional (sign) errors are controlled exactly by the single-step version, which the
-    step-down's first step is.
+    family is never larger: its maxima run over fewer pairs).
+
+    The step-down here is over unordered pairs with two-sided ``|t|``, a rejected pair
+    leaving the family entirely.  csranks' step-down (``csdiffmeans`` with ``stepdown=TRUE``)
+    tests the one-sided hypotheses of ordered pairs instead, so a rejected "j better than
+    k" keeps "k better than j" (its reverse tail) in the later maxima, and its later
+    critical values are never smaller than ours.  Both share the first step, the
+    single-step max-t, whose sets hold simultaneously with the directions; beyond it ours
+    can be narrower, and its control of directional errors is not proved.
 
     References
     ----------
@@ -480,6 +532,9 @@ def rank_sets(replicates, full, sign, alpha=0.05, family_test=None, pairs=None, 
         if pairs.shape[0] != all_pairs.shape[0] or not np.array_equal(keys, all_pairs[:, 0] * m + all_pairs[:, 1]):
             raise ValueError("family_test must cover every pair of the %d systems once, got %d pairs"
                              % (m, pairs.shape[0]))
+        if family_test.alpha != alpha:
+            raise ValueError("family_test was computed at alpha = %g, not at the alpha asked, %g"
+                             % (family_test.alpha, alpha))
         if family_test.p_adjusted.shape != (pairs.shape[0],):
             raise ValueError("family_test has %d p-values for %d pairs" % (family_test.p_adjusted.size,
                                                                             pairs.shape[0]))
@@ -491,15 +546,17 @@ def rank_sets(replicates, full, sign, alpha=0.05, family_test=None, pairs=None, 
     reps_t = _valid_columns(replicates)
     chunk = _chunk(chunk_pairs, reps_t.shape[1])
     jobs = resolve_jobs(n_jobs)
-    for j in range(m):
-        others = np.delete(np.arange(m), j)
-        own = np.stack([np.full(m - 1, j), others], axis=1)
-        test = _stepdown(reps_t, full, own, sign, alpha, chunk, jobs)
-        sig = test.significant
-        worse_than_others = np.count_nonzero(sig & (test.t < 0))  # others better than j
-        better_than_others = np.count_nonzero(sig & (test.t > 0))
-        low_m[j] = 1 + worse_than_others
-        high_m[j] = m - better_than_others
+    index = np.zeros((m, m), dtype=np.intp)  # pair (j, k) -> its position in ``pairs`` (either orientation)
+    index[pairs[:, 0], pairs[:, 1]] = np.arange(pairs.shape[0])
+    index[pairs[:, 1], pairs[:, 0]] = np.arange(pairs.shape[0])
+    with _pool(jobs) as pool:
+        for j in range(m):
+            others = np.delete(np.arange(m), j)
+            own = np.stack([np.full(m - 1, j), others], axis=1)
+            test = _stepdown(reps_t, full, own, sign, alpha, chunk, pool, se=family_test.se[index[j, others]])
+            sig = test.significant
+            low_m[j] = 1 + np.count_nonzero(sig & (test.t < 0))  # others significantly better than j
+            high_m[j] = m - np.count_nonzero(sig & (test.t > 0))
     return RankSets(_joint_rank(full, sign), 1 + better, m - worse, low_m, high_m, alpha)
 
 
@@ -514,66 +571,3 @@ def _tally(pairs, test, better, worse):
     loser = np.where(t > 0, b, a)
     np.add.at(better, loser, 1)
     np.add.at(worse, winner, 1)
-
-
-def resamples_needed(method, n_tests, alpha=0.05):
-    """The smallest B for which one difference at the resampling floor can be declared.
-
-    The smallest p-value a resampling test can give is ``1/(B + 1)``.  After correction
-    over ``n_tests`` tests, a single difference with that p-value is declared when
-
-    * ``"maxt"``: ``1/(B + 1) < alpha`` (the step-down's floor does not depend on the family);
-    * ``"none"``: ``1/(B + 1) <= alpha``;
-    * ``"bonferroni"``, ``"holm"``, ``"hommel"``, ``"simes-hochberg"``, ``"fdr_bh"``,
-      ``"fdr_tsbh"``, ``"fdr_tsbky"``: ``n/(B + 1) <= alpha`` (the smallest p-value is
-      compared with ``alpha/n``; BH could reject at ``1/(B + 1)`` only if all ``n`` tests
-      sat at the floor);
-    * ``"sidak"``, ``"holm-sidak"``: ``1 - (1 - 1/(B + 1))^n <= alpha``;
-    * ``"fdr_by"``: ``n * (1 + 1/2 + ... + 1/n)/(B + 1) <= alpha``.
-
-    (``<`` for maxt as its verdict is ``p < alpha``; ``<=`` for statsmodels' ``reject``.)
-
-    Parameters
-    ----------
-    method : str
-        One of :data:`STEPDOWN_METHODS`.
-    n_tests : int
-        Tests in the family (at least 1).
-    alpha : float
-
-    Returns
-    -------
-    int
-    """
-    if method not in STEPDOWN_METHODS:
-        raise ValueError("method must be one of: %s, got %r" % (", ".join(STEPDOWN_METHODS), method))
-    if isinstance(n_tests, bool) or not isinstance(n_tests, (int, np.integer)) or n_tests < 1:
-        raise ValueError("n_tests must be a positive integer, got %r" % (n_tests,))
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating)) or not 0.0 < alpha < 1.0:
-        raise ValueError("alpha must be a number strictly between 0 and 1, got %r" % (alpha,))
-    n = int(n_tests)
-    alpha = float(alpha)
-
-    def smallest(b):
-        floor = 1.0 / (b + 1.0)
-        if method in ("maxt", "none"):
-            return floor
-        if method in ("sidak", "holm-sidak"):
-            return -math.expm1(n * math.log1p(-floor))
-        if method == "fdr_by":
-            return n * sum(1.0 / i for i in range(1, n + 1)) * floor
-        return n * floor
-
-    def ok(b):
-        return smallest(b) < alpha if method == "maxt" else smallest(b) <= alpha
-
-    lo, hi = 1, 2
-    while not ok(hi):
-        hi *= 2
-    while lo < hi:  # smallest(b) decreases in b
-        mid = (lo + hi) // 2
-        if ok(mid):
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo

@@ -1,0 +1,83 @@
+"""The resampling floor of corrected p-values: how many resamples a family of tests needs.
+
+A resampling p-value is at least ``1/(B + 1)``.  After a correction over ``n``
+tests the smallest adjusted p-value can be far larger (Bonferroni, Holm:
+``n/(B + 1)``), so with too few resamples no difference can ever be declared,
+whatever the data.  :func:`resamples_needed` gives the smallest ``B`` that can
+declare one; the max-t step-down (:mod:`leaderboard_ci.core.simultaneous`) keeps
+the floor ``1/(B + 1)`` for any family.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = ["STEPDOWN_METHODS", "resamples_needed"]
+
+#: Methods :func:`resamples_needed` knows: the max-t step-down, no correction and statsmodels' names.
+STEPDOWN_METHODS = ("maxt", "none", "bonferroni", "sidak", "holm-sidak", "holm", "simes-hochberg", "hommel",
+                    "fdr_bh", "fdr_by", "fdr_tsbh", "fdr_tsbky")
+
+
+def resamples_needed(method, n_tests, alpha=0.05):
+    """The smallest B for which one difference at the resampling floor can be declared.
+
+    The smallest p-value a resampling test can give is ``1/(B + 1)``.  After correction
+    over ``n_tests`` tests, a single difference with that p-value is declared when
+
+    * ``"maxt"``: ``1/(B + 1) < alpha`` (the step-down's floor does not depend on the family);
+    * ``"none"``: ``1/(B + 1) <= alpha``;
+    * ``"bonferroni"``, ``"holm"``, ``"hommel"``, ``"simes-hochberg"``, ``"fdr_bh"``,
+      ``"fdr_tsbh"``, ``"fdr_tsbky"``: ``n/(B + 1) <= alpha`` (the smallest p-value is
+      compared with ``alpha/n``; BH could reject at ``1/(B + 1)`` only if all ``n`` tests
+      sat at the floor);
+    * ``"sidak"``, ``"holm-sidak"``: ``1 - (1 - 1/(B + 1))^n <= alpha``;
+    * ``"fdr_by"``: ``n * (1 + 1/2 + ... + 1/n)/(B + 1) <= alpha``.
+
+    (``<`` for maxt as its verdict is ``p < alpha``; ``<=`` for statsmodels' ``reject``.)
+
+    Parameters
+    ----------
+    method : str
+        One of :data:`STEPDOWN_METHODS`.
+    n_tests : int
+        Tests in the family (at least 1).
+    alpha : float
+
+    Returns
+    -------
+    int
+    """
+    if method not in STEPDOWN_METHODS:
+        raise ValueError("method must be one of: %s, got %r" % (", ".join(STEPDOWN_METHODS), method))
+    if isinstance(n_tests, bool) or not isinstance(n_tests, (int, np.integer)) or n_tests < 1:
+        raise ValueError("n_tests must be a positive integer, got %r" % (n_tests,))
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating)) or not 0.0 < alpha < 1.0:
+        raise ValueError("alpha must be a number strictly between 0 and 1, got %r" % (alpha,))
+    n = int(n_tests)
+    alpha = float(alpha)
+
+    def smallest(b):
+        floor = 1.0 / (b + 1.0)
+        if method in ("maxt", "none"):
+            return floor
+        if method in ("sidak", "holm-sidak"):
+            return -math.expm1(n * math.log1p(-floor))
+        if method == "fdr_by":
+            return n * sum(1.0 / i for i in range(1, n + 1)) * floor
+        return n * floor
+
+    def ok(b):
+        return smallest(b) < alpha if method == "maxt" else smallest(b) <= alpha
+
+    lo, hi = 1, 2
+    while not ok(hi):
+        hi *= 2
+    while lo < hi:  # smallest(b) decreases in b
+        mid = (lo + hi) // 2
+        if ok(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo

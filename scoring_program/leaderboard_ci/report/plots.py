@@ -139,7 +139,7 @@ def ordered_ci_plot(target, baseline=None, confidence_level=0.95):
     ax.set_title("%s: systems ranked by score" % figure_title(target), fontsize=11, loc="left")
     handles = [Line2D([], [], color=WINNER, marker="D", lw=2, label="winner (shaded: its CI)"),
                Line2D([], [], color=TIED, marker="o", lw=2, label="tied with the winner"),
-               Line2D([], [], color=OTHER, marker="o", lw=2, label="worse than the winner")]
+               Line2D([], [], color=OTHER, marker="o", lw=2, label="not tied with the winner")]
     if baseline is not None and baseline in names:
         handles.append(Line2D([], [], color=BASELINE, marker="s", ls="--", lw=1, label="baseline"))
     fig.legend(handles=handles, loc="outside lower center" if _outside_ok() else "lower center",

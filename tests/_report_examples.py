@@ -88,16 +88,21 @@ def one_system():
                    metric="accuracy", n_resamples=200)
 
 
-@functools.lru_cache(maxsize=None)
-def many_systems(m=40):
-    """``m`` systems with long names, f1_macro, B = 300."""
+def many_systems_data(m=40):
+    """The gold labels and the ``m`` systems of :func:`many_systems` (to analyse them with other settings)."""
     rng = np.random.default_rng(9)
     n = 300
     gold = rng.integers(0, 4, n)
     systems = {"team_%02d_submission_%s" % (i, "x" * (i % 9)): _noisy(rng, gold, 0.45 + 0.012 * i, 4)
                for i in range(m)}
-    return analyze([str(g) for g in gold], {k: [str(x) for x in v] for k, v in systems.items()},
-                   metric="f1_macro", n_resamples=300)
+    return [str(g) for g in gold], {k: [str(x) for x in v] for k, v in systems.items()}
+
+
+@functools.lru_cache(maxsize=None)
+def many_systems(m=40):
+    """``m`` systems with long names, f1_macro, B = 300."""
+    gold, systems = many_systems_data(m)
+    return analyze(gold, systems, metric="f1_macro", n_resamples=300)
 
 
 @functools.lru_cache(maxsize=None)

@@ -10,7 +10,11 @@ import pytest
 
 import _report_examples as E
 from leaderboard_ci.phase.analysis import analyze
-from leaderboard_ci.report.formatting import MINUS, format_ci, format_number, format_p, latex_escape
+import pandas as pd
+
+from leaderboard_ci.report.formatting import MINUS, correction_name, format_ci, format_number, format_p, latex_escape
+from leaderboard_ci.report.scale import target_folders
+from leaderboard_ci.report.verdicts import format_rank_set, interval_header
 from leaderboard_ci.report.html_report import render_report, target_anchor
 from leaderboard_ci.report.json_report import result_to_json
 from leaderboard_ci.report.tables import tables_latex, tables_markdown, target_tables
@@ -81,15 +85,95 @@ def _row(rows, name):
 
 
 def _expected_rows(metric, alpha):
-    """What each system's row and vs-winner row must show, formatted from report.json's numbers."""
-    systems = {s["name"]: [format_number(s["score"], 4), format_ci(s["ci_low"], s["ci_high"], 4)]
-               for s in metric["systems"]}
-    vs = {}
+    """What each system's row must show (score, CI and both rank sets), formatted from report.json's numbers."""
+    systems = {}
+    for s in metric["systems"]:
+        cells = {"score": format_number(s["score"], 4), "95% CI": format_ci(s["ci_low"], s["ci_high"], 4)}
+        for kind, heading in (("simultaneous", "Rank set, simultaneous"), ("marginal", "Rank set, marginal")):
+            if s["rank_set"][kind] is not None:
+                cells[heading] = format_rank_set(*s["rank_set"][kind])
+        systems[s["name"]] = cells
+    return systems
+
+
+def _expected_comparisons(metric, alpha):
+    """Each vs-winner row by column heading, formatted from report.json's numbers."""
+    out = {}
     for v in metric["vs_winner"]:
-        ps = [format_p(v["p_value"], alpha=alpha)] + [format_p(v["p_adjusted"][c], alpha=alpha)
-                                                      for c in v["p_adjusted"]]
-        vs[v["name"]] = [format_number(v["diff"], 4), format_ci(v["ci_low"], v["ci_high"], 4)] + ps
-    return systems, vs
+        cells = {"Difference": format_number(v["diff"], 4), MARGINAL: format_ci(v["ci_low"], v["ci_high"], 4),
+                 "p (this pair alone)": format_p(v["p_value"], alpha=alpha), "Stars": v["stars"]}
+        for c, p in v["p_adjusted"].items():
+            cells["p (%s)" % correction_name(c, header=True)] = format_p(p, alpha=alpha)
+        if v["fw_low"] is not None:
+            cells[FAMILY_WISE] = format_ci(v["fw_low"], v["fw_high"], 4)
+        out[v["name"]] = cells
+    return out
+
+
+MARGINAL = interval_header(False, "95%")
+FAMILY_WISE = interval_header(True, "95%")
+
+
+def _tables_by_header(rows, first):
+    """The rows under each header row that starts with ``first``, as {heading: cell} mappings."""
+    header, out = None, []
+    for row in rows:
+        if row[:len(first)] == first:
+            header = row
+            continue
+        if header is not None and len(row) == len(header):
+            out.append(dict(zip([h.replace("\\%", "%") for h in header], row)))
+        else:
+            header = None
+    return out
+
+
+def _excludes_zero(text):
+    low, high = (float(x) for x in text.replace(MINUS, "-").strip("[]").split(", "))
+    return not low <= 0.0 <= high
+
+
+def _check_rendered(rows, metric, alpha, name_of=str):
+    """Every system and vs-winner row of one rendering equals report.json, and every verdict agrees with the
+    interval beside it; returns the number of rows checked."""
+    checked = 0
+    systems = _expected_rows(metric, alpha)
+    by_name = {name_of(n): n for n in systems}
+    for row in _tables_by_header(rows, ["Rank", "System"]):
+        name = by_name[row["System"]]
+        expected = systems[name]
+        score_heading = [h for h in row if h not in ("Rank", "System") and not h.startswith(("95%", "Rank set",
+                                                                                              "Letters", "Tied"))][0]
+        assert row[score_heading] == expected["score"] and row["95% CI"] == expected["95% CI"], (name, row)
+        for heading in ("Rank set, simultaneous", "Rank set, marginal"):
+            assert (heading in row) == (heading in expected), heading
+            if heading in row:
+                assert row[heading] == expected[heading], (name, heading, row)
+        checked += 1
+    comparisons = _expected_comparisons(metric, alpha)
+    by_name = {name_of(n): n for n in comparisons}
+    primary = metric["stars_correction"]
+    verdicts = {v["name"]: v for v in metric["vs_winner"]}
+    for row in _tables_by_header(rows, ["System", "Difference"]):
+        name = by_name[row["System"]]
+        expected = comparisons[name]
+        for heading, text in row.items():
+            if heading in expected:
+                assert text == expected[heading], (name, heading, row)
+        verdict = verdicts[name]
+        # the interval beside the verdict, and the p-value it goes with
+        dual = FAMILY_WISE if verdict["interval"] == "family_wise" else MARGINAL
+        assert list(row).index(dual) == 2, row  # right after the difference
+        p_heading = "p (%s)" % correction_name(primary, header=True) if dual == FAMILY_WISE else "p (this pair alone)"
+        p = verdict["p_adjusted"][primary] if dual == FAMILY_WISE else verdict["p_value"]
+        assert _excludes_zero(row[dual]) == (p < alpha), (name, row)
+        assert row[p_heading] == format_p(p, alpha=alpha)
+        if dual == FAMILY_WISE:  # the verdict itself is this interval's
+            assert _excludes_zero(row[dual]) == verdict["significant"] == bool(verdict["stars"].strip("\u2020")), row
+        if "Significant (%s)" % correction_name(primary) in row:
+            assert (row["Significant (%s)" % correction_name(primary)] == "yes") == verdict["significant"]
+        checked += 1
+    return checked
 
 
 EXAMPLES = ["groups", "regression", "classification"]
@@ -99,23 +183,14 @@ EXAMPLES = ["groups", "regression", "classification"]
 def test_markdown_and_latex_tables_equal_report_json(example):
     result = E.ALL[example]()
     report = json.loads(result_to_json(result))
-    alpha = report["settings"]["alpha"] if "alpha" in report["settings"] else result.signature.alpha
+    alpha = result.signature.alpha
     checked = 0
     for key, target in result.targets.items():
         metric = report["metrics"][key]
         tables = target_tables(result, target)
-        systems, vs = _expected_rows(metric, alpha)
         for text, parse, escape in ((tables_markdown(tables, title=target.title), _markdown_rows, str),
                                     (tables_latex(tables, title=target.title), _latex_rows, _latex_name)):
-            rows = parse(text)
-            for name, cells in systems.items():
-                row = _row(rows, escape(name))
-                assert row[2:4] == cells, (key, name, row)
-                checked += 1
-            for name, cells in vs.items():
-                row = [r for r in rows if r[0] == escape(name) and r[2].startswith("[") and r[1] == cells[0]]
-                assert row and row[0][1:1 + len(cells)] == cells, (key, name, rows)
-                checked += 1
+            checked += _check_rendered(parse(text), metric, alpha, escape)
             # the n of the target (a group's own size) in the caption
             n = metric["indicators"]["n"]
             assert "n = %d" % n in text
@@ -124,25 +199,68 @@ def test_markdown_and_latex_tables_equal_report_json(example):
 
 
 @pytest.mark.parametrize("example", EXAMPLES)
+def test_csv_tables_equal_report_json(example, tmp_path):
+    """systems.csv and vs_winner.csv hold report.json's numbers, and every verdict agrees with its interval."""
+    result = E.ALL[example]()
+    written = result.write(str(tmp_path), figures=False)
+    report = json.loads(open(written["report.json"], encoding="utf-8").read())
+    alpha = result.signature.alpha
+    folders = target_folders(result)
+    for key, metric in report["metrics"].items():
+        systems = pd.read_csv(written["%s/systems.csv" % folders[key]])
+        for s, (_, row) in zip(metric["systems"], systems.iterrows()):
+            assert s["name"] == row["name"] and s["score"] == pytest.approx(row["score"], rel=1e-12)
+            for kind, (lo, hi) in (("simultaneous", ("rank_low", "rank_high")),
+                                   ("marginal", ("rank_low_marginal", "rank_high_marginal"))):
+                if s["rank_set"][kind] is not None:
+                    assert s["rank_set"][kind] == [int(row[lo]), int(row[hi])]
+        vs = pd.read_csv(written["%s/vs_winner.csv" % folders[key]])
+        for v, (_, row) in zip(metric["vs_winner"], vs.iterrows()):
+            assert v["name"] == row["name"] and v["ci_low"] == pytest.approx(row["ci_low"], rel=1e-12)
+            if "fw_low" in vs.columns:
+                assert v["fw_low"] == pytest.approx(row["fw_low"], rel=1e-12)
+                excludes = row["fw_low"] > 0 or row["fw_high"] < 0
+                assert excludes == bool(row["significant"]) == (row["p_maxt"] < alpha)
+            assert (row["ci_low"] > 0 or row["ci_high"] < 0) == (row["p_value"] < alpha), row
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_json_verdicts_agree_with_their_intervals(example):
+    result = E.ALL[example]()
+    report = json.loads(result_to_json(result))
+    alpha = result.signature.alpha
+    for metric in report["metrics"].values():
+        primary = metric["stars_correction"]
+        for v in metric["vs_winner"] + metric["pairs"]:
+            assert (v["ci_low"] > 0 or v["ci_high"] < 0) == (v["p_value"] < alpha), v
+            if v["interval"] == "family_wise":
+                assert (v["fw_low"] > 0 or v["fw_high"] < 0) == (v["p_adjusted"][primary] < alpha), v
+                if "significant" in v:
+                    assert v["significant"] == (v["fw_low"] > 0 or v["fw_high"] < 0)
+        for s in metric["systems"]:
+            if s["rank_set"]["simultaneous"] is not None:
+                low, high = s["rank_set"]["simultaneous"]
+                assert s["tied_with_winner"] == (low == 1)
+                assert low <= s["rank"] <= high
+                m_low, m_high = s["rank_set"]["marginal"]
+                assert low <= m_low <= s["rank"] <= m_high <= high  # the simultaneous set holds the marginal one
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
 def test_html_tables_equal_report_json(example):
     result = E.ALL[example]()
     report = json.loads(result_to_json(result))
     parser = _Tables()
-    parser.feed(render_report(result, figures={}))
+    page = render_report(result, figures={})
+    parser.feed(page)
     for key, target in result.targets.items():
         metric = report["metrics"][key]
         rows = [[c.replace(MINUS, "-") for c in r] for r in parser.sections[target_anchor(key)]]
-        systems, vs = _expected_rows(metric, result.signature.alpha)
-        for name, cells in systems.items():
-            row = _row(rows, name)
-            assert row[2:4] == cells, (key, name, row)
-            assert (row[5] == "\u2713") == (name in metric["tied_with_winner"])  # one list of ties
-        for name, cells in vs.items():
-            row = [r for r in rows if r[0] == name and r[2].startswith("[") and r[1] == cells[0]]
-            assert row and row[0][1:1 + len(cells)] == cells, (key, name)
-            assert (row[0][-1] == "no") == (name in metric["tied_with_winner"])
+        assert _check_rendered(rows, metric, result.signature.alpha) >= 2 * len(metric["systems"]) - 1
+        for row in _tables_by_header(rows, ["Rank", "System"]):
+            assert (row["Tied with winner"] == "\u2713") == (row["System"] in metric["tied_with_winner"])
         n = metric["indicators"]["n"]
-        section = render_report(result, figures={}).split('id="%s"' % target_anchor(key))[1].split("</section>")[0]
+        section = page.split('id="%s"' % target_anchor(key))[1].split("</section>")[0]
         assert "n = %s items" % "{:,}".format(n) in section
 
 

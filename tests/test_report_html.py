@@ -9,6 +9,7 @@ import pytest
 
 import _report_examples as E
 from leaderboard_ci.phase.analysis import analyze
+from leaderboard_ci.report.verdicts import family_note
 from leaderboard_ci.report.html_report import render_report, resolution_notes
 
 VOID = {"meta", "br", "img", "hr", "input", "link", "col", "source", "wbr"}
@@ -70,7 +71,7 @@ def test_page_is_self_contained_and_well_formed(name):
 
 def test_every_figure_is_embedded():
     parsed = Page(page("classification"))
-    assert len(parsed.images) == 4 * len(E.classification().targets)
+    assert len(parsed.images) == 5 * len(E.classification().targets)  # rank sets included
     assert len(Page(page("one")).images) == 1
 
 
@@ -99,9 +100,9 @@ def test_footer_has_the_signature_and_settings_the_primary_correction():
     text = page("classification")
     footer = text[text.index("<footer>"):]
     assert html.escape(str(result.signature)) in footer
-    assert "<b>Holm</b> decides the stars, the letters and who is tied with the winner" in text
+    assert "<b>Romano-Wolf max-t step-down</b> decides the stars, the letters and who is tied with the winner" in text
     settings = text[text.index('id="settings"'):text.index("<footer>")]
-    assert "stars and letters from</td><td>Holm" in settings
+    assert "stars and letters from</td><td>Romano-Wolf max-t step-down" in settings
     assert "all_pairs (all m(m\u22121)/2 pairs)" in settings
 
 
@@ -126,20 +127,31 @@ def test_winner_ties_and_letters_are_marked():
     assert '<span class="tag">baseline</span>' in section
     for letters in target.systems["letters"]:
         assert "<td>%s</td>" % letters in section
-    # the differences table marks intervals containing 0 in red
+    # the differences table marks intervals containing 0 in red: the family-wise ones and the marginal ones
     red = re.findall(r'<td class="n zero">([^<]*)</td>', section)
-    expected = sum(1 for r in target.vs_winner.itertuples() if r.ci_low <= 0 <= r.ci_high)
-    assert len(red) == expected >= 1
+    family_wise = sum(1 for r in target.vs_winner.itertuples() if r.fw_low <= 0 <= r.fw_high)
+    marginal = sum(1 for r in target.vs_winner.itertuples() if r.ci_low <= 0 <= r.ci_high)
+    assert len(red) == family_wise + marginal and family_wise >= 1
+    # a family-wise interval is red exactly when the row is not significant (its verdict)
+    assert family_wise == int((~target.vs_winner["significant"].astype(bool)).sum())
 
 
-def test_thirty_systems_stay_small_and_warn_about_resolution():
-    result = E.many_systems(30)
+def test_thirty_systems_stay_small_and_say_when_b_is_too_small():
+    result = E.many_systems(30)  # B = 300: enough for the max-t step-down (no note), not for Holm over 435 pairs
     text = render_report(result)
     assert len(text.encode("utf-8")) < 3 * 1024 * 1024
-    notes = resolution_notes(result, result.official)
-    assert notes and "no difference can be significant" in notes[0]
-    assert html.escape(notes[0]) in text
+    assert result.official.family_note is None and "family-note" not in text
     assert not Page(text).errors
+    gold, systems = E.many_systems_data(30)
+    holm = analyze(gold, systems, metric="f1_macro", n_resamples=300, primary="holm")
+    note = family_note(holm, holm.official)
+    assert note and "B >= 8699 is needed" in note and "Holm" in note  # 435/(B + 1) <= 0.05
+    text = render_report(holm, figures={})
+    header = text[:text.index('id="summary"')]
+    assert header.count(html.escape(note)) == 1  # the headline
+    section = text[text.index('id="t-f1-macro"'):]
+    assert section.count(html.escape(note)) == 1  # and the target's section, once: no second sentence saying it
+    assert resolution_notes(holm, holm.official) == []
 
 
 def test_resolution_notes_are_quiet_when_b_is_large_enough():

@@ -24,13 +24,16 @@ OPT_STR = (str, type(None))
 # is optional), [spec] is an array of spec, ("map", spec) an object with any keys, and a type or
 # tuple of types a scalar.
 P_ADJUSTED = ("map", OPT_NUM)
-COMPARISON = {"diff": NUM, "ci_low": OPT_NUM, "ci_high": OPT_NUM, "p_value": NUM, "p_adjusted": P_ADJUSTED,
+COMPARISON = {"diff": NUM, "ci_low": OPT_NUM, "ci_high": OPT_NUM, "fw_low": OPT_NUM, "fw_high": OPT_NUM,
+              "interval": STR, "p_value": NUM, "p_adjusted": P_ADJUSTED,
               "stars": STR, "p_one_sided?": NUM, "p_bootstrap?": NUM, "p_permutation?": NUM, "exact?": bool, "p_mcnemar?": NUM}
 TARGET = {
     "key": STR, "metric": STR, "metric_name": STR, "group": OPT_STR, "title": STR, "direction": STR,
     "official": bool, "confidence_level": NUM, "winner": STR, "stars_correction": STR,
     "systems": [{"rank": int, "name": STR, "score": OPT_NUM, "ci_low": OPT_NUM, "ci_high": OPT_NUM,
-                 "letters": STR, "tied_with_winner": bool}],
+                 "letters": STR, "tied_with_winner": bool,
+                 "rank_set": {"simultaneous": (type(None), [int]), "marginal": (type(None), [int])}}],
+    "family_note": OPT_STR, "critical_value": OPT_NUM,
     "vs_winner": [dict(COMPARISON, name=STR, significant=bool)],
     "pairs": [dict(COMPARISON, a=STR, b=STR)],
     "pairs_listed": {"complete": bool, "systems": int, "count": int, "total": int, "file": STR},
@@ -150,10 +153,12 @@ def test_numbers_equal_the_dataframes_exactly():
                 assert row[col] == expected[col]
             assert row["letters"] == expected["letters"]
             assert row["tied_with_winner"] == bool(expected["tied_with_winner"])
+            assert row["rank_set"] == {"simultaneous": [expected["rank_low"], expected["rank_high"]],
+                                       "marginal": [expected["rank_low_marginal"], expected["rank_high_marginal"]]}
         assert len(block["vs_winner"]) == len(target.vs_winner)
         for row, (_, expected) in zip(block["vs_winner"], target.vs_winner.iterrows()):
             assert row["name"] == expected["name"]
-            for col in ("diff", "ci_low", "ci_high", "p_value", "p_bootstrap"):
+            for col in ("diff", "ci_low", "ci_high", "fw_low", "fw_high", "p_value", "p_bootstrap"):
                 assert row[col] == expected[col]
             for method, value in row["p_adjusted"].items():
                 assert value == expected["p_" + method]
@@ -162,7 +167,10 @@ def test_numbers_equal_the_dataframes_exactly():
         assert [(p["a"], p["b"]) for p in block["pairs"]] == list(zip(target.pairs["a"], target.pairs["b"]))
         for row, (_, expected) in zip(block["pairs"], target.pairs.iterrows()):
             assert row["diff"] == expected["diff"]
-            assert row["p_adjusted"] == {m: expected["p_" + m] for m in ("bonferroni", "holm", "fdr_bh")}
+            assert row["p_adjusted"] == {m: expected["p_" + m] for m in ("bonferroni", "holm", "fdr_bh", "maxt")}
+            for col in ("ci_low", "ci_high", "fw_low", "fw_high"):
+                assert row[col] == expected[col]
+            assert row["interval"] == "family_wise"  # the default max-t decides: its interval goes with it
         assert block["indicators"] == json.loads(json.dumps(target.indicators))
         assert block["tied_with_winner"] == list(target.tied_with_winner)
         gains = block["gains"]
@@ -240,7 +248,7 @@ def test_sides_are_recorded():
 
 
 def test_primary_correction_is_read_from_the_stars():
-    assert primary_correction(E.classification()) == "holm"
+    assert primary_correction(E.classification()) == "maxt"  # the default: the max-t step-down
     config = parse_config({"metric": "accuracy", "bootstrap": {"n_resamples": 200},
                            "analysis": {"corrections": ["bonferroni", "holm"], "primary": "bonferroni"}})
     rng = np.random.default_rng(0)

@@ -8,6 +8,7 @@ from matplotlib.text import Text
 
 from leaderboard_ci.phase.analysis import analyze
 from leaderboard_ci.report.plots import ordered_ci_plot, target_figures
+from leaderboard_ci.report.rank_plots import rank_set_plot
 
 LONG = "a_rather_long_team_name_with_a_descriptive_run_label"
 
@@ -73,7 +74,9 @@ def test_no_text_is_clipped(m):
     result = competition(m)
     measured = 0
     for target in list(result.targets.values())[:2]:  # all items and one group
-        for name, fig in target_figures(target, baseline=result.baseline, decision="Holm").items():
+        figures = target_figures(target, baseline=result.baseline, decision="max-t", primary="maxt")
+        figures["rank_sets"] = rank_set_plot(target, baseline=result.baseline)
+        for name, fig in figures.items():
             assert _clipped_texts(fig) == [], "%s, %d systems, %s" % (name, m, target.key)
             measured += 1
     assert measured >= 2

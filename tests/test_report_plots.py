@@ -1,4 +1,5 @@
 """Figures: they build for every kind of competition, and what they draw matches the analysis."""
+import dataclasses
 import os
 import subprocess
 import sys
@@ -11,6 +12,7 @@ from matplotlib.figure import Figure
 import _report_examples as E
 from leaderboard_ci.report.json_report import sides_of
 from leaderboard_ci.report.formatting import format_p
+from leaderboard_ci.report.figure_layout import TIED
 from leaderboard_ci.report.plots import (GREEN, RED, WINNER, BASELINE, bootstrap_difference_plot, ci_contains_zero,
                                          difference_plot, figure_png, ordered_ci_plot, pair_heatmap, save_figure,
                                          target_figures)
@@ -79,7 +81,7 @@ def test_difference_colours_follow_the_decision_in_the_row(name):
     labels = [t.get_text() for t in fig.legends[0].get_texts()]
     assert "tied with the winner: not significant (Holm)" in labels
     assert "differs from the winner: significant (Holm)" in labels
-    assert any("unadjusted" in l for l in labels)
+    assert any("each pair alone" in l for l in labels)  # Holm has no interval: the bars are the pairs' own
 
 
 def test_a_significant_interval_is_green_even_when_the_decision_says_tied():
@@ -246,3 +248,68 @@ def test_histogram_shades_exactly_the_replicates_the_p_value_counts_on_a_lattice
     assert (shaded + 1.0) / (d.size + 1.0) == pytest.approx(p, abs=1e-15)
     assert "the %s replicates the p-value counts" % "{:,}".format(int(shaded)) in \
         [t.get_text() for t in fig.legends[0].get_texts()][1]
+
+
+# ---------------------------------------------------------------------------
+# Rank sets and the family-wise intervals
+# ---------------------------------------------------------------------------
+def _span(text):
+    low, high = (int(x) for x in text.strip("[]").split(", "))
+    return [low, high]
+
+
+@pytest.mark.parametrize("name", ["classification", "regression", "groups", "two"])
+def test_the_rank_set_figure_draws_the_tables_rank_sets(name):
+    """Every system's point rank and both rank sets in the figure are those of the systems table, in its order."""
+    from leaderboard_ci.report.rank_plots import rank_set_plot
+    from leaderboard_ci.report.tables import systems_table
+
+    result = E.ALL[name]()
+    for target in result.targets.values():
+        fig = rank_set_plot(target, baseline=result.baseline)
+        wide = _artists(fig, "rankset:simultaneous:")
+        thin = _artists(fig, "rankset:marginal:")
+        points = _artists(fig, "rank:")
+        table = systems_table(result, target)
+        column = {h: j for j, h in enumerate(table.header)}
+        assert len(table.rows) == len(wide) == len(thin) == len(points) == len(target.systems)
+        for y, row in enumerate(table.rows):
+            system = row[column["System"]]
+            assert list(wide[system].get_xdata()) == _span(row[column["Rank set, simultaneous"]])
+            assert list(thin[system].get_xdata()) == _span(row[column["Rank set, marginal"]])
+            assert list(points[system].get_xdata()) == [int(row[column["Rank"]])]
+            assert list(wide[system].get_ydata()) == list(thin[system].get_ydata()) == [y, y]  # table order
+            low, high = _span(row[column["Rank set, simultaneous"]])
+            if system not in (target.winner, result.baseline):  # blue: 1 in the simultaneous set (tied)
+                assert (to_hex(points[system].get_color()) == TIED) == (row[column["Tied"]] == "yes") == (low == 1)
+        labels = [t.get_text() for t in fig.legends[0].get_texts()]
+        assert any("simultaneous" in l for l in labels) and any("marginal" in l for l in labels)
+
+
+def test_the_rank_set_figure_needs_rank_sets():
+    from leaderboard_ci.report.rank_plots import rank_set_plot
+
+    target = E.classification().official
+    bare = target.systems.drop(columns=["rank_low"])
+    with pytest.raises(ValueError, match="rank_low"):
+        rank_set_plot(dataclasses.replace(target, systems=bare))
+
+
+@pytest.mark.parametrize("name", ["classification", "regression", "groups"])
+def test_with_max_t_the_differences_figure_draws_the_family_wise_interval(name):
+    """The bar beside each verdict is the interval it comes from: it excludes 0 exactly when the row is green."""
+    result = E.ALL[name]()
+    seen = set()
+    for target in result.targets.values():
+        fig = difference_plot(target, decision="max-t", primary="maxt")
+        lines = _artists(fig, "ci:")
+        for row in target.vs_winner.itertuples(index=False):
+            assert list(lines[row.name].get_xdata()) == [row.fw_low, row.fw_high]
+            excludes = not ci_contains_zero(row.fw_low, row.fw_high)
+            assert excludes == bool(row.significant)
+            assert to_hex(lines[row.name].get_color()) == (GREEN if excludes else RED)
+            seen.add(excludes)
+        labels = [t.get_text() for t in fig.legends[0].get_texts()]
+        assert any("simultaneous/family-wise" in l for l in labels)
+        assert "family-wise interval" in fig.axes[0].get_xlabel()
+    assert seen == {True, False}

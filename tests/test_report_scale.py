@@ -1,6 +1,7 @@
 """Reports of many systems: above ``top`` the page, the paper tables and the figures show the top of each
 ranking and summaries of the whole field; the CSV and Parquet files hold every row; below it nothing changes."""
 import functools
+import html
 import json
 import os
 import re
@@ -141,8 +142,8 @@ def test_truncated_page_holds_exactly_the_top_rows_and_the_summaries(cut):
         summary = dict((row[0], row[1]) for row in field_table)
         assert summary["systems"] == "14"
         tied = [n for n in target.tied_with_winner if n != target.winner]
-        assert re.match(r"%d\b" % len(tied), summary["tied with the winner (BH)"])
-        assert summary["significantly worse than the winner"] == str(13 - len(tied))
+        assert re.match(r"%d\b" % len(tied), summary["tied with the winner (1 in the simultaneous rank set)"])
+        assert summary["not tied with the winner (1 not in their simultaneous rank set)"] == str(13 - len(tied))
         # then exactly the top rows, in rank order
         assert [r[1].replace("winner", "").replace("baseline", "") for r in ranking] == \
             [__import__("html").escape(n, quote=True) for n in names]
@@ -163,7 +164,8 @@ def test_truncated_figures_show_the_top_and_the_whole_field():
     result = field()
     view = scale.top_view(result.official, TOP)
     figures = view_figures(result, view)
-    assert list(figures) == ["ordered_ci", "vs_winner", "pair_heatmap", "bootstrap_difference", "score_distribution"]
+    assert list(figures) == ["ordered_ci", "rank_sets", "vs_winner", "pair_heatmap", "bootstrap_difference",
+                             "score_distribution"]
     names = view.names
     points = [a.get_gid()[len("point:"):] for a in figures["ordered_ci"].axes[0].get_lines()
               if (a.get_gid() or "").startswith("point:")]
@@ -171,7 +173,7 @@ def test_truncated_figures_show_the_top_and_the_whole_field():
     points = [a.get_gid()[len("point:"):] for a in figures["vs_winner"].axes[0].get_lines()
               if (a.get_gid() or "").startswith("point:")]
     assert points == names[1:]
-    for name in ("ordered_ci", "vs_winner", "pair_heatmap"):
+    for name in ("ordered_ci", "rank_sets", "vs_winner", "pair_heatmap"):
         assert "the top %d of 14 systems" % TOP in figures[name].axes[0].get_title(loc="left")
     ax = figures["score_distribution"].axes[0]
     tied = [p.get_height() for p in ax.patches if p.get_gid() == "tied"]
@@ -298,6 +300,33 @@ def test_below_the_threshold_the_report_is_the_uncut_one(example, tmp_path):
             assert "%s/pair_matrix.csv" % key in default
 
 
+def test_cli_prints_the_family_note_on_stderr(tmp_path, capsys):
+    """With Holm as the primary correction, B = 200 is too small for the 45 pairs of the sample competition: the
+    command line says so on stderr in one line, the sentence of report.json and of the page."""
+    from leaderboard_ci.phase import cli
+
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "competition_bundle")
+    ref = tmp_path / "ref"
+    ref.mkdir()
+    for name in os.listdir(os.path.join(root, "reference_data")):
+        with open(os.path.join(root, "reference_data", name), "rb") as src:
+            (ref / name).write_bytes(src.read())
+    text = (ref / "config.yaml").read_text().replace("n_resamples: 10000", "n_resamples: 200")
+    (ref / "config.yaml").write_text(text + "\nanalysis:\n  primary: holm\n")
+    out = tmp_path / "out"
+    assert cli.main(["--reference", str(ref), "--submissions", os.path.join(root, "sample_submissions"),
+                     "--out", str(out), "--no-progress"]) == 0
+    captured = capsys.readouterr()
+    data = json.loads(_read(str(out / "report.json")))
+    page = _read(str(out / "report.html"))
+    official = data["metrics"][data["official"]]
+    note = official["family_note"]
+    assert note and "Holm" in note and "B >= 899 is needed" in note  # 45/(B + 1) <= 0.05
+    assert captured.err.splitlines() == ["warning: " + note]  # one line, once (every target has the same B and m)
+    assert note not in captured.out
+    assert page.count(html.escape(note)) >= 2  # the headline and the official target's section
+
+
 def test_cli_top_option(tmp_path, capsys):
     """``--top 3`` on the sample competition (9 submissions, B = 200): the page shows the top 3 of each ranking."""
     from leaderboard_ci.phase import cli
@@ -316,6 +345,10 @@ def test_cli_top_option(tmp_path, capsys):
                      "--out", str(out), "--no-progress", "--top", "3"]) == 0
     page = _read(str(out / "report.html"))
     data = json.loads(_read(str(out / "report.json")))
+    # B = 200 is enough for the max-t step-down (the default): no "B too small" note anywhere
+    assert capsys.readouterr().err == ""
+    assert all(block["family_note"] is None for block in data["metrics"].values())
+    assert "family-note" not in page
     m = len(data["systems"])
     assert m > 3 and "Top 3 of %d systems." % m in page
     for block in data["metrics"].values():

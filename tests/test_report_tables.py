@@ -16,11 +16,11 @@ from leaderboard_ci.report.tables import (Table, format_ci, format_number, forma
 
 TABLE6_ORDER = [
     "n", "m",
-    "ties with the winner (none)", "ties with the winner (Bonferroni)", "ties with the winner (Holm)",
-    "ties with the winner (BH)",
+    "ties with the winner (none)", "ties with the winner (max-t)", "ties with the winner (Holm)",
+    "ties with the winner (Bonferroni)", "ties with the winner (BH)",
     "possible comparisons",
-    "non-significant pairs (none)", "non-significant pairs (Bonferroni)", "non-significant pairs (Holm)",
-    "non-significant pairs (BH)",
+    "non-significant pairs (none)", "non-significant pairs (max-t)", "non-significant pairs (Holm)",
+    "non-significant pairs (Bonferroni)", "non-significant pairs (BH)",
     "|winner \u2212 median|", "CV (%)", "PPI",
 ]
 
@@ -69,7 +69,7 @@ def test_latex_is_booktabs_with_caption_and_label():
     table = systems_table(E.classification(), E.classification().official)
     latex = table.to_latex()
     positions = [latex.index(s) for s in (r"\begin{table}", r"\caption{", r"\label{tab:f1-macro-systems}",
-                                          r"\begin{tabular}{rlrrll}", r"\toprule", r"\midrule", r"\bottomrule",
+                                          r"\begin{tabular}{rlrrrrll}", r"\toprule", r"\midrule", r"\bottomrule",
                                           r"\end{tabular}", r"\end{table}")]
     assert positions == sorted(positions)
     assert r"\hline" not in latex
@@ -123,7 +123,7 @@ def test_wide_tables_are_resized_and_matrices_numbered():
     assert matrix.rows[0][0].startswith("(2) ")
     assert r"\resizebox{\linewidth}{!}{%" in matrix.to_latex()
     assert "Column (k)" in matrix.notes[0]
-    small = systems_table(E.two_systems(), E.two_systems().official)
+    small = pair_matrix_table(E.two_systems(), E.two_systems().official)  # one cell
     assert r"\resizebox" not in small.to_latex()
 
 

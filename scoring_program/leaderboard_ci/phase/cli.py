@@ -162,8 +162,13 @@ def _add_baseline(config, ref_dir, gold, coded, requested):
     return name
 
 
-def run(args, stdout=sys.stdout):
-    """Run the analysis for parsed arguments; returns the PhaseResult."""
+def run(args, stdout=None):
+    """Run the analysis for parsed arguments; returns the PhaseResult.
+
+    ``stdout`` (default: ``sys.stdout`` at the call, not at import) receives the
+    progress and the summary; the "B too small" notes go to ``sys.stderr``.
+    """
+    stdout = sys.stdout if stdout is None else stdout
     from .analysis import analyze
     from ..scoring.config import load_config
     from ..scoring.readers import read_gold
@@ -264,15 +269,26 @@ def _run_in_blocks(args, config, gold, ref_dir, workdir, stdout):
         runner.close()
 
 
-def _print_summary(result, written, out_dir, seconds, stdout):
+def _print_summary(result, written, out_dir, seconds, stdout, stderr=None):
+    """The winner, the ties, where the report is; each "B too small" note on stderr, one line each."""
+    from ..report.verdicts import family_notes
+
+    stderr = sys.stderr if stderr is None else stderr
+    for note in family_notes(result):
+        stderr.write("warning: %s\n" % " ".join(str(note).split()))
     target = result.official
     stdout.write("\n%s: winner %s (%.4f)\n" % (target.title, target.winner, target.systems.iloc[0]["score"]))
     tied = [n for n in target.tied_with_winner if n != target.winner]
     from ..report.formatting import correction_name
 
     primary = result.signature.primary
-    stdout.write("Not significantly different from the winner (%s correction, alpha %g): %s\n"
-                 % (correction_name(primary, long=True), result.signature.alpha, ", ".join(tied) if tied else "none"))
+    if "rank_low" in target.systems.columns:
+        stdout.write("Tied with the winner (1 in their simultaneous rank set, alpha %g): %s\n"
+                     % (result.signature.alpha, ", ".join(tied) if tied else "none"))
+    else:
+        stdout.write("Not significantly different from the winner (%s correction, alpha %g): %s\n"
+                     % (correction_name(primary, long=True), result.signature.alpha,
+                        ", ".join(tied) if tied else "none"))
     if len(result.skipped):
         stdout.write("Skipped %d submission(s); see the report.\n" % len(result.skipped))
     from ..report.scale import PARQUET_HINT, parquet_available

@@ -27,6 +27,7 @@ INK = "#1f2328"
 #: The figures of a target, in the order the report shows them: name -> (function, caption).
 FIGURES = OrderedDict([
     ("ordered_ci", "Scores with confidence intervals"),
+    ("rank_sets", "Rank confidence sets, simultaneous and marginal"),
     ("vs_winner", "Differences to the winner"),
     ("pair_heatmap", "All pairwise differences"),
     ("bootstrap_difference", "Bootstrap distribution of winner minus runner-up"),

@@ -13,6 +13,7 @@ import html
 from .formatting import DASH, MINUS, correction_name, format_ci, format_number, format_p, slug
 from .json_report import primary_correction, sides_of
 from ..core.numeric import is_finite_number
+from .verdicts import dual_interval, has_rank_sets
 
 __all__ = ["FIGURE_DPI", "target_anchor", "view_figures"]
 
@@ -21,12 +22,15 @@ FIGURE_DPI = 110
 _FIGURE_TEXT = {
     "ordered_ci": "Each system's score (dot) and its %(level)s confidence interval (whisker), best at the top. "
                   "The winner is dark blue and its interval is shaded across the plot; light blue marks the "
-                  "systems not significantly different from the winner (%(primary)s), grey the others%(base)s.",
+                  "systems tied with the winner (%(tied)s), grey the others%(base)s.",
     "vs_winner": "The difference between the winner and each system (positive: the winner is better, "
-                 "also where lower is better) with its unadjusted %(level)s interval. The colour is the "
-                 "decision in the tables' row: red, not significantly different from the winner (tied with "
-                 "it) by %(primary)s-adjusted p-values; green, significantly worse. An unadjusted interval can "
-                 "exclude 0 while the adjusted test does not reject. Stars: %(primary)s-adjusted p-values.",
+                 "also where lower is better) with %(interval)s. The colour is the decision in the tables' "
+                 "row: red, not significantly different from the winner (tied with it) by %(primary)s; green, "
+                 "significantly worse. %(agree)s Stars: %(primary)s-adjusted p-values.",
+    "rank_sets": "Each system's rank (dot) and the ranks it can hold at %(level)s confidence: the thick light bar "
+                 "is the simultaneous rank set (it holds for all systems at once), the thin dark bar the marginal "
+                 "one (this system alone). Blue: 1 is in the simultaneous rank set (tied with the winner); grey: "
+                 "it is not. Best system at the top.",
     "pair_heatmap": "Every pair of systems: the cell is the difference oriented so that positive means the "
                     "column's system is better (%(pair_sub)s), blue for larger differences, with the stars of "
                     "its %(primary)s-adjusted p-value.",
@@ -37,12 +41,13 @@ _FIGURE_TEXT = {
                          "first to the third quartile with the median, the whiskers the 5th to the 95th "
                          "percentile, and the diamond is the mean, which is the score in the table above.",
     "score_distribution": "The full-sample score of every system, stacked: light blue, the winner and the systems "
-                          "not significantly different from it (%(primary)s); grey, significantly worse. The "
+                          "tied with it (%(tied)s); grey, the others. The "
                           "dotted line is the score of the last system shown in this section's tables and figures.",
 }
 _FIGURE_TITLES = {
     "ordered_ci": "Scores with confidence intervals",
     "vs_winner": "Differences to the winner",
+    "rank_sets": "Rank confidence sets",
     "pair_heatmap": "All pairwise differences",
     "bootstrap_difference": "Winner minus runner-up: the bootstrap distribution",
     "score_distribution": "The scores of all systems",
@@ -117,19 +122,36 @@ def view_figures(result, view):
     then ``score_distribution``, the scores of the whole field.
     """
     from .field_plots import mark_top, score_distribution_plot
+    from .rank_plots import rank_set_plot
     from .plots import target_figures
 
     level = float(result.signature.confidence_level)
     figures = target_figures(view.shown, baseline=result.baseline, confidence_level=level, sides=sides_of(result),
-                             decision=correction_name(primary_correction(result)))
+                             decision=correction_name(primary_correction(result)),
+                             primary=primary_correction(result))
+    if has_rank_sets(view.shown.systems) and len(view.shown.systems) > 1:
+        figures = _after(figures, "ordered_ci", "rank_sets",
+                         rank_set_plot(view.shown, confidence_level=level, baseline=result.baseline))
     if not view.truncated:
         return figures
     shown = len(view.shown.systems)
-    for name in ("ordered_ci", "vs_winner", "pair_heatmap"):
+    for name in ("ordered_ci", "rank_sets", "vs_winner", "pair_heatmap"):
         if name in figures:
             mark_top(figures[name], shown, view.m)
     figures["score_distribution"] = score_distribution_plot(view.target, shown, baseline=result.baseline)
     return figures
+
+
+def _after(figures, first, name, fig):
+    """``figures`` with ``name`` inserted right after ``first`` (an OrderedDict, order kept)."""
+    out = type(figures)()
+    for key, value in figures.items():
+        out[key] = value
+        if key == first:
+            out[name] = fig
+    if name not in out:
+        out[name] = fig
+    return out
 
 
 def _png_size(data):
@@ -146,11 +168,20 @@ def _figure(name, data, target, result, primary):
     dims = ' width="%d" height="%d"' % size if size else ""
     wide = ' class="wide"' if size and size[0] > 1100 else ""
     two = sides_of(result) == "two"
+    dual = dual_interval(target.vs_winner, primary)
     text = _FIGURE_TEXT.get(name, "") % {
         "tail": ("the share of resamples at least as far from &delta; as 0 is, at or beyond 2&delta; or at or "
                  "below 0 (orange), is the two-sided bootstrap p-value." if two else
                  "the share of resamples at or beyond 2&delta; (orange) is the one-sided bootstrap p-value."),
         "level": _level(result), "primary": _esc(correction_name(primary)), "minus": MINUS,
+        "tied": ("1 is in their simultaneous rank set" if has_rank_sets(target.systems) else
+                 "not significantly different from it, %s" % _esc(correction_name(primary))),
+        "interval": ("its simultaneous/family-wise %s interval (max-t step-down), the interval the verdict comes "
+                     "from" % _level(result)) if dual.family_wise else
+                    ("its %s interval, this pair alone" % _level(result)),
+        "agree": ("The bar excludes 0 exactly when the difference is significant." if dual.decides else
+                  "%s has no interval: the bar is this pair's alone and goes with the unadjusted p-value."
+                  % _esc(correction_name(primary, long=True))),
         "units": _esc(target.unit_values.attrs.get("unit_plural", "units")
                       if getattr(target, "unit_values", None) is not None else "units"),
         "pair_sub": ("column %s row" if target.metric.sign > 0 else "row %s column, as %s") % (

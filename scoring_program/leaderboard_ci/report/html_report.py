@@ -32,6 +32,9 @@ from .html_style import CSS
 from .html_parts import (FIGURE_DPI, _ci, _count, _esc, _figure, _level, _names, _num, _p, _table, target_anchor,
                          view_figures)
 from .notes import resolution_notes
+from .figure_layout import ci_contains_zero
+from .comparisons import comparison_columns, verdict_caption
+from .verdicts import dual_interval, family_note, family_notes, format_rank_set, has_rank_sets, interval_header
 
 __all__ = ["render_report", "view_figures", "target_anchor", "resolution_notes", "FIGURE_DPI"]
 
@@ -66,22 +69,29 @@ def _header(result, primary):
     official = result.official
     win = official.systems.iloc[0]
     tied = [n for n in official.tied_with_winner if n != official.winner]
-    tied_text = ("Not significantly different from the winner (%s, %s = %g): %s."
-                 % (_esc(correction_name(primary)), "&alpha;", result.signature.alpha,
+    ranked = has_rank_sets(official.systems)
+    tied_text = ("%s (%s = %g): %s."
+                 % ("Tied with the winner, 1 in their simultaneous rank set" if ranked else
+                    "Not significantly different from the winner, %s," % _esc(correction_name(primary)),
+                    "&alpha;", result.signature.alpha,
                     ("<b>%s</b>" % _names(tied, 8)) if len(tied) <= 8 else
                     "%d systems (%s)" % (len(tied), _names(tied, 8))) if tied
-                 else "Every other system is significantly worse than the winner (%s, %s = %g)."
-                 % (_esc(correction_name(primary)), "&alpha;", result.signature.alpha))
+                 else "%s (%s = %g)."
+                 % ("No other system has 1 in its simultaneous rank set" if ranked else
+                    "Every other system is significantly worse than the winner, %s," % _esc(correction_name(primary)),
+                    "&alpha;", result.signature.alpha))
     sig = result.signature
     return ('<header><h1>leaderboard-ci &middot; end-of-phase analysis</h1>'
             '<p class="headline">Winner on %s: %s %s <span class="ci">(%s CI %s)</span></p>'
-            '<p class="lead">%s</p>%s'
+            '<p class="lead">%s</p>%s%s'
             '<p class="muted">%s systems, %s test items, %s paired bootstrap resamples (%s intervals, seed %s); '
             '%s p-values from the %s test, adjusted over %s.</p></header>'
             % (_esc(official.title), "<b>%s</b>" % _esc(official.winner), _num(win["score"]), _level(result),
                _ci(win["ci_low"], win["ci_high"]), tied_text,
                ('<p class="warn">%s</p>' % baseline_above_winner(result, official))
-               if baseline_above_winner(result, official) else "", _count(len(result.names)), _count(result.n),
+               if baseline_above_winner(result, official) else "",
+               "".join('<p class="warn family-note">%s</p>' % _esc(n) for n in family_notes(result)),
+               _count(len(result.names)), _count(result.n),
                _count(sig.n_resamples), _esc(sig.method), _esc(sig.seed),
                "two-sided" if sides_of(result) == "two" else "one-sided",
                "permutation" if sig.test == "permutation" else "paired bootstrap",
@@ -112,6 +122,24 @@ def _summary(result, scope=None):
             % (table, "".join(links)))
 
 
+def _duality_text(result, primary):
+    """How each interval goes with a p-value, and which one decides (no correction blamed for a disagreement)."""
+    level = _level(result)
+    marginal = ("Each difference&rsquo;s <b>%s interval, this pair alone</b>, is the inversion of its unadjusted "
+                "p-value: it excludes 0 exactly when p &lt; &alpha;." % level)
+    if primary == "maxt":
+        return ("%s The verdicts (stars, letters, significant, tied with the winner) come from the <b>max-t "
+                "step-down</b> (Romano &amp; Wolf 2005) over %s, computed from the same resamples; beside each "
+                "verdict is its <b>simultaneous/family-wise %s interval</b>, which excludes 0 exactly when the "
+                "difference is significant, and all of the family&rsquo;s intervals hold together with %s "
+                "confidence." % (marginal, _esc(family_description(result.signature.family)), level, level))
+    if primary == "none":
+        return marginal + " The verdicts come from these unadjusted p-values."
+    return ("%s The verdicts come from the %s-adjusted p-values; %s adjusts p-values and has no interval, so the "
+            "interval shown beside a verdict is this pair&rsquo;s alone." % (marginal, _esc(correction_name(primary)),
+                                                                             _esc(correction_name(primary, long=True))))
+
+
 def _explanations(result, primary):
     sig = result.signature
     level = _level(result)
@@ -138,9 +166,7 @@ def _explanations(result, primary):
             'their difference is resampled as a pair. If the interval of the difference contains 0, the data '
             'are compatible with no real difference. Overlapping score intervals do <i>not</i> mean two systems '
             'are tied: judge by the interval of their difference.</p>'
-            '<p>%(p_text)s Intervals are not adjusted for multiple comparisons, so after a correction an '
-            'interval can exclude 0 while the difference is not significant; near the boundary an interval '
-            'and an unadjusted p-value can also disagree slightly.</p>'
+            '<p>%(p_text)s</p><p><b>Intervals and verdicts.</b> %(duality)s</p>%(ranks)s'
             '<p><b>Stars</b>: %(stars)s, from the adjusted p-values of the <b>%(primary)s</b> correction. '
             'The orientation is always &ldquo;better-ranked minus worse-ranked&rdquo;, signed so that a '
             'positive difference means better, also for metrics where lower is better.</p>'
@@ -150,13 +176,19 @@ def _explanations(result, primary):
             'findings. <b>%(primary_long)s</b> decides the stars, the letters and who is tied with the '
             'winner; the others are shown beside it.</p>'
             '<p><b>Letters.</b> Systems that share a letter are not significantly different from each other '
-            '(compact letter display). <b>Tied with the winner</b>: not significantly different from the '
-            'first-ranked system.%(gain)s</p>'
+            '(compact letter display).%(tied)s%(gain)s</p>'
             '</div></section>'
             % {"level": level, "b": _count(sig.n_resamples), "p_text": p_text, "stars": _esc(STAR_LEGEND),
                "primary": _esc(correction_name(primary)), "primary_long": _esc(correction_name(primary, long=True)),
                "names": names, "family": _esc(family_description(sig.family)),
-               "family_key": _esc(sig.family),
+               "family_key": _esc(sig.family), "duality": _duality_text(result, primary),
+               "tied": "" if has_rank_sets(result.official.systems) else
+                       (" <b>Tied with the winner</b>: not significantly different from the first-ranked system."),
+               "ranks": ('<p><b>Rank sets</b> (Mogstad, Romano, Shaikh &amp; Wilhelm 2024): the ranks a system can '
+                         'hold at %s confidence, simultaneous (they hold for all systems at once) and marginal (for '
+                         'one system alone), from the same resamples. <b>Tied with the winner</b>: 1 is in the '
+                         'system&rsquo;s simultaneous rank set.</p>' % level)
+               if has_rank_sets(result.official.systems) else "",
                "gain": (" <b>Gain over the baseline</b> (ODESIA): 100&middot;(s &minus; b)/|b &minus; r|, the "
                         "share (%) of the way from the baseline&rsquo;s score b to the reference r (the "
                         "metric&rsquo;s best value) that a system covers.") if result.baseline else ""})
@@ -182,6 +214,7 @@ def _indicators_section(result, digits):
 
 def _systems_table(result, target, digits):
     tied = set(target.tied_with_winner)
+    ranked = has_rank_sets(target.systems)
     rows, classes = [], []
     for r in target.systems.itertuples(index=False):
         tags = ""
@@ -189,38 +222,46 @@ def _systems_table(result, target, digits):
             tags += '<span class="tag win">winner</span>'
         if result.baseline is not None and r.name == result.baseline:
             tags += '<span class="tag">baseline</span>'
+        sets = [(_esc(format_rank_set(r.rank_low, r.rank_high)), "n"),
+                (_esc(format_rank_set(r.rank_low_marginal, r.rank_high_marginal)), "n")] if ranked else []
         rows.append([("%d" % r.rank, "n"), (_esc(r.name) + tags, ""), (_num(r.score, digits), "n"),
-                     (_ci(r.ci_low, r.ci_high, digits), "n"), (_esc(getattr(r, "letters", "") or ""), ""),
-                     ('<span class="yes" title="not significantly different from the winner">&#10003;</span>'
-                      if r.name in tied else "", "c")])
+                     (_ci(r.ci_low, r.ci_high, digits), "n")] + sets
+                    + [(_esc(getattr(r, "letters", "") or ""), ""),
+                       ('<span class="yes" title="%s">&#10003;</span>'
+                        % ("1 is in its simultaneous rank set" if ranked else
+                           "not significantly different from the winner") if r.name in tied else "", "c")])
         classes.append("winner" if r.name == target.winner else
                        ("baseline" if r.name == result.baseline else ""))
-    return _table(["Rank", "System", _esc(target.title), "%s CI" % _level(result), "Letters",
-                   "Tied with winner"], rows, classes)
+    sets = ["Rank set, simultaneous", "Rank set, marginal"] if ranked else []
+    return _table(["Rank", "System", _esc(target.title), "%s CI" % _level(result)] + sets
+                  + ["Letters", "Tied with winner"], rows, classes)
 
 
 def _vs_winner_table(result, target, digits, corrections):
+    """The table of :func:`leaderboard_ci.report.tables.comparison_columns`, intervals coloured by their own test."""
     frame = target.vs_winner
-    pcols = [("p_value", "p")] + [("p_" + m, "p (%s)" % _esc(correction_name(m, header=True)))
-                                  for m in corrections if "p_" + m in frame.columns]
-    if "p_mcnemar" in frame.columns:
-        pcols.append(("p_mcnemar", "p (McNemar)"))
-    if "p_delong" in frame.columns:
-        pcols.append(("p_delong", "p (DeLong)"))
+    cols = comparison_columns(result, frame)
+    alpha = result.signature.alpha
     rows = []
     for _, r in frame.iterrows():
-        # The interval's colour is the row's decision (red: tied with the winner), as in the figure.
-        significant = bool(r.get("significant", False))
-        rows.append([(_esc(r["name"]), ""), (_num(r["diff"], digits), "n"),
-                     (_ci(r["ci_low"], r["ci_high"], digits), "n " + ("nonzero" if significant else "zero"))]
-                    + [(_esc(format_p(r[c], alpha=result.signature.alpha)), "n") for c, _ in pcols]
-                    + [(_esc(r.get("stars", "") or ""), ""),
-                       ("yes" if bool(r.get("significant", False)) else "no", "")])
-    return _table(["System", "Difference", "%s CI" % _level(result)] + [h for _, h in pcols]
-                  + ["", "Significant (%s)" % _esc(correction_name(primary_correction(result)))], rows)
+        cells = [(_esc(r["name"]), ""), (_num(r["diff"], digits), "n")]
+        for column, _ in cols:
+            if isinstance(column, tuple):
+                low, high = r.get(column[0]), r.get(column[1])
+                # an interval's colour is the verdict of its own (dual) test: green when it excludes 0
+                excludes = is_finite_number(low) and is_finite_number(high) and not ci_contains_zero(low, high)
+                cells.append((_ci(low, high, digits), "n " + ("nonzero" if excludes else "zero")))
+            elif column == "stars":
+                cells.append((_esc(r.get("stars", "") or ""), ""))
+            else:
+                cells.append((_esc(format_p(r.get(column), alpha=alpha)), "n"))
+        cells.append(("yes" if bool(r.get("significant", False)) else "no", ""))
+        rows.append(cells)
+    return _table(["System", "Difference"] + [_esc(h) for _, h in cols]
+                  + ["Significant (%s)" % _esc(correction_name(primary_correction(result)))], rows)
 
 
-def _matrix_table(target, digits):
+def _matrix_table(target, digits, primary="none", level="95%"):
     names = list(target.systems["name"])
     m = len(names)
     diff = pair_matrix(target, "diff")
@@ -231,6 +272,10 @@ def _matrix_table(target, digits):
     numbered = m - 1 > 8
     header = [""] + [("(%d)" % (j + 1)) if numbered else _esc(n) for j, n in enumerate(names[:-1])]
     head = "".join("<th>%s</th>" % h for h in header)
+    dual = dual_interval(target.pairs, primary)
+    words = dual.header(level).lower() if dual.family_wise else interval_header(False, level)
+    bounds = dict(zip(zip(target.pairs["a"], target.pairs["b"]),
+                      zip(target.pairs[dual.low], target.pairs[dual.high])))
     body = []
     for i in range(1, m):
         cells = ['<th class="row">%s%s</th>' % ("(%d) " % (i + 1) if numbered else "", _esc(names[i]))]
@@ -242,9 +287,11 @@ def _matrix_table(target, digits):
             mark = star.loc[names[i], names[j]] or ""
             alpha = 0.08 + 0.5 * min(1.0, abs(float(value)) / top) if is_finite_number(value) else 0
             colour = "33,102,172" if not is_finite_number(value) or value >= 0 else "178,24,43"
+            low, high = bounds.get((names[j], names[i]), (None, None))
             cells.append('<td style="background:rgba(%s,%.2f)" title="%s">%s%s</td>'
-                         % (colour, alpha, _esc("%s %s %s = %s" % (names[j], MINUS, names[i],
-                                                                   format_number(value, digits))),
+                         % (colour, alpha, _esc("%s %s %s = %s, %s %s" % (names[j], MINUS, names[i],
+                                                                          format_number(value, digits), words,
+                                                                          format_ci(low, high, digits))),
                             _num(value, digits), (" " + _esc(mark)) if mark else ""))
         body.append("<tr>%s</tr>" % "".join(cells))
     note = '<p class="note">Column (k) is the system ranked k.</p>' if numbered else ""
@@ -295,9 +342,11 @@ def _field_summary(result, view, folder, figures, primary):
     scores = target.systems["score"].astype(float)
     quartiles = scores.quantile([0.0, 0.25, 0.5, 0.75, 1.0]).tolist()
     rows = [("systems", _count(view.m)), ("shown in this section", "the top %d (ranks 1&ndash;%d)" % (shown, shown)),
-            ("tied with the winner (%s)" % _esc(correction_name(primary)),
+            ("tied with the winner (1 in the simultaneous rank set)" if has_rank_sets(target.systems) else
+             "tied with the winner (%s)" % _esc(correction_name(primary)),
              "%s%s" % (_count(len(tied)), (" (%s of them below the top %d)" % (_count(len(below)), shown)) if below else "")),
-            ("significantly worse than the winner", _count(view.m - 1 - len(tied))),
+            ("not tied with the winner (1 not in their simultaneous rank set)" if has_rank_sets(target.systems)
+             else "significantly worse than the winner", _count(view.m - 1 - len(tied))),
             ("scores: best, quartiles, worst" if target.metric.direction == "higher" else
              "scores: worst, quartiles, best", ", ".join(_num(q) for q in quartiles[::-1]))]
     base = result.baseline
@@ -327,14 +376,19 @@ def _target_section(result, key, view, figures, digits, primary, corrections, fo
              % (target_anchor(key), _esc(target.title), " &middot; official" if official else "",
                 _esc(target.metric.better))]
     parts.append('<p>n = %s items. Winner: <b>%s</b>. %s</p>'
-                 % (_count(target_n(result, target)), _esc(target.winner), ("Not significantly different from it (%d): %s." % (len(tied), _names(tied, 12)))
-                    if tied else ("All other systems are significantly worse." if m > 1 else "")))
+                 % (_count(target_n(result, target)), _esc(target.winner), ("%s (%d): %s." % ("Tied with it, 1 in their simultaneous rank set" if has_rank_sets(full.systems) else
+                                       "Not significantly different from it", len(tied), _names(tied, 12)))
+                    if tied else ("No other system can be first." if has_rank_sets(full.systems) and m > 1 else
+                                  "All other systems are significantly worse." if m > 1 else "")))
     warnings = resolution_notes(result, full)
     above = baseline_above_winner(result, full)
     if above:
         parts.append('<p class="warn">%s</p>' % above)
     for w in warnings:
         parts.append('<p class="warn">%s</p>' % _esc(w))
+    note = family_note(result, full)
+    if note:
+        parts.append('<p class="warn family-note">%s</p>' % _esc(note))
     if view.truncated:
         parts.append(_field_summary(result, view, folder, figures, primary))
     top = (" <span class=\"muted\">(top %d of %s)</span>" % (m, _count(view.m))) if view.truncated else ""
@@ -347,15 +401,17 @@ def _target_section(result, key, view, figures, digits, primary, corrections, fo
     else:
         parts.append(ranking + ordered)
     parts.append(_figure("unit_distribution", figures.get("unit_distribution"), target, result, primary))
+    if figures.get("rank_sets"):
+        parts.append("<h3>Rank confidence sets%s</h3>" % top)
+        parts.append(_figure("rank_sets", figures.get("rank_sets"), target, result, primary))
     if m > 1:
         orientation = "winner %s system" % MINUS if target.metric.direction == "higher" \
             else "system %s winner (lower is better)" % MINUS
         parts.append("<h3>Differences to the winner%s</h3>" % top)
-        parts.append('<p class="note">Difference = %s, positive when the winner is better; %s CI of the paired '
-                     'difference, red when the row is not significant (%s-adjusted, tied with the winner) and '
-                     'green when it is; %s p-values and their adjusted values.</p>'
-                     % (orientation, _level(result), _esc(correction_name(primary)),
-                        "two-sided" if sides_of(result) == "two" else "one-sided"))
+        parts.append('<p class="note">Difference = %s, positive when the winner is better; %s p-values. %s '
+                     'An interval is green when it excludes 0 and red when it contains it.</p>'
+                     % (orientation, "two-sided" if sides_of(result) == "two" else "one-sided",
+                        _esc(verdict_caption(result, target.vs_winner))))
         parts.append(_vs_winner_table(result, target, digits, corrections))
         parts.append(_figure("vs_winner", figures.get("vs_winner"), target, result, primary))
         parts.append("<h3>Winner %s runner-up</h3>" % MINUS)
@@ -366,7 +422,7 @@ def _target_section(result, key, view, figures, digits, primary, corrections, fo
         parts.append('<p class="note">Row = the lower-ranked system, column = the higher-ranked one; each cell is '
                      'column %s row (positive: the column is better) with the stars of its %s-adjusted p-value. '
                      'Hover a cell for the pair.</p>' % (MINUS, _esc(correction_name(primary))))
-        parts.append(_matrix_table(target, digits))
+        parts.append(_matrix_table(target, digits, primary, _level(result)))
         parts.append(_figure("pair_heatmap", figures.get("pair_heatmap"), target, result, primary))
     parts.append('<div class="row"><div><h3>Indicators</h3>%s</div>%s</div>'
                  % (_target_indicators(target, digits), _gains_table(result, target)))

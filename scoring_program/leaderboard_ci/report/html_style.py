@@ -12,7 +12,8 @@ h2{font-size:21px;margin:36px 0 6px;padding-top:14px;border-top:2px solid #d8dee
 h3{font-size:16px;margin:22px 0 4px}
 p{margin:6px 0}
 a{color:#0b57a4}
-.headline{font-size:25px;font-weight:650;margin:6px 0 4px}
+.headline{font-size:25px;font-weight:650;margin:6px 0 4px;overflow-wrap:anywhere}
+.lead,.warn,section>p{overflow-wrap:anywhere}
 .headline .ci{font-weight:400;color:#57606a;white-space:nowrap}
 .lead{background:#f3f6fa;border-left:4px solid #1f4e9c;padding:8px 12px;margin:10px 0}
 .warn{background:#fff8e6;border-left:4px solid #b36b00;padding:8px 12px;margin:10px 0}

@@ -30,14 +30,18 @@ import numpy as np
 from .._version import __version__
 from ..core.significance import stars
 from .scale import DEFAULT_TOP, report_scope
+from .verdicts import dual_interval, family_note as family_note_of, rank_sets
 
 __all__ = ["result_to_dict", "result_to_json", "read_report", "check_report", "primary_correction",
            "corrections_of", "sides_of", "ReportFormatError", "GENERATOR", "SCHEMA_VERSION"]
 
 GENERATOR = "leaderboard-ci"
 #: The major number changes when a reader of an older report.json would misread this one.
-SCHEMA_VERSION = "1.2"  # 1.1: "units" (per-class, per-label or per-type scores of every system)
+SCHEMA_VERSION = "1.3"  # 1.1: "units" (per-class, per-label or per-type scores of every system)
 #                          1.2: "pairs_listed" (above the report's threshold "pairs" holds the top systems' pairs)
+#                          1.3: per system "rank_set" {"simultaneous", "marginal"}; per comparison "fw_low",
+#                               "fw_high" (max-t family-wise interval) and "interval" (which one the verdict
+#                               goes with); per target "family_note" and "critical_value"
 
 #: Columns of the vs-winner and pairs tables that carry other tests' p-values
 #: (present only when that test was run), in the order they are written.
@@ -151,9 +155,12 @@ def primary_correction(result):
 # ---------------------------------------------------------------------------
 # Per-target blocks
 # ---------------------------------------------------------------------------
-def _comparison(row, corrections, first_columns):
-    """One vs-winner or pair row: its own columns, then p_adjusted, stars, other tests."""
+def _comparison(row, corrections, first_columns, verdict_interval=None):
+    """One vs-winner or pair row: its own columns, the family-wise interval, then p_adjusted, stars, other tests."""
     out = OrderedDict((c, row[c]) for c in first_columns)
+    out["fw_low"], out["fw_high"] = row.get("fw_low"), row.get("fw_high")
+    if verdict_interval is not None:
+        out["interval"] = verdict_interval
     out["p_value"] = row["p_value"]
     out["p_adjusted"] = OrderedDict((m, row.get("p_" + m)) for m in corrections)
     out["stars"] = row.get("stars", "")
@@ -162,7 +169,7 @@ def _comparison(row, corrections, first_columns):
     for column in TEST_COLUMNS:
         if column in row:
             out[column] = row[column]
-    known = set(first_columns) | {"p_value", "stars", "significant"} | set(TEST_COLUMNS) \
+    known = set(first_columns) | {"p_value", "stars", "significant", "fw_low", "fw_high"} | set(TEST_COLUMNS) \
         | {"p_" + m for m in corrections}
     for column, value in row.items():  # columns a later analysis adds, kept verbatim
         if column not in known:
@@ -170,8 +177,10 @@ def _comparison(row, corrections, first_columns):
     return out
 
 
-def _comparisons(frame, corrections, first_columns):
-    return [_comparison(r, corrections, first_columns) for r in _records(frame)]
+def _comparisons(frame, corrections, first_columns, primary="none"):
+    dual = dual_interval(frame, primary)
+    kind = "family_wise" if dual.family_wise else "marginal"
+    return [_comparison(r, corrections, first_columns, kind) for r in _records(frame)]
 
 
 def _gains(target):
@@ -196,14 +205,16 @@ def _pairs_listed(view, folder):
                         ("file", "%s/pairs.csv" % folder)])
 
 
-def _target(key, view, corrections, primary, official, confidence_level, folder):
+def _target(result, key, view, corrections, primary, official, confidence_level, folder):
     target = view.target
     spec = target.metric
     systems = _records(target.systems, ["rank", "name", "score", "ci_low", "ci_high", "letters",
                                         "tied_with_winner"])
-    for row in systems:
+    sets = [rank_sets(r) for r in _records(target.systems)]
+    for row, ranks in zip(systems, sets):
         row.setdefault("letters", "")
         row["letters"] = row["letters"] or ""
+        row["rank_set"] = ranks
     return OrderedDict([
         ("key", str(key)),
         ("metric", spec.key),
@@ -216,8 +227,10 @@ def _target(key, view, corrections, primary, official, confidence_level, folder)
         ("winner", target.winner),
         ("stars_correction", primary),
         ("systems", systems),
-        ("vs_winner", _comparisons(target.vs_winner, corrections, ["name", "diff", "ci_low", "ci_high"])),
-        ("pairs", _comparisons(view.shown.pairs, corrections, ["a", "b", "diff", "ci_low", "ci_high"])),
+        ("family_note", family_note_of(result, target)),
+        ("critical_value", _clean(getattr(target, "critical_value", None))),
+        ("vs_winner", _comparisons(target.vs_winner, corrections, ["name", "diff", "ci_low", "ci_high"], primary)),
+        ("pairs", _comparisons(view.shown.pairs, corrections, ["a", "b", "diff", "ci_low", "ci_high"], primary)),
         ("pairs_listed", _pairs_listed(view, folder)),
         ("indicators", _clean(target.indicators)),
         ("tied_with_winner", _clean(list(target.tied_with_winner))),
@@ -293,7 +306,7 @@ def result_to_dict(result, top=DEFAULT_TOP, scope=None):
         ("systems", [str(n) for n in result.names]),
         ("baseline", None if result.baseline is None else str(result.baseline)),
         ("official", official.key),
-        ("metrics", OrderedDict((str(k), _target(k, v, corrections, primary, v.target is official, level,
+        ("metrics", OrderedDict((str(k), _target(result, k, v, corrections, primary, v.target is official, level,
                                                  scope.folders[k]))
                                 for k, v in scope.views.items())),
         ("groups", _groups(result)),

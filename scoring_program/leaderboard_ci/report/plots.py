@@ -33,6 +33,7 @@ import numpy as np
 from ..core.numeric import is_finite_number
 from .formatting import format_p
 from .unit_plots import unit_distribution_plot
+from .verdicts import dual_interval
 from .figure_layout import (ranked_axis, BASELINE, FIGURES, GREEN, HEATMAP_STARS_MAX, HEATMAP_VALUES_MAX, INK, MINUS, OTHER, RED,
                             TIED, WINNER, ci_contains_zero, decimals_for, figure_title, name_fontsize, name_width,
                             counted_replicates, far_off, fit_texts as _fit, oriented_difference,
@@ -138,7 +139,7 @@ def ordered_ci_plot(target, baseline=None, confidence_level=0.95):
     ax.set_title("%s: systems ranked by score" % figure_title(target), fontsize=11, loc="left")
     handles = [Line2D([], [], color=WINNER, marker="D", lw=2, label="winner (shaded: its CI)"),
                Line2D([], [], color=TIED, marker="o", lw=2, label="tied with the winner"),
-               Line2D([], [], color=OTHER, marker="o", lw=2, label="worse than the winner")]
+               Line2D([], [], color=OTHER, marker="o", lw=2, label="not tied with the winner")]
     if baseline is not None and baseline in names:
         handles.append(Line2D([], [], color=BASELINE, marker="s", ls="--", lw=1, label="baseline"))
     fig.legend(handles=handles, loc="outside lower center" if _outside_ok() else "lower center",
@@ -171,7 +172,7 @@ def _decision_colour(row):
     return GREEN if bool(significant) else RED
 
 
-def difference_plot(target, confidence_level=0.95, baseline=None, decision=None):
+def difference_plot(target, confidence_level=0.95, baseline=None, decision=None, primary=None):
     """Each system's difference to the winner with its CI (CompStats Fig. 2).
 
     The difference is oriented (positive: the winner is better), and the axis says
@@ -180,7 +181,10 @@ def difference_plot(target, confidence_level=0.95, baseline=None, decision=None)
     (tied with it), green when it is, by the ``decision`` correction's p-values (the
     analysis' ``significant`` column); the bars are the unadjusted intervals, and the
     legend says so.  Without a ``significant`` column, red means the interval contains
-    0.  The stars of the corrected test are printed beside each interval.  A
+    0.  With ``primary="maxt"`` and family-wise intervals in the frame, the bars are the
+    simultaneous/family-wise intervals ``[fw_low, fw_high]`` of the max-t step-down, the
+    intervals the verdict comes from (a bar excludes 0 exactly when the row is significant).
+    The stars of the corrected test are printed beside each interval.  A
     ``baseline`` far beyond every other system is drawn as an arrow at the edge with its
     difference, so that it does not squash the others.
 
@@ -192,6 +196,9 @@ def difference_plot(target, confidence_level=0.95, baseline=None, decision=None)
     frame = target.vs_winner
     if len(frame) == 0:
         raise ValueError("the differences to the winner need at least two systems")
+    dual = dual_interval(frame, primary or "none")
+    if dual.family_wise:  # draw the interval the verdict comes from
+        frame = frame.assign(ci_low=frame[dual.low], ci_high=frame[dual.high])
     by_decision = "significant" in frame.columns
     names = list(frame["name"])
     m = len(names)
@@ -234,8 +241,9 @@ def difference_plot(target, confidence_level=0.95, baseline=None, decision=None)
     ax.set_axisbelow(True)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
-    ax.set_xlabel("%s, %g%% CI (positive: %s is better; %s)"
+    ax.set_xlabel("%s, %g%% %s (positive: %s is better; %s)"
                   % (oriented_difference(target.metric, target.winner, "system"), 100 * confidence_level,
+                     "family-wise interval" if dual.family_wise else "CI",
                      short_name(target.winner, 24), target.metric.better))
     ax.set_title("%s: differences to the winner" % figure_title(target), fontsize=11, loc="left")
     if by_decision:
@@ -245,7 +253,10 @@ def difference_plot(target, confidence_level=0.95, baseline=None, decision=None)
                    Line2D([], [], color=GREEN, marker="o", lw=2,
                           label="differs from the winner: significant (%s)" % how),
                    Line2D([], [], color=OTHER, lw=2,
-                          label="bars: unadjusted %g%% CIs; colour: the %s decision" % (100 * confidence_level, how))]
+                          label=("bars: simultaneous/family-wise %g%% intervals (max-t), 0 outside exactly when "
+                                 "significant" % (100 * confidence_level)) if dual.family_wise else
+                          "bars: %g%% intervals, each pair alone; colour: the %s decision" % (100 * confidence_level,
+                                                                                            how))]
     else:
         handles = [Line2D([], [], color=RED, marker="o", lw=2, label="CI includes 0: may not differ from the winner"),
                    Line2D([], [], color=GREEN, marker="o", lw=2, label="CI excludes 0: differs from the winner")]
@@ -472,13 +483,14 @@ def _p(value):
 # ---------------------------------------------------------------------------
 # All figures of a target; saving
 # ---------------------------------------------------------------------------
-def target_figures(target, baseline=None, confidence_level=0.95, sides=None, decision=None):
+def target_figures(target, baseline=None, confidence_level=0.95, sides=None, decision=None, primary=None):
     """The figures of one target as ``name -> Figure`` (see :data:`FIGURES` for the names).
 
     With a single system only the ordered CI plot is made; the bootstrap
     distribution needs the replicates.  ``sides`` is passed to
     :func:`bootstrap_difference_plot`; ``decision`` (the primary correction's display
-    name) to :func:`difference_plot`.
+    name) and ``primary`` (its key) to :func:`difference_plot`.  The rank-set figure is
+    drawn by :func:`leaderboard_ci.report.html_parts.view_figures` (it is in another module).
     """
     out = OrderedDict()
     out["ordered_ci"] = ordered_ci_plot(target, baseline=baseline, confidence_level=confidence_level)
@@ -488,7 +500,7 @@ def target_figures(target, baseline=None, confidence_level=0.95, sides=None, dec
         out["unit_distribution"] = distribution
     if len(target.systems) >= 2:
         out["vs_winner"] = difference_plot(target, confidence_level=confidence_level, baseline=baseline,
-                                           decision=decision)
+                                           decision=decision, primary=primary)
         out["pair_heatmap"] = pair_heatmap(target)
         if target.replicates is not None:
             out["bootstrap_difference"] = bootstrap_difference_plot(target, sides=sides)

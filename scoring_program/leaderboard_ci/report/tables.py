@@ -39,6 +39,8 @@ import pandas as pd
 from .json_report import corrections_of, primary_correction, sides_of
 from .scale import mark_truncated, pair_matrix, view_of
 from ..core.numeric import is_finite_number
+from .comparisons import comparison_cells, comparison_columns, rank_set_words, verdict_caption
+from .verdicts import dual_interval, family_note, format_rank_set, has_rank_sets, interval_header
 from .formatting import (DASH, MINUS, STAR_LEGEND, correction_name, csv_text, family_description,
                          format_ci, format_count, format_number, format_p, latex_escape, latex_number,
                          markdown_escape, markdown_number, slug)
@@ -333,35 +335,33 @@ def _label(target, what):
 
 
 def systems_table(result, target, digits=4):
-    """Rank, system, score, CI, letters and whether each system is tied with the winner."""
+    """Rank, system, score, CI, rank sets (when computed), letters and whether each system is tied with the winner."""
     frame = target.systems
     level = _level(result)
     primary = primary_correction(result)
-    header = ["Rank", "System", target.title, "%s CI" % level, "Letters", "Tied"]
+    ranked = has_rank_sets(frame)
+    header = ["Rank", "System", target.title, "%s CI" % level]
+    header += ["Rank set, simultaneous", "Rank set, marginal"] if ranked else []
+    header += ["Letters", "Tied"]
     rows = []
     for r in frame.itertuples(index=False):
+        sets = [format_rank_set(r.rank_low, r.rank_high),
+                format_rank_set(r.rank_low_marginal, r.rank_high_marginal)] if ranked else []
         rows.append(["%d" % r.rank, str(r.name), format_number(r.score, digits),
-                     format_ci(r.ci_low, r.ci_high, digits), str(getattr(r, "letters", "") or ""),
-                     "yes" if bool(getattr(r, "tied_with_winner", False)) else ""])
+                     format_ci(r.ci_low, r.ci_high, digits)] + sets
+                    + [str(getattr(r, "letters", "") or ""),
+                       "yes" if bool(getattr(r, "tied_with_winner", False)) else ""])
     caption = ("%s: systems ranked by score (%s) with %s confidence intervals (%s). Systems sharing a letter "
-               "are not significantly different (%s, %s = %g); tied: not significantly different from the "
-               "winner." % (target.title, target.metric.better, level, _settings_phrase(result, target),
-                            correction_name(primary, long=True), "\u03b1", result.signature.alpha))
+               "are not significantly different (%s, %s = %g). "
+               % (target.title, target.metric.better, level, _settings_phrase(result, target),
+                  correction_name(primary, long=True), "\u03b1", result.signature.alpha))
+    caption += rank_set_words(result) if ranked else "Tied: not significantly different from the winner."
     notes = [str(n) for n in target.notes]
-    return Table("systems", header, rows, ["num", "text", "num", "num", "text", "text"], caption,
-                 _label(target, "systems"), notes, frame)
-
-
-def _p_columns(frame, corrections):
-    """(column, heading) of the p-values a comparison table shows."""
-    cols = [("p_value", "p")]
-    cols += [("p_" + m, "p (%s)" % correction_name(m, header=True)) for m in corrections
-             if "p_" + m in frame.columns]
-    if "p_mcnemar" in frame.columns:
-        cols.append(("p_mcnemar", "p (McNemar)"))
-    if "p_delong" in frame.columns:
-        cols.append(("p_delong", "p (DeLong)"))
-    return cols
+    note = family_note(result, target)
+    if note:
+        notes.insert(0, note)
+    kinds = ["num", "text", "num", "num"] + (["num", "num"] if ranked else []) + ["text", "text"]
+    return Table("systems", header, rows, kinds, caption, _label(target, "systems"), notes, frame)
 
 
 def _sides_phrase(result, short=False):
@@ -376,25 +376,22 @@ def _test_name(result):
 
 
 def vs_winner_table(result, target, digits=4):
-    """Each system's difference to the winner (winner − system, oriented), CI, p-values, stars."""
+    """Each system's difference to the winner (winner − system, oriented), the interval dual with the verdict,
+    its p-value and stars, then the other intervals and p-values (see :func:`comparison_columns`)."""
     frame = target.vs_winner
-    level = _level(result)
-    corrections = corrections_of(result)
-    primary = primary_correction(result)
-    pcols = _p_columns(frame, corrections)
-    header = ["System", "Difference", "%s CI" % level] + [h for _, h in pcols] + [""]
+    cols = comparison_columns(result, frame)
+    header = ["System", "Difference"] + [h for _, h in cols]
     rows = []
     for _, r in frame.iterrows():
-        rows.append([str(r["name"]), format_number(r["diff"], digits), format_ci(r["ci_low"], r["ci_high"], digits)]
-                    + [format_p(r[c], alpha=result.signature.alpha) for c, _ in pcols]
-                    + [str(r.get("stars", "") or "")])
+        rows.append([str(r["name"]), format_number(r["diff"], digits)]
+                    + comparison_cells(r, cols, digits, result.signature.alpha))
     orientation = ("winner %s system" if target.metric.direction == "higher" else "system %s winner") % MINUS
-    caption = ("%s: difference between the winner (%s) and each system (%s; positive: the winner is better) "
-               "with %s confidence intervals and %s %s p-values, adjusted over %s. Stars (%s): %s."
-               % (target.title, target.winner, orientation, level, _sides_phrase(result), _test_name(result),
-                  family_description(result.signature.family), correction_name(primary), STAR_LEGEND))
-    return Table("vs_winner", header, rows, ["text", "num", "num"] + ["num"] * len(pcols) + ["text"],
-                 caption, _label(target, "vs-winner"), [], frame)
+    caption = ("%s: difference between the winner (%s) and each system (%s; positive: the winner is better), "
+               "%s %s p-values. %s Stars (%s): %s."
+               % (target.title, target.winner, orientation, _sides_phrase(result), _test_name(result),
+                  verdict_caption(result, frame), correction_name(primary_correction(result)), STAR_LEGEND))
+    kinds = ["text", "num"] + ["text" if c == "stars" else "num" for c, _ in cols]
+    return Table("vs_winner", header, rows, kinds, caption, _label(target, "vs-winner"), [], frame)
 
 
 def pair_matrix_table(result, target, digits=4, named_columns=MATRIX_NAMED_COLUMNS):
@@ -431,6 +428,12 @@ def pair_matrix_table(result, target, digits=4, named_columns=MATRIX_NAMED_COLUM
                "from %s-adjusted %s p-values: %s." % (target.title, subtraction, target.metric.better,
                                                       correction_name(primary), _sides_phrase(result, short=True),
                                                       STAR_LEGEND))
+    dual = dual_interval(target.pairs, primary)
+    caption += (" Every pair's %s and %s are in pairs.csv (%s)."
+                % (dual.header(_level(result)), interval_header(False, _level(result)),
+                   "fw_low, fw_high; ci_low, ci_high" if dual.family_wise else "ci_low, ci_high")
+                if dual.family_wise else
+                " Every pair's %s is in pairs.csv (ci_low, ci_high)." % interval_header(False, _level(result)))
     notes = ["Column (k) is the system ranked k."] if numbered else []
     text = pd.DataFrame([[name] + r[1:] for name, r in zip(names[1:], rows)], columns=["row \\ column"] + cols)
     return Table("pair_matrix", header, rows, ["text"] + ["num"] * len(cols), caption, _label(target, "pairs"),

@@ -1,0 +1,103 @@
+"""The columns of a comparison table (vs-winner) and the captions that say which interval goes with which verdict.
+
+Shared by the Markdown/LaTeX tables (:mod:`leaderboard_ci.report.tables`) and
+the page (:mod:`leaderboard_ci.report.html_report`), so that both show the same
+columns under the same headings: first the interval dual with the verdict
+(:func:`leaderboard_ci.report.verdicts.dual_interval`) and the p-value it is
+the inversion of, then the stars; with the max-t step-down, the marginal
+interval and the unadjusted p-value (which go together); then the other
+corrections' p-values and the item tests.
+"""
+from __future__ import annotations
+
+from .formatting import correction_name, family_description, format_ci, format_p
+from .json_report import corrections_of, primary_correction
+from .verdicts import dual_interval, interval_header
+
+__all__ = ["comparison_columns", "comparison_cells", "verdict_caption", "rank_set_words", "p_columns"]
+
+
+def _level(result):
+    return "%g%%" % (100.0 * float(result.signature.confidence_level))
+
+
+def p_columns(frame, corrections):
+    """(column, heading) of the p-values a comparison table shows."""
+    cols = [("p_value", "p")]
+    cols += [("p_" + m, "p (%s)" % correction_name(m, header=True)) for m in corrections
+             if "p_" + m in frame.columns]
+    if "p_mcnemar" in frame.columns:
+        cols.append(("p_mcnemar", "p (McNemar)"))
+    if "p_delong" in frame.columns:
+        cols.append(("p_delong", "p (DeLong)"))
+    return cols
+
+
+def rank_set_words(result):
+    """The caption's sentence on the rank sets and on "tied" (1 in the simultaneous rank set)."""
+    return ("Rank sets (%s confidence; Mogstad, Romano, Shaikh & Wilhelm 2024): the ranks each system can hold; "
+            "simultaneous: they hold for all systems at once; marginal: for this system alone. Tied: 1 is in its "
+            "simultaneous rank set (it may be first)." % _level(result))
+
+
+def comparison_columns(result, frame):
+    """The columns of a vs-winner table after the difference: ``[(column(s), heading), ...]``.
+
+    The interval dual with the verdict comes first, then the p-value it is the
+    inversion of, then the stars; with the max-t step-down, the marginal
+    interval and the unadjusted p-value follow (they go together); then the
+    other corrections' p-values and the item tests.  A column is a pair of
+    names for an interval.
+    """
+    level = _level(result)
+    primary = primary_correction(result)
+    dual = dual_interval(frame, primary)
+    if dual.family_wise:
+        cols = [((dual.low, dual.high), dual.header(level)), (dual.p, "p (%s)" % correction_name(primary, header=True)),
+                ("stars", "Stars"), (("ci_low", "ci_high"), interval_header(False, level)),
+                ("p_value", "p (this pair alone)")]
+    else:
+        cols = [((dual.low, dual.high), dual.header(level)), ("p_value", "p (this pair alone)")]
+        if primary != "none" and "p_" + primary in frame.columns:
+            cols.append(("p_" + primary, "p (%s)" % correction_name(primary, header=True)))
+        cols.append(("stars", "Stars"))
+    shown = set(c for c, _ in cols)
+    for c, h in p_columns(frame, corrections_of(result)):
+        if c not in shown:
+            cols.append((c, h))
+    return cols
+
+
+def verdict_caption(result, frame):
+    """What the interval beside the verdict is, in plain words (no correction is blamed for a disagreement)."""
+    level = _level(result)
+    primary = primary_correction(result)
+    dual = dual_interval(frame, primary)
+    family = family_description(result.signature.family)
+    if dual.family_wise:
+        return ("The verdict (stars, significant) is the max-t step-down's (Romano-Wolf) over %s: its "
+                "simultaneous/family-wise %s interval excludes 0 exactly when p (max-t) < %s = %g, and all the "
+                "family's intervals hold together with %s confidence. The %s interval, this pair alone, goes with "
+                "the unadjusted p-value (p (this pair alone))."
+                % (family, level, "\u03b1", result.signature.alpha, level, level))
+    if primary == "none":
+        return ("The verdict comes from the unadjusted p-value, which is the inversion of the %s interval, this "
+                "pair alone: it excludes 0 exactly when p < %s = %g." % (level, "\u03b1", result.signature.alpha))
+    return ("The verdict comes from %s-adjusted p-values over %s. %s adjusts p-values and has no interval: the "
+            "interval shown is this pair's alone and goes with the unadjusted p-value (p (this pair alone))."
+            % (correction_name(primary), family, correction_name(primary, long=True)))
+
+
+def comparison_cells(r, cols, digits, alpha):
+    """The formatted cells of one comparison row for :func:`comparison_columns`."""
+    cells = []
+    for column, _ in cols:
+        if isinstance(column, tuple):
+            cells.append(format_ci(r.get(column[0]), r.get(column[1]), digits))
+        elif column == "stars":
+            cells.append(str(r.get("stars", "") or ""))
+        else:
+            cells.append(format_p(r.get(column), alpha=alpha))
+    return cells
+
+

@@ -1,0 +1,155 @@
+"""Which interval goes with which verdict, the rank confidence sets, and the note that B is too small.
+
+Every renderer (HTML, Markdown, LaTeX, CSV, ``report.json``, the figures) asks
+this module the same three questions, so that they cannot answer them
+differently:
+
+* :func:`dual_interval`: the interval that is *dual* with the row's verdict
+  (it excludes 0 exactly when the verdict is "significant").  With the max-t
+  step-down as the primary correction (``maxt``) it is the simultaneous,
+  family-wise interval ``[fw_low, fw_high]`` beside ``p_maxt``; otherwise the
+  marginal interval ``[ci_low, ci_high]`` beside the unadjusted ``p_value``
+  (Holm, Bonferroni and BH adjust p-values and have no matching interval).
+* :func:`rank_sets`: each system's simultaneous and marginal rank confidence
+  sets, when the analysis computed them.
+* :func:`family_notes`: the one sentence that says the number of resamples B
+  is too small for the family of comparisons, with the B that would be
+  needed (the analysis' ``TargetAnalysis.family_note``).
+"""
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from ..core.numeric import is_finite_number
+from .formatting import DASH, correction_name
+
+__all__ = ["DualInterval", "dual_interval", "marginal_interval", "has_rank_sets", "rank_sets", "format_rank_set",
+           "family_note", "family_notes", "interval_header", "MARGINAL_WORDS", "FAMILY_WISE_WORDS"]
+
+#: How the two kinds of interval are named in headers and captions (plain words).
+FAMILY_WISE_WORDS = "Simultaneous/family-wise %s interval (max-t step-down)"
+MARGINAL_WORDS = "%s interval, this pair alone"
+
+
+@dataclass(frozen=True)
+class DualInterval:
+    """The interval a table shows beside a verdict, and the p-value it is the inversion of.
+
+    Attributes
+    ----------
+    low, high : str
+        Columns of the interval (``fw_low``/``fw_high`` or ``ci_low``/``ci_high``).
+    p : str
+        Column of the p-value dual with it (``p_maxt`` or ``p_value``).
+    family_wise : bool
+        Whether the interval is the simultaneous one of the max-t step-down.
+    decides : bool
+        Whether the row's verdict (``significant``, stars) comes from this
+        p-value, so that "excludes 0" and "significant" agree by construction.
+    """
+
+    low: str
+    high: str
+    p: str
+    family_wise: bool
+    decides: bool
+
+    def header(self, level):
+        """Column heading, e.g. ``95% interval, this pair alone``."""
+        return interval_header(self.family_wise, level)
+
+
+def interval_header(family_wise, level):
+    """``Simultaneous/family-wise 95% interval (max-t step-down)`` or ``95% interval, this pair alone``."""
+    return (FAMILY_WISE_WORDS if family_wise else MARGINAL_WORDS) % level
+
+
+def marginal_interval(primary):
+    """The marginal interval and the unadjusted p-value (dual with each other, whatever decides)."""
+    return DualInterval("ci_low", "ci_high", "p_value", False, primary == "none")
+
+
+def dual_interval(frame, primary):
+    """The interval dual with the verdict of a vs-winner or pairs ``frame`` under correction ``primary``.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        ``TargetAnalysis.vs_winner`` or ``.pairs``.
+    primary : str
+        The correction that decides the verdicts (``maxt``, ``holm``, ``none`` ...).
+
+    Returns
+    -------
+    DualInterval
+        ``fw_low``/``fw_high`` with ``p_maxt`` when ``primary`` is ``maxt`` and the
+        frame has them; the marginal interval with ``p_value`` otherwise (its
+        ``decides`` is then False unless ``primary`` is ``none``).
+    """
+    columns = set(frame.columns)
+    if primary == "maxt" and {"fw_low", "fw_high"} <= columns:
+        return DualInterval("fw_low", "fw_high", "p_maxt" if "p_maxt" in columns else "p_value", True, True)
+    return marginal_interval(primary)
+
+
+# ---------------------------------------------------------------------------
+# Rank sets
+# ---------------------------------------------------------------------------
+_RANK_COLUMNS = ("rank_low", "rank_high", "rank_low_marginal", "rank_high_marginal")
+
+
+def has_rank_sets(systems):
+    """Whether a systems frame carries both rank confidence sets."""
+    return set(_RANK_COLUMNS) <= set(systems.columns)
+
+
+def _rank(value):
+    return int(value) if is_finite_number(value) else None
+
+
+def rank_sets(row):
+    """``{"simultaneous": [lo, hi], "marginal": [lo, hi]}`` of one systems row (a mapping); None members if absent."""
+    get = row.get if hasattr(row, "get") else (lambda k, d=None: getattr(row, k, d))
+    out = OrderedDict()
+    for kind, (low, high) in (("simultaneous", ("rank_low", "rank_high")),
+                              ("marginal", ("rank_low_marginal", "rank_high_marginal"))):
+        lo, hi = _rank(get(low, None)), _rank(get(high, None))
+        out[kind] = [lo, hi] if lo is not None and hi is not None else None
+    return out
+
+
+def format_rank_set(low, high):
+    """``[1, 3]``; ``[2, 2]`` when the rank is certain; an en dash when missing."""
+    lo, hi = _rank(low), _rank(high)
+    if lo is None or hi is None:
+        return DASH
+    return "[%d, %d]" % (lo, hi)
+
+
+# ---------------------------------------------------------------------------
+# B too small for the family
+# ---------------------------------------------------------------------------
+def family_note(result, target):
+    """The target's "B too small" sentence (``TargetAnalysis.family_note``) as one sentence, or None.
+
+    The analysis writes it (``leaderboard_ci.phase.targets.family_note``: the
+    correction, the family, the smallest adjusted p-value possible and the B
+    that would be needed); here it only gets a capital letter and a full stop.
+    """
+    note = getattr(target, "family_note", None)
+    if not note:
+        return None
+    text = " ".join(str(note).split())
+    text = text[:1].upper() + text[1:]
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def family_notes(result):
+    """The distinct notes of every target, in order (usually one: m and B are shared)."""
+    notes = []
+    for target in result.targets.values():
+        note = family_note(result, target)
+        if note and note not in notes:
+            notes.append(note)
+    return notes

@@ -1,0 +1,539 @@
+"""Simultaneous inference over many paired differences: max-t step-down and rank sets.
+
+The family is a set of pairs ``(a, b)`` of systems, each with the oriented
+difference ``delta = sign * (s_a - s_b)`` (positive: ``a`` is better) and its
+bootstrap replicates ``d*_b`` (both systems scored on the same resample).  With
+``se`` the bootstrap standard deviation of ``d*`` (``ddof=1``), the observed
+and replicate studentized statistics are
+
+    t = delta / se,        t*_b = (d*_b - delta) / se.
+
+Romano & Wolf's step-down (2005), as Westfall & Young's max-T (1993) computes
+it, takes the maximum of ``|t*|`` over the hypotheses not yet rejected, so a
+family of any size needs only the replicates already drawn and its adjusted
+p-values have a floor of ``1/(B + 1)`` (Bonferroni and Holm: ``P/(B + 1)``).
+
+Rounding noise: with ``gamma`` = :func:`leaderboard_ci.core.significance.tolerance`
+of the pair, ``|delta| <= gamma`` counts as no difference and ``se <= gamma``
+as no spread; the count compares ``max |t*|`` with ``(|delta| - gamma) / se``,
+the studentized form of the paired test's tolerance, so rounding never turns a
+tie into a difference.  A system compared with an identical copy gets p = 1.
+
+Memory: pairs are streamed in chunks of ``chunk_pairs * B`` doubles (about
+32 MB by default, per thread); no ``(B, P)`` matrix is ever formed.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .parallel import resolve_jobs, run_spans, split_range
+from .significance import tolerance
+
+__all__ = ["FamilyTest", "RankSets", "maxt_stepdown", "rank_sets", "resamples_needed", "STEPDOWN_METHODS"]
+
+#: Methods :func:`resamples_needed` knows: the max-t step-down, no correction and statsmodels' names.
+STEPDOWN_METHODS = ("maxt", "none", "bonferroni", "sidak", "holm-sidak", "holm", "simes-hochberg", "hommel",
+                    "fdr_bh", "fdr_by", "fdr_tsbh", "fdr_tsbky")
+
+_CHECKPOINTS = 64
+
+
+@dataclass(frozen=True)
+class FamilyTest:
+    """The max-t step-down of one family of pairs (arrays in the order of the pairs given).
+
+    Attributes
+    ----------
+    p_adjusted : ndarray ``(P,)``
+        Step-down adjusted p-values, in ``[1/(B+1), 1]``; significant means ``p_adjusted < alpha``.
+    low, high : ndarray ``(P,)``
+        Family-wise interval ``delta -/+ critical * se``; it excludes 0 exactly when
+        ``p_adjusted < alpha``.
+    critical : ndarray ``(P,)``
+        The critical value ``c_s`` of the step at which each pair was decided.
+    t : ndarray ``(P,)``
+        Observed studentized difference (0 within rounding of no difference, +/-inf when
+        the replicates have no spread).
+    se : ndarray ``(P,)``
+        Bootstrap standard deviation of the difference (``ddof=1``).
+    critical_simultaneous : float
+        ``c_1``: the single-step max-t critical value of the whole family (inf when B is too
+        small for any p-value to fall below alpha).
+    alpha : float
+    n_valid : int
+        Replicates used (rows with any NaN are left out).
+    steps : int
+        Steps of the step-down (the last one rejects nothing more).
+    """
+
+    p_adjusted: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    critical: np.ndarray
+    t: np.ndarray
+    se: np.ndarray
+    critical_simultaneous: float
+    alpha: float
+    n_valid: int
+    steps: int
+
+    @property
+    def significant(self):
+        """``p_adjusted < alpha`` (equivalently: the family-wise interval excludes 0)."""
+        return self.p_adjusted < self.alpha
+
+
+@dataclass(frozen=True)
+class RankSets:
+    """Ranks and rank confidence sets of ``m`` systems (arrays in the systems' order).
+
+    Attributes
+    ----------
+    rank : ndarray of int ``(m,)``
+        Joint rank ``1 + #{systems strictly better}`` (ties within rounding share a rank).
+    low, high : ndarray of int ``(m,)``
+        Simultaneous rank confidence set ``[low, high]`` (all ``m`` sets jointly at level
+        ``1 - alpha``), from the all-pairs step-down.
+    low_marginal, high_marginal : ndarray of int ``(m,)``
+        Marginal rank confidence set of each system (each at level ``1 - alpha``), from the
+        step-down over that system's ``m - 1`` comparisons.
+    alpha : float
+    """
+
+    rank: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    low_marginal: np.ndarray
+    high_marginal: np.ndarray
+    alpha: float
+
+
+def _check_inputs(replicates, full, pairs, sign, alpha):
+    replicates = np.asarray(replicates, dtype=np.float64)
+    full = np.asarray(full, dtype=np.float64)
+    if replicates.ndim != 2 or full.shape != (replicates.shape[1],):
+        raise ValueError("replicates must have shape (B, m) and full shape (m,); got %s and %s"
+                         % (replicates.shape, full.shape))
+    if pairs is not None:
+        pairs = np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
+        if pairs.size and (pairs.min() < 0 or pairs.max() >= full.shape[0]):
+            raise ValueError("pairs must index the %d systems (0 to %d), got values from %d to %d"
+                             % (full.shape[0], full.shape[0] - 1, pairs.min(), pairs.max()))
+    if sign not in (1, -1, 1.0, -1.0) or isinstance(sign, bool):
+        raise ValueError("sign must be +1 (higher is better) or -1 (lower is better), got %r" % (sign,))
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating)) or not 0.0 < alpha < 1.0:
+        raise ValueError("alpha must be a number strictly between 0 and 1, got %r" % (alpha,))
+    return replicates, full, pairs, float(sign), float(alpha)
+
+
+def _largest_rejecting_count(n_valid, alpha):
+    """The largest count K with ``(K + 1) / (n_valid + 1) < alpha`` (-1 if none), in the p-value's own arithmetic."""
+    k = int(math.ceil(alpha * (n_valid + 1.0))) - 2
+    while k + 1 >= 1 and (k + 1.0) / (n_valid + 1.0) >= alpha:
+        k -= 1
+    while (k + 2.0) / (n_valid + 1.0) < alpha and k + 1 < n_valid:
+        k += 1
+    return max(k, -1)
+
+
+class _Family(object):
+    """Per-pair numbers of one family and the studentized replicates of any range of its sorted pairs."""
+
+    def __init__(self, reps_t, full, pairs, sign, chunk_pairs, jobs):
+        self.reps_t = reps_t
+        self.count = reps_t.shape[1]
+        self.sign = sign
+        self.chunk = chunk_pairs
+        self.jobs = jobs
+        n = pairs.shape[0]
+        a, b = pairs[:, 0], pairs[:, 1]
+        self.delta = sign * (full[a] - full[b])
+        self.gamma = tolerance(np.maximum(np.abs(full[a]), np.abs(full[b])), self.delta)
+        se = np.zeros(n)
+        if self.count >= 2:
+            def first(span):
+                lo, hi = span
+                d = self._differences(a[lo:hi], b[lo:hi])
+                mean = d.sum(axis=1) / self.count
+                np.subtract(d, mean[:, None], out=d)
+                np.multiply(d, d, out=d)
+                se[lo:hi] = np.sqrt(d.sum(axis=1) / (self.count - 1.0))
+            run_spans(first, [(lo, min(lo + chunk_pairs, n)) for lo in range(0, n, chunk_pairs)], jobs)
+        self.se = se
+        self.zero = np.abs(self.delta) <= self.gamma
+        self.flat = se <= self.gamma
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = np.where(self.zero, 0.0, np.where(self.flat, np.sign(self.delta) * np.inf, self.delta / se))
+            u = np.where(self.zero, 0.0, np.where(self.flat, np.inf, (np.abs(self.delta) - self.gamma) / se))
+        self.t = t
+        # Sorted by the count's threshold u (descending); ties keep the pairs' order.
+        self.order = np.argsort(-u, kind="stable")
+        self.u_sorted = u[self.order]
+        self.a_sorted = a[self.order]
+        self.b_sorted = b[self.order]
+
+    def _differences(self, a, b):
+        d = self.reps_t[a]
+        np.subtract(d, self.reps_t[b], out=d)
+        if self.sign != 1.0:
+            np.multiply(d, self.sign, out=d)
+        return d
+
+    def abs_tstar(self, lo, hi):
+        """``|t*|`` of sorted positions ``[lo, hi)``, shape ``(hi - lo, count)``; rows without spread are 0."""
+        idx = self.order[lo:hi]
+        d = self._differences(self.a_sorted[lo:hi], self.b_sorted[lo:hi])
+        np.subtract(d, self.delta[idx][:, None], out=d)
+        flat = self.flat[idx]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            np.divide(d, np.where(flat, 1.0, self.se[idx])[:, None], out=d)
+        np.abs(d, out=d)
+        d[flat] = 0.0
+        return d
+
+    def suffix_max(self, lo, hi, after):
+        """``max(after, max |t*| over sorted positions [lo, hi))`` elementwise over replicates."""
+        out = after.copy()
+        spans = [(s, min(s + self.chunk, hi)) for s in range(lo, hi, self.chunk)]
+        parts = [None] * len(spans)
+
+        def work(i):
+            s, e = spans[i]
+            parts[i] = self.abs_tstar(s, e).max(axis=0)
+
+        run_spans(work, range(len(spans)), self.jobs)
+        for part in parts:
+            np.maximum(out, part, out=out)
+        return out
+
+
+def _backward_counts(fam, n):
+    """Counts ``#{b : max_{k >= q} |t*_bk| >= u_q}`` for every sorted position q, and suffix-max checkpoints."""
+    counts = np.empty(n, dtype=np.int64)
+    running = np.zeros(fam.count)
+    segment = max(fam.chunk, -(-n // _CHECKPOINTS))
+    checkpoints = {n: running.copy()}
+    block = fam.chunk * max(1, fam.jobs)
+    for seg_lo in range(((n - 1) // segment) * segment, -1, -segment):
+        seg_hi = min(seg_lo + segment, n)
+        for hi in range(seg_hi, seg_lo, -block):
+            lo = max(seg_lo, hi - block)
+            spans = [(s, min(s + fam.chunk, hi)) for s in range(lo, hi, fam.chunk)]
+            cums = [None] * len(spans)
+
+            def accumulate(i):
+                s, e = spans[i]
+                x = fam.abs_tstar(s, e)
+                cums[i] = np.maximum.accumulate(x[::-1], axis=0)[::-1]  # row r: max over rows r..end
+
+            run_spans(accumulate, range(len(spans)), fam.jobs)
+            suffixes = [None] * len(spans)
+            after = running
+            for i in range(len(spans) - 1, -1, -1):
+                suffixes[i] = after
+                after = np.maximum(cums[i][0], after)
+
+            def count(i):
+                s, e = spans[i]
+                cum = cums[i]
+                np.maximum(cum, suffixes[i][None, :], out=cum)
+                counts[s:e] = np.count_nonzero(cum >= fam.u_sorted[s:e, None], axis=1)
+                cums[i] = None
+
+            run_spans(count, range(len(spans)), fam.jobs)
+            running = after
+        checkpoints[seg_lo] = running.copy()
+    return counts, checkpoints, segment
+
+
+def maxt_stepdown(replicates, full, pairs, sign, alpha=0.05, chunk_pairs=None, n_jobs=1):
+    """Romano-Wolf max-t step-down over a family of paired differences.
+
+    Parameters
+    ----------
+    replicates : ndarray ``(B, m)``
+        Replicate scores of each system on one target (the same resamples for all).
+        Rows where any system is NaN are left out, as in
+        :func:`leaderboard_ci.core.pairs.pair_statistics`.
+    full : ndarray ``(m,)``
+        Full-sample scores.
+    pairs : ndarray ``(P, 2)``
+        System indices ``(a, b)``; the difference is ``sign * (s_a - s_b)``.
+    sign : {+1, -1}
+        +1 when higher is better, -1 when lower is better.
+    alpha : float
+        Family-wise error rate of the intervals and of the step critical values.
+    chunk_pairs : int, optional
+        Pairs per chunk (memory only: ``chunk_pairs * B`` doubles per thread, about 32 MB
+        by default).  Results do not depend on it.
+    n_jobs : int or "auto"
+        Threads over chunks.  Results do not depend on it.
+
+    Returns
+    -------
+    FamilyTest
+
+    Notes
+    -----
+    Sort the pairs by ``|t|`` from largest to smallest and let ``R(j)`` be the pairs whose
+    ``|t|`` is at most ``|t_j|``.  With ``M_b(j) = max_{k in R(j)} |t*_bk|``,
+
+        raw_j = (#{b : M_b(j) >= |t_j|} + 1) / (B + 1),
+        p_adjusted_j = max of raw_i over the pairs i ranked at or above j,
+
+    (``|t_j|`` in the count is ``(|delta_j| - gamma_j) / se_j``, see the module
+    docstring).  The floor is ``1/(B + 1)``, whatever the size of the family.  Computed in
+    one backward pass over the sorted pairs with a running maximum of length ``B``.
+
+    The family-wise interval of a pair decided at step ``s`` is ``delta -/+ c_s * se``,
+    where ``c_s`` is the ``(K + 1)``-th largest of ``M(first pair of step s)`` and ``K``
+    the largest count with ``(K + 1)/(B + 1) < alpha``; pairs never rejected get the
+    last step's ``c``.  Hence "``p_adjusted < alpha``" and "the interval excludes 0" are
+    the same statement (where rounding would make them differ, the half-width is moved
+    onto ``|delta|``, a change of the order of ``gamma``).  If no count can give
+    ``p < alpha`` (``B < 1/alpha - 1``), ``c = inf`` and every interval is the real line.
+
+    The intervals of the pairs decided at step 1, and all intervals when nothing is
+    rejected, are the single-step max-t intervals with critical value
+    ``critical_simultaneous = c_1``: those hold simultaneously at level ``1 - alpha``.
+    The narrower intervals of later steps (``c_s < c_1``) serve the duality with the
+    step-down verdicts; taken together with the others they do not in general keep the
+    simultaneous coverage (Stefansson, Kim & Hsu 1988: the confidence statement a
+    step-down supports for a rejected pair is only its sign).  For coverage of every
+    interval at once use ``delta -/+ c_1 * se``.
+
+    References
+    ----------
+    Romano, J. P. & Wolf, M. (2005). Stepwise multiple testing as formalized data
+    snooping. Econometrica 73(4), 1237-1282.
+    Romano, J. P. & Wolf, M. (2005). Exact and approximate stepdown methods for multiple
+    hypothesis testing. JASA 100(469), 94-108.
+    Westfall, P. H. & Young, S. S. (1993). Resampling-Based Multiple Testing. Wiley.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> reps = np.array([[0.5, 0.5], [0.6, 0.6], [0.4, 0.4]])
+    >>> float(maxt_stepdown(reps, np.array([0.5, 0.5]), [[0, 1]], 1).p_adjusted[0])
+    1.0
+    """
+    replicates, full, pairs, sign, alpha = _check_inputs(replicates, full, pairs, sign, alpha)
+    if chunk_pairs is not None and (isinstance(chunk_pairs, bool) or int(chunk_pairs) < 1):
+        raise ValueError("chunk_pairs must be a positive integer, got %r" % (chunk_pairs,))
+    jobs = resolve_jobs(n_jobs)
+    valid = np.all(np.isfinite(replicates), axis=1)
+    reps = replicates[valid] if not valid.all() else replicates
+    count = int(reps.shape[0])
+    n = int(pairs.shape[0])
+    if chunk_pairs is None:
+        chunk_pairs = max(1, (4 << 20) // max(1, count))
+    chunk_pairs = int(chunk_pairs)
+    reps_t = np.ascontiguousarray(reps.T)
+    fam = _Family(reps_t, full, pairs, sign, chunk_pairs, jobs)
+    k_max = _largest_rejecting_count(count, alpha)
+    if n == 0 or count < 2:
+        inf = np.full(n, np.inf)
+        return FamilyTest(np.ones(n), -inf, inf.copy(), inf.copy(), np.zeros(n), fam.se, math.inf, alpha,
+                          count, 0)
+    counts, checkpoints, segment = _backward_counts(fam, n)
+    u = fam.u_sorted
+    # Ties in u share the count of the first of their run (R(j) holds every tie of j).
+    starts = np.r_[0, np.flatnonzero(u[1:] != u[:-1]) + 1]
+    run_start = np.repeat(starts, np.diff(np.r_[starts, n]))
+    raw = (counts[run_start] + 1.0) / (count + 1.0)
+    p_sorted = np.maximum.accumulate(raw)
+
+    # Steps: c_s from the suffix maximum at the step's first pair.
+    crit_sorted = np.empty(n)
+    start, steps, c1 = 0, 0, math.inf
+    while True:
+        steps += 1
+        if k_max < 0:
+            c = math.inf
+        else:
+            cp = min(((start + segment - 1) // segment) * segment, n)
+            vector = fam.suffix_max(start, cp, checkpoints[cp])
+            c = float(np.partition(vector, count - 1 - k_max)[count - 1 - k_max])  # (K+1)-th largest
+        if steps == 1:
+            c1 = c
+        # Rejected at this step: u > c (exactly #{M >= u} <= K); u is sorted descending.
+        stop = start + int(np.count_nonzero(u[start:] > c))
+        crit_sorted[start:stop] = c
+        if stop == start or stop == n:
+            crit_sorted[stop:] = c
+            break
+        start = stop
+    p_adjusted = np.empty(n)
+    p_adjusted[fam.order] = p_sorted
+    critical = np.empty(n)
+    critical[fam.order] = crit_sorted
+    significant = p_adjusted < alpha
+    absd = np.abs(fam.delta)
+    with np.errstate(invalid="ignore"):
+        half = np.where(np.isinf(critical), np.inf, critical * fam.se)
+    # Duality by construction: rounding must not separate the interval from the verdict.
+    half = np.where(significant & ~(half < absd), np.nextafter(absd, 0.0), half)
+    half = np.where(~significant & (half < absd), absd, half)
+    return FamilyTest(p_adjusted, fam.delta - half, fam.delta + half, critical, fam.t, fam.se, c1, alpha, count,
+                      steps)
+
+
+def _joint_rank(full, sign):
+    """``1 + #{k strictly better than j}``, differences within rounding counting as ties."""
+    s = sign * np.asarray(full, dtype=np.float64)
+    diff = s[None, :] - s[:, None]  # [j, k]: k minus j
+    gamma = tolerance(np.maximum(np.abs(full)[None, :], np.abs(full)[:, None]), diff)
+    return 1 + np.count_nonzero(diff > gamma, axis=1)
+
+
+def rank_sets(replicates, full, sign, alpha=0.05, family_test=None, pairs=None, chunk_pairs=None, n_jobs=1):
+    """Joint ranks with marginal and simultaneous rank confidence sets.
+
+    Parameters
+    ----------
+    replicates : ndarray ``(B, m)``
+    full : ndarray ``(m,)``
+    sign : {+1, -1}
+    alpha : float
+        The sets hold at level ``1 - alpha``.
+    family_test : FamilyTest, optional
+        The all-pairs :func:`maxt_stepdown` already computed, over ``pairs`` (every
+        unordered pair once, in any order and orientation), at the same ``alpha``.
+    pairs : ndarray ``(m (m - 1) / 2, 2)``, optional
+        The pairs of ``family_test``; required with it.
+    chunk_pairs, n_jobs
+        As in :func:`maxt_stepdown`.
+
+    Returns
+    -------
+    RankSets
+
+    Notes
+    -----
+    A pair rejected by a step-down decides the direction by the sign of its difference.
+    Simultaneous: from the all-pairs step-down, ``low_j = 1 + #{k significantly better
+    than j}`` and ``high_j = m - #{k significantly worse than j}``.  Marginal: the same
+    from the step-down over the ``m - 1`` comparisons of ``j`` only.  The point rank lies in
+    both sets (a rejected difference has the sign of the point estimate), and the
+    simultaneous set contains the marginal one (a pair's adjusted p-value in the smaller
+    family is never larger: its maxima run over fewer pairs).  The step-down controls the family-wise error of "differs";
+    directional (sign) errors are controlled exactly by the single-step version, which the
+    step-down's first step is.
+
+    References
+    ----------
+    Mogstad, M., Romano, J. P., Shaikh, A. M. & Wilhelm, D. (2024). Inference for ranks
+    with applications to mobility across neighbourhoods and academic achievement across
+    countries. Review of Economic Studies 91(1), 476-518.
+    """
+    replicates, full, _, sign, alpha = _check_inputs(replicates, full, None, sign, alpha)
+    m = full.shape[0]
+    all_pairs = np.stack(np.triu_indices(m, k=1), axis=1).astype(np.intp)
+    if family_test is None:
+        pairs = all_pairs
+        family_test = maxt_stepdown(replicates, full, pairs, sign, alpha, chunk_pairs, n_jobs)
+    else:
+        if pairs is None:
+            raise ValueError("rank_sets needs the pairs of the family_test given")
+        pairs = np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
+        keys = np.sort(np.minimum(pairs[:, 0], pairs[:, 1]) * m + np.maximum(pairs[:, 0], pairs[:, 1]))
+        if pairs.shape[0] != all_pairs.shape[0] or not np.array_equal(keys, all_pairs[:, 0] * m + all_pairs[:, 1]):
+            raise ValueError("family_test must cover every pair of the %d systems once, got %d pairs"
+                             % (m, pairs.shape[0]))
+        if family_test.p_adjusted.shape != (pairs.shape[0],):
+            raise ValueError("family_test has %d p-values for %d pairs" % (family_test.p_adjusted.size,
+                                                                            pairs.shape[0]))
+    better = np.zeros(m, dtype=np.intp)
+    worse = np.zeros(m, dtype=np.intp)
+    _tally(pairs, family_test, better, worse)
+    low_m = np.empty(m, dtype=np.intp)
+    high_m = np.empty(m, dtype=np.intp)
+    for j in range(m):
+        others = np.delete(np.arange(m), j)
+        own = np.stack([np.full(m - 1, j), others], axis=1)
+        test = maxt_stepdown(replicates, full, own, sign, alpha, chunk_pairs, n_jobs)
+        sig = test.significant
+        worse_than_others = np.count_nonzero(sig & (test.t < 0))  # others better than j
+        better_than_others = np.count_nonzero(sig & (test.t > 0))
+        low_m[j] = 1 + worse_than_others
+        high_m[j] = m - better_than_others
+    return RankSets(_joint_rank(full, sign), 1 + better, m - worse, low_m, high_m, alpha)
+
+
+def _tally(pairs, test, better, worse):
+    """For each rejected pair, count the better system in ``worse`` (it is worse for none) and vice versa.
+
+    ``better[j]``: systems significantly better than j; ``worse[j]``: significantly worse.
+    """
+    sig = test.significant
+    a, b, t = pairs[sig, 0], pairs[sig, 1], test.t[sig]
+    winner = np.where(t > 0, a, b)
+    loser = np.where(t > 0, b, a)
+    np.add.at(better, loser, 1)
+    np.add.at(worse, winner, 1)
+
+
+def resamples_needed(method, n_tests, alpha=0.05):
+    """The smallest B for which one difference at the resampling floor can be declared.
+
+    The smallest p-value a resampling test can give is ``1/(B + 1)``.  After correction
+    over ``n_tests`` tests, a single difference with that p-value is declared when
+
+    * ``"maxt"``: ``1/(B + 1) < alpha`` (the step-down's floor does not depend on the family);
+    * ``"none"``: ``1/(B + 1) <= alpha``;
+    * ``"bonferroni"``, ``"holm"``, ``"hommel"``, ``"simes-hochberg"``, ``"fdr_bh"``,
+      ``"fdr_tsbh"``, ``"fdr_tsbky"``: ``n/(B + 1) <= alpha`` (the smallest p-value is
+      compared with ``alpha/n``; BH could reject at ``1/(B + 1)`` only if all ``n`` tests
+      sat at the floor);
+    * ``"sidak"``, ``"holm-sidak"``: ``1 - (1 - 1/(B + 1))^n <= alpha``;
+    * ``"fdr_by"``: ``n * (1 + 1/2 + ... + 1/n)/(B + 1) <= alpha``.
+
+    (``<`` for maxt as its verdict is ``p < alpha``; ``<=`` for statsmodels' ``reject``.)
+
+    Parameters
+    ----------
+    method : str
+        One of :data:`STEPDOWN_METHODS`.
+    n_tests : int
+        Tests in the family (at least 1).
+    alpha : float
+
+    Returns
+    -------
+    int
+    """
+    if method not in STEPDOWN_METHODS:
+        raise ValueError("method must be one of: %s, got %r" % (", ".join(STEPDOWN_METHODS), method))
+    if isinstance(n_tests, bool) or not isinstance(n_tests, (int, np.integer)) or n_tests < 1:
+        raise ValueError("n_tests must be a positive integer, got %r" % (n_tests,))
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating)) or not 0.0 < alpha < 1.0:
+        raise ValueError("alpha must be a number strictly between 0 and 1, got %r" % (alpha,))
+    n = int(n_tests)
+    alpha = float(alpha)
+
+    def smallest(b):
+        floor = 1.0 / (b + 1.0)
+        if method in ("maxt", "none"):
+            return floor
+        if method in ("sidak", "holm-sidak"):
+            return -math.expm1(n * math.log1p(-floor))
+        if method == "fdr_by":
+            return n * sum(1.0 / i for i in range(1, n + 1)) * floor
+        return n * floor
+
+    def ok(b):
+        return smallest(b) < alpha if method == "maxt" else smallest(b) <= alpha
+
+    lo, hi = 1, 2
+    while not ok(hi):
+        hi *= 2
+    while lo < hi:  # smallest(b) decreases in b
+        mid = (lo + hi) // 2
+        if ok(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo

@@ -94,7 +94,49 @@ def test_pairs_match_a_plain_loop_and_statsmodels(case):
     for method in ("bonferroni", "holm", "fdr_bh"):
         expected = multipletests(pairs["p_value"], alpha=0.05, method=method)[1]
         np.testing.assert_allclose(pairs["p_" + method], expected, atol=0)
-    assert list(pairs["stars"]) == [stars(p) for p in pairs["p_holm"]]
+    assert list(pairs["stars"]) == [stars(p) for p in pairs["p_maxt"]]  # the primary (default: max-t)
+
+
+def test_maxt_columns_equal_the_stepdown_on_the_same_replicates(case):
+    from leaderboard_ci.core.simultaneous import maxt_stepdown, rank_sets
+
+    _, result = case
+    for target in result.targets.values():
+        names = list(target.systems["name"])
+        reps = target.replicates  # (B, m) in rank order
+        full = target.systems["score"].to_numpy()
+        where = {n: j for j, n in enumerate(names)}
+        pairs = np.array([[where[a], where[b]] for a, b in zip(target.pairs["a"], target.pairs["b"])])
+        test = maxt_stepdown(reps, full, pairs, target.metric.sign, 0.05)
+        np.testing.assert_array_equal(target.pairs["p_maxt"], test.p_adjusted)
+        np.testing.assert_array_equal(target.pairs["fw_low"], test.low)
+        np.testing.assert_array_equal(target.pairs["fw_high"], test.high)
+        assert target.critical_value == test.critical_simultaneous
+        # Duality: the family-wise interval excludes 0 exactly when p_maxt < alpha.
+        for frame in (target.pairs, target.vs_winner):
+            excludes = (frame["fw_low"] > 0) | (frame["fw_high"] < 0)
+            np.testing.assert_array_equal(excludes, frame["p_maxt"] < 0.05)
+        np.testing.assert_array_equal(target.vs_winner["significant"], target.vs_winner["p_maxt"] < 0.05)
+        sets = rank_sets(reps, full, target.metric.sign, 0.05)
+        for column, values in (("rank", sets.rank), ("rank_low", sets.low), ("rank_high", sets.high),
+                               ("rank_low_marginal", sets.low_marginal),
+                               ("rank_high_marginal", sets.high_marginal)):
+            np.testing.assert_array_equal(target.systems[column], values, err_msg=column)
+        tied = target.systems["rank_low"] == 1
+        np.testing.assert_array_equal(target.systems["tied_with_winner"], tied)
+        assert target.tied_with_winner == list(target.systems["name"][tied])
+        assert target.family_note is None  # B = 800 is plenty for the max-t step-down over 15 pairs
+
+
+def test_family_note_names_the_resamples_needed():
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 2, 100)
+    systems = {"s%d" % k: np.where(rng.random(100) < 0.6 + 0.03 * k, y, 1 - y) for k in range(8)}
+    holm = analyze(y, systems, metric="accuracy", n_resamples=200, corrections=["holm"]).official
+    assert "B = 200" in holm.family_note and "B >= 559" in holm.family_note  # 28/(B+1) <= 0.05
+    assert analyze(y, systems, metric="accuracy", n_resamples=200).official.family_note is None
+    few = analyze(y, systems, metric="accuracy", n_resamples=15).official
+    assert "B >= 20" in few.family_note and not few.vs_winner["significant"].any()
 
 
 def test_vs_winner_reads_the_winner_row(case):
@@ -124,6 +166,8 @@ def test_indicators_by_hand(case):
         column = "p_value" if method == "none" else "p_" + method
         assert ind["ties_with_winner"][method] == int((vs[column] > 0.05).sum())
         assert ind["non_significant_pairs"][method] == int((target.pairs[column] > 0.05).sum())
+    assert ind["ties_with_winner"]["maxt"] == int((vs["p_maxt"] >= 0.05).sum())  # max-t decides by p < alpha
+    assert ind["non_significant_pairs"]["maxt"] == int((target.pairs["p_maxt"] >= 0.05).sum())
     assert ind["ties_with_winner"]["holm"] >= 1  # the identical copy is always tied
     assert m * (m - 1) // 2 == len(target.pairs)
 
@@ -137,8 +181,8 @@ def test_tied_set_and_letters(case):
     assert letters["strong"] == letters["strong_copy"]
     assert not set(letters["strong"]) & set(letters["majority"])
     # Systems sharing a letter are exactly those not significantly different (primary correction).
-    different = {frozenset((a, b)) for a, b, p in zip(target.pairs["a"], target.pairs["b"], target.pairs["p_holm"])
-                 if p <= 0.05}
+    different = {frozenset((a, b)) for a, b, p in zip(target.pairs["a"], target.pairs["b"], target.pairs["p_maxt"])
+                 if p < 0.05}
     for a in letters.index:
         for b in letters.index:
             if a < b:

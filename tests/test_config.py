@@ -22,7 +22,10 @@ def test_defaults():
     cfg = parse_config({"metric": "accuracy"})
     assert cfg.files.gold == "gold.csv" and cfg.files.id_column == "id"
     assert cfg.files.prediction_columns == ("label", "prediction", "pred")
-    assert cfg.analysis.corrections == ("bonferroni", "holm", "fdr_bh")
+    assert cfg.analysis.corrections == ("maxt", "holm", "bonferroni", "fdr_bh")
+    assert cfg.analysis.primary == "maxt"
+    assert parse_config({"metric": "accuracy", "analysis": {"corrections": ["bonferroni", "holm"]}}).analysis.primary \
+        == "holm"
     assert cfg.analysis.family == "all_pairs" and cfg.analysis.test == "bootstrap"
     assert cfg.groups is None and cfg.baseline is None
 
@@ -65,7 +68,7 @@ def test_statsmodels_accepts_every_correction_we_allow():
     ({"metric": "accuracy", "labels": ["a", "a"]}, "lists a class twice"),
     ({"metric": "accuracy", "files": {"gold": "../secret.csv"}}, "file name inside its folder"),
     ({"metric": "accuracy", "files": {"format": "xlsx"}}, "format must be one of"),
-    ({"metric": "accuracy", "analysis": {"corrections": ["hs"]}}, "corrections must be one of: bonferroni"),
+    ({"metric": "accuracy", "analysis": {"corrections": ["hs"]}}, "corrections must be one of: maxt, bonferroni"),
     ({"metric": "accuracy", "analysis": {"family": "everything"}}, "family must be one of: all_pairs"),
     ({"metric": "accuracy", "analysis": {"test": "t-test"}}, "test must be one of: bootstrap, permutation"),
     ({"metric": "accuracy", "analysis": {"alpha": 1}}, "alpha must be a number"),

@@ -30,9 +30,11 @@ def test_display_names_are_statsmodels_own():
     from statsmodels.stats import multitest
 
     from leaderboard_ci.report.formatting import CORRECTION_NAMES
-    from leaderboard_ci.scoring.config import CORRECTION_METHODS
+    from leaderboard_ci.scoring.config import CORRECTION_METHODS, CORRECTIONS
 
     aliases = {alias: group[0] for group in multitest._alias_list for alias in group}
     for method in CORRECTION_METHODS:
         assert CORRECTION_NAMES[method] == multitest.multitest_methods_names[aliases[method]], method
-    assert set(CORRECTION_NAMES) == set(CORRECTION_METHODS) | {"none"}
+    assert set(CORRECTION_NAMES) == set(CORRECTIONS) | {"none"}
+    assert set(CORRECTIONS) - set(CORRECTION_METHODS) == {"maxt"}  # ours, not statsmodels'
+    assert CORRECTION_NAMES["maxt"] == "Romano-Wolf max-t step-down"

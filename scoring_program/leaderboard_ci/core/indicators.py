@@ -38,7 +38,8 @@ def coefficient_of_variation(scores):
     return 100.0 * float(scores.std(ddof=1)) / abs(mean)
 
 
-def competition_indicators(n, scores, winner, vs_winner_adjusted, pair_adjusted, alpha, ppi_value, ppi_reason):
+def competition_indicators(n, scores, winner, vs_winner_adjusted, pair_adjusted, alpha, ppi_value, ppi_reason,
+                           strict=()):
     """The indicators of one metric as an ordered mapping.
 
     Parameters
@@ -52,6 +53,9 @@ def competition_indicators(n, scores, winner, vs_winner_adjusted, pair_adjusted,
     pair_adjusted : mapping correction -> array ``(m (m - 1) / 2,)``.
     alpha : float
     ppi_value, ppi_reason : from :func:`leaderboard_ci.tasks.base.ppi`.
+    strict : tuple of str
+        Corrections whose verdict is ``p < alpha`` (the max-t step-down), so a tie is
+        ``p >= alpha``; for the others (statsmodels' ``reject``) a tie is ``p > alpha``.
     """
     scores = np.asarray(scores, dtype=np.float64)
     m = int(scores.size)
@@ -59,10 +63,12 @@ def competition_indicators(n, scores, winner, vs_winner_adjusted, pair_adjusted,
     out["n"] = int(n)
     out["m"] = m
     out["possible_comparisons"] = m * (m - 1) // 2
-    out["ties_with_winner"] = OrderedDict((c, int(np.count_nonzero(np.asarray(p) > alpha)))
-                                          for c, p in vs_winner_adjusted.items())
-    out["non_significant_pairs"] = OrderedDict((c, int(np.count_nonzero(np.asarray(p) > alpha)))
-                                               for c, p in pair_adjusted.items())
+    def ties(c, p):
+        p = np.asarray(p)
+        return int(np.count_nonzero(p >= alpha if c in strict else p > alpha))
+
+    out["ties_with_winner"] = OrderedDict((c, ties(c, p)) for c, p in vs_winner_adjusted.items())
+    out["non_significant_pairs"] = OrderedDict((c, ties(c, p)) for c, p in pair_adjusted.items())
     out["winner_minus_median"] = abs(float(scores[winner]) - float(np.median(scores))) if m else None
     out["cv"] = coefficient_of_variation(scores)
     out["ppi"] = None if ppi_value is None or not math.isfinite(ppi_value) else float(ppi_value)

@@ -262,7 +262,7 @@ def analyze_blocks(config, gold, sources, plan, runner, baseline=None, skipped=(
         pairs, stats, tests = pair_results[t]
         analyses[column_key(target.metric.key, target.group)] = finish_target(
             config, gold, scores, t, names, orders[t], order_notes[t], pairs, stats, tests,
-            [f[t] for f in flags], baseline)
+            [f[t] for f in flags], baseline, n_jobs=n_jobs)
     attach_unit_values(analyses, _unit_values(parts, set(names)))
     units = None
     if unit_frames:

@@ -33,6 +33,11 @@ class TargetAnalysis:
     notes: list = field(default_factory=list)
     #: Each system's summary of per-unit values (per-query nDCG, ...), in rank order, when the task has them.
     unit_values: Optional[pd.DataFrame] = field(default=None, repr=False)
+    #: One sentence when B is too small for the primary correction over the pairs' family (with the B needed).
+    family_note: Optional[str] = None
+    #: ``c_1``: the single-step max-t critical value of the all-pairs family (the simultaneous intervals'
+    #: multiplier of the standard error; inf when B is too small for any verdict).
+    critical_value: Optional[float] = None
 
     @property
     def title(self):

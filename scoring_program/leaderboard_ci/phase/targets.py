@@ -2,9 +2,19 @@
 
 Ranks the systems by full-sample score, computes their CIs, every pair's
 difference with CI and p-values (paired bootstrap or permutation, McNemar for
-accuracy), corrects them within the configured family (statsmodels), and
-derives the set tied with the winner, the letters, the indicators and the
-baseline-calibrated gains.  See :mod:`leaderboard_ci.phase.analysis`.
+accuracy), corrects them within the configured family (the max-t step-down of
+:mod:`leaderboard_ci.core.simultaneous`, statsmodels' methods), and derives the
+rank confidence sets, the set tied with the winner, the letters, the
+indicators and the baseline-calibrated gains.  See
+:mod:`leaderboard_ci.phase.analysis`.
+
+The max-t step-down (``maxt``) always runs on the bootstrap replicates'
+studentized two-sided differences, whatever ``analysis.test`` and
+``analysis.sides`` say: it needs the joint distribution of every pair's
+difference, which the bootstrap replicates give and the per-pair permutation
+and McNemar tests do not.  Its family-wise intervals (``fw_low``, ``fw_high``)
+and the rank sets are computed whether or not ``maxt`` is among the configured
+corrections; ``p_maxt`` is a column only when it is.
 """
 from __future__ import annotations
 
@@ -19,6 +29,7 @@ from ..core.intervals import confidence_interval
 from ..core.letters import MAX_SYSTEMS as LETTERS_MAX_SYSTEMS, letter_groups
 from ..core.pairs import pair_statistics, ranked_pairs
 from ..core.significance import stars
+from ..core.simultaneous import maxt_stepdown, rank_sets, resamples_needed
 from ..scoring.config import column_key
 from ..tasks.base import ppi as ppi_of
 from ..tasks.registry import task_module
@@ -153,16 +164,55 @@ def analyze_target(config, gold, scores, t, names, pred_matrix, baseline, n_jobs
                             n_jobs=n_jobs)
     tests = item_pair_tests(config, gold, target, t, pairs, pred_matrix, permutation)
     flags = [system_validity_flags(gold, target, pred_matrix[:, j]) for j in range(len(names))]
-    return finish_target(config, gold, scores, t, names, order, notes, pairs, stats, tests, flags, baseline)
+    return finish_target(config, gold, scores, t, names, order, notes, pairs, stats, tests, flags, baseline,
+                         n_jobs=n_jobs)
 
 
-def finish_target(config, gold, scores, t, names, order, notes, pairs, stats, item_tests, flags, baseline):
+def _significant(p, method, alpha):
+    """The verdict of a correction: ``p < alpha`` for the max-t step-down, statsmodels' ``p <= alpha`` otherwise."""
+    p = np.asarray(p, dtype=np.float64)
+    return p < alpha if method == "maxt" else p <= alpha
+
+
+def _maxt_within(reps, full, pairs, sign, families, alpha, n_jobs):
+    """Max-t step-down within each family of ``pairs``: ``(p, fw_low, fw_high)`` arrays over the pairs."""
+    p = np.ones(pairs.shape[0])
+    low = np.full(pairs.shape[0], -np.inf)
+    high = np.full(pairs.shape[0], np.inf)
+    for members in families:
+        if members.size:
+            test = maxt_stepdown(reps, full, pairs[members], sign, alpha, n_jobs=n_jobs)
+            p[members], low[members], high[members] = test.p_adjusted, test.low, test.high
+    return p, low, high
+
+
+def family_note(method, n_tests, n_valid, alpha, what):
+    """One sentence when ``n_valid`` resamples cannot give any verdict after ``method`` over ``n_tests`` tests, else None."""
+    if n_tests < 1:
+        return None
+    needed = resamples_needed(method, n_tests, alpha)
+    if n_valid >= needed:
+        return None
+    from ..report.formatting import correction_name  # display names only (no rendering)
+
+    floor = "1/(B+1)" if method in ("maxt", "none") else "about %d/(B+1)" % n_tests
+    return ("with B = %d resamples no difference can be significant after %s over %s (%d tests): the smallest "
+            "adjusted p-value is %s, not below alpha = %g; B >= %d is needed%s"
+            % (n_valid, correction_name(method, long=True), what, n_tests, floor, alpha, needed,
+               "" if method == "maxt" else " (the max-t step-down needs only B >= %d)"
+               % resamples_needed("maxt", n_tests, alpha)))
+
+
+def finish_target(config, gold, scores, t, names, order, notes, pairs, stats, item_tests, flags, baseline,
+                  n_jobs=1):
     """The :class:`TargetAnalysis` of target ``t`` from its ranking and its pairs' numbers.
 
     ``stats`` (:class:`~leaderboard_ci.core.pairs.PairStatistics`) and ``item_tests``
     (:func:`item_pair_tests`) are over the ranked ``pairs`` (``ranked_pairs(order)``),
     wherever they were computed; ``flags`` are every system's
-    :func:`system_validity_flags`.
+    :func:`system_validity_flags`.  The max-t step-down, its family-wise intervals and the
+    rank sets are computed here from ``scores.replicates`` (every system's replicate
+    scores, which the caller holds in blocks too), on ``n_jobs`` threads.
     """
     bs, an = config.bootstrap, config.analysis
     target = scores.targets[t]
@@ -176,6 +226,9 @@ def finish_target(config, gold, scores, t, names, order, notes, pairs, stats, it
     notes += validity_notes(gold, spec, target.group, names, flags)
 
     # Per-system scores and CIs (equal to the leaderboard's).
+    # Max-t step-down over all pairs: rank sets (simultaneous), family-wise intervals.
+    all_test = maxt_stepdown(reps, full, pairs, sign, an.alpha, n_jobs=n_jobs)
+    ranks = rank_sets(reps, full, sign, an.alpha, family_test=all_test, pairs=pairs, n_jobs=n_jobs)
     rows = []
     for position, j in enumerate(order):
         jk = None
@@ -183,8 +236,7 @@ def finish_target(config, gold, scores, t, names, order, notes, pairs, stats, it
             jk_scores, jk_weights, _ = scores.jackknife[j]
             jk = (jk_scores[:, t], jk_weights)
         iv = confidence_interval(bs.method, reps[:, j], full[j], bs.confidence_level, jackknife=jk)
-        better = int(np.count_nonzero(sign * full > sign * full[j]))
-        rows.append(OrderedDict([("rank", better + 1), ("name", names[j]), ("score", float(full[j])),
+        rows.append(OrderedDict([("rank", int(ranks.rank[j])), ("name", names[j]), ("score", float(full[j])),
                                  ("ci_low", iv.low), ("ci_high", iv.high)]))
         if iv.note:
             notes.append("%s: %s" % (names[j], iv.note))
@@ -205,7 +257,19 @@ def finish_target(config, gold, scores, t, names, order, notes, pairs, stats, it
     pair_adjusted = OrderedDict()
     winner_adjusted = OrderedDict()
     winner_idx = np.flatnonzero(row_of_pair == 0)
+    if an.family == "per_row":
+        p_fw, fw_low, fw_high = _maxt_within(reps, full, pairs, sign, pair_families, an.alpha, n_jobs)
+    else:
+        p_fw, fw_low, fw_high = all_test.p_adjusted, all_test.low, all_test.high
+    if an.family == "all_pairs":
+        w_fw, w_low, w_high = p_fw[winner_idx], fw_low[winner_idx], fw_high[winner_idx]
+    else:  # the winner's comparisons are one family (per_row: its row, the same family)
+        w_fw, w_low, w_high = _maxt_within(reps, full, pairs[winner_idx], sign, [np.arange(winner_idx.size)],
+                                           an.alpha, n_jobs)
     for method in methods:
+        if method == "maxt":
+            pair_adjusted[method], winner_adjusted[method] = p_fw, w_fw
+            continue
         pair_adjusted[method] = adjust_within(p_main, pair_families, method, an.alpha)
         if an.family == "all_pairs":
             winner_adjusted[method] = pair_adjusted[method][winner_idx]
@@ -222,35 +286,50 @@ def finish_target(config, gold, scores, t, names, order, notes, pairs, stats, it
             pair_rows[key] = values
     for method in an.corrections:
         pair_rows["p_" + method] = pair_adjusted[method]
+    pair_rows["fw_low"] = fw_low
+    pair_rows["fw_high"] = fw_high
     pair_rows["stars"] = [stars(p) for p in pair_adjusted[primary]]
     pairs_df = pd.DataFrame(pair_rows)
 
     vs = pairs_df.iloc[winner_idx].drop(columns=["a"]).rename(columns={"b": "name"}).reset_index(drop=True)
     for method in an.corrections:
         vs["p_" + method] = winner_adjusted[method]
+    vs["fw_low"] = w_low
+    vs["fw_high"] = w_high
     vs["stars"] = [stars(p) for p in winner_adjusted[primary]]
-    vs["significant"] = winner_adjusted[primary] <= an.alpha
+    vs["significant"] = _significant(winner_adjusted[primary], primary, an.alpha)
 
-    tied = [names[winner]] + [name for name, sig in zip(vs["name"], vs["significant"]) if not sig]
+    in_order = np.asarray(order, dtype=np.intp)
+    systems["rank_low"] = ranks.low[in_order]
+    systems["rank_high"] = ranks.high[in_order]
+    systems["rank_low_marginal"] = ranks.low_marginal[in_order]
+    systems["rank_high_marginal"] = ranks.high_marginal[in_order]
+    tied = [names[j] for j in order if ranks.low[j] == 1]
     letters = None
     if m <= LETTERS_MAX_SYSTEMS:
-        different = set(frozenset((names[a], names[b])) for (a, b), p in zip(pairs, pair_adjusted[primary])
-                        if p <= an.alpha)
+        decided = _significant(pair_adjusted[primary], primary, an.alpha)
+        different = set(frozenset((names[a], names[b])) for (a, b), sig in zip(pairs, decided) if sig)
         letters = letter_groups([names[j] for j in order], different)
     systems["letters"] = [letters[n] for n in systems["name"]] if letters is not None else ""
     systems["tied_with_winner"] = systems["name"].isin(tied)
     if letters is None:
         notes.append("the letter display is omitted above %d systems" % LETTERS_MAX_SYSTEMS)
+    family_size = {"all_pairs": pairs.shape[0], "vs_winner": winner_idx.size,
+                   "per_row": winner_idx.size}[an.family]
+    what = {"all_pairs": "all %d pairs" % pairs.shape[0], "vs_winner": "the comparisons with the winner",
+            "per_row": "each row's comparisons"}[an.family]
+    note = family_note(primary, family_size, all_test.n_valid, an.alpha, what) if m > 1 else None
 
     ppi_value, ppi_reason = ppi_of(spec, full[winner])
     n_items = int(np.count_nonzero(target_items(gold, target.group)))
     indicators = competition_indicators(n_items, full, winner, winner_adjusted, pair_adjusted, an.alpha,
-                                        ppi_value, ppi_reason)
+                                        ppi_value, ppi_reason, strict=("maxt",))
     gains = _gains(config, spec, names, full, reps, baseline, order) if baseline is not None else None
     return TargetAnalysis(key=column_key(spec.key, target.group), metric=spec, group=target.group,
                           winner=names[winner], systems=systems, vs_winner=vs, pairs=pairs_df,
                           indicators=indicators, tied_with_winner=tied, gains=gains,
-                          replicates=reps[:, order], notes=notes)
+                          replicates=reps[:, order], notes=notes, family_note=note,
+                          critical_value=float(all_test.critical_simultaneous))
 
 
 def system_validity_flags(gold, target, values):

@@ -22,9 +22,10 @@ CORRECTION_NAMES = {
     "holm": "Holm", "simes-hochberg": "Simes-Hochberg", "hommel": "Hommel", "fdr_bh": "FDR Benjamini-Hochberg",
     "fdr_by": "FDR Benjamini-Yekutieli", "fdr_tsbh": "FDR 2-stage Benjamini-Hochberg",
     "fdr_tsbky": "FDR 2-stage Benjamini-Krieger-Yekutieli",
+    "maxt": "Romano-Wolf max-t step-down",  # ours (leaderboard_ci.core.simultaneous), not statsmodels'
 }
 #: Abbreviations where a name is too long for running text or a column header.
-_SHORT_CORRECTIONS = dict(CORRECTION_NAMES, none="none", fdr_bh="BH", fdr_by="BY", fdr_tsbh="two-stage BH",
+_SHORT_CORRECTIONS = dict(CORRECTION_NAMES, none="none", maxt="max-t", fdr_bh="BH", fdr_by="BY", fdr_tsbh="two-stage BH",
                           fdr_tsbky="two-stage BKY")
 _FAMILIES = {"all_pairs": "all m(m\u22121)/2 pairs", "vs_winner": "the comparisons with the winner",
              "per_row": "each system's comparisons with the systems ranked below it"}

@@ -42,6 +42,7 @@ __all__ = [
     "CONFIG_NAME",
     "DEFAULT_SEED",
     "CORRECTION_METHODS",
+    "CORRECTIONS",
     "column_key",
     "group_slug",
     "check_key_lengths",
@@ -56,6 +57,11 @@ MAX_RESAMPLES = 1000000
 #: against statsmodels in the tests; statsmodels itself is not imported here).
 CORRECTION_METHODS = ("bonferroni", "sidak", "holm-sidak", "holm", "simes-hochberg", "hommel",
                       "fdr_bh", "fdr_by", "fdr_tsbh", "fdr_tsbky")
+#: Every ``analysis.corrections`` entry accepted: the resampling-based max-t step-down
+#: (Romano & Wolf 2005, :mod:`leaderboard_ci.core.simultaneous`), then statsmodels' methods.
+CORRECTIONS = ("maxt",) + CORRECTION_METHODS
+#: The default corrections; the first is the default ``analysis.primary``.
+DEFAULT_CORRECTIONS = ("maxt", "holm", "bonferroni", "fdr_bh")
 FAMILIES = ("all_pairs", "vs_winner", "per_row")
 TESTS = ("bootstrap", "permutation")
 FORMATS = ("auto", "csv", "tsv", "lines", "json", "jsonl")
@@ -116,11 +122,11 @@ class AnalysisSettings:
 
     test: str = "bootstrap"
     alpha: float = 0.05
-    corrections: Tuple[str, ...] = ("bonferroni", "holm", "fdr_bh")
+    corrections: Tuple[str, ...] = DEFAULT_CORRECTIONS
     family: str = "all_pairs"
     n_permutations: int = 10000
     reference_point: Optional[float] = None
-    primary: str = "holm"
+    primary: str = "maxt"
     sides: str = "two"
 
 
@@ -453,16 +459,17 @@ def parse_config(data, source=CONFIG_NAME, program_dir=None):
 
     a = _section(data, "analysis", ("test", "alpha", "corrections", "family", "n_permutations",
                                     "reference_point", "primary", "sides"), source)
-    corrections = a.get("corrections", ["bonferroni", "holm", "fdr_bh"])
+    corrections = a.get("corrections", list(DEFAULT_CORRECTIONS))
     if isinstance(corrections, str):
         corrections = [corrections]
     if not isinstance(corrections, (list, tuple)):
         raise ConfigError("%s: analysis.corrections must be a list" % source)
-    corrections = tuple(_choice(c, "%s: analysis.corrections" % source, CORRECTION_METHODS) for c in corrections)
+    corrections = tuple(_choice(c, "%s: analysis.corrections" % source, CORRECTIONS) for c in corrections)
     reference_point = a.get("reference_point")
     if reference_point is not None:
         reference_point = _number(reference_point, "%s: analysis.reference_point" % source, -1e300, 1e300)
-    primary = a.get("primary", "holm" if "holm" in corrections else (corrections[0] if corrections else "none"))
+    default_primary = next((c for c in ("maxt", "holm") if c in corrections), corrections[0] if corrections else "none")
+    primary = a.get("primary", default_primary)
     _choice(primary, "%s: analysis.primary (one of analysis.corrections, or none)" % source,
             tuple(corrections) + ("none",))
     analysis = AnalysisSettings(

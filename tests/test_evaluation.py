@@ -10,7 +10,6 @@ from leaderboard_ci.scoring.evaluation import evaluate
 from leaderboard_ci.core.intervals import confidence_interval
 from leaderboard_ci.core.resampling import replicate_indices
 from leaderboard_ci.tasks.scorer import GoldStandard
-from leaderboard_ci.core.significance import bootstrap_pvalue
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +40,9 @@ def test_baseline_comparison_is_paired_and_oriented(digits_task):
         assert b.key == s.key + "_vs_base"
         assert b.difference == pytest.approx(s.score - b.baseline_score, abs=1e-15)
         assert b.difference > 0  # logistic regression beats naive Bayes on digits
-        assert b.p_value == bootstrap_pvalue(b.replicates, b.difference, scale=max(s.score, b.baseline_score))
+        # the one-sided p-value is the inversion of the interval shown beside it
+        assert b.p_value == b.interval.p_greater
+        assert (b.interval.low > 0) == (b.p_value < 0.025)
         assert 0 < b.p_value < 0.01
     # Paired: the difference replicates are the per-replicate differences of the two systems.
     alone = evaluate(_config(), gold, weak)

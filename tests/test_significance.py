@@ -1,39 +1,34 @@
-"""The paired-bootstrap p-value: definition, >= with tolerance, +1 smoothing, p = 1 for a copy."""
+"""The tie tolerance, the marks, and the paired test's p-values: +1 floor, never 0, p = 1 for a copy.
+
+The p-values themselves are the inversion of the interval (tests/test_intervals.py checks the duality);
+here: the conventions every p-value of a paired comparison keeps.
+"""
 import numpy as np
 import pytest
 
-from leaderboard_ci.core.significance import bootstrap_pvalue, tolerance
+from leaderboard_ci.core.intervals import METHODS, confidence_interval
+from leaderboard_ci.core.significance import stars, tolerance
 
 
-def naive_pvalue(diffs, delta, gamma):
-    count = 0
-    for d in diffs:
-        if d >= 2 * delta - gamma:
-            count += 1
-    return (count + 1) / (len(diffs) + 1)
+@pytest.mark.parametrize("method", METHODS)
+def test_identical_systems_get_p_one(method):
+    iv = confidence_interval(method, np.zeros(10000), 0.0, 0.95, jackknife=(np.zeros(50), None), scale=0.8)
+    assert (iv.p_greater, iv.p_less, iv.p_two_sided) == (1.0, 1.0, 1.0)
 
 
-def test_matches_a_naive_loop():
-    rng = np.random.default_rng(0)
-    for delta in (0.02, 0.0, -0.01):
-        diffs = rng.normal(delta, 0.015, size=1001)
-        assert bootstrap_pvalue(diffs, delta) == naive_pvalue(diffs, delta, 100 * np.finfo(float).eps * max(1.0, abs(2 * delta)))
-
-
-def test_identical_systems_get_p_one():
-    assert bootstrap_pvalue(np.zeros(10000), 0.0) == 1.0
-
-
-def test_rounding_noise_counts_as_a_tie():
+@pytest.mark.parametrize("method", METHODS)
+def test_rounding_noise_counts_as_a_tie(method):
     delta = 0.1 + 0.2 - 0.3  # 5.5e-17, rounding noise
     noisy = np.full(99, 2 * delta) - 1e-17
-    assert bootstrap_pvalue(noisy, delta) == 1.0
+    iv = confidence_interval(method, noisy, delta, 0.95, jackknife=(np.zeros(50), None), scale=0.6)
+    assert iv.p_greater == 1.0 and iv.p_two_sided == 1.0 and iv.low <= 0.0 <= iv.high
 
 
-def test_never_zero_and_strictly_counted_with_ge():
-    assert bootstrap_pvalue(np.full(99, -1.0), 0.5) == pytest.approx(1 / 100)
-    diffs = np.array([0.2, 0.2, 0.1])
-    assert bootstrap_pvalue(diffs, 0.1) == pytest.approx(3 / 4)  # d >= 0.2 counts the ties
+@pytest.mark.parametrize("method", METHODS)
+def test_never_zero(method):
+    iv = confidence_interval(method, np.linspace(0.5, 1.5, 99), 1.0, 0.95, jackknife=(np.linspace(0.9, 1.1, 50), None))
+    assert iv.p_greater == pytest.approx(1 / 100) and iv.p_two_sided == pytest.approx(2 / 100)
+    assert iv.p_less > 0.99  # 1, or Phi(delta / SE) for the normal interval
 
 
 def test_tolerance_is_relative_to_the_scores():
@@ -44,4 +39,10 @@ def test_tolerance_is_relative_to_the_scores():
 
 
 def test_nan_replicates_are_left_out():
-    assert bootstrap_pvalue(np.array([np.nan, 0.0, 1.0]), 0.25) == pytest.approx(2 / 3)
+    iv = confidence_interval("percentile", np.array([np.nan, -1.0, 1.0, 3.0]), 1.0, 0.5)
+    assert iv.n_valid == 3
+    assert iv.p_greater == pytest.approx(0.25)  # Q crosses 0 halfway between the first two of three: q = 0.5/2
+
+
+def test_stars():
+    assert [stars(p) for p in (0.0005, 0.005, 0.03, 0.07, 0.2)] == ["***", "**", "*", "†", ""]

@@ -1,45 +1,118 @@
-"""Bootstrap confidence intervals: percentile, basic, BCa and normal.
+"""Bootstrap confidence intervals and the p-values that invert them.
 
-All three read quantiles of the bootstrap distribution with linear
-interpolation between order statistics (Hyndman & Fan type 7, numpy's and
-SciPy's default), so on the same replicates they give the same endpoints as
-``numpy.percentile``, ``scipy.stats.bootstrap`` and CompStats.
+One vectorized implementation, :func:`interval_rows`, computes every interval
+and its p-values for many statistics at once (one row of replicates each);
+:func:`confidence_interval` is the same code on one row.
 
-* ``percentile``: ``[q(a/2), q(1 - a/2)]`` with ``a = 1 - confidence_level``.
-* ``basic``: ``[2*t - q(1 - a/2), 2*t - q(a/2)]`` where ``t`` is the
-  full-sample value.
+Intervals
+---------
+All read quantiles of the bootstrap distribution with linear interpolation
+between order statistics (Hyndman & Fan type 7, numpy's and SciPy's default),
+``Q(q) = s[lo] + (s[lo+1] - s[lo]) * g`` with ``h = (B - 1) q``, ``lo =
+floor(h)``, ``g = h - lo`` and ``s`` the sorted replicates, so on the same
+replicates they give the same endpoints as ``numpy.percentile``,
+``scipy.stats.bootstrap`` and CompStats.  With ``a = (1 - confidence_level) / 2``:
+
+* ``percentile``: ``[Q(a), Q(1 - a)]``.
+* ``basic``: ``[2t - Q(1 - a), 2t - Q(a)]`` where ``t`` is the full-sample
+  value.
 * ``bca``: bias-corrected and accelerated (Efron & Tibshirani 1993, 14.3;
-  the same formulas as ``scipy.stats.bootstrap``): ``z0 = Phi^-1(p)`` with
-  ``p = (#{t* < t} + #{t* <= t}) / (2B)``, and the acceleration ``a`` from
+  the same formulas as ``scipy.stats.bootstrap``): ``[Q(l(a)), Q(u(a))]`` with
+  ``l(a) = Phi(z0 + (z0 + z) / (1 - acc (z0 + z)))`` for ``z = Phi^-1(a)``
+  (``u`` the same with ``z = -Phi^-1(a)``), ``z0 = Phi^-1(p)``,
+  ``p = (#{t* < t} + #{t* <= t}) / (2B)`` and the acceleration ``acc`` from
   the jackknife.  Where SciPy would return NaN we follow documented rules:
   if ``p`` is 0 or 1 (``t`` outside the bootstrap distribution) it is clipped
   to ``1/(2B)`` or ``1 - 1/(2B)``; if the jackknife values are all equal,
-  ``a = 0``.  The interval's ``note`` says when a rule applied.
-* ``normal``: ``t -/+ z * SE`` with ``z = Phi^-1(1 - a/2)`` and ``SE`` the
+  ``acc = 0``; if ``1 - acc (z0 + z) <= 0`` the level is 0 (lower end) or 1
+  (upper end).  The interval's ``note`` says when a rule applied.
+* ``normal``: ``t -/+ z * SE`` with ``z = -Phi^-1(a)`` and ``SE`` the
   standard deviation of the replicates (``ddof=1``), the bootstrap standard
-  error (CompStats' normal interval; Efron & Tibshirani 1993, 13.2).
+  error (Efron & Tibshirani 1993, 13.2).
+
+p-values: the inversion of the interval
+---------------------------------------
+Each interval comes with three p-values defined so that, for every
+confidence level ``L`` (``alpha = 1 - L``),
+
+* ``p_greater < alpha / 2``  <=>  the level-``L`` interval's low end is > 0,
+* ``p_less < alpha / 2``     <=>  its high end is < 0,
+* ``p_two_sided = min(1, 2 * min(p_greater, p_less))``, so
+  ``p_two_sided < alpha``  <=>  the interval excludes 0.
+
+``p_greater`` is the one-sided p-value of "the statistic is > 0" (for an
+oriented difference: the first system is better).  Each is the largest level
+``a`` at which the interval's end still reaches 0:
+
+* ``percentile``: ``p_greater = sup{q : Q(q) <= 0}`` and ``p_less = sup{x :
+  Q(1 - x) >= 0}``, found by inverting the piecewise-linear ``Q`` where it
+  crosses 0 (flat stretches and ties at 0 included); 0 if every replicate is
+  on the other side, 1 if every replicate is on this side.
+* ``basic``: the same inversion at ``2t`` instead of 0 (the end ``2t - Q(1 -
+  a)`` is > 0 exactly when ``Q(1 - a) < 2t``).
+* ``bca``: ``q0`` (the percentile inversion at 0) mapped back through the
+  level map: the ``a`` with ``l(a) = q0``, i.e. ``w = Phi^-1(q0) - z0``,
+  ``z = w / (1 + acc w) - z0``, ``p_greater = Phi(z)`` (and the mirror image
+  for ``p_less``).
+* ``normal``: ``p_greater = Phi(-t / SE)``, ``p_less = Phi(t / SE)``; with
+  ``SE = 0`` the interval is the point ``t``: ``p = 1`` on the side of ``t``
+  (both sides if ``t = 0``), the smallest p on the other.
+
+The formulas give the value; the code then settles it exactly in floating
+point: the p-value is the largest double ``a`` for which the endpoint, computed
+by the very arithmetic that computes the interval (the type-7 quantile of
+:mod:`.quantiles`, the BCa level map, ``t - z * SE``), does not exclude 0,
+found by bisection on the bit patterns of doubles (:mod:`.inversion`).  So the equivalences hold
+bit for bit, not only up to rounding.  (They rely on each endpoint being
+monotone in ``a``, which the formulas are; the one exception is the BCa rule
+for a too large acceleration, where the interval itself is not monotone in the
+level: its note says so.)
+
+Every p-value is then floored at ``1 / (B + 1)`` and capped at 1 (a bootstrap
+with ``B`` replicates cannot show a smaller probability; never 0), so the
+equivalences hold for every ``alpha > 2 / (B + 1)``; at smaller ``alpha`` the
+interval's ends lie between the two most extreme replicates, and no p-value
+rejects.  With ``scale`` given (the magnitude of the compared scores), a
+difference whose replicates and observed value are all within the tolerance
+of :func:`leaderboard_ci.core.significance.tolerance` of 0 (a system against
+an identical copy, up to summation order) gets ``p = 1`` and an interval
+widened to contain 0.
 
 Replicates that are NaN (a group with no items in that resample) are left
 out; ``n_valid`` says how many were used.
+
+References
+----------
+Efron, B. & Tibshirani, R. (1993). *An Introduction to the Bootstrap*,
+sections 12.5, 13.2-13.3, 14.3 and 16.4 (the percentile interval and the test
+it implies).
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Optional
 
 import numpy as np
 
+from .inversion import _TOO_LARGE, _basic_p, _bca_level, _bca_p, _Crossing, _normal_p, _percentile_p
+from .quantiles import _fixed_quantiles, _quantile_rows, ndtr, ndtri, quantile  # noqa: F401 (ndtr, quantile: API)
 from .significance import tolerance
 
-__all__ = ["Interval", "METHODS", "confidence_interval", "quantile", "ndtr", "ndtri", "check_confidence_level"]
+__all__ = ["Interval", "IntervalRows", "METHODS", "confidence_interval", "interval_rows", "quantile", "ndtr", "ndtri",
+           "check_confidence_level", "acceleration_rows"]
 
 METHODS = ("percentile", "basic", "bca", "normal")
 
 
 @dataclass(frozen=True)
 class Interval:
-    """A confidence interval and how it was obtained."""
+    """A confidence interval, how it was obtained, and the p-values it implies.
+
+    ``p_greater``, ``p_less`` and ``p_two_sided`` are the inversion of the
+    interval (see the module docstring); ``se`` is the bootstrap standard
+    error.  Intervals not computed from bootstrap replicates (a task's own
+    analytic interval) leave them None.
+    """
 
     low: float
     high: float
@@ -47,9 +120,40 @@ class Interval:
     confidence_level: float
     n_valid: int
     note: Optional[str] = None
+    p_greater: Optional[float] = None
+    p_less: Optional[float] = None
+    p_two_sided: Optional[float] = None
+    se: Optional[float] = None
 
     def contains(self, value):
         return self.low <= value <= self.high
+
+
+@dataclass(frozen=True)
+class IntervalRows:
+    """Intervals and p-values of many statistics, one entry per row of replicates.
+
+    Attributes
+    ----------
+    low, high : ndarray ``(P,)``
+    p_greater, p_less, p_two_sided : ndarray ``(P,)``
+        The inverted-interval p-values (module docstring).
+    se : ndarray ``(P,)``
+        Standard deviation of each row's replicates (``ddof=1``; 0 with fewer than 2).
+    n_valid : int
+        Replicates per row.
+    notes : tuple
+        Per row, None or a sentence (BCa rules).
+    """
+
+    low: np.ndarray
+    high: np.ndarray
+    p_greater: np.ndarray
+    p_less: np.ndarray
+    p_two_sided: np.ndarray
+    se: np.ndarray
+    n_valid: int
+    notes: tuple
 
 
 def check_confidence_level(confidence_level):
@@ -63,146 +167,189 @@ def check_confidence_level(confidence_level):
     return value
 
 
-def quantile(sorted_values, q):
-    """Type-7 quantile of an ascending 1-d array, computed as numpy does.
+def _check_method(method):
+    if method not in METHODS:
+        raise ValueError("method must be one of: %s, got %r" % (", ".join(METHODS), method))
 
-    Uses numpy's interpolation formula (``a + (b - a) * g``, or
-    ``b - (b - a) * (1 - g)`` when ``g >= 0.5``) so the result equals
-    ``numpy.percentile(x, 100 * q)`` on modern numpy, and is the same on numpy
-    1.17, whose ``quantile`` API differs.
+
+# ---------------------------------------------------------------------------
+# BCa pieces
+# ---------------------------------------------------------------------------
+def acceleration_rows(values, weights=None):
+    """BCa acceleration of each row of jackknife values ``(P, n)`` (weights: multiplicities ``(n,)``).
+
+    ``sum(w dev^3) / (6 sum(w dev^2)^1.5)`` with ``dev = mean - value``; 0 where
+    the values are all equal.  NaN values must be removed by the caller.
     """
-    x = np.asarray(sorted_values, dtype=np.float64)
-    count = x.shape[0]
-    if count == 0:
-        raise ValueError("quantile of an empty array")
-    h = (count - 1) * float(q)
-    lo = int(math.floor(h))
-    lo = min(max(lo, 0), count - 1)
-    hi = min(lo + 1, count - 1)
-    g = h - lo
-    a, b = float(x[lo]), float(x[hi])
-    diff = b - a
-    if g >= 0.5:
-        return b - diff * (1.0 - g)
-    return a + diff * g
-
-
-# ---------------------------------------------------------------------------
-# The normal distribution without SciPy (the scoring path may not import it)
-# ---------------------------------------------------------------------------
-_SQRT2 = math.sqrt(2.0)
-_SQRT2PI = math.sqrt(2.0 * math.pi)
-
-# Acklam's rational approximation to the normal quantile (relative error 1.2e-9),
-# refined below by one Halley step to full double precision.
-_A = (-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
-      1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00)
-_B = (-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
-      6.680131188771972e+01, -1.328068155288572e+01)
-_C = (-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
-      -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00)
-_D = (7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
-      3.754408661907416e+00)
-
-
-def ndtr(x):
-    """Standard normal CDF."""
-    return 0.5 * math.erfc(-float(x) / _SQRT2)
-
-
-def ndtri(p):
-    """Standard normal quantile (inverse CDF) for 0 < p < 1; +-inf at 1 and 0."""
-    p = float(p)
-    if not p == p:
-        return float("nan")
-    if p <= 0.0:
-        return float("-inf")
-    if p >= 1.0:
-        return float("inf")
-    low = 0.02425
-    if p < low:
-        q = math.sqrt(-2.0 * math.log(p))
-        x = ((((( _C[0] * q + _C[1]) * q + _C[2]) * q + _C[3]) * q + _C[4]) * q + _C[5]) / \
-            ((((_D[0] * q + _D[1]) * q + _D[2]) * q + _D[3]) * q + 1.0)
-    elif p <= 1.0 - low:
-        q = p - 0.5
-        r = q * q
-        x = (((((_A[0] * r + _A[1]) * r + _A[2]) * r + _A[3]) * r + _A[4]) * r + _A[5]) * q / \
-            (((((_B[0] * r + _B[1]) * r + _B[2]) * r + _B[3]) * r + _B[4]) * r + 1.0)
+    values = np.asarray(values, dtype=np.float64)
+    if weights is None:
+        mean = values.sum(axis=1, keepdims=True) / values.shape[1]
+        dev = mean - values
+        den = (dev * dev).sum(axis=1)
+        num = (dev ** 3).sum(axis=1)
     else:
-        q = math.sqrt(-2.0 * math.log1p(-p))
-        x = -((((( _C[0] * q + _C[1]) * q + _C[2]) * q + _C[3]) * q + _C[4]) * q + _C[5]) / \
-            ((((_D[0] * q + _D[1]) * q + _D[2]) * q + _D[3]) * q + 1.0)
-    # Halley refinement of Phi(x) - p, with each tail computed on its small side.
-    for _ in range(2):
-        if x < 0:
-            e = 0.5 * math.erfc(-x / _SQRT2) - p
-        else:
-            e = (1.0 - p) - 0.5 * math.erfc(x / _SQRT2)
-        u = e * _SQRT2PI * math.exp(0.5 * x * x)
-        x = x - u / (1.0 + 0.5 * x * u)
-    return x
+        weights = np.asarray(weights, dtype=np.float64)
+        mean = (values * weights).sum(axis=1, keepdims=True) / weights.sum()
+        dev = mean - values
+        den = (weights * dev * dev).sum(axis=1)
+        num = (weights * dev ** 3).sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        acc = num / (6.0 * den ** 1.5)
+    return np.where(den > 0, acc, 0.0)
 
 
-# ---------------------------------------------------------------------------
-# Intervals
-# ---------------------------------------------------------------------------
-def _valid_sorted(replicates):
-    values = np.asarray(replicates, dtype=np.float64).ravel()
-    values = values[~np.isnan(values)]
-    values.sort()
-    return values
+_OUTSIDE = "the observed value lies outside the bootstrap distribution; z0 uses %.2g"
 
 
-def _acceleration(jackknife_values, jackknife_weights):
-    values = np.asarray(jackknife_values, dtype=np.float64).ravel()
-    weights = (np.ones_like(values) if jackknife_weights is None
-               else np.asarray(jackknife_weights, dtype=np.float64).ravel())
-    keep = ~np.isnan(values)
-    values, weights = values[keep], weights[keep]
-    if values.size == 0:
-        return 0.0
-    mean = float((values * weights).sum() / weights.sum())
-    dev = mean - values
-    den = float((weights * dev * dev).sum())
-    if den <= 0.0:
-        return 0.0
-    return float((weights * dev ** 3).sum()) / (6.0 * den ** 1.5)
+def _bca_z0(sorted_rows, observed):
+    """``z0`` per row and the clipped share (None where not clipped).
 
-
-def bca_levels(sorted_values, observed, alpha, acceleration):
-    """The two adjusted quantile levels of the BCa interval, and a note.
-
-    The bias correction is ``z0 = ndtri((#{t* < t} + #{t* <= t}) / 2B)``: ties
-    with the observed value count half.  A replicate with the same counts as
-    the full sample can differ from it in the last bits (summation order, e.g.
-    after renaming classes), so a tie is "within the tolerance of the tests",
-    :func:`leaderboard_ci.core.significance.tolerance` (100 eps, relative).
+    Ties with the observed value count half; a tie is "within the tolerance of
+    the tests" (:func:`leaderboard_ci.core.significance.tolerance`), because a
+    replicate with the same counts as the full sample can differ from it in the
+    last bits (summation order).
     """
-    count = sorted_values.shape[0]
-    gamma = float(tolerance(observed, 0.0))
-    below = int(np.searchsorted(sorted_values, observed - gamma, side="left"))
-    at_most = int(np.searchsorted(sorted_values, observed + gamma, side="right"))
+    count = sorted_rows.shape[1]
+    gamma = tolerance(observed, 0.0)
+    below = (sorted_rows < (observed - gamma)[:, None]).sum(axis=1)
+    at_most = (sorted_rows <= (observed + gamma)[:, None]).sum(axis=1)
     share = (below + at_most) / (2.0 * count)
-    note = None
-    if share <= 0.0 or share >= 1.0:
-        share = min(max(share, 0.5 / count), 1.0 - 0.5 / count)
-        note = "the observed value lies outside the bootstrap distribution; z0 uses %.2g" % share
-    z0 = ndtri(share)
-    levels = []
-    for z in (ndtri(alpha), -ndtri(alpha)):
-        num = z0 + z
-        den = 1.0 - acceleration * num
-        if den <= 0.0:
-            levels.append(0.0 if z < 0 else 1.0)
-            note = "the acceleration is too large for the BCa formula; an extreme quantile was used"
+    clipped = (share <= 0.0) | (share >= 1.0)
+    share = np.clip(share, 0.5 / count, 1.0 - 0.5 / count)
+    return [ndtri(s) for s in share], [float(s) if c else None for s, c in zip(share, clipped)]
+
+
+# ---------------------------------------------------------------------------
+# The implementation
+# ---------------------------------------------------------------------------
+def _row_se(d):
+    """Standard deviation (``ddof=1``) of each row; 0 with fewer than 2 values.
+
+    From the sums of ``x`` and ``x**2`` (two passes, no copy); rows where that
+    would lose more than about 6 digits to cancellation (a spread below 1/1000
+    of the mean) are recomputed from the centred values.
+    """
+    count = d.shape[1]
+    if count < 2:
+        return np.zeros(d.shape[0])
+    s1 = d.sum(axis=1)
+    mean = s1 / count
+    var = (np.einsum("ij,ij->i", d, d) - s1 * mean) / (count - 1)
+    redo = np.flatnonzero(~(var > 1e-6 * mean * mean))
+    if redo.size:
+        centred = d[redo] - mean[redo, None]
+        var[redo] = np.einsum("ij,ij->i", centred, centred) / (count - 1)
+    return np.sqrt(var)
+
+
+def interval_rows(method, replicates, observed, confidence_level, acceleration=None, scale=None, overwrite=False):
+    """Intervals and inverted-interval p-values of many statistics (one per row).
+
+    Parameters
+    ----------
+    method : {"percentile", "basic", "bca", "normal"}
+    replicates : ndarray ``(P, B)``
+        Bootstrap replicates of each statistic, without NaN, ``B >= 1``.
+    observed : ndarray ``(P,)``
+        Full-sample values.
+    confidence_level : float
+    acceleration : ndarray ``(P,)``, optional
+        BCa accelerations (:func:`acceleration_rows`); needed for ``bca``.
+    scale : ndarray ``(P,)``, optional
+        Magnitude of the compared scores when the rows are differences: turns
+        on the identical-copy rule (p = 1, interval containing 0) for rows
+        within the tolerance of 0.
+    overwrite : bool
+        Let the function permute ``replicates`` in place (saves a copy).
+
+    Returns
+    -------
+    IntervalRows
+
+    Notes
+    -----
+    The standard error is taken first, on the rows as given; the percentile
+    and basic endpoints come from partial sorts (``numpy.partition``) and
+    the BCa ones from a full sort.  See the module docstring for the
+    definitions.
+    """
+    _check_method(method)
+    confidence_level = check_confidence_level(confidence_level)
+    d = np.asarray(replicates, dtype=np.float64)
+    observed = np.asarray(observed, dtype=np.float64).reshape(-1)
+    if d.ndim != 2 or d.shape[0] != observed.shape[0] or d.shape[1] == 0:
+        raise ValueError("replicates must have shape (P, B) with B >= 1 and observed shape (P,); got %s and %s"
+                         % (d.shape, observed.shape))
+    if method == "bca" and acceleration is None:
+        raise ValueError("the bca method needs jackknife values")
+    if not (overwrite and d.flags.c_contiguous and d.flags.writeable):
+        d = np.array(d, dtype=np.float64, order="C")
+    rows, count = d.shape
+    alpha = (1.0 - confidence_level) / 2.0
+    se = _row_se(d)
+    notes = (None,) * rows
+
+    identical = np.zeros(rows, dtype=bool)
+    if scale is not None:
+        gamma = tolerance(scale, observed)
+        near = np.flatnonzero(np.abs(observed) <= gamma)
+        if near.size:
+            sub = d[near]
+            identical[near] = (sub.max(axis=1) <= gamma[near]) & (sub.min(axis=1) >= -gamma[near])
+
+    if method == "normal":
+        if count > 1:  # the standard error of the sorted replicates: the interval's historical arithmetic, bit for bit
+            se = np.std(np.sort(d, axis=1), axis=1, ddof=1)
+        z = -ndtri(alpha)
+        low, high = observed - z * se, observed + z * se
+        p_g, p_l = _normal_p(observed, se)
+    elif method == "bca":
+        cross = _Crossing(d, np.zeros(rows))
+        d.sort(axis=1)
+        acc = np.asarray(acceleration, dtype=np.float64).reshape(-1)
+        z0, clipped = _bca_z0(d, observed)
+        z_alpha = ndtri(alpha)
+        levels = np.empty((2, rows))
+        note_list = []
+        for j in range(rows):
+            note = None if clipped[j] is None else _OUTSIDE % clipped[j]
+            for side, z in enumerate((z_alpha, -z_alpha)):
+                levels[side, j], rule = _bca_level(z0[j], acc[j], z)
+                if rule:
+                    note = _TOO_LARGE
+            note_list.append(note)
+        notes = tuple(note_list)
+        low, high = _quantile_rows(d, levels[0]), _quantile_rows(d, levels[1])
+        p_g, p_l = _bca_p(cross, z0, acc)
+    else:
+        c = np.zeros(rows) if method == "percentile" else 2.0 * observed
+        cross = _Crossing(d, c)
+        q_low, q_high = _fixed_quantiles(d, (alpha, 1.0 - alpha))  # permutes d
+        if method == "percentile":
+            low, high = q_low, q_high
+            p_g, p_l = _percentile_p(cross)
         else:
-            levels.append(ndtr(z0 + num / den))
-    return levels[0], levels[1], note
+            low, high = 2.0 * observed - q_high, 2.0 * observed - q_low
+            p_g, p_l = _basic_p(cross)
+
+    floor = 1.0 / (count + 1.0)
+    p_g = np.minimum(np.maximum(p_g, floor), 1.0)
+    p_l = np.minimum(np.maximum(p_l, floor), 1.0)
+    low = np.array(low, dtype=np.float64).reshape(rows)
+    high = np.array(high, dtype=np.float64).reshape(rows)
+    if np.any(identical):
+        p_g[identical] = 1.0
+        p_l[identical] = 1.0
+        low[identical] = np.minimum(low[identical], 0.0)
+        high[identical] = np.maximum(high[identical], 0.0)
+    p_two = np.minimum(1.0, 2.0 * np.minimum(p_g, p_l))
+    return IntervalRows(low, high, p_g, p_l, p_two, se, int(count), notes)
 
 
-def confidence_interval(method, replicates, observed, confidence_level, jackknife=None):
-    """Confidence interval of one statistic from its bootstrap replicates.
+def confidence_interval(method, replicates, observed, confidence_level, jackknife=None, scale=None):
+    """Confidence interval of one statistic from its bootstrap replicates, with its p-values.
+
+    The one-row case of :func:`interval_rows`.
 
     Parameters
     ----------
@@ -216,34 +363,43 @@ def confidence_interval(method, replicates, observed, confidence_level, jackknif
     jackknife : tuple ``(values, weights)``, optional
         Leave-one-out values of the statistic and their multiplicities; needed
         for ``bca``.
+    scale : float, optional
+        For a difference of two scores, their magnitude: a difference within
+        the tolerance of 0 everywhere (an identical copy) then gets p = 1.
 
     Returns
     -------
     Interval
+        With ``p_greater`` (one-sided p-value that the statistic is > 0),
+        ``p_less`` and ``p_two_sided``: ``p_two_sided < 1 - confidence_level``
+        exactly when the interval excludes 0 (module docstring).
+
+    Examples
+    --------
+    >>> iv = confidence_interval("percentile", [0.1, 0.2, 0.3, 0.4], 0.25, 0.5)
+    >>> (round(iv.low, 3), round(iv.high, 3), iv.p_two_sided)
+    (0.175, 0.325, 0.4)
     """
-    if method not in METHODS:
-        raise ValueError("method must be one of: %s, got %r" % (", ".join(METHODS), method))
+    _check_method(method)
     confidence_level = check_confidence_level(confidence_level)
-    values = _valid_sorted(replicates)
+    values = np.asarray(replicates, dtype=np.float64).ravel()
+    values = values[~np.isnan(values)]
     observed = float(observed)
     if values.size == 0:
-        return Interval(observed, observed, method, confidence_level, 0,
-                        "no resample had items for this statistic")
-    alpha = (1.0 - confidence_level) / 2.0
-    note = None
-    if method == "percentile":
-        low, high = quantile(values, alpha), quantile(values, 1.0 - alpha)
-    elif method == "normal":
-        se = float(np.std(values, ddof=1)) if values.size > 1 else 0.0
-        z = -ndtri(alpha)
-        low, high = observed - z * se, observed + z * se
-    elif method == "basic":
-        low = 2.0 * observed - quantile(values, 1.0 - alpha)
-        high = 2.0 * observed - quantile(values, alpha)
-    else:
+        return Interval(observed, observed, method, confidence_level, 0, "no resample had items for this statistic",
+                        1.0, 1.0, 1.0, 0.0)
+    acceleration = None
+    if method == "bca":
         if jackknife is None:
             raise ValueError("the bca method needs jackknife values")
-        acceleration = _acceleration(*jackknife)
-        lo_level, hi_level, note = bca_levels(values, observed, alpha, acceleration)
-        low, high = quantile(values, lo_level), quantile(values, hi_level)
-    return Interval(float(low), float(high), method, confidence_level, int(values.size), note)
+        jk_values = np.asarray(jackknife[0], dtype=np.float64).ravel()
+        jk_weights = jackknife[1]
+        keep = ~np.isnan(jk_values)
+        if jk_weights is not None:
+            jk_weights = np.asarray(jk_weights, dtype=np.float64).ravel()[keep]
+        jk_values = jk_values[keep]
+        acceleration = acceleration_rows(jk_values[None, :], jk_weights) if jk_values.size else np.zeros(1)
+    rows = interval_rows(method, values[None, :], np.array([observed]), confidence_level, acceleration=acceleration,
+                         scale=None if scale is None else np.array([float(scale)]), overwrite=True)
+    return Interval(float(rows.low[0]), float(rows.high[0]), method, confidence_level, rows.n_valid, rows.notes[0],
+                    float(rows.p_greater[0]), float(rows.p_less[0]), float(rows.p_two_sided[0]), float(rows.se[0]))

@@ -1,28 +1,43 @@
-"""One-sided tests of "system A is better than system B" on paired replicates.
+"""Shared pieces of the tests of a difference: the tie tolerance and significance marks.
 
 Differences are *oriented*: ``d = sign * (score_A - score_B)`` with ``sign``
 +1 when higher is better and -1 when lower is better, so ``d > 0`` always
 means A is better.
 
-Paired bootstrap (Berg-Kirkpatrick, Burkett & Klein 2012)
-    With ``delta`` the observed difference and ``d*_b`` the difference on
-    replicate ``b`` (the same resample for both systems), the bootstrap
-    distribution of ``d*`` is centred near ``delta``; shifting it by ``delta``
-    gives a null distribution, so
+The paired bootstrap test
+    The p-values of a bootstrap comparison are not computed here: they are
+    the inversion of the confidence interval shown beside them, computed by
+    the same code (:func:`leaderboard_ci.core.intervals.interval_rows`, one
+    row per difference; :func:`~leaderboard_ci.core.intervals.confidence_interval`
+    for one).  With ``alpha = 1 - confidence_level``:
 
-        p = (#{b : d*_b >= 2*delta - gamma} + 1) / (B + 1)
+    * ``p_greater`` (one-sided, "A is better than B") is ``< alpha/2``
+      exactly when the interval's low end is > 0;
+    * ``p_two_sided = min(1, 2 * min(p_greater, p_less))`` is ``< alpha``
+      exactly when the interval excludes 0;
 
-    The count uses ``>=`` with a tolerance ``gamma = 100 * eps *
-    max(|scores|, |2*delta|)`` so that rounding noise never turns a tie into
-    a win, and the ``+1`` keeps ``p > 0`` (a resampling test cannot prove a
-    probability of 0).  A system compared with an identical copy gets
-    ``delta = 0`` and ``d*_b = 0`` for every ``b``, hence ``p = 1``.
+    for every method (percentile, basic, BCa, normal) and every ``alpha >
+    2/(B+1)``.  For the percentile interval ``p_greater = sup{q : Q(q) <= 0}``
+    with ``Q`` the type-7 quantile function of the replicate differences.
+    Every p-value is at least ``1/(B+1)`` (never 0), and a system compared
+    with an identical copy (every replicate difference and the observed one
+    within :func:`tolerance` of 0) gets ``p = 1``.
+
+    Earlier versions used Berg-Kirkpatrick, Burkett & Klein's (2012) count
+    ``(#{d* >= 2 delta - gamma} + 1) / (B + 1)``.  That is the inversion of
+    the *basic* interval, so beside a percentile interval it disagreed with
+    it wherever the bootstrap distribution is skewed (an interval excluding 0
+    with p > alpha, and the reverse); it is gone.
+
+Tolerance
+    ``gamma = 100 * eps * max(1, |scores|, |2*delta|)``: rounding noise (the
+    same counts summed in another order) is never a difference.
 """
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["tolerance", "bootstrap_pvalue", "stars"]
+__all__ = ["tolerance", "stars"]
 
 _EPS = np.finfo(np.float64).eps
 
@@ -49,33 +64,3 @@ def tolerance(scale, delta):
     scale = np.abs(np.asarray(scale, dtype=np.float64))
     twice = np.abs(2.0 * np.asarray(delta, dtype=np.float64))
     return 100.0 * _EPS * np.maximum(np.maximum(scale, twice), 1.0)
-
-
-def bootstrap_pvalue(replicate_differences, observed_difference, scale=1.0):
-    """Paired-bootstrap one-sided p-value that A is better than B.
-
-    Parameters
-    ----------
-    replicate_differences : array of shape ``(B,)``
-        Oriented differences ``d*_b`` on the bootstrap replicates; NaN entries
-        (replicates where the statistic is undefined) are left out.
-    observed_difference : float
-        The oriented full-sample difference ``delta``.
-    scale : float
-        The magnitude of the scores, for the tolerance.
-
-    Returns
-    -------
-    float in ``(0, 1]``.
-
-    Examples
-    --------
-    >>> bootstrap_pvalue([0.0, 0.0, 0.0], 0.0)
-    1.0
-    """
-    d = np.asarray(replicate_differences, dtype=np.float64).ravel()
-    d = d[~np.isnan(d)]
-    delta = float(observed_difference)
-    gamma = float(tolerance(scale, delta))
-    count = int(np.count_nonzero(d >= 2.0 * delta - gamma))
-    return (count + 1.0) / (d.size + 1.0)

@@ -401,10 +401,10 @@ def _baseline_section(result):
              'unlikely to be an accident of which items are in the test set;</li>'
              '<li><b class="unclear">unclear</b> (red): the interval includes 0, so the gain may be noise;</li>'
              '<li><b class="worse">worse</b>: the interval lies below 0.</li></ul>'
-             '<p>The p-value is the one-sided paired-bootstrap probability of a gain this large if the '
-             'submission were in fact no better than the baseline: the smaller, the stronger the evidence. '
-             'The interval is two-sided and the p-value one-sided, so p can be below %g while the interval '
-             'still includes 0.</p>' % (name, level, round(1.0 - conf, 6))]
+             '<p>The p-value is the one-sided p-value that the submission is better than the baseline, '
+             'read from the same bootstrap as the interval: the smaller, the stronger the evidence. It is '
+             'below %g exactly when the whole interval lies above 0 (the interval is two-sided, so each '
+             'side gets half of %g).</p>' % (name, level, round((1.0 - conf) / 2.0, 6), round(1.0 - conf, 6))]
     for metric, comps in _metrics_in_order(result.baseline):
         rows = [(_group_name(c.group), c.difference, c.interval.low, c.interval.high, _verdict(c)[1])
                 for c in comps]

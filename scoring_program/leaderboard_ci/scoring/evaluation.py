@@ -22,7 +22,6 @@ from ..core.intervals import Interval, confidence_interval
 from ..core.replicates import compute_replicates
 from ..core.signature import Signature
 from ..tasks.scorer import SystemScorer
-from ..core.significance import bootstrap_pvalue
 
 __all__ = ["ScoreResult", "BaselineComparison", "SubmissionResult", "evaluate"]
 
@@ -51,7 +50,12 @@ class ScoreResult:
 
 @dataclass(frozen=True)
 class BaselineComparison:
-    """The submission minus the baseline, oriented so that positive is better."""
+    """The submission minus the baseline, oriented so that positive is better.
+
+    ``p_value`` is the one-sided p-value that the submission is better: the
+    inversion of ``interval`` (``interval.p_greater``), so ``p_value < (1 -
+    confidence_level) / 2`` exactly when ``interval.low > 0``.
+    """
 
     metric: object
     group: Optional[str]
@@ -87,7 +91,8 @@ class SubmissionResult:
         For each metric (and group): ``key``, ``key_ci_low``, ``key_ci_high``,
         ``key_se``; with a baseline also ``key_vs_base`` (positive = better than
         the baseline), its CI and ``key_vs_base_p`` (one-sided p-value that the
-        submission is better).  With ``config``, only the keys its ``outputs:``
+        submission is better, the inversion of that CI: below ``(1 -
+        confidence_level) / 2`` exactly when ``key_vs_base_ci_low > 0``).  With ``config``, only the keys its ``outputs:``
         section selects (:func:`leaderboard_ci.scoring.outputs.written_keys`), in
         that order; without, every key but ``_se``.
         """
@@ -130,8 +135,8 @@ def evaluate(config, gold, predictions, baseline=None, progress=None):
         Aligned with the gold items (class codes or float64 values).
     baseline : ndarray, optional
         The baseline's predictions, aligned the same way.  Each score then
-        also gets its difference to the baseline, with a paired CI and a
-        one-sided p-value.
+        also gets its difference to the baseline, with a paired CI and the
+        one-sided p-value that inverts it.
     progress : callable, optional
         Called with the number of replicates finished.
 
@@ -199,8 +204,10 @@ def evaluate(config, gold, predictions, baseline=None, progress=None):
             jk = None
             if pair_jack is not None:
                 jk = (sign * (pair_jack[0][0][:, t] - pair_jack[0][1][:, t]), pair_jack[1])
-            interval = confidence_interval(bs.method, diff_reps, diff_full, bs.confidence_level, jackknife=jk)
-            p = bootstrap_pvalue(diff_reps, diff_full, scale=max(abs(full_scores[0][t]), abs(full_scores[1][t])))
+            # p_greater: the one-sided p-value that inverts this very interval (p < alpha/2 <=> low > 0)
+            interval = confidence_interval(bs.method, diff_reps, diff_full, bs.confidence_level, jackknife=jk,
+                                           scale=max(abs(full_scores[0][t]), abs(full_scores[1][t])))
+            p = interval.p_greater
             comparisons.append(BaselineComparison(target.metric, target.group, config.baseline.name,
                                                   float(full_scores[1][t]), float(diff_full), interval, p,
                                                   diff_reps))

@@ -64,7 +64,7 @@ def _phase60(variant):
     import _phase60
 
     with tempfile.TemporaryDirectory() as root:
-        return _phase60.analyze_phase(_phase60.make_phase(root, variant, n_resamples=2000))
+        return _phase60.analyze_phase(_phase60.make_phase(root, variant, n_resamples=B))
 
 
 def _excludes_zero(low, high):

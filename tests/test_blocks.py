@@ -119,6 +119,13 @@ def assert_same_result(one, other):
             frame = getattr(target, attr)
             assert (frame is None and getattr(twin, attr) is None) or frame.equals(getattr(twin, attr)), (key, attr)
         assert target.notes == twin.notes and target.indicators == twin.indicators, key
+        # The max-t step-down and the rank sets run on the client, which holds every replicate score:
+        # p_maxt, fw_low/fw_high and the rank-set columns are in the frames compared above.
+        for column in ("p_maxt", "fw_low", "fw_high"):
+            assert column in target.pairs.columns and column in target.vs_winner.columns, (key, column)
+        for column in ("rank_low", "rank_high", "rank_low_marginal", "rank_high_marginal"):
+            assert column in target.systems.columns, (key, column)
+        assert (target.family_note, target.critical_value) == (twin.family_note, twin.critical_value), key
         values = getattr(target, "unit_values", None)
         assert (values is None and getattr(twin, "unit_values", None) is None) or values.equals(twin.unit_values), key
         assert target.replicates.tobytes() == twin.replicates.tobytes(), key

@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 
 from leaderboard_ci.core.significance import tolerance
-from leaderboard_ci.core.simultaneous import (FamilyTest, maxt_stepdown, rank_sets, resamples_needed,
-                                              STEPDOWN_METHODS)
+from leaderboard_ci.core.simultaneous import (FamilyTest, maxt_stepdown, maxt_within, rank_sets,
+                                              resamples_needed, STEPDOWN_METHODS)
 
 
 def _naive(reps, full, pairs, sign, alpha):
@@ -133,6 +133,17 @@ def test_many_checkpoints_equal_naive(monkeypatch):
     np.testing.assert_array_equal(test.p_adjusted, p)
     np.testing.assert_array_equal(test.critical, crit)
     assert test.steps >= 2
+
+
+def test_within_families_equals_one_call_per_family():
+    reps, full = _case(8, m=7)
+    reps[3, 1] = np.nan
+    pairs = _all_pairs(7)
+    families = [np.flatnonzero(pairs[:, 0] == r) for r in range(6)]
+    for members, test in zip(families, maxt_within(reps, full, pairs, -1, families, 0.1, chunk_pairs=2)):
+        alone = maxt_stepdown(reps, full, pairs[members], -1, 0.1)
+        for field in ("p_adjusted", "low", "high", "critical", "t", "se"):
+            np.testing.assert_array_equal(getattr(test, field), getattr(alone, field))
 
 
 def test_monotone_in_t_and_floor():

@@ -25,6 +25,10 @@ _UNITS = {"": 1, "b": 1, "k": 10 ** 3, "kb": 10 ** 3, "m": 10 ** 6, "mb": 10 ** 
 #: Bytes a pairs-table row takes at the client per target: about 16 numeric columns, two names, the
 #: stars, and the corrected p-values on the way (measured: 1.37 GB at m = 2,000, B = 10,000, one target).
 PAIR_ROW_BYTES = 320
+#: Bytes per pair the max-t step-down holds for one target at a time (about 20 arrays over the pairs:
+#: sort order, thresholds, counts, adjusted p-values, family-wise intervals...), besides one copy of the
+#: target's replicate scores laid out by system and 64 MB of chunks.
+MAXT_PAIR_BYTES = 200
 
 
 def parse_memory(text, what="--memory-limit"):
@@ -167,8 +171,10 @@ def _fixed_bytes(overhead, threads, m, n, b, t, in_process):
 
 
 def _client_data(m, b, t):
-    """The client's arrays: every replicate score (and two copies on the way), and the pairs tables."""
-    return 3 * b * m * t * 8 + t * (m * (m - 1) // 2) * PAIR_ROW_BYTES
+    """The client's arrays: every replicate score (and two copies on the way), the pairs tables, and
+    the max-t step-down's working arrays for one target (:mod:`leaderboard_ci.core.simultaneous`)."""
+    pairs = m * (m - 1) // 2
+    return 3 * b * m * t * 8 + t * pairs * PAIR_ROW_BYTES + b * m * 8 + pairs * MAXT_PAIR_BYTES + (64 << 20)
 
 
 def _span_bytes(n):

@@ -29,7 +29,7 @@ from ..core.intervals import confidence_interval
 from ..core.letters import MAX_SYSTEMS as LETTERS_MAX_SYSTEMS, letter_groups
 from ..core.pairs import pair_statistics, ranked_pairs
 from ..core.significance import stars
-from ..core.simultaneous import maxt_stepdown, rank_sets, resamples_needed
+from ..core.simultaneous import maxt_stepdown, maxt_within, rank_sets, resamples_needed
 from ..scoring.config import column_key
 from ..tasks.base import ppi as ppi_of
 from ..tasks.registry import task_module
@@ -179,10 +179,9 @@ def _maxt_within(reps, full, pairs, sign, families, alpha, n_jobs):
     p = np.ones(pairs.shape[0])
     low = np.full(pairs.shape[0], -np.inf)
     high = np.full(pairs.shape[0], np.inf)
-    for members in families:
-        if members.size:
-            test = maxt_stepdown(reps, full, pairs[members], sign, alpha, n_jobs=n_jobs)
-            p[members], low[members], high[members] = test.p_adjusted, test.low, test.high
+    families = [members for members in families if members.size]
+    for members, test in zip(families, maxt_within(reps, full, pairs, sign, families, alpha, n_jobs=n_jobs)):
+        p[members], low[members], high[members] = test.p_adjusted, test.low, test.high
     return p, low, high
 
 

@@ -30,7 +30,9 @@ statistical report (section ``simultaneous``).
 """
 from __future__ import annotations
 
+import json
 import math
+import os
 from functools import lru_cache
 
 import numpy as np
@@ -218,6 +220,10 @@ def family_study(spec, n, reps, n_resamples, study_seed, holm=True, ranks=True, 
                     "marginal_rank_worst_system": worst,
                     "mean_rank_set_width": float(np.mean(raw["rank_width"])),
                     "mean_marginal_rank_set_width": float(np.mean(raw["marginal_width"]))})
+    log = os.environ.get("LEADERBOARD_CI_STAT_ROWS")
+    if log:  # one JSON line per study as soon as it is done (long full runs)
+        with open(log, "a") as handle:
+            handle.write(json.dumps(row, default=float) + "\n")
     return row
 
 

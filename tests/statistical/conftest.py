@@ -90,13 +90,13 @@ FAST = StatSettings(full=False, coverage_reps={100: 300, 1000: 300},
                                 ("regression", 1000): 200},
                     fwer_reps=200, fwer_permutation_reps=120, fdr_reps=150, b_sensitivity_reps=0,
                     simultaneous_reps={"null-10": 100, "null-60": 40, "null-200": 10, "mixed-10": 100,
-                                       "mixed-60": 20, "phase60": 6})
+                                       "mixed-60": 20, "phase60": 6, "power-10": 40})
 FULL = StatSettings(full=True, coverage_reps={100: 4000, 1000: 4000},
                     error_reps={("classification", 1000): 5000, ("classification", 100): 5000,
                                 ("regression", 1000): 3000},
                     fwer_reps=2000, fwer_permutation_reps=2000, fdr_reps=2000, b_sensitivity_reps=2000,
                     simultaneous_reps={"null-10": 2000, "null-60": 1000, "null-200": 1000, "mixed-10": 2000,
-                                       "mixed-60": 1000, "phase60": 200})
+                                       "mixed-60": 1000, "phase60": 200, "power-10": 1000})
 
 
 class Store:

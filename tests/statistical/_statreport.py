@@ -122,6 +122,15 @@ def outside_target(sections):
             if r["sides"] == "two" and r["correction"] in ("bonferroni", "holm") and r["fwer"][0] > FAMILY_LIMIT:
                 out.append({"kind": "FWER (mix)", "correction": r["correction"], "value": r["fwer"][0],
                             "se": r["fwer"][1], "target": "<= 5.5%"})
+    for name, r in sections.get("simultaneous", {}).items():
+        if r["maxt_fwer_nulls_only"][0] > FAMILY_LIMIT:
+            out.append({"kind": "FWER (max-t)", "study": name, "value": r["maxt_fwer_nulls_only"][0],
+                        "se": r["maxt_fwer_nulls_only"][1], "target": "<= 5.5%"})
+        for key in ("fw_interval_coverage", "single_step_interval_coverage", "rank_set_coverage"):
+            if key in r and r[key][0] < TARGET - BAND:
+                out.append({"kind": "simultaneous coverage", "study": name, "what": key, "value": r[key][0],
+                            "se": r[key][1], "target": ">= 93.5%",
+                            "tested": key != "fw_interval_coverage" and name != "phase60"})
     return out
 
 
@@ -287,6 +296,41 @@ def compstats_tables(sections):
     return out
 
 
+def simultaneous_tables(sections):
+    """Issue 20: max-t step-down, family-wise intervals and rank sets against the truth."""
+    rows = []
+    for name, r in sections.get("simultaneous", {}).items():
+        rows.append([name, r["m"], r["pairs"], r["n"], r["n_resamples"], r["reps"], _rate(r["maxt_fwer_nulls_only"]),
+                     _rate(r["holm_fwer_nulls_only"]) if "holm_fwer_nulls_only" in r else "-",
+                     _rate(r["fw_interval_coverage"]), _rate(r["single_step_interval_coverage"]),
+                     _rate(r["rank_set_coverage"]) if "rank_set_coverage" in r else "-",
+                     fmt_pct(r["marginal_rank_coverage_mean"]) if "marginal_rank_coverage_mean" in r else "-",
+                     _rate(r["marginal_rank_coverage_worst"]) if "marginal_rank_coverage_worst" in r else "-",
+                     fmt_pct(r["maxt_share_found"]), fmt_pct(r["holm_share_found"]) if "holm_share_found" in r else "-",
+                     "-" if r.get("maxt_share_far_found") is None else fmt_pct(r["maxt_share_far_found"]),
+                     "-" if r.get("holm_share_far_found") is None else fmt_pct(r["holm_share_far_found"])])
+    out = ""
+    if rows:
+        out += ("#### Max-t step-down (default) and Holm: family-wise error, coverage, power\n\n"
+                "FWER: share of test sets with a rejected pair of exactly equal systems. Coverage: share of "
+                "test sets where EVERY pair's interval (or every system's rank set) contains the truth. "
+                "Step-wise: the reported fw_low/fw_high; single-step: delta -/+ c_1 se.\n\n" +
+                _table(["study", "m", "pairs", "n", "B", "test sets", "FWER max-t", "FWER Holm",
+                        "pair intervals, step-wise", "pair intervals, single-step", "simultaneous rank sets",
+                        "marginal rank sets (mean)", "marginal rank sets (worst system)",
+                        "real differences found: max-t", "Holm", "runs >= 0.30 below the winner found: max-t",
+                        "Holm"], rows) + "\n")
+    rows = [[k, r["systems"], r["n_resamples"], r["far_runs"], r["far_significant_primary"], r["far_significant_holm"],
+             r["pairs_significant_maxt"], r["pairs_significant_holm"], r["pairs"], r["tied_with_winner"]]
+            for k, r in sections.get("phase60", {}).items()]
+    if rows:
+        out += ("#### The 60-system phase (one realization, the organizer's reading path)\n\n" +
+                _table(["variant", "systems", "B", "runs >= 0.30 below the winner", "significant (primary)",
+                        "significant (Holm)", "pairs significant (max-t)", "pairs significant (Holm)", "pairs",
+                        "tied with the winner"], rows))
+    return out
+
+
 def _or_none(text):
     return text if text.strip() else "(not measured in this run)\n"
 
@@ -335,6 +379,7 @@ def markdown(doc):
               _or_none(coverage_tables(doc["sections"], "difference")),
               "## Tests of a difference", "", _or_none(error_tables(doc["sections"])),
               "## Multiple comparisons", "", _or_none(fwer_tables(doc["sections"]) + fdr_tables(doc["sections"])), "",
+              "## Simultaneous inference (issue 20)", "", _or_none(simultaneous_tables(doc["sections"])), "",
               "## Monte Carlo size", "", _or_none(b_tables(doc["sections"])), "",
               "## Cross-checks with peers", "",
               "BCa endpoints equal `scipy.stats.bootstrap(method='BCa')` fed the same resamples to 1e-10: "

@@ -72,6 +72,7 @@ class StatSettings:
     fwer_permutation_reps: int = 0
     fdr_reps: int = 0
     b_sensitivity_reps: int = 0
+    simultaneous_reps: dict = field(default_factory=dict)  # study name (test_stat_simultaneous.py) -> test sets
 
     @property
     def mode(self):
@@ -87,11 +88,15 @@ class StatSettings:
 FAST = StatSettings(full=False, coverage_reps={100: 300, 1000: 300},
                     error_reps={("classification", 1000): 250, ("classification", 100): 300,
                                 ("regression", 1000): 200},
-                    fwer_reps=200, fwer_permutation_reps=120, fdr_reps=150, b_sensitivity_reps=0)
+                    fwer_reps=200, fwer_permutation_reps=120, fdr_reps=150, b_sensitivity_reps=0,
+                    simultaneous_reps={"null-10": 100, "null-60": 40, "null-200": 10, "mixed-10": 100,
+                                       "mixed-60": 20, "phase60": 6, "power-10": 40})
 FULL = StatSettings(full=True, coverage_reps={100: 4000, 1000: 4000},
                     error_reps={("classification", 1000): 5000, ("classification", 100): 5000,
                                 ("regression", 1000): 3000},
-                    fwer_reps=2000, fwer_permutation_reps=2000, fdr_reps=2000, b_sensitivity_reps=2000)
+                    fwer_reps=2000, fwer_permutation_reps=2000, fdr_reps=2000, b_sensitivity_reps=2000,
+                    simultaneous_reps={"null-10": 2000, "null-60": 1000, "null-200": 1000, "mixed-10": 2000,
+                                       "mixed-60": 1000, "phase60": 200, "power-10": 1000})
 
 
 class Store:
@@ -143,7 +148,8 @@ def _scaled(settings, factor):
         settings, coverage_reps={k: scale(v) for k, v in settings.coverage_reps.items()},
         error_reps={k: scale(v) for k, v in settings.error_reps.items()}, fwer_reps=scale(settings.fwer_reps),
         fwer_permutation_reps=scale(settings.fwer_permutation_reps), fdr_reps=scale(settings.fdr_reps),
-        b_sensitivity_reps=scale(settings.b_sensitivity_reps))
+        b_sensitivity_reps=scale(settings.b_sensitivity_reps),
+        simultaneous_reps={k: scale(v) for k, v in settings.simultaneous_reps.items()})
 
 
 def pytest_configure(config):

@@ -1,0 +1,184 @@
+"""Every verdict agrees with the interval printed beside it (issue 20), in every sample report.
+
+Over every entry of every sample report (the sample competition, each example
+competition under ``examples/``, the synthetic report examples of
+``tests/_report_examples.py``) and of the 60-system phase (``tests/statistical/_phase60.py``),
+in the DataFrames of the analysis and in its report.json, count the disagreements
+between
+
+(a) ``p_value < alpha`` and the marginal interval ``[ci_low, ci_high]`` excluding 0
+    (with ``analysis.test: permutation`` the bootstrap p-value ``p_bootstrap`` is the
+    one that goes with the bootstrap interval; ``p_value`` is then the permutation
+    test's);
+(b) ``p_maxt < alpha`` (and ``significant``, where max-t decides) and the family-wise
+    interval ``[fw_low, fw_high]`` excluding 0;
+(c) ``tied_with_winner`` and ``rank_low == 1`` (1 in the simultaneous rank set).
+
+Each count must be zero.  The example competitions run as the organizer's command
+runs them (the program's config merged with the reference folder's, the submissions
+folder, the config's baseline), at B = 1,000 instead of 10,000 to stay fast.
+"""
+import dataclasses
+import glob
+import math
+import os
+import sys
+import tempfile
+from collections import OrderedDict
+
+import numpy as np
+import pytest
+
+import _report_examples
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir)
+PROGRAM = os.path.join(ROOT, "scoring_program")
+STAT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "statistical")
+COMPETITIONS = ["competition_bundle"] + sorted(
+    os.path.relpath(os.path.dirname(p), ROOT) for p in glob.glob(os.path.join(ROOT, "examples", "*", "reference_data")))
+B = 1000
+
+
+def _analyze_competition(folder):
+    """What ``leaderboard-ci-end-of-phase --reference REF --submissions SUBS`` computes (without writing)."""
+    from leaderboard_ci.phase import cli
+    from leaderboard_ci.phase.analysis import analyze
+    from leaderboard_ci.phase.submissions import load_systems
+    from leaderboard_ci.scoring.config import load_config
+    from leaderboard_ci.scoring.readers import read_gold
+
+    ref = os.path.join(ROOT, folder, "reference_data")
+    config = load_config(PROGRAM, ref)
+    config = dataclasses.replace(config, bootstrap=dataclasses.replace(config.bootstrap, n_resamples=B))
+    gold = read_gold(ref, config)
+    with tempfile.TemporaryDirectory() as work:
+        coded, skipped, _ = load_systems(os.path.join(ROOT, folder, "sample_submissions"), config, gold,
+                                         os.path.join(work, "submissions"))
+    baseline = cli._add_baseline(config, ref, gold, coded, None)
+    return analyze(gold, OrderedDict(coded), config=config, baseline=baseline, n_jobs="auto", skipped=skipped)
+
+
+def _phase60(variant):
+    if STAT not in sys.path:
+        sys.path.insert(0, STAT)
+    import _phase60
+
+    with tempfile.TemporaryDirectory() as root:
+        return _phase60.analyze_phase(_phase60.make_phase(root, variant, n_resamples=B))
+
+
+def _excludes_zero(low, high):
+    return (low > 0) | (high < 0)
+
+
+def _missing(value):
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+class Count(object):
+    """Disagreements per check, and the number of entries checked."""
+
+    def __init__(self):
+        self.bad = OrderedDict((k, []) for k in ("interval_vs_p", "fw_vs_maxt", "fw_vs_significant",
+                                                 "tied_vs_rank_set"))
+        self.checked = OrderedDict((k, 0) for k in self.bad)
+
+    def check(self, kind, agree, where):
+        self.checked[kind] += 1
+        if not agree:
+            self.bad[kind].append(where)
+
+    def __str__(self):
+        return "; ".join("%s: %d of %d disagree%s" % (k, len(v), self.checked[k], (" (e.g. %s)" % v[:3]) if v else "")
+                         for k, v in self.bad.items())
+
+
+def _p_column(result):
+    return "p_value" if result.settings.get("test", "bootstrap") == "bootstrap" else "p_bootstrap"
+
+
+def check_frames(result, count, label):
+    alpha = result.signature.alpha
+    p_col = _p_column(result)
+    primary = result.signature.primary
+    for key, target in result.targets.items():
+        for table_name in ("vs_winner", "pairs"):
+            frame = target.vs_winner if table_name == "vs_winner" else target.pairs
+            for row in frame.to_dict("records"):
+                where = (label, key, table_name, row.get("a"), row.get("b", row.get("name")))
+                if not _missing(row.get(p_col)) and not _missing(row.get("ci_low")):
+                    count.check("interval_vs_p", (row[p_col] < alpha) == bool(
+                        _excludes_zero(row["ci_low"], row["ci_high"])), where + (row[p_col], row["ci_low"],
+                                                                                 row["ci_high"]))
+                if "fw_low" in row and not _missing(row.get("p_maxt")):
+                    fw = bool(_excludes_zero(row["fw_low"], row["fw_high"]))
+                    count.check("fw_vs_maxt", (row["p_maxt"] < alpha) == fw, where)
+                    if primary == "maxt" and "significant" in row:
+                        count.check("fw_vs_significant", bool(row["significant"]) == fw, where)
+        systems = target.systems
+        if "rank_low" in systems.columns:
+            for row in systems.to_dict("records"):
+                count.check("tied_vs_rank_set", bool(row["tied_with_winner"]) == (int(row["rank_low"]) == 1),
+                            (label, key, row["name"]))
+            assert set(target.tied_with_winner) == set(systems.name[systems.rank_low == 1]), (label, key)
+
+
+def check_json(result, count, label):
+    from leaderboard_ci.report.json_report import result_to_dict
+
+    data = result_to_dict(result, top=None)
+    alpha = data["signature"].get("alpha", result.signature.alpha)
+    p_col = _p_column(result)
+    primary = data["settings"].get("primary")
+    for key, target in data["metrics"].items():
+        for table_name in ("vs_winner", "pairs"):
+            for row in target[table_name]:
+                where = ("json", label, key, table_name, row.get("a"), row.get("b", row.get("name")))
+                p = row.get(p_col)
+                if not _missing(p) and not _missing(row.get("ci_low")):
+                    count.check("interval_vs_p", (p < alpha) == bool(_excludes_zero(row["ci_low"], row["ci_high"])),
+                                where)
+                p_maxt = (row.get("p_adjusted") or {}).get("maxt")
+                if "fw_low" in row and not _missing(p_maxt) and not _missing(row["fw_low"]):
+                    fw = bool(_excludes_zero(row["fw_low"], row["fw_high"]))
+                    count.check("fw_vs_maxt", (p_maxt < alpha) == fw, where)
+                    if primary == "maxt" and "significant" in row:
+                        count.check("fw_vs_significant", bool(row["significant"]) == fw, where)
+        for row in target["systems"]:
+            low = row.get("rank_low")
+            if low is None and isinstance(row.get("rank_set"), dict) and row["rank_set"].get("simultaneous"):
+                low = row["rank_set"]["simultaneous"][0]
+            if low is not None:
+                count.check("tied_vs_rank_set", bool(row["tied_with_winner"]) == (int(low) == 1),
+                            ("json", label, key, row["name"]))
+
+
+SOURCES = [("competition", c) for c in COMPETITIONS] + \
+    [("examples", name) for name in sorted(_report_examples.ALL)] + [("examples", "many"), ("examples", "one_sided")] + \
+    [("phase60", v) for v in ("classification", "scores", "ranking")]
+
+
+def _result(kind, name):
+    if kind == "competition":
+        return _analyze_competition(name)
+    if kind == "phase60":
+        return _phase60(name)
+    if name == "many":
+        return _report_examples.many_systems()
+    if name == "one_sided":
+        return _report_examples.one_sided()
+    return _report_examples.ALL[name]()
+
+
+@pytest.mark.parametrize("kind,name", SOURCES, ids=["%s-%s" % s for s in SOURCES])
+def test_every_verdict_agrees_with_its_interval(kind, name):
+    result = _result(kind, name)
+    count = Count()
+    check_frames(result, count, name)
+    check_json(result, count, name)
+    print("%s %s: %s" % (kind, name, count))  # the counts, with pytest -s
+    if len(result.names) > 1:
+        # max-t is the default (analysis.corrections starts with it): its intervals are in every table
+        assert count.checked["interval_vs_p"] > 0 and count.checked["fw_vs_maxt"] > 0, \
+            "nothing was checked: %s" % count
+    assert all(not v for v in count.bad.values()), "%s %s: %s" % (kind, name, count)

@@ -76,9 +76,10 @@ def verdict_caption(result, frame):
     family = family_description(result.signature.family)
     if dual.family_wise:
         return ("The verdict (stars, significant) is the max-t step-down's (Romano-Wolf) over %s: its "
-                "simultaneous/family-wise %s interval excludes 0 exactly when p (max-t) < %s = %g, and all the "
-                "family's intervals hold together with %s confidence. The %s interval, this pair alone, goes with "
-                "the unadjusted p-value (p (this pair alone))."
+                "family-wise %s interval excludes 0 exactly when p (max-t) < %s = %g. The intervals of the pairs "
+                "decided at the first step (all of them when no pair differs) hold together with %s confidence; "
+                "pairs decided at later steps get the narrower interval of their step, which matches the verdict. "
+                "The %s interval, this pair alone, goes with the unadjusted p-value (p (this pair alone))."
                 % (family, level, "\u03b1", result.signature.alpha, level, level))
     if primary == "none":
         return ("The verdict comes from the unadjusted p-value, which is the inversion of the %s interval, this "

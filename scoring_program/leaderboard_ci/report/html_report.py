@@ -131,8 +131,11 @@ def _duality_text(result, primary):
         return ("%s The verdicts (stars, letters, significant, tied with the winner) come from the <b>max-t "
                 "step-down</b> (Romano &amp; Wolf 2005) over %s, computed from the same resamples; beside each "
                 "verdict is its <b>simultaneous/family-wise %s interval</b>, which excludes 0 exactly when the "
-                "difference is significant, and all of the family&rsquo;s intervals hold together with %s "
-                "confidence." % (marginal, _esc(family_description(result.signature.family)), level, level))
+                "difference is significant. The intervals of the pairs decided at the step-down&rsquo;s first "
+                "step (all of them when no pair differs) hold together with %s confidence; a pair decided at a "
+                "later step gets the narrower interval of that step, which matches its verdict (a step-down "
+                "vouches only for the sign of such a difference)." % (marginal, _esc(family_description(
+                    result.signature.family)), level, level))
     if primary == "none":
         return marginal + " The verdicts come from these unadjusted p-values."
     return ("%s The verdicts come from the %s-adjusted p-values; %s adjusts p-values and has no interval, so the "

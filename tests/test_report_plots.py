@@ -1,5 +1,6 @@
 """Figures: they build for every kind of competition, and what they draw matches the analysis."""
 import dataclasses
+import functools
 import os
 import subprocess
 import sys
@@ -145,26 +146,101 @@ def test_a_far_baseline_goes_off_scale():
                 if (l.get_gid() or "").startswith("offscale")]
 
 
-@pytest.mark.parametrize("example", ["classification", "regression", "one_sided"])
-def test_bootstrap_difference_plot_marks_zero_delta_and_two_delta(example):
-    for result in [getattr(E, example)()]:
-        target = result.official
-        two = sides_of(result) == "two"
-        fig = bootstrap_difference_plot(target, sides=sides_of(result))
-        ax = fig.axes[0]
-        delta = float(target.vs_winner["diff"].iloc[0])
-        marks = {l.get_gid(): l.get_xdata()[0] for l in ax.get_lines() if (l.get_gid() or "").startswith("mark:")}
-        assert marks == {"mark:0": 0.0, "mark:\u03b4": delta, "mark:2\u03b4": 2 * delta}
-        d = target.metric.sign * (target.replicates[:, 0] - target.replicates[:, 1])
-        bars = [p for p in ax.patches if p.get_gid() in ("replicates", "beyond")]
-        assert sum(p.get_height() for p in bars) == np.isfinite(d).sum()  # every replicate counted once
-        shaded = sum(p.get_height() for p in bars if p.get_gid() == "beyond")
-        p_value = target.vs_winner["p_bootstrap"].iloc[0]
-        assert (shaded + 1.0) / (np.isfinite(d).sum() + 1.0) == pytest.approx(p_value, abs=1e-15)
-        assert format_p(p_value) in ax.get_title(loc="left")
-        assert ("two-sided" if two else "one-sided") + " p = " in ax.get_title(loc="left")
-        # oriented (positive: the winner is better): the replicates centre near the observed difference
-        assert delta > 0 and abs(np.mean(d) - delta) < 3 * np.std(d)
+def _shaded(fig):
+    """(shaded count, total count) of the bootstrap histogram's bars."""
+    bars = [p for p in fig.axes[0].patches if p.get_gid() in ("replicates", "beyond")]
+    return (sum(p.get_height() for p in bars if p.get_gid() == "beyond"), sum(p.get_height() for p in bars))
+
+
+def _legend(fig):
+    return [t.get_text() for t in fig.legends[0].get_texts()]
+
+
+def _check_difference_figure(result, fig):
+    """What every bootstrap-difference figure must show of ``result``'s winner-vs-runner-up row."""
+    target = result.official
+    ax = fig.axes[0]
+    first = target.vs_winner.iloc[0]
+    delta = float(first["diff"])
+    method = result.signature.method
+    marks = {l.get_gid(): l.get_xdata()[0] for l in ax.get_lines() if (l.get_gid() or "").startswith("mark:")}
+    expected = {"mark:0": 0.0, "mark:\u03b4": delta}
+    if method == "basic":
+        expected["mark:2\u03b4"] = 2 * delta
+    assert marks == expected
+    ci = [l for l in ax.get_lines() if l.get_gid() == "ci"]
+    assert len(ci) == 1 and list(ci[0].get_xdata()) == [first["ci_low"], first["ci_high"]]
+    assert "%g%% %s interval" % (100 * result.signature.confidence_level, method) in " ".join(_legend(fig))
+    d = target.metric.sign * (target.replicates[:, 0] - target.replicates[:, 1])
+    d = d[np.isfinite(d)]
+    shaded, total = _shaded(fig)
+    assert total == d.size  # every replicate drawn once
+    two = sides_of(result) == "two"
+    p = float(first["p_bootstrap"])
+    title = ax.get_title(loc="left")
+    assert ("two-sided" if two else "one-sided") + " p = " + format_p(p) in title and method in title
+    p_one = p / 2 if two else p  # min(1, 2 * p_greater) away from the floor and the cap
+    assert 1 / (d.size + 1) < p_one < 0.5
+    text = _legend(fig)[1]
+    if two:
+        assert "p (two-sided) = 2 \u00d7 %s = %s" % (format_p(p_one, 4), format_p(p)) in text
+    else:
+        assert "p (one-sided) = %s" % format_p(p) in text
+    return d, delta, shaded, p_one, text
+
+
+@pytest.mark.parametrize("example", ["classification", "regression", "two", "one_sided"])
+def test_bootstrap_difference_plot_shades_the_replicates_its_p_value_reads(example):
+    """Percentile (the default): the one-sided p is the share of replicates <= 0, interpolated."""
+    result = E.two_systems() if example == "two" else getattr(E, example)()
+    assert result.signature.method == "percentile"
+    fig = bootstrap_difference_plot(result.official, sides=sides_of(result), method="percentile",
+                                    confidence_level=result.signature.confidence_level)
+    d, delta, shaded, p_one, text = _check_difference_figure(result, fig)
+    assert delta > 0 and shaded == (d <= 0).sum()
+    assert abs(shaded / d.size - p_one) <= 1 / (d.size + 1)  # interpolation moves it by less than 1/(B+1)
+    assert "replicates \u2264 0: %s of %s" % ("{:,}".format(int(shaded)), "{:,}".format(d.size)) in text
+    # the old rule (d* >= 2δ) gives another count here: the figure would not show the printed p
+    assert (d >= 2 * delta).sum() != shaded
+
+
+@functools.lru_cache(maxsize=None)
+def _method_example(method, sides):
+    from leaderboard_ci.phase.analysis import analyze
+
+    rng = np.random.default_rng(5)
+    gold = rng.integers(0, 2, 200)
+    first, second = E._noisy(rng, gold, 0.8, 2), E._noisy(rng, gold, 0.74, 2)
+    return analyze([str(g) for g in gold], {"first": [str(x) for x in first], "second": [str(x) for x in second]},
+                   metric="accuracy", n_resamples=500, method=method, sides=sides)
+
+
+@pytest.mark.parametrize("sides", ["two", "one"])
+@pytest.mark.parametrize("method", ["percentile", "basic", "bca", "normal"])
+def test_bootstrap_difference_plot_follows_the_configured_method(method, sides):
+    from scipy.stats import norm
+
+    result = _method_example(method, sides)
+    figures = target_figures(result.official, confidence_level=result.signature.confidence_level,
+                             sides=sides_of(result), method=result.signature.method)
+    fig = figures["bootstrap_difference"]
+    d, delta, shaded, p_one, text = _check_difference_figure(result, fig)
+    assert delta > 0
+    if method == "normal":  # the normal curve's tail below 0 is the p-value; no replicate is counted
+        assert shaded == 0
+        assert [a for a in fig.axes[0].get_children() if a.get_gid() == "tail:normal"]
+        assert p_one == pytest.approx(norm.cdf(-delta / np.std(d, ddof=1)), rel=1e-9)
+        assert "\u03a6(\u2212\u03b4/SE)" in text and "normal approx" in text
+        return
+    tail = d >= 2 * delta if method == "basic" else d <= 0
+    assert shaded == tail.sum()
+    if method == "bca":  # the share goes through the level map: only the tail is the same as percentile's
+        assert "BCa level map" in text
+        percentile = _method_example("percentile", sides).official.vs_winner.iloc[0]["p_bootstrap"]
+        assert p_one != pytest.approx(percentile / (2 if sides == "two" else 1))
+    else:
+        assert abs(shaded / d.size - p_one) <= 1 / (d.size + 1)
+        assert "the shaded share" in text
 
 
 def test_heatmap_orientation_and_annotations():
@@ -219,35 +295,40 @@ def test_only_report_plots_imports_matplotlib():
     assert out.stdout.strip() == b"False"
 
 
+@pytest.mark.parametrize("method", ["percentile", "basic"])
 @pytest.mark.parametrize("two", [True, False])
-def test_histogram_shades_exactly_the_replicates_the_p_value_counts_on_a_lattice(two):
-    """Accuracy-like differences on a lattice, many exactly at 0 and at 2δ: the bins the old drawing got wrong."""
-    import dataclasses
-
+def test_histogram_shades_exactly_the_tail_the_p_value_inverts_on_a_lattice(two, method):
+    """Accuracy-like differences on a lattice, many exactly at 0 and at 2δ: ties at the inversion point are shaded."""
     from leaderboard_ci.core.pairs import pair_statistics
 
     target = E.classification().official
     rng = np.random.default_rng(7)
-    n = 50
-    runner = rng.integers(20, 30, size=4000) / n
-    winner = runner + rng.choice([-2, -1, 0, 0, 1, 2, 2, 3, 4], size=4000) / n  # δ = 2/n: many at 0 and 2δ
+    n = 64  # a power of 2: the lattice is exact in binary, so ties at 0 and 2δ are exact ties
+    runner = rng.integers(26, 38, size=4000) / n
+    winner = runner + rng.choice([-2, -1, 0, 0, 1, 2, 2, 3, 4, 5], size=4000) / n  # δ = 2/n: many at 0 and 2δ
     full = np.array([0.5 + 2.0 / n, 0.5])
     reps = np.column_stack([winner, runner] + [runner - 0.1] * (target.replicates.shape[1] - 2))
-    stats = pair_statistics(reps[:, :2], full, np.array([[0, 1]]), 1.0, "percentile", 0.95)
+    stats = pair_statistics(reps[:, :2], full, np.array([[0, 1]]), 1.0, method, 0.95)
     p = (stats.p_two_sided if two else stats.p_value)[0]
     vs = target.vs_winner.copy()
     vs.loc[0, "diff"], vs.loc[0, "p_bootstrap"] = full[0] - full[1], p
+    vs.loc[0, "ci_low"], vs.loc[0, "ci_high"] = stats.ci_low[0], stats.ci_high[0]
     systems = target.systems.copy()
     systems.loc[0, "score"], systems.loc[1, "score"] = full
     crafted = dataclasses.replace(target, replicates=reps, vs_winner=vs, systems=systems)
     d = winner - runner
-    assert (np.isclose(d, 0)).sum() > 300 and (np.isclose(d, 2 * 2.0 / n)).sum() > 300
-    fig = bootstrap_difference_plot(crafted, sides="two" if two else "one")
-    bars = [q for q in fig.axes[0].patches if q.get_gid() == "beyond"]
-    shaded = sum(q.get_height() for q in bars)
-    assert (shaded + 1.0) / (d.size + 1.0) == pytest.approx(p, abs=1e-15)
-    assert "the %s replicates the p-value counts" % "{:,}".format(int(shaded)) in \
-        [t.get_text() for t in fig.legends[0].get_texts()][1]
+    delta = full[0] - full[1]
+    assert (d == 0).sum() > 300 and (d == 2 * delta).sum() > 300 and (d > 2 * delta).sum() > 300
+    fig = bootstrap_difference_plot(crafted, sides="two" if two else "one", method=method)
+    shaded, total = _shaded(fig)
+    tail = d >= 2 * delta if method == "basic" else d <= 0
+    assert total == d.size and shaded == tail.sum()
+    p_one = stats.p_value[0]
+    assert abs(shaded / d.size - p_one) <= 1 / (d.size + 1)
+    if two:
+        assert p == pytest.approx(2 * p_one, abs=1e-15)
+    where = "\u2265 2\u03b4" if method == "basic" else "\u2264 0"
+    assert "replicates %s: %s of 4,000" % (where, "{:,}".format(int(shaded))) in _legend(fig)[1]
 
 
 # ---------------------------------------------------------------------------

@@ -30,13 +30,22 @@ family         vs-winner tests corrected over    pairs table corrected over
 Sides (``analysis.sides``)
 --------------------------
 Which system of a pair is "a" (the better one) is decided by the observed
-ranking.  A one-sided p-value in a direction chosen from the data rejects
-about twice as often as its level under the null, so by default
-(``sides: two``) decisions and corrections use the two-sided p-value (either
-direction), which controls the error of declaring a direction; the one-sided
-p-value of Berg-Kirkpatrick et al. ("a is better") is reported beside it as
-``p_one_sided``.  ``sides: one`` uses the one-sided value throughout, as
-CompStats and the paper do.
+ranking.  The paired-bootstrap p-values invert the pair's interval
+(``bootstrap.method``; definitions in :mod:`leaderboard_ci.core.intervals`):
+the one-sided ``p_greater`` ("a is better") is, for ``percentile``,
+``sup{q : Q(q) <= 0}`` with ``Q`` the type-7 quantile function of the
+replicates ``d*`` (about the share of ``d* <= 0``, interpolated); for
+``basic`` the same inversion at ``2δ`` (about the share of ``d* >= 2δ``); for
+``bca`` that value mapped back through the BCa level map; for ``normal``
+``Phi(-δ/SE)``.  The two-sided value is ``min(1, 2 * min(p_greater,
+p_less))``, so it is below ``alpha`` exactly when the interval excludes 0;
+every p-value is floored at ``1/(B + 1)``.  A one-sided p-value in a
+direction chosen from the data rejects about twice as often as its level
+under the null, so by default (``sides: two``) decisions and corrections use
+the two-sided p-value (either direction), which controls the error of
+declaring a direction; the one-sided value ("a is better") is reported beside
+it as ``p_one_sided``.  ``sides: one`` uses the one-sided value throughout, as
+CompStats and Berg-Kirkpatrick et al. (2012) do.
 
 ``analysis.primary`` (default ``holm``) is the correction that decides the
 stars, the letters, the ``significant`` column and the set tied with the

@@ -8,14 +8,16 @@ from __future__ import annotations
 import math
 import textwrap
 from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Optional
 
 import numpy as np
 
 from ..core.numeric import is_finite_number
-from ..core.significance import tolerance
+from .formatting import format_p
 
 __all__ = ["WINNER", "TIED", "OTHER", "BASELINE", "RED", "GREEN", "INK", "FIGURES", "HEATMAP_VALUES_MAX", "HEATMAP_STARS_MAX", "NAME_LIMIT", "MINUS", "short_name", "ranked_axis", "oriented_difference", "figure_title", "name_fontsize", "ci_contains_zero", "name_width", "decimals_for", "off_scale", "far_off",
-           "fit_texts", "counted_replicates"]
+           "fit_texts", "counted_replicates", "p_value_tail", "PValueTail"]
 
 WINNER = "#1f4e9c"
 TIED = "#5b9bd5"
@@ -237,23 +239,153 @@ def fit_texts(fig, rounds=4):
     return fig
 
 
-def counted_replicates(target, two):
-    """Which finite replicates of winner minus runner-up the bootstrap p-value counts.
+#: The side each method's one-sided p-value of "the winner is better" reads, and the inversion point.
+_TAILS = {"percentile": "0", "bca": "0", "normal": "0", "basic": "2\u03b4"}
 
-    Exactly the comparison of :func:`leaderboard_ci.core.pairs.pair_statistics`:
-    one-sided ``d* >= 2δ − γ``; two-sided ``|d* − δ| >= |δ| − γ``, with the tolerance
-    ``γ`` of :func:`leaderboard_ci.core.significance.tolerance`.  So the p-value is
-    ``(count + 1) / (B + 1)`` of this mask.
+
+@dataclass(frozen=True)
+class PValueTail:
+    """What the bootstrap-difference figure shades, and how the p-value in its title follows from it.
+
+    Attributes
+    ----------
+    method : str
+        The interval the p-value inverts (``bootstrap.method``).
+    two : bool
+        Whether the title's p-value is two-sided.
+    edge : float
+        The inversion point: 0, or ``2δ`` for ``basic``.
+    below : bool
+        The shaded tail is ``d* <= edge`` (the one-sided p of "the winner is better");
+        else ``d* >= edge`` (the other side, when it gives the two-sided p).
+    mask : ndarray of bool
+        The finite replicates in that tail.
+    share : float
+        ``mask.mean()``.
+    p : float
+        The p-value in the title (``p_bootstrap``).
+    p_one : float or None
+        The one-sided p-value of the shaded tail (None when the title's p is two-sided
+        and at its floor or cap, so that it does not give it).
+    label : str
+        Legend text of the shaded bars (or, for ``normal``, of the shaded area).
+    relation : str
+        Legend text (lines): how ``p`` follows from what is shaded.
     """
+
+    method: str
+    two: bool
+    edge: float
+    below: bool
+    mask: np.ndarray
+    share: float
+    p: float
+    p_one: Optional[float]
+    label: str
+    relation: str
+
+
+def _finite_differences(target):
+    """Winner minus runner-up on the replicates where every system is finite (as :mod:`..core.pairs`)."""
     reps = np.asarray(target.replicates, dtype=float)
-    d = target.metric.sign * (reps[:, 0] - reps[:, 1])
-    d = d[np.isfinite(d)]
-    delta = float(target.vs_winner.iloc[0]["diff"])
-    scores = target.systems["score"].to_numpy(dtype=float)
-    gamma = float(tolerance(max(abs(scores[0]), abs(scores[1])), delta))
+    reps = reps[np.all(np.isfinite(reps), axis=1)]
+    return target.metric.sign * (reps[:, 0] - reps[:, 1])
+
+
+def _approx(p, share):
+    """``=`` when the p-value is the share itself, ``≈`` when interpolation moved it (by less than 1/B)."""
+    return "=" if abs(p - share) <= 1e-12 else "\u2248"
+
+
+def p_value_tail(target, method="percentile", two=False):
+    """The replicates of winner minus runner-up that the bootstrap p-value reads, and how.
+
+    The p-value inverts the interval (:mod:`leaderboard_ci.core.intervals`): for
+    ``percentile`` the one-sided p of "the winner is better" is ``sup{q : Q(q) <= 0}``,
+    the share of replicates ``d* <= 0`` interpolated between order statistics (within
+    ``1/(B + 1)`` of the raw share); ``basic`` is the same at ``2δ``, read on the
+    other side (``d* >= 2δ``); ``bca`` maps the percentile share through the BCa level
+    map; ``normal`` is ``Phi(-δ/SE)``, the normal curve's tail below 0 (the bars are
+    not counted).  The two-sided p is ``2 * min(p_greater, p_less)``: the tail shaded is
+    the one of the winner's side (``δ >= 0``), or the other one when its share, not
+    this one's, gives the p-value.
+
+    Parameters
+    ----------
+    target : TargetAnalysis
+        With replicates and at least two systems.
+    method : {"percentile", "basic", "bca", "normal"}
+        The analysis' ``bootstrap.method``.
+    two : bool
+        Whether ``p_bootstrap`` is two-sided.
+
+    Returns
+    -------
+    PValueTail
+    """
+    if method not in _TAILS:
+        raise ValueError("method must be one of: %s, got %r" % (", ".join(_TAILS), method))
+    d = _finite_differences(target)
+    first = target.vs_winner.iloc[0]
+    delta = float(first["diff"])
+    p = float(first["p_bootstrap"] if "p_bootstrap" in target.vs_winner.columns else first["p_value"])
+    count = d.size
+    floor = 1.0 / (count + 1.0)
+    edge = 2.0 * delta if method == "basic" else 0.0
+    # the tail of "the winner is better": d* <= 0 (percentile, bca, normal), d* >= 2δ (basic)
+    winner_side = method != "basic"
+    below = winner_side if delta >= 0 else not winner_side
+    p_one = p
     if two:
-        return np.abs(d - delta) >= abs(delta) - gamma
-    return d >= 2.0 * delta - gamma
+        p_one = p / 2.0 if floor < p < 1.0 else None
+        if p_one is not None and method in ("percentile", "basic") and count:
+            shares = {b: float(np.mean(d <= edge if b else d >= edge)) for b in (below, not below)}
+            if abs(shares[below] - p_one) > floor and abs(shares[not below] - p_one) <= floor:
+                below = not below  # the other side gives the smaller one-sided p
+    if not two:
+        below = winner_side  # the one-sided p is always "the winner is better"
+    mask = d <= edge if below else d >= edge
+    share = float(mask.mean()) if count else float("nan")
+    where = ("\u2264 " if below else "\u2265 ") + _TAILS[method]
+    sides = "two-sided" if two else "one-sided"
+    shown = "%s of %s = %s" % ("{:,}".format(int(mask.sum())), "{:,}".format(count), format_p(share, 4))
+    if two and p_one is None:
+        reason = "its floor 1/(B+1)" if p <= floor else "its cap 1"
+        head = "p (%s) = %s,\n%s" % (sides, format_p(p), reason)
+    elif two:
+        head = "p (%s) = 2 \u00d7 %s = %s" % (sides, format_p(p_one, 4), format_p(p))
+    else:
+        head = "p (%s) = %s" % (sides, format_p(p))
+    if method == "normal":
+        label = "normal curve N(\u03b4, SE\u00b2), area %s shaded" % where
+        phi = "\u03a6(%s)" % ("\u2212\u03b4/SE" if below else "\u03b4/SE")
+        if p_one is None:
+            relation = head + "\n(normal approximation)"
+        elif two:
+            relation = "%s\n%s = %s, the shaded area (normal approx.)" % (head, format_p(p_one, 4), phi)
+        else:
+            relation = "%s = %s,\nthe shaded area (normal approx.)" % (head, phi)
+    else:
+        label = "replicates %s: %s" % (where, shown)
+        if p_one is None:
+            relation = head
+        elif method == "bca":
+            relation = "%s\n%s = BCa level map of the shaded share" % (head, format_p(p_one, 4)) if two \
+                else "%s = BCa level map\nof the shaded share" % head
+        elif not mask.any():
+            relation = "%s, the floor 1/(B+1):\nno replicate is shaded" % head
+        elif abs(p_one - share) <= floor + 1e-12:
+            relation = "%s %s %s,\nthe shaded share (interpolated)" % (head, _approx(p_one, share), format_p(share, 4)) \
+                if not two else "%s\n%s %s %s, the shaded share (interpolated)" % (
+                    head, format_p(p_one, 4), _approx(p_one, share), format_p(share, 4))
+        else:  # e.g. identical systems: p = 1 by the identical-copy rule
+            relation = head
+    return PValueTail(method, bool(two), edge, bool(below), mask, share, p, p_one, label, relation)
+
+
+def counted_replicates(target, two, method="percentile"):
+    """Which finite replicates of winner minus runner-up the figure shades: :func:`p_value_tail`'s mask."""
+    return p_value_tail(target, method, two).mask
 
 
 def ranked_axis(ax, names, winner, baseline, fontsize):

@@ -128,7 +128,7 @@ def view_figures(result, view):
     level = float(result.signature.confidence_level)
     figures = target_figures(view.shown, baseline=result.baseline, confidence_level=level, sides=sides_of(result),
                              decision=correction_name(primary_correction(result)),
-                             primary=primary_correction(result))
+                             primary=primary_correction(result), method=result.signature.method)
     if has_rank_sets(view.shown.systems) and len(view.shown.systems) > 1:
         figures = _after(figures, "ordered_ci", "rank_sets",
                          rank_set_plot(view.shown, confidence_level=level, baseline=result.baseline))

@@ -12,8 +12,8 @@ and returning a :class:`matplotlib.figure.Figure` drawn on the Agg canvas
 * :func:`pair_heatmap`: the lower-triangular matrix of pairwise differences
   (column minus row) on a diverging colour map centred at 0, with stars;
 * :func:`bootstrap_difference_plot`: the bootstrap distribution of the
-  difference winner minus runner-up, with lines at 0, the observed
-  difference δ and 2δ (CompStats Fig. 3);
+  difference winner minus runner-up, with lines at 0 and the observed
+  difference δ, the interval, and the tail its p-value reads shaded (CompStats Fig. 3);
 * :func:`~.unit_plots.unit_distribution_plot` (drawn on this module's figures):
   when the task scores the mean of a value per unit (a query), each system's
   distribution of those values.
@@ -36,7 +36,7 @@ from .unit_plots import unit_distribution_plot
 from .verdicts import dual_interval
 from .figure_layout import (ranked_axis, BASELINE, FIGURES, GREEN, HEATMAP_STARS_MAX, HEATMAP_VALUES_MAX, INK, MINUS, OTHER, RED,
                             TIED, WINNER, ci_contains_zero, decimals_for, figure_title, name_fontsize, name_width,
-                            counted_replicates, far_off, fit_texts as _fit, oriented_difference,
+                            counted_replicates, far_off, fit_texts as _fit, oriented_difference, p_value_tail,
                             short_name)
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import Normalize
@@ -373,16 +373,20 @@ def _sides(target, sides):
     return "two" if "p_one_sided" in target.vs_winner.columns else "one"
 
 
-def bootstrap_difference_plot(target, bins=40, sides=None):
+def bootstrap_difference_plot(target, bins=40, sides=None, method="percentile", confidence_level=0.95):
     """Histogram of the bootstrap replicates of winner minus runner-up (CompStats Fig. 3).
 
     The replicate differences are ``sign * (replicates[:, 0] -
     replicates[:, 1])`` (positive: the winner is better).  Vertical lines mark
-    0, the observed difference δ and 2δ.  Under the null hypothesis the
-    distribution is shifted to be centred at 0, so a replicate beyond 2δ is
-    one beyond δ from the null: the bars at or beyond 2δ (one-sided), or also
-    those at or below 0 (two-sided: at least δ away from δ either way), are
-    the replicates the bootstrap p-value counts.  The title gives the p-value.
+    0 and the observed difference δ (and 2δ for ``basic``); a bar at the top
+    spans the interval of the winner-vs-runner-up row (``ci_low``, ``ci_high``).
+    The p-value in the title inverts that interval
+    (:mod:`leaderboard_ci.core.intervals`), and the figure shades what it reads
+    (:func:`~.figure_layout.p_value_tail`): for ``percentile`` and ``bca`` the
+    replicates at or below 0 (the one-sided p is their share, interpolated; BCa
+    maps it through its level map), for ``basic`` those at or beyond 2δ, for
+    ``normal`` the area below 0 of the normal curve ``N(δ, SE²)``.  The legend says
+    how the p-value follows (two-sided: twice the shaded tail's one-sided p).
 
     Parameters
     ----------
@@ -392,32 +396,37 @@ def bootstrap_difference_plot(target, bins=40, sides=None):
     sides : {"one", "two"}, optional
         Which p-value ``p_bootstrap`` is (default: two when the target also
         has ``p_one_sided``, else one).
+    method : {"percentile", "basic", "bca", "normal"}
+        The analysis' ``bootstrap.method`` (the interval the p-value inverts).
+    confidence_level : float
+        The level of the interval, for its legend entry.
 
     Raises
     ------
     ValueError
-        With fewer than two systems or without replicates.
+        With fewer than two systems or without replicates, or an unknown method.
     """
     if target.replicates is None or target.replicates.shape[1] < 2 or len(target.vs_winner) == 0:
         raise ValueError("the bootstrap distribution needs two systems and their replicates")
+    two = _sides(target, sides) == "two"
+    tail = p_value_tail(target, method, two)
     reps = np.asarray(target.replicates, dtype=float)
     d = target.metric.sign * (reps[:, 0] - reps[:, 1])
-    d = d[np.isfinite(d)]
+    d = d[np.all(np.isfinite(reps), axis=1)]
     first = target.vs_winner.iloc[0]
     delta = float(first["diff"])
-    p = first["p_bootstrap"] if "p_bootstrap" in target.vs_winner.columns else first["p_value"]
     winner, runner = target.winner, str(first["name"])
-    two = _sides(target, sides) == "two"
-    counted = counted_replicates(target, two)
-    fig = _figure(7.2, 4.8)
+    fig = _figure(7.2, 5.2)
     ax = fig.add_subplot(1, 1, 1)
     handles = []
+    shade = "#e8a33d"
+    low, high = min(0.0, delta), max(0.0, delta)
     if d.size == 0:
         ax.text(0.5, 0.5, "no finite bootstrap replicate", ha="center", va="center", transform=ax.transAxes)
     else:
         edges = _histogram_edges(d, bins)
-        # Two histograms on the same edges, stacked: the replicates the p-value counts (exactly
-        # its comparison, tolerance included) and the others; a bin can hold both.
+        counted = tail.mask if method != "normal" else np.zeros(d.size, bool)
+        # Two histograms on the same edges, stacked: the shaded tail and the others; a bin can hold both.
         inside, _ = np.histogram(d[~counted], bins=edges)
         beyond, _ = np.histogram(d[counted], bins=edges)
         widths = np.diff(edges)
@@ -430,21 +439,29 @@ def bootstrap_difference_plot(target, bins=40, sides=None):
         keep = beyond > 0
         if keep.any():
             bars = ax.bar(edges[:-1][keep], beyond[keep], width=widths[keep], bottom=inside[keep], align="edge",
-                          color="#e8a33d", edgecolor="white", lw=0.4)
+                          color=shade, edgecolor="white", lw=0.4)
             for patch in bars.patches:
                 patch.set_gid("beyond")
-        handles.append(Patch(color="#e8a33d", label="%s: the %s replicates the p-value counts"
-                             % ("\u2265 2\u03b4 or \u2264 0" if two else "\u2265 2\u03b4",
-                                "{:,}".format(int(counted.sum())))))
-        low = min(float(edges[0]), 0.0, 2 * delta)
-        high = max(float(edges[-1]), 0.0, 2 * delta)
+        low, high = min(float(edges[0]), low, tail.edge), max(float(edges[-1]), high, tail.edge)
+        if method == "normal":
+            se = float(np.std(d, ddof=1)) if d.size > 1 else 0.0
+            if se > 0:
+                low, high = min(low, delta - 4 * se), max(high, delta + 4 * se)
+                x = np.linspace(low, high, 400)
+                y = d.size * float(np.median(widths)) * np.exp(-0.5 * ((x - delta) / se) ** 2) / (se * math.sqrt(2 * math.pi))
+                ax.plot(x, y, color=INK, lw=1.2, gid="normal")
+                part = x <= 0.0 if tail.below else x >= 0.0
+                area = ax.fill_between(x[part], 0, y[part], color=shade, alpha=0.75, lw=0)
+                area.set_gid("tail:normal")
+        handles.append(Patch(color=shade, label="%s\n%s" % (tail.label, tail.relation)))
         pad = 0.04 * (high - low if high > low else 1.0)
         ax.set_xlim(low - pad, high + pad)
     top = ax.get_ylim()[1]
-    ax.set_ylim(0, top * 1.12)
+    ax.set_ylim(0, top * 1.3)
     marks = [(0.0, "0", "no difference", INK, "-"),
-             (delta, "\u03b4", "\u03b4 = %s, the observed difference" % _short(delta), WINNER, "-"),
-             (2 * delta, "2\u03b4", "2\u03b4 = %s" % _short(2 * delta), "#b35900", "--")]
+             (delta, "\u03b4", "\u03b4 = %s, the observed difference" % _short(delta), WINNER, "-")]
+    if method == "basic":
+        marks.append((2 * delta, "2\u03b4", "2\u03b4 = %s, where basic inverts" % _short(2 * delta), "#b35900", "--"))
     x0, x1 = ax.get_xlim()
     previous = []
     for x, short, text, colour, style in marks:
@@ -457,14 +474,24 @@ def bootstrap_difference_plot(target, bins=40, sides=None):
         previous.append(frac)
         ax.annotate(short, (x, 1.0), xycoords=("data", "axes fraction"), xytext=(3, -12 - 11 * level),
                     textcoords="offset points", color=colour, fontsize=9, ha="left", va="bottom")
+    ci_low, ci_high = first.get("ci_low"), first.get("ci_high")
+    if is_finite_number(ci_low) and is_finite_number(ci_high):
+        # the interval the p-value inverts: a bar with end ticks just above the tallest column
+        level = top * 1.06
+        ax.plot([float(ci_low), float(ci_high)], [level, level], color=INK, lw=2.0, marker="|", ms=10, mew=2.0,
+                gid="ci", solid_capstyle="butt")
+        handles.append(Line2D([], [], color=INK, lw=2.0, marker="|", ms=10, mew=2.0,
+                              label="%g%% %s interval [%s, %s]" % (100.0 * float(confidence_level), method,
+                                                                  _short(ci_low), _short(ci_high))))
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
     ax.set_xlabel("%s, %s (positive: %s is better; %s)"
                   % (oriented_difference(target.metric, winner, runner), figure_title(target),
                      short_name(winner, 24), target.metric.better))
     ax.set_ylabel("resamples")
-    ax.set_title("Winner vs runner-up over %s resamples: %s p = %s"
-                 % ("{:,}".format(d.size), "two-sided" if two else "one-sided", _p(p)), fontsize=11, loc="left")
+    ax.set_title("Winner vs runner-up over %s resamples: %s p = %s (%s)"
+                 % ("{:,}".format(d.size), "two-sided" if two else "one-sided", _p(tail.p), method),
+                 fontsize=11, loc="left")
     fig.legend(handles=handles, loc="outside lower center" if _outside_ok() else "lower center", ncol=2,
                fontsize=9, frameon=False)
     return _fit(fig)
@@ -483,12 +510,13 @@ def _p(value):
 # ---------------------------------------------------------------------------
 # All figures of a target; saving
 # ---------------------------------------------------------------------------
-def target_figures(target, baseline=None, confidence_level=0.95, sides=None, decision=None, primary=None):
+def target_figures(target, baseline=None, confidence_level=0.95, sides=None, decision=None, primary=None,
+                   method="percentile"):
     """The figures of one target as ``name -> Figure`` (see :data:`FIGURES` for the names).
 
     With a single system only the ordered CI plot is made; the bootstrap
-    distribution needs the replicates.  ``sides`` is passed to
-    :func:`bootstrap_difference_plot`; ``decision`` (the primary correction's display
+    distribution needs the replicates.  ``sides`` and ``method`` (the analysis'
+    ``bootstrap.method``) are passed to :func:`bootstrap_difference_plot`; ``decision`` (the primary correction's display
     name) and ``primary`` (its key) to :func:`difference_plot`.  The rank-set figure is
     drawn by :func:`leaderboard_ci.report.html_parts.view_figures` (it is in another module).
     """
@@ -503,7 +531,8 @@ def target_figures(target, baseline=None, confidence_level=0.95, sides=None, dec
                                            decision=decision, primary=primary)
         out["pair_heatmap"] = pair_heatmap(target)
         if target.replicates is not None:
-            out["bootstrap_difference"] = bootstrap_difference_plot(target, sides=sides)
+            out["bootstrap_difference"] = bootstrap_difference_plot(target, sides=sides, method=method,
+                                                                  confidence_level=confidence_level)
     return out
 
 

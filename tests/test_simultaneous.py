@@ -346,10 +346,12 @@ def test_resolved_resamples_puts_ten_replicates_beyond_the_smallest_level():
 
     assert smallest_level("maxt", 1770, 0.05) == 0.05
     assert smallest_level("holm", 45, 0.05) == pytest.approx(0.05 / 45)
-    assert resolved_resamples("maxt", 1770, 0.05) == 200
+    assert resolved_resamples("maxt", 10, 0.05) == 200  # 10 / alpha
+    assert resolved_resamples("maxt", 45, 0.05) == 450  # 10 n
+    assert resolved_resamples("maxt", 1770, 0.05) == 10000  # capped: measured sufficient at 60 and 200 systems
     assert resolved_resamples("holm", 45, 0.05) == 9000
     assert resolved_resamples("bonferroni", 1770, 0.05) == 354000
-    for method in ("sidak", "fdr_by", "fdr_bh", "none"):
+    for method in ("sidak", "fdr_by", "fdr_bh", "none", "holm"):
         b = resolved_resamples(method, 45, 0.05)
         assert b * smallest_level(method, 45, 0.05) >= 10 - 1e-9
         assert (b - 1) * smallest_level(method, 45, 0.05) < 10
@@ -364,6 +366,8 @@ def test_family_note_says_when_b_is_too_small_and_what_b_is_needed():
     assert family_note("maxt", 1770, 10000, 0.05, "all 1770 pairs") is None
     assert family_note("holm", 45, 10000, 0.05, "all 45 pairs") is None
     never = family_note("holm", 1770, 10000, 0.05, "all 1770 pairs")
-    assert "no difference can be significant" in never and "B >= 354,000" in never and "B >= 200" in never
+    assert "no difference can be significant" in never and "B >= 354,000" in never and "B >= 10,000" in never
+    large = family_note("maxt", 1770, 1000, 0.05, "all 1770 pairs")
+    assert "standard deviation" in large and "B >= 10,000" in large
     coarse = family_note("holm", 45, 1000, 0.05, "all 45 pairs")
     assert "not resolved" in coarse and "B >= 9,000" in coarse

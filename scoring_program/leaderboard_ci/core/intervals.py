@@ -351,6 +351,11 @@ def interval_rows(method, replicates, observed, confidence_level, acceleration=N
         p_two[identical] = 1.0
         low[identical] = np.minimum(low[identical], 0.0)
         high[identical] = np.maximum(high[identical], 0.0)
+    # -0.0 and 0.0 compare equal, so which one a partial sort returns as a quantile depends on
+    # numpy's version (oriented differences of "lower is better" metrics hold -0.0): adding 0.0
+    # makes every zero +0.0 and changes nothing else, so endpoints are the same bytes everywhere.
+    low += 0.0
+    high += 0.0
     return IntervalRows(low, high, p_g, p_l, p_two, se, int(count), notes)
 
 

@@ -60,7 +60,9 @@ def write_outputs(result, config, output_dir):
     """Write scores.json, scores.txt and detailed_results.html into ``output_dir``."""
     from .detailed_html import render_detailed_results
 
-    scores = result.leaderboard_scores(config)
+    # A zero is written as 0.0, never -0.0 (a sign that numpy versions do not agree on).
+    raw = result.leaderboard_scores(config)
+    scores = type(raw)((key, value + 0.0 if isinstance(value, float) else value) for key, value in raw.items())
     if not os.path.isdir(output_dir):
         os.makedirs(output_dir)
     with io.open(os.path.join(output_dir, "scores.json"), "w", encoding="utf-8") as handle:

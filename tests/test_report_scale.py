@@ -300,19 +300,26 @@ def test_below_the_threshold_the_report_is_the_uncut_one(example, tmp_path):
             assert "%s/pair_matrix.csv" % key in default
 
 
-def test_cli_prints_the_family_note_on_stderr(tmp_path, capsys):
-    """With Holm as the primary correction, B = 200 is too small for the 45 pairs of the sample competition: the
-    command line says so on stderr in one line, the sentence of report.json and of the page."""
-    from leaderboard_ci.phase import cli
-
+def _bundle_reference(tmp_path, n_resamples, extra=""):
+    """The sample competition's reference folder, copied, with ``n_resamples`` and ``extra`` config lines."""
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "competition_bundle")
     ref = tmp_path / "ref"
     ref.mkdir()
     for name in os.listdir(os.path.join(root, "reference_data")):
         with open(os.path.join(root, "reference_data", name), "rb") as src:
             (ref / name).write_bytes(src.read())
-    text = (ref / "config.yaml").read_text().replace("n_resamples: 10000", "n_resamples: 200")
-    (ref / "config.yaml").write_text(text + "\nanalysis:\n  primary: holm\n")
+    text = (ref / "config.yaml").read_text().replace("n_resamples: 10000", "n_resamples: %d" % n_resamples)
+    assert "n_resamples: %d" % n_resamples in text
+    (ref / "config.yaml").write_text(text + extra)
+    return root, ref
+
+
+def test_cli_prints_the_family_note_on_stderr(tmp_path, capsys):
+    """With Holm as the primary correction, B = 200 is too small for the 45 pairs of the sample competition: the
+    command line says so on stderr in one line, the sentence of report.json and of the page."""
+    from leaderboard_ci.phase import cli
+
+    root, ref = _bundle_reference(tmp_path, 200, "\nanalysis:\n  primary: holm\n")
     out = tmp_path / "out"
     assert cli.main(["--reference", str(ref), "--submissions", os.path.join(root, "sample_submissions"),
                      "--out", str(out), "--no-progress"]) == 0
@@ -329,18 +336,10 @@ def test_cli_prints_the_family_note_on_stderr(tmp_path, capsys):
 
 
 def test_cli_top_option(tmp_path, capsys):
-    """``--top 3`` on the sample competition (9 submissions, B = 200): the page shows the top 3 of each ranking."""
+    """``--top 3`` on the sample competition (9 submissions, B = 500): the page shows the top 3 of each ranking."""
     from leaderboard_ci.phase import cli
 
-    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "competition_bundle")
-    ref = tmp_path / "ref"
-    ref.mkdir()
-    for name in os.listdir(os.path.join(root, "reference_data")):
-        with open(os.path.join(root, "reference_data", name), "rb") as src:
-            (ref / name).write_bytes(src.read())
-    text = (ref / "config.yaml").read_text().replace("n_resamples: 10000", "n_resamples: 500")
-    assert "n_resamples: 500" in text
-    (ref / "config.yaml").write_text(text)
+    root, ref = _bundle_reference(tmp_path, 500)
     out = tmp_path / "out"
     assert cli.main(["--reference", str(ref), "--submissions", os.path.join(root, "sample_submissions"),
                      "--out", str(out), "--no-progress", "--top", "3"]) == 0

@@ -54,7 +54,8 @@ def test_statsmodels_accepts_every_correction_we_allow():
 
 @pytest.mark.parametrize("data,message", [
     ({}, "'metric' is required"),
-    ({"metric": "accuracy", "bootstrapp": {}}, "'bootstrapp' is not a known key; allowed: metric"),
+    ({"metric": "accuracy", "bootstrapp": {}},
+     r"'bootstrapp' is not a known key \(did you mean 'bootstrap'\?\); allowed: metric"),
     ({"metric": "accuracy", "bootstrap": {"n_resamples": 0}}, r"n_resamples must be an integer from 1 to 1000000, got 0"),
     ({"metric": "accuracy", "bootstrap": {"n_resamples": 1.5}}, "n_resamples must be an integer"),
     ({"metric": "accuracy", "bootstrap": {"confidence_level": 1.5}}, "confidence_level must be a number > 0 and < 1"),
@@ -62,7 +63,8 @@ def test_statsmodels_accepts_every_correction_we_allow():
     ({"metric": "accuracy", "bootstrap": {"seed": -1}}, "seed must be an integer"),
     ({"metric": "accuracy", "bootstrap": {"seed": None}}, "seed must be an integer"),
     ({"metric": "accuracy", "bootstrap": {"n_jobs": 0}}, "n_jobs"),
-    ({"metric": "accuracy", "bootstrap": {"alpha": 0.1}}, r"bootstrap.alpha is not a known key"),
+    ({"metric": "accuracy", "bootstrap": {"alpha": 0.1}},
+     r"bootstrap.alpha is not a known key \(did you mean 'analysis.alpha'\?\); allowed: n_resamples, "),
     ({"metric": "accuracy", "labels": ["a"]}, "at least two class labels"),
     ({"metric": "accuracy", "labels": [True, False]}, r"labels\[0\] is True because YAML reads yes/no"),
     ({"metric": "accuracy", "labels": ["a", "a"]}, "lists a class twice"),

@@ -318,7 +318,8 @@ CASES = [
          ref={"gold.csv": rows_text([(i, g, "en" if k % 2 else "de") for k, (i, g) in
                                      enumerate(pairs(IDS, GOLD_LABELS))], header=("id", "label", "lang"))}),
     case("config_unknown_key", {"predictions.csv": _CLEAN},
-         r"^Scoring configuration error .*: config\.yaml: 'metrics' is not a known key; allowed: metric, ",
+         r"^Scoring configuration error .*: config\.yaml: 'metrics' is not a known key \(did you mean 'metric'\?\); "
+         r"allowed: metric, ",
          code=2, config=CLS_CONFIG + "metrics: [accuracy]\n"),
     case("config_unknown_metric", {"predictions.csv": _CLEAN},
          r"^Scoring configuration error .*: config\.yaml: metric: unknown metric 'f2_macro' \(did you mean 'f1_macro'\?\); known metrics: ",

@@ -5,15 +5,18 @@ over it key by key, so one scoring program can serve several tasks with
 different reference data.  Every mistake raises :class:`ConfigError` naming
 the file, the key and the allowed values.
 
-See the README's "Configuration reference" for every key with examples.
+Each section is a frozen dataclass whose fields are its keys, with their types,
+defaults and documentation (:mod:`leaderboard_ci.scoring.schema`); the
+configuration reference, ``docs/configuration.md``, is generated from them
+(``python3 -m leaderboard_ci.tools.config_reference``).
 """
 from __future__ import annotations
 
+import difflib
 import io
-from collections import OrderedDict
-import numbers
 import os
-from dataclasses import dataclass, field
+from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Optional, Tuple
 
 import yaml
@@ -21,13 +24,15 @@ import yaml
 from .custom import load_custom_metric
 from .errors import ConfigError
 from ..core.intervals import METHODS
-from ..core.parallel import check_jobs
+from ..core.parallel import MAX_JOBS, check_jobs
 from ..core.resampling import check_seed
 from ..tasks.base import MetricSpec
 from ..tasks.classification import check_labels
 from ..tasks.registry import TASKS
 from .metric_config import MAX_KEY_LENGTH, parse_metric
-from .outputs import OutputSettings, check_output_groups, column_key, group_slug, parse_outputs
+from .outputs import OutputSettings, check_output_groups, column_key, group_slug
+from .schema import (Choice, Delegate, Flag, Integer, ListOf, Name, Nullable, Number, lower, section_keys, setting,
+                     setting_fields, unknown_key, validate_section)
 
 __all__ = [
     "Config",
@@ -39,6 +44,11 @@ __all__ = [
     "DetailedSettings",
     "load_config",
     "parse_config",
+    "read_config",
+    "merge_configs",
+    "config_from_options",
+    "option_names",
+    "sections",
     "CONFIG_NAME",
     "DEFAULT_SEED",
     "CORRECTION_METHODS",
@@ -74,26 +84,46 @@ UNSCORED_IDS = ("error", "ignore")
 SUFFIXES = ("", "_ci_low", "_ci_high", "_se", "_vs_base", "_vs_base_ci_low", "_vs_base_ci_high", "_vs_base_p")
 
 
+def _task_name(value):
+    return str(value).strip().lower()
+
+
 @dataclass(frozen=True)
 class BootstrapSettings:
-    n_resamples: int = 10000
-    confidence_level: float = 0.95
-    method: str = "percentile"
-    seed: int = DEFAULT_SEED
-    n_jobs: object = "auto"
+    """The resampling of the per-submission intervals (and of the end-of-phase analysis)."""
+
+    n_resamples: int = setting(10000, "B, the number of bootstrap resamples.", Integer(1, MAX_RESAMPLES))
+    confidence_level: float = setting(0.95, "The level of every interval.", Number(0, 1))
+    method: str = setting("percentile", "How an interval is read from the replicates: percentile, basic, bca, or "
+                          "normal (score +- z SE, SE the standard deviation of the replicates).",
+                          Choice(METHODS, lower))
+    seed: int = setting(DEFAULT_SEED, "Fixed, so that every submission is scored on the same resamples "
+                        "(0 is a valid seed).", Delegate(check_seed, "integer from 0 to 2**128-1"))
+    n_jobs: object = setting("auto", "Threads; the results are identical for any value.",
+                             Delegate(check_jobs, "auto, or an integer from 1 to %d" % MAX_JOBS))
 
 
 @dataclass(frozen=True)
 class FileSettings:
-    gold: str = "gold.csv"
-    predictions: Optional[str] = None
-    id_column: Optional[str] = "id"
-    gold_column: str = "label"
-    prediction_column: Optional[str] = None
-    format: str = "auto"
-    max_megabytes: float = 200.0
-    unscored_ids: str = "error"
-    max_ids: int = 1000000
+    """Where the gold and the predictions are, and how they are read."""
+
+    gold: str = setting("gold.csv", "The gold file in the reference data.", Name(file=True))
+    predictions: Optional[str] = setting(None, "The file name expected in submissions (null: the submission's "
+                                         "only data file).", Nullable(Name(file=True)))
+    id_column: Optional[str] = setting("id", "The id column (null: the files have no ids and align by order).",
+                                       Nullable(Name()))
+    gold_column: str = setting("label", "The gold's label or value column.", Name())
+    prediction_column: Optional[str] = setting(None, "The submission's column.", Nullable(Name()),
+                                               default_doc="the gold column's name, prediction, pred or label")
+    format: str = setting("auto", "The file format (auto: from the extension and the content; lines: one value "
+                          "per line).", Choice(FORMATS, lower))
+    max_megabytes: float = setting(200.0, "Larger submissions are refused before reading.", Number(0, 1e6))
+    unscored_ids: str = setting("error", "A prediction for an id the gold does not have is an error, or is read, "
+                                "checked and ignored (ignore: decoys, the public test set holds more ids than the "
+                                "gold scores; messages then give no gold count and no scored id).",
+                                Choice(UNSCORED_IDS, lower))
+    max_ids: int = setting(1000000, "With unscored_ids: ignore, the most rows a prediction file may have (the "
+                           "number of public test ids); reading stops at the next row.", Integer(1, 10 ** 9))
 
     @property
     def prediction_columns(self):
@@ -103,63 +133,111 @@ class FileSettings:
         names = [self.gold_column, "prediction", "pred", "label"]
         return tuple(dict.fromkeys(names))
 
+    @classmethod
+    def _finish(cls, values, where):
+        if values.get("unscored_ids") == "ignore" and values.get("id_column", cls.id_column) is None:
+            raise ConfigError("%s.unscored_ids: ignore needs ids (files.id_column)" % where)
+        return values
+
 
 @dataclass(frozen=True)
 class GroupSettings:
-    column: str
-    values: Optional[Tuple[str, ...]] = None
+    """Scores and intervals per group of items (e.g. per language), besides all items."""
+
+    #: ``groups: language`` stands for ``groups: {column: language}``.
+    _shorthand = ("column", "a column name")
+    column: str = setting(doc="The gold column that holds each item's group.", check=Name())
+    values: Optional[Tuple[str, ...]] = setting(None, "The groups, in column order.",
+                                                Nullable(ListOf(Name(), "a non-empty list", min_length=1)),
+                                                default_doc="the values of the gold column")
+
+    @classmethod
+    def _finish(cls, values, where):
+        if values.get("values") is not None:
+            slugs = [group_slug(v) for v in values["values"]]
+            if len(set(slugs)) != len(slugs):
+                raise ConfigError("%s.values %s collide as score keys (%s)"
+                                  % (where, ", ".join(values["values"]), ", ".join(slugs)))
+        return values
 
 
 @dataclass(frozen=True)
 class BaselineSettings:
-    file: str
-    name: str = "baseline"
+    """A baseline's predictions in the reference data: every submission is compared with it."""
+
+    #: ``baseline: majority.csv`` stands for ``baseline: {file: majority.csv}``.
+    _shorthand = ("file", "a file name")
+    file: str = setting(doc="The baseline's prediction file in the reference data.", check=Name(file=True))
+    name: str = setting("baseline", "Its name in the pages.", Name())
 
 
 @dataclass(frozen=True)
 class AnalysisSettings:
     """End-of-phase settings (ignored by the per-submission program)."""
 
-    test: str = "bootstrap"
-    alpha: float = 0.05
-    corrections: Tuple[str, ...] = DEFAULT_CORRECTIONS
-    family: str = "all_pairs"
-    n_permutations: int = 10000
-    reference_point: Optional[float] = None
-    primary: str = "maxt"
-    sides: str = "two"
+    test: str = setting("bootstrap", "The test of a pair: bootstrap (the inversion of the pair's interval) or "
+                        "permutation (paired approximate randomization).", Choice(TESTS))
+    alpha: float = setting(0.05, "The significance level.", Number(0, 1))
+    corrections: Tuple[str, ...] = setting(DEFAULT_CORRECTIONS, "The multiple-comparison corrections reported: "
+                                           "maxt (Romano-Wolf max-t step-down on the bootstrap replicates) and "
+                                           "statsmodels' methods.", ListOf(Choice(CORRECTIONS), single=True))
+    family: str = setting("all_pairs", "The tests each correction runs over: all_pairs, vs_winner or per_row.",
+                          Choice(FAMILIES))
+    n_permutations: int = setting(10000, "Permutations of the permutation test.", Integer(1, MAX_RESAMPLES))
+    reference_point: Optional[float] = setting(None, "r of the baseline-calibrated gain.",
+                                               Nullable(Number(-1e300, 1e300, kind="number")),
+                                               default_doc="the metric's best value, else 0")
+    primary: str = setting("maxt", "The correction that decides the stars, the letters, the significant column "
+                           "and the systems tied with the winner.", kind="one of analysis.corrections, or none",
+                           default_doc="maxt if listed, else holm if listed, else the first correction")
+    sides: str = setting("two", "two: decisions use two-sided p-values (the ranking picks which system of a pair "
+                         "is better); one: one-sided throughout.", Choice(("two", "one"), str))
+
+    @classmethod
+    def _finish(cls, values, where):
+        corrections = values.get("corrections", cls.corrections)
+        default = next((c for c in ("maxt", "holm") if c in corrections), corrections[0] if corrections else "none")
+        values["primary"] = Choice(tuple(corrections) + ("none",))(
+            values.get("primary", default), "%s.primary (one of analysis.corrections, or none)" % where)
+        return values
 
 
 @dataclass(frozen=True)
 class DetailedSettings:
-    """What ``detailed_results.html`` shows besides the scores.
+    """What ``detailed_results.html`` shows besides the scores."""
 
-    ``per_class``: the per-class table (False: not shown).  ``min_count``: a
-    class's precision, recall and F1 (and their intervals) are shown only
-    when the submission predicted it, and the gold holds it, at least this
-    many times; below that a row would tell right from wrong for single items.
-    """
-
-    per_class: bool = True
-    min_count: int = 10
+    per_class: bool = setting(True, "The per-class table (false: not shown).", Flag())
+    min_count: int = setting(10, "A class's precision, recall and F1 (and their intervals) are shown only when "
+                             "the submission predicted it, and the gold holds it, at least this many times; below "
+                             "that a row would tell right from wrong for single items.", Integer(1, 10 ** 9))
 
 
 @dataclass(frozen=True)
 class Config:
-    metrics: Tuple[MetricSpec, ...]
-    labels: Optional[Tuple[str, ...]] = None
-    pos_label: Optional[str] = None
-    zero_division: float = 0.0
-    bootstrap: BootstrapSettings = field(default_factory=BootstrapSettings)
-    files: FileSettings = field(default_factory=FileSettings)
-    groups: Optional[GroupSettings] = None
-    baseline: Optional[BaselineSettings] = None
-    analysis: AnalysisSettings = field(default_factory=AnalysisSettings)
-    outputs: OutputSettings = field(default_factory=OutputSettings)
-    detailed_results: DetailedSettings = field(default_factory=DetailedSettings)
+    """The whole ``config.yaml``: the metrics, the top-level keys and one dataclass per section."""
+
+    metrics: Tuple[MetricSpec, ...] = setting(doc="", rows=(
+        ("metric", "metric entry", "(required)", "The official metric, which ranks the leaderboard: a name "
+         "(f1_macro), a mapping ({name: f1, average: macro, labels: [favor, against], key: f1_fa}) or "
+         "{custom: file.py}."),
+        ("extra_metrics", "list of metric entries", "[]", "More metrics, each with its own columns.")))
+    task: Optional[str] = setting(None, "The task type: how gold and predictions are parsed.",
+                                  Nullable(Choice(TASKS, _task_name)), default_doc="the official metric's task")
+    labels: Optional[Tuple[str, ...]] = setting(None, "The label set, in the order of the tables.", Nullable(
+        ListOf(Name(), "a list of at least two class labels", min_length=2, indexed=True,
+               unique="lists a class twice")), default_doc="the labels of the gold")
+    pos_label: Optional[str] = setting(None, "The positive class of the *_binary metrics.", Nullable(Name()))
+    zero_division: float = setting(0.0, "The value of precision, recall and F1 when undefined, as in "
+                                   "scikit-learn.", Choice((0, 1), phrase="0 or 1"), default_doc="0")
+    bootstrap: BootstrapSettings = setting(default_factory=BootstrapSettings, section=BootstrapSettings)
+    files: FileSettings = setting(default_factory=FileSettings, section=FileSettings)
+    groups: Optional[GroupSettings] = setting(None, section=GroupSettings)
+    baseline: Optional[BaselineSettings] = setting(None, section=BaselineSettings)
+    analysis: AnalysisSettings = setting(default_factory=AnalysisSettings, section=AnalysisSettings)
+    outputs: OutputSettings = setting(default_factory=OutputSettings, section=OutputSettings)
+    detailed_results: DetailedSettings = setting(default_factory=DetailedSettings, section=DetailedSettings)
     source: str = CONFIG_NAME
     program_dir: Optional[str] = None
-    task: Optional[str] = None
     #: The task module's own settings (its ``SETTINGS`` keys), as sorted ``(key, value)`` pairs.
     task_settings: Tuple[Tuple[str, object], ...] = ()
 
@@ -177,8 +255,20 @@ class Config:
 # ---------------------------------------------------------------------------
 # Loading
 # ---------------------------------------------------------------------------
-def _read_yaml(path, shown=None):
-    """The mapping in a YAML file; ``shown`` is how messages name it (``config.yaml``, ``ref/config.yaml``)."""
+def read_config(path, shown=None):
+    """The mapping in a YAML configuration file, not yet validated.
+
+    Parameters
+    ----------
+    path : str
+    shown : str, optional
+        How messages name the file (default: its base name; ``ref/config.yaml``).
+
+    Raises
+    ------
+    ConfigError
+        Invalid YAML (with the line), not UTF-8, or not a mapping.
+    """
     shown = shown or os.path.basename(path)
     try:
         with io.open(path, "r", encoding="utf-8-sig") as handle:
@@ -197,13 +287,19 @@ def _read_yaml(path, shown=None):
     return data
 
 
-def _merge(base, override):
+def merge_configs(base, *overrides):
+    """``base`` with each of ``overrides`` merged over it key by key (nested mappings merged, not replaced).
+
+    This is how ``ref/config.yaml`` overrides the program's ``config.yaml``.  The
+    arguments are not changed.
+    """
     out = dict(base)
-    for key, value in override.items():
-        if isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = _merge(out[key], value)
-        else:
-            out[key] = value
+    for override in overrides:
+        for key, value in override.items():
+            if isinstance(value, dict) and isinstance(out.get(key), dict):
+                out[key] = merge_configs(out[key], value)
+            else:
+                out[key] = value
     return out
 
 
@@ -222,12 +318,12 @@ def load_config(program_dir, ref_dir=None, path=None):
     path = path or os.path.join(program_dir, CONFIG_NAME)
     if not os.path.isfile(path):
         raise ConfigError("the scoring program has no %s (looked for %s)" % (CONFIG_NAME, path))
-    data = _read_yaml(path)
+    data = read_config(path)
     source = os.path.basename(path)
     if ref_dir is not None:
         override = os.path.join(ref_dir, CONFIG_NAME)
         if os.path.isfile(override):
-            data = _merge(data, _read_yaml(override, "ref/" + CONFIG_NAME))
+            data = merge_configs(data, read_config(override, "ref/" + CONFIG_NAME))
             source = "%s + ref/%s" % (source, CONFIG_NAME)
     return parse_config(data, source=source, program_dir=program_dir)
 
@@ -235,70 +331,9 @@ def load_config(program_dir, ref_dir=None, path=None):
 # ---------------------------------------------------------------------------
 # Validation
 # ---------------------------------------------------------------------------
-_TOP_KEYS = ("metric", "extra_metrics", "task", "labels", "pos_label", "zero_division", "bootstrap",
-             "files", "groups", "baseline", "analysis", "outputs", "detailed_results")
-
-
-def _section(data, key, allowed, source):
-    value = data.get(key)
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise ConfigError("%s: %s must be a mapping, got %r" % (source, key, value))
-    unknown = sorted(set(value) - set(allowed))
-    if unknown:
-        raise ConfigError("%s: %s.%s is not a known key; allowed: %s"
-                          % (source, key, unknown[0], ", ".join(allowed)))
-    return value
-
-
-def _int(value, where, low, high):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not low <= value <= high:
-        raise ConfigError("%s must be an integer from %d to %d, got %r" % (where, low, high, value))
-    return int(value)
-
-
-def _checked(check, value, prefix):
-    """``check(value)`` from the core, its ValueError/TypeError as a ConfigError starting with ``prefix``."""
-    try:
-        return check(value)
-    except (TypeError, ValueError) as exc:
-        raise ConfigError("%s%s" % (prefix, exc))
-
-
-def _number(value, where, low, high, low_open=True, high_open=True):
-    ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
-    if ok:
-        value = float(value)
-        ok = (value > low if low_open else value >= low) and (value < high if high_open else value <= high)
-    if not ok:
-        raise ConfigError("%s must be a number %s %g and %s %g, got %r"
-                          % (where, ">" if low_open else ">=", low, "<" if high_open else "<=", high, value))
-    return value
-
-
-def _choice(value, where, choices):
-    if value not in choices:
-        raise ConfigError("%s must be one of: %s, got %r" % (where, ", ".join(choices), value))
-    return value
-
-
-def _name(value, where, allow_none=False):
-    if value is None and allow_none:
-        return None
-    if isinstance(value, bool):
-        raise ConfigError("%s is %r because YAML reads yes/no/on/off/true/false as booleans; "
-                          "quote it (e.g. \"yes\")" % (where, value))
-    if not isinstance(value, (str, int)) or str(value).strip() == "":
-        raise ConfigError("%s must be a non-empty name, got %r" % (where, value))
-    return str(value).strip()
-
-
-def _file_name(value, where, allow_none=False):
-    name = _name(value, where, allow_none)
-    if name is not None and (os.path.isabs(name) or ".." in name.replace("\\", "/").split("/")):
-        raise ConfigError("%s must be a file name inside its folder, got %r" % (where, value))
-    return name
+def sections():
+    """``{key: dataclass}`` of the sections of ``config.yaml`` (``bootstrap``, ``files``, ...), in order."""
+    return OrderedDict((f.name, s.section) for f, s in setting_fields(Config) if s.section is not None)
 
 
 def check_key_lengths(metrics, group_values, source, with_baseline=False):
@@ -319,34 +354,7 @@ def check_key_lengths(metrics, group_values, source, with_baseline=False):
                               % (source, key, len(key), MAX_KEY_LENGTH, hint))
 
 
-def parse_config(data, source=CONFIG_NAME, program_dir=None):
-    """Validate a config mapping and return a :class:`Config`."""
-    if not isinstance(data, dict):
-        raise ConfigError("%s must be a mapping of keys to values" % source)
-    extra = set(data) - set(_TOP_KEYS)
-    # Task modules are imported only when a key might be a task's setting.
-    task_keys = dict((key, module) for module in (TASKS.values() if extra else ())
-                     for key in getattr(module, "SETTINGS", ()))
-    unknown = sorted(extra - set(task_keys))
-    if unknown:
-        raise ConfigError("%s: %r is not a known key; allowed: %s" % (source, unknown[0], ", ".join(_TOP_KEYS)))
-
-    labels = data.get("labels")
-    if labels is not None:
-        if isinstance(labels, (str, bytes, numbers.Number)) or not isinstance(labels, (list, tuple)) or len(labels) < 2:
-            raise ConfigError("%s: labels must be a list of at least two class labels, got %r" % (source, labels))
-        labels = tuple(_name(x, "%s: labels[%d]" % (source, i)) for i, x in enumerate(labels))
-        if len(set(labels)) != len(labels):
-            raise ConfigError("%s: labels lists a class twice: %s" % (source, ", ".join(labels)))
-    pos_label = _name(data.get("pos_label"), "%s: pos_label" % source, allow_none=True)
-    zero_division = data.get("zero_division", 0)
-    if isinstance(zero_division, bool) or zero_division not in (0, 1):
-        raise ConfigError("%s: zero_division must be 0 or 1, got %r" % (source, zero_division))
-
-    task = data.get("task")
-    if task is not None:
-        task = _choice(str(task).strip().lower(), "%s: task" % source, tuple(TASKS))
-
+def _parse_metrics(data, source, program_dir, labels, pos_label, zero_division, task):
     def custom_loader(path, where):
         if program_dir is None:
             raise ConfigError("%s: custom metric %s needs the program folder" % (where, path))
@@ -359,22 +367,48 @@ def parse_config(data, source=CONFIG_NAME, program_dir=None):
     if not isinstance(extra, (list, tuple)):
         raise ConfigError("%s: extra_metrics must be a list of metrics, got %r" % (source, extra))
     entries += [("extra_metrics[%d]" % i, e) for i, e in enumerate(extra)]
-    metrics = []
-    for where, entry in entries:
-        metrics.append(parse_metric(entry, "%s: %s" % (source, where), label_set=labels,
-                                    default_pos_label=pos_label, default_zero_division=zero_division,
-                                    custom_loader=custom_loader, task=task))
+    metrics = tuple(parse_metric(entry, "%s: %s" % (source, where), label_set=labels, default_pos_label=pos_label,
+                                 default_zero_division=zero_division, custom_loader=custom_loader, task=task)
+                    for where, entry in entries)
     keys = [m.key for m in metrics]
     for key in keys:
         if keys.count(key) > 1:
-            raise ConfigError("%s: two metrics have the key %r; give one of them another 'key'"
-                              % (source, key))
+            raise ConfigError("%s: two metrics have the key %r; give one of them another 'key'" % (source, key))
     tasks = list(OrderedDict((m.task, None) for m in metrics))
     if len(tasks) > 1 or (task is not None and tasks != [task]):
         raise ConfigError("%s: metrics of different task types (%s)%s; one task parses predictions one way"
                           % (source, ", ".join("%s: %s" % (m.key, m.task) for m in metrics),
                              " under task: %s" % task if task else ""))
-    module = TASKS[task or tasks[0]]
+    return metrics
+
+
+def parse_config(data, source=CONFIG_NAME, program_dir=None):
+    """Validate a config mapping and return a :class:`Config`.
+
+    The top-level keys and every section are read against their dataclasses
+    (:func:`leaderboard_ci.scoring.schema.validate_section`); the metrics by
+    :func:`~leaderboard_ci.scoring.metric_config.parse_metric`; a task's own
+    top-level keys by its task module.  Every mistake is one
+    :class:`ConfigError` sentence naming ``source`` and the key.
+    """
+    if not isinstance(data, dict):
+        raise ConfigError("%s must be a mapping of keys to values" % source)
+    top, parts = section_keys(Config), sections()
+    extra = set(data) - set(top)
+    # Task modules are imported only when a key might be a task's setting.
+    task_keys = dict((key, module) for module in (TASKS.values() if extra else ())
+                     for key in getattr(module, "SETTINGS", ()))
+    unknown = sorted(extra - set(task_keys), key=str)
+    if unknown:
+        raise unknown_key("%s: %r" % (source, unknown[0]), unknown[0], top,
+                          dict((name, section_keys(cls)) for name, cls in parts.items()), also=sorted(task_keys))
+    given = dict((f.name, s.check(data[f.name], "%s: %s" % (source, f.name)))
+                 for f, s in setting_fields(Config) if s.check is not None and f.name in data)
+    task, labels, pos_label = given.get("task"), given.get("labels"), given.get("pos_label")
+    zero_division = given.get("zero_division", 0)
+    metrics = _parse_metrics(data, source, program_dir, labels, pos_label, zero_division, task)
+
+    module = TASKS[task or metrics[0].task]
     foreign = sorted(key for key in data if key in task_keys and key not in getattr(module, "SETTINGS", ()))
     if foreign:
         raise ConfigError("%s: %s is a setting of task %s; this configuration's task is %s"
@@ -395,99 +429,73 @@ def parse_config(data, source=CONFIG_NAME, program_dir=None):
         except ValueError as exc:
             raise ConfigError("%s: %s" % (source, exc))
 
-    b = _section(data, "bootstrap", ("n_resamples", "confidence_level", "method", "seed", "n_jobs"), source)
-    n_jobs = _checked(check_jobs, b.get("n_jobs", "auto"), "%s: bootstrap." % source)
-    seed = b.get("seed", DEFAULT_SEED)
-    bootstrap = BootstrapSettings(
-        n_resamples=_int(b.get("n_resamples", 10000), "%s: bootstrap.n_resamples" % source, 1, MAX_RESAMPLES),
-        confidence_level=_number(b.get("confidence_level", 0.95), "%s: bootstrap.confidence_level" % source, 0, 1),
-        method=_choice(str(b.get("method", "percentile")).lower(), "%s: bootstrap.method" % source, METHODS),
-        seed=_checked(check_seed, seed, "%s: bootstrap." % source),
-        n_jobs=n_jobs,
-    )
-
-    f = _section(data, "files", ("gold", "predictions", "id_column", "gold_column", "prediction_column",
-                                 "format", "max_megabytes", "unscored_ids", "max_ids"), source)
-    files = FileSettings(
-        gold=_file_name(f.get("gold", "gold.csv"), "%s: files.gold" % source),
-        predictions=_file_name(f.get("predictions"), "%s: files.predictions" % source, allow_none=True),
-        id_column=_name(f.get("id_column", "id"), "%s: files.id_column" % source, allow_none=True),
-        gold_column=_name(f.get("gold_column", "label"), "%s: files.gold_column" % source),
-        prediction_column=_name(f.get("prediction_column"), "%s: files.prediction_column" % source,
-                                allow_none=True),
-        format=_choice(str(f.get("format", "auto")).lower(), "%s: files.format" % source, FORMATS),
-        max_megabytes=_number(f.get("max_megabytes", 200), "%s: files.max_megabytes" % source, 0, 1e6),
-        unscored_ids=_choice(str(f.get("unscored_ids", "error")).lower(), "%s: files.unscored_ids" % source,
-                             UNSCORED_IDS),
-        max_ids=_int(f.get("max_ids", 1000000), "%s: files.max_ids" % source, 1, 10 ** 9),
-    )
-    if files.unscored_ids == "ignore" and files.id_column is None:
-        raise ConfigError("%s: files.unscored_ids: ignore needs ids (files.id_column)" % source)
-    d = _section(data, "detailed_results", ("per_class", "min_count"), source)
-    per_class = d.get("per_class", True)
-    if not isinstance(per_class, bool):
-        raise ConfigError("%s: detailed_results.per_class must be true or false, got %r" % (source, per_class))
-    detailed = DetailedSettings(per_class=per_class, min_count=_int(d.get("min_count", 10),
-                                                                   "%s: detailed_results.min_count" % source,
-                                                                   1, 10 ** 9))
-
-    groups = data.get("groups")
-    if groups is not None:
-        if isinstance(groups, str):
-            groups = {"column": groups}
-        if not isinstance(groups, dict):
-            raise ConfigError("%s: groups must be a column name or {column: ..., values: [...]}" % source)
-        g = _section({"groups": groups}, "groups", ("column", "values"), source)
-        values = g.get("values")
-        if values is not None:
-            if not isinstance(values, (list, tuple)) or not values:
-                raise ConfigError("%s: groups.values must be a non-empty list, got %r" % (source, values))
-            values = tuple(_name(v, "%s: groups.values" % source) for v in values)
-            slugs = [group_slug(v) for v in values]
-            if len(set(slugs)) != len(slugs):
-                raise ConfigError("%s: groups.values %s collide as score keys (%s)"
-                                  % (source, ", ".join(values), ", ".join(slugs)))
-        groups = GroupSettings(column=_name(g.get("column"), "%s: groups.column" % source), values=values)
-
-    baseline = data.get("baseline")
-    if baseline is not None:
-        if isinstance(baseline, str):
-            baseline = {"file": baseline}
-        bl = _section({"baseline": baseline}, "baseline", ("file", "name"), source)
-        baseline = BaselineSettings(file=_file_name(bl.get("file"), "%s: baseline.file" % source),
-                                    name=_name(bl.get("name", "baseline"), "%s: baseline.name" % source))
-
-    a = _section(data, "analysis", ("test", "alpha", "corrections", "family", "n_permutations",
-                                    "reference_point", "primary", "sides"), source)
-    corrections = a.get("corrections", list(DEFAULT_CORRECTIONS))
-    if isinstance(corrections, str):
-        corrections = [corrections]
-    if not isinstance(corrections, (list, tuple)):
-        raise ConfigError("%s: analysis.corrections must be a list" % source)
-    corrections = tuple(_choice(c, "%s: analysis.corrections" % source, CORRECTIONS) for c in corrections)
-    reference_point = a.get("reference_point")
-    if reference_point is not None:
-        reference_point = _number(reference_point, "%s: analysis.reference_point" % source, -1e300, 1e300)
-    default_primary = next((c for c in ("maxt", "holm") if c in corrections), corrections[0] if corrections else "none")
-    primary = a.get("primary", default_primary)
-    _choice(primary, "%s: analysis.primary (one of analysis.corrections, or none)" % source,
-            tuple(corrections) + ("none",))
-    analysis = AnalysisSettings(
-        primary=primary,
-        sides=_choice(str(a.get("sides", "two")), "%s: analysis.sides" % source, ("two", "one")),
-        test=_choice(a.get("test", "bootstrap"), "%s: analysis.test" % source, TESTS),
-        alpha=_number(a.get("alpha", 0.05), "%s: analysis.alpha" % source, 0, 1),
-        corrections=corrections,
-        family=_choice(a.get("family", "all_pairs"), "%s: analysis.family" % source, FAMILIES),
-        n_permutations=_int(a.get("n_permutations", 10000), "%s: analysis.n_permutations" % source, 1, MAX_RESAMPLES),
-        reference_point=reference_point,
-    )
-
-    outputs = parse_outputs(data.get("outputs"), source)
+    others = dict((name, section_keys(cls)) for name, cls in parts.items())
+    optional = set(f.name for f, s in setting_fields(Config) if f.default is None)  # groups, baseline
+    settings = dict((name, None if data.get(name) is None and name in optional else
+                     validate_section(cls, data.get(name), name, source, others)) for name, cls in parts.items())
+    groups = settings["groups"]
     if groups is not None and groups.values is not None:
-        check_output_groups(outputs, groups.values, source)
-    check_key_lengths(metrics, groups.values if groups else None, source, with_baseline=baseline is not None)
-    return Config(task=task, task_settings=tuple(sorted(task_settings.items())), metrics=tuple(metrics),
-                  labels=labels, pos_label=pos_label, zero_division=float(zero_division), bootstrap=bootstrap,
-                  files=files, groups=groups, baseline=baseline, analysis=analysis, outputs=outputs,
-                  detailed_results=detailed, source=source, program_dir=program_dir)
+        check_output_groups(settings["outputs"], groups.values, source)
+    check_key_lengths(metrics, groups.values if groups else None, source, with_baseline=settings["baseline"] is not None)
+    return Config(task=task, task_settings=tuple(sorted(task_settings.items())), metrics=metrics, labels=labels,
+                  pos_label=pos_label, zero_division=float(zero_division), source=source, program_dir=program_dir,
+                  **settings)
+
+
+# ---------------------------------------------------------------------------
+# The Python API's keyword options
+# ---------------------------------------------------------------------------
+#: The sections whose keys :func:`config_from_options` takes as keyword options (the statistics).
+OPTION_SECTIONS = ("bootstrap", "analysis")
+
+
+def option_names():
+    """``{option: section or None}``: the keyword options of :func:`config_from_options`.
+
+    The keys of :data:`OPTION_SECTIONS`, the top-level keys ``task``, ``labels``,
+    ``pos_label`` and ``zero_division`` (section None) and every task's own settings.
+    """
+    names = OrderedDict((f.name, None) for f, s in setting_fields(Config) if s.check is not None)
+    for name in OPTION_SECTIONS:
+        names.update((key, name) for key in section_keys(sections()[name]))
+    for module in TASKS.values():
+        names.update((key, None) for key in getattr(module, "SETTINGS", ()))
+    return names
+
+
+def config_from_options(metric, extra_metrics=None, source="analyze()", **options):
+    """A :class:`Config` from keyword options, validated as ``config.yaml`` is (the Python API).
+
+    Parameters
+    ----------
+    metric : str or dict
+        The official metric, as ``metric:`` in ``config.yaml``.
+    extra_metrics : sequence, optional
+    source : str
+        How messages name the options (``"analyze()"``).
+    **options
+        Any key of :func:`option_names`, flat: ``n_resamples=2000, alpha=0.01,
+        corrections=["holm"], labels=[...], relevance_threshold=2``.
+
+    Raises
+    ------
+    TypeError
+        An unknown option.
+    ConfigError
+        A bad value, in the words ``config.yaml`` would get.
+    """
+    names = option_names()
+    unknown = sorted(set(options) - set(names))
+    if unknown:
+        close = difflib.get_close_matches(unknown[0], list(names), n=1, cutoff=0.75)
+        raise TypeError("unexpected keyword argument %r%s"
+                        % (unknown[0], " (did you mean %r?)" % close[0] if close else ""))
+    data = {"metric": metric}
+    if extra_metrics:
+        data["extra_metrics"] = list(extra_metrics)
+    for key, value in options.items():
+        if names[key] is None:
+            data[key] = list(value) if key == "labels" and value is not None else value
+        else:
+            data.setdefault(names[key], {})[key] = value
+    return parse_config(data, source=source)

@@ -6,19 +6,8 @@ writes, in order.  The program writes exactly those keys
 ``leaderboard-ci columns`` and ``leaderboard-ci init`` turn them into leaderboard
 columns, and the bundle check uses them to know each column's direction.
 
-The ``outputs:`` section of ``config.yaml`` chooses the keys:
-
-``ci`` (default true)
-    ``KEY_ci_low`` and ``KEY_ci_high``.
-``se`` (default false)
-    ``KEY_se``, the bootstrap standard error (the standard deviation of the replicates).
-``groups`` (default true)
-    true: every group's keys; false: none; a list: those group values only.
-``baseline`` (default ``all``)
-    ``all``: the comparison with the baseline for every metric and group;
-    ``official``: for the official metric only (and its groups); ``none``: no comparison.
-``baseline_ci`` (default true)
-    ``KEY_vs_base_ci_low`` and ``KEY_vs_base_ci_high``.
+The ``outputs:`` section of ``config.yaml`` chooses the keys; its keys, defaults and
+meanings are the fields of :class:`OutputSettings`.
 """
 from __future__ import annotations
 
@@ -26,11 +15,11 @@ from dataclasses import dataclass
 from typing import Optional
 
 from .errors import ConfigError
+from .schema import Check, Choice, Flag, section_keys, setting, validate_section
 
 __all__ = ["OutputSettings", "Column", "parse_outputs", "check_output_groups", "written_columns", "written_keys",
            "OUTPUT_KEYS", "BASELINE_CHOICES", "column_key", "group_slug"]
 
-OUTPUT_KEYS = ("ci", "se", "groups", "baseline", "baseline_ci")
 BASELINE_CHOICES = ("all", "official", "none")
 #: Codabench's limit on a column title.
 MAX_TITLE = 36
@@ -41,15 +30,37 @@ _BASE_PARTS = (("vs_base", "_vs_base"), ("vs_base_ci_low", "_vs_base_ci_low"),
                ("vs_base_ci_high", "_vs_base_ci_high"), ("vs_base_p", "_vs_base_p"))
 
 
+class _GroupChoice(Check):
+    """``outputs.groups``: true, false, or the group values whose keys are written."""
+
+    kind = "true, false or list of group values"
+
+    def __call__(self, value, where):
+        if isinstance(value, bool):
+            return value
+        values = [value] if isinstance(value, (str, int)) else value
+        if not isinstance(values, (list, tuple)) or not values or any(isinstance(g, bool) for g in values):
+            raise ConfigError("%s must be true, false or a list of group values, got %r" % (where, value))
+        return tuple(str(g) for g in values)
+
+
+def _no_baseline(value):
+    return "none" if value is False or value is None else value
+
+
 @dataclass(frozen=True)
 class OutputSettings:
     """The ``outputs:`` section: which keys are written."""
 
-    ci: bool = True
-    se: bool = False
-    groups: object = True  # True, False, or a tuple of group values
-    baseline: str = "all"
-    baseline_ci: bool = True
+    ci: bool = setting(True, "KEY_ci_low and KEY_ci_high, the interval.", Flag())
+    se: bool = setting(False, "KEY_se, the bootstrap standard error (the standard deviation of the replicates).",
+                       Flag())
+    groups: object = setting(True, "true: every group's keys; false: none; a list: those group values only.",
+                             _GroupChoice())  # True, False, or a tuple of group values
+    baseline: str = setting("all", "all: the comparison with the baseline for every metric and group; official: "
+                            "for the official metric only (and its groups); none: no comparison.",
+                            Choice(BASELINE_CHOICES, _no_baseline))
+    baseline_ci: bool = setting(True, "KEY_vs_base_ci_low and KEY_vs_base_ci_high.", Flag())
 
     def wants_group(self, value):
         if self.groups is True:
@@ -57,6 +68,10 @@ class OutputSettings:
         if self.groups is False:
             return False
         return str(value) in self.groups
+
+
+#: The keys of the ``outputs:`` section.
+OUTPUT_KEYS = section_keys(OutputSettings)
 
 
 @dataclass(frozen=True)
@@ -119,34 +134,7 @@ def column_key(metric_key, group=None, suffix=""):
 
 def parse_outputs(value, source):
     """Validate the ``outputs:`` section; returns :class:`OutputSettings`."""
-    if value is None:
-        return OutputSettings()
-    if not isinstance(value, dict):
-        raise ConfigError("%s: outputs must be a mapping (keys: %s), got %r" % (source, ", ".join(OUTPUT_KEYS), value))
-    unknown = sorted(set(value) - set(OUTPUT_KEYS))
-    if unknown:
-        raise ConfigError("%s: outputs.%s is not a known key; allowed: %s" % (source, unknown[0], ", ".join(OUTPUT_KEYS)))
-    flags = {}
-    for name in ("ci", "se", "baseline_ci"):
-        flag = value.get(name, getattr(OutputSettings, name))
-        if not isinstance(flag, bool):
-            raise ConfigError("%s: outputs.%s must be true or false, got %r" % (source, name, flag))
-        flags[name] = flag
-    groups = value.get("groups", True)
-    if not isinstance(groups, bool):
-        if isinstance(groups, (str, int)):
-            groups = [groups]
-        if not isinstance(groups, (list, tuple)) or not groups or any(isinstance(g, bool) for g in groups):
-            raise ConfigError("%s: outputs.groups must be true, false or a list of group values, got %r"
-                              % (source, value.get("groups")))
-        groups = tuple(str(g) for g in groups)
-    baseline = value.get("baseline", "all")
-    if baseline is False or baseline is None:
-        baseline = "none"
-    if baseline not in BASELINE_CHOICES:
-        raise ConfigError("%s: outputs.baseline must be one of: %s, got %r"
-                          % (source, ", ".join(BASELINE_CHOICES), baseline))
-    return OutputSettings(groups=groups, baseline=baseline, **flags)
+    return validate_section(OutputSettings, value, "outputs", source)
 
 
 def check_output_groups(outputs, group_values, source):
@@ -199,4 +187,5 @@ def written_columns(config, group_values=None):
 def written_keys(config, group_values=None):
     """Only the keys of :func:`written_columns`."""
     return tuple(c.key for c in written_columns(config, group_values))
+
 

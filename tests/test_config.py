@@ -150,3 +150,78 @@ def test_a_mistake_in_ref_config_names_ref_config(tmp_path):
     with pytest.raises(ConfigError) as excinfo:
         load_config(str(program), str(ref))
     assert str(excinfo.value).startswith("config.yaml line 2 is not valid YAML: ")
+
+
+# ---------------------------------------------------------------------------
+# The schema: one place for keys, defaults, types and documentation
+# ---------------------------------------------------------------------------
+def test_every_key_is_documented_and_checked():
+    from leaderboard_ci.scoring.config import Config, sections
+    from leaderboard_ci.scoring.schema import setting_fields
+
+    for name, cls in [("(top level)", Config)] + list(sections().items()):
+        for f, s in setting_fields(cls):
+            assert s.doc or s.rows or s.section, "%s.%s has no documentation" % (name, f.name)
+            assert s.check is not None or s.section is not None or s.rows or hasattr(cls, "_finish"), \
+                "%s.%s is not checked" % (name, f.name)
+
+
+def test_a_missing_section_is_its_dataclass_defaults():
+    from leaderboard_ci.scoring.config import sections
+
+    config = parse_config({"metric": "accuracy"})
+    for name, cls in sections().items():
+        expected = None if name in ("groups", "baseline") else cls()
+        assert getattr(config, name) == expected
+        if expected is not None:  # an empty mapping gives the same
+            assert getattr(parse_config({"metric": "accuracy", name: {}}), name) == expected
+
+
+def test_config_from_options_puts_each_option_in_its_section():
+    from leaderboard_ci.scoring.config import config_from_options
+
+    config = config_from_options("f1_macro", extra_metrics=["accuracy"], labels=("a", "b"), n_resamples=200, seed=3,
+                                 alpha=0.01, corrections="holm", zero_division=1)
+    assert (config.bootstrap.n_resamples, config.bootstrap.seed) == (200, 3)
+    assert (config.analysis.alpha, config.analysis.corrections, config.analysis.primary) == (0.01, ("holm",), "holm")
+    assert config.labels == ("a", "b") and config.zero_division == 1.0 and config.source == "analyze()"
+    assert [m.key for m in config.metrics] == ["f1_macro", "accuracy"]
+    assert dict(config_from_options("ndcg@10", relevance_threshold=2).task_settings)["relevance_threshold"] == 2
+    with pytest.raises(TypeError, match=r"unexpected keyword argument 'n_resample' \(did you mean 'n_resamples'\?\)"):
+        config_from_options("accuracy", n_resample=10)
+    with pytest.raises(ConfigError, match=r"^analyze\(\): analysis.alpha must be a number > 0 and < 1, got 2"):
+        config_from_options("accuracy", alpha=2)
+
+
+def test_option_names_are_unambiguous():
+    from leaderboard_ci.scoring.config import OPTION_SECTIONS, option_names, sections, section_keys
+
+    keys = [k for name in OPTION_SECTIONS for k in section_keys(sections()[name])]
+    assert len(keys) == len(set(keys)) and set(keys) <= set(option_names())
+
+
+def test_read_and_merge_configs(tmp_path):
+    from leaderboard_ci.scoring.config import merge_configs, read_config
+
+    (tmp_path / "a.yaml").write_text("metric: accuracy\nbootstrap: {n_resamples: 50, seed: 1}\n")
+    base = read_config(str(tmp_path / "a.yaml"))
+    merged = merge_configs(base, {"bootstrap": {"seed": 2}}, {"labels": ["x", "y"]})
+    assert merged == {"metric": "accuracy", "bootstrap": {"n_resamples": 50, "seed": 2}, "labels": ["x", "y"]}
+    assert base["bootstrap"]["seed"] == 1  # the arguments are not changed
+    (tmp_path / "b.yaml").write_text("- metric\n")
+    with pytest.raises(ConfigError, match="^shown.yaml must be a mapping of keys to values, got list$"):
+        read_config(str(tmp_path / "b.yaml"), "shown.yaml")
+
+
+@pytest.mark.parametrize("data,message", [
+    ({"files": {"gold_colum": "x"}}, "files.gold_colum is not a known key (did you mean 'gold_column'?); allowed: "),
+    ({"relevance_treshold": 2}, "'relevance_treshold' is not a known key (did you mean 'relevance_threshold'?)"),
+    ({"n_resamples": 2}, "'n_resamples' is not a known key (did you mean 'bootstrap.n_resamples'?)"),
+    ({"bootstrap": 3}, "bootstrap must be a mapping (keys: n_resamples, confidence_level, method, seed, n_jobs), "
+                       "got 3"),
+    ({"groups": 3}, "groups must be a column name or a mapping (keys: column, values), got 3"),
+])
+def test_unknown_keys_get_a_suggestion(data, message):
+    with pytest.raises(ConfigError) as excinfo:
+        parse_config(dict({"metric": "accuracy"}, **data))
+    assert message in str(excinfo.value)

@@ -60,10 +60,10 @@ import pandas as pd
 
 from ..core.permutation import PermutationUnsupported, permutation_pvalues
 from ..core.systems import paired_scores
-from ..scoring.config import column_key, parse_config
+from ..scoring.config import column_key, config_from_options
 from ..scoring.errors import ConfigError
 from ..tasks.base import GoldStandard
-from ..tasks.registry import TASKS, task_module
+from ..tasks.registry import task_module
 from .assemble import phase_result, unit_table
 from .results import PhaseResult, TargetAnalysis
 from .systems import build_plan
@@ -123,32 +123,9 @@ def _config_from_kwargs(config, metric, extra_metrics, labels, kwargs):
     """Build a Config from keyword arguments (the Python API) or adjust a given one."""
     if config is not None and metric is None and not kwargs and labels is None and extra_metrics is None:
         return config
-    data = {}
     if config is not None:
         raise ValueError("pass either config or metric/keyword settings, not both")
-    data["metric"] = metric or "accuracy"
-    if extra_metrics:
-        data["extra_metrics"] = list(extra_metrics)
-    if labels is not None:
-        data["labels"] = list(labels)
-    bootstrap = {k: kwargs.pop(k) for k in ("n_resamples", "seed", "method", "confidence_level")
-                 if k in kwargs}
-    if bootstrap:
-        data["bootstrap"] = bootstrap
-    analysis = {k: kwargs.pop(k) for k in ("test", "alpha", "corrections", "family", "n_permutations",
-                                           "reference_point", "primary", "sides") if k in kwargs}
-    if analysis:
-        data["analysis"] = analysis
-    for k in ("pos_label", "zero_division"):
-        if k in kwargs:
-            data[k] = kwargs.pop(k)
-    for module in TASKS.values():  # a task's own settings (e.g. relevance_threshold=2)
-        for k in getattr(module, "SETTINGS", ()):
-            if k in kwargs:
-                data[k] = kwargs.pop(k)
-    if kwargs:
-        raise TypeError("unexpected keyword argument %r" % sorted(kwargs)[0])
-    return parse_config(data, source="analyze()")
+    return config_from_options(metric or "accuracy", extra_metrics=extra_metrics, labels=labels, **kwargs)
 
 
 # ---------------------------------------------------------------------------

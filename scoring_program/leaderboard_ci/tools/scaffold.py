@@ -18,7 +18,7 @@ import zlib
 
 import yaml
 
-from ..scoring.config import CONFIG_NAME, _merge, _read_yaml, parse_config
+from ..scoring.config import CONFIG_NAME, merge_configs, parse_config, read_config
 from ..scoring.errors import ConfigError
 from ..scoring.outputs import written_columns
 from .bundle import PROGRAM_DIR, program_entries, write_zip
@@ -36,7 +36,7 @@ def load_organizer_config(path):
     if not os.path.isfile(path):
         raise SetupError("the config file %s does not exist" % path)
     try:
-        return parse_config(_read_yaml(path), source=os.path.basename(path),
+        return parse_config(read_config(path), source=os.path.basename(path),
                             program_dir=os.path.dirname(os.path.abspath(path)))
     except ConfigError as exc:
         raise SetupError(exc.message)
@@ -236,13 +236,13 @@ def init_competition(folder, gold, config_path, baseline=None, title=None):
     if not os.path.isfile(config_path):
         raise SetupError("the config file %s does not exist" % config_path)
     try:
-        data = _read_yaml(config_path)
+        data = read_config(config_path)
     except ConfigError as exc:
         raise SetupError(exc.message)
     original = dict(data)
     if baseline is not None:
         current = data.get("baseline") if isinstance(data.get("baseline"), dict) else {}
-        data = _merge(data, {"baseline": {"file": os.path.basename(baseline),
+        data = merge_configs(data, {"baseline": {"file": os.path.basename(baseline),
                                           "name": current.get("name", "baseline")}})
     source = os.path.basename(config_path)
     try:

@@ -122,7 +122,7 @@ class FileSettings:
                                 "checked and ignored (ignore: decoys, the public test set holds more ids than the "
                                 "gold scores; messages then give no gold count and no scored id).",
                                 Choice(UNSCORED_IDS, lower))
-    max_ids: int = setting(1000000, "With unscored_ids: ignore, the most rows a prediction file may have (the "
+    max_ids: int = setting(1000000, "With `unscored_ids: ignore`, the most rows a prediction file may have (the "
                            "number of public test ids); reading stops at the next row.", Integer(1, 10 ** 9))
 
     @property
@@ -218,17 +218,17 @@ class Config:
 
     metrics: Tuple[MetricSpec, ...] = setting(doc="", rows=(
         ("metric", "metric entry", "(required)", "The official metric, which ranks the leaderboard: a name "
-         "(f1_macro), a mapping ({name: f1, average: macro, labels: [favor, against], key: f1_fa}) or "
-         "{custom: file.py}."),
+         "(`f1_macro`), a mapping (`{name: f1, average: macro, labels: [favor, against], key: f1_fa}`) or "
+         "`{custom: file.py}`; see Metric entries."),
         ("extra_metrics", "list of metric entries", "[]", "More metrics, each with its own columns.")))
     task: Optional[str] = setting(None, "The task type: how gold and predictions are parsed.",
                                   Nullable(Choice(TASKS, _task_name)), default_doc="the official metric's task")
     labels: Optional[Tuple[str, ...]] = setting(None, "The label set, in the order of the tables.", Nullable(
         ListOf(Name(), "a list of at least two class labels", min_length=2, indexed=True,
                unique="lists a class twice")), default_doc="the labels of the gold")
-    pos_label: Optional[str] = setting(None, "The positive class of the *_binary metrics.", Nullable(Name()))
+    pos_label: Optional[str] = setting(None, "The positive class of the `*_binary` metrics.", Nullable(Name()))
     zero_division: float = setting(0.0, "The value of precision, recall and F1 when undefined, as in "
-                                   "scikit-learn.", Choice((0, 1), phrase="0 or 1"), default_doc="0")
+                                   "scikit-learn.", Choice((0, 1), phrase="0 or 1"))
     bootstrap: BootstrapSettings = setting(default_factory=BootstrapSettings, section=BootstrapSettings)
     files: FileSettings = setting(default_factory=FileSettings, section=FileSettings)
     groups: Optional[GroupSettings] = setting(None, section=GroupSettings)

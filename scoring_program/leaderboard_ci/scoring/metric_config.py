@@ -15,7 +15,32 @@ from ..tasks.registry import canonical_name, find_metric, known_metric_names, su
 from .errors import ConfigError
 from .limits import KEY_PATTERN, MAX_KEY_LENGTH
 
-__all__ = ["parse_metric", "check_key", "MAX_KEY_LENGTH"]
+__all__ = ["parse_metric", "check_key", "MAX_KEY_LENGTH", "ENTRY_KEYS", "OPTION_DOCS"]
+
+#: The keys every metric entry may have, whatever its task, and what they mean (the reference page's table).
+ENTRY_KEYS = (
+    ("name", "The metric's name or a shorthand that implies options (f1_macro is {name: f1, average: macro}; "
+             "ndcg@10 is {name: ndcg, k: 10})."),
+    ("key", "The scores.json key and leaderboard column (letters, digits and underscores; with its suffixes such as "
+            "_ci_high at most 36 characters); default: the name with its options (f1_macro, ndcg_10)."),
+    ("custom", "Instead of name: a Python file in the program folder that defines the metric ({custom: file.py}); "
+               "a custom metric takes key besides."),
+)
+#: What each metric option means; a task type lists the options it takes in its ``OPTIONS`` and may
+#: document its own in an ``OPTION_DOCS`` mapping of the same form, which wins over this one.
+OPTION_DOCS = {
+    "average": "How per-class (per-label, per-entity-type) values are averaged: macro, micro, weighted, and binary "
+               "(one class) or samples (per item) where the task has them.",
+    "labels": "The classes a macro average runs over: a subset of the label set (scikit-learn's labels=).",
+    "pos_label": "The positive class of a binary average; default: the top-level pos_label.",
+    "zero_division": "The value of a 0/0 precision, recall or F1 (0 or 1); default: the top-level zero_division.",
+    "weights": "Cohen's kappa weights: linear or quadratic (qwk is quadratic).",
+    "multi_class": "ROC-AUC of more than two classes: ovr (one against the rest) or ovo (one against one).",
+    "k": "The cut-off: the first k documents of a ranking (ndcg@10), or the k best classes (top-k accuracy).",
+    "threshold": "The score above which a binary prediction is positive (default 0.5).",
+    "interval": "roc_auc only: bootstrap (default) or delong, DeLong's analytic interval in the per-submission page.",
+    "level": "fine (default) or coarse: the metric on the coarse labels that the hierarchy maps the fine ones to.",
+}
 
 
 def _unknown_metric(where, text, task):

@@ -50,17 +50,17 @@ def _no_baseline(value):
 
 @dataclass(frozen=True)
 class OutputSettings:
-    """The ``outputs:`` section: which keys are written."""
+    """Which keys the program writes to ``scores.json``, and so the leaderboard's columns (``KEY``: a metric's key)."""
 
-    ci: bool = setting(True, "KEY_ci_low and KEY_ci_high, the interval.", Flag())
-    se: bool = setting(False, "KEY_se, the bootstrap standard error (the standard deviation of the replicates).",
+    ci: bool = setting(True, "`KEY_ci_low` and `KEY_ci_high`, the interval.", Flag())
+    se: bool = setting(False, "`KEY_se`, the bootstrap standard error (the standard deviation of the replicates).",
                        Flag())
     groups: object = setting(True, "true: every group's keys; false: none; a list: those group values only.",
                              _GroupChoice())  # True, False, or a tuple of group values
     baseline: str = setting("all", "all: the comparison with the baseline for every metric and group; official: "
                             "for the official metric only (and its groups); none: no comparison.",
                             Choice(BASELINE_CHOICES, _no_baseline))
-    baseline_ci: bool = setting(True, "KEY_vs_base_ci_low and KEY_vs_base_ci_high.", Flag())
+    baseline_ci: bool = setting(True, "`KEY_vs_base_ci_low` and `KEY_vs_base_ci_high`, the interval of the difference.", Flag())
 
     def wants_group(self, value):
         if self.groups is True:

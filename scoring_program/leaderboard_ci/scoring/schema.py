@@ -294,27 +294,33 @@ def validate_section(cls, value, name, source, others=None):
 # The facts for the reference page
 # ---------------------------------------------------------------------------
 def default_text(f, s):
-    """A key's default as the reference page states it."""
+    """A key's default as the reference page states it, and whether it is a literal value (else prose)."""
     if s.default_doc is not None:
-        return s.default_doc
+        return s.default_doc, False
     default = default_value(f)
     if default is MISSING:
-        return "(required)"
+        return "(required)", False
+    if s.section is not None:
+        return ("null", True) if default is None else ("", False)
     if default is None:
-        return "null"
+        return "null", True
     if isinstance(default, bool):
-        return "true" if default else "false"
+        return ("true" if default else "false"), True
     if isinstance(default, tuple):
-        return "[%s]" % ", ".join(str(v) for v in default)
-    return str(default)
+        return "[%s]" % ", ".join(str(v) for v in default), True
+    return str(default), True
 
 
 def schema_rows(cls):
-    """``(key, kind, default, doc, section class or None)`` for every key of ``cls``, in order."""
+    """``(key, kind, default, literal, doc, section class or None)`` for every key of ``cls``, in order.
+
+    ``literal``: whether ``default`` is a value as written in YAML (else words: "(required)",
+    "the labels of the gold").
+    """
     rows = []
     for f, s in setting_fields(cls):
         if s.rows:
-            rows.extend(tuple(row) + (None,) for row in s.rows)
+            rows.extend((key, kind, default, default.startswith("["), doc, None) for key, kind, default, doc in s.rows)
         else:
-            rows.append((f.name, s.kind, default_text(f, s), s.doc, s.section))
+            rows.append((f.name, s.kind, ) + default_text(f, s) + (s.doc, s.section))
     return rows

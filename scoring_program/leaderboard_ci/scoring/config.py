@@ -436,7 +436,8 @@ def parse_config(data, source=CONFIG_NAME, program_dir=None):
     groups = settings["groups"]
     if groups is not None and groups.values is not None:
         check_output_groups(settings["outputs"], groups.values, source)
-    check_key_lengths(metrics, groups.values if groups else None, source, with_baseline=settings["baseline"] is not None)
+    check_key_lengths(metrics, groups.values if groups else None, source,
+                      with_baseline=settings["baseline"] is not None)
     return Config(task=task, task_settings=tuple(sorted(task_settings.items())), metrics=metrics, labels=labels,
                   pos_label=pos_label, zero_division=float(zero_division), source=source, program_dir=program_dir,
                   **settings)

@@ -60,7 +60,8 @@ class OutputSettings:
     baseline: str = setting("all", "all: the comparison with the baseline for every metric and group; official: "
                             "for the official metric only (and its groups); none: no comparison.",
                             Choice(BASELINE_CHOICES, _no_baseline))
-    baseline_ci: bool = setting(True, "`KEY_vs_base_ci_low` and `KEY_vs_base_ci_high`, the interval of the difference.", Flag())
+    baseline_ci: bool = setting(True, "`KEY_vs_base_ci_low` and `KEY_vs_base_ci_high`, the interval of the "
+                                "difference.", Flag())
 
     def wants_group(self, value):
         if self.groups is True:

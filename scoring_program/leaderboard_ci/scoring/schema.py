@@ -21,9 +21,9 @@ from dataclasses import MISSING, field, fields
 
 from .errors import ConfigError
 
-__all__ = ["setting", "Setting", "Check", "Integer", "Number", "Choice", "Flag", "Name", "Nullable", "Delegate",
-           "ListOf", "validate_section", "setting_fields", "section_keys", "schema_rows", "unknown_key",
-           "default_text"]
+__all__ = ["setting", "Setting", "Check", "Integer", "Number", "Choice", "lower", "Flag", "Name", "Nullable",
+           "Delegate", "ListOf", "validate_section", "setting_fields", "section_keys", "default_value", "schema_rows",
+           "unknown_key", "default_text"]
 
 #: The metadata key under which :func:`setting` stores a field's :class:`Setting`.
 SCHEMA = "leaderboard_ci.schema"

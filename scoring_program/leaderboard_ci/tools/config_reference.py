@@ -93,8 +93,8 @@ def _metric_entries():
     rows = []
     for option in options:
         tasks = [m for m in TASKS.values() if option in getattr(m, "OPTIONS", ())]
-        doc = next((getattr(m, "OPTION_DOCS", {}).get(option) for m in tasks if option in getattr(m, "OPTION_DOCS", {})),
-                   OPTION_DOCS.get(option, ""))
+        own = [m.OPTION_DOCS[option] for m in tasks if option in getattr(m, "OPTION_DOCS", {})]
+        doc = own[0] if own else OPTION_DOCS.get(option, "")
         rows.append((_code(option), ", ".join(_code(m.NAME) for m in tasks), _cell(doc)))
     return lines + _table(("option", "task types", "description"), rows) + [""]
 

@@ -15,6 +15,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import html
 import io
 import sys
 
@@ -35,7 +36,13 @@ def _cell(text):
 
 
 def _code(text):
-    return "`%s`" % _cell(text) if text not in ("", None) else ""
+    """Text as code in a table cell; a pipe as an HTML entity in HTML code (Python-Markdown and GitHub alike)."""
+    if text in ("", None):
+        return ""
+    text = str(text).replace("\n", " ")
+    if "|" in text:
+        return "<code>%s</code>" % html.escape(text).replace("|", "&#124;")
+    return "`%s`" % text
 
 
 def _table(header, rows):

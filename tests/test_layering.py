@@ -1,4 +1,4 @@
-"""The package's layers, enforced by an import scan (the rules are in the README, "Architecture").
+"""The package's layers, enforced by an import scan (the rules are in docs/architecture.md, "Layers").
 
 Every ``import`` and ``from ... import`` of every module of ``leaderboard_ci`` is read
 with :mod:`ast`, at module level and inside functions, and checked against the rules:

@@ -30,7 +30,7 @@ def _config(outputs=None, **extra):
     return parse_config(data)
 
 
-# (outputs, number of keys for 2 metrics x (all + 2 groups) with a baseline), as the README states.
+# (outputs, number of keys for 2 metrics x (all + 2 groups) with a baseline), as docs/organizer-guide.md states.
 COUNTS = [
     (None, 2 * 3 * 3 + 2 * 3 * 4),                                            # 42: everything
     ({"ci": False, "baseline": "official"}, 2 * 3 + 3 * 4),                     # 18

@@ -41,8 +41,9 @@ vertical-align:1px;background:#f4e6cf;color:#8a5200}
 table.matrix td,table.matrix th{font-size:12px;padding:2px 6px;text-align:right;white-space:nowrap}
 table.matrix th.row{text-align:left}
 table.matrix td.empty{background:#fff;border-bottom:none}
-.two{display:grid;grid-template-columns:auto minmax(0,1fr);gap:24px;align-items:start}
-@media (max-width:1000px){.two{grid-template-columns:1fr}}
+.two{display:flex;flex-wrap:wrap;gap:8px 24px;align-items:flex-start}
+.two>div:first-child{flex:0 1 auto;max-width:100%;overflow-x:auto}
+.two>div:last-child{flex:1 1 480px;min-width:min(480px,100%)}
 figure.plot img{max-width:min(100%,880px)}
 .row{display:flex;flex-wrap:wrap;gap:8px 40px;align-items:flex-start}
 code,.sig{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",monospace;font-size:13px}

@@ -78,11 +78,22 @@ def _top_level():
     return lines + _table(("key", "type", "default", "description"), rows) + [""]
 
 
+#: Pages of the site (``docs/``) that explain a section further, linked under its table.
+SEE_ALSO = {
+    "analysis": "[End of phase](end-of-phase.md), its [correction families](end-of-phase.md#correction-families) "
+                "and [one side or two](method.md#one-side-or-two).",
+    "outputs": "[The scores the program writes](organizer-guide.md#the-scores-the-program-writes).",
+}
+#: Each task type's page of the site, relative to this page.
+TASK_PAGE = "tasks/%s.md"
+
+
 def _section(name, cls):
     lines = ["## `%s`" % name, "", _summary(cls), ""]
     rows = [(_code("%s.%s" % (name, key)), _cell(kind), _code(default) if literal else _cell(default), _cell(doc))
             for key, kind, default, literal, doc, _ in schema_rows(cls)]
-    return lines + _table(("key", "type", "default", "description"), rows) + [""]
+    lines += _table(("key", "type", "default", "description"), rows) + [""]
+    return lines + (["See also: %s" % SEE_ALSO[name], ""] if name in SEE_ALSO else [])
 
 
 def _metric_entries():
@@ -108,7 +119,7 @@ def _metric_entries():
 
 def _task(module):
     name = module.NAME
-    lines = ["### `%s`" % name, "", _summary(module), ""]
+    lines = ["### `%s`" % name, "", "%s Its page: [%s](%s)." % (_summary(module), name, TASK_PAGE % name), ""]
     metrics = [(_code(metric), _cell(info.title), _cell(info.direction), _code(_value(info.best)))
                for metric, info in sorted(module.METRICS.items())]
     lines += _table(("metric", "title", "better", "best"), metrics)

@@ -1,0 +1,61 @@
+"""The documentation site builds with no dead link or anchor, and the README stays the front door.
+
+``mkdocs build --strict`` turns every warning into an error; ``mkdocs.yml``'s ``validation:``
+makes a link to a missing page or a missing anchor a warning (mkdocs >= 1.6).  Skipped where
+mkdocs or its Material theme is not installed (``pip install -e ".[docs]"``; the ``test`` extra
+installs both).
+"""
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+README = os.path.join(ROOT, "README.md")
+MAX_README_LINES = 300
+
+
+def _installed(name):
+    return importlib.util.find_spec(name) is not None
+
+
+@pytest.mark.skipif(not (_installed("mkdocs") and _installed("material")), reason="mkdocs-material is not installed")
+def test_site_builds_strict(tmp_path):
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", os.path.join(ROOT, "mkdocs.yml"),
+         "--site-dir", str(tmp_path / "site")],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout
+    assert (tmp_path / "site" / "index.html").is_file()
+
+
+def _readme():
+    with open(README, encoding="utf-8") as handle:
+        return handle.read()
+
+
+def test_readme_is_short():
+    lines = _readme().count("\n")
+    assert lines <= MAX_README_LINES, "README.md has %d lines; the details belong on the site (docs/)" % lines
+
+
+def test_readme_keeps_the_ci_test_command():
+    """.ci/run takes the second line after the marker (awk: getline; getline) as the test command."""
+    lines = _readme().split("\n")
+    at = lines.index("<!-- ci:test-command -->")
+    assert lines[at + 1] == "```bash"
+    assert lines[at + 2] == 'python3 -m pip install -e ".[test]" && python3 -m pytest'
+
+
+def test_readme_links_resolve():
+    """Every relative link of the README names a file of the repository (the site checks its own)."""
+    for target in re.findall(r"\]\(([^)\s]+)\)", _readme()):
+        if re.match(r"[a-z]+:", target) or target.startswith("#"):
+            continue
+        path = target.split("#", 1)[0]
+        assert os.path.exists(os.path.join(ROOT, path)), "README.md links to %s, which does not exist" % target

@@ -18,6 +18,7 @@ import argparse
 import html
 import io
 import sys
+import types
 
 from ..scoring.config import CONFIG_NAME, Config, option_names, sections
 from ..scoring.metric_config import ENTRY_KEYS, OPTION_DOCS
@@ -119,7 +120,9 @@ def _metric_entries():
 
 def _task(module):
     name = module.NAME
-    lines = ["### `%s`" % name, "", "%s Its page: [%s](%s)." % (_summary(module), name, TASK_PAGE % name), ""]
+    # The task's module docstring opens with what the task scores (a task type may be a module or an object).
+    described = module if isinstance(module, types.ModuleType) else sys.modules.get(type(module).__module__, module)
+    lines = ["### `%s`" % name, "", "%s Its page: [%s](%s)." % (_summary(described), name, TASK_PAGE % name), ""]
     metrics = [(_code(metric), _cell(info.title), _cell(info.direction), _code(_value(info.best)))
                for metric, info in sorted(module.METRICS.items())]
     lines += _table(("metric", "title", "better", "best"), metrics)

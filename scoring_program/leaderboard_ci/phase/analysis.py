@@ -143,7 +143,7 @@ def _config_from_kwargs(config, metric, extra_metrics, labels, kwargs):
         if k in kwargs:
             data[k] = kwargs.pop(k)
     for module in TASKS.values():  # a task's own settings (e.g. relevance_threshold=2)
-        for k in getattr(module, "SETTINGS", ()):
+        for k in module.SETTINGS:
             if k in kwargs:
                 data[k] = kwargs.pop(k)
     if kwargs:

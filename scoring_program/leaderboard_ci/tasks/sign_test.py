@@ -20,23 +20,29 @@ def _upper_tail(j, n):
     scaling with powers of two, so that the relative error grows like the
     square root of the number of terms, not with ``n``.
     """
-    j = np.asarray(j, dtype=np.int64)
-    n = np.asarray(n, dtype=np.int64)
+    j = np.asarray(j, dtype=np.int64).reshape(-1)
+    n = np.asarray(n, dtype=np.int64).reshape(-1)
+    order = np.argsort(j - n, kind="stable")  # the most terms first: the live entries are a prefix
+    j, n = j[order], n[order]
+    steps = n - j
     term = np.ones(j.shape)  # C(n, i) * 2**-shift, starting at C(n, n) = 1
     total = np.zeros(j.shape)
     shift = np.zeros(j.shape, dtype=np.int64)
-    steps = n - j
-    for s in range(int(steps.max()) + 1 if steps.size else 0):
-        live = s <= steps
-        total = np.where(live, total + term, total)
-        i = (n - s).astype(np.float64)  # the term just added is C(n, i); the next is C(n, i - 1)
-        term = np.where(live, term * (i / np.maximum(n - i + 1.0, 1.0)), term)
-        big = term > _RESCALE
-        if big.any():
-            term = np.where(big, term / _RESCALE, term)
-            total = np.where(big, total / _RESCALE, total)
-            shift = shift + 600 * big
-    return np.ldexp(total, (shift - n).astype(np.int32))
+    live = j.size
+    for s in range(int(steps[0]) + 1 if j.size else 0):
+        while live and steps[live - 1] < s:
+            live -= 1
+        total[:live] += term[:live]
+        i = (n[:live] - s).astype(np.float64)  # the term just added is C(n, i); the next is C(n, i - 1)
+        term[:live] *= i / np.maximum(n[:live] - i + 1.0, 1.0)
+        big = np.flatnonzero(term[:live] > _RESCALE)
+        if big.size:
+            term[big] /= _RESCALE
+            total[big] /= _RESCALE
+            shift[big] += 600
+    out = np.empty(j.shape)
+    out[order] = np.ldexp(total, (shift - n).astype(np.int32))
+    return out
 
 
 def binomial_half_sf(j, n):

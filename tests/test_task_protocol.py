@@ -8,14 +8,16 @@ protocol's arguments, ``Statistics`` is a class with ``prepare`` and ``score``, 
 The protocol (``REQUIRED``, ``HOOKS``), the class and ``docs/adding_a_task_type.md`` must
 agree.  Each check is shown to fail on a task broken in the way it looks for.
 
-Then no library module outside ``tasks/`` names a task type: the ``scoring``, ``phase``,
-``report`` and ``tools`` layers are scanned for string literals equal to a task's name and
-for imports of a task's module (allow-list below, with the reason for each entry).
+Then no library module outside ``tasks/`` names a task type or probes one: the ``scoring``,
+``phase``, ``report`` and ``tools`` layers are scanned for string literals equal to a task's
+name, imports of a task's module, and ``getattr``/``hasattr`` on a task or its statistics
+(allow-list below, with the reason for each entry).
 """
 import ast
 import inspect
 import os
 import re
+import sys
 
 import numpy as np
 import pytest
@@ -273,18 +275,36 @@ ALLOWED = {
 SCANNED = ("scoring", "phase", "report", "tools")
 
 
+def _string(node):
+    """The value of a string literal node, else None (``ast.Str`` before Python 3.8)."""
+    if sys.version_info < (3, 8) and isinstance(node, ast.Str):
+        return node.s
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    return None
+
+
 def _docstrings(tree):
     out = set()
     for node in ast.walk(tree):
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
             first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+            if isinstance(first, ast.Expr) and _string(first.value) is not None:
                 out.add(id(first.value))
     return out
 
 
+def _names_a_task(expr):
+    """Whether an expression is a task or its statistics (``task``, ``scorer.task``, ``main.statistics``...)."""
+    words = [n.id for n in ast.walk(expr) if isinstance(n, ast.Name)] + \
+        [n.attr for n in ast.walk(expr) if isinstance(n, ast.Attribute)]
+    words += [n.func.id for n in ast.walk(expr) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
+    return any("task" in w.lower() or w == "statistics" for w in words)
+
+
 def task_names_in(package_dir, task_names, module_names):
-    """``[(path, line, what)]``: string literals equal to a task name, and imports of a task module."""
+    """``[(path, line, what)]``: string literals equal to a task name, imports of a task module, and
+    ``getattr``/``hasattr`` probes on a task (its hooks have defaults: call them)."""
     found = []
     for layer in SCANNED:
         for root, dirs, files in os.walk(os.path.join(package_dir, layer)):
@@ -298,9 +318,12 @@ def task_names_in(package_dir, task_names, module_names):
                     tree = ast.parse(handle.read())
                 docstrings = _docstrings(tree)
                 for node in ast.walk(tree):
-                    if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in task_names \
-                            and id(node) not in docstrings and (rel, node.value) not in ALLOWED:
-                        found.append((rel, node.lineno, repr(node.value)))
+                    text = _string(node)
+                    if text in task_names and id(node) not in docstrings and (rel, text) not in ALLOWED:
+                        found.append((rel, node.lineno, repr(text)))
+                    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                            and node.func.id in ("getattr", "hasattr") and node.args and _names_a_task(node.args[0]):
+                        found.append((rel, node.lineno, "%s probe on a task" % node.func.id))
                     elif isinstance(node, ast.ImportFrom) and node.module:
                         modules = [node.module + "." + a.name for a in node.names] + [node.module]
                         if any(m.split(".")[-1] in module_names and ".tasks" in "." + m for m in modules):
@@ -328,6 +351,9 @@ def test_the_scan_finds_a_planted_task_name(tmp_path):
     (tmp_path / "phase" / "planted.py").write_text(
         '"""A docstring may say classification."""\n'
         'from ..tasks.classification import check_labels\n\n\n'
-        'def f(gold):\n    return gold.kind == "regression"\n')
+        'def f(gold):\n    return gold.kind == "regression"\n\n\n'
+        'def g(gold, scorer):\n    return getattr(task_module(gold.kind), "sparse_units", None), '
+        'hasattr(scorer.statistics, "unit_values"), getattr(gold, "labels", None)\n')
     found = task_names_in(str(tmp_path), set(TASKS), _task_module_names())
-    assert [(path, line) for path, line, _ in found] == [("phase/planted.py", 2), ("phase/planted.py", 6)]
+    assert sorted((path, line) for path, line, _ in found) == [("phase/planted.py", 2), ("phase/planted.py", 6),
+                                                               ("phase/planted.py", 10), ("phase/planted.py", 10)]

@@ -101,8 +101,8 @@ def encoded(qrels, runs, settings=None):
     ("recip_rank", "mrr", None), ("P@5", "p", 5), ("p_5", "p", 5), ("precision@5", "p", 5),
     ("recall@100", "recall", 100), ("hit_rate@10", "hit_rate", 10), ("success@1", "hit_rate", 1)])
 def test_the_name_is_the_configuration(text, name, k):
-    module, found, options = find_metric(text)
-    assert module is ranking and found == name and options.get("k") == k
+    task, found, options = find_metric(text)
+    assert task is ranking.TASK and found == name and options.get("k") == k
 
 
 def test_config_keys_titles_and_settings():

@@ -41,21 +41,21 @@ def unit_table(plan, gold, config, names):
     the full-sample values only, so the rows' intervals are not used.  Columns: system,
     unit, precision, recall, f1, predicted; ``attrs["unit_name"]`` names the unit.
     """
-    scorer0 = plan.scorers[0]
-    unit_rows = getattr(scorer0.task, "unit_rows", None)
-    if unit_rows is None:
-        return None
+    task = plan.scorers[0].task
     by_name = dict(zip(plan.names, plan.scorers))
     rows = []
     for name in names:
         scorer = by_name[name]
         full = [acc.full()[None, :] for acc in scorer.accumulators]
-        for r in unit_rows(scorer.statistics, full, full, gold.labels, "percentile", config.bootstrap.confidence_level,
-                           config.zero_division):
+        units = task.unit_rows(scorer.statistics, full, full, gold.labels, "percentile",
+                               config.bootstrap.confidence_level, config.zero_division)
+        if units is None:  # the task has no per-unit table
+            return None
+        for r in units:
             rows.append(OrderedDict([("system", name), ("unit", r.label), ("precision", r.precision),
                                      ("recall", r.recall), ("f1", r.f1), ("predicted", r.predicted)]))
     frame = pd.DataFrame(rows, columns=["system", "unit", "precision", "recall", "f1", "predicted"])
-    frame.attrs["unit_name"] = getattr(scorer0.task, "UNIT_NAME", "class")
+    frame.attrs["unit_name"] = task.UNIT_NAME
     return frame
 
 

@@ -52,12 +52,10 @@ class PhasePlan:
 
 
 def needs_item_tests(config, gold):
-    """Whether the pair stage needs per-item predictions (permutation, McNemar, a task's own test)."""
+    """Whether the pair stage needs per-item predictions (permutation, a task's own tests such as McNemar's)."""
     if config.analysis.test == "permutation":
         return True
-    if gold.kind == "classification" and any(spec.name == "accuracy" for spec in config.metrics):
-        return True
-    return getattr(task_module(gold.kind), "pair_tests", None) is not None
+    return task_module(gold.kind).needs_pair_tests(config.metrics)
 
 
 def plan_phase(config, gold, sources, workers=1, worker_budget=None, client_budget=None, block_size=None,

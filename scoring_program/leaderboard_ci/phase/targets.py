@@ -1,8 +1,8 @@
 """The analysis of one target (a metric on all items or on one group) of the end-of-phase.
 
 Ranks the systems by full-sample score, computes their CIs, every pair's
-difference with CI and p-values (paired bootstrap or permutation, McNemar for
-accuracy), corrects them within the configured family (the max-t step-down of
+difference with CI and p-values (paired bootstrap or permutation, and the
+task's own tests such as McNemar's for accuracy), corrects them within the configured family (the max-t step-down of
 :mod:`leaderboard_ci.core.simultaneous`, statsmodels' methods), and derives the
 rank confidence sets, the set tied with the winner, the letters, the
 indicators and the baseline-calibrated gains.  See
@@ -36,7 +36,6 @@ from ..scoring.validity import degenerate_notes
 from ..tasks.base import ppi as ppi_of
 from ..tasks.registry import task_module
 from .corrections import adjust, adjust_within
-from .mcnemar import mcnemar_pvalues
 from .results import TargetAnalysis
 
 __all__ = ["analyze_target", "finish_target", "item_pair_tests", "system_validity_flags", "target_order",
@@ -106,7 +105,9 @@ def item_pair_tests(config, gold, target, t, pairs, predictions, permutation=Non
     ``(pairs, (p_upper, p_lower, p_two, exact))`` from
     :func:`~leaderboard_ci.core.permutation.permutation_pvalues` over pairs ``a < b``
     of the same columns, or None.  Returns an OrderedDict: ``permutation`` ->
-    ``(p_one, p_two, exact)``, ``p_mcnemar`` (accuracy), and the task's own tests.
+    ``(p_one, p_two, exact)``, then the task's own tests (its ``pair_tests``:
+    McNemar's for accuracy, DeLong's for ROC-AUC) as ``column -> p-values``; their
+    titles are the task's ``PAIR_TESTS`` (:func:`~leaderboard_ci.tasks.registry.pair_test_titles`).
     """
     an = config.analysis
     spec = target.metric
@@ -114,14 +115,11 @@ def item_pair_tests(config, gold, target, t, pairs, predictions, permutation=Non
     m = predictions.shape[1]
     if permutation is not None:
         out["permutation"] = _permutation_for(permutation, pairs, t, m)
-    if spec.name == "accuracy" and gold.kind == "classification" and m > 1:
-        items = target_items(gold, target.group)
-        correct = predictions == np.asarray(gold.values)[:, None]
-        out["p_mcnemar"] = mcnemar_pvalues(correct[items][:, pairs[:, 0]], correct[items][:, pairs[:, 1]],
-                                           sides=an.sides)
-    pair_tests = getattr(task_module(gold.kind), "pair_tests", None)  # e.g. DeLong's test for ROC-AUC
-    if pair_tests is not None and m > 1:
-        out.update(pair_tests(spec, gold, predictions, target_items(gold, target.group), pairs, an.sides))
+    if m > 1:
+        tests = task_module(gold.kind).pair_tests(spec, gold, predictions, target_items(gold, target.group), pairs,
+                                                  an.sides)
+        for column, (_title, values) in tests.items():
+            out[column] = values
     return out
 
 

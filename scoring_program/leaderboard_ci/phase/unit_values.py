@@ -48,15 +48,16 @@ def unit_value_summaries(plan, names):
     names : sequence of str
     """
     scorers = list(plan.scorers)
-    if not scorers or not hasattr(scorers[0].statistics, "unit_values"):
+    if not scorers:
         return {}
-    unit = getattr(scorers[0].task, "UNIT_VALUES_NAME", "unit")
+    task = scorers[0].task
+    unit = task.UNIT_VALUES_NAME
     out = OrderedDict()
     for spec in scorers[0].metrics:
         for j, group in enumerate((None,) + scorers[0].group_values):
             rows = []
             for name, scorer in zip(names, scorers):
-                values = scorer.statistics.unit_values(spec, j)
+                values = task.unit_values(scorer.statistics, spec, j)  # None: not a mean of per-unit values
                 if values is None:
                     break
                 rows.append(_summary(name, values))

@@ -10,6 +10,7 @@ corrections' p-values and the item tests.
 """
 from __future__ import annotations
 
+from ..tasks.registry import pair_test_titles
 from .formatting import correction_name, family_description, format_ci, format_p
 from .json_report import corrections_of, primary_correction
 from .verdicts import dual_interval, interval_header
@@ -26,10 +27,7 @@ def p_columns(frame, corrections):
     cols = [("p_value", "p")]
     cols += [("p_" + m, "p (%s)" % correction_name(m, header=True)) for m in corrections
              if "p_" + m in frame.columns]
-    if "p_mcnemar" in frame.columns:
-        cols.append(("p_mcnemar", "p (McNemar)"))
-    if "p_delong" in frame.columns:
-        cols.append(("p_delong", "p (DeLong)"))
+    cols += [(c, title) for c, title in pair_test_titles().items() if c in frame.columns]  # the tasks' own tests
     return cols
 
 

@@ -29,6 +29,7 @@ import numpy as np
 
 from .._version import __version__
 from ..core.significance import stars
+from ..tasks.registry import pair_test_titles
 from .scale import DEFAULT_TOP, report_scope
 from .verdicts import dual_interval, family_note as family_note_of, rank_sets
 
@@ -44,8 +45,9 @@ SCHEMA_VERSION = "1.3"  # 1.1: "units" (per-class, per-label or per-type scores 
 #                               goes with); per target "family_note" and "critical_value"
 
 #: Columns of the vs-winner and pairs tables that carry other tests' p-values
-#: (present only when that test was run), in the order they are written.
-TEST_COLUMNS = ("p_one_sided", "p_bootstrap", "p_permutation", "exact", "p_mcnemar", "p_delong")
+#: (present only when that test was run), in the order they are written; then
+#: the task types' own tests (:func:`~leaderboard_ci.tasks.registry.pair_test_titles`).
+TEST_COLUMNS = ("p_one_sided", "p_bootstrap", "p_permutation", "exact")
 
 
 class ReportFormatError(ValueError):
@@ -155,7 +157,7 @@ def primary_correction(result):
 # ---------------------------------------------------------------------------
 # Per-target blocks
 # ---------------------------------------------------------------------------
-def _comparison(row, corrections, first_columns, verdict_interval=None):
+def _comparison(row, corrections, first_columns, verdict_interval=None, tests=TEST_COLUMNS):
     """One vs-winner or pair row: its own columns, the family-wise interval, then p_adjusted, stars, other tests."""
     out = OrderedDict((c, row[c]) for c in first_columns)
     out["fw_low"], out["fw_high"] = row.get("fw_low"), row.get("fw_high")
@@ -166,10 +168,10 @@ def _comparison(row, corrections, first_columns, verdict_interval=None):
     out["stars"] = row.get("stars", "")
     if "significant" in row:
         out["significant"] = row["significant"]
-    for column in TEST_COLUMNS:
+    for column in tests:
         if column in row:
             out[column] = row[column]
-    known = set(first_columns) | {"p_value", "stars", "significant", "fw_low", "fw_high"} | set(TEST_COLUMNS) \
+    known = set(first_columns) | {"p_value", "stars", "significant", "fw_low", "fw_high"} | set(tests) \
         | {"p_" + m for m in corrections}
     for column, value in row.items():  # columns a later analysis adds, kept verbatim
         if column not in known:
@@ -180,7 +182,8 @@ def _comparison(row, corrections, first_columns, verdict_interval=None):
 def _comparisons(frame, corrections, first_columns, primary="none"):
     dual = dual_interval(frame, primary)
     kind = "family_wise" if dual.family_wise else "marginal"
-    return [_comparison(r, corrections, first_columns, kind) for r in _records(frame)]
+    tests = TEST_COLUMNS + tuple(pair_test_titles())  # then the task types' own tests, in registry order
+    return [_comparison(r, corrections, first_columns, kind, tests) for r in _records(frame)]
 
 
 def _gains(target):

@@ -27,7 +27,7 @@ from ..core.intervals import METHODS
 from ..core.parallel import MAX_JOBS, check_jobs
 from ..core.resampling import check_seed
 from ..tasks.base import MetricSpec
-from ..tasks.classification import check_labels
+from ..tasks.base import check_labels
 from ..tasks.registry import TASKS
 from .metric_config import MAX_KEY_LENGTH, parse_metric
 from .outputs import OutputSettings, check_output_groups, column_key, group_slug
@@ -397,7 +397,7 @@ def parse_config(data, source=CONFIG_NAME, program_dir=None):
     extra = set(data) - set(top)
     # Task modules are imported only when a key might be a task's setting.
     task_keys = dict((key, module) for module in (TASKS.values() if extra else ())
-                     for key in getattr(module, "SETTINGS", ()))
+                     for key in module.SETTINGS)
     unknown = sorted(extra - set(task_keys), key=str)
     if unknown:
         raise unknown_key("%s: %r" % (source, unknown[0]), unknown[0], top,
@@ -409,20 +409,19 @@ def parse_config(data, source=CONFIG_NAME, program_dir=None):
     metrics = _parse_metrics(data, source, program_dir, labels, pos_label, zero_division, task)
 
     module = TASKS[task or metrics[0].task]
-    foreign = sorted(key for key in data if key in task_keys and key not in getattr(module, "SETTINGS", ()))
+    foreign = sorted(key for key in data if key in task_keys and key not in module.SETTINGS)
     if foreign:
         raise ConfigError("%s: %s is a setting of task %s; this configuration's task is %s"
                           % (source, foreign[0], task_keys[foreign[0]].NAME, module.NAME))
-    own = dict((key, data[key]) for key in getattr(module, "SETTINGS", ()) if key in data)
+    own = dict((key, data[key]) for key in module.SETTINGS if key in data)
     try:
-        task_settings = module.parse_settings(own) if hasattr(module, "parse_settings") else own
+        task_settings = module.parse_settings(own)
     except ValueError as exc:
         raise ConfigError("%s: %s" % (source, exc))
-    if hasattr(module, "check_config"):  # settings that constrain the metrics (e.g. a coarse level)
-        try:
-            module.check_config(tuple(metrics), task_settings, labels)
-        except ValueError as exc:
-            raise ConfigError("%s: %s" % (source, exc))
+    try:  # settings that constrain the metrics (e.g. a coarse level)
+        module.check_config(tuple(metrics), task_settings, labels)
+    except ValueError as exc:
+        raise ConfigError("%s: %s" % (source, exc))
     if pos_label is not None and labels is not None:
         try:
             check_labels("pos_label", None, None, pos_label, labels)
@@ -460,7 +459,7 @@ def option_names():
     for name in OPTION_SECTIONS:
         names.update((key, name) for key in section_keys(sections()[name]))
     for module in TASKS.values():
-        names.update((key, None) for key in getattr(module, "SETTINGS", ()))
+        names.update((key, None) for key in module.SETTINGS)
     return names
 
 

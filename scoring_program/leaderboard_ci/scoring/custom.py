@@ -27,7 +27,7 @@ import threading
 
 from .errors import ConfigError
 from ..tasks.base import MetricInfo
-from ..tasks.registry import TASKS
+from ..tasks.registry import DEFAULT_TASK, TASKS
 
 __all__ = ["load_custom_metric", "custom_function", "custom_functions"]
 
@@ -62,7 +62,7 @@ def load_custom_metric(program_dir, path, where):
     fn = getattr(module, "score", None)
     if not callable(fn):
         raise ConfigError("%s: %s must define score(y_true, y_pred, weights)" % (where, path))
-    kind = getattr(module, "KIND", "classification")
+    kind = getattr(module, "KIND", DEFAULT_TASK)
     if kind not in TASKS:
         raise ConfigError("%s: %s: KIND must be one of the task types (%s), got %r"
                           % (where, path, ", ".join(TASKS), kind))

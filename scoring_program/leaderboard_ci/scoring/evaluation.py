@@ -75,7 +75,7 @@ class BaselineComparison:
 class SubmissionResult:
     scores: Tuple[ScoreResult, ...]
     baseline: Tuple[BaselineComparison, ...]
-    per_class: tuple  # the task's unit rows (classification.ClassRow: label, precision, recall, F1, ...)
+    per_class: tuple  # the task's unit rows (tasks.base.ClassRow: label, precision, recall, F1, ...)
     signature: Signature
     unit_name: str = "class"  # what a row of per_class is: class, label, entity type
     #: Plain-language warnings where an interval rests on almost nothing (see :mod:`.validity`).
@@ -180,7 +180,6 @@ def evaluate(config, gold, predictions, baseline=None, progress=None):
             pair_jack = ([scores_of(stats, i) for i in range(len(systems))], weights)
 
     main = systems[0]
-    analytic = getattr(main.statistics, "analytic_interval", None)
     # With decoy ids (files.unscored_ids: ignore) how many items are scored is a fact of the gold:
     # the participant's page and signature then give no count.
     hide_counts = config.files.unscored_ids == "ignore"
@@ -190,8 +189,9 @@ def evaluate(config, gold, predictions, baseline=None, progress=None):
         jk = (own_jack[0][:, t], own_jack[1]) if own_jack is not None else None
         interval = confidence_interval(bs.method, rep_scores[0][:, t], full_scores[0][t],
                                        bs.confidence_level, jackknife=jk)
-        if analytic is not None:  # a task's own interval for this metric (e.g. DeLong's for ROC-AUC)
-            interval = analytic(target.metric, target.group, bs.confidence_level) or interval
+        # a task's own interval for this metric (e.g. DeLong's for ROC-AUC), if it has one
+        interval = main.task.analytic_interval(main.statistics, target.metric, target.group,
+                                               bs.confidence_level) or interval
         results.append(ScoreResult(target.metric, target.group, float(full_scores[0][t]), interval,
                                    rep_scores[0][:, t].copy(), group_sizes[target.group]))
 
@@ -212,12 +212,9 @@ def evaluate(config, gold, predictions, baseline=None, progress=None):
                                                   float(full_scores[1][t]), float(diff_full), interval, p,
                                                   diff_reps))
 
-    per_class = ()
-    unit_rows = getattr(main.task, "unit_rows", None)
-    if unit_rows is not None:
-        n_own = len(main.accumulators)
-        per_class = unit_rows(main.statistics, full[:n_own], reps[:n_own], gold.labels, bs.method,
-                              bs.confidence_level, config.zero_division)
+    n_own = len(main.accumulators)
+    per_class = main.task.unit_rows(main.statistics, full[:n_own], reps[:n_own], gold.labels, bs.method,
+                                    bs.confidence_level, config.zero_division) or ()
 
     # No gold hash: the signature is shown to participants, and a hash would let anyone confirm a
     # reconstructed gold offline.  The end-of-phase report (for organizers) keeps it.
@@ -226,7 +223,7 @@ def evaluate(config, gold, predictions, baseline=None, progress=None):
                           gold_sha256=None,
                           version=__version__)
     return SubmissionResult(tuple(results), tuple(comparisons), per_class, signature,
-                            getattr(main.task, "UNIT_NAME", "class"), validity_warnings(config, gold, predictions))
+                            main.task.UNIT_NAME, validity_warnings(config, gold, predictions))
 
 
 def validity_warnings(config, gold, predictions):

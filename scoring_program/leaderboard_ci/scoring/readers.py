@@ -59,7 +59,7 @@ def _read_system(path, name, config, gold, max_bytes):
                       is_value=is_value)
     settings = task_settings(config)
     try:
-        if hasattr(task, "read_predictions"):  # a format of the task's own (CoNLL, TREC runs, SQuAD JSON)
+        if task.OWN_PREDICTION_FORMAT:  # a format of the task's own (CoNLL, TREC runs, SQuAD JSON)
             return task.read_predictions(source, iter_lines(source), gold, settings)
         convert, typecode = task.value_parser(source, gold, quote, settings)
         table = open_table(source, config.files.format, columns)
@@ -98,12 +98,7 @@ def organizer_warnings(config):
     valid labels (that would reveal the gold's classes), and a valid label
     that the gold happens not to hold is rejected.
     """
-    out = []
-    if task_module(config.kind).NAME == "classification" and config.labels is None:
-        out.append("%s: labels is not set, so the label set is read from the gold: participants' messages cannot "
-                   "list the valid labels, and a valid label absent from the gold is rejected; list the task's "
-                   "classes under labels" % config.source)
-    return out
+    return list(task_module(config.kind).organizer_warnings(config.labels, config.source))
 
 
 def task_settings(config):
@@ -316,7 +311,7 @@ def read_gold(ref_dir, config):
     task = task_module(config.kind)
     settings = task_settings(config)
     try:
-        if hasattr(task, "read_gold"):  # a format of the task's own: the task parses and encodes the units
+        if task.OWN_GOLD_FORMAT:  # a format of the task's own: the task parses and encodes the units
             units = task.read_gold(source, iter_lines(source), config.labels, settings)
             lines, ids, codes, labels, groups = (units["lines"], units.get("ids"), units["values"],
                                                   units.get("labels"), units.get("groups"))
@@ -330,7 +325,7 @@ def read_gold(ref_dir, config):
         if config.files.unscored_ids == "ignore" and len(ids) > config.files.max_ids:
             raise ConfigError("%s: files.max_ids ({:,}) is below the number of items of ref/%s; set it to the "
                               "number of public test ids".format(config.files.max_ids) % (config.source, name))
-    if not hasattr(task, "read_gold"):
+    if not task.OWN_GOLD_FORMAT:
         codes, labels = task.encode_gold(source, lines, values, config.labels, config.source, settings)
     mismatch = task.check_metrics(config.metrics, labels)
     if mismatch is not None:

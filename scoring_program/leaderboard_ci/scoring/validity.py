@@ -87,10 +87,7 @@ def target_scopes(gold, group=None, every_group=True):
 # ---------------------------------------------------------------------------
 def sparse_units_of(spec, gold, predictions=None, items=None):
     """The task's :class:`~leaderboard_ci.tasks.base.SparseUnits` of ``spec`` (empty without the hook)."""
-    hook = getattr(task_module(gold.kind), "sparse_units", None)
-    if hook is None:
-        return ()
-    return tuple(hook(spec, gold, predictions, items))
+    return tuple(task_module(gold.kind).sparse_units(spec, gold, predictions, items))
 
 
 def _gold_sentence(found, titles, where, participant):
@@ -178,7 +175,7 @@ def sparse_class_notes(metrics, labels, gold_codes, predicted_codes, groups=None
                        predictor="you predict", name_gold_classes=True, per_class=True):
     """:func:`sparse_notes` for single-label class codes (``name_gold_classes=False``: the participant's)."""
     gold = GoldStandard(values=np.asarray(gold_codes), labels=tuple(labels), groups=groups,
-                        group_values=group_values, task="classification")
+                        group_values=group_values)  # class codes with labels: the label task
     return sparse_notes(metrics, gold, predicted_codes, predictor, not name_gold_classes, per_class)
 
 
@@ -187,10 +184,7 @@ def sparse_class_notes(metrics, labels, gold_codes, predicted_codes, groups=None
 # ---------------------------------------------------------------------------
 def item_contributions_of(spec, gold, predictions):
     """The task's ``(terms, noun, coverage)`` of a per-item-mean metric, or None."""
-    hook = getattr(task_module(gold.kind), "item_contributions", None)
-    if hook is None:
-        return None
-    return hook(spec, gold, predictions)
+    return task_module(gold.kind).item_contributions(spec, gold, predictions)
 
 
 def _top_count(n):
@@ -356,7 +350,7 @@ def phase_notes(gold, spec, group, names, flags, limit=5):
     """
     where = "the test set" if group is None else "group '%s'" % group
     notes = [_lower_first(n) for n in sparse_notes([spec], gold, None, group=group, every_group=False)]
-    unit = getattr(task_module(gold.kind), "UNIT_NAME", "class")
+    unit = task_module(gold.kind).UNIT_NAME
 
     def listed(found):
         return ", ".join(found[:limit]) + (" ..." if len(found) > limit else "")

@@ -10,8 +10,11 @@ from typing import Any, Optional, Tuple
 
 import numpy as np
 
+from ..core.intervals import Interval
+
 __all__ = ["MetricInfo", "MetricSpec", "GoldStandard", "Target", "ppi", "resolve_averaged", "SparseUnits", "FEW_UNITS",
-           "item_mask"]
+           "item_mask", "ClassRow", "canonical_name",
+           "check_labels"]
 
 
 @dataclass(frozen=True)
@@ -150,6 +153,38 @@ class Target:
 
     metric: MetricSpec
     group: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class ClassRow:
+    """Scores of one unit (class, label, entity type) of a submission on all items: the per-unit table's row."""
+
+    label: str
+    precision: float
+    recall: float
+    f1: float
+    f1_interval: Interval
+    predicted: int
+    support: Optional[int] = None  # the gold's count of the class (None: not known)
+
+
+def check_labels(name, average, labels, pos_label, label_set):
+    """Check a metric's ``labels`` and ``pos_label`` against a label set (ValueError naming the set)."""
+    label_set = [str(x) for x in label_set]
+    for label in labels or ():
+        if label not in label_set:
+            raise ValueError("label %r is not one of the task's labels: %s" % (label, ", ".join(label_set)))
+    if pos_label is not None and pos_label not in label_set:
+        raise ValueError("pos_label %r is not one of the task's labels: %s" % (pos_label, ", ".join(label_set)))
+    if average == "binary" and len(label_set) != 2:
+        raise ValueError("%s_binary needs exactly two labels, the task has %d (%s); for one class's score use "
+                         "{name: %s, average: macro, labels: [%s]}"
+                         % (name, len(label_set), ", ".join(label_set), name, pos_label))
+
+
+def canonical_name(text):
+    """A name as looked up: lower case, ``-`` and spaces as ``_``."""
+    return str(text).strip().lower().replace("-", "_").replace(" ", "_")
 
 
 #: A unit (class, label, entity type) with this many gold or predicted occurrences, or fewer, is sparse.

@@ -34,20 +34,20 @@ Statistical choices (also in the README)
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Optional
 
 import numpy as np
 
 from ..core.accumulators import CodeCounts
-from ..core.intervals import Interval, confidence_interval
-from .base import MetricInfo, resolve_averaged
+from ..core.intervals import confidence_interval
+from .base import ClassRow, MetricInfo, canonical_name, check_labels, resolve_averaged
+from .protocol import TaskType
+from .sign_test import mcnemar_pvalues
 from .sparse import is_macro, macro_class_units as sparse_units  # the sparse_units hook
 
 __all__ = ["NAME", "METRICS", "ClassStats", "ClassRow", "classification_score", "per_class_scores",
            "resolve_name", "make_spec", "check_labels", "known_names", "encode_gold", "encode_values",
            "value_parser", "is_value", "decode", "Statistics", "unit_rows", "AVERAGES", "KAPPA_WEIGHTS",
-           "is_macro", "sparse_units"]
+           "is_macro", "sparse_units", "pair_tests", "ClassificationTask", "TASK"]
 
 NAME = "classification"
 #: What a row of the per-unit table is.
@@ -234,19 +234,6 @@ def per_class_scores(stats, zero_division=0.0):
     return precision, recall, f1
 
 
-@dataclass(frozen=True)
-class ClassRow:
-    """Per-class scores of a submission on all items."""
-
-    label: str
-    precision: float
-    recall: float
-    f1: float
-    f1_interval: Interval
-    predicted: int
-    support: Optional[int] = None  # the gold's count of the class (None: not known)
-
-
 # ---------------------------------------------------------------------------
 # Metric names and options
 # ---------------------------------------------------------------------------
@@ -273,10 +260,6 @@ def known_names():
     return names + ["qwk", "linear_kappa"]
 
 
-def _canonical(text):
-    return str(text).strip().lower().replace("-", "_").replace(" ", "_")
-
-
 def make_spec(name, options, defaults):
     """Validated fields of a metric of this task (raises ValueError saying what is wrong).
 
@@ -287,9 +270,9 @@ def make_spec(name, options, defaults):
     average = options.get("average")
     weights = options.get("weights")
     if average is not None:
-        average = _canonical(average)
+        average = canonical_name(average)
     if weights is not None:
-        weights = _canonical(weights)
+        weights = canonical_name(weights)
     if name in _AVERAGED:
         if average is None:
             raise ValueError("%s needs an average, one of: %s (e.g. %s_macro)" % (name, ", ".join(AVERAGES), name))
@@ -343,20 +326,6 @@ def _title(name, average, labels, pos_label, weights):
     if name == "cohen_kappa" and weights:
         return "%s-weighted kappa" % weights
     return title
-
-
-def check_labels(name, average, labels, pos_label, label_set):
-    """Check a metric's ``labels`` and ``pos_label`` against the task's label set (ValueError)."""
-    label_set = [str(x) for x in label_set]
-    for label in labels or ():
-        if label not in label_set:
-            raise ValueError("label %r is not one of the task's labels: %s" % (label, ", ".join(label_set)))
-    if pos_label is not None and pos_label not in label_set:
-        raise ValueError("pos_label %r is not one of the task's labels: %s" % (pos_label, ", ".join(label_set)))
-    if average == "binary" and len(label_set) != 2:
-        raise ValueError("%s_binary needs exactly two labels, the task has %d (%s); for one class's score use "
-                         "{name: %s, average: macro, labels: [%s]}"
-                         % (name, len(label_set), ", ".join(label_set), name, pos_label))
 
 
 def check_metrics(metrics, labels):
@@ -592,3 +561,36 @@ def unit_rows(statistics, full_stats, rep_stats, labels, method, confidence_leve
                              int(full_overall.pred[0, k]), int(full_overall.true[0, k])))
     return tuple(rows)
 
+
+
+def pair_tests(spec, gold, predictions, items, pairs, sides):
+    """McNemar's exact test of accuracy on the target's items (``p_mcnemar``), for the end-of-phase pairs."""
+    if spec.name != "accuracy":
+        return {}
+    correct = (np.asarray(predictions) == np.asarray(gold.values)[:, None])[np.asarray(items, dtype=bool)]
+    return {"p_mcnemar": ("p (McNemar)", mcnemar_pvalues(correct[:, pairs[:, 0]], correct[:, pairs[:, 1]], sides))}
+
+
+def organizer_warnings(labels, source):
+    """Without ``labels`` the label set is the gold's: participants' messages cannot list it."""
+    if labels is not None:
+        return ()
+    return ("%s: labels is not set, so the label set is read from the gold: participants' messages cannot list the "
+            "valid labels, and a valid label absent from the gold is rejected; list the task's classes under labels"
+            % source,)
+
+
+class ClassificationTask(TaskType):
+    """Single-label classification (see the module's docstring)."""
+
+    NAME, METRICS, ALIASES, OPTIONS, UNIT_NAME, Statistics = NAME, METRICS, ALIASES, OPTIONS, UNIT_NAME, Statistics
+    PAIR_TESTS = (("p_mcnemar", "p (McNemar)", ("accuracy",)),)
+    resolve_name, known_names = staticmethod(resolve_name), staticmethod(known_names)
+    make_spec, check_metrics = staticmethod(make_spec), staticmethod(check_metrics)
+    encode_gold, value_parser, is_value = staticmethod(encode_gold), staticmethod(value_parser), staticmethod(is_value)
+    encode_values, decode = staticmethod(encode_values), staticmethod(decode)
+    organizer_warnings, sparse_units = staticmethod(organizer_warnings), staticmethod(sparse_units)
+    unit_rows, pair_tests = staticmethod(unit_rows), staticmethod(pair_tests)
+
+
+TASK = ClassificationTask()

@@ -44,14 +44,15 @@ import numpy as np
 from ..core.accumulators import ExactSums, IndicatorSums
 from ..core.intervals import confidence_interval
 from .base import MetricInfo, item_mask, resolve_averaged
+from .protocol import TaskType
 from .classification import ClassRow
 from .sparse import few_units
 from .multilabel_files import DEFAULT_SEPARATOR, encode_label_sets, read_gold, read_predictions
 
-__all__ = ["NAME", "METRICS", "ALIASES", "OPTIONS", "SETTINGS", "AVERAGES", "LEVELS", "UNIT_NAME",
-           "resolve_name", "known_names", "make_spec", "check_metrics", "check_config", "parse_settings",
-           "read_gold", "read_predictions", "encode_values", "decode", "is_value", "Statistics",
-           "unit_rows", "hierarchy_matrix", "multilabel_score", "sparse_units"]
+__all__ = ["NAME", "METRICS", "MultilabelTask", "TASK", "ALIASES", "OPTIONS", "SETTINGS", "AVERAGES", "LEVELS",
+           "UNIT_NAME", "resolve_name", "known_names", "make_spec", "check_metrics", "check_config", "parse_settings",
+           "read_gold", "read_predictions", "encode_values", "decode", "Statistics", "unit_rows", "hierarchy_matrix",
+           "multilabel_score", "sparse_units"]
 
 NAME = "multilabel"
 UNIT_NAME = "label"
@@ -241,11 +242,6 @@ def encode_values(gold_values, systems, labels=None, settings=None):
 def decode(gold, values):
     """The 0/1 indicator matrix ``(n, K)`` a custom metric receives (columns in ``gold.labels`` order)."""
     return np.asarray(values, dtype=np.int64)
-
-
-def is_value(gold, text):
-    """Whether a would-be header field is really a value (a label set)."""
-    return False
 
 
 def hierarchy_matrix(labels, hierarchy):
@@ -474,3 +470,20 @@ def sparse_units(spec, gold, predictions=None, items=None):
     chosen = None if spec.labels is None else [labels.index(x) for x in spec.labels]
     predicted = None if predictions is None else _level_indicators(spec, gold, predictions)[1][keep].sum(axis=0)
     return few_units("label", labels, y[keep].sum(axis=0), predicted, SPARSE_COVERAGE, chosen=chosen)
+
+
+class MultilabelTask(TaskType):
+    """Multi-label classification: a set of labels per item (see the module's docstring)."""
+
+    NAME, METRICS, ALIASES, OPTIONS, SETTINGS = NAME, METRICS, ALIASES, OPTIONS, SETTINGS
+    UNIT_NAME, Statistics = UNIT_NAME, Statistics
+    OWN_GOLD_FORMAT = OWN_PREDICTION_FORMAT = True
+    resolve_name, known_names = staticmethod(resolve_name), staticmethod(known_names)
+    make_spec, check_metrics = staticmethod(make_spec), staticmethod(check_metrics)
+    parse_settings, check_config = staticmethod(parse_settings), staticmethod(check_config)
+    read_gold, read_predictions = staticmethod(read_gold), staticmethod(read_predictions)
+    encode_values, decode = staticmethod(encode_values), staticmethod(decode)
+    unit_rows, sparse_units = staticmethod(unit_rows), staticmethod(sparse_units)
+
+
+TASK = MultilabelTask()

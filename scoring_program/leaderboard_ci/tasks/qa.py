@@ -38,10 +38,11 @@ import numpy as np
 
 from ..core.accumulators import CodeCounts, ExactSums, split_fixed_point
 from .base import MetricInfo
+from .protocol import TaskType
 
-__all__ = ["NAME", "METRICS", "NORMALIZATIONS", "SPANISH_ARTICLES", "normalizer", "exact_match", "token_f1",
-           "question_scores", "resolve_name", "make_spec", "known_names", "check_metrics", "parse_settings",
-           "read_gold", "read_predictions", "encode_values", "Statistics"]
+__all__ = ["NAME", "METRICS", "QATask", "TASK", "NORMALIZATIONS", "SPANISH_ARTICLES", "normalizer", "exact_match",
+           "token_f1", "question_scores", "parse_settings", "read_gold", "read_predictions", "encode_values",
+           "Statistics"]
 
 NAME = "qa"
 NORMALIZATIONS = ("en", "es", "none")
@@ -129,23 +130,6 @@ def parse_settings(values):
 
 def _normalization(settings):
     return parse_settings({"normalization": (settings or {}).get("normalization")})["normalization"]
-
-
-def resolve_name(name):
-    name = ALIASES.get(name, name)
-    return (name, {}) if name in METRICS else None
-
-
-def known_names():
-    return sorted(METRICS)
-
-
-def make_spec(name, options, defaults):
-    return {}, name, METRICS[name].title
-
-
-def check_metrics(metrics, labels):
-    return None
 
 
 # ---------------------------------------------------------------------------
@@ -349,18 +333,6 @@ def encode_values(gold_values, systems, labels=None, settings=None):
     return _answers_array(gold), None, coded
 
 
-def encode_gold(source, lines, values, labels=None, config_name="config.yaml", settings=None):
-    raise source.whole("is read by the qa task's own reader")
-
-
-def value_parser(source, gold, quote=repr, settings=None):
-    raise source.whole("is read by the qa task's own reader")
-
-
-def is_value(gold, text):
-    return False
-
-
 def decode(gold, values):
     """The normalized answers (gold: tuples of answers; predictions: strings)."""
     return np.asarray(values, dtype=object)
@@ -413,3 +385,16 @@ class Statistics:
         if j != 0:
             raise ValueError("the qa task has no groups")
         return prepared[:, 0 if spec.name == "exact_match" else 1]
+
+
+class QATask(TaskType):
+    """Extractive question answering, SQuAD-style (see the module's docstring); its metrics take no options."""
+
+    NAME, METRICS, ALIASES, OPTIONS, SETTINGS, Statistics = NAME, METRICS, ALIASES, OPTIONS, SETTINGS, Statistics
+    OWN_GOLD_FORMAT = OWN_PREDICTION_FORMAT = True
+    parse_settings, read_gold = staticmethod(parse_settings), staticmethod(read_gold)
+    read_predictions, encode_values = staticmethod(read_predictions), staticmethod(encode_values)
+    decode = staticmethod(decode)
+
+
+TASK = QATask()

@@ -43,7 +43,6 @@ Conventions (trec_eval's, stated in the README)
 """
 from __future__ import annotations
 
-import json
 import math
 import re
 
@@ -51,12 +50,15 @@ import numpy as np
 
 from ..core.accumulators import CodeCounts, ExactSums
 from .base import MetricInfo
+from .protocol import TaskType
+from .ranking_files import (MISSING_QUERIES, SETTINGS, gold_array, parse_settings, positions as _positions,
+                            read_gold, read_predictions, run_array, run_dtype as _run_dtype)
 from .sparse import few_queries
 
 __all__ = ["NAME", "METRICS", "ALIASES", "OPTIONS", "SETTINGS", "resolve_name", "known_names", "make_spec",
-           "check_metrics", "parse_settings", "read_gold", "read_predictions", "encode_values", "decode",
+           "parse_settings", "read_gold", "read_predictions", "encode_values", "decode",
            "per_query_values", "Statistics", "gold_array", "run_array", "UNIT_VALUES_NAME", "sparse_units",
-           "FEW_QUERIES"]
+           "FEW_QUERIES", "MISSING_QUERIES", "RankingTask", "TASK"]
 
 NAME = "ranking"
 #: The unit of :meth:`Statistics.unit_values` (the end-of-phase report's distribution figure).
@@ -80,14 +82,7 @@ ALIASES = {
 }
 #: The metric options of this task (besides ``name`` and ``key``): the cut-off.
 OPTIONS = ("k",)
-#: Top-level ``config.yaml`` keys this task owns.
-SETTINGS = ("relevance_threshold", "missing_queries")
-MISSING_QUERIES = ("zero", "skip")
 _NAME_PATTERN = re.compile(r"^([a-z_]+?)(?:[@_]([0-9]+))?$")
-_WHOLE_NUMBER = re.compile(r"^[+-]?[0-9]+$")
-
-_RUN_COLUMNS = "6 columns: query id, Q0, document id, rank, score, run tag"
-_QRELS_COLUMNS = "4 columns: query id, iteration, document id, relevance"
 
 
 # ---------------------------------------------------------------------------
@@ -131,284 +126,6 @@ def make_spec(name, options, defaults):
     if k is None:
         return {"options": ()}, name, title
     return {"options": (("k", k),)}, "%s_%d" % (name, k), "%s@%d" % (title, k)
-
-
-def check_metrics(metrics, labels):
-    return None
-
-
-def parse_settings(values):
-    """``relevance_threshold`` (whole number >= 1, default 1) and ``missing_queries`` (zero or skip)."""
-    threshold = values.get("relevance_threshold", 1)
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or threshold != int(threshold) \
-            or threshold < 1:
-        raise ValueError("relevance_threshold must be a whole number >= 1 (the lowest relevance that counts as "
-                         "relevant), got %r" % (threshold,))
-    missing = str(values.get("missing_queries", "zero")).strip().lower()
-    if missing not in MISSING_QUERIES:
-        raise ValueError("missing_queries must be one of: %s, got %r"
-                         % (", ".join(MISSING_QUERIES), values.get("missing_queries")))
-    return {"relevance_threshold": int(threshold), "missing_queries": missing}
-
-
-def _settings_of(settings):
-    settings = dict(settings or {})
-    return parse_settings(dict((k, settings[k]) for k in SETTINGS if k in settings))
-
-
-# ---------------------------------------------------------------------------
-# Encoding
-# ---------------------------------------------------------------------------
-def _gold_dtype(m, width):
-    return np.dtype([("grade", np.int64, (m,)), ("relevant", np.bool_, (m,)), ("doc", "U%d" % max(width, 1), (m,)),
-                     ("count_empty", np.bool_)])
-
-
-def _run_dtype(m):
-    return np.dtype([("retrieved", np.int64), ("rank", np.int64, (m,))])
-
-
-def gold_array(judgments, settings=None):
-    """The encoded gold: ``judgments`` is a list (one per query) of ``[(docid, relevance), ...]``.
-
-    Only documents with relevance > 0 are kept, by grade descending then id.
-    """
-    settings = _settings_of(settings)
-    threshold = settings["relevance_threshold"]
-    kept = [sorted(((d, int(r)) for d, r in docs if int(r) > 0), key=lambda x: (-x[1], x[0])) for docs in judgments]
-    m = max([len(docs) for docs in kept] + [1])
-    width = max([len(d) for docs in kept for d, _ in docs] + [1])
-    out = np.zeros(len(kept), dtype=_gold_dtype(m, width))
-    for q, docs in enumerate(kept):
-        if docs:
-            grades = [r for _, r in docs]
-            out["grade"][q, :len(docs)] = grades
-            out["relevant"][q, :len(docs)] = [r >= threshold for r in grades]
-            out["doc"][q, :len(docs)] = [d for d, _ in docs]
-    out["count_empty"] = settings["missing_queries"] == "zero"
-    return out
-
-
-def _positions(gold):
-    """Per query, ``{docid: column}`` of the judged documents."""
-    docs, grades = gold["doc"], gold["grade"]
-    return [dict((docs[q, j], j) for j in range(docs.shape[1]) if grades[q, j] > 0) for q in range(gold.shape[0])]
-
-
-def run_array(gold, rankings, positions=None):
-    """The encoded run: ``rankings[q]`` is a list of ``(docid, score)`` of query ``q`` (any order).
-
-    Documents are ranked by score descending, ties by document id descending
-    (trec_eval); the row keeps the rank of each judged document (0: not retrieved).
-    """
-    if positions is None:
-        positions = _positions(gold)
-    m = gold.dtype["grade"].shape[0]
-    out = np.zeros(len(rankings), dtype=_run_dtype(m))
-    ranks = out["rank"]
-    for q, docs in enumerate(rankings):
-        if not docs:
-            continue
-        out["retrieved"][q] = len(docs)
-        where = positions[q]
-        ordered = sorted(((score, doc) for doc, score in docs), reverse=True)
-        for rank, (_, doc) in enumerate(ordered, 1):
-            j = where.get(doc)
-            if j is not None:
-                ranks[q, j] = rank
-    return out
-
-
-# ---------------------------------------------------------------------------
-# Reading files
-# ---------------------------------------------------------------------------
-def _split_json(lines):
-    """``(True, text, first line)`` when the file is JSON (starts with ``{``), else ``(False, lines, None)``."""
-    lines = iter(lines)
-    skipped = []
-    for line, text in lines:
-        if text.strip():
-            if text.lstrip().startswith("{"):
-                rest = [t for _, t in lines]
-                return True, "\n".join([""] * len(skipped) + [text] + rest), line
-            return False, _chain(skipped + [(line, text)], lines), None
-        skipped.append((line, text))
-    return False, iter(skipped), None
-
-
-def _chain(first, rest):
-    for item in first:
-        yield item
-    for item in rest:
-        yield item
-
-
-class _Pairs(list):
-    """The ``(key, value)`` pairs of one JSON object, in file order."""
-
-
-def _no_duplicate_keys(source):
-    def hook(pairs):
-        seen = set()
-        for key, _ in pairs:
-            if key in seen:
-                shown = " %s" % _quote(source, key) if source.may_quote else ""
-                raise source.whole("has the key%s twice in one object; give each query and document once" % shown)
-            seen.add(key)
-        return _Pairs(pairs)
-    return hook
-
-
-def _quote(source, text):
-    text = str(text)
-    if not source.may_quote:
-        return "(not shown)"
-    return repr(text if len(text) <= 40 else text[:40] + "...")
-
-
-def _load_json(source, text, what):
-    try:
-        data = json.loads(text, object_pairs_hook=_no_duplicate_keys(source))
-    except ValueError as exc:
-        if isinstance(exc, source.error):
-            raise
-        line = getattr(exc, "lineno", None)
-        if line is None:
-            raise source.whole("is not valid JSON")
-        raise source.at(line, "is not valid JSON (%s); expected {query id: {document id: %s}}"
-                        % (getattr(exc, "msg", "syntax error"), what))
-    if not isinstance(data, _Pairs):
-        raise source.whole("must be a JSON object {query id: {document id: %s}}" % what)
-    return data
-
-
-def read_gold(source, lines, labels=None, settings=None):
-    """TREC qrels or JSON ``{qid: {docid: relevance}}`` into one encoded row per query.
-
-    Messages name the file and the line (or the query, in JSON), never a relevance judgment.
-    """
-    is_json, content, _ = _split_json(lines)
-    qids, first_lines, judgments = [], [], []
-    index = {}
-    if is_json:
-        for qid, docs in _load_json(source, content, "relevance"):
-            if not isinstance(docs, _Pairs):
-                raise source.whole("query %s must map to an object {document id: relevance}" % _quote(source, qid))
-            rows = []
-            for doc, rel in docs:
-                if isinstance(rel, bool) or not isinstance(rel, int):
-                    raise source.whole("query %s: a relevance is not a whole number; expected whole numbers "
-                                       "(0 = not relevant)" % _quote(source, qid))
-                rows.append((doc, rel))
-            _check_id(source, qid, None, "query id")
-            index[qid] = len(qids)
-            qids.append(qid)
-            first_lines.append(1)
-            judgments.append(rows)
-    else:
-        seen = {}
-        for line, text in content:
-            fields = text.split()
-            if not fields:
-                continue
-            if len(fields) != 4:
-                raise source.at(line, "has %d column%s; expected %s (TREC qrels)"
-                                % (len(fields), "" if len(fields) == 1 else "s", _QRELS_COLUMNS))
-            qid, _, doc, rel = fields
-            if _WHOLE_NUMBER.match(rel) is None:
-                raise source.at(line, "the relevance is not a whole number; expected %s" % _QRELS_COLUMNS)
-            first = seen.get((qid, doc))
-            if first is not None:
-                raise source.at(line, "the same query and document were judged before, on line %d; judge each "
-                                      "document once per query" % first)
-            seen[(qid, doc)] = line
-            q = index.get(qid)
-            if q is None:
-                q = index[qid] = len(qids)
-                qids.append(qid)
-                first_lines.append(line)
-                judgments.append([])
-            judgments[q].append((doc, int(rel)))
-    if not qids:
-        raise source.whole("has no relevance judgments; expected %s per line (TREC qrels)" % _QRELS_COLUMNS)
-    values = gold_array(judgments, settings)
-    if not values["grade"].any():
-        raise source.whole("judges no document relevant; qrels need at least one positive judgment")
-    return {"lines": first_lines, "values": values, "labels": None, "ids": tuple(qids), "groups": None}
-
-
-def _check_id(source, ident, line, what):
-    if ident == "":
-        if line is None:
-            raise source.whole("has an empty %s" % what)
-        raise source.at(line, "the %s is empty" % what)
-
-
-def _score(text):
-    try:
-        value = float(text)
-    except ValueError:
-        return None
-    return value if math.isfinite(value) and "_" not in text else None
-
-
-def read_predictions(source, lines, gold, settings=None):
-    """A TREC run or JSON ``{qid: {docid: score}}``, aligned with the gold's queries.
-
-    Every query id must be one of the qrels'; a query the run omits counts as
-    a query with no retrieved document (see ``missing_queries``).
-    """
-    index = dict((qid, q) for q, qid in enumerate(gold.ids))
-    rankings = [[] for _ in gold.ids]
-    is_json, content, _ = _split_json(lines)
-    if is_json:
-        for qid, docs in _load_json(source, content, "score"):
-            _check_id(source, qid, None, "query id")
-            q = index.get(qid)
-            if q is None:
-                raise _unknown_query(source, None, qid, gold)
-            if rankings[q]:
-                raise source.whole("has query %s twice; give each query once" % _quote(source, qid))
-            if not isinstance(docs, _Pairs):
-                raise source.whole("query %s must map to an object {document id: score}" % _quote(source, qid))
-            for doc, score in docs:
-                if isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score):
-                    raise source.whole("query %s, document %s: the score is not a finite number"
-                                       % (_quote(source, qid), _quote(source, doc)))
-                rankings[q].append((doc, float(score)))
-    else:
-        seen = {}
-        for line, text in content:
-            fields = text.split()
-            if not fields:
-                continue
-            if len(fields) != 6:
-                raise source.at(line, "has %d column%s; expected %s (a TREC run)"
-                                % (len(fields), "" if len(fields) == 1 else "s", _RUN_COLUMNS))
-            qid, _, doc, _, score_text, _ = fields
-            q = index.get(qid)
-            if q is None:
-                raise _unknown_query(source, line, qid, gold)
-            score = _score(score_text)
-            if score is None:
-                raise source.at(line, "the score %s is not a finite number (the 5th column is the score)"
-                                % _quote(source, score_text))
-            first = seen.get((qid, doc))
-            if first is not None:
-                raise source.at(line, "document %s is retrieved again for query %s (first on line %d); rank each "
-                                      "document once per query" % (_quote(source, doc), _quote(source, qid), first))
-            seen[(qid, doc)] = line
-            rankings[q].append((doc, score))
-    if not any(rankings):
-        raise source.whole("retrieves no document for any query; expected %s per line (a TREC run) or "
-                           "{query id: {document id: score}}" % _RUN_COLUMNS)
-    return run_array(gold.values, rankings)
-
-
-def _unknown_query(source, line, qid, gold):
-    message = "query id %s is not one of the %d test queries; expected ids like %s" % (
-        _quote(source, qid), len(gold.ids), _quote(source, gold.ids[0]))
-    return source.whole(message) if line is None else source.at(line, message)
 
 
 # ---------------------------------------------------------------------------
@@ -455,10 +172,6 @@ def encode_values(gold_values, systems, labels=None, settings=None):
 def decode(gold, values):
     """Custom metrics receive the encoded rows as they are (see the module docstring)."""
     return values
-
-
-def is_value(gold, text):
-    return False
 
 
 # ---------------------------------------------------------------------------
@@ -597,3 +310,23 @@ def sparse_units(spec, gold, predictions=None, items=None):
     judged = np.asarray(values["grade"]) > 0 if spec.name == "ndcg" else values["relevant"]
     return few_queries(judged, items, FEW_QUERIES, "a bootstrap over so few units can cover well below its "
                        "nominal level")
+
+
+class RankingTask(TaskType):
+    """Ranking: TREC runs against qrels, one resampling unit per query (see the module's docstring)."""
+
+    NAME, METRICS, ALIASES, OPTIONS, SETTINGS = NAME, METRICS, ALIASES, OPTIONS, SETTINGS
+    UNIT_VALUES_NAME, Statistics = UNIT_VALUES_NAME, Statistics
+    OWN_GOLD_FORMAT = OWN_PREDICTION_FORMAT = True
+    resolve_name, known_names = staticmethod(resolve_name), staticmethod(known_names)
+    make_spec = staticmethod(make_spec)
+    parse_settings, read_gold = staticmethod(parse_settings), staticmethod(read_gold)
+    read_predictions, encode_values = staticmethod(read_predictions), staticmethod(encode_values)
+    decode, sparse_units = staticmethod(decode), staticmethod(sparse_units)
+
+    def unit_values(self, statistics, spec, j):
+        """Each query's value of ``spec`` (its mean is the score)."""
+        return statistics.unit_values(spec, j)
+
+
+TASK = RankingTask()

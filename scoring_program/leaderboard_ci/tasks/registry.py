@@ -1,7 +1,9 @@
 """The task types, and which task each metric name belongs to.
 
-A new task type is registered by adding its module to :data:`TASKS` (see
-:mod:`leaderboard_ci.tasks` for what the module provides).
+A new task type is registered by adding its module to :data:`TASKS`; the
+module defines a :class:`~leaderboard_ci.tasks.protocol.TaskType` subclass
+and its instance ``TASK``, which is what the registry hands out (see
+``docs/adding_a_task_type.md``).
 """
 from __future__ import annotations
 
@@ -9,17 +11,22 @@ import difflib
 import importlib
 from collections import OrderedDict
 
-__all__ = ["TASKS", "task_module", "find_metric", "known_metric_names", "suggest_metric", "canonical_name"]
+from .base import canonical_name
+
+__all__ = ["TASKS", "DEFAULT_TASK", "task_module", "task_type", "find_metric", "known_metric_names", "suggest_metric",
+           "canonical_name", "pair_test_titles"]
 
 #: Task name -> module name under leaderboard_ci.tasks, in the order metric names are looked up
 #: and messages list them.  A new task type is one more entry.
 _MODULES = OrderedDict([("classification", "classification"), ("regression", "regression"), ("scores", "scores"),
                         ("multilabel", "multilabel"), ("sequence", "sequence"), ("qa", "qa"),
                         ("ranking", "ranking")])
+#: The task of a custom metric file that sets no ``KIND``: the first registered.
+DEFAULT_TASK = next(iter(_MODULES))
 
 
 class _Registry(object):
-    """Task name -> task module, imported when first asked for.
+    """Task name -> the task's :class:`~leaderboard_ci.tasks.protocol.TaskType` instance, imported when first asked for.
 
     The per-submission program then imports only the task modules it uses (a
     classification competition imports one), which keeps its start-up short.
@@ -31,11 +38,11 @@ class _Registry(object):
         self._loaded = {}
 
     def __getitem__(self, name):
-        module = self._loaded.get(name)
-        if module is None:
-            module = importlib.import_module("%s.%s" % (__package__, self._names[name]))
-            self._loaded[name] = module
-        return module
+        task = self._loaded.get(name)
+        if task is None:
+            task = importlib.import_module("%s.%s" % (__package__, self._names[name])).TASK
+            self._loaded[name] = task
+        return task
 
     def __contains__(self, name):
         return name in self._names
@@ -53,21 +60,33 @@ class _Registry(object):
 TASKS = _Registry(_MODULES)
 
 
-def task_module(name):
-    """The module of task ``name`` (ValueError naming the known tasks)."""
+def task_type(name):
+    """The :class:`~leaderboard_ci.tasks.protocol.TaskType` of task ``name`` (ValueError naming the known tasks)."""
     try:
         return TASKS[name]
     except KeyError:
         raise ValueError("unknown task %r; known tasks: %s" % (name, ", ".join(TASKS)))
 
 
-def canonical_name(text):
-    """A metric name as looked up: lower case, ``-`` and spaces as ``_``."""
-    return str(text).strip().lower().replace("-", "_").replace(" ", "_")
+#: The name the callers have always used (it returned the task's module).
+task_module = task_type
+
+
+def pair_test_titles():
+    """``{column: title}`` of every task's pair tests (``PAIR_TESTS``), in registry order.
+
+    The reports show a pairs table's column under this title when the column is
+    there; no report names a test.
+    """
+    titles = OrderedDict()
+    for task in TASKS.values():
+        for column, title, _ in task.PAIR_TESTS:
+            titles.setdefault(column, title)
+    return titles
 
 
 def find_metric(text, task=None):
-    """``(task module, metric name, implied options)`` for a metric name or shorthand, or None.
+    """``(task type, metric name, implied options)`` for a metric name or shorthand, or None.
 
     With ``task`` given, only that task's metrics are searched.
     """
@@ -97,6 +116,6 @@ def suggest_metric(text, task=None):
     candidates = set(known_metric_names(task))
     for module in TASKS.values():
         if task is None or module.NAME == task:
-            candidates.update(getattr(module, "ALIASES", {}))
+            candidates.update(module.ALIASES)
     close = difflib.get_close_matches(name, sorted(candidates), n=1, cutoff=0.75)
     return close[0] if close else None

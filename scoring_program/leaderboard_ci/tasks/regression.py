@@ -24,8 +24,9 @@ import numpy as np
 
 from ..core.accumulators import CodeCounts, ExactSums, RankSums
 from .base import MetricInfo
+from .protocol import TaskType
 
-__all__ = ["NAME", "METRICS", "RegressionSums", "regression_score", "resolve_name", "make_spec", "known_names",
+__all__ = ["NAME", "METRICS", "RegressionSums", "regression_score", "RegressionTask", "TASK",
            "encode_gold", "encode_values", "value_parser", "is_value", "decode", "Statistics", "item_contributions"]
 
 NAME = "regression"
@@ -135,29 +136,7 @@ REGRESSION_NEEDS = {
 
 
 # ---------------------------------------------------------------------------
-# Metric names and options
-# ---------------------------------------------------------------------------
-def resolve_name(name):
-    """``(metric, implied options)`` for a name or alias, or None."""
-    name = ALIASES.get(name, name)
-    return (name, {}) if name in METRICS else None
-
-
-def known_names():
-    return sorted(METRICS)
-
-
-def make_spec(name, options, defaults):
-    """``(fields, default key, title)``; regression metrics take no options."""
-    return {}, name, METRICS[name].title
-
-
-def check_metrics(metrics, labels):
-    return None
-
-
-# ---------------------------------------------------------------------------
-# Values
+# Values (the metric names and options are the protocol's defaults)
 # ---------------------------------------------------------------------------
 def _as_number(text):
     try:
@@ -312,3 +291,15 @@ def item_contributions(spec, gold, predictions):
     if spec.name == "mae":
         return np.abs(errors), "absolute error", None
     return errors ** 2, "squared error", "about 90% instead of 95% at n = 300 in a coverage study"
+
+
+class RegressionTask(TaskType):
+    """Regression: one real number per item; the metrics take no options (the protocol's defaults)."""
+
+    NAME, METRICS, ALIASES, OPTIONS, Statistics = NAME, METRICS, ALIASES, OPTIONS, Statistics
+    encode_gold, value_parser, is_value = staticmethod(encode_gold), staticmethod(value_parser), staticmethod(is_value)
+    encode_values, decode = staticmethod(encode_values), staticmethod(decode)
+    item_contributions = staticmethod(item_contributions)
+
+
+TASK = RegressionTask()

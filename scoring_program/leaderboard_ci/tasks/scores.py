@@ -37,13 +37,14 @@ import numpy as np
 from ..core.accumulators import CodeCounts, ExactSums
 from . import classification
 from .base import MetricInfo, SparseUnits, item_mask
+from .protocol import TaskType
 from .sparse import class_code_units, is_macro
 from .score_files import DEFAULT_SUM_TOLERANCE, PROBABILITY_METRICS, is_number, read_predictions
 from ..core.intervals import Interval
 from .score_metrics import BinaryCurve, ap_from_stats, auc_from_stats, delong_auc, delong_pvalues
 
-__all__ = ["NAME", "METRICS", "resolve_name", "make_spec", "known_names", "check_metrics", "encode_gold",
-           "encode_values", "value_parser", "is_value", "decode", "read_predictions", "Statistics",
+__all__ = ["NAME", "METRICS", "ScoresTask", "TASK", "resolve_name", "make_spec", "known_names", "check_metrics",
+           "encode_gold", "encode_values", "value_parser", "is_value", "decode", "read_predictions", "Statistics",
            "SETTINGS", "parse_settings", "pair_tests", "log_loss_terms", "brier_terms", "sparse_units",
            "item_contributions", "FEW_RANKED"]
 
@@ -477,7 +478,7 @@ def pair_tests(spec, gold, predictions, items, pairs, sides):
     """Tests of the end-of-phase pairs table besides the bootstrap: DeLong's test for binary ROC-AUC.
 
     ``predictions`` is ``(n, m, C)`` (every system's scores), ``items`` a boolean
-    mask of the target's items, ``pairs`` ``(P, 2)``.  Returns ``{column: p-values}``.
+    mask of the target's items, ``pairs`` ``(P, 2)``.  Returns ``{column: (title, p-values)}``.
     """
     labels = list(gold.labels)
     if spec.name != "roc_auc" or len(labels) != 2:
@@ -489,7 +490,7 @@ def pair_tests(spec, gold, predictions, items, pairs, sides):
     scores = p[items][:, :, 0 if p.shape[2] == 1 else pos]
     positive = np.asarray(gold.values)[items] == pos
     try:
-        return {"p_delong": delong_pvalues(positive, scores.T, pairs, sides)}
+        return {"p_delong": ("p (DeLong)", delong_pvalues(positive, scores.T, pairs, sides))}
     except ValueError:
         return {}
 
@@ -567,3 +568,25 @@ def item_contributions(spec, gold, predictions):
     if spec.name == "log_loss":
         return log_loss_terms(y, p, pos), "log loss", None
     return brier_terms(y, p, pos), "Brier score", None
+
+
+class ScoresTask(TaskType):
+    """Scores or probabilities per class (see the module's docstring)."""
+
+    NAME, METRICS, ALIASES, OPTIONS, SETTINGS, Statistics = NAME, METRICS, ALIASES, OPTIONS, SETTINGS, Statistics
+    OWN_PREDICTION_FORMAT = True
+    PAIR_TESTS = (("p_delong", "p (DeLong)", ("roc_auc",)),)
+    resolve_name, known_names = staticmethod(resolve_name), staticmethod(known_names)
+    make_spec, check_metrics = staticmethod(make_spec), staticmethod(check_metrics)
+    parse_settings, read_predictions = staticmethod(parse_settings), staticmethod(read_predictions)
+    encode_gold, value_parser, is_value = staticmethod(encode_gold), staticmethod(value_parser), staticmethod(is_value)
+    encode_values, decode = staticmethod(encode_values), staticmethod(decode)
+    sparse_units, item_contributions = staticmethod(sparse_units), staticmethod(item_contributions)
+    pair_tests = staticmethod(pair_tests)
+
+    def analytic_interval(self, statistics, spec, group, confidence_level):
+        """DeLong's interval for ``roc_auc`` with ``interval: delong`` (see ``Statistics.analytic_interval``)."""
+        return statistics.analytic_interval(spec, group, confidence_level)
+
+
+TASK = ScoresTask()

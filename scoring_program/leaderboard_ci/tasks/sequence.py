@@ -59,6 +59,7 @@ import numpy as np
 from ..core.accumulators import ExactSums
 from ..core.intervals import Interval, confidence_interval
 from .base import MetricInfo, item_mask, resolve_averaged
+from .protocol import TaskType
 from .sparse import few_units
 from .tagged_files import align_ids as _align_ids, quoted as _q, read_sentences as _read_sentences
 from .tagged_files import Memory as _Memory, memory_units as _memory_units, type_list as _type_list
@@ -66,8 +67,8 @@ from .tagging import MODES, PREFIXES as _PREFIXES, SCHEMES
 from .tagging import TagReader as _TagReader, entities_default, entities_strict
 from .tagging import sentence_entities as _sentence_entities
 
-__all__ = ["NAME", "METRICS", "SCHEMES", "MODES", "UNITS", "EntityCounts", "sequence_score", "resolve_name",
-           "make_spec", "known_names", "check_metrics", "parse_settings", "read_gold", "read_predictions",
+__all__ = ["NAME", "METRICS", "SequenceTask", "TASK", "SCHEMES", "MODES", "UNITS", "EntityCounts", "sequence_score",
+           "resolve_name", "make_spec", "known_names", "parse_settings", "read_gold", "read_predictions",
            "encode_values", "entities_default", "entities_strict", "Statistics", "unit_rows", "TypeRow", "sparse_units"]
 
 NAME = "sequence"
@@ -148,10 +149,6 @@ def make_spec(name, options, defaults):
     key = name if average is None else "%s_%s" % (name, average)
     title = METRICS[name].title if average is None else "entity %s-%s" % (average, "F1" if name == "f1" else name)
     return dict(average=average, zero_division=float(zero_division)), key, title
-
-
-def check_metrics(metrics, labels):
-    return None
 
 
 # ---------------------------------------------------------------------------
@@ -392,18 +389,6 @@ def encode_values(gold_values, systems, labels=None, settings=None):
     return encode(pairs), types, coded
 
 
-def encode_gold(source, lines, values, labels=None, config_name="config.yaml", settings=None):
-    raise source.whole("is read by the sequence task's own reader")
-
-
-def value_parser(source, gold, quote=repr, settings=None):
-    raise source.whole("is read by the sequence task's own reader")
-
-
-def is_value(gold, text):
-    return False
-
-
 def decode(gold, values):
     """Per unit, the list of tags (strings), for custom metric functions."""
     codes = unit_codes(values)
@@ -592,3 +577,19 @@ def sparse_units(spec, gold, predictions=None, items=None):
     return few_units("entity type", gold.labels, gold_cols[keep, :t].sum(axis=0),
                      None if predictions is None else sys_cols[keep, :t].sum(axis=0), SPARSE_COVERAGE,
                      gold_of="gold entities", predicted_of="predicted entities")
+
+
+class SequenceTask(TaskType):
+    """Sequence labelling: entities from BIO-style tags (see the module's docstring)."""
+
+    NAME, METRICS, ALIASES, OPTIONS, SETTINGS = NAME, METRICS, ALIASES, OPTIONS, SETTINGS
+    UNIT_NAME, Statistics = UNIT_NAME, Statistics
+    OWN_GOLD_FORMAT = OWN_PREDICTION_FORMAT = True
+    resolve_name, known_names = staticmethod(resolve_name), staticmethod(known_names)
+    make_spec = staticmethod(make_spec)
+    parse_settings, read_gold = staticmethod(parse_settings), staticmethod(read_gold)
+    read_predictions, encode_values = staticmethod(read_predictions), staticmethod(encode_values)
+    decode, unit_rows, sparse_units = staticmethod(decode), staticmethod(unit_rows), staticmethod(sparse_units)
+
+
+TASK = SequenceTask()

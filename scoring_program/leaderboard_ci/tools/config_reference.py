@@ -104,15 +104,15 @@ def _metric_entries():
     lines += _table(("key", "description"), [(_code(key), _cell(doc)) for key, doc in ENTRY_KEYS])
     options = []
     for module in TASKS.values():
-        for option in getattr(module, "OPTIONS", ()):
+        for option in module.OPTIONS:
             if option not in options:
                 options.append(option)
     lines += ["", "### Metric options", "",
               "An option not listed for a metric's task type is an error naming the options it takes.", ""]
     rows = []
     for option in options:
-        tasks = [m for m in TASKS.values() if option in getattr(m, "OPTIONS", ())]
-        own = [m.OPTION_DOCS[option] for m in tasks if option in getattr(m, "OPTION_DOCS", {})]
+        tasks = [m for m in TASKS.values() if option in m.OPTIONS]
+        own = [m.OPTION_DOCS[option] for m in tasks if option in m.OPTION_DOCS]
         doc = own[0] if own else OPTION_DOCS.get(option, "")
         rows.append((_code(option), ", ".join(_code(m.NAME) for m in tasks), _cell(doc)))
     return lines + _table(("option", "task types", "description"), rows) + [""]
@@ -128,18 +128,17 @@ def _task(module):
     lines += _table(("metric", "title", "better", "best"), metrics)
     names = ", ".join(_code(n) for n in module.known_names())
     lines += ["", "Names: %s." % names]
-    aliases = getattr(module, "ALIASES", {})
+    aliases = module.ALIASES
     if aliases:
         lines += ["", "Aliases: %s." % ", ".join("%s = %s" % (_code(a), _code(aliases[a]) if isinstance(aliases[a], str)
                                                                 else _code(aliases[a][0]))
                                                  for a in sorted(aliases))]
-    options = getattr(module, "OPTIONS", ())
+    options = module.OPTIONS
     lines += ["", "Metric options: %s." % (", ".join(_code(o) for o in options) if options else "none")]
-    settings = getattr(module, "SETTINGS", ())
+    settings = module.SETTINGS
     if settings:
-        parse = getattr(module, "parse_settings", None)
-        defaults = parse({}) if parse is not None else {}
-        docs = getattr(module, "SETTING_DOCS", None)  # {key: one line}, if the task type documents them
+        defaults = module.parse_settings({})
+        docs = module.SETTING_DOCS
         lines += ["", "Top-level keys of this task type:", ""]
         if docs:
             lines += _table(("key", "default", "description"), [(_code(key), _code(_value(defaults.get(key))),
@@ -150,7 +149,7 @@ def _task(module):
 
 
 def _options():
-    owners = dict((key, module.NAME) for module in TASKS.values() for key in getattr(module, "SETTINGS", ()))
+    owners = dict((key, module.NAME) for module in TASKS.values() for key in module.SETTINGS)
     rows = [(_code(name), _code(section) if section else "task type %s" % _code(owners[name]) if name in owners
              else "top level") for name, section in option_names().items()]
     return (["## Python API options", "",

@@ -100,6 +100,12 @@ def check_constants(task):
         assert isinstance(value, tuple) and all(isinstance(k, str) for k in value), "%s.%s" % (task.NAME, attr)
     assert isinstance(task.OWN_GOLD_FORMAT, bool) and isinstance(task.OWN_PREDICTION_FORMAT, bool)
     assert isinstance(task.UNIT_NAME, str) and isinstance(task.UNIT_VALUES_NAME, str)
+    for attr, keys in (("SETTING_DOCS", task.SETTINGS), ("OPTION_DOCS", task.OPTIONS)):
+        docs = getattr(task, attr)
+        assert isinstance(docs, dict) and set(docs) <= set(keys), "%s.%s documents unknown keys" % (task.NAME, attr)
+        assert all(isinstance(v, str) and v for v in docs.values()), "%s.%s" % (task.NAME, attr)
+    assert set(task.SETTINGS) <= set(task.SETTING_DOCS), "%s: settings without a line in SETTING_DOCS: %s" % (
+        task.NAME, sorted(set(task.SETTINGS) - set(task.SETTING_DOCS)))
     assert isinstance(task.PAIR_TESTS, tuple)
     for entry in task.PAIR_TESTS:
         assert isinstance(entry, tuple) and len(entry) == 3, "%s: PAIR_TESTS holds %r" % (task.NAME, entry)
@@ -200,6 +206,10 @@ class _WrongInfo(ClassificationTask):
     METRICS = dict(ClassificationTask.METRICS, extra=MetricInfo("regression", "higher", 1.0, "extra"))
 
 
+class _UndocumentedSetting(ClassificationTask):
+    SETTINGS = ("threshold",)  # and no SETTING_DOCS line for it
+
+
 class _WrongSignature(ClassificationTask):
     @staticmethod
     def make_spec(name):  # the protocol passes (name, options, defaults)
@@ -219,7 +229,8 @@ class _FlagWithoutReader(ClassificationTask):
     OWN_GOLD_FORMAT = True  # but read_gold is the default
 
 
-@pytest.mark.parametrize("check, broken", [(check_constants, _WrongInfo), (check_signatures, _WrongSignature),
+@pytest.mark.parametrize("check, broken", [(check_constants, _WrongInfo), (check_constants, _UndocumentedSetting),
+                                           (check_signatures, _WrongSignature),
                                            (check_signatures, _FlagWithoutReader),
                                            (check_metric_names, _UnknownSpelling),
                                            (check_pair_tests, _UndeclaredPairTest)],

@@ -476,6 +476,8 @@ class MultilabelTask(TaskType):
     """Multi-label classification: a set of labels per item (see the module's docstring)."""
 
     NAME, METRICS, ALIASES, OPTIONS, SETTINGS = NAME, METRICS, ALIASES, OPTIONS, SETTINGS
+    SETTING_DOCS = {"label_separator": "Separates the labels of an item in one CSV/TSV cell.",
+                    "hierarchy": "{fine_label: coarse_label} for every label; enables the coarse level (level: coarse)."}
     UNIT_NAME, Statistics = UNIT_NAME, Statistics
     OWN_GOLD_FORMAT = OWN_PREDICTION_FORMAT = True
     resolve_name, known_names = staticmethod(resolve_name), staticmethod(known_names)

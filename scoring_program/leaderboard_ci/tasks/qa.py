@@ -391,6 +391,7 @@ class QATask(TaskType):
     """Extractive question answering, SQuAD-style (see the module's docstring); its metrics take no options."""
 
     NAME, METRICS, ALIASES, OPTIONS, SETTINGS, Statistics = NAME, METRICS, ALIASES, OPTIONS, SETTINGS, Statistics
+    SETTING_DOCS = {"normalization": "Answer normalization: en (SQuAD v1.1), es (SQAC: Spanish articles, \u00bf\u00a1\u00ab\u00bb), none."}
     OWN_GOLD_FORMAT = OWN_PREDICTION_FORMAT = True
     parse_settings, read_gold = staticmethod(parse_settings), staticmethod(read_gold)
     read_predictions, encode_values = staticmethod(read_predictions), staticmethod(encode_values)

@@ -316,6 +316,10 @@ class RankingTask(TaskType):
     """Ranking: TREC runs against qrels, one resampling unit per query (see the module's docstring)."""
 
     NAME, METRICS, ALIASES, OPTIONS, SETTINGS = NAME, METRICS, ALIASES, OPTIONS, SETTINGS
+    SETTING_DOCS = {"relevance_threshold": "Least relevance grade counted as relevant by MAP, MRR, P, recall, hit rate "
+                                           "(trec_eval -l); nDCG uses the grades as gains.",
+                    "missing_queries": "zero: an unanswered query scores 0 (trec_eval -c, ranx); skip: the mean "
+                                       "runs over the answered queries."}
     UNIT_VALUES_NAME, Statistics = UNIT_VALUES_NAME, Statistics
     OWN_GOLD_FORMAT = OWN_PREDICTION_FORMAT = True
     resolve_name, known_names = staticmethod(resolve_name), staticmethod(known_names)

@@ -574,6 +574,7 @@ class ScoresTask(TaskType):
     """Scores or probabilities per class (see the module's docstring)."""
 
     NAME, METRICS, ALIASES, OPTIONS, SETTINGS, Statistics = NAME, METRICS, ALIASES, OPTIONS, SETTINGS, Statistics
+    SETTING_DOCS = {"sum_tolerance": "How far a row of class probabilities may be from 1 (log loss only)."}
     OWN_PREDICTION_FORMAT = True
     PAIR_TESTS = (("p_delong", "p (DeLong)", ("roc_auc",)),)
     resolve_name, known_names = staticmethod(resolve_name), staticmethod(known_names)

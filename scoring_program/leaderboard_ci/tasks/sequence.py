@@ -583,6 +583,9 @@ class SequenceTask(TaskType):
     """Sequence labelling: entities from BIO-style tags (see the module's docstring)."""
 
     NAME, METRICS, ALIASES, OPTIONS, SETTINGS = NAME, METRICS, ALIASES, OPTIONS, SETTINGS
+    SETTING_DOCS = {"scheme": "IOB1, IOB2, IOE1, IOE2, IOBES or BILOU.",
+                    "mode": "default: conlleval's lenient chunking; strict: seqeval's mode=\"strict\" with the scheme.",
+                    "unit": "The resampling unit: sentence, or document (-DOCSTART- or a \"document\" key)."}
     UNIT_NAME, Statistics = UNIT_NAME, Statistics
     OWN_GOLD_FORMAT = OWN_PREDICTION_FORMAT = True
     resolve_name, known_names = staticmethod(resolve_name), staticmethod(known_names)

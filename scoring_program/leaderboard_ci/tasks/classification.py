@@ -14,8 +14,8 @@ The task module protocol (see :mod:`leaderboard_ci.tasks`) for labels:
   every replicate (``tests/test_metrics.py``);
 * **unit table**: :func:`unit_rows`, per-class precision, recall, F1 and its CI.
 
-Statistical choices (also in the README)
-----------------------------------------
+Statistical choices (also in docs/tasks/classification.md)
+----------------------------------------------------------
 * **Label set.**  Averages over classes use the *task's* label set (the
   configured ``labels``, or the classes of the full gold standard) on every
   replicate, exactly as scikit-learn does when given ``labels=``.  A
@@ -67,7 +67,7 @@ METRICS = {
     "mcc": MetricInfo(NAME, "higher", 1.0, "MCC"),
     "cohen_kappa": MetricInfo(NAME, "higher", 1.0, "Cohen's kappa"),
 }
-#: Other spellings of the metric names (documented in the README).
+#: Other spellings of the metric names (listed in docs/configuration.md, generated from them).
 ALIASES = {
     "acc": "accuracy", "accuracy_score": "accuracy", "matthews_corrcoef": "mcc", "kappa": "cohen_kappa",
     "cohen_kappa_score": "cohen_kappa", "qwk": "cohen_kappa:quadratic", "quadratic_kappa": "cohen_kappa:quadratic",

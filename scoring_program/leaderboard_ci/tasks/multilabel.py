@@ -24,8 +24,8 @@ The task module protocol (see :mod:`leaderboard_ci.tasks`) for label sets:
   where an item has a coarse label when it has any of its fine labels;
 * **unit table**: :func:`unit_rows`, per-label precision, recall, F1 and its CI.
 
-Conventions (scikit-learn's, also in the README)
-------------------------------------------------
+Conventions (scikit-learn's, also in docs/tasks/multilabel.md)
+--------------------------------------------------------------
 * Averages over labels use the task's label set (the configured ``labels``,
   else the labels of the gold standard) on every replicate.
 * ``zero_division`` (0 or 1) replaces every 0/0: a label never predicted
@@ -69,7 +69,7 @@ METRICS = {
     "hamming_loss": MetricInfo(NAME, "lower", 0.0, "Hamming loss"),
     "subset_accuracy": MetricInfo(NAME, "higher", 1.0, "subset accuracy"),
 }
-#: Other spellings of the metric names (documented in the README).
+#: Other spellings of the metric names (listed in docs/configuration.md, generated from them).
 ALIASES = {
     "f1_score": "f1", "fscore": "f1", "precision_score": "precision", "recall_score": "recall",
     "jaccard_score": "jaccard", "hamming": "hamming_loss", "exact_match": "subset_accuracy",

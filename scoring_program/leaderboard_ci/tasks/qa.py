@@ -57,7 +57,7 @@ METRICS = {
     "exact_match": MetricInfo(NAME, "higher", 1.0, "exact match"),
     "f1": MetricInfo(NAME, "higher", 1.0, "token F1"),
 }
-#: Other spellings of the metric names (documented in the README).
+#: Other spellings of the metric names (listed in docs/configuration.md, generated from them).
 ALIASES = {"em": "exact_match", "exact": "exact_match", "squad_em": "exact_match", "token_f1": "f1",
            "squad_f1": "f1", "f1_score": "f1"}
 #: The metric options of this task: none.

@@ -23,8 +23,8 @@ The task module protocol (see :mod:`leaderboard_ci.tasks`) for runs:
   weighted by the resample counts, exactly as averaging ``pytrec_eval``'s (or
   ``ranx``'s) per-query values over the resampled queries.
 
-Conventions (trec_eval's, stated in the README)
------------------------------------------------
+Conventions (trec_eval's, stated in docs/tasks/ranking.md)
+----------------------------------------------------------
 * **Order.** Documents are sorted by score, descending; ties by document id,
   descending (``strcmp``, as trec_eval does).  The rank column of a TREC run
   is ignored, as trec_eval ignores it.  No depth cut-off.
@@ -75,7 +75,7 @@ METRICS = {
 }
 #: Metrics that need a cut-off ``@k``.
 _NEEDS_K = ("p", "recall", "hit_rate")
-#: Other spellings (documented in the README); a cut-off may follow any of them (``precision@5``).
+#: Other spellings (listed in docs/configuration.md, generated from them); a cut-off may follow any of them (``precision@5``).
 ALIASES = {
     "precision": "p", "ndcg_cut": "ndcg", "map_cut": "map", "ap": "map", "rr": "mrr", "recip_rank": "mrr",
     "mean_reciprocal_rank": "mrr", "hitrate": "hit_rate", "hit": "hit_rate", "success": "hit_rate",

@@ -42,7 +42,7 @@ METRICS = {
     "pearson": MetricInfo(NAME, "higher", 1.0, "Pearson r"),
     "spearman": MetricInfo(NAME, "higher", 1.0, "Spearman rho"),
 }
-#: Other spellings of the metric names (documented in the README).
+#: Other spellings of the metric names (listed in docs/configuration.md, generated from them).
 ALIASES = {
     "pearsonr": "pearson", "spearmanr": "spearman", "mean_absolute_error": "mae", "mean_squared_error": "mse",
     "root_mean_squared_error": "rmse", "r2_score": "r2", "r_squared": "r2",

@@ -59,7 +59,7 @@ METRICS = {
 }
 METRICS.update((name, MetricInfo(NAME, info.direction, info.best, info.title, info.ppi))
                for name, info in classification.METRICS.items())
-#: Other spellings of the metric names (documented in the README).
+#: Other spellings of the metric names (listed in docs/configuration.md, generated from them).
 ALIASES = {
     "auc": "roc_auc", "roc_auc_score": "roc_auc", "rocauc": "roc_auc", "auroc": "roc_auc",
     "ap": "average_precision", "average_precision_score": "average_precision",

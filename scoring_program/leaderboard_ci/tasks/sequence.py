@@ -89,7 +89,7 @@ METRICS = {
     "f1": MetricInfo(NAME, "higher", 1.0, "entity F1"),
     "accuracy": MetricInfo(NAME, "higher", 1.0, "token accuracy"),
 }
-#: Other spellings of the metric names (documented in the README).
+#: Other spellings of the metric names (listed in docs/configuration.md, generated from them).
 ALIASES = {"f1_score": "f1", "fscore": "f1", "precision_score": "precision", "recall_score": "recall",
            "accuracy_score": "accuracy", "token_accuracy": "accuracy", "acc": "accuracy"}
 #: The metric options of this task (besides ``name`` and ``key``).

@@ -231,7 +231,7 @@ def _wait_for(path, seconds=60):
 
 
 def test_a_cluster_started_from_the_command_line(tmp_path):
-    """``dask scheduler`` and two ``dask worker`` processes, then ``python -m leaderboard_ci.phase.cli`` against them."""
+    """``dask scheduler`` and two ``dask worker`` processes, then ``python -m leaderboard_ci.phase.cli`` on them."""
     pytest.importorskip("distributed")
     dask_cli = shutil.which("dask")
     if dask_cli is None:

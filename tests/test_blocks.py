@@ -230,6 +230,7 @@ def _wait_for(path, seconds=60):
     raise AssertionError("%s did not appear" % path)
 
 
+@pytest.mark.slow  # fast representative: test_blocks_on_a_cluster_equal_one_process (an in-process cluster)
 def test_a_cluster_started_from_the_command_line(tmp_path):
     """``dask scheduler`` and two ``dask worker`` processes, then ``python -m leaderboard_ci.phase.cli`` on them."""
     pytest.importorskip("distributed")

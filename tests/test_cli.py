@@ -111,6 +111,7 @@ def test_bad_submissions_are_skipped_with_the_participants_reason(fast_reference
     assert any("not a valid zip" in r for r in skipped.values())
 
 
+@pytest.mark.slow  # fast representatives: test_distributed.py::test_threads_give_identical_results, test_pairs.py
 def test_jobs_do_not_change_the_report(fast_reference, tmp_path):
     outs = []
     for jobs in ("1", "2"):

@@ -70,6 +70,7 @@ def _bulk_zip(path, entries, failed=None):
             archive.writestr("failed.txt", "The following submissions failed to download:\n\n%s (HTTP 404)\n" % failed)
 
 
+@pytest.mark.slow  # fast representatives: test_submissions.py::test_codabench_bulk_zip, test_benchmark_bulk.py
 def test_codabench_bulk_zip_gives_the_same_numbers(report, fast_reference, tmp_path):
     _, folder_data = report
     bulk = str(tmp_path / "bulk_submissions.zip")

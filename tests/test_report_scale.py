@@ -335,6 +335,7 @@ def test_cli_prints_the_family_note_on_stderr(tmp_path, capsys):
     assert page.count(html.escape(note)) >= 2  # the headline and the official target's section
 
 
+@pytest.mark.slow  # fast representatives: the in-process --top tests above (top view, truncated page and tables)
 def test_cli_top_option(tmp_path, capsys):
     """``--top 3`` on the sample competition (9 submissions, B = 500): the page shows the top 3 of each ranking."""
     from leaderboard_ci.phase import cli

@@ -174,6 +174,7 @@ def test_blocks_on_a_cluster_equal_one_process(example, tmp_path, cluster, monke
     assert_same_result(threaded, result)
 
 
+@pytest.mark.slow  # fast representative: test_blocks_on_a_cluster_equal_one_process (the same numbers in blocks)
 def test_the_command_line_in_blocks_writes_the_same_report(tmp_path):
     """--memory-limit through scripts' entry point: the printed plan, the same report.json."""
     ref, subs = _phase(os.path.join(ROOT, "competition_bundle"), tmp_path, copies=3, samples=3)

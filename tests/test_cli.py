@@ -124,6 +124,7 @@ def test_jobs_do_not_change_the_report(fast_reference, tmp_path):
     assert outs[0] == outs[1]
 
 
+@pytest.mark.slow  # fast representative: test_analysis.py::test_gains_against_the_baseline
 def test_baseline_by_name_and_per_participant(fast_reference, tmp_path):
     out = tmp_path / "out"
     assert cli.main(["--reference", fast_reference, "--submissions", os.path.dirname(SAMPLES[0]), "--out",

@@ -3,7 +3,7 @@
 Writes a synthetic phase to disk once (``benchmarks/.cache/scale/``): a gold file of n
 items with K classes and m submission files (``id,label``; accuracies spread from 0.5
 to 0.9), then runs the end-of-phase analysis in blocks exactly as
-``scripts/end_of_phase.py --memory-limit`` does (planner, ingestion inside the block
+``leaderboard-ci-end-of-phase --memory-limit`` does (planner, ingestion inside the block
 tasks, pair stage in block pairs), without writing the report, and measures:
 
 * wall time of each stage (plan, scoring of the blocks, pair stage + corrections);

@@ -89,6 +89,7 @@ def test_test_sets_are_resampled_independently(result):
         replicate_indices(en.seed, en.n_items, 0, 5), replicate_indices(es.seed, es.n_items, 0, 5))
 
 
+@pytest.mark.slow  # the plain loop over every test set; fast representative: test_gain_and_gap_equal_a_plain_loop
 def test_aggregate_ranks_and_rank_intervals_equal_a_plain_loop(result):
     names = list(result.systems)
     gains = {}

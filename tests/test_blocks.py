@@ -174,6 +174,7 @@ def test_blocks_on_a_cluster_equal_one_process(example, tmp_path, cluster, monke
     assert_same_result(threaded, result)
 
 
+@pytest.mark.slow  # fast representative: test_blocks_on_a_cluster_equal_one_process (the same numbers in blocks)
 def test_the_command_line_in_blocks_writes_the_same_report(tmp_path):
     """--memory-limit through scripts' entry point: the printed plan, the same report.json."""
     ref, subs = _phase(os.path.join(ROOT, "competition_bundle"), tmp_path, copies=3, samples=3)
@@ -230,8 +231,9 @@ def _wait_for(path, seconds=60):
     raise AssertionError("%s did not appear" % path)
 
 
+@pytest.mark.slow  # fast representative: test_blocks_on_a_cluster_equal_one_process (an in-process cluster)
 def test_a_cluster_started_from_the_command_line(tmp_path):
-    """``dask scheduler`` and two ``dask worker`` processes, then scripts/end_of_phase.py against them."""
+    """``dask scheduler`` and two ``dask worker`` processes, then ``python -m leaderboard_ci.phase.cli`` on them."""
     pytest.importorskip("distributed")
     dask_cli = shutil.which("dask")
     if dask_cli is None:
@@ -254,13 +256,13 @@ def test_a_cluster_started_from_the_command_line(tmp_path):
 
         with Client(address, timeout="60s") as client:
             client.wait_for_workers(2, timeout=120)
-        script = os.path.join(ROOT, "scripts", "end_of_phase.py")
+        command = [sys.executable, "-m", "leaderboard_ci.phase.cli"]  # this checkout's, through PYTHONPATH
         threaded, distributed = str(tmp_path / "threaded"), str(tmp_path / "distributed")
-        run = subprocess.run([sys.executable, script, "--reference", ref, "--submissions", subs, "--out", threaded,
-                              "--no-progress"], capture_output=True, text=True, env=env, timeout=600)
+        run = subprocess.run(command + ["--reference", ref, "--submissions", subs, "--out", threaded,
+                                        "--no-progress"], capture_output=True, text=True, env=env, timeout=600)
         assert run.returncode == 0, run.stderr
-        run = subprocess.run([sys.executable, script, "--reference", ref, "--submissions", subs, "--out",
-                              distributed, "--no-progress", "--dask", address, "--block-size", "2"],
+        run = subprocess.run(command + ["--reference", ref, "--submissions", subs, "--out",
+                                        distributed, "--no-progress", "--dask", address, "--block-size", "2"],
                              capture_output=True, text=True, env=env, timeout=600)
         assert run.returncode == 0, run.stderr
         assert "2 workers" in run.stdout and "in 4 blocks of up to 2" in run.stdout, run.stdout

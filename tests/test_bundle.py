@@ -1,19 +1,14 @@
 """The Codabench bundle: built deterministically, and the checker catches what Codabench rejects."""
 import io
 import os
-import sys
 import zipfile
 
 import pytest
 import yaml
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(REPO, "scripts"))
-
-import build_bundle  # noqa: E402
-from leaderboard_ci.tools.bundle import (BUNDLE_DIR, build_bundle as build, sample_submissions,  # noqa: E402
-                                         write_zip, zip_bytes)
-from leaderboard_ci.tools.bundle_check import check_bundle  # noqa: E402
+from leaderboard_ci.tools import cli
+from leaderboard_ci.tools.bundle import BUNDLE_DIR, build_bundle as build, sample_submissions, write_zip, zip_bytes
+from leaderboard_ci.tools.bundle_check import check_bundle
 
 
 @pytest.fixture(scope="module")
@@ -108,11 +103,11 @@ def test_checker_passes_with_the_shipped_program_and_config(bundle, tmp_path):
 
 def test_build_bundle_cli(tmp_path, capsys):
     out = str(tmp_path / "dist" / "bundle.zip")
-    assert build_bundle.main(["--out", out, "--static"]) == 0
+    assert cli.main(["bundle", "--out", out, "--static"]) == 0
     assert "0 problems" in capsys.readouterr().out
-    assert build_bundle.main(["--check", out, "--static"]) == 0
+    assert cli.main(["bundle", "--check", out, "--static"]) == 0
     broken = mutate(out, tmp_path / "broken.zip", remove=["pages/data.md"])
-    assert build_bundle.main(["--check", broken, "--static"]) == 1
+    assert cli.main(["bundle", "--check", broken, "--static"]) == 1
     assert "pages/data.md" in capsys.readouterr().out
 
 

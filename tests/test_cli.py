@@ -70,6 +70,7 @@ def _bulk_zip(path, entries, failed=None):
             archive.writestr("failed.txt", "The following submissions failed to download:\n\n%s (HTTP 404)\n" % failed)
 
 
+@pytest.mark.slow  # fast representatives: test_submissions.py::test_codabench_bulk_zip, test_benchmark_bulk.py
 def test_codabench_bulk_zip_gives_the_same_numbers(report, fast_reference, tmp_path):
     _, folder_data = report
     bulk = str(tmp_path / "bulk_submissions.zip")
@@ -111,6 +112,7 @@ def test_bad_submissions_are_skipped_with_the_participants_reason(fast_reference
     assert any("not a valid zip" in r for r in skipped.values())
 
 
+@pytest.mark.slow  # fast representatives: test_distributed.py::test_threads_give_identical_results, test_pairs.py
 def test_jobs_do_not_change_the_report(fast_reference, tmp_path):
     outs = []
     for jobs in ("1", "2"):
@@ -122,6 +124,7 @@ def test_jobs_do_not_change_the_report(fast_reference, tmp_path):
     assert outs[0] == outs[1]
 
 
+@pytest.mark.slow  # fast representative: test_analysis.py::test_gains_against_the_baseline
 def test_baseline_by_name_and_per_participant(fast_reference, tmp_path):
     out = tmp_path / "out"
     assert cli.main(["--reference", fast_reference, "--submissions", os.path.dirname(SAMPLES[0]), "--out",

@@ -1,4 +1,4 @@
-"""compare_competitions: the indicators of several reports side by side; clear errors for bad files."""
+"""leaderboard-ci-compare: the indicators of several reports side by side; clear errors for bad files."""
 import json
 import os
 import subprocess
@@ -11,7 +11,10 @@ import _report_examples as E
 from leaderboard_ci.report.compare import OUTPUT_NAMES, comparison_frame, default_name, main, make_parser
 from leaderboard_ci.report.tables import indicators_table
 
-SCRIPT = os.path.join(os.path.dirname(__file__), os.pardir, "scripts", "compare_competitions.py")
+PROGRAM = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scoring_program")
+#: The console script's main, run from this checkout (not from whatever is installed).
+COMMAND = [sys.executable, "-m", "leaderboard_ci.report.compare"]
+ENV = dict(os.environ, PYTHONPATH=PROGRAM + os.pathsep + os.environ.get("PYTHONPATH", ""))
 
 
 @pytest.fixture(scope="module")
@@ -82,7 +85,7 @@ def test_bad_report_files_give_one_line_errors(reports, tmp_path, capsys):
     for path, message in cases:
         code, err = _run([reports[0], path, "--out", str(tmp_path / "o")], capsys)
         assert code == 1
-        assert err.count("\n") == 1 and message in err and err.startswith("compare_competitions: error: ")
+        assert err.count("\n") == 1 and message in err and err.startswith("leaderboard-ci-compare: error: ")
     assert not (tmp_path / "o").exists()  # nothing written on error
 
 
@@ -97,11 +100,11 @@ def test_usage_errors(reports, tmp_path, capsys):
         make_parser().parse_args(["r.json"])  # --out is required
 
 
-def test_script_runs(reports, tmp_path):
-    run = subprocess.run([sys.executable, SCRIPT, reports[0], "--out", str(tmp_path / "s")],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+def test_module_runs(reports, tmp_path):
+    run = subprocess.run(COMMAND + [reports[0], "--out", str(tmp_path / "s")],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV, timeout=120)
     assert run.returncode == 0, run.stderr
     assert (tmp_path / "s" / "comparison.md").is_file()
-    run = subprocess.run([sys.executable, SCRIPT, str(tmp_path / "nope.json"), "--out", str(tmp_path / "s")],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    run = subprocess.run(COMMAND + [str(tmp_path / "nope.json"), "--out", str(tmp_path / "s")],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV, timeout=120)
     assert run.returncode == 1 and b"no such file" in run.stderr

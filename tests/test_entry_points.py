@@ -1,4 +1,12 @@
-"""Public entry points check their inputs first and say what they got."""
+"""Public entry points check their inputs first and say what they got; the console scripts run when installed."""
+import argparse
+import configparser
+import importlib
+import os
+import shutil
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -90,3 +98,121 @@ def test_one_seed_bound_and_one_jobs_check_everywhere():
         check_jobs(0)
     with pytest.raises(ConfigError, match="bootstrap.n_jobs must be 'auto' or an integer from 1 to 256, got 300"):
         parse_config({"metric": "mae", "bootstrap": {"n_jobs": 300}})
+
+
+# ---------------------------------------------------------------------------
+# Console scripts: every command runs from an installed entry point
+# ---------------------------------------------------------------------------
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PROGRAM = os.path.join(ROOT, "scoring_program")
+#: The modules that also run as ``python -m MODULE``, and the name their --help shows.
+MODULES = {"leaderboard_ci.tools.cli": "leaderboard-ci",
+           "leaderboard_ci.phase.cli": "leaderboard-ci-end-of-phase",
+           "leaderboard_ci.report.compare": "leaderboard-ci-compare",
+           "leaderboard_ci.phase.benchmark_cli": "leaderboard-ci benchmark",
+           "leaderboard_ci.tools.demo": "leaderboard-ci demo",
+           "leaderboard_ci.tools.sample_competition": "leaderboard-ci sample-competition"}
+
+
+def console_scripts():
+    """``{name: "module:function"}`` of setup.cfg's console_scripts."""
+    parser = configparser.ConfigParser()
+    parser.read(os.path.join(ROOT, "setup.cfg"), encoding="utf-8")
+    lines = parser["options.entry_points"]["console_scripts"].strip().splitlines()
+    return dict((name.strip(), target.strip()) for name, target in (line.split("=", 1) for line in lines))
+
+
+def subcommands():
+    """The subcommands of ``leaderboard-ci``, as its parser lists them."""
+    from leaderboard_ci.tools import cli
+
+    action = next(a for a in cli.make_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    return sorted(action.choices)
+
+
+def _usage_name(text):
+    """``leaderboard-ci score`` from ``usage: leaderboard-ci score [-h] ...`` (every parser has -h first)."""
+    first = text.strip().splitlines()[0]
+    assert first.startswith("usage: ") and " [-h]" in first, text
+    return first[len("usage: "):first.index(" [-h]")]
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    """A virtual environment (sharing this one's packages) with this checkout installed by pip: its bin folder.
+
+    pip installs a copy of setup.cfg, pyproject.toml, README.md and scoring_program/, so the console
+    scripts are the ones setup.cfg declares and they import this checkout's code, not another install.
+    """
+    work = tmp_path_factory.mktemp("install")
+    source = work / "source"
+    os.makedirs(str(source))
+    for name in ("setup.cfg", "pyproject.toml", "README.md"):
+        shutil.copy(os.path.join(ROOT, name), str(source / name))
+    shutil.copytree(PROGRAM, str(source / "scoring_program"),
+                    ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    env = str(work / "env")
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", env], check=True)
+    bin_dir = os.path.join(env, "Scripts" if os.name == "nt" else "bin")
+    pip = subprocess.run([os.path.join(bin_dir, "python"), "-m", "pip", "install", "--no-deps", "-q",
+                          "--disable-pip-version-check", str(source)],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, timeout=600)
+    assert pip.returncode == 0, "pip install of this checkout failed (it builds with setuptools and wheel):\n" + \
+        pip.stdout[-3000:]
+    return bin_dir
+
+
+def _run(command, **kwargs):
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    env.update(kwargs.pop("env", {}))
+    return subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                          env=env, cwd=kwargs.pop("cwd", None), timeout=300)
+
+
+def test_console_scripts_name_importable_functions():
+    scripts = console_scripts()
+    assert set(scripts) == {"leaderboard-ci", "leaderboard-ci-end-of-phase", "leaderboard-ci-compare"}
+    for name, target in scripts.items():
+        module, function = target.split(":")
+        assert callable(getattr(importlib.import_module(module), function)), name
+        assert MODULES[module] == name
+
+
+def test_the_scripts_folder_is_gone_and_nothing_names_it():
+    """Every job of the old ``scripts/*.py`` path shims is a console script or a subcommand now."""
+    assert not os.path.exists(os.path.join(ROOT, "scripts"))
+    for folder, _, files in os.walk(PROGRAM):
+        for name in files:
+            if name.endswith((".py", ".yaml")):
+                with open(os.path.join(folder, name), encoding="utf-8") as handle:
+                    assert "scripts/" not in handle.read(), os.path.join(folder, name)
+
+
+def test_every_console_script_runs_its_help_when_installed(installed, tmp_path):
+    where = _run([os.path.join(installed, "python"), "-c", "import leaderboard_ci; print(leaderboard_ci.__file__)"],
+                 cwd=str(tmp_path))
+    assert where.stdout.startswith(os.path.dirname(installed)), where.stdout + where.stderr
+    for name in console_scripts():
+        run = _run([os.path.join(installed, name), "--help"], cwd=str(tmp_path))
+        assert run.returncode == 0, run.stderr
+        assert _usage_name(run.stdout) == name, run.stdout
+
+
+def test_every_subcommand_runs_its_help_when_installed(installed, tmp_path):
+    names = subcommands()
+    assert {"init", "columns", "bundle", "score", "end-of-phase", "compare", "benchmark", "demo",
+            "sample-competition"} <= set(names)
+    for name in names:
+        run = _run([os.path.join(installed, "leaderboard-ci"), name, "--help"], cwd=str(tmp_path))
+        assert run.returncode == 0, (name, run.stderr)
+        usage = _usage_name(run.stdout)
+        # a delegated subcommand shows its own console script's name where it has one
+        assert usage in ("leaderboard-ci " + name, "leaderboard-ci-" + name), (name, run.stdout)
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_python_dash_m_runs_every_command_module(module, tmp_path):
+    run = _run([sys.executable, "-m", module, "--help"], env={"PYTHONPATH": PROGRAM}, cwd=str(tmp_path))
+    assert run.returncode == 0, run.stderr
+    assert _usage_name(run.stdout) == MODULES[module], run.stdout

@@ -34,7 +34,7 @@ THIRD_PARTY = {
     "scoring": {"numpy", "yaml"},
     "phase": {"numpy", "yaml", "pandas", "scipy", "statsmodels", "tqdm", "dask", "distributed"},
     "report": {"numpy", "pandas", "matplotlib", "PIL"},  # PIL: matplotlib's own dependency, in plots
-    "tools": {"numpy", "yaml", "pandas", "scipy", "sklearn", "matplotlib", "dateutil"},
+    "tools": {"numpy", "yaml", "pandas", "scipy", "sklearn", "matplotlib", "dateutil", "PIL"},  # PIL: the sample logo
     "": set(),
 }
 #: Layers of this package each layer may import (module level; see LAZY_ONLY for inside functions).

@@ -98,7 +98,7 @@ def _scores(config, gold, p):
     return scorer, full, reps
 
 
-@pytest.mark.parametrize("zero_division", [0, 1])
+@pytest.mark.parametrize("zero_division", [0, pytest.param(1, marks=pytest.mark.slow)])  # 0 stays in the default run
 def test_every_metric_equals_sklearn_on_full_sample_and_replicates(zero_division):
     y, p = _data()
     config = _config(zero_division)

@@ -65,7 +65,8 @@ def test_a_system_against_an_identical_copy_gets_p_one(data, method):
     assert stats.se[:2].tolist() == [0.0, 0.0]
 
 
-@pytest.mark.parametrize("method", ["percentile", "basic", "bca", "normal"])
+# bca (a jackknife per pair, ~20x the others) is slow; percentile, basic and normal stay in the default run
+@pytest.mark.parametrize("method", ["percentile", "basic", pytest.param("bca", marks=pytest.mark.slow), "normal"])
 def test_pair_intervals_and_p_values_agree_on_many_pairs(method):
     """Skewed, tied (lattice) and constant differences over 780 pairs: zero disagreements at any level."""
     rng = np.random.default_rng(11)

@@ -69,7 +69,7 @@ def _clipped_texts(fig):
     return out
 
 
-@pytest.mark.parametrize("m", [2, 10, 60])
+@pytest.mark.parametrize("m", [2, 10, pytest.param(60, marks=pytest.mark.slow)])  # 60 systems: slow; 2 and 10 stay
 def test_no_text_is_clipped(m):
     result = competition(m)
     measured = 0

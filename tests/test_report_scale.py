@@ -314,6 +314,7 @@ def _bundle_reference(tmp_path, n_resamples, extra=""):
     return root, ref
 
 
+@pytest.mark.slow  # fast representatives: test_analysis.py::test_family_note_names_the_resamples_needed
 def test_cli_prints_the_family_note_on_stderr(tmp_path, capsys):
     """With Holm as the primary correction, B = 200 is too small for the 45 pairs of the sample competition: the
     command line says so on stderr in one line, the sentence of report.json and of the page."""
@@ -335,6 +336,7 @@ def test_cli_prints_the_family_note_on_stderr(tmp_path, capsys):
     assert page.count(html.escape(note)) >= 2  # the headline and the official target's section
 
 
+@pytest.mark.slow  # fast representatives: the in-process --top tests above (top view, truncated page and tables)
 def test_cli_top_option(tmp_path, capsys):
     """``--top 3`` on the sample competition (9 submissions, B = 500): the page shows the top 3 of each ranking."""
     from leaderboard_ci.phase import cli

@@ -4,19 +4,14 @@ import io
 import math
 import os
 import shutil
-import sys
 import zipfile
 
 import pytest
 import yaml
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(REPO, "scripts"))
-
-import demo  # noqa: E402
-import make_sample_competition  # noqa: E402
-import score_submission  # noqa: E402
-from leaderboard_ci.tools.bundle import BUNDLE_DIR, REFERENCE_DIR, sample_submissions, score_one, write_zip  # noqa: E402
+from leaderboard_ci.tools import cli, demo
+from leaderboard_ci.tools import sample_competition as make_sample_competition
+from leaderboard_ci.tools.bundle import BUNDLE_DIR, REFERENCE_DIR, sample_submissions, score_one, write_zip
 
 SAMPLES = sample_submissions()
 SAMPLE_IDS = [os.path.basename(p)[:-4] for p in SAMPLES]
@@ -185,22 +180,22 @@ def test_the_shipped_config(tmp_path):
 
 
 # ---------------------------------------------------------------------------
-# scripts/score_submission.py and scripts/demo.py
+# leaderboard-ci score and leaderboard-ci demo
 # ---------------------------------------------------------------------------
 def test_score_submission_scores_a_sample(fast_reference, tmp_path, capsys):
     keep = str(tmp_path / "tree")
     sample = os.path.join(BUNDLE_DIR, "sample_submissions", "logistic_regression.zip")
-    assert score_submission.main([sample, "--reference", fast_reference, "--keep", keep]) == 0
+    assert cli.main(["score", sample, "--reference", fast_reference, "--keep", keep]) == 0
     out = capsys.readouterr().out
     assert "exit code:  0" in out and "f1_macro_vs_base_p" in out and "signature:" in out
     assert os.path.exists(os.path.join(keep, "output", "detailed_results.html"))
     assert os.path.join(keep, "output") in out
     # A previous run's tree may be replaced; a folder with other files is refused.
-    assert score_submission.main([sample, "--reference", fast_reference, "--keep", keep]) == 0
+    assert cli.main(["score", sample, "--reference", fast_reference, "--keep", keep]) == 0
     other = tmp_path / "other"
     other.mkdir()
     (other / "notes.txt").write_text("mine")
-    assert score_submission.main([sample, "--keep", str(other)]) == 2
+    assert cli.main(["score", sample, "--keep", str(other)]) == 2
     assert (other / "notes.txt").exists()
 
 
@@ -210,12 +205,12 @@ def test_score_submission_fails_a_broken_zip(fast_reference, tmp_path, capsys):
     half = "\n".join(lines[: len(lines) // 2]) + "\n"  # half of the ids are missing
     broken = str(tmp_path / "missing_ids.zip")
     write_zip(broken, {"predictions.csv": half.encode("utf-8")})
-    assert score_submission.main([broken, "--reference", fast_reference, "--keep", str(tmp_path / "t")]) == 1
+    assert cli.main(["score", broken, "--reference", fast_reference, "--keep", str(tmp_path / "t")]) == 1
     out = capsys.readouterr().out
     assert "exit code:  1" in out and "no scores were written" in out
     not_a_zip = tmp_path / "garbage.zip"
     not_a_zip.write_bytes(b"PK\x03\x04 this is not really a zip")
-    assert score_submission.main([str(not_a_zip), "--reference", fast_reference]) == 1
+    assert cli.main(["score", str(not_a_zip), "--reference", fast_reference]) == 1
 
 
 def test_demo_prints_the_leaderboard(fast_reference, tmp_path, capsys):

@@ -6,6 +6,9 @@ Every test in this folder carries the ``statistical`` marker.
   same studies with fewer repetitions (500 test sets for coverage), asserting
   each target with a tolerance of 3 binomial standard errors at that number of
   repetitions, so a correct implementation passes and a broken one fails.
+  The n = 100 coverage and type-I error studies are also marked ``slow``: the default
+  ``python3 -m pytest`` leaves them out (their n = 1000 cells are the asserted targets);
+  ``-m slow`` or ``-m statistical`` runs them.
 * With ``--full-stats`` (or ``LEADERBOARD_CI_FULL_STATS=1``): the full run
   (>= 2,000 test sets per cell), asserting the tight targets.
 

@@ -46,6 +46,8 @@ def _keys(kind):
 
 
 def _cells(what):
+    """Every cell; the n = 100 ones (recorded, gross-error band only) are marked slow: their n = 1000 cells, the
+    asserted targets, are the default run's representatives of the same check."""
     out = []
     for kind in ("classification", "regression"):
         units = COVERAGE_SYSTEMS[kind] if what == "system" else ["%s - %s" % p for p in COVERAGE_PAIRS[kind]]
@@ -54,7 +56,8 @@ def _cells(what):
                 for key in _keys(kind):
                     for method in METHODS:
                         out.append(pytest.param(kind, n, unit, key, method,
-                                                id="%s-n%d-%s-%s-%s" % (kind, n, unit.replace(" ", ""), key, method)))
+                                                id="%s-n%d-%s-%s-%s" % (kind, n, unit.replace(" ", ""), key, method),
+                                                marks=[pytest.mark.slow] if n < 1000 else []))
     return out
 
 

@@ -126,12 +126,14 @@ def _type_one_limit(test, n):
 
 TYPE_ONE_CASES = [("classification", n, key, b) for n in (1000, 100) for key in CLASS_KEYS
                   for b in ("twin_1",)] + [("regression", 1000, "mae", "linear_twin")]
+#: The n = 100 study is marked slow; the n = 1000 cases are the default run's representatives of the same checks.
+TYPE_ONE_PARAMS = [pytest.param(*c, id="%s-n%d-%s" % (c[0], c[1], c[2]),
+                                marks=[pytest.mark.slow] if c[1] < 1000 else []) for c in TYPE_ONE_CASES]
 
 
 @pytest.mark.parametrize("test", ["boot", "perm"])
 @pytest.mark.parametrize("sides", ["one_sided", "two_sided"])
-@pytest.mark.parametrize("kind,n,key,other", TYPE_ONE_CASES,
-                         ids=["%s-n%d-%s" % (c[0], c[1], c[2]) for c in TYPE_ONE_CASES])
+@pytest.mark.parametrize("kind,n,key,other", TYPE_ONE_PARAMS)
 def test_type_one_error(stat_store, stat_settings, kind, n, key, other, test, sides):
     study = _error_study(stat_store, stat_settings, kind, n)
     row = _row(study, other, key)
@@ -146,8 +148,7 @@ def test_type_one_error(stat_store, stat_settings, kind, n, key, other, test, si
 
 
 @pytest.mark.parametrize("test", ["boot", "perm"])
-@pytest.mark.parametrize("kind,n,key,other", TYPE_ONE_CASES,
-                         ids=["%s-n%d-%s" % (c[0], c[1], c[2]) for c in TYPE_ONE_CASES])
+@pytest.mark.parametrize("kind,n,key,other", TYPE_ONE_PARAMS)
 def test_data_directed_one_sided_rejects_at_most_twice_alpha(stat_store, stat_settings, kind, n, key, other, test):
     """sides='one' picks the direction from the data: at most 2 alpha (union bound), near it in practice.
 

@@ -1,6 +1,7 @@
 """``benchmark``: the analysis of a benchmark of several tasks and languages (see :mod:`.benchmark`).
 
-    python3 scripts/benchmark.py benchmark.yaml --out OUT_DIR
+    leaderboard-ci benchmark benchmark.yaml --out OUT_DIR
+    python -m leaderboard_ci.phase.benchmark_cli benchmark.yaml --out OUT_DIR    # the same
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ __all__ = ["make_parser", "main"]
 
 def make_parser():
     parser = argparse.ArgumentParser(
-        prog="benchmark", description="Analyse a benchmark of several tasks (and languages): per-task and "
+        prog="leaderboard-ci benchmark", description="Analyse a benchmark of several tasks (and languages): per-task and "
         "per-language tables with CIs, gains over baselines, gaps between languages with CIs, aggregates, "
         "rank intervals and a critical-difference diagram.")
     parser.add_argument("definition", metavar="BENCHMARK_YAML", help="the benchmark definition (benchmark.yaml)")
@@ -52,3 +53,7 @@ def main(argv=None, stdout=sys.stdout):
                  % (result.aggregate_of, top["system"], top["value"], written["benchmark.html"],
                     time.time() - started))
     return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

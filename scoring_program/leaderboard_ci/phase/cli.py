@@ -1,6 +1,7 @@
 """``end_of_phase``: the organizer's command for the joint analysis of all submissions.
 
-    python scripts/end_of_phase.py --reference REF_DIR --submissions PATH --out OUT_DIR
+    leaderboard-ci-end-of-phase --reference REF_DIR --submissions PATH --out OUT_DIR
+    (also leaderboard-ci end-of-phase ..., or python -m leaderboard_ci.phase.cli ...)
 
 It uses the same configuration as the scoring program (the program's
 ``config.yaml`` merged with ``REF_DIR/config.yaml``, or ``--config``), hence
@@ -32,7 +33,7 @@ DEFAULT_PROGRAM = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspat
 
 def make_parser():
     parser = argparse.ArgumentParser(
-        prog="end_of_phase",
+        prog="leaderboard-ci-end-of-phase",
         description="Paired bootstrap analysis of all submissions of a Codabench/CodaLab phase: "
                     "CIs, differences to the winner, all pairs with corrected p-values, competition "
                     "indicators, and a report (HTML, JSON, CSV, Markdown, LaTeX, figures).")
@@ -314,3 +315,7 @@ def main(argv=None):
         sys.stderr.write("interrupted\n")
         return 130
     return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -8,7 +8,7 @@ coefficient of variation and the performance potential index.  This module
 reads several ``report.json`` files (see ``docs/report_json.md``) and puts
 those columns in one table, written as CSV, Markdown and LaTeX::
 
-    python scripts/compare_competitions.py a/report.json b/report.json --out cmp --names A,B
+    leaderboard-ci-compare a/report.json b/report.json --out cmp --names A,B
 
 Each report gives a column per target (metric, or metric on a group), or only
 its official target with ``--official-only``.
@@ -140,9 +140,9 @@ def write_comparison(frame, out_dir, digits=4):
 
 
 def make_parser():
-    """The command line of ``scripts/compare_competitions.py``."""
+    """The command line of ``leaderboard-ci-compare`` (also ``leaderboard-ci compare``)."""
     parser = argparse.ArgumentParser(
-        prog="compare_competitions",
+        prog="leaderboard-ci-compare",
         description="Put the competition indicators of several report.json files side by side "
                     "(CompStats Tables 7-11) and write them as CSV, Markdown and LaTeX.")
     parser.add_argument("reports", nargs="+", metavar="REPORT", help="report.json files written by leaderboard-ci")
@@ -185,3 +185,7 @@ def main(argv=None):
     for path in written.values():
         print(path)
     return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

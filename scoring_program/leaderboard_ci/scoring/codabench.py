@@ -133,7 +133,7 @@ def run(input_dir, output_dir, program_dir, stdout=None, stderr=None):
         return EXIT_INTERNAL
     except Exception as exc:  # a bug: say so without leaking data
         stderr.write("Internal error in leaderboard-ci %s (%s). The organizers can reproduce it with "
-                     "scripts/score_submission.py.\n" % (__version__, type(exc).__name__))
+                     "leaderboard-ci score.\n" % (__version__, type(exc).__name__))
         if os.environ.get("LEADERBOARD_CI_DEBUG"):
             traceback.print_exc(file=stderr)
         return EXIT_INTERNAL

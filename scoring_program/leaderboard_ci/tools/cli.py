@@ -6,10 +6,14 @@
     leaderboard-ci score SUBMISSION.zip (--competition-dir DIR | --reference REF) [--keep TREE]
     leaderboard-ci end-of-phase --reference REF --submissions PATH --out OUT
     leaderboard-ci compare task1/report.json task2/report.json --out cmp
+    leaderboard-ci benchmark benchmark.yaml --out OUT
+    leaderboard-ci demo [--out DIR]
+    leaderboard-ci sample-competition [--bundle-dir DIR]
 
 Each subcommand is ``make_parser()`` + ``run_*(args, out) -> exit code``; a mistake is
 one sentence on the output and exit code 2 (1 for a submission's or a bundle's
-problems), never a traceback.  ``scripts/*.py`` are shims that call :func:`main`.
+problems), never a traceback.  ``python -m leaderboard_ci.tools.cli`` runs the same
+:func:`main` without the console script.
 """
 from __future__ import annotations
 
@@ -36,7 +40,11 @@ __all__ = ["main", "make_parser"]
 _DELEGATED = {"end-of-phase": ("leaderboard_ci.phase.cli", "the end-of-phase analysis of all submissions"),
               "compare": ("leaderboard_ci.report.compare", "competition indicators of several report.json side by side"),
               "benchmark": ("leaderboard_ci.phase.benchmark_cli",
-                            "a benchmark of several tasks and languages: ODESIA tables, gaps, aggregates, ranks")}
+                            "a benchmark of several tasks and languages: ODESIA tables, gaps, aggregates, ranks"),
+              "demo": ("leaderboard_ci.tools.demo",
+                       "score every sample submission as Codabench would and print the leaderboard"),
+              "sample-competition": ("leaderboard_ci.tools.sample_competition",
+                                     "rebuild the sample competition's data from scikit-learn's digits")}
 #: What a kept tree may already contain (a previous run's tree, safe to replace).
 _TREE_NAMES = {"program", "input", "output", "shared"}
 

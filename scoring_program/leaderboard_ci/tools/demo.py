@@ -1,8 +1,8 @@
-#!/usr/bin/env python3
-"""Score every sample submission as Codabench would and print the leaderboard.
+"""``leaderboard-ci demo``: score every sample submission as Codabench would and print the leaderboard.
 
-    python scripts/demo.py                 # trees kept under out/demo/<submission>/
-    python scripts/demo.py --out /tmp/demo
+    leaderboard-ci demo                    # trees kept under out/demo/<submission>/
+    leaderboard-ci demo --out /tmp/demo
+    python -m leaderboard_ci.tools.demo    # the same, without the console script
 
 Each submission is run through the scoring program in a fresh tree
 (``leaderboard_ci.tools.local_worker.run_scoring``: the metadata command, no
@@ -26,13 +26,9 @@ import time
 from dataclasses import dataclass
 from typing import List, Optional
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-if HERE not in sys.path:
-    sys.path.insert(0, HERE)
-
-from leaderboard_ci.tools.bundle import (PROGRAM_DIR, REFERENCE_DIR, REPO, SAMPLES_DIR, ScoredSubmission,  # noqa: E402
-                          format_table, sample_submissions, score_one)
-from leaderboard_ci.scoring.config import load_config  # noqa: E402
+from ..scoring.config import load_config
+from .bundle import PROGRAM_DIR, REFERENCE_DIR, REPO, SAMPLES_DIR, ScoredSubmission, format_table, \
+    sample_submissions, score_one
 
 DEFAULT_OUT = os.path.join(REPO, "out", "demo")
 
@@ -53,7 +49,8 @@ class DemoRun:
 
 
 def make_parser():
-    parser = argparse.ArgumentParser(description="Score every sample submission as Codabench would and "
+    parser = argparse.ArgumentParser(prog="leaderboard-ci demo",
+                                     description="Score every sample submission as Codabench would and "
                                                  "print the leaderboard with confidence intervals.")
     parser.add_argument("--submissions", default=SAMPLES_DIR,
                         help="folder of submission zips (default: competition_bundle/sample_submissions)")
@@ -116,8 +113,8 @@ def end_of_phase_analysis(demo):
     """
     import io
 
-    from leaderboard_ci.phase import cli
-    from leaderboard_ci.scoring.errors import ConfigError
+    from ..phase import cli
+    from ..scoring.errors import ConfigError
 
     out = os.path.join(demo.out_dir, "report")
     args = cli.make_parser().parse_args(["--reference", demo.reference, "--submissions", demo.submissions,
@@ -184,7 +181,7 @@ def main(argv=None):
     print(leaderboard_table(ranked, config, analysis))
     print()
     if analysis is not None:
-        from leaderboard_ci.report.formatting import correction_name
+        from ..report.formatting import correction_name
 
         print("'tied with the winner': not significantly different from %s by the end-of-phase paired test "
               "(%s correction, alpha %g), the report's definition; overlapping intervals are not that test."

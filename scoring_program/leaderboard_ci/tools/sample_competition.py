@@ -1,5 +1,7 @@
-#!/usr/bin/env python3
-"""Build the sample competition's data from scikit-learn's digits data set.
+"""``leaderboard-ci sample-competition``: build the sample competition's data from scikit-learn's digits data set.
+
+    leaderboard-ci sample-competition [--bundle-dir DIR]
+    python -m leaderboard_ci.tools.sample_competition    # the same, without the console script
 
 Why digits (``sklearn.datasets.load_digits``): it ships with scikit-learn (no
 download), it is real data (1,797 8x8 scans of handwritten digits, UCI), and
@@ -17,7 +19,7 @@ Writes, deterministically (running it twice gives identical bytes):
 * ``competition_bundle/sample_submissions/<model>.zip``: ``predictions.csv``
   (``id,label``) of each real model, as a participant would upload it;
 * ``competition_bundle/public_data/``: what participants get (train.csv with
-  labels, test.csv without), zipped into the bundle by build_bundle.py;
+  labels, test.csv without), zipped into the bundle by ``leaderboard-ci bundle``;
 * ``competition_bundle/starting_kit/``: a README, an example submission (the
   majority-class baseline, which reveals nothing) and an example script;
 * ``competition_bundle/logo.png``.
@@ -38,11 +40,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-if HERE not in sys.path:
-    sys.path.insert(0, HERE)
-
-from leaderboard_ci.tools.bundle import BUNDLE_DIR, format_table, write_zip  # noqa: E402
+from .bundle import BUNDLE_DIR, format_table, write_zip
 
 SEED = 0
 TEST_SIZE = 0.3
@@ -317,7 +315,10 @@ def build(bundle_dir=BUNDLE_DIR, verbose=True):
 
 
 def make_parser():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="leaderboard-ci sample-competition",
+                                     description="Build the sample competition's data (reference data, sample "
+                                                 "submissions, public data, starting kit, logo) from "
+                                                 "scikit-learn's digits data set.")
     parser.add_argument("--bundle-dir", default=BUNDLE_DIR, help="the competition folder (default: %(default)s)")
     return parser
 

@@ -66,11 +66,12 @@ from ..tasks.base import GoldStandard
 from ..tasks.registry import TASKS, task_module
 from .assemble import phase_result, unit_table
 from .results import PhaseResult, TargetAnalysis
+from .runs import LEGACY_KEYWORDS, Execution, from_legacy, open_run
 from .systems import build_plan
 from .targets import analyze_target
 from .unit_values import attach_unit_values, unit_value_summaries
 
-__all__ = ["analyze", "PhaseResult", "TargetAnalysis", "encode_inputs"]
+__all__ = ["analyze", "Execution", "PhaseResult", "TargetAnalysis", "encode_inputs"]
 
 # ---------------------------------------------------------------------------
 # Inputs
@@ -155,8 +156,7 @@ def _config_from_kwargs(config, metric, extra_metrics, labels, kwargs):
 # The analysis
 # ---------------------------------------------------------------------------
 def analyze(gold, systems=None, metric=None, config=None, *, extra_metrics=None, labels=None, groups=None,
-            baseline=None, n_jobs="auto", progress=None, skipped=None, executor=None, memory_limit=None,
-            block_size=None, runner=None, **settings):
+            baseline=None, skipped=None, execution=None, **settings):
     """Paired bootstrap analysis of all systems of a competition.
 
     Parameters
@@ -177,23 +177,13 @@ def analyze(gold, systems=None, metric=None, config=None, *, extra_metrics=None,
         per group.
     baseline : str, optional
         Name of the system that is the baseline (for baseline-calibrated gains).
-    n_jobs : int or "auto"
-    progress : callable, optional
-        Called with the number of bootstrap replicates finished (e.g. a
-        tqdm bar's ``update``).
     skipped : DataFrame or list of (submission, reason), optional
         Carried into the report.
-    executor : callable, optional
-        Runs replicate spans elsewhere (see :mod:`leaderboard_ci.phase.distributed`).
-    memory_limit : int or str, optional
-        A memory budget per process (``"2GB"``): the systems are scored in blocks
-        that fit it, and the pairs in block pairs (:mod:`leaderboard_ci.phase.blocked`).
-        The numbers do not change.
-    block_size : int, optional
-        Systems per block (instead of choosing it from ``memory_limit``).
-    runner : optional
-        Where the blocks run: a :class:`~leaderboard_ci.phase.runners.DaskRunner`
-        (default: this process).  Implies blocks.
+    execution : :class:`~leaderboard_ci.phase.runs.Execution`, optional
+        Where and how the work runs (threads, Dask, memory budget, block
+        size, progress); the numbers never depend on it.  The former keywords
+        ``n_jobs, progress, executor, memory_limit, block_size, runner`` still
+        work for one release, with a DeprecationWarning.
     **settings
         Any of ``n_resamples, seed, method, confidence_level, test, sides,
         alpha, corrections, primary, family, n_permutations, reference_point,
@@ -218,15 +208,16 @@ def analyze(gold, systems=None, metric=None, config=None, *, extra_metrics=None,
         systems = OrderedDict((str(c), frame[c].tolist()) for c in frame.columns if c != gold_column)
     if not systems:
         raise ValueError("no systems to analyse")
+    execution = from_legacy(execution, {k: settings.pop(k) for k in LEGACY_KEYWORDS if k in settings})
     config = _config_from_kwargs(config, metric, extra_metrics, labels, dict(settings))
     gold_std, coded = encode_inputs(config, gold, systems, groups=groups)
     if baseline is not None and str(baseline) not in coded:
         raise ValueError("baseline %r is not one of the systems" % (baseline,))
-    if memory_limit is not None or block_size is not None or runner is not None:
-        return _analyze_in_blocks(config, gold_std, coded, None if baseline is None else str(baseline), n_jobs,
-                                  progress, skipped, memory_limit, block_size, runner)
-    return _analyze_coded(config, gold_std, coded, baseline=None if baseline is None else str(baseline),
-                          n_jobs=n_jobs, progress=progress, skipped=skipped, executor=executor)
+    baseline = None if baseline is None else str(baseline)
+    if execution.in_blocks:
+        return _analyze_in_blocks(config, gold_std, coded, baseline, skipped, execution)
+    return _analyze_coded(config, gold_std, coded, baseline=baseline, n_jobs=execution.n_jobs,
+                          progress=execution.progress, skipped=skipped, executor=execution.executor)
 
 
 def _analyze_coded(config, gold, coded, baseline=None, n_jobs="auto", progress=None, skipped=None,
@@ -257,25 +248,17 @@ def _analyze_coded(config, gold, coded, baseline=None, n_jobs="auto", progress=N
     for t, target in enumerate(scores.targets):
         targets[column_key(target.metric.key, target.group)] = analyze_target(
             config, gold, scores, t, names, pred_matrix, baseline, n_jobs, permutation)
-    attach_unit_values(targets, unit_values)
+    targets = attach_unit_values(targets, unit_values)
     return phase_result(config, gold, targets, names, baseline, skipped, units)
 
 
-def _analyze_in_blocks(config, gold, coded, baseline, n_jobs, progress, skipped, memory_limit, block_size, runner):
-    from ..core.parallel import resolve_jobs
-    from .blocked import SystemSource, analyze_blocks, plan_phase
-    from .budget import parse_memory
-    from .runners import LocalRunner
+def _analyze_in_blocks(config, gold, coded, baseline, skipped, execution):
+    from .blocked import SystemSource, analyze_blocks
 
     names = list(coded)
     if len(set(names)) != len(names):
         raise ValueError("system names must be unique")
-    runner = runner or LocalRunner()
-    budget = parse_memory(memory_limit, "memory_limit") if memory_limit is not None else runner.worker_memory
     sources = [SystemSource(name, values=coded[name]) for name in names]
-    local = isinstance(runner, LocalRunner)
-    jobs = resolve_jobs(n_jobs) if local else 1
-    plan = plan_phase(config, gold, sources, workers=runner.workers, worker_budget=budget, block_size=block_size,
-                      in_process=local, threads=jobs)
-    return analyze_blocks(config, gold, sources, plan, runner, baseline=baseline, skipped=skipped or (),
-                          n_jobs=jobs, progress=progress)
+    with open_run(config, gold, sources, execution) as run:
+        return analyze_blocks(config, gold, sources, run.plan, run.runner, baseline=baseline, skipped=skipped or (),
+                              n_jobs=run.n_jobs, progress=execution.progress)

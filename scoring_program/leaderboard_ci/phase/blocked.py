@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import uuid
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -32,8 +32,8 @@ from ..core.systems import SystemScores
 from ..scoring.config import column_key
 from ..scoring.errors import ConfigError
 from ..tasks.registry import task_module
-from .blocks import (Block, RunContext, SystemSource, forget_blocks, measure_system_bytes, pair_block, score_block,
-                     statistics_of)
+from .blocks import (Block, PairNumbers, RunContext, SystemSource, forget_blocks, measure_system_bytes, pair_block,
+                     score_block)
 from .budget import blocks_of, plan_blocks, process_rss
 
 __all__ = ["PhasePlan", "plan_phase", "analyze_blocks", "needs_item_tests", "SystemSource"]
@@ -82,22 +82,36 @@ def plan_phase(config, gold, sources, workers=1, worker_budget=None, client_budg
     return PhasePlan(blocks, item_tests, tuple(targets))
 
 
+@dataclass(frozen=True)
+class ScoredBlock:
+    """One block's results on every replicate, joined on the client."""
+
+    names: tuple
+    skipped: tuple
+    full: object  # (s, T) full-sample scores, or None for a block with no readable system
+    flags: object
+    units: object
+    unit_values: object
+    replicates: object  # (B, s, T), or None once joined into the phase's matrix
+
+
 def _score_blocks(runner, context, blocks, plan, progress):
-    """Every block's names, skipped, full scores, flags, units and ``(B, s, T)`` replicates, in block order."""
+    """Every block's :class:`ScoredBlock`, in block order."""
     spans = plan.spans()
     calls = [(context, block, a, b) for block in blocks for a, b in spans]
-    parts = [dict(pieces={}) for _ in blocks]
+    pieces = [{} for _ in blocks]
+    firsts = [None] * len(blocks)
     for index, result in runner.run(score_block, calls):
-        part = parts[result.index]
-        part["pieces"][result.start] = result.replicates
+        pieces[result.index][result.start] = result.replicates
         if result.start == 0:
-            part.update(names=result.names, skipped=result.skipped, full=result.full, flags=result.flags,
-                        units=result.units, unit_values=result.unit_values)
+            firsts[result.index] = result
         if progress is not None:
             progress(1)
-    for part in parts:
-        pieces = part.pop("pieces")
-        part["replicates"] = np.concatenate([pieces[a] for a, _ in spans], axis=0) if part["names"] else None
+    parts = []
+    for first, piece in zip(firsts, pieces):
+        replicates = np.concatenate([piece.pop(a) for a, _ in spans], axis=0) if first.names else None
+        parts.append(ScoredBlock(first.names, first.skipped, first.full, first.flags, first.units,
+                                 first.unit_values, replicates))
     return parts
 
 
@@ -106,12 +120,12 @@ def _select(parts, sources, per_participant, sign):
     from .submissions import select_entries
 
     by_name = dict((s.name, s) for s in sources)
-    readable = [((k, i), name) for k, part in enumerate(parts) for i, name in enumerate(part["names"])]
+    readable = [((k, i), name) for k, part in enumerate(parts) for i, name in enumerate(part.names)]
     if per_participant == "all":
         return [where for where, _ in readable]
     entries = [(by_name[name].entry, (where, name)) for where, name in readable if by_name[name].entry is not None]
     fixed = set(where for where, name in readable if by_name[name].entry is None)  # the baseline stays
-    chosen = select_entries(entries, per_participant, sign, lambda item: parts[item[0][0]]["full"][item[0][1], 0])
+    chosen = select_entries(entries, per_participant, sign, lambda item: parts[item[0][0]].full[item[0][1], 0])
     keep = set(item[1][0] for item in chosen) | fixed
     return [where for where, _ in readable if where in keep]
 
@@ -157,39 +171,17 @@ def _pair_stage(runner, context, blocks, members, columns, scores, orders, progr
                       shared[k_hi] if k_hi != k_lo else None, scores.full[cols], valid,
                       [(t, scores.targets[t].metric.sign, local) for t, _, local in work]))
         keys.append((k_lo, k_hi))
-    columns_out = [OrderedDict() for _ in range(n_targets)]
+    pieces = [[] for _ in range(n_targets)]
     for index, result in runner.run(pair_block, calls):
-        for (t, rows, _), row in zip(groups[keys[index]], result):
-            out = columns_out[t]
-            for name, values in row.items():
-                if name == "tests":
-                    for test, test_values in values.items():
-                        parts = test_values if test == "permutation" else (test_values,)
-                        for j, array in enumerate(parts):
-                            slot = out.setdefault(("tests", test, j), np.empty(len(pairs_of[t]),
-                                                                                 dtype=np.asarray(array).dtype))
-                            slot[rows] = array
-                    continue
-                out.setdefault(name, np.empty(len(pairs_of[t])))[rows] = values
+        for (t, rows, _), numbers in zip(groups[keys[index]], result):
+            pieces[t].append((rows, numbers))
         if progress is not None:
             progress(1)
     results = []
     for t in range(n_targets):
-        out = columns_out[t]
         pairs = pairs_of[t]
-        if not pairs.size:
-            empty = np.empty(0)
-            out.update((k, empty) for k in ("difference", "ci_low", "ci_high", "p_value", "p_two_sided"))
-        tests = OrderedDict()
-        for key in [k for k in out if isinstance(k, tuple)]:
-            _, test, j = key
-            if test == "permutation":
-                tests.setdefault("permutation", [None, None, None])[j] = out[key]
-            else:
-                tests[test] = out[key]
-        if "permutation" in tests:
-            tests["permutation"] = tuple(tests["permutation"])
-        results.append((pairs, statistics_of(out, pairs), tests))
+        numbers = PairNumbers.assemble(pieces[t], len(pairs))
+        results.append((pairs, numbers.statistics(pairs), OrderedDict(numbers.tests)))
     return results
 
 
@@ -223,11 +215,11 @@ def analyze_blocks(config, gold, sources, plan, runner, baseline=None, skipped=(
     shared_context = runner.share(context)
     blocks = [Block(k, tuple(sources[a:b])) for k, (a, b) in enumerate(blocks_of(len(sources), bplan.block_size))]
     parts = _score_blocks(runner, shared_context, blocks, bplan, progress)
-    skipped = list(skipped) + [item for part in parts for item in part["skipped"]]
+    skipped = list(skipped) + [item for part in parts for item in part.skipped]
     chosen = _select(parts, sources, per_participant, config.official.sign)
     if not chosen:
         raise no_systems("the submissions", skipped)
-    names = [parts[k]["names"][i] for k, i in chosen]
+    names = [parts[k].names[i] for k, i in chosen]
     members, columns = [], []
     for k in range(len(parts)):
         cols = np.array([i for kk, i in chosen if kk == k], dtype=np.intp)
@@ -236,13 +228,12 @@ def analyze_blocks(config, gold, sources, plan, runner, baseline=None, skipped=(
     for cols in columns:
         members.append(np.arange(start, start + len(cols), dtype=np.intp))
         start += len(cols)
-    full = np.concatenate([parts[k]["full"][columns[k]] for k in range(len(parts)) if len(columns[k])], axis=0)
-    replicates = np.concatenate([parts[k]["replicates"][:, columns[k]] for k in range(len(parts))
+    full = np.concatenate([parts[k].full[columns[k]] for k in range(len(parts)) if len(columns[k])], axis=0)
+    replicates = np.concatenate([parts[k].replicates[:, columns[k]] for k in range(len(parts))
                                  if len(columns[k])], axis=1)
-    flags = [parts[k]["flags"][i] for k, i in chosen]
-    unit_frames = [parts[k]["units"] for k in range(len(parts)) if parts[k].get("units") is not None]
-    for part in parts:
-        part.pop("replicates", None)
+    flags = [parts[k].flags[i] for k, i in chosen]
+    unit_frames = [part.units for part in parts if part.units is not None]
+    parts = [replace(part, replicates=None) for part in parts]  # the joined matrix is the one copy kept
     targets = plan.targets
     scores = SystemScores(tuple(names), targets, full, replicates, None)
     orders, order_notes = [], []
@@ -263,7 +254,7 @@ def analyze_blocks(config, gold, sources, plan, runner, baseline=None, skipped=(
         analyses[column_key(target.metric.key, target.group)] = finish_target(
             config, gold, scores, t, names, orders[t], order_notes[t], pairs, stats, tests,
             [f[t] for f in flags], baseline, n_jobs=n_jobs)
-    attach_unit_values(analyses, _unit_values(parts, set(names)))
+    analyses = attach_unit_values(analyses, _unit_values(parts, set(names)))
     units = None
     if unit_frames:
         units = pd.concat(unit_frames, ignore_index=True)
@@ -276,7 +267,7 @@ def _unit_values(parts, names):
     """Every block's per-unit value summaries joined per target, chosen systems only."""
     joined = OrderedDict()
     for part in parts:
-        for key, frame in (part.get("unit_values") or {}).items():
+        for key, frame in (part.unit_values or {}).items():
             joined.setdefault(key, []).append(frame)
     out = OrderedDict()
     for key, frames in joined.items():

@@ -22,7 +22,6 @@ single-process result bit for bit.
 """
 from __future__ import annotations
 
-import threading
 import tracemalloc
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -35,9 +34,10 @@ from ..core.parallel import resolve_jobs, run_spans, single_threaded_blas, split
 from ..core.permutation import permutation_pvalues
 from .systems import build_plan
 from .targets import item_pair_tests, system_validity_flags
+from .worker_cache import CACHE
 
 __all__ = ["SystemSource", "Block", "RunContext", "load_block", "block_state", "score_block", "pair_block",
-           "measure_system_bytes", "BlockScores"]
+           "measure_system_bytes", "BlockScores", "PairNumbers"]
 
 
 @dataclass(frozen=True)
@@ -83,6 +83,54 @@ class BlockScores:
     unit_values: object = None  # {target key: per-system summary of per-unit values}, first span only
 
 
+@dataclass(frozen=True)
+class PairNumbers:
+    """One target's numbers over some of its ranked pairs: what :func:`pair_block` sends back.
+
+    ``tests`` holds the item-level tests as ``((name, values), ...)`` in
+    :func:`~leaderboard_ci.phase.targets.item_pair_tests`' order; ``values`` is an
+    array over the pairs, or a tuple of arrays (``permutation``: one-sided, two-sided, exact).
+    """
+
+    difference: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
+    p_value: np.ndarray
+    p_two_sided: np.ndarray
+    tests: tuple = ()
+
+    @classmethod
+    def assemble(cls, pieces, n_pairs):
+        """The numbers of all ``n_pairs`` pairs from ``[(rows, PairNumbers)]`` that cover them."""
+        def place(arrays, dtype=None):
+            out = np.empty(n_pairs, dtype=np.asarray(arrays[0]).dtype if dtype is None else dtype)
+            for (rows, _), values in zip(pieces, arrays):
+                out[rows] = values
+            return out
+
+        if not pieces:
+            empty = np.empty(0)
+            return cls(empty, empty, empty, empty, empty, ())
+        numbers = [piece for _, piece in pieces]
+        columns = [place([getattr(p, name) for p in numbers], np.float64) for name in _STATISTICS]
+        tests = []
+        for j, (name, values) in enumerate(numbers[0].tests):
+            if isinstance(values, tuple):
+                joined = tuple(place([p.tests[j][1][i] for p in numbers]) for i in range(len(values)))
+            else:
+                joined = place([p.tests[j][1] for p in numbers])
+            tests.append((name, joined))
+        return cls(*columns, tests=tuple(tests))
+
+    def statistics(self, pairs):
+        """A :class:`~leaderboard_ci.core.pairs.PairStatistics` of ranked ``pairs``."""
+        return PairStatistics(pairs[:, 0], pairs[:, 1], self.difference, self.ci_low, self.ci_high, self.p_value,
+                              self.p_two_sided, 0)
+
+
+_STATISTICS = ("difference", "ci_low", "ci_high", "p_value", "p_two_sided")
+
+
 def read_source(source, config, gold):
     """``(values, None)`` or ``(None, reason)`` for a participant's submission."""
     if source.values is not None:
@@ -118,26 +166,13 @@ def load_block(context, block):
     return _BlockState(names, values, skipped, plan)
 
 
-_STATES = OrderedDict()
-_LOCK = threading.Lock()
 _KEEP = 2  # blocks kept per process: the two of a pair (one when the pair stage needs no predictions)
 
 
 def block_state(context, block):
     """The block's state, built once per process and kept for its next tasks (at most two blocks)."""
-    key = (context.token, block.index)
-    with _LOCK:
-        state = _STATES.get(key)
-        if state is not None:
-            _STATES.move_to_end(key)
-            return state
-        for old in [k for k in _STATES if k[0] != context.token]:
-            del _STATES[old]  # another run's blocks
-        while len(_STATES) >= (_KEEP if context.item_tests else 1):
-            _STATES.popitem(last=False)
-        state = load_block(context, block)
-        _STATES[key] = state
-        return state
+    return CACHE.get(context.token, ("block", block.index), lambda: load_block(context, block),
+                     keep=_KEEP if context.item_tests else 1)
 
 
 def plan_end(context):
@@ -146,14 +181,12 @@ def plan_end(context):
 
 def release_block(context, block):
     """Drop one kept block (its last task is done)."""
-    with _LOCK:
-        _STATES.pop((context.token, block.index), None)
+    CACHE.drop(context.token, ("block", block.index))
 
 
 def forget_blocks():
     """Drop every kept block (end of a run in this process)."""
-    with _LOCK:
-        _STATES.clear()
+    CACHE.clear()
 
 
 def score_block(context, block, start, stop):
@@ -215,8 +248,7 @@ def pair_block(context, block_a, block_b, columns_a, columns_b, reps_a, reps_b, 
 
     Returns
     -------
-    list of OrderedDict per ``work`` entry: ``difference, ci_low, ci_high, p_value,
-    p_two_sided`` and the item-level tests (see :func:`~leaderboard_ci.phase.targets.item_pair_tests`).
+    list of :class:`PairNumbers`, one per ``work`` entry.
     """
     config = context.config
     bs = config.bootstrap
@@ -242,19 +274,13 @@ def pair_block(context, block_a, block_b, columns_a, columns_b, reps_a, reps_b, 
         for t, sign, pairs in work:
             stats = pair_statistics(reps[valid[t]][:, :, t], full[:, t], pairs, sign, bs.method,
                                     bs.confidence_level, n_jobs=context.n_jobs)
-            row = OrderedDict([("difference", stats.difference), ("ci_low", stats.ci_low),
-                               ("ci_high", stats.ci_high), ("p_value", stats.p_value),
-                               ("p_two_sided", stats.p_two_sided)])
+            tests = ()
             if context.item_tests:
-                row["tests"] = item_pair_tests(config, context.gold, targets[t], t, pairs, predictions, permutation)
-            out.append(row)
+                tests = tuple(item_pair_tests(config, context.gold, targets[t], t, pairs, predictions,
+                                              permutation).items())
+            out.append(PairNumbers(stats.difference, stats.ci_low, stats.ci_high, stats.p_value,
+                                   stats.p_two_sided, tests))
     return out
-
-
-def statistics_of(row, pairs):
-    """A :class:`PairStatistics` from :func:`pair_block`'s arrays."""
-    return PairStatistics(pairs[:, 0], pairs[:, 1], row["difference"], row["ci_low"], row["ci_high"],
-                          row["p_value"], row["p_two_sided"], 0)
 
 
 def measure_system_bytes(context, sources, limit=3):

@@ -170,6 +170,7 @@ def run(args, stdout=None):
     """
     stdout = sys.stdout if stdout is None else stdout
     from .analysis import analyze
+    from .runs import Execution
     from ..scoring.config import load_config
     from ..scoring.readers import read_gold
     from .submissions import load_systems
@@ -204,8 +205,8 @@ def run(args, stdout=None):
         stdout.write("Analysing %d systems on %d items with B=%d resamples (seed %d)...\n"
                      % (len(coded), gold.n, config.bootstrap.n_resamples, config.bootstrap.seed))
         with _progress_bar(not args.no_progress, config.bootstrap.n_resamples) as tick:
-            result = analyze(gold, OrderedDict(coded), config=config, baseline=baseline, n_jobs=_jobs(args.jobs),
-                             progress=tick, skipped=skipped)
+            result = analyze(gold, OrderedDict(coded), config=config, baseline=baseline, skipped=skipped,
+                             execution=Execution(n_jobs=_jobs(args.jobs), progress=tick))
         written = result.write(out_dir, top=top)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
@@ -219,9 +220,9 @@ def _finish(result, written, out_dir, started, stdout):
 
 def _run_in_blocks(args, config, gold, ref_dir, workdir, stdout):
     """The analysis in blocks of systems (--memory-limit, --dask): see :mod:`leaderboard_ci.phase.blocked`."""
-    from .blocked import SystemSource, analyze_blocks, plan_phase
+    from .blocked import SystemSource, analyze_blocks
     from .budget import check_client, parse_memory
-    from .runners import DaskRunner, LocalRunner
+    from .runs import Execution, open_run
     from .submissions import find_submissions
 
     budget = parse_memory(args.memory_limit) if args.memory_limit else None
@@ -246,27 +247,19 @@ def _run_in_blocks(args, config, gold, ref_dir, workdir, stdout):
         sources.append(SystemSource(baseline, baseline_dir=ref_dir))
     if not sources:
         raise ConfigError("no submission could be read (%d skipped)" % len(skipped))
-    runner = DaskRunner(args.dask, n_workers=args.workers, memory_limit=budget) if args.dask else LocalRunner()
-    try:
-        if budget is None:
-            budget = runner.worker_memory
-        from ..core.parallel import resolve_jobs
-
-        jobs = 1 if args.dask else resolve_jobs(_jobs(args.jobs))
-        plan = plan_phase(config, gold, sources, workers=runner.workers, worker_budget=budget,
-                          client_budget=client_budget, block_size=args.block_size, in_process=not args.dask,
-                          threads=jobs)
+    execution = Execution(n_jobs=1 if args.dask else _jobs(args.jobs), dask=args.dask, memory_limit=budget,
+                          client_memory_limit=client_budget, block_size=args.block_size, workers=args.workers)
+    with open_run(config, gold, sources, execution) as run:
         stdout.write("Analysing %d submissions on %d items with B=%d resamples (seed %d) on %s.\n"
-                     % (len(sources), gold.n, config.bootstrap.n_resamples, config.bootstrap.seed, runner.address))
-        stdout.write(plan.describe())
-        warning = check_client(plan.blocks)
+                     % (len(sources), gold.n, config.bootstrap.n_resamples, config.bootstrap.seed,
+                        run.runner.address))
+        stdout.write(run.plan.describe())
+        warning = check_client(run.plan.blocks)
         if warning:
             stdout.write("warning: %s\n" % warning)
-        with _progress_bar(not args.no_progress, plan.blocks.n_tasks, desc="blocks", unit="task") as tick:
-            return analyze_blocks(config, gold, sources, plan, runner, baseline=baseline, skipped=skipped,
-                                  per_participant=args.per_participant, n_jobs=jobs, progress=tick)
-    finally:
-        runner.close()
+        with _progress_bar(not args.no_progress, run.plan.blocks.n_tasks, desc="blocks", unit="task") as tick:
+            return analyze_blocks(config, gold, sources, run.plan, run.runner, baseline=baseline, skipped=skipped,
+                                  per_participant=args.per_participant, n_jobs=run.n_jobs, progress=tick)
 
 
 def _print_summary(result, written, out_dir, seconds, stdout, stderr=None):

@@ -15,7 +15,7 @@ import pandas as pd
 __all__ = ["PhaseResult", "TargetAnalysis"]
 
 
-@dataclass
+@dataclass(frozen=True)
 class TargetAnalysis:
     """The analysis of one metric on all items or on one group."""
 
@@ -56,7 +56,7 @@ class TargetAnalysis:
         return matrix
 
 
-@dataclass
+@dataclass(frozen=True)
 class PhaseResult:
     """Everything the report shows; DataFrames per metric target."""
 

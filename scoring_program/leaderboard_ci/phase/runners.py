@@ -46,8 +46,8 @@ class DaskRunner:
 
     Parameters
     ----------
-    address : str
-        ``tcp://host:8786`` or ``"local"``.
+    address : str or ``dask.distributed.Client``
+        ``tcp://host:8786``, ``"local"``, or a connected Client (left open by :meth:`close`).
     n_workers : int, optional
         Workers of a local cluster (default: the available cores), one thread each.
     memory_limit : int, optional
@@ -74,7 +74,12 @@ class DaskRunner:
         from dask.distributed import Client, LocalCluster
 
         self.cluster = None
-        if address == "local":
+        self.own_client = True
+        if isinstance(address, Client):
+            self.client = address
+            self.own_client = False
+            self.address = "the given Dask client (%s)" % (getattr(address.scheduler, "address", None) or "?")
+        elif address == "local":
             from ..core.parallel import available_cpus
 
             # Dask pauses a worker at 80% of its limit and restarts it at 95%: the limit is set so
@@ -119,6 +124,7 @@ class DaskRunner:
                 future.release()
 
     def close(self):
-        self.client.close()
+        if self.own_client:
+            self.client.close()
         if self.cluster is not None:
             self.cluster.close()

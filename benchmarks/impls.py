@@ -331,8 +331,8 @@ def _build_ours_eop(ctx, n_jobs, executor=None):
         _STAGES.clear()
         t = time.perf_counter()
         result = analysis.analyze(gold, systems, metric=metric, n_resamples=int(n_resamples), seed=SEED,
-                                  confidence_level=CONFIDENCE, corrections=list(CORRECTIONS), n_jobs=n_jobs,
-                                  executor=executor)
+                                  confidence_level=CONFIDENCE, corrections=list(CORRECTIONS),
+                                  execution=analysis.Execution(n_jobs=n_jobs, executor=executor))
         total = time.perf_counter() - t
         out = _eop_summary(result, names)
         stages = dict(_STAGES)

@@ -108,12 +108,12 @@ def test_the_samples_score_identically_in_the_images(image, fast_reference, tmp_
 
 
 def test_analyze_on_the_in_memory_runs():
-    from leaderboard_ci.phase.analysis import analyze
+    from leaderboard_ci.phase.analysis import Execution, analyze
     qrels = read_qrels()
     runs = dict((os.path.basename(p)[:-4], read_run(p)) for p in SUBMISSIONS)
     runs["bm25_again"] = runs["bm25"]
     result = analyze(list(qrels.items()), runs, metric="ndcg@10", extra_metrics=["map", "p@10"], n_resamples=FAST,
-                     test="permutation", n_permutations=FAST, n_jobs=1)
+                     test="permutation", n_permutations=FAST, execution=Execution(n_jobs=1))
     table = result.official.systems.set_index("name")
     assert table.loc["bm25", "score"] == table.loc["bm25_again", "score"]
     assert table.loc["bm25", "score"] > table.loc["random", "score"]

@@ -250,7 +250,7 @@ COMPSTATS_CASES = [("compstats-data.csv", "f1_macro", False), ("compstats-data.c
 
 @pytest.mark.parametrize("workload,metric,full_only", COMPSTATS_CASES, ids=["%s-%s" % c[:2] for c in COMPSTATS_CASES])
 def test_compstats_agrees_where_it_is_right(stat_store, stat_settings, workload, metric, full_only):
-    from leaderboard_ci.phase.analysis import analyze
+    from leaderboard_ci.phase.analysis import Execution, analyze
     from leaderboard_ci.core.resampling import replicate_indices
     from leaderboard_ci.core.intervals import confidence_interval
 
@@ -273,7 +273,7 @@ def test_compstats_agrees_where_it_is_right(stat_store, stat_settings, workload,
 
     result = analyze([str(v) for v in y], {k: [str(v) for v in systems[k]] for k in names}, metric=metric,
                      labels=list(labels), n_resamples=b, seed=seed, method="percentile", sides="one",
-                     family="vs_winner", corrections=["bonferroni", "holm", "fdr_bh"], n_jobs=1)
+                     family="vs_winner", corrections=["bonferroni", "holm", "fdr_bh"], execution=Execution(n_jobs=1))
     target = result.official
     ranked = list(target.systems["name"])
     reps = {name: target.replicates[:, ranked.index(name)] for name in names}

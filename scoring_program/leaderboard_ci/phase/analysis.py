@@ -58,18 +58,12 @@ from collections import OrderedDict
 import numpy as np
 import pandas as pd
 
-from ..core.permutation import PermutationUnsupported, permutation_pvalues
-from ..core.systems import paired_scores
-from ..scoring.config import column_key, parse_config
-from ..scoring.errors import ConfigError
+from ..scoring.config import parse_config
 from ..tasks.base import GoldStandard
 from ..tasks.registry import TASKS, task_module
-from .assemble import phase_result, unit_table
+from .blocked import SystemSource, analyze_blocks
 from .results import PhaseResult, TargetAnalysis
 from .runs import LEGACY_KEYWORDS, Execution, from_legacy, open_run
-from .systems import build_plan
-from .targets import analyze_target
-from .unit_values import attach_unit_values, unit_value_summaries
 
 __all__ = ["analyze", "Execution", "PhaseResult", "TargetAnalysis", "encode_inputs"]
 
@@ -181,9 +175,11 @@ def analyze(gold, systems=None, metric=None, config=None, *, extra_metrics=None,
         Carried into the report.
     execution : :class:`~leaderboard_ci.phase.runs.Execution`, optional
         Where and how the work runs (threads, Dask, memory budget, block
-        size, progress); the numbers never depend on it.  The former keywords
-        ``n_jobs, progress, executor, memory_limit, block_size, runner`` still
-        work for one release, with a DeprecationWarning.
+        size, progress); the numbers never depend on it.  Without a budget, a
+        block size or Dask, the run is one block of all systems in this
+        process.  The former keywords ``n_jobs, progress, memory_limit,
+        block_size, runner`` still work for one release, with a
+        DeprecationWarning.
     **settings
         Any of ``n_resamples, seed, method, confidence_level, test, sides,
         alpha, corrections, primary, family, n_permutations, reference_point,
@@ -214,51 +210,10 @@ def analyze(gold, systems=None, metric=None, config=None, *, extra_metrics=None,
     if baseline is not None and str(baseline) not in coded:
         raise ValueError("baseline %r is not one of the systems" % (baseline,))
     baseline = None if baseline is None else str(baseline)
-    if execution.in_blocks:
-        return _analyze_in_blocks(config, gold_std, coded, baseline, skipped, execution)
-    return _analyze_coded(config, gold_std, coded, baseline=baseline, n_jobs=execution.n_jobs,
-                          progress=execution.progress, skipped=skipped, executor=execution.executor)
-
-
-def _analyze_coded(config, gold, coded, baseline=None, n_jobs="auto", progress=None, skipped=None,
-                   executor=None):
-    names = list(coded)
-    if len(set(names)) != len(names):
-        raise ValueError("system names must be unique")
-    predictions = [coded[k] for k in names]
-    bs, an = config.bootstrap, config.analysis
-    plan = build_plan(config, gold, predictions, names)
-    scores = paired_scores(plan, bs.n_resamples, n_jobs=n_jobs, progress=progress, executor=executor,
-                           jackknife=bs.method == "bca")
-    pred_matrix = np.stack([np.asarray(p) for p in predictions], axis=1)
-    permutation = None
-    if an.test == "permutation" and len(names) > 1:
-        # Once for every pair of systems and every target (not once per target): each
-        # target's ranked pairs then read their direction's tail.
-        pairs = np.array([(a, b) for a in range(len(names)) for b in range(a + 1, len(names))], dtype=np.intp)
-        try:
-            permutation = (pairs, permutation_pvalues(plan.scorers, scores.full, pairs, pred_matrix, bs.seed,
-                                                      an.n_permutations))
-        except PermutationUnsupported as exc:
-            raise ConfigError("analysis.test: %s" % exc)
-    units = unit_table(plan, gold, config, names)
-    unit_values = unit_value_summaries(plan, names)
-    del plan  # its stacked per-item matrices are not needed by the per-target stage (lower peak memory)
-    targets = OrderedDict()
-    for t, target in enumerate(scores.targets):
-        targets[column_key(target.metric.key, target.group)] = analyze_target(
-            config, gold, scores, t, names, pred_matrix, baseline, n_jobs, permutation)
-    targets = attach_unit_values(targets, unit_values)
-    return phase_result(config, gold, targets, names, baseline, skipped, units)
-
-
-def _analyze_in_blocks(config, gold, coded, baseline, skipped, execution):
-    from .blocked import SystemSource, analyze_blocks
-
     names = list(coded)
     if len(set(names)) != len(names):
         raise ValueError("system names must be unique")
     sources = [SystemSource(name, values=coded[name]) for name in names]
-    with open_run(config, gold, sources, execution) as run:
-        return analyze_blocks(config, gold, sources, run.plan, run.runner, baseline=baseline, skipped=skipped or (),
-                              n_jobs=run.n_jobs, progress=execution.progress)
+    with open_run(config, gold_std, sources, execution) as run:
+        return analyze_blocks(config, gold_std, sources, run.plan, run.runner, baseline=baseline,
+                              skipped=skipped or (), n_jobs=run.n_jobs, progress=execution.progress)

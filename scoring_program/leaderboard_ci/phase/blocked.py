@@ -33,7 +33,7 @@ from ..scoring.config import column_key
 from ..scoring.errors import ConfigError
 from ..tasks.registry import task_module
 from .blocks import (Block, PairNumbers, RunContext, SystemSource, forget_blocks, measure_system_bytes, pair_block,
-                     score_block)
+                     read_source, score_block)
 from .budget import blocks_of, plan_blocks, process_rss
 
 __all__ = ["PhasePlan", "plan_phase", "analyze_blocks", "needs_item_tests", "SystemSource"]
@@ -65,21 +65,37 @@ def plan_phase(config, gold, sources, workers=1, worker_budget=None, client_budg
     """Measure one system's cost and choose the blocks (see :func:`~leaderboard_ci.phase.budget.plan_blocks`).
 
     ``in_process`` (no Dask: the client's budget also holds the blocks) and ``threads``
-    (threads scoring a block) are passed to the planner.
+    (threads scoring a block) are passed to the planner.  Without a budget or a block
+    size, all systems form one block and nothing is measured: the in-memory run.
     """
-    if config.bootstrap.method == "bca":
-        raise ConfigError("bootstrap.method: bca is not available with --memory-limit or --dask (its pair intervals "
-                          "need every system's per-item jackknife in one process); use percentile or basic, or run "
-                          "without them")
     if not sources:
         raise ConfigError("no systems to analyse")
-    per_system, fixed, targets = measure_system_bytes(RunContext("probe", config, gold), list(sources))
+    context = RunContext("probe", config, gold)
+    if worker_budget is None and client_budget is None and block_size is None and in_process:
+        per_system, fixed, targets = 0, 0, _targets(context, list(sources))
+    else:
+        per_system, fixed, targets = measure_system_bytes(context, list(sources))
     item_tests = needs_item_tests(config, gold)
     blocks = plan_blocks(len(sources), gold.n, config.bootstrap.n_resamples, max(len(targets), 1), per_system,
                          process_rss() + fixed, workers=workers, worker_budget=worker_budget,
                          client_budget=client_budget, item_tests=item_tests, block_size=block_size,
                          in_process=in_process, threads=threads)
+    if config.bootstrap.method == "bca" and not (in_process and blocks.n_blocks == 1):
+        raise ConfigError("bootstrap.method: bca is not available with --memory-limit or --dask (its pair intervals "
+                          "need every system's per-item jackknife in one process); use percentile or basic, or run "
+                          "without them")
     return PhasePlan(blocks, item_tests, tuple(targets))
+
+
+def _targets(context, sources):
+    """The configuration's targets, from the plan of the first readable source (no measurement)."""
+    from .systems import build_plan
+
+    for source in sources:
+        value, reason = read_source(source, context.config, context.gold)
+        if reason is None:
+            return build_plan(context.config, context.gold, [value], [source.name]).targets
+    return ()
 
 
 @dataclass(frozen=True)
@@ -93,6 +109,7 @@ class ScoredBlock:
     units: object
     unit_values: object
     replicates: object  # (B, s, T), or None once joined into the phase's matrix
+    jackknife: object = None  # per system (scores, weights, inverse) for BCa, else None
 
 
 def _score_blocks(runner, context, blocks, plan, progress):
@@ -111,7 +128,7 @@ def _score_blocks(runner, context, blocks, plan, progress):
     for first, piece in zip(firsts, pieces):
         replicates = np.concatenate([piece.pop(a) for a, _ in spans], axis=0) if first.names else None
         parts.append(ScoredBlock(first.names, first.skipped, first.full, first.flags, first.units,
-                                 first.unit_values, replicates))
+                                 first.unit_values, replicates, first.jackknife))
     return parts
 
 
@@ -163,13 +180,16 @@ def _pair_stage(runner, context, blocks, members, columns, scores, orders, progr
                 offset = np.where(block_of[systems] == k_lo, 0, len(members[k_lo]))
                 local[:, side] = position[systems] + offset
             groups.setdefault((k_lo, k_hi), []).append((t, rows, local))
+    # BCa (a run in one block in this process): the per-item leave-one-out scores of every target.
+    jackknife = None if scores.jackknife is None else [scores.jackknife_matrix(t) for t in range(n_targets)]
     calls, keys = [], []
     for (k_lo, k_hi), work in groups.items():
         cols = np.concatenate([members[k_lo]] + ([members[k_hi]] if k_hi != k_lo else []))
         calls.append((context, blocks[k_lo], blocks[k_hi], columns[k_lo],
                       columns[k_hi] if k_hi != k_lo else np.empty(0, np.intp), shared[k_lo],
                       shared[k_hi] if k_hi != k_lo else None, scores.full[cols], valid,
-                      [(t, scores.targets[t].metric.sign, local) for t, _, local in work]))
+                      [(t, scores.targets[t].metric.sign, local) for t, _, local in work],
+                      None if jackknife is None else [jackknife[t][:, cols] for t, _, _ in work]))
         keys.append((k_lo, k_hi))
     pieces = [[] for _ in range(n_targets)]
     for index, result in runner.run(pair_block, calls):
@@ -232,10 +252,11 @@ def analyze_blocks(config, gold, sources, plan, runner, baseline=None, skipped=(
     replicates = np.concatenate([parts[k].replicates[:, columns[k]] for k in range(len(parts))
                                  if len(columns[k])], axis=1)
     flags = [parts[k].flags[i] for k, i in chosen]
+    jackknife = [parts[k].jackknife[i] for k, i in chosen] if config.bootstrap.method == "bca" else None
     unit_frames = [part.units for part in parts if part.units is not None]
     parts = [replace(part, replicates=None) for part in parts]  # the joined matrix is the one copy kept
     targets = plan.targets
-    scores = SystemScores(tuple(names), targets, full, replicates, None)
+    scores = SystemScores(tuple(names), targets, full, replicates, jackknife)
     orders, order_notes = [], []
     for t, target in enumerate(targets):
         order, notes = target_order(full[:, t], target.metric, names, baseline)

@@ -23,7 +23,6 @@ single-process result bit for bit.
 from __future__ import annotations
 
 import tracemalloc
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Optional
 
@@ -31,7 +30,8 @@ import numpy as np
 
 from ..core.pairs import PairStatistics, pair_statistics
 from ..core.parallel import resolve_jobs, run_spans, single_threaded_blas, split_range
-from ..core.permutation import permutation_pvalues
+from ..core.permutation import PermutationUnsupported, permutation_pvalues
+from ..scoring.errors import ConfigError
 from .systems import build_plan
 from .targets import item_pair_tests, system_validity_flags
 from .worker_cache import CACHE
@@ -81,6 +81,7 @@ class BlockScores:
     flags: Optional[list] = None  # per system, per target: (sparse, heavy)
     units: object = None  # the per-unit table (a DataFrame) or None
     unit_values: object = None  # {target key: per-system summary of per-unit values}, first span only
+    jackknife: Optional[list] = None  # per system (scores, weights, inverse) for BCa, first span only
 
 
 @dataclass(frozen=True)
@@ -97,6 +98,7 @@ class PairNumbers:
     ci_high: np.ndarray
     p_value: np.ndarray
     p_two_sided: np.ndarray
+    se: np.ndarray
     tests: tuple = ()
 
     @classmethod
@@ -110,7 +112,7 @@ class PairNumbers:
 
         if not pieces:
             empty = np.empty(0)
-            return cls(empty, empty, empty, empty, empty, ())
+            return cls(empty, empty, empty, empty, empty, empty, ())
         numbers = [piece for _, piece in pieces]
         columns = [place([getattr(p, name) for p in numbers], np.float64) for name in _STATISTICS]
         tests = []
@@ -125,10 +127,10 @@ class PairNumbers:
     def statistics(self, pairs):
         """A :class:`~leaderboard_ci.core.pairs.PairStatistics` of ranked ``pairs``."""
         return PairStatistics(pairs[:, 0], pairs[:, 1], self.difference, self.ci_low, self.ci_high, self.p_value,
-                              self.p_two_sided, 0)
+                              self.p_two_sided, self.se)
 
 
-_STATISTICS = ("difference", "ci_low", "ci_high", "p_value", "p_two_sided")
+_STATISTICS = ("difference", "ci_low", "ci_high", "p_value", "p_two_sided", "se")
 
 
 def read_source(source, config, gold):
@@ -205,7 +207,7 @@ def score_block(context, block, start, stop):
         replicates[span[0] - start:span[1] - start] = plan.scores_for_span(span[0], span[1])
 
     run_spans(work, split_range(start, stop, jobs * 4 if jobs > 1 else 1), jobs)
-    full = flags = units = unit_values = None
+    full = flags = units = unit_values = jack = None
     if stop == plan_end(context) and not context.item_tests:
         release_block(context, block)  # its pairs need only the replicate scores
     if start == 0:
@@ -214,8 +216,10 @@ def score_block(context, block, start, stop):
                  for values in state.values]
         units = unit_table(plan, context.gold, context.config, list(state.names))
         unit_values = unit_value_summaries(plan, list(state.names))
+        if context.config.bootstrap.method == "bca":
+            jack = plan.jackknife()
     return BlockScores(block.index, start, stop, state.names, state.skipped, replicates, full, flags, units,
-                       unit_values)
+                       unit_values, jack)
 
 
 def _local_permutation(context, scorers, full, work, predictions):
@@ -228,11 +232,14 @@ def _local_permutation(context, scorers, full, work, predictions):
     keys = np.array(sorted(keys), dtype=np.intp)
     unordered = np.stack([keys // m, keys % m], axis=1)
     an = context.config.analysis
-    return unordered, permutation_pvalues(scorers, full, unordered, predictions, context.config.bootstrap.seed,
-                                          an.n_permutations)
+    try:
+        return unordered, permutation_pvalues(scorers, full, unordered, predictions, context.config.bootstrap.seed,
+                                              an.n_permutations)
+    except PermutationUnsupported as exc:
+        raise ConfigError("analysis.test: %s" % exc)
 
 
-def pair_block(context, block_a, block_b, columns_a, columns_b, reps_a, reps_b, full, valid, work):
+def pair_block(context, block_a, block_b, columns_a, columns_b, reps_a, reps_b, full, valid, work, jackknife=None):
     """Every pair's numbers between two blocks (or within one), for every target.
 
     Parameters
@@ -245,6 +252,8 @@ def pair_block(context, block_a, block_b, columns_a, columns_b, reps_a, reps_b, 
     full : ``(s_a + s_b, T)`` full-sample scores
     valid : ``(T, B)`` bool, the replicates every system has (the global rule of pair_statistics)
     work : list of ``(t, sign, pairs)``, ``pairs`` ``(P, 2)`` ranked local indices
+    jackknife : list of ``(n, s_a + s_b)`` arrays per ``work`` entry, optional
+        Per-item leave-one-out scores (``method: bca``, a run in one block in this process).
 
     Returns
     -------
@@ -271,15 +280,16 @@ def pair_block(context, block_a, block_b, columns_a, columns_b, reps_a, reps_b, 
             permutation = _local_permutation(context, scorers, full, work, predictions)
     out = []
     with single_threaded_blas():
-        for t, sign, pairs in work:
+        for k, (t, sign, pairs) in enumerate(work):
             stats = pair_statistics(reps[valid[t]][:, :, t], full[:, t], pairs, sign, bs.method,
-                                    bs.confidence_level, n_jobs=context.n_jobs)
+                                    bs.confidence_level, jackknife=None if jackknife is None else jackknife[k],
+                                    n_jobs=context.n_jobs)
             tests = ()
             if context.item_tests:
                 tests = tuple(item_pair_tests(config, context.gold, targets[t], t, pairs, predictions,
                                               permutation).items())
             out.append(PairNumbers(stats.difference, stats.ci_low, stats.ci_high, stats.p_value,
-                                   stats.p_two_sided, tests))
+                                   stats.p_two_sided, stats.se, tests))
     return out
 
 

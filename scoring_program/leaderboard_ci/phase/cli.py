@@ -18,7 +18,6 @@ import sys
 import tempfile
 import time
 import zipfile
-from collections import OrderedDict
 from contextlib import contextmanager
 
 from .._version import __version__
@@ -169,7 +168,7 @@ def run(args, stdout=None):
     progress and the summary; the "B too small" notes go to ``sys.stderr``.
     """
     stdout = sys.stdout if stdout is None else stdout
-    from .analysis import analyze
+    from .blocked import SystemSource
     from .runs import Execution
     from ..scoring.config import load_config
     from ..scoring.readers import read_gold
@@ -204,9 +203,8 @@ def run(args, stdout=None):
             raise ConfigError("no submission could be read (%d skipped)" % len(skipped))
         stdout.write("Analysing %d systems on %d items with B=%d resamples (seed %d)...\n"
                      % (len(coded), gold.n, config.bootstrap.n_resamples, config.bootstrap.seed))
-        with _progress_bar(not args.no_progress, config.bootstrap.n_resamples) as tick:
-            result = analyze(gold, OrderedDict(coded), config=config, baseline=baseline, skipped=skipped,
-                             execution=Execution(n_jobs=_jobs(args.jobs), progress=tick))
+        sources = [SystemSource(name, values=values) for name, values in coded.items()]
+        result = _analyze_sources(args, config, gold, sources, baseline, skipped, Execution(n_jobs=_jobs(args.jobs)))
         written = result.write(out_dir, top=top)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
@@ -220,9 +218,9 @@ def _finish(result, written, out_dir, started, stdout):
 
 def _run_in_blocks(args, config, gold, ref_dir, workdir, stdout):
     """The analysis in blocks of systems (--memory-limit, --dask): see :mod:`leaderboard_ci.phase.blocked`."""
-    from .blocked import SystemSource, analyze_blocks
-    from .budget import check_client, parse_memory
-    from .runs import Execution, open_run
+    from .blocked import SystemSource
+    from .budget import parse_memory
+    from .runs import Execution
     from .submissions import find_submissions
 
     budget = parse_memory(args.memory_limit) if args.memory_limit else None
@@ -249,17 +247,31 @@ def _run_in_blocks(args, config, gold, ref_dir, workdir, stdout):
         raise ConfigError("no submission could be read (%d skipped)" % len(skipped))
     execution = Execution(n_jobs=1 if args.dask else _jobs(args.jobs), dask=args.dask, memory_limit=budget,
                           client_memory_limit=client_budget, block_size=args.block_size, workers=args.workers)
+    return _analyze_sources(args, config, gold, sources, baseline, skipped, execution, stdout=stdout,
+                            per_participant=args.per_participant)
+
+
+def _analyze_sources(args, config, gold, sources, baseline, skipped, execution, stdout=None, per_participant="all"):
+    """Plan, open the runner and analyse ``sources`` (the one path of both runs).
+
+    With ``stdout`` (a run in blocks) the runner, the plan and the client check are printed first.
+    """
+    from .blocked import analyze_blocks
+    from .budget import check_client
+    from .runs import open_run
+
     with open_run(config, gold, sources, execution) as run:
-        stdout.write("Analysing %d submissions on %d items with B=%d resamples (seed %d) on %s.\n"
-                     % (len(sources), gold.n, config.bootstrap.n_resamples, config.bootstrap.seed,
-                        run.runner.address))
-        stdout.write(run.plan.describe())
-        warning = check_client(run.plan.blocks)
-        if warning:
-            stdout.write("warning: %s\n" % warning)
-        with _progress_bar(not args.no_progress, run.plan.blocks.n_tasks, desc="blocks", unit="task") as tick:
+        if stdout is not None:
+            stdout.write("Analysing %d submissions on %d items with B=%d resamples (seed %d) on %s.\n"
+                         % (len(sources), gold.n, config.bootstrap.n_resamples, config.bootstrap.seed,
+                            run.runner.address))
+            stdout.write(run.plan.describe())
+            warning = check_client(run.plan.blocks)
+            if warning:
+                stdout.write("warning: %s\n" % warning)
+        with _progress_bar(not args.no_progress, run.plan.blocks.n_tasks, desc="bootstrap", unit="task") as tick:
             return analyze_blocks(config, gold, sources, run.plan, run.runner, baseline=baseline, skipped=skipped,
-                                  per_participant=args.per_participant, n_jobs=run.n_jobs, progress=tick)
+                                  per_participant=per_participant, n_jobs=run.n_jobs, progress=tick)
 
 
 def _print_summary(result, written, out_dir, seconds, stdout, stderr=None):

@@ -8,7 +8,10 @@ configuration; *where and how* the work runs comes from one frozen
 
 Planning and runner set-up are written once, in :func:`open_run`, used by
 :func:`~leaderboard_ci.phase.analysis.analyze` and by the ``end_of_phase``
-command alike.  The numbers never depend on the execution.
+command alike: every run is a plan of blocks on a runner
+(:mod:`leaderboard_ci.phase.blocked`), and the in-memory run is the plan with
+one block on the :class:`~leaderboard_ci.phase.runners.LocalRunner`.  The
+numbers never depend on the execution.
 """
 from __future__ import annotations
 
@@ -20,7 +23,8 @@ from ..scoring.errors import ConfigError
 
 __all__ = ["Execution", "open_run", "LEGACY_KEYWORDS"]
 
-#: ``analyze()``'s former execution keywords (deprecated): each maps to the :class:`Execution` field of that name.
+#: ``analyze()``'s former execution keywords (deprecated): each maps to the :class:`Execution` field of that name
+#: (``executor`` is gone: a Dask run is ``Execution(dask=...)``).
 LEGACY_KEYWORDS = ("n_jobs", "progress", "executor", "memory_limit", "block_size", "runner")
 
 
@@ -45,10 +49,7 @@ class Execution:
     workers : int, optional
         Workers of ``dask="local"`` (default: one per core).
     progress : callable, optional
-        Called with the units of work finished: replicates in memory, tasks in blocks.
-    executor : callable, optional
-        Runs replicate spans elsewhere (:func:`~leaderboard_ci.phase.distributed.dask_executor`);
-        the in-memory run only.
+        Called with 1 as each task finishes (a span of replicates of a block, a block pair).
     runner : optional
         An already open runner (:class:`~leaderboard_ci.phase.runners.LocalRunner` or
         ``DaskRunner``) to run the blocks on; left open at the end.
@@ -61,7 +62,6 @@ class Execution:
     block_size: Optional[int] = None
     workers: Optional[int] = None
     progress: Optional[Callable] = None
-    executor: Optional[Callable] = None
     runner: object = None
 
     def __post_init__(self):
@@ -75,14 +75,6 @@ class Execution:
             raise ValueError("Execution.block_size must be a positive integer, got %r" % (self.block_size,))
         if self.workers is not None and (isinstance(self.workers, bool) or int(self.workers) < 1):
             raise ValueError("Execution.workers must be a positive integer, got %r" % (self.workers,))
-        if self.executor is not None and self.in_blocks:
-            raise ValueError("Execution.executor runs the in-memory bootstrap; with dask, memory_limit, block_size "
-                             "or runner the blocks run on the runner instead")
-
-    @property
-    def in_blocks(self):
-        """Whether the systems are scored in blocks (a budget, a block size, Dask or a runner given)."""
-        return any(v is not None for v in (self.dask, self.memory_limit, self.block_size, self.runner))
 
     def budgets(self):
         """``(worker budget, client budget)`` in bytes (None where not set)."""
@@ -110,6 +102,9 @@ def from_legacy(execution, legacy):
         return execution if execution is not None else Execution()
     import warnings
 
+    if "executor" in legacy:
+        raise TypeError("analyze(executor=...) is gone: run on Dask with execution=Execution(dask='local' or an "
+                        "address, workers=...)")
     if execution is not None:
         raise TypeError("pass execution=Execution(...) or the keywords %s, not both" % ", ".join(sorted(legacy)))
     warnings.warn("analyze(%s=...) is deprecated; pass execution=Execution(%s=...) (leaderboard_ci.phase.Execution)"
@@ -130,7 +125,7 @@ class Run:
 def open_run(config, gold, sources, execution):
     """Open the runner, measure one system and plan the blocks; close the runner at the end.
 
-    The one place where a run in blocks is set up, for :func:`~leaderboard_ci.phase.analysis.analyze`
+    The one place where a run is set up, for :func:`~leaderboard_ci.phase.analysis.analyze`
     and the ``end_of_phase`` command.  Yields a :class:`Run`.
     """
     from ..core.parallel import resolve_jobs

@@ -5,7 +5,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scoring_program"))
 
-from leaderboard_ci.phase.benchmark_cli import main  # noqa: E402
+from leaderboard_ci.phase.benchmark.cli import main  # noqa: E402
 
 if __name__ == "__main__":
     sys.exit(main())

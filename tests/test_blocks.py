@@ -22,11 +22,12 @@ import numpy as np
 import pytest
 import yaml
 
-from leaderboard_ci.phase import budget, cli
+from leaderboard_ci.phase import cli
+from leaderboard_ci.phase.execution import budget
 from leaderboard_ci.phase.analysis import Execution, analyze
-from leaderboard_ci.phase import blocked as blocked_module
-from leaderboard_ci.phase.blocked import SystemSource, plan_phase
-from leaderboard_ci.phase.submissions import find_submissions
+from leaderboard_ci.phase.execution import blocked as blocked_module
+from leaderboard_ci.phase.execution.blocked import SystemSource, plan_phase
+from leaderboard_ci.phase.ingestion.submissions import find_submissions
 from leaderboard_ci.scoring.config import load_config
 from leaderboard_ci.scoring.errors import ConfigError
 from leaderboard_ci.scoring.readers import read_gold
@@ -137,9 +138,9 @@ def assert_same_result(one, other):
 @pytest.mark.parametrize("example", EXAMPLES, ids=[os.path.basename(e) for e in EXAMPLES])
 def test_blocks_on_a_cluster_equal_one_process(example, tmp_path, cluster, monkeypatch):
     """Tiny budget, >= 8 blocks, submissions read on the workers; the threaded run as the reference."""
-    from leaderboard_ci.phase.blocked import analyze_blocks
-    from leaderboard_ci.phase.runners import DaskRunner
-    from leaderboard_ci.phase.submissions import load_systems
+    from leaderboard_ci.phase.execution.blocked import analyze_blocks
+    from leaderboard_ci.phase.execution.runners import DaskRunner
+    from leaderboard_ci.phase.ingestion.submissions import load_systems
     from leaderboard_ci.scoring.readers import read_baseline
 
     ref, subs = _phase(example, tmp_path)

@@ -6,7 +6,7 @@ import pytest
 
 from leaderboard_ci.scoring.config import parse_config
 from leaderboard_ci.scoring.errors import ConfigError
-from leaderboard_ci.phase.systems import score_systems
+from leaderboard_ci.phase.analysis.systems import score_systems
 from leaderboard_ci.tasks.scorer import GoldStandard
 
 
@@ -24,7 +24,7 @@ def _inputs():
 
 def test_local_cluster_gives_identical_results():
     pytest.importorskip("distributed")
-    from leaderboard_ci.phase.distributed import dask_executor
+    from leaderboard_ci.phase.execution.distributed import dask_executor
 
     cfg, gold, preds, names = _inputs()
     single = score_systems(cfg, gold, preds, names, n_jobs=1)
@@ -49,7 +49,7 @@ def test_without_dask_the_flag_says_how_to_install(monkeypatch):
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", no_dask)
-    from leaderboard_ci.phase.distributed import dask_executor
+    from leaderboard_ci.phase.execution.distributed import dask_executor
 
     with pytest.raises(ConfigError, match=r"pip install '\.\[dask\]'"):
         dask_executor("local")
@@ -57,7 +57,7 @@ def test_without_dask_the_flag_says_how_to_install(monkeypatch):
 
 def test_unreachable_scheduler_is_an_organizer_error():
     pytest.importorskip("distributed")
-    from leaderboard_ci.phase.distributed import dask_executor
+    from leaderboard_ci.phase.execution.distributed import dask_executor
 
     cfg, gold, preds, names = _inputs()
     with pytest.raises(ConfigError, match="cannot reach the Dask scheduler"):

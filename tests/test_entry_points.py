@@ -5,7 +5,7 @@ import pytest
 from leaderboard_ci.core.pairs import pair_statistics
 from leaderboard_ci.core.permutation import permutation_pvalues
 from leaderboard_ci.phase.analysis import analyze
-from leaderboard_ci.phase.systems import build_plan
+from leaderboard_ci.phase.analysis.systems import build_plan
 from leaderboard_ci.scoring.config import parse_config
 from leaderboard_ci.scoring.errors import ConfigError
 from leaderboard_ci.scoring.evaluation import evaluate

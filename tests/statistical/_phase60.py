@@ -211,7 +211,7 @@ def analyze_phase(phase, n_jobs="auto"):
     from collections import OrderedDict
 
     from leaderboard_ci.phase.analysis import Execution, analyze
-    from leaderboard_ci.phase.submissions import load_systems
+    from leaderboard_ci.phase.ingestion.submissions import load_systems
     from leaderboard_ci.scoring.config import load_config
     from leaderboard_ci.scoring.readers import read_gold
 

@@ -35,7 +35,7 @@ import _statsim
 from _statsim import ALPHA
 
 from leaderboard_ci.core.simultaneous import resolved_resamples
-from leaderboard_ci.phase.targets import family_note
+from leaderboard_ci.phase.analysis.targets import family_note
 
 pytestmark = pytest.mark.statistical
 

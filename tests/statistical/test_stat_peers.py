@@ -83,7 +83,7 @@ def _statistic(metric, gold):
 
 def _ours(kind, metric, gold, a, b, n_permutations, seed):
     from leaderboard_ci.scoring.config import parse_config
-    from leaderboard_ci.phase.systems import build_plan as PairedPlan
+    from leaderboard_ci.phase.analysis.systems import build_plan as PairedPlan
     from leaderboard_ci.core.permutation import permutation_pvalues
 
     entry = metric if metric != "f1_fa" else _statpop.CLASSIFICATION_METRICS[2]
@@ -216,7 +216,7 @@ def _compstats_workload(python, name, n_resamples, seed):
     if name == "population-near-tie":
         # The first test set (of a fixed sequence) on which the full-sample winner and the
         # bootstrap-mean winner differ: two systems of equal population quality at the top.
-        from leaderboard_ci.phase.systems import score_systems
+        from leaderboard_ci.phase.analysis.systems import score_systems
 
         names = ("logreg", "twin_1", "twin_2", "nb")
         config = _statpop.config_for("classification", n_resamples=n_resamples, seed=seed)

@@ -125,8 +125,8 @@ def _progress_bar(enabled, total, desc="bootstrap", unit="resample"):
 
 def _unzip_limits(args):
     """UnzipLimits with ``--max-unpacked`` as the run's total."""
-    from .budget import parse_memory
-    from .safe_unzip import UnzipLimits
+    from .execution.budget import parse_memory
+    from .ingestion.safe_unzip import UnzipLimits
 
     return UnzipLimits(max_total_bytes=parse_memory(args.max_unpacked, "--max-unpacked"))
 
@@ -135,7 +135,7 @@ def _reference_dir(path, workdir):
     if os.path.isdir(path):
         return path
     if os.path.isfile(path) and zipfile.is_zipfile(path):
-        from .safe_unzip import UnzipLimits, safe_extract
+        from .ingestion.safe_unzip import UnzipLimits, safe_extract
 
         target = os.path.join(workdir, "reference")
         safe_extract(path, target, UnzipLimits())
@@ -168,11 +168,11 @@ def run(args, stdout=None):
     progress and the summary; the "B too small" notes go to ``sys.stderr``.
     """
     stdout = sys.stdout if stdout is None else stdout
-    from .blocked import SystemSource
-    from .runs import Execution
+    from .execution.blocked import SystemSource
+    from .execution.runs import Execution
     from ..scoring.config import load_config
     from ..scoring.readers import read_gold
-    from .submissions import load_systems
+    from .ingestion.submissions import load_systems
 
     started = time.time()
     top = _top(args.top)
@@ -217,11 +217,11 @@ def _finish(result, written, out_dir, started, stdout):
 
 
 def _run_in_blocks(args, config, gold, ref_dir, workdir, stdout):
-    """The analysis in blocks of systems (--memory-limit, --dask): see :mod:`leaderboard_ci.phase.blocked`."""
-    from .blocked import SystemSource
-    from .budget import parse_memory
-    from .runs import Execution
-    from .submissions import find_submissions
+    """The analysis in blocks of systems (--memory-limit, --dask): see :mod:`leaderboard_ci.phase.execution.blocked`."""
+    from .execution.blocked import SystemSource
+    from .execution.budget import parse_memory
+    from .execution.runs import Execution
+    from .ingestion.submissions import find_submissions
 
     budget = parse_memory(args.memory_limit) if args.memory_limit else None
     client_budget = parse_memory(args.client_memory_limit, "--client-memory-limit") \
@@ -256,9 +256,9 @@ def _analyze_sources(args, config, gold, sources, baseline, skipped, execution, 
 
     With ``stdout`` (a run in blocks) the runner, the plan and the client check are printed first.
     """
-    from .blocked import analyze_blocks
-    from .budget import check_client
-    from .runs import open_run
+    from .execution.blocked import analyze_blocks
+    from .execution.budget import check_client
+    from .execution.runs import open_run
 
     with open_run(config, gold, sources, execution) as run:
         if stdout is not None:

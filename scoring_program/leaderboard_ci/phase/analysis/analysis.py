@@ -58,12 +58,12 @@ from collections import OrderedDict
 import numpy as np
 import pandas as pd
 
-from ..scoring.config import parse_config
-from ..tasks.base import GoldStandard
-from ..tasks.registry import TASKS, task_module
-from .blocked import SystemSource, analyze_blocks
+from ...scoring.config import parse_config
+from ...tasks.base import GoldStandard
+from ...tasks.registry import TASKS, task_module
+from ..execution.blocked import SystemSource, analyze_blocks
 from .results import PhaseResult, TargetAnalysis
-from .runs import LEGACY_KEYWORDS, Execution, from_legacy, open_run
+from ..execution.runs import LEGACY_KEYWORDS, Execution, from_legacy, open_run
 
 __all__ = ["analyze", "Execution", "PhaseResult", "TargetAnalysis", "encode_inputs"]
 
@@ -173,7 +173,7 @@ def analyze(gold, systems=None, metric=None, config=None, *, extra_metrics=None,
         Name of the system that is the baseline (for baseline-calibrated gains).
     skipped : DataFrame or list of (submission, reason), optional
         Carried into the report.
-    execution : :class:`~leaderboard_ci.phase.runs.Execution`, optional
+    execution : :class:`~leaderboard_ci.phase.execution.runs.Execution`, optional
         Where and how the work runs (threads, Dask, memory budget, block
         size, progress); the numbers never depend on it.  Without a budget, a
         block size or Dask, the run is one block of all systems in this

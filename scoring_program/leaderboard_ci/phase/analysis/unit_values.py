@@ -15,7 +15,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from ..scoring.config import column_key
+from ...scoring.config import column_key
 
 __all__ = ["unit_value_summaries", "attach_unit_values", "SUMMARY_COLUMNS"]
 
@@ -72,7 +72,7 @@ def unit_value_summaries(plan, names):
 def attach_unit_values(targets, summaries):
     """``targets`` with each one's ``unit_values`` set to its summary, rows in the target's ranking order.
 
-    Returns a new OrderedDict (the :class:`~leaderboard_ci.phase.results.TargetAnalysis` are frozen:
+    Returns a new OrderedDict (the :class:`~leaderboard_ci.phase.analysis.results.TargetAnalysis` are frozen:
     a target with a summary is replaced by a copy that has it).
     """
     out = OrderedDict(targets)

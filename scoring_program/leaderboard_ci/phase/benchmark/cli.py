@@ -9,9 +9,9 @@ import os
 import sys
 import time
 
-from .._version import __version__
-from ..core.parallel import MAX_JOBS, check_jobs, keep_freed_memory
-from ..scoring.errors import ConfigError
+from ..._version import __version__
+from ...core.parallel import MAX_JOBS, check_jobs, keep_freed_memory
+from ...scoring.errors import ConfigError
 
 __all__ = ["make_parser", "main"]
 

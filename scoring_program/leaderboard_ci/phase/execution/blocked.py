@@ -4,15 +4,15 @@
 and chooses how many systems go in a block (:mod:`.budget`);
 :func:`analyze_blocks` then
 
-1. scores every block where it lives (:func:`~leaderboard_ci.phase.blocks.score_block`):
+1. scores every block where it lives (:func:`~leaderboard_ci.phase.execution.blocks.score_block`):
    its submissions are read, validated and encoded there, and only replicate
    scores (``B x s x T``) come back;
 2. ranks the systems of each target on the client, which holds every
    system's replicate scores but no per-item data;
-3. runs the pair stage in block pairs (:func:`~leaderboard_ci.phase.blocks.pair_block`),
+3. runs the pair stage in block pairs (:func:`~leaderboard_ci.phase.execution.blocks.pair_block`),
    each task getting the two blocks' replicate columns, and places each
    block pair's columns into the pairs table as they arrive;
-4. corrects the p-values and builds the same :class:`~leaderboard_ci.phase.results.PhaseResult`
+4. corrects the p-values and builds the same :class:`~leaderboard_ci.phase.analysis.results.PhaseResult`
    as :func:`~leaderboard_ci.phase.analysis.analyze`, number for number.
 
 Not available in blocks: ``method: bca`` (its pair intervals need every
@@ -27,11 +27,11 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from ..core.pairs import ranked_pairs
-from ..core.systems import SystemScores
-from ..scoring.config import column_key
-from ..scoring.errors import ConfigError
-from ..tasks.registry import task_module
+from ...core.pairs import ranked_pairs
+from ...core.systems import SystemScores
+from ...scoring.config import column_key
+from ...scoring.errors import ConfigError
+from ...tasks.registry import task_module
 from .blocks import (Block, PairNumbers, RunContext, SystemSource, forget_blocks, measure_system_bytes, pair_block,
                      read_source, score_block)
 from .budget import blocks_of, plan_blocks, process_rss
@@ -41,7 +41,7 @@ __all__ = ["PhasePlan", "plan_phase", "analyze_blocks", "needs_item_tests", "Sys
 
 @dataclass(frozen=True)
 class PhasePlan:
-    """A :class:`~leaderboard_ci.phase.budget.BlockPlan` and what the run needs besides."""
+    """A :class:`~leaderboard_ci.phase.execution.budget.BlockPlan` and what the run needs besides."""
 
     blocks: object
     item_tests: bool
@@ -62,7 +62,7 @@ def needs_item_tests(config, gold):
 
 def plan_phase(config, gold, sources, workers=1, worker_budget=None, client_budget=None, block_size=None,
                in_process=False, threads=1):
-    """Measure one system's cost and choose the blocks (see :func:`~leaderboard_ci.phase.budget.plan_blocks`).
+    """Measure one system's cost and choose the blocks (see :func:`~leaderboard_ci.phase.execution.budget.plan_blocks`).
 
     ``in_process`` (no Dask: the client's budget also holds the blocks) and ``threads``
     (threads scoring a block) are passed to the planner.  Without a budget or a block
@@ -89,7 +89,7 @@ def plan_phase(config, gold, sources, workers=1, worker_budget=None, client_budg
 
 def _targets(context, sources):
     """The configuration's targets, from the plan of the first readable source (no measurement)."""
-    from .systems import build_plan
+    from ..analysis.systems import build_plan
 
     for source in sources:
         value, reason = read_source(source, context.config, context.gold)
@@ -134,7 +134,7 @@ def _score_blocks(runner, context, blocks, plan, progress):
 
 def _select(parts, sources, per_participant, sign):
     """Global system list after ``per_participant``: ``[(block, position in block)]`` and names."""
-    from .submissions import select_entries
+    from ..ingestion.submissions import select_entries
 
     by_name = dict((s.name, s) for s in sources)
     readable = [((k, i), name) for k, part in enumerate(parts) for i, name in enumerate(part.names)]
@@ -207,14 +207,14 @@ def _pair_stage(runner, context, blocks, members, columns, scores, orders, progr
 
 def analyze_blocks(config, gold, sources, plan, runner, baseline=None, skipped=(), per_participant="all",
                    n_jobs=1, progress=None):
-    """The :class:`~leaderboard_ci.phase.results.PhaseResult` of ``sources`` scored in ``plan``'s blocks.
+    """The :class:`~leaderboard_ci.phase.analysis.results.PhaseResult` of ``sources`` scored in ``plan``'s blocks.
 
     Parameters
     ----------
     config, gold : Config, GoldStandard
-    sources : list of :class:`~leaderboard_ci.phase.blocks.SystemSource`
+    sources : list of :class:`~leaderboard_ci.phase.execution.blocks.SystemSource`
     plan : PhasePlan (:func:`plan_phase`)
-    runner : :class:`~leaderboard_ci.phase.runners.LocalRunner` or ``DaskRunner``
+    runner : :class:`~leaderboard_ci.phase.execution.runners.LocalRunner` or ``DaskRunner``
     baseline : str, optional
         The baseline system's name.
     skipped : list of (submission, reason)
@@ -225,10 +225,10 @@ def analyze_blocks(config, gold, sources, plan, runner, baseline=None, skipped=(
     progress : callable, optional
         Called with 1 when a task finishes (``plan.blocks.n_tasks`` in all).
     """
-    from .assemble import phase_result
-    from .submissions import no_systems
-    from .targets import finish_target, target_order
-    from .unit_values import attach_unit_values
+    from ..analysis.assemble import phase_result
+    from ..ingestion.submissions import no_systems
+    from ..analysis.targets import finish_target, target_order
+    from ..analysis.unit_values import attach_unit_values
 
     bplan = plan.blocks
     context = RunContext(uuid.uuid4().hex, config, gold, n_jobs=n_jobs, item_tests=plan.item_tests)

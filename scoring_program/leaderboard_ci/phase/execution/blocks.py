@@ -28,12 +28,12 @@ from typing import Optional
 
 import numpy as np
 
-from ..core.pairs import PairStatistics, pair_statistics
-from ..core.parallel import resolve_jobs, run_spans, single_threaded_blas, split_range
-from ..core.permutation import PermutationUnsupported, permutation_pvalues
-from ..scoring.errors import ConfigError
-from .systems import build_plan
-from .targets import item_pair_tests, system_validity_flags
+from ...core.pairs import PairStatistics, pair_statistics
+from ...core.parallel import resolve_jobs, run_spans, single_threaded_blas, split_range
+from ...core.permutation import PermutationUnsupported, permutation_pvalues
+from ...scoring.errors import ConfigError
+from ..analysis.systems import build_plan
+from ..analysis.targets import item_pair_tests, system_validity_flags
 from .worker_cache import CACHE
 
 __all__ = ["SystemSource", "Block", "RunContext", "load_block", "block_state", "score_block", "pair_block",
@@ -89,7 +89,7 @@ class PairNumbers:
     """One target's numbers over some of its ranked pairs: what :func:`pair_block` sends back.
 
     ``tests`` holds the item-level tests as ``((name, values), ...)`` in
-    :func:`~leaderboard_ci.phase.targets.item_pair_tests`' order; ``values`` is an
+    :func:`~leaderboard_ci.phase.analysis.targets.item_pair_tests`' order; ``values`` is an
     array over the pairs, or a tuple of arrays (``permutation``: one-sided, two-sided, exact).
     """
 
@@ -138,10 +138,10 @@ def read_source(source, config, gold):
     if source.values is not None:
         return np.asarray(source.values), None
     if source.baseline_dir is not None:  # an organizer file: its errors stop the run
-        from ..scoring.readers import read_baseline
+        from ...scoring.readers import read_baseline
 
         return read_baseline(source.baseline_dir, config, gold), None
-    from .submissions import read_entry
+    from ..ingestion.submissions import read_entry
 
     return read_entry(source.entry, config, gold)
 
@@ -193,8 +193,8 @@ def forget_blocks():
 
 def score_block(context, block, start, stop):
     """:class:`BlockScores` of ``block`` on replicates ``start .. stop-1``."""
-    from .assemble import unit_table
-    from .unit_values import unit_value_summaries
+    from ..analysis.assemble import unit_table
+    from ..analysis.unit_values import unit_value_summaries
 
     state = block_state(context, block)
     plan = state.plan

@@ -36,7 +36,7 @@ def _token(recipe):
 
 def span_scores(payload, token, start, stop):
     """Replicate scores of one span, on a worker (the plan is built once per worker, in its cache)."""
-    from ..core.parallel import single_threaded_blas
+    from ...core.parallel import single_threaded_blas
     from .worker_cache import CACHE
 
     function, args = payload
@@ -68,7 +68,7 @@ def dask_executor(address, n_workers=None, timeout="30s"):
         try:
             if plan.recipe is None:
                 raise ValueError("a plan without a recipe cannot be rebuilt on workers (build it with "
-                                 "leaderboard_ci.phase.systems.build_plan)")
+                                 "leaderboard_ci.phase.analysis.systems.build_plan)")
             payload = client.scatter(plan.recipe, broadcast=True)
             token = _token(plan.recipe)
             futures = [client.submit(span_scores, payload, token, a, b, pure=False) for a, b in spans]

@@ -1,4 +1,4 @@
-"""Where the block tasks of :mod:`leaderboard_ci.phase.blocked` run: here, or on a Dask cluster.
+"""Where the block tasks of :mod:`leaderboard_ci.phase.execution.blocked` run: here, or on a Dask cluster.
 
 A runner has ``workers``, ``worker_memory`` (bytes or None), ``share(obj)``
 (send once to every worker), ``put(obj)`` (send once, to be used by several
@@ -7,7 +7,7 @@ and ``close()``.  Results never depend on the runner.
 """
 from __future__ import annotations
 
-from ..scoring.errors import ConfigError
+from ...scoring.errors import ConfigError
 
 __all__ = ["LocalRunner", "DaskRunner", "DASK_PAUSE", "DASK_BUDGET"]
 
@@ -80,7 +80,7 @@ class DaskRunner:
             self.own_client = False
             self.address = "the given Dask client (%s)" % (getattr(address.scheduler, "address", None) or "?")
         elif address == "local":
-            from ..core.parallel import available_cpus
+            from ...core.parallel import available_cpus
 
             # Dask pauses a worker at 80% of its limit and restarts it at 95%: the limit is set so
             # that our budget sits below the pause.

@@ -9,8 +9,8 @@ configuration; *where and how* the work runs comes from one frozen
 Planning and runner set-up are written once, in :func:`open_run`, used by
 :func:`~leaderboard_ci.phase.analysis.analyze` and by the ``end_of_phase``
 command alike: every run is a plan of blocks on a runner
-(:mod:`leaderboard_ci.phase.blocked`), and the in-memory run is the plan with
-one block on the :class:`~leaderboard_ci.phase.runners.LocalRunner`.  The
+(:mod:`leaderboard_ci.phase.execution.blocked`), and the in-memory run is the plan with
+one block on the :class:`~leaderboard_ci.phase.execution.runners.LocalRunner`.  The
 numbers never depend on the execution.
 """
 from __future__ import annotations
@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Callable, Optional, Union
 
-from ..scoring.errors import ConfigError
+from ...scoring.errors import ConfigError
 
 __all__ = ["Execution", "open_run", "LEGACY_KEYWORDS"]
 
@@ -51,7 +51,7 @@ class Execution:
     progress : callable, optional
         Called with 1 as each task finishes (a span of replicates of a block, a block pair).
     runner : optional
-        An already open runner (:class:`~leaderboard_ci.phase.runners.LocalRunner` or
+        An already open runner (:class:`~leaderboard_ci.phase.execution.runners.LocalRunner` or
         ``DaskRunner``) to run the blocks on; left open at the end.
     """
 
@@ -65,7 +65,7 @@ class Execution:
     runner: object = None
 
     def __post_init__(self):
-        from ..core.parallel import check_jobs
+        from ...core.parallel import check_jobs
 
         try:
             check_jobs(self.n_jobs)
@@ -128,7 +128,7 @@ def open_run(config, gold, sources, execution):
     The one place where a run is set up, for :func:`~leaderboard_ci.phase.analysis.analyze`
     and the ``end_of_phase`` command.  Yields a :class:`Run`.
     """
-    from ..core.parallel import resolve_jobs
+    from ...core.parallel import resolve_jobs
     from .blocked import plan_phase
     from .runners import LocalRunner
 

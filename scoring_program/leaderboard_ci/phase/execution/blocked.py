@@ -1,8 +1,9 @@
-"""The end-of-phase analysis with systems in blocks, under a memory budget, here or on Dask.
+"""The end-of-phase analysis: systems in blocks, here or on Dask (every run takes this path).
 
-:func:`plan_phase` measures what one system costs (by building a small plan)
-and chooses how many systems go in a block (:mod:`.budget`);
-:func:`analyze_blocks` then
+:func:`plan_phase` chooses how many systems go in a block (:mod:`.budget`):
+all of them when there is no budget (the in-memory run: one block in this
+process, nothing measured), else as many as the budget holds, measured by
+building a small plan; :func:`analyze_blocks` then
 
 1. scores every block where it lives (:func:`~leaderboard_ci.phase.execution.blocks.score_block`):
    its submissions are read, validated and encoded there, and only replicate
@@ -11,12 +12,12 @@ and chooses how many systems go in a block (:mod:`.budget`);
    system's replicate scores but no per-item data;
 3. runs the pair stage in block pairs (:func:`~leaderboard_ci.phase.execution.blocks.pair_block`),
    each task getting the two blocks' replicate columns, and places each
-   block pair's columns into the pairs table as they arrive;
-4. corrects the p-values and builds the same :class:`~leaderboard_ci.phase.analysis.results.PhaseResult`
-   as :func:`~leaderboard_ci.phase.analysis.analyze`, number for number.
+   block pair's :class:`~leaderboard_ci.phase.execution.blocks.PairNumbers` into the pairs table;
+4. corrects the p-values and builds the frozen
+   :class:`~leaderboard_ci.phase.analysis.results.PhaseResult`; the numbers never depend on the blocks.
 
-Not available in blocks: ``method: bca`` (its pair intervals need every
-system's per-item jackknife in one process).
+``method: bca`` needs every system's per-item jackknife in one process: it
+runs in the one-block plan in this process, and is refused with more blocks or on Dask.
 """
 from __future__ import annotations
 

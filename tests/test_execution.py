@@ -60,11 +60,14 @@ def test_execution_is_checked_and_frozen():
         Execution().n_jobs = 2
 
 
-def test_progress_counts_tasks():
-    gold, systems = _case()
+@pytest.mark.parametrize("block_size, expected", [(None, 30 + 1), (2, 3 * 30 + 6)])
+def test_progress_counts_replicates_and_block_pairs(block_size, expected):
+    """In this process: the replicates scored in every block, and 1 per block pair (6 systems in 3 blocks: 6)."""
+    gold, systems = _case(m=6)
     seen = []
-    analyze(gold, systems, metric="accuracy", n_resamples=30, execution=Execution(n_jobs=1, progress=seen.append))
-    assert seen and set(seen) == {1}
+    analyze(gold, systems, metric="accuracy", n_resamples=30,
+            execution=Execution(n_jobs=2, block_size=block_size, progress=seen.append))
+    assert sum(seen) == expected
 
 
 def test_results_are_frozen():

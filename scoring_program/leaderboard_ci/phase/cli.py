@@ -269,7 +269,8 @@ def _analyze_sources(args, config, gold, sources, baseline, skipped, execution, 
             warning = check_client(run.plan.blocks)
             if warning:
                 stdout.write("warning: %s\n" % warning)
-        with _progress_bar(not args.no_progress, run.plan.blocks.n_tasks, desc="bootstrap", unit="task") as tick:
+        unit = "resample" if run.plan.blocks.in_process else "task"
+        with _progress_bar(not args.no_progress, run.plan.progress_total, unit=unit) as tick:
             return analyze_blocks(config, gold, sources, run.plan, run.runner, baseline=baseline, skipped=skipped,
                                   per_participant=per_participant, n_jobs=run.n_jobs, progress=tick)
 

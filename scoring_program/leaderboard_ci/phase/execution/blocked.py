@@ -51,6 +51,12 @@ class PhasePlan:
     def describe(self):
         return self.blocks.describe()
 
+    @property
+    def progress_total(self):
+        """What ``progress`` adds up to: replicates scored and block pairs in this process, tasks on Dask."""
+        b = self.blocks
+        return b.n_blocks * b.n_resamples + b.n_block_pairs if b.in_process else b.n_tasks
+
 
 def needs_item_tests(config, gold):
     """Whether the pair stage needs per-item predictions (permutation, McNemar, a task's own test)."""
@@ -224,7 +230,8 @@ def analyze_blocks(config, gold, sources, plan, runner, baseline=None, skipped=(
     n_jobs : int
         Threads inside each task (1 on Dask workers).
     progress : callable, optional
-        Called with 1 when a task finishes (``plan.blocks.n_tasks`` in all).
+        Called as work finishes: in this process with the replicates scored, and 1 per
+        block pair; on Dask with 1 per task (``plan.progress_total`` in all).
     """
     from ..analysis.assemble import phase_result
     from ..ingestion.submissions import no_systems
@@ -232,10 +239,12 @@ def analyze_blocks(config, gold, sources, plan, runner, baseline=None, skipped=(
     from ..analysis.unit_values import attach_unit_values
 
     bplan = plan.blocks
-    context = RunContext(uuid.uuid4().hex, config, gold, n_jobs=n_jobs, item_tests=plan.item_tests)
+    local = getattr(runner, "in_process", False)
+    context = RunContext(uuid.uuid4().hex, config, gold, n_jobs=n_jobs, item_tests=plan.item_tests,
+                         progress=progress if local else None)
     shared_context = runner.share(context)
     blocks = [Block(k, tuple(sources[a:b])) for k, (a, b) in enumerate(blocks_of(len(sources), bplan.block_size))]
-    parts = _score_blocks(runner, shared_context, blocks, bplan, progress)
+    parts = _score_blocks(runner, shared_context, blocks, bplan, None if local else progress)
     skipped = list(skipped) + [item for part in parts for item in part.skipped]
     chosen = _select(parts, sources, per_participant, config.official.sign)
     if not chosen:

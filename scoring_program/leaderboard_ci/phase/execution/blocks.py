@@ -22,6 +22,7 @@ single-process result bit for bit.
 """
 from __future__ import annotations
 
+import threading
 import tracemalloc
 from dataclasses import dataclass
 from typing import Optional
@@ -65,6 +66,8 @@ class RunContext:
     gold: object
     n_jobs: int = 1
     item_tests: bool = False
+    #: Called with the replicates scored (a run in this process only: never sent to Dask workers).
+    progress: object = None
 
 
 @dataclass(frozen=True)
@@ -203,8 +206,16 @@ def score_block(context, block, start, stop):
     replicates = np.empty((stop - start, plan.m, len(plan.targets)))
     jobs = resolve_jobs(context.n_jobs)
 
+    report = None
+    if context.progress is not None:
+        lock = threading.Lock()
+
+        def report(k):
+            with lock:
+                context.progress(k)
+
     def work(span):
-        replicates[span[0] - start:span[1] - start] = plan.scores_for_span(span[0], span[1])
+        replicates[span[0] - start:span[1] - start] = plan.scores_for_span(span[0], span[1], progress=report)
 
     run_spans(work, split_range(start, stop, jobs * 4 if jobs > 1 else 1), jobs)
     full = flags = units = unit_values = jack = None

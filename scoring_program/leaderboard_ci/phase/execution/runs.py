@@ -49,7 +49,9 @@ class Execution:
     workers : int, optional
         Workers of ``dask="local"`` (default: one per core).
     progress : callable, optional
-        Called with 1 as each task finishes (a span of replicates of a block, a block pair).
+        Called as work finishes: in this process with the number of replicates scored
+        (and 1 per block pair), on Dask with 1 per task; the total is the plan's
+        ``progress_total`` (``B + 1`` for the in-memory run).
     runner : optional
         An already open runner (:class:`~leaderboard_ci.phase.execution.runners.LocalRunner` or
         ``DaskRunner``) to run the blocks on; left open at the end.

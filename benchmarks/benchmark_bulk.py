@@ -25,9 +25,9 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scoring_program"))
 
-from leaderboard_ci.phase.benchmark import TaskSpec  # noqa: E402
-from leaderboard_ci.phase.benchmark_submissions import SharedSubmissions, task_systems  # noqa: E402
-from leaderboard_ci.phase.submissions import load_systems  # noqa: E402
+from leaderboard_ci.phase.benchmark.benchmark import TaskSpec  # noqa: E402
+from leaderboard_ci.phase.benchmark.submissions import SharedSubmissions, task_systems  # noqa: E402
+from leaderboard_ci.phase.ingestion.submissions import load_systems  # noqa: E402
 from leaderboard_ci.scoring.config import load_config  # noqa: E402
 from leaderboard_ci.scoring.readers import read_gold  # noqa: E402
 

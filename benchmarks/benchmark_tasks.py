@@ -19,9 +19,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
 
 from leaderboard_ci.core.parallel import keep_freed_memory  # noqa: E402
 from leaderboard_ci.core.systems import paired_scores  # noqa: E402
-from leaderboard_ci.phase.benchmark import (BenchmarkDefinition, ScoredTestSet, TaskSpec,  # noqa: E402
+from leaderboard_ci.phase.benchmark.benchmark import (BenchmarkDefinition, ScoredTestSet, TaskSpec,  # noqa: E402
                                             analyze_benchmark, seed_for_test_set)
-from leaderboard_ci.phase.systems import build_plan  # noqa: E402
+from leaderboard_ci.phase.analysis.systems import build_plan  # noqa: E402
 from leaderboard_ci.scoring.config import parse_config  # noqa: E402
 from leaderboard_ci.tasks.base import GoldStandard  # noqa: E402
 

@@ -104,10 +104,10 @@ def main(argv=None):
     args = parser.parse_args(argv)
 
     from leaderboard_ci.core.parallel import keep_freed_memory
-    from leaderboard_ci.phase.blocked import SystemSource, analyze_blocks, plan_phase
-    from leaderboard_ci.phase.budget import format_bytes, parse_memory
-    from leaderboard_ci.phase.runners import DaskRunner, LocalRunner
-    from leaderboard_ci.phase.submissions import find_submissions
+    from leaderboard_ci.phase.execution.blocked import SystemSource, analyze_blocks, plan_phase
+    from leaderboard_ci.phase.execution.budget import format_bytes, parse_memory
+    from leaderboard_ci.phase.execution.runners import DaskRunner, LocalRunner
+    from leaderboard_ci.phase.ingestion.submissions import find_submissions
     from leaderboard_ci.scoring.config import load_config, parse_config
     from leaderboard_ci.scoring.readers import read_gold
 
@@ -124,7 +124,7 @@ def main(argv=None):
     gold = read_gold(ref, config)
     import shutil
 
-    from leaderboard_ci.phase.safe_unzip import UnzipLimits
+    from leaderboard_ci.phase.ingestion.safe_unzip import UnzipLimits
 
     shutil.rmtree(os.path.join(root, "work"), ignore_errors=True)
     entries, skipped = find_submissions(subs, os.path.join(root, "work"), limits=UnzipLimits(max_total_bytes=16 << 30))

@@ -322,7 +322,7 @@ def _eop_summary(result, names):
                         "ties_with_winner": dict(ind["ties_with_winner"])}}
 
 
-def _build_ours_eop(ctx, n_jobs, executor=None):
+def _build_ours_eop(ctx, n_jobs, dask=None, workers=None):
     analysis = _instrument_analysis()
     gold, systems, names = _eop_inputs(ctx["data"])
     metric = ctx["workload"]["metric"]
@@ -331,8 +331,8 @@ def _build_ours_eop(ctx, n_jobs, executor=None):
         _STAGES.clear()
         t = time.perf_counter()
         result = analysis.analyze(gold, systems, metric=metric, n_resamples=int(n_resamples), seed=SEED,
-                                  confidence_level=CONFIDENCE, corrections=list(CORRECTIONS), n_jobs=n_jobs,
-                                  executor=executor)
+                                  confidence_level=CONFIDENCE, corrections=list(CORRECTIONS),
+                                  execution=analysis.Execution(n_jobs=n_jobs, dask=dask, workers=workers))
         total = time.perf_counter() - t
         out = _eop_summary(result, names)
         stages = dict(_STAGES)
@@ -345,7 +345,7 @@ def _build_ours_eop(ctx, n_jobs, executor=None):
 def _time_local_cluster():
     """Make dask.distributed.LocalCluster record its start and close times in the stages.
 
-    dask_executor imports LocalCluster when it is called, so patching the
+    DaskRunner imports LocalCluster when it is opened, so patching the
     module attribute first is enough; the stage "score_systems" then excludes
     the cluster's start ("cluster_start") and shutdown ("cluster_close").
     """
@@ -377,11 +377,9 @@ def _time_local_cluster():
 def _build_ours_dask(n_workers):
     def build(ctx):
         _time_local_cluster()
-        from leaderboard_ci.phase.distributed import dask_executor
-
-        # The executor starts a LocalCluster with n_workers single-threaded worker processes
+        # Execution(dask="local") starts a LocalCluster with n_workers single-threaded worker processes
         # on every analyze() call and closes it afterwards: that cost is part of the time.
-        run = _build_ours_eop(ctx, "auto", executor=dask_executor("local", n_workers=n_workers))
+        run = _build_ours_eop(ctx, 1, dask="local", workers=n_workers)
 
         def run_dask(n_resamples):
             out = run(n_resamples)
@@ -500,10 +498,10 @@ IMPLEMENTATIONS = {impl.name: impl for impl in [
          path="scoring_program"),
     Impl("ours-dask1", "ours, Dask 1 local worker", "project", _build_ours_dask(1), same_resamples=True,
          scalable=False, requires=("dask", "distributed"), path="scoring_program",
-         notes="analyze(..., executor=dask_executor('local', n_workers=1))"),
+         notes="analyze(..., execution=Execution(dask='local', workers=1))"),
     Impl("ours-dask2", "ours, Dask 2 local workers", "project", _build_ours_dask(2), same_resamples=True,
          scalable=False, requires=("dask", "distributed"), path="scoring_program",
-         notes="analyze(..., executor=dask_executor('local', n_workers=2))"),
+         notes="analyze(..., execution=Execution(dask='local', workers=2))"),
     Impl("scipy", "scipy.stats.bootstrap", "peers", build_scipy, same_resamples=False, requires=("scipy",),
          notes="vectorized=True, paired=True, method='percentile', own resamples, batch ~2M draws"),
     Impl("sklearn-loop", "sklearn loop", "peers", _dispatch(build_sklearn_loop, build_sklearn_loop_eop),

@@ -41,7 +41,7 @@ def synthetic_result(m, n=300, n_resamples=200, seed=0):
     significantly worse than the winner and others are not.
     """
     import numpy as np
-    from leaderboard_ci.phase.analysis import analyze
+    from leaderboard_ci.phase.analysis import Execution, analyze
 
     rng = np.random.default_rng(seed)
     gold = rng.integers(0, 3, n)
@@ -54,7 +54,7 @@ def synthetic_result(m, n=300, n_resamples=200, seed=0):
     systems["majority baseline"] = np.full(n, int(np.bincount(gold).argmax()))
     return analyze([str(g) for g in gold], {k: [str(x) for x in v] for k, v in systems.items()}, metric="f1_macro",
                    extra_metrics=["accuracy"], baseline="majority baseline", n_resamples=n_resamples,
-                   family="vs_winner", primary="fdr_bh", n_jobs=1)
+                   family="vs_winner", primary="fdr_bh", execution=Execution(n_jobs=1))
 
 
 def _status_mb(field):

@@ -272,6 +272,6 @@ register(Workload(
     sizes={"quick": [(20, 2000, 400)], "full": [(100, 10000, B)]},
     impls=OURS + DASK,
     axis="m",
-    notes="ours-daskK: analyze(..., executor=dask_executor('local', n_workers=K)); the time includes starting and "
+    notes="ours-daskK: analyze(..., execution=Execution(dask='local', workers=K)); the time includes starting and "
           "closing the LocalCluster (as the API does per call); peak RSS is the client process only. " + EOP_NOTES,
 ))

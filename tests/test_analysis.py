@@ -12,7 +12,7 @@ import pytest
 from sklearn.metrics import accuracy_score, f1_score
 from statsmodels.stats.multitest import multipletests
 
-from leaderboard_ci.phase.analysis import analyze
+from leaderboard_ci.phase.analysis import Execution, analyze
 from leaderboard_ci.core.significance import stars
 from leaderboard_ci.scoring.errors import ConfigError
 from leaderboard_ci.core.resampling import replicate_indices
@@ -38,7 +38,7 @@ def case():
                        "weak": system(0.55, 4), "majority": "neu"})
     df["strong_copy"] = df["strong"]
     result = analyze(df, "gold", metric="f1_macro", extra_metrics=["accuracy"], baseline="majority",
-                     n_resamples=B, seed=SEED, n_jobs=2)
+                     n_resamples=B, seed=SEED, execution=Execution(n_jobs=2))
     return df, result
 
 

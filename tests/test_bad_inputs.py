@@ -339,8 +339,8 @@ def test_archives_in_the_worker_emulation(kind, tmp_path):
 
 @pytest.mark.parametrize("kind", sorted(cases.ARCHIVES))
 def test_archives_in_the_end_of_phase_ingestion(kind, tmp_path):
-    from leaderboard_ci.phase.discovery import discover
-    from leaderboard_ci.phase.safe_unzip import safe_extract
+    from leaderboard_ci.phase.ingestion.discovery import discover
+    from leaderboard_ci.phase.ingestion.safe_unzip import safe_extract
     folder = tmp_path / "in"
     folder.mkdir()
     (folder / "team.zip").write_bytes(_bad_archive(kind))

@@ -10,7 +10,7 @@ import pytest
 from sklearn.metrics import accuracy_score, f1_score, matthews_corrcoef, mean_absolute_error
 
 from leaderboard_ci.core.resampling import counts_from_indices, replicate_indices
-from leaderboard_ci.phase.benchmark import analyze_benchmark, load_benchmark, seed_for_test_set
+from leaderboard_ci.phase.benchmark.benchmark import analyze_benchmark, load_benchmark, seed_for_test_set
 from leaderboard_ci.scoring.errors import ConfigError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

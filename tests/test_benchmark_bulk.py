@@ -1,7 +1,7 @@
 """A benchmark read from a Codabench multi-task phase's bulk download equals the one read from per-task folders.
 
 The download is built as Codabench makes it (see
-``leaderboard_ci/phase/benchmark_submissions.py`` for the code read): a zip of
+``leaderboard_ci/phase/benchmark/submissions.py`` for the code read): a zip of
 the participants' zips, one per *parent* submission, each named
 ``{id}_{owner}_PhaseId{phase}_{date}_{file}`` with ``:`` replaced by ``_``;
 every participant zip holds one prediction file per task (each task's scoring
@@ -21,9 +21,9 @@ import numpy as np
 import pytest
 import yaml
 
-from leaderboard_ci.phase.benchmark import analyze_benchmark, load_benchmark
-from leaderboard_ci.phase.benchmark_cli import main
-from leaderboard_ci.phase.discovery import FAILED_REASON
+from leaderboard_ci.phase.benchmark.benchmark import analyze_benchmark, load_benchmark
+from leaderboard_ci.phase.benchmark.cli import main
+from leaderboard_ci.phase.ingestion.discovery import FAILED_REASON
 from leaderboard_ci.scoring.errors import ConfigError
 from leaderboard_ci.scoring.text_files import list_names
 

@@ -22,11 +22,12 @@ import numpy as np
 import pytest
 import yaml
 
-from leaderboard_ci.phase import budget, cli
-from leaderboard_ci.phase.analysis import analyze
-from leaderboard_ci.phase import blocked as blocked_module
-from leaderboard_ci.phase.blocked import SystemSource, plan_phase
-from leaderboard_ci.phase.submissions import find_submissions
+from leaderboard_ci.phase import cli
+from leaderboard_ci.phase.execution import budget
+from leaderboard_ci.phase.analysis import Execution, analyze
+from leaderboard_ci.phase.execution import blocked as blocked_module
+from leaderboard_ci.phase.execution.blocked import SystemSource, plan_phase
+from leaderboard_ci.phase.ingestion.submissions import find_submissions
 from leaderboard_ci.scoring.config import load_config
 from leaderboard_ci.scoring.errors import ConfigError
 from leaderboard_ci.scoring.readers import read_gold
@@ -137,9 +138,9 @@ def assert_same_result(one, other):
 @pytest.mark.parametrize("example", EXAMPLES, ids=[os.path.basename(e) for e in EXAMPLES])
 def test_blocks_on_a_cluster_equal_one_process(example, tmp_path, cluster, monkeypatch):
     """Tiny budget, >= 8 blocks, submissions read on the workers; the threaded run as the reference."""
-    from leaderboard_ci.phase.blocked import analyze_blocks
-    from leaderboard_ci.phase.runners import DaskRunner
-    from leaderboard_ci.phase.submissions import load_systems
+    from leaderboard_ci.phase.execution.blocked import analyze_blocks
+    from leaderboard_ci.phase.execution.runners import DaskRunner
+    from leaderboard_ci.phase.ingestion.submissions import load_systems
     from leaderboard_ci.scoring.readers import read_baseline
 
     ref, subs = _phase(example, tmp_path)
@@ -149,7 +150,7 @@ def test_blocks_on_a_cluster_equal_one_process(example, tmp_path, cluster, monke
     baseline = config.baseline.name if config.baseline is not None else None
     if baseline is not None:
         coded[baseline] = read_baseline(ref, config, gold)
-    threaded = analyze(gold, coded, config=config, baseline=baseline, skipped=skipped, n_jobs=2)
+    threaded = analyze(gold, coded, config=config, baseline=baseline, skipped=skipped, execution=Execution(n_jobs=2))
 
     monkeypatch.setattr(blocked_module, "process_rss", lambda: FAKE_RSS)
     entries, skipped = find_submissions(subs, str(tmp_path / "blocked"))
@@ -205,7 +206,7 @@ def test_regression_and_permutation_in_blocks_of_one(test):
     settings = dict(metric="mae", extra_metrics=["rmse"], groups=groups, n_resamples=200, baseline="r8",
                     test=test, n_permutations=150)
     one = analyze(list(y), systems, **settings)
-    blocked = analyze(list(y), systems, block_size=1, **settings)
+    blocked = analyze(list(y), systems, execution=Execution(block_size=1), **settings)
     for key, target in one.targets.items():
         other = blocked.targets[key]
         for attr in ("systems", "vs_winner", "pairs", "gains"):
@@ -219,7 +220,7 @@ def test_bca_in_blocks_is_refused_with_a_reason():
     rng = np.random.default_rng(1)
     y, systems, _ = _regression_inputs(rng, n=50, m=3)
     with pytest.raises(ConfigError, match="bca is not available with --memory-limit"):
-        analyze(list(y), systems, metric="mae", method="bca", n_resamples=50, block_size=1)
+        analyze(list(y), systems, metric="mae", method="bca", n_resamples=50, execution=Execution(block_size=1))
 
 
 def _wait_for(path, seconds=60):

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 from statsmodels.stats.multitest import multipletests
 
-from leaderboard_ci.phase.corrections import adjust, adjust_within
+from leaderboard_ci.phase.analysis.corrections import adjust, adjust_within
 
 
 @pytest.mark.parametrize("method", ["bonferroni", "holm", "fdr_bh", "hommel", "fdr_by"])

@@ -6,7 +6,7 @@ import pytest
 
 from leaderboard_ci.scoring.config import parse_config
 from leaderboard_ci.scoring.errors import ConfigError
-from leaderboard_ci.phase.systems import score_systems
+from leaderboard_ci.phase.analysis.systems import score_systems
 from leaderboard_ci.tasks.scorer import GoldStandard
 
 
@@ -24,7 +24,7 @@ def _inputs():
 
 def test_local_cluster_gives_identical_results():
     pytest.importorskip("distributed")
-    from leaderboard_ci.phase.distributed import dask_executor
+    from leaderboard_ci.phase.execution.distributed import dask_executor
 
     cfg, gold, preds, names = _inputs()
     single = score_systems(cfg, gold, preds, names, n_jobs=1)
@@ -49,7 +49,7 @@ def test_without_dask_the_flag_says_how_to_install(monkeypatch):
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", no_dask)
-    from leaderboard_ci.phase.distributed import dask_executor
+    from leaderboard_ci.phase.execution.distributed import dask_executor
 
     with pytest.raises(ConfigError, match=r"pip install '\.\[dask\]'"):
         dask_executor("local")
@@ -57,8 +57,28 @@ def test_without_dask_the_flag_says_how_to_install(monkeypatch):
 
 def test_unreachable_scheduler_is_an_organizer_error():
     pytest.importorskip("distributed")
-    from leaderboard_ci.phase.distributed import dask_executor
+    from leaderboard_ci.phase.execution.distributed import dask_executor
 
     cfg, gold, preds, names = _inputs()
     with pytest.raises(ConfigError, match="cannot reach the Dask scheduler"):
         score_systems(cfg, gold, preds, names, executor=dask_executor("tcp://127.0.0.1:1", timeout="2s"))
+
+
+def test_analyze_on_a_given_client_leaves_it_open():
+    """Execution(dask=client): the blocks run on the caller's cluster, numbers as in one process."""
+    pytest.importorskip("distributed")
+    from dask.distributed import Client, LocalCluster
+
+    from leaderboard_ci.phase import Execution, analyze
+
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 3, 150)
+    systems = {"s%d" % j: np.where(rng.random(150) < 0.5 + 0.1 * j, y, rng.integers(0, 3, 150)).tolist()
+               for j in range(4)}
+    local = analyze(y.tolist(), systems, metric="accuracy", n_resamples=50, execution=Execution(n_jobs=1))
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, \
+            Client(cluster) as client:
+        remote = analyze(y.tolist(), systems, metric="accuracy", n_resamples=50, execution=Execution(dask=client))
+        assert client.status == "running"
+    for a, b in ((local.official.systems, remote.official.systems), (local.official.pairs, remote.official.pairs)):
+        assert a.to_csv() == b.to_csv()

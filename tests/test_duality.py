@@ -42,8 +42,8 @@ B = 1000
 def _analyze_competition(folder):
     """What ``leaderboard-ci-end-of-phase --reference REF --submissions SUBS`` computes (without writing)."""
     from leaderboard_ci.phase import cli
-    from leaderboard_ci.phase.analysis import analyze
-    from leaderboard_ci.phase.submissions import load_systems
+    from leaderboard_ci.phase.analysis import Execution, analyze
+    from leaderboard_ci.phase.ingestion.submissions import load_systems
     from leaderboard_ci.scoring.config import load_config
     from leaderboard_ci.scoring.readers import read_gold
 
@@ -55,7 +55,7 @@ def _analyze_competition(folder):
         coded, skipped, _ = load_systems(os.path.join(ROOT, folder, "sample_submissions"), config, gold,
                                          os.path.join(work, "submissions"))
     baseline = cli._add_baseline(config, ref, gold, coded, None)
-    return analyze(gold, OrderedDict(coded), config=config, baseline=baseline, n_jobs="auto", skipped=skipped)
+    return analyze(gold, OrderedDict(coded), config=config, baseline=baseline, execution=Execution(n_jobs="auto"), skipped=skipped)
 
 
 def _phase60(variant):

@@ -13,7 +13,7 @@ import pytest
 from leaderboard_ci.core.pairs import pair_statistics
 from leaderboard_ci.core.permutation import permutation_pvalues
 from leaderboard_ci.phase.analysis import analyze
-from leaderboard_ci.phase.systems import build_plan
+from leaderboard_ci.phase.analysis.systems import build_plan
 from leaderboard_ci.scoring.config import parse_config
 from leaderboard_ci.scoring.errors import ConfigError
 from leaderboard_ci.scoring.evaluation import evaluate
@@ -109,7 +109,7 @@ PROGRAM = os.path.join(ROOT, "scoring_program")
 MODULES = {"leaderboard_ci.tools.cli": "leaderboard-ci",
            "leaderboard_ci.phase.cli": "leaderboard-ci-end-of-phase",
            "leaderboard_ci.report.compare": "leaderboard-ci-compare",
-           "leaderboard_ci.phase.benchmark_cli": "leaderboard-ci benchmark",
+           "leaderboard_ci.phase.benchmark.cli": "leaderboard-ci benchmark",
            "leaderboard_ci.tools.demo": "leaderboard-ci demo",
            "leaderboard_ci.tools.sample_competition": "leaderboard-ci sample-competition"}
 

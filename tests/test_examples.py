@@ -406,14 +406,14 @@ def test_scores_analyze_through_encode_values():
 
 
 def test_ranking_analyze_on_the_in_memory_runs():
-    from leaderboard_ci.phase.analysis import analyze
+    from leaderboard_ci.phase.analysis import Execution, analyze
 
     qrels = _read_qrels()
     runs = dict((os.path.basename(p)[:-4], _read_run(p)) for p in _submissions("ranking"))
     runs["bm25_again"] = runs["bm25"]
     fast = SPECS["ranking"].scoring_resamples
     result = analyze(list(qrels.items()), runs, metric="ndcg@10", extra_metrics=["map", "p@10"], n_resamples=fast,
-                     test="permutation", n_permutations=fast, n_jobs=1)
+                     test="permutation", n_permutations=fast, execution=Execution(n_jobs=1))
     table = result.official.systems.set_index("name")
     assert table.loc["bm25", "score"] == table.loc["bm25_again", "score"]
     assert table.loc["bm25", "score"] > table.loc["random", "score"]

@@ -198,7 +198,7 @@ def test_config_mistakes_are_one_sentence(data, message):
 
 
 def test_end_of_phase_stacking_equals_the_per_submission_replicates_bit_for_bit():
-    from leaderboard_ci.phase.systems import score_systems
+    from leaderboard_ci.phase.analysis.systems import score_systems
     y, p = _data(n=90, seed=11)
     rng = np.random.default_rng(2)
     q = np.where(rng.random(p.shape) < 0.1, 1 - p, p).astype(np.uint8)

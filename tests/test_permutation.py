@@ -5,7 +5,7 @@ from scipy.stats import binomtest, permutation_test
 from sklearn.metrics import f1_score
 
 from leaderboard_ci.scoring.config import parse_config
-from leaderboard_ci.phase.systems import build_plan as PairedPlan
+from leaderboard_ci.phase.analysis.systems import build_plan as PairedPlan
 from leaderboard_ci.core.permutation import EXACT_LIMIT, permutation_pvalues
 from leaderboard_ci.tasks.scorer import GoldStandard
 

@@ -279,9 +279,9 @@ def test_encoding_shapes_do_not_depend_on_the_system():
 
 @pytest.mark.parametrize("missing", ["zero", "skip"])
 def test_analyze_takes_the_task_settings(missing):
-    from leaderboard_ci.phase.analysis import analyze
+    from leaderboard_ci.phase.analysis import Execution, analyze
     qrels, runs = make_data(12)
-    result = analyze(list(qrels.items()), {"a": runs[0], "b": runs[1]}, metric="p@5", n_resamples=50, n_jobs=1,
+    result = analyze(list(qrels.items()), {"a": runs[0], "b": runs[1]}, metric="p@5", n_resamples=50, execution=Execution(n_jobs=1),
                      missing_queries=missing, relevance_threshold=2)
     per_query = reference_per_query(qrels, runs[0], "p@5", threshold=2)
     answered = np.array([1.0 if runs[0].get(q) else 0.0 for q in qrels])
@@ -291,7 +291,7 @@ def test_analyze_takes_the_task_settings(missing):
 
 
 def test_analyze_says_how_to_pass_the_qrels():
-    from leaderboard_ci.phase.analysis import analyze
+    from leaderboard_ci.phase.analysis import Execution, analyze
     qrels, runs = make_data(12)
     with pytest.raises(ValueError, match=r"list\(qrels.items\(\)\)"):
         analyze(qrels, {"a": runs[0]}, metric="ndcg@10", n_resamples=20)

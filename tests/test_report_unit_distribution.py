@@ -15,7 +15,7 @@ import pytest
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
-from leaderboard_ci.phase.analysis import analyze  # noqa: E402
+from leaderboard_ci.phase.analysis import Execution, analyze  # noqa: E402
 from leaderboard_ci.report.plots import _figure  # noqa: E402
 from leaderboard_ci.report.unit_plots import unit_distribution_plot  # noqa: E402
 
@@ -44,7 +44,7 @@ def _competition(m, n_queries=60, seed=0):
 def _analyze(m, n_resamples=200, **kwargs):
     qrels, systems = _competition(m)
     return qrels, systems, analyze(list(qrels.items()), systems, metric="ndcg@10", n_resamples=n_resamples,
-                                   n_jobs=1, **kwargs)
+                                   execution=Execution(n_jobs=1), **kwargs)
 
 
 def _pytrec(qrels, run, measure="ndcg_cut_10"):
@@ -74,7 +74,7 @@ def test_summaries_are_pytrec_evals_per_query_values(missing):
 def test_group_targets_have_their_queries_only():
     qrels, systems = _competition(3)
     groups = ["even" if i % 2 == 0 else "odd" for i in range(len(qrels))]
-    result = analyze(list(qrels.items()), systems, metric="ndcg@10", groups=groups, n_resamples=100, n_jobs=1)
+    result = analyze(list(qrels.items()), systems, metric="ndcg@10", groups=groups, n_resamples=100, execution=Execution(n_jobs=1))
     for key, target in result.targets.items():
         frame = target.unit_values
         assert frame is not None, key
@@ -88,7 +88,7 @@ def test_group_targets_have_their_queries_only():
 
 def test_tasks_without_unit_values_get_no_figure():
     result = analyze(["a", "b", "a", "b"] * 10, {"x": ["a", "b", "b", "b"] * 10, "y": ["a", "a", "a", "b"] * 10},
-                     metric="accuracy", n_resamples=50, n_jobs=1)
+                     metric="accuracy", n_resamples=50, execution=Execution(n_jobs=1))
     assert result.official.unit_values is None
     assert unit_distribution_plot(result.official, _figure) is None
 

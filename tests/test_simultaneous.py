@@ -361,7 +361,7 @@ def test_resolved_resamples_puts_ten_replicates_beyond_the_smallest_level():
 
 
 def test_family_note_says_when_b_is_too_small_and_what_b_is_needed():
-    from leaderboard_ci.phase.targets import family_note
+    from leaderboard_ci.phase.analysis.targets import family_note
 
     assert family_note("maxt", 1770, 10000, 0.05, "all 1770 pairs") is None
     assert family_note("holm", 45, 10000, 0.05, "all 45 pairs") is None

@@ -1,4 +1,4 @@
-"""leaderboard_ci.phase.submissions: finding, safely unpacking and reading a phase's submissions.
+"""leaderboard_ci.phase.ingestion.submissions: finding, safely unpacking and reading a phase's submissions.
 
 Inputs are built on the fly in tmp_path from the sample competition (sklearn's
 digits, 540 test items): its gold standard and its sample submission zips.
@@ -24,10 +24,10 @@ if PROGRAM not in sys.path:
     sys.path.insert(0, PROGRAM)
 
 from leaderboard_ci.scoring import readers
-from leaderboard_ci.phase import safe_unzip, submissions  # noqa: E402
+from leaderboard_ci.phase.ingestion import safe_unzip, submissions  # noqa: E402
 from leaderboard_ci.scoring.config import load_config  # noqa: E402
 from leaderboard_ci.scoring.errors import ConfigError, SubmissionError  # noqa: E402
-from leaderboard_ci.phase.submissions import (FAILED_REASON, NamesMapWarning, SubmissionEntry, UnzipLimits,  # noqa: E402
+from leaderboard_ci.phase.ingestion.submissions import (FAILED_REASON, NamesMapWarning, SubmissionEntry, UnzipLimits,  # noqa: E402
                                         discover, load_systems, safe_extract)
 
 REFERENCE = os.path.join(REPO, "competition_bundle", "reference_data")

@@ -4,7 +4,7 @@ import pytest
 
 from leaderboard_ci.scoring.config import parse_config
 from leaderboard_ci.scoring.evaluation import evaluate
-from leaderboard_ci.phase.systems import build_plan as PairedPlan, score_systems
+from leaderboard_ci.phase.analysis.systems import build_plan as PairedPlan, score_systems
 from leaderboard_ci.tasks.scorer import GoldStandard
 
 

@@ -11,7 +11,7 @@ import json
 import numpy as np
 import pytest
 
-from leaderboard_ci.phase.analysis import analyze
+from leaderboard_ci.phase.analysis import Execution, analyze
 from leaderboard_ci.scoring.config import parse_config
 from leaderboard_ci.scoring.detailed_html import render_detailed_results
 from leaderboard_ci.scoring.evaluation import evaluate
@@ -40,7 +40,7 @@ def _participant(config, gold, prediction):
 
 
 def _phase_notes(gold_values, systems, config):
-    result = analyze(gold_values, systems, config=config, n_jobs=1)
+    result = analyze(gold_values, systems, config=config, execution=Execution(n_jobs=1))
     report = json.loads(result.to_json())
     return result.official.notes, report
 

@@ -59,7 +59,7 @@ def run_analyze(gold, systems, B, jobs, profile=False):
     if prof:
         prof.enable()
     result = analysis.analyze(gold, systems, metric="f1_macro", n_resamples=B, seed=impls.SEED,
-                              corrections=list(impls.CORRECTIONS), n_jobs=jobs)
+                              corrections=list(impls.CORRECTIONS), execution=analysis.Execution(n_jobs=jobs))
     if prof:
         prof.disable()
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0

@@ -210,8 +210,8 @@ def analyze_phase(phase, n_jobs="auto"):
     import tempfile
     from collections import OrderedDict
 
-    from leaderboard_ci.phase.analysis import analyze
-    from leaderboard_ci.phase.submissions import load_systems
+    from leaderboard_ci.phase.analysis import Execution, analyze
+    from leaderboard_ci.phase.ingestion.submissions import load_systems
     from leaderboard_ci.scoring.config import load_config
     from leaderboard_ci.scoring.readers import read_gold
 
@@ -221,7 +221,7 @@ def analyze_phase(phase, n_jobs="auto"):
         coded, skipped, _ = load_systems(phase.submissions, config, gold, os.path.join(work, "submissions"))
     if len(coded) != len(phase.names) or len(skipped):
         raise RuntimeError("read %d of the %d runs (%d skipped)" % (len(coded), len(phase.names), len(skipped)))
-    return analyze(gold, OrderedDict(coded), config=config, n_jobs=n_jobs, skipped=skipped)
+    return analyze(gold, OrderedDict(coded), config=config, execution=Execution(n_jobs=n_jobs), skipped=skipped)
 
 
 def run_phase(phase, out, extra_args=()):

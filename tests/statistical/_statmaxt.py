@@ -21,7 +21,7 @@ product's engine computes for the metric (a mean over the resampled items); the
 product's own resample stream is not needed to study the statistics, which are the
 product's: :func:`leaderboard_ci.core.simultaneous.maxt_stepdown` and
 :func:`~leaderboard_ci.core.simultaneous.rank_sets` on the replicates, Holm
-(``phase.corrections.adjust``, statsmodels) on the marginal two-sided p-values of
+(``phase.analysis.corrections.adjust``, statsmodels) on the marginal two-sided p-values of
 :func:`leaderboard_ci.core.pairs.pair_statistics`, pairs oriented by the observed
 ranking as ``analyze`` orients them.
 
@@ -137,7 +137,7 @@ class FamilyTask:
         from leaderboard_ci.core.parallel import keep_freed_memory
         from leaderboard_ci.core.pairs import pair_statistics
         from leaderboard_ci.core.simultaneous import maxt_stepdown, rank_sets
-        from leaderboard_ci.phase.corrections import adjust
+        from leaderboard_ci.phase.analysis.corrections import adjust
 
         keep_freed_memory()  # as the product's entry points do (no page faults per chunk of pairs)
         correct, truth = population(self.spec)

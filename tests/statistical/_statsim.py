@@ -2,7 +2,7 @@
 
 Each study draws ``reps`` test sets of ``n`` items WITHOUT replacement from a
 population (:mod:`_statpop`), scores every system on each with the project's
-paired engine (:func:`leaderboard_ci.phase.systems.score_systems`: one set of
+paired engine (:func:`leaderboard_ci.phase.analysis.systems.score_systems`: one set of
 resamples serves every system and metric), and returns per-test-set arrays.
 Test set ``rep`` depends only on ``(study seed, n, rep)``, and the bootstrap
 seed of test set ``rep`` only on ``rep``, so results do not depend on how many
@@ -197,7 +197,7 @@ class CoverageTask:
 
     def __call__(self, rep):
         from leaderboard_ci.core.intervals import confidence_interval
-        from leaderboard_ci.phase.systems import score_systems
+        from leaderboard_ci.phase.analysis.systems import score_systems
         from leaderboard_ci.core.pairs import pair_statistics
 
         ts = test_set(self.kind, self.names, self.n, self.seed, rep)
@@ -285,7 +285,7 @@ def pvalues_against_first(config, ts, n_permutations, permutation=True):
     ``boot_dd`` (one-sided p of the better-ranked system, analyze's sides='one'),
     and the same three for the permutation test (NaN when ``permutation`` is False).
     """
-    from leaderboard_ci.phase.systems import score_systems
+    from leaderboard_ci.phase.analysis.systems import score_systems
     from leaderboard_ci.core.pairs import pair_statistics
     from leaderboard_ci.core.permutation import permutation_pvalues
     from leaderboard_ci.tasks.scorer import SystemScorer
@@ -386,8 +386,8 @@ def family_decisions(config, ts, n_permutations, tests=("bootstrap",)):
     Returns ``reject`` of shape ``(T, tests, 2 sides, corrections, P)``, ``pairs``
     ``(T, P, 2)`` (system indices, better-ranked first) and ``delta`` ``(T, P)``.
     """
-    from leaderboard_ci.phase.corrections import adjust
-    from leaderboard_ci.phase.systems import score_systems
+    from leaderboard_ci.phase.analysis.corrections import adjust
+    from leaderboard_ci.phase.analysis.systems import score_systems
     from leaderboard_ci.core.pairs import pair_statistics, ranked_pairs
     from leaderboard_ci.core.permutation import permutation_pvalues
     from leaderboard_ci.tasks.scorer import SystemScorer
@@ -486,7 +486,7 @@ class BTask:
 
     def __call__(self, rep):
         from leaderboard_ci.core.intervals import confidence_interval
-        from leaderboard_ci.phase.systems import score_systems
+        from leaderboard_ci.phase.analysis.systems import score_systems
 
         ts = test_set("classification", ("logreg",), self.n, self.seed, rep)
         out = np.empty((len(self.bs), 2, 3))

@@ -131,7 +131,7 @@ def test_the_simulation_is_the_product_path(populations, kind):
     """One test set: the intervals the studies compute equal evaluate()'s (leaderboard) ones."""
     from leaderboard_ci.scoring.evaluation import evaluate
     from leaderboard_ci.core.intervals import confidence_interval
-    from leaderboard_ci.phase.systems import score_systems
+    from leaderboard_ci.phase.analysis.systems import score_systems
     from leaderboard_ci.core.pairs import pair_statistics
 
     task = _statsim.CoverageTask(kind, 300, 500, study_seed=5)

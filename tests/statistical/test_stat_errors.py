@@ -35,7 +35,7 @@ import _statsim
 from _statsim import ALPHA
 
 from leaderboard_ci.core.simultaneous import resolved_resamples
-from leaderboard_ci.phase.targets import family_note
+from leaderboard_ci.phase.analysis.targets import family_note
 
 pytestmark = pytest.mark.statistical
 
@@ -282,7 +282,7 @@ def test_false_discoveries_among_real_and_null_differences(stat_store, stat_sett
 # The quantities measured above are analyze()'s
 # ---------------------------------------------------------------------------
 def test_the_direct_computation_is_analyze():
-    from leaderboard_ci.phase.analysis import analyze
+    from leaderboard_ci.phase.analysis import Execution, analyze
 
     kind, n, b, perms = "classification", 400, 400, 300
     names = ("logreg", "twin_1", "acc_minus_5", "f1_minus_2")
@@ -296,7 +296,7 @@ def test_the_direct_computation_is_analyze():
                 result = analyze(ts.gold, systems, metric=_statpop.CLASSIFICATION_METRICS[0],
                                  extra_metrics=_statpop.CLASSIFICATION_METRICS[1:], labels=list(_statpop.LABELS),
                                  n_resamples=b, seed=_statsim.bootstrap_seed(3, rep), test=test, sides=sides,
-                                 n_permutations=perms, n_jobs=1)
+                                 n_permutations=perms, execution=Execution(n_jobs=1))
                 for t, target in enumerate(result.targets.values()):
                     pairs = target.pairs
                     for i, other in enumerate(names[1:]):
@@ -308,7 +308,7 @@ def test_the_direct_computation_is_analyze():
 
 
 def test_the_family_decisions_are_analyze():
-    from leaderboard_ci.phase.analysis import analyze
+    from leaderboard_ci.phase.analysis import Execution, analyze
 
     names = _statsim.EQUAL_SYSTEMS
     task = _statsim.FamilyTask(names, 300, 300, 200, study_seed=4, tests=("bootstrap", "permutation"))
@@ -320,7 +320,7 @@ def test_the_family_decisions_are_analyze():
                 result = analyze(ts.gold, dict(zip(names, ts.predictions)), metric=_statpop.CLASSIFICATION_METRICS[0],
                                  extra_metrics=_statpop.CLASSIFICATION_METRICS[1:], labels=list(_statpop.LABELS),
                                  n_resamples=300, seed=_statsim.bootstrap_seed(4, rep), test=test, sides=sides,
-                                 n_permutations=200, n_jobs=1)
+                                 n_permutations=200, execution=Execution(n_jobs=1))
                 for t, target in enumerate(result.targets.values()):
                     pairs = target.pairs
                     assert list(pairs.a) == [names[a] for a in ours["pairs"][t][:, 0]]

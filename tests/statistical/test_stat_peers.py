@@ -83,7 +83,7 @@ def _statistic(metric, gold):
 
 def _ours(kind, metric, gold, a, b, n_permutations, seed):
     from leaderboard_ci.scoring.config import parse_config
-    from leaderboard_ci.phase.systems import build_plan as PairedPlan
+    from leaderboard_ci.phase.analysis.systems import build_plan as PairedPlan
     from leaderboard_ci.core.permutation import permutation_pvalues
 
     entry = metric if metric != "f1_fa" else _statpop.CLASSIFICATION_METRICS[2]
@@ -216,7 +216,7 @@ def _compstats_workload(python, name, n_resamples, seed):
     if name == "population-near-tie":
         # The first test set (of a fixed sequence) on which the full-sample winner and the
         # bootstrap-mean winner differ: two systems of equal population quality at the top.
-        from leaderboard_ci.phase.systems import score_systems
+        from leaderboard_ci.phase.analysis.systems import score_systems
 
         names = ("logreg", "twin_1", "twin_2", "nb")
         config = _statpop.config_for("classification", n_resamples=n_resamples, seed=seed)
@@ -250,7 +250,7 @@ COMPSTATS_CASES = [("compstats-data.csv", "f1_macro", False), ("compstats-data.c
 
 @pytest.mark.parametrize("workload,metric,full_only", COMPSTATS_CASES, ids=["%s-%s" % c[:2] for c in COMPSTATS_CASES])
 def test_compstats_agrees_where_it_is_right(stat_store, stat_settings, workload, metric, full_only):
-    from leaderboard_ci.phase.analysis import analyze
+    from leaderboard_ci.phase.analysis import Execution, analyze
     from leaderboard_ci.core.resampling import replicate_indices
     from leaderboard_ci.core.intervals import confidence_interval
 
@@ -273,7 +273,7 @@ def test_compstats_agrees_where_it_is_right(stat_store, stat_settings, workload,
 
     result = analyze([str(v) for v in y], {k: [str(v) for v in systems[k]] for k in names}, metric=metric,
                      labels=list(labels), n_resamples=b, seed=seed, method="percentile", sides="one",
-                     family="vs_winner", corrections=["bonferroni", "holm", "fdr_bh"], n_jobs=1)
+                     family="vs_winner", corrections=["bonferroni", "holm", "fdr_bh"], execution=Execution(n_jobs=1))
     target = result.official
     ranked = list(target.systems["name"])
     reps = {name: target.replicates[:, ranked.index(name)] for name in names}

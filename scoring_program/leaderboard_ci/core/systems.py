@@ -229,7 +229,7 @@ def paired_scores(plan, n_resamples, n_jobs=1, progress=None, executor=None, jac
     executor : callable, optional
         ``executor(plan, spans) -> list of arrays``, one ``(b - a, m, T)`` array
         per span ``(a, b)`` in order: runs the spans elsewhere (e.g. on Dask;
-        see :mod:`leaderboard_ci.phase.distributed`).
+        see :mod:`leaderboard_ci.phase.execution.distributed`).
     jackknife : bool
         Also compute each system's jackknife (for BCa intervals).
 

@@ -19,7 +19,6 @@ import sys
 import tempfile
 import time
 import zipfile
-from collections import OrderedDict
 from contextlib import contextmanager
 
 from .._version import __version__
@@ -127,8 +126,8 @@ def _progress_bar(enabled, total, desc="bootstrap", unit="resample"):
 
 def _unzip_limits(args):
     """UnzipLimits with ``--max-unpacked`` as the run's total."""
-    from .budget import parse_memory
-    from .safe_unzip import UnzipLimits
+    from .execution.budget import parse_memory
+    from .ingestion.safe_unzip import UnzipLimits
 
     return UnzipLimits(max_total_bytes=parse_memory(args.max_unpacked, "--max-unpacked"))
 
@@ -137,7 +136,7 @@ def _reference_dir(path, workdir):
     if os.path.isdir(path):
         return path
     if os.path.isfile(path) and zipfile.is_zipfile(path):
-        from .safe_unzip import UnzipLimits, safe_extract
+        from .ingestion.safe_unzip import UnzipLimits, safe_extract
 
         target = os.path.join(workdir, "reference")
         safe_extract(path, target, UnzipLimits())
@@ -170,10 +169,11 @@ def run(args, stdout=None):
     progress and the summary; the "B too small" notes go to ``sys.stderr``.
     """
     stdout = sys.stdout if stdout is None else stdout
-    from .analysis import analyze
+    from .execution.blocked import SystemSource
+    from .execution.runs import Execution
     from ..scoring.config import load_config
     from ..scoring.readers import read_gold
-    from .submissions import load_systems
+    from .ingestion.submissions import load_systems
 
     started = time.time()
     top = _top(args.top)
@@ -204,9 +204,8 @@ def run(args, stdout=None):
             raise ConfigError("no submission could be read (%d skipped)" % len(skipped))
         stdout.write("Analysing %d systems on %d items with B=%d resamples (seed %d)...\n"
                      % (len(coded), gold.n, config.bootstrap.n_resamples, config.bootstrap.seed))
-        with _progress_bar(not args.no_progress, config.bootstrap.n_resamples) as tick:
-            result = analyze(gold, OrderedDict(coded), config=config, baseline=baseline, n_jobs=_jobs(args.jobs),
-                             progress=tick, skipped=skipped)
+        sources = [SystemSource(name, values=values) for name, values in coded.items()]
+        result = _analyze_sources(args, config, gold, sources, baseline, skipped, Execution(n_jobs=_jobs(args.jobs)))
         written = result.write(out_dir, top=top)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
@@ -219,11 +218,11 @@ def _finish(result, written, out_dir, started, stdout):
 
 
 def _run_in_blocks(args, config, gold, ref_dir, workdir, stdout):
-    """The analysis in blocks of systems (--memory-limit, --dask): see :mod:`leaderboard_ci.phase.blocked`."""
-    from .blocked import SystemSource, analyze_blocks, plan_phase
-    from .budget import check_client, parse_memory
-    from .runners import DaskRunner, LocalRunner
-    from .submissions import find_submissions
+    """The analysis in blocks of systems (--memory-limit, --dask): see :mod:`leaderboard_ci.phase.execution.blocked`."""
+    from .execution.blocked import SystemSource
+    from .execution.budget import parse_memory
+    from .execution.runs import Execution
+    from .ingestion.submissions import find_submissions
 
     budget = parse_memory(args.memory_limit) if args.memory_limit else None
     client_budget = parse_memory(args.client_memory_limit, "--client-memory-limit") \
@@ -247,27 +246,34 @@ def _run_in_blocks(args, config, gold, ref_dir, workdir, stdout):
         sources.append(SystemSource(baseline, baseline_dir=ref_dir))
     if not sources:
         raise ConfigError("no submission could be read (%d skipped)" % len(skipped))
-    runner = DaskRunner(args.dask, n_workers=args.workers, memory_limit=budget) if args.dask else LocalRunner()
-    try:
-        if budget is None:
-            budget = runner.worker_memory
-        from ..core.parallel import resolve_jobs
+    execution = Execution(n_jobs=1 if args.dask else _jobs(args.jobs), dask=args.dask, memory_limit=budget,
+                          client_memory_limit=client_budget, block_size=args.block_size, workers=args.workers)
+    return _analyze_sources(args, config, gold, sources, baseline, skipped, execution, stdout=stdout,
+                            per_participant=args.per_participant)
 
-        jobs = 1 if args.dask else resolve_jobs(_jobs(args.jobs))
-        plan = plan_phase(config, gold, sources, workers=runner.workers, worker_budget=budget,
-                          client_budget=client_budget, block_size=args.block_size, in_process=not args.dask,
-                          threads=jobs)
-        stdout.write("Analysing %d submissions on %d items with B=%d resamples (seed %d) on %s.\n"
-                     % (len(sources), gold.n, config.bootstrap.n_resamples, config.bootstrap.seed, runner.address))
-        stdout.write(plan.describe())
-        warning = check_client(plan.blocks)
-        if warning:
-            stdout.write("warning: %s\n" % warning)
-        with _progress_bar(not args.no_progress, plan.blocks.n_tasks, desc="blocks", unit="task") as tick:
-            return analyze_blocks(config, gold, sources, plan, runner, baseline=baseline, skipped=skipped,
-                                  per_participant=args.per_participant, n_jobs=jobs, progress=tick)
-    finally:
-        runner.close()
+
+def _analyze_sources(args, config, gold, sources, baseline, skipped, execution, stdout=None, per_participant="all"):
+    """Plan, open the runner and analyse ``sources`` (the one path of both runs).
+
+    With ``stdout`` (a run in blocks) the runner, the plan and the client check are printed first.
+    """
+    from .execution.blocked import analyze_blocks
+    from .execution.budget import check_client
+    from .execution.runs import open_run
+
+    with open_run(config, gold, sources, execution) as run:
+        if stdout is not None:
+            stdout.write("Analysing %d submissions on %d items with B=%d resamples (seed %d) on %s.\n"
+                         % (len(sources), gold.n, config.bootstrap.n_resamples, config.bootstrap.seed,
+                            run.runner.address))
+            stdout.write(run.plan.describe())
+            warning = check_client(run.plan.blocks)
+            if warning:
+                stdout.write("warning: %s\n" % warning)
+        unit = "resample" if run.plan.blocks.in_process else "task"
+        with _progress_bar(not args.no_progress, run.plan.progress_total, unit=unit) as tick:
+            return analyze_blocks(config, gold, sources, run.plan, run.runner, baseline=baseline, skipped=skipped,
+                                  per_participant=per_participant, n_jobs=run.n_jobs, progress=tick)
 
 
 def _print_summary(result, written, out_dir, seconds, stdout, stderr=None):

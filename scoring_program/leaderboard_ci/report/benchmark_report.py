@@ -2,7 +2,7 @@
 
 Writes ``benchmark.json``, ``benchmark.html`` (self-contained), ``tables.md``,
 ``tables.tex``, one CSV per table and the figures.  Reads a
-:class:`~leaderboard_ci.phase.benchmark.BenchmarkResult` by attribute.
+:class:`~leaderboard_ci.phase.benchmark.benchmark.BenchmarkResult` by attribute.
 """
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 Drawn on a figure that :mod:`leaderboard_ci.report.plots` (which alone imports
 matplotlib) makes and passes in, from a target's ``unit_values`` summary
-(:mod:`leaderboard_ci.phase.unit_values`); the report shows it when the task
+(:mod:`leaderboard_ci.phase.analysis.unit_values`); the report shows it when the task
 offers per-unit values, without naming the task.
 """
 from __future__ import annotations
@@ -20,7 +20,7 @@ UNIT_PLOT_MAX = 100
 def unit_distribution_plot(target, new_figure, baseline=None, legend_loc="lower center"):
     """Each system's distribution of per-unit values (per-query nDCG, ...), best system at the top.
 
-    Draws ``target.unit_values`` (see :mod:`leaderboard_ci.phase.unit_values`):
+    Draws ``target.unit_values`` (see :mod:`leaderboard_ci.phase.analysis.unit_values`):
     a box from the first to the third quartile with the median, whiskers from
     the 5th to the 95th percentile, and a diamond at the mean, which is the
     system's score in the ranking table.  Colours as in :func:`ordered_ci_plot`.

@@ -133,7 +133,7 @@ def format_rank_set(low, high):
 def family_note(result, target):
     """The target's "B too small" sentence (``TargetAnalysis.family_note``) as one sentence, or None.
 
-    The analysis writes it (``leaderboard_ci.phase.targets.family_note``: the
+    The analysis writes it (``leaderboard_ci.phase.analysis.targets.family_note``: the
     correction, the family, the smallest adjusted p-value possible and the B
     that would be needed); here it only gets a capital letter and a full stop.
     """

@@ -39,7 +39,7 @@ __all__ = ["main", "make_parser"]
 #: Subcommands that hand their arguments to another module's ``main(argv)``.
 _DELEGATED = {"end-of-phase": ("leaderboard_ci.phase.cli", "the end-of-phase analysis of all submissions"),
               "compare": ("leaderboard_ci.report.compare", "competition indicators of several report.json side by side"),
-              "benchmark": ("leaderboard_ci.phase.benchmark_cli",
+              "benchmark": ("leaderboard_ci.phase.benchmark.cli",
                             "a benchmark of several tasks and languages: ODESIA tables, gaps, aggregates, ranks"),
               "demo": ("leaderboard_ci.tools.demo",
                        "score every sample submission as Codabench would and print the leaderboard"),

@@ -35,7 +35,7 @@ from typing import Optional
 
 import yaml
 
-from ..phase.safe_unzip import (CORRUPT_ERRORS, Allowance, Rejected, UnzipLimits, describe_error,
+from ..phase.ingestion.safe_unzip import (CORRUPT_ERRORS, Allowance, Rejected, UnzipLimits, describe_error,
                                 extract_zip_file, format_size)
 
 __all__ = ["RunResult", "UnpackError", "prepare_tree", "metadata_command", "run_scoring", "WORKER_METADATA"]
@@ -67,7 +67,7 @@ LIMITS = UnzipLimits(max_total_bytes=4 * 1024 ** 3, max_submission_bytes=4 * 102
 
 
 def _unzip(src, dst):
-    """Unpack a zip into the new folder ``dst`` with every check of :mod:`leaderboard_ci.phase.safe_unzip`."""
+    """Unpack a zip into the new folder ``dst`` with every check of :mod:`leaderboard_ci.phase.ingestion.safe_unzip`."""
     allowance = Allowance(LIMITS.max_total_bytes, "the limit of %s" % format_size(LIMITS.max_total_bytes))
     try:
         extract_zip_file(src, dst, LIMITS, allowance, skip_ignored=False)

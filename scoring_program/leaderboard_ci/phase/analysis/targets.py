@@ -23,18 +23,18 @@ from collections import OrderedDict
 import numpy as np
 import pandas as pd
 
-from ..core.benchmark_stats import gap
-from ..core.indicators import competition_indicators
-from ..core.intervals import confidence_interval
-from ..core.letters import MAX_SYSTEMS as LETTERS_MAX_SYSTEMS, letter_groups
-from ..core.pairs import pair_statistics, ranked_pairs
-from ..core.significance import stars
-from ..core.simultaneous import (maxt_stepdown, maxt_within, rank_sets, resamples_needed, resolved_resamples,
+from ...core.benchmark_stats import gap
+from ...core.indicators import competition_indicators
+from ...core.intervals import confidence_interval
+from ...core.letters import MAX_SYSTEMS as LETTERS_MAX_SYSTEMS, letter_groups
+from ...core.pairs import pair_statistics, ranked_pairs
+from ...core.significance import stars
+from ...core.simultaneous import (maxt_stepdown, maxt_within, rank_sets, resamples_needed, resolved_resamples,
                                  smallest_level)
-from ..scoring.config import column_key
-from ..scoring.validity import degenerate_notes
-from ..tasks.base import ppi as ppi_of
-from ..tasks.registry import task_module
+from ...scoring.config import column_key
+from ...scoring.validity import degenerate_notes
+from ...tasks.base import ppi as ppi_of
+from ...tasks.registry import task_module
 from .corrections import adjust, adjust_within
 from .results import TargetAnalysis
 
@@ -195,7 +195,7 @@ def family_note(method, n_tests, n_valid, alpha, what):
     """
     if n_tests < 1:
         return None
-    from ..report.formatting import correction_name  # display names only (no rendering)
+    from ...report.formatting import correction_name  # display names only (no rendering)
 
     name = correction_name(method, long=True)
     needed = resamples_needed(method, n_tests, alpha)
@@ -362,7 +362,7 @@ def system_validity_flags(gold, target, values):
     hook); ``heavy``: on a metric that is a mean of per-item terms (RMSE, MAE, log
     loss...), its largest 1 % of terms carry much of the sum.
     """
-    from ..scoring.validity import system_flags
+    from ...scoring.validity import system_flags
 
     return system_flags(gold, target.metric, target.group, values)
 
@@ -375,7 +375,7 @@ def validity_notes(gold, spec, group, names, flags, limit=5):
     3 times, and systems with heavy-tailed per-item terms; ``flags`` holds each system's
     :func:`system_validity_flags`.
     """
-    from ..scoring.validity import phase_notes
+    from ...scoring.validity import phase_notes
 
     return phase_notes(gold, spec, group, names, flags, limit)
 

@@ -1,6 +1,6 @@
 """From the organizer's download of a phase to the systems to analyse.
 
-:func:`~leaderboard_ci.phase.discovery.discover` turns ``--submissions PATH``
+:func:`~leaderboard_ci.phase.ingestion.discovery.discover` turns ``--submissions PATH``
 into one folder per submission; :func:`load_systems` then reads every
 submission exactly as the scoring program did
 (:func:`~leaderboard_ci.scoring.readers.find_prediction_file` and
@@ -15,10 +15,10 @@ import os
 import warnings
 from collections import OrderedDict
 
-from ..scoring import readers
-from ..scoring.custom import custom_functions
-from ..scoring.errors import ConfigError, SubmissionError
-from ..tasks.scorer import SystemScorer
+from ...scoring import readers
+from ...scoring.custom import custom_functions
+from ...scoring.errors import ConfigError, SubmissionError
+from ...tasks.scorer import SystemScorer
 from .discovery import FAILED_REASON, NamesMapWarning, SubmissionEntry, natural_key, discover
 from .names_map import apply_names_map, read_names_map
 from .safe_unzip import UnzipLimits, safe_extract

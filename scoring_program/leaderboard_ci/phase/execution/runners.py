@@ -1,4 +1,4 @@
-"""Where the block tasks of :mod:`leaderboard_ci.phase.blocked` run: here, or on a Dask cluster.
+"""Where the block tasks of :mod:`leaderboard_ci.phase.execution.blocked` run: here, or on a Dask cluster.
 
 A runner has ``workers``, ``worker_memory`` (bytes or None), ``share(obj)``
 (send once to every worker), ``put(obj)`` (send once, to be used by several
@@ -7,7 +7,7 @@ and ``close()``.  Results never depend on the runner.
 """
 from __future__ import annotations
 
-from ..scoring.errors import ConfigError
+from ...scoring.errors import ConfigError
 
 __all__ = ["LocalRunner", "DaskRunner", "DASK_PAUSE", "DASK_BUDGET"]
 
@@ -46,8 +46,8 @@ class DaskRunner:
 
     Parameters
     ----------
-    address : str
-        ``tcp://host:8786`` or ``"local"``.
+    address : str or ``dask.distributed.Client``
+        ``tcp://host:8786``, ``"local"``, or a connected Client (left open by :meth:`close`).
     n_workers : int, optional
         Workers of a local cluster (default: the available cores), one thread each.
     memory_limit : int, optional
@@ -74,8 +74,13 @@ class DaskRunner:
         from dask.distributed import Client, LocalCluster
 
         self.cluster = None
-        if address == "local":
-            from ..core.parallel import available_cpus
+        self.own_client = True
+        if isinstance(address, Client):
+            self.client = address
+            self.own_client = False
+            self.address = "the given Dask client (%s)" % (getattr(address.scheduler, "address", None) or "?")
+        elif address == "local":
+            from ...core.parallel import available_cpus
 
             # Dask pauses a worker at 80% of its limit and restarts it at 95%: the limit is set so
             # that our budget sits below the pause.
@@ -119,6 +124,7 @@ class DaskRunner:
                 future.release()
 
     def close(self):
-        self.client.close()
+        if self.own_client:
+            self.client.close()
         if self.cluster is not None:
             self.cluster.close()

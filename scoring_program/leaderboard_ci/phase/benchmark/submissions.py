@@ -53,12 +53,12 @@ import zipfile
 from collections import OrderedDict
 from dataclasses import replace
 
-from ..scoring.errors import ConfigError
-from ..scoring.text_files import list_names, quote
-from .discovery import codabench_parts, discover, natural_key
-from .names_map import apply_names_map, read_names_map
-from .safe_unzip import UnzipLimits
-from .submissions import read_entry
+from ...scoring.errors import ConfigError
+from ...scoring.text_files import list_names, quote
+from ..ingestion.discovery import codabench_parts, discover, natural_key
+from ..ingestion.names_map import apply_names_map, read_names_map
+from ..ingestion.safe_unzip import UnzipLimits
+from ..ingestion.submissions import read_entry
 
 __all__ = ["SharedSubmissions", "task_systems", "find_task_file", "MISSING_FILE"]
 

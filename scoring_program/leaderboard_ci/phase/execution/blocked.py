@@ -1,39 +1,40 @@
-"""The end-of-phase analysis with systems in blocks, under a memory budget, here or on Dask.
+"""The end-of-phase analysis: systems in blocks, here or on Dask (every run takes this path).
 
-:func:`plan_phase` measures what one system costs (by building a small plan)
-and chooses how many systems go in a block (:mod:`.budget`);
-:func:`analyze_blocks` then
+:func:`plan_phase` chooses how many systems go in a block (:mod:`.budget`):
+all of them when there is no budget (the in-memory run: one block in this
+process, nothing measured), else as many as the budget holds, measured by
+building a small plan; :func:`analyze_blocks` then
 
-1. scores every block where it lives (:func:`~leaderboard_ci.phase.blocks.score_block`):
+1. scores every block where it lives (:func:`~leaderboard_ci.phase.execution.blocks.score_block`):
    its submissions are read, validated and encoded there, and only replicate
    scores (``B x s x T``) come back;
 2. ranks the systems of each target on the client, which holds every
    system's replicate scores but no per-item data;
-3. runs the pair stage in block pairs (:func:`~leaderboard_ci.phase.blocks.pair_block`),
+3. runs the pair stage in block pairs (:func:`~leaderboard_ci.phase.execution.blocks.pair_block`),
    each task getting the two blocks' replicate columns, and places each
-   block pair's columns into the pairs table as they arrive;
-4. corrects the p-values and builds the same :class:`~leaderboard_ci.phase.results.PhaseResult`
-   as :func:`~leaderboard_ci.phase.analysis.analyze`, number for number.
+   block pair's :class:`~leaderboard_ci.phase.execution.blocks.PairNumbers` into the pairs table;
+4. corrects the p-values and builds the frozen
+   :class:`~leaderboard_ci.phase.analysis.results.PhaseResult`; the numbers never depend on the blocks.
 
-Not available in blocks: ``method: bca`` (its pair intervals need every
-system's per-item jackknife in one process).
+``method: bca`` needs every system's per-item jackknife in one process: it
+runs in the one-block plan in this process, and is refused with more blocks or on Dask.
 """
 from __future__ import annotations
 
 import uuid
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
-from ..core.pairs import ranked_pairs
-from ..core.systems import SystemScores
-from ..scoring.config import column_key
-from ..scoring.errors import ConfigError
-from ..tasks.registry import task_module
-from .blocks import (Block, RunContext, SystemSource, forget_blocks, measure_system_bytes, pair_block, score_block,
-                     statistics_of)
+from ...core.pairs import ranked_pairs
+from ...core.systems import SystemScores
+from ...scoring.config import column_key
+from ...scoring.errors import ConfigError
+from ...tasks.registry import task_module
+from .blocks import (Block, PairNumbers, RunContext, SystemSource, forget_blocks, measure_system_bytes, pair_block,
+                     read_source, score_block)
 from .budget import blocks_of, plan_blocks, process_rss
 
 __all__ = ["PhasePlan", "plan_phase", "analyze_blocks", "needs_item_tests", "SystemSource"]
@@ -41,7 +42,7 @@ __all__ = ["PhasePlan", "plan_phase", "analyze_blocks", "needs_item_tests", "Sys
 
 @dataclass(frozen=True)
 class PhasePlan:
-    """A :class:`~leaderboard_ci.phase.budget.BlockPlan` and what the run needs besides."""
+    """A :class:`~leaderboard_ci.phase.execution.budget.BlockPlan` and what the run needs besides."""
 
     blocks: object
     item_tests: bool
@@ -49,6 +50,12 @@ class PhasePlan:
 
     def describe(self):
         return self.blocks.describe()
+
+    @property
+    def progress_total(self):
+        """What ``progress`` adds up to: replicates scored and block pairs in this process, tasks on Dask."""
+        b = self.blocks
+        return b.n_blocks * b.n_resamples + b.n_block_pairs if b.in_process else b.n_tasks
 
 
 def needs_item_tests(config, gold):
@@ -60,56 +67,87 @@ def needs_item_tests(config, gold):
 
 def plan_phase(config, gold, sources, workers=1, worker_budget=None, client_budget=None, block_size=None,
                in_process=False, threads=1):
-    """Measure one system's cost and choose the blocks (see :func:`~leaderboard_ci.phase.budget.plan_blocks`).
+    """Measure one system's cost and choose the blocks (see :func:`~leaderboard_ci.phase.execution.budget.plan_blocks`).
 
     ``in_process`` (no Dask: the client's budget also holds the blocks) and ``threads``
-    (threads scoring a block) are passed to the planner.
+    (threads scoring a block) are passed to the planner.  Without a budget or a block
+    size, all systems form one block and nothing is measured: the in-memory run.
     """
-    if config.bootstrap.method == "bca":
-        raise ConfigError("bootstrap.method: bca is not available with --memory-limit or --dask (its pair intervals "
-                          "need every system's per-item jackknife in one process); use percentile or basic, or run "
-                          "without them")
     if not sources:
         raise ConfigError("no systems to analyse")
-    per_system, fixed, targets = measure_system_bytes(RunContext("probe", config, gold), list(sources))
+    context = RunContext("probe", config, gold)
+    if worker_budget is None and client_budget is None and block_size is None and in_process:
+        per_system, fixed, targets = 0, 0, _targets(context, list(sources))
+    else:
+        per_system, fixed, targets = measure_system_bytes(context, list(sources))
     item_tests = needs_item_tests(config, gold)
     blocks = plan_blocks(len(sources), gold.n, config.bootstrap.n_resamples, max(len(targets), 1), per_system,
                          process_rss() + fixed, workers=workers, worker_budget=worker_budget,
                          client_budget=client_budget, item_tests=item_tests, block_size=block_size,
                          in_process=in_process, threads=threads)
+    if config.bootstrap.method == "bca" and not (in_process and blocks.n_blocks == 1):
+        raise ConfigError("bootstrap.method: bca is not available with --memory-limit or --dask (its pair intervals "
+                          "need every system's per-item jackknife in one process); use percentile or basic, or run "
+                          "without them")
     return PhasePlan(blocks, item_tests, tuple(targets))
 
 
+def _targets(context, sources):
+    """The configuration's targets, from the plan of the first readable source (no measurement)."""
+    from ..analysis.systems import build_plan
+
+    for source in sources:
+        value, reason = read_source(source, context.config, context.gold)
+        if reason is None:
+            return build_plan(context.config, context.gold, [value], [source.name]).targets
+    return ()
+
+
+@dataclass(frozen=True)
+class ScoredBlock:
+    """One block's results on every replicate, joined on the client."""
+
+    names: tuple
+    skipped: tuple
+    full: object  # (s, T) full-sample scores, or None for a block with no readable system
+    flags: object
+    units: object
+    unit_values: object
+    replicates: object  # (B, s, T), or None once joined into the phase's matrix
+    jackknife: object = None  # per system (scores, weights, inverse) for BCa, else None
+
+
 def _score_blocks(runner, context, blocks, plan, progress):
-    """Every block's names, skipped, full scores, flags, units and ``(B, s, T)`` replicates, in block order."""
+    """Every block's :class:`ScoredBlock`, in block order."""
     spans = plan.spans()
     calls = [(context, block, a, b) for block in blocks for a, b in spans]
-    parts = [dict(pieces={}) for _ in blocks]
+    pieces = [{} for _ in blocks]
+    firsts = [None] * len(blocks)
     for index, result in runner.run(score_block, calls):
-        part = parts[result.index]
-        part["pieces"][result.start] = result.replicates
+        pieces[result.index][result.start] = result.replicates
         if result.start == 0:
-            part.update(names=result.names, skipped=result.skipped, full=result.full, flags=result.flags,
-                        units=result.units, unit_values=result.unit_values)
+            firsts[result.index] = result
         if progress is not None:
             progress(1)
-    for part in parts:
-        pieces = part.pop("pieces")
-        part["replicates"] = np.concatenate([pieces[a] for a, _ in spans], axis=0) if part["names"] else None
+    parts = []
+    for first, piece in zip(firsts, pieces):
+        replicates = np.concatenate([piece.pop(a) for a, _ in spans], axis=0) if first.names else None
+        parts.append(ScoredBlock(first.names, first.skipped, first.full, first.flags, first.units,
+                                 first.unit_values, replicates, first.jackknife))
     return parts
 
 
 def _select(parts, sources, per_participant, sign):
     """Global system list after ``per_participant``: ``[(block, position in block)]`` and names."""
-    from .submissions import select_entries
+    from ..ingestion.submissions import select_entries
 
     by_name = dict((s.name, s) for s in sources)
-    readable = [((k, i), name) for k, part in enumerate(parts) for i, name in enumerate(part["names"])]
+    readable = [((k, i), name) for k, part in enumerate(parts) for i, name in enumerate(part.names)]
     if per_participant == "all":
         return [where for where, _ in readable]
     entries = [(by_name[name].entry, (where, name)) for where, name in readable if by_name[name].entry is not None]
     fixed = set(where for where, name in readable if by_name[name].entry is None)  # the baseline stays
-    chosen = select_entries(entries, per_participant, sign, lambda item: parts[item[0][0]]["full"][item[0][1], 0])
+    chosen = select_entries(entries, per_participant, sign, lambda item: parts[item[0][0]].full[item[0][1], 0])
     keep = set(item[1][0] for item in chosen) | fixed
     return [where for where, _ in readable if where in keep]
 
@@ -147,60 +185,41 @@ def _pair_stage(runner, context, blocks, members, columns, scores, orders, progr
                 offset = np.where(block_of[systems] == k_lo, 0, len(members[k_lo]))
                 local[:, side] = position[systems] + offset
             groups.setdefault((k_lo, k_hi), []).append((t, rows, local))
+    # BCa (a run in one block in this process): the per-item leave-one-out scores of every target.
+    jackknife = None if scores.jackknife is None else [scores.jackknife_matrix(t) for t in range(n_targets)]
     calls, keys = [], []
     for (k_lo, k_hi), work in groups.items():
         cols = np.concatenate([members[k_lo]] + ([members[k_hi]] if k_hi != k_lo else []))
         calls.append((context, blocks[k_lo], blocks[k_hi], columns[k_lo],
                       columns[k_hi] if k_hi != k_lo else np.empty(0, np.intp), shared[k_lo],
                       shared[k_hi] if k_hi != k_lo else None, scores.full[cols], valid,
-                      [(t, scores.targets[t].metric.sign, local) for t, _, local in work]))
+                      [(t, scores.targets[t].metric.sign, local) for t, _, local in work],
+                      None if jackknife is None else [jackknife[t][:, cols] for t, _, _ in work]))
         keys.append((k_lo, k_hi))
-    columns_out = [OrderedDict() for _ in range(n_targets)]
+    pieces = [[] for _ in range(n_targets)]
     for index, result in runner.run(pair_block, calls):
-        for (t, rows, _), row in zip(groups[keys[index]], result):
-            out = columns_out[t]
-            for name, values in row.items():
-                if name == "tests":
-                    for test, test_values in values.items():
-                        parts = test_values if test == "permutation" else (test_values,)
-                        for j, array in enumerate(parts):
-                            slot = out.setdefault(("tests", test, j), np.empty(len(pairs_of[t]),
-                                                                                 dtype=np.asarray(array).dtype))
-                            slot[rows] = array
-                    continue
-                out.setdefault(name, np.empty(len(pairs_of[t])))[rows] = values
+        for (t, rows, _), numbers in zip(groups[keys[index]], result):
+            pieces[t].append((rows, numbers))
         if progress is not None:
             progress(1)
     results = []
     for t in range(n_targets):
-        out = columns_out[t]
         pairs = pairs_of[t]
-        if not pairs.size:
-            empty = np.empty(0)
-            out.update((k, empty) for k in ("difference", "ci_low", "ci_high", "p_value", "p_two_sided"))
-        tests = OrderedDict()
-        for key in [k for k in out if isinstance(k, tuple)]:
-            _, test, j = key
-            if test == "permutation":
-                tests.setdefault("permutation", [None, None, None])[j] = out[key]
-            else:
-                tests[test] = out[key]
-        if "permutation" in tests:
-            tests["permutation"] = tuple(tests["permutation"])
-        results.append((pairs, statistics_of(out, pairs), tests))
+        numbers = PairNumbers.assemble(pieces[t], len(pairs))
+        results.append((pairs, numbers.statistics(pairs), OrderedDict(numbers.tests)))
     return results
 
 
 def analyze_blocks(config, gold, sources, plan, runner, baseline=None, skipped=(), per_participant="all",
                    n_jobs=1, progress=None):
-    """The :class:`~leaderboard_ci.phase.results.PhaseResult` of ``sources`` scored in ``plan``'s blocks.
+    """The :class:`~leaderboard_ci.phase.analysis.results.PhaseResult` of ``sources`` scored in ``plan``'s blocks.
 
     Parameters
     ----------
     config, gold : Config, GoldStandard
-    sources : list of :class:`~leaderboard_ci.phase.blocks.SystemSource`
+    sources : list of :class:`~leaderboard_ci.phase.execution.blocks.SystemSource`
     plan : PhasePlan (:func:`plan_phase`)
-    runner : :class:`~leaderboard_ci.phase.runners.LocalRunner` or ``DaskRunner``
+    runner : :class:`~leaderboard_ci.phase.execution.runners.LocalRunner` or ``DaskRunner``
     baseline : str, optional
         The baseline system's name.
     skipped : list of (submission, reason)
@@ -209,23 +228,26 @@ def analyze_blocks(config, gold, sources, plan, runner, baseline=None, skipped=(
     n_jobs : int
         Threads inside each task (1 on Dask workers).
     progress : callable, optional
-        Called with 1 when a task finishes (``plan.blocks.n_tasks`` in all).
+        Called as work finishes: in this process with the replicates scored, and 1 per
+        block pair; on Dask with 1 per task (``plan.progress_total`` in all).
     """
-    from .assemble import phase_result
-    from .submissions import no_systems
-    from .targets import finish_target, target_order
-    from .unit_values import attach_unit_values
+    from ..analysis.assemble import phase_result
+    from ..ingestion.submissions import no_systems
+    from ..analysis.targets import finish_target, target_order
+    from ..analysis.unit_values import attach_unit_values
 
     bplan = plan.blocks
-    context = RunContext(uuid.uuid4().hex, config, gold, n_jobs=n_jobs, item_tests=plan.item_tests)
+    local = getattr(runner, "in_process", False)
+    context = RunContext(uuid.uuid4().hex, config, gold, n_jobs=n_jobs, item_tests=plan.item_tests,
+                         progress=progress if local else None)
     shared_context = runner.share(context)
     blocks = [Block(k, tuple(sources[a:b])) for k, (a, b) in enumerate(blocks_of(len(sources), bplan.block_size))]
-    parts = _score_blocks(runner, shared_context, blocks, bplan, progress)
-    skipped = list(skipped) + [item for part in parts for item in part["skipped"]]
+    parts = _score_blocks(runner, shared_context, blocks, bplan, None if local else progress)
+    skipped = list(skipped) + [item for part in parts for item in part.skipped]
     chosen = _select(parts, sources, per_participant, config.official.sign)
     if not chosen:
         raise no_systems("the submissions", skipped)
-    names = [parts[k]["names"][i] for k, i in chosen]
+    names = [parts[k].names[i] for k, i in chosen]
     members, columns = [], []
     for k in range(len(parts)):
         cols = np.array([i for kk, i in chosen if kk == k], dtype=np.intp)
@@ -234,15 +256,15 @@ def analyze_blocks(config, gold, sources, plan, runner, baseline=None, skipped=(
     for cols in columns:
         members.append(np.arange(start, start + len(cols), dtype=np.intp))
         start += len(cols)
-    full = np.concatenate([parts[k]["full"][columns[k]] for k in range(len(parts)) if len(columns[k])], axis=0)
-    replicates = np.concatenate([parts[k]["replicates"][:, columns[k]] for k in range(len(parts))
+    full = np.concatenate([parts[k].full[columns[k]] for k in range(len(parts)) if len(columns[k])], axis=0)
+    replicates = np.concatenate([parts[k].replicates[:, columns[k]] for k in range(len(parts))
                                  if len(columns[k])], axis=1)
-    flags = [parts[k]["flags"][i] for k, i in chosen]
-    unit_frames = [parts[k]["units"] for k in range(len(parts)) if parts[k].get("units") is not None]
-    for part in parts:
-        part.pop("replicates", None)
+    flags = [parts[k].flags[i] for k, i in chosen]
+    jackknife = [parts[k].jackknife[i] for k, i in chosen] if config.bootstrap.method == "bca" else None
+    unit_frames = [part.units for part in parts if part.units is not None]
+    parts = [replace(part, replicates=None) for part in parts]  # the joined matrix is the one copy kept
     targets = plan.targets
-    scores = SystemScores(tuple(names), targets, full, replicates, None)
+    scores = SystemScores(tuple(names), targets, full, replicates, jackknife)
     orders, order_notes = [], []
     for t, target in enumerate(targets):
         order, notes = target_order(full[:, t], target.metric, names, baseline)
@@ -261,7 +283,7 @@ def analyze_blocks(config, gold, sources, plan, runner, baseline=None, skipped=(
         analyses[column_key(target.metric.key, target.group)] = finish_target(
             config, gold, scores, t, names, orders[t], order_notes[t], pairs, stats, tests,
             [f[t] for f in flags], baseline, n_jobs=n_jobs)
-    attach_unit_values(analyses, _unit_values(parts, set(names)))
+    analyses = attach_unit_values(analyses, _unit_values(parts, set(names)))
     units = None
     if unit_frames:
         units = pd.concat(unit_frames, ignore_index=True)
@@ -274,7 +296,7 @@ def _unit_values(parts, names):
     """Every block's per-unit value summaries joined per target, chosen systems only."""
     joined = OrderedDict()
     for part in parts:
-        for key, frame in (part.get("unit_values") or {}).items():
+        for key, frame in (part.unit_values or {}).items():
             joined.setdefault(key, []).append(frame)
     out = OrderedDict()
     for key, frames in joined.items():

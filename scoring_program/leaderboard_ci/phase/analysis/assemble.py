@@ -11,8 +11,8 @@ from collections import OrderedDict
 import numpy as np
 import pandas as pd
 
-from .._version import __version__
-from ..core.signature import Signature
+from ..._version import __version__
+from ...core.signature import Signature
 from .results import PhaseResult
 from .targets import group_gaps
 

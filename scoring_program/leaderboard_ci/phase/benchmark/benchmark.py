@@ -44,23 +44,23 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from ..core.benchmark_stats import aggregate, average_ranks, gain, gap, rank_summary, reference_point
-from ..core.intervals import confidence_interval
-from ..core.pairs import pair_statistics, ranked_pairs
-from ..core.systems import paired_scores
-from ..scoring.config import BaselineSettings, load_config
-from ..scoring.errors import ConfigError
-from ..scoring.readers import read_baseline, read_gold
-from ..scoring.validity import degenerate_notes
-from .corrections import adjust
-from .benchmark_submissions import SharedSubmissions, task_systems
-from .submissions import load_systems
-from .systems import build_plan
+from ...core.benchmark_stats import aggregate, average_ranks, gain, gap, rank_summary, reference_point
+from ...core.intervals import confidence_interval
+from ...core.pairs import pair_statistics, ranked_pairs
+from ...core.systems import paired_scores
+from ...scoring.config import BaselineSettings, load_config
+from ...scoring.errors import ConfigError
+from ...scoring.readers import read_baseline, read_gold
+from ...scoring.validity import degenerate_notes
+from ..analysis.corrections import adjust
+from .submissions import SharedSubmissions, task_systems
+from ..ingestion.submissions import load_systems
+from ..analysis.systems import build_plan
 
 __all__ = ["BenchmarkDefinition", "TaskSpec", "ScoredTestSet", "BenchmarkResult", "load_benchmark",
            "score_test_set", "analyze_benchmark", "seed_for_test_set"]
 
-DEFAULT_PROGRAM = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DEFAULT_PROGRAM = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 _TASK_KEYS = ("name", "language", "reference", "submissions", "file", "phase", "baselines", "reference_point",
               "weight")
 _TOP_KEYS = ("title", "seed", "confidence_level", "n_resamples", "names", "aggregate", "critical_difference",
@@ -289,11 +289,11 @@ class BenchmarkResult:
     notes: list = field(default_factory=list)
 
     def to_dict(self):
-        from ..report.benchmark_report import benchmark_to_dict
+        from ...report.benchmark_report import benchmark_to_dict
         return benchmark_to_dict(self)
 
     def write(self, out_dir):
-        from ..report.benchmark_report import write_benchmark_report
+        from ...report.benchmark_report import write_benchmark_report
         return write_benchmark_report(self, out_dir)
 
 

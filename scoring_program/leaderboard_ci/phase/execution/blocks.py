@@ -24,20 +24,21 @@ from __future__ import annotations
 
 import threading
 import tracemalloc
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Optional
 
 import numpy as np
 
-from ..core.pairs import PairStatistics, pair_statistics
-from ..core.parallel import resolve_jobs, run_spans, single_threaded_blas, split_range
-from ..core.permutation import permutation_pvalues
-from .systems import build_plan
-from .targets import item_pair_tests, system_validity_flags
+from ...core.pairs import PairStatistics, pair_statistics
+from ...core.parallel import resolve_jobs, run_spans, single_threaded_blas, split_range
+from ...core.permutation import PermutationUnsupported, permutation_pvalues
+from ...scoring.errors import ConfigError
+from ..analysis.systems import build_plan
+from ..analysis.targets import item_pair_tests, system_validity_flags
+from .worker_cache import CACHE
 
 __all__ = ["SystemSource", "Block", "RunContext", "load_block", "block_state", "score_block", "pair_block",
-           "measure_system_bytes", "BlockScores"]
+           "measure_system_bytes", "BlockScores", "PairNumbers"]
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,8 @@ class RunContext:
     gold: object
     n_jobs: int = 1
     item_tests: bool = False
+    #: Called with the replicates scored (a run in this process only: never sent to Dask workers).
+    progress: object = None
 
 
 @dataclass(frozen=True)
@@ -81,6 +84,56 @@ class BlockScores:
     flags: Optional[list] = None  # per system, per target: (sparse, heavy)
     units: object = None  # the per-unit table (a DataFrame) or None
     unit_values: object = None  # {target key: per-system summary of per-unit values}, first span only
+    jackknife: Optional[list] = None  # per system (scores, weights, inverse) for BCa, first span only
+
+
+@dataclass(frozen=True)
+class PairNumbers:
+    """One target's numbers over some of its ranked pairs: what :func:`pair_block` sends back.
+
+    ``tests`` holds the item-level tests as ``((name, values), ...)`` in
+    :func:`~leaderboard_ci.phase.analysis.targets.item_pair_tests`' order; ``values`` is an
+    array over the pairs, or a tuple of arrays (``permutation``: one-sided, two-sided, exact).
+    """
+
+    difference: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
+    p_value: np.ndarray
+    p_two_sided: np.ndarray
+    se: np.ndarray
+    tests: tuple = ()
+
+    @classmethod
+    def assemble(cls, pieces, n_pairs):
+        """The numbers of all ``n_pairs`` pairs from ``[(rows, PairNumbers)]`` that cover them."""
+        def place(arrays, dtype=None):
+            out = np.empty(n_pairs, dtype=np.asarray(arrays[0]).dtype if dtype is None else dtype)
+            for (rows, _), values in zip(pieces, arrays):
+                out[rows] = values
+            return out
+
+        if not pieces:
+            empty = np.empty(0)
+            return cls(empty, empty, empty, empty, empty, empty, ())
+        numbers = [piece for _, piece in pieces]
+        columns = [place([getattr(p, name) for p in numbers], np.float64) for name in _STATISTICS]
+        tests = []
+        for j, (name, values) in enumerate(numbers[0].tests):
+            if isinstance(values, tuple):
+                joined = tuple(place([p.tests[j][1][i] for p in numbers]) for i in range(len(values)))
+            else:
+                joined = place([p.tests[j][1] for p in numbers])
+            tests.append((name, joined))
+        return cls(*columns, tests=tuple(tests))
+
+    def statistics(self, pairs):
+        """A :class:`~leaderboard_ci.core.pairs.PairStatistics` of ranked ``pairs``."""
+        return PairStatistics(pairs[:, 0], pairs[:, 1], self.difference, self.ci_low, self.ci_high, self.p_value,
+                              self.p_two_sided, self.se)
+
+
+_STATISTICS = ("difference", "ci_low", "ci_high", "p_value", "p_two_sided", "se")
 
 
 def read_source(source, config, gold):
@@ -88,10 +141,10 @@ def read_source(source, config, gold):
     if source.values is not None:
         return np.asarray(source.values), None
     if source.baseline_dir is not None:  # an organizer file: its errors stop the run
-        from ..scoring.readers import read_baseline
+        from ...scoring.readers import read_baseline
 
         return read_baseline(source.baseline_dir, config, gold), None
-    from .submissions import read_entry
+    from ..ingestion.submissions import read_entry
 
     return read_entry(source.entry, config, gold)
 
@@ -118,26 +171,13 @@ def load_block(context, block):
     return _BlockState(names, values, skipped, plan)
 
 
-_STATES = OrderedDict()
-_LOCK = threading.Lock()
 _KEEP = 2  # blocks kept per process: the two of a pair (one when the pair stage needs no predictions)
 
 
 def block_state(context, block):
     """The block's state, built once per process and kept for its next tasks (at most two blocks)."""
-    key = (context.token, block.index)
-    with _LOCK:
-        state = _STATES.get(key)
-        if state is not None:
-            _STATES.move_to_end(key)
-            return state
-        for old in [k for k in _STATES if k[0] != context.token]:
-            del _STATES[old]  # another run's blocks
-        while len(_STATES) >= (_KEEP if context.item_tests else 1):
-            _STATES.popitem(last=False)
-        state = load_block(context, block)
-        _STATES[key] = state
-        return state
+    return CACHE.get(context.token, ("block", block.index), lambda: load_block(context, block),
+                     keep=_KEEP if context.item_tests else 1)
 
 
 def plan_end(context):
@@ -146,20 +186,18 @@ def plan_end(context):
 
 def release_block(context, block):
     """Drop one kept block (its last task is done)."""
-    with _LOCK:
-        _STATES.pop((context.token, block.index), None)
+    CACHE.drop(context.token, ("block", block.index))
 
 
 def forget_blocks():
     """Drop every kept block (end of a run in this process)."""
-    with _LOCK:
-        _STATES.clear()
+    CACHE.clear()
 
 
 def score_block(context, block, start, stop):
     """:class:`BlockScores` of ``block`` on replicates ``start .. stop-1``."""
-    from .assemble import unit_table
-    from .unit_values import unit_value_summaries
+    from ..analysis.assemble import unit_table
+    from ..analysis.unit_values import unit_value_summaries
 
     state = block_state(context, block)
     plan = state.plan
@@ -168,11 +206,19 @@ def score_block(context, block, start, stop):
     replicates = np.empty((stop - start, plan.m, len(plan.targets)))
     jobs = resolve_jobs(context.n_jobs)
 
+    report = None
+    if context.progress is not None:
+        lock = threading.Lock()
+
+        def report(k):
+            with lock:
+                context.progress(k)
+
     def work(span):
-        replicates[span[0] - start:span[1] - start] = plan.scores_for_span(span[0], span[1])
+        replicates[span[0] - start:span[1] - start] = plan.scores_for_span(span[0], span[1], progress=report)
 
     run_spans(work, split_range(start, stop, jobs * 4 if jobs > 1 else 1), jobs)
-    full = flags = units = unit_values = None
+    full = flags = units = unit_values = jack = None
     if stop == plan_end(context) and not context.item_tests:
         release_block(context, block)  # its pairs need only the replicate scores
     if start == 0:
@@ -181,8 +227,10 @@ def score_block(context, block, start, stop):
                  for values in state.values]
         units = unit_table(plan, context.gold, context.config, list(state.names))
         unit_values = unit_value_summaries(plan, list(state.names))
+        if context.config.bootstrap.method == "bca":
+            jack = plan.jackknife()
     return BlockScores(block.index, start, stop, state.names, state.skipped, replicates, full, flags, units,
-                       unit_values)
+                       unit_values, jack)
 
 
 def _local_permutation(context, scorers, full, work, predictions):
@@ -195,11 +243,14 @@ def _local_permutation(context, scorers, full, work, predictions):
     keys = np.array(sorted(keys), dtype=np.intp)
     unordered = np.stack([keys // m, keys % m], axis=1)
     an = context.config.analysis
-    return unordered, permutation_pvalues(scorers, full, unordered, predictions, context.config.bootstrap.seed,
-                                          an.n_permutations)
+    try:
+        return unordered, permutation_pvalues(scorers, full, unordered, predictions, context.config.bootstrap.seed,
+                                              an.n_permutations)
+    except PermutationUnsupported as exc:
+        raise ConfigError("analysis.test: %s" % exc)
 
 
-def pair_block(context, block_a, block_b, columns_a, columns_b, reps_a, reps_b, full, valid, work):
+def pair_block(context, block_a, block_b, columns_a, columns_b, reps_a, reps_b, full, valid, work, jackknife=None):
     """Every pair's numbers between two blocks (or within one), for every target.
 
     Parameters
@@ -212,11 +263,12 @@ def pair_block(context, block_a, block_b, columns_a, columns_b, reps_a, reps_b, 
     full : ``(s_a + s_b, T)`` full-sample scores
     valid : ``(T, B)`` bool, the replicates every system has (the global rule of pair_statistics)
     work : list of ``(t, sign, pairs)``, ``pairs`` ``(P, 2)`` ranked local indices
+    jackknife : list of ``(n, s_a + s_b)`` arrays per ``work`` entry, optional
+        Per-item leave-one-out scores (``method: bca``, a run in one block in this process).
 
     Returns
     -------
-    list of OrderedDict per ``work`` entry: ``difference, ci_low, ci_high, p_value,
-    p_two_sided`` and the item-level tests (see :func:`~leaderboard_ci.phase.targets.item_pair_tests`).
+    list of :class:`PairNumbers`, one per ``work`` entry.
     """
     config = context.config
     bs = config.bootstrap
@@ -239,22 +291,17 @@ def pair_block(context, block_a, block_b, columns_a, columns_b, reps_a, reps_b, 
             permutation = _local_permutation(context, scorers, full, work, predictions)
     out = []
     with single_threaded_blas():
-        for t, sign, pairs in work:
+        for k, (t, sign, pairs) in enumerate(work):
             stats = pair_statistics(reps[valid[t]][:, :, t], full[:, t], pairs, sign, bs.method,
-                                    bs.confidence_level, n_jobs=context.n_jobs)
-            row = OrderedDict([("difference", stats.difference), ("ci_low", stats.ci_low),
-                               ("ci_high", stats.ci_high), ("p_value", stats.p_value),
-                               ("p_two_sided", stats.p_two_sided)])
+                                    bs.confidence_level, jackknife=None if jackknife is None else jackknife[k],
+                                    n_jobs=context.n_jobs)
+            tests = ()
             if context.item_tests:
-                row["tests"] = item_pair_tests(config, context.gold, targets[t], t, pairs, predictions, permutation)
-            out.append(row)
+                tests = tuple(item_pair_tests(config, context.gold, targets[t], t, pairs, predictions,
+                                              permutation).items())
+            out.append(PairNumbers(stats.difference, stats.ci_low, stats.ci_high, stats.p_value,
+                                   stats.p_two_sided, stats.se, tests))
     return out
-
-
-def statistics_of(row, pairs):
-    """A :class:`PairStatistics` from :func:`pair_block`'s arrays."""
-    return PairStatistics(pairs[:, 0], pairs[:, 1], row["difference"], row["ci_low"], row["ci_high"],
-                          row["p_value"], row["p_two_sided"], 0)
 
 
 def measure_system_bytes(context, sources, limit=3):

@@ -17,16 +17,11 @@ scoring program folder at the same path on the workers.
 from __future__ import annotations
 
 import hashlib
-import threading
 
 import numpy as np
 
 
 __all__ = ["dask_executor", "span_scores"]
-
-_PLANS = {}
-_LOCK = threading.Lock()
-
 
 def _token(recipe):
     """A digest of a plan's recipe: the same analysis gets the same token."""
@@ -40,16 +35,12 @@ def _token(recipe):
 
 
 def span_scores(payload, token, start, stop):
-    """Replicate scores of one span, on a worker (the plan is built once per worker)."""
-    from ..core.parallel import single_threaded_blas
+    """Replicate scores of one span, on a worker (the plan is built once per worker, in its cache)."""
+    from ...core.parallel import single_threaded_blas
+    from .worker_cache import CACHE
 
-    with _LOCK:
-        plan = _PLANS.get(token)
-        if plan is None:
-            function, args = payload
-            plan = function(*args)
-            _PLANS.clear()  # keep only the current analysis in memory
-            _PLANS[token] = plan
+    function, args = payload
+    plan = CACHE.get(token, "plan", lambda: function(*args), keep=1)
     with single_threaded_blas():
         return plan.scores_for_span(start, stop)
 
@@ -77,7 +68,7 @@ def dask_executor(address, n_workers=None, timeout="30s"):
         try:
             if plan.recipe is None:
                 raise ValueError("a plan without a recipe cannot be rebuilt on workers (build it with "
-                                 "leaderboard_ci.phase.systems.build_plan)")
+                                 "leaderboard_ci.phase.analysis.systems.build_plan)")
             payload = client.scatter(plan.recipe, broadcast=True)
             token = _token(plan.recipe)
             futures = [client.submit(span_scores, payload, token, a, b, pure=False) for a, b in spans]

@@ -2,7 +2,7 @@
 
 :func:`discover` turns ``--submissions PATH`` into one folder per submission
 (a :class:`SubmissionEntry`), unpacking zips safely into a work folder;
-:mod:`leaderboard_ci.phase.submissions` then reads them.
+:mod:`leaderboard_ci.phase.ingestion.submissions` then reads them.
 
 Layouts of PATH
 ---------------
@@ -41,7 +41,7 @@ natural order of the entries.
 Safety
 ------
 Everything is written inside ``workdir``, into numbered folders (``00001/res``)
-whose names never come from the input, by :mod:`leaderboard_ci.phase.safe_unzip`
+whose names never come from the input, by :mod:`leaderboard_ci.phase.ingestion.safe_unzip`
 (zip-slip, symbolic links, zip bombs and lying headers are refused there).
 Nesting is bounded: a container holds submission zips, and a zip inside a
 submission is written as a file, never opened.
@@ -58,7 +58,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from typing import Optional, Tuple
 
-from ..scoring.errors import ConfigError
+from ...scoring.errors import ConfigError
 from .safe_unzip import (CORRUPT_ERRORS, ZIP_MAGIC, Allowance, MiB, Rejected, UnzipLimits,
                          check_member, copy_counted, create_file, describe_error, entry_kind, extract_members,
                          extract_zip_file, format_size, is_ignored, is_zip_file, open_zip,

@@ -58,19 +58,14 @@ from collections import OrderedDict
 import numpy as np
 import pandas as pd
 
-from ..core.permutation import PermutationUnsupported, permutation_pvalues
-from ..core.systems import paired_scores
-from ..scoring.config import column_key, config_from_options
-from ..scoring.errors import ConfigError
-from ..tasks.base import GoldStandard
-from ..tasks.registry import task_module
-from .assemble import phase_result, unit_table
+from ...scoring.config import config_from_options
+from ...tasks.base import GoldStandard
+from ...tasks.registry import task_module
+from ..execution.blocked import SystemSource, analyze_blocks
 from .results import PhaseResult, TargetAnalysis
-from .systems import build_plan
-from .targets import analyze_target
-from .unit_values import attach_unit_values, unit_value_summaries
+from ..execution.runs import LEGACY_KEYWORDS, Execution, from_legacy, open_run
 
-__all__ = ["analyze", "PhaseResult", "TargetAnalysis", "encode_inputs"]
+__all__ = ["analyze", "Execution", "PhaseResult", "TargetAnalysis", "encode_inputs"]
 
 # ---------------------------------------------------------------------------
 # Inputs
@@ -132,8 +127,7 @@ def _config_from_kwargs(config, metric, extra_metrics, labels, kwargs):
 # The analysis
 # ---------------------------------------------------------------------------
 def analyze(gold, systems=None, metric=None, config=None, *, extra_metrics=None, labels=None, groups=None,
-            baseline=None, n_jobs="auto", progress=None, skipped=None, executor=None, memory_limit=None,
-            block_size=None, runner=None, **settings):
+            baseline=None, skipped=None, execution=None, **settings):
     """Paired bootstrap analysis of all systems of a competition.
 
     Parameters
@@ -154,23 +148,15 @@ def analyze(gold, systems=None, metric=None, config=None, *, extra_metrics=None,
         per group.
     baseline : str, optional
         Name of the system that is the baseline (for baseline-calibrated gains).
-    n_jobs : int or "auto"
-    progress : callable, optional
-        Called with the number of bootstrap replicates finished (e.g. a
-        tqdm bar's ``update``).
     skipped : DataFrame or list of (submission, reason), optional
         Carried into the report.
-    executor : callable, optional
-        Runs replicate spans elsewhere (see :mod:`leaderboard_ci.phase.distributed`).
-    memory_limit : int or str, optional
-        A memory budget per process (``"2GB"``): the systems are scored in blocks
-        that fit it, and the pairs in block pairs (:mod:`leaderboard_ci.phase.blocked`).
-        The numbers do not change.
-    block_size : int, optional
-        Systems per block (instead of choosing it from ``memory_limit``).
-    runner : optional
-        Where the blocks run: a :class:`~leaderboard_ci.phase.runners.DaskRunner`
-        (default: this process).  Implies blocks.
+    execution : :class:`~leaderboard_ci.phase.execution.runs.Execution`, optional
+        Where and how the work runs (threads, Dask, memory budget, block
+        size, progress); the numbers never depend on it.  Without a budget, a
+        block size or Dask, the run is one block of all systems in this
+        process.  The former keywords ``n_jobs, progress, memory_limit,
+        block_size, runner`` still work for one release, with a
+        DeprecationWarning.
     **settings
         Any of ``n_resamples, seed, method, confidence_level, test, sides,
         alpha, corrections, primary, family, n_permutations, reference_point,
@@ -195,64 +181,16 @@ def analyze(gold, systems=None, metric=None, config=None, *, extra_metrics=None,
         systems = OrderedDict((str(c), frame[c].tolist()) for c in frame.columns if c != gold_column)
     if not systems:
         raise ValueError("no systems to analyse")
+    execution = from_legacy(execution, {k: settings.pop(k) for k in LEGACY_KEYWORDS if k in settings})
     config = _config_from_kwargs(config, metric, extra_metrics, labels, dict(settings))
     gold_std, coded = encode_inputs(config, gold, systems, groups=groups)
     if baseline is not None and str(baseline) not in coded:
         raise ValueError("baseline %r is not one of the systems" % (baseline,))
-    if memory_limit is not None or block_size is not None or runner is not None:
-        return _analyze_in_blocks(config, gold_std, coded, None if baseline is None else str(baseline), n_jobs,
-                                  progress, skipped, memory_limit, block_size, runner)
-    return _analyze_coded(config, gold_std, coded, baseline=None if baseline is None else str(baseline),
-                          n_jobs=n_jobs, progress=progress, skipped=skipped, executor=executor)
-
-
-def _analyze_coded(config, gold, coded, baseline=None, n_jobs="auto", progress=None, skipped=None,
-                   executor=None):
+    baseline = None if baseline is None else str(baseline)
     names = list(coded)
     if len(set(names)) != len(names):
         raise ValueError("system names must be unique")
-    predictions = [coded[k] for k in names]
-    bs, an = config.bootstrap, config.analysis
-    plan = build_plan(config, gold, predictions, names)
-    scores = paired_scores(plan, bs.n_resamples, n_jobs=n_jobs, progress=progress, executor=executor,
-                           jackknife=bs.method == "bca")
-    pred_matrix = np.stack([np.asarray(p) for p in predictions], axis=1)
-    permutation = None
-    if an.test == "permutation" and len(names) > 1:
-        # Once for every pair of systems and every target (not once per target): each
-        # target's ranked pairs then read their direction's tail.
-        pairs = np.array([(a, b) for a in range(len(names)) for b in range(a + 1, len(names))], dtype=np.intp)
-        try:
-            permutation = (pairs, permutation_pvalues(plan.scorers, scores.full, pairs, pred_matrix, bs.seed,
-                                                      an.n_permutations))
-        except PermutationUnsupported as exc:
-            raise ConfigError("analysis.test: %s" % exc)
-    units = unit_table(plan, gold, config, names)
-    unit_values = unit_value_summaries(plan, names)
-    del plan  # its stacked per-item matrices are not needed by the per-target stage (lower peak memory)
-    targets = OrderedDict()
-    for t, target in enumerate(scores.targets):
-        targets[column_key(target.metric.key, target.group)] = analyze_target(
-            config, gold, scores, t, names, pred_matrix, baseline, n_jobs, permutation)
-    attach_unit_values(targets, unit_values)
-    return phase_result(config, gold, targets, names, baseline, skipped, units)
-
-
-def _analyze_in_blocks(config, gold, coded, baseline, n_jobs, progress, skipped, memory_limit, block_size, runner):
-    from ..core.parallel import resolve_jobs
-    from .blocked import SystemSource, analyze_blocks, plan_phase
-    from .budget import parse_memory
-    from .runners import LocalRunner
-
-    names = list(coded)
-    if len(set(names)) != len(names):
-        raise ValueError("system names must be unique")
-    runner = runner or LocalRunner()
-    budget = parse_memory(memory_limit, "memory_limit") if memory_limit is not None else runner.worker_memory
     sources = [SystemSource(name, values=coded[name]) for name in names]
-    local = isinstance(runner, LocalRunner)
-    jobs = resolve_jobs(n_jobs) if local else 1
-    plan = plan_phase(config, gold, sources, workers=runner.workers, worker_budget=budget, block_size=block_size,
-                      in_process=local, threads=jobs)
-    return analyze_blocks(config, gold, sources, plan, runner, baseline=baseline, skipped=skipped or (),
-                          n_jobs=jobs, progress=progress)
+    with open_run(config, gold_std, sources, execution) as run:
+        return analyze_blocks(config, gold_std, sources, run.plan, run.runner, baseline=baseline,
+                              skipped=skipped or (), n_jobs=run.n_jobs, progress=execution.progress)

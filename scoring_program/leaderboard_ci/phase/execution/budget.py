@@ -7,7 +7,7 @@ doubles) and a span's working arrays (the resample counts of a block of
 replicates).  The client holds every system's replicate scores (``B x m x T``
 doubles), a rank-ordered copy per target and the pairs tables.
 
-:func:`plan_blocks` turns measured costs (:func:`~leaderboard_ci.phase.blocks.measure_system_bytes`)
+:func:`plan_blocks` turns measured costs (:func:`~leaderboard_ci.phase.execution.blocks.measure_system_bytes`)
 and the budgets into a :class:`BlockPlan`, printed before any work starts.
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..scoring.errors import ConfigError
+from ...scoring.errors import ConfigError
 
 __all__ = ["BlockPlan", "parse_memory", "plan_blocks", "blocks_of", "check_client", "format_bytes", "process_rss"]
 

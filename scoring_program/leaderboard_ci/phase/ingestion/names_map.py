@@ -6,7 +6,7 @@ import io
 import os
 from dataclasses import replace
 
-from ..scoring.errors import ConfigError
+from ...scoring.errors import ConfigError
 
 __all__ = ["read_names_map", "apply_names_map"]
 

@@ -24,8 +24,8 @@ import zipfile
 import zlib
 from dataclasses import dataclass
 
-from ..scoring.errors import ConfigError
-from ..scoring.text_files import quote
+from ...scoring.errors import ConfigError
+from ...scoring.text_files import quote
 
 try:  # Python may be built without lzma; its zips then fail to open, which is reported
     from lzma import LZMAError

@@ -15,7 +15,7 @@ import pandas as pd
 __all__ = ["PhaseResult", "TargetAnalysis"]
 
 
-@dataclass
+@dataclass(frozen=True)
 class TargetAnalysis:
     """The analysis of one metric on all items or on one group."""
 
@@ -56,7 +56,7 @@ class TargetAnalysis:
         return matrix
 
 
-@dataclass
+@dataclass(frozen=True)
 class PhaseResult:
     """Everything the report shows; DataFrames per metric target."""
 
@@ -77,15 +77,15 @@ class PhaseResult:
 
     def indicators_frame(self):
         """Indicators as a table: one row per indicator, one column per target."""
-        from ..report.tables import indicators_table
+        from ...report.tables import indicators_table
         return indicators_table(self)
 
     def to_dict(self):
-        from ..report.json_report import result_to_dict
+        from ...report.json_report import result_to_dict
         return result_to_dict(self)
 
     def to_json(self, path=None):
-        from ..report.json_report import result_to_json
+        from ...report.json_report import result_to_json
         text = result_to_json(self)
         if path is not None:
             with open(path, "w", encoding="utf-8") as handle:
@@ -93,7 +93,7 @@ class PhaseResult:
         return text
 
     def to_html(self, path=None):
-        from ..report.html_report import render_report
+        from ...report.html_report import render_report
         html = render_report(self)
         if path is not None:
             with open(path, "w", encoding="utf-8") as handle:
@@ -107,5 +107,5 @@ class PhaseResult:
         ``top=50`` (above that many systems the page, the paper tables and the
         figures show the top of each ranking; None: every system).
         """
-        from ..report.files import write_report
+        from ...report.files import write_report
         return write_report(self, out_dir, **options)

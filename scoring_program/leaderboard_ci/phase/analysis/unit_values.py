@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 
-from ..scoring.config import column_key
+from ...scoring.config import column_key
 
 __all__ = ["unit_value_summaries", "attach_unit_values", "SUMMARY_COLUMNS"]
 
@@ -70,12 +71,18 @@ def unit_value_summaries(plan, names):
 
 
 def attach_unit_values(targets, summaries):
-    """Set each target's ``unit_values`` to its summary, rows in the target's ranking order."""
+    """``targets`` with each one's ``unit_values`` set to its summary, rows in the target's ranking order.
+
+    Returns a new OrderedDict (the :class:`~leaderboard_ci.phase.analysis.results.TargetAnalysis` are frozen:
+    a target with a summary is replaced by a copy that has it).
+    """
+    out = OrderedDict(targets)
     for key, frame in summaries.items():
-        target = targets.get(key)
+        target = out.get(key)
         if target is None:
             continue
         order = dict((name, i) for i, name in enumerate(target.systems["name"]))
         ranked = frame.iloc[np.argsort([order[s] for s in frame["system"]], kind="stable")].reset_index(drop=True)
         ranked.attrs = dict(frame.attrs)
-        target.unit_values = ranked
+        out[key] = replace(target, unit_values=ranked)
+    return out

@@ -7,9 +7,9 @@ seed, number of resamples and interval method.
 """
 from __future__ import annotations
 
-from ..core.systems import PairedPlan, paired_scores
-from ..scoring.custom import custom_functions
-from ..tasks.scorer import SystemScorer
+from ...core.systems import PairedPlan, paired_scores
+from ...scoring.custom import custom_functions
+from ...tasks.scorer import SystemScorer
 
 __all__ = ["build_plan", "score_systems"]
 

@@ -1,7 +1,7 @@
 """``benchmark``: the analysis of a benchmark of several tasks and languages (see :mod:`.benchmark`).
 
     leaderboard-ci benchmark benchmark.yaml --out OUT_DIR
-    python -m leaderboard_ci.phase.benchmark_cli benchmark.yaml --out OUT_DIR    # the same
+    python -m leaderboard_ci.phase.benchmark.cli benchmark.yaml --out OUT_DIR    # the same
 """
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import os
 import sys
 import time
 
-from .._version import __version__
-from ..core.parallel import MAX_JOBS, check_jobs, keep_freed_memory
-from ..scoring.errors import ConfigError
+from ..._version import __version__
+from ...core.parallel import MAX_JOBS, check_jobs, keep_freed_memory
+from ...scoring.errors import ConfigError
 
 __all__ = ["make_parser", "main"]
 

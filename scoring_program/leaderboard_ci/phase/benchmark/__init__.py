@@ -1,0 +1,1 @@
+"""Benchmarks of several tasks and test sets analysed together (``leaderboard-ci benchmark``)."""

@@ -3,6 +3,7 @@
 An editable install of another checkout (or an installed wheel) would otherwise be imported
 first, and the tests would exercise code other than the code under test.
 """
+
 import os
 import sys
 

@@ -1,7 +1,8 @@
 """Time and peak memory of the max-t step-down and the rank sets (no assertions).
 
-    python3 benchmarks/bench_simultaneous.py --m 100 --B 10000 --jobs 1
+python3 benchmarks/bench_simultaneous.py --m 100 --B 10000 --jobs 1
 """
+
 import argparse
 import os
 import resource
@@ -33,7 +34,6 @@ def main(argv=None):
     reps = quality + common + rng.normal(0, 0.01, size=(b, m))
     full = quality + rng.normal(0, 0.002, size=m)
     pairs = ranked_pairs(np.argsort(-full))
-    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     if args.pairs_stats:
         t0 = time.perf_counter()
         pair_statistics(reps, full, pairs, 1, n_jobs=jobs)
@@ -42,9 +42,22 @@ def main(argv=None):
     test = maxt_stepdown(reps, full, pairs, 1, 0.05, n_jobs=jobs)
     took = time.perf_counter() - t0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print("maxt_stepdown    m=%d B=%d P=%d jobs=%s: %.2f s, %d steps, %d significant, c1 = %.3f, peak RSS %d MB "
-          "(input %d MB)" % (m, b, len(pairs), args.jobs, took, test.steps, int(test.significant.sum()),
-                             test.critical_simultaneous, peak // 1024, reps.nbytes >> 20))
+    print(
+        "maxt_stepdown    m=%d B=%d P=%d jobs=%s: %.2f s, %d steps, %d significant, c1 = %.3f, peak RSS %d MB "
+        "(input %d MB)"
+        % (
+            m,
+            b,
+            len(pairs),
+            args.jobs,
+            took,
+            test.steps,
+            int(test.significant.sum()),
+            test.critical_simultaneous,
+            peak // 1024,
+            reps.nbytes >> 20,
+        )
+    )
     if args.ranks:
         t0 = time.perf_counter()
         rank_sets(reps, full, 1, 0.05, family_test=test, pairs=pairs, n_jobs=jobs)

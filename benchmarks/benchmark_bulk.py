@@ -11,6 +11,7 @@ file).  Prints the median wall time of reading every test set's systems both way
 included, scoring excluded: that is the same) and their ratio.  Not a test; no target of its own
 (the benchmark's whole analysis has the 60 s target of benchmark_tasks.py).
 """
+
 import argparse
 import io
 import os
@@ -106,17 +107,27 @@ def main(argv=None):
         test_sets, bulk = build(root, args.tasks, args.systems, args.n)
         times = {"per-task folders": [], "one bulk download": []}
         for r in range(args.repeats):
-            for label, run in (("per-task folders", lambda w: read_folders(test_sets, w)),
-                               ("one bulk download", lambda w: read_bulk(test_sets, bulk, w))):
+            for label, run in (
+                ("per-task folders", lambda w: read_folders(test_sets, w)),
+                ("one bulk download", lambda w: read_bulk(test_sets, bulk, w)),
+            ):
                 work = os.path.join(root, "work-%d-%s" % (r, label.split()[0]))
                 started = time.perf_counter()
                 count = run(work)
                 times[label].append(time.perf_counter() - started)
                 assert count == len(test_sets) * args.systems
                 shutil.rmtree(work)
-        print("reading %d tasks x 2 languages x %d systems, n = %d (bulk zip %.1f MB), median of %d, load %s"
-              % (args.tasks, args.systems, args.n, os.path.getsize(bulk) / 2 ** 20, args.repeats,
-                 "%.2f %.2f %.2f" % os.getloadavg()))
+        print(
+            "reading %d tasks x 2 languages x %d systems, n = %d (bulk zip %.1f MB), median of %d, load %s"
+            % (
+                args.tasks,
+                args.systems,
+                args.n,
+                os.path.getsize(bulk) / 2**20,
+                args.repeats,
+                "%.2f %.2f %.2f" % os.getloadavg(),
+            )
+        )
         medians = {k: statistics.median(v) for k, v in times.items()}
         for label, value in medians.items():
             print("  %-18s %6.2f s  (runs: %s)" % (label, value, ", ".join("%.2f" % t for t in times[label])))

@@ -17,6 +17,7 @@ Usage::
 
 Results are appended to ``benchmarks/results/blocks_scale.jsonl`` and printed.
 """
+
 import argparse
 import json
 import os
@@ -119,8 +120,14 @@ def main(argv=None):
     budget = parse_memory(args.memory_limit)
     program = os.path.join(HERE, os.pardir, "scoring_program")
     config = load_config(program, ref)
-    config = parse_config(dict(metric="f1_macro", labels=[str(c) for c in range(args.classes)],
-                               bootstrap=dict(n_resamples=args.B, seed=12345)), source="benchmark")
+    config = parse_config(
+        dict(
+            metric="f1_macro",
+            labels=[str(c) for c in range(args.classes)],
+            bootstrap=dict(n_resamples=args.B, seed=12345),
+        ),
+        source="benchmark",
+    )
     gold = read_gold(ref, config)
     import shutil
 
@@ -133,14 +140,23 @@ def main(argv=None):
     times = {}
     with PeakMemory() as memory:
         t0 = time.time()
-        runner = DaskRunner("local", n_workers=args.workers, memory_limit=budget) if args.mode == "dask" \
-            else LocalRunner()
+        runner = (
+            DaskRunner("local", n_workers=args.workers, memory_limit=budget) if args.mode == "dask" else LocalRunner()
+        )
         times["start_cluster"] = time.time() - t0
         try:
             t0 = time.time()
             threads = 1 if args.mode == "dask" else 2
-            plan = plan_phase(config, gold, sources, workers=runner.workers, worker_budget=budget,
-                              client_budget=budget, in_process=args.mode != "dask", threads=threads)
+            plan = plan_phase(
+                config,
+                gold,
+                sources,
+                workers=runner.workers,
+                worker_budget=budget,
+                client_budget=budget,
+                in_process=args.mode != "dask",
+                threads=threads,
+            )
             times["plan"] = time.time() - t0
             print(plan.describe(), end="", flush=True)
             done = [0]
@@ -151,18 +167,32 @@ def main(argv=None):
                 if done[0] % 10 == 0 or done[0] == plan.blocks.n_tasks:
                     print("  %d/%d tasks, %.0f s" % (done[0], plan.blocks.n_tasks, time.time() - t0), flush=True)
 
-            result = analyze_blocks(config, gold, sources, plan, runner, skipped=skipped,
-                                    n_jobs=threads, progress=tick)
+            result = analyze_blocks(config, gold, sources, plan, runner, skipped=skipped, n_jobs=threads, progress=tick)
             times["analysis"] = time.time() - t0
         finally:
             runner.close()
     peaks = dict(sorted(memory.peaks.items()))
-    record = dict(mode=args.mode, m=args.m, n=args.n, B=args.B, classes=args.classes, budget=budget,
-                  workers=runner.workers, blocks=plan.blocks.n_blocks, block_size=plan.blocks.block_size,
-                  estimated_worker_peak=plan.blocks.worker_peak, estimated_client_peak=plan.blocks.client_peak,
-                  per_system=plan.blocks.per_system, times=times, peaks=peaks, data_seconds=made,
-                  winner=result.official.winner, pairs=len(result.official.pairs), machine=platform.node(),
-                  load_before=os.getloadavg())
+    record = dict(
+        mode=args.mode,
+        m=args.m,
+        n=args.n,
+        B=args.B,
+        classes=args.classes,
+        budget=budget,
+        workers=runner.workers,
+        blocks=plan.blocks.n_blocks,
+        block_size=plan.blocks.block_size,
+        estimated_worker_peak=plan.blocks.worker_peak,
+        estimated_client_peak=plan.blocks.client_peak,
+        per_system=plan.blocks.per_system,
+        times=times,
+        peaks=peaks,
+        data_seconds=made,
+        winner=result.official.winner,
+        pairs=len(result.official.pairs),
+        machine=platform.node(),
+        load_before=os.getloadavg(),
+    )
     print(json.dumps(record, indent=1))
     print("peak RSS: " + ", ".join("%s %s" % (k, format_bytes(v)) for k, v in peaks.items()))
     print("over budget: %s" % [k for k, v in peaks.items() if v > budget])

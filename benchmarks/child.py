@@ -19,6 +19,7 @@ with the implementation's interpreter, and reads this process's peak RSS from
 4. times ``repeats`` runs at ``B_run`` (``time.perf_counter``) and writes the
    result JSON to ``spec["out"]``.
 """
+
 from __future__ import annotations
 
 import json
@@ -65,6 +66,7 @@ def _nice(b):
 
 def _versions(requires):
     import numpy
+
     out = {"python": platform.python_version(), "numpy": numpy.__version__}
     for mod in requires:
         try:
@@ -84,6 +86,7 @@ def main(spec_path):
         spec = json.load(handle)
     sys.path.insert(0, HERE)
     import impls  # noqa: E402  (numpy only)
+
     impl = impls.IMPLEMENTATIONS[spec["impl"]]
     if impl.path:
         sys.path.insert(0, os.path.join(ROOT, impl.path))
@@ -94,6 +97,7 @@ def main(spec_path):
     if impl.env == "project":
         # As the real entry points do (scoring_program/score.py, the end-of-phase command): once, at start.
         from leaderboard_ci.core.parallel import keep_freed_memory
+
         out["keep_freed_memory"] = keep_freed_memory()
     for mod in impl.requires:
         try:
@@ -110,6 +114,7 @@ def main(spec_path):
     out["import_seconds"] = time.perf_counter() - t0
     if impl.env == "project":
         import leaderboard_ci
+
         out["leaderboard_ci_file"] = leaderboard_ci.__file__
     out["rss_before_mb"] = _rss_mb()
 
@@ -129,8 +134,13 @@ def main(spec_path):
             b *= 4 if dt < float(spec["probe_seconds"]) / 8 else 2
         per = dt / b
         predicted = per * B
-        probe = {"n_resamples": b, "seconds": dt, "per_resample": per, "predicted_full_seconds": predicted,
-                 "probe_total_seconds": spent}
+        probe = {
+            "n_resamples": b,
+            "seconds": dt,
+            "per_resample": per,
+            "predicted_full_seconds": predicted,
+            "probe_total_seconds": spent,
+        }
         limit = B
         if impl.index_matrix:  # keep the (B, n) int64 index matrix within max_index_gb
             limit = min(limit, max(2, int(float(spec["max_index_gb"]) * 1e9 / (8.0 * n))))
@@ -175,9 +185,18 @@ def main(spec_path):
         t1 = sorted(times)[len(times) // 2]
         k = (t1 - t0_) / (B_run - b0)
         out["affine"] = {"fixed_seconds": t1 - k * B_run, "per_resample": k, "full_seconds": t1 + k * (B - B_run)}
-    out.update(status="ok", times=times, cpu_times=cpu_times, load_1min=loads, other_cores=others, result=result,
-               stages=stages or None, rss_after_mb=_rss_mb(),
-               peak_rss_self_mb=_rss_mb("VmHWM"), versions=_versions(impl.requires))
+    out.update(
+        status="ok",
+        times=times,
+        cpu_times=cpu_times,
+        load_1min=loads,
+        other_cores=others,
+        result=result,
+        stages=stages or None,
+        rss_after_mb=_rss_mb(),
+        peak_rss_self_mb=_rss_mb("VmHWM"),
+        versions=_versions(impl.requires),
+    )
     return _write(spec, out)
 
 

@@ -28,6 +28,7 @@ items.  Loading is not timed.
   description), with many systems close to each other, as in a real
   leaderboard.
 """
+
 from __future__ import annotations
 
 import os
@@ -41,10 +42,14 @@ CACHE = os.path.join(HERE, ".cache", "data")
 DATA_VERSION = 1
 
 DESCRIPTIONS = {
-    "classification3": ("synthetic 3-class labels, priors 0.5/0.3/0.2; system ~70% accurate "
-                        "(errors uniform over the other classes); baseline ~65% accurate"),
-    "regression_diabetes": ("scikit-learn's bundled load_diabetes (442 rows) with 10-fold CV ridge "
-                            "predictions, resampled with replacement to n"),
+    "classification3": (
+        "synthetic 3-class labels, priors 0.5/0.3/0.2; system ~70% accurate "
+        "(errors uniform over the other classes); baseline ~65% accurate"
+    ),
+    "regression_diabetes": (
+        "scikit-learn's bundled load_diabetes (442 rows) with 10-fold CV ridge "
+        "predictions, resampled with replacement to n"
+    ),
 }
 
 
@@ -92,9 +97,9 @@ def _regression_diabetes(n, seed):
 # ---------------------------------------------------------------------------
 # End of phase: many systems (trained scikit-learn models) on one test set
 # ---------------------------------------------------------------------------
-POOL_M = 1000          # systems in the pool
-POOL_N = 30000         # test items in the pool
-POOL_TRAIN = 6000      # training items the fictitious teams sample from
+POOL_M = 1000  # systems in the pool
+POOL_N = 30000  # test items in the pool
+POOL_TRAIN = 6000  # training items the fictitious teams sample from
 POOL_VERSION = 1
 FAMILIES = ("logistic", "naive_bayes", "tree", "knn", "forest", "lda", "qda", "linear_svm", "ridge", "boosting")
 
@@ -108,19 +113,23 @@ def _model(family, rng):
     from sklearn.svm import LinearSVC
     from sklearn.tree import DecisionTreeClassifier
 
-    seed = int(rng.integers(2 ** 31))
+    seed = int(rng.integers(2**31))
     if family == "logistic":
         return LogisticRegression(C=float(10 ** rng.uniform(-3, 2)), max_iter=500)
     if family == "naive_bayes":
         return GaussianNB(var_smoothing=float(10 ** rng.uniform(-9, -1)))
     if family == "tree":
-        return DecisionTreeClassifier(max_depth=int(rng.integers(2, 16)), min_samples_leaf=int(rng.integers(1, 30)),
-                                      random_state=seed)
+        return DecisionTreeClassifier(
+            max_depth=int(rng.integers(2, 16)), min_samples_leaf=int(rng.integers(1, 30)), random_state=seed
+        )
     if family == "knn":
-        return KNeighborsClassifier(n_neighbors=int(rng.integers(1, 50)), weights=str(rng.choice(["uniform", "distance"])))
+        return KNeighborsClassifier(
+            n_neighbors=int(rng.integers(1, 50)), weights=str(rng.choice(["uniform", "distance"]))
+        )
     if family == "forest":
-        return RandomForestClassifier(n_estimators=int(rng.integers(5, 40)), max_depth=int(rng.integers(3, 14)),
-                                      random_state=seed, n_jobs=1)
+        return RandomForestClassifier(
+            n_estimators=int(rng.integers(5, 40)), max_depth=int(rng.integers(3, 14)), random_state=seed, n_jobs=1
+        )
     if family == "lda":
         return LinearDiscriminantAnalysis()
     if family == "qda":
@@ -129,8 +138,12 @@ def _model(family, rng):
         return LinearSVC(C=float(10 ** rng.uniform(-3, 1)), max_iter=3000)
     if family == "ridge":
         return RidgeClassifier(alpha=float(10 ** rng.uniform(-2, 4)))
-    return HistGradientBoostingClassifier(max_iter=int(rng.integers(5, 60)), max_depth=int(rng.integers(2, 6)),
-                                          learning_rate=float(rng.uniform(0.05, 0.3)), random_state=seed)
+    return HistGradientBoostingClassifier(
+        max_iter=int(rng.integers(5, 60)),
+        max_depth=int(rng.integers(2, 6)),
+        learning_rate=float(rng.uniform(0.05, 0.3)),
+        random_state=seed,
+    )
 
 
 def macro_f1(gold, pred, k=3):
@@ -154,14 +167,24 @@ def make_pool(seed=2024):
     path = pool_path(seed)
     if os.path.exists(path):
         return path
-    X, y = make_classification(n_samples=POOL_TRAIN + POOL_N, n_features=20, n_informative=6, n_redundant=4,
-                               n_classes=3, n_clusters_per_class=2, weights=[0.5, 0.3, 0.2], flip_y=0.08,
-                               class_sep=0.8, random_state=seed)
+    X, y = make_classification(
+        n_samples=POOL_TRAIN + POOL_N,
+        n_features=20,
+        n_informative=6,
+        n_redundant=4,
+        n_classes=3,
+        n_clusters_per_class=2,
+        weights=[0.5, 0.3, 0.2],
+        flip_y=0.08,
+        class_sep=0.8,
+        random_state=seed,
+    )
     x_train, y_train, x_test, y_test = X[:POOL_TRAIN], y[:POOL_TRAIN], X[POOL_TRAIN:], y[POOL_TRAIN:]
     preds = np.empty((POOL_M, POOL_N), dtype=np.int8)
     families = []
     try:  # one thread: OpenMP (gradient boosting, k-NN) on a shared machine spins for minutes per model
         from threadpoolctl import threadpool_limits
+
         limits = threadpool_limits(limits=1)
     except ImportError:
         limits = None
@@ -194,15 +217,20 @@ def _systems3(n, seed, m):
         families = pool["families"][:m]
     scores = np.array([macro_f1(gold, p.astype(np.int64)) for p in preds])
     distinct = len(set(p.tobytes() for p in preds))
-    desc = ("systems3: %d trained scikit-learn models (%d distinct prediction vectors, %d families) on the first %d "
-            "items of a make_classification 3-class test set; macro-F1 min %.3f, median %.3f, max %.3f"
-            % (m, distinct, len(set(families)), n, scores.min(), np.median(scores), scores.max()))
-    return {"gold": gold, "preds": preds, "names": np.array(["sys%04d" % j for j in range(m)]),
-            "families": families}, desc
+    desc = (
+        "systems3: %d trained scikit-learn models (%d distinct prediction vectors, %d families) on the first %d "
+        "items of a make_classification 3-class test set; macro-F1 min %.3f, median %.3f, max %.3f"
+        % (m, distinct, len(set(families)), n, scores.min(), np.median(scores), scores.max())
+    )
+    return {
+        "gold": gold,
+        "preds": preds,
+        "names": np.array(["sys%04d" % j for j in range(m)]),
+        "families": families,
+    }, desc
 
 
-GENERATORS = {"classification3": _classification3, "regression_diabetes": _regression_diabetes,
-              "systems3": _systems3}
+GENERATORS = {"classification3": _classification3, "regression_diabetes": _regression_diabetes, "systems3": _systems3}
 MULTI = ("systems3",)  # kinds with several systems (argument m)
 
 

@@ -9,6 +9,7 @@ where ``head`` holds the first replicate values (up to 64) when the
 implementation used *our* resamples, so the parent can check that they equal
 ours exactly.
 """
+
 from __future__ import annotations
 
 import functools
@@ -21,25 +22,25 @@ from typing import Callable, Optional, Tuple
 import numpy as np
 
 HEAD = 64
-SEED = 12345            # the project's default seed; every case uses it
+SEED = 12345  # the project's default seed; every case uses it
 CONFIDENCE = 0.95
-LABELS = (0, 1, 2)      # classification3's / systems3's class codes
+LABELS = (0, 1, 2)  # classification3's / systems3's class codes
 CORRECTIONS = ("bonferroni", "holm", "fdr_bh")  # end of phase: all pairs under these three
-COMPSTATS_JOBS = 1      # StatisticSamples/performance n_jobs for CompStats (see README: 1 measured faster than -1)
+COMPSTATS_JOBS = 1  # StatisticSamples/performance n_jobs for CompStats (see README: 1 measured faster than -1)
 
 
 @dataclass(frozen=True)
 class Impl:
     name: str
     label: str
-    env: str                      # "project" (this interpreter) or "peers" (benchmarks/.venv-peers)
+    env: str  # "project" (this interpreter) or "peers" (benchmarks/.venv-peers)
     build: Callable
-    same_resamples: bool          # uses leaderboard_ci.core.resampling's replicates
-    scalable: bool = True         # may run at a smaller B and scale linearly
+    same_resamples: bool  # uses leaderboard_ci.core.resampling's replicates
+    scalable: bool = True  # may run at a smaller B and scale linearly
     requires: Tuple[str, ...] = ()  # import names; a missing one skips the impl with a reason
-    path: Optional[str] = None    # prepended to sys.path ("scoring_program")
+    path: Optional[str] = None  # prepended to sys.path ("scoring_program")
     notes: str = ""
-    index_matrix: bool = False    # materializes a (B, n) int64 index matrix (memory ~ 8*B*n bytes)
+    index_matrix: bool = False  # materializes a (B, n) int64 index matrix (memory ~ 8*B*n bytes)
 
 
 # ---------------------------------------------------------------------------
@@ -50,7 +51,7 @@ def _last_axis(x, axis):
     return x if axis in (-1, x.ndim - 1) else np.moveaxis(x, axis, -1)
 
 
-def vec_f1_macro(y, p, axis=-1, k=len(LABELS)):
+def vec_f1_macro(y, p, axis=-1, k=len(LABELS)):  # noqa: B008 (a constant)
     """Macro-F1 of every row (resample) at once: one bincount of gold*K+pred codes.
 
     ``y`` and ``p`` are integer class codes in ``[0, k)`` of shape ``(..., n)``
@@ -60,12 +61,12 @@ def vec_f1_macro(y, p, axis=-1, k=len(LABELS)):
     y = _last_axis(y, axis)
     p = _last_axis(p, axis)
     lead, m = y.shape[:-1], y.shape[-1]
-    codes = y.reshape(-1, m) * k + p.reshape(-1, m)           # new (R, m) int64 array
+    codes = y.reshape(-1, m) * k + p.reshape(-1, m)  # new (R, m) int64 array
     rows = codes.shape[0]
     codes += (np.arange(rows, dtype=codes.dtype) * (k * k))[:, None]
     cm = np.bincount(codes.ravel(), minlength=rows * k * k).reshape(rows, k, k)
     tp = np.diagonal(cm, axis1=1, axis2=2)
-    den = cm.sum(axis=1) + cm.sum(axis=2)                      # predicted + true per class
+    den = cm.sum(axis=1) + cm.sum(axis=2)  # predicted + true per class
     f1 = np.divide(2.0 * tp, den, out=np.zeros(den.shape), where=den > 0)
     return f1.mean(axis=-1).reshape(lead)
 
@@ -92,28 +93,27 @@ def _one_statistic(metric):
     """The per-resample statistic a user of scikit-learn / SciPy would call."""
     if metric == "f1_macro":
         from sklearn.metrics import f1_score
+
         return functools.partial(f1_score, average="macro", labels=list(LABELS), zero_division=0)
     if metric == "accuracy":
         from sklearn.metrics import accuracy_score
+
         return accuracy_score
     if metric == "mae":
         from sklearn.metrics import mean_absolute_error
+
         return mean_absolute_error
     if metric == "pearson":  # scikit-learn has no Pearson r: SciPy's
         from scipy.stats import pearsonr
 
         def pearson(y, p):
             return pearsonr(y, p)[0]
+
         return pearson
     raise KeyError(metric)
 
 
-STATISTICS = {
-    "f1_macro": vec_f1_macro,
-    "accuracy": vec_accuracy,
-    "mae": vec_mae,
-    "pearson": vec_pearson,
-}
+STATISTICS = {"f1_macro": vec_f1_macro, "accuracy": vec_accuracy, "mae": vec_mae, "pearson": vec_pearson}
 
 ONE_STATISTIC_NOTES = {
     "f1_macro": "sklearn.metrics.f1_score(average='macro')",
@@ -150,9 +150,16 @@ def _build_ours(n_jobs):
         baseline = data["baseline"] if workload["baseline"] else None
 
         def run(n_resamples):
-            raw = {"metric": workload["metric"],
-                   "bootstrap": {"n_resamples": int(n_resamples), "seed": SEED, "method": "percentile",
-                                 "confidence_level": CONFIDENCE, "n_jobs": n_jobs}}
+            raw = {
+                "metric": workload["metric"],
+                "bootstrap": {
+                    "n_resamples": int(n_resamples),
+                    "seed": SEED,
+                    "method": "percentile",
+                    "confidence_level": CONFIDENCE,
+                    "n_jobs": n_jobs,
+                },
+            }
             if baseline is not None:
                 raw["baseline"] = {"file": "baseline.csv", "name": "baseline"}
             config = parse_config(raw)
@@ -163,7 +170,9 @@ def _build_ours(n_jobs):
                 return {"score": b.difference, "ci": [b.interval.low, b.interval.high], "head": _head(b.replicates)}
             s = result.official
             return {"score": s.score, "ci": [s.interval.low, s.interval.high], "head": _head(s.replicates)}
+
         return run
+
     return build
 
 
@@ -188,8 +197,10 @@ def build_scipy(ctx):
     data, workload, n = ctx["data"], ctx["workload"], ctx["n"]
     vec = STATISTICS[workload["metric"]]
     if workload["baseline"]:
+
         def statistic(y, p, q, axis=-1):
             return vec(y, p, axis=axis) - vec(y, q, axis=axis)
+
         samples = (data["gold"], data["pred"], data["baseline"])
     else:
         statistic = vec
@@ -198,19 +209,30 @@ def build_scipy(ctx):
     batch = ctx.get("scipy_batch") or scipy_batch(n)
 
     def run(n_resamples):
-        res = stats.bootstrap(samples, statistic, vectorized=True, paired=True, n_resamples=int(n_resamples),
-                              method="percentile", confidence_level=CONFIDENCE, batch=batch,
-                              **{seed_kw: np.random.default_rng(SEED)})
+        res = stats.bootstrap(
+            samples,
+            statistic,
+            vectorized=True,
+            paired=True,
+            n_resamples=int(n_resamples),
+            method="percentile",
+            confidence_level=CONFIDENCE,
+            batch=batch,
+            **{seed_kw: np.random.default_rng(SEED)},
+        )
         ci = res.confidence_interval
         return {"score": float(statistic(*samples)), "ci": [float(ci.low), float(ci.high)], "head": None}
+
     return run
 
 
 def _paired_one(workload):
     one = _one_statistic(workload["metric"])
     if workload["baseline"]:
+
         def diff(y, p, q):
             return one(y, p) - one(y, q)
+
         return diff
     return one
 
@@ -233,11 +255,13 @@ def build_sklearn_loop(ctx):
             for k, row in enumerate(idx):
                 values[r0 + k] = stat(*[a[row] for a in arrays])
         return {"score": float(stat(*arrays)), "ci": _percentile_ci(values), "head": _head(values)}
+
     return run
 
 
 def build_compstats(ctx):
     from CompStats import StatisticSamples
+
     from leaderboard_ci.core.resampling import replicate_indices
 
     stat, arrays, n = _statistic_and_arrays(ctx)
@@ -247,6 +271,7 @@ def build_compstats(ctx):
         samples._samples = replicate_indices(SEED, n, 0, int(n_resamples))  # our resamples
         values = samples(*arrays)
         return {"score": float(stat(*arrays)), "ci": _percentile_ci(values), "head": _head(values)}
+
     return run
 
 
@@ -266,6 +291,7 @@ def build_bootci(ctx):
         # BootCI's own method='percentile' reflects around theta (a "basic" interval);
         # take the percentile interval of its distribution so the numbers compare with ours.
         return {"score": float(b.theta), "ci": _percentile_ci(dist), "head": None}
+
     return run
 
 
@@ -276,11 +302,9 @@ def _eop_inputs(data):
     """Gold and coded predictions as the end-of-phase command holds them (built before timing)."""
     from leaderboard_ci.tasks.scorer import GoldStandard
 
-    gold = GoldStandard(values=np.ascontiguousarray(data["gold"], dtype=np.intp),
-                        labels=tuple(str(c) for c in LABELS))
+    gold = GoldStandard(values=np.ascontiguousarray(data["gold"], dtype=np.intp), labels=tuple(str(c) for c in LABELS))
     names = [str(x) for x in data["names"]]
-    systems = OrderedDict((name, np.ascontiguousarray(data["preds"][j], dtype=np.intp))
-                          for j, name in enumerate(names))
+    systems = OrderedDict((name, np.ascontiguousarray(data["preds"][j], dtype=np.intp)) for j, name in enumerate(names))
     return gold, systems, names
 
 
@@ -293,9 +317,13 @@ def _instrument_analysis():
 
     if getattr(analysis, "_benchmark_instrumented", False):
         return analysis
-    for attr, stage in (("score_systems", "score_systems"), ("pair_statistics", "pair_statistics"),
-                        ("adjust_within", "corrections"), ("letter_groups", "letters"),
-                        ("competition_indicators", "indicators")):
+    for attr, stage in (
+        ("score_systems", "score_systems"),
+        ("pair_statistics", "pair_statistics"),
+        ("adjust_within", "corrections"),
+        ("letter_groups", "letters"),
+        ("competition_indicators", "indicators"),
+    ):
         original = getattr(analysis, attr)
 
         def wrapper(*args, _original=original, _stage=stage, **kwargs):
@@ -304,6 +332,7 @@ def _instrument_analysis():
                 return _original(*args, **kwargs)
             finally:
                 _STAGES[_stage] = _STAGES.get(_stage, 0.0) + time.perf_counter() - t
+
         setattr(analysis, attr, wrapper)
     analysis._benchmark_instrumented = True
     return analysis
@@ -315,11 +344,17 @@ def _eop_summary(result, names):
     col = ranked.index(names[0])
     ind = target.indicators
     winner = target.systems.iloc[0]
-    return {"score": float(winner["score"]), "ci": [float(winner["ci_low"]), float(winner["ci_high"])],
-            "head": _head(target.replicates[:, col]),
-            "summary": {"winner": target.winner, "pairs": int(len(target.pairs)),
-                        "non_significant_pairs": dict(ind["non_significant_pairs"]),
-                        "ties_with_winner": dict(ind["ties_with_winner"])}}
+    return {
+        "score": float(winner["score"]),
+        "ci": [float(winner["ci_low"]), float(winner["ci_high"])],
+        "head": _head(target.replicates[:, col]),
+        "summary": {
+            "winner": target.winner,
+            "pairs": int(len(target.pairs)),
+            "non_significant_pairs": dict(ind["non_significant_pairs"]),
+            "ties_with_winner": dict(ind["ties_with_winner"]),
+        },
+    }
 
 
 def _build_ours_eop(ctx, n_jobs, dask=None, workers=None):
@@ -330,15 +365,23 @@ def _build_ours_eop(ctx, n_jobs, dask=None, workers=None):
     def run(n_resamples):
         _STAGES.clear()
         t = time.perf_counter()
-        result = analysis.analyze(gold, systems, metric=metric, n_resamples=int(n_resamples), seed=SEED,
-                                  confidence_level=CONFIDENCE, corrections=list(CORRECTIONS),
-                                  execution=analysis.Execution(n_jobs=n_jobs, dask=dask, workers=workers))
+        result = analysis.analyze(
+            gold,
+            systems,
+            metric=metric,
+            n_resamples=int(n_resamples),
+            seed=SEED,
+            confidence_level=CONFIDENCE,
+            corrections=list(CORRECTIONS),
+            execution=analysis.Execution(n_jobs=n_jobs, dask=dask, workers=workers),
+        )
         total = time.perf_counter() - t
         out = _eop_summary(result, names)
         stages = dict(_STAGES)
         stages["other"] = total - sum(stages.values())
         out["stages"] = stages
         return out
+
     return run
 
 
@@ -371,6 +414,7 @@ def _time_local_cluster():
                 return super().close(*args, **kwargs)
             finally:
                 _STAGES["cluster_close"] = _STAGES.get("cluster_close", 0.0) + time.perf_counter() - t
+
     dd.LocalCluster = TimedLocalCluster
 
 
@@ -389,7 +433,9 @@ def _build_ours_dask(n_workers):
             st["score_systems"] = st.get("score_systems", 0.0) - cluster  # spans on workers, scatter, gather
             st["other"] = st.get("other", 0.0) + cluster
             return out
+
         return run_dask
+
     return build
 
 
@@ -405,8 +451,9 @@ def _eop_pairs(full):
 
 def build_sklearn_loop_eop(ctx):
     """A plain scikit-learn loop: f1_score per system per replicate, then numpy for the pairs."""
-    from leaderboard_ci.core.resampling import iter_index_blocks
     from statsmodels.stats.multitest import multipletests
+
+    from leaderboard_ci.core.resampling import iter_index_blocks
 
     data, n = ctx["data"], ctx["n"]
     f1 = _one_statistic(ctx["workload"]["metric"])
@@ -438,10 +485,16 @@ def build_sklearn_loop_eop(ctx):
             p_two[sl] = ((np.abs(d - delta) >= np.abs(delta)).sum(axis=0) + 1.0) / (B + 1.0)
         adjusted = {c: multipletests(p_two, alpha=0.05, method=c)[1] for c in CORRECTIONS} if P else {}
         w = int(np.argmax(full))
-        return {"score": float(full[w]), "ci": [float(system_ci[0, w]), float(system_ci[1, w])],
-                "head": _head(reps[:, 0]),
-                "summary": {"pairs": int(P), "non_significant_pairs":
-                            {c: int(np.count_nonzero(v > 0.05)) for c, v in adjusted.items()}}}
+        return {
+            "score": float(full[w]),
+            "ci": [float(system_ci[0, w]), float(system_ci[1, w])],
+            "head": _head(reps[:, 0]),
+            "summary": {
+                "pairs": int(P),
+                "non_significant_pairs": {c: int(np.count_nonzero(v > 0.05)) for c, v in adjusted.items()},
+            },
+        }
+
     return run
 
 
@@ -450,35 +503,45 @@ def build_compstats_eop(ctx):
     import pandas as pd
     from CompStats import StatisticSamples, all_differences, difference, performance
     from CompStats.measurements import CI, difference_p_value
-    from leaderboard_ci.core.resampling import replicate_indices
     from statsmodels.stats.multitest import multipletests
+
+    from leaderboard_ci.core.resampling import replicate_indices
 
     data, n = ctx["data"], ctx["n"]
     f1 = _one_statistic(ctx["workload"]["metric"])
     names = [str(x) for x in data["names"]]
-    frame = pd.DataFrame(OrderedDict([("y", np.asarray(data["gold"], dtype=np.int64))]
-                                     + [(name, np.asarray(data["preds"][j], dtype=np.int64))
-                                        for j, name in enumerate(names)]))
+    frame = pd.DataFrame(
+        OrderedDict(
+            [("y", np.asarray(data["gold"], dtype=np.int64))]
+            + [(name, np.asarray(data["preds"][j], dtype=np.int64)) for j, name in enumerate(names)]
+        )
+    )
 
     def run(n_resamples):
         B = int(n_resamples)
         samples = StatisticSamples(statistic=f1, num_samples=B, n_jobs=COMPSTATS_JOBS)
         samples._samples = replicate_indices(SEED, n, 0, B)  # our resamples (CompStats: np.random.randint)
-        perf = performance(frame, gold="y", score=f1, num_samples=B, n_jobs=COMPSTATS_JOBS,
-                           statistic_samples=samples)
+        perf = performance(frame, gold="y", score=f1, num_samples=B, n_jobs=COMPSTATS_JOBS, statistic_samples=samples)
         system_ci = CI(perf)
-        diff = difference(perf)                      # every system vs the best
-        diff_ci, diff_p = CI(diff), difference_p_value(diff)
-        pairs = all_differences(perf)                # all m(m-1)/2 pairs
+        diff = difference(perf)  # every system vs the best
+        _diff_ci, diff_p = CI(diff), difference_p_value(diff)  # timed as the peer computes it
+        pairs = all_differences(perf)  # all m(m-1)/2 pairs
         pair_ci, pair_p = CI(pairs), difference_p_value(pairs)
         p = np.array(list(pair_p.values()), dtype=np.float64)
         adjusted = {c: multipletests(p, alpha=0.05, method=c)[1] for c in CORRECTIONS} if p.size else {}
         best = diff.info["best"]
-        return {"score": float(f1(frame["y"], frame[best])), "ci": [float(x) for x in system_ci[best]],
-                "head": _head(perf.calls[names[0]]),
-                "summary": {"winner": best, "pairs": int(len(pair_ci)), "vs_best": int(len(diff_p)),
-                            "non_significant_pairs": {c: int(np.count_nonzero(v > 0.05))
-                                                      for c, v in adjusted.items()}}}
+        return {
+            "score": float(f1(frame["y"], frame[best])),
+            "ci": [float(x) for x in system_ci[best]],
+            "head": _head(perf.calls[names[0]]),
+            "summary": {
+                "winner": best,
+                "pairs": int(len(pair_ci)),
+                "vs_best": int(len(diff_p)),
+                "non_significant_pairs": {c: int(np.count_nonzero(v > 0.05)) for c, v in adjusted.items()},
+            },
+        }
+
     return run
 
 
@@ -487,31 +550,95 @@ def _dispatch(per_submission, end_of_phase):
         if ctx["workload"].get("kind") == "end_of_phase":
             return end_of_phase(ctx)
         return per_submission(ctx)
+
     return build
 
 
-IMPLEMENTATIONS = {impl.name: impl for impl in [
-    Impl("ours", "ours (n_jobs=auto)", "project", _build_ours("auto"), same_resamples=True, scalable=False,
-         path="scoring_program",
-         notes="per submission: evaluate() (parse_config + GoldStandard + bootstrap + CI); end of phase: analyze()"),
-    Impl("ours-1job", "ours (n_jobs=1)", "project", _build_ours(1), same_resamples=True, scalable=False,
-         path="scoring_program"),
-    Impl("ours-dask1", "ours, Dask 1 local worker", "project", _build_ours_dask(1), same_resamples=True,
-         scalable=False, requires=("dask", "distributed"), path="scoring_program",
-         notes="analyze(..., execution=Execution(dask='local', workers=1))"),
-    Impl("ours-dask2", "ours, Dask 2 local workers", "project", _build_ours_dask(2), same_resamples=True,
-         scalable=False, requires=("dask", "distributed"), path="scoring_program",
-         notes="analyze(..., execution=Execution(dask='local', workers=2))"),
-    Impl("scipy", "scipy.stats.bootstrap", "peers", build_scipy, same_resamples=False, requires=("scipy",),
-         notes="vectorized=True, paired=True, method='percentile', own resamples, batch ~2M draws"),
-    Impl("sklearn-loop", "sklearn loop", "peers", _dispatch(build_sklearn_loop, build_sklearn_loop_eop),
-         same_resamples=True, requires=("sklearn",), path="scoring_program",
-         notes="one metric call per resample (end of phase: per system per resample) on our index rows; "
-               "end of phase: pair differences, percentile CIs, p-values in numpy, statsmodels corrections"),
-    Impl("compstats", "CompStats 0.1.15", "peers", _dispatch(build_compstats, build_compstats_eop),
-         same_resamples=True, requires=("CompStats",), path="scoring_program", index_matrix=True,
-         notes="StatisticSamples(statistic=<sklearn metric>) with _samples = our index matrix; end of phase: "
-               "performance + difference + all_differences, CI, difference_p_value, statsmodels corrections"),
-    Impl("bootci", "BootCI 1.0.1", "peers", build_bootci, same_resamples=False, requires=("BootCI",),
-         index_matrix=True, notes="Bootstrap(x1, x2, y, stat).get_distribution(); own resamples"),
-]}
+IMPLEMENTATIONS = {
+    impl.name: impl
+    for impl in [
+        Impl(
+            "ours",
+            "ours (n_jobs=auto)",
+            "project",
+            _build_ours("auto"),
+            same_resamples=True,
+            scalable=False,
+            path="scoring_program",
+            notes="per submission: evaluate() (parse_config + GoldStandard + bootstrap + CI); end of phase: analyze()",
+        ),
+        Impl(
+            "ours-1job",
+            "ours (n_jobs=1)",
+            "project",
+            _build_ours(1),
+            same_resamples=True,
+            scalable=False,
+            path="scoring_program",
+        ),
+        Impl(
+            "ours-dask1",
+            "ours, Dask 1 local worker",
+            "project",
+            _build_ours_dask(1),
+            same_resamples=True,
+            scalable=False,
+            requires=("dask", "distributed"),
+            path="scoring_program",
+            notes="analyze(..., execution=Execution(dask='local', workers=1))",
+        ),
+        Impl(
+            "ours-dask2",
+            "ours, Dask 2 local workers",
+            "project",
+            _build_ours_dask(2),
+            same_resamples=True,
+            scalable=False,
+            requires=("dask", "distributed"),
+            path="scoring_program",
+            notes="analyze(..., execution=Execution(dask='local', workers=2))",
+        ),
+        Impl(
+            "scipy",
+            "scipy.stats.bootstrap",
+            "peers",
+            build_scipy,
+            same_resamples=False,
+            requires=("scipy",),
+            notes="vectorized=True, paired=True, method='percentile', own resamples, batch ~2M draws",
+        ),
+        Impl(
+            "sklearn-loop",
+            "sklearn loop",
+            "peers",
+            _dispatch(build_sklearn_loop, build_sklearn_loop_eop),
+            same_resamples=True,
+            requires=("sklearn",),
+            path="scoring_program",
+            notes="one metric call per resample (end of phase: per system per resample) on our index rows; "
+            "end of phase: pair differences, percentile CIs, p-values in numpy, statsmodels corrections",
+        ),
+        Impl(
+            "compstats",
+            "CompStats 0.1.15",
+            "peers",
+            _dispatch(build_compstats, build_compstats_eop),
+            same_resamples=True,
+            requires=("CompStats",),
+            path="scoring_program",
+            index_matrix=True,
+            notes="StatisticSamples(statistic=<sklearn metric>) with _samples = our index matrix; end of phase: "
+            "performance + difference + all_differences, CI, difference_p_value, statsmodels corrections",
+        ),
+        Impl(
+            "bootci",
+            "BootCI 1.0.1",
+            "peers",
+            build_bootci,
+            same_resamples=False,
+            requires=("BootCI",),
+            index_matrix=True,
+            notes="Bootstrap(x1, x2, y, stat).get_distribution(); own resamples",
+        ),
+    ]
+}

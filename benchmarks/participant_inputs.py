@@ -14,6 +14,7 @@ benchmark, not a test: nothing here is collected by pytest.
 
 Prints a table and writes ``benchmarks/results/participant_inputs.{json,md}``.
 """
+
 import argparse
 import io
 import json
@@ -79,72 +80,155 @@ def cases(size):
     """``name -> (file name, writer(path), what is expected, config override)``."""
     ids = _gold_ids()
     rows = _clean_rows(ids)
-    big = int(10 ** 6 * size) - 4096  # the tails stay within the limit
+    big = int(10**6 * size) - 4096  # the tails stay within the limit
     return {
         "blank_lines_after_the_predictions": (
-            "predictions.csv", lambda p: _write_repeated(p, "id,label\n" + rows, "\n", "", big), "scored", None),
+            "predictions.csv",
+            lambda p: _write_repeated(p, "id,label\n" + rows, "\n", "", big),
+            "scored",
+            None,
+        ),
         "crcrlf_blank_lines": (
-            "predictions.csv", lambda p: _write_repeated(p, "id,label\r\r\n" + rows.replace("\n", "\r\r\n"),
-                                                         "\r\r\n", "", big), "scored", None),
+            "predictions.csv",
+            lambda p: _write_repeated(p, "id,label\r\r\n" + rows.replace("\n", "\r\r\n"), "\r\r\n", "", big),
+            "scored",
+            None,
+        ),
         "json_list_far_too_long": (
-            "predictions.json", lambda p: _write_repeated(p, "[", '"3", ', '"3"]', big), "rejected", None),
+            "predictions.json",
+            lambda p: _write_repeated(p, "[", '"3", ', '"3"]', big),
+            "rejected",
+            None,
+        ),
         "json_records_far_too_long": (
-            "predictions.json", lambda p: _write_repeated(p, "[", '{"id": "x", "label": "3"}, ',
-                                                          '{"id": "x", "label": "3"}]', big), "rejected", None),
+            "predictions.json",
+            lambda p: _write_repeated(p, "[", '{"id": "x", "label": "3"}, ', '{"id": "x", "label": "3"}]', big),
+            "rejected",
+            None,
+        ),
         "json_columns_orient_far_too_long": (
-            "predictions.json", lambda p: _write_repeated(p, '{"id": {', '"0": "x", ', '"1": "x"}, "label": {"0": "1"}}',
-                                                          big), "rejected", None),
+            "predictions.json",
+            lambda p: _write_repeated(p, '{"id": {', '"0": "x", ', '"1": "x"}, "label": {"0": "1"}}', big),
+            "rejected",
+            None,
+        ),
         "json_one_huge_string": (
-            "predictions.json", lambda p: _write_repeated(p, '["', "abcdefgh", '"]', big), "rejected", None),
-        "json_nested_deep": (
-            "predictions.json", lambda p: _write_repeated(p, "", "[", "", big), "rejected", None),
+            "predictions.json",
+            lambda p: _write_repeated(p, '["', "abcdefgh", '"]', big),
+            "rejected",
+            None,
+        ),
+        "json_nested_deep": ("predictions.json", lambda p: _write_repeated(p, "", "[", "", big), "rejected", None),
         "json_integer_of_a_million_digits": (
-            "predictions.json", lambda p: _write_repeated(p, "[", "9", "]", min(big, 10 ** 6)), "rejected", None),
+            "predictions.json",
+            lambda p: _write_repeated(p, "[", "9", "]", min(big, 10**6)),
+            "rejected",
+            None,
+        ),
         "jsonl_far_too_long": (
-            "predictions.jsonl", lambda p: _write_repeated(p, "", '{"id": "x", "label": "3"}\n', "", big),
-            "rejected", None),
+            "predictions.jsonl",
+            lambda p: _write_repeated(p, "", '{"id": "x", "label": "3"}\n', "", big),
+            "rejected",
+            None,
+        ),
         "csv_far_too_many_rows": (
-            "predictions.csv", lambda p: _write_repeated(p, "id,label\n" + rows, "zz-1,3\n", "", big), "rejected",
-            None),
+            "predictions.csv",
+            lambda p: _write_repeated(p, "id,label\n" + rows, "zz-1,3\n", "", big),
+            "rejected",
+            None,
+        ),
         "csv_one_line_without_end": (
-            "predictions.csv", lambda p: _write_repeated(p, "id,label\n", "x,", "", big), "rejected", None),
+            "predictions.csv",
+            lambda p: _write_repeated(p, "id,label\n", "x,", "", big),
+            "rejected",
+            None,
+        ),
         "csv_quote_never_closed": (
-            "predictions.csv", lambda p: _write_repeated(p, 'id,label\n%s,"' % ids[0], "abc\n", "", big), "rejected",
-            None),
-        "lines_far_too_many": (
-            "predictions.txt", lambda p: _write_repeated(p, "", "3\n", "", big), "rejected", None),
+            "predictions.csv",
+            lambda p: _write_repeated(p, 'id,label\n%s,"' % ids[0], "abc\n", "", big),
+            "rejected",
+            None,
+        ),
+        "lines_far_too_many": ("predictions.txt", lambda p: _write_repeated(p, "", "3\n", "", big), "rejected", None),
         "utf16_far_too_long": (
-            "predictions.csv", lambda p: _write_repeated(p, "\ufeffid,label\n" + rows, "zz-1,3\n", "", big - 40000,
-                                                         encoding="utf-16-le"), "rejected", None),
+            "predictions.csv",
+            lambda p: _write_repeated(p, "\ufeffid,label\n" + rows, "zz-1,3\n", "", big - 40000, encoding="utf-16-le"),
+            "rejected",
+            None,
+        ),
         "nul_at_the_end": (
-            "predictions.csv", lambda p: _write_repeated(p, "id,label\n" + rows, "\n", "\x00", big), "rejected",
-            None),
+            "predictions.csv",
+            lambda p: _write_repeated(p, "id,label\n" + rows, "\n", "\x00", big),
+            "rejected",
+            None,
+        ),
         # Decoy ids (files.unscored_ids: ignore): every row is read.  With files.max_ids raised to its maximum,
         # nothing but the file size bounds the rows (CSV and TSV); with its default (10^6) reading stops at
         # row 10^6 + 1.
         "decoys_ignored_every_row_read": (
-            "predictions.csv", lambda p: _write_decoys(p, "id,label\n" + rows, big), "scored", _ALL_ROWS),
+            "predictions.csv",
+            lambda p: _write_decoys(p, "id,label\n" + rows, big),
+            "scored",
+            _ALL_ROWS,
+        ),
         "decoys_tsv": (
-            "predictions.tsv", lambda p: _write_decoys(p, "id\tlabel\n" + rows.replace(",", "\t"), big,
-                                                       "d%09d\t3\n"), "scored", _ALL_ROWS),
+            "predictions.tsv",
+            lambda p: _write_decoys(p, "id\tlabel\n" + rows.replace(",", "\t"), big, "d%09d\t3\n"),
+            "scored",
+            _ALL_ROWS,
+        ),
         "decoys_csv_quoted_crlf": (  # what R's write.csv writes on Windows
-            "predictions.csv", lambda p: _write_decoys(p, '"id","label"\r\n' + "".join(
-                '"%s","%d"\r\n' % (i, k % 10) for k, i in enumerate(ids)), big, '"d%09d","3"\r\n'), "scored",
-            _ALL_ROWS),
+            "predictions.csv",
+            lambda p: _write_decoys(
+                p,
+                '"id","label"\r\n' + "".join('"%s","%d"\r\n' % (i, k % 10) for k, i in enumerate(ids)),
+                big,
+                '"d%09d","3"\r\n',
+            ),
+            "scored",
+            _ALL_ROWS,
+        ),
         "decoys_csv_default_max_ids": (
-            "predictions.csv", lambda p: _write_decoys(p, "id,label\n" + rows, big), "rejected", _DECOYS),
+            "predictions.csv",
+            lambda p: _write_decoys(p, "id,label\n" + rows, big),
+            "rejected",
+            _DECOYS,
+        ),
         "decoys_jsonl_default_max_ids": (
-            "predictions.jsonl", lambda p: _write_decoys(p, "".join(
-                '{"id": "%s", "label": "%d"}\n' % (i, k % 10) for k, i in enumerate(ids)), big,
-                '{"id": "d%09d", "label": "3"}\n'), "rejected", _DECOYS),
+            "predictions.jsonl",
+            lambda p: _write_decoys(
+                p,
+                "".join('{"id": "%s", "label": "%d"}\n' % (i, k % 10) for k, i in enumerate(ids)),
+                big,
+                '{"id": "d%09d", "label": "3"}\n',
+            ),
+            "rejected",
+            _DECOYS,
+        ),
         "decoys_json_records_default_max_ids": (
-            "predictions.json", lambda p: _write_decoys(p, "[" + "".join(
-                '{"id": "%s", "label": "%d"}, ' % (i, k % 10) for k, i in enumerate(ids)), big,
-                '{"id": "d%09d", "label": "3"}, ', '{"id": "last", "label": "3"}]'), "rejected", _DECOYS),
+            "predictions.json",
+            lambda p: _write_decoys(
+                p,
+                "[" + "".join('{"id": "%s", "label": "%d"}, ' % (i, k % 10) for k, i in enumerate(ids)),
+                big,
+                '{"id": "d%09d", "label": "3"}, ',
+                '{"id": "last", "label": "3"}]',
+            ),
+            "rejected",
+            _DECOYS,
+        ),
         "decoys_json_records_900k": (  # 0.9 million rows: under the default files.max_ids
-            "predictions.json", lambda p: _write_decoys(p, "[" + "".join(
-                '{"id": "%s", "label": "%d"}, ' % (i, k % 10) for k, i in enumerate(ids)), 36 * (10 ** 6 - 540),
-                '{"id": "d%09d", "label": "3"}, ', '{"id": "last", "label": "3"}]'), "scored", _DECOYS),
+            "predictions.json",
+            lambda p: _write_decoys(
+                p,
+                "[" + "".join('{"id": "%s", "label": "%d"}, ' % (i, k % 10) for k, i in enumerate(ids)),
+                36 * (10**6 - 540),
+                '{"id": "d%09d", "label": "3"}, ',
+                '{"id": "last", "label": "3"}]',
+            ),
+            "scored",
+            _DECOYS,
+        ),
     }
 
 
@@ -164,8 +248,15 @@ def run_case(name, spec, workdir, python):
     write(path)
     size = os.path.getsize(path)
     output = os.path.join(root, "output")
-    argv = ["/usr/bin/time", "-f", "%e %U %S %M", python, os.path.join(program, "score.py"),
-            os.path.join(root, "input"), output]
+    argv = [
+        "/usr/bin/time",
+        "-f",
+        "%e %U %S %M",
+        python,
+        os.path.join(program, "score.py"),
+        os.path.join(root, "input"),
+        output,
+    ]
     start = time.time()
     proc = subprocess.run(argv, cwd=program, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     wall = time.time() - start
@@ -173,10 +264,18 @@ def run_case(name, spec, workdir, python):
     seconds, user, system, kib = err[-1].split()
     message = err[0] if len(err) > 1 else ""
     shutil.rmtree(root, ignore_errors=True)
-    return {"case": name, "megabytes": round(size / 1e6, 1), "exit": proc.returncode, "seconds": float(seconds),
-            "cpu_seconds": round(float(user) + float(system), 2), "load": round(os.getloadavg()[0], 1),
-            "wall": round(wall, 2), "peak_mb": round(int(kib) / 1024.0, 1), "expected": expected,
-            "message": message[:160]}
+    return {
+        "case": name,
+        "megabytes": round(size / 1e6, 1),
+        "exit": proc.returncode,
+        "seconds": float(seconds),
+        "cpu_seconds": round(float(user) + float(system), 2),
+        "load": round(os.getloadavg()[0], 1),
+        "wall": round(wall, 2),
+        "peak_mb": round(int(kib) / 1024.0, 1),
+        "expected": expected,
+        "message": message[:160],
+    }
 
 
 def main(argv=None):
@@ -197,27 +296,60 @@ def main(argv=None):
             result = run_case(name, spec, workdir, args.python)
             result["within_limits"] = result["cpu_seconds"] <= LIMIT_SECONDS and result["peak_mb"] <= LIMIT_MB
             results.append(result)
-            print("%-36s %6.1f MB  exit %d  %6.2f s wall  %6.2f s CPU  %7.1f MB peak  load %4.1f  %s" % (
-                name, result["megabytes"], result["exit"], result["seconds"], result["cpu_seconds"],
-                result["peak_mb"], result["load"], result["message"][:90]), flush=True)
+            print(
+                "%-36s %6.1f MB  exit %d  %6.2f s wall  %6.2f s CPU  %7.1f MB peak  load %4.1f  %s"
+                % (
+                    name,
+                    result["megabytes"],
+                    result["exit"],
+                    result["seconds"],
+                    result["cpu_seconds"],
+                    result["peak_mb"],
+                    result["load"],
+                    result["message"][:90],
+                ),
+                flush=True,
+            )
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
-    version = subprocess.run([args.python, "--version"], stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT).stdout.decode().strip()
-    meta = {"python": version, "machine": platform.machine(), "cpus": os.cpu_count(),
-            "limits": {"seconds": LIMIT_SECONDS, "peak_mb": LIMIT_MB}}
+    version = (
+        subprocess.run([args.python, "--version"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        .stdout.decode()
+        .strip()
+    )
+    meta = {
+        "python": version,
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+        "limits": {"seconds": LIMIT_SECONDS, "peak_mb": LIMIT_MB},
+    }
     if args.out and not args.only:
         with open(args.out + ".json", "w") as handle:
             json.dump({"meta": meta, "results": results}, handle, indent=1)
-        lines = ["| case | MB | exit | wall s | CPU s | peak MB | load | within 10 s (CPU) and 1 GB | message |",
-                 "|---|---|---|---|---|---|---|---|---|"]
+        lines = [
+            "| case | MB | exit | wall s | CPU s | peak MB | load | within 10 s (CPU) and 1 GB | message |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
         for r in results:
-            lines.append("| %s | %.1f | %d | %.2f | %.2f | %.0f | %.1f | %s | %s |" % (
-                r["case"], r["megabytes"], r["exit"], r["seconds"], r["cpu_seconds"], r["peak_mb"], r["load"],
-                "yes" if r["within_limits"] else "**no**", r["message"].replace("|", "\\|")[:100]))
+            lines.append(
+                "| %s | %.1f | %d | %.2f | %.2f | %.0f | %.1f | %s | %s |"
+                % (
+                    r["case"],
+                    r["megabytes"],
+                    r["exit"],
+                    r["seconds"],
+                    r["cpu_seconds"],
+                    r["peak_mb"],
+                    r["load"],
+                    "yes" if r["within_limits"] else "**no**",
+                    r["message"].replace("|", "\\|")[:100],
+                )
+            )
         with open(args.out + ".md", "w") as handle:
-            handle.write("%s, %d CPUs; score.py with the sample competition (540 items, B = 10,000, a "
-                         "baseline).\n\n" % (version, os.cpu_count()) + "\n".join(lines) + "\n")
+            handle.write(
+                "%s, %d CPUs; score.py with the sample competition (540 items, B = 10,000, a "
+                "baseline).\n\n" % (version, os.cpu_count()) + "\n".join(lines) + "\n"
+            )
     return 0 if all(r["within_limits"] for r in results) else 1
 
 

@@ -14,6 +14,7 @@ runs ``top=None`` (every system on the page, the report as it was before
 outputs at scale) for the ratio, where it finishes in ``--max-seconds``.
 Not a test: nothing here is collected by pytest.
 """
+
 import argparse
 import gc
 import json
@@ -41,6 +42,7 @@ def synthetic_result(m, n=300, n_resamples=200, seed=0):
     significantly worse than the winner and others are not.
     """
     import numpy as np
+
     from leaderboard_ci.phase.analysis import Execution, analyze
 
     rng = np.random.default_rng(seed)
@@ -52,9 +54,17 @@ def synthetic_result(m, n=300, n_resamples=200, seed=0):
         pred[flip] = rng.integers(0, 3, int(flip.sum()))
         systems["team_%04d_run_%d" % (i, i % 3)] = pred
     systems["majority baseline"] = np.full(n, int(np.bincount(gold).argmax()))
-    return analyze([str(g) for g in gold], {k: [str(x) for x in v] for k, v in systems.items()}, metric="f1_macro",
-                   extra_metrics=["accuracy"], baseline="majority baseline", n_resamples=n_resamples,
-                   family="vs_winner", primary="fdr_bh", execution=Execution(n_jobs=1))
+    return analyze(
+        [str(g) for g in gold],
+        {k: [str(x) for x in v] for k, v in systems.items()},
+        metric="f1_macro",
+        extra_metrics=["accuracy"],
+        baseline="majority baseline",
+        n_resamples=n_resamples,
+        family="vs_winner",
+        primary="fdr_bh",
+        execution=Execution(n_jobs=1),
+    )
 
 
 def _status_mb(field):
@@ -92,18 +102,46 @@ def child(m, top, figures):
     size = sum(os.path.getsize(p) for p in written.values())
     html = os.path.getsize(written["report.html"])
     js = os.path.getsize(written["report.json"])
-    print(json.dumps({"m": m, "top": top, "figures": figures, "analyse_s": analyse_s, "write_s": seconds, "write_cpu_s": cpu,
-                      "rss_before_mb": before, "rss_peak_mb": after, "files": len(written), "bytes": size,
-                      "html_bytes": html, "json_bytes": js,
-                      "pairs_per_target": int(m * (m - 1) // 2)}))
+    print(
+        json.dumps(
+            {
+                "m": m,
+                "top": top,
+                "figures": figures,
+                "analyse_s": analyse_s,
+                "write_s": seconds,
+                "write_cpu_s": cpu,
+                "rss_before_mb": before,
+                "rss_peak_mb": after,
+                "files": len(written),
+                "bytes": size,
+                "html_bytes": html,
+                "json_bytes": js,
+                "pairs_per_target": int(m * (m - 1) // 2),
+            }
+        )
+    )
 
 
 def run_case(m, top, figures, max_seconds):
-    command = [sys.executable, os.path.abspath(__file__), "--child", str(m), "--top", str(top),
-               "--figures", "1" if figures else "0"]
+    command = [
+        sys.executable,
+        os.path.abspath(__file__),
+        "--child",
+        str(m),
+        "--top",
+        str(top),
+        "--figures",
+        "1" if figures else "0",
+    ]
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=max_seconds,
-                              env=dict(os.environ, PYTHONPATH=os.path.join(HERE, os.pardir, "scoring_program")))
+        done = subprocess.run(
+            command,
+            capture_output=True,
+            text=True,
+            timeout=max_seconds,
+            env=dict(os.environ, PYTHONPATH=os.path.join(HERE, os.pardir, "scoring_program")),
+        )
     except subprocess.TimeoutExpired:
         return {"m": m, "top": top, "figures": figures, "timeout": max_seconds}
     if done.returncode != 0:
@@ -136,20 +174,38 @@ def main(argv=None):
             if "timeout" in row:
                 print("m=%5d top=%-4s  did not finish in %.0f s" % (m, top, row["timeout"]))
                 continue
-            print("m=%5d top=%-4s pairs/target=%9s  write %7.2f s (CPU %7.2f s)  peak RSS %6.0f MB (result in "
-                  "memory %6.0f MB, write +%5.0f MB)  report.html %6.1f MB  report.json %6.1f MB  all files %7.1f MB"
-                  % (m, top, "{:,}".format(row["pairs_per_target"]), row["write_s"], row["write_cpu_s"],
-                     row["rss_peak_mb"],
-                     row["rss_before_mb"], row["rss_peak_mb"] - row["rss_before_mb"], row["html_bytes"] / 1e6,
-                     row["json_bytes"] / 1e6, row["bytes"] / 1e6))
+            print(
+                "m=%5d top=%-4s pairs/target=%9s  write %7.2f s (CPU %7.2f s)  peak RSS %6.0f MB (result in "
+                "memory %6.0f MB, write +%5.0f MB)  report.html %6.1f MB  report.json %6.1f MB  all files %7.1f MB"
+                % (
+                    m,
+                    top,
+                    "{:,}".format(row["pairs_per_target"]),
+                    row["write_s"],
+                    row["write_cpu_s"],
+                    row["rss_peak_mb"],
+                    row["rss_before_mb"],
+                    row["rss_peak_mb"] - row["rss_before_mb"],
+                    row["html_bytes"] / 1e6,
+                    row["json_bytes"] / 1e6,
+                    row["bytes"] / 1e6,
+                )
+            )
     by = {(r["m"], r["top"]): r for r in rows if "timeout" not in r}
     for m in sorted({r["m"] for r in rows}):
         if (m, DEFAULT_TOP) in by and (m, None) in by:
             cut, uncut = by[(m, DEFAULT_TOP)], by[(m, None)]
-            print("m=%5d  top=None / top=%d: wall x%.1f, CPU x%.1f, write memory x%.1f"
-                  % (m, DEFAULT_TOP, uncut["write_s"] / cut["write_s"], uncut["write_cpu_s"] / cut["write_cpu_s"],
-                     max(uncut["rss_peak_mb"] - uncut["rss_before_mb"], 1)
-                     / max(cut["rss_peak_mb"] - cut["rss_before_mb"], 1)))
+            print(
+                "m=%5d  top=None / top=%d: wall x%.1f, CPU x%.1f, write memory x%.1f"
+                % (
+                    m,
+                    DEFAULT_TOP,
+                    uncut["write_s"] / cut["write_s"],
+                    uncut["write_cpu_s"] / cut["write_cpu_s"],
+                    max(uncut["rss_peak_mb"] - uncut["rss_before_mb"], 1)
+                    / max(cut["rss_peak_mb"] - cut["rss_before_mb"], 1),
+                )
+            )
     print("load average: %.2f %.2f %.2f" % os.getloadavg())
     if args.out:
         with open(args.out, "w") as handle:

@@ -15,6 +15,7 @@ stdout, JSON (+ a Markdown table) and a PNG plot in ``benchmarks/results/``
 (full runs) or ``benchmarks/.cache/results/`` (quick runs).  Benchmarks are
 not tests and never run in CI.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -45,10 +46,24 @@ MODES = {
     # (scaled_seconds per run) and is scaled linearly; probe_seconds: length of the cost probe.
     # The brief's rule is "over 3 minutes -> scaled"; the default 60 s is stricter and keeps the full
     # per-submission run near 40 minutes.  --max-seconds 180 applies the brief's threshold exactly.
-    "full": dict(repeats=3, max_seconds=60.0, scaled_seconds=8.0, probe_seconds=0.5, min_resamples=20,
-                 max_index_gb=12.0, timeout=1800.0),
-    "quick": dict(repeats=3, max_seconds=0.3, scaled_seconds=0.1, probe_seconds=0.03, min_resamples=20,
-                  max_index_gb=1.0, timeout=300.0),
+    "full": dict(
+        repeats=3,
+        max_seconds=60.0,
+        scaled_seconds=8.0,
+        probe_seconds=0.5,
+        min_resamples=20,
+        max_index_gb=12.0,
+        timeout=1800.0,
+    ),
+    "quick": dict(
+        repeats=3,
+        max_seconds=0.3,
+        scaled_seconds=0.1,
+        probe_seconds=0.03,
+        min_resamples=20,
+        max_index_gb=1.0,
+        timeout=300.0,
+    ),
 }
 
 
@@ -56,8 +71,7 @@ MODES = {
 # Machine and environment
 # ---------------------------------------------------------------------------
 def machine_info():
-    info = {"platform": platform.platform(), "python": platform.python_version(),
-            "cpu_count": os.cpu_count()}
+    info = {"platform": platform.platform(), "python": platform.python_version(), "cpu_count": os.cpu_count()}
     try:
         info["cpus_available"] = len(os.sched_getaffinity(0))
     except AttributeError:
@@ -68,8 +82,7 @@ def machine_info():
         for line in text.splitlines():
             key, _, value = line.partition(":")
             key = key.strip()
-            if key in ("model name", "cpu family", "model", "stepping", "cpu MHz", "cache size") \
-                    and key not in info:
+            if key in ("model name", "cpu family", "model", "stepping", "cpu MHz", "cache size") and key not in info:
                 info[key.replace(" ", "_")] = value.strip()
     except OSError:
         pass
@@ -77,8 +90,7 @@ def machine_info():
         out = subprocess.run(["lscpu"], stdout=subprocess.PIPE, universal_newlines=True).stdout
         for line in out.splitlines():
             key, _, value = line.partition(":")
-            if key.strip() in ("Thread(s) per core", "Core(s) per socket", "L2 cache", "L3 cache",
-                               "Hypervisor vendor"):
+            if key.strip() in ("Thread(s) per core", "Core(s) per socket", "L2 cache", "L3 cache", "Hypervisor vendor"):
                 info["lscpu_" + key.strip().split("(")[0].strip().replace(" ", "_").lower()] = value.strip()
     except OSError:
         pass
@@ -86,33 +98,38 @@ def machine_info():
         with open("/proc/meminfo") as handle:
             for line in handle:
                 if line.startswith("MemTotal:"):
-                    info["memory_gib"] = round(int(line.split()[1]) / 1024.0 ** 2, 1)
+                    info["memory_gib"] = round(int(line.split()[1]) / 1024.0**2, 1)
     except OSError:
         pass
     import numpy
+
     info["numpy"] = numpy.__version__
     info["load_average_at_start"] = list(os.getloadavg())
-    info["env_threads"] = {k: os.environ[k] for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
-                                                      "MKL_NUM_THREADS") if k in os.environ}
+    info["env_threads"] = {
+        k: os.environ[k] for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS") if k in os.environ
+    }
     return info
 
 
 def top_processes(count=6):
     """The busiest processes right now (``ps``), for the record."""
     try:
-        out = subprocess.run(["ps", "-eo", "pid,pcpu,rss,etime,args", "--sort=-pcpu"], stdout=subprocess.PIPE,
-                             universal_newlines=True).stdout.splitlines()
+        out = subprocess.run(
+            ["ps", "-eo", "pid,pcpu,rss,etime,args", "--sort=-pcpu"], stdout=subprocess.PIPE, universal_newlines=True
+        ).stdout.splitlines()
     except OSError:
         return []
-    return [line[:160] for line in out[1:count + 1]]
+    return [line[:160] for line in out[1 : count + 1]]
 
 
 def cpu_busy_fraction(seconds=5.0):
     """Share of all cores busy over ``seconds`` (from /proc/stat), 0..1."""
+
     def sample():
         with open("/proc/stat") as handle:
             f = [int(x) for x in handle.readline().split()[1:9]]
         return f[0] + f[1] + f[2] + f[5] + f[6] + f[7], sum(f)
+
     try:
         b0, t0 = sample()
         time.sleep(seconds)
@@ -134,15 +151,25 @@ def wait_quiet(max_minutes, load_limit, poll_seconds=120.0):
         load = os.getloadavg()[0]
         busy = cpu_busy_fraction(5.0)
         quiet = load < load_limit and (busy is None or busy < 0.15)
-        polls.append({"time": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-                      "load_1min": load, "busy_fraction_5s": busy, "quiet": quiet})
-        print("machine: load %.2f, %.0f%% of the cores busy over 5 s%s" % (
-            load, 100 * (busy or 0), " - quiet" if quiet else " - waiting (limit: load < %.2f)" % load_limit),
-            flush=True)
+        polls.append(
+            {
+                "time": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                "load_1min": load,
+                "busy_fraction_5s": busy,
+                "quiet": quiet,
+            }
+        )
+        print(
+            "machine: load %.2f, %.0f%% of the cores busy over 5 s%s"
+            % (load, 100 * (busy or 0), " - quiet" if quiet else " - waiting (limit: load < %.2f)" % load_limit),
+            flush=True,
+        )
         if quiet or time.time() + poll_seconds > deadline:
             if not quiet:
-                print("machine: still busy after %.0f minutes; running anyway (cases will be flagged BUSY)"
-                      % max_minutes, flush=True)
+                print(
+                    "machine: still busy after %.0f minutes; running anyway (cases will be flagged BUSY)" % max_minutes,
+                    flush=True,
+                )
                 for line in top_processes():
                     print("  " + line, flush=True)
             return {"waited_minutes": max_minutes, "load_limit": load_limit, "polls": polls, "quiet": quiet}
@@ -163,8 +190,11 @@ def pause_while_busy(budget_seconds, threshold=0.25, sample_seconds=2.0, poll_se
         cores = None if frac is None else frac * cpus
         if cores is None or cores <= threshold or budget_seconds <= 0:
             return budget_seconds, waited, cores
-        print("    (others use %.1f cores: waiting %.0f s, %.0f s of pause budget left)"
-              % (cores, poll_seconds, budget_seconds), flush=True)
+        print(
+            "    (others use %.1f cores: waiting %.0f s, %.0f s of pause budget left)"
+            % (cores, poll_seconds, budget_seconds),
+            flush=True,
+        )
         time.sleep(poll_seconds)
         waited += poll_seconds
         budget_seconds -= poll_seconds
@@ -173,18 +203,26 @@ def pause_while_busy(budget_seconds, threshold=0.25, sample_seconds=2.0, poll_se
 def git_info():
     def git(*args):
         try:
-            return subprocess.run(["git", "-C", ROOT] + list(args), stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL, universal_newlines=True).stdout.strip()
+            return subprocess.run(
+                ["git", "-C", ROOT] + list(args),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                universal_newlines=True,
+            ).stdout.strip()
         except OSError:
             return ""
-    return {"commit": git("rev-parse", "HEAD"),
-            "scoring_program_dirty": bool(git("status", "--porcelain", "--", "scoring_program"))}
+
+    return {
+        "commit": git("rev-parse", "HEAD"),
+        "scoring_program_dirty": bool(git("status", "--porcelain", "--", "scoring_program")),
+    }
 
 
 def code_hash():
     """sha1 of scoring_program/leaderboard_ci/*.py: which code each "ours" case measured
     (other engineers may change the tree while a long run is going on)."""
     import hashlib
+
     h = hashlib.sha1()
     pkg = os.path.join(ROOT, "scoring_program", "leaderboard_ci")
     for name in sorted(os.listdir(pkg)):
@@ -236,8 +274,7 @@ def run_child(python, spec, timeout, log_path):
     least the parent's RSS at fork time, so the parent keeps itself small
     (data are made in a subprocess, matplotlib is imported at the very end).
     """
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False,
-                                     dir=os.path.join(HERE, ".cache")) as handle:
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False, dir=os.path.join(HERE, ".cache")) as handle:
         spec_path = handle.name
         out_path = spec_path[:-5] + ".out.json"
         spec = dict(spec, out=out_path)
@@ -246,8 +283,13 @@ def run_child(python, spec, timeout, log_path):
     try:
         with open(log_path, "w") as log:
             t0 = time.perf_counter()
-            proc = subprocess.Popen([python, os.path.join(HERE, "child.py"), spec_path], cwd=ROOT,
-                                    stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+            proc = subprocess.Popen(
+                [python, os.path.join(HERE, "child.py"), spec_path],
+                cwd=ROOT,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+            )
             status, usage, killed = None, None, False
             while True:
                 pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
@@ -325,15 +367,30 @@ def add_ratios(cases):
 
 def table_rows(cases):
     with_m = any(c["m"] > 1 for c in cases)
-    header = ["workload"] + (["m"] if with_m else []) + [
-        "n", "B", "implementation", "time s (median)", "min-max (as run)", "CPU s", "peak RSS MB",
-        "dRSS MB", "x ours", "x ours 1job", "notes"]
+    header = (
+        ["workload"]
+        + (["m"] if with_m else [])
+        + [
+            "n",
+            "B",
+            "implementation",
+            "time s (median)",
+            "min-max (as run)",
+            "CPU s",
+            "peak RSS MB",
+            "dRSS MB",
+            "x ours",
+            "x ours 1job",
+            "notes",
+        ]
+    )
     rows = []
     for c in cases:
         where = [c["workload"]] + ([fmt_n(c["m"])] if with_m else []) + [fmt_n(c["n"]), fmt_n(c["B"]), c["label"]]
         if c["status"] != "ok":
-            rows.append(where + ["-", "-", "-", "-", "-", "-", "-",
-                                 "%s: %s" % (c["status"].upper(), c.get("reason", ""))])
+            rows.append(
+                where + ["-", "-", "-", "-", "-", "-", "-", "%s: %s" % (c["status"].upper(), c.get("reason", ""))]
+            )
             continue
         notes = []
         if c["scaled"]:
@@ -344,12 +401,19 @@ def table_rows(cases):
             notes.append("BUSY: other processes used %.1f cores" % max(x for x in c["other_cores"] if x is not None))
         if c.get("check"):
             notes.append(c["check"])
-        rows.append(where + [fmt_time(c["time"]) + ("*" if c["scaled"] else ""),
-                     "%s-%s" % (fmt_time(min(c["times"])), fmt_time(max(c["times"]))),
-                     fmt_time(c.get("cpu_time")),
-                     "%.0f" % c["peak_rss_mb"],
-                     "%.0f" % c["delta_rss_mb"] if c.get("delta_rss_mb") is not None else "-",
-                     fmt_ratio(c["ratio_vs_ours"]), fmt_ratio(c["ratio_vs_ours_1job"]), "; ".join(notes)])
+        rows.append(
+            where
+            + [
+                fmt_time(c["time"]) + ("*" if c["scaled"] else ""),
+                "%s-%s" % (fmt_time(min(c["times"])), fmt_time(max(c["times"]))),
+                fmt_time(c.get("cpu_time")),
+                "%.0f" % c["peak_rss_mb"],
+                "%.0f" % c["delta_rss_mb"] if c.get("delta_rss_mb") is not None else "-",
+                fmt_ratio(c["ratio_vs_ours"]),
+                fmt_ratio(c["ratio_vs_ours_1job"]),
+                "; ".join(notes),
+            ]
+        )
     return header, rows
 
 
@@ -402,10 +466,20 @@ def exponents(cases, selected):
                     if len(set(xs)) < 2:
                         continue
                     k = fit_exponent(xs, [c["time"] for c in group])
-                    label = ", ".join("%s=%s" % (a, fmt_n(v)) for a, v in zip(others, fixed) if not (a == "m" and v == 1))
-                    out.append({"workload": w.name, "impl": impl, "axis": axis, "exponent": k,
-                                "points": [[x, c["time"]] for x, c in zip(xs, group)],
-                                "any_scaled": any(c["scaled"] for c in group), "fixed": label})
+                    label = ", ".join(
+                        "%s=%s" % (a, fmt_n(v)) for a, v in zip(others, fixed) if not (a == "m" and v == 1)
+                    )
+                    out.append(
+                        {
+                            "workload": w.name,
+                            "impl": impl,
+                            "axis": axis,
+                            "exponent": k,
+                            "points": [[x, c["time"]] for x, c in zip(xs, group)],
+                            "any_scaled": any(c["scaled"] for c in group),
+                            "fixed": label,
+                        }
+                    )
     return out
 
 
@@ -418,11 +492,31 @@ def check_targets(cases, selected, mode):
             m = t.m or 1
 
             def find(impl):
-                return next((c for c in cases if c["workload"] == w.name and c["impl"] == impl and c["m"] == m
-                             and c["n"] == t.n and c["B"] == t.n_resamples), None)
+                return next(
+                    (
+                        c
+                        for c in cases
+                        if c["workload"] == w.name
+                        and c["impl"] == impl
+                        and c["m"] == m
+                        and c["n"] == t.n
+                        and c["B"] == t.n_resamples
+                    ),
+                    None,
+                )
+
             row = find("ours")
-            entry = {"workload": w.name, "target": t.describe(), "m": t.m, "n": t.n, "B": t.n_resamples,
-                     "seconds_limit": t.seconds, "rss_mb_limit": t.rss_mb, "peer": t.peer, "min_ratio": t.min_ratio}
+            entry = {
+                "workload": w.name,
+                "target": t.describe(),
+                "m": t.m,
+                "n": t.n,
+                "B": t.n_resamples,
+                "seconds_limit": t.seconds,
+                "rss_mb_limit": t.rss_mb,
+                "peer": t.peer,
+                "min_ratio": t.min_ratio,
+            }
             if row is None or row["status"] != "ok":
                 entry.update(verdict="NOT RUN" if row is None else "ERROR")
             elif t.peer is not None:
@@ -431,9 +525,14 @@ def check_targets(cases, selected, mode):
                     entry.update(verdict="NOT RUN" if peer is None else "ERROR")
                 else:
                     ratio = peer["time"] / row["time"]
-                    entry.update(verdict="PASS" if ratio >= t.min_ratio else "FAIL", ratio=ratio, time=row["time"],
-                                 peer_time=peer["time"], peer_scaled=peer["scaled"],
-                                 peak_rss_mb=row["peak_rss_mb"])
+                    entry.update(
+                        verdict="PASS" if ratio >= t.min_ratio else "FAIL",
+                        ratio=ratio,
+                        time=row["time"],
+                        peer_time=peer["time"],
+                        peer_scaled=peer["scaled"],
+                        peak_rss_mb=row["peak_rss_mb"],
+                    )
                     one = find("ours-1job")
                     if one is not None and one["status"] == "ok":
                         entry["ratio_1job"] = peer["time"] / one["time"]
@@ -441,15 +540,23 @@ def check_targets(cases, selected, mode):
             else:
                 ok_time = row["time"] < t.seconds
                 ok_rss = t.rss_mb is None or row["peak_rss_mb"] < t.rss_mb
-                entry.update(verdict="PASS" if ok_time and ok_rss else "FAIL", time=row["time"],
-                             peak_rss_mb=row["peak_rss_mb"], time_ok=ok_time, rss_ok=ok_rss,
-                             busy=bool(row.get("busy")))
+                entry.update(
+                    verdict="PASS" if ok_time and ok_rss else "FAIL",
+                    time=row["time"],
+                    peak_rss_mb=row["peak_rss_mb"],
+                    time_ok=ok_time,
+                    rss_ok=ok_rss,
+                    busy=bool(row.get("busy")),
+                )
                 one = find("ours-1job")
                 if one is not None and one["status"] == "ok":
                     entry["time_1job"] = one["time"]
                     entry["peak_rss_mb_1job"] = one["peak_rss_mb"]
-                    entry["verdict_1job"] = "PASS" if (one["time"] < t.seconds and (
-                        t.rss_mb is None or one["peak_rss_mb"] < t.rss_mb)) else "FAIL"
+                    entry["verdict_1job"] = (
+                        "PASS"
+                        if (one["time"] < t.seconds and (t.rss_mb is None or one["peak_rss_mb"] < t.rss_mb))
+                        else "FAIL"
+                    )
             out.append(entry)
     return out
 
@@ -465,12 +572,23 @@ def same_resample_checks(cases, heads):
             m = min(len(ref), len(mine))
             diff = max(abs(a - b) for a, b in zip(ref[:m], mine[:m])) if m else float("nan")
             c["replicates_max_abs_diff_vs_ours"] = diff
-            c["check"] = ("first %d replicates = ours" % m) if diff <= 1e-12 else \
-                ("REPLICATES DIFFER from ours: max |diff| %.3g" % diff)
+            c["check"] = (
+                ("first %d replicates = ours" % m)
+                if diff <= 1e-12
+                else ("REPLICATES DIFFER from ours: max |diff| %.3g" % diff)
+            )
 
 
-STYLES = {"ours": ("C0", "o"), "ours-1job": ("C0", "s"), "ours-dask1": ("C3", "o"), "ours-dask2": ("C3", "s"),
-          "scipy": ("C1", "^"), "sklearn-loop": ("C2", "v"), "compstats": ("C4", "D"), "bootci": ("C5", "P")}
+STYLES = {
+    "ours": ("C0", "o"),
+    "ours-1job": ("C0", "s"),
+    "ours-dask1": ("C3", "o"),
+    "ours-dask2": ("C3", "s"),
+    "scipy": ("C1", "^"),
+    "sklearn-loop": ("C2", "v"),
+    "compstats": ("C4", "D"),
+    "bootci": ("C5", "P"),
+}
 
 
 def _panel(ax, cases, w, axis, mode, split=None):
@@ -499,17 +617,25 @@ def _panel(ax, cases, w, axis, mode, split=None):
     ax.set_xlabel({"m": "m (systems)", "n": "n (items)", "B": "B (resamples)"}[axis])
     ax.set_ylabel("wall time, s (median)")
     sizes = w.cases_run
-    fixed = [a for a in ("m", "n", "B") if a != axis and a != split
-             and len(set(s[("m", "n", "B").index(a)] for s in sizes)) == 1 and not (a == "m" and sizes[0][0] == 1)]
+    fixed = [
+        a
+        for a in ("m", "n", "B")
+        if a != axis
+        and a != split
+        and len(set(s[("m", "n", "B").index(a)] for s in sizes)) == 1
+        and not (a == "m" and sizes[0][0] == 1)
+    ]
     text = ", ".join("%s=%s" % (a, fmt_n(sizes[0][("m", "n", "B").index(a)])) for a in fixed)
-    ax.set_title("%s (%s)" % (w.title.split(":")[0] if axis == "n" and w.kind == "per_submission" else w.title,
-                              text), fontsize=8)
+    ax.set_title(
+        "%s (%s)" % (w.title.split(":")[0] if axis == "n" and w.kind == "per_submission" else w.title, text), fontsize=8
+    )
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=6, loc="upper left")
 
 
 def plot(cases, selected, path, title, mode):
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -537,12 +663,18 @@ def plot(cases, selected, path, title, mode):
     flat = list(axes.ravel())
     for ax, (w, axis, split) in zip(flat, panels):
         _panel(ax, cases, w, axis, mode, split)
-    for ax, w in zip(flat[len(panels):], bars):
+    for ax, w in zip(flat[len(panels) :], bars):
         pts = [c for c in cases if c["workload"] == w.name and c["status"] == "ok"]
         labels = [impls_mod.IMPLEMENTATIONS[c["impl"]].label + ("*" if c["scaled"] else "") for c in pts]
         ys = [c["time"] for c in pts]
-        ax.bar(range(len(pts)), ys, color=[STYLES.get(c["impl"], ("k",))[0] for c in pts],
-               hatch=None, edgecolor="k", linewidth=0.5)
+        ax.bar(
+            range(len(pts)),
+            ys,
+            color=[STYLES.get(c["impl"], ("k",))[0] for c in pts],
+            hatch=None,
+            edgecolor="k",
+            linewidth=0.5,
+        )
         for i, (y, c) in enumerate(zip(ys, pts)):
             ax.text(i, y, fmt_time(y) + ("*" if c["scaled"] else ""), ha="center", va="bottom", fontsize=7)
         if ys and max(ys) / max(1e-9, min(ys)) > 30:
@@ -551,8 +683,11 @@ def plot(cases, selected, path, title, mode):
         ax.set_xticklabels(labels, fontsize=6, rotation=15)
         ax.set_ylabel("wall time, s (median; * scaled)")
         if pts:
-            ax.set_title("%s (m=%s, n=%s, B=%s)" % (w.title.split(":")[0], fmt_n(pts[0]["m"]), fmt_n(pts[0]["n"]),
-                                                   fmt_n(pts[0]["B"])), fontsize=8)
+            ax.set_title(
+                "%s (m=%s, n=%s, B=%s)"
+                % (w.title.split(":")[0], fmt_n(pts[0]["m"]), fmt_n(pts[0]["n"]), fmt_n(pts[0]["B"])),
+                fontsize=8,
+            )
         ax.grid(True, axis="y", alpha=0.3)
     for ax in flat[count:]:
         ax.axis("off")
@@ -566,8 +701,13 @@ def plot(cases, selected, path, title, mode):
 def dask_summary(cases):
     """Dask 1 -> 2 local workers, and both against the threaded run, per case."""
     out = []
-    keys = sorted(set((c["workload"], c["m"], c["n"], c["B"]) for c in cases
-                      if c["impl"].startswith("ours-dask") and c["status"] == "ok"))
+    keys = sorted(
+        set(
+            (c["workload"], c["m"], c["n"], c["B"])
+            for c in cases
+            if c["impl"].startswith("ours-dask") and c["status"] == "ok"
+        )
+    )
     for key in keys:
         row = {c["impl"]: c for c in cases if (c["workload"], c["m"], c["n"], c["B"]) == key and c["status"] == "ok"}
         entry = {"workload": key[0], "m": key[1], "n": key[2], "B": key[3]}
@@ -592,47 +732,84 @@ def dask_summary(cases):
 def load_text(s):
     if not s.get("cases"):
         return ""
-    return ("during the timed runs: 1-min load %.2f-%.2f (includes this benchmark), other processes used at most "
-            "%.2f cores (median %.2f); %d of %d cases flagged BUSY (> 0.25 core)."
-            % (s["load_1min_min"] or 0, s["load_1min_max"] or 0, s["other_cores_max"] or 0,
-               s["other_cores_median"] or 0, s["busy_cases"], s["cases"]))
+    return (
+        "during the timed runs: 1-min load %.2f-%.2f (includes this benchmark), other processes used at most "
+        "%.2f cores (median %.2f); %d of %d cases flagged BUSY (> 0.25 core)."
+        % (
+            s["load_1min_min"] or 0,
+            s["load_1min_max"] or 0,
+            s["other_cores_max"] or 0,
+            s["other_cores_median"] or 0,
+            s["busy_cases"],
+            s["cases"],
+        )
+    )
 
 
 def summary_lines(cases, exps, targets, dask, mode, load_summary):
     lines = []
     staged = [c for c in cases if c["status"] == "ok" and c.get("stages")]
     if staged:
-        lines.append("Stages of analyze() (ours; median seconds over the timed runs; 'other' = pandas tables, "
-                     "ranking, encoding):")
+        lines.append(
+            "Stages of analyze() (ours; median seconds over the timed runs; 'other' = pandas tables, "
+            "ranking, encoding):"
+        )
         for c in staged:
-            lines.append("  %-13s m=%-5s n=%-6s B=%-6s %-27s %s" % (
-                c["workload"], fmt_n(c["m"]), fmt_n(c["n"]), fmt_n(c["B"]), c["label"],
-                ", ".join("%s %s" % (k, fmt_time(v)) for k, v in sorted(c["stages"].items(), key=lambda kv: -kv[1])
-                          if v >= 0.0005)))
+            lines.append(
+                "  %-13s m=%-5s n=%-6s B=%-6s %-27s %s"
+                % (
+                    c["workload"],
+                    fmt_n(c["m"]),
+                    fmt_n(c["n"]),
+                    fmt_n(c["B"]),
+                    c["label"],
+                    ", ".join(
+                        "%s %s" % (k, fmt_time(v))
+                        for k, v in sorted(c["stages"].items(), key=lambda kv: -kv[1])
+                        if v >= 0.0005
+                    ),
+                )
+            )
         lines.append("")
     if exps:
         lines.append("Growth exponents (least squares of log time on log m, log n or log B):")
         for e in exps:
             if e["exponent"] is None:
                 continue
-            lines.append("  %-22s %-27s time ~ %s^%.2f  (%s; %d points%s)"
-                         % (e["workload"], impls_mod.IMPLEMENTATIONS[e["impl"]].label, e["axis"], e["exponent"],
-                            e["fixed"], len(e["points"]), ", includes scaled points" if e["any_scaled"] else ""))
+            lines.append(
+                "  %-22s %-27s time ~ %s^%.2f  (%s; %d points%s)"
+                % (
+                    e["workload"],
+                    impls_mod.IMPLEMENTATIONS[e["impl"]].label,
+                    e["axis"],
+                    e["exponent"],
+                    e["fixed"],
+                    len(e["points"]),
+                    ", includes scaled points" if e["any_scaled"] else "",
+                )
+            )
         lines.append("")
     if targets:
         lines.append("Targets (ours, n_jobs='auto'; peak RSS of the whole process):")
         for t in targets:
             extra = ""
             if "ratio" in t:
-                extra = ": %s / ours %.2f s = %.0fx%s" % (t["peer"], t["time"], t["ratio"],
-                                                          " (peer scaled)" if t["peer_scaled"] else "")
+                extra = ": %s / ours %.2f s = %.0fx%s" % (
+                    t["peer"],
+                    t["time"],
+                    t["ratio"],
+                    " (peer scaled)" if t["peer_scaled"] else "",
+                )
                 if "ratio_1job" in t:
                     extra += "   (vs n_jobs=1: %.0fx, %s)" % (t["ratio_1job"], t["verdict_1job"])
             elif "time" in t:
                 extra = ": %.2f s, %.0f MB" % (t["time"], t["peak_rss_mb"])
                 if "time_1job" in t:
-                    extra += "   (n_jobs=1: %.2f s, %.0f MB, %s)" % (t["time_1job"], t["peak_rss_mb_1job"],
-                                                                    t["verdict_1job"])
+                    extra += "   (n_jobs=1: %.2f s, %.0f MB, %s)" % (
+                        t["time_1job"],
+                        t["peak_rss_mb_1job"],
+                        t["verdict_1job"],
+                    )
                 if t.get("busy"):
                     extra += "  [BUSY]"
             lines.append("  %-7s %-14s %s%s" % (t["verdict"], t["workload"], t["target"], extra))
@@ -644,27 +821,55 @@ def summary_lines(cases, exps, targets, dask, mode, load_summary):
     if ratios:
         lines.append("Peers relative to ours (time ratio peer / ours):")
         for c in ratios:
-            lines.append("  %-22s %sn=%-6s %-22s %8s vs n_jobs=auto, %8s vs n_jobs=1%s"
-                         % (c["workload"], ("m=%-5s " % fmt_n(c["m"])) if c["m"] > 1 else "", fmt_n(c["n"]),
-                            c["label"], fmt_ratio(c["ratio_vs_ours"]), fmt_ratio(c["ratio_vs_ours_1job"]),
-                            "  (scaled)" if c["scaled"] else ""))
+            lines.append(
+                "  %-22s %sn=%-6s %-22s %8s vs n_jobs=auto, %8s vs n_jobs=1%s"
+                % (
+                    c["workload"],
+                    ("m=%-5s " % fmt_n(c["m"])) if c["m"] > 1 else "",
+                    fmt_n(c["n"]),
+                    c["label"],
+                    fmt_ratio(c["ratio_vs_ours"]),
+                    fmt_ratio(c["ratio_vs_ours_1job"]),
+                    "  (scaled)" if c["scaled"] else "",
+                )
+            )
         lines.append("")
     for d in dask:
         parts = ["%s %s s" % (k, fmt_time(d[k])) for k in ("ours-1job", "ours", "ours-dask1", "ours-dask2") if k in d]
         lines.append("Dask (m=%s, n=%s, B=%s): %s" % (fmt_n(d["m"]), fmt_n(d["n"]), fmt_n(d["B"]), "; ".join(parts)))
         if "speedup_1_to_2_workers" in d:
-            lines.append("  1 -> 2 local workers: %.2fx end to end%s; threads 1 -> auto: %s" % (
-                d["speedup_1_to_2_workers"],
-                (", %.2fx on the bootstrap stage alone (score_systems without cluster start/close)"
-                 % d["speedup_bootstrap_stage"]) if d.get("speedup_bootstrap_stage") else "",
-                ("%.2fx" % d["speedup_threads_1_to_auto"]) if d.get("speedup_threads_1_to_auto") else "-"))
-            parts = ["%s %s s" % (k, fmt_time(d.get(k + "_score_systems"))) for k in
-                     ("ours-1job", "ours", "ours-dask1", "ours-dask2") if d.get(k + "_score_systems") is not None]
-            lines.append("  bootstrap stage: %s; LocalCluster start + close: %s" % (
-                "; ".join(parts), "; ".join("%s %s s" % (k, fmt_time(d[k + "_cluster"]))
-                                            for k in ("ours-dask1", "ours-dask2") if d.get(k + "_cluster"))))
-            lines.append("  (2 workers on this 2-core machine is the ceiling: each worker is one single-threaded "
-                         "process)")
+            lines.append(
+                "  1 -> 2 local workers: %.2fx end to end%s; threads 1 -> auto: %s"
+                % (
+                    d["speedup_1_to_2_workers"],
+                    (
+                        ", %.2fx on the bootstrap stage alone (score_systems without cluster start/close)"
+                        % d["speedup_bootstrap_stage"]
+                    )
+                    if d.get("speedup_bootstrap_stage")
+                    else "",
+                    ("%.2fx" % d["speedup_threads_1_to_auto"]) if d.get("speedup_threads_1_to_auto") else "-",
+                )
+            )
+            parts = [
+                "%s %s s" % (k, fmt_time(d.get(k + "_score_systems")))
+                for k in ("ours-1job", "ours", "ours-dask1", "ours-dask2")
+                if d.get(k + "_score_systems") is not None
+            ]
+            lines.append(
+                "  bootstrap stage: %s; LocalCluster start + close: %s"
+                % (
+                    "; ".join(parts),
+                    "; ".join(
+                        "%s %s s" % (k, fmt_time(d[k + "_cluster"]))
+                        for k in ("ours-dask1", "ours-dask2")
+                        if d.get(k + "_cluster")
+                    ),
+                )
+            )
+            lines.append(
+                "  (2 workers on this 2-core machine is the ceiling: each worker is one single-threaded process)"
+            )
         lines.append("")
     text = load_text(load_summary)
     if text:
@@ -682,18 +887,29 @@ def parse_args(argv):
     p.add_argument("--impls", default="", help="comma-separated implementations to run (default: each workload's)")
     p.add_argument("--no-peers", action="store_true", help="run only our implementation(s)")
     p.add_argument("--repeats", type=int, help="timed runs per case (median; at least 3)")
-    p.add_argument("--max-seconds", type=float,
-                   help="a peer predicted slower than this for the full B runs at a smaller B, scaled")
+    p.add_argument(
+        "--max-seconds", type=float, help="a peer predicted slower than this for the full B runs at a smaller B, scaled"
+    )
     p.add_argument("--scaled-seconds", type=float, help="target seconds of one scaled run")
     p.add_argument("--max-index-gb", type=float, help="cap on a peer's (B, n) index matrix")
     p.add_argument("--out", help="output stem (default: results/<selection>[-quick])")
     p.add_argument("--max-n", type=int, help="skip cases with more items than this")
     p.add_argument("--max-m", type=int, help="skip end-of-phase cases with more systems than this")
-    p.add_argument("--wait-quiet", type=float, default=0.0, metavar="MINUTES",
-                   help="before measuring, wait up to MINUTES for a quiet machine (polls every 2 minutes)")
+    p.add_argument(
+        "--wait-quiet",
+        type=float,
+        default=0.0,
+        metavar="MINUTES",
+        help="before measuring, wait up to MINUTES for a quiet machine (polls every 2 minutes)",
+    )
     p.add_argument("--quiet-load", type=float, default=0.5, help="1-minute load average that counts as quiet")
-    p.add_argument("--pause-when-busy", type=float, default=0.0, metavar="MINUTES",
-                   help="before each case, wait while other processes use > 0.25 core (total budget MINUTES)")
+    p.add_argument(
+        "--pause-when-busy",
+        type=float,
+        default=0.0,
+        metavar="MINUTES",
+        help="before each case, wait while other processes use > 0.25 core (total budget MINUTES)",
+    )
     p.add_argument("--no-plot", action="store_true")
     return p.parse_args(argv)
 
@@ -714,9 +930,18 @@ def main(argv=None):
 
     peers_python, peers_reason, peer_versions, peer_install = peers_status()
     machine = machine_info()
-    print("leaderboard-ci benchmarks (%s) on %s, %s CPUs, %s GiB, Python %s, numpy %s"
-          % (mode, machine.get("model_name", "?"), machine.get("cpus_available", machine["cpu_count"]),
-             machine.get("memory_gib"), machine["python"], machine["numpy"]), flush=True)
+    print(
+        "leaderboard-ci benchmarks (%s) on %s, %s CPUs, %s GiB, Python %s, numpy %s"
+        % (
+            mode,
+            machine.get("model_name", "?"),
+            machine.get("cpus_available", machine["cpu_count"]),
+            machine.get("memory_gib"),
+            machine["python"],
+            machine["numpy"],
+        ),
+        flush=True,
+    )
     if peers_reason:
         print("peers: SKIPPED - " + peers_reason, flush=True)
     for name, st in peer_install.items():
@@ -726,11 +951,16 @@ def main(argv=None):
     startup = {
         "python_bare_seconds": measure_startup(sys.executable, "pass"),
         "ours_imports_seconds": measure_startup(
-            sys.executable, "import sys; sys.path.insert(0, 'scoring_program'); "
-                            "import leaderboard_ci.scoring.evaluation, leaderboard_ci.scoring.config, leaderboard_ci.tasks.scorer"),
+            sys.executable,
+            "import sys; sys.path.insert(0, 'scoring_program'); "
+            "import leaderboard_ci.scoring.evaluation, leaderboard_ci.scoring.config, leaderboard_ci.tasks.scorer",
+        ),
     }
-    print("start-up (not in the timings): bare interpreter %.3f s; interpreter + leaderboard_ci imports %.3f s"
-          % (startup["python_bare_seconds"], startup["ours_imports_seconds"]), flush=True)
+    print(
+        "start-up (not in the timings): bare interpreter %.3f s; interpreter + leaderboard_ci imports %.3f s"
+        % (startup["python_bare_seconds"], startup["ours_imports_seconds"]),
+        flush=True,
+    )
 
     quiet = None
     if args.wait_quiet > 0:
@@ -759,23 +989,43 @@ def main(argv=None):
             where = ("m=%-5s " % fmt_n(m) if multi else "") + "n=%-7s B=%-6s" % (fmt_n(n), fmt_n(B))
             for impl_name in w_impls:
                 impl = impls_mod.IMPLEMENTATIONS[impl_name]
-                case = {"workload": w.name, "group": w.group, "m": m, "n": n, "B": B, "impl": impl_name,
-                        "scoring_program_sha1": code_hash(),
-                        "label": impl.label, "env": impl.env, "same_resamples": impl.same_resamples,
-                        "impl_notes": impl.notes}
+                case = {
+                    "workload": w.name,
+                    "group": w.group,
+                    "m": m,
+                    "n": n,
+                    "B": B,
+                    "impl": impl_name,
+                    "scoring_program_sha1": code_hash(),
+                    "label": impl.label,
+                    "env": impl.env,
+                    "same_resamples": impl.same_resamples,
+                    "impl_notes": impl.notes,
+                }
                 if impl.env == "peers" and peers_python is None:
                     case.update(status="skipped", reason=peers_reason)
                     cases.append(case)
                     continue
                 if impl.env == "peers" and w.peer_max_m is not None and m > w.peer_max_m:
-                    case.update(status="not run", reason="peers run up to m=%d (at m=%s their per-pair Python "
-                                                         "work does not scale linearly with B)"
-                                % (w.peer_max_m, fmt_n(m)))
+                    case.update(
+                        status="not run",
+                        reason="peers run up to m=%d (at m=%s their per-pair Python "
+                        "work does not scale linearly with B)" % (w.peer_max_m, fmt_n(m)),
+                    )
                     cases.append(case)
                     continue
                 python = sys.executable if impl.env == "project" else peers_python
-                spec = dict(settings, impl=impl_name, workload=_workload_dict(w), m=m, n=n, n_resamples=B,
-                            data_path=path, mode=mode, always_scale=impl_name in w.always_scale)
+                spec = dict(
+                    settings,
+                    impl=impl_name,
+                    workload=_workload_dict(w),
+                    m=m,
+                    n=n,
+                    n_resamples=B,
+                    data_path=path,
+                    mode=mode,
+                    always_scale=impl_name in w.always_scale,
+                )
                 log = os.path.join(HERE, ".cache", "logs", "%s-%d-%d-%d-%s.log" % (w.name, m, n, B, impl_name))
                 if args.pause_when_busy > 0:
                     pause_budget, waited, cores = pause_while_busy(pause_budget)
@@ -789,8 +1039,11 @@ def main(argv=None):
                     case["reason"] = result.get("reason", "")
                     if result.get("log_tail"):
                         case["log_tail"] = result["log_tail"]
-                    print("  %-22s %s %-34s %s: %s" % (w.name, where, impl.label, case["status"].upper(),
-                                                       case.get("reason", "")), flush=True)
+                    print(
+                        "  %-22s %s %-34s %s: %s"
+                        % (w.name, where, impl.label, case["status"].upper(), case.get("reason", "")),
+                        flush=True,
+                    )
                     cases.append(case)
                     continue
                 times = result["times"]
@@ -804,43 +1057,68 @@ def main(argv=None):
                     others = [x for x in (result.get("other_cores") or []) if x is not None]
                     case["other_cores"] = result.get("other_cores")
                     case["busy"] = bool(others) and max(others) > 0.25
-                case.update(times=times, time_as_run=median, time=median * scale, scaled=result["scaled"],
-                            scale=scale, B_run=result["n_resamples_run"], peak_rss_mb=peak_mb,
-                            rss_before_mb=result.get("rss_before_mb"),
-                            delta_rss_mb=(peak_mb - result["rss_before_mb"]) if result.get("rss_before_mb") else None,
-                            peak_rss_self_mb=result.get("peak_rss_self_mb"),
-                            parent_rss_at_spawn_mb=result.get("parent_rss_at_spawn_mb"),
-                            import_seconds=result.get("import_seconds"),
-                            startup_seconds=result.get("startup_seconds"), probe=result.get("probe"),
-                            versions=result.get("versions"), score=result["result"].get("score"),
-                            ci=result["result"].get("ci"), summary=result["result"].get("summary"),
-                            keep_freed_memory=result.get("keep_freed_memory"))
+                case.update(
+                    times=times,
+                    time_as_run=median,
+                    time=median * scale,
+                    scaled=result["scaled"],
+                    scale=scale,
+                    B_run=result["n_resamples_run"],
+                    peak_rss_mb=peak_mb,
+                    rss_before_mb=result.get("rss_before_mb"),
+                    delta_rss_mb=(peak_mb - result["rss_before_mb"]) if result.get("rss_before_mb") else None,
+                    peak_rss_self_mb=result.get("peak_rss_self_mb"),
+                    parent_rss_at_spawn_mb=result.get("parent_rss_at_spawn_mb"),
+                    import_seconds=result.get("import_seconds"),
+                    startup_seconds=result.get("startup_seconds"),
+                    probe=result.get("probe"),
+                    versions=result.get("versions"),
+                    score=result["result"].get("score"),
+                    ci=result["result"].get("ci"),
+                    summary=result["result"].get("summary"),
+                    keep_freed_memory=result.get("keep_freed_memory"),
+                )
                 if result.get("affine"):
                     case["affine_full_seconds"] = result["affine"]["full_seconds"]
                     case["affine"] = result["affine"]
                 if result.get("stages"):
                     case["stages_runs"] = result["stages"]
-                    case["stages"] = {k: _median([s.get(k, 0.0) for s in result["stages"]])
-                                      for k in result["stages"][0]}
+                    case["stages"] = {
+                        k: _median([s.get(k, 0.0) for s in result["stages"]]) for k in result["stages"][0]
+                    }
                 if result["result"].get("head") is not None:
                     heads[(w.name, m, n, impl_name)] = result["result"]["head"]
                 cases.append(case)
-                print("  %-22s %s %-34s %9s s%s  peak RSS %6.0f MB  [%.0f s in child]%s"
-                      % (w.name, where, impl.label, fmt_time(case["time"]),
-                         " (scaled x%.3g)" % scale if case["scaled"] else "", peak_mb, wall,
-                         "  BUSY" if case.get("busy") else ""), flush=True)
+                print(
+                    "  %-22s %s %-34s %9s s%s  peak RSS %6.0f MB  [%.0f s in child]%s"
+                    % (
+                        w.name,
+                        where,
+                        impl.label,
+                        fmt_time(case["time"]),
+                        " (scaled x%.3g)" % scale if case["scaled"] else "",
+                        peak_mb,
+                        wall,
+                        "  BUSY" if case.get("busy") else "",
+                    ),
+                    flush=True,
+                )
 
     add_ratios(cases)
     same_resample_checks(cases, heads)
     header, rows = table_rows(cases)
     print()
-    print("Wall time = median of %d runs (s); * = run at a smaller B and scaled linearly to B; CPU s = "
-          "median CPU time of the process (all threads; scaled like the time). "
-          "x ours = time / ours(n_jobs=auto) time (>1: slower than ours)." % settings["repeats"])
+    print(
+        "Wall time = median of %d runs (s); * = run at a smaller B and scaled linearly to B; CPU s = "
+        "median CPU time of the process (all threads; scaled like the time). "
+        "x ours = time / ours(n_jobs=auto) time (>1: slower than ours)." % settings["repeats"]
+    )
     busy = [c for c in cases if c.get("busy")]
     if busy:
-        print("WARNING: %d case(s) ran while other processes used > 0.25 of the machine's cores (from /proc/stat "
-              "minus our CPU time); their wall times are inflated. CPU time is less affected." % len(busy))
+        print(
+            "WARNING: %d case(s) ran while other processes used > 0.25 of the machine's cores (from /proc/stat "
+            "minus our CPU time); their wall times are inflated. CPU time is less affected." % len(busy)
+        )
     print(render_text(header, rows))
 
     exps = exponents(cases, selected)
@@ -848,10 +1126,14 @@ def main(argv=None):
     dask = dask_summary(cases)
     loads = [x for c in cases for x in (c.get("load_1min") or [])]
     others = [x for c in cases for x in (c.get("other_cores") or []) if x is not None]
-    load_summary = {"load_1min_min": min(loads) if loads else None, "load_1min_max": max(loads) if loads else None,
-                    "other_cores_max": max(others) if others else None,
-                    "other_cores_median": _median(others) if others else None,
-                    "busy_cases": len(busy), "cases": len([c for c in cases if c["status"] == "ok"])}
+    load_summary = {
+        "load_1min_min": min(loads) if loads else None,
+        "load_1min_max": max(loads) if loads else None,
+        "other_cores_max": max(others) if others else None,
+        "other_cores_median": _median(others) if others else None,
+        "busy_cases": len(busy),
+        "cases": len([c for c in cases if c["status"] == "ok"]),
+    }
     report = summary_lines(cases, exps, targets, dask, mode, load_summary)
     print("\n" + "\n".join(report))
 
@@ -873,15 +1155,31 @@ def main(argv=None):
         "command": " ".join(["python", "benchmarks/run.py"] + (sys.argv[1:] if argv is None else list(argv))),
         "machine": machine,
         "git": {"at_start": git_at_start, "at_end": git_info()},
-        "peers": {"python": peers_python, "skipped_reason": peers_reason or None, "versions": peer_versions,
-                  "install": peer_install},
+        "peers": {
+            "python": peers_python,
+            "skipped_reason": peers_reason or None,
+            "versions": peer_versions,
+            "install": peer_install,
+        },
         "settings": settings,
         "datasets": data_desc,
         "startup": startup,
-        "workloads": {w.name: {"group": w.group, "title": w.title, "metric": w.metric, "data": w.data,
-                               "axis": w.axis, "notes": w.notes, "sizes": w.cases(mode)} for w in selected},
-        "implementations": {k: {"label": v.label, "env": v.env, "same_resamples": v.same_resamples,
-                                "notes": v.notes} for k, v in impls_mod.IMPLEMENTATIONS.items()},
+        "workloads": {
+            w.name: {
+                "group": w.group,
+                "title": w.title,
+                "metric": w.metric,
+                "data": w.data,
+                "axis": w.axis,
+                "notes": w.notes,
+                "sizes": w.cases(mode),
+            }
+            for w in selected
+        },
+        "implementations": {
+            k: {"label": v.label, "env": v.env, "same_resamples": v.same_resamples, "notes": v.notes}
+            for k, v in impls_mod.IMPLEMENTATIONS.items()
+        },
         "cases": cases,
         "exponents": exps,
         "targets": targets,
@@ -895,19 +1193,37 @@ def main(argv=None):
     with open(stem + ".json", "w") as handle:
         json.dump(doc, handle, indent=1, sort_keys=False)
     with open(stem + ".md", "w") as handle:
-        handle.write("Benchmark %s, %s, %s (%s CPUs, %s GiB), Python %s, numpy %s\n\n"
-                     % (mode, doc["date"], machine.get("model_name", "?"), machine.get("cpus_available"),
-                        machine.get("memory_gib"), machine["python"], machine["numpy"]))
-        handle.write("Command: `%s`; load average before measuring: %s; %s\n\n" % (
-            doc["command"], ", ".join("%.2f" % x for x in machine["load_average_before_measuring"]),
-            load_text(load_summary)))
-        handle.write("Wall time = median of %d runs (s); * = run at a smaller B and scaled linearly to B. "
-                     "x ours = time / ours (n_jobs=auto).\n\n" % settings["repeats"])
+        handle.write(
+            "Benchmark %s, %s, %s (%s CPUs, %s GiB), Python %s, numpy %s\n\n"
+            % (
+                mode,
+                doc["date"],
+                machine.get("model_name", "?"),
+                machine.get("cpus_available"),
+                machine.get("memory_gib"),
+                machine["python"],
+                machine["numpy"],
+            )
+        )
+        handle.write(
+            "Command: `%s`; load average before measuring: %s; %s\n\n"
+            % (
+                doc["command"],
+                ", ".join("%.2f" % x for x in machine["load_average_before_measuring"]),
+                load_text(load_summary),
+            )
+        )
+        handle.write(
+            "Wall time = median of %d runs (s); * = run at a smaller B and scaled linearly to B. "
+            "x ours = time / ours (n_jobs=auto).\n\n" % settings["repeats"]
+        )
         handle.write(render_markdown(header, rows) + "\n\n```\n" + "\n".join(report) + "\n```\n")
     written = [stem + ".json", stem + ".md"]
     if not args.no_plot:
         try:
-            if plot(cases, selected, stem + ".png", "leaderboard-ci benchmark, %s, %s" % (mode, doc["date"][:10]), mode):
+            if plot(
+                cases, selected, stem + ".png", "leaderboard-ci benchmark, %s, %s" % (mode, doc["date"][:10]), mode
+            ):
                 written.append(stem + ".png")
         except ImportError as exc:
             print("no plot: %s" % exc)

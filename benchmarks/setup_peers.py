@@ -17,6 +17,7 @@ Peers:
 A peer whose install fails is skipped with its reason written to
 ``.venv-peers/peers.json``; the benchmark then prints that reason.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,10 +32,7 @@ VENV = os.path.join(HERE, ".venv-peers")
 STATUS = os.path.join(VENV, "peers.json")
 
 # (name used by the benchmark, pip requirement, import name)
-OPTIONAL_PEERS = [
-    ("compstats", "compstats==0.1.15", "CompStats"),
-    ("bootci", "bootci==1.0.1", "BootCI"),
-]
+OPTIONAL_PEERS = [("compstats", "compstats==0.1.15", "CompStats"), ("bootci", "bootci==1.0.1", "BootCI")]
 
 
 def venv_python(path=VENV):
@@ -64,15 +62,17 @@ def _pip(python, args):
 def check(python=None):
     """Versions of the peer packages in the venv (None where absent)."""
     python = python or venv_python()
-    code = ("import json, importlib\n"
-            "out = {}\n"
-            "for mod in ('numpy', 'scipy', 'sklearn', 'CompStats', 'BootCI', 'joblib'):\n"
-            "    try:\n"
-            "        m = importlib.import_module(mod)\n"
-            "        out[mod] = getattr(m, '__version__', 'installed')\n"
-            "    except Exception as exc:\n"
-            "        out[mod] = None\n"
-            "print(json.dumps(out))\n")
+    code = (
+        "import json, importlib\n"
+        "out = {}\n"
+        "for mod in ('numpy', 'scipy', 'sklearn', 'CompStats', 'BootCI', 'joblib'):\n"
+        "    try:\n"
+        "        m = importlib.import_module(mod)\n"
+        "        out[mod] = getattr(m, '__version__', 'installed')\n"
+        "    except Exception as exc:\n"
+        "        out[mod] = None\n"
+        "print(json.dumps(out))\n"
+    )
     if not os.path.exists(python):
         return None
     proc = subprocess.run([python, "-c", code], stdout=subprocess.PIPE, universal_newlines=True)
@@ -98,7 +98,7 @@ def main(argv=None):
         print("could not install numpy/scipy/scikit-learn into the peers venv", file=sys.stderr)
         return 1
     status = {}
-    for name, requirement, module in OPTIONAL_PEERS:
+    for name, requirement, _module in OPTIONAL_PEERS:
         code, out = _pip(python, [requirement])
         if code == 0:
             status[name] = {"installed": True, "requirement": requirement}

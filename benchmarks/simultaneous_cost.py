@@ -25,11 +25,11 @@ Usage::
 Results are appended to ``benchmarks/results/simultaneous_cost.jsonl`` and printed.
 Not a test: nothing here asserts a time.
 """
+
 import argparse
 import json
 import os
 import platform
-import resource
 import subprocess
 import sys
 import time
@@ -110,8 +110,9 @@ def _machine():
 
 def _commit(tree):
     try:
-        return subprocess.run(["git", "-C", tree, "rev-parse", "--short", "HEAD"], capture_output=True,
-                              text=True).stdout.strip()
+        return subprocess.run(
+            ["git", "-C", tree, "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+        ).stdout.strip()
     except OSError:
         return None
 
@@ -130,31 +131,69 @@ def phase(args):
         for label, prog in (("base", base_prog), ("new", new_prog)):
             row = _child(_PHASE_CHILD, [prog, args.m, args.n, args.B])
             runs[label].append(row)
-            print("run %d %-4s wall %7.2f s  cpu %7.2f s  peak RSS %6.0f MB  primary %s  load %s"
-                  % (r + 1, label, row["wall"], row["cpu"], row["peak_rss_mb"], row["primary"],
-                     _machine().get("load_average")))
+            print(
+                "run %d %-4s wall %7.2f s  cpu %7.2f s  peak RSS %6.0f MB  primary %s  load %s"
+                % (
+                    r + 1,
+                    label,
+                    row["wall"],
+                    row["cpu"],
+                    row["peak_rss_mb"],
+                    row["primary"],
+                    _machine().get("load_average"),
+                )
+            )
             sys.stdout.flush()
     med = {k: _median([x["wall"] for x in v]) for k, v in runs.items()}
     cpu = {k: _median([x["cpu"] for x in v]) for k, v in runs.items()}
     rss = {k: max(x["peak_rss_mb"] for x in v) for k, v in runs.items()}
     ratio, cpu_ratio = med["new"] / med["base"], cpu["new"] / cpu["base"]
-    print("\nEnd of phase, m = %d, n = %d, B = %d, all %d pairs (median of %d alternating runs)"
-          % (args.m, args.n, args.B, runs["new"][0]["pairs"], args.repeats))
-    print("  main (%s): %.2f s wall, %.2f s CPU, peak RSS %.0f MB" % (_commit(args.base), med["base"], cpu["base"],
-                                                                     rss["base"]))
+    print(
+        "\nEnd of phase, m = %d, n = %d, B = %d, all %d pairs (median of %d alternating runs)"
+        % (args.m, args.n, args.B, runs["new"][0]["pairs"], args.repeats)
+    )
+    print(
+        "  main (%s): %.2f s wall, %.2f s CPU, peak RSS %.0f MB"
+        % (_commit(args.base), med["base"], cpu["base"], rss["base"])
+    )
     print("  new  (%s): %.2f s wall, %.2f s CPU, peak RSS %.0f MB" % (_commit(NEW), med["new"], cpu["new"], rss["new"]))
     print("  ratio new/main: %.2fx wall, %.2fx CPU (target <= 1.5x)" % (ratio, cpu_ratio))
-    return {"kind": "phase", "m": args.m, "n": args.n, "B": args.B, "repeats": args.repeats,
-            "base_commit": _commit(args.base), "new_commit": _commit(NEW), "runs": runs,
-            "median_wall": med, "median_cpu": cpu, "peak_rss_mb": rss, "ratio_wall": ratio, "ratio_cpu": cpu_ratio}
+    return {
+        "kind": "phase",
+        "m": args.m,
+        "n": args.n,
+        "B": args.B,
+        "repeats": args.repeats,
+        "base_commit": _commit(args.base),
+        "new_commit": _commit(NEW),
+        "runs": runs,
+        "median_wall": med,
+        "median_cpu": cpu,
+        "peak_rss_mb": rss,
+        "ratio_wall": ratio,
+        "ratio_cpu": cpu_ratio,
+    }
 
 
 def maxt(args):
     row = _child(_MAXT_CHILD, [os.path.join(NEW, "scoring_program"), args.m, args.B, args.jobs])
-    print("maxt_stepdown, m = %d (%d pairs), B = %d, n_jobs=%s: %.1f s wall, %.1f s CPU, %d steps, "
-          "peak RSS %.0f MB (%.0f MB before the call: replicates %.0f MB, pair index %.0f MB)"
-          % (args.m, row["pairs"], args.B, args.jobs, row["wall"], row["cpu"], row["steps"], row["peak_rss_mb"],
-             row["rss_before_mb"], row["replicates_mb"], row["pairs_index_mb"]))
+    print(
+        "maxt_stepdown, m = %d (%d pairs), B = %d, n_jobs=%s: %.1f s wall, %.1f s CPU, %d steps, "
+        "peak RSS %.0f MB (%.0f MB before the call: replicates %.0f MB, pair index %.0f MB)"
+        % (
+            args.m,
+            row["pairs"],
+            args.B,
+            args.jobs,
+            row["wall"],
+            row["cpu"],
+            row["steps"],
+            row["peak_rss_mb"],
+            row["rss_before_mb"],
+            row["replicates_mb"],
+            row["pairs_index_mb"],
+        )
+    )
     return dict(row, kind="maxt", m=args.m, B=args.B, jobs=args.jobs, commit=_commit(NEW))
 
 

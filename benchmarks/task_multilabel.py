@@ -14,6 +14,7 @@
 Data: gold with label cardinality ~2 (label frequencies 2 %..25 %), systems that flip
 each cell with probability 5-25 %.  Not a test: nothing here is collected by pytest.
 """
+
 import argparse
 import os
 import statistics
@@ -30,8 +31,20 @@ from leaderboard_ci.scoring.evaluation import evaluate  # noqa: E402
 from leaderboard_ci.tasks.base import GoldStandard  # noqa: E402
 
 SEED = 12345
-ALL = ["f1_macro", "f1_micro", "f1_weighted", "f1_samples", "precision_macro", "recall_macro",
-       "jaccard_samples", "jaccard_macro", "jaccard_micro", "hamming_loss", "subset_accuracy", "precision_samples"]
+ALL = [
+    "f1_macro",
+    "f1_micro",
+    "f1_weighted",
+    "f1_samples",
+    "precision_macro",
+    "recall_macro",
+    "jaccard_samples",
+    "jaccard_macro",
+    "jaccard_micro",
+    "hamming_loss",
+    "subset_accuracy",
+    "precision_samples",
+]
 
 
 def data(n, k, m, seed=0):
@@ -46,13 +59,20 @@ def data(n, k, m, seed=0):
 
 
 def config(metrics, b):
-    return parse_config({"task": "multilabel", "metric": metrics[0], "extra_metrics": metrics[1:],
-                         "bootstrap": {"n_resamples": b, "seed": SEED}})
+    return parse_config(
+        {
+            "task": "multilabel",
+            "metric": metrics[0],
+            "extra_metrics": metrics[1:],
+            "bootstrap": {"n_resamples": b, "seed": SEED},
+        }
+    )
 
 
 def gold_of(y, cfg):
-    return GoldStandard(values=y, labels=tuple("L%02d" % i for i in range(y.shape[1])), task="multilabel",
-                        settings=cfg.task_settings)
+    return GoldStandard(
+        values=y, labels=tuple("L%02d" % i for i in range(y.shape[1])), task="multilabel", settings=cfg.task_settings
+    )
 
 
 def ours(y, p, metrics, b):
@@ -62,6 +82,7 @@ def ours(y, p, metrics, b):
 
 def sklearn_loop(y, p, metrics, b):
     from sklearn import metrics as skm
+
     calls = []
     for name in metrics:
         if name == "hamming_loss":
@@ -71,8 +92,7 @@ def sklearn_loop(y, p, metrics, b):
         else:
             base, average = name.rsplit("_", 1)
             fn = skm.jaccard_score if base == "jaccard" else getattr(skm, "%s_score" % base)
-            calls.append(lambda w, fn=fn, average=average: fn(y, p, average=average, sample_weight=w,
-                                                              zero_division=0))
+            calls.append(lambda w, fn=fn, average=average: fn(y, p, average=average, sample_weight=w, zero_division=0))
     for _, _, idx in iter_index_blocks(SEED, y.shape[0], 0, b):
         for counts in counts_from_indices(idx, y.shape[0]):
             for call in calls:
@@ -106,32 +126,42 @@ def main(argv=None):
     n, k, b = args.n, args.labels, args.b
     y, systems = data(n, k, max(2, args.m))
     import sklearn
-    print("multi-label, n=%d items, K=%d labels, B=%d; numpy %s, scikit-learn %s, %d CPUs, load average %s"
-          % (n, k, b, np.__version__, sklearn.__version__, os.cpu_count(),
-             " ".join("%.1f" % x for x in os.getloadavg())))
+
+    print(
+        "multi-label, n=%d items, K=%d labels, B=%d; numpy %s, scikit-learn %s, %d CPUs, load average %s"
+        % (n, k, b, np.__version__, sklearn.__version__, os.cpu_count(), " ".join("%.1f" % x for x in os.getloadavg()))
+    )
     ours(y, systems[0], ["f1_macro"], 64)  # warm-up
     rows = []
     for label, metrics in (("macro-F1", ["f1_macro"]), ("12 metrics", ALL)):
         t_ours, runs, cpu = median_time(lambda: ours(y, systems[0], metrics, b))
-        print("per submission, %-10s  ours %.2f s wall (runs %s), %.2f s CPU"
-              % (label, t_ours, ", ".join("%.2f" % r for r in runs), cpu))
+        print(
+            "per submission, %-10s  ours %.2f s wall (runs %s), %.2f s CPU"
+            % (label, t_ours, ", ".join("%.2f" % r for r in runs), cpu)
+        )
         if args.no_peer:
             continue
         t_peer, _, _ = median_time(lambda: sklearn_loop(y, systems[0], metrics, args.peer_b))
         t_peer_scaled = t_peer * b / args.peer_b
         rows.append((label, t_ours, t_peer_scaled, t_peer_scaled / t_ours))
-        print("    sklearn loop %.1f s (scaled from B=%d: %.2f s)   ratio %.0fx"
-              % (t_peer_scaled, args.peer_b, t_peer, t_peer_scaled / t_ours))
+        print(
+            "    sklearn loop %.1f s (scaled from B=%d: %.2f s)   ratio %.0fx"
+            % (t_peer_scaled, args.peer_b, t_peer, t_peer_scaled / t_ours)
+        )
     if not args.skip_phase:
         import pandas  # noqa: F401  (import time out of the measurement)
+
         from leaderboard_ci.phase.analysis import analyze
+
         cfg = config(["f1_macro"], b)
         gold = gold_of(y, cfg)
-        coded = dict(("system_%02d" % j, s) for j, s in enumerate(systems[:args.m]))
+        coded = dict(("system_%02d" % j, s) for j, s in enumerate(systems[: args.m]))
         start = time.perf_counter()
         analyze(gold, coded, config=cfg)
-        print("end of phase, m=%d systems, macro-F1, all pairs: analyze() %.1f s (one run)"
-              % (args.m, time.perf_counter() - start))
+        print(
+            "end of phase, m=%d systems, macro-F1, all pairs: analyze() %.1f s (one run)"
+            % (args.m, time.perf_counter() - start)
+        )
     return 0
 
 

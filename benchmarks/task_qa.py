@@ -16,6 +16,7 @@ Wall time is the median of 3 runs.  Run:
 
     python3 benchmarks/task_qa.py [--n 10000] [--b 10000] [--systems 50] [--peer-b 20]
 """
+
 import argparse
 import os
 import random
@@ -36,19 +37,27 @@ from leaderboard_ci.scoring.evaluation import evaluate  # noqa: E402
 from leaderboard_ci.tasks import qa  # noqa: E402
 from leaderboard_ci.tasks.base import GoldStandard  # noqa: E402
 
-WORDS = ("the a an river city born year Paris Nile 1998 state-of-the-art U.S. don't Lisbon prize award medal "
-         "university of and in at").split()
+WORDS = (
+    "the a an river city born year Paris Nile 1998 state-of-the-art U.S. don't Lisbon prize award medal "
+    "university of and in at"
+).split()
 
 
 def make_data(n, n_systems, seed=1):
     rng = random.Random(seed)
-    gold = [[" ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 6))) for _ in range(rng.randint(1, 3))]
-            for _ in range(n)]
+    gold = [
+        [" ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 6))) for _ in range(rng.randint(1, 3))]
+        for _ in range(n)
+    ]
     systems = []
     for s in range(n_systems):
         r = random.Random(seed * 1000 + s)
-        systems.append([r.choice(g) if r.random() < 0.5 else " ".join(r.choice(WORDS) for _ in range(r.randint(1, 8)))
-                        for g in gold])
+        systems.append(
+            [
+                r.choice(g) if r.random() < 0.5 else " ".join(r.choice(WORDS) for _ in range(r.randint(1, 8)))
+                for g in gold
+            ]
+        )
     return gold, systems
 
 
@@ -85,8 +94,10 @@ def median_time(fn, repeats=3):
         fn()
         times.append(time.perf_counter() - start)
         cpu.append(time.process_time() - start_cpu)
-    print("  (median wall %.2f s, median CPU %.2f s, load average %.1f)"
-          % (statistics.median(times), statistics.median(cpu), os.getloadavg()[0]))
+    print(
+        "  (median wall %.2f s, median CPU %.2f s, load average %.1f)"
+        % (statistics.median(times), statistics.median(cpu), os.getloadavg()[0])
+    )
     return statistics.median(times)
 
 
@@ -100,13 +111,21 @@ def main(argv=None):
     gold, systems = make_data(args.n, args.systems)
 
     def config(n_jobs):
-        return parse_config({"task": "qa", "metric": "f1", "extra_metrics": ["exact_match"],
-                             "bootstrap": {"n_resamples": args.b, "seed": 12345, "n_jobs": n_jobs}})
+        return parse_config(
+            {
+                "task": "qa",
+                "metric": "f1",
+                "extra_metrics": ["exact_match"],
+                "bootstrap": {"n_resamples": args.b, "seed": 12345, "n_jobs": n_jobs},
+            }
+        )
 
     start = time.perf_counter()
     values, _, coded = qa.encode_values(gold, {"s0": systems[0]}, settings={})
-    print("data: n = %d questions, B = %d; normalization (untimed below): %.2f s"
-          % (args.n, args.b, time.perf_counter() - start))
+    print(
+        "data: n = %d questions, B = %d; normalization (untimed below): %.2f s"
+        % (args.n, args.b, time.perf_counter() - start)
+    )
     gold_std = GoldStandard(values=values, task="qa")
     rows = []
     for label, n_jobs in (("ours", "auto"), ("ours-1job", 1)):
@@ -115,8 +134,12 @@ def main(argv=None):
         rows.append((label, median_time(lambda: evaluate(cfg, gold_std, coded["s0"]))))
     idx = replicate_indices(12345, args.n, 0, args.peer_b)
     scale = args.b / float(args.peer_b)
-    rows.append(("official loop (B=%d, scaled x%g)" % (args.peer_b, scale),
-                 scale * median_time(lambda: list(official(gold, systems[0], idx)))))
+    rows.append(
+        (
+            "official loop (B=%d, scaled x%g)" % (args.peer_b, scale),
+            scale * median_time(lambda: list(official(gold, systems[0], idx))),
+        )
+    )
     ours = rows[0][1]
     print("\nper submission, n = %d, B = %d" % (args.n, args.b))
     print("%-40s %10s %10s" % ("implementation", "median s", "x ours"))
@@ -130,10 +153,14 @@ def main(argv=None):
         encoding = time.perf_counter() - start
         gold_std = GoldStandard(values=values, task="qa")
         med = median_time(lambda: analyze(gold_std, coded, config=cfg), repeats=1)
-        print("\nend of phase, %d systems, n = %d, B = %d: analyze() %.1f s after normalization (%.1f s)"
-              % (args.systems, args.n, args.b, med, encoding))
-        print("an official loop would take about %.0f s: x%.0f" % (rows[-1][1] * args.systems,
-                                                                  rows[-1][1] * args.systems / med))
+        print(
+            "\nend of phase, %d systems, n = %d, B = %d: analyze() %.1f s after normalization (%.1f s)"
+            % (args.systems, args.n, args.b, med, encoding)
+        )
+        print(
+            "an official loop would take about %.0f s: x%.0f"
+            % (rows[-1][1] * args.systems, rows[-1][1] * args.systems / med)
+        )
 
 
 if __name__ == "__main__":

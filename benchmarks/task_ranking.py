@@ -23,6 +23,7 @@ Both peers use the resample rows ours uses, and the script checks that the
 replicate means agree to 1e-12 (ranx and trec_eval agree on tie-free runs).
 Needs ``pip install ranx`` (a test-only dependency of the project).
 """
+
 import argparse
 import os
 import statistics
@@ -51,7 +52,7 @@ def make_data(n_queries, depth=100, judged=30, seed=7):
         retrieved = docs[:depth]
         scores = rng.random(depth)
         run[qid] = dict(zip(retrieved, scores.tolist()))
-        pool = docs[depth // 2: depth // 2 + judged // 2] + docs[depth:]
+        pool = docs[depth // 2 : depth // 2 + judged // 2] + docs[depth:]
         grades = rng.choice(4, size=len(pool), p=[0.5, 0.3, 0.15, 0.05])
         grades[0] = max(grades[0], 1)
         qrels[qid] = dict((d, int(g)) for d, g in zip(pool, grades))
@@ -75,7 +76,8 @@ def main(argv=None):
     parser.add_argument("--loop-resamples", type=int, default=10)
     parser.add_argument("--seed", type=int, default=12345)
     args = parser.parse_args(argv)
-    from ranx import Qrels, Run, evaluate as ranx_evaluate
+    from ranx import Qrels, Run
+    from ranx import evaluate as ranx_evaluate
 
     n, b = args.queries, args.resamples
     qrels, run = make_data(n)
@@ -84,15 +86,23 @@ def main(argv=None):
     encode_seconds = time.perf_counter() - start
     gold = GoldStandard(values=gold_rows, ids=tuple(qrels), task="ranking")
     names = list(METRICS)
-    print("ranking benchmark: %d queries x 100 documents, B = %d; encoding (parsing) %.2f s"
-          % (n, b, encode_seconds))
+    print("ranking benchmark: %d queries x 100 documents, B = %d; encoding (parsing) %.2f s" % (n, b, encode_seconds))
 
     rows = []
     results = {}
-    for label, metric_list, jobs in (("ours (nDCG@10)", names[:1], "auto"), ("ours (5 metrics)", names, "auto"),
-                                     ("ours (5 metrics, 1 job)", names, 1)):
-        config = parse_config({"task": "ranking", "metric": metric_list[0], "extra_metrics": metric_list[1:],
-                               "bootstrap": {"n_resamples": b, "seed": args.seed, "n_jobs": jobs}})
+    for label, metric_list, jobs in (
+        ("ours (nDCG@10)", names[:1], "auto"),
+        ("ours (5 metrics)", names, "auto"),
+        ("ours (5 metrics, 1 job)", names, 1),
+    ):
+        config = parse_config(
+            {
+                "task": "ranking",
+                "metric": metric_list[0],
+                "extra_metrics": metric_list[1:],
+                "bootstrap": {"n_resamples": b, "seed": args.seed, "n_jobs": jobs},
+            }
+        )
         seconds, result = timed(lambda: evaluate(config, gold, coded["run"]))
         results[label] = result
         rows.append((label, seconds))
@@ -103,8 +113,7 @@ def main(argv=None):
     def per_query_then_loop():
         values = ranx_evaluate(ranx_qrels, ranx_run, ranx_names, return_mean=False, make_comparable=True)
         order = [list(ranx_qrels.keys()).index(q) for q in qrels] if list(ranx_qrels.keys()) != list(qrels) else None
-        table = np.column_stack([np.asarray(values[m])[order] if order else np.asarray(values[m])
-                                 for m in ranx_names])
+        table = np.column_stack([np.asarray(values[m])[order] if order else np.asarray(values[m]) for m in ranx_names])
         means = np.empty((b, len(ranx_names)))
         for r, idx in enumerate(replicate_indices(args.seed, n, 0, b)):
             means[r] = table[idx].mean(axis=0)
@@ -133,8 +142,9 @@ def main(argv=None):
 
     seconds, loop_out = timed(naive_loop, repeats=3)
     rows.append(("ranx loop (5 metrics), scaled from B=%d" % loop_b, seconds * b / loop_b))
-    worst_loop = max(abs(loop_out[r][METRICS[m]] - ours.scores[i].replicates[r])
-                     for r in range(loop_b) for i, m in enumerate(names))
+    worst_loop = max(
+        abs(loop_out[r][METRICS[m]] - ours.scores[i].replicates[r]) for r in range(loop_b) for i, m in enumerate(names)
+    )
     print("largest |ours - ranx loop| over %d replicates: %.2e" % (loop_b, worst_loop))
 
     reference = dict(rows)["ours (5 metrics)"]

@@ -31,6 +31,7 @@ and the child's peak RSS are printed with the ratio peer / ours.  Peers:
 The loop-based peers (every one but scipy) run at B' = B / 10 (at most 1,000) and
 are scaled linearly to B (they are linear in B); they are marked ``*``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -52,6 +53,7 @@ SCALED = ("sklearn-loop", "compstats", "confidenceinterval")
 
 def _data(n, seed=0):
     import numpy as np
+
     rng = np.random.default_rng(seed)
     y = (rng.random(n) < 0.3).astype(int)
     s = 1.0 / (1.0 + np.exp(-(rng.normal(size=n) + 1.2 * y)))
@@ -60,12 +62,15 @@ def _data(n, seed=0):
 
 def _ours(n, b):
     import numpy as np
+
     from leaderboard_ci.scoring.config import parse_config
     from leaderboard_ci.scoring.evaluation import evaluate
     from leaderboard_ci.tasks.base import GoldStandard
+
     y, s = _data(n)
-    config = parse_config({"task": "scores", "metric": "roc_auc", "labels": ["0", "1"],
-                           "bootstrap": {"n_resamples": b, "seed": SEED}})
+    config = parse_config(
+        {"task": "scores", "metric": "roc_auc", "labels": ["0", "1"], "bootstrap": {"n_resamples": b, "seed": SEED}}
+    )
     gold = GoldStandard(values=np.asarray(y, dtype=np.intp), labels=("0", "1"), task="scores")
     start = time.perf_counter()
     result = evaluate(config, gold, s[:, None])
@@ -76,9 +81,11 @@ def _ours(n, b):
 def _ours_f1(n, b):
     """Calibration: our macro-F1 on the same n and B (the README's reference workload)."""
     import numpy as np
+
     from leaderboard_ci.scoring.config import parse_config
     from leaderboard_ci.scoring.evaluation import evaluate
     from leaderboard_ci.tasks.base import GoldStandard
+
     y, s = _data(n)
     config = parse_config({"metric": "f1_macro", "labels": ["0", "1"], "bootstrap": {"n_resamples": b, "seed": SEED}})
     gold = GoldStandard(values=np.asarray(y, dtype=np.intp), labels=("0", "1"), task="classification")
@@ -88,8 +95,8 @@ def _ours_f1(n, b):
 
 
 def _ours_phase(m, n, b):
-    import numpy as np
     from leaderboard_ci.phase.analysis import analyze
+
     y, systems = _phase_systems(m, n)
     start = time.perf_counter()
     analyze([str(v) for v in y], systems, metric="roc_auc", n_resamples=b, seed=SEED)
@@ -98,6 +105,7 @@ def _ours_phase(m, n, b):
 
 def _phase_systems(m, n):
     import numpy as np
+
     y, s = _data(n)
     rng = np.random.default_rng(1)
     return y, dict(("s%03d" % j, s + rng.normal(0, 0.5 + j / 50.0, n)) for j in range(m))
@@ -106,14 +114,16 @@ def _phase_systems(m, n):
 def _ours_phase_cells(m, n, b):
     """The previous code path: every system's ROC-AUC from its own cell counts (``_cell_block``)."""
     from leaderboard_ci.tasks.score_metrics import BinaryCurve
+
     BinaryCurve.block = lambda self, indices, counts=None: self._cell_block(indices)
     return _ours_phase(m, n, b)
 
 
 def _sklearn_loop_phase(m, n, b):
-    import numpy as np
     from sklearn.metrics import roc_auc_score
+
     from leaderboard_ci.core.resampling import replicate_indices
+
     y, systems = _phase_systems(m, n)
     start = time.perf_counter()
     for idx in replicate_indices(SEED, n, 0, b):
@@ -125,6 +135,7 @@ def _sklearn_loop_phase(m, n, b):
 def _scipy(n, b):
     import numpy as np
     from scipy.stats import bootstrap, rankdata
+
     y, s = _data(n)
 
     def auc(yy, ss, axis=-1):
@@ -134,15 +145,25 @@ def _scipy(n, b):
         return ((ranks * yy).sum(axis=axis) - p * (p + 1) / 2.0) / (p * q)
 
     start = time.perf_counter()
-    res = bootstrap((y, s), auc, paired=True, vectorized=True, n_resamples=b, method="percentile",
-                    batch=max(1, (1 << 22) // n), random_state=np.random.default_rng(SEED))
+    res = bootstrap(
+        (y, s),
+        auc,
+        paired=True,
+        vectorized=True,
+        n_resamples=b,
+        method="percentile",
+        batch=max(1, (1 << 22) // n),
+        random_state=np.random.default_rng(SEED),
+    )
     return time.perf_counter() - start, res.confidence_interval.low, res.confidence_interval.high
 
 
 def _sklearn_loop(n, b):
     import numpy as np
     from sklearn.metrics import roc_auc_score
+
     from leaderboard_ci.core.resampling import replicate_indices
+
     y, s = _data(n)
     start = time.perf_counter()
     values = np.array([roc_auc_score(y[idx], s[idx]) for idx in replicate_indices(SEED, n, 0, b)])
@@ -153,7 +174,9 @@ def _compstats(n, b):
     import numpy as np
     from CompStats import StatisticSamples
     from sklearn.metrics import roc_auc_score
+
     from leaderboard_ci.core.resampling import replicate_indices
+
     y, s = _data(n)
     start = time.perf_counter()
     samples = StatisticSamples(statistic=roc_auc_score, num_samples=b)
@@ -165,17 +188,28 @@ def _compstats(n, b):
 def _confidenceinterval(n, b):
     import numpy as np
     from confidenceinterval import roc_auc_score
+
     y, s = _data(n)
     start = time.perf_counter()
-    _, (low, high) = roc_auc_score(list(y), list(s), method="bootstrap_percentile", n_resamples=b,
-                                   random_state=np.random.default_rng(SEED))
+    _, (low, high) = roc_auc_score(
+        list(y), list(s), method="bootstrap_percentile", n_resamples=b, random_state=np.random.default_rng(SEED)
+    )
     return time.perf_counter() - start, low, high
 
 
-PHASE_IMPLS = {"ours-phase": _ours_phase, "ours-phase-cells": _ours_phase_cells,
-               "sklearn-loop-phase": _sklearn_loop_phase}
-IMPLS = {"ours": _ours, "ours-f1": _ours_f1, "scipy": _scipy, "sklearn-loop": _sklearn_loop, "compstats": _compstats,
-         "confidenceinterval": _confidenceinterval}
+PHASE_IMPLS = {
+    "ours-phase": _ours_phase,
+    "ours-phase-cells": _ours_phase_cells,
+    "sklearn-loop-phase": _sklearn_loop_phase,
+}
+IMPLS = {
+    "ours": _ours,
+    "ours-f1": _ours_f1,
+    "scipy": _scipy,
+    "sklearn-loop": _sklearn_loop,
+    "compstats": _compstats,
+    "confidenceinterval": _confidenceinterval,
+}
 
 
 def child(impl, m, n, b):
@@ -194,30 +228,42 @@ def _run(impl, m, n, b, repeats):
         return None, "no benchmarks/.venv-peers (run setup_peers.py)"
     runs = []
     for _ in range(repeats):
-        proc = subprocess.run([python, os.path.abspath(__file__), "--child", impl, str(m), str(n), str(b)],
-                              capture_output=True, text=True)
+        proc = subprocess.run(
+            [python, os.path.abspath(__file__), "--child", impl, str(m), str(n), str(b)], capture_output=True, text=True
+        )
         if proc.returncode != 0:
             return None, proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "failed"
         runs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
-    return {"seconds": statistics.median(r["seconds"] for r in runs),
-            "rss_mb": max(r["rss_mb"] for r in runs)}, None
+    return {"seconds": statistics.median(r["seconds"] for r in runs), "rss_mb": max(r["rss_mb"] for r in runs)}, None
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--sizes", default=None, help="one-submission cases N:B[,N:B...] (default 10000:10000,"
-                        "100000:10000)")
-    parser.add_argument("--phase", default=None, help="end-of-phase case M:N:B (default 100:10000:10000; with B "
-                        "below 10000 the time is also scaled to B = 10000)")
+    parser.add_argument(
+        "--sizes", default=None, help="one-submission cases N:B[,N:B...] (default 10000:10000,100000:10000)"
+    )
+    parser.add_argument(
+        "--phase",
+        default=None,
+        help="end-of-phase case M:N:B (default 100:10000:10000; with B "
+        "below 10000 the time is also scaled to B = 10000)",
+    )
     parser.add_argument("--scale-all", action="store_true", help="also run scipy at B' = B/10 and scale it")
     parser.add_argument("--phase-only", action="store_true", help="only the end-of-phase case and its peers")
     parser.add_argument("--no-phase", action="store_true", help="only the one-submission cases")
-    parser.add_argument("--cells-b", type=int, default=None,
-                        help="B of the previous-path peer (default: the case's B; scaled linearly to it)")
-    parser.add_argument("--peers", default="scipy,sklearn-loop,compstats,confidenceinterval",
-                        help="one-submission peers to run (comma-separated; 'none' for ours alone)")
+    parser.add_argument(
+        "--cells-b",
+        type=int,
+        default=None,
+        help="B of the previous-path peer (default: the case's B; scaled linearly to it)",
+    )
+    parser.add_argument(
+        "--peers",
+        default="scipy,sklearn-loop,compstats,confidenceinterval",
+        help="one-submission peers to run (comma-separated; 'none' for ours alone)",
+    )
     parser.add_argument("--child", nargs=4, metavar=("IMPL", "M", "N", "B"))
     args = parser.parse_args(argv)
     if args.child:
@@ -230,15 +276,20 @@ def main(argv=None):
     if args.phase_only:
         cases = []
     else:
-        print("ROC-AUC, one submission (evaluate(), B resamples; median of %d; ratio = peer / ours; * = run at "
-              "B' = B/10 and scaled)" % args.repeats)
+        print(
+            "ROC-AUC, one submission (evaluate(), B resamples; median of %d; ratio = peer / ours; * = run at "
+            "B' = B/10 and scaled)" % args.repeats
+        )
     for n, b in cases:
         ours, why = _run("ours", 1, n, b, args.repeats)
         print("n=%d B=%d  ours: %.3f s, peak RSS %.0f MB" % (n, b, ours["seconds"], ours["rss_mb"]), flush=True)
         calibration, _ = _run("ours-f1", 1, n, b, args.repeats)
         if calibration is not None:
-            print("   (calibration: our macro-F1 on the same n, B: %.3f s; ROC-AUC costs %.1fx that)"
-                  % (calibration["seconds"], ours["seconds"] / calibration["seconds"]), flush=True)
+            print(
+                "   (calibration: our macro-F1 on the same n, B: %.3f s; ROC-AUC costs %.1fx that)"
+                % (calibration["seconds"], ours["seconds"] / calibration["seconds"]),
+                flush=True,
+            )
         for impl in [p for p in args.peers.split(",") if p and p != "none"]:
             bb = max(1, min(1000, b // 10)) if impl in scaled else b
             reps = 1 if impl in scaled else args.repeats
@@ -247,9 +298,11 @@ def main(argv=None):
                 print("   %-20s not run: %s" % (impl, why), flush=True)
                 continue
             seconds = peer["seconds"] * b / bb
-            print("   %-20s %9.2f s%s  (%.1fx)  peak RSS %.0f MB" % (impl, seconds, "*" if bb != b else " ",
-                                                                  seconds / ours["seconds"], peer["rss_mb"]),
-                  flush=True)
+            print(
+                "   %-20s %9.2f s%s  (%.1fx)  peak RSS %.0f MB"
+                % (impl, seconds, "*" if bb != b else " ", seconds / ours["seconds"], peer["rss_mb"]),
+                flush=True,
+            )
     if args.no_phase:
         return 0
     m, n, b = (100, 10000, 10000) if not args.quick else (10, 2000, 1000)
@@ -259,19 +312,29 @@ def main(argv=None):
     if phase is None:
         print("end of phase: failed: %s" % why)
         return 1
-    print("End of phase, analyze(): m=%d systems, n=%d, B=%d, ROC-AUC, all pairs: %.2f s, peak RSS %.0f MB%s"
-          % (m, n, b, phase["seconds"], phase["rss_mb"],
-             " (about %.0f s at B = 10,000, scaled linearly)" % (phase["seconds"] * 10000.0 / b) if b < 10000
-             else ""), flush=True)
+    print(
+        "End of phase, analyze(): m=%d systems, n=%d, B=%d, ROC-AUC, all pairs: %.2f s, peak RSS %.0f MB%s"
+        % (
+            m,
+            n,
+            b,
+            phase["seconds"],
+            phase["rss_mb"],
+            " (about %.0f s at B = 10,000, scaled linearly)" % (phase["seconds"] * 10000.0 / b) if b < 10000 else "",
+        ),
+        flush=True,
+    )
     for impl, bb in (("ours-phase-cells", min(b, args.cells_b or b)), ("sklearn-loop-phase", min(b, 20))):
         peer, why = _run(impl, m, n, bb, 1)
         if peer is None:
             print("   %-20s not run: %s" % (impl, why), flush=True)
             continue
         seconds = peer["seconds"] * b / bb
-        print("   %-20s %9.2f s%s  (%.1fx)  peak RSS %.0f MB" % (impl, seconds, "*" if bb != b else " ",
-                                                              seconds / phase["seconds"], peer["rss_mb"]),
-              flush=True)
+        print(
+            "   %-20s %9.2f s%s  (%.1fx)  peak RSS %.0f MB"
+            % (impl, seconds, "*" if bb != b else " ", seconds / phase["seconds"], peer["rss_mb"]),
+            flush=True,
+        )
     return 0
 
 

@@ -18,6 +18,7 @@ Wall time is the median of 3 runs (``time.perf_counter``).  Run:
 
     python3 benchmarks/task_sequence.py [--n 10000] [--b 10000] [--systems 50] [--peer-b 20]
 """
+
 import argparse
 import os
 import random
@@ -59,8 +60,15 @@ def make_data(n, seed=1, n_systems=1, noise=0.1):
     systems = []
     for s in range(n_systems):
         r = random.Random(seed * 1000 + s)
-        systems.append([[("O" if r.random() < 0.4 else r.choice(("B-", "I-")) + r.choice(TYPES))
-                         if r.random() < noise else t for t in sentence] for sentence in gold])
+        systems.append(
+            [
+                [
+                    ("O" if r.random() < 0.4 else r.choice(("B-", "I-")) + r.choice(TYPES)) if r.random() < noise else t
+                    for t in sentence
+                ]
+                for sentence in gold
+            ]
+        )
     return gold, systems
 
 
@@ -73,8 +81,10 @@ def median_time(fn, repeats=3):
         fn()
         times.append(time.perf_counter() - start)
         cpu.append(time.process_time() - start_cpu)
-    print("  (median wall %.2f s, median CPU %.2f s, load average %.1f)"
-          % (statistics.median(times), statistics.median(cpu), os.getloadavg()[0]))
+    print(
+        "  (median wall %.2f s, median CPU %.2f s, load average %.1f)"
+        % (statistics.median(times), statistics.median(cpu), os.getloadavg()[0])
+    )
     return statistics.median(times), times
 
 
@@ -89,8 +99,14 @@ def main(argv=None):
     print("data: %d sentences, %d tokens, B = %d" % (len(gold), sum(len(s) for s in gold), args.b))
 
     def config(n_jobs):
-        return parse_config({"task": "sequence", "metric": METRICS[0], "extra_metrics": METRICS[1:],
-                             "bootstrap": {"n_resamples": args.b, "seed": 12345, "n_jobs": n_jobs}})
+        return parse_config(
+            {
+                "task": "sequence",
+                "metric": METRICS[0],
+                "extra_metrics": METRICS[1:],
+                "bootstrap": {"n_resamples": args.b, "seed": 12345, "n_jobs": n_jobs},
+            }
+        )
 
     start = time.perf_counter()
     values, types, coded = sequence.encode_values(gold, {"s0": systems[0]}, settings={})
@@ -117,10 +133,10 @@ def main(argv=None):
                 warnings.simplefilter("ignore")
                 for row in idx:
                     f1_score([gold[i] for i in row], [pred[i] for i in row])
+
         med, times = median_time(loop)
         scale = args.b / float(args.peer_b)
-        rows.append(("seqeval-loop (B=%d, scaled x%g)" % (args.peer_b, scale), med * scale,
-                     [t * scale for t in times]))
+        rows.append(("seqeval-loop (B=%d, scaled x%g)" % (args.peer_b, scale), med * scale, [t * scale for t in times]))
     ours = rows[0][1]
     print("\nper submission, n = %d sentences, B = %d" % (args.n, args.b))
     print("%-40s %10s %10s" % ("implementation", "median s", "x ours"))
@@ -135,12 +151,16 @@ def main(argv=None):
         encoding = time.perf_counter() - start
         gold_std = GoldStandard(values=values, labels=types, task="sequence")
         med, times = median_time(lambda: analyze(gold_std, coded, config=cfg), repeats=1)
-        print("\nend of phase, %d systems, n = %d, B = %d: analyze() %.1f s after parsing (encoding the %d systems: "
-              "%.1f s)" % (args.systems, args.n, args.b, med, args.systems, encoding))
+        print(
+            "\nend of phase, %d systems, n = %d, B = %d: analyze() %.1f s after parsing (encoding the %d systems: "
+            "%.1f s)" % (args.systems, args.n, args.b, med, args.systems, encoding)
+        )
         if f1_score is not None:
             per_system = rows[-1][1]
-            print("a seqeval loop would take about %.0f s (%d x %.0f s): x%.0f"
-                  % (per_system * args.systems, args.systems, per_system, per_system * args.systems / med))
+            print(
+                "a seqeval loop would take about %.0f s (%d x %.0f s): x%.0f"
+                % (per_system * args.systems, args.systems, per_system, per_system * args.systems / med)
+            )
 
 
 if __name__ == "__main__":

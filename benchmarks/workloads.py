@@ -9,6 +9,7 @@ Sizes are per mode: ``quick`` (a smoke run, about a minute) and ``full``.
 Sizes are ``(n, B)`` for one submission and ``(m, n, B)`` for the
 end-of-phase analysis of ``m`` systems.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -37,7 +38,7 @@ class Target:
     m: Optional[int] = None
     peer: Optional[str] = None
     min_ratio: Optional[float] = None
-    report_rss: bool = False       # no limit, but state the peak RSS
+    report_rss: bool = False  # no limit, but state the peak RSS
 
     def describe(self):
         where = ("m=%s " % _human(self.m) if self.m else "") + "n=%s B=%s" % (_human(self.n), _human(self.n_resamples))
@@ -54,17 +55,17 @@ class Workload:
     name: str
     group: str
     title: str
-    data: str                      # a key of datasets.GENERATORS
-    metric: str                    # the config's metric (ours) and impls.STATISTICS key (peers)
+    data: str  # a key of datasets.GENERATORS
+    metric: str  # the config's metric (ours) and impls.STATISTICS key (peers)
     sizes: Dict[str, List[Tuple[int, ...]]]  # mode -> [(n, B), ...] or, with systems, [(m, n, B), ...]
     impls: Tuple[str, ...] = OURS + PEERS
     quick_impls: Optional[Tuple[str, ...]] = None  # a subset for --quick (peer imports cost ~1-2.5 s each)
-    axis: str = "n"                # which size varies: "m", "n" or "B" (for the plot)
+    axis: str = "n"  # which size varies: "m", "n" or "B" (for the plot)
     fit_axes: Tuple[str, ...] = ()  # growth exponents along these axes (default: (axis,))
-    baseline: bool = False         # also score a baseline system (paired difference)
+    baseline: bool = False  # also score a baseline system (paired difference)
     targets: Tuple[Target, ...] = ()
     notes: str = ""
-    kind: str = "per_submission"   # "per_submission" (evaluate) or "end_of_phase" (analyze over m systems)
+    kind: str = "per_submission"  # "per_submission" (evaluate) or "end_of_phase" (analyze over m systems)
     always_scale: Tuple[str, ...] = ("sklearn-loop",)  # peers always run at a smaller B (<= B/10) and scaled
     peer_max_m: Optional[int] = None  # peers are not run above this many systems (reason in the table)
     extra: Dict[str, object] = field(default_factory=dict)
@@ -100,16 +101,21 @@ def select(only=None):
     wanted = set(only)
     unknown = wanted - set(WORKLOADS) - set(w.group for w in WORKLOADS.values())
     if unknown:
-        raise SystemExit("unknown workload or group: %s (known: %s; groups: %s)"
-                         % (", ".join(sorted(unknown)), ", ".join(WORKLOADS),
-                            ", ".join(sorted(set(w.group for w in WORKLOADS.values())))))
+        raise SystemExit(
+            "unknown workload or group: %s (known: %s; groups: %s)"
+            % (
+                ", ".join(sorted(unknown)),
+                ", ".join(WORKLOADS),
+                ", ".join(sorted(set(w.group for w in WORKLOADS.values()))),
+            )
+        )
     return [w for w in WORKLOADS.values() if w.name in wanted or w.group in wanted]
 
 
 def _human(x):
     for exp in range(9, 2, -1):
-        if x >= 10 ** exp and x % 10 ** exp == 0:
-            mant = x // 10 ** exp
+        if x >= 10**exp and x % 10**exp == 0:
+            mant = x // 10**exp
             return ("1e%d" % exp) if mant == 1 else ("%de%d" % (mant, exp))
     return str(x)
 
@@ -119,159 +125,189 @@ def _human(x):
 # ---------------------------------------------------------------------------
 B = 10000
 
-register(Workload(
-    name="f1_macro",
-    group="per_submission",
-    title="macro-F1, 3 classes, one submission",
-    data="classification3",
-    metric="f1_macro",
-    sizes={"quick": [(1000, 200), (10000, 200)],
-           "full": [(1000, B), (10000, B), (100000, B), (1000000, B)]},
-    targets=(Target(10000, B, 1.0),
-             Target(100000, B, 5.0, rss_mb=1024.0),
-             Target(1000000, B, 30.0, rss_mb=1536.0)),
-))
+register(
+    Workload(
+        name="f1_macro",
+        group="per_submission",
+        title="macro-F1, 3 classes, one submission",
+        data="classification3",
+        metric="f1_macro",
+        sizes={"quick": [(1000, 200), (10000, 200)], "full": [(1000, B), (10000, B), (100000, B), (1000000, B)]},
+        targets=(Target(10000, B, 1.0), Target(100000, B, 5.0, rss_mb=1024.0), Target(1000000, B, 30.0, rss_mb=1536.0)),
+    )
+)
 
-register(Workload(
-    name="f1_macro_B",
-    group="per_submission",
-    title="macro-F1, 3 classes: time vs B (ours only)",
-    data="classification3",
-    metric="f1_macro",
-    sizes={"quick": [(1000, 100), (1000, 400)],
-           "full": [(10000, 1000), (10000, 3000), (10000, 10000), (10000, 30000)]},
-    impls=OURS,
-    axis="B",
-))
+register(
+    Workload(
+        name="f1_macro_B",
+        group="per_submission",
+        title="macro-F1, 3 classes: time vs B (ours only)",
+        data="classification3",
+        metric="f1_macro",
+        sizes={
+            "quick": [(1000, 100), (1000, 400)],
+            "full": [(10000, 1000), (10000, 3000), (10000, 10000), (10000, 30000)],
+        },
+        impls=OURS,
+        axis="B",
+    )
+)
 
-register(Workload(
-    name="accuracy",
-    group="per_submission",
-    title="accuracy, 3 classes, one submission",
-    data="classification3",
-    metric="accuracy",
-    sizes={"quick": [(1000, 200)], "full": [(10000, B), (100000, B)]},
-    quick_impls=OURS + ("scipy",),
-))
+register(
+    Workload(
+        name="accuracy",
+        group="per_submission",
+        title="accuracy, 3 classes, one submission",
+        data="classification3",
+        metric="accuracy",
+        sizes={"quick": [(1000, 200)], "full": [(10000, B), (100000, B)]},
+        quick_impls=OURS + ("scipy",),
+    )
+)
 
-register(Workload(
-    name="mae",
-    group="per_submission",
-    title="MAE, regression, one submission",
-    data="regression_diabetes",
-    metric="mae",
-    sizes={"quick": [(1000, 200)], "full": [(10000, B), (100000, B)]},
-    quick_impls=OURS + ("scipy",),
-))
+register(
+    Workload(
+        name="mae",
+        group="per_submission",
+        title="MAE, regression, one submission",
+        data="regression_diabetes",
+        metric="mae",
+        sizes={"quick": [(1000, 200)], "full": [(10000, B), (100000, B)]},
+        quick_impls=OURS + ("scipy",),
+    )
+)
 
-register(Workload(
-    name="pearson",
-    group="per_submission",
-    title="Pearson r, regression, one submission",
-    data="regression_diabetes",
-    metric="pearson",
-    sizes={"quick": [(1000, 200)], "full": [(10000, B), (100000, B)]},
-    quick_impls=OURS + ("scipy",),
-))
+register(
+    Workload(
+        name="pearson",
+        group="per_submission",
+        title="Pearson r, regression, one submission",
+        data="regression_diabetes",
+        metric="pearson",
+        sizes={"quick": [(1000, 200)], "full": [(10000, B), (100000, B)]},
+        quick_impls=OURS + ("scipy",),
+    )
+)
 
-register(Workload(
-    name="f1_macro_vs_baseline",
-    group="per_submission",
-    title="macro-F1 difference to a baseline (paired), one submission",
-    data="classification3",
-    metric="f1_macro",
-    baseline=True,
-    sizes={"quick": [(1000, 200)], "full": [(10000, B)]},
-    impls=OURS + PEERS + ("bootci",),
-    quick_impls=OURS + ("bootci",),
-    notes="ours: evaluate(..., baseline=...) (CI of the difference + p-value); peers compute "
-          "F1(system) - F1(baseline) on each resample",
-))
+register(
+    Workload(
+        name="f1_macro_vs_baseline",
+        group="per_submission",
+        title="macro-F1 difference to a baseline (paired), one submission",
+        data="classification3",
+        metric="f1_macro",
+        baseline=True,
+        sizes={"quick": [(1000, 200)], "full": [(10000, B)]},
+        impls=OURS + PEERS + ("bootci",),
+        quick_impls=OURS + ("bootci",),
+        notes="ours: evaluate(..., baseline=...) (CI of the difference + p-value); peers compute "
+        "F1(system) - F1(baseline) on each resample",
+    )
+)
 
 
 # ---------------------------------------------------------------------------
 # End of phase (leaderboard_ci.phase.analysis.analyze over m systems)
 # ---------------------------------------------------------------------------
 CORRECTIONS = ("bonferroni", "holm", "fdr_bh")
-EOP_NOTES = ("ours: analyze(GoldStandard, {name: coded predictions}, metric='f1_macro', n_resamples=B, "
-             "corrections=[bonferroni, holm, fdr_bh]) - per-system CIs, all m(m-1)/2 pairs (difference, CI, "
-             "p-values), three corrections, indicators, letters (m <= 300); arrays built before the timed call")
+EOP_NOTES = (
+    "ours: analyze(GoldStandard, {name: coded predictions}, metric='f1_macro', n_resamples=B, "
+    "corrections=[bonferroni, holm, fdr_bh]) - per-system CIs, all m(m-1)/2 pairs (difference, CI, "
+    "p-values), three corrections, indicators, letters (m <= 300); arrays built before the timed call"
+)
 
-register(Workload(
-    name="eop_f1_macro",
-    group="end_of_phase",
-    title="end of phase: macro-F1, 3 classes, all pairs, 3 corrections",
-    data="systems3",
-    metric="f1_macro",
-    kind="end_of_phase",
-    sizes={"quick": [(5, 500, 200), (20, 500, 200), (20, 2000, 200)],
-           "full": [(m, n, B) for n in (1000, 10000) for m in (10, 100, 1000)]},
-    impls=OURS + EOP_PEERS,
-    quick_impls=OURS + EOP_PEERS,
-    axis="m",
-    fit_axes=("m", "n"),
-    always_scale=(),
-    peer_max_m=100,
-    targets=(Target(1000, B, 0.5, m=10),
-             Target(10000, B, 5.0, rss_mb=1024.0, m=100),
-             Target(10000, B, 120.0, m=1000, report_rss=True)),
-    notes=EOP_NOTES,
-))
+register(
+    Workload(
+        name="eop_f1_macro",
+        group="end_of_phase",
+        title="end of phase: macro-F1, 3 classes, all pairs, 3 corrections",
+        data="systems3",
+        metric="f1_macro",
+        kind="end_of_phase",
+        sizes={
+            "quick": [(5, 500, 200), (20, 500, 200), (20, 2000, 200)],
+            "full": [(m, n, B) for n in (1000, 10000) for m in (10, 100, 1000)],
+        },
+        impls=OURS + EOP_PEERS,
+        quick_impls=OURS + EOP_PEERS,
+        axis="m",
+        fit_axes=("m", "n"),
+        always_scale=(),
+        peer_max_m=100,
+        targets=(
+            Target(1000, B, 0.5, m=10),
+            Target(10000, B, 5.0, rss_mb=1024.0, m=100),
+            Target(10000, B, 120.0, m=1000, report_rss=True),
+        ),
+        notes=EOP_NOTES,
+    )
+)
 
-register(Workload(
-    name="eop_paper",
-    group="end_of_phase",
-    title="end of phase, the paper's size: m=31 systems, n=13,000 items",
-    data="systems3",
-    metric="f1_macro",
-    kind="end_of_phase",
-    sizes={"quick": [(8, 1300, 200)], "full": [(31, 13000, B)]},
-    impls=OURS + EOP_PEERS,
-    always_scale=(),
-    axis="m",
-    targets=(Target(13000, B, m=31, peer="compstats", min_ratio=100.0),
-             Target(1300, 200, m=8, peer="compstats", min_ratio=100.0, modes=("quick",))),
-    notes="Nava-Munoz, Graff & Escalante (2024): m <= 31, n <= 13,000. " + EOP_NOTES,
-))
+register(
+    Workload(
+        name="eop_paper",
+        group="end_of_phase",
+        title="end of phase, the paper's size: m=31 systems, n=13,000 items",
+        data="systems3",
+        metric="f1_macro",
+        kind="end_of_phase",
+        sizes={"quick": [(8, 1300, 200)], "full": [(31, 13000, B)]},
+        impls=OURS + EOP_PEERS,
+        always_scale=(),
+        axis="m",
+        targets=(
+            Target(13000, B, m=31, peer="compstats", min_ratio=100.0),
+            Target(1300, 200, m=8, peer="compstats", min_ratio=100.0, modes=("quick",)),
+        ),
+        notes="Nava-Munoz, Graff & Escalante (2024): m <= 31, n <= 13,000. " + EOP_NOTES,
+    )
+)
 
-register(Workload(
-    name="eop_n",
-    group="end_of_phase",
-    title="end of phase: time vs n (m=100, ours only)",
-    data="systems3",
-    metric="f1_macro",
-    kind="end_of_phase",
-    sizes={"quick": [(20, 500, 200), (20, 2000, 200)],
-           "full": [(100, n, B) for n in (1000, 3000, 10000, 30000)]},
-    impls=OURS,
-    axis="n",
-    notes=EOP_NOTES,
-))
+register(
+    Workload(
+        name="eop_n",
+        group="end_of_phase",
+        title="end of phase: time vs n (m=100, ours only)",
+        data="systems3",
+        metric="f1_macro",
+        kind="end_of_phase",
+        sizes={"quick": [(20, 500, 200), (20, 2000, 200)], "full": [(100, n, B) for n in (1000, 3000, 10000, 30000)]},
+        impls=OURS,
+        axis="n",
+        notes=EOP_NOTES,
+    )
+)
 
-register(Workload(
-    name="eop_B",
-    group="end_of_phase",
-    title="end of phase: time vs B (m=100, n=10,000, ours only)",
-    data="systems3",
-    metric="f1_macro",
-    kind="end_of_phase",
-    sizes={"quick": [(20, 1000, 100), (20, 1000, 400)],
-           "full": [(100, 10000, b) for b in (1000, 3000, 10000, 30000)]},
-    impls=OURS,
-    axis="B",
-    notes=EOP_NOTES,
-))
+register(
+    Workload(
+        name="eop_B",
+        group="end_of_phase",
+        title="end of phase: time vs B (m=100, n=10,000, ours only)",
+        data="systems3",
+        metric="f1_macro",
+        kind="end_of_phase",
+        sizes={
+            "quick": [(20, 1000, 100), (20, 1000, 400)],
+            "full": [(100, 10000, b) for b in (1000, 3000, 10000, 30000)],
+        },
+        impls=OURS,
+        axis="B",
+        notes=EOP_NOTES,
+    )
+)
 
-register(Workload(
-    name="eop_dask",
-    group="end_of_phase",
-    title="end of phase on Dask: 1 and 2 local workers vs threads (m=100, n=10,000)",
-    data="systems3",
-    metric="f1_macro",
-    kind="end_of_phase",
-    sizes={"quick": [(20, 2000, 400)], "full": [(100, 10000, B)]},
-    impls=OURS + DASK,
-    axis="m",
-    notes="ours-daskK: analyze(..., execution=Execution(dask='local', workers=K)); the time includes starting and "
-          "closing the LocalCluster (as the API does per call); peak RSS is the client process only. " + EOP_NOTES,
-))
+register(
+    Workload(
+        name="eop_dask",
+        group="end_of_phase",
+        title="end of phase on Dask: 1 and 2 local workers vs threads (m=100, n=10,000)",
+        data="systems3",
+        metric="f1_macro",
+        kind="end_of_phase",
+        sizes={"quick": [(20, 2000, 400)], "full": [(100, 10000, B)]},
+        impls=OURS + DASK,
+        axis="m",
+        notes="ours-daskK: analyze(..., execution=Execution(dask='local', workers=K)); the time includes starting and "
+        "closing the LocalCluster (as the API does per call); peak RSS is the client process only. " + EOP_NOTES,
+    )
+)

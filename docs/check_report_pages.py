@@ -7,11 +7,13 @@
 For each report folder: the page at 800 and 1,400 pixels wide; every element outside a
 horizontally scrolling box must end inside the page's width (nothing cut
 off); every figure is shown whole (its width on screen at most its natural
-width, never cropped, never squeezed below 60 % of the width it could take); every relative link (the full tables above the
+width, never cropped, never squeezed below 60 % of the width it could take); every relative link (the full tables
+above the
 threshold) names a file that exists; a truncated page shows its "Top N of M"
 notes.  Prints one line per problem and a summary, and with ``--shots`` saves
 a full-page screenshot per report.  Exit code 1 when a problem was found.
 """
+
 import argparse
 import os
 import sys
@@ -52,8 +54,10 @@ def check(page, folder, shots=None, width=1400):
         elif not os.path.isfile(os.path.join(os.path.abspath(folder), href)):
             problems.append("link to a missing file: %s" % href)
     files = [h for h in found["links"] if not h.startswith("#")]
-    print("%s at %d px: %d px high, %d figures, %d table rows, %d file links, %d truncation notes"
-          % (path, width, found["height"], found["figures"], found["rows"], len(files), len(found["truncated"])))
+    print(
+        "%s at %d px: %d px high, %d figures, %d table rows, %d file links, %d truncation notes"
+        % (path, width, found["height"], found["figures"], found["rows"], len(files), len(found["truncated"]))
+    )
     for note in found["truncated"]:
         print("  note: %s" % note.replace("\n", " ")[:200])
     if shots:

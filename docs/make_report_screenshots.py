@@ -7,6 +7,7 @@
 Synthetic competitions with long system names, a broken run near 0, a majority baseline and two
 groups (B = 2,000), written as a report and photographed at 1280 pixels wide: nothing may be cut off.
 """
+
 import os
 import subprocess
 import sys
@@ -38,8 +39,14 @@ def competition(m):
     systems["broken_run_of_%s" % LONG] = (gold + 1) % 3
     systems["majority baseline"] = np.zeros(n, dtype=int)
     groups = np.where(np.arange(n) % 2 == 0, "female", "male")
-    return analyze([str(g) for g in gold], {k: [str(x) for x in v] for k, v in systems.items()}, metric="f1_macro",
-                   groups=list(groups), baseline="majority baseline", n_resamples=2000)
+    return analyze(
+        [str(g) for g in gold],
+        {k: [str(x) for x in v] for k, v in systems.items()},
+        metric="f1_macro",
+        groups=list(groups),
+        baseline="majority baseline",
+        n_resamples=2000,
+    )
 
 
 def main():
@@ -50,14 +57,29 @@ def main():
         out = os.path.join(work, "report%d" % m)
         competition(m).write(out)
         shot = os.path.join(work, "shot%d.png" % m)
-        subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                        "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars",
-                        "--screenshot=%s" % shot, "--window-size=1280,%d" % (height + 200),
-                        "file://%s" % os.path.join(out, "report.html")], check=True, capture_output=True)
+        subprocess.run(
+            [
+                "chromium",
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+                "--hide-scrollbars",
+                "--screenshot=%s" % shot,
+                "--window-size=1280,%d" % (height + 200),
+                "file://%s" % os.path.join(out, "report.html"),
+            ],
+            check=True,
+            capture_output=True,
+        )
         image = Image.open(shot).convert("RGB").crop((0, 0, 1280, height))
         target = os.path.join(HERE, "report_%d_systems.png" % m)
-        image.quantize(colors=256, method=Image.Quantize.MAXCOVERAGE, dither=Image.Dither.NONE).save(target,
-                                                                                                     optimize=True)
+        image.quantize(colors=256, method=Image.Quantize.MAXCOVERAGE, dither=Image.Dither.NONE).save(
+            target, optimize=True
+        )
         print("wrote %s" % target)
 
 

@@ -5,6 +5,7 @@ Run by the platform as ``python3 $program/score.py $input $output`` (see
 metadata.yaml).  Settings are in config.yaml next to this file.  It needs only
 Python >= 3.7, numpy and PyYAML, which every stock codalab-legacy image has.
 """
+
 import os
 import sys
 
@@ -18,8 +19,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
-from leaderboard_ci.scoring.codabench import main  # noqa: E402
 from leaderboard_ci.core.parallel import keep_freed_memory  # noqa: E402
+from leaderboard_ci.scoring.codabench import main  # noqa: E402
 
 if __name__ == "__main__":
     keep_freed_memory()

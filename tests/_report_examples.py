@@ -4,6 +4,7 @@ Each function returns a PhaseResult from :func:`leaderboard_ci.phase.analysis.an
 on seeded synthetic data, with B <= 1000 so the tests stay fast.  System
 names include every character the reports must escape.
 """
+
 import functools
 
 import numpy as np
@@ -11,10 +12,11 @@ import numpy as np
 from leaderboard_ci.phase.analysis import analyze
 
 #: Names with HTML, LaTeX and Markdown special characters.
-NASTY = ["a_b & c%", "<script>alert(1)</script>", "O'Brien \"q\" | pipe", "tab\u2020 #1 $x$ {y} ~z^ \\s",
-         "baseline"]
-SKIPPED = [("late<b>team</b>", "predictions.csv line 7: label \"x<y\" is not one of 0, 1, 2"),
-           ("empty & co", "the zip has no predictions file")]
+NASTY = ["a_b & c%", "<script>alert(1)</script>", 'O\'Brien "q" | pipe', "tab\u2020 #1 $x$ {y} ~z^ \\s", "baseline"]
+SKIPPED = [
+    ("late<b>team</b>", 'predictions.csv line 7: label "x<y" is not one of 0, 1, 2'),
+    ("empty & co", "the zip has no predictions file"),
+]
 
 
 def _noisy(rng, gold, accuracy, classes):
@@ -38,11 +40,22 @@ def classification():
     runner = winner.copy()
     swap = rng.choice(n, 6, replace=False)
     runner[swap] = (runner[swap] + 1) % 3
-    systems = {NASTY[0]: winner, NASTY[1]: runner, NASTY[2]: _noisy(rng, gold, 0.6, 3),
-               NASTY[3]: _noisy(rng, gold, 0.5, 3), NASTY[4]: np.zeros(n, dtype=int)}
-    return analyze([str(g) for g in gold], {k: [str(x) for x in v] for k, v in systems.items()},
-                   metric="f1_macro", extra_metrics=["accuracy"], baseline="baseline", n_resamples=500,
-                   skipped=SKIPPED)
+    systems = {
+        NASTY[0]: winner,
+        NASTY[1]: runner,
+        NASTY[2]: _noisy(rng, gold, 0.6, 3),
+        NASTY[3]: _noisy(rng, gold, 0.5, 3),
+        NASTY[4]: np.zeros(n, dtype=int),
+    }
+    return analyze(
+        [str(g) for g in gold],
+        {k: [str(x) for x in v] for k, v in systems.items()},
+        metric="f1_macro",
+        extra_metrics=["accuracy"],
+        baseline="baseline",
+        n_resamples=500,
+        skipped=SKIPPED,
+    )
 
 
 @functools.lru_cache(maxsize=None)
@@ -54,8 +67,14 @@ def with_groups():
     groups = np.where(np.arange(n) % 3 == 0, "es<&>", "en")
     systems = {"sys_%d" % i: _noisy(rng, gold, acc, 4) for i, acc in enumerate([0.9, 0.8, 0.7])}
     systems["majority"] = np.full(n, int(np.bincount(gold).argmax()))
-    return analyze([str(g) for g in gold], {k: [str(x) for x in v] for k, v in systems.items()},
-                   metric="f1_macro", groups=list(groups), baseline="majority", n_resamples=400)
+    return analyze(
+        [str(g) for g in gold],
+        {k: [str(x) for x in v] for k, v in systems.items()},
+        metric="f1_macro",
+        groups=list(groups),
+        baseline="majority",
+        n_resamples=400,
+    )
 
 
 @functools.lru_cache(maxsize=None)
@@ -64,9 +83,13 @@ def regression():
     rng = np.random.default_rng(3)
     n = 250
     y = rng.normal(50, 15, n)
-    systems = {"ridge": y + rng.normal(0, 8, n), "knn": y + rng.normal(0, 9, n),
-               "tree": y + rng.normal(0, 12, n), "biased": y + 6 + rng.normal(0, 8, n),
-               "mean": np.full(n, float(y.mean()))}
+    systems = {
+        "ridge": y + rng.normal(0, 8, n),
+        "knn": y + rng.normal(0, 9, n),
+        "tree": y + rng.normal(0, 12, n),
+        "biased": y + 6 + rng.normal(0, 8, n),
+        "mean": np.full(n, float(y.mean())),
+    }
     return analyze(list(y), systems, metric="mae", extra_metrics=["pearson"], baseline="mean", n_resamples=500)
 
 
@@ -75,17 +98,24 @@ def two_systems():
     rng = np.random.default_rng(5)
     n = 200
     gold = rng.integers(0, 2, n)
-    return analyze([str(g) for g in gold], {"first": [str(x) for x in _noisy(rng, gold, 0.8, 2)],
-                                            "second": [str(x) for x in _noisy(rng, gold, 0.7, 2)]},
-                   metric="accuracy", n_resamples=300)
+    return analyze(
+        [str(g) for g in gold],
+        {"first": [str(x) for x in _noisy(rng, gold, 0.8, 2)], "second": [str(x) for x in _noisy(rng, gold, 0.7, 2)]},
+        metric="accuracy",
+        n_resamples=300,
+    )
 
 
 @functools.lru_cache(maxsize=None)
 def one_system():
     rng = np.random.default_rng(6)
     gold = rng.integers(0, 2, 120)
-    return analyze([str(g) for g in gold], {"only": [str(x) for x in _noisy(rng, gold, 0.8, 2)]},
-                   metric="accuracy", n_resamples=200)
+    return analyze(
+        [str(g) for g in gold],
+        {"only": [str(x) for x in _noisy(rng, gold, 0.8, 2)]},
+        metric="accuracy",
+        n_resamples=200,
+    )
 
 
 def many_systems_data(m=40):
@@ -93,8 +123,7 @@ def many_systems_data(m=40):
     rng = np.random.default_rng(9)
     n = 300
     gold = rng.integers(0, 4, n)
-    systems = {"team_%02d_submission_%s" % (i, "x" * (i % 9)): _noisy(rng, gold, 0.45 + 0.012 * i, 4)
-               for i in range(m)}
+    systems = {"team_%02d_submission_%s" % (i, "x" * (i % 9)): _noisy(rng, gold, 0.45 + 0.012 * i, 4) for i in range(m)}
     return [str(g) for g in gold], {k: [str(x) for x in v] for k, v in systems.items()}
 
 
@@ -111,8 +140,9 @@ def permutation():
     n = 150
     gold = rng.integers(0, 2, n)
     systems = {"p%d" % i: [str(x) for x in _noisy(rng, gold, acc, 2)] for i, acc in enumerate([0.85, 0.8, 0.6])}
-    return analyze([str(g) for g in gold], systems, metric="accuracy", n_resamples=200, test="permutation",
-                   n_permutations=200)
+    return analyze(
+        [str(g) for g in gold], systems, metric="accuracy", n_resamples=200, test="permutation", n_permutations=200
+    )
 
 
 @functools.lru_cache(maxsize=None)
@@ -130,5 +160,11 @@ def one_sided():
         pytest.skip("this analysis has no 'sides' setting")
 
 
-ALL = {"classification": classification, "groups": with_groups, "regression": regression,
-       "two": two_systems, "one": one_system, "permutation": permutation}
+ALL = {
+    "classification": classification,
+    "groups": with_groups,
+    "regression": regression,
+    "two": two_systems,
+    "one": one_system,
+    "permutation": permutation,
+}

@@ -1,11 +1,19 @@
 """Accumulators give exact sums, the same by every path (gather, count matrix, jackknife)."""
+
 from fractions import Fraction
 
 import numpy as np
 import pytest
 
-from leaderboard_ci.core.accumulators import (CodeCounts, ExactSums, RankSums, WeightedFunction, block_counts_factory,
-                                         jackknife, split_fixed_point)
+from leaderboard_ci.core.accumulators import (
+    CodeCounts,
+    ExactSums,
+    RankSums,
+    WeightedFunction,
+    block_counts_factory,
+    jackknife,
+    split_fixed_point,
+)
 from leaderboard_ci.core.resampling import counts_from_indices, replicate_indices
 
 
@@ -28,10 +36,10 @@ def test_exact_sums_are_correctly_rounded():
     idx = replicate_indices(9, n, 0, 30)
     counts = counts_from_indices(idx, n)
     block = acc.block(idx, block_counts_factory(idx, n))[:, 0]
-    quantized = (acc.hi[:, 0] + np.ldexp(acc.lo[:, 0], -acc.k))
+    quantized = acc.hi[:, 0] + np.ldexp(acc.lo[:, 0], -acc.k)
     quantized = np.ldexp(quantized, int(acc.exponents[0]))
     # Quantization error is below double precision of the largest value...
-    assert np.max(np.abs(quantized - values)) <= np.max(np.abs(values)) * 2.0 ** -70
+    assert np.max(np.abs(quantized - values)) <= np.max(np.abs(values)) * 2.0**-70
     # ...and every replicate sum is the exact sum of the quantized values, rounded once.
     for r in range(30):
         assert block[r] == exact_weighted_sum(counts[r], quantized)
@@ -56,9 +64,9 @@ def test_fixed_point_split_bounds():
     values = awkward_values(1000)
     hi, lo, exps, k = split_fixed_point(values, 1000)
     assert k == 52 - (1000).bit_length()
-    assert np.all(np.abs(hi) < 2.0 ** k) and np.all(np.abs(lo) < 2.0 ** k)
+    assert np.all(np.abs(hi) < 2.0**k) and np.all(np.abs(lo) < 2.0**k)
     assert np.all(hi == np.trunc(hi)) and np.all(lo == np.trunc(lo))
-    assert np.all(np.abs(hi).sum(axis=0) < 2.0 ** 52)
+    assert np.all(np.abs(hi).sum(axis=0) < 2.0**52)
 
 
 def test_code_counts_block_matches_bincount_loop():

@@ -4,6 +4,7 @@ Corrections through statsmodels itself; differences, CIs and p-values by a
 plain loop over the same resamples; indicators by hand; the ranking by the
 full-sample score (never the bootstrap mean).
 """
+
 import os
 
 import numpy as np
@@ -12,10 +13,10 @@ import pytest
 from sklearn.metrics import accuracy_score, f1_score
 from statsmodels.stats.multitest import multipletests
 
-from leaderboard_ci.phase.analysis import Execution, analyze
-from leaderboard_ci.core.significance import stars
-from leaderboard_ci.scoring.errors import ConfigError
 from leaderboard_ci.core.resampling import replicate_indices
+from leaderboard_ci.core.significance import stars
+from leaderboard_ci.phase.analysis import Execution, analyze
+from leaderboard_ci.scoring.errors import ConfigError
 
 B = 800
 SEED = 5
@@ -34,11 +35,27 @@ def case():
         other = r.choice(["neg", "neu", "pos"], size=n)
         return np.where(wrong, other, y)
 
-    df = pd.DataFrame({"gold": y, "strong": system(0.92, 1), "tie_a": system(0.80, 2), "tie_b": system(0.80, 3),
-                       "weak": system(0.55, 4), "majority": "neu"})
+    df = pd.DataFrame(
+        {
+            "gold": y,
+            "strong": system(0.92, 1),
+            "tie_a": system(0.80, 2),
+            "tie_b": system(0.80, 3),
+            "weak": system(0.55, 4),
+            "majority": "neu",
+        }
+    )
     df["strong_copy"] = df["strong"]
-    result = analyze(df, "gold", metric="f1_macro", extra_metrics=["accuracy"], baseline="majority",
-                     n_resamples=B, seed=SEED, execution=Execution(n_jobs=2))
+    result = analyze(
+        df,
+        "gold",
+        metric="f1_macro",
+        extra_metrics=["accuracy"],
+        baseline="majority",
+        n_resamples=B,
+        seed=SEED,
+        execution=Execution(n_jobs=2),
+    )
     return df, result
 
 
@@ -66,7 +83,7 @@ def _naive_pairs(df, names, order, full, sign=1.0):
     reps = {k: np.array([macro_f1(y[r], df[k].to_numpy()[r]) for r in idx]) for k in names}
     out = []
     for i, a in enumerate(order):
-        for b in order[i + 1:]:
+        for b in order[i + 1 :]:
             d = sign * (reps[a] - reps[b])
             delta = sign * (full[a] - full[b])
             gamma = 100 * np.finfo(float).eps * max(1.0, abs(full[a]), abs(full[b]), abs(2 * delta))
@@ -136,9 +153,13 @@ def test_maxt_columns_equal_the_stepdown_on_the_same_replicates(case):
             np.testing.assert_array_equal(excludes, frame["p_maxt"] < 0.05)
         np.testing.assert_array_equal(target.vs_winner["significant"], target.vs_winner["p_maxt"] < 0.05)
         sets = rank_sets(reps, full, target.metric.sign, 0.05)
-        for column, values in (("rank", sets.rank), ("rank_low", sets.low), ("rank_high", sets.high),
-                               ("rank_low_marginal", sets.low_marginal),
-                               ("rank_high_marginal", sets.high_marginal)):
+        for column, values in (
+            ("rank", sets.rank),
+            ("rank_low", sets.low),
+            ("rank_high", sets.high),
+            ("rank_low_marginal", sets.low_marginal),
+            ("rank_high_marginal", sets.high_marginal),
+        ):
             np.testing.assert_array_equal(target.systems[column], values, err_msg=column)
         tied = target.systems["rank_low"] == 1
         np.testing.assert_array_equal(target.systems["tied_with_winner"], tied)
@@ -204,8 +225,9 @@ def test_tied_set_and_letters(case):
     assert letters["strong"] == letters["strong_copy"]
     assert not set(letters["strong"]) & set(letters["majority"])
     # Systems sharing a letter are exactly those not significantly different (primary correction).
-    different = {frozenset((a, b)) for a, b, p in zip(target.pairs["a"], target.pairs["b"], target.pairs["p_maxt"])
-                 if p < 0.05}
+    different = {
+        frozenset((a, b)) for a, b, p in zip(target.pairs["a"], target.pairs["b"], target.pairs["p_maxt"]) if p < 0.05
+    }
     for a in letters.index:
         for b in letters.index:
             if a < b:
@@ -253,7 +275,7 @@ def test_per_row_family_corrects_each_row():
     systems = {"s%d" % k: np.where(rng.random(200) < q, y, 1 - y) for k, q in enumerate((0.9, 0.8, 0.7, 0.6))}
     res = analyze(y, systems, metric="accuracy", n_resamples=400, family="per_row")
     pairs = res.official.pairs
-    for a, rows in pairs.groupby("a", sort=False):
+    for _a, rows in pairs.groupby("a", sort=False):
         np.testing.assert_allclose(rows["p_holm"], multipletests(rows["p_value"], method="holm")[1])
     vs = res.official.vs_winner
     np.testing.assert_allclose(vs["p_bonferroni"], np.minimum(1, vs["p_value"] * len(vs)))
@@ -320,10 +342,13 @@ def test_groups_give_one_target_each_and_gaps():
     assert gaps.loc["good", "groups"] == "en - es"
 
 
-@pytest.mark.parametrize("kwargs,message", [
-    ({"metric": "f1_macro", "baseline": "nobody"}, "baseline 'nobody' is not one of the systems"),
-    ({"metric": "f1_macro", "colour": "red"}, "unexpected keyword argument 'colour'"),
-])
+@pytest.mark.parametrize(
+    "kwargs,message",
+    [
+        ({"metric": "f1_macro", "baseline": "nobody"}, "baseline 'nobody' is not one of the systems"),
+        ({"metric": "f1_macro", "colour": "red"}, "unexpected keyword argument 'colour'"),
+    ],
+)
 def test_api_errors(kwargs, message):
     with pytest.raises((ValueError, TypeError), match=message):
         analyze([0, 1, 1], {"a": [0, 1, 0]}, **kwargs)
@@ -340,8 +365,9 @@ def test_per_unit_table_equals_scikit_learn_per_class_scores():
     rng = np.random.default_rng(5)
     labels = ["neg", "neu", "pos"]
     gold = [labels[c] for c in rng.integers(0, 3, 200)]
-    systems = {"s%d" % j: [g if rng.random() < 0.6 + 0.1 * j else labels[rng.integers(0, 3)] for g in gold]
-               for j in range(3)}
+    systems = {
+        "s%d" % j: [g if rng.random() < 0.6 + 0.1 * j else labels[rng.integers(0, 3)] for g in gold] for j in range(3)
+    }
     result = analyze(gold, systems, metric="f1_macro", n_resamples=100)
     units = result.units
     assert units.attrs["unit_name"] == "class"
@@ -358,6 +384,7 @@ def test_per_unit_table_equals_scikit_learn_per_class_scores():
 
 def test_group_gap_and_its_ci_equal_a_plain_loop_over_the_groups_replicates():
     import sys
+
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import _report_examples as E
 
@@ -373,11 +400,14 @@ def test_group_gap_and_its_ci_equal_a_plain_loop_over_the_groups_replicates():
             j, k = names.index(name), names.index(target.gains.attrs["baseline"])
             r = target.gains.attrs["reference_point"]
             with np.errstate(divide="ignore", invalid="ignore"):
-                reps[target.group] = 100 * (target.replicates[:, j] - target.replicates[:, k]) / np.abs(
-                    target.replicates[:, k] - r)
+                reps[target.group] = (
+                    100 * (target.replicates[:, j] - target.replicates[:, k]) / np.abs(target.replicates[:, k] - r)
+                )
         d = reps[a.group] - reps[b.group]
         d = d[np.isfinite(d)]
-        expected = float(a.gains.set_index("name").loc[name, "gain"]) - float(b.gains.set_index("name").loc[name, "gain"])
+        expected = float(a.gains.set_index("name").loc[name, "gain"]) - float(
+            b.gains.set_index("name").loc[name, "gain"]
+        )
         assert gaps.loc[name, "gap"] == pytest.approx(expected, abs=1e-12)
         assert gaps.loc[name, "ci_low"] == pytest.approx(np.percentile(d, 2.5), abs=1e-9)
         assert gaps.loc[name, "ci_high"] == pytest.approx(np.percentile(d, 97.5), abs=1e-9)

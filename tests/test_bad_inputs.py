@@ -8,6 +8,7 @@ matching the case's message, with no traceback; an accepted one must score
 exactly like the clean submission.  Nothing printed or written may reveal
 the gold standard (see ``bad_inputs/leaks.py``).
 """
+
 import compileall
 import importlib.util
 import os
@@ -25,8 +26,8 @@ if PROGRAM not in sys.path:
 
 from leaderboard_ci.scoring.config import load_config  # noqa: E402
 from leaderboard_ci.scoring.errors import ConfigError  # noqa: E402
-from leaderboard_ci.tools.local_worker import UnpackError, prepare_tree, run_scoring  # noqa: E402
 from leaderboard_ci.scoring.readers import find_prediction_file, read_gold, read_predictions  # noqa: E402
+from leaderboard_ci.tools.local_worker import UnpackError, prepare_tree, run_scoring  # noqa: E402
 
 
 def _load(name):
@@ -42,6 +43,8 @@ leaks = _load("leaks")
 
 REJECTED = [c for c in cases.CASES if not c.accept]
 ACCEPTED = [c for c in cases.CASES if c.accept]
+
+
 def _clean_case(task):
     return cases.case("clean_" + task, {"predictions.csv": cases.TASKS[task]["clean"]}, task=task, accept=True)
 
@@ -161,13 +164,13 @@ def test_rejected_with_one_clear_sentence(case, runs):
 
 def _gold_sha256(case):
     import hashlib
+
     data = cases.reference_files(case).get("gold.csv")
     data = data.encode("utf-8") if isinstance(data, str) else data
     return hashlib.sha256(data).hexdigest() if data else None
 
 
-@pytest.mark.parametrize("case", cases.CASES + list(CLEAN.values()),
-                         ids=[c.name for c in cases.CASES] + list(CLEAN))
+@pytest.mark.parametrize("case", cases.CASES + list(CLEAN.values()), ids=[c.name for c in cases.CASES] + list(CLEAN))
 def test_nothing_reveals_the_gold_standard(case, runs):
     result = runs[case.name]
     texts = _outputs(result)
@@ -216,15 +219,18 @@ GOLD = cases.TASKS["cls"]["gold"]
 REG_GOLD = cases.TASKS["reg"]["gold"]
 
 
-@pytest.mark.parametrize("message", [
-    "predictions.csv line 5: expected %r for id %s" % (cases.GOLD_LABELS[3], cases.IDS[3]),
-    "id %s should be %s" % (cases.IDS[7], cases.GOLD_LABELS[7]),
-    "wrong at {'%s': '%s'}" % (cases.IDS[12], cases.GOLD_LABELS[12]),
-    "gold line: %s,%s" % (cases.IDS[0], cases.GOLD_LABELS[0]),
-    "the gold labels are %s" % ", ".join(cases.GOLD_LABELS[5:10]),
-    "sequence %s" % "".join(cases.GOLD_LABELS[:6]),
-    "sequence %s" % "".join(cases.GOLD_LABELS[10:14]),
-])
+@pytest.mark.parametrize(
+    "message",
+    [
+        "predictions.csv line 5: expected %r for id %s" % (cases.GOLD_LABELS[3], cases.IDS[3]),
+        "id %s should be %s" % (cases.IDS[7], cases.GOLD_LABELS[7]),
+        "wrong at {'%s': '%s'}" % (cases.IDS[12], cases.GOLD_LABELS[12]),
+        "gold line: %s,%s" % (cases.IDS[0], cases.GOLD_LABELS[0]),
+        "the gold labels are %s" % ", ".join(cases.GOLD_LABELS[5:10]),
+        "sequence %s" % "".join(cases.GOLD_LABELS[:6]),
+        "sequence %s" % "".join(cases.GOLD_LABELS[10:14]),
+    ],
+)
 def test_leak_checker_flags_a_leaky_message(message):
     assert leaks.find_leaks({"stderr": message}, GOLD)
 
@@ -232,19 +238,25 @@ def test_leak_checker_flags_a_leaky_message(message):
 INT_GOLD = cases.TASKS["int"]["gold"]
 
 
-@pytest.mark.parametrize("message", [
-    "codes: %s" % ", ".join(cases.INT_GOLD[:8]),
-    "codes: %s" % " ".join(cases.INT_GOLD[3:12]),
-    "%s,%s" % (cases.IDS[2], cases.INT_GOLD[2]),
-])
+@pytest.mark.parametrize(
+    "message",
+    [
+        "codes: %s" % ", ".join(cases.INT_GOLD[:8]),
+        "codes: %s" % " ".join(cases.INT_GOLD[3:12]),
+        "%s,%s" % (cases.IDS[2], cases.INT_GOLD[2]),
+    ],
+)
 def test_leak_checker_flags_integer_labels(message):
     assert leaks.find_leaks({"stderr": message}, INT_GOLD)
 
 
-@pytest.mark.parametrize("message", [
-    "label '1.0' is not one of: 0, 1, 2 (write 1, not 1.0)",
-    "f1_macro 0.200110 [0.120001, 0.212200] B: 200 200.0 2002",
-])
+@pytest.mark.parametrize(
+    "message",
+    [
+        "label '1.0' is not one of: 0, 1, 2 (write 1, not 1.0)",
+        "f1_macro 0.200110 [0.120001, 0.212200] B: 200 200.0 2002",
+    ],
+)
 def test_leak_checker_passes_integer_label_lists_and_numbers(message):
     assert leaks.find_leaks({"stderr": message}, INT_GOLD) == []
 
@@ -254,12 +266,15 @@ def test_leak_checker_flags_a_regression_value():
     assert leaks.find_leaks({"stderr": message}, REG_GOLD, distinctive_values=True)
 
 
-@pytest.mark.parametrize("message", [
-    "predictions.csv line 17: label 'favour' is not one of: against, favor, none",
-    "predictions.csv is missing 3 of the 30 test ids (e.g. 'q7x-004', 'q7x-010', 'q7x-021')",
-    "predictions.csv line 4: label 'Favor' is not one of: against, favor, none (labels are case-sensitive; "
-    "did you mean 'favor'?)",
-])
+@pytest.mark.parametrize(
+    "message",
+    [
+        "predictions.csv line 17: label 'favour' is not one of: against, favor, none",
+        "predictions.csv is missing 3 of the 30 test ids (e.g. 'q7x-004', 'q7x-010', 'q7x-021')",
+        "predictions.csv line 4: label 'Favor' is not one of: against, favor, none (labels are case-sensitive; "
+        "did you mean 'favor'?)",
+    ],
+)
 def test_leak_checker_passes_a_clean_message(message):
     assert leaks.find_leaks({"stderr": message}, GOLD) == []
 
@@ -297,13 +312,20 @@ def test_the_corpus_in_the_image(image, runs, tmp_path):
     for case, result in zip(todo, results):
         lines = result.stderr.splitlines()
         if case.accept or case.name.startswith("clean_"):
-            ok = result.returncode == 0 and result.stderr == "" and \
-                result.scores_json_bytes == runs[CLEAN[case.task].name].scores_json_bytes
+            ok = (
+                result.returncode == 0
+                and result.stderr == ""
+                and result.scores_json_bytes == runs[CLEAN[case.task].name].scores_json_bytes
+            )
         else:
-            ok = (result.returncode == case.code and len(lines) == 1 and result.scores is None
-                  and __import__("re").search(case.expect, lines[0]) is not None
-                  and "Traceback" not in result.stdout + result.stderr
-                  and not os.listdir(result.output_dir))
+            ok = (
+                result.returncode == case.code
+                and len(lines) == 1
+                and result.scores is None
+                and __import__("re").search(case.expect, lines[0]) is not None
+                and "Traceback" not in result.stdout + result.stderr
+                and not os.listdir(result.output_dir)
+            )
         if not ok:
             failures.append("%s: exit %d, %r" % (case.name, result.returncode, result.stderr[:300]))
     assert failures == []
@@ -341,6 +363,7 @@ def test_archives_in_the_worker_emulation(kind, tmp_path):
 def test_archives_in_the_end_of_phase_ingestion(kind, tmp_path):
     from leaderboard_ci.phase.ingestion.discovery import discover
     from leaderboard_ci.phase.ingestion.safe_unzip import safe_extract
+
     folder = tmp_path / "in"
     folder.mkdir()
     (folder / "team.zip").write_bytes(_bad_archive(kind))
@@ -354,8 +377,9 @@ def test_archives_in_the_end_of_phase_ingestion(kind, tmp_path):
     _one_sentence(skipped[0][1])
     with pytest.raises(ConfigError) as excinfo:
         safe_extract(str(folder / "team.zip"), str(tmp_path / "ref"))
-    assert __import__("re").match("^team\\.zip cannot be extracted: " + ARCHIVE_REASON,
-                                  _one_sentence(str(excinfo.value)))
+    assert __import__("re").match(
+        "^team\\.zip cannot be extracted: " + ARCHIVE_REASON, _one_sentence(str(excinfo.value))
+    )
 
 
 @pytest.mark.parametrize("kind", sorted(cases.ARCHIVES))
@@ -365,8 +389,10 @@ def test_archives_inside_a_submission_through_score_py(kind, tmp_path):
     submission = cases.write_tree(str(tmp_path / "sub"), {"predictions.zip": _bad_archive(kind)})
     result = run_scoring(str(tmp_path / "app"), program, reference, submission)
     assert result.returncode == 1 and result.scores is None
-    assert result.stderr == ("predictions.zip is a zip archive (or an Excel .xlsx file), not a text file of "
-                             "predictions; put the text file itself at the top of your zip\n")
+    assert result.stderr == (
+        "predictions.zip is a zip archive (or an Excel .xlsx file), not a text file of "
+        "predictions; put the text file itself at the top of your zip\n"
+    )
 
 
 def test_with_decoy_ids_the_page_and_the_signature_give_no_count_of_scored_items(runs):

@@ -19,6 +19,7 @@ quoted fields, a BOM, blank lines, ragged rows; CSV, TSV, JSON Lines and
 JSON; classification and regression; ``unscored_ids`` ``error`` and
 ``ignore``.  Standard library, numpy and pytest only.
 """
+
 import json
 import os
 import random
@@ -58,8 +59,10 @@ def _reference_repeated_id(source, hashes, lines):
     second = order[again]
     k = int(np.argmin(second))
     first = order[np.searchsorted(sorted_h, sorted_h[again[k]])]
-    return source.at(int(line_of[second[k]]), "the id appears again (first on line %d); give one prediction per "
-                                              "id" % int(line_of[first]))
+    return source.at(
+        int(line_of[second[k]]),
+        "the id appears again (first on line %d); give one prediction per id" % int(line_of[first]),
+    )
 
 
 def _reference_missing_ids(source, gold, seen, count):
@@ -71,12 +74,14 @@ def _reference_missing_ids(source, gold, seen, count):
             break
         shown.append(gold.ids[start])
         start += 1
-    return source.whole("is missing %d of the %d test ids (e.g. %s); give one prediction for every id"
-                        % (missing, gold.n, ", ".join(alignment.quote(i) for i in shown)))
+    return source.whole(
+        "is missing %d of the %d test ids (e.g. %s); give one prediction for every id"
+        % (missing, gold.n, ", ".join(alignment.quote(i) for i in shown))
+    )
 
 
 def _reference_align_by_id(source, table, gold, convert, typecode, stack, unscored="error", max_rows=None):
-    assert max_rows is None or max_rows > 10 ** 5  # files.max_ids is never reached by these files
+    assert max_rows is None or max_rows > 10**5  # files.max_ids is never reached by these files
     ignore = unscored == "ignore"
     index = dict((ident, position) for position, ident in enumerate(gold.ids))
     seen = bytearray(gold.n)
@@ -95,11 +100,16 @@ def _reference_align_by_id(source, table, gold, convert, typecode, stack, unscor
             if position is None or seen[position]:
                 continue
         elif position is None:
-            raise source.at(line, "id %s is not a test id; expected ids like %s"
-                                  % (alignment.quote(ident), alignment.quote(gold.ids[0])))
+            raise source.at(
+                line,
+                "id %s is not a test id; expected ids like %s" % (alignment.quote(ident), alignment.quote(gold.ids[0])),
+            )
         elif seen[position]:
-            raise source.at(line, "id %s appears again (first on line %d); give one prediction per id"
-                                  % (alignment.quote(ident), lines[positions.index(position)]))
+            raise source.at(
+                line,
+                "id %s appears again (first on line %d); give one prediction per id"
+                % (alignment.quote(ident), lines[positions.index(position)]),
+            )
         seen[position] = 1
         positions.append(position)
         lines.append(line)
@@ -112,8 +122,9 @@ def _reference_align_by_id(source, table, gold, convert, typecode, stack, unscor
         raise alignment._no_rows(source, table, None if ignore else gold.n)
     if len(positions) < gold.n:
         if ignore:
-            raise source.whole("has no prediction for some of the test ids; give one prediction for every id "
-                               "of the test set")
+            raise source.whole(
+                "has no prediction for some of the test ids; give one prediction for every id of the test set"
+            )
         raise _reference_missing_ids(source, gold, seen, len(positions))
     order = np.argsort(np.frombuffer(positions, dtype=np.int64), kind="stable")
     if typecode is None:
@@ -162,7 +173,7 @@ def _delimited(rng, rows, sep, value_name):
     lines = [header]
     for ident, value in rows:
         if rng.random() < 0.05:
-            ident = ' %s ' % ident  # white space around a field
+            ident = " %s " % ident  # white space around a field
         if sep == "," and rng.random() < 0.05:
             value = '"%s"' % value  # a quoted field
         if sep == "," and rng.random() < 0.01:
@@ -227,8 +238,10 @@ def _gold(tmp_path, task):
 
 
 def _config(task, ignore):
-    data = {"metric": "f1_macro" if task == "cls" else "mae",
-            "files": {"unscored_ids": "ignore" if ignore else "error"}}
+    data = {
+        "metric": "f1_macro" if task == "cls" else "mae",
+        "files": {"unscored_ids": "ignore" if ignore else "error"},
+    }
     if task == "cls":
         data["labels"] = list(LABELS)
     else:
@@ -327,6 +340,7 @@ def test_plain_fields_agree_with_the_csv_module(sep):
     """Blocks ``_plain_fields`` accepts are split as csv.reader splits them (stripped); unquoted rows of the
     right width are accepted."""
     import csv
+
     rng = random.Random(5)
     pieces = ["a", "b1", " c", "d ", "", "\u00e9", "\u2003x", "\x0c", sep, '"', "z" * 5, '"q"', '" r "', '""']
     accepted = 0
@@ -358,9 +372,10 @@ def test_decoy_files_stop_at_files_max_ids(batch, tmp_path, monkeypatch):
     config = parse_config(data)
     gold = read_gold(_gold(tmp_path, "cls"), config)
     rows = [[i, "pos"] for i in IDS + DECOYS[:18]]  # 30 rows: accepted
-    for form, name, text in (("csv", "p.csv", lambda r: "id,label\n" + "".join("%s,%s\n" % tuple(x) for x in r)),
-                             ("jsonl", "p.jsonl", lambda r: "".join(json.dumps({"id": x[0], "label": x[1]}) + "\n"
-                                                                    for x in r))):
+    for form, name, text in (
+        ("csv", "p.csv", lambda r: "id,label\n" + "".join("%s,%s\n" % tuple(x) for x in r)),
+        ("jsonl", "p.jsonl", lambda r: "".join(json.dumps({"id": x[0], "label": x[1]}) + "\n" for x in r)),
+    ):
         path = tmp_path / form / name
         path.parent.mkdir()
         path.write_text(text(rows))
@@ -368,20 +383,28 @@ def test_decoy_files_stop_at_files_max_ids(batch, tmp_path, monkeypatch):
         path.write_text(text(rows + [[DECOYS[30], "pos"]]))
         first = 2 if form == "csv" else 1
         assert _outcome(str(path), config, gold) == (
-            "error", "%s line %d: more than 30 predictions, the most this competition accepts (one per public test "
-                     "id); give one prediction per test id" % (name, first + 30))
+            "error",
+            "%s line %d: more than 30 predictions, the most this competition accepts (one per public test "
+            "id); give one prediction per test id" % (name, first + 30),
+        )
         bad = [list(r) for r in rows + [[DECOYS[30], "pos"]]]
         bad[29][1] = "bad"
         path.write_text(text(bad))
         assert _outcome(str(path), config, gold) == (
-            "error", "%s line %d: label 'bad' is not one of: neg, neu, pos" % (name, first + 29))
+            "error",
+            "%s line %d: label 'bad' is not one of: neg, neu, pos" % (name, first + 29),
+        )
 
 
 def test_files_max_ids_must_cover_the_gold_in_decoy_mode(tmp_path):
     from leaderboard_ci.scoring.errors import ConfigError
+
     data = {"metric": "f1_macro", "labels": list(LABELS), "files": {"unscored_ids": "ignore", "max_ids": 5}}
-    with pytest.raises(ConfigError, match=r"^config\.yaml: files\.max_ids \(5\) is below the number of items of "
-                                          r"ref/gold\.csv; set it to the number of public test ids$"):
+    with pytest.raises(
+        ConfigError,
+        match=r"^config\.yaml: files\.max_ids \(5\) is below the number of items of "
+        r"ref/gold\.csv; set it to the number of public test ids$",
+    ):
         read_gold(_gold(tmp_path, "cls"), parse_config(data))
     with pytest.raises(ConfigError, match=r"files\.max_ids must be an integer from 1 to 1000000000, got 0"):
         parse_config({"metric": "f1_macro", "files": {"max_ids": 0}})

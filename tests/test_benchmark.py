@@ -1,4 +1,5 @@
 """Benchmarks of several tasks: every number re-derived by a plain loop over the same resamples."""
+
 import functools
 import json
 import os
@@ -16,10 +17,12 @@ from leaderboard_ci.scoring.errors import ConfigError
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLE = os.path.join(ROOT, "examples", "benchmark", "benchmark.yaml")
 B = 200
-METRICS = {"digits": lambda y, p, w: f1_score(y, p, average="macro", sample_weight=w),
-           "wine": lambda y, p, w: accuracy_score(y, p, sample_weight=w),
-           "breast_cancer": lambda y, p, w: matthews_corrcoef(y, p, sample_weight=w),
-           "diabetes": lambda y, p, w: mean_absolute_error(y, p, sample_weight=w)}
+METRICS = {
+    "digits": lambda y, p, w: f1_score(y, p, average="macro", sample_weight=w),
+    "wine": lambda y, p, w: accuracy_score(y, p, sample_weight=w),
+    "breast_cancer": lambda y, p, w: matthews_corrcoef(y, p, sample_weight=w),
+    "diabetes": lambda y, p, w: mean_absolute_error(y, p, sample_weight=w),
+}
 
 
 @pytest.fixture(scope="module")
@@ -45,10 +48,14 @@ def _loop_scores(task, language, names, column):
     def scores(pred):
         return metric(y, pred, None), np.array([metric(y, pred, counts[b]) for b in range(B)])
 
-    systems = {name: scores(_read(os.path.join(base, "submissions"), name + ".csv")[column].to_numpy())
-               for name in names}
-    baselines = [scores(_read(os.path.join(base, "reference_data"), f)[column].to_numpy())
-                 for f in sorted(os.listdir(os.path.join(base, "reference_data"))) if f.startswith("baseline_")]
+    systems = {
+        name: scores(_read(os.path.join(base, "submissions"), name + ".csv")[column].to_numpy()) for name in names
+    }
+    baselines = [
+        scores(_read(os.path.join(base, "reference_data"), f)[column].to_numpy())
+        for f in sorted(os.listdir(os.path.join(base, "reference_data")))
+        if f.startswith("baseline_")
+    ]
     b_full = np.mean([b[0] for b in baselines])
     b_reps = np.mean([b[1] for b in baselines], axis=0)
     return systems, b_full, b_reps
@@ -61,9 +68,13 @@ def test_gain_and_gap_equal_a_plain_loop(result, task, column, best, sign):
     for language in ("en", "es"):
         systems, b_full, b_reps = _loop_scores(task, language, tuple(names), column)
         r = best if (best is not None and sign > 0 and b_full < best) else 0.0  # ODESIA's rule
-        per_language[language] = {name: (100 * sign * (s_full - b_full) / abs(b_full - r),
-                                         100 * sign * (s_reps - b_reps) / np.abs(b_reps - r))
-                                  for name, (s_full, s_reps) in systems.items()}
+        per_language[language] = {
+            name: (
+                100 * sign * (s_full - b_full) / abs(b_full - r),
+                100 * sign * (s_reps - b_reps) / np.abs(b_reps - r),
+            )
+            for name, (s_full, s_reps) in systems.items()
+        }
         gains = result.gains[(result.gains.task == task) & (result.gains.language == language)].set_index("system")
         for name, (g, reps) in per_language[language].items():
             assert gains.loc[name, "gain"] == pytest.approx(g, rel=1e-12, abs=1e-12)
@@ -86,7 +97,8 @@ def test_test_sets_are_resampled_independently(result):
     assert len(set(seeds)) == len(seeds)
     en, es = [ts for ts in result.test_sets if ts.task.name == "wine"]
     assert en.n_items != es.n_items or not np.array_equal(
-        replicate_indices(en.seed, en.n_items, 0, 5), replicate_indices(es.seed, es.n_items, 0, 5))
+        replicate_indices(en.seed, en.n_items, 0, 5), replicate_indices(es.seed, es.n_items, 0, 5)
+    )
 
 
 @pytest.mark.slow  # the plain loop over every test set; fast representative: test_gain_and_gap_equal_a_plain_loop
@@ -94,12 +106,15 @@ def test_aggregate_ranks_and_rank_intervals_equal_a_plain_loop(result):
     names = list(result.systems)
     gains = {}
     for ts in result.test_sets:
-        systems, b_full, b_reps = _loop_scores(ts.task.name, ts.task.language, tuple(names),
-                                               "value" if ts.task.name == "diabetes" else "label")
+        systems, b_full, b_reps = _loop_scores(
+            ts.task.name, ts.task.language, tuple(names), "value" if ts.task.name == "diabetes" else "label"
+        )
         sign = ts.metric.sign
         r = 1.0 if (sign > 0 and b_full < 1.0) else 0.0
-        gains[ts.label] = {n: (100 * sign * (f - b_full) / abs(b_full - r), 100 * sign * (reps - b_reps) /
-                               np.abs(b_reps - r)) for n, (f, reps) in systems.items()}
+        gains[ts.label] = {
+            n: (100 * sign * (f - b_full) / abs(b_full - r), 100 * sign * (reps - b_reps) / np.abs(b_reps - r))
+            for n, (f, reps) in systems.items()
+        }
     full = np.array([[gains[label][n][0] for label in gains] for n in names]).mean(axis=1)
     reps = np.array([[gains[label][n][1] for label in gains] for n in names]).mean(axis=1)  # (m, B)
     agg = result.aggregates[result.aggregates.scope == "all"].set_index("system")
@@ -122,13 +137,26 @@ def test_aggregate_ranks_and_rank_intervals_equal_a_plain_loop(result):
 
 def test_friedman_and_nemenyi_equal_the_reference_packages(result):
     from scipy.stats import friedmanchisquare
+
     autorank = pytest.importorskip("autorank")
 
     cd = result.critical_difference
     names = cd["systems"]
-    table = pd.DataFrame({n: [float(result.gains[(result.gains.system == n) & (result.gains.task == ts.task.name) &
-                                                 (result.gains.language == ts.task.language)]["gain"].iloc[0])
-                              for ts in result.test_sets] for n in names})
+    table = pd.DataFrame(
+        {
+            n: [
+                float(
+                    result.gains[
+                        (result.gains.system == n)
+                        & (result.gains.task == ts.task.name)
+                        & (result.gains.language == ts.task.language)
+                    ]["gain"].iloc[0]
+                )
+                for ts in result.test_sets
+            ]
+            for n in names
+        }
+    )
     stat, p = friedmanchisquare(*[table[n] for n in names])
     assert cd["friedman_statistic"] == pytest.approx(stat, rel=1e-12)
     assert cd["friedman_p"] == pytest.approx(p, rel=1e-12)
@@ -140,8 +168,18 @@ def test_friedman_and_nemenyi_equal_the_reference_packages(result):
 
 def test_report_files(result, tmp_path):
     written = result.write(str(tmp_path))
-    for name in ("benchmark.json", "benchmark.html", "tables.md", "tables.tex", "scores.csv", "gaps.csv",
-                 "aggregates.csv", "rank_intervals.csv", "figures/critical_difference.png", "figures/ranks_all.png"):
+    for name in (
+        "benchmark.json",
+        "benchmark.html",
+        "tables.md",
+        "tables.tex",
+        "scores.csv",
+        "gaps.csv",
+        "aggregates.csv",
+        "rank_intervals.csv",
+        "figures/critical_difference.png",
+        "figures/ranks_all.png",
+    ):
         assert name in written, name
     data = json.loads(open(written["benchmark.json"], encoding="utf-8").read())
     assert data["aggregate_of"] == "gain" and len(data["test_sets"]) == 8
@@ -152,17 +190,27 @@ def test_report_files(result, tmp_path):
     assert md.count("**Results per task in") == 2
 
 
-@pytest.mark.parametrize("text, message", [
-    ("tasks: []\n", "tasks must be a non-empty list"),
-    ("tasks:\n  - name: a\n    reference: r\n", r"tasks\[0\] needs submissions"),
-    ("tasks:\n  - {name: a, reference: r, submissions: s, colour: red}\n", r"tasks\[0\]\.colour is not a known key"),
-    ("tasks:\n  - {name: a, reference: r, submissions: s}\n  - {name: a, reference: r, submissions: s}\n",
-     "task 'a' appears twice"),
-    ("aggregate: {of: median}\ntasks:\n  - {name: a, reference: r, submissions: s}\n", "aggregate.of must be"),
-    ("critical_difference: {test: t}\ntasks:\n  - {name: a, reference: r, submissions: s}\n",
-     "critical_difference.test must be one of: nemenyi, wilcoxon"),
-    ("tasks: [\n", "is not valid YAML"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("tasks: []\n", "tasks must be a non-empty list"),
+        ("tasks:\n  - name: a\n    reference: r\n", r"tasks\[0\] needs submissions"),
+        (
+            "tasks:\n  - {name: a, reference: r, submissions: s, colour: red}\n",
+            r"tasks\[0\]\.colour is not a known key",
+        ),
+        (
+            "tasks:\n  - {name: a, reference: r, submissions: s}\n  - {name: a, reference: r, submissions: s}\n",
+            "task 'a' appears twice",
+        ),
+        ("aggregate: {of: median}\ntasks:\n  - {name: a, reference: r, submissions: s}\n", "aggregate.of must be"),
+        (
+            "critical_difference: {test: t}\ntasks:\n  - {name: a, reference: r, submissions: s}\n",
+            "critical_difference.test must be one of: nemenyi, wilcoxon",
+        ),
+        ("tasks: [\n", "is not valid YAML"),
+    ],
+)
 def test_definition_mistakes_are_one_sentence(tmp_path, text, message):
     path = tmp_path / "benchmark.yaml"
     path.write_text(text)
@@ -175,8 +223,9 @@ def test_degenerate_intervals_are_noted(result):
     """Every zero-width score interval (e.g. wine-es: no errors) is named in a note; none is invented."""
     found = 0
     for ts in result.test_sets:
-        rows = result.scores[(result.scores.task == ts.task.name)
-                             & (result.scores.language.astype(str) == str(ts.task.language))]
+        rows = result.scores[
+            (result.scores.task == ts.task.name) & (result.scores.language.astype(str) == str(ts.task.language))
+        ]
         zero = sorted(rows.system[rows.ci_low == rows.ci_high])
         prefix = "%s: " % ts.label
         notes = [n for n in result.notes if n.startswith(prefix) and "zero-width %s interval" % ts.metric.title in n]

@@ -10,6 +10,7 @@ program picks its own), plus what participants' machines and the platform add
 task's file, a corrupt zip, a child submission fetched through the API (the
 parent's bytes under the child's id) and a ``failed.txt``.
 """
+
 import io
 import json
 import os
@@ -71,7 +72,7 @@ def build_bulk(path, two_phases=False):
     with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as bulk:
         sub_id = 100
         for phase in sorted(set(phases.values())):
-            for k, system in enumerate(SYSTEMS):
+            for _k, system in enumerate(SYSTEMS):
                 sub_id += 1
                 files = {names[(t, l)]: _prediction(t, l, system) for t, l in TEST_SETS if phases[l] == phase}
                 data = _participant_zip(files, folder="my_submission" if system == "knn" else None)
@@ -80,14 +81,18 @@ def build_bulk(path, two_phases=False):
                 if system == "knn":  # its child for one task, asked for through the API: same file, own id
                     bulk.writestr(_member(sub_id + 50, system, phase, "%s.zip" % system), data)
             # A participant who forgot one task's file; a corrupt upload.
-            files = {names[(t, l)]: _prediction(t, l, "random_forest") for t, l in TEST_SETS
-                     if phases[l] == phase and (t, l) != ("wine", "es")}
+            files = {
+                names[(t, l)]: _prediction(t, l, "random_forest")
+                for t, l in TEST_SETS
+                if phases[l] == phase and (t, l) != ("wine", "es")
+            }
             bulk.writestr(_member(sub_id + 1, "team_partial", phase), _participant_zip(files))
             bulk.writestr(_member(sub_id + 2, "broken", phase), b"PK\x03\x04 this upload was cut short")
             sub_id += 2
         bulk.writestr("__MACOSX/._%s" % _member(101, "decision_tree", 7), b"\x00\x05\x16\x07")
-        bulk.writestr("failed.txt", "The following submissions failed to download:\n\n%s (HTTP 404)\n"
-                      % _member(999, "late", 7))
+        bulk.writestr(
+            "failed.txt", "The following submissions failed to download:\n\n%s (HTTP 404)\n" % _member(999, "late", 7)
+        )
     return rows
 
 
@@ -136,19 +141,25 @@ def test_every_task_reads_its_own_file_from_the_same_bulk(from_bulk, from_folder
         partial = "team_partial (%s)" % ("115" if bulk_ts.task.phase == "8" else "107")
         expected = set(folder_ts.names) | ({partial} if bulk_ts.label != "wine (es)" else set())
         assert set(bulk_ts.names) == expected, bulk_ts.label
-        assert [bulk_ts.full[bulk_ts.names.index(n)] for n in SYSTEMS] == \
-            [folder_ts.full[folder_ts.names.index(n)] for n in SYSTEMS]
+        assert [bulk_ts.full[bulk_ts.names.index(n)] for n in SYSTEMS] == [
+            folder_ts.full[folder_ts.names.index(n)] for n in SYSTEMS
+        ]
         for n in SYSTEMS:
-            np.testing.assert_array_equal(bulk_ts.replicates[:, bulk_ts.names.index(n)],
-                                          folder_ts.replicates[:, folder_ts.names.index(n)])
+            np.testing.assert_array_equal(
+                bulk_ts.replicates[:, bulk_ts.names.index(n)], folder_ts.replicates[:, folder_ts.names.index(n)]
+            )
         assert bulk_ts.baseline_full == folder_ts.baseline_full
         assert bulk_ts.seed == folder_ts.seed
 
 
-@pytest.mark.parametrize("table, keys, columns", [
-    ("scores", ("task", "language", "system"), ("score", "ci_low", "ci_high")),
-    ("gains", ("task", "language", "system"), ("gain", "ci_low", "ci_high", "reference_point", "baseline")),
-    ("gaps", ("task", "languages", "system"), ("gap", "ci_low", "ci_high", "p_value"))])
+@pytest.mark.parametrize(
+    "table, keys, columns",
+    [
+        ("scores", ("task", "language", "system"), ("score", "ci_low", "ci_high")),
+        ("gains", ("task", "language", "system"), ("gain", "ci_low", "ci_high", "reference_point", "baseline")),
+        ("gaps", ("task", "languages", "system"), ("gap", "ci_low", "ci_high", "p_value")),
+    ],
+)
 def test_per_task_tables_equal_the_ones_from_the_folders(from_bulk, from_folders, table, keys, columns):
     bulk, folders = _rows(getattr(from_bulk, table), keys), _rows(getattr(from_folders, table), keys)
     assert set(k for k in bulk if k[-1] in SYSTEMS) == set(folders)
@@ -172,8 +183,9 @@ def test_skipped_submissions_are_listed_with_their_reason(from_bulk, tmp_path):
         if ts.label == "wine (es)":
             file_name = ts.task.file
             held = sorted(f for t, l, f in _all_files(ts))
-            assert partial == [(partial[0][0], "has no file matching '%s' (it holds %s)" % (
-                file_name, list_names(held, 5)))]
+            assert partial == [
+                (partial[0][0], "has no file matching '%s' (it holds %s)" % (file_name, list_names(held, 5)))
+            ]
         else:
             assert partial == []
     written = from_bulk.write(str(tmp_path))
@@ -182,8 +194,10 @@ def test_skipped_submissions_are_listed_with_their_reason(from_bulk, tmp_path):
     assert "wine (es): <b>team_partial (" in html
     data = json.load(open(written["benchmark.json"], encoding="utf-8"))
     wine_es = [t for t in data["test_sets"] if (t["task"], t["language"]) == ("wine", "es")][0]
-    assert any(s["submission"].startswith("team_partial") and s["reason"].startswith("has no file matching")
-               for s in wine_es["skipped"])
+    assert any(
+        s["submission"].startswith("team_partial") and s["reason"].startswith("has no file matching")
+        for s in wine_es["skipped"]
+    )
 
 
 def _all_files(ts):
@@ -216,10 +230,13 @@ def test_a_glob_picks_the_task_file(tmp_path):
 def test_a_glob_matching_two_files_is_named(tmp_path):
     def edit(data):
         data["tasks"][0]["file"] = "digits_e?.csv"
+
     message = _error(tmp_path, edit)
-    assert message.startswith("benchmark.yaml: tasks[0] (digits (en)): no submission in bulk_submissions.zip could "
-                              "be used: all 10 were skipped (decision_tree: has 2 files matching 'digits_e?.csv' "
-                              "(digits_en.csv, digits_es.csv); make file: match one; ")
+    assert message.startswith(
+        "benchmark.yaml: tasks[0] (digits (en)): no submission in bulk_submissions.zip could "
+        "be used: all 10 were skipped (decision_tree: has 2 files matching 'digits_e?.csv' "
+        "(digits_en.csv, digits_es.csv); make file: match one; "
+    )
 
 
 def _error(tmp_path, edit, two_phases=False):
@@ -239,22 +256,30 @@ def _error(tmp_path, edit, two_phases=False):
 def test_a_task_file_in_no_submission_is_one_sentence(tmp_path):
     def edit(data):
         data["tasks"][1]["file"] = "digits_fr.csv"
+
     message = _error(tmp_path, edit)
-    assert message.startswith("benchmark.yaml: tasks[1] (digits (es)): no submission in bulk_submissions.zip has "
-                              "a file matching 'digits_fr.csv' (expected this task's prediction file in each "
-                              "submission; ")
+    assert message.startswith(
+        "benchmark.yaml: tasks[1] (digits (es)): no submission in bulk_submissions.zip has "
+        "a file matching 'digits_fr.csv' (expected this task's prediction file in each "
+        "submission; "
+    )
     assert "digits_es.csv" in message
 
 
 def test_a_shared_task_without_a_file_is_one_sentence(tmp_path):
     def edit(data):
         del data["tasks"][0]["file"]
+
     message = _error(tmp_path, edit)
-    assert message.startswith("benchmark.yaml: tasks[0] (digits (en)) reads the submissions bulk_submissions.zip, "
-                              "shared with other tasks, but names no file of its own and none could be read "
-                              "(decision_tree: the submission has 8 candidate prediction files (")
-    assert message.endswith("; give file: (this task's prediction file in each submission, e.g. "
-                            "digits_predictions.csv) or files.predictions in its config.yaml")
+    assert message.startswith(
+        "benchmark.yaml: tasks[0] (digits (en)) reads the submissions bulk_submissions.zip, "
+        "shared with other tasks, but names no file of its own and none could be read "
+        "(decision_tree: the submission has 8 candidate prediction files ("
+    )
+    assert message.endswith(
+        "; give file: (this task's prediction file in each submission, e.g. "
+        "digits_predictions.csv) or files.predictions in its config.yaml"
+    )
 
 
 def test_without_file_a_task_reads_its_configs_predictions_file(tmp_path, from_folders):
@@ -276,14 +301,23 @@ def test_without_file_a_task_reads_its_configs_predictions_file(tmp_path, from_f
     assert [ts.full[ts.names.index(n)] for n in SYSTEMS] == [expected.full[expected.names.index(n)] for n in SYSTEMS]
 
 
-@pytest.mark.parametrize("edit, expected", [
-    (lambda d: d["tasks"][0].update(fille="x.csv"), "benchmark.yaml: tasks[0].fille is not a known key; allowed: "),
-    (lambda d: d["tasks"][0].update(file="../x.csv"), "tasks[0].file must be the name (or glob) of this task's file"),
-    (lambda d: d["tasks"][0].update(phase="seven"), "tasks[0].phase must be a Codabench phase id"),
-    (lambda d: d.pop("submissions"), "tasks[0] needs submissions (or a top-level submissions: shared"),
-    (lambda d: d["tasks"][0].update(phase=9), "tasks[0] (digits (en)): bulk_submissions.zip holds no submission of "
-                                              "phase 9 (the PhaseId in Codabench's names; found: 7, 8)"),
-])
+@pytest.mark.parametrize(
+    "edit, expected",
+    [
+        (lambda d: d["tasks"][0].update(fille="x.csv"), "benchmark.yaml: tasks[0].fille is not a known key; allowed: "),
+        (
+            lambda d: d["tasks"][0].update(file="../x.csv"),
+            "tasks[0].file must be the name (or glob) of this task's file",
+        ),
+        (lambda d: d["tasks"][0].update(phase="seven"), "tasks[0].phase must be a Codabench phase id"),
+        (lambda d: d.pop("submissions"), "tasks[0] needs submissions (or a top-level submissions: shared"),
+        (
+            lambda d: d["tasks"][0].update(phase=9),
+            "tasks[0] (digits (en)): bulk_submissions.zip holds no submission of "
+            "phase 9 (the PhaseId in Codabench's names; found: 7, 8)",
+        ),
+    ],
+)
 def test_bad_keys_are_one_sentence(tmp_path, edit, expected):
     assert expected in _error(tmp_path, edit, two_phases=True)
 
@@ -330,18 +364,34 @@ def test_each_task_program_scores_its_own_file_of_the_multi_task_zip_in_the_imag
         single = str(tmp_path / ("knn_%s_%s.zip" % (task, language)))
         with zipfile.ZipFile(single, "w") as z:
             z.writestr("predictions.csv", _prediction(task, language, "knn"))
-        alone = run_scoring(str(tmp_path / ("a_%s_%s" % (task, language))), os.path.join(ROOT, "scoring_program"),
-                            os.path.join(EXAMPLE_DIR, language, task, "reference_data"), single, python=python)
-        multi = run_scoring(str(tmp_path / ("m_%s_%s" % (task, language))), os.path.join(ROOT, "scoring_program"),
-                            reference, submission, python=python)
+        alone = run_scoring(
+            str(tmp_path / ("a_%s_%s" % (task, language))),
+            os.path.join(ROOT, "scoring_program"),
+            os.path.join(EXAMPLE_DIR, language, task, "reference_data"),
+            single,
+            python=python,
+        )
+        multi = run_scoring(
+            str(tmp_path / ("m_%s_%s" % (task, language))),
+            os.path.join(ROOT, "scoring_program"),
+            reference,
+            submission,
+            python=python,
+        )
         assert alone.returncode == 0 and multi.returncode == 0, multi.stderr
         assert multi.scores == alone.scores
     # A participant who forgot the file of a task: that task's program says so (exit 1, one line).
     partial = str(tmp_path / "partial.zip")
     with open(partial, "wb") as handle:
-        handle.write(_participant_zip({names[ts]: _prediction(ts[0], ts[1], "knn") for ts in TEST_SETS
-                                       if ts != ("wine", "es")}))
-    run = run_scoring(str(tmp_path / "partial"), os.path.join(ROOT, "scoring_program"),
-                      str(tmp_path / "ref_wine_es"), partial, python=python)
+        handle.write(
+            _participant_zip({names[ts]: _prediction(ts[0], ts[1], "knn") for ts in TEST_SETS if ts != ("wine", "es")})
+        )
+    run = run_scoring(
+        str(tmp_path / "partial"),
+        os.path.join(ROOT, "scoring_program"),
+        str(tmp_path / "ref_wine_es"),
+        partial,
+        python=python,
+    )
     assert run.returncode == 1 and run.stderr.count("\n") == 1, run.stderr
     assert "the submission has no file named 'wine_es.csv'" in run.stderr

@@ -1,4 +1,5 @@
 """core/benchmark_stats.rank_summary: P(1st) is a probability over systems (tied firsts share it)."""
+
 import numpy as np
 import pytest
 

@@ -7,6 +7,7 @@
 * regression and the permutation test through the Python API, in blocks of one system;
 * a real cluster started from the command line (``dask scheduler``, two ``dask worker``).
 """
+
 import glob
 import io
 import json
@@ -23,9 +24,9 @@ import pytest
 import yaml
 
 from leaderboard_ci.phase import cli
-from leaderboard_ci.phase.execution import budget
 from leaderboard_ci.phase.analysis import Execution, analyze
 from leaderboard_ci.phase.execution import blocked as blocked_module
+from leaderboard_ci.phase.execution import budget
 from leaderboard_ci.phase.execution.blocked import SystemSource, plan_phase
 from leaderboard_ci.phase.ingestion.submissions import find_submissions
 from leaderboard_ci.scoring.config import load_config
@@ -35,9 +36,11 @@ from leaderboard_ci.scoring.readers import read_gold
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
 PROGRAM = os.path.join(ROOT, "scoring_program")
 EXAMPLES = [os.path.join(ROOT, "competition_bundle")] + sorted(
-    d for d in glob.glob(os.path.join(ROOT, "examples", "*")) if os.path.isdir(os.path.join(d, "reference_data"))
-    and glob.glob(os.path.join(d, "sample_submissions", "*.zip")))
-FAKE_RSS = 80 * 10 ** 6
+    d
+    for d in glob.glob(os.path.join(ROOT, "examples", "*"))
+    if os.path.isdir(os.path.join(d, "reference_data")) and glob.glob(os.path.join(d, "sample_submissions", "*.zip"))
+)
+FAKE_RSS = 80 * 10**6
 B = 120
 
 
@@ -56,7 +59,9 @@ def _phase(example, tmp, copies=9, samples=None):
     subs.mkdir()
     samples = sorted(glob.glob(os.path.join(example, "sample_submissions", "*.zip")))[:samples]
     for k in range(max(copies, len(samples))):
-        shutil.copy(samples[k % len(samples)], str(subs / ("%02d_%s" % (k, os.path.basename(samples[k % len(samples)])))))
+        shutil.copy(
+            samples[k % len(samples)], str(subs / ("%02d_%s" % (k, os.path.basename(samples[k % len(samples)]))))
+        )
     (subs / "99_broken.zip").write_bytes(b"not a zip at all")  # refused when unpacking, on the client
     with zipfile.ZipFile(samples[0]) as good, zipfile.ZipFile(str(subs / "98_garbled.zip"), "w") as bad:
         for info in good.infolist():  # the same files, unreadable: refused where its block is read
@@ -82,23 +87,27 @@ def _tiny_budget(ref, subs, tmp, block_size=1):
 
 
 def test_the_budget_gives_the_promised_block_size():
-    for per_system in (10 ** 3, 10 ** 6, 3 * 10 ** 7):
+    for per_system in (10**3, 10**6, 3 * 10**7):
         for item_tests in (False, True):
-            probe = budget.plan_blocks(500, 10 ** 4, 1000, 3, per_system, 10 ** 8, item_tests=item_tests)
+            probe = budget.plan_blocks(500, 10**4, 1000, 3, per_system, 10**8, item_tests=item_tests)
             for size in (1, 7, 40, 500):
-                plan = budget.plan_blocks(500, 10 ** 4, 1000, 3, per_system, 10 ** 8,
-                                          worker_budget=probe.budget_for(size), item_tests=item_tests)
+                plan = budget.plan_blocks(
+                    500, 10**4, 1000, 3, per_system, 10**8, worker_budget=probe.budget_for(size), item_tests=item_tests
+                )
                 assert plan.n_blocks == -(-500 // size) and plan.worker_peak <= probe.budget_for(size)
 
 
 def test_too_small_a_budget_is_one_sentence():
-    with pytest.raises(ConfigError, match=r"^--memory-limit 100 MB is too small: one system needs about .* give "
-                                          r"at least [0-9.]+ [MG]B$"):
-        budget.plan_blocks(10, 10 ** 6, 1000, 1, 10 ** 9, 9 * 10 ** 7, worker_budget=10 ** 8)
+    with pytest.raises(
+        ConfigError,
+        match=r"^--memory-limit 100 MB is too small: one system needs about .* give "
+        r"at least [0-9.]+ [MG]B$",
+    ):
+        budget.plan_blocks(10, 10**6, 1000, 1, 10**9, 9 * 10**7, worker_budget=10**8)
     for text in ("2 apples", "-1GB", "", "1e3"):
         with pytest.raises(ConfigError, match="--memory-limit must"):
             budget.parse_memory(text)
-    assert budget.parse_memory("2GB") == 2 * 10 ** 9 and budget.parse_memory("1 GiB") == 2 ** 30
+    assert budget.parse_memory("2GB") == 2 * 10**9 and budget.parse_memory("1 GiB") == 2**30
 
 
 @pytest.fixture(scope="module")
@@ -106,8 +115,14 @@ def cluster():
     pytest.importorskip("distributed")
     from dask.distributed import LocalCluster
 
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                      host="127.0.0.1", memory_limit="1.5GB") as local:
+    with LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        host="127.0.0.1",
+        memory_limit="1.5GB",
+    ) as local:
         yield local.scheduler_address
 
 
@@ -182,20 +197,38 @@ def test_the_command_line_in_blocks_writes_the_same_report(tmp_path):
     plain, blocked = str(tmp_path / "plain"), str(tmp_path / "blocked")
     assert cli.main(["--reference", ref, "--submissions", subs, "--out", plain, "--no-progress"]) == 0
     printed = io.StringIO()
-    cli.run(cli.make_parser().parse_args(["--reference", ref, "--submissions", subs, "--out", blocked,
-                                          "--no-progress", "--memory-limit", "20GB", "--block-size", "2"]),
-            stdout=printed)
-    assert re.search(r"Plan: 5 systems in 3 blocks of up to 2, %d replicates in span of %d, 1 worker; "
-                     r"3 scoring \+ 6 pair tasks\.\nEstimated peak: [0-9.]+ [MG]B per worker \(budget 20 GB\)" % (B, B),
-                     printed.getvalue()), printed.getvalue()
+    cli.run(
+        cli.make_parser().parse_args(
+            [
+                "--reference",
+                ref,
+                "--submissions",
+                subs,
+                "--out",
+                blocked,
+                "--no-progress",
+                "--memory-limit",
+                "20GB",
+                "--block-size",
+                "2",
+            ]
+        ),
+        stdout=printed,
+    )
+    assert re.search(
+        r"Plan: 5 systems in 3 blocks of up to 2, %d replicates in span of %d, 1 worker; "
+        r"3 scoring \+ 6 pair tasks\.\nEstimated peak: [0-9.]+ [MG]B per worker \(budget 20 GB\)" % (B, B),
+        printed.getvalue(),
+    ), printed.getvalue()
     assert _numbers(blocked) == _numbers(plain)
 
 
 def _regression_inputs(rng, n=400, m=9):
     y = rng.normal(size=n) * 5
     groups = np.where(rng.random(n) < 0.5, "en", "es")
-    systems = {"r%d" % j: y + rng.normal(size=n) * (1 + j) + (rng.standard_t(3, size=n) if j % 3 == 0 else 0)
-               for j in range(m)}
+    systems = {
+        "r%d" % j: y + rng.normal(size=n) * (1 + j) + (rng.standard_t(3, size=n) if j % 3 == 0 else 0) for j in range(m)
+    }
     return y, systems, groups
 
 
@@ -203,8 +236,15 @@ def _regression_inputs(rng, n=400, m=9):
 def test_regression_and_permutation_in_blocks_of_one(test):
     rng = np.random.default_rng(5)
     y, systems, groups = _regression_inputs(rng)
-    settings = dict(metric="mae", extra_metrics=["rmse"], groups=groups, n_resamples=200, baseline="r8",
-                    test=test, n_permutations=150)
+    settings = dict(
+        metric="mae",
+        extra_metrics=["rmse"],
+        groups=groups,
+        n_resamples=200,
+        baseline="r8",
+        test=test,
+        n_permutations=150,
+    )
     one = analyze(list(y), systems, **settings)
     blocked = analyze(list(y), systems, execution=Execution(block_size=1), **settings)
     for key, target in one.targets.items():
@@ -242,15 +282,45 @@ def test_a_cluster_started_from_the_command_line(tmp_path):
     ref, subs = _phase(os.path.join(ROOT, "competition_bundle"), tmp_path, copies=5, samples=5)
     scheduler_file = str(tmp_path / "scheduler.json")
     env = dict(os.environ, PYTHONPATH=PROGRAM + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    processes = [subprocess.Popen([dask_cli, "scheduler", "--host", "127.0.0.1", "--port", "0",
-                                   "--no-dashboard", "--scheduler-file", scheduler_file],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)]
+    processes = [
+        subprocess.Popen(
+            [
+                dask_cli,
+                "scheduler",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--no-dashboard",
+                "--scheduler-file",
+                scheduler_file,
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=env,
+        )
+    ]
     try:
         _wait_for(scheduler_file)
         for _ in range(2):
-            processes.append(subprocess.Popen([dask_cli, "worker", "--scheduler-file", scheduler_file,
-                                               "--nthreads", "1", "--memory-limit", "1GB", "--no-dashboard"],
-                                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env))
+            processes.append(
+                subprocess.Popen(
+                    [
+                        dask_cli,
+                        "worker",
+                        "--scheduler-file",
+                        scheduler_file,
+                        "--nthreads",
+                        "1",
+                        "--memory-limit",
+                        "1GB",
+                        "--no-dashboard",
+                    ],
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    env=env,
+                )
+            )
         with open(scheduler_file, encoding="utf-8") as handle:
             address = json.load(handle)["address"]
         from dask.distributed import Client
@@ -259,12 +329,34 @@ def test_a_cluster_started_from_the_command_line(tmp_path):
             client.wait_for_workers(2, timeout=120)
         command = [sys.executable, "-m", "leaderboard_ci.phase.cli"]  # this checkout's, through PYTHONPATH
         threaded, distributed = str(tmp_path / "threaded"), str(tmp_path / "distributed")
-        run = subprocess.run(command + ["--reference", ref, "--submissions", subs, "--out", threaded,
-                                        "--no-progress"], capture_output=True, text=True, env=env, timeout=600)
+        run = subprocess.run(
+            command + ["--reference", ref, "--submissions", subs, "--out", threaded, "--no-progress"],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=600,
+        )
         assert run.returncode == 0, run.stderr
-        run = subprocess.run(command + ["--reference", ref, "--submissions", subs, "--out",
-                                        distributed, "--no-progress", "--dask", address, "--block-size", "2"],
-                             capture_output=True, text=True, env=env, timeout=600)
+        run = subprocess.run(
+            command
+            + [
+                "--reference",
+                ref,
+                "--submissions",
+                subs,
+                "--out",
+                distributed,
+                "--no-progress",
+                "--dask",
+                address,
+                "--block-size",
+                "2",
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=600,
+        )
         assert run.returncode == 0, run.stderr
         assert "2 workers" in run.stdout and "in 4 blocks of up to 2" in run.stdout, run.stdout
         assert _numbers(distributed) == _numbers(threaded)

@@ -1,4 +1,5 @@
 """The Codabench bundle: built deterministically, and the checker catches what Codabench rejects."""
+
 import io
 import os
 import zipfile
@@ -7,7 +8,8 @@ import pytest
 import yaml
 
 from leaderboard_ci.tools import cli
-from leaderboard_ci.tools.bundle import BUNDLE_DIR, build_bundle as build, sample_submissions, write_zip, zip_bytes
+from leaderboard_ci.tools.bundle import BUNDLE_DIR, sample_submissions, write_zip, zip_bytes
+from leaderboard_ci.tools.bundle import build_bundle as build
 from leaderboard_ci.tools.bundle_check import check_bundle
 
 
@@ -49,8 +51,17 @@ def test_bundle_layout(bundle):
     assert "competition.yaml" in entries  # at the root: unpack_competition looks nowhere else
     competition = yaml.safe_load(entries["competition.yaml"])
     assert competition["version"] == 2
-    for name in ("logo.png", "pages/overview.md", "pages/evaluation.md", "pages/data.md", "pages/terms.md",
-                 "scoring_program.zip", "reference_data.zip", "public_data.zip", "starting_kit.zip"):
+    for name in (
+        "logo.png",
+        "pages/overview.md",
+        "pages/evaluation.md",
+        "pages/data.md",
+        "pages/terms.md",
+        "scoring_program.zip",
+        "reference_data.zip",
+        "public_data.zip",
+        "starting_kit.zip",
+    ):
         assert name in entries, name
     program = zipfile.ZipFile(io.BytesIO(entries["scoring_program.zip"])).namelist()
     assert "metadata.yaml" in program and "score.py" in program and "config.yaml" in program
@@ -85,9 +96,18 @@ def test_leaderboard_follows_codabench_rules():
         assert len(column["key"]) <= 36 and len(column["title"]) <= 36
         assert column["precision"] == 4
         assert column["sorting"] == ("asc" if column["key"].endswith("_p") else "desc")
-    for key in ("f1_macro", "f1_macro_ci_low", "f1_macro_ci_high", "accuracy", "accuracy_ci_low",
-                "accuracy_ci_high", "f1_macro_vs_base", "f1_macro_vs_base_ci_low", "f1_macro_vs_base_ci_high",
-                "f1_macro_vs_base_p"):
+    for key in (
+        "f1_macro",
+        "f1_macro_ci_low",
+        "f1_macro_ci_high",
+        "accuracy",
+        "accuracy_ci_low",
+        "accuracy_ci_high",
+        "f1_macro_vs_base",
+        "f1_macro_vs_base_ci_low",
+        "f1_macro_vs_base_ci_high",
+        "f1_macro_vs_base_p",
+    ):
         assert key in keys
 
 
@@ -192,26 +212,29 @@ def _task_missing_file(c):
     c["tasks"][0]["reference_data"] = "missing_reference.zip"
 
 
-@pytest.mark.parametrize("edit, expected", [
-    (_dup_key, "unique keys"),
-    (_long_key, "40 characters"),
-    (_long_title, "37 characters"),
-    (_dup_index, "unique indexes"),
-    (_bad_sorting, "sorting"),
-    (_bad_primary, "primary_index"),
-    (_no_columns, "at least 1 column"),
-    (_no_leaderboards, "leaderboards"),
-    (_version_1, "version must be 2"),
-    (_no_image, "'image'"),
-    (_no_terms, "'terms'"),
-    (_phase_bad_task, "task index 3"),
-    (_phase_no_start, "'start'"),
-    (_phase_order, "before or when"),
-    (_phase_no_end_before_next, "must have an end"),
-    (_task_no_program, "scoring_program"),
-    (_task_no_index, "no 'index'"),
-    (_task_missing_file, "missing_reference.zip"),
-])
+@pytest.mark.parametrize(
+    "edit, expected",
+    [
+        (_dup_key, "unique keys"),
+        (_long_key, "40 characters"),
+        (_long_title, "37 characters"),
+        (_dup_index, "unique indexes"),
+        (_bad_sorting, "sorting"),
+        (_bad_primary, "primary_index"),
+        (_no_columns, "at least 1 column"),
+        (_no_leaderboards, "leaderboards"),
+        (_version_1, "version must be 2"),
+        (_no_image, "'image'"),
+        (_no_terms, "'terms'"),
+        (_phase_bad_task, "task index 3"),
+        (_phase_no_start, "'start'"),
+        (_phase_order, "before or when"),
+        (_phase_no_end_before_next, "must have an end"),
+        (_task_no_program, "scoring_program"),
+        (_task_no_index, "no 'index'"),
+        (_task_missing_file, "missing_reference.zip"),
+    ],
+)
 def test_checker_catches_yaml_problems(bundle, tmp_path, edit, expected):
     broken = mutate(bundle, tmp_path / "broken.zip", edit_yaml=edit)
     problems = check_bundle(broken, run_program=False)
@@ -260,8 +283,8 @@ def test_checker_catches_metadata_without_command(bundle, tmp_path):
 
 def test_checker_catches_a_column_the_program_never_writes(bundle, tmp_path):
     def add_column(c):
-        _columns(c).append({"title": "Micro-F1", "key": "f1_micro", "index": 10, "sorting": "desc",
-                            "precision": 4})
+        _columns(c).append({"title": "Micro-F1", "key": "f1_micro", "index": 10, "sorting": "desc", "precision": 4})
+
     broken = mutate(bundle, tmp_path / "broken.zip", edit_yaml=add_column)
     # Known from the bundle's own config, before any run, and said once (not once per submission).
     problems = check_bundle(broken, run_program=False)
@@ -275,12 +298,15 @@ def test_checker_catches_a_sorting_against_the_metrics_direction(bundle, tmp_pat
     def flip(c):
         _columns(c)[0]["sorting"] = "asc"  # macro-F1, higher is better
         _columns(c)[9]["sorting"] = "desc"  # the p-value
+
     broken = mutate(bundle, tmp_path / "broken.zip", edit_yaml=flip)
     problems = check_bundle(broken, run_program=False)
     assert [p.where for p in problems] == ["leaderboards[0].columns[0]", "leaderboards[0].columns[9]"]
-    assert str(problems[0]) == ("leaderboards[0].columns[0]: key 'f1_macro' sorts asc (lowest first) but "
-                                "for macro-F1 higher is better, so the leaderboard would rank the worst "
-                                "submission first; use sorting: desc")
+    assert str(problems[0]) == (
+        "leaderboards[0].columns[0]: key 'f1_macro' sorts asc (lowest first) but "
+        "for macro-F1 higher is better, so the leaderboard would rank the worst "
+        "submission first; use sorting: desc"
+    )
     assert all(str(p).count(". ") == 0 and "\n" not in str(p) for p in problems)  # one sentence each
 
 

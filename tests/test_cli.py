@@ -1,4 +1,5 @@
 """end_of_phase on the sample competition: the report reproduces the leaderboard, robustly."""
+
 import glob
 import json
 import os
@@ -32,8 +33,20 @@ def fast_reference(tmp_path_factory):
 @pytest.fixture(scope="module")
 def report(fast_reference, tmp_path_factory):
     out = tmp_path_factory.mktemp("report")
-    assert cli.main(["--reference", fast_reference, "--submissions", os.path.dirname(SAMPLES[0]),
-                     "--out", str(out), "--no-progress"]) == 0
+    assert (
+        cli.main(
+            [
+                "--reference",
+                fast_reference,
+                "--submissions",
+                os.path.dirname(SAMPLES[0]),
+                "--out",
+                str(out),
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     with open(str(out / "report.json"), encoding="utf-8") as handle:
         return str(out), json.load(handle)
 
@@ -47,8 +60,11 @@ def test_report_cis_equal_the_leaderboards(report, fast_reference, tmp_path):
         assert run.returncode == 0, run.stderr
         for key in ("f1_macro", "accuracy"):
             row = next(s for s in data["metrics"][key]["systems"] if s["name"] == name)
-            assert (row["score"], row["ci_low"], row["ci_high"]) == \
-                (run.scores[key], run.scores[key + "_ci_low"], run.scores[key + "_ci_high"]), (name, key)
+            assert (row["score"], row["ci_low"], row["ci_high"]) == (
+                run.scores[key],
+                run.scores[key + "_ci_low"],
+                run.scores[key + "_ci_high"],
+            ), (name, key)
 
 
 def test_every_output_is_written(report):
@@ -76,8 +92,12 @@ def test_codabench_bulk_zip_gives_the_same_numbers(report, fast_reference, tmp_p
     bulk = str(tmp_path / "bulk_submissions.zip")
     _bulk_zip(bulk, SAMPLES, failed="999_lost_PhaseId7_2025-03-09_12-30_submission.zip")
     out = tmp_path / "out"
-    assert cli.main(["--reference", fast_reference, "--submissions", bulk, "--out", str(out), "--no-progress",
-                     "--jobs", "1"]) == 0
+    assert (
+        cli.main(
+            ["--reference", fast_reference, "--submissions", bulk, "--out", str(out), "--no-progress", "--jobs", "1"]
+        )
+        == 0
+    )
     data = json.loads((out / "report.json").read_text())
     by_name = {s["name"]: s for s in data["metrics"]["f1_macro"]["systems"]}
     for row in folder_data["metrics"]["f1_macro"]["systems"]:
@@ -85,8 +105,11 @@ def test_codabench_bulk_zip_gives_the_same_numbers(report, fast_reference, tmp_p
             continue
         match = [s for n, s in by_name.items() if n.startswith("team_%s (" % row["name"])]
         assert len(match) == 1, row["name"]
-        assert (match[0]["score"], match[0]["ci_low"], match[0]["ci_high"]) == \
-            (row["score"], row["ci_low"], row["ci_high"])
+        assert (match[0]["score"], match[0]["ci_low"], match[0]["ci_high"]) == (
+            row["score"],
+            row["ci_low"],
+            row["ci_high"],
+        )
     assert any("download failed" in s["reason"] for s in data["skipped"])
 
 
@@ -102,8 +125,9 @@ def test_bad_submissions_are_skipped_with_the_participants_reason(fast_reference
         archive.writestr("../../escaped.csv", "id,label\n")
     before = set(os.listdir(str(tmp_path)))
     out = tmp_path / "out"
-    assert cli.main(["--reference", fast_reference, "--submissions", str(folder), "--out", str(out),
-                     "--no-progress"]) == 0
+    assert (
+        cli.main(["--reference", fast_reference, "--submissions", str(folder), "--out", str(out), "--no-progress"]) == 0
+    )
     assert set(os.listdir(str(tmp_path))) == before | {"out"}  # nothing written outside OUT
     assert not os.path.exists(str(tmp_path.parent / "escaped.csv"))
     skipped = {s["submission"]: s["reason"] for s in json.loads((out / "report.json").read_text())["skipped"]}
@@ -117,8 +141,22 @@ def test_jobs_do_not_change_the_report(fast_reference, tmp_path):
     outs = []
     for jobs in ("1", "2"):
         out = tmp_path / ("jobs" + jobs)
-        assert cli.main(["--reference", fast_reference, "--submissions", os.path.dirname(SAMPLES[0]),
-                         "--out", str(out), "--no-progress", "--jobs", jobs]) == 0
+        assert (
+            cli.main(
+                [
+                    "--reference",
+                    fast_reference,
+                    "--submissions",
+                    os.path.dirname(SAMPLES[0]),
+                    "--out",
+                    str(out),
+                    "--no-progress",
+                    "--jobs",
+                    jobs,
+                ]
+            )
+            == 0
+        )
         data = json.loads((out / "report.json").read_text())
         outs.append(data["metrics"])
     assert outs[0] == outs[1]
@@ -127,23 +165,39 @@ def test_jobs_do_not_change_the_report(fast_reference, tmp_path):
 @pytest.mark.slow  # fast representative: test_analysis.py::test_gains_against_the_baseline
 def test_baseline_by_name_and_per_participant(fast_reference, tmp_path):
     out = tmp_path / "out"
-    assert cli.main(["--reference", fast_reference, "--submissions", os.path.dirname(SAMPLES[0]), "--out",
-                     str(out), "--no-progress", "--baseline", "majority_class"]) == 0
+    assert (
+        cli.main(
+            [
+                "--reference",
+                fast_reference,
+                "--submissions",
+                os.path.dirname(SAMPLES[0]),
+                "--out",
+                str(out),
+                "--no-progress",
+                "--baseline",
+                "majority_class",
+            ]
+        )
+        == 0
+    )
     data = json.loads((out / "report.json").read_text())
     assert data["baseline"] == "majority_class"
     gains = {g["name"]: g["gain"] for g in data["metrics"]["f1_macro"]["gains"]["systems"]}
     assert gains["majority_class"] == 0.0 and gains["rbf_svm"] > 90
 
 
-@pytest.mark.parametrize("argv,message", [
-    (["--reference", "/nonexistent/ref"], "--reference /nonexistent/ref is neither a folder nor a zip"),
-    (["--jobs", "many"], "--jobs must be 'auto' or an integer from 1 to 256, got 'many'"),
-    (["--baseline", "nobody"], "--baseline 'nobody' is not one of the systems"),
-    (["--config", "/nonexistent.yaml"], "--config /nonexistent.yaml does not exist"),
-])
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["--reference", "/nonexistent/ref"], "--reference /nonexistent/ref is neither a folder nor a zip"),
+        (["--jobs", "many"], "--jobs must be 'auto' or an integer from 1 to 256, got 'many'"),
+        (["--baseline", "nobody"], "--baseline 'nobody' is not one of the systems"),
+        (["--config", "/nonexistent.yaml"], "--config /nonexistent.yaml does not exist"),
+    ],
+)
 def test_organizer_mistakes_get_one_line(argv, message, fast_reference, tmp_path, capsys):
-    args = {"--reference": fast_reference, "--submissions": os.path.dirname(SAMPLES[0]),
-            "--out": str(tmp_path / "out")}
+    args = {"--reference": fast_reference, "--submissions": os.path.dirname(SAMPLES[0]), "--out": str(tmp_path / "out")}
     for i in range(0, len(argv), 2):
         args[argv[i]] = argv[i + 1]
     flat = [x for pair in args.items() for x in pair] + ["--no-progress"]

@@ -1,13 +1,14 @@
 """leaderboard-ci-compare: the indicators of several reports side by side; clear errors for bad files."""
+
 import json
 import os
 import subprocess
 import sys
 
+import _report_examples as E
 import pandas as pd
 import pytest
 
-import _report_examples as E
 from leaderboard_ci.report.compare import OUTPUT_NAMES, comparison_frame, default_name, main, make_parser
 from leaderboard_ci.report.tables import indicators_table
 
@@ -37,8 +38,15 @@ def test_default_name():
 def test_comparison_frame_puts_every_target_side_by_side(reports):
     loaded = [json.load(open(p, encoding="utf-8")) for p in reports]
     frame = comparison_frame(loaded, ["C", "G", "R"])
-    assert list(frame.columns) == ["C: macro-F1", "C: accuracy", "G: macro-F1", "G: macro-F1 [en]",
-                                   "G: macro-F1 [es<&>]", "R: MAE", "R: Pearson r"]
+    assert list(frame.columns) == [
+        "C: macro-F1",
+        "C: accuracy",
+        "G: macro-F1",
+        "G: macro-F1 [en]",
+        "G: macro-F1 [es<&>]",
+        "R: MAE",
+        "R: Pearson r",
+    ]
     own = indicators_table(E.regression())
     assert frame["R: MAE"].tolist() == own["mae"].tolist()  # same rows, same values as the report's own table
     assert list(frame.index) == list(own.index)
@@ -80,8 +88,11 @@ def test_bad_report_files_give_one_line_errors(reports, tmp_path, capsys):
     bad_json.write_text("{not json", encoding="utf-8")
     wrong = tmp_path / "wrong.json"
     wrong.write_text(json.dumps({"schema_version": "99.0", "metrics": {}}), encoding="utf-8")
-    cases = [(str(tmp_path / "missing.json"), "no such file"), (str(bad_json), "is not a JSON file"),
-             (str(wrong), "schema_version '99.0'")]
+    cases = [
+        (str(tmp_path / "missing.json"), "no such file"),
+        (str(bad_json), "is not a JSON file"),
+        (str(wrong), "schema_version '99.0'"),
+    ]
     for path, message in cases:
         code, err = _run([reports[0], path, "--out", str(tmp_path / "o")], capsys)
         assert code == 1
@@ -101,10 +112,20 @@ def test_usage_errors(reports, tmp_path, capsys):
 
 
 def test_module_runs(reports, tmp_path):
-    run = subprocess.run(COMMAND + [reports[0], "--out", str(tmp_path / "s")],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV, timeout=120)
+    run = subprocess.run(
+        COMMAND + [reports[0], "--out", str(tmp_path / "s")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=ENV,
+        timeout=120,
+    )
     assert run.returncode == 0, run.stderr
     assert (tmp_path / "s" / "comparison.md").is_file()
-    run = subprocess.run(COMMAND + [str(tmp_path / "nope.json"), "--out", str(tmp_path / "s")],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV, timeout=120)
+    run = subprocess.run(
+        COMMAND + [str(tmp_path / "nope.json"), "--out", str(tmp_path / "s")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=ENV,
+        timeout=120,
+    )
     assert run.returncode == 1 and b"no such file" in run.stderr

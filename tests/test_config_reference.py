@@ -1,4 +1,5 @@
 """docs/configuration.md is generated from the configuration schema and must never go stale."""
+
 import io
 import os
 
@@ -15,7 +16,8 @@ def test_the_checked_in_page_is_the_generated_one():
         checked_in = handle.read()
     assert checked_in == reference(), (
         "docs/configuration.md is out of date with the configuration schema; regenerate it from the repository's "
-        "root with:\n    %s" % COMMAND)
+        "root with:\n    %s" % COMMAND
+    )
 
 
 def test_the_page_names_every_key_section_and_task_setting():

@@ -1,4 +1,5 @@
 """Corrections go through statsmodels, within families."""
+
 import numpy as np
 import pytest
 from statsmodels.stats.multitest import multipletests

@@ -1,4 +1,5 @@
 """detailed_results.html: well-formed, self-contained, escaped, no NaN, no per-item data."""
+
 import dataclasses
 import os
 import re
@@ -16,7 +17,9 @@ from leaderboard_ci.tasks.scorer import GoldStandard
 
 NASTY = '<b>&"x"'
 VOID = {"meta", "br", "wbr", "hr", "img", "input", "link", "col", "source"}
-MODULE = os.path.join(os.path.dirname(__file__), os.pardir, "scoring_program", "leaderboard_ci", "scoring", "detailed_html.py")
+MODULE = os.path.join(
+    os.path.dirname(__file__), os.pardir, "scoring_program", "leaderboard_ci", "scoring", "detailed_html.py"
+)
 
 
 class Page(HTMLParser):
@@ -74,11 +77,24 @@ def _classification(n_resamples=2000, method="percentile"):
     pred = np.where(rng.rand(n) < 0.7, y, rng.randint(0, 3, n))
     groups = rng.randint(0, 2, n)
     groups[:2] = 2  # a group of two items: absent from about 13% of the resamples
-    cfg = parse_config({"metric": "f1_macro", "extra_metrics": ["accuracy"], "labels": list(labels),
-                        "groups": "lang", "baseline": {"file": "base.csv", "name": "majority & <co>"},
-                        "bootstrap": {"n_resamples": n_resamples, "method": method}})
-    gold = GoldStandard(values=y, labels=labels, groups=groups, group_values=("en", "es", "x<y>"),
-                        ids=tuple("item-SECRET-%05d" % i for i in range(n)), sha256="ab" * 32)
+    cfg = parse_config(
+        {
+            "metric": "f1_macro",
+            "extra_metrics": ["accuracy"],
+            "labels": list(labels),
+            "groups": "lang",
+            "baseline": {"file": "base.csv", "name": "majority & <co>"},
+            "bootstrap": {"n_resamples": n_resamples, "method": method},
+        }
+    )
+    gold = GoldStandard(
+        values=y,
+        labels=labels,
+        groups=groups,
+        group_values=("en", "es", "x<y>"),
+        ids=tuple("item-SECRET-%05d" % i for i in range(n)),
+        sha256="ab" * 32,
+    )
     return cfg, evaluate(cfg, gold, pred, baseline=np.zeros(n, int))
 
 
@@ -98,8 +114,11 @@ def _headline(html):
 @pytest.fixture(scope="module")
 def pages():
     out = {}
-    for name, (cfg, result) in (("classification", _classification()), ("regression", _regression()),
-                                ("bca", _classification(1000, "bca"))):
+    for name, (cfg, result) in (
+        ("classification", _classification()),
+        ("regression", _regression()),
+        ("bca", _classification(1000, "bca")),
+    ):
         out[name] = (cfg, result, render_detailed_results(result, cfg))
     return out
 
@@ -120,7 +139,11 @@ def test_headline_shows_official_score_and_interval(pages, name):
     _, result, html = pages[name]
     s = result.official
     assert _headline(html) == "%s %.4f (95%% CI %.4f\u2013%.4f)" % (
-        s.metric.title, s.score, s.interval.low, s.interval.high)
+        s.metric.title,
+        s.score,
+        s.interval.low,
+        s.interval.high,
+    )
     assert "same population" in html
 
 
@@ -128,12 +151,13 @@ def test_headline_shows_official_score_and_interval(pages, name):
 def test_footer_has_the_signature_in_monospace_and_the_settings_in_words(pages, name):
     _, result, html = pages[name]
     assert str(result.signature) in Page(html).code
-    footer = html[html.index("<footer>"):]
+    footer = html[html.index("<footer>") :]
     assert "Signature" in footer
     method = {"percentile": "percentile", "bca": "BCa"}[result.signature.method]
     assert "%s bootstrap, 95%% confidence level, from %s resamples" % (
-        method, "{:,}".format(result.signature.n_resamples)) in re.sub(r"<[^>]+>", "", footer).replace(
-        " (bias-corrected and accelerated)", "")
+        method,
+        "{:,}".format(result.signature.n_resamples),
+    ) in re.sub(r"<[^>]+>", "", footer).replace(" (bias-corrected and accelerated)", "")
 
 
 @pytest.mark.parametrize("name", ["classification", "regression", "bca"])
@@ -147,11 +171,11 @@ def test_strings_from_config_and_data_are_escaped(pages):
     html = pages["classification"][2]
     for raw in (NASTY, "<co>", "x<y>"):
         assert raw not in html
-    assert "&lt;b&gt;&amp;&quot;x&quot;" in html          # the class label
-    assert "majority &amp; &lt;co&gt;" in html               # the baseline name
-    assert "x&lt;y&gt;" in html                              # a group value
+    assert "&lt;b&gt;&amp;&quot;x&quot;" in html  # the class label
+    assert "majority &amp; &lt;co&gt;" in html  # the baseline name
+    assert "x&lt;y&gt;" in html  # a group value
     cells = [row[0] for row in Page(html).rows if row]
-    assert NASTY in cells                                    # decoded back to the label
+    assert NASTY in cells  # decoded back to the label
 
 
 @pytest.mark.parametrize("name", ["classification", "regression", "bca"])
@@ -162,12 +186,16 @@ def test_no_nan_or_infinity_is_printed(pages, name):
 def test_values_that_are_not_finite_become_dashes(pages):
     cfg, result, _ = pages["classification"]
     s = result.official
-    broken = dataclasses.replace(s, score=float("nan"),
-                                 interval=dataclasses.replace(s.interval, low=float("-inf"), high=float("nan")),
-                                 replicates=np.full(s.replicates.shape, np.nan))
+    broken = dataclasses.replace(
+        s,
+        score=float("nan"),
+        interval=dataclasses.replace(s.interval, low=float("-inf"), high=float("nan")),
+        replicates=np.full(s.replicates.shape, np.nan),
+    )
     comparison = dataclasses.replace(result.baseline[0], difference=float("inf"), p_value=float("nan"))
-    odd = dataclasses.replace(result, scores=(broken,) + result.scores[1:],
-                              baseline=(comparison,) + result.baseline[1:])
+    odd = dataclasses.replace(
+        result, scores=(broken,) + result.scores[1:], baseline=(comparison,) + result.baseline[1:]
+    )
     html = render_detailed_results(odd, cfg)
     assert not re.search(r"\b(nan|inf|infinity)\b", html, re.IGNORECASE)
     assert _headline(html) == "%s \u2013 (95%% CI \u2013\u2013\u2013)" % s.metric.title
@@ -179,8 +207,14 @@ def test_every_score_has_a_table_row(pages):
     rows = Page(html).rows
     for s in result.scores:
         group = "all items" if s.group is None else s.group
-        expected = ["%s %s" % (s.metric.title, s.key), group, "%.4f" % s.score, "%.4f" % s.interval.low,
-                    "%.4f" % s.interval.high, "{:,}".format(s.n_items)]
+        expected = [
+            "%s %s" % (s.metric.title, s.key),
+            group,
+            "%.4f" % s.score,
+            "%.4f" % s.interval.low,
+            "%.4f" % s.interval.high,
+            "{:,}".format(s.n_items),
+        ]
         assert expected in rows
 
 
@@ -188,8 +222,14 @@ def test_per_class_table_only_for_classification(pages):
     _, result, html = pages["classification"]
     rows = Page(html).rows
     for r in result.per_class:
-        assert [r.label, "%.4f" % r.precision, "%.4f" % r.recall, "%.4f" % r.f1,
-                "[%.4f, %.4f]" % (r.f1_interval.low, r.f1_interval.high), "{:,}".format(r.predicted)] in rows
+        assert [
+            r.label,
+            "%.4f" % r.precision,
+            "%.4f" % r.recall,
+            "%.4f" % r.f1,
+            "[%.4f, %.4f]" % (r.f1_interval.low, r.f1_interval.high),
+            "{:,}".format(r.predicted),
+        ] in rows
     assert "Per-class" in html
     assert "Per-class" not in pages["regression"][2]
     assert "baseline" not in pages["regression"][2].lower()
@@ -200,8 +240,9 @@ def test_baseline_rows_give_signed_difference_p_value_and_verdict(pages):
     rows = Page(html).rows
     verdicts = set()
     for c in result.baseline:
-        row = next(r for r in rows if r[:2] == [c.metric.title, "all items" if c.group is None else c.group]
-                   and len(r) == 7)
+        row = next(
+            r for r in rows if r[:2] == [c.metric.title, "all items" if c.group is None else c.group] and len(r) == 7
+        )
         assert row[3] == "%+.4f" % c.difference
         assert row[5] == ("< 0.0001" if c.p_value < 1e-4 else "%.4f" % c.p_value)
         verdict = "better" if c.interval.low > 0 else ("worse" if c.interval.high < 0 else "unclear")
@@ -217,7 +258,8 @@ def test_notes_report_resamples_without_the_small_group(pages):
     assert small and all(s.interval.n_valid < result.signature.n_resamples for s in small)
     expected = "%s of %s resamples had no items" % (
         "{:,}".format(result.signature.n_resamples - small[0].interval.n_valid),
-        "{:,}".format(result.signature.n_resamples))
+        "{:,}".format(result.signature.n_resamples),
+    )
     assert expected in html
     assert "Notes" not in pages["regression"][2]
     assert "Per-class F1 intervals use the percentile method" in pages["bca"][2]
@@ -263,6 +305,10 @@ def test_module_is_python37_compatible():
     vermin = shutil.which("vermin")
     if vermin is None:
         pytest.skip("vermin is not installed")
-    out = subprocess.run([vermin, "-t=3.7-", "--violations", "--no-tips", MODULE],
-                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    out = subprocess.run(
+        [vermin, "-t=3.7-", "--violations", "--no-tips", MODULE],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        universal_newlines=True,
+    )
     assert out.returncode == 0, out.stdout

@@ -1,12 +1,13 @@
 """Dask scale-out gives the same numbers as one process; a clear message without Dask."""
+
 import builtins
 
 import numpy as np
 import pytest
 
+from leaderboard_ci.phase.analysis.systems import score_systems
 from leaderboard_ci.scoring.config import parse_config
 from leaderboard_ci.scoring.errors import ConfigError
-from leaderboard_ci.phase.analysis.systems import score_systems
 from leaderboard_ci.tasks.scorer import GoldStandard
 
 
@@ -17,8 +18,9 @@ def _inputs():
     groups = rng.integers(0, 2, n)
     preds = [np.where(rng.random(n) < q, y, rng.integers(0, 3, n)) for q in np.linspace(0.5, 0.9, m)]
     gold = GoldStandard(values=y, labels=tuple("abc"), groups=groups, group_values=("en", "es"))
-    cfg = parse_config({"metric": "f1_macro", "extra_metrics": ["accuracy"], "groups": "lang",
-                        "bootstrap": {"n_resamples": 700}})
+    cfg = parse_config(
+        {"metric": "f1_macro", "extra_metrics": ["accuracy"], "groups": "lang", "bootstrap": {"n_resamples": 700}}
+    )
     return cfg, gold, preds, ["s%d" % j for j in range(m)]
 
 
@@ -73,11 +75,13 @@ def test_analyze_on_a_given_client_leaves_it_open():
 
     rng = np.random.default_rng(4)
     y = rng.integers(0, 3, 150)
-    systems = {"s%d" % j: np.where(rng.random(150) < 0.5 + 0.1 * j, y, rng.integers(0, 3, 150)).tolist()
-               for j in range(4)}
+    systems = {
+        "s%d" % j: np.where(rng.random(150) < 0.5 + 0.1 * j, y, rng.integers(0, 3, 150)).tolist() for j in range(4)
+    }
     local = analyze(y.tolist(), systems, metric="accuracy", n_resamples=50, execution=Execution(n_jobs=1))
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, \
-            Client(cluster) as client:
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, Client(
+        cluster
+    ) as client:
         remote = analyze(y.tolist(), systems, metric="accuracy", n_resamples=50, execution=Execution(dask=client))
         assert client.status == "running"
     for a, b in ((local.official.systems, remote.official.systems), (local.official.pairs, remote.official.pairs)):

@@ -5,6 +5,7 @@ makes a link to a missing page or a missing anchor a warning (mkdocs >= 1.6).  S
 mkdocs or its Material theme is not installed (``pip install -e ".[docs]"``; the ``test`` extra
 installs both).
 """
+
 import importlib.util
 import os
 import re
@@ -26,9 +27,23 @@ def _installed(name):
 def test_site_builds_strict(tmp_path):
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
     proc = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", os.path.join(ROOT, "mkdocs.yml"),
-         "--site-dir", str(tmp_path / "site")],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "build",
+            "--strict",
+            "--config-file",
+            os.path.join(ROOT, "mkdocs.yml"),
+            "--site-dir",
+            str(tmp_path / "site"),
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        universal_newlines=True,
+        timeout=300,
     )
     assert proc.returncode == 0, proc.stdout
     assert (tmp_path / "site" / "index.html").is_file()

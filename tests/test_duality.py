@@ -18,6 +18,7 @@ Each count must be zero.  The example competitions run as the organizer's comman
 runs them (the program's config merged with the reference folder's, the submissions
 folder, the config's baseline), at B = 1,000 instead of 10,000 to stay fast.
 """
+
 import dataclasses
 import glob
 import math
@@ -26,16 +27,15 @@ import sys
 import tempfile
 from collections import OrderedDict
 
-import numpy as np
-import pytest
-
 import _report_examples
+import pytest
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir)
 PROGRAM = os.path.join(ROOT, "scoring_program")
 STAT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "statistical")
 COMPETITIONS = ["competition_bundle"] + sorted(
-    os.path.relpath(os.path.dirname(p), ROOT) for p in glob.glob(os.path.join(ROOT, "examples", "*", "reference_data")))
+    os.path.relpath(os.path.dirname(p), ROOT) for p in glob.glob(os.path.join(ROOT, "examples", "*", "reference_data"))
+)
 B = 1000
 
 
@@ -52,10 +52,13 @@ def _analyze_competition(folder):
     config = dataclasses.replace(config, bootstrap=dataclasses.replace(config.bootstrap, n_resamples=B))
     gold = read_gold(ref, config)
     with tempfile.TemporaryDirectory() as work:
-        coded, skipped, _ = load_systems(os.path.join(ROOT, folder, "sample_submissions"), config, gold,
-                                         os.path.join(work, "submissions"))
+        coded, skipped, _ = load_systems(
+            os.path.join(ROOT, folder, "sample_submissions"), config, gold, os.path.join(work, "submissions")
+        )
     baseline = cli._add_baseline(config, ref, gold, coded, None)
-    return analyze(gold, OrderedDict(coded), config=config, baseline=baseline, execution=Execution(n_jobs="auto"), skipped=skipped)
+    return analyze(
+        gold, OrderedDict(coded), config=config, baseline=baseline, execution=Execution(n_jobs="auto"), skipped=skipped
+    )
 
 
 def _phase60(variant):
@@ -79,8 +82,9 @@ class Count(object):
     """Disagreements per check, and the number of entries checked."""
 
     def __init__(self):
-        self.bad = OrderedDict((k, []) for k in ("interval_vs_p", "fw_vs_maxt", "fw_vs_significant",
-                                                 "tied_vs_rank_set"))
+        self.bad = OrderedDict(
+            (k, []) for k in ("interval_vs_p", "fw_vs_maxt", "fw_vs_significant", "tied_vs_rank_set")
+        )
         self.checked = OrderedDict((k, 0) for k in self.bad)
 
     def check(self, kind, agree, where):
@@ -89,8 +93,10 @@ class Count(object):
             self.bad[kind].append(where)
 
     def __str__(self):
-        return "; ".join("%s: %d of %d disagree%s" % (k, len(v), self.checked[k], (" (e.g. %s)" % v[:3]) if v else "")
-                         for k, v in self.bad.items())
+        return "; ".join(
+            "%s: %d of %d disagree%s" % (k, len(v), self.checked[k], (" (e.g. %s)" % v[:3]) if v else "")
+            for k, v in self.bad.items()
+        )
 
 
 def _p_column(result):
@@ -107,9 +113,11 @@ def check_frames(result, count, label):
             for row in frame.to_dict("records"):
                 where = (label, key, table_name, row.get("a"), row.get("b", row.get("name")))
                 if not _missing(row.get(p_col)) and not _missing(row.get("ci_low")):
-                    count.check("interval_vs_p", (row[p_col] < alpha) == bool(
-                        _excludes_zero(row["ci_low"], row["ci_high"])), where + (row[p_col], row["ci_low"],
-                                                                                 row["ci_high"]))
+                    count.check(
+                        "interval_vs_p",
+                        (row[p_col] < alpha) == bool(_excludes_zero(row["ci_low"], row["ci_high"])),
+                        where + (row[p_col], row["ci_low"], row["ci_high"]),
+                    )
                 if "fw_low" in row and not _missing(row.get("p_maxt")):
                     fw = bool(_excludes_zero(row["fw_low"], row["fw_high"]))
                     count.check("fw_vs_maxt", (row["p_maxt"] < alpha) == fw, where)
@@ -118,8 +126,11 @@ def check_frames(result, count, label):
         systems = target.systems
         if "rank_low" in systems.columns:
             for row in systems.to_dict("records"):
-                count.check("tied_vs_rank_set", bool(row["tied_with_winner"]) == (int(row["rank_low"]) == 1),
-                            (label, key, row["name"]))
+                count.check(
+                    "tied_vs_rank_set",
+                    bool(row["tied_with_winner"]) == (int(row["rank_low"]) == 1),
+                    (label, key, row["name"]),
+                )
             assert set(target.tied_with_winner) == set(systems.name[systems.rank_low == 1]), (label, key)
 
 
@@ -136,8 +147,9 @@ def check_json(result, count, label):
                 where = ("json", label, key, table_name, row.get("a"), row.get("b", row.get("name")))
                 p = row.get(p_col)
                 if not _missing(p) and not _missing(row.get("ci_low")):
-                    count.check("interval_vs_p", (p < alpha) == bool(_excludes_zero(row["ci_low"], row["ci_high"])),
-                                where)
+                    count.check(
+                        "interval_vs_p", (p < alpha) == bool(_excludes_zero(row["ci_low"], row["ci_high"])), where
+                    )
                 p_maxt = (row.get("p_adjusted") or {}).get("maxt")
                 if "fw_low" in row and not _missing(p_maxt) and not _missing(row["fw_low"]):
                     fw = bool(_excludes_zero(row["fw_low"], row["fw_high"]))
@@ -149,13 +161,19 @@ def check_json(result, count, label):
             if low is None and isinstance(row.get("rank_set"), dict) and row["rank_set"].get("simultaneous"):
                 low = row["rank_set"]["simultaneous"][0]
             if low is not None:
-                count.check("tied_vs_rank_set", bool(row["tied_with_winner"]) == (int(low) == 1),
-                            ("json", label, key, row["name"]))
+                count.check(
+                    "tied_vs_rank_set",
+                    bool(row["tied_with_winner"]) == (int(low) == 1),
+                    ("json", label, key, row["name"]),
+                )
 
 
-SOURCES = [("competition", c) for c in COMPETITIONS] + \
-    [("examples", name) for name in sorted(_report_examples.ALL)] + [("examples", "many"), ("examples", "one_sided")] + \
-    [("phase60", v) for v in ("classification", "scores", "ranking")]
+SOURCES = (
+    [("competition", c) for c in COMPETITIONS]
+    + [("examples", name) for name in sorted(_report_examples.ALL)]
+    + [("examples", "many"), ("examples", "one_sided")]
+    + [("phase60", v) for v in ("classification", "scores", "ranking")]
+)
 
 
 def _result(kind, name):
@@ -179,6 +197,5 @@ def test_every_verdict_agrees_with_its_interval(kind, name):
     print("%s %s: %s" % (kind, name, count))  # the counts, with pytest -s
     if len(result.names) > 1:
         # max-t is the default (analysis.corrections starts with it): its intervals are in every table
-        assert count.checked["interval_vs_p"] > 0 and count.checked["fw_vs_maxt"] > 0, \
-            "nothing was checked: %s" % count
+        assert count.checked["interval_vs_p"] > 0 and count.checked["fw_vs_maxt"] > 0, "nothing was checked: %s" % count
     assert all(not v for v in count.bad.values()), "%s %s: %s" % (kind, name, count)

@@ -1,4 +1,5 @@
 """Public entry points check their inputs first and say what they got; the console scripts run when installed."""
+
 import argparse
 import configparser
 import importlib
@@ -32,12 +33,15 @@ def test_evaluate_refuses_a_short_prediction_array_instead_of_broadcasting():
         evaluate(CFG, GOLD, np.array([0, 1, 2, 0, 1]), baseline=np.array([0, 1, 2, 0]))
 
 
-@pytest.mark.parametrize("predictions, message", [
-    (np.array([0, 1, 2, 0, 3]), "class codes from 0 to 2"),
-    (np.array([0, 1, -1, 0, 1]), "class codes from 0 to 2"),
-    (np.array([0.0, 1.0, 2.0, 0.0, 1.0]), "class codes from 0 to 2"),
-    (np.array([[0, 1, 2, 0, 1]]), r"shape \(5,\)"),
-])
+@pytest.mark.parametrize(
+    "predictions, message",
+    [
+        (np.array([0, 1, 2, 0, 3]), "class codes from 0 to 2"),
+        (np.array([0, 1, -1, 0, 1]), "class codes from 0 to 2"),
+        (np.array([0.0, 1.0, 2.0, 0.0, 1.0]), "class codes from 0 to 2"),
+        (np.array([[0, 1, 2, 0, 1]]), r"shape \(5,\)"),
+    ],
+)
 def test_scorer_refuses_out_of_range_codes(predictions, message):
     with pytest.raises(ValueError, match=message):
         SystemScorer(CFG.metrics, GOLD, predictions)
@@ -89,9 +93,9 @@ def test_one_seed_bound_and_one_jobs_check_everywhere():
     from leaderboard_ci.core.parallel import check_jobs
     from leaderboard_ci.core.resampling import check_seed
 
-    assert check_seed(2 ** 128 - 1) == 2 ** 128 - 1
-    assert parse_config({"metric": "mae", "bootstrap": {"seed": 2 ** 100}}).bootstrap.seed == 2 ** 100
-    for bad in (2 ** 128, -1):
+    assert check_seed(2**128 - 1) == 2**128 - 1
+    assert parse_config({"metric": "mae", "bootstrap": {"seed": 2**100}}).bootstrap.seed == 2**100
+    for bad in (2**128, -1):
         with pytest.raises(ConfigError, match=r"bootstrap.seed must be an integer from 0 to 2\*\*128-1"):
             parse_config({"metric": "mae", "bootstrap": {"seed": bad}})
     with pytest.raises(ValueError, match="n_jobs must be 'auto' or an integer from 1 to 256, got 0"):
@@ -106,12 +110,14 @@ def test_one_seed_bound_and_one_jobs_check_everywhere():
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROGRAM = os.path.join(ROOT, "scoring_program")
 #: The modules that also run as ``python -m MODULE``, and the name their --help shows.
-MODULES = {"leaderboard_ci.tools.cli": "leaderboard-ci",
-           "leaderboard_ci.phase.cli": "leaderboard-ci-end-of-phase",
-           "leaderboard_ci.report.compare": "leaderboard-ci-compare",
-           "leaderboard_ci.phase.benchmark.cli": "leaderboard-ci benchmark",
-           "leaderboard_ci.tools.demo": "leaderboard-ci demo",
-           "leaderboard_ci.tools.sample_competition": "leaderboard-ci sample-competition"}
+MODULES = {
+    "leaderboard_ci.tools.cli": "leaderboard-ci",
+    "leaderboard_ci.phase.cli": "leaderboard-ci-end-of-phase",
+    "leaderboard_ci.report.compare": "leaderboard-ci-compare",
+    "leaderboard_ci.phase.benchmark.cli": "leaderboard-ci benchmark",
+    "leaderboard_ci.tools.demo": "leaderboard-ci demo",
+    "leaderboard_ci.tools.sample_competition": "leaderboard-ci sample-competition",
+}
 
 
 def console_scripts():
@@ -134,7 +140,7 @@ def _usage_name(text):
     """``leaderboard-ci score`` from ``usage: leaderboard-ci score [-h] ...`` (every parser has -h first)."""
     first = text.strip().splitlines()[0]
     assert first.startswith("usage: ") and " [-h]" in first, text
-    return first[len("usage: "):first.index(" [-h]")]
+    return first[len("usage: ") : first.index(" [-h]")]
 
 
 @pytest.fixture(scope="module")
@@ -149,16 +155,31 @@ def installed(tmp_path_factory):
     os.makedirs(str(source))
     for name in ("setup.cfg", "pyproject.toml", "README.md"):
         shutil.copy(os.path.join(ROOT, name), str(source / name))
-    shutil.copytree(PROGRAM, str(source / "scoring_program"),
-                    ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    shutil.copytree(
+        PROGRAM, str(source / "scoring_program"), ignore=shutil.ignore_patterns("__pycache__", "*.egg-info")
+    )
     env = str(work / "env")
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", env], check=True)
     bin_dir = os.path.join(env, "Scripts" if os.name == "nt" else "bin")
-    pip = subprocess.run([os.path.join(bin_dir, "python"), "-m", "pip", "install", "--no-deps", "-q",
-                          "--disable-pip-version-check", str(source)],
-                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, timeout=600)
-    assert pip.returncode == 0, "pip install of this checkout failed (it builds with setuptools and wheel):\n" + \
-        pip.stdout[-3000:]
+    pip = subprocess.run(
+        [
+            os.path.join(bin_dir, "python"),
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "-q",
+            "--disable-pip-version-check",
+            str(source),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        universal_newlines=True,
+        timeout=600,
+    )
+    assert pip.returncode == 0, (
+        "pip install of this checkout failed (it builds with setuptools and wheel):\n" + pip.stdout[-3000:]
+    )
     return bin_dir
 
 
@@ -166,8 +187,15 @@ def _run(command, **kwargs):
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
     env.update(kwargs.pop("env", {}))
-    return subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
-                          env=env, cwd=kwargs.pop("cwd", None), timeout=300)
+    return subprocess.run(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        universal_newlines=True,
+        env=env,
+        cwd=kwargs.pop("cwd", None),
+        timeout=300,
+    )
 
 
 def test_console_scripts_name_importable_functions():
@@ -190,8 +218,10 @@ def test_the_scripts_folder_is_gone_and_nothing_names_it():
 
 
 def test_every_console_script_runs_its_help_when_installed(installed, tmp_path):
-    where = _run([os.path.join(installed, "python"), "-c", "import leaderboard_ci; print(leaderboard_ci.__file__)"],
-                 cwd=str(tmp_path))
+    where = _run(
+        [os.path.join(installed, "python"), "-c", "import leaderboard_ci; print(leaderboard_ci.__file__)"],
+        cwd=str(tmp_path),
+    )
     assert where.stdout.startswith(os.path.dirname(installed)), where.stdout + where.stderr
     for name in console_scripts():
         run = _run([os.path.join(installed, name), "--help"], cwd=str(tmp_path))
@@ -201,8 +231,17 @@ def test_every_console_script_runs_its_help_when_installed(installed, tmp_path):
 
 def test_every_subcommand_runs_its_help_when_installed(installed, tmp_path):
     names = subcommands()
-    assert {"init", "columns", "bundle", "score", "end-of-phase", "compare", "benchmark", "demo",
-            "sample-competition"} <= set(names)
+    assert {
+        "init",
+        "columns",
+        "bundle",
+        "score",
+        "end-of-phase",
+        "compare",
+        "benchmark",
+        "demo",
+        "sample-competition",
+    } <= set(names)
     for name in names:
         run = _run([os.path.join(installed, "leaderboard-ci"), name, "--help"], cwd=str(tmp_path))
         assert run.returncode == 0, (name, run.stderr)

@@ -1,14 +1,15 @@
 """evaluate(): scores, intervals, the baseline comparison, custom metrics and determinism."""
+
 import json
 import textwrap
 
 import numpy as np
 import pytest
 
-from leaderboard_ci.scoring.config import parse_config
-from leaderboard_ci.scoring.evaluation import evaluate
 from leaderboard_ci.core.intervals import confidence_interval
 from leaderboard_ci.core.resampling import replicate_indices
+from leaderboard_ci.scoring.config import parse_config
+from leaderboard_ci.scoring.evaluation import evaluate
 from leaderboard_ci.tasks.scorer import GoldStandard
 
 
@@ -28,9 +29,15 @@ def digits_task():
 
 
 def _config(**bootstrap):
-    return parse_config({"metric": "f1_macro", "extra_metrics": ["accuracy"],
-                         "labels": [str(k) for k in range(10)], "baseline": {"file": "b.csv", "name": "weak"},
-                         "bootstrap": dict({"n_resamples": 1000, "seed": 3}, **bootstrap)})
+    return parse_config(
+        {
+            "metric": "f1_macro",
+            "extra_metrics": ["accuracy"],
+            "labels": [str(k) for k in range(10)],
+            "baseline": {"file": "b.csv", "name": "weak"},
+            "bootstrap": dict({"n_resamples": 1000, "seed": 3}, **bootstrap),
+        }
+    )
 
 
 def test_baseline_comparison_is_paired_and_oriented(digits_task):
@@ -46,8 +53,9 @@ def test_baseline_comparison_is_paired_and_oriented(digits_task):
         assert 0 < b.p_value < 0.01
     # Paired: the difference replicates are the per-replicate differences of the two systems.
     alone = evaluate(_config(), gold, weak)
-    np.testing.assert_array_equal(result.baseline[0].replicates,
-                                  result.scores[0].replicates - alone.scores[0].replicates)
+    np.testing.assert_array_equal(
+        result.baseline[0].replicates, result.scores[0].replicates - alone.scores[0].replicates
+    )
 
 
 def test_identical_baseline_gets_p_one_and_a_zero_interval(digits_task):
@@ -72,9 +80,17 @@ def test_lower_is_better_metrics_are_oriented_too():
 def test_leaderboard_scores_order_and_keys(digits_task):
     gold, strong, weak = digits_task
     scores = evaluate(_config(), gold, strong, baseline=weak).leaderboard_scores()
-    assert list(scores)[:6] == ["f1_macro", "f1_macro_ci_low", "f1_macro_ci_high",
-                                "accuracy", "accuracy_ci_low", "accuracy_ci_high"]
-    assert {"f1_macro_vs_base", "f1_macro_vs_base_ci_low", "f1_macro_vs_base_ci_high", "f1_macro_vs_base_p"} <= set(scores)
+    assert list(scores)[:6] == [
+        "f1_macro",
+        "f1_macro_ci_low",
+        "f1_macro_ci_high",
+        "accuracy",
+        "accuracy_ci_low",
+        "accuracy_ci_high",
+    ]
+    assert {"f1_macro_vs_base", "f1_macro_vs_base_ci_low", "f1_macro_vs_base_ci_high", "f1_macro_vs_base_p"} <= set(
+        scores
+    )
     assert all(len(k) <= 36 and np.isfinite(v) for k, v in scores.items())
     json.dumps(scores, allow_nan=False)
 
@@ -106,7 +122,7 @@ def test_per_class_rows(digits_task):
         assert row.f1_interval.low <= row.f1 <= row.f1_interval.high
 
 
-CUSTOM = textwrap.dedent('''
+CUSTOM = textwrap.dedent("""
     import numpy as np
     KIND = "classification"
     DIRECTION = "higher"
@@ -121,15 +137,22 @@ CUSTOM = textwrap.dedent('''
             den = (weights * t).sum(axis=1) + (weights * p).sum(axis=1)
             f1.append(np.where(den == 0, 0.0, 2.0 * tp / np.where(den == 0, 1, den)))
         return np.mean(f1, axis=0)
-''')
+""")
 
 
 def test_custom_metric_on_resample_counts_equals_the_builtin(tmp_path, digits_task):
     gold, strong, _ = digits_task
     (tmp_path / "my_f1.py").write_text(CUSTOM)
     labels = [str(k) for k in range(10)]
-    cfg = parse_config({"metric": "f1_macro", "extra_metrics": [{"custom": "my_f1.py"}], "labels": labels,
-                        "bootstrap": {"n_resamples": 300, "method": "bca"}}, program_dir=str(tmp_path))
+    cfg = parse_config(
+        {
+            "metric": "f1_macro",
+            "extra_metrics": [{"custom": "my_f1.py"}],
+            "labels": labels,
+            "bootstrap": {"n_resamples": 300, "method": "bca"},
+        },
+        program_dir=str(tmp_path),
+    )
     builtin, custom = evaluate(cfg, gold, strong).scores
     assert custom.key == "my_f1" and custom.metric.title == "weighted-by-counts macro-F1"
     assert custom.score == pytest.approx(builtin.score, abs=1e-12)

@@ -17,6 +17,7 @@ A new example is picked up by its ``competition.yaml``; it must add its referenc
 ``CHECKS`` (``test_every_example_is_found_and_has_a_reference_check``) and may add an ``Example`` entry in ``SPECS``.
 Example-specific tests that are not about the shared steps follow at the end.
 """
+
 import glob
 import io
 import json
@@ -42,30 +43,33 @@ PROGRAM = os.path.join(ROOT, "scoring_program")
 EXAMPLES_DIR = os.path.join(ROOT, "examples")
 IMAGES = {"py37": "LEADERBOARD_CI_PY37", "py312": "LEADERBOARD_CI_PY312"}
 #: Every example competition: a folder of examples/ with a competition.yaml.
-EXAMPLES = sorted(name for name in os.listdir(EXAMPLES_DIR)
-                  if os.path.isfile(os.path.join(EXAMPLES_DIR, name, "competition.yaml")))
+EXAMPLES = sorted(
+    name for name in os.listdir(EXAMPLES_DIR) if os.path.isfile(os.path.join(EXAMPLES_DIR, name, "competition.yaml"))
+)
 
 
 @dataclass(frozen=True)
 class Example:
     """What differs between the examples' runs (the steps are the same)."""
 
-    samples: Optional[int] = None             # the exact number of sample submissions, where it is fixed
-    scoring_resamples: Optional[int] = None   # B of the per-submission runs (None: the shipped config's)
+    samples: Optional[int] = None  # the exact number of sample submissions, where it is fixed
+    scoring_resamples: Optional[int] = None  # B of the per-submission runs (None: the shipped config's)
     phase_config: Dict[str, dict] = field(default_factory=dict)  # end-of-phase overrides, per section
-    phase_keys: Tuple[str, ...] = ()          # what report.json must name
-    slow: Tuple[str, ...] = ()                # steps marked slow ("bundle", "phase"): another example's run
-                                              # of the same step is their fast representative
+    phase_keys: Tuple[str, ...] = ()  # what report.json must name
+    slow: Tuple[str, ...] = ()  # steps marked slow ("bundle", "phase"): another example's run
+    # of the same step is their fast representative
 
 
 FAST_PHASE = {"bootstrap": {"n_resamples": 200}}
 #: The end-of-phase run (15-60 s each on 2 cores) stays in the default run for QA only; the bundle check of
 #: scores_multiclass (the slowest: 10 classes at the shipped B) is slow, the other five are in the default run.
 SPECS = {
-    "multilabel": Example(samples=5, phase_config={"bootstrap": {"n_resamples": 300},
-                                                   "analysis": {"test": "permutation", "n_permutations": 200}},
-                          phase_keys=("f1_macro", "hamming_loss", "coarse_f1_macro", "classifier_chain"),
-                          slow=("phase",)),
+    "multilabel": Example(
+        samples=5,
+        phase_config={"bootstrap": {"n_resamples": 300}, "analysis": {"test": "permutation", "n_permutations": 200}},
+        phase_keys=("f1_macro", "hamming_loss", "coarse_f1_macro", "classifier_chain"),
+        slow=("phase",),
+    ),
     "qa": Example(samples=4, phase_keys=("exact_match",)),
     "ranking": Example(scoring_resamples=500, phase_keys=("ndcg_10",), slow=("phase",)),
     "scores": Example(phase_config=FAST_PHASE, phase_keys=("roc_auc",), slow=("phase",)),
@@ -76,8 +80,10 @@ SPECS = {
 
 def _params(step):
     """The examples as parameters, marked slow where SPECS says so for ``step``."""
-    return [pytest.param(name, marks=[pytest.mark.slow] if step in SPECS.get(name, Example()).slow else [])
-            for name in EXAMPLES]
+    return [
+        pytest.param(name, marks=[pytest.mark.slow] if step in SPECS.get(name, Example()).slow else [])
+        for name in EXAMPLES
+    ]
 
 
 def _folder(name):
@@ -180,8 +186,10 @@ def test_every_sample_scores_identically_in_the_image(image, scored, tmp_path):
         there = run_scoring(str(tmp_path / zip_name), PROGRAM, scored.reference, path, python=python)
         assert there.returncode == 0, "%s in %s: %s" % (zip_name, image, there.stderr)
         assert there.stderr == ""
-        assert there.scores_json_bytes == scored.runs[zip_name].scores_json_bytes, \
-            "%s differs in %s" % (zip_name, image)
+        assert there.scores_json_bytes == scored.runs[zip_name].scores_json_bytes, "%s differs in %s" % (
+            zip_name,
+            image,
+        )
         assert os.path.exists(os.path.join(there.output_dir, "detailed_results.html"))
 
 
@@ -201,14 +209,26 @@ def test_end_of_phase_command_writes_the_report(name, tmp_path, tmp_path_factory
     spec = SPECS.get(name, Example(phase_config=FAST_PHASE))
     reference = _reference(name, tmp_path_factory)
     out = str(tmp_path / "report")
-    command = [sys.executable, "-m", "leaderboard_ci.phase.cli", "--reference", reference,
-               "--submissions", os.path.join(_folder(name), "sample_submissions"), "--out", out,
-               "--no-progress", "--jobs", "1"]
+    command = [
+        sys.executable,
+        "-m",
+        "leaderboard_ci.phase.cli",
+        "--reference",
+        reference,
+        "--submissions",
+        os.path.join(_folder(name), "sample_submissions"),
+        "--out",
+        out,
+        "--no-progress",
+        "--jobs",
+        "1",
+    ]
     if spec.phase_config:
         command += ["--config", _phase_config(reference, spec.phase_config, str(tmp_path / "config.yaml"))]
     env = dict(os.environ, PYTHONPATH=PROGRAM + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    proc = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
-                          env=env, timeout=600)
+    proc = subprocess.run(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, env=env, timeout=600
+    )
     assert proc.returncode == 0, proc.stderr
     with open(os.path.join(out, "report.json"), encoding="utf-8") as handle:
         text = json.dumps(json.load(handle))
@@ -398,10 +418,12 @@ def test_scores_analyze_through_encode_values():
     rng = np.random.default_rng(0)
     y = np.where(rng.random(300) < 0.4, "pos", "neg")
     truth = (y == "pos").astype(float)
-    systems = {"good": truth + rng.normal(0, 0.6, 300), "weak": truth + rng.normal(0, 1.5, 300),
-               "noise": rng.normal(size=300)}
-    result = analyze(list(y), systems, metric="roc_auc", extra_metrics=["average_precision"], n_resamples=300,
-                     seed=1)
+    systems = {
+        "good": truth + rng.normal(0, 0.6, 300),
+        "weak": truth + rng.normal(0, 1.5, 300),
+        "noise": rng.normal(size=300),
+    }
+    result = analyze(list(y), systems, metric="roc_auc", extra_metrics=["average_precision"], n_resamples=300, seed=1)
     assert result is not None
 
 
@@ -412,14 +434,24 @@ def test_ranking_analyze_on_the_in_memory_runs():
     runs = dict((os.path.basename(p)[:-4], _read_run(p)) for p in _submissions("ranking"))
     runs["bm25_again"] = runs["bm25"]
     fast = SPECS["ranking"].scoring_resamples
-    result = analyze(list(qrels.items()), runs, metric="ndcg@10", extra_metrics=["map", "p@10"], n_resamples=fast,
-                     test="permutation", n_permutations=fast, execution=Execution(n_jobs=1))
+    result = analyze(
+        list(qrels.items()),
+        runs,
+        metric="ndcg@10",
+        extra_metrics=["map", "p@10"],
+        n_resamples=fast,
+        test="permutation",
+        n_permutations=fast,
+        execution=Execution(n_jobs=1),
+    )
     table = result.official.systems.set_index("name")
     assert table.loc["bm25", "score"] == table.loc["bm25_again", "score"]
     assert table.loc["bm25", "score"] > table.loc["random", "score"]
     pairs = result.official.pairs
-    same = pairs[((pairs["a"] == "bm25") & (pairs["b"] == "bm25_again"))
-                 | ((pairs["a"] == "bm25_again") & (pairs["b"] == "bm25"))]
+    same = pairs[
+        ((pairs["a"] == "bm25") & (pairs["b"] == "bm25_again"))
+        | ((pairs["a"] == "bm25_again") & (pairs["b"] == "bm25"))
+    ]
     assert len(same) == 1 and same["p_value"].iloc[0] == 1.0 and same["p_permutation"].iloc[0] == 1.0
     differs = pairs[(pairs["a"] == "bm25") & (pairs["b"] == "random")]
     assert differs["p_permutation"].iloc[0] < 0.01

@@ -3,6 +3,7 @@
 Where and how the work runs never changes a number: the in-memory run (one block on the
 local runner), blocks of any size and the deprecated keywords give the same result.
 """
+
 import dataclasses
 import warnings
 
@@ -16,15 +17,16 @@ from leaderboard_ci.phase.execution.worker_cache import CACHE, WorkerCache
 def _case(m=5, n=120, seed=3):
     rng = np.random.default_rng(seed)
     y = rng.integers(0, 3, n)
-    systems = {"s%d" % j: np.where(rng.random(n) < 0.5 + 0.1 * j, y, rng.integers(0, 3, n)).tolist()
-               for j in range(m)}
+    systems = {"s%d" % j: np.where(rng.random(n) < 0.5 + 0.1 * j, y, rng.integers(0, 3, n)).tolist() for j in range(m)}
     return y.tolist(), systems
 
 
 def _numbers(result):
     t = result.official
-    return (t.systems[["name", "score", "ci_low", "ci_high"]].to_numpy().tolist(),
-            t.pairs[["a", "b", "diff", "ci_low", "ci_high", "p_value"]].to_numpy().tolist())
+    return (
+        t.systems[["name", "score", "ci_low", "ci_high"]].to_numpy().tolist(),
+        t.pairs[["a", "b", "diff", "ci_low", "ci_high", "p_value"]].to_numpy().tolist(),
+    )
 
 
 @pytest.mark.parametrize("method", ["percentile", "bca"])
@@ -65,8 +67,13 @@ def test_progress_counts_replicates_and_block_pairs(block_size, expected):
     """In this process: the replicates scored in every block, and 1 per block pair (6 systems in 3 blocks: 6)."""
     gold, systems = _case(m=6)
     seen = []
-    analyze(gold, systems, metric="accuracy", n_resamples=30,
-            execution=Execution(n_jobs=2, block_size=block_size, progress=seen.append))
+    analyze(
+        gold,
+        systems,
+        metric="accuracy",
+        n_resamples=30,
+        execution=Execution(n_jobs=2, block_size=block_size, progress=seen.append),
+    )
     assert sum(seen) == expected
 
 

@@ -6,6 +6,7 @@ and Python 3.12 + numpy 1.26.4 + PyYAML 6.0.2 (py312) and points
 variables these tests are skipped.  Each sample submission runs through the
 metadata command in a fresh /app-like tree, exactly as the worker runs it.
 """
+
 import glob
 import os
 import subprocess
@@ -58,12 +59,17 @@ def test_scoring_path_imports_only_numpy_and_yaml():
         "print(rc, heavy)\n"
     )
     import tempfile
+
     from leaderboard_ci.tools.local_worker import prepare_tree
+
     root = tempfile.mkdtemp()
     prepare_tree(root, PROGRAM, REFERENCE, SUBMISSIONS[0])
-    out = subprocess.run([sys.executable, "-c", code % (PROGRAM, os.path.join(root, "input"),
-                                                        os.path.join(root, "output"), PROGRAM)],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code % (PROGRAM, os.path.join(root, "input"), os.path.join(root, "output"), PROGRAM)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        universal_newlines=True,
+    )
     assert out.stdout.strip() == "0 []", out.stderr
 
 
@@ -89,8 +95,11 @@ def zipped_program(tmp_path_factory):
 
 def test_the_drop_in_carries_only_core_tasks_and_scoring(zipped_program):
     package = os.path.join(zipped_program, "leaderboard_ci")
-    assert sorted(d for d in os.listdir(package) if os.path.isdir(os.path.join(package, d))) == \
-        ["core", "scoring", "tasks"]
+    assert sorted(d for d in os.listdir(package) if os.path.isdir(os.path.join(package, d))) == [
+        "core",
+        "scoring",
+        "tasks",
+    ]
     assert os.path.isfile(os.path.join(zipped_program, "score.py"))
     assert os.path.isfile(os.path.join(zipped_program, "metadata.yaml"))
 
@@ -106,10 +115,16 @@ def test_the_zipped_program_scores_with_the_heavy_libraries_unimportable(zipped_
         "        if name.split('.')[0] in %r:\n"
         "            raise ImportError('blocked: ' + name)\n"
         "    find_module = None\n"
-        "sys.meta_path.insert(0, _Block())\n" % (HEAVY,))
+        "sys.meta_path.insert(0, _Block())\n" % (HEAVY,)
+    )
     env = dict(os.environ, PYTHONPATH=str(blocker))
-    probe = subprocess.run([sys.executable, "-c", "import pandas"], env=env, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, universal_newlines=True)
+    probe = subprocess.run(
+        [sys.executable, "-c", "import pandas"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        universal_newlines=True,
+    )
     assert probe.returncode != 0 and "blocked: pandas" in probe.stderr  # the blocker works
     for path in SUBMISSIONS:
         name = os.path.basename(path)

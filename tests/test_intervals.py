@@ -1,14 +1,15 @@
 """Confidence intervals against numpy, SciPy's bootstrap fed the same resamples, and naive loops."""
+
 import numpy as np
 import pytest
 import scipy.special
 import scipy.stats
 import scipy.stats._resampling as scipy_resampling
 
-from leaderboard_ci.scoring.config import parse_config
-from leaderboard_ci.scoring.evaluation import evaluate
 from leaderboard_ci.core.intervals import confidence_interval, ndtr, ndtri, quantile
 from leaderboard_ci.core.resampling import replicate_indices
+from leaderboard_ci.scoring.config import parse_config
+from leaderboard_ci.scoring.evaluation import evaluate
 from leaderboard_ci.tasks.scorer import GoldStandard
 
 
@@ -51,6 +52,7 @@ def _scipy_with_our_resamples(monkeypatch, idx):
     def resample(sample, n_resamples=None, rng=None, *, xp=None):
         assert n_resamples == idx.shape[0]
         return sample[..., idx]
+
     monkeypatch.setattr(scipy_resampling, "_bootstrap_resample", resample)
 
 
@@ -66,8 +68,13 @@ def test_endpoints_equal_scipy_bootstrap_fed_the_same_resamples(monkeypatch, met
     p = DecisionTreeClassifier(max_depth=2, random_state=0).fit(x[:60], y[:60]).predict(x[60:])
     y = y[60:]
     n, b, seed = len(y), 2000, 77
-    cfg = parse_config({"metric": metric, "labels": ["0", "1", "2"],
-                        "bootstrap": {"n_resamples": b, "seed": seed, "method": method.lower(), "n_jobs": 1}})
+    cfg = parse_config(
+        {
+            "metric": metric,
+            "labels": ["0", "1", "2"],
+            "bootstrap": {"n_resamples": b, "seed": seed, "method": method.lower(), "n_jobs": 1},
+        }
+    )
     ours = evaluate(cfg, GoldStandard(values=y, labels=("0", "1", "2")), p).official.interval
 
     def statistic(t, q, axis=-1):
@@ -81,8 +88,9 @@ def test_endpoints_equal_scipy_bootstrap_fed_the_same_resamples(monkeypatch, met
         return np.mean(f1s, axis=0)
 
     _scipy_with_our_resamples(monkeypatch, replicate_indices(seed, n, 0, b))
-    ref = scipy.stats.bootstrap((y, p), statistic, paired=True, vectorized=True, n_resamples=b,
-                                confidence_level=0.95, method=method).confidence_interval
+    ref = scipy.stats.bootstrap(
+        (y, p), statistic, paired=True, vectorized=True, n_resamples=b, confidence_level=0.95, method=method
+    ).confidence_interval
     assert ours.low == pytest.approx(ref.low, abs=1e-10)
     assert ours.high == pytest.approx(ref.high, abs=1e-10)
 
@@ -96,8 +104,14 @@ def test_bca_for_a_regression_metric_equals_scipy(monkeypatch):
     cfg = parse_config({"metric": "mae", "bootstrap": {"n_resamples": b, "seed": seed, "method": "bca", "n_jobs": 1}})
     ours = evaluate(cfg, GoldStandard(values=y), p).official.interval
     _scipy_with_our_resamples(monkeypatch, replicate_indices(seed, n, 0, b))
-    ref = scipy.stats.bootstrap((y, p), lambda t, q, axis=-1: np.abs(t - q).mean(axis=axis), paired=True,
-                                vectorized=True, n_resamples=b, method="BCa").confidence_interval
+    ref = scipy.stats.bootstrap(
+        (y, p),
+        lambda t, q, axis=-1: np.abs(t - q).mean(axis=axis),
+        paired=True,
+        vectorized=True,
+        n_resamples=b,
+        method="BCa",
+    ).confidence_interval
     assert ours.low == pytest.approx(ref.low, abs=1e-10)
     assert ours.high == pytest.approx(ref.high, abs=1e-10)
 
@@ -231,12 +245,26 @@ def test_every_row_of_the_vectorized_code_is_dual_and_equals_the_scalar_call(met
             rows = interval_rows(method, d, obs, level, acceleration=acc)
             for j in range(d.shape[0]):
                 iv = confidence_interval(method, d[j], obs[j], level, jackknife=(jack[j], None))
-                assert (iv.low, iv.high, iv.p_greater, iv.p_less, iv.p_two_sided, iv.se, iv.note) == \
-                    (rows.low[j], rows.high[j], rows.p_greater[j], rows.p_less[j], rows.p_two_sided[j],
-                     rows.se[j], rows.notes[j])
+                assert (iv.low, iv.high, iv.p_greater, iv.p_less, iv.p_two_sided, iv.se, iv.note) == (
+                    rows.low[j],
+                    rows.high[j],
+                    rows.p_greater[j],
+                    rows.p_less[j],
+                    rows.p_two_sided[j],
+                    rows.se[j],
+                    rows.notes[j],
+                )
                 if not (iv.note and TOO_LARGE in iv.note):
-                    _assert_dual(rows.low[j], rows.high[j], rows.p_greater[j], rows.p_less[j],
-                                 rows.p_two_sided[j], level, n, (method, n, j, level))
+                    _assert_dual(
+                        rows.low[j],
+                        rows.high[j],
+                        rows.p_greater[j],
+                        rows.p_less[j],
+                        rows.p_two_sided[j],
+                        level,
+                        n,
+                        (method, n, j, level),
+                    )
 
 
 def test_percentile_p_is_where_numpys_quantile_function_crosses_zero():

@@ -1,4 +1,5 @@
 """Compact letter display: sharing a letter <=> not significantly different."""
+
 import itertools
 
 import numpy as np

@@ -4,6 +4,7 @@ The comparison uses the same resamples (our index rows) and the same
 ``labels`` and ``zero_division`` arguments, to 1e-12.  Degenerate cases
 follow the documented rules (no NaN).
 """
+
 import warnings
 
 import numpy as np
@@ -13,13 +14,13 @@ from hypothesis import strategies as st
 from scipy import stats as sps
 from sklearn import metrics as skm
 
+from leaderboard_ci.core.resampling import replicate_indices
 from leaderboard_ci.scoring.config import parse_config
 from leaderboard_ci.scoring.errors import ConfigError
 from leaderboard_ci.scoring.evaluation import evaluate
+from leaderboard_ci.scoring.metric_config import parse_metric
 from leaderboard_ci.tasks.classification import ClassStats, classification_score
 from leaderboard_ci.tasks.regression import RegressionSums
-from leaderboard_ci.scoring.metric_config import parse_metric
-from leaderboard_ci.core.resampling import replicate_indices
 from leaderboard_ci.tasks.scorer import GoldStandard, SystemScorer
 
 TOL = 1e-12
@@ -33,29 +34,46 @@ def sk_classification(key, zero_division=0.0, labels=(0, 1, 2, 3), subset=(0, 2)
         "balanced_accuracy": lambda y, p: skm.balanced_accuracy_score(y, p),
         "mcc": lambda y, p: skm.matthews_corrcoef(y, p),
         "cohen_kappa": lambda y, p: skm.cohen_kappa_score(y, p, labels=list(labels), replace_undefined_by=0.0),
-        "qw_kappa": lambda y, p: skm.cohen_kappa_score(y, p, labels=list(labels), weights="quadratic",
-                                                       replace_undefined_by=0.0),
-        "lw_kappa": lambda y, p: skm.cohen_kappa_score(y, p, labels=list(labels), weights="linear",
-                                                       replace_undefined_by=0.0),
+        "qw_kappa": lambda y, p: skm.cohen_kappa_score(
+            y, p, labels=list(labels), weights="quadratic", replace_undefined_by=0.0
+        ),
+        "lw_kappa": lambda y, p: skm.cohen_kappa_score(
+            y, p, labels=list(labels), weights="linear", replace_undefined_by=0.0
+        ),
     }
     for name, fn in (("precision", skm.precision_score), ("recall", skm.recall_score), ("f1", skm.f1_score)):
         for avg in ("macro", "micro", "weighted"):
-            table["%s_%s" % (name, avg)] = (lambda f, a: lambda y, p: f(y, p, labels=list(labels), average=a,
-                                                                         zero_division=zd))(fn, avg)
-        table["%s_sub" % name] = (lambda f: lambda y, p: f(y, p, labels=list(subset), average="macro",
-                                                           zero_division=zd))(fn)
+            table["%s_%s" % (name, avg)] = (
+                lambda f, a: lambda y, p: f(y, p, labels=list(labels), average=a, zero_division=zd)
+            )(fn, avg)
+        table["%s_sub" % name] = (
+            lambda f: lambda y, p: f(y, p, labels=list(subset), average="macro", zero_division=zd)
+        )(fn)
     return table[key]
 
 
 CLASSIFICATION_CONFIG = {
     "metric": "f1_macro",
     "labels": list(LABELS),
-    "extra_metrics": ["accuracy", "balanced_accuracy", "mcc", "cohen_kappa", "qwk", "linear_kappa",
-                      "precision_macro", "recall_macro", "precision_micro", "recall_micro", "f1_micro",
-                      "precision_weighted", "recall_weighted", "f1_weighted",
-                      {"name": "f1", "average": "macro", "labels": ["a", "c"], "key": "f1_sub"},
-                      {"name": "precision", "average": "macro", "labels": ["a", "c"], "key": "precision_sub"},
-                      {"name": "recall", "average": "macro", "labels": ["a", "c"], "key": "recall_sub"}],
+    "extra_metrics": [
+        "accuracy",
+        "balanced_accuracy",
+        "mcc",
+        "cohen_kappa",
+        "qwk",
+        "linear_kappa",
+        "precision_macro",
+        "recall_macro",
+        "precision_micro",
+        "recall_micro",
+        "f1_micro",
+        "precision_weighted",
+        "recall_weighted",
+        "f1_weighted",
+        {"name": "f1", "average": "macro", "labels": ["a", "c"], "key": "f1_sub"},
+        {"name": "precision", "average": "macro", "labels": ["a", "c"], "key": "precision_sub"},
+        {"name": "recall", "average": "macro", "labels": ["a", "c"], "key": "recall_sub"},
+    ],
     "bootstrap": {"n_resamples": 60, "seed": 11},
 }
 
@@ -114,8 +132,13 @@ def test_binary_average_matches_sklearn():
     n = 90
     y = rng.integers(0, 2, n)
     p = np.where(rng.random(n) < 0.75, y, 1 - y)
-    cfg = {"metric": "f1_binary", "extra_metrics": ["precision_binary", "recall_binary"], "labels": ["neg", "pos"],
-           "pos_label": "pos", "bootstrap": {"n_resamples": 40, "seed": 2}}
+    cfg = {
+        "metric": "f1_binary",
+        "extra_metrics": ["precision_binary", "recall_binary"],
+        "labels": ["neg", "pos"],
+        "pos_label": "pos",
+        "bootstrap": {"n_resamples": 40, "seed": 2},
+    }
     _, result = _run(cfg, GoldStandard(values=y, labels=("neg", "pos")), p)
     fns = {"f1_binary": skm.f1_score, "precision_binary": skm.precision_score, "recall_binary": skm.recall_score}
     for s in result.scores:
@@ -123,8 +146,11 @@ def test_binary_average_matches_sklearn():
         _check_against(ref, y, p, s, 40, 2)
 
 
-REGRESSION_CONFIG = {"metric": "mae", "extra_metrics": ["mse", "rmse", "r2", "pearson", "spearman"],
-                     "bootstrap": {"n_resamples": 50, "seed": 4}}
+REGRESSION_CONFIG = {
+    "metric": "mae",
+    "extra_metrics": ["mse", "rmse", "r2", "pearson", "spearman"],
+    "bootstrap": {"n_resamples": 50, "seed": 4},
+}
 
 
 def sk_regression(key):
@@ -164,14 +190,14 @@ def test_regression_parity_on_a_real_dataset():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), min_size=1, max_size=40),
-       st.sampled_from([0, 1]))
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), min_size=1, max_size=40), st.sampled_from([0, 1]))
 def test_random_labelings_match_sklearn(pairs, zero_division):
     """Absent classes and single-class samples included: same values as scikit-learn."""
     y = np.array([a for a, _ in pairs])
     p = np.array([b for _, b in pairs])
-    cfg = parse_config(dict(CLASSIFICATION_CONFIG, zero_division=zero_division,
-                            bootstrap={"n_resamples": 5, "seed": 1, "n_jobs": 1}))
+    cfg = parse_config(
+        dict(CLASSIFICATION_CONFIG, zero_division=zero_division, bootstrap={"n_resamples": 5, "seed": 1, "n_jobs": 1})
+    )
     scorer = SystemScorer(cfg.metrics, GoldStandard(values=y, labels=LABELS), p)
     scores = scorer.scores([acc.full()[None, :] for acc in scorer.accumulators])[0]
     with warnings.catch_warnings():
@@ -205,8 +231,9 @@ def test_documented_degenerate_rules():
     y = np.array([1.0, 2.0, 3.0, 4.0])
     cfg = parse_config(dict(REGRESSION_CONFIG, bootstrap={"n_resamples": 5, "n_jobs": 1}))
     scorer = SystemScorer(cfg.metrics, GoldStandard(values=y), np.full(4, 2.5))
-    scores = dict(zip([t.metric.key for t in scorer.targets],
-                      scorer.scores([a.full()[None, :] for a in scorer.accumulators])[0]))
+    scores = dict(
+        zip([t.metric.key for t in scorer.targets], scorer.scores([a.full()[None, :] for a in scorer.accumulators])[0])
+    )
     assert scores["pearson"] == 0.0 and scores["spearman"] == 0.0
     assert scores["r2"] == skm.r2_score(y, np.full(4, 2.5))
     const = GoldStandard(values=np.full(4, 7.0))
@@ -227,21 +254,25 @@ def test_empty_sample_is_nan_only_for_groups():
     assert np.isnan(classification_score(spec, stats)[0])
     sums = RegressionSums(np.array([0.0]), abs_err=np.array([0.0]))
     from leaderboard_ci.tasks.regression import regression_score
+
     assert np.isnan(regression_score(parse_metric("mae", "test"), sums)[0])
 
 
-@pytest.mark.parametrize("entry,message", [
-    ("f1", "needs an average"),
-    ("f2_macro", "unknown metric"),
-    ({"name": "f1", "average": "median"}, "average must be one of"),
-    ({"name": "accuracy", "labels": ["a"]}, "only precision, recall and f1"),
-    ({"name": "f1_binary"}, "needs pos_label"),
-    ({"name": "cohen_kappa", "weights": "cubic"}, "weights must be one of"),
-    ({"name": "f1_macro", "zero_division": 0.5}, "zero_division must be 0 or 1"),
-    ({"name": "f1_macro", "key": "x" * 37}, "Codabench allows 36"),
-    ({"name": "f1_macro", "key": "f1 macro"}, "letters, digits and underscores"),
-    ({"name": "f1_macro", "colour": "red"}, "unknown key 'colour'"),
-])
+@pytest.mark.parametrize(
+    "entry,message",
+    [
+        ("f1", "needs an average"),
+        ("f2_macro", "unknown metric"),
+        ({"name": "f1", "average": "median"}, "average must be one of"),
+        ({"name": "accuracy", "labels": ["a"]}, "only precision, recall and f1"),
+        ({"name": "f1_binary"}, "needs pos_label"),
+        ({"name": "cohen_kappa", "weights": "cubic"}, "weights must be one of"),
+        ({"name": "f1_macro", "zero_division": 0.5}, "zero_division must be 0 or 1"),
+        ({"name": "f1_macro", "key": "x" * 37}, "Codabench allows 36"),
+        ({"name": "f1_macro", "key": "f1 macro"}, "letters, digits and underscores"),
+        ({"name": "f1_macro", "colour": "red"}, "unknown key 'colour'"),
+    ],
+)
 def test_bad_metric_entries_name_the_problem(entry, message):
     with pytest.raises(ConfigError, match=message):
         parse_metric(entry, "config.yaml: metric", label_set=["a", "b", "c"])
@@ -252,9 +283,16 @@ def test_binary_needs_two_labels():
         parse_metric({"name": "f1_binary", "pos_label": "a"}, "config.yaml: metric", label_set=["a", "b", "c"])
 
 
-@pytest.mark.parametrize("text,name,average", [("f1_macro", "f1", "macro"), ("macro_f1", "f1", "macro"),
-                                               ("Macro-F1", "f1", "macro"), ("matthews_corrcoef", "mcc", None),
-                                               ("spearmanr", "spearman", None)])
+@pytest.mark.parametrize(
+    "text,name,average",
+    [
+        ("f1_macro", "f1", "macro"),
+        ("macro_f1", "f1", "macro"),
+        ("Macro-F1", "f1", "macro"),
+        ("matthews_corrcoef", "mcc", None),
+        ("spearmanr", "spearman", None),
+    ],
+)
 def test_shorthand_names(text, name, average):
     spec = parse_metric(text, "test")
     assert (spec.name, spec.average) == (name, average)

@@ -7,6 +7,7 @@ weighted, samples; a labels subset; zero_division 0 and 1), ``hamming_loss`` and
 ``accuracy_score``; the coarse level against scikit-learn on coarse matrices built here
 independently; groups against scikit-learn with the weights of the other items set to 0.
 """
+
 import numpy as np
 import pytest
 
@@ -53,8 +54,9 @@ def _sklearn(spec, y, p, w, zero_division):
         labels = [names.index(x) for x in spec.labels]
     if name == "jaccard":
         return metrics.jaccard_score(y, p, average=spec.average, labels=labels, zero_division=zero_division, **kw)
-    prf = metrics.precision_recall_fscore_support(y, p, average=spec.average, labels=labels,
-                                                  zero_division=zero_division, **kw)
+    prf = metrics.precision_recall_fscore_support(
+        y, p, average=spec.average, labels=labels, zero_division=zero_division, **kw
+    )
     return prf[("precision", "recall", "f1").index(name)]
 
 
@@ -66,20 +68,36 @@ def _coarse(m):
     return out
 
 
-METRIC_NAMES = ["%s_%s" % (base, avg) for base in ("precision", "recall", "f1", "jaccard")
-                for avg in ("micro", "macro", "weighted", "samples")] + ["hamming_loss", "subset_accuracy"]
+METRIC_NAMES = [
+    "%s_%s" % (base, avg)
+    for base in ("precision", "recall", "f1", "jaccard")
+    for avg in ("micro", "macro", "weighted", "samples")
+] + ["hamming_loss", "subset_accuracy"]
 
 
 def _config(zero_division, extra=()):
-    entries = METRIC_NAMES[1:] + ["coarse_" + m for m in METRIC_NAMES] + [
-        {"name": "f1", "average": "macro", "labels": ["b", "e"], "key": "f1_be"},
-        {"name": "precision", "average": "weighted", "labels": ["e", "f"], "key": "p_ef"},
-        {"name": "jaccard", "average": "micro", "labels": ["a", "e"], "key": "j_ae"},
-        {"name": "recall", "average": "macro", "level": "coarse", "labels": ["Z"], "key": "r_z"},
-    ] + list(extra)
-    return parse_config({"task": "multilabel", "metric": METRIC_NAMES[0], "extra_metrics": entries,
-                         "labels": list(LABELS), "hierarchy": HIERARCHY, "zero_division": zero_division,
-                         "bootstrap": {"n_resamples": B, "seed": SEED}})
+    entries = (
+        METRIC_NAMES[1:]
+        + ["coarse_" + m for m in METRIC_NAMES]
+        + [
+            {"name": "f1", "average": "macro", "labels": ["b", "e"], "key": "f1_be"},
+            {"name": "precision", "average": "weighted", "labels": ["e", "f"], "key": "p_ef"},
+            {"name": "jaccard", "average": "micro", "labels": ["a", "e"], "key": "j_ae"},
+            {"name": "recall", "average": "macro", "level": "coarse", "labels": ["Z"], "key": "r_z"},
+        ]
+        + list(extra)
+    )
+    return parse_config(
+        {
+            "task": "multilabel",
+            "metric": METRIC_NAMES[0],
+            "extra_metrics": entries,
+            "labels": list(LABELS),
+            "hierarchy": HIERARCHY,
+            "zero_division": zero_division,
+            "bootstrap": {"n_resamples": B, "seed": SEED},
+        }
+    )
 
 
 def _gold(y, config, groups=None):
@@ -87,8 +105,15 @@ def _gold(y, config, groups=None):
     if groups is not None:
         group_values = tuple(sorted(set(groups)))
         groups = np.array([group_values.index(g) for g in groups], dtype=np.intp)
-    return GoldStandard(values=y, labels=LABELS, ids=None, groups=groups, group_values=group_values,
-                        task="multilabel", settings=config.task_settings)
+    return GoldStandard(
+        values=y,
+        labels=LABELS,
+        ids=None,
+        groups=groups,
+        group_values=group_values,
+        task="multilabel",
+        settings=config.task_settings,
+    )
 
 
 def _scores(config, gold, p):
@@ -113,8 +138,10 @@ def test_every_metric_equals_sklearn_on_full_sample_and_replicates(zero_division
         expected = _sklearn(spec, yy, pp, None, zero_division)
         assert full[t] == pytest.approx(expected, abs=1e-12), spec.key
         for r in range(B):
-            assert reps[r, t] == pytest.approx(_sklearn(spec, yy, pp, counts[r], zero_division), abs=1e-12), \
-                (spec.key, r)
+            assert reps[r, t] == pytest.approx(_sklearn(spec, yy, pp, counts[r], zero_division), abs=1e-12), (
+                spec.key,
+                r,
+            )
             checked += 1
     assert checked == B * len(scorer.targets)
 
@@ -147,8 +174,9 @@ def test_weighted_average_with_no_support_is_the_plain_mean():
     gold = _gold(y, config)
     scorer, full, _ = _scores(config, gold, p)
     t = [x.metric.key for x in scorer.targets].index("p_ef")
-    assert full[t] == pytest.approx(metrics.precision_score(y, p, average="weighted", labels=[4, 5], zero_division=1),
-                                    abs=1e-12)
+    assert full[t] == pytest.approx(
+        metrics.precision_score(y, p, average="weighted", labels=[4, 5], zero_division=1), abs=1e-12
+    )
 
 
 def test_indicator_sums_match_a_naive_loop_and_stack_exactly():
@@ -180,32 +208,48 @@ def test_names_keys_and_directions():
     assert parse_config({"metric": "jaccard_samples"}).kind == "multilabel"
 
 
-@pytest.mark.parametrize("data, message", [
-    ({"metric": "coarse_f1_macro"}, "needs hierarchy"),
-    ({"metric": "f1_macro", "hierarchy": {"a": "X"}, "labels": ["a", "b"]}, "no coarse label for 'b'"),
-    ({"metric": "f1_macro", "hierarchy": {"a": "X", "q": "X"}, "labels": ["a"] * 1 + ["b"]}, "maps 'q'"),
-    ({"metric": {"name": "f1", "average": "samples", "labels": ["a"]}}, "labels subset"),
-    ({"metric": "f1_binary"}, "unknown metric"),
-    ({"metric": "f1_macro", "label_separator": ""}, "label_separator"),
-    ({"metric": {"name": "f1", "average": "macro", "level": "middle"}}, "level must be one of"),
-    ({"metric": {"name": "recall", "average": "macro", "level": "coarse", "labels": ["Q"]},
-      "hierarchy": {"a": "X"}}, "not a coarse label"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        ({"metric": "coarse_f1_macro"}, "needs hierarchy"),
+        ({"metric": "f1_macro", "hierarchy": {"a": "X"}, "labels": ["a", "b"]}, "no coarse label for 'b'"),
+        ({"metric": "f1_macro", "hierarchy": {"a": "X", "q": "X"}, "labels": ["a"] * 1 + ["b"]}, "maps 'q'"),
+        ({"metric": {"name": "f1", "average": "samples", "labels": ["a"]}}, "labels subset"),
+        ({"metric": "f1_binary"}, "unknown metric"),
+        ({"metric": "f1_macro", "label_separator": ""}, "label_separator"),
+        ({"metric": {"name": "f1", "average": "macro", "level": "middle"}}, "level must be one of"),
+        (
+            {
+                "metric": {"name": "recall", "average": "macro", "level": "coarse", "labels": ["Q"]},
+                "hierarchy": {"a": "X"},
+            },
+            "not a coarse label",
+        ),
+    ],
+)
 def test_config_mistakes_are_one_sentence(data, message):
     from leaderboard_ci.scoring.errors import ConfigError
+
     with pytest.raises(ConfigError, match=message):
         parse_config(dict({"task": "multilabel"}, **data))
 
 
 def test_end_of_phase_stacking_equals_the_per_submission_replicates_bit_for_bit():
     from leaderboard_ci.phase.analysis.systems import score_systems
+
     y, p = _data(n=90, seed=11)
     rng = np.random.default_rng(2)
     q = np.where(rng.random(p.shape) < 0.1, 1 - p, p).astype(np.uint8)
-    config = parse_config({"task": "multilabel", "metric": "f1_macro",
-                           "extra_metrics": ["f1_samples", "hamming_loss", "coarse_jaccard_samples"],
-                           "labels": list(LABELS), "hierarchy": HIERARCHY,
-                           "bootstrap": {"n_resamples": B, "seed": SEED}})
+    config = parse_config(
+        {
+            "task": "multilabel",
+            "metric": "f1_macro",
+            "extra_metrics": ["f1_samples", "hamming_loss", "coarse_jaccard_samples"],
+            "labels": list(LABELS),
+            "hierarchy": HIERARCHY,
+            "bootstrap": {"n_resamples": B, "seed": SEED},
+        }
+    )
     gold = _gold(y, config)
     stacked = score_systems(config, gold, [p, q], ["p", "q"])
     for j, system in enumerate((p, q)):
@@ -216,10 +260,18 @@ def test_end_of_phase_stacking_equals_the_per_submission_replicates_bit_for_bit(
 
 def test_permutation_test_runs_and_a_system_against_itself_gets_p_1():
     from leaderboard_ci.phase.analysis import analyze
+
     y, p = _data(n=80, seed=12)
-    config = parse_config({"task": "multilabel", "metric": "f1_macro", "extra_metrics": ["jaccard_samples"],
-                           "labels": list(LABELS), "bootstrap": {"n_resamples": 200, "seed": SEED},
-                           "analysis": {"test": "permutation", "n_permutations": 200}})
+    config = parse_config(
+        {
+            "task": "multilabel",
+            "metric": "f1_macro",
+            "extra_metrics": ["jaccard_samples"],
+            "labels": list(LABELS),
+            "bootstrap": {"n_resamples": 200, "seed": SEED},
+            "analysis": {"test": "permutation", "n_permutations": 200},
+        }
+    )
     gold = _gold(y, config)
     rng = np.random.default_rng(4)
     other = np.where(rng.random(p.shape) < 0.3, 1 - p, p).astype(np.uint8)
@@ -232,6 +284,7 @@ def test_permutation_test_runs_and_a_system_against_itself_gets_p_1():
 
 def test_analyze_takes_label_lists():
     from leaderboard_ci.phase.analysis import analyze
+
     gold = [["a", "b"], [], ["c"], ["a"], ["b", "c"], ["a", "c"]] * 5
     systems = {"s1": [["a"], [], ["c"], ["a"], ["b"], ["a", "c"]] * 5, "s2": ["a|b", "", "b", "a", "b|c", "c"] * 5}
     config = parse_config({"task": "multilabel", "metric": "f1_micro", "bootstrap": {"n_resamples": 100}})

@@ -1,10 +1,10 @@
 """``leaderboard-ci``: init a competition from scikit-learn's diabetes set, build and check its bundle,
 score its submissions through the worker emulation, and the one-sentence errors on the way."""
+
 import csv
 import io
 import os
 import shutil
-import sys
 import tempfile
 import zipfile
 
@@ -65,8 +65,22 @@ def inputs(tmp_path_factory):
 def _init(inputs, folder, *extra):
     base, _ = inputs
     out = io.StringIO()
-    code = main(["init", folder, "--gold", str(base / "gold.csv"), "--config", str(base / "config.yaml"),
-                 "--baseline", str(base / "baseline.csv"), "--title", "Diabetes progression"] + list(extra), out=out)
+    code = main(
+        [
+            "init",
+            folder,
+            "--gold",
+            str(base / "gold.csv"),
+            "--config",
+            str(base / "config.yaml"),
+            "--baseline",
+            str(base / "baseline.csv"),
+            "--title",
+            "Diabetes progression",
+        ]
+        + list(extra),
+        out=out,
+    )
     return code, out.getvalue()
 
 
@@ -94,9 +108,18 @@ def test_init_writes_one_column_per_key_with_the_metrics_direction(competition):
     assert by_key["mae_vs_base"]["sorting"] == "desc" and by_key["mae_female_vs_base_p"]["sorting"] == "asc"
     assert all(len(c["title"]) <= 36 and c["precision"] == 4 for c in columns)
     assert [c["index"] for c in columns] == list(range(len(columns)))
-    for name in ("logo.png", "pages/overview.md", "pages/evaluation.md", "pages/terms.md",
-                 "reference_data/gold.csv", "reference_data/baseline.csv", "reference_data/config.yaml",
-                 "scoring_program/metadata.yaml", "scoring_program/score.py", "scoring_program/config.yaml"):
+    for name in (
+        "logo.png",
+        "pages/overview.md",
+        "pages/evaluation.md",
+        "pages/terms.md",
+        "reference_data/gold.csv",
+        "reference_data/baseline.csv",
+        "reference_data/config.yaml",
+        "scoring_program/metadata.yaml",
+        "scoring_program/score.py",
+        "scoring_program/config.yaml",
+    ):
         assert os.path.isfile(os.path.join(competition, name)), name
     config = open(os.path.join(competition, "reference_data", "config.yaml"), encoding="utf-8").read()
     assert config.count("baseline:") == 1  # merged, not a second key that YAML would read silently
@@ -121,8 +144,10 @@ def test_bundle_passes_the_check_and_scores_every_submission(competition, tmp_pa
 @pytest.mark.skipif(not os.environ.get("LEADERBOARD_CI_PY37"), reason="LEADERBOARD_CI_PY37 is not set")
 def test_bundle_passes_in_the_py37_image(competition, tmp_path):
     out = io.StringIO()
-    code = main(["bundle", competition, "--out", str(tmp_path / "b.zip"), "--python", os.environ["LEADERBOARD_CI_PY37"]],
-                out=out)
+    code = main(
+        ["bundle", competition, "--out", str(tmp_path / "b.zip"), "--python", os.environ["LEADERBOARD_CI_PY37"]],
+        out=out,
+    )
     assert code == 0, out.getvalue()
 
 
@@ -138,14 +163,19 @@ def test_a_wrong_sorting_fails_the_check_in_one_sentence(competition, tmp_path):
     out = io.StringIO()
     assert main(["bundle", folder, "--out", str(tmp_path / "wrong.zip"), "--static"], out=out) == 1
     problems = [line for line in out.getvalue().splitlines() if line.strip().startswith("PROBLEM")]
-    assert problems == ["  PROBLEM leaderboards[0].columns[0]: key 'mae' sorts desc (highest first) but for MAE "
-                        "lower is better, so the leaderboard would rank the worst submission first; use sorting: asc"]
+    assert problems == [
+        "  PROBLEM leaderboards[0].columns[0]: key 'mae' sorts desc (highest first) but for MAE "
+        "lower is better, so the leaderboard would rank the worst submission first; use sorting: asc"
+    ]
 
 
-@pytest.mark.parametrize("args, message", [
-    (["bundle", "no/such/folder"], "error: the competition folder no/such/folder does not exist\n"),
-    (["bundle", "--check", "no/such.zip"], "error: the bundle no/such.zip does not exist\n"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["bundle", "no/such/folder"], "error: the competition folder no/such/folder does not exist\n"),
+        (["bundle", "--check", "no/such.zip"], "error: the bundle no/such.zip does not exist\n"),
+    ],
+)
 def test_bad_paths_are_one_sentence(args, message):
     out = io.StringIO()
     assert main(args, out=out) == 2
@@ -155,8 +185,10 @@ def test_bad_paths_are_one_sentence(args, message):
 def test_a_folder_without_competition_yaml_is_one_sentence(tmp_path):
     out = io.StringIO()
     assert main(["bundle", str(tmp_path)], out=out) == 2
-    assert out.getvalue() == ("error: %s has no competition.yaml at its root; leaderboard-ci init DIR writes a "
-                              "complete competition folder\n" % tmp_path)
+    assert out.getvalue() == (
+        "error: %s has no competition.yaml at its root; leaderboard-ci init DIR writes a "
+        "complete competition folder\n" % tmp_path
+    )
 
 
 def test_init_refuses_a_bad_config_in_one_sentence(inputs, tmp_path):
@@ -182,10 +214,30 @@ def test_outputs_section_chooses_the_columns(inputs, tmp_path):
     config = tmp_path / "config.yaml"
     config.write_text(CONFIG + "outputs:\n  ci: false\n  groups: false\n  baseline: official\n")
     out = io.StringIO()
-    assert main(["init", str(tmp_path / "c"), "--gold", str(base / "gold.csv"), "--config", str(config),
-                 "--baseline", str(base / "baseline.csv")], out=out) == 0
+    assert (
+        main(
+            [
+                "init",
+                str(tmp_path / "c"),
+                "--gold",
+                str(base / "gold.csv"),
+                "--config",
+                str(config),
+                "--baseline",
+                str(base / "baseline.csv"),
+            ],
+            out=out,
+        )
+        == 0
+    )
     assert [c["key"] for c in _columns(str(tmp_path / "c"))] == [
-        "mae", "rmse", "mae_vs_base", "mae_vs_base_ci_low", "mae_vs_base_ci_high", "mae_vs_base_p"]
+        "mae",
+        "rmse",
+        "mae_vs_base",
+        "mae_vs_base_ci_low",
+        "mae_vs_base_ci_high",
+        "mae_vs_base_p",
+    ]
 
 
 def test_score_names_its_sources_and_leaves_nothing_behind(competition, inputs, monkeypatch, tmp_path):
@@ -200,8 +252,20 @@ def test_score_names_its_sources_and_leaves_nothing_behind(competition, inputs, 
     assert "MISSING" not in text and "mae_female_vs_base_p" in text
     assert os.listdir(str(temp)) == []
     out = io.StringIO()
-    assert main(["score", inputs[1][0], "--reference", os.path.join(competition, "reference_data"),
-                 "--competition", "none"], out=out) == 0
+    assert (
+        main(
+            [
+                "score",
+                inputs[1][0],
+                "--reference",
+                os.path.join(competition, "reference_data"),
+                "--competition",
+                "none",
+            ],
+            out=out,
+        )
+        == 0
+    )
     assert "columns compared: none (--competition none)" in out.getvalue()
     assert os.listdir(str(temp)) == []
     keep = str(tmp_path / "kept")

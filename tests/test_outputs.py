@@ -1,4 +1,5 @@
 """The outputs: section: which keys the program writes, their columns, the normal interval and _se."""
+
 import numpy as np
 import pytest
 
@@ -22,8 +23,13 @@ def diabetes():
 
 
 def _config(outputs=None, **extra):
-    data = {"metric": "mae", "extra_metrics": ["rmse"], "groups": "sex", "baseline": "baseline.csv",
-            "bootstrap": {"n_resamples": 300, "seed": 1}}
+    data = {
+        "metric": "mae",
+        "extra_metrics": ["rmse"],
+        "groups": "sex",
+        "baseline": "baseline.csv",
+        "bootstrap": {"n_resamples": 300, "seed": 1},
+    }
     data.update(extra)
     if outputs is not None:
         data["outputs"] = outputs
@@ -32,11 +38,11 @@ def _config(outputs=None, **extra):
 
 # (outputs, number of keys for 2 metrics x (all + 2 groups) with a baseline), as docs/organizer-guide.md states.
 COUNTS = [
-    (None, 2 * 3 * 3 + 2 * 3 * 4),                                            # 42: everything
-    ({"ci": False, "baseline": "official"}, 2 * 3 + 3 * 4),                     # 18
-    ({"groups": False, "baseline": "none"}, 2 * 3),                            # 6
+    (None, 2 * 3 * 3 + 2 * 3 * 4),  # 42: everything
+    ({"ci": False, "baseline": "official"}, 2 * 3 + 3 * 4),  # 18
+    ({"groups": False, "baseline": "none"}, 2 * 3),  # 6
     ({"groups": ["female"], "baseline": "official", "baseline_ci": False}, 2 * 2 * 3 + 2 * 2),  # 16
-    ({"ci": False, "groups": False, "baseline": "none", "se": True}, 2 * 2),     # 4
+    ({"ci": False, "groups": False, "baseline": "none", "se": True}, 2 * 2),  # 4
 ]
 
 
@@ -61,19 +67,23 @@ def test_columns_sort_by_the_metrics_direction(diabetes):
 
 
 def test_long_group_values_give_titles_within_36_characters():
-    config = parse_config({"metric": "f1_macro", "groups": {"column": "g", "values": ["x" * 11, "y"]},
-                           "baseline": "b.csv"})
+    config = parse_config(
+        {"metric": "f1_macro", "groups": {"column": "g", "values": ["x" * 11, "y"]}, "baseline": "b.csv"}
+    )
     titles = [c.title() for c in written_columns(config, ("x" * 11, "y"))]
     assert max(len(t) for t in titles) <= 36
     assert len(set(titles)) == len(titles)
 
 
-@pytest.mark.parametrize("outputs, message", [
-    ({"ci": "yes"}, "outputs.ci must be true or false"),
-    ({"baseline": "some"}, "outputs.baseline must be one of: all, official, none"),
-    ({"colour": 1}, "outputs.colour is not a known key"),
-    ({"groups": []}, "outputs.groups must be true, false or a list"),
-])
+@pytest.mark.parametrize(
+    "outputs, message",
+    [
+        ({"ci": "yes"}, "outputs.ci must be true or false"),
+        ({"baseline": "some"}, "outputs.baseline must be one of: all, official, none"),
+        ({"colour": 1}, "outputs.colour is not a known key"),
+        ({"groups": []}, "outputs.groups must be true, false or a list"),
+    ],
+)
 def test_bad_outputs_say_what_is_allowed(outputs, message):
     with pytest.raises(ConfigError, match=message):
         _config(outputs)
@@ -81,8 +91,13 @@ def test_bad_outputs_say_what_is_allowed(outputs, message):
 
 def test_an_unknown_group_in_outputs_is_named():
     with pytest.raises(ConfigError, match="outputs.groups lists 'other'"):
-        parse_config({"metric": "mae", "groups": {"column": "sex", "values": ["female", "male"]},
-                      "outputs": {"groups": ["other"]}})
+        parse_config(
+            {
+                "metric": "mae",
+                "groups": {"column": "sex", "values": ["female", "male"]},
+                "outputs": {"groups": ["other"]},
+            }
+        )
 
 
 def test_normal_interval_is_score_plus_minus_z_se():
@@ -122,6 +137,7 @@ def test_a_class_with_few_gold_items_or_predictions_is_flagged_in_plain_words():
     assert all(" 2 gold" not in w for w in result.warnings)  # never a gold count
     # the organizer's report names it
     from leaderboard_ci.scoring.validity import sparse_class_notes
+
     named = sparse_class_notes(config.metrics, ("0", "1", "2"), gold, predictions)
     assert "class '2' has at most 3 gold items" in named[0]
     # accuracy is not macro-averaged: no warning
@@ -133,12 +149,16 @@ def test_groups_are_checked_too():
     gold = np.array([0, 1, 2] * 60)
     groups = np.array([0] * 170 + [1] * 10)  # group 'small' has 3-4 items per class
     config = parse_config({"metric": "balanced_accuracy", "groups": "g", "bootstrap": {"n_resamples": 100}})
-    result = evaluate(config, GoldStandard(values=gold, labels=("a", "b", "c"), groups=groups,
-                                           group_values=("big", "small")), gold.copy())
+    result = evaluate(
+        config,
+        GoldStandard(values=gold, labels=("a", "b", "c"), groups=groups, group_values=("big", "small")),
+        gold.copy(),
+    )
     # participants: the group with rare classes is not named either
     assert result.warnings[0].startswith("Some classes have very few items in the test data")
     assert "small" not in " ".join(result.warnings)
     from leaderboard_ci.scoring.validity import sparse_class_notes
+
     named = sparse_class_notes(config.metrics, ("a", "b", "c"), gold, gold.copy(), groups, ("big", "small"))
     assert [w.split(",")[0] for w in named][:1] == ["In group 'small'"]
 

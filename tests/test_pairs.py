@@ -1,4 +1,5 @@
 """pair_statistics equals the single-statistic interval (and its p-values) on every pair."""
+
 import numpy as np
 import pytest
 
@@ -85,8 +86,18 @@ def test_pair_intervals_and_p_values_agree_on_many_pairs(method):
         if method == "bca":  # the too-large-acceleration rule is not monotone in the level: its rows are left out
             from leaderboard_ci.core.intervals import confidence_interval as ci
 
-            keep = np.array([not ci("bca", reps[:, i] - reps[:, j], full[i] - full[j], level,
-                                    jackknife=(jack[:, i] - jack[:, j], None)).note for i, j in pairs])
+            keep = np.array(
+                [
+                    not ci(
+                        "bca",
+                        reps[:, i] - reps[:, j],
+                        full[i] - full[j],
+                        level,
+                        jackknife=(jack[:, i] - jack[:, j], None),
+                    ).note
+                    for i, j in pairs
+                ]
+            )
         else:
             keep = np.ones(len(pairs), dtype=bool)
         np.testing.assert_array_equal(excludes[keep], (stats.p_two_sided < a)[keep])
@@ -121,8 +132,7 @@ def test_threads_and_chunks_change_nothing(data, method):
     pairs = ranked_pairs(np.argsort(-full))
     one = pair_statistics(reps, full, pairs, -1.0, method, 0.95, jackknife=jack, n_jobs=1)
     for jobs, chunk in ((2, 1), (3, 2), (2, None)):
-        other = pair_statistics(reps, full, pairs, -1.0, method, 0.95, jackknife=jack, n_jobs=jobs,
-                                chunk_pairs=chunk)
+        other = pair_statistics(reps, full, pairs, -1.0, method, 0.95, jackknife=jack, n_jobs=jobs, chunk_pairs=chunk)
         for field in ("difference", "ci_low", "ci_high", "p_value", "p_two_sided", "se"):
             np.testing.assert_array_equal(getattr(one, field), getattr(other, field))
 

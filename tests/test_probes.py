@@ -10,6 +10,7 @@ per-class part of the page is then the same as well: it tells nothing about
 the probed items beyond the leaderboard.  With the suppression turned down to
 ``min_count: 1`` the same pages differ, so the test can fail.
 """
+
 import re
 
 import numpy as np
@@ -64,8 +65,12 @@ def _gold(base, pairs, choice):
 
 
 def _config(**detailed):
-    data = {"metric": "f1_macro", "extra_metrics": ["accuracy"], "labels": list(LABELS),
-            "bootstrap": {"n_resamples": 200}}
+    data = {
+        "metric": "f1_macro",
+        "extra_metrics": ["accuracy"],
+        "labels": list(LABELS),
+        "bootstrap": {"n_resamples": 200},
+    }
     if detailed:
         data["detailed_results"] = detailed
     return parse_config(data)
@@ -83,8 +88,12 @@ def _per_class_part(html):
     return (section.group(0) if section else ""), notes
 
 
-CHOICES = [tuple([False] * 10), tuple([True] * 10), tuple(k % 2 == 0 for k in range(10)),
-           tuple(k < 3 for k in range(10))]
+CHOICES = [
+    tuple([False] * 10),
+    tuple([True] * 10),
+    tuple(k % 2 == 0 for k in range(10)),
+    tuple(k < 3 for k in range(10)),
+]
 
 
 @pytest.fixture(scope="module")

@@ -21,25 +21,34 @@
 
 Metric parity with scikit-learn on random labelings is in ``test_metrics.py``.
 """
+
 import io
 import os
 import tempfile
 
 import numpy as np
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from leaderboard_ci.scoring.codabench import write_outputs
 from leaderboard_ci.scoring.config import parse_config
 from leaderboard_ci.scoring.evaluation import evaluate
-from leaderboard_ci.scoring.codabench import write_outputs
 from leaderboard_ci.scoring.readers import find_prediction_file, read_gold, read_predictions
 from leaderboard_ci.tasks.scorer import GoldStandard
 
 SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 NAMES = ("against", "favor", "none", "neg", "pos", "x1", "10", "9", "Zeta", "b")
-CLASS_FREE = ["accuracy", "f1_macro", "f1_micro", "f1_weighted", "precision_macro", "recall_weighted", "mcc",
-              "cohen_kappa", "balanced_accuracy"]
+CLASS_FREE = [
+    "accuracy",
+    "f1_macro",
+    "f1_micro",
+    "f1_weighted",
+    "precision_macro",
+    "recall_weighted",
+    "mcc",
+    "cohen_kappa",
+    "balanced_accuracy",
+]
 
 
 @st.composite
@@ -57,8 +66,11 @@ def labelled_items(draw, min_classes=2, max_classes=5, max_items=40):
 
 
 def _config(metrics, seed, n_jobs=1, labels=None, method="percentile", **extra):
-    data = {"metric": metrics[0], "extra_metrics": list(metrics[1:]),
-            "bootstrap": {"n_resamples": 200, "seed": seed, "n_jobs": n_jobs, "method": method}}
+    data = {
+        "metric": metrics[0],
+        "extra_metrics": list(metrics[1:]),
+        "bootstrap": {"n_resamples": 200, "seed": seed, "n_jobs": n_jobs, "method": method},
+    }
     if labels is not None:
         data["labels"] = list(labels)
     data.update(extra)
@@ -87,8 +99,13 @@ def _score_files(folder, config, gold_rows, pred_rows):
 # (a) Row order
 # ---------------------------------------------------------------------------
 @SETTINGS
-@given(data=labelled_items(), regression=st.booleans(), seed=st.integers(0, 2 ** 32), method=st.sampled_from(
-    ["percentile", "bca"]), order=st.randoms(use_true_random=False))
+@given(
+    data=labelled_items(),
+    regression=st.booleans(),
+    seed=st.integers(0, 2**32),
+    method=st.sampled_from(["percentile", "bca"]),
+    order=st.randoms(use_true_random=False),
+)
 def test_shuffling_prediction_rows_with_ids_changes_nothing(data, regression, seed, method, order):
     names, gold_codes, pred_codes = data
     n = gold_codes.size
@@ -139,13 +156,17 @@ def _close(a, b, tol=1e-12):
 
 
 @SETTINGS
-@given(data=labelled_items(), seed=st.integers(0, 2 ** 32), perm=st.randoms(use_true_random=False),
-       method=st.sampled_from(["percentile", "basic", "bca"]))
+@given(
+    data=labelled_items(),
+    seed=st.integers(0, 2**32),
+    perm=st.randoms(use_true_random=False),
+    method=st.sampled_from(["percentile", "basic", "bca"]),
+)
 def test_renaming_classes_keeps_metrics_that_name_no_class(data, seed, perm, method):
     names, gold_codes, pred_codes = data
     new = list(NAMES)
     perm.shuffle(new)
-    mapping = dict(zip(names, new[:len(names)]))  # a bijection onto (possibly) other names
+    mapping = dict(zip(names, new[: len(names)]))  # a bijection onto (possibly) other names
     base = _evaluate_named(names, gold_codes, pred_codes, CLASS_FREE, seed, method=method)
     renamed = _evaluate_named(names, gold_codes, pred_codes, CLASS_FREE, seed, mapping, method=method)
     for s, r in zip(base.scores, renamed.scores):
@@ -163,15 +184,18 @@ def test_bca_bias_correction_is_stable_under_rounding_ties():
     gold = np.array([0, 0, 2, 3, 2, 0, 0, 0, 0, 0, 4, 0, 1])
     pred = np.array([0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 1, 1])
     base = _evaluate_named(names, gold, pred, ["f1_weighted"], 0, method="bca").official
-    renamed = _evaluate_named(names, gold, pred, ["f1_weighted"], 0, {"10": "neg", "neg": "10"},
-                              method="bca").official
+    renamed = _evaluate_named(names, gold, pred, ["f1_weighted"], 0, {"10": "neg", "neg": "10"}, method="bca").official
     assert _close(base.score, renamed.score)
     assert _close(base.interval.low, renamed.interval.low)
 
 
 @SETTINGS
-@given(data=labelled_items(min_classes=3), seed=st.integers(0, 2 ** 32), perm=st.randoms(use_true_random=False),
-       size=st.integers(1, 2))
+@given(
+    data=labelled_items(min_classes=3),
+    seed=st.integers(0, 2**32),
+    perm=st.randoms(use_true_random=False),
+    size=st.integers(1, 2),
+)
 def test_a_labels_subset_follows_the_renaming(data, seed, perm, size):
     names, gold_codes, pred_codes = data
     shuffled = list(names)
@@ -193,7 +217,7 @@ def test_a_labels_subset_follows_the_renaming(data, seed, perm, size):
 
 
 @SETTINGS
-@given(data=labelled_items(min_classes=2, max_classes=2), seed=st.integers(0, 2 ** 32))
+@given(data=labelled_items(min_classes=2, max_classes=2), seed=st.integers(0, 2**32))
 def test_binary_pos_label_follows_the_renaming(data, seed):
     names, gold_codes, pred_codes = data
     sigma = {names[0]: names[1], names[1]: names[0]}  # swap the two names
@@ -212,8 +236,12 @@ def test_binary_pos_label_follows_the_renaming(data, seed):
 # (c) Bytes
 # ---------------------------------------------------------------------------
 @SETTINGS
-@given(data=labelled_items(), seed=st.integers(0, 2 ** 63 - 1), method=st.sampled_from(["percentile", "basic", "bca"]),
-       with_baseline=st.booleans())
+@given(
+    data=labelled_items(),
+    seed=st.integers(0, 2**63 - 1),
+    method=st.sampled_from(["percentile", "basic", "bca"]),
+    with_baseline=st.booleans(),
+)
 def test_same_inputs_give_the_same_scores_json_bytes(data, seed, method, with_baseline):
     names, gold_codes, pred_codes = data
     labels = tuple(sorted(names))
@@ -223,10 +251,15 @@ def test_same_inputs_give_the_same_scores_json_bytes(data, seed, method, with_ba
     outputs = []
     with tempfile.TemporaryDirectory() as tmp:
         for run, n_jobs in enumerate((1, 1, 3)):
-            config = _config(["f1_macro", "accuracy", "mcc"], seed, n_jobs=n_jobs, labels=labels, method=method,
-                             **extra)
-            result = evaluate(config, GoldStandard(values=gold_codes.copy(), labels=labels), pred_codes.copy(),
-                              baseline=None if baseline is None else baseline.copy())
+            config = _config(
+                ["f1_macro", "accuracy", "mcc"], seed, n_jobs=n_jobs, labels=labels, method=method, **extra
+            )
+            result = evaluate(
+                config,
+                GoldStandard(values=gold_codes.copy(), labels=labels),
+                pred_codes.copy(),
+                baseline=None if baseline is None else baseline.copy(),
+            )
             out = os.path.join(tmp, "out%d" % run)
             write_outputs(result, config, out)
             with open(os.path.join(out, "scores.json"), "rb") as handle:

@@ -7,6 +7,7 @@ the Spanish variant (SQAC: the articles el, la, los, las, un, una, unos, unas
 and the punctuation ¿ ¡ « » “ ” ‘ ’) written the same way.  A replicate is
 given to it as the drawn questions, each repeated as often as it is drawn.
 """
+
 import json
 import random
 import re
@@ -88,8 +89,34 @@ def official_evaluate(dataset, predictions, language="en"):
 # ---------------------------------------------------------------------------
 # Data
 # ---------------------------------------------------------------------------
-WORDS = ["the", "a", "an", "el", "la", "los", "unas", "Paris", "río", "Río", "año", "1998", "U.S.", "don't",
-         "¿qué?", "«hola»", "state-of-the-art", "THE", "An", "Nile", "river", "of", "de", "and", "y", "café"]
+WORDS = [
+    "the",
+    "a",
+    "an",
+    "el",
+    "la",
+    "los",
+    "unas",
+    "Paris",
+    "río",
+    "Río",
+    "año",
+    "1998",
+    "U.S.",
+    "don't",
+    "¿qué?",
+    "«hola»",
+    "state-of-the-art",
+    "THE",
+    "An",
+    "Nile",
+    "river",
+    "of",
+    "de",
+    "and",
+    "y",
+    "café",
+]
 
 
 def make_dataset(seed, n):
@@ -116,9 +143,16 @@ def make_dataset(seed, n):
 
 
 def _config(normalization="en", n_resamples=40, gold="gold.json"):
-    return parse_config({"task": "qa", "metric": "f1", "extra_metrics": ["exact_match"],
-                         "normalization": normalization, "files": {"gold": gold},
-                         "bootstrap": {"n_resamples": n_resamples, "seed": 3, "n_jobs": 1}})
+    return parse_config(
+        {
+            "task": "qa",
+            "metric": "f1",
+            "extra_metrics": ["exact_match"],
+            "normalization": normalization,
+            "files": {"gold": gold},
+            "bootstrap": {"n_resamples": n_resamples, "seed": 3, "n_jobs": 1},
+        }
+    )
 
 
 def _write(tmp_path, squad, predictions, gold_name="gold.json"):
@@ -142,11 +176,16 @@ def test_item_by_item_and_replicates_equal_the_official_script(tmp_path, languag
     coded = read_predictions(pred_path, config, gold)
     # item by item
     em, f1 = qa.question_scores(gold.values, coded)
-    answers = {q["id"]: [a["text"] for a in q["answers"]]
-               for article in squad["data"] for p in article["paragraphs"] for q in p["qas"]}
+    answers = {
+        q["id"]: [a["text"] for a in q["answers"]]
+        for article in squad["data"]
+        for p in article["paragraphs"]
+        for q in p["qas"]
+    }
     for i, ident in enumerate(order):
-        assert em[i] == float(metric_max_over_ground_truths(exact_match_score, predictions[ident], answers[ident],
-                                                            language))
+        assert em[i] == float(
+            metric_max_over_ground_truths(exact_match_score, predictions[ident], answers[ident], language)
+        )
         assert f1[i] == metric_max_over_ground_truths(f1_score, predictions[ident], answers[ident], language)
     assert 0 < em.sum() < len(em) and 0 < f1.sum()
     # full sample and replicates
@@ -156,8 +195,13 @@ def test_item_by_item_and_replicates_equal_the_official_script(tmp_path, languag
     for key in ("exact_match", "f1"):
         assert abs(scores[key].score - full[key] / 100.0) <= TOL
     for b, row in enumerate(replicate_indices(3, len(order), 0, 40)):
-        replicate = [{"paragraphs": [{"qas": [dict(id=order[i], answers=[{"text": t} for t in answers[order[i]]])
-                                              for i in row]}]}]
+        replicate = [
+            {
+                "paragraphs": [
+                    {"qas": [dict(id=order[i], answers=[{"text": t} for t in answers[order[i]]]) for i in row]}
+                ]
+            }
+        ]
         expected = official_evaluate(replicate, predictions, language)
         for key in ("exact_match", "f1"):
             assert abs(scores[key].replicates[b] - expected[key] / 100.0) <= TOL, (key, b)
@@ -165,8 +209,12 @@ def test_item_by_item_and_replicates_equal_the_official_script(tmp_path, languag
 
 def test_id_to_answers_gold_and_analyze_api(tmp_path):
     squad, predictions, order = make_dataset(5, 60)
-    answers = {q["id"]: [a["text"] for a in q["answers"]]
-               for article in squad["data"] for p in article["paragraphs"] for q in p["qas"]}
+    answers = {
+        q["id"]: [a["text"] for a in q["answers"]]
+        for article in squad["data"]
+        for p in article["paragraphs"]
+        for q in p["qas"]
+    }
     ref, pred_path = _write(tmp_path, answers, predictions, gold_name="answers.json")
     config = _config(gold="answers.json", n_resamples=30)
     gold = read_gold(ref, config)
@@ -174,8 +222,11 @@ def test_id_to_answers_gold_and_analyze_api(tmp_path):
     full = official_evaluate(squad["data"], predictions)
     assert abs(result.official.score - full["f1"] / 100.0) <= TOL
     other = {k: "" for k in predictions}
-    phase = analyze([answers[k] for k in order], {"sys": [predictions[k] for k in order],
-                                                  "empty": [other[k] for k in order]}, config=config)
+    phase = analyze(
+        [answers[k] for k in order],
+        {"sys": [predictions[k] for k in order], "empty": [other[k] for k in order]},
+        config=config,
+    )
     systems = phase.targets["f1"].systems
     scores = dict(zip(systems["name"], systems["score"]))
     assert abs(scores["sys"] - full["f1"] / 100.0) <= TOL and scores["empty"] == 0.0
@@ -202,8 +253,16 @@ SECRET = "Zanzibarian secret answer"
 
 @pytest.fixture
 def gold_setup(tmp_path):
-    squad = {"version": "1.1", "data": [{"paragraphs": [{"qas": [
-        {"id": "q1", "answers": [{"text": SECRET}]}, {"id": "q2", "answers": [{"text": "other"}]}]}]}]}
+    squad = {
+        "version": "1.1",
+        "data": [
+            {
+                "paragraphs": [
+                    {"qas": [{"id": "q1", "answers": [{"text": SECRET}]}, {"id": "q2", "answers": [{"text": "other"}]}]}
+                ]
+            }
+        ],
+    }
     ref, _ = _write(tmp_path, squad, {})
     config = _config()
     return tmp_path, config, read_gold(ref, config)
@@ -220,21 +279,26 @@ def _message(gold_setup, text):
     return message
 
 
-@pytest.mark.parametrize("text, expected", [
-    ('{"q1": "x"}', "predictions.json has no answer for 1 of the 2 test questions (e.g. 'q2')"),
-    ('{"q1": "x", "q2": "y", "q3": "z"}', "predictions.json line 1: question id 'q3' is not in the test set"),
-    ('{"q1": "x",\n "q2": 3}', "predictions.json line 2: the answer to question 'q2' is a JSON number; expected a "
-                               "string"),
-    ('{"q1": ["x"], "q2": "y"}', "the answer to question 'q1' is a JSON list"),
-    ('{"q1": null, "q2": "y"}', "the answer to question 'q1' is a JSON null"),
-    ('["x", "y"]', "predictions.json line 1: is a JSON list; expected a JSON object"),
-    ('"x"', "predictions.json line 1: does not start a JSON object"),
-    ('', "predictions.json is empty"),
-    ('{"q1": "x", "q1": "y", "q2": "z"}', "question id 'q1' appears again (first on line 1)"),
-    ('{"q1": "x", "q2": ' + "[" * 100000 + "]" * 100000 + "}", "line 1: the JSON is nested too deeply"),
-    ('{"q1": "x", "q2": "y"', "predictions.json line 1: not valid JSON"),
-    ('{"q1": "x", "q2": "y"} extra', "extra data after the object"),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ('{"q1": "x"}', "predictions.json has no answer for 1 of the 2 test questions (e.g. 'q2')"),
+        ('{"q1": "x", "q2": "y", "q3": "z"}', "predictions.json line 1: question id 'q3' is not in the test set"),
+        (
+            '{"q1": "x",\n "q2": 3}',
+            "predictions.json line 2: the answer to question 'q2' is a JSON number; expected a string",
+        ),
+        ('{"q1": ["x"], "q2": "y"}', "the answer to question 'q1' is a JSON list"),
+        ('{"q1": null, "q2": "y"}', "the answer to question 'q1' is a JSON null"),
+        ('["x", "y"]', "predictions.json line 1: is a JSON list; expected a JSON object"),
+        ('"x"', "predictions.json line 1: does not start a JSON object"),
+        ("", "predictions.json is empty"),
+        ('{"q1": "x", "q1": "y", "q2": "z"}', "question id 'q1' appears again (first on line 1)"),
+        ('{"q1": "x", "q2": ' + "[" * 100000 + "]" * 100000 + "}", "line 1: the JSON is nested too deeply"),
+        ('{"q1": "x", "q2": "y"', "predictions.json line 1: not valid JSON"),
+        ('{"q1": "x", "q2": "y"} extra', "extra data after the object"),
+    ],
+)
 def test_bad_predictions(gold_setup, text, expected):
     assert expected in _message(gold_setup, text)
 
@@ -258,18 +322,24 @@ def test_bad_gold_names_the_question_not_the_answer(tmp_path):
     (ref / "gold.json").write_text('{"data": [{"paragraphs": [{"qas": [{"id": "q1", "answers": []}]}]}]}')
     with pytest.raises(ConfigError) as info:
         read_gold(str(ref), _config())
-    assert "data[0].paragraphs[0].qas[0] needs \"answers\"" in str(info.value)
+    assert 'data[0].paragraphs[0].qas[0] needs "answers"' in str(info.value)
 
 
 def test_both_layouts_give_the_same_bytes():
     from leaderboard_ci.core.accumulators import block_counts_factory
     from leaderboard_ci.tasks.scorer import SystemScorer
+
     squad, predictions, order = make_dataset(17, 300)
-    answers = {q["id"]: [a["text"] for a in q["answers"]]
-               for article in squad["data"] for p in article["paragraphs"] for q in p["qas"]}
+    answers = {
+        q["id"]: [a["text"] for a in q["answers"]]
+        for article in squad["data"]
+        for p in article["paragraphs"]
+        for q in p["qas"]
+    }
     config = _config()
     values, _, coded = qa.encode_values([answers[k] for k in order], {"s": [predictions[k] for k in order]})
     from leaderboard_ci.tasks.base import GoldStandard
+
     gold = GoldStandard(values=values, task="qa")
     plain = SystemScorer(config.metrics, gold, coded["s"])
     reduced = SystemScorer(config.metrics, gold, coded["s"], layout="reduced")

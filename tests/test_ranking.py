@@ -4,16 +4,15 @@ pytrec_eval is trec_eval itself, so it is the reference for the tie convention
 (score descending, document id descending); ranx breaks ties differently and
 is used on tie-free runs (and for hit_rate@k and mrr@k, which trec_eval lacks).
 """
+
 import json
-import math
-import os
 
 import numpy as np
 import pytest
 
 from leaderboard_ci.core.resampling import counts_from_indices, replicate_indices
 from leaderboard_ci.scoring.config import parse_config
-from leaderboard_ci.scoring.errors import ConfigError, SubmissionError
+from leaderboard_ci.scoring.errors import ConfigError
 from leaderboard_ci.scoring.evaluation import evaluate
 from leaderboard_ci.scoring.readers import read_gold, read_predictions
 from leaderboard_ci.tasks import ranking
@@ -67,15 +66,18 @@ def reference_per_query(qrels, run, metric, threshold=1):
     k = options.get("k")
     qids = list(qrels)
     if (name == "mrr" and k is not None) or name == "hit_rate":
-        from ranx import Qrels, Run, evaluate as ranx_evaluate
+        from ranx import Qrels, Run
+        from ranx import evaluate as ranx_evaluate
+
         # ranx on a tie-free version of the run ordered as trec_eval orders it.
         untied = {}
         for qid, docs in run.items():
             order = sorted(docs.items(), key=lambda x: (x[1], x[0]), reverse=True)
             untied[qid] = dict((d, float(len(order) - i)) for i, (d, _) in enumerate(order))
         bin_qrels = dict((q, dict((d, int(r >= threshold)) for d, r in docs.items())) for q, docs in qrels.items())
-        values = ranx_evaluate(Qrels(bin_qrels), Run(untied), "%s@%d" % (name, k), return_mean=False,
-                               make_comparable=True)
+        values = ranx_evaluate(
+            Qrels(bin_qrels), Run(untied), "%s@%d" % (name, k), return_mean=False, make_comparable=True
+        )
         table = dict(zip(Qrels(bin_qrels).keys(), np.atleast_1d(values)))
         return np.array([float(table.get(q, 0.0)) for q in qids])
     measure = trec_measure(name, k)
@@ -86,44 +88,77 @@ def reference_per_query(qrels, run, metric, threshold=1):
 
 
 def encoded(qrels, runs, settings=None):
-    gold_values, _, coded = ranking.encode_values(list(qrels.items()), dict(("r%d" % i, r) for i, r in enumerate(runs)),
-                                                  settings=settings)
-    return GoldStandard(values=gold_values, ids=tuple(qrels), task="ranking"), [coded["r%d" % i]
-                                                                                 for i in range(len(runs))]
+    gold_values, _, coded = ranking.encode_values(
+        list(qrels.items()), dict(("r%d" % i, r) for i, r in enumerate(runs)), settings=settings
+    )
+    return GoldStandard(values=gold_values, ids=tuple(qrels), task="ranking"), [
+        coded["r%d" % i] for i in range(len(runs))
+    ]
 
 
 # ---------------------------------------------------------------------------
 # Names
 # ---------------------------------------------------------------------------
-@pytest.mark.parametrize("text,name,k", [
-    ("ndcg@10", "ndcg", 10), ("nDCG@10", "ndcg", 10), ("ndcg_10", "ndcg", 10), ("ndcg_cut_10", "ndcg", 10),
-    ("map", "map", None), ("map@100", "map", 100), ("map_cut_100", "map", 100), ("mrr", "mrr", None),
-    ("recip_rank", "mrr", None), ("P@5", "p", 5), ("p_5", "p", 5), ("precision@5", "p", 5),
-    ("recall@100", "recall", 100), ("hit_rate@10", "hit_rate", 10), ("success@1", "hit_rate", 1)])
+@pytest.mark.parametrize(
+    "text,name,k",
+    [
+        ("ndcg@10", "ndcg", 10),
+        ("nDCG@10", "ndcg", 10),
+        ("ndcg_10", "ndcg", 10),
+        ("ndcg_cut_10", "ndcg", 10),
+        ("map", "map", None),
+        ("map@100", "map", 100),
+        ("map_cut_100", "map", 100),
+        ("mrr", "mrr", None),
+        ("recip_rank", "mrr", None),
+        ("P@5", "p", 5),
+        ("p_5", "p", 5),
+        ("precision@5", "p", 5),
+        ("recall@100", "recall", 100),
+        ("hit_rate@10", "hit_rate", 10),
+        ("success@1", "hit_rate", 1),
+    ],
+)
 def test_the_name_is_the_configuration(text, name, k):
     task, found, options = find_metric(text)
     assert task is ranking.TASK and found == name and options.get("k") == k
 
 
 def test_config_keys_titles_and_settings():
-    cfg = parse_config({"task": "ranking", "metric": "ndcg@10",
-                        "extra_metrics": ["map", "map@100", "mrr", "p@5", "recall@100", "hit_rate@10",
-                                          {"name": "ndcg", "k": 20}],
-                        "relevance_threshold": 2, "missing_queries": "skip"})
-    assert [m.key for m in cfg.metrics] == ["ndcg_10", "map", "map_100", "mrr", "p_5", "recall_100",
-                                            "hit_rate_10", "ndcg_20"]
+    cfg = parse_config(
+        {
+            "task": "ranking",
+            "metric": "ndcg@10",
+            "extra_metrics": ["map", "map@100", "mrr", "p@5", "recall@100", "hit_rate@10", {"name": "ndcg", "k": 20}],
+            "relevance_threshold": 2,
+            "missing_queries": "skip",
+        }
+    )
+    assert [m.key for m in cfg.metrics] == [
+        "ndcg_10",
+        "map",
+        "map_100",
+        "mrr",
+        "p_5",
+        "recall_100",
+        "hit_rate_10",
+        "ndcg_20",
+    ]
     assert [m.title for m in cfg.metrics][:3] == ["nDCG@10", "MAP", "MAP@100"]
     assert cfg.metrics[0].option("k") == 10 and cfg.metrics[1].option("k") is None
     assert dict(cfg.task_settings) == {"relevance_threshold": 2, "missing_queries": "skip"}
 
 
-@pytest.mark.parametrize("data,fragment", [
-    ({"metric": "p"}, "p needs a cut-off"),
-    ({"metric": "recall"}, "recall needs a cut-off"),
-    ({"metric": {"name": "ndcg", "k": 0}}, "whole number from 1"),
-    ({"metric": "ndcg@10", "relevance_threshold": 0}, "relevance_threshold must be a whole number >= 1"),
-    ({"metric": "ndcg@10", "missing_queries": "drop"}, "missing_queries must be one of: zero, skip"),
-])
+@pytest.mark.parametrize(
+    "data,fragment",
+    [
+        ({"metric": "p"}, "p needs a cut-off"),
+        ({"metric": "recall"}, "recall needs a cut-off"),
+        ({"metric": {"name": "ndcg", "k": 0}}, "whole number from 1"),
+        ({"metric": "ndcg@10", "relevance_threshold": 0}, "relevance_threshold must be a whole number >= 1"),
+        ({"metric": "ndcg@10", "missing_queries": "drop"}, "missing_queries must be one of: zero, skip"),
+    ],
+)
 def test_config_mistakes_say_what_is_allowed(data, fragment):
     with pytest.raises(ConfigError) as info:
         parse_config(dict(data, task="ranking"))
@@ -157,18 +192,32 @@ def test_tie_convention_is_trec_evals_not_insertion_order():
 
 
 def test_parity_with_ranx_on_tie_free_runs():
-    from ranx import Qrels, Run, evaluate as ranx_evaluate
+    from ranx import Qrels, Run
+    from ranx import evaluate as ranx_evaluate
+
     qrels, runs = make_data(9, ties=False, missing=0)
     gold, coded = encoded(qrels, runs)
-    for metric, ranx_name in (("ndcg@10", "ndcg@10"), ("map", "map"), ("mrr", "mrr"), ("p@5", "precision@5"),
-                              ("recall@10", "recall@10"), ("map@5", "map@5")):
+    for metric, ranx_name in (
+        ("ndcg@10", "ndcg@10"),
+        ("map", "map"),
+        ("mrr", "mrr"),
+        ("p@5", "precision@5"),
+        ("recall@10", "recall@10"),
+        ("map@5", "map@5"),
+    ):
         name, options = find_metric(metric, "ranking")[1:]
         for run, rows in zip(runs, coded):
             # ranx drops queries with no relevant document; trec_eval and we score them 0.
             keep = [q for q in qrels if any(r > 0 for r in qrels[q].values())]
             ours = ranking.per_query_values(name, options.get("k"), gold.values, rows)
-            table = dict(zip(Qrels(qrels).keys(), np.atleast_1d(
-                ranx_evaluate(Qrels(qrels), Run(run), ranx_name, return_mean=False, make_comparable=True))))
+            table = dict(
+                zip(
+                    Qrels(qrels).keys(),
+                    np.atleast_1d(
+                        ranx_evaluate(Qrels(qrels), Run(run), ranx_name, return_mean=False, make_comparable=True)
+                    ),
+                )
+            )
             for q in keep:
                 assert abs(ours[list(qrels).index(q)] - table[q]) <= TOL, (metric, q)
 
@@ -177,9 +226,15 @@ def test_parity_with_ranx_on_tie_free_runs():
 # Replicates: exact means of the per-query values under the resample counts
 # ---------------------------------------------------------------------------
 def _config(missing="zero", n_resamples=40, seed=17):
-    return parse_config({"task": "ranking", "metric": METRICS[0], "extra_metrics": METRICS[1:],
-                         "missing_queries": missing, "bootstrap": {"n_resamples": n_resamples, "seed": seed,
-                                                                   "n_jobs": 1}})
+    return parse_config(
+        {
+            "task": "ranking",
+            "metric": METRICS[0],
+            "extra_metrics": METRICS[1:],
+            "missing_queries": missing,
+            "bootstrap": {"n_resamples": n_resamples, "seed": seed, "n_jobs": 1},
+        }
+    )
 
 
 @pytest.mark.parametrize("missing", ["zero", "skip"])
@@ -208,12 +263,17 @@ def test_every_replicate_is_the_reference_mean_weighted_by_the_counts(missing):
 
 def test_groups_of_queries_average_within_the_group():
     qrels, runs = make_data(4)
-    cfg = parse_config({"task": "ranking", "metric": "ndcg@10", "groups": "topic",
-                        "bootstrap": {"n_resamples": 30, "seed": 3, "n_jobs": 1}})
+    cfg = parse_config(
+        {
+            "task": "ranking",
+            "metric": "ndcg@10",
+            "groups": "topic",
+            "bootstrap": {"n_resamples": 30, "seed": 3, "n_jobs": 1},
+        }
+    )
     values, _, coded = ranking.encode_values(list(qrels.items()), {"r": runs[1]})
     codes = np.arange(len(qrels)) % 3
-    gold = GoldStandard(values=values, ids=tuple(qrels), groups=codes, group_values=("a", "b", "c"),
-                        task="ranking")
+    gold = GoldStandard(values=values, ids=tuple(qrels), groups=codes, group_values=("a", "b", "c"), task="ranking")
     result = evaluate(cfg, gold, coded["r"])
     per_query = reference_per_query(qrels, runs[1], "ndcg@10")
     counts = counts_from_indices(replicate_indices(3, gold.n, 0, 30), gold.n)
@@ -280,9 +340,17 @@ def test_encoding_shapes_do_not_depend_on_the_system():
 @pytest.mark.parametrize("missing", ["zero", "skip"])
 def test_analyze_takes_the_task_settings(missing):
     from leaderboard_ci.phase.analysis import Execution, analyze
+
     qrels, runs = make_data(12)
-    result = analyze(list(qrels.items()), {"a": runs[0], "b": runs[1]}, metric="p@5", n_resamples=50, execution=Execution(n_jobs=1),
-                     missing_queries=missing, relevance_threshold=2)
+    result = analyze(
+        list(qrels.items()),
+        {"a": runs[0], "b": runs[1]},
+        metric="p@5",
+        n_resamples=50,
+        execution=Execution(n_jobs=1),
+        missing_queries=missing,
+        relevance_threshold=2,
+    )
     per_query = reference_per_query(qrels, runs[0], "p@5", threshold=2)
     answered = np.array([1.0 if runs[0].get(q) else 0.0 for q in qrels])
     expected = per_query.mean() if missing == "zero" else per_query.sum() / answered.sum()
@@ -291,7 +359,8 @@ def test_analyze_takes_the_task_settings(missing):
 
 
 def test_analyze_says_how_to_pass_the_qrels():
-    from leaderboard_ci.phase.analysis import Execution, analyze
+    from leaderboard_ci.phase.analysis import analyze
+
     qrels, runs = make_data(12)
     with pytest.raises(ValueError, match=r"list\(qrels.items\(\)\)"):
         analyze(qrels, {"a": runs[0]}, metric="ndcg@10", n_resamples=20)

@@ -3,6 +3,7 @@
 No message may reveal a gold relevance judgment: the qrels' grades never
 appear, and a prediction message names only what the participant wrote.
 """
+
 import os
 import re
 import zipfile
@@ -17,16 +18,15 @@ from leaderboard_ci.tools.local_worker import run_scoring
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROGRAM = os.path.join(ROOT, "scoring_program")
 
-QRELS = ("topic1 0 docA 2\n"
-         "topic1 0 docB 0\n"
-         "topic1 0 docSecret 1\n"
-         "topic2 0 docC 1\n"
-         "topic3 0 docD 3\n")
-CLEAN_RUN = ("topic1 Q0 docA 1 2.5 sys\n"
-             "topic1 Q0 docX 2 1.5 sys\n"
-             "topic2 Q0 docC 1 0.3 sys\n")
-CONFIG = {"task": "ranking", "metric": "ndcg@10", "extra_metrics": ["map", "p@5"], "files": {"gold": "qrels.txt"},
-          "bootstrap": {"n_resamples": 200, "n_jobs": 1}}
+QRELS = "topic1 0 docA 2\ntopic1 0 docB 0\ntopic1 0 docSecret 1\ntopic2 0 docC 1\ntopic3 0 docD 3\n"
+CLEAN_RUN = "topic1 Q0 docA 1 2.5 sys\ntopic1 Q0 docX 2 1.5 sys\ntopic2 Q0 docC 1 0.3 sys\n"
+CONFIG = {
+    "task": "ranking",
+    "metric": "ndcg@10",
+    "extra_metrics": ["map", "p@5"],
+    "files": {"gold": "qrels.txt"},
+    "bootstrap": {"n_resamples": 200, "n_jobs": 1},
+}
 
 
 def gold_of(tmp_path, text=QRELS, name="qrels.txt"):
@@ -43,19 +43,32 @@ def assert_no_gold_leak(message):
 
 
 PREDICTION_CASES = [
-    ("five_columns", "topic1 Q0 docA 1 2.5\n", "run.txt line 1: has 5 columns; expected 6 columns: query id, Q0, "
-                                               "document id, rank, score, run tag (a TREC run)"),
+    (
+        "five_columns",
+        "topic1 Q0 docA 1 2.5\n",
+        "run.txt line 1: has 5 columns; expected 6 columns: query id, Q0, "
+        "document id, rank, score, run tag (a TREC run)",
+    ),
     ("csv", "qid,docid,score\ntopic1,docA,1\n", "run.txt line 1: has 1 column; expected 6 columns"),
     ("qrels_submitted", QRELS, "run.txt line 1: has 4 columns; expected 6 columns"),
-    ("score_text", CLEAN_RUN + "topic3 Q0 docD 1 high sys\n",
-     "run.txt line 4: the score 'high' is not a finite number (the 5th column is the score)"),
+    (
+        "score_text",
+        CLEAN_RUN + "topic3 Q0 docD 1 high sys\n",
+        "run.txt line 4: the score 'high' is not a finite number (the 5th column is the score)",
+    ),
     ("score_nan", "topic1 Q0 docA 1 nan sys\n", "run.txt line 1: the score 'nan' is not a finite number"),
     ("score_comma", "topic1 Q0 docA 1 0,5 sys\n", "run.txt line 1: the score '0,5' is not a finite number"),
-    ("duplicate", CLEAN_RUN + "topic1 Q0 docA 3 0.1 sys\n",
-     "run.txt line 4: document 'docA' is retrieved again for query 'topic1' (first on line 1); rank each "
-     "document once per query"),
-    ("unknown_query", CLEAN_RUN + "topic9 Q0 docA 1 0.1 sys\n",
-     "run.txt line 4: query id 'topic9' is not one of the 3 test queries; expected ids like 'topic1'"),
+    (
+        "duplicate",
+        CLEAN_RUN + "topic1 Q0 docA 3 0.1 sys\n",
+        "run.txt line 4: document 'docA' is retrieved again for query 'topic1' (first on line 1); rank each "
+        "document once per query",
+    ),
+    (
+        "unknown_query",
+        CLEAN_RUN + "topic9 Q0 docA 1 0.1 sys\n",
+        "run.txt line 4: query id 'topic9' is not one of the 3 test queries; expected ids like 'topic1'",
+    ),
     ("empty", "\n\n", "run.txt retrieves no document for any query"),
 ]
 
@@ -75,8 +88,11 @@ def test_a_bad_run_gets_one_sentence_with_file_and_line(tmp_path, name, text, me
 JSON_CASES = [
     ("syntax", '{"topic1": {"docA": 1.0,}\n}', "run.json line 1: is not valid JSON"),
     ("array", '{"topic1": [1, 2]}', "run.json query 'topic1' must map to an object {document id: score}"),
-    ("string_score", '{"topic1": {"docA": "1.0"}}',
-     "run.json query 'topic1', document 'docA': the score is not a finite number"),
+    (
+        "string_score",
+        '{"topic1": {"docA": "1.0"}}',
+        "run.json query 'topic1', document 'docA': the score is not a finite number",
+    ),
     ("unknown", '{"nope": {"docA": 1}}', "run.json query id 'nope' is not one of the 3 test queries"),
     ("twice", '{"topic1": {"docA": 1, "docA": 2}}', "run.json has the key 'docA' twice in one object"),
 ]
@@ -94,11 +110,18 @@ def test_a_bad_json_run_names_the_query_and_document(tmp_path, name, text, messa
 
 
 GOLD_CASES = [
-    ("columns", "topic1 0 docA\n", "ref/qrels.txt line 1: has 3 columns; expected 4 columns: query id, iteration, "
-                                   "document id, relevance (TREC qrels)"),
+    (
+        "columns",
+        "topic1 0 docA\n",
+        "ref/qrels.txt line 1: has 3 columns; expected 4 columns: query id, iteration, "
+        "document id, relevance (TREC qrels)",
+    ),
     ("grade", "topic1 0 docA 2\ntopic1 0 docB high\n", "ref/qrels.txt line 2: the relevance is not a whole number"),
-    ("duplicate", "topic1 0 docSecret 2\ntopic1 0 docSecret 1\n",
-     "ref/qrels.txt line 2: the same query and document were judged before, on line 1"),
+    (
+        "duplicate",
+        "topic1 0 docSecret 2\ntopic1 0 docSecret 1\n",
+        "ref/qrels.txt line 2: the same query and document were judged before, on line 1",
+    ),
     ("none_relevant", "topic1 0 docA 0\n", "ref/qrels.txt judges no document relevant"),
     ("empty", "", "ref/qrels.txt has no relevance judgments"),
     ("json_twice", '{"topic1": {"docSecret": 1, "docSecret": 2}}', "ref/qrels.json has the key twice in one object"),
@@ -116,6 +139,7 @@ def test_a_bad_qrels_file_is_the_organizers_error_and_quotes_nothing(tmp_path, n
 
 def test_a_missing_query_counts_as_zero_or_is_skipped(tmp_path):
     from leaderboard_ci.scoring.evaluation import evaluate
+
     for missing, expected in (("zero", 3), ("skip", 2)):
         config = parse_config(dict(CONFIG, extra_metrics=[], missing_queries=missing, metric="hit_rate@1"))
         ref = tmp_path / missing
@@ -133,6 +157,7 @@ def _tree(tmp_path, run_text, qrels=QRELS):
     ref.mkdir()
     (ref / "qrels.txt").write_text(qrels)
     import yaml
+
     (ref / "config.yaml").write_text(yaml.safe_dump(CONFIG))
     zip_path = str(tmp_path / "submission.zip")
     with zipfile.ZipFile(zip_path, "w") as archive:

@@ -3,6 +3,7 @@
 Standard library, numpy and pytest only: these tests also run under the stock
 image's Python 3.7 / numpy 1.17 (``/tmp/venv37/bin/python -m pytest tests/test_readers.py``).
 """
+
 import codecs
 import hashlib
 import os
@@ -150,15 +151,17 @@ class TestFormats:
         write(tmp_path / "ref", "gold.csv", "id,label\n1,0\n2,2\n3,1\n")
         config = make_config()
         gold = read_gold(str(tmp_path / "ref"), config)
-        got = read(tmp_path, "p.json", '[{"id": 3, "label": 1}, {"id": 1, "label": 0}, {"id": 2, "label": 1}]',
-                   gold, config)
+        got = read(
+            tmp_path, "p.json", '[{"id": 3, "label": 1}, {"id": 1, "label": 0}, {"id": 2, "label": 1}]', gold, config
+        )
         np.testing.assert_array_equal(got, [0, 1, 1])
 
     def test_json_single_object_is_explained(self, tmp_path, gold):
         with pytest.raises(SubmissionError) as excinfo:
             read(tmp_path, "p.json", '{"id": "a1", "label": "pos"}', gold)
-        assert message(excinfo) == ('p.json line 1: the file is a single JSON object; expected a list of '
-                                    'objects like {"id": ..., "label": ...}')
+        assert message(excinfo) == (
+            'p.json line 1: the file is a single JSON object; expected a list of objects like {"id": ..., "label": ...}'
+        )
 
     def test_json_is_read_value_by_value_and_stops_at_the_first_problem(self, tmp_path, gold):
         with pytest.raises(SubmissionError) as excinfo:
@@ -183,10 +186,15 @@ class TestFormats:
 # Encodings and line ends
 # ---------------------------------------------------------------------------
 class TestEncodings:
-    @pytest.mark.parametrize("prefix,encoding", [
-        (b"", "utf-8"), (codecs.BOM_UTF8, "utf-8"),
-        (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"),
-    ])
+    @pytest.mark.parametrize(
+        "prefix,encoding",
+        [
+            (b"", "utf-8"),
+            (codecs.BOM_UTF8, "utf-8"),
+            (codecs.BOM_UTF16_LE, "utf-16-le"),
+            (codecs.BOM_UTF16_BE, "utf-16-be"),
+        ],
+    )
     @pytest.mark.parametrize("eol", ["\n", "\r\n", "\r"])
     def test_accepted_encodings_and_line_ends(self, tmp_path, gold, prefix, encoding, eol):
         data = prefix + table(zip(IDS, PRED), eol=eol).encode(encoding)
@@ -200,8 +208,14 @@ class TestEncodings:
         path = write(tmp_path, "x.txt", prefix + text.encode(encoding))
         got = list(formats.iter_lines(formats.Source(path, "x.txt")))
         # \r\r\n (Python's csv writer on Windows without newline='') is one line end; \r alone is one too
-        assert got == [(1, "first"), (2, "second caf\u00e9"), (3, "\u4e2d\u6587"), (4, "last"), (5, ""),
-                       (6, " \U0001f600")]
+        assert got == [
+            (1, "first"),
+            (2, "second caf\u00e9"),
+            (3, "\u4e2d\u6587"),
+            (4, "last"),
+            (5, ""),
+            (6, " \U0001f600"),
+        ]
 
     def test_latin1_names_the_byte_and_line(self, tmp_path, gold):
         text = table(zip(IDS, PRED)).replace("neu", "n\u00e9u")
@@ -227,8 +241,9 @@ class TestEncodings:
             read(tmp_path, "p.csv", table(zip(IDS, PRED)).encode("utf-16-le"), gold)
         assert message(excinfo) == "p.csv is UTF-16 text without a byte-order mark; save it as UTF-8"
 
-    @pytest.mark.parametrize("data", [b"id,label\n\x00\x01\x02\x03", bytes(bytearray(range(1, 32)) * 10),
-                                      b"\x7fELF\x02\x01\x01\x00\x00\x00"])
+    @pytest.mark.parametrize(
+        "data", [b"id,label\n\x00\x01\x02\x03", bytes(bytearray(range(1, 32)) * 10), b"\x7fELF\x02\x01\x01\x00\x00\x00"]
+    )
     def test_binary_files(self, tmp_path, gold, data):
         with pytest.raises(SubmissionError) as excinfo:
             read(tmp_path, "p.csv", data, gold)
@@ -271,26 +286,54 @@ class TestMistakes:
 
     def test_missing_and_extra_ids(self, tmp_path, gold):
         rows = list(zip(IDS, PRED))
-        self.expect(tmp_path, gold, "p.csv", table(rows[:2] + rows[4:]),
-                    "p.csv is missing 2 of the 6 test ids (e.g. 'c3', 'd4'); give one prediction for every id")
-        self.expect(tmp_path, gold, "p.csv", table(rows + [("zz", "pos")]),
-                    "p.csv line 8: id 'zz' is not a test id; expected ids like 'a1'")
+        self.expect(
+            tmp_path,
+            gold,
+            "p.csv",
+            table(rows[:2] + rows[4:]),
+            "p.csv is missing 2 of the 6 test ids (e.g. 'c3', 'd4'); give one prediction for every id",
+        )
+        self.expect(
+            tmp_path,
+            gold,
+            "p.csv",
+            table(rows + [("zz", "pos")]),
+            "p.csv line 8: id 'zz' is not a test id; expected ids like 'a1'",
+        )
 
     def test_number_spellings(self, tmp_path):
         write(tmp_path / "ref", "gold.csv", "id,label\n1,1.0\n2,2.0\n")
         config = make_config(labels=["1.0", "2.0"])
         gold = read_gold(str(tmp_path / "ref"), config)
-        self.expect(tmp_path, gold, "p.csv", "id,label\n1,1\n2,2.0\n",
-                    "p.csv line 2: label '1' is not one of: 1.0, 2.0 (write 1.0, not 1)", config)
+        self.expect(
+            tmp_path,
+            gold,
+            "p.csv",
+            "id,label\n1,1\n2,2.0\n",
+            "p.csv line 2: label '1' is not one of: 1.0, 2.0 (write 1.0, not 1)",
+            config,
+        )
 
     def test_labels_found_in_the_gold_are_never_listed(self, tmp_path):
         write(tmp_path / "ref", "gold.csv", "id,label\n1,1.0\n2,2.0\n")
         config = make_config()
         gold = read_gold(str(tmp_path / "ref"), config)
-        self.expect(tmp_path, gold, "p.csv", "id,label\n1,1\n2,2.0\n",
-                    "p.csv line 2: label '1' is not one of the task's labels", config)
-        self.expect(tmp_path, gold, "p.csv", "id,label\n1,\n2,2.0\n",
-                    "p.csv line 2: the prediction is empty; expected one of the task's labels", config)
+        self.expect(
+            tmp_path,
+            gold,
+            "p.csv",
+            "id,label\n1,1\n2,2.0\n",
+            "p.csv line 2: label '1' is not one of the task's labels",
+            config,
+        )
+        self.expect(
+            tmp_path,
+            gold,
+            "p.csv",
+            "id,label\n1,\n2,2.0\n",
+            "p.csv line 2: the prediction is empty; expected one of the task's labels",
+            config,
+        )
 
     def test_many_labels_are_not_all_listed(self, tmp_path):
         labels = ["c%02d" % k for k in range(30)]
@@ -303,8 +346,13 @@ class TestMistakes:
         assert message(excinfo).endswith("c19, ...) (labels are case-sensitive; did you mean 'c01'?)")
 
     def test_one_column_with_header_needs_ids_when_gold_has_them(self, tmp_path, gold):
-        self.expect(tmp_path, gold, "p.txt", "label\n" + "\n".join(PRED),
-                    "p.txt line 1: the header has no id column 'id' (found: label); the header should be 'id,label'")
+        self.expect(
+            tmp_path,
+            gold,
+            "p.txt",
+            "label\n" + "\n".join(PRED),
+            "p.txt line 1: the header has no id column 'id' (found: label); the header should be 'id,label'",
+        )
 
     def test_one_column_with_header_by_order_without_ids(self, tmp_path):
         write(tmp_path / "ref", "gold.txt", "\n".join(GOLD))
@@ -318,13 +366,26 @@ class TestMistakes:
         write(tmp_path / "ref", "gold.csv", "id,label\na,1\nb,2\n")
         config = make_config("rmse")
         gold = read_gold(str(tmp_path / "ref"), config)
-        self.expect(tmp_path, gold, "p.csv", "id,label\na,1\nb,1%s\n" % ("0" * 400),
-                    "p.csv line 3: the prediction '1000000000000000000000000000000000000000...' is out of range "
-                    "(the limit is 1e100 in absolute value)", config)
-        self.expect(tmp_path, gold, "p.csv", "id,label\na,1\nb,1_000\n", "p.csv line 3: '1_000' is not a number",
-                    config)
-        self.expect(tmp_path, gold, "p.json", '{"a": 1, "b": NaN}',
-                    "p.json line 1: the prediction is NaN; expected a finite number", config)
+        self.expect(
+            tmp_path,
+            gold,
+            "p.csv",
+            "id,label\na,1\nb,1%s\n" % ("0" * 400),
+            "p.csv line 3: the prediction '1000000000000000000000000000000000000000...' is out of range "
+            "(the limit is 1e100 in absolute value)",
+            config,
+        )
+        self.expect(
+            tmp_path, gold, "p.csv", "id,label\na,1\nb,1_000\n", "p.csv line 3: '1_000' is not a number", config
+        )
+        self.expect(
+            tmp_path,
+            gold,
+            "p.json",
+            '{"a": 1, "b": NaN}',
+            "p.json line 1: the prediction is NaN; expected a finite number",
+            config,
+        )
 
 
 # ---------------------------------------------------------------------------
@@ -355,14 +416,21 @@ class TestGold:
     def test_gold_label_missing_from_config_labels(self, ref):
         with pytest.raises(ConfigError) as excinfo:
             read_gold(ref, make_config(labels=["pos", "neg"]))
-        assert message(excinfo) == ("ref/gold.csv line 4: the label is not in the labels list of config.yaml; "
-                                    "add it to labels")
+        assert message(excinfo) == (
+            "ref/gold.csv line 4: the label is not in the labels list of config.yaml; add it to labels"
+        )
         assert "neu" not in message(excinfo)
 
-    @pytest.mark.parametrize("metric,text", [
-        ({"name": "f1", "average": "macro", "labels": ["pos", "mixed"]}, "config.yaml: metric f1_macro names a class"),
-        ("f1_binary", "config.yaml: metric f1_binary names a class"),
-    ])
+    @pytest.mark.parametrize(
+        "metric,text",
+        [
+            (
+                {"name": "f1", "average": "macro", "labels": ["pos", "mixed"]},
+                "config.yaml: metric f1_macro names a class",
+            ),
+            ("f1_binary", "config.yaml: metric f1_binary names a class"),
+        ],
+    )
     def test_metric_labels_are_checked_against_the_gold_labels(self, ref, metric, text):
         config = parse_config({"metric": metric, "pos_label": "pos"})
         with pytest.raises(ConfigError) as excinfo:
@@ -376,22 +444,25 @@ class TestGold:
         write(tmp_path, "answers.csv", "id,label\n")
         with pytest.raises(ConfigError) as excinfo:
             read_gold(str(tmp_path), make_config())
-        assert message(excinfo) == ("the gold file ref/gold.csv (files.gold) is missing from the reference data "
-                                    "(ref/ holds: answers.csv)")
+        assert message(excinfo) == (
+            "the gold file ref/gold.csv (files.gold) is missing from the reference data (ref/ holds: answers.csv)"
+        )
 
     def test_duplicate_ids(self, tmp_path):
         write(tmp_path, "gold.csv", "id,label\na,x\nb,y\na,y\n")
         with pytest.raises(ConfigError) as excinfo:
             read_gold(str(tmp_path), make_config())
-        assert message(excinfo) == ("ref/gold.csv line 4: id 'a' appears again (first on line 2); gold ids must "
-                                    "be unique")
+        assert message(excinfo) == (
+            "ref/gold.csv line 4: id 'a' appears again (first on line 2); gold ids must be unique"
+        )
 
     def test_missing_id_column(self, tmp_path):
         write(tmp_path, "gold.csv", "ident,label\na,x\nb,y\n")
         with pytest.raises(ConfigError) as excinfo:
             read_gold(str(tmp_path), make_config())
-        assert message(excinfo) == ("ref/gold.csv line 1: the header has no id column 'id' (found 2 columns); "
-                                    "the header should be 'id,label'")
+        assert message(excinfo) == (
+            "ref/gold.csv line 1: the header has no id column 'id' (found 2 columns); the header should be 'id,label'"
+        )
 
     def test_without_id_column_setting_ids_are_not_kept(self, ref):
         assert read_gold(ref, make_config(files={"id_column": None})).ids is None
@@ -405,8 +476,9 @@ class TestGold:
         write(tmp_path, "gold.csv", "id,score\na,1.5\nb,secret-value\n")
         with pytest.raises(ConfigError) as excinfo:
             read_gold(str(tmp_path), make_config("mae", files={"gold_column": "score"}))
-        assert message(excinfo) == ("ref/gold.csv line 3: the value is not a finite number (the metric is a "
-                                    "regression metric)")
+        assert message(excinfo) == (
+            "ref/gold.csv line 3: the value is not a finite number (the metric is a regression metric)"
+        )
         write(tmp_path, "gold.csv", "secret,label-x\n")
         with pytest.raises(ConfigError) as excinfo:
             read_gold(str(tmp_path), make_config())
@@ -479,14 +551,17 @@ class TestBaseline:
         write(ref, "baseline.csv", table(list(zip(IDS, PRED))[:-1]))
         with pytest.raises(ConfigError) as excinfo:
             read_baseline(ref, self.config(), gold)
-        assert message(excinfo) == ("the baseline 'majority' (baseline.file) cannot be used: ref/baseline.csv is "
-                                    "missing 1 of the 6 test ids (e.g. 'f6'); give one prediction for every id")
+        assert message(excinfo) == (
+            "the baseline 'majority' (baseline.file) cannot be used: ref/baseline.csv is "
+            "missing 1 of the 6 test ids (e.g. 'f6'); give one prediction for every id"
+        )
 
     def test_missing_baseline_file(self, ref, gold):
         with pytest.raises(ConfigError) as excinfo:
             read_baseline(ref, self.config(), gold)
-        assert message(excinfo) == ("the baseline file ref/baseline.csv (baseline.file) is missing from the "
-                                    "reference data")
+        assert message(excinfo) == (
+            "the baseline file ref/baseline.csv (baseline.file) is missing from the reference data"
+        )
 
     def test_size_limit_is_for_participants_only(self, ref, gold):
         write(ref, "baseline.csv", table(zip(IDS, PRED)) + " " * 20000)
@@ -517,31 +592,46 @@ class TestFind:
         return message(excinfo)
 
     def test_the_only_file(self, tmp_path):
-        assert self.find(tmp_path, {"answers.tsv": "x", ".DS_Store": "x", "._answers.tsv": "x",
-                                    "__MACOSX/._answers.tsv": "x", "Thumbs.db": "x"}) == "answers.tsv"
+        assert (
+            self.find(
+                tmp_path,
+                {
+                    "answers.tsv": "x",
+                    ".DS_Store": "x",
+                    "._answers.tsv": "x",
+                    "__MACOSX/._answers.tsv": "x",
+                    "Thumbs.db": "x",
+                },
+            )
+            == "answers.tsv"
+        )
 
     def test_one_nested_folder(self, tmp_path):
-        assert self.find(tmp_path, {"sub/p.csv": "x", "sub/.DS_Store": "x", "__MACOSX/sub/._p.csv": "x"}) == \
-            os.path.join("sub", "p.csv")
+        assert self.find(
+            tmp_path, {"sub/p.csv": "x", "sub/.DS_Store": "x", "__MACOSX/sub/._p.csv": "x"}
+        ) == os.path.join("sub", "p.csv")
 
     def test_data_files_win_over_other_files(self, tmp_path):
         assert self.find(tmp_path, {"p.csv": "x", "README.md": "x", "model.py": "x"}) == "p.csv"
 
     def test_named_file(self, tmp_path):
         assert self.find(tmp_path, {"p.csv": "x", "other.csv": "x"}, predictions="p.csv") == "p.csv"
-        assert self.find(tmp_path / "2", {"sub/p.csv": "x", "sub/x.csv": "x"}, predictions="p.csv") == \
-            os.path.join("sub", "p.csv")
+        assert self.find(tmp_path / "2", {"sub/p.csv": "x", "sub/x.csv": "x"}, predictions="p.csv") == os.path.join(
+            "sub", "p.csv"
+        )
 
     def test_named_file_missing(self, tmp_path):
         assert self.error(tmp_path, {"P.CSV": "x"}, predictions="p.csv") == (
             "the submission has no file named 'p.csv' (found: P.CSV); name your prediction file p.csv and put it "
-            "at the top of the zip")
+            "at the top of the zip"
+        )
 
     def test_several_candidates(self, tmp_path):
         files = dict(("p%d.csv" % k, "x") for k in range(7))
         assert self.error(tmp_path, files) == (
             "the submission has 7 candidate prediction files (p0.csv, p1.csv, p2.csv, p3.csv, p4.csv and 2 more) "
-            "and none has the header 'id,label'; submit a zip holding only your prediction file")
+            "and none has the header 'id,label'; submit a zip holding only your prediction file"
+        )
 
     def test_empty_submission(self, tmp_path):
         assert self.error(tmp_path, {"__MACOSX/._p.csv": "x"}).startswith("the submission is empty")
@@ -565,7 +655,8 @@ class TestFind:
 
     def test_deep_nesting(self, tmp_path):
         assert self.error(tmp_path, {"a/b/c/p.csv": "x"}) == (
-            "the prediction file is nested too deep (in a/b/); put it at the top of the zip")
+            "the prediction file is nested too deep (in a/b/); put it at the top of the zip"
+        )
 
     @pytest.mark.skipif(not hasattr(os, "symlink"), reason="no symbolic links")
     def test_symbolic_links(self, tmp_path):
@@ -605,11 +696,22 @@ class TestFind:
 class TestEscaping:
     """One rule for everything a message echoes (text_files.escape / quote / list_names / one_line)."""
 
-    @pytest.mark.parametrize("raw,shown", [
-        ("id", "id"), ("caf\u00e9 \u4e2d", "caf\u00e9 \u4e2d"), ("a\nb", "a\\nb"), ("\x1b[31mx", "\\x1b[31mx"),
-        ("\ufeffid", "\\ufeffid"), ("la\u200bbel", "la\\u200bbel"), ("q\u202e1", "q\\u202e1"),
-        ("x\u2028y", "x\\u2028y"), ("a\udcffb", "a\\udcffb"), ("tab\there", "tab\\there"), ("nb\u00a0sp", "nb\\xa0sp"),
-    ])
+    @pytest.mark.parametrize(
+        "raw,shown",
+        [
+            ("id", "id"),
+            ("caf\u00e9 \u4e2d", "caf\u00e9 \u4e2d"),
+            ("a\nb", "a\\nb"),
+            ("\x1b[31mx", "\\x1b[31mx"),
+            ("\ufeffid", "\\ufeffid"),
+            ("la\u200bbel", "la\\u200bbel"),
+            ("q\u202e1", "q\\u202e1"),
+            ("x\u2028y", "x\\u2028y"),
+            ("a\udcffb", "a\\udcffb"),
+            ("tab\there", "tab\\there"),
+            ("nb\u00a0sp", "nb\\xa0sp"),
+        ],
+    )
     def test_invisible_characters_are_made_visible(self, raw, shown):
         assert text_files.escape(raw) == shown
         assert text_files.quote(raw) == "'%s'" % shown

@@ -1,4 +1,5 @@
 """The engine: results independent of threads, block size and slicing; progress reported."""
+
 import numpy as np
 import pytest
 
@@ -10,8 +11,12 @@ from leaderboard_ci.core.replicates import compute_replicates
 def _accumulators(n):
     rng = np.random.default_rng(0)
     y = rng.normal(size=n)
-    return [CodeCounts(rng.integers(0, 9, n), 9), ExactSums(np.stack([y, y ** 2, np.abs(y)], axis=1)),
-            ExactSums(y), RankSums(y, y + rng.normal(size=n))]
+    return [
+        CodeCounts(rng.integers(0, 9, n), 9),
+        ExactSums(np.stack([y, y**2, np.abs(y)], axis=1)),
+        ExactSums(y),
+        RankSums(y, y + rng.normal(size=n)),
+    ]
 
 
 @pytest.mark.parametrize("n_jobs,block_rows", [(2, None), (3, 1), (4, 17), (1, 1000)])

@@ -1,23 +1,23 @@
 """The report agrees with its own numbers: HTML, Markdown and LaTeX tables against report.json (the n of
 groups included), p-values that never look like the other side of a threshold, the winner is never the
 baseline, and "tied with the winner" is one list everywhere."""
+
 import json
 import re
 from html.parser import HTMLParser
 
+import _report_examples as E
 import numpy as np
+import pandas as pd
 import pytest
 
-import _report_examples as E
 from leaderboard_ci.phase.analysis import analyze
-import pandas as pd
-
 from leaderboard_ci.report.formatting import MINUS, correction_name, format_ci, format_number, format_p, latex_escape
-from leaderboard_ci.report.scale import target_folders
-from leaderboard_ci.report.verdicts import format_rank_set, interval_header
 from leaderboard_ci.report.html_report import render_report, target_anchor
 from leaderboard_ci.report.json_report import result_to_json
+from leaderboard_ci.report.scale import target_folders
 from leaderboard_ci.report.tables import tables_latex, tables_markdown, target_tables
+from leaderboard_ci.report.verdicts import format_rank_set, interval_header
 
 
 # ---------------------------------------------------------------------------
@@ -100,8 +100,12 @@ def _expected_comparisons(metric, alpha):
     """Each vs-winner row by column heading, formatted from report.json's numbers."""
     out = {}
     for v in metric["vs_winner"]:
-        cells = {"Difference": format_number(v["diff"], 4), MARGINAL: format_ci(v["ci_low"], v["ci_high"], 4),
-                 "p (this pair alone)": format_p(v["p_value"], alpha=alpha), "Stars": v["stars"]}
+        cells = {
+            "Difference": format_number(v["diff"], 4),
+            MARGINAL: format_ci(v["ci_low"], v["ci_high"], 4),
+            "p (this pair alone)": format_p(v["p_value"], alpha=alpha),
+            "Stars": v["stars"],
+        }
         for c, p in v["p_adjusted"].items():
             cells["p (%s)" % correction_name(c, header=True)] = format_p(p, alpha=alpha)
         if v["fw_low"] is not None:
@@ -118,7 +122,7 @@ def _tables_by_header(rows, first):
     """The rows under each header row that starts with ``first``, as {heading: cell} mappings."""
     header, out = None, []
     for row in rows:
-        if row[:len(first)] == first:
+        if row[: len(first)] == first:
             header = row
             continue
         if header is not None and len(row) == len(header):
@@ -142,8 +146,9 @@ def _check_rendered(rows, metric, alpha, name_of=str):
     for row in _tables_by_header(rows, ["Rank", "System"]):
         name = by_name[row["System"]]
         expected = systems[name]
-        score_heading = [h for h in row if h not in ("Rank", "System") and not h.startswith(("95%", "Rank set",
-                                                                                              "Letters", "Tied"))][0]
+        score_heading = [
+            h for h in row if h not in ("Rank", "System") and not h.startswith(("95%", "Rank set", "Letters", "Tied"))
+        ][0]
         assert row[score_heading] == expected["score"] and row["95% CI"] == expected["95% CI"], (name, row)
         for heading in ("Rank set, simultaneous", "Rank set, marginal"):
             assert (heading in row) == (heading in expected), heading
@@ -188,8 +193,10 @@ def test_markdown_and_latex_tables_equal_report_json(example):
     for key, target in result.targets.items():
         metric = report["metrics"][key]
         tables = target_tables(result, target)
-        for text, parse, escape in ((tables_markdown(tables, title=target.title), _markdown_rows, str),
-                                    (tables_latex(tables, title=target.title), _latex_rows, _latex_name)):
+        for text, parse, escape in (
+            (tables_markdown(tables, title=target.title), _markdown_rows, str),
+            (tables_latex(tables, title=target.title), _latex_rows, _latex_name),
+        ):
             checked += _check_rendered(parse(text), metric, alpha, escape)
             # the n of the target (a group's own size) in the caption
             n = metric["indicators"]["n"]
@@ -210,8 +217,10 @@ def test_csv_tables_equal_report_json(example, tmp_path):
         systems = pd.read_csv(written["%s/systems.csv" % folders[key]])
         for s, (_, row) in zip(metric["systems"], systems.iterrows()):
             assert s["name"] == row["name"] and s["score"] == pytest.approx(row["score"], rel=1e-12)
-            for kind, (lo, hi) in (("simultaneous", ("rank_low", "rank_high")),
-                                   ("marginal", ("rank_low_marginal", "rank_high_marginal"))):
+            for kind, (lo, hi) in (
+                ("simultaneous", ("rank_low", "rank_high")),
+                ("marginal", ("rank_low_marginal", "rank_high_marginal")),
+            ):
                 if s["rank_set"][kind] is not None:
                     assert s["rank_set"][kind] == [int(row[lo]), int(row[hi])]
         vs = pd.read_csv(written["%s/vs_winner.csv" % folders[key]])
@@ -253,7 +262,7 @@ def test_html_tables_equal_report_json(example):
     parser = _Tables()
     page = render_report(result, figures={})
     parser.feed(page)
-    for key, target in result.targets.items():
+    for key, _target in result.targets.items():
         metric = report["metrics"][key]
         rows = [[c.replace(MINUS, "-") for c in r] for r in parser.sections[target_anchor(key)]]
         assert _check_rendered(rows, metric, result.signature.alpha) >= 2 * len(metric["systems"]) - 1
@@ -272,11 +281,23 @@ def test_group_n_is_the_groups_own_size():
     assert len(set(sizes.values())) == 3
 
 
-@pytest.mark.parametrize("value, text", [
-    (0.0504, "0.0504"), (0.0496, "0.0496"), (0.05, "0.050"), (0.0501, "0.0501"), (0.04995, "0.04995"),
-    (0.634, "0.634"), (0.0099, "0.0099"), (0.01, "0.010"), (0.1004, "0.1004"), (0.0004, "<0.001"),
-    (0.00104, "0.00104"), (0.2, "0.200"),
-])
+@pytest.mark.parametrize(
+    "value, text",
+    [
+        (0.0504, "0.0504"),
+        (0.0496, "0.0496"),
+        (0.05, "0.050"),
+        (0.0501, "0.0501"),
+        (0.04995, "0.04995"),
+        (0.634, "0.634"),
+        (0.0099, "0.0099"),
+        (0.01, "0.010"),
+        (0.1004, "0.1004"),
+        (0.0004, "<0.001"),
+        (0.00104, "0.00104"),
+        (0.2, "0.200"),
+    ],
+)
 def test_p_values_never_look_like_the_other_side_of_a_threshold(value, text):
     assert format_p(value) == text
     shown = float(text.lstrip("<"))
@@ -293,14 +314,15 @@ def test_the_winner_is_never_the_baseline_and_the_report_says_when_it_scores_bet
     rng = np.random.default_rng(21)
     n = 300
     gold = rng.integers(0, 3, n)
+
     def noisy(acc):
         pred = gold.copy()
         flip = rng.random(n) > acc
         pred[flip] = rng.integers(0, 3, int(flip.sum()))
         return [str(x) for x in pred]
+
     systems = {"strong baseline": noisy(0.9), "team_a": noisy(0.7), "team_b": noisy(0.6)}
-    result = analyze([str(g) for g in gold], systems, metric="accuracy", baseline="strong baseline",
-                     n_resamples=200)
+    result = analyze([str(g) for g in gold], systems, metric="accuracy", baseline="strong baseline", n_resamples=200)
     target = result.official
     assert target.winner == "team_a"
     assert list(target.systems["name"])[:2] == ["team_a", "strong baseline"]
@@ -315,8 +337,9 @@ def test_the_report_flags_classes_and_errors_that_rest_on_almost_nothing():
     gold = np.array([0] * 100 + [1] * 100 + [2] * 2)
     a, b = gold.copy(), gold.copy()
     a[:10], b[:20] = 1, 2
-    result = analyze([str(g) for g in gold], {"a": [str(x) for x in a], "b": [str(x) for x in b]},
-                     metric="f1_macro", n_resamples=100)
+    result = analyze(
+        [str(g) for g in gold], {"a": [str(x) for x in a], "b": [str(x) for x in b]}, metric="f1_macro", n_resamples=100
+    )
     notes = result.official.notes
     assert any("class '2' has at most 3 gold items" in n for n in notes)
     assert any("1 system predicts some class at most 3 times (a)" in n for n in notes)
@@ -324,6 +347,10 @@ def test_the_report_flags_classes_and_errors_that_rest_on_almost_nothing():
     assert "class &#x27;2&#x27; has at most 3 gold items" in html or "class '2' has at most 3 gold items" in html
     rng = np.random.default_rng(3)
     y = rng.normal(size=300)
-    result = analyze(list(y), {"heavy": y + rng.standard_t(2, size=300), "normal": y + rng.normal(size=300)},
-                     metric="rmse", n_resamples=100)
+    result = analyze(
+        list(y),
+        {"heavy": y + rng.standard_t(2, size=300), "normal": y + rng.normal(size=300)},
+        metric="rmse",
+        n_resamples=100,
+    )
     assert any("heavy tails" in n and "(heavy)" in n for n in result.official.notes)

@@ -1,11 +1,12 @@
 """write_report: every file, inside out_dir only, with safe names; the CSVs hold the analysis' numbers."""
+
 import json
 import os
 
+import _report_examples as E
 import pandas as pd
 import pytest
 
-import _report_examples as E
 from leaderboard_ci.report.files import _Writer, safe_file_name, write_report
 
 
@@ -35,15 +36,30 @@ def test_write_report_writes_everything_inside_out_dir(tmp_path):
         assert os.path.isfile(path), relative
         assert os.path.commonpath([root, os.path.realpath(path)]) == root
         assert os.path.relpath(path, root).replace(os.sep, "/") == relative
-    on_disk = sorted(os.path.relpath(os.path.join(d, f), root).replace(os.sep, "/")
-                     for d, _, files in os.walk(root) for f in files)
+    on_disk = sorted(
+        os.path.relpath(os.path.join(d, f), root).replace(os.sep, "/") for d, _, files in os.walk(root) for f in files
+    )
     assert on_disk == sorted(written)
-    for name in ("report.html", "report.json", "tables.md", "tables.tex", "indicators.csv", "skipped.csv",
-                 "group_gaps.csv"):
+    for name in (
+        "report.html",
+        "report.json",
+        "tables.md",
+        "tables.tex",
+        "indicators.csv",
+        "skipped.csv",
+        "group_gaps.csv",
+    ):
         assert name in written
     for key in result.targets:
-        for name in ("systems.csv", "vs_winner.csv", "pairs.csv", "pair_matrix.csv", "gains.csv", "tables.md",
-                     "tables.tex"):
+        for name in (
+            "systems.csv",
+            "vs_winner.csv",
+            "pairs.csv",
+            "pair_matrix.csv",
+            "gains.csv",
+            "tables.md",
+            "tables.tex",
+        ):
             assert "%s/%s" % (key, name) in written
         for figure in ("ordered_ci", "vs_winner", "pair_heatmap", "bootstrap_difference"):
             for fmt in ("png", "pdf"):

@@ -1,16 +1,17 @@
 """report.html: self-contained, well-formed, every name escaped, skipped reasons and signature shown."""
+
 import base64
 import functools
 import html
 import re
 from html.parser import HTMLParser
 
+import _report_examples as E
 import pytest
 
-import _report_examples as E
 from leaderboard_ci.phase.analysis import analyze
-from leaderboard_ci.report.verdicts import family_note
 from leaderboard_ci.report.html_report import render_report, resolution_notes
+from leaderboard_ci.report.verdicts import family_note
 
 VOID = {"meta", "br", "img", "hr", "input", "link", "col", "source", "wbr"}
 
@@ -87,7 +88,7 @@ def test_every_name_appears_escaped():
 
 def test_skipped_submissions_and_their_reasons_are_shown():
     text = page("classification")
-    section = text[text.index('id="skipped"'):]
+    section = text[text.index('id="skipped"') :]
     assert "Skipped submissions (2)" in section
     for submission, reason in E.SKIPPED:
         assert html.escape(submission, quote=True) in section
@@ -98,10 +99,10 @@ def test_skipped_submissions_and_their_reasons_are_shown():
 def test_footer_has_the_signature_and_settings_the_primary_correction():
     result = E.classification()
     text = page("classification")
-    footer = text[text.index("<footer>"):]
+    footer = text[text.index("<footer>") :]
     assert html.escape(str(result.signature)) in footer
     assert "<b>Romano-Wolf max-t step-down</b> decides the stars, the letters and who is tied with the winner" in text
-    settings = text[text.index('id="settings"'):text.index("<footer>")]
+    settings = text[text.index('id="settings"') : text.index("<footer>")]
     assert "stars and letters from</td><td>Romano-Wolf max-t step-down" in settings
     assert "all_pairs (all m(m\u22121)/2 pairs)" in settings
 
@@ -109,8 +110,9 @@ def test_footer_has_the_signature_and_settings_the_primary_correction():
 def test_explanations_follow_the_configured_family_and_test():
     rng_gold = ["0", "1"] * 60
     systems = {"a": ["0", "1"] * 60, "b": ["0", "0"] * 60, "c": ["1", "1"] * 60}
-    result = analyze(rng_gold, systems, metric="accuracy", n_resamples=200, family="per_row", test="permutation",
-                     n_permutations=200)
+    result = analyze(
+        rng_gold, systems, metric="accuracy", n_resamples=200, family="per_row", test="permutation", n_permutations=200
+    )
     text = render_report(result, figures={})
     assert "over each system&#x27;s comparisons with the systems ranked below it" in text
     assert "paired permutation test" in text
@@ -121,7 +123,7 @@ def test_winner_ties_and_letters_are_marked():
     result = E.classification()
     text = page("classification")
     target = result.official
-    section = text[text.index('id="t-f1-macro"'):text.index('id="t-accuracy"')]
+    section = text[text.index('id="t-f1-macro"') : text.index('id="t-accuracy"')]
     assert section.count("&#10003;") == len(target.tied_with_winner)
     assert '<span class="tag win">winner</span>' in section
     assert '<span class="tag">baseline</span>' in section
@@ -137,7 +139,9 @@ def test_winner_ties_and_letters_are_marked():
 
 
 def test_thirty_systems_stay_small_and_say_when_b_is_too_small():
-    result = E.many_systems(30)  # B = 300: too few for the max-t step-down over 435 pairs (10 x 435), far too few for Holm
+    result = E.many_systems(
+        30
+    )  # B = 300: too few for the max-t step-down over 435 pairs (10 x 435), far too few for Holm
     text = render_report(result)
     assert len(text.encode("utf-8")) < 3 * 1024 * 1024
     note = result.official.family_note
@@ -149,9 +153,9 @@ def test_thirty_systems_stay_small_and_say_when_b_is_too_small():
     # 435/(B + 1) <= 0.05 needs B >= 8,699; about 10 replicates beyond alpha/435 needs B >= 87,000
     assert note and "B >= 87,000 is needed" in note and "Holm" in note
     text = render_report(holm, figures={})
-    header = text[:text.index('id="summary"')]
+    header = text[: text.index('id="summary"')]
     assert header.count(html.escape(note)) == 1  # the headline
-    section = text[text.index('id="t-f1-macro"'):]
+    section = text[text.index('id="t-f1-macro"') :]
     assert section.count(html.escape(note)) == 1  # and the target's section, once: no second sentence saying it
     assert resolution_notes(holm, holm.official) == []
 

@@ -1,19 +1,27 @@
 """report.json: schema, exact round trip of the numbers, null for non-finite values, reading back."""
+
 import copy
 import json
 import math
 from collections import OrderedDict
 
+import _report_examples as E
 import numpy as np
 import pandas as pd
 import pytest
 
-import _report_examples as E
 from leaderboard_ci.phase.analysis import analyze
-from leaderboard_ci.report.json_report import SCHEMA_VERSION
+from leaderboard_ci.report.json_report import (
+    SCHEMA_VERSION,
+    ReportFormatError,
+    _clean,
+    check_report,
+    primary_correction,
+    read_report,
+    result_to_json,
+    sides_of,
+)
 from leaderboard_ci.scoring.config import parse_config
-from leaderboard_ci.report.json_report import (ReportFormatError, _clean, check_report, primary_correction, read_report,
-                                        result_to_json, sides_of)
 
 NUM = (int, float)
 OPT_NUM = (int, float, type(None))
@@ -24,39 +32,118 @@ OPT_STR = (str, type(None))
 # is optional), [spec] is an array of spec, ("map", spec) an object with any keys, and a type or
 # tuple of types a scalar.
 P_ADJUSTED = ("map", OPT_NUM)
-COMPARISON = {"diff": NUM, "ci_low": OPT_NUM, "ci_high": OPT_NUM, "fw_low": OPT_NUM, "fw_high": OPT_NUM,
-              "interval": STR, "p_value": NUM, "p_adjusted": P_ADJUSTED,
-              "stars": STR, "p_one_sided?": NUM, "p_bootstrap?": NUM, "p_permutation?": NUM, "exact?": bool, "p_mcnemar?": NUM}
+COMPARISON = {
+    "diff": NUM,
+    "ci_low": OPT_NUM,
+    "ci_high": OPT_NUM,
+    "fw_low": OPT_NUM,
+    "fw_high": OPT_NUM,
+    "interval": STR,
+    "p_value": NUM,
+    "p_adjusted": P_ADJUSTED,
+    "stars": STR,
+    "p_one_sided?": NUM,
+    "p_bootstrap?": NUM,
+    "p_permutation?": NUM,
+    "exact?": bool,
+    "p_mcnemar?": NUM,
+}
 TARGET = {
-    "key": STR, "metric": STR, "metric_name": STR, "group": OPT_STR, "title": STR, "direction": STR,
-    "official": bool, "confidence_level": NUM, "winner": STR, "stars_correction": STR,
-    "systems": [{"rank": int, "name": STR, "score": OPT_NUM, "ci_low": OPT_NUM, "ci_high": OPT_NUM,
-                 "letters": STR, "tied_with_winner": bool,
-                 "rank_set": {"simultaneous": (type(None), [int]), "marginal": (type(None), [int])}}],
-    "family_note": OPT_STR, "critical_value": OPT_NUM,
+    "key": STR,
+    "metric": STR,
+    "metric_name": STR,
+    "group": OPT_STR,
+    "title": STR,
+    "direction": STR,
+    "official": bool,
+    "confidence_level": NUM,
+    "winner": STR,
+    "stars_correction": STR,
+    "systems": [
+        {
+            "rank": int,
+            "name": STR,
+            "score": OPT_NUM,
+            "ci_low": OPT_NUM,
+            "ci_high": OPT_NUM,
+            "letters": STR,
+            "tied_with_winner": bool,
+            "rank_set": {"simultaneous": (type(None), [int]), "marginal": (type(None), [int])},
+        }
+    ],
+    "family_note": OPT_STR,
+    "critical_value": OPT_NUM,
     "vs_winner": [dict(COMPARISON, name=STR, significant=bool)],
     "pairs": [dict(COMPARISON, a=STR, b=STR)],
     "pairs_listed": {"complete": bool, "systems": int, "count": int, "total": int, "file": STR},
-    "indicators": {"n": int, "m": int, "possible_comparisons": int, "ties_with_winner": ("map", int),
-                   "non_significant_pairs": ("map", int), "winner_minus_median": OPT_NUM, "cv": OPT_NUM,
-                   "ppi": OPT_NUM, "ppi_reason?": STR},
+    "indicators": {
+        "n": int,
+        "m": int,
+        "possible_comparisons": int,
+        "ties_with_winner": ("map", int),
+        "non_significant_pairs": ("map", int),
+        "winner_minus_median": OPT_NUM,
+        "cv": OPT_NUM,
+        "ppi": OPT_NUM,
+        "ppi_reason?": STR,
+    },
     "tied_with_winner": [STR],
-    "gains": (type(None), {"baseline": STR, "reference_point": NUM,
-                           "systems": [{"name": STR, "gain": OPT_NUM, "ci_low": OPT_NUM, "ci_high": OPT_NUM,
-                                        "note": OPT_STR}]}),
+    "gains": (
+        type(None),
+        {
+            "baseline": STR,
+            "reference_point": NUM,
+            "systems": [{"name": STR, "gain": OPT_NUM, "ci_low": OPT_NUM, "ci_high": OPT_NUM, "note": OPT_STR}],
+        },
+    ),
     "notes": [STR],
 }
 SCHEMA = {
-    "schema_version": STR, "generator": {"name": STR, "version": STR}, "signature": ("map", object),
+    "schema_version": STR,
+    "generator": {"name": STR, "version": STR},
+    "signature": ("map", object),
     "signature_string": STR,
-    "settings": {"metrics": [STR], "labels": (type(None), [STR]), "groups": OPT_STR, "reference_point": OPT_NUM,
-                 "primary": STR, "sides": STR},
-    "n_items": int, "systems": [STR], "baseline": OPT_STR, "official": STR, "metrics": ("map", TARGET),
-    "groups": (type(None), {"column": OPT_STR, "values": [STR],
-                            "gaps": [{"metric": STR, "quantity": STR, "name": STR, "groups": STR,
-                                      "gap": OPT_NUM, "ci_low": OPT_NUM, "ci_high": OPT_NUM, "p_value": OPT_NUM}]}),
-    "units": (type(None), {"unit": STR, "rows": [{"system": STR, "unit": STR, "precision": OPT_NUM,
-                                                  "recall": OPT_NUM, "f1": OPT_NUM, "predicted": int}]}),
+    "settings": {
+        "metrics": [STR],
+        "labels": (type(None), [STR]),
+        "groups": OPT_STR,
+        "reference_point": OPT_NUM,
+        "primary": STR,
+        "sides": STR,
+    },
+    "n_items": int,
+    "systems": [STR],
+    "baseline": OPT_STR,
+    "official": STR,
+    "metrics": ("map", TARGET),
+    "groups": (
+        type(None),
+        {
+            "column": OPT_STR,
+            "values": [STR],
+            "gaps": [
+                {
+                    "metric": STR,
+                    "quantity": STR,
+                    "name": STR,
+                    "groups": STR,
+                    "gap": OPT_NUM,
+                    "ci_low": OPT_NUM,
+                    "ci_high": OPT_NUM,
+                    "p_value": OPT_NUM,
+                }
+            ],
+        },
+    ),
+    "units": (
+        type(None),
+        {
+            "unit": STR,
+            "rows": [
+                {"system": STR, "unit": STR, "precision": OPT_NUM, "recall": OPT_NUM, "f1": OPT_NUM, "predicted": int}
+            ],
+        },
+    ),
     "skipped": [{"submission": STR, "reason": STR}],
 }
 
@@ -127,8 +214,7 @@ def test_the_schema_check_can_fail():
 
 def test_top_level_key_order_is_fixed():
     data = json.loads(E.classification().to_json(), object_pairs_hook=OrderedDict)
-    assert list(data)[:6] == ["schema_version", "generator", "signature", "signature_string", "settings",
-                              "n_items"]
+    assert list(data)[:6] == ["schema_version", "generator", "signature", "signature_string", "settings", "n_items"]
     assert list(data)[-4:] == ["metrics", "groups", "units", "skipped"]
 
 
@@ -153,8 +239,10 @@ def test_numbers_equal_the_dataframes_exactly():
                 assert row[col] == expected[col]
             assert row["letters"] == expected["letters"]
             assert row["tied_with_winner"] == bool(expected["tied_with_winner"])
-            assert row["rank_set"] == {"simultaneous": [expected["rank_low"], expected["rank_high"]],
-                                       "marginal": [expected["rank_low_marginal"], expected["rank_high_marginal"]]}
+            assert row["rank_set"] == {
+                "simultaneous": [expected["rank_low"], expected["rank_high"]],
+                "marginal": [expected["rank_low_marginal"], expected["rank_high_marginal"]],
+            }
         assert len(block["vs_winner"]) == len(target.vs_winner)
         for row, (_, expected) in zip(block["vs_winner"], target.vs_winner.iterrows()):
             assert row["name"] == expected["name"]
@@ -249,12 +337,19 @@ def test_sides_are_recorded():
 
 def test_primary_correction_is_read_from_the_stars():
     assert primary_correction(E.classification()) == "maxt"  # the default: the max-t step-down
-    config = parse_config({"metric": "accuracy", "bootstrap": {"n_resamples": 200},
-                           "analysis": {"corrections": ["bonferroni", "holm"], "primary": "bonferroni"}})
+    config = parse_config(
+        {
+            "metric": "accuracy",
+            "bootstrap": {"n_resamples": 200},
+            "analysis": {"corrections": ["bonferroni", "holm"], "primary": "bonferroni"},
+        }
+    )
     rng = np.random.default_rng(0)
     gold = rng.integers(0, 2, 200)
-    systems = {"s%d" % i: [str(g if rng.random() < acc else 1 - g) for g in gold]
-               for i, acc in enumerate([0.9, 0.8, 0.75, 0.6])}
+    systems = {
+        "s%d" % i: [str(g if rng.random() < acc else 1 - g) for g in gold]
+        for i, acc in enumerate([0.9, 0.8, 0.75, 0.6])
+    }
     result = analyze([str(g) for g in gold], systems, config=config)
     assert primary_correction(result) == "bonferroni"
     assert json.loads(result.to_json())["settings"]["primary"] == "bonferroni"
@@ -268,11 +363,22 @@ def test_to_json_writes_the_file(tmp_path):
 
 
 def test_read_report_errors_are_one_line(tmp_path):
-    cases = {"missing.json": None, "bad.json": "{\"a\": ", "list.json": "[1, 2]",
-             "noversion.json": "{\"metrics\": {}}", "v2.json": json.dumps({"schema_version": "2.0"}),
-             "nometrics.json": json.dumps({"schema_version": SCHEMA_VERSION, "metrics": {}})}
-    expected = {"missing.json": "no such file", "bad.json": "not a JSON file", "list.json": "not a leaderboard-ci",
-                "noversion.json": "no schema_version", "v2.json": "reads 1.x", "nometrics.json": "no metrics"}
+    cases = {
+        "missing.json": None,
+        "bad.json": '{"a": ',
+        "list.json": "[1, 2]",
+        "noversion.json": '{"metrics": {}}',
+        "v2.json": json.dumps({"schema_version": "2.0"}),
+        "nometrics.json": json.dumps({"schema_version": SCHEMA_VERSION, "metrics": {}}),
+    }
+    expected = {
+        "missing.json": "no such file",
+        "bad.json": "not a JSON file",
+        "list.json": "not a leaderboard-ci",
+        "noversion.json": "no schema_version",
+        "v2.json": "reads 1.x",
+        "nometrics.json": "no metrics",
+    }
     for name, text in cases.items():
         path = tmp_path / name
         if text is not None:

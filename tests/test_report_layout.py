@@ -1,5 +1,6 @@
 """Every text of every figure lies inside its canvas, at 2, 10 and 60 systems with long names;
 the ranking axis zooms to the participants and marks far-off systems at the edge with their value."""
+
 import functools
 
 import numpy as np
@@ -34,9 +35,14 @@ def competition(m, metric="f1_macro", groups=True):
         # a broken run: almost everything wrong, far below the others
         systems["broken_run_of_%s" % LONG] = (gold + 1) % 3
     systems["majority baseline"] = np.zeros(n, dtype=int)
-    return analyze([str(g) for g in gold], {k: [str(x) for x in v] for k, v in systems.items()}, metric=metric,
-                   groups=list(groups) if groups is not None else None, baseline="majority baseline",
-                   n_resamples=200)
+    return analyze(
+        [str(g) for g in gold],
+        {k: [str(x) for x in v] for k, v in systems.items()},
+        metric=metric,
+        groups=list(groups) if groups is not None else None,
+        baseline="majority baseline",
+        n_resamples=200,
+    )
 
 
 def _undrawn_tick_labels(fig):
@@ -64,8 +70,13 @@ def _clipped_texts(fig):
             continue
         box = text.get_window_extent(renderer)
         if box.x0 < canvas.x0 - 0.5 or box.x1 > canvas.x1 + 0.5 or box.y0 < canvas.y0 - 0.5 or box.y1 > canvas.y1 + 0.5:
-            out.append((text.get_text()[:60], [round(v) for v in (box.x0, box.y0, box.x1, box.y1)],
-                        [round(v) for v in (canvas.x1, canvas.y1)]))
+            out.append(
+                (
+                    text.get_text()[:60],
+                    [round(v) for v in (box.x0, box.y0, box.x1, box.y1)],
+                    [round(v) for v in (canvas.x1, canvas.y1)],
+                )
+            )
     return out
 
 

@@ -7,20 +7,21 @@ long system names, a broken run, a baseline and two groups.  Skipped without Pla
 
 It caught the ranking figure squeezed to 99 px beside a ranking table that had grown rank-set columns.
 """
+
 import importlib.util
 import os
 import shutil
 
 import pytest
-
 from test_report_layout import competition
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _checker():
-    spec = importlib.util.spec_from_file_location("check_report_pages",
-                                                  os.path.join(ROOT, "docs", "check_report_pages.py"))
+    spec = importlib.util.spec_from_file_location(
+        "check_report_pages", os.path.join(ROOT, "docs", "check_report_pages.py")
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -32,8 +33,9 @@ def page():
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     with sync_api.sync_playwright() as p:
         try:
-            browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"]) if chromium \
-                else p.chromium.launch()
+            browser = (
+                p.chromium.launch(executable_path=chromium, args=["--no-sandbox"]) if chromium else p.chromium.launch()
+            )
         except Exception as exc:  # no browser on this machine
             pytest.skip("no headless Chromium: %s" % str(exc).splitlines()[0])
         yield browser.new_page(viewport={"width": 1400, "height": 900})
@@ -56,10 +58,11 @@ def test_the_checker_finds_a_squeezed_figure(page, tmp_path):
     out = tmp_path / "squeezed"
     out.mkdir()
     cells = "".join("<td>%s</td>" % ("x" * 30) for _ in range(30))
-    png = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
+    png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
     (out / "report.html").write_text(
         '<main><div style="display:grid;grid-template-columns:auto minmax(0,1fr)"><div><table><tr>%s</tr></table>'
         '</div><div><img alt="ranking" style="max-width:100%%;width:600px" src="data:image/png;base64,%s"></div>'
-        '</div></main>' % (cells, png))
+        "</div></main>" % (cells, png)
+    )
     problems = _checker().check(page, str(out), width=1400)
     assert any("squeezed" in p for p in problems), problems

@@ -1,42 +1,57 @@
 """Figures: they build for every kind of competition, and what they draw matches the analysis."""
+
 import dataclasses
 import functools
 import os
 import subprocess
 import sys
 
+import _report_examples as E
 import numpy as np
 import pytest
 from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 
-import _report_examples as E
-from leaderboard_ci.report.json_report import sides_of
-from leaderboard_ci.report.formatting import format_p
 from leaderboard_ci.report.figure_layout import TIED
-from leaderboard_ci.report.plots import (GREEN, RED, WINNER, BASELINE, bootstrap_difference_plot, ci_contains_zero,
-                                         difference_plot, figure_png, ordered_ci_plot, pair_heatmap, save_figure,
-                                         target_figures)
+from leaderboard_ci.report.formatting import format_p
+from leaderboard_ci.report.json_report import sides_of
+from leaderboard_ci.report.plots import (
+    BASELINE,
+    GREEN,
+    RED,
+    WINNER,
+    bootstrap_difference_plot,
+    ci_contains_zero,
+    difference_plot,
+    figure_png,
+    ordered_ci_plot,
+    pair_heatmap,
+    save_figure,
+    target_figures,
+)
 
 PACKAGE = os.path.join(os.path.dirname(__file__), os.pardir, "scoring_program", "leaderboard_ci")
 
 
 def _artists(fig, prefix):
     ax = fig.axes[0]
-    return {a.get_gid()[len(prefix):]: a for a in ax.get_children() if (a.get_gid() or "").startswith(prefix)}
+    return {a.get_gid()[len(prefix) :]: a for a in ax.get_children() if (a.get_gid() or "").startswith(prefix)}
 
 
 def _texts(fig):
     return [t.get_text() for ax in fig.axes for t in ax.texts]
 
 
-@pytest.mark.parametrize("name,expected", [
-    ("classification", ["ordered_ci", "vs_winner", "pair_heatmap", "bootstrap_difference"]),
-    ("regression", ["ordered_ci", "vs_winner", "pair_heatmap", "bootstrap_difference"]),
-    ("groups", ["ordered_ci", "vs_winner", "pair_heatmap", "bootstrap_difference"]),
-    ("two", ["ordered_ci", "vs_winner", "pair_heatmap", "bootstrap_difference"]),
-    ("one", ["ordered_ci"]),
-])
+@pytest.mark.parametrize(
+    "name,expected",
+    [
+        ("classification", ["ordered_ci", "vs_winner", "pair_heatmap", "bootstrap_difference"]),
+        ("regression", ["ordered_ci", "vs_winner", "pair_heatmap", "bootstrap_difference"]),
+        ("groups", ["ordered_ci", "vs_winner", "pair_heatmap", "bootstrap_difference"]),
+        ("two", ["ordered_ci", "vs_winner", "pair_heatmap", "bootstrap_difference"]),
+        ("one", ["ordered_ci"]),
+    ],
+)
 def test_figures_build_for_every_target(name, expected):
     result = E.ALL[name]()
     for target in result.targets.values():
@@ -93,6 +108,7 @@ def test_a_significant_interval_is_green_even_when_the_decision_says_tied():
     frame.loc[row, "ci_low"], frame.loc[row, "ci_high"] = 0.01, 0.05  # excludes 0
     frame.loc[row, "significant"] = False
     import dataclasses
+
     fig = difference_plot(dataclasses.replace(target, vs_winner=frame))
     assert to_hex(_artists(fig, "ci:")[frame.loc[row, "name"]].get_color()) == RED
 
@@ -142,8 +158,11 @@ def test_a_far_baseline_goes_off_scale():
     assert ax.get_xlim()[0] < 0  # 0 stays visible
     # a baseline among the others stays on the scale
     near = E.regression()  # the mean predictor's MAE interval overlaps the others' range
-    assert not [l for l in ordered_ci_plot(near.official, baseline="mean").axes[0].get_lines()
-                if (l.get_gid() or "").startswith("offscale")]
+    assert not [
+        l
+        for l in ordered_ci_plot(near.official, baseline="mean").axes[0].get_lines()
+        if (l.get_gid() or "").startswith("offscale")
+    ]
 
 
 def _shaded(fig):
@@ -194,8 +213,9 @@ def test_bootstrap_difference_plot_shades_the_replicates_its_p_value_reads(examp
     """Percentile (the default): the one-sided p is the share of replicates <= 0, interpolated."""
     result = E.two_systems() if example == "two" else getattr(E, example)()
     assert result.signature.method == "percentile"
-    fig = bootstrap_difference_plot(result.official, sides=sides_of(result), method="percentile",
-                                    confidence_level=result.signature.confidence_level)
+    fig = bootstrap_difference_plot(
+        result.official, sides=sides_of(result), method="percentile", confidence_level=result.signature.confidence_level
+    )
     d, delta, shaded, p_one, text = _check_difference_figure(result, fig)
     assert delta > 0 and shaded == (d <= 0).sum()
     assert abs(shaded / d.size - p_one) <= 1 / (d.size + 1)  # interpolation moves it by less than 1/(B+1)
@@ -211,8 +231,14 @@ def _method_example(method, sides):
     rng = np.random.default_rng(5)
     gold = rng.integers(0, 2, 200)
     first, second = E._noisy(rng, gold, 0.8, 2), E._noisy(rng, gold, 0.74, 2)
-    return analyze([str(g) for g in gold], {"first": [str(x) for x in first], "second": [str(x) for x in second]},
-                   metric="accuracy", n_resamples=500, method=method, sides=sides)
+    return analyze(
+        [str(g) for g in gold],
+        {"first": [str(x) for x in first], "second": [str(x) for x in second]},
+        metric="accuracy",
+        n_resamples=500,
+        method=method,
+        sides=sides,
+    )
 
 
 @pytest.mark.parametrize("sides", ["two", "one"])
@@ -221,8 +247,12 @@ def test_bootstrap_difference_plot_follows_the_configured_method(method, sides):
     from scipy.stats import norm
 
     result = _method_example(method, sides)
-    figures = target_figures(result.official, confidence_level=result.signature.confidence_level,
-                             sides=sides_of(result), method=result.signature.method)
+    figures = target_figures(
+        result.official,
+        confidence_level=result.signature.confidence_level,
+        sides=sides_of(result),
+        method=result.signature.method,
+    )
     fig = figures["bootstrap_difference"]
     d, delta, shaded, p_one, text = _check_difference_figure(result, fig)
     assert delta > 0
@@ -288,10 +318,17 @@ def test_only_report_plots_imports_matplotlib():
             with open(os.path.join(PACKAGE, name), encoding="utf-8") as handle:
                 source = handle.read()
             assert "import matplotlib" not in source and "from matplotlib" not in source, name
-    code = ("import sys, leaderboard_ci.report.html_report, leaderboard_ci.report.json_report, leaderboard_ci.report.tables, "
-            "leaderboard_ci.report.compare; print('matplotlib' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE, check=True,
-                         env=dict(os.environ, PYTHONPATH=os.path.dirname(PACKAGE)))
+    code = (
+        "import sys, leaderboard_ci.report.html_report, leaderboard_ci.report.json_report, "
+        "leaderboard_ci.report.tables, "
+        "leaderboard_ci.report.compare; print('matplotlib' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        stdout=subprocess.PIPE,
+        check=True,
+        env=dict(os.environ, PYTHONPATH=os.path.dirname(PACKAGE)),
+    )
     assert out.stdout.strip() == b"False"
 
 

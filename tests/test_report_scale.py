@@ -1,16 +1,17 @@
 """Reports of many systems: above ``top`` the page, the paper tables and the figures show the top of each
 ranking and summaries of the whole field; the CSV and Parquet files hold every row; below it nothing changes."""
+
 import functools
 import html
 import json
 import os
 import re
 
+import _report_examples as E
 import numpy as np
 import pandas as pd
 import pytest
 
-import _report_examples as E
 from leaderboard_ci.phase.analysis import analyze
 from leaderboard_ci.report import scale
 from leaderboard_ci.report.files import write_report
@@ -36,11 +37,18 @@ def field(m=14):
         pred = gold.copy()
         flip = rng.random(n) > 0.45 + 0.45 * i / (m - 2)
         pred[flip] = rng.integers(0, 3, int(flip.sum()))
-        systems["run %02d, \"team\" <%d>" % (i, i % 3)] = pred
+        systems['run %02d, "team" <%d>' % (i, i % 3)] = pred
     systems["majority"] = np.zeros(n, dtype=int)
-    return analyze([str(g) for g in gold], {k: [str(x) for x in v] for k, v in systems.items()}, metric="f1_macro",
-                   extra_metrics=["accuracy"], baseline="majority", n_resamples=200, family="vs_winner",
-                   primary="fdr_bh")
+    return analyze(
+        [str(g) for g in gold],
+        {k: [str(x) for x in v] for k, v in systems.items()},
+        metric="f1_macro",
+        extra_metrics=["accuracy"],
+        baseline="majority",
+        n_resamples=200,
+        family="vs_winner",
+        primary="fdr_bh",
+    )
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +65,7 @@ def _read(path):
 
 def _section(page, key):
     start = page.index('<section id="%s">' % target_anchor(key))
-    return page[start:page.index("</section>", start)]
+    return page[start : page.index("</section>", start)]
 
 
 def _tables(html):
@@ -105,14 +113,17 @@ def test_the_winner_is_always_shown():
     systems = target.systems
     order = [1, 0] + list(range(2, len(systems)))
     import dataclasses
-    swapped = dataclasses.replace(target, systems=systems.iloc[order].reset_index(drop=True),
-                                  winner=systems["name"].iloc[0])
+
+    swapped = dataclasses.replace(
+        target, systems=systems.iloc[order].reset_index(drop=True), winner=systems["name"].iloc[0]
+    )
     view = scale.top_view(swapped, 1)
     assert swapped.winner in view.names and len(view.names) == 2
 
 
-@pytest.mark.parametrize("top, error", [(0, ValueError), (-3, ValueError), (2.5, TypeError), (True, TypeError),
-                                        ("10", TypeError)])
+@pytest.mark.parametrize(
+    "top, error", [(0, ValueError), (-3, ValueError), (2.5, TypeError), (True, TypeError), ("10", TypeError)]
+)
 def test_top_is_checked(top, error):
     with pytest.raises(error, match="top must be a positive integer or None"):
         scale.check_top(top)
@@ -145,16 +156,17 @@ def test_truncated_page_holds_exactly_the_top_rows_and_the_summaries(cut):
         assert re.match(r"%d\b" % len(tied), summary["tied with the winner (1 in the simultaneous rank set)"])
         assert summary["not tied with the winner (1 not in their simultaneous rank set)"] == str(13 - len(tied))
         # then exactly the top rows, in rank order
-        assert [r[1].replace("winner", "").replace("baseline", "") for r in ranking] == \
-            [__import__("html").escape(n, quote=True) for n in names]
+        assert [r[1].replace("winner", "").replace("baseline", "") for r in ranking] == [
+            __import__("html").escape(n, quote=True) for n in names
+        ]
         assert len(vs_winner) == TOP - 1
         assert len(matrix) == TOP - 1 and all(len(r) == TOP for r in matrix)
         # said clearly, with the file that holds every row
         assert "Top %d of 14 systems." % TOP in section
         assert 'href="%s/systems.csv"' % key in section and 'href="%s/pairs.csv"' % key in section
-        assert "Ranking <span class=\"muted\">(top %d of 14)</span>" % TOP in section
+        assert 'Ranking <span class="muted">(top %d of 14)</span>' % TOP in section
         assert 'id="%s-score_distribution"' % target_anchor(key) in section
-    files = page[page.index('<section id="files">'):]
+    files = page[page.index('<section id="files">') :]
     for link in re.findall(r'href="([^"#][^"]*)"', page):
         assert link in written, link  # every file link names a file that was written
     assert "pair_matrix.csv</code> is not written above %d systems" % TOP in files
@@ -164,14 +176,26 @@ def test_truncated_figures_show_the_top_and_the_whole_field():
     result = field()
     view = scale.top_view(result.official, TOP)
     figures = view_figures(result, view)
-    assert list(figures) == ["ordered_ci", "rank_sets", "vs_winner", "pair_heatmap", "bootstrap_difference",
-                             "score_distribution"]
+    assert list(figures) == [
+        "ordered_ci",
+        "rank_sets",
+        "vs_winner",
+        "pair_heatmap",
+        "bootstrap_difference",
+        "score_distribution",
+    ]
     names = view.names
-    points = [a.get_gid()[len("point:"):] for a in figures["ordered_ci"].axes[0].get_lines()
-              if (a.get_gid() or "").startswith("point:")]
+    points = [
+        a.get_gid()[len("point:") :]
+        for a in figures["ordered_ci"].axes[0].get_lines()
+        if (a.get_gid() or "").startswith("point:")
+    ]
     assert points == names
-    points = [a.get_gid()[len("point:"):] for a in figures["vs_winner"].axes[0].get_lines()
-              if (a.get_gid() or "").startswith("point:")]
+    points = [
+        a.get_gid()[len("point:") :]
+        for a in figures["vs_winner"].axes[0].get_lines()
+        if (a.get_gid() or "").startswith("point:")
+    ]
     assert points == names[1:]
     for name in ("ordered_ci", "rank_sets", "vs_winner", "pair_heatmap"):
         assert "the top %d of 14 systems" % TOP in figures[name].axes[0].get_title(loc="left")
@@ -216,8 +240,8 @@ def test_group_gaps_are_cut_to_the_official_top():
     assert [r[0] for r in gaps.rows] == list(result.official.systems["name"][:2])
     assert "all in group_gaps.csv" in gaps.caption
     page = render_report(result, figures={}, top=2)
-    section = page[page.index('<section id="group-gaps">'):]
-    section = section[:section.index("</section>")]
+    section = page[page.index('<section id="group-gaps">') :]
+    section = section[: section.index("</section>")]
     shown = set(re.sub(r"<[^>]+>", "", row[2]) for row in _tables(section)[0])
     assert shown == set(result.official.systems["name"][:2])
 
@@ -236,8 +260,9 @@ def test_full_csv_files_hold_every_row(cut):
                 if frame[column].dtype.kind == "f":
                     np.testing.assert_array_equal(back[column].to_numpy(float), frame[column].to_numpy(float))
                 else:
-                    assert [str(x) if x == x else "" for x in back[column]] == \
-                        [str(x) if x == x and x is not None else "" for x in frame[column]], column
+                    assert [str(x) if x == x else "" for x in back[column]] == [
+                        str(x) if x == x and x is not None else "" for x in frame[column]
+                    ], column
         assert "%s/pair_matrix.csv" % key not in written  # m x m: not written above the threshold
     assert len(pd.read_csv(written["f1_macro/pairs.csv"])) == 91
 
@@ -269,10 +294,16 @@ def test_json_lists_the_top_pairs_and_says_so(cut):
     for key, target in result.targets.items():
         block = data["metrics"][key]
         names = set(target.systems["name"][:TOP])
-        assert [(p["a"], p["b"]) for p in block["pairs"]] == \
-            [(a, b) for a, b in zip(target.pairs["a"], target.pairs["b"]) if a in names and b in names]
-        assert block["pairs_listed"] == {"complete": False, "systems": TOP, "count": TOP * (TOP - 1) // 2,
-                                         "total": 91, "file": "%s/pairs.csv" % key}
+        assert [(p["a"], p["b"]) for p in block["pairs"]] == [
+            (a, b) for a, b in zip(target.pairs["a"], target.pairs["b"]) if a in names and b in names
+        ]
+        assert block["pairs_listed"] == {
+            "complete": False,
+            "systems": TOP,
+            "count": TOP * (TOP - 1) // 2,
+            "total": 91,
+            "file": "%s/pairs.csv" % key,
+        }
         assert len(block["systems"]) == 14 and len(block["vs_winner"]) == 13  # complete
     full = result_to_dict(result, top=None)["metrics"]["f1_macro"]
     assert len(full["pairs"]) == 91 and full["pairs_listed"]["complete"] is True
@@ -294,7 +325,7 @@ def test_below_the_threshold_the_report_is_the_uncut_one(example, tmp_path):
         with open(default[name], "rb") as a, open(uncut[name], "rb") as b:
             assert a.read() == b.read(), name
     page = _read(default["report.html"])
-    assert 'id="files"' not in page and "Top " not in page and ".csv\"" not in page
+    assert 'id="files"' not in page and "Top " not in page and '.csv"' not in page
     for key in result.targets:
         if len(result.targets[key].systems) > 1:
             assert "%s/pair_matrix.csv" % key in default
@@ -322,8 +353,20 @@ def test_cli_prints_the_family_note_on_stderr(tmp_path, capsys):
 
     root, ref = _bundle_reference(tmp_path, 200, "\nanalysis:\n  primary: holm\n")
     out = tmp_path / "out"
-    assert cli.main(["--reference", str(ref), "--submissions", os.path.join(root, "sample_submissions"),
-                     "--out", str(out), "--no-progress"]) == 0
+    assert (
+        cli.main(
+            [
+                "--reference",
+                str(ref),
+                "--submissions",
+                os.path.join(root, "sample_submissions"),
+                "--out",
+                str(out),
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     captured = capsys.readouterr()
     data = json.loads(_read(str(out / "report.json")))
     page = _read(str(out / "report.html"))
@@ -343,8 +386,22 @@ def test_cli_top_option(tmp_path, capsys):
 
     root, ref = _bundle_reference(tmp_path, 500)
     out = tmp_path / "out"
-    assert cli.main(["--reference", str(ref), "--submissions", os.path.join(root, "sample_submissions"),
-                     "--out", str(out), "--no-progress", "--top", "3"]) == 0
+    assert (
+        cli.main(
+            [
+                "--reference",
+                str(ref),
+                "--submissions",
+                os.path.join(root, "sample_submissions"),
+                "--out",
+                str(out),
+                "--no-progress",
+                "--top",
+                "3",
+            ]
+        )
+        == 0
+    )
     page = _read(str(out / "report.html"))
     data = json.loads(_read(str(out / "report.json")))
     # B = 500 is enough for the max-t step-down (the default) over 45 pairs (it asks for 10 x 45 = 450):
@@ -358,9 +415,12 @@ def test_cli_top_option(tmp_path, capsys):
         assert block["pairs_listed"]["systems"] == 3 and len(block["pairs"]) == 3
     assert not os.path.exists(str(out / data["official"] / "pair_matrix.csv"))
     assert cli._top("all") is None and cli._top("7") == 7
-    assert cli.make_parser().parse_args(["--reference", "r", "--submissions", "s", "--out", "o"]).top == \
-        str(scale.DEFAULT_TOP)
+    assert cli.make_parser().parse_args(["--reference", "r", "--submissions", "s", "--out", "o"]).top == str(
+        scale.DEFAULT_TOP
+    )
     for bad in ("0", "-1", "many"):
-        assert cli.main(["--reference", str(ref), "--submissions", "s", "--out", str(tmp_path / "x"), "--top", bad]) == 2
+        assert (
+            cli.main(["--reference", str(ref), "--submissions", "s", "--out", str(tmp_path / "x"), "--top", bad]) == 2
+        )
         err = capsys.readouterr().err.strip().splitlines()
         assert err == ["error: --top must be a positive integer or 'all', got %r" % bad]

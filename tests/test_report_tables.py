@@ -1,27 +1,52 @@
 """Tables: LaTeX escaping and booktabs structure, Markdown, CSV, indicator order, pair matrix orientation."""
+
 import io
 import re
 import shutil
 import subprocess
 
+import _report_examples as E
 import pandas as pd
 import pytest
 
-import _report_examples as E
 from leaderboard_ci.report.json_report import sides_of
-from leaderboard_ci.report.tables import (Table, format_ci, format_number, format_p, gains_table, group_gaps_table,
-                                          indicator_rows, indicators_table, latex_escape, markdown_escape,
-                                          pair_matrix_table, result_tables, systems_table, tables_latex,
-                                          tables_markdown, target_tables, vs_winner_table)
+from leaderboard_ci.report.tables import (
+    Table,
+    format_ci,
+    format_number,
+    format_p,
+    gains_table,
+    group_gaps_table,
+    indicator_rows,
+    indicators_table,
+    latex_escape,
+    markdown_escape,
+    pair_matrix_table,
+    result_tables,
+    systems_table,
+    tables_latex,
+    tables_markdown,
+    target_tables,
+    vs_winner_table,
+)
 
 TABLE6_ORDER = [
-    "n", "m",
-    "ties with the winner (none)", "ties with the winner (max-t)", "ties with the winner (Holm)",
-    "ties with the winner (Bonferroni)", "ties with the winner (BH)",
+    "n",
+    "m",
+    "ties with the winner (none)",
+    "ties with the winner (max-t)",
+    "ties with the winner (Holm)",
+    "ties with the winner (Bonferroni)",
+    "ties with the winner (BH)",
     "possible comparisons",
-    "non-significant pairs (none)", "non-significant pairs (max-t)", "non-significant pairs (Holm)",
-    "non-significant pairs (Bonferroni)", "non-significant pairs (BH)",
-    "|winner \u2212 median|", "CV (%)", "PPI",
+    "non-significant pairs (none)",
+    "non-significant pairs (max-t)",
+    "non-significant pairs (Holm)",
+    "non-significant pairs (Bonferroni)",
+    "non-significant pairs (BH)",
+    "|winner \u2212 median|",
+    "CV (%)",
+    "PPI",
 ]
 
 
@@ -68,9 +93,20 @@ def _rows_of(latex):
 def test_latex_is_booktabs_with_caption_and_label():
     table = systems_table(E.classification(), E.classification().official)
     latex = table.to_latex()
-    positions = [latex.index(s) for s in (r"\begin{table}", r"\caption{", r"\label{tab:f1-macro-systems}",
-                                          r"\begin{tabular}{rlrrrrll}", r"\toprule", r"\midrule", r"\bottomrule",
-                                          r"\end{tabular}", r"\end{table}")]
+    positions = [
+        latex.index(s)
+        for s in (
+            r"\begin{table}",
+            r"\caption{",
+            r"\label{tab:f1-macro-systems}",
+            r"\begin{tabular}{rlrrrrll}",
+            r"\toprule",
+            r"\midrule",
+            r"\bottomrule",
+            r"\end{tabular}",
+            r"\end{table}",
+        )
+    ]
     assert positions == sorted(positions)
     assert r"\hline" not in latex
     assert latex.count(r"\toprule") == latex.count(r"\midrule") == latex.count(r"\bottomrule") == 1
@@ -108,10 +144,18 @@ def test_latex_numbers_p_values_and_stars():
 def test_latex_compiles(tmp_path):
     body = tables_latex(result_tables(E.classification())) + tables_latex(result_tables(E.many_systems()))
     (tmp_path / "body.tex").write_text(body, encoding="utf-8")
-    (tmp_path / "doc.tex").write_text("\\documentclass{article}\n\\usepackage{booktabs}\n\\usepackage{graphicx}\n"
-                                      "\\begin{document}\n\\input{body}\n\\end{document}\n", encoding="utf-8")
-    run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "doc.tex"], cwd=str(tmp_path),
-                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120)
+    (tmp_path / "doc.tex").write_text(
+        "\\documentclass{article}\n\\usepackage{booktabs}\n\\usepackage{graphicx}\n"
+        "\\begin{document}\n\\input{body}\n\\end{document}\n",
+        encoding="utf-8",
+    )
+    run = subprocess.run(
+        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "doc.tex"],
+        cwd=str(tmp_path),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        timeout=120,
+    )
     assert run.returncode == 0, run.stdout.decode("utf-8", "replace")[-2000:]
     assert (tmp_path / "doc.pdf").stat().st_size > 1000
 
@@ -142,7 +186,7 @@ def test_markdown_tables_are_github_tables():
         assert len(lines) == len(table.rows) + 2
     md = tables_markdown(result_tables(result))
     assert r"a\_b \& c%" in md
-    assert "O'Brien \"q\" \\| pipe" in md  # the pipe escaped, the quotes kept
+    assert 'O\'Brien "q" \\| pipe' in md  # the pipe escaped, the quotes kept
     assert "<script>" not in md
 
 
@@ -179,8 +223,18 @@ def test_indicator_rows_follow_table_6():
 
 
 def test_indicator_rows_with_other_corrections_and_missing_values():
-    frame = indicator_rows({"x": {"n": 10, "m": 2, "ties_with_winner": {"none": 1, "sidak": 1},
-                                  "non_significant_pairs": {"none": 1, "sidak": 1}, "ppi": None, "cv": float("nan")}})
+    frame = indicator_rows(
+        {
+            "x": {
+                "n": 10,
+                "m": 2,
+                "ties_with_winner": {"none": 1, "sidak": 1},
+                "non_significant_pairs": {"none": 1, "sidak": 1},
+                "ppi": None,
+                "cv": float("nan"),
+            }
+        }
+    )
     assert "ties with the winner (Sidak)" in frame.index  # statsmodels' own name
     assert frame.loc["PPI", "x"] is None and frame.loc["CV (%)", "x"] is None
 

@@ -7,6 +7,7 @@ the figure's diamonds are the ranking table's scores in its order, no text
 leaves the canvas, and in headless Chromium (Playwright) the figure is shown
 whole at 2, 10 and 60 systems.
 """
+
 import os
 import shutil
 
@@ -43,8 +44,18 @@ def _competition(m, n_queries=60, seed=0):
 
 def _analyze(m, n_resamples=200, **kwargs):
     qrels, systems = _competition(m)
-    return qrels, systems, analyze(list(qrels.items()), systems, metric="ndcg@10", n_resamples=n_resamples,
-                                   execution=Execution(n_jobs=1), **kwargs)
+    return (
+        qrels,
+        systems,
+        analyze(
+            list(qrels.items()),
+            systems,
+            metric="ndcg@10",
+            n_resamples=n_resamples,
+            execution=Execution(n_jobs=1),
+            **kwargs,
+        ),
+    )
 
 
 def _pytrec(qrels, run, measure="ndcg_cut_10"):
@@ -74,7 +85,9 @@ def test_summaries_are_pytrec_evals_per_query_values(missing):
 def test_group_targets_have_their_queries_only():
     qrels, systems = _competition(3)
     groups = ["even" if i % 2 == 0 else "odd" for i in range(len(qrels))]
-    result = analyze(list(qrels.items()), systems, metric="ndcg@10", groups=groups, n_resamples=100, execution=Execution(n_jobs=1))
+    result = analyze(
+        list(qrels.items()), systems, metric="ndcg@10", groups=groups, n_resamples=100, execution=Execution(n_jobs=1)
+    )
     for key, target in result.targets.items():
         frame = target.unit_values
         assert frame is not None, key
@@ -87,8 +100,13 @@ def test_group_targets_have_their_queries_only():
 
 
 def test_tasks_without_unit_values_get_no_figure():
-    result = analyze(["a", "b", "a", "b"] * 10, {"x": ["a", "b", "b", "b"] * 10, "y": ["a", "a", "a", "b"] * 10},
-                     metric="accuracy", n_resamples=50, execution=Execution(n_jobs=1))
+    result = analyze(
+        ["a", "b", "a", "b"] * 10,
+        {"x": ["a", "b", "b", "b"] * 10, "y": ["a", "a", "a", "b"] * 10},
+        metric="accuracy",
+        n_resamples=50,
+        execution=Execution(n_jobs=1),
+    )
     assert result.official.unit_values is None
     assert unit_distribution_plot(result.official, _figure) is None
 
@@ -113,8 +131,12 @@ def test_figure_agrees_with_the_table_and_fits_its_canvas(m):
     ax = fig.axes[0]
     low, high = sorted(ax.get_xlim())
     ticks = [label for loc, label in zip(ax.get_xticks(), ax.get_xticklabels()) if low <= loc <= high]
-    texts = [ax.title, ax.xaxis.label] + ticks + list(ax.get_yticklabels()) + \
-        [t for legend in fig.legends for t in legend.get_texts()]
+    texts = (
+        [ax.title, ax.xaxis.label]
+        + ticks
+        + list(ax.get_yticklabels())
+        + [t for legend in fig.legends for t in legend.get_texts()]
+    )
     assert len(ax.get_yticklabels()) == m and len(ticks) >= 2
     for text in texts:
         extent = text.get_window_extent(renderer)
@@ -136,8 +158,9 @@ def test_report_shows_the_whole_figure_in_chromium(m, tmp_path):
     result.write(out)
     with sync_api.sync_playwright() as p:
         try:
-            browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"]) if chromium \
-                else p.chromium.launch()
+            browser = (
+                p.chromium.launch(executable_path=chromium, args=["--no-sandbox"]) if chromium else p.chromium.launch()
+            )
         except Exception as exc:  # no browser on this machine
             pytest.skip("no headless Chromium: %s" % str(exc).splitlines()[0])
         page = browser.new_page(viewport={"width": 1280, "height": 900})

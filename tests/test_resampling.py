@@ -1,12 +1,20 @@
 """The resample stream: its documented definition, golden values, and invariances."""
+
 import hashlib
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
 
-from leaderboard_ci.core.resampling import (SWAP_STREAM_OFFSET, check_n_resamples, check_seed, counts_from_indices,
-                                       iter_index_blocks, replicate_indices, swap_signs)
+from leaderboard_ci.core.resampling import (
+    SWAP_STREAM_OFFSET,
+    check_n_resamples,
+    check_seed,
+    counts_from_indices,
+    iter_index_blocks,
+    replicate_indices,
+    swap_signs,
+)
 
 
 def documented_indices(seed, n, start, stop):
@@ -17,17 +25,15 @@ def documented_indices(seed, n, start, stop):
     rows = []
     for r in range(stop - start):
         row = []
-        for x in raw[r * n:(r + 1) * n].tolist():
-            u = (x >> 11) * 2.0 ** -53  # exact: Python ints and a power of two
+        for x in raw[r * n : (r + 1) * n].tolist():
+            u = (x >> 11) * 2.0**-53  # exact: Python ints and a power of two
             row.append(int(u * n))  # floor for u >= 0
         rows.append(row)
     return np.array(rows)
 
 
 # Golden values: these pin the stream; if they change, every published CI changes.
-GOLDEN_SEED_12345_N10 = [[2, 3, 7, 6, 3, 3, 5, 1, 6, 9],
-                         [2, 9, 6, 0, 4, 8, 6, 3, 7, 2],
-                         [0, 1, 3, 4, 2, 8, 1, 1, 0, 5]]
+GOLDEN_SEED_12345_N10 = [[2, 3, 7, 6, 3, 3, 5, 1, 6, 9], [2, 9, 6, 0, 4, 8, 6, 3, 7, 2], [0, 1, 3, 4, 2, 8, 1, 1, 0, 5]]
 GOLDEN_SEED_0_N7 = [[4, 1, 0, 0, 5, 6, 4], [5, 3, 6, 5, 0, 6, 0]]
 GOLDEN_TAIL_SHA256 = "abd2a5ee641923a3f4284175813f06b8bf7fc4a3a224acf8ab202bf953724a9c"
 GOLDEN_SWAPS = [[1, 1, 0, 1, 1, 1, 1, 0, 0, 1, 1, 1], [1, 0, 0, 0, 0, 0, 0, 1, 1, 0, 1, 0]]
@@ -47,8 +53,10 @@ def test_golden_swap_signs():
     assert swap_signs(12345, 12, 0, 2).astype(int).tolist() == GOLDEN_SWAPS
 
 
-@pytest.mark.parametrize("seed,n,start,stop", [(12345, 10, 0, 3), (7, 97, 5, 40), (2 ** 70 + 3, 1001, 100, 104),
-                                                (0, 1, 0, 5), (99, 2 ** 20 + 7, 2, 3)])
+@pytest.mark.parametrize(
+    "seed,n,start,stop",
+    [(12345, 10, 0, 3), (7, 97, 5, 40), (2**70 + 3, 1001, 100, 104), (0, 1, 0, 5), (99, 2**20 + 7, 2, 3)],
+)
 def test_matches_documented_definition(seed, n, start, stop):
     ours = replicate_indices(seed, n, start, stop)
     assert ours.shape == (stop - start, n)
@@ -62,8 +70,8 @@ def test_matches_documented_definition(seed, n, start, stop):
 
 def test_largest_uniform_maps_below_n():
     # (2**53 - 1) * 2**-53 * n must floor to n - 1, never n, for awkward n.
-    u = (2 ** 53 - 1) * 2.0 ** -53
-    for n in (3, 7, 10 ** 6 + 3, 2 ** 31 - 1, 2 ** 40 + 12345):
+    u = (2**53 - 1) * 2.0**-53
+    for n in (3, 7, 10**6 + 3, 2**31 - 1, 2**40 + 12345):
         assert int(np.floor(np.float64(u) * n)) == n - 1
 
 
@@ -104,12 +112,12 @@ def test_counts_from_indices():
 
 
 def test_swap_stream_is_disjoint_from_bootstrap_stream():
-    assert SWAP_STREAM_OFFSET > 10 ** 6 * 10 ** 9  # far beyond any B * n we allow
+    assert SWAP_STREAM_OFFSET > 10**6 * 10**9  # far beyond any B * n we allow
     signs = swap_signs(1, 1000, 0, 20)
     assert 0.45 < signs.mean() < 0.55
 
 
-@pytest.mark.parametrize("bad", [None, -1, 2 ** 128, 1.5, "12", True])
+@pytest.mark.parametrize("bad", [None, -1, 2**128, 1.5, "12", True])
 def test_bad_seeds_are_refused(bad):
     with pytest.raises((TypeError, ValueError)):
         check_seed(bad)

@@ -1,4 +1,5 @@
 """The sample competition end to end: real data, real models, scored as Codabench's worker runs them."""
+
 import csv
 import io
 import math
@@ -49,8 +50,9 @@ def fast_reference(tmp_path_factory):
 def fast_runs(fast_reference, tmp_path_factory):
     """Every sample submission scored once, each in a fresh tree."""
     base = tmp_path_factory.mktemp("runs")
-    return {name: score_one(path, str(base / name), reference=fast_reference)
-            for name, path in zip(SAMPLE_IDS, SAMPLES)}
+    return {
+        name: score_one(path, str(base / name), reference=fast_reference) for name, path in zip(SAMPLE_IDS, SAMPLES)
+    }
 
 
 # ---------------------------------------------------------------------------
@@ -101,8 +103,9 @@ def test_generator_is_deterministic_and_reproduces_the_gold(tmp_path):
             with open(path, "rb") as a, open(other, "rb") as b:
                 assert a.read() == b.read(), path
     for name in ("gold.csv", "baseline.csv"):
-        with open(os.path.join(first, "reference_data", name), "rb") as a, \
-                open(os.path.join(REFERENCE_DIR, name), "rb") as b:
+        with open(os.path.join(first, "reference_data", name), "rb") as a, open(
+            os.path.join(REFERENCE_DIR, name), "rb"
+        ) as b:
             assert a.read() == b.read(), name
 
 
@@ -163,8 +166,9 @@ def test_scoring_twice_gives_identical_bytes(fast_reference, tmp_path):
     second = score_one(path, str(tmp_path / "two"), reference=fast_reference)
     assert first.returncode == second.returncode == 0
     assert first.scores_json_bytes == second.scores_json_bytes
-    with open(os.path.join(first.output_dir, "scores.txt"), "rb") as a, \
-            open(os.path.join(second.output_dir, "scores.txt"), "rb") as b:
+    with open(os.path.join(first.output_dir, "scores.txt"), "rb") as a, open(
+        os.path.join(second.output_dir, "scores.txt"), "rb"
+    ) as b:
         assert a.read() == b.read()
 
 

@@ -4,6 +4,7 @@ Every metric is compared with scikit-learn's, with ``sample_weight`` = the resam
 counts of ``replicate_indices(seed, n, 0, B)``, to 1e-12.  One-vs-one ROC-AUC takes
 no sample weights in scikit-learn, so it is compared on the resampled data itself.
 """
+
 import numpy as np
 import pytest
 
@@ -26,8 +27,9 @@ def _metrics(names, extra=None):
 
 
 def _scores(metrics, y, labels, pred, groups=None, group_values=None):
-    gold = GoldStandard(values=np.asarray(y), labels=tuple(labels), groups=groups, group_values=group_values,
-                        task="scores")
+    gold = GoldStandard(
+        values=np.asarray(y), labels=tuple(labels), groups=groups, group_values=group_values, task="scores"
+    )
     scorer = SystemScorer(metrics, gold, pred)
     full = scorer.scores([acc.full()[None, :] for acc in scorer.accumulators])[0]
     reps = scorer.scores(compute_replicates(scorer.accumulators, len(y), SEED, B))
@@ -53,8 +55,10 @@ def _check(full, reps, counts, t, reference, full_weight=None):
 @pytest.mark.parametrize("ties", [True, False])
 def test_binary_metrics_equal_sklearn_on_every_replicate(ties):
     y, p = _binary_data(ties=ties)
-    metrics = _metrics(["roc_auc", "average_precision", "log_loss", "brier", "accuracy", "f1_macro",
-                        "mcc"], [{"name": "balanced_accuracy", "threshold": 0.3}])
+    metrics = _metrics(
+        ["roc_auc", "average_precision", "log_loss", "brier", "accuracy", "f1_macro", "mcc"],
+        [{"name": "balanced_accuracy", "threshold": 0.3}],
+    )
     _, full, reps, counts = _scores(metrics, y, ("neg", "pos"), p[:, None])
     m = sklearn_metrics
     refs = [
@@ -96,9 +100,20 @@ def _multi_data(n=400, k=4, seed=2, ties=True):
 def test_multiclass_metrics_equal_sklearn_on_every_replicate():
     y, p = _multi_data()
     labels = ("ant", "bee", "cat", "dog")
-    metrics = _metrics(["roc_auc_ovr", "roc_auc_ovr_weighted", "average_precision_macro",
-                        "average_precision_weighted", "log_loss", "brier", "top_2_accuracy", "accuracy",
-                        "f1_macro", "cohen_kappa"])
+    metrics = _metrics(
+        [
+            "roc_auc_ovr",
+            "roc_auc_ovr_weighted",
+            "average_precision_macro",
+            "average_precision_weighted",
+            "log_loss",
+            "brier",
+            "top_2_accuracy",
+            "accuracy",
+            "f1_macro",
+            "cohen_kappa",
+        ]
+    )
     _, full, reps, counts = _scores(metrics, y, labels, p)
     m = sklearn_metrics
     onehot = label_binarize(y, classes=range(4))
@@ -139,15 +154,16 @@ def test_groups_equal_sklearn_on_the_group_items():
     assert [t.group for t in scorer.targets] == [None, "g1", "g2", None, "g1", "g2"]
     for j in (0, 1):
         mask = groups == j
-        _check(full, reps, counts * mask, 1 + j,
-               lambda w: sklearn_metrics.roc_auc_score(y, p, sample_weight=w), mask * 1.0)
-        _check(full, reps, counts * mask, 4 + j,
-               lambda w: sklearn_metrics.log_loss(y, p, sample_weight=w), mask * 1.0)
+        _check(
+            full, reps, counts * mask, 1 + j, lambda w: sklearn_metrics.roc_auc_score(y, p, sample_weight=w), mask * 1.0
+        )
+        _check(full, reps, counts * mask, 4 + j, lambda w: sklearn_metrics.log_loss(y, p, sample_weight=w), mask * 1.0)
 
 
 def test_auc_jackknife_is_exact_and_bounded():
     from leaderboard_ci.core.accumulators import _FromCounts
     from leaderboard_ci.tasks.score_metrics import BinaryCurve
+
     y, p = _binary_data(n=200)
     auc_only = BinaryCurve(p, y == 1, with_ap=False)
     items = np.arange(200)
@@ -162,6 +178,7 @@ def test_auc_jackknife_is_exact_and_bounded():
 
 def test_block_and_weights_paths_agree():
     from leaderboard_ci.tasks.score_metrics import BinaryCurve
+
     y, p = _binary_data(n=250)
     acc = BinaryCurve(p[50:], y[50:] == 1, n_total=250, items=np.arange(50, 250))
     indices = replicate_indices(3, 250, 0, 30)
@@ -173,8 +190,10 @@ def test_block_size_and_threads_change_no_bit():
     metrics = _metrics(["roc_auc", "average_precision"])
     gold = GoldStandard(values=y, labels=("0", "1"), task="scores")
     scorer = SystemScorer(metrics, gold, p[:, None])
-    runs = [scorer.scores(compute_replicates(scorer.accumulators, y.size, SEED, 50, n_jobs=jobs, block_rows=rows))
-            for jobs, rows in ((1, 1), (1, 7), (2, 50), (2, 3))]
+    runs = [
+        scorer.scores(compute_replicates(scorer.accumulators, y.size, SEED, 50, n_jobs=jobs, block_rows=rows))
+        for jobs, rows in ((1, 1), (1, 7), (2, 50), (2, 3))
+    ]
     for other in runs[1:]:
         assert other.tobytes() == runs[0].tobytes()
 
@@ -188,8 +207,9 @@ def test_auc_alone_equals_sklearn_on_every_replicate(ties):
     y, p = _binary_data(ties=ties)
     metrics = _metrics(["roc_auc", "log_loss"])
     scorer, full, reps, counts = _scores(metrics, y, ("neg", "pos"), p[:, None])
-    assert not any(getattr(acc, "with_ap", True) for acc in scorer.accumulators if hasattr(acc, "with_ap")) \
-        and any(hasattr(acc, "with_ap") for acc in scorer.accumulators)
+    assert not any(getattr(acc, "with_ap", True) for acc in scorer.accumulators if hasattr(acc, "with_ap")) and any(
+        hasattr(acc, "with_ap") for acc in scorer.accumulators
+    )
     _check(full, reps, counts, 0, lambda w: sklearn_metrics.roc_auc_score(y, p, sample_weight=w))
 
 
@@ -197,18 +217,31 @@ def test_multiclass_auc_alone_equals_sklearn_on_every_replicate():
     y, p = _multi_data()
     metrics = _metrics(["roc_auc_ovr", "roc_auc_ovr_weighted"])
     _, full, reps, counts = _scores(metrics, y, ("ant", "bee", "cat", "dog"), p)
-    _check(full, reps, counts, 0,
-           lambda w: sklearn_metrics.roc_auc_score(y, p, multi_class="ovr", average="macro", sample_weight=w))
-    _check(full, reps, counts, 1,
-           lambda w: sklearn_metrics.roc_auc_score(y, p, multi_class="ovr", average="weighted", sample_weight=w))
+    _check(
+        full,
+        reps,
+        counts,
+        0,
+        lambda w: sklearn_metrics.roc_auc_score(y, p, multi_class="ovr", average="macro", sample_weight=w),
+    )
+    _check(
+        full,
+        reps,
+        counts,
+        1,
+        lambda w: sklearn_metrics.roc_auc_score(y, p, multi_class="ovr", average="weighted", sample_weight=w),
+    )
 
 
 def _curve_cases():
     rng = np.random.default_rng(11)
     n = 240
     cases = []
-    for name, scores in (("continuous", rng.normal(size=n)), ("ties", np.round(rng.normal(size=n))),
-                         ("constant", np.zeros(n))):
+    for name, scores in (
+        ("continuous", rng.normal(size=n)),
+        ("ties", np.round(rng.normal(size=n))),
+        ("constant", np.zeros(n)),
+    ):
         positive = rng.random(n) < 0.4
         cases.append((name, scores, positive, None))
         sub = np.sort(rng.choice(n, size=90, replace=False))
@@ -224,6 +257,7 @@ def test_auc_prefix_path_equals_the_cell_path_bit_for_bit(rows):
     """Both block paths give the same integers (P, Q, 2U), whatever the chunk length the block size picks."""
     from leaderboard_ci.core.accumulators import block_counts_factory
     from leaderboard_ci.tasks.score_metrics import BinaryCurve
+
     n, cases = _curve_cases()
     indices = replicate_indices(SEED, n, 0, rows)
     counts = block_counts_factory(indices, n)
@@ -238,6 +272,7 @@ def test_auc_prefix_path_int64_products_beyond_92681_items():
     """Past 92,681 items a product sum may exceed int32: the int64 path gives the cell path's integers."""
     from leaderboard_ci.core.accumulators import block_counts_factory
     from leaderboard_ci.tasks.score_metrics import _INT32_PRODUCTS, BinaryCurve
+
     n = _INT32_PRODUCTS + 1
     rng = np.random.default_rng(3)
     items = np.sort(rng.choice(n, size=500, replace=False))
@@ -247,11 +282,10 @@ def test_auc_prefix_path_int64_products_beyond_92681_items():
     scores[1], positive[1] = 0.0, False  # ... above the bottom negative
     curve = BinaryCurve(scores, positive, n_total=n, items=items, with_ap=False)
     # row 0: half the draws on each of them, so U = 46,341**2 > 2**31; row 1: the usual draws
-    indices = np.stack([np.where(np.arange(n) % 2 == 0, items[0], items[1]),
-                        replicate_indices(SEED, n, 0, 1)[0]])
+    indices = np.stack([np.where(np.arange(n) % 2 == 0, items[0], items[1]), replicate_indices(SEED, n, 0, 1)[0]])
     counts = block_counts_factory(indices, n)
     fast = curve.block(indices, counts)
-    assert fast[0, 2] == (n // 2) * (n - n // 2) > 2 ** 31
+    assert fast[0, 2] == (n // 2) * (n - n // 2) > 2**31
     assert fast.tobytes() == curve._cell_block(indices).tobytes()
 
 
@@ -259,6 +293,7 @@ def test_auc_shared_counts_follow_the_block():
     """Curves of one thread share the block's item-major counts; a new block (even a matrix refilled
     in place) is transposed again, so no curve reads another block's counts."""
     from leaderboard_ci.tasks.score_metrics import BinaryCurve
+
     n, cases = _curve_cases()
     curves = [BinaryCurve(s, pos, n_total=n, items=it, with_ap=False) for _, s, pos, it in cases]
     first = counts_from_indices(replicate_indices(SEED, n, 0, 6), n)
@@ -277,6 +312,7 @@ def test_auc_shared_counts_follow_the_block():
 def test_paired_engine_auc_equals_each_system_alone():
     """End of phase: many systems' ROC-AUC on shared resamples equals each system's own replicates."""
     from leaderboard_ci.core.systems import PairedPlan, paired_scores
+
     y, p = _binary_data(n=500, ties=True)
     rng = np.random.default_rng(8)
     preds = [np.clip(p + rng.normal(0, 0.2 * j, p.size), 0, 1).round(2) for j in range(6)]

@@ -5,6 +5,7 @@ References (installed only for the tests, ``pip install MLstatkit confidenceinte
 ``confidenceinterval.roc_auc_score(method="delong")``.  Both implement DeLong et al.
 (1988) with Sun & Xu's (2014) placements, as R's ``pROC::roc.test(method="delong")`` does.
 """
+
 import io
 import os
 
@@ -63,6 +64,7 @@ def test_pair_pvalues_equal_the_single_pair_test():
 
 def test_normal_quantile():
     from statistics import NormalDist
+
     for p in (1e-6, 0.01, 0.025, 0.3, 0.5, 0.9, 0.975, 0.999999):
         assert abs(normal_quantile(p) - NormalDist().inv_cdf(p)) < 1e-12
 
@@ -70,6 +72,7 @@ def test_normal_quantile():
 def test_delong_interval_in_scores_json(tmp_path):
     """``interval: delong`` on roc_auc: the leaderboard CI is DeLong's, not the bootstrap's."""
     from leaderboard_ci.scoring.codabench import run
+
     y, a, _ = _data(9, n=120)
     ref, res = tmp_path / "input" / "ref", tmp_path / "input" / "res"
     ref.mkdir(parents=True)
@@ -80,11 +83,16 @@ def test_delong_interval_in_scores_json(tmp_path):
     config = {"task": "scores", "metric": {"name": "roc_auc", "interval": "delong"}, "bootstrap": {"n_resamples": 100}}
     (ref / "config.yaml").write_text(yaml.safe_dump(config))
     err = io.StringIO()
-    code = run(str(tmp_path / "input"), str(tmp_path / "output"),
-               os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "scoring_program"),
-               stdout=io.StringIO(), stderr=err)
+    code = run(
+        str(tmp_path / "input"),
+        str(tmp_path / "output"),
+        os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "scoring_program"),
+        stdout=io.StringIO(),
+        stderr=err,
+    )
     assert code == 0, err.getvalue()
     import json
+
     scores = json.load(open(str(tmp_path / "output" / "scores.json")))
     _, (low, high) = None, confidenceinterval.roc_auc_score(list(y), list(a), confidence_level=0.95)[1]
     assert abs(scores["roc_auc_ci_low"] - low) < 1e-6 and abs(scores["roc_auc_ci_high"] - high) < 1e-6
@@ -92,10 +100,17 @@ def test_delong_interval_in_scores_json(tmp_path):
 
 def test_end_of_phase_pairs_table_has_delong_column():
     from leaderboard_ci.phase.analysis import analyze
+
     y, a, b = _data(10, n=400)
     labels = np.where(y == 1, "pos", "neg")
-    result = analyze(list(labels), {"a": a, "b": b, "c": np.random.default_rng(2).normal(size=y.size)},
-                     metric="roc_auc", n_resamples=200, seed=1, sides="two")
+    result = analyze(
+        list(labels),
+        {"a": a, "b": b, "c": np.random.default_rng(2).normal(size=y.size)},
+        metric="roc_auc",
+        n_resamples=200,
+        seed=1,
+        sides="two",
+    )
     target = result.targets[0] if isinstance(result.targets, (list, tuple)) else list(result.targets.values())[0]
     pairs = target.pairs
     assert "p_delong" in pairs.columns

@@ -4,6 +4,7 @@ Each case runs the scoring program's entry (``codabench.run``) on a fresh
 ``input/ref`` + ``input/res`` tree: exit code 1, one line on stderr, no traceback, and
 no gold label quoted.
 """
+
 import io
 import os
 
@@ -32,39 +33,93 @@ def _score(tmp_path, gold, predictions, config=CONFIG, name="predictions.csv"):
 
 
 CASES = [
-    ("binary probability above 1", BINARY_GOLD, "id,score\na,0.9\nb,1.2\nc,0.8\nd,0.1\n",
-     "predictions.csv line 3: the probability is 1.2; probabilities must lie between 0 and 1"),
-    ("not a number", BINARY_GOLD, "id,score\na,0.9\nb,high\nc,0.8\nd,0.1\n",
-     "predictions.csv line 3: the probability 'high' is not a number"),
-    ("decimal comma", BINARY_GOLD, "id\tscore\na\t0,9\nb\t0.2\nc\t0.8\nd\t0.1\n",
-     "line 2: the probability '0,9' is not a number (use a dot as the decimal separator)"),
-    ("missing header", BINARY_GOLD, "a,0.9\nb,0.2\nc,0.8\nd,0.1\n",
-     "predictions.csv line 1: the first line is data, not a header; start the file with the header id,score"),
-    ("missing id", BINARY_GOLD, "id,score\na,0.9\nb,0.2\nc,0.8\n",
-     "predictions.csv is missing 1 of the 4 test ids (e.g. 'd')"),
-    ("repeated id", BINARY_GOLD, "id,score\na,0.9\nb,0.2\na,0.8\nd,0.1\n",
-     "predictions.csv line 4: id 'a' appears again (first on line 2)"),
-    ("unknown id", BINARY_GOLD, "id,score\na,0.9\nb,0.2\nzz,0.8\nd,0.1\nc,0.5\n",
-     "predictions.csv has 1 id that is not in the test set (the first is 'zz', on line 4)"),
-    ("wrong field count", BINARY_GOLD, "id,score\na,0.9\nb,0.2,0.1\nc,0.8\nd,0.1\n",
-     "predictions.csv line 3: expected 2 fields, found 3"),
-    ("multi-class rows must sum to 1", MULTI_GOLD,
-     "id,cat,dog,bird\na,0.7,0.2,0.1\nb,0.1,0.8,0.05\nc,0.1,0.1,0.8\nd,0.6,0.3,0.1\n",
-     "predictions.csv line 3: the class probabilities sum to 0.9500000000000001; for log_loss each row must sum to "
-     "1 (within sum_tolerance 1e-06)"),
-    ("multi-class missing class column", MULTI_GOLD, "id,cat,dog\na,0.7,0.3\nb,0.1,0.9\nc,0.5,0.5\nd,0.6,0.4\n",
-     "predictions.csv line 1: the header has 2 of the 3 class columns; the header should be id,bird,cat,dog"),
-    ("multi-class unknown column", MULTI_GOLD,
-     "id,cat,dog,fish\na,0.7,0.2,0.1\nb,0.1,0.8,0.1\nc,0.1,0.1,0.8\nd,0.6,0.3,0.1\n",
-     "predictions.csv line 1: the column 'fish' is not a class of the task; the header should be id,bird,cat,dog"),
-    ("multi-class one score column", MULTI_GOLD, "id,score\na,0.7\nb,0.1\nc,0.1\nd,0.6\n",
-     "predictions.csv line 1: the file has one score column, but the task has 3 classes"),
-    ("JSON", BINARY_GOLD, '[{"id": "a", "score": 0.1}]\n',
-     "predictions.csv line 1: looks like JSON; scored predictions are a CSV file with the header id,score"),
+    (
+        "binary probability above 1",
+        BINARY_GOLD,
+        "id,score\na,0.9\nb,1.2\nc,0.8\nd,0.1\n",
+        "predictions.csv line 3: the probability is 1.2; probabilities must lie between 0 and 1",
+    ),
+    (
+        "not a number",
+        BINARY_GOLD,
+        "id,score\na,0.9\nb,high\nc,0.8\nd,0.1\n",
+        "predictions.csv line 3: the probability 'high' is not a number",
+    ),
+    (
+        "decimal comma",
+        BINARY_GOLD,
+        "id\tscore\na\t0,9\nb\t0.2\nc\t0.8\nd\t0.1\n",
+        "line 2: the probability '0,9' is not a number (use a dot as the decimal separator)",
+    ),
+    (
+        "missing header",
+        BINARY_GOLD,
+        "a,0.9\nb,0.2\nc,0.8\nd,0.1\n",
+        "predictions.csv line 1: the first line is data, not a header; start the file with the header id,score",
+    ),
+    (
+        "missing id",
+        BINARY_GOLD,
+        "id,score\na,0.9\nb,0.2\nc,0.8\n",
+        "predictions.csv is missing 1 of the 4 test ids (e.g. 'd')",
+    ),
+    (
+        "repeated id",
+        BINARY_GOLD,
+        "id,score\na,0.9\nb,0.2\na,0.8\nd,0.1\n",
+        "predictions.csv line 4: id 'a' appears again (first on line 2)",
+    ),
+    (
+        "unknown id",
+        BINARY_GOLD,
+        "id,score\na,0.9\nb,0.2\nzz,0.8\nd,0.1\nc,0.5\n",
+        "predictions.csv has 1 id that is not in the test set (the first is 'zz', on line 4)",
+    ),
+    (
+        "wrong field count",
+        BINARY_GOLD,
+        "id,score\na,0.9\nb,0.2,0.1\nc,0.8\nd,0.1\n",
+        "predictions.csv line 3: expected 2 fields, found 3",
+    ),
+    (
+        "multi-class rows must sum to 1",
+        MULTI_GOLD,
+        "id,cat,dog,bird\na,0.7,0.2,0.1\nb,0.1,0.8,0.05\nc,0.1,0.1,0.8\nd,0.6,0.3,0.1\n",
+        "predictions.csv line 3: the class probabilities sum to 0.9500000000000001; for log_loss each row must sum to "
+        "1 (within sum_tolerance 1e-06)",
+    ),
+    (
+        "multi-class missing class column",
+        MULTI_GOLD,
+        "id,cat,dog\na,0.7,0.3\nb,0.1,0.9\nc,0.5,0.5\nd,0.6,0.4\n",
+        "predictions.csv line 1: the header has 2 of the 3 class columns; the header should be id,bird,cat,dog",
+    ),
+    (
+        "multi-class unknown column",
+        MULTI_GOLD,
+        "id,cat,dog,fish\na,0.7,0.2,0.1\nb,0.1,0.8,0.1\nc,0.1,0.1,0.8\nd,0.6,0.3,0.1\n",
+        "predictions.csv line 1: the column 'fish' is not a class of the task; the header should be id,bird,cat,dog",
+    ),
+    (
+        "multi-class one score column",
+        MULTI_GOLD,
+        "id,score\na,0.7\nb,0.1\nc,0.1\nd,0.6\n",
+        "predictions.csv line 1: the file has one score column, but the task has 3 classes",
+    ),
+    (
+        "JSON",
+        BINARY_GOLD,
+        '[{"id": "a", "score": 0.1}]\n',
+        "predictions.csv line 1: looks like JSON; scored predictions are a CSV file with the header id,score",
+    ),
     ("empty", BINARY_GOLD, "", "predictions.csv is empty; expected the header id,score"),
     ("header only", BINARY_GOLD, "id,score\n", "predictions.csv has a header but no predictions"),
-    ("infinite", BINARY_GOLD, "id,score\na,inf\nb,0.2\nc,0.8\nd,0.1\n",
-     "predictions.csv line 2: the probability 'inf' is not a finite number"),
+    (
+        "infinite",
+        BINARY_GOLD,
+        "id,score\na,inf\nb,0.2\nc,0.8\nd,0.1\n",
+        "predictions.csv line 2: the probability 'inf' is not a finite number",
+    ),
 ]
 
 

@@ -6,6 +6,7 @@ ours re-weights the per-unit counts.  Both modes, all six schemes, every
 average, to 1e-12.  Then the readers: CoNLL and JSON Lines, documents, and
 one sentence per bad input naming file and line, never quoting the gold.
 """
+
 import random
 import warnings
 
@@ -13,11 +14,11 @@ import numpy as np
 import pytest
 
 seqeval = pytest.importorskip("seqeval")
-from seqeval.metrics import accuracy_score  # noqa: E402
-from seqeval.metrics.sequence_labeling import precision_recall_fscore_support as prfs_default  # noqa: E402
-from seqeval.metrics.sequence_labeling import get_entities  # noqa: E402
-from seqeval.metrics.v1 import precision_recall_fscore_support as prfs_strict  # noqa: E402
 from seqeval import scheme as seqeval_scheme  # noqa: E402
+from seqeval.metrics import accuracy_score  # noqa: E402
+from seqeval.metrics.sequence_labeling import get_entities  # noqa: E402
+from seqeval.metrics.sequence_labeling import precision_recall_fscore_support as prfs_default  # noqa: E402
+from seqeval.metrics.v1 import precision_recall_fscore_support as prfs_strict  # noqa: E402
 
 from leaderboard_ci.core.resampling import replicate_indices  # noqa: E402
 from leaderboard_ci.scoring.config import parse_config  # noqa: E402
@@ -82,8 +83,12 @@ def corpus(seed, n, scheme, noise=0.15):
             p = list(g)
         else:
             p = spans_to_tags([s for s in spans if rng.random() < 0.8] + [], length, scheme)
-        p = [("O" if rng.random() < 0.5 else rng.choice(prefixes) + "-" + rng.choice(TYPES[:3]))
-             if rng.random() < noise else t for t in p]
+        p = [
+            ("O" if rng.random() < 0.5 else rng.choice(prefixes) + "-" + rng.choice(TYPES[:3]))
+            if rng.random() < noise
+            else t
+            for t in p
+        ]
         gold.append(g)
         pred.append(p)
     # every type occurs in the gold
@@ -101,8 +106,7 @@ SCHEME_CLASSES = {name: getattr(seqeval_scheme, name) for name in sq.SCHEMES}
 def for_seqeval(sentences, scheme, mode):
     """seqeval's default mode reads BILOU's L and U as E and S (our documented rule)."""
     if mode == "default" and scheme == "BILOU":
-        return [[("E" + t[1:] if t[:1] == "L" else "S" + t[1:] if t[:1] == "U" else t) for t in s]
-                for s in sentences]
+        return [[("E" + t[1:] if t[:1] == "L" else "S" + t[1:] if t[:1] == "U" else t) for t in s] for s in sentences]
     return sentences
 
 
@@ -113,8 +117,9 @@ def seqeval_scores(gold, pred, scheme, mode, zero_division):
         warnings.simplefilter("ignore")
         for average in ("micro", "macro", "weighted"):
             if mode == "strict":
-                p, r, f, _ = prfs_strict(y_true, y_pred, average=average, zero_division=zero_division,
-                                         scheme=SCHEME_CLASSES[scheme])
+                p, r, f, _ = prfs_strict(
+                    y_true, y_pred, average=average, zero_division=zero_division, scheme=SCHEME_CLASSES[scheme]
+                )
             else:
                 p, r, f, _ = prfs_default(y_true, y_pred, average=average, zero_division=zero_division)
             out["precision_" + average], out["recall_" + average], out["f1_" + average] = p, r, f
@@ -134,8 +139,10 @@ def test_strict_extraction_equals_seqeval_tokens(scheme):
     rng = random.Random(7)
     prefixes = STRICT_PREFIXES[scheme]
     for _ in range(1500):
-        tags = [("O" if rng.random() < 0.35 else rng.choice(prefixes) + "-" + rng.choice("AB"))
-                for _ in range(rng.randint(1, 8))]
+        tags = [
+            ("O" if rng.random() < 0.35 else rng.choice(prefixes) + "-" + rng.choice("AB"))
+            for _ in range(rng.randint(1, 8))
+        ]
         ours = sorted(sq.entities_strict(_pairs(tags), scheme))
         ref = sorted((e.tag, e.start, e.end) for e in seqeval_scheme.Tokens(tags, SCHEME_CLASSES[scheme]).entities)
         assert ours == ref, tags
@@ -144,8 +151,10 @@ def test_strict_extraction_equals_seqeval_tokens(scheme):
 def test_default_extraction_equals_get_entities():
     rng = random.Random(8)
     for _ in range(3000):
-        tags = [("O" if rng.random() < 0.35 else rng.choice("BIES") + "-" + rng.choice("AB"))
-                for _ in range(rng.randint(1, 8))]
+        tags = [
+            ("O" if rng.random() < 0.35 else rng.choice("BIES") + "-" + rng.choice("AB"))
+            for _ in range(rng.randint(1, 8))
+        ]
         ours = sorted((t, a, b - 1) for t, a, b in sq.entities_default(_pairs(tags)))
         assert ours == sorted(get_entities(tags)), tags
 
@@ -164,10 +173,17 @@ def write_conll(path, sentences, documents=None, tokens=True):
 
 
 def config_for(scheme, mode, unit="sentence", zero_division=0, n_resamples=40, extra=None):
-    data = {"task": "sequence", "metric": "f1_micro", "scheme": scheme, "mode": mode, "unit": unit,
-            "extra_metrics": [m for m in AVERAGED if m != "f1_micro"] + ["accuracy"],
-            "zero_division": zero_division, "files": {"gold": "gold.conll"},
-            "bootstrap": {"n_resamples": n_resamples, "seed": 5, "n_jobs": 1}}
+    data = {
+        "task": "sequence",
+        "metric": "f1_micro",
+        "scheme": scheme,
+        "mode": mode,
+        "unit": unit,
+        "extra_metrics": [m for m in AVERAGED if m != "f1_micro"] + ["accuracy"],
+        "zero_division": zero_division,
+        "files": {"gold": "gold.conll"},
+        "bootstrap": {"n_resamples": n_resamples, "seed": 5, "n_jobs": 1},
+    }
     data.update(extra or {})
     return parse_config(data)
 
@@ -191,13 +207,13 @@ def test_every_metric_equals_seqeval_on_full_sample_and_replicates(tmp_path, sch
     assert gold_std.n == len(gold)
     expected_full = seqeval_scores(gold, pred, scheme, mode, 0)
     rows = replicate_indices(5, len(gold), 0, 40)
-    expected_reps = [seqeval_scores([gold[i] for i in row], [pred[i] for i in row], scheme, mode, 0)
-                     for row in rows]
+    expected_reps = [seqeval_scores([gold[i] for i in row], [pred[i] for i in row], scheme, mode, 0) for row in rows]
     checked = 0
     for score in result.scores:
         assert abs(score.score - expected_full[score.key]) <= TOL, score.key
-        np.testing.assert_allclose(score.replicates, [e[score.key] for e in expected_reps], rtol=0, atol=TOL,
-                                   err_msg=score.key)
+        np.testing.assert_allclose(
+            score.replicates, [e[score.key] for e in expected_reps], rtol=0, atol=TOL, err_msg=score.key
+        )
         checked += 1
     assert checked == 10
 
@@ -209,14 +225,17 @@ def test_zero_division_and_types_absent_from_a_replicate(tmp_path, zero_division
     gold, pred = corpus(3, 25, "IOB2", noise=0.3)
     gold.append(["B-RARE", "I-RARE", "O"])
     pred.append(["O", "B-RARE", "O"])
-    config = config_for("IOB2", "default", zero_division=zero_division, n_resamples=60,
-                        extra={"labels": list(TYPES) + ["RARE"]})
+    config = config_for(
+        "IOB2", "default", zero_division=zero_division, n_resamples=60, extra={"labels": list(TYPES) + ["RARE"]}
+    )
     _, result = _score(tmp_path, config, gold, pred)
     rows = replicate_indices(5, len(gold), 0, 60)
     assert any(len(gold) - 1 not in row for row in rows)
     for score in result.scores:
-        expected = [seqeval_scores([gold[i] for i in row], [pred[i] for i in row], "IOB2", "default",
-                                   zero_division)[score.key] for row in rows]
+        expected = [
+            seqeval_scores([gold[i] for i in row], [pred[i] for i in row], "IOB2", "default", zero_division)[score.key]
+            for row in rows
+        ]
         np.testing.assert_allclose(score.replicates, expected, rtol=0, atol=TOL, err_msg=score.key)
 
 
@@ -229,9 +248,16 @@ def test_documents_are_the_resampling_unit(tmp_path):
     members = [[i for i in range(len(gold)) if documents[i] == d] for d in range(12)]
     rows = replicate_indices(5, 12, 0, 40)
     for score in result.scores:
-        expected = [seqeval_scores([gold[i] for d in row for i in members[d]],
-                                   [pred[i] for d in row for i in members[d]], "IOBES", "strict", 0)[score.key]
-                    for row in rows]
+        expected = [
+            seqeval_scores(
+                [gold[i] for d in row for i in members[d]],
+                [pred[i] for d in row for i in members[d]],
+                "IOBES",
+                "strict",
+                0,
+            )[score.key]
+            for row in rows
+        ]
         np.testing.assert_allclose(score.replicates, expected, rtol=0, atol=TOL, err_msg=score.key)
         full = seqeval_scores(gold, pred, "IOBES", "strict", 0)[score.key]
         assert abs(score.score - full) <= TOL
@@ -255,6 +281,7 @@ def test_per_type_rows_equal_seqeval_per_type(tmp_path):
 
 def test_jsonl_with_ids_in_any_order_scores_like_conll(tmp_path):
     import json
+
     gold, pred = corpus(31, 30, "IOB2")
     config = config_for("IOB2", "strict", extra={"files": {"gold": "gold.jsonl"}})
     ref = tmp_path / "ref"
@@ -277,10 +304,12 @@ def test_jsonl_with_ids_in_any_order_scores_like_conll(tmp_path):
 
 def test_analyze_api_matches_seqeval_and_runs_the_permutation_test():
     from leaderboard_ci.phase.analysis import analyze
+
     gold, pred = corpus(41, 40, "IOB2")
     other = [list(reversed(p)) for p in pred]
-    config = config_for("IOB2", "strict", n_resamples=30, extra={"analysis": {"test": "permutation",
-                                                                              "n_permutations": 50}})
+    config = config_for(
+        "IOB2", "strict", n_resamples=30, extra={"analysis": {"test": "permutation", "n_permutations": 50}}
+    )
     phase = analyze(gold, {"a": pred, "b": other}, config=config)
     systems = phase.targets["f1_macro"].systems
     scores = dict(zip(systems["name"], systems["score"]))
@@ -315,8 +344,10 @@ def _message(tmp_path, text, mode="default", scheme="IOB2", name="pred.conll", l
 
 
 def test_missing_sentences(tmp_path):
-    assert _message(tmp_path, "O\nO\nO\n") == ("pred.conll has 1 sentences, the test set has 2; expected one "
-                                                "sentence per test sentence, in order, separated by blank lines")
+    assert _message(tmp_path, "O\nO\nO\n") == (
+        "pred.conll has 1 sentences, the test set has 2; expected one "
+        "sentence per test sentence, in order, separated by blank lines"
+    )
 
 
 def test_token_count_mismatch(tmp_path):
@@ -344,14 +375,19 @@ def test_unknown_entity_type(tmp_path):
     assert message.startswith("pred.conll line 6: tag 'B-FOO' has entity type 'FOO', which is not one of the")
 
 
-@pytest.mark.parametrize("text, expected", [
-    ('{"id": 1, "tags": ["O"]}\n[1, 2]\n', "line 2: expected a JSON object"),
-    ('{"tags": "O O O"}\n', "line 1: \"tags\" must be a list of strings"),
-    ('{"tags": ["O", 3]}\n', "line 1: \"tags\" must be a list of strings"),
-    ('{"tags": ["O", "O", "O"]}\n{"tags": [' + "[" * 100000 + "]" * 100000 + ']}\n',
-     "line 2: the JSON is nested too deeply"),
-    ('{"tags": ["O", "O", "O"]\n', "line 1: not valid JSON"),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ('{"id": 1, "tags": ["O"]}\n[1, 2]\n', "line 2: expected a JSON object"),
+        ('{"tags": "O O O"}\n', 'line 1: "tags" must be a list of strings'),
+        ('{"tags": ["O", 3]}\n', 'line 1: "tags" must be a list of strings'),
+        (
+            '{"tags": ["O", "O", "O"]}\n{"tags": [' + "[" * 100000 + "]" * 100000 + "]}\n",
+            "line 2: the JSON is nested too deeply",
+        ),
+        ('{"tags": ["O", "O", "O"]\n', "line 1: not valid JSON"),
+    ],
+)
 def test_jsonl_predictions(tmp_path, text, expected):
     assert expected in _message(tmp_path, text, name="pred.jsonl")
 

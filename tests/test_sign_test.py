@@ -3,6 +3,7 @@
 The end of phase computed it with ``scipy.stats.binom`` before it moved into the
 classification task, which runs where SciPy is not installed.
 """
+
 import numpy as np
 import pytest
 
@@ -32,8 +33,11 @@ def test_mcnemar_equals_the_scipy_version(sides):
     only_a = np.count_nonzero(a & ~b, axis=0)
     only_b = np.count_nonzero(b & ~a, axis=0)
     upper = stats.binom.sf(only_a - 1, only_a + only_b, 0.5)
-    expected = upper if sides == "one" else np.minimum(
-        1.0, 2.0 * np.minimum(upper, stats.binom.cdf(only_a, only_a + only_b, 0.5)))
+    expected = (
+        upper
+        if sides == "one"
+        else np.minimum(1.0, 2.0 * np.minimum(upper, stats.binom.cdf(only_a, only_a + only_b, 0.5)))
+    )
     assert np.allclose(mcnemar_pvalues(a, b, sides), expected, rtol=1e-12, atol=1e-15)
 
 

@@ -3,6 +3,7 @@
 The p-values themselves are the inversion of the interval (tests/test_intervals.py checks the duality);
 here: the conventions every p-value of a paired comparison keeps.
 """
+
 import numpy as np
 import pytest
 

@@ -1,10 +1,17 @@
 """The max-t step-down, its family-wise intervals and the rank sets, against naive loops."""
+
 import numpy as np
 import pytest
 
 from leaderboard_ci.core.significance import tolerance
-from leaderboard_ci.core.simultaneous import (FamilyTest, maxt_stepdown, maxt_within, rank_sets,
-                                              resamples_needed, STEPDOWN_METHODS)
+from leaderboard_ci.core.simultaneous import (
+    STEPDOWN_METHODS,
+    FamilyTest,
+    maxt_stepdown,
+    maxt_within,
+    rank_sets,
+    resamples_needed,
+)
 
 
 def _naive(reps, full, pairs, sign, alpha):
@@ -268,10 +275,12 @@ def test_rank_sets_equal_naive_counts():
     p, _, _, _ = _naive(reps, full, pairs, sign, 0.1)
     delta = sign * (full[pairs[:, 0]] - full[pairs[:, 1]])
     for j in range(m):
-        better = sum(1 for (a, b), pv, d in zip(pairs, p, delta) if pv < 0.1 and
-                     ((a == j and d < 0) or (b == j and d > 0)))
-        worse = sum(1 for (a, b), pv, d in zip(pairs, p, delta) if pv < 0.1 and
-                    ((a == j and d > 0) or (b == j and d < 0)))
+        better = sum(
+            1 for (a, b), pv, d in zip(pairs, p, delta) if pv < 0.1 and ((a == j and d < 0) or (b == j and d > 0))
+        )
+        worse = sum(
+            1 for (a, b), pv, d in zip(pairs, p, delta) if pv < 0.1 and ((a == j and d > 0) or (b == j and d < 0))
+        )
         assert sets.low[j] == 1 + better and sets.high[j] == m - worse
         own = np.array([[j, k] for k in range(m) if k != j])
         pm, _, _, _ = _naive(reps, full, own, sign, 0.1)

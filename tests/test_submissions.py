@@ -5,6 +5,7 @@ digits, 540 test items): its gold standard and its sample submission zips.
 Hostile zips (zip-slip, symbolic links, bombs, lying headers) are written byte
 by byte where zipfile would refuse to write them.
 """
+
 import csv
 import io
 import os
@@ -23,18 +24,27 @@ PROGRAM = os.path.join(REPO, "scoring_program")
 if PROGRAM not in sys.path:
     sys.path.insert(0, PROGRAM)
 
-from leaderboard_ci.scoring import readers
 from leaderboard_ci.phase.ingestion import safe_unzip, submissions  # noqa: E402
+from leaderboard_ci.phase.ingestion.submissions import (  # noqa: E402
+    FAILED_REASON,
+    NamesMapWarning,
+    SubmissionEntry,
+    UnzipLimits,
+    discover,
+    load_systems,
+    safe_extract,
+)
+from leaderboard_ci.scoring import readers  # noqa: E402
 from leaderboard_ci.scoring.config import load_config  # noqa: E402
 from leaderboard_ci.scoring.errors import ConfigError, SubmissionError  # noqa: E402
-from leaderboard_ci.phase.ingestion.submissions import (FAILED_REASON, NamesMapWarning, SubmissionEntry, UnzipLimits,  # noqa: E402
-                                        discover, load_systems, safe_extract)
 
 REFERENCE = os.path.join(REPO, "competition_bundle", "reference_data")
 SAMPLES = os.path.join(REPO, "competition_bundle", "sample_submissions")
 MiB = 1 << 20
-EMPTY_MESSAGE = ("the submission is empty: the zip holds no prediction file; put your prediction file "
-                 "(e.g. predictions.csv) at the top of the zip")
+EMPTY_MESSAGE = (
+    "the submission is empty: the zip holds no prediction file; put your prediction file "
+    "(e.g. predictions.csv) at the top of the zip"
+)
 
 
 # ---------------------------------------------------------------------------
@@ -113,16 +123,51 @@ def write_raw_zip(path, members, zip64_count=None):
         for m in members:
             name = m["name"].encode("utf-8")
             offset = out.tell()
-            out.write(struct.pack("<4s5H3L2H", b"PK\x03\x04", 20, m.get("flags", 0), m["method"], 0, 0x21,
-                                  m["crc"], m["csize"], m["usize"], len(name), 0) + name)
+            out.write(
+                struct.pack(
+                    "<4s5H3L2H",
+                    b"PK\x03\x04",
+                    20,
+                    m.get("flags", 0),
+                    m["method"],
+                    0,
+                    0x21,
+                    m["crc"],
+                    m["csize"],
+                    m["usize"],
+                    len(name),
+                    0,
+                )
+                + name
+            )
             written = 0
             for chunk in m["chunks"]:
                 out.write(chunk)
                 written += len(chunk)
             assert written == m["csize"]
-            central.append(struct.pack("<4s6H3L5H2L", b"PK\x01\x02", 0x031E, 20, m.get("flags", 0), m["method"],
-                                       0, 0x21, m["crc"], m["csize"], m["usize"], len(name), 0, 0, 0, 0,
-                                       m.get("attr", 0), offset) + name)
+            central.append(
+                struct.pack(
+                    "<4s6H3L5H2L",
+                    b"PK\x01\x02",
+                    0x031E,
+                    20,
+                    m.get("flags", 0),
+                    m["method"],
+                    0,
+                    0x21,
+                    m["crc"],
+                    m["csize"],
+                    m["usize"],
+                    len(name),
+                    0,
+                    0,
+                    0,
+                    0,
+                    m.get("attr", 0),
+                    offset,
+                )
+                + name
+            )
         start = out.tell()
         for record in central:
             out.write(record)
@@ -130,8 +175,7 @@ def write_raw_zip(path, members, zip64_count=None):
         count = len(central)
         if zip64_count is not None:
             record64 = out.tell()
-            out.write(struct.pack("<4sQ2H2L4Q", b"PK\x06\x06", 44, 45, 45, 0, 0, zip64_count, zip64_count,
-                                  size, start))
+            out.write(struct.pack("<4sQ2H2L4Q", b"PK\x06\x06", 44, 45, 45, 0, 0, zip64_count, zip64_count, size, start))
             out.write(struct.pack("<4sLQL", b"PK\x06\x07", 0, record64, 1))
             count = 0xFFFF
         out.write(struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, count, count, size, start, 0))
@@ -180,8 +224,9 @@ def snapshot(root, exclude):
 
 
 def disk_usage(root):
-    return sum(os.lstat(os.path.join(folder, name)).st_size
-               for folder, _, files in os.walk(str(root)) for name in files)
+    return sum(
+        os.lstat(os.path.join(folder, name)).st_size for folder, _, files in os.walk(str(root)) for name in files
+    )
 
 
 def expected_message(tmp_path, files):
@@ -263,13 +308,21 @@ def test_codabench_bulk_zip(tmp_path, config, gold):
     assert list(coded) == ["bob (9)", "alice_smith (101)", "alice_smith (102)"]  # natural order of the names
     assert skipped == [("carol_x (125)", FAILED_REASON)]
     alice = entries[1]
-    assert alice == SubmissionEntry(name="alice_smith (101)", owner="alice_smith", submission_id="101", phase_id="7",
-                                    date="2024-05-01_13-22",
-                                    source="101_alice_smith_PhaseId7_2024-05-01_13-22_submission.zip",
-                                    path=alice.path, layout="codabench")
+    assert alice == SubmissionEntry(
+        name="alice_smith (101)",
+        owner="alice_smith",
+        submission_id="101",
+        phase_id="7",
+        date="2024-05-01_13-22",
+        source="101_alice_smith_PhaseId7_2024-05-01_13-22_submission.zip",
+        path=alice.path,
+        layout="codabench",
+    )
     assert entries[0].source.endswith("_my preds.zip")
-    assert np.array_equal(coded["alice_smith (101)"], readers.read_predictions(
-        write(tmp_path / "direct" / "predictions.csv", predictions("knn")), config, gold))
+    assert np.array_equal(
+        coded["alice_smith (101)"],
+        readers.read_predictions(write(tmp_path / "direct" / "predictions.csv", predictions("knn")), config, gold),
+    )
 
 
 def test_codabench_bulk_only_failures(tmp_path, config, gold):
@@ -296,8 +349,10 @@ def test_codabench_bulk_wrapped_in_a_folder_and_unpacked(tmp_path, config, gold)
 
 
 def test_codabench_scoring_results_are_not_submissions(tmp_path, config, gold):
-    result = ("res_" + codabench_name(101, "alice", 7, "2024-05-01:13-22", "prediction_result.zip"),
-              zip_bytes([("scores.json", b"{}")]))
+    result = (
+        "res_" + codabench_name(101, "alice", 7, "2024-05-01:13-22", "prediction_result.zip"),
+        zip_bytes([("scores.json", b"{}")]),
+    )
     path = make_codabench_bulk(tmp_path / "bulk.zip", extra=[result])
     coded, skipped, _ = load_systems(path, config, gold, str(tmp_path / "work"))
     assert len(coded) == 3
@@ -321,11 +376,15 @@ def test_legacy_codalab_zip(tmp_path, config, gold):
     assert list(coded) == ["alice (1)", "alice (2)", "Team Foo (3)"]
     assert skipped == []
     assert [(e.owner, e.submission_id, e.layout) for e in entries] == [
-        ("alice", "1", "codalab"), ("alice", "2", "codalab"), ("Team Foo", "3", "codalab")]
+        ("alice", "1", "codalab"),
+        ("alice", "2", "codalab"),
+        ("Team Foo", "3", "codalab"),
+    ]
 
 
-@pytest.mark.parametrize("member", ["bob-4-input.zip", "bob -4 submission.zip", "bob-  4_submission.zip",
-                                    "BOB - 4 SUBMISSION.ZIP"])
+@pytest.mark.parametrize(
+    "member", ["bob-4-input.zip", "bob -4 submission.zip", "bob-  4_submission.zip", "BOB - 4 SUBMISSION.ZIP"]
+)
 def test_legacy_names_are_read_liberally(tmp_path, config, gold, member):
     write(tmp_path / "in" / member, sample("knn"))
     coded, _, entries = load_systems(str(tmp_path / "in"), config, gold, str(tmp_path / "work"))
@@ -347,16 +406,22 @@ def test_container_of_plain_zips_and_of_folders(tmp_path, config, gold):
     path = write(tmp_path / "all.zip", zip_bytes([("knn.zip", sample("knn")), ("svm.zip", sample("rbf_svm"))]))
     coded, _, _ = load_systems(path, config, gold, str(tmp_path / "work"))
     assert list(coded) == ["knn", "svm"]
-    path = write(tmp_path / "folders.zip", zip_bytes([("team_a/predictions.csv", predictions("knn")),
-                                                     ("team_b/out/predictions.csv", predictions("rbf_svm"))]))
+    path = write(
+        tmp_path / "folders.zip",
+        zip_bytes(
+            [("team_a/predictions.csv", predictions("knn")), ("team_b/out/predictions.csv", predictions("rbf_svm"))]
+        ),
+    )
     coded, skipped, _ = load_systems(path, config, gold, str(tmp_path / "work"))
     assert list(coded) == ["team_a", "team_b"] and skipped == []  # one folder down, as on Codabench
 
 
 def test_duplicate_submissions_are_separate_systems(tmp_path, config, gold):
     same = sample("knn")
-    members = [(codabench_name(1, "alice", 3, "2024-05-01:00-00", "s.zip"), same),
-               (codabench_name(2, "bob", 3, "2024-05-01:00-01", "s.zip"), same)]
+    members = [
+        (codabench_name(1, "alice", 3, "2024-05-01:00-00", "s.zip"), same),
+        (codabench_name(2, "bob", 3, "2024-05-01:00-01", "s.zip"), same),
+    ]
     path = write(tmp_path / "bulk.zip", zip_bytes(members, zipfile.ZIP_STORED))
     coded, skipped, _ = load_systems(path, config, gold, str(tmp_path / "work"))
     assert list(coded) == ["alice (1)", "bob (2)"]
@@ -401,6 +466,7 @@ def test_unexpected_reader_exception_is_skipped(tmp_path, config, gold, monkeypa
         if "00002" in path:
             raise RuntimeError("boom")
         return real(path, config, gold)
+
     monkeypatch.setattr(readers, "read_predictions", flaky)
     coded, skipped, _ = load_systems(str(tmp_path / "in"), config, gold, str(tmp_path / "work"))
     assert list(coded) == ["knn"] and skipped == [("svm", "could not be read: RuntimeError")]
@@ -425,15 +491,15 @@ def test_corrupt_and_truncated_zips_are_skipped(tmp_path, config, gold):
     folder = tmp_path / "in"
     knn = sample("knn")
     write(folder / "random.zip", os.urandom(5000))
-    write(folder / "truncated.zip", knn[:len(knn) // 2])
+    write(folder / "truncated.zip", knn[: len(knn) // 2])
     write(folder / "zero.zip", b"")
     data = predictions("knn")
     raw = zip_bytes([("predictions.csv", data)], zipfile.ZIP_STORED)
     at = raw.index(data[:20]) + 10
-    write(folder / "bad_crc.zip", raw[:at] + bytes([raw[at] ^ 0x55]) + raw[at + 1:])
+    write(folder / "bad_crc.zip", raw[:at] + bytes([raw[at] ^ 0x55]) + raw[at + 1 :])
     deflated = zip_bytes([("predictions.csv", data)])
     at = deflated.index(b"predictions.csv") + len("predictions.csv") + 40
-    write(folder / "bad_deflate.zip", deflated[:at] + b"\xff" * 30 + deflated[at + 30:])
+    write(folder / "bad_deflate.zip", deflated[:at] + b"\xff" * 30 + deflated[at + 30 :])
     write(folder / "good.zip", knn)
     coded, skipped, _ = load_systems(str(folder), config, gold, str(tmp_path / "work"))
     assert list(coded) == ["good"]
@@ -465,8 +531,10 @@ def test_zip_slip_is_refused_and_nothing_escapes(tmp_path, config, gold):
         "drive_relative": "C:evil_drive2.csv",
         "unc": "\\\\server\\share\\evil_unc.csv",
     }
-    members = [(codabench_name(i + 1, owner, 1, "2024-05-01:00-00", "s.zip"), hostile_submission(name))
-               for i, (owner, name) in enumerate(sorted(hostile.items()))]
+    members = [
+        (codabench_name(i + 1, owner, 1, "2024-05-01:00-00", "s.zip"), hostile_submission(name))
+        for i, (owner, name) in enumerate(sorted(hostile.items()))
+    ]
     members.append((zipfile.ZipInfo("../../evil_member.zip"), sample("knn")))  # slip at the bulk level
     members.append((codabench_name(99, "honest", 1, "2024-05-01:00-00", "s.zip"), sample("knn")))
     bulk = write(tmp_path / "input" / "bulk.zip", zip_bytes(members, zipfile.ZIP_STORED))
@@ -492,8 +560,9 @@ def test_zip_slip_is_refused_and_nothing_escapes(tmp_path, config, gold):
 
 
 def test_symlink_members_are_skipped(tmp_path, config, gold):
-    with_link = zip_bytes([("predictions.csv", predictions("knn")), symlink_info("passwd.txt"),
-                           symlink_info("up", "../../..")])
+    with_link = zip_bytes(
+        [("predictions.csv", predictions("knn")), symlink_info("passwd.txt"), symlink_info("up", "../../..")]
+    )
     only_link = zip_bytes([symlink_info("predictions.csv")])
     write(tmp_path / "in" / "with_link.zip", with_link)
     write(tmp_path / "in" / "only_link.zip", only_link)
@@ -527,17 +596,28 @@ def test_encrypted_and_unsupported_members_are_skipped(tmp_path, config, gold):
     assert list(coded) == ["good"]
     assert reasons(skipped) == {
         "encrypted": "the zip member 'predictions.csv' is encrypted (password-protected), so it cannot be read; "
-                     "zip the files again without a password",
+        "zip the files again without a password",
         # method 99 is WinZip's AES encryption
         "aes": "the zip member 'predictions.csv' is encrypted (password-protected), so it cannot be read; zip the "
-               "files again without a password"}
+        "files again without a password",
+    }
 
 
 def test_zip_bomb_by_ratio_with_lowered_limits(tmp_path, config, gold):
     (tmp_path / "in").mkdir()
-    write_raw_zip(tmp_path / "in" / "bomb.zip", [dict(name="predictions.csv", chunks=zero_deflate(20), method=8,
-                                                      crc=zeros_crc(20 * MiB), csize=sum(map(len, zero_deflate(20))),
-                                                      usize=20 * MiB)])
+    write_raw_zip(
+        tmp_path / "in" / "bomb.zip",
+        [
+            dict(
+                name="predictions.csv",
+                chunks=zero_deflate(20),
+                method=8,
+                crc=zeros_crc(20 * MiB),
+                csize=sum(map(len, zero_deflate(20))),
+                usize=20 * MiB,
+            )
+        ],
+    )
     write(tmp_path / "in" / "good.zip", sample("knn"))
     work = tmp_path / "work"
     limits = UnzipLimits(max_submission_bytes=64 * MiB)
@@ -551,9 +631,19 @@ def test_zip_bomb_with_default_limits(tmp_path, config, gold):
     """A real 600 MiB bomb (about 600 KiB on disk), streamed to disk and refused from its directory."""
     chunks = zero_deflate(600)
     (tmp_path / "in").mkdir()
-    path = write_raw_zip(tmp_path / "in" / "bomb.zip", [dict(name="predictions.csv", chunks=chunks, method=8,
-                                                             crc=zeros_crc(600 * MiB), csize=sum(map(len, chunks)),
-                                                             usize=600 * MiB)])
+    path = write_raw_zip(
+        tmp_path / "in" / "bomb.zip",
+        [
+            dict(
+                name="predictions.csv",
+                chunks=chunks,
+                method=8,
+                crc=zeros_crc(600 * MiB),
+                csize=sum(map(len, chunks)),
+                usize=600 * MiB,
+            )
+        ],
+    )
     assert os.path.getsize(path) < MiB
     with zipfile.ZipFile(path) as archive:  # it is a valid zip, as a bomb should be
         assert archive.getinfo("predictions.csv").file_size == 600 * MiB
@@ -563,8 +653,9 @@ def test_zip_bomb_with_default_limits(tmp_path, config, gold):
     coded, skipped, _ = load_systems(str(tmp_path / "in"), config, gold, str(work))
     assert time.time() - started < 30
     assert list(coded) == ["good"]
-    assert reasons(skipped)["bomb"] == ("the zip member 'predictions.csv' expands 1011:1 (600 MiB from 607.6 KiB), "
-                                        "like a zip bomb; the limit is 200:1")
+    assert reasons(skipped)["bomb"] == (
+        "the zip member 'predictions.csv' expands 1011:1 (600 MiB from 607.6 KiB), like a zip bomb; the limit is 200:1"
+    )
     assert disk_usage(work) < MiB
 
 
@@ -613,8 +704,9 @@ def test_member_count_limit(tmp_path, config, gold):
 def test_member_count_is_read_from_zip64_end_records_before_opening(tmp_path, config, gold):
     """A directory claiming 70,000 members is refused before zipfile parses it."""
     (tmp_path / "in").mkdir()
-    path = write_raw_zip(tmp_path / "in" / "claims.zip", [stored("predictions.csv", predictions("knn"))],
-                         zip64_count=70000)
+    path = write_raw_zip(
+        tmp_path / "in" / "claims.zip", [stored("predictions.csv", predictions("knn"))], zip64_count=70000
+    )
     with zipfile.ZipFile(path) as archive:  # zipfile itself would happily open it
         assert archive.namelist() == ["predictions.csv"]
     with open(path, "rb") as handle:
@@ -628,8 +720,14 @@ def test_member_count_is_read_from_zip64_end_records_before_opening(tmp_path, co
 def lying_member(declared, crc_of):
     """predictions.csv declaring ``declared`` bytes but inflating to 10 MiB of zeros."""
     chunks = zero_deflate(10)
-    return dict(name="predictions.csv", chunks=chunks, method=8, crc=zeros_crc(crc_of),
-                csize=sum(map(len, chunks)), usize=declared)
+    return dict(
+        name="predictions.csv",
+        chunks=chunks,
+        method=8,
+        crc=zeros_crc(crc_of),
+        csize=sum(map(len, chunks)),
+        usize=declared,
+    )
 
 
 def test_lying_header_cannot_write_more_than_declared(tmp_path, config, gold):
@@ -658,12 +756,12 @@ def test_streaming_count_stops_a_member_longer_than_its_header(tmp_path, config,
         if info.filename == "predictions.csv":
             return io.BytesIO(b"x" * (info.file_size + 10 * MiB))
         return real_open(self, name, *args, **kwargs)
+
     monkeypatch.setattr(zipfile.ZipFile, "open", generous_open)
     work = tmp_path / "work"
     entries, skipped = discover(str(tmp_path / "in"), str(work))
     assert entries == []
-    assert skipped == [("liar", "the zip member 'predictions.csv' holds more data than its header declares "
-                                "(9 bytes)")]
+    assert skipped == [("liar", "the zip member 'predictions.csv' holds more data than its header declares (9 bytes)")]
     assert disk_usage(work) == 0  # the partial file was removed with its folder
 
 
@@ -674,10 +772,11 @@ def test_copy_counted_stops_at_the_budget():
         def read(self, n):
             self.served += n
             return b"\0" * n
+
     source, target = Endless(), io.BytesIO()
     allowance = safe_unzip.Allowance(3 * MiB, "the test limit")
     with pytest.raises(safe_unzip.Rejected, match="more than the test limit"):
-        safe_unzip.copy_counted(source, target, 10 ** 12, allowance, "'x'")
+        safe_unzip.copy_counted(source, target, 10**12, allowance, "'x'")
     assert len(target.getvalue()) <= 3 * MiB
     assert source.served <= 3 * MiB + 1
 
@@ -704,9 +803,14 @@ def test_a_thousand_tiny_submissions(tmp_path, config, gold):
     members = []
     for i in range(1000):
         inner = zip_bytes([("predictions.csv", labels)])
-        members.append((codabench_name(1000 + i, "user_%d" % (i % 250), 3, "2024-05-01:%02d-%02d" % (i // 60 % 60,
-                                                                                                    i % 60), "s.zip"),
-                        inner))
+        members.append(
+            (
+                codabench_name(
+                    1000 + i, "user_%d" % (i % 250), 3, "2024-05-01:%02d-%02d" % (i // 60 % 60, i % 60), "s.zip"
+                ),
+                inner,
+            )
+        )
     bulk = write(tmp_path / "bulk.zip", zip_bytes(members, zipfile.ZIP_STORED))
     started = time.time()
     coded, skipped, entries = load_systems(bulk, config, gold, str(tmp_path / "work"))
@@ -730,16 +834,20 @@ def names_csv(tmp_path, rows, header=("submission", "name")):
 
 def test_names_map_renames_by_entry_name_id_or_default_name(tmp_path, config, gold):
     bulk = make_codabench_bulk(tmp_path / "bulk.zip", failed=["125_carol_PhaseId7_2024-05-02:10-11_s.zip"])
-    mapping = names_csv(tmp_path, [
-        ("101_alice_smith_PhaseId7_2024-05-01_13-22_submission.zip", "Alice run 1"),
-        ("102", "Alice run 2"),
-        ("bob (9)", "Bob's system"),
-        ("carol (125)", "Carol"),        # skipped, but known: no warning
-        ("nobody (1)", "Ghost"),
-    ])
+    mapping = names_csv(
+        tmp_path,
+        [
+            ("101_alice_smith_PhaseId7_2024-05-01_13-22_submission.zip", "Alice run 1"),
+            ("102", "Alice run 2"),
+            ("bob (9)", "Bob's system"),
+            ("carol (125)", "Carol"),  # skipped, but known: no warning
+            ("nobody (1)", "Ghost"),
+        ],
+    )
     notes = []
-    coded, skipped, entries = load_systems(bulk, config, gold, str(tmp_path / "work"), names_map=mapping,
-                                           warnings_list=notes)
+    coded, skipped, entries = load_systems(
+        bulk, config, gold, str(tmp_path / "work"), names_map=mapping, warnings_list=notes
+    )
     assert list(coded) == ["Bob's system", "Alice run 1", "Alice run 2"]
     assert [e.name for e in entries] == list(coded)
     assert notes == ["the names map names.csv, line 6: no submission matches 'nobody (1)'"]
@@ -759,12 +867,15 @@ def test_names_map_mistakes_are_config_errors(tmp_path, config, gold):
     with pytest.raises(ConfigError, match="lists '101' twice"):
         load_systems(bulk, config, gold, work, names_map=names_csv(tmp_path, [("101", "x"), ("101", "y")]))
     with pytest.raises(ConfigError, match="both rename alice_smith \\(101\\)"):
-        load_systems(bulk, config, gold, work, names_map=names_csv(tmp_path, [("101", "x"), ("alice_smith (101)",
-                                                                                               "y")]))
+        load_systems(
+            bulk, config, gold, work, names_map=names_csv(tmp_path, [("101", "x"), ("alice_smith (101)", "y")])
+        )
     with pytest.raises(ConfigError, match="does not exist"):
         load_systems(bulk, config, gold, work, names_map=str(tmp_path / "missing.csv"))
-    legacy = write(tmp_path / "legacy.zip", zip_bytes([("alice - 2 submission.zip", sample("knn")),
-                                                       ("bob - 2 submission.zip", sample("knn"))]))
+    legacy = write(
+        tmp_path / "legacy.zip",
+        zip_bytes([("alice - 2 submission.zip", sample("knn")), ("bob - 2 submission.zip", sample("knn"))]),
+    )
     with pytest.raises(ConfigError, match="'2' matches 2 submissions"):
         load_systems(legacy, config, gold, work, names_map=names_csv(tmp_path, [("2", "x")]))
 
@@ -778,7 +889,7 @@ def participant_bulk(tmp_path):
         (codabench_name(11, "alice", 3, "2024-05-02:59-00", "s.zip"), sample("rbf_svm")),
         (codabench_name(12, "alice", 3, "2024-05-02:01-00", "s.zip"), sample("shallow_tree")),  # later hour
         (codabench_name(20, "bob", 3, "2024-05-01:00-00", "s.zip"), sample("knn")),
-        (codabench_name(21, "bob", 3, "2024-05-01:30-00", "s.zip"), sample("knn")),             # a tie
+        (codabench_name(21, "bob", 3, "2024-05-01:30-00", "s.zip"), sample("knn")),  # a tie
         (codabench_name(22, "bob", 3, "2024-05-03:00-00", "s.zip"), zip_bytes([("p.csv", b"broken")])),
         (codabench_name(30, "carol", 3, "2024-05-01:00-00", "s.zip"), sample("gaussian_nb")),
     ]
@@ -804,11 +915,14 @@ def test_per_participant_best_and_last(tmp_path, config, gold):
 
 def test_best_follows_the_metric_direction(tmp_path, gold):
     from leaderboard_ci.scoring.config import parse_config
+
     config = parse_config({"metric": "accuracy", "labels": list(gold.labels)})
     bulk = participant_bulk(tmp_path)
     best, _, _ = load_systems(bulk, config, gold, str(tmp_path / "w"), per_participant="best")
-    accuracy = {name: float(np.mean(values == gold.values)) for name, values in
-                load_systems(bulk, config, gold, str(tmp_path / "w2"))[0].items()}
+    accuracy = {
+        name: float(np.mean(values == gold.values))
+        for name, values in load_systems(bulk, config, gold, str(tmp_path / "w2"))[0].items()
+    }
     for owner in ("alice", "bob", "carol"):
         runs = {n: a for n, a in accuracy.items() if n.startswith(owner)}
         assert accuracy[[n for n in best if n.startswith(owner)][0]] == max(runs.values())
@@ -851,8 +965,9 @@ def test_workdir_inside_the_submissions_folder_is_not_a_submission(tmp_path, con
 
 def test_safe_extract(tmp_path):
     dest = tmp_path / "ref"
-    notes = safe_extract(write(tmp_path / "ref.zip", zip_bytes([("gold.csv", b"id,label\n"), symlink_info("l")])),
-                         str(dest))
+    notes = safe_extract(
+        write(tmp_path / "ref.zip", zip_bytes([("gold.csv", b"id,label\n"), symlink_info("l")])), str(dest)
+    )
     assert os.listdir(str(dest)) == ["gold.csv"] and notes == ["ignored the symbolic link 'l'"]
     bad = write(tmp_path / "slip.zip", zip_bytes([("gold.csv", b"x"), (zipfile.ZipInfo("../evil.csv"), b"x")]))
     with pytest.raises(ConfigError, match=r"slip.zip cannot be extracted: .*'\.\.' component"):
@@ -863,7 +978,7 @@ def test_safe_extract(tmp_path):
 def test_limits_are_validated():
     with pytest.raises(ValueError, match="max_members"):
         UnzipLimits(max_members=0)
-    assert UnzipLimits().max_total_bytes == 2 * 1024 ** 3 and UnzipLimits().max_submission_bytes == 512 * MiB
+    assert UnzipLimits().max_total_bytes == 2 * 1024**3 and UnzipLimits().max_submission_bytes == 512 * MiB
 
 
 def test_targets_must_resolve_inside_the_folder(tmp_path):
@@ -879,23 +994,31 @@ def test_targets_must_resolve_inside_the_folder(tmp_path):
 
 
 def test_unsafe_member_in_a_container_of_folders_refuses_its_folder(tmp_path, config, gold):
-    members = [("team_a/predictions.csv", predictions("knn")),
-               (zipfile.ZipInfo("team_a/../../evil.csv"), b"x"),
-               ("team_b/predictions.csv", predictions("rbf_svm")),
-               (zipfile.ZipInfo("/evil_abs.csv"), b"x")]
+    members = [
+        ("team_a/predictions.csv", predictions("knn")),
+        (zipfile.ZipInfo("team_a/../../evil.csv"), b"x"),
+        ("team_b/predictions.csv", predictions("rbf_svm")),
+        (zipfile.ZipInfo("/evil_abs.csv"), b"x"),
+    ]
     path = write(tmp_path / "folders.zip", zip_bytes(members))
     work = tmp_path / "work"
     coded, skipped, _ = load_systems(path, config, gold, str(work))
     assert list(coded) == ["team_b"]
-    assert skipped == [("evil_abs", "the zip member '/evil_abs.csv' has an absolute path"),
-                       ("team_a", "the zip member 'team_a/../../evil.csv' has a '..' component "
-                                  "(a path outside the zip)")]
+    assert skipped == [
+        ("evil_abs", "the zip member '/evil_abs.csv' has an absolute path"),
+        ("team_a", "the zip member 'team_a/../../evil.csv' has a '..' component (a path outside the zip)"),
+    ]
     assert sorted(os.listdir(str(tmp_path))) == ["folders.zip", "work"]
     # the same below a folder wrapping the whole zip
-    wrapped = write(tmp_path / "wrapped.zip", zip_bytes([("all/" + n if isinstance(n, str) else n, d)
-                                                         for n, d in members[:1] + members[2:3]]
-                                                        + [(zipfile.ZipInfo("all/../evil_wrap.csv"), b"x")]))
+    wrapped = write(
+        tmp_path / "wrapped.zip",
+        zip_bytes(
+            [("all/" + n if isinstance(n, str) else n, d) for n, d in members[:1] + members[2:3]]
+            + [(zipfile.ZipInfo("all/../evil_wrap.csv"), b"x")]
+        ),
+    )
     coded, skipped, _ = load_systems(wrapped, config, gold, str(tmp_path / "work2"))
     assert list(coded) == ["team_a", "team_b"]
-    assert skipped == [("evil_wrap", "the zip member 'all/../evil_wrap.csv' has a '..' component "
-                                     "(a path outside the zip)")]
+    assert skipped == [
+        ("evil_wrap", "the zip member 'all/../evil_wrap.csv' has a '..' component (a path outside the zip)")
+    ]

@@ -1,10 +1,12 @@
 """The paired engine equals the per-submission program system by system, bit for bit."""
+
 import numpy as np
 import pytest
 
+from leaderboard_ci.phase.analysis.systems import build_plan as PairedPlan
+from leaderboard_ci.phase.analysis.systems import score_systems
 from leaderboard_ci.scoring.config import parse_config
 from leaderboard_ci.scoring.evaluation import evaluate
-from leaderboard_ci.phase.analysis.systems import build_plan as PairedPlan, score_systems
 from leaderboard_ci.tasks.scorer import GoldStandard
 
 
@@ -21,8 +23,14 @@ def _classification(n=400, m=5, seed=0):
 @pytest.mark.parametrize("n_jobs", [1, 3])
 def test_classification_scores_equal_evaluate(method, n_jobs):
     gold, preds = _classification()
-    cfg = parse_config({"metric": "f1_macro", "extra_metrics": ["accuracy", "mcc", "qwk", "f1_weighted"],
-                        "groups": "g", "bootstrap": {"n_resamples": 250, "method": method}})
+    cfg = parse_config(
+        {
+            "metric": "f1_macro",
+            "extra_metrics": ["accuracy", "mcc", "qwk", "f1_weighted"],
+            "groups": "g",
+            "bootstrap": {"n_resamples": 250, "method": method},
+        }
+    )
     scores = score_systems(cfg, gold, preds, ["s%d" % j for j in range(len(preds))], n_jobs=n_jobs)
     for j, p in enumerate(preds):
         single = evaluate(cfg, gold, p)
@@ -40,12 +48,21 @@ def test_regression_scores_equal_evaluate():
     from sklearn.neighbors import KNeighborsRegressor
 
     x, y = load_diabetes(return_X_y=True)
-    preds = [Ridge().fit(x[:250], y[:250]).predict(x), KNeighborsRegressor().fit(x[:250], y[:250]).predict(x),
-             np.full_like(y, y[:250].mean())]
+    preds = [
+        Ridge().fit(x[:250], y[:250]).predict(x),
+        KNeighborsRegressor().fit(x[:250], y[:250]).predict(x),
+        np.full_like(y, y[:250].mean()),
+    ]
     groups = (x[:, 1] > 0).astype(int)
     gold = GoldStandard(values=y, groups=groups, group_values=("f", "m"))
-    cfg = parse_config({"metric": "mae", "extra_metrics": ["rmse", "r2", "pearson", "spearman"], "groups": "sex",
-                        "bootstrap": {"n_resamples": 120}})
+    cfg = parse_config(
+        {
+            "metric": "mae",
+            "extra_metrics": ["rmse", "r2", "pearson", "spearman"],
+            "groups": "sex",
+            "bootstrap": {"n_resamples": 120},
+        }
+    )
     scores = score_systems(cfg, gold, preds, ["ridge", "knn", "mean"], n_jobs=2)
     for j, p in enumerate(preds):
         for t, s in enumerate(evaluate(cfg, gold, p).scores):

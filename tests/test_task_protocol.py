@@ -13,6 +13,7 @@ Then no library module outside ``tasks/`` names a task type or probes one: the `
 name, imports of a task's module, and ``getattr``/``hasattr`` on a task or its statistics
 (allow-list below, with the reason for each entry).
 """
+
 import ast
 import inspect
 import os
@@ -36,22 +37,48 @@ DOCS_PAGE = os.path.join(ROOT, "docs", "adding_a_task_type.md")
 #: ``encode_values``: a few items, two systems, enough for the task's pair tests to run.
 SAMPLES = {
     "classification": (list("abababab"), {"s1": list("abababaa"), "s2": list("aaabbbab")}, None, "b"),
-    "regression": ([1.0, 2.0, 3.5, 4.0, 5.5, 6.0], {"s1": [1.1, 2.2, 3.0, 4.4, 5.0, 6.1],
-                                                     "s2": [0.5, 2.5, 3.5, 3.0, 6.5, 5.0]}, None, None),
-    "scores": (["neg", "pos"] * 4, {"s1": [0.1, 0.9, 0.2, 0.7, 0.4, 0.6, 0.3, 0.8],
-                                    "s2": [0.6, 0.5, 0.1, 0.9, 0.7, 0.2, 0.4, 0.3]}, None, "pos"),
-    "multilabel": ([["a"], ["b"], ["a", "b"], [], ["a"], ["b"]],
-                   {"s1": [["a"], ["b"], ["a"], [], ["a", "b"], ["b"]],
-                    "s2": [["b"], ["b"], ["a", "b"], ["a"], ["a"], []]}, None, None),
-    "sequence": ([["B-PER", "I-PER", "O"], ["O", "B-LOC"], ["B-LOC", "O", "B-PER"]],
-                 {"s1": [["B-PER", "I-PER", "O"], ["O", "O"], ["B-LOC", "O", "B-PER"]],
-                  "s2": [["B-PER", "O", "O"], ["O", "B-LOC"], ["B-PER", "O", "O"]]}, None, None),
-    "qa": (["paris", ["rome", "roma"], "the red house", "madrid"],
-           {"s1": ["Paris", "rome", "a red house", "lisbon"], "s2": ["london", "Roma", "the red house", "madrid"]},
-           None, None),
-    "ranking": ([("q1", {"d1": 1, "d2": 0, "d3": 2}), ("q2", {"d4": 1}), ("q3", {"d5": 0, "d6": 1})],
-                {"s1": {"q1": {"d1": 1.0, "d3": 0.5}, "q2": {"d4": 0.9}, "q3": {"d6": 0.3, "d5": 0.2}},
-                 "s2": {"q1": {"d2": 1.0, "d1": 0.4}, "q2": {"d9": 0.9}, "q3": {"d5": 0.8}}}, None, None),
+    "regression": (
+        [1.0, 2.0, 3.5, 4.0, 5.5, 6.0],
+        {"s1": [1.1, 2.2, 3.0, 4.4, 5.0, 6.1], "s2": [0.5, 2.5, 3.5, 3.0, 6.5, 5.0]},
+        None,
+        None,
+    ),
+    "scores": (
+        ["neg", "pos"] * 4,
+        {"s1": [0.1, 0.9, 0.2, 0.7, 0.4, 0.6, 0.3, 0.8], "s2": [0.6, 0.5, 0.1, 0.9, 0.7, 0.2, 0.4, 0.3]},
+        None,
+        "pos",
+    ),
+    "multilabel": (
+        [["a"], ["b"], ["a", "b"], [], ["a"], ["b"]],
+        {"s1": [["a"], ["b"], ["a"], [], ["a", "b"], ["b"]], "s2": [["b"], ["b"], ["a", "b"], ["a"], ["a"], []]},
+        None,
+        None,
+    ),
+    "sequence": (
+        [["B-PER", "I-PER", "O"], ["O", "B-LOC"], ["B-LOC", "O", "B-PER"]],
+        {
+            "s1": [["B-PER", "I-PER", "O"], ["O", "O"], ["B-LOC", "O", "B-PER"]],
+            "s2": [["B-PER", "O", "O"], ["O", "B-LOC"], ["B-PER", "O", "O"]],
+        },
+        None,
+        None,
+    ),
+    "qa": (
+        ["paris", ["rome", "roma"], "the red house", "madrid"],
+        {"s1": ["Paris", "rome", "a red house", "lisbon"], "s2": ["london", "Roma", "the red house", "madrid"]},
+        None,
+        None,
+    ),
+    "ranking": (
+        [("q1", {"d1": 1, "d2": 0, "d3": 2}), ("q2", {"d4": 1}), ("q3", {"d5": 0, "d6": 1})],
+        {
+            "s1": {"q1": {"d1": 1.0, "d3": 0.5}, "q2": {"d4": 0.9}, "q3": {"d6": 0.3, "d5": 0.2}},
+            "s2": {"q1": {"d2": 1.0, "d1": 0.4}, "q2": {"d9": 0.9}, "q3": {"d5": 0.8}},
+        },
+        None,
+        None,
+    ),
 }
 
 #: The defaults ``make_spec`` receives from a config that sets none (besides a sample's pos_label).
@@ -105,7 +132,9 @@ def check_constants(task):
         assert isinstance(docs, dict) and set(docs) <= set(keys), "%s.%s documents unknown keys" % (task.NAME, attr)
         assert all(isinstance(v, str) and v for v in docs.values()), "%s.%s" % (task.NAME, attr)
     assert set(task.SETTINGS) <= set(task.SETTING_DOCS), "%s: settings without a line in SETTING_DOCS: %s" % (
-        task.NAME, sorted(set(task.SETTINGS) - set(task.SETTING_DOCS)))
+        task.NAME,
+        sorted(set(task.SETTINGS) - set(task.SETTING_DOCS)),
+    )
     assert isinstance(task.PAIR_TESTS, tuple)
     for entry in task.PAIR_TESTS:
         assert isinstance(entry, tuple) and len(entry) == 3, "%s: PAIR_TESTS holds %r" % (task.NAME, entry)
@@ -123,9 +152,10 @@ def check_signatures(task):
         try:
             inspect.signature(method).bind(*([None] * n_args))
         except TypeError:
-            raise AssertionError("%s.%s%s does not take the protocol's %d arguments %s"
-                                 % (task.NAME, name, inspect.signature(method), n_args,
-                                    inspect.signature(getattr(base, name))))
+            raise AssertionError(
+                "%s.%s%s does not take the protocol's %d arguments %s"
+                % (task.NAME, name, inspect.signature(method), n_args, inspect.signature(getattr(base, name)))
+            )
     stats = task.Statistics
     assert inspect.isclass(stats), "%s.Statistics is not a class" % task.NAME
     assert callable(getattr(stats, "prepare", None)) and callable(getattr(stats, "score", None))
@@ -133,7 +163,12 @@ def check_signatures(task):
     for flag, method in (("OWN_GOLD_FORMAT", "read_gold"), ("OWN_PREDICTION_FORMAT", "read_predictions")):
         overridden = getattr(type(task), method) is not getattr(TaskType, method)
         assert getattr(task, flag) == overridden, "%s: %s is %s but %s is %s" % (
-            task.NAME, flag, getattr(task, flag), method, "its own" if overridden else "the default")
+            task.NAME,
+            flag,
+            getattr(task, flag),
+            method,
+            "its own" if overridden else "the default",
+        )
 
 
 def check_metric_names(task):
@@ -141,7 +176,7 @@ def check_metric_names(task):
     for metric in task.METRICS:
         found = task.resolve_name(metric)
         assert found is not None and found[0] == metric, "%s: metric %r does not resolve" % (task.NAME, metric)
-    for alias, target in task.ALIASES.items():
+    for alias, _target in task.ALIASES.items():
         assert task.resolve_name(alias) is not None, "%s: alias %r does not resolve" % (task.NAME, alias)
     pos_label = SAMPLES[task.NAME][3] if task.NAME in SAMPLES else None
     for spec in _specs(task, pos_label):
@@ -150,9 +185,13 @@ def check_metric_names(task):
         assert again is not None, "%s: the default key %r does not resolve" % (task.NAME, spec.key)
         fields, key, _ = task.make_spec(again[0], dict(again[1]), dict(DEFAULTS, pos_label=pos_label))
         rebuilt = MetricSpec(name=again[0], key=key, info=task.METRICS[again[0]], **fields)
-        assert (rebuilt.name, rebuilt.key, rebuilt.average, rebuilt.weights, rebuilt.options) == \
-            (spec.name, spec.key, spec.average, spec.weights, spec.options), "%s: %r does not round-trip" % (
-                task.NAME, spec.key)
+        assert (rebuilt.name, rebuilt.key, rebuilt.average, rebuilt.weights, rebuilt.options) == (
+            spec.name,
+            spec.key,
+            spec.average,
+            spec.weights,
+            spec.options,
+        ), "%s: %r does not round-trip" % (task.NAME, spec.key)
 
 
 def check_pair_tests(task):
@@ -172,17 +211,27 @@ def check_pair_tests(task):
             for column, value in out.items():
                 assert column in declared, "%s: pair test %r is not in PAIR_TESTS" % (task.NAME, column)
                 assert isinstance(value, tuple) and len(value) == 2, "%s: %r is not (title, p-values)" % (
-                    task.NAME, column)
+                    task.NAME,
+                    column,
+                )
                 title, p = value
                 assert title == declared[column], "%s: %r has title %r, declared %r" % (
-                    task.NAME, column, title, declared[column])
+                    task.NAME,
+                    column,
+                    title,
+                    declared[column],
+                )
                 p = np.asarray(p, dtype=np.float64)
                 assert p.shape == (len(pairs),) and np.all((p >= 0) & (p <= 1)), (task.NAME, column, p)
                 assert task.needs_pair_tests([spec]), "%s: %s has a pair test but needs_pair_tests is False" % (
-                    task.NAME, spec.key)
+                    task.NAME,
+                    spec.key,
+                )
                 seen.add(column)
     assert seen == set(declared), "%s: declared pair tests never returned on the sample: %s" % (
-        task.NAME, sorted(set(declared) - seen))
+        task.NAME,
+        sorted(set(declared) - seen),
+    )
 
 
 CHECKS = (check_constants, check_signatures, check_metric_names, check_pair_tests)
@@ -229,12 +278,18 @@ class _FlagWithoutReader(ClassificationTask):
     OWN_GOLD_FORMAT = True  # but read_gold is the default
 
 
-@pytest.mark.parametrize("check, broken", [(check_constants, _WrongInfo), (check_constants, _UndocumentedSetting),
-                                           (check_signatures, _WrongSignature),
-                                           (check_signatures, _FlagWithoutReader),
-                                           (check_metric_names, _UnknownSpelling),
-                                           (check_pair_tests, _UndeclaredPairTest)],
-                         ids=lambda x: getattr(x, "__name__", str(x)))
+@pytest.mark.parametrize(
+    "check, broken",
+    [
+        (check_constants, _WrongInfo),
+        (check_constants, _UndocumentedSetting),
+        (check_signatures, _WrongSignature),
+        (check_signatures, _FlagWithoutReader),
+        (check_metric_names, _UnknownSpelling),
+        (check_pair_tests, _UndeclaredPairTest),
+    ],
+    ids=lambda x: getattr(x, "__name__", str(x)),
+)
 def test_checks_catch_a_broken_task(check, broken):
     check(ClassificationTask())  # the task it is derived from passes
     with pytest.raises(AssertionError):
@@ -307,8 +362,9 @@ def _docstrings(tree):
 
 def _names_a_task(expr):
     """Whether an expression is a task or its statistics (``task``, ``scorer.task``, ``main.statistics``...)."""
-    words = [n.id for n in ast.walk(expr) if isinstance(n, ast.Name)] + \
-        [n.attr for n in ast.walk(expr) if isinstance(n, ast.Attribute)]
+    words = [n.id for n in ast.walk(expr) if isinstance(n, ast.Name)] + [
+        n.attr for n in ast.walk(expr) if isinstance(n, ast.Attribute)
+    ]
     words += [n.func.id for n in ast.walk(expr) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
     return any("task" in w.lower() or w == "statistics" for w in words)
 
@@ -332,8 +388,13 @@ def task_names_in(package_dir, task_names, module_names):
                     text = _string(node)
                     if text in task_names and id(node) not in docstrings and (rel, text) not in ALLOWED:
                         found.append((rel, node.lineno, repr(text)))
-                    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
-                            and node.func.id in ("getattr", "hasattr") and node.args and _names_a_task(node.args[0]):
+                    elif (
+                        isinstance(node, ast.Call)
+                        and isinstance(node.func, ast.Name)
+                        and node.func.id in ("getattr", "hasattr")
+                        and node.args
+                        and _names_a_task(node.args[0])
+                    ):
                         found.append((rel, node.lineno, "%s probe on a task" % node.func.id))
                     elif isinstance(node, ast.ImportFrom) and node.module:
                         modules = [node.module + "." + a.name for a in node.names] + [node.module]
@@ -361,10 +422,15 @@ def test_the_scan_finds_a_planted_task_name(tmp_path):
         os.makedirs(str(tmp_path / layer))
     (tmp_path / "phase" / "planted.py").write_text(
         '"""A docstring may say classification."""\n'
-        'from ..tasks.classification import check_labels\n\n\n'
+        "from ..tasks.classification import check_labels\n\n\n"
         'def f(gold):\n    return gold.kind == "regression"\n\n\n'
         'def g(gold, scorer):\n    return getattr(task_module(gold.kind), "sparse_units", None), '
-        'hasattr(scorer.statistics, "unit_values"), getattr(gold, "labels", None)\n')
+        'hasattr(scorer.statistics, "unit_values"), getattr(gold, "labels", None)\n'
+    )
     found = task_names_in(str(tmp_path), set(TASKS), _task_module_names())
-    assert sorted((path, line) for path, line, _ in found) == [("phase/planted.py", 2), ("phase/planted.py", 6),
-                                                               ("phase/planted.py", 10), ("phase/planted.py", 10)]
+    assert sorted((path, line) for path, line, _ in found) == [
+        ("phase/planted.py", 2),
+        ("phase/planted.py", 6),
+        ("phase/planted.py", 10),
+        ("phase/planted.py", 10),
+    ]

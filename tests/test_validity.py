@@ -6,6 +6,7 @@ the end-of-phase report (``analyze`` -> ``TargetAnalysis.notes`` -> report.json)
 and the participant's version is the same whichever unit is rare in the gold and
 however rare it is (it names no rare unit and gives no gold count).
 """
+
 import json
 
 import numpy as np
@@ -15,8 +16,7 @@ from leaderboard_ci.phase.analysis import Execution, analyze
 from leaderboard_ci.scoring.config import parse_config
 from leaderboard_ci.scoring.detailed_html import render_detailed_results
 from leaderboard_ci.scoring.evaluation import evaluate
-from leaderboard_ci.scoring.validity import (degenerate_interval_note, degenerate_notes, sparse_notes,
-                                             tail_share)
+from leaderboard_ci.scoring.validity import degenerate_interval_note, degenerate_notes, sparse_notes, tail_share
 from leaderboard_ci.tasks.base import GoldStandard
 from leaderboard_ci.tasks.registry import task_module
 
@@ -103,9 +103,11 @@ def test_multilabel_flags_a_label_the_system_predicts_at_most_three_times():
     system[0] = system[0] + ["d"]
     gold, coded = _encoded("multilabel", gold_values, {"s": system})
     warnings, _ = _participant(config, gold, coded["s"])
-    assert warnings == ("In the test set, you predict label 'd' 1 time (at most 3), so the precision of that "
-                        "label in macro-F1 rests on almost nothing and the interval can cover far less than its "
-                        "nominal level.",)
+    assert warnings == (
+        "In the test set, you predict label 'd' 1 time (at most 3), so the precision of that "
+        "label in macro-F1 rests on almost nothing and the interval can cover far less than its "
+        "nominal level.",
+    )
     notes, _ = _phase_notes(gold_values, {"s": system, "t": gold_values}, config)
     assert any("1 system predicts some label at most 3 times (s)" in n for n in notes)
 
@@ -140,7 +142,9 @@ def test_scores_rank_metrics_with_few_positives(metric):
         organizer = sparse_notes(config.metrics, gold)
         warnings, _ = _participant(config, gold, coded["s"])
         if flagged:
-            assert len(organizer) == 1 and organizer[0].startswith("In the test set, class '1' has at most 10 gold items")
+            assert len(organizer) == 1 and organizer[0].startswith(
+                "In the test set, class '1' has at most 10 gold items"
+            )
             assert "87%" in organizer[0]
             assert warnings[0].startswith("Some classes have very few items in the test data")
             assert "'1'" not in warnings[0]
@@ -188,9 +192,11 @@ def test_ranking_mean_over_a_handful_of_queries():
     gold_values, run = _ranking(8)
     gold, coded = _encoded("ranking", gold_values, {"s": run})
     organizer = sparse_notes(config.metrics, gold)
-    assert organizer == ["In the test set, only 8 queries have a relevant document (at most 10), so MAP rests on "
-                         "almost nothing: such intervals can cover less than their nominal level (a bootstrap over so "
-                         "few units can cover well below its nominal level)."]
+    assert organizer == [
+        "In the test set, only 8 queries have a relevant document (at most 10), so MAP rests on "
+        "almost nothing: such intervals can cover less than their nominal level (a bootstrap over so "
+        "few units can cover well below its nominal level)."
+    ]
     warnings, _ = _participant(config, gold, coded["s"])
     assert warnings[0].startswith("Few queries in the test data have a relevant document") and "8" not in warnings[0]
     gold_values, run = _ranking(40)
@@ -201,8 +207,10 @@ def test_ranking_mean_over_a_handful_of_queries():
 def test_classification_macro_and_plain_metrics():
     gold = np.array([0] * 100 + [1] * 100 + [2] * 2)
     config = _config("classification", "f1_macro", labels=["0", "1", "2"])
-    assert "class '2' has at most 3 gold items" in sparse_notes(config.metrics, GoldStandard(
-        values=gold, labels=("0", "1", "2")))[0]
+    assert (
+        "class '2' has at most 3 gold items"
+        in sparse_notes(config.metrics, GoldStandard(values=gold, labels=("0", "1", "2")))[0]
+    )
     plain = _config("classification", "accuracy", ["mcc"], labels=["0", "1", "2"])
     assert sparse_notes(plain.metrics, GoldStandard(values=gold, labels=("0", "1", "2")), gold) == []
 
@@ -248,8 +256,9 @@ def test_qa_has_no_sparse_units_but_a_perfect_system_gets_the_zero_width_note():
 def test_end_of_phase_degenerate_notes_are_aggregated():
     config = _config("classification", "accuracy", labels=["0", "1"])
     spec = config.metrics[0]
-    notes = degenerate_notes(spec.title, spec.info.best, ["a", "b", "c", "d"], [1.0, 0.98, 0.7, 1.0],
-                             [1.0, 1.0, 0.8, 1.0])
+    notes = degenerate_notes(
+        spec.title, spec.info.best, ["a", "b", "c", "d"], [1.0, 0.98, 0.7, 1.0], [1.0, 1.0, 0.8, 1.0]
+    )
     assert notes[0].startswith("2 systems have a zero-width accuracy interval (a, d): every resample")
     assert "among n items" in notes[0]
     assert notes[1].startswith("1 system has its accuracy interval ending at 1, the best value it can take (b)")

@@ -1,4 +1,5 @@
 """Shared by the profiling scripts: print the top of a cProfile run."""
+
 import io
 import pstats
 
@@ -9,4 +10,4 @@ def print_top(prof, top):
     pstats.Stats(prof, stream=out).sort_stats("tottime").print_stats(top)
     lines = [ln for ln in out.getvalue().splitlines() if ln.strip()]
     start = next(i for i, ln in enumerate(lines) if "ncalls" in ln)
-    print("\n".join(lines[start:start + top + 1]))
+    print("\n".join(lines[start : start + top + 1]))

@@ -19,6 +19,7 @@ Prints:
   (pandas tables, ranking); CPU time / wall; peak RSS;
 * ``--cprofile``: the top functions by internal time;
 """
+
 from __future__ import annotations
 
 import argparse
@@ -29,7 +30,6 @@ import sys
 import time
 
 from _profiling import print_top
-
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BENCH = os.path.dirname(HERE)
@@ -58,8 +58,15 @@ def run_analyze(gold, systems, B, jobs, profile=False):
     c0, t0 = time.process_time(), time.perf_counter()
     if prof:
         prof.enable()
-    result = analysis.analyze(gold, systems, metric="f1_macro", n_resamples=B, seed=impls.SEED,
-                              corrections=list(impls.CORRECTIONS), execution=analysis.Execution(n_jobs=jobs))
+    result = analysis.analyze(
+        gold,
+        systems,
+        metric="f1_macro",
+        n_resamples=B,
+        seed=impls.SEED,
+        corrections=list(impls.CORRECTIONS),
+        execution=analysis.Execution(n_jobs=jobs),
+    )
     if prof:
         prof.disable()
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
@@ -87,9 +94,19 @@ def main():
     gold, systems, _ = load(args.m, args.n)
     run_analyze(gold, dict(list(systems.items())[:3]), 64, jobs)  # warm-up: imports (statsmodels, pandas)
     result, wall, cpu, stages, prof = run_analyze(gold, systems, args.B, jobs, profile=args.cprofile)
-    print("analyze m=%d n=%d B=%d n_jobs=%s: %.2f s wall, %.2f s CPU (CPU/wall %.2f), peak RSS %.0f MB"
-          % (args.m, args.n, args.B, args.jobs, wall, cpu, cpu / wall,
-             resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0))
+    print(
+        "analyze m=%d n=%d B=%d n_jobs=%s: %.2f s wall, %.2f s CPU (CPU/wall %.2f), peak RSS %.0f MB"
+        % (
+            args.m,
+            args.n,
+            args.B,
+            args.jobs,
+            wall,
+            cpu,
+            cpu / wall,
+            resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
+        )
+    )
     for k, v in sorted(stages.items(), key=lambda kv: -kv[1]):
         print("  %-16s %8.2f s  (%4.1f%%)" % (k, v, 100 * v / wall))
     if prof is not None:

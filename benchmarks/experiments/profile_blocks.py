@@ -20,6 +20,7 @@ without ``keep_freed_memory()``: wall time, CPU time / wall (2.0 = both
 threads busy) and minor page faults, and whether all four give identical
 statistics.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -104,15 +105,24 @@ def whole_loop(n, B, jobs, keep):
     out = compute_replicates([acc], n, 12345, B, n_jobs=jobs)[0]
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0
-    return {"wall": wall, "cpu": cpu, "faults": faults, "kept": kept,
-            "checksum": int((out * np.arange(1, 10)).sum() % (1 << 61)), "load": os.getloadavg()[0]}
+    return {
+        "wall": wall,
+        "cpu": cpu,
+        "faults": faults,
+        "kept": kept,
+        "checksum": int((out * np.arange(1, 10)).sum() % (1 << 61)),
+        "load": os.getloadavg()[0],
+    }
 
 
 def fresh(n, B, jobs, keep):
-    code = ("import json, sys; sys.path.insert(0, %r); import profile_blocks as p; "
-            "print(json.dumps(p.whole_loop(%d, %d, %d, %r)))" % (HERE, n, B, jobs, keep))
-    out = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE, check=True,
-                         universal_newlines=True).stdout
+    code = (
+        "import json, sys; sys.path.insert(0, %r); import profile_blocks as p; "
+        "print(json.dumps(p.whole_loop(%d, %d, %d, %r)))" % (HERE, n, B, jobs, keep)
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, check=True, universal_newlines=True
+    ).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
@@ -127,9 +137,16 @@ def main():
         B = args.B
         draws = float(B) * n
         t, rows, chunked = stages(n, B, data(n))
-        print("n=%d B=%d (%s), stages as in the project, single thread, ns per draw:"
-              % (n, B, "one replicate per block, %d-draw chunks" % min(DRAW_CHUNK, n) if chunked
-                 else "%d replicates per block" % rows))
+        print(
+            "n=%d B=%d (%s), stages as in the project, single thread, ns per draw:"
+            % (
+                n,
+                B,
+                "one replicate per block, %d-draw chunks" % min(DRAW_CHUNK, n)
+                if chunked
+                else "%d replicates per block" % rows,
+            )
+        )
         total = sum(t.values())
         for k, v in t.items():
             print("  %-7s %6.2f ns  (%4.1f%%)" % (k, 1e9 * v / draws, 100 * v / total))
@@ -140,11 +157,19 @@ def main():
             for jobs in (1, 2):
                 best = min((fresh(n, B, jobs, keep) for _ in range(args.loops)), key=lambda r: r["wall"])
                 sums.add(best["checksum"])
-                print("    %-22s n_jobs=%d: %6.2f ns/draw wall (%5.1f s for B=10,000), CPU/wall %.2f, "
-                      "%9d minor page faults per 10^4 resamples, load %.1f"
-                      % ("keep_freed_memory" if keep else "glibc defaults", jobs, 1e9 * best["wall"] / draws,
-                         best["wall"] / B * 10000, best["cpu"] / best["wall"], best["faults"] * 1e4 / B,
-                         best["load"]))
+                print(
+                    "    %-22s n_jobs=%d: %6.2f ns/draw wall (%5.1f s for B=10,000), CPU/wall %.2f, "
+                    "%9d minor page faults per 10^4 resamples, load %.1f"
+                    % (
+                        "keep_freed_memory" if keep else "glibc defaults",
+                        jobs,
+                        1e9 * best["wall"] / draws,
+                        best["wall"] / B * 10000,
+                        best["cpu"] / best["wall"],
+                        best["faults"] * 1e4 / B,
+                        best["load"],
+                    )
+                )
         print("  identical statistics in all four runs: %s" % (len(sums) == 1))
 
 

@@ -8,6 +8,7 @@ Imports scoring_program/leaderboard_ci and, like score.py, calls
 it saves).  Data: the benchmark's data sets (benchmarks/.cache/data, made by
 datasets.py if missing).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -36,8 +37,10 @@ def main():
     sys.path.insert(0, os.path.join(ROOT, "scoring_program"))
     sys.path.insert(1, BENCH)
     from leaderboard_ci.core.parallel import keep_freed_memory
+
     kept = False if args.no_keep else keep_freed_memory()
     import datasets
+
     from leaderboard_ci.scoring.config import parse_config
     from leaderboard_ci.scoring.evaluation import evaluate
     from leaderboard_ci.tasks.scorer import GoldStandard
@@ -49,8 +52,9 @@ def main():
     jobs = args.jobs if args.jobs == "auto" else int(args.jobs)
     config = parse_config({"metric": args.metric, "bootstrap": {"n_resamples": args.B, "n_jobs": jobs}})
     gold = GoldStandard(values=data["gold"], labels=labels)
-    evaluate(parse_config({"metric": args.metric, "bootstrap": {"n_resamples": 64, "n_jobs": jobs}}),
-             gold, data["pred"])  # warm-up
+    evaluate(
+        parse_config({"metric": args.metric, "bootstrap": {"n_resamples": 64, "n_jobs": jobs}}), gold, data["pred"]
+    )  # warm-up
     f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
     c0, t0 = time.process_time(), time.perf_counter()
     prof = cProfile.Profile()
@@ -60,10 +64,22 @@ def main():
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0
     draws = float(args.n) * args.B
-    print("%s n=%d B=%d n_jobs=%s %s: wall %.2f s (%.2f ns/draw), CPU %.2f s, %d minor page faults "
-          "(%.0f per 10^4 resamples)" % (args.metric, args.n, args.B, args.jobs,
-                                         "keep_freed_memory" if kept else "glibc defaults",
-                                         wall, 1e9 * wall / draws, cpu, faults, faults * 1e4 / args.B))
+    print(
+        "%s n=%d B=%d n_jobs=%s %s: wall %.2f s (%.2f ns/draw), CPU %.2f s, %d minor page faults "
+        "(%.0f per 10^4 resamples)"
+        % (
+            args.metric,
+            args.n,
+            args.B,
+            args.jobs,
+            "keep_freed_memory" if kept else "glibc defaults",
+            wall,
+            1e9 * wall / draws,
+            cpu,
+            faults,
+            faults * 1e4 / args.B,
+        )
+    )
     print_top(prof, args.top)
 
 

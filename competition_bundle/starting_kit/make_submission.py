@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 """Train a model on train.csv and write submission.zip with predictions.csv for test.csv."""
+
 import argparse
 import csv
 import io

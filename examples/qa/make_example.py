@@ -18,6 +18,7 @@ Run from the repository root (deterministic; rewrites the data files):
 
     python3 examples/qa/make_example.py
 """
+
 import io
 import json
 import os
@@ -27,39 +28,141 @@ import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-FIRST = ["Amara", "Bruno", "Chiara", "Dmitri", "Elif", "Farid", "Greta", "Hugo", "Ines", "Jonas", "Keiko",
-         "Lucia", "Mateo", "Nadia", "Oskar", "Priya", "Quentin", "Rosa", "Sven", "Tariq"]
-LAST = ["Adeyemi", "Bauer", "Castillo", "Dubois", "Eriksen", "Fontaine", "Gallo", "Haddad", "Ivanova", "Jensen",
-        "Kowalski", "Laine", "Moreau", "Novak", "Okafor", "Petrov", "Quist", "Rinaldi", "Sato", "Torres"]
-CITIES = ["Lisbon", "Krakow", "Porto Alegre", "Mombasa", "Tromso", "Valparaiso", "Gdansk", "Leipzig", "Kyoto",
-          "Cordoba", "Tbilisi", "Adelaide", "Bergen", "Tangier", "Cluj", "Halifax"]
-FIELDS = ["marine biology", "medieval history", "structural engineering", "linguistics", "astrophysics",
-          "economics", "organic chemistry", "architecture", "philosophy", "computer science"]
-SCHOOLS = ["the University of Bologna", "the Technical University of Delft", "the University of Cape Town",
-           "McGill University", "the University of Tartu", "Seoul National University", "the Sorbonne"]
-EMPLOYERS = ["the Northern Observatory", "the Institute of Coastal Research", "the National Library",
-             "Helios Engineering", "the Museum of Maps", "the Bureau of Statistics", "Aurora Robotics"]
+FIRST = [
+    "Amara",
+    "Bruno",
+    "Chiara",
+    "Dmitri",
+    "Elif",
+    "Farid",
+    "Greta",
+    "Hugo",
+    "Ines",
+    "Jonas",
+    "Keiko",
+    "Lucia",
+    "Mateo",
+    "Nadia",
+    "Oskar",
+    "Priya",
+    "Quentin",
+    "Rosa",
+    "Sven",
+    "Tariq",
+]
+LAST = [
+    "Adeyemi",
+    "Bauer",
+    "Castillo",
+    "Dubois",
+    "Eriksen",
+    "Fontaine",
+    "Gallo",
+    "Haddad",
+    "Ivanova",
+    "Jensen",
+    "Kowalski",
+    "Laine",
+    "Moreau",
+    "Novak",
+    "Okafor",
+    "Petrov",
+    "Quist",
+    "Rinaldi",
+    "Sato",
+    "Torres",
+]
+CITIES = [
+    "Lisbon",
+    "Krakow",
+    "Porto Alegre",
+    "Mombasa",
+    "Tromso",
+    "Valparaiso",
+    "Gdansk",
+    "Leipzig",
+    "Kyoto",
+    "Cordoba",
+    "Tbilisi",
+    "Adelaide",
+    "Bergen",
+    "Tangier",
+    "Cluj",
+    "Halifax",
+]
+FIELDS = [
+    "marine biology",
+    "medieval history",
+    "structural engineering",
+    "linguistics",
+    "astrophysics",
+    "economics",
+    "organic chemistry",
+    "architecture",
+    "philosophy",
+    "computer science",
+]
+SCHOOLS = [
+    "the University of Bologna",
+    "the Technical University of Delft",
+    "the University of Cape Town",
+    "McGill University",
+    "the University of Tartu",
+    "Seoul National University",
+    "the Sorbonne",
+]
+EMPLOYERS = [
+    "the Northern Observatory",
+    "the Institute of Coastal Research",
+    "the National Library",
+    "Helios Engineering",
+    "the Museum of Maps",
+    "the Bureau of Statistics",
+    "Aurora Robotics",
+]
 AWARDS = ["the Halden Medal", "the Orion Prize", "the Meridian Award", "the Castell Fellowship"]
 
-BIRTH = ["{name} was born in {city} in {year}.", "Born in {year} in {city}, {name} grew up near the sea.",
-         "{name}, a native of {city}, was born in {year}."]
-STUDY = ["{pron} studied {field} at {school}.", "At {school}, {pron2} read {field}.",
-         "{pron} earned a degree in {field} from {school}."]
-WORK = ["In {wyear}, {pron2} joined {employer} as a researcher.", "{pron} worked at {employer} from {wyear}.",
-        "{employer} hired {obj} in {wyear}."]
-AWARD = ["{pron} received {award} in {ayear}.", "In {ayear} {pron2} was awarded {award}.",
-         "{award} went to {obj} in {ayear}."]
+BIRTH = [
+    "{name} was born in {city} in {year}.",
+    "Born in {year} in {city}, {name} grew up near the sea.",
+    "{name}, a native of {city}, was born in {year}.",
+]
+STUDY = [
+    "{pron} studied {field} at {school}.",
+    "At {school}, {pron2} read {field}.",
+    "{pron} earned a degree in {field} from {school}.",
+]
+WORK = [
+    "In {wyear}, {pron2} joined {employer} as a researcher.",
+    "{pron} worked at {employer} from {wyear}.",
+    "{employer} hired {obj} in {wyear}.",
+]
+AWARD = [
+    "{pron} received {award} in {ayear}.",
+    "In {ayear} {pron2} was awarded {award}.",
+    "{award} went to {obj} in {ayear}.",
+]
 MOVE = ["Later {pron2} moved to {city2}.", "{pron} eventually settled in {city2}."]
 
 
 def _person(rng):
     she = rng.random() < 0.5
     year = rng.randint(1920, 1995)
-    fact = {"name": "%s %s" % (rng.choice(FIRST), rng.choice(LAST)), "city": rng.choice(CITIES),
-            "year": str(year), "field": rng.choice(FIELDS), "school": rng.choice(SCHOOLS),
-            "employer": rng.choice(EMPLOYERS), "wyear": str(year + rng.randint(22, 35)),
-            "award": rng.choice(AWARDS), "ayear": str(year + rng.randint(36, 50)), "city2": rng.choice(CITIES),
-            "pron": "She" if she else "He", "pron2": "she" if she else "he", "obj": "her" if she else "him"}
+    fact = {
+        "name": "%s %s" % (rng.choice(FIRST), rng.choice(LAST)),
+        "city": rng.choice(CITIES),
+        "year": str(year),
+        "field": rng.choice(FIELDS),
+        "school": rng.choice(SCHOOLS),
+        "employer": rng.choice(EMPLOYERS),
+        "wyear": str(year + rng.randint(22, 35)),
+        "award": rng.choice(AWARDS),
+        "ayear": str(year + rng.randint(36, 50)),
+        "city2": rng.choice(CITIES),
+        "pron": "She" if she else "He",
+        "pron2": "she" if she else "he",
+        "obj": "her" if she else "him",
+    }
     sentences = []
     for templates in (BIRTH, STUDY, WORK, AWARD, MOVE):
         template = rng.choice(templates)
@@ -86,8 +189,13 @@ def _questions(rng, fact):
         (["What did %s study?" % n, "Which subject did %s study?" % n], fact["field"]),
         (["Where did %s study?" % n, "At which university did %s study?" % n], fact["school"]),
         (["Who hired %s in %s?" % (n, fact["wyear"]), "Where did %s work?" % n], fact["employer"]),
-        (["When did %s join %s?" % (n, fact["employer"]), "In which year did %s start at %s?"
-          % (n, fact["employer"])], fact["wyear"]),
+        (
+            [
+                "When did %s join %s?" % (n, fact["employer"]),
+                "In which year did %s start at %s?" % (n, fact["employer"]),
+            ],
+            fact["wyear"],
+        ),
         (["What award did %s receive?" % n, "Which prize was given to %s?" % n], fact["award"]),
         (["Where did %s move later?" % n, "In which city did %s settle?" % n], fact["city2"]),
     ]
@@ -104,9 +212,15 @@ def make_dataset(rng, n_articles, prefix):
             qas = []
             for q, (question, answers) in enumerate(_questions(rng, fact)):
                 start = context.find(answers[0])
-                qas.append({"id": "%s%03d-%d-%d" % (prefix, a, p, q), "question": question,
-                            "answers": [{"text": t, "answer_start": context.find(t)} for t in answers]
-                            if start >= 0 else [{"text": t, "answer_start": -1} for t in answers]})
+                qas.append(
+                    {
+                        "id": "%s%03d-%d-%d" % (prefix, a, p, q),
+                        "question": question,
+                        "answers": [{"text": t, "answer_start": context.find(t)} for t in answers]
+                        if start >= 0
+                        else [{"text": t, "answer_start": -1} for t in answers],
+                    }
+                )
             paragraphs.append({"context": context, "qas": qas})
         data.append({"title": "article_%s%03d" % (prefix, a), "paragraphs": paragraphs})
     return {"version": "1.1", "data": data}
@@ -116,8 +230,27 @@ def make_dataset(rng, n_articles, prefix):
 # The extractors
 # ---------------------------------------------------------------------------
 _WORD = re.compile(r"[\w']+")
-STOP = {"the", "a", "an", "in", "at", "of", "to", "did", "was", "what", "which", "who", "where", "when", "year",
-        "city", "is", "by", "for"}
+STOP = {
+    "the",
+    "a",
+    "an",
+    "in",
+    "at",
+    "of",
+    "to",
+    "did",
+    "was",
+    "what",
+    "which",
+    "who",
+    "where",
+    "when",
+    "year",
+    "city",
+    "is",
+    "by",
+    "for",
+}
 
 
 def _sentences(context):
@@ -193,10 +326,19 @@ def main():
     _write_json(os.path.join(ref, "gold.json"), test)
     _write_json(os.path.join(ref, "baseline.json"), predictions(test, first_sentence))
     _write_json(os.path.join(pub, "train.json"), train)
-    public_test = {"version": "1.1", "data": [
-        {"title": a["title"], "paragraphs": [
-            {"context": p["context"], "qas": [{"id": q["id"], "question": q["question"]} for q in p["qas"]]}
-            for p in a["paragraphs"]]} for a in test["data"]]}
+    public_test = {
+        "version": "1.1",
+        "data": [
+            {
+                "title": a["title"],
+                "paragraphs": [
+                    {"context": p["context"], "qas": [{"id": q["id"], "question": q["question"]} for q in p["qas"]]}
+                    for p in a["paragraphs"]
+                ],
+            }
+            for a in test["data"]
+        ],
+    }
     _write_json(os.path.join(pub, "test.json"), public_test)
     systems = dict(SYSTEMS, first_sentence=first_sentence)
     for name, system in sorted(systems.items()):

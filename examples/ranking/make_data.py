@@ -27,6 +27,7 @@ Writes ``public_data/{queries.tsv, passages.tsv}``, ``reference_data/qrels.txt``
 help topics differ a little between Python versions; the files in the
 repository were made with the version named in ``README.md``.
 """
+
 import io
 import json
 import math
@@ -41,9 +42,11 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEPTH = 100
 SEED = 20261123
-STOPWORDS = frozenset("""a an and are as at be by for from has have in is it its of on or that the this to was were
+STOPWORDS = frozenset(
+    """a an and are as at be by for from has have in is it its of on or that the this to was were
 which with not no can if else when then than they their there these those may must also any all such into
-only other one two been but do does so see used use using""".split())
+only other one two been but do does so see used use using""".split()
+)
 
 
 def tokens(text):
@@ -53,6 +56,7 @@ def tokens(text):
 def collection():
     """``(queries, passages, qrels)`` from the Python help topics."""
     from pydoc_data.topics import topics
+
     queries, passages, qrels = [], [], {}
     for topic in sorted(topics):
         paragraphs = [p.strip("\n") for p in re.split(r"\n\s*\n", topics[topic]) if p.strip()]
@@ -117,8 +121,10 @@ class Index:
         scores = np.zeros(self.n)
         norms = np.zeros(self.n)
         for i, counts in enumerate(self.tf):
-            norms[i] = math.sqrt(sum(((1 + math.log(c)) * math.log(self.n / self.df[t])) ** 2
-                                     for t, c in counts.items())) or 1.0
+            norms[i] = (
+                math.sqrt(sum(((1 + math.log(c)) * math.log(self.n / self.df[t])) ** 2 for t, c in counts.items()))
+                or 1.0
+            )
         for term, w in weights.items():
             for i, tf in self.postings[term]:
                 scores[i] += w * (1 + math.log(tf)) * math.log(self.n / self.df[term])
@@ -161,8 +167,16 @@ def main():
         "bm25": [(q, top(index, index.bm25(text))) for q, text in queries],
         "tfidf": [(q, top(index, index.tfidf(text))) for q, text in queries],
         "term_overlap": [(q, top(index, index.overlap(text))) for q, text in queries],
-        "random": [(q, [(index.ids[i], float(DEPTH - r)) for r, i in
-                        enumerate(rng.choice(index.n, size=DEPTH, replace=False))]) for q, _ in queries],
+        "random": [
+            (
+                q,
+                [
+                    (index.ids[i], float(DEPTH - r))
+                    for r, i in enumerate(rng.choice(index.n, size=DEPTH, replace=False))
+                ],
+            )
+            for q, _ in queries
+        ],
     }
     for folder in ("public_data", "reference_data", "sample_submissions"):
         os.makedirs(os.path.join(HERE, folder), exist_ok=True)
@@ -181,9 +195,10 @@ def main():
     write_zip(os.path.join(samples, "random.zip"), "run.txt", trec_run(systems["random"], "random"))
     as_json = dict((q, dict(docs)) for q, docs in systems["tfidf"])
     write_zip(os.path.join(samples, "tfidf_json.zip"), "run.json", json.dumps(as_json, indent=0, sort_keys=True))
-    print("%d queries, %d passages, %d judgments (Python %s)" % (len(queries), len(passages),
-                                                                 sum(len(j) for j in qrels.values()),
-                                                                 sys.version.split()[0]))
+    print(
+        "%d queries, %d passages, %d judgments (Python %s)"
+        % (len(queries), len(passages), sum(len(j) for j in qrels.values()), sys.version.split()[0])
+    )
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ Writes, deterministically (running it twice gives identical bytes):
 Prints each model's scores as scikit-learn computes them.  Run from the
 repository root: ``python3 examples/scores/make_data.py``.
 """
+
 from __future__ import annotations
 
 import os
@@ -46,14 +47,16 @@ def make_models():
     from sklearn.preprocessing import StandardScaler
     from sklearn.tree import DecisionTreeClassifier
 
-    return OrderedDict([
-        ("logistic_regression", make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))),
-        ("random_forest", RandomForestClassifier(n_estimators=200, random_state=SEED)),
-        ("gradient_boosting", GradientBoostingClassifier(random_state=SEED)),
-        ("knn", make_pipeline(StandardScaler(), KNeighborsClassifier(n_neighbors=7))),
-        ("gaussian_nb", GaussianNB()),
-        ("shallow_tree", DecisionTreeClassifier(max_depth=1, random_state=SEED)),
-    ])
+    return OrderedDict(
+        [
+            ("logistic_regression", make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))),
+            ("random_forest", RandomForestClassifier(n_estimators=200, random_state=SEED)),
+            ("gradient_boosting", GradientBoostingClassifier(random_state=SEED)),
+            ("knn", make_pipeline(StandardScaler(), KNeighborsClassifier(n_neighbors=7))),
+            ("gaussian_nb", GaussianNB()),
+            ("shallow_tree", DecisionTreeClassifier(max_depth=1, random_state=SEED)),
+        ]
+    )
 
 
 def _csv(header, rows):
@@ -69,7 +72,8 @@ def main():
     names = np.array(["malignant", "benign"])  # target 0 = malignant, 1 = benign
     ids = np.array([ID_FORMAT.format(i) for i in range(data.target.size)])
     x_train, x_test, y_train, y_test, _, id_test = train_test_split(
-        data.data, data.target, ids, test_size=0.3, stratify=data.target, random_state=SEED)
+        data.data, data.target, ids, test_size=0.3, stratify=data.target, random_state=SEED
+    )
     malignant = (y_test == 0).astype(int)
     ref = os.path.join(HERE, "reference_data")
     with open(os.path.join(ref, "gold.csv"), "wb") as handle:
@@ -83,9 +87,16 @@ def main():
         p = np.round(model.predict_proba(x_test)[:, list(model.classes_).index(0)], 6)
         body = _csv("id,score", ["%s,%.6f" % (i, s) for i, s in zip(id_test, p)])
         write_zip(os.path.join(HERE, "sample_submissions", name + ".zip"), {"predictions.csv": body})
-        print("%-20s %8.4f %8.4f %8.4f %8.4f" % (
-            name, metrics.roc_auc_score(malignant, p), metrics.average_precision_score(malignant, p),
-            metrics.log_loss(malignant, p), metrics.brier_score_loss(malignant, p)))
+        print(
+            "%-20s %8.4f %8.4f %8.4f %8.4f"
+            % (
+                name,
+                metrics.roc_auc_score(malignant, p),
+                metrics.average_precision_score(malignant, p),
+                metrics.log_loss(malignant, p),
+                metrics.brier_score_loss(malignant, p),
+            )
+        )
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ split 70/30, stratified, ``random_state=0``: 540 test items.  Writes, determinis
 
 Run from the repository root: ``python3 examples/scores_multiclass/make_data.py``.
 """
+
 from __future__ import annotations
 
 import os
@@ -38,13 +39,15 @@ def make_models():
     from sklearn.preprocessing import StandardScaler
     from sklearn.tree import DecisionTreeClassifier
 
-    return OrderedDict([
-        ("logistic_regression", make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000))),
-        ("random_forest", RandomForestClassifier(n_estimators=200, random_state=SEED)),
-        ("knn", KNeighborsClassifier(n_neighbors=5)),
-        ("gaussian_nb", GaussianNB()),
-        ("shallow_tree", DecisionTreeClassifier(max_depth=3, random_state=SEED)),
-    ])
+    return OrderedDict(
+        [
+            ("logistic_regression", make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000))),
+            ("random_forest", RandomForestClassifier(n_estimators=200, random_state=SEED)),
+            ("knn", KNeighborsClassifier(n_neighbors=5)),
+            ("gaussian_nb", GaussianNB()),
+            ("shallow_tree", DecisionTreeClassifier(max_depth=3, random_state=SEED)),
+        ]
+    )
 
 
 def _rows(ids, probabilities):
@@ -61,7 +64,8 @@ def main():
     data = load_digits()
     ids = np.array([ID_FORMAT.format(i) for i in range(data.target.size)])
     x_train, x_test, y_train, y_test, _, id_test = train_test_split(
-        data.data, data.target, ids, test_size=0.3, stratify=data.target, random_state=SEED)
+        data.data, data.target, ids, test_size=0.3, stratify=data.target, random_state=SEED
+    )
     ref = os.path.join(HERE, "reference_data")
     with open(os.path.join(ref, "gold.csv"), "wb") as handle:
         handle.write(("id,label\n" + "".join("%s,%d\n" % (i, y) for i, y in zip(id_test, y_test))).encode())
@@ -73,10 +77,16 @@ def main():
         model.fit(x_train, y_train)
         p = np.round(model.predict_proba(x_test), 10)
         write_zip(os.path.join(HERE, "sample_submissions", name + ".zip"), {"predictions.csv": _rows(id_test, p)})
-        print("%-20s %8.4f %8.4f %8.4f %8.4f" % (
-            name, metrics.roc_auc_score(y_test, p, multi_class="ovr"),
-            metrics.roc_auc_score(y_test, p, multi_class="ovo"), metrics.log_loss(y_test, p),
-            metrics.top_k_accuracy_score(y_test, p, k=2)))
+        print(
+            "%-20s %8.4f %8.4f %8.4f %8.4f"
+            % (
+                name,
+                metrics.roc_auc_score(y_test, p, multi_class="ovr"),
+                metrics.roc_auc_score(y_test, p, multi_class="ovo"),
+                metrics.log_loss(y_test, p),
+                metrics.top_k_accuracy_score(y_test, p, k=2),
+            )
+        )
 
 
 if __name__ == "__main__":

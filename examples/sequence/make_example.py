@@ -17,6 +17,7 @@ Run from the repository root (deterministic; rewrites the data files):
 
     python3 examples/sequence/make_example.py
 """
+
 import io
 import os
 import random
@@ -24,21 +25,150 @@ import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-FIRST = ["John", "Maria", "Ahmed", "Li", "Sofia", "Peter", "Anna", "Carlos", "Yuki", "Fatima", "Jordan", "Grace",
-         "Ivan", "Chen", "Laura", "Omar", "Paris", "Victoria", "Kim", "Mark"]
-LAST = ["Smith", "Garcia", "Khan", "Wang", "Rossi", "Muller", "Silva", "Tanaka", "Novak", "Brown", "Lopez",
-        "Ford", "Wood", "Young", "Street", "Banks", "Hill", "Lee"]
-LOC = ["London", "Paris", "Madrid", "Jordan", "Berlin", "Tokyo", "Lagos", "Lima", "Cairo", "Oslo", "Georgia",
-       "Victoria", "Sydney", "Quebec", "Nairobi", "Chad", "New York", "Buenos Aires", "Hong Kong", "South Africa"]
-ORG_HEAD = ["Apple", "Siemens", "Reuters", "Acme", "Orion", "Delta", "Nova", "Atlas", "Ford", "Banco Central",
-            "United", "Zenith", "Summit", "Pioneer"]
+FIRST = [
+    "John",
+    "Maria",
+    "Ahmed",
+    "Li",
+    "Sofia",
+    "Peter",
+    "Anna",
+    "Carlos",
+    "Yuki",
+    "Fatima",
+    "Jordan",
+    "Grace",
+    "Ivan",
+    "Chen",
+    "Laura",
+    "Omar",
+    "Paris",
+    "Victoria",
+    "Kim",
+    "Mark",
+]
+LAST = [
+    "Smith",
+    "Garcia",
+    "Khan",
+    "Wang",
+    "Rossi",
+    "Muller",
+    "Silva",
+    "Tanaka",
+    "Novak",
+    "Brown",
+    "Lopez",
+    "Ford",
+    "Wood",
+    "Young",
+    "Street",
+    "Banks",
+    "Hill",
+    "Lee",
+]
+LOC = [
+    "London",
+    "Paris",
+    "Madrid",
+    "Jordan",
+    "Berlin",
+    "Tokyo",
+    "Lagos",
+    "Lima",
+    "Cairo",
+    "Oslo",
+    "Georgia",
+    "Victoria",
+    "Sydney",
+    "Quebec",
+    "Nairobi",
+    "Chad",
+    "New York",
+    "Buenos Aires",
+    "Hong Kong",
+    "South Africa",
+]
+ORG_HEAD = [
+    "Apple",
+    "Siemens",
+    "Reuters",
+    "Acme",
+    "Orion",
+    "Delta",
+    "Nova",
+    "Atlas",
+    "Ford",
+    "Banco Central",
+    "United",
+    "Zenith",
+    "Summit",
+    "Pioneer",
+]
 ORG_TAIL = ["", "", "Inc", "Corp", "Bank", "Group", "Airlines", "Motors", "Holdings", "Foundation"]
-MISC = ["French", "German", "Olympics", "Euro", "Japanese", "Nobel Prize", "World Cup", "Spanish", "Kenyan",
-        "Christmas", "Brazilian", "Grand Prix"]
-WORDS = ["said", "on", "the", "a", "in", "of", "to", "and", "for", "with", "after", "before", "new", "report",
-         "market", "shares", "rose", "fell", "percent", "talks", "week", "year", "minister", "team", "match",
-         "won", "lost", "plan", "deal", "visit", "apple", "street", "hill", "wood", "banks", "young", "grace",
-         "delta", "summit", "united", "pioneer", "late", "early", "official", "government", "company", "city"]
+MISC = [
+    "French",
+    "German",
+    "Olympics",
+    "Euro",
+    "Japanese",
+    "Nobel Prize",
+    "World Cup",
+    "Spanish",
+    "Kenyan",
+    "Christmas",
+    "Brazilian",
+    "Grand Prix",
+]
+WORDS = [
+    "said",
+    "on",
+    "the",
+    "a",
+    "in",
+    "of",
+    "to",
+    "and",
+    "for",
+    "with",
+    "after",
+    "before",
+    "new",
+    "report",
+    "market",
+    "shares",
+    "rose",
+    "fell",
+    "percent",
+    "talks",
+    "week",
+    "year",
+    "minister",
+    "team",
+    "match",
+    "won",
+    "lost",
+    "plan",
+    "deal",
+    "visit",
+    "apple",
+    "street",
+    "hill",
+    "wood",
+    "banks",
+    "young",
+    "grace",
+    "delta",
+    "summit",
+    "united",
+    "pioneer",
+    "late",
+    "early",
+    "official",
+    "government",
+    "company",
+    "city",
+]
 TEMPLATES = [
     "PER said on Monday that ORG would open an office in LOC .",
     "ORG shares rose 3 percent in LOC after the MISC report .",
@@ -129,8 +259,14 @@ def write_conll(path, docs, with_tags=True, tags_only=False, tags_of=None):
 
 def features(tokens, i):
     word = tokens[i]
-    feats = {"w=" + word.lower(): 1, "shape=" + ("X" if word[:1].isupper() else "x"): 1, "suf3=" + word[-3:]: 1,
-             "pre2=" + word[:2]: 1, "first": float(i == 0), "title": float(word.istitle())}
+    feats = {
+        "w=" + word.lower(): 1,
+        "shape=" + ("X" if word[:1].isupper() else "x"): 1,
+        "suf3=" + word[-3:]: 1,
+        "pre2=" + word[:2]: 1,
+        "first": float(i == 0),
+        "title": float(word.istitle()),
+    }
     for offset in (-1, 1):
         j = i + offset
         other = tokens[j].lower() if 0 <= j < len(tokens) else "<pad>"
@@ -143,8 +279,8 @@ def features(tokens, i):
 def train_systems(train, test):
     from sklearn.feature_extraction import DictVectorizer
     from sklearn.linear_model import LogisticRegression
-    from sklearn.svm import LinearSVC
     from sklearn.naive_bayes import BernoulliNB
+    from sklearn.svm import LinearSVC
     from sklearn.tree import DecisionTreeClassifier
 
     def rows(docs):
@@ -174,7 +310,7 @@ def train_systems(train, test):
         sentences, k = [], 0
         for doc in test:
             for tokens, _ in doc:
-                sentences.append(flat[k:k + len(tokens)])
+                sentences.append(flat[k : k + len(tokens)])
                 k += len(tokens)
         out[name] = sentences
     return out
@@ -183,13 +319,13 @@ def train_systems(train, test):
 def gazetteer(train, test):
     """The baseline: tag every word seen inside an entity in training with its most frequent tag."""
     from collections import Counter, defaultdict
+
     seen = defaultdict(Counter)
     for doc in train:
         for tokens, tags in doc:
             for token, tag in zip(tokens, tags):
                 seen[token][tag] += 1
-    return [[seen[t].most_common(1)[0][0] if t in seen else "O" for t in tokens]
-            for doc in test for tokens, _ in doc]
+    return [[seen[t].most_common(1)[0][0] if t in seen else "O" for t in tokens] for doc in test for tokens, _ in doc]
 
 
 def _zip(path, name, text_path):
@@ -221,8 +357,7 @@ def main():
     _zip(os.path.join(subs, "gazetteer.zip"), "predictions.conll", tmp)
     os.remove(tmp)
     n_sent = sum(len(d) for d in test)
-    print("test: %d documents, %d sentences, %d tokens" % (len(test), n_sent,
-                                                           sum(len(s[0]) for d in test for s in d)))
+    print("test: %d documents, %d sentences, %d tokens" % (len(test), n_sent, sum(len(s[0]) for d in test for s in d)))
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@
 Gold ids alone are public (messages may name missing ids), and so is the
 label set (messages list the allowed labels).
 """
+
 import re
 
 _NEAR = 40
@@ -28,8 +29,10 @@ def parse_gold(text):
 def _pair_patterns(ident, value):
     i, v = re.escape(ident), re.escape(value)
     near = r"[^\n]{0,%d}?" % _NEAR
-    return [re.compile(r"(?<![\w-])%s(?![\w-])%s(?<![\w.])%s(?![\w.])" % (i, near, v)),
-            re.compile(r"(?<![\w.])%s(?![\w.])%s(?<![\w-])%s(?![\w-])" % (v, near, i))]
+    return [
+        re.compile(r"(?<![\w-])%s(?![\w-])%s(?<![\w.])%s(?![\w.])" % (i, near, v)),
+        re.compile(r"(?<![\w.])%s(?![\w.])%s(?<![\w-])%s(?![\w-])" % (v, near, i)),
+    ]
 
 
 def _sequence_patterns(values):
@@ -41,7 +44,7 @@ def _sequence_patterns(values):
         size, sep, before, after = 2 * _WINDOW, r"\s*[,;\t ]\s*", r"(?<![\w.])", r"(?![\w.])"
     out = []
     for start in range(0, max(0, len(values) - size + 1)):
-        window = values[start:start + size]
+        window = values[start : start + size]
         out.append(re.compile(before + sep.join(re.escape(v) for v in window) + after))
     return out
 
@@ -79,5 +82,9 @@ def find_leaks(texts, gold_text, distinctive_values=False):
 def mentions_ids(texts, gold_text):
     """Gold ids found in ``texts`` (an output of a successful run should name none)."""
     _, pairs = parse_gold(gold_text)
-    return ["%s in %s" % (ident, where) for where, text in texts.items() for ident, _ in pairs
-            if re.search(r"(?<![\w-])%s(?![\w-])" % re.escape(ident), text)]
+    return [
+        "%s in %s" % (ident, where)
+        for where, text in texts.items()
+        for ident, _ in pairs
+        if re.search(r"(?<![\w-])%s(?![\w-])" % re.escape(ident), text)
+    ]

@@ -29,6 +29,7 @@ Variants
 
 Used by ``test_stat_phase60.py`` (B = 2,000) and ``benchmarks/`` (B = 10,000).
 """
+
 from __future__ import annotations
 
 import math
@@ -44,9 +45,11 @@ N_NOISE_RUNS = 57
 NOISE_LEVELS = np.linspace(0.01, 0.45, N_NOISE_RUNS)
 VARIANTS = ("classification", "scores", "ranking")
 #: Runs that are broken by construction: none of them may be tied with the winner.
-BROKEN = {"classification": ("majority_class", "random_1", "random_2"),
-          "scores": ("inverted", "prior", "random"),
-          "ranking": ("inverted", "random_1", "random_2")}
+BROKEN = {
+    "classification": ("majority_class", "random_1", "random_2"),
+    "scores": ("inverted", "prior", "random"),
+    "ranking": ("inverted", "random_1", "random_2"),
+}
 OFFICIAL = {"classification": "f1_macro", "scores": "roc_auc", "ranking": "ndcg@10"}
 
 
@@ -75,8 +78,12 @@ def _write(path, text):
 
 
 def _config(metric, extra, n_resamples, more=""):
-    return ("%smetric: %s\nextra_metrics: [%s]\nbootstrap:\n  n_resamples: %d\n  seed: 12345\n"
-            % (more, metric, ", ".join(extra), n_resamples))
+    return "%smetric: %s\nextra_metrics: [%s]\nbootstrap:\n  n_resamples: %d\n  seed: 12345\n" % (
+        more,
+        metric,
+        ", ".join(extra),
+        n_resamples,
+    )
 
 
 def _noise_name(q):
@@ -90,8 +97,10 @@ def _classification(ref, subs, n_resamples, rng):
     gold = np.array([int(r[1]) for r in gold_rows])
     labels = [str(k) for k in range(10)]
     _write(os.path.join(ref, "gold.csv"), "id,label\n" + "".join("%s,%d\n" % r for r in zip(ids, gold)))
-    _write(os.path.join(ref, "config.yaml"),
-           _config("f1_macro", ["accuracy"], n_resamples, "labels: [%s]\n" % ", ".join('"%s"' % c for c in labels)))
+    _write(
+        os.path.join(ref, "config.yaml"),
+        _config("f1_macro", ["accuracy"], n_resamples, "labels: [%s]\n" % ", ".join('"%s"' % c for c in labels)),
+    )
     prior = np.bincount(gold, minlength=10) / gold.size
     runs, truth = {}, {}
     for q in NOISE_LEVELS:
@@ -131,9 +140,15 @@ def _scores(ref, subs, n_resamples, rng):
     ids = ["case_%03d" % i for i in range(y.size)]
     names = np.where(y == 1, "malignant", "benign")
     _write(os.path.join(ref, "gold.csv"), "id,label\n" + "".join("%s,%s\n" % r for r in zip(ids, names)))
-    _write(os.path.join(ref, "config.yaml"),
-           _config("roc_auc", ["average_precision", "brier"], n_resamples,
-                   "task: scores\nlabels: [benign, malignant]\npos_label: malignant\n"))
+    _write(
+        os.path.join(ref, "config.yaml"),
+        _config(
+            "roc_auc",
+            ["average_precision", "brier"],
+            n_resamples,
+            "task: scores\nlabels: [benign, malignant]\npos_label: malignant\n",
+        ),
+    )
     from scipy.stats import norm
 
     aucs = np.linspace(0.99, 0.60, N_NOISE_RUNS)
@@ -157,9 +172,15 @@ def _ranking(ref, subs, n_resamples, rng):
     rel = rng.choice([0, 1, 2], size=(n_queries, depth), p=[0.6, 0.25, 0.15])
     qrels = "".join("q%03d 0 p%03d_%02d %d\n" % (q, q, d, rel[q, d]) for q in range(n_queries) for d in range(depth))
     _write(os.path.join(ref, "qrels.txt"), qrels)
-    _write(os.path.join(ref, "config.yaml"),
-           _config("ndcg@10", ["map", "mrr"], n_resamples,
-                   "task: ranking\nrelevance_threshold: 1\nmissing_queries: zero\nfiles:\n  gold: qrels.txt\n"))
+    _write(
+        os.path.join(ref, "config.yaml"),
+        _config(
+            "ndcg@10",
+            ["map", "mrr"],
+            n_resamples,
+            "task: ranking\nrelevance_threshold: 1\nmissing_queries: zero\nfiles:\n  gold: qrels.txt\n",
+        ),
+    )
     runs = {}
     for s in np.linspace(0.1, 4.0, N_NOISE_RUNS):
         runs["noise_%03d" % int(round(100 * s))] = rel + rng.normal(0, s, rel.shape)
@@ -170,8 +191,9 @@ def _ranking(ref, subs, n_resamples, rng):
         lines = []
         for q in range(n_queries):
             order = np.argsort(-score[q], kind="stable")
-            lines += ["q%03d Q0 p%03d_%02d %d %.6f %s\n" % (q, q, d, r + 1, depth - r, name)
-                      for r, d in enumerate(order)]
+            lines += [
+                "q%03d Q0 p%03d_%02d %d %.6f %s\n" % (q, q, d, r + 1, depth - r, name) for r, d in enumerate(order)
+            ]
         _write(os.path.join(subs, name + ".txt"), "".join(lines))
     return runs, {}
 
@@ -230,8 +252,9 @@ def run_phase(phase, out, extra_args=()):
 
     from leaderboard_ci.phase import cli
 
-    code = cli.main(["--reference", phase.ref, "--submissions", phase.submissions, "--out", out, "--no-progress"]
-                    + list(extra_args))
+    code = cli.main(
+        ["--reference", phase.ref, "--submissions", phase.submissions, "--out", out, "--no-progress"] + list(extra_args)
+    )
     if code != 0:
         raise RuntimeError("end_of_phase exited with %d" % code)
     with open(os.path.join(out, "report.json"), encoding="utf-8") as handle:

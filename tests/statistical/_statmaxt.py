@@ -28,6 +28,7 @@ ranking as ``analyze`` orients them.
 ``test_stat_simultaneous.py`` asserts the targets; the numbers go to the
 statistical report (section ``simultaneous``).
 """
+
 from __future__ import annotations
 
 import json
@@ -35,9 +36,8 @@ import math
 import os
 from functools import lru_cache
 
-import numpy as np
-
 import _statsim
+import numpy as np
 from _statsim import ALPHA, rate
 
 N_POP = 200_000
@@ -65,7 +65,7 @@ def population(spec, seed=2020):
     m = sum(c for c, _ in spec)
     correct = np.empty((N_POP, m), dtype=bool)
     j = 0
-    for g, (count, delta) in enumerate(spec):
+    for _g, (count, delta) in enumerate(spec):
         for _ in range(count):
             twin = np.empty(N_POP, dtype=bool)
             for idx in strata:
@@ -129,13 +129,17 @@ class FamilyTask:
     """On one test set: maxt and Holm verdicts, family-wise intervals and rank sets against the truth."""
 
     def __init__(self, spec, n, n_resamples, study_seed, holm=True, ranks=True):
-        self.spec, self.n, self.b, self.seed = spec if isinstance(spec, str) else tuple(spec), n, n_resamples, \
-            study_seed
+        self.spec, self.n, self.b, self.seed = (
+            spec if isinstance(spec, str) else tuple(spec),
+            n,
+            n_resamples,
+            study_seed,
+        )
         self.holm, self.ranks = holm, ranks
 
     def __call__(self, rep):
-        from leaderboard_ci.core.parallel import keep_freed_memory
         from leaderboard_ci.core.pairs import pair_statistics
+        from leaderboard_ci.core.parallel import keep_freed_memory
         from leaderboard_ci.core.simultaneous import maxt_stepdown, rank_sets
         from leaderboard_ci.phase.analysis.corrections import adjust
 
@@ -159,7 +163,8 @@ class FamilyTask:
             "maxt_false_null": bool((maxt & null).any()),
             "maxt_found": float((maxt & (true_diff > 0)).sum() / max(1, (~null).sum())),
             "maxt_rejections": int(maxt.sum()),
-            "far": int(far.sum()), "maxt_far_found": int((maxt & far).sum()),
+            "far": int(far.sum()),
+            "maxt_far_found": int((maxt & far).sum()),
             "fw_covered": bool(np.all((fam.low <= true_diff) & (true_diff <= fam.high))),
             # the single-step max-t intervals delta -/+ c_1 * se (the step-down's first step)
             "c1_covered": bool(np.all(np.abs(full[a] - full[b] - true_diff) <= fam.critical_simultaneous * fam.se)),
@@ -169,21 +174,28 @@ class FamilyTask:
         if self.holm:
             st = pair_statistics(reps, full, pairs, 1, "percentile", LEVEL)
             holm = adjust(np.asarray(st.p_two_sided), "holm", ALPHA) <= ALPHA
-            out.update({
-                "holm_false": bool((holm & (null | (true_diff < 0))).any()),
-                "holm_false_null": bool((holm & null).any()),
-                "holm_found": float((holm & (true_diff > 0)).sum() / max(1, (~null).sum())),
-                "holm_rejections": int(holm.sum()),
-                "holm_far_found": int((holm & far).sum()),
-            })
+            out.update(
+                {
+                    "holm_false": bool((holm & (null | (true_diff < 0))).any()),
+                    "holm_false_null": bool((holm & null).any()),
+                    "holm_found": float((holm & (true_diff > 0)).sum() / max(1, (~null).sum())),
+                    "holm_rejections": int(holm.sum()),
+                    "holm_far_found": int((holm & far).sum()),
+                }
+            )
         if self.ranks:
             rs = rank_sets(reps, full, 1, ALPHA, family_test=fam, pairs=pairs)
             r = true_rank(truth)
             inside = (rs.low <= r) & (r <= rs.high)
             inside_m = (rs.low_marginal <= r) & (r <= rs.high_marginal)
-            out.update({"ranks_covered": bool(inside.all()), "marginal_covered": inside_m,
-                        "rank_width": float(np.mean(rs.high - rs.low)),
-                        "marginal_width": float(np.mean(rs.high_marginal - rs.low_marginal))})
+            out.update(
+                {
+                    "ranks_covered": bool(inside.all()),
+                    "marginal_covered": inside_m,
+                    "rank_width": float(np.mean(rs.high - rs.low)),
+                    "marginal_width": float(np.mean(rs.high_marginal - rs.low_marginal)),
+                }
+            )
         return out
 
 
@@ -193,33 +205,54 @@ def family_study(spec, n, reps, n_resamples, study_seed, holm=True, ranks=True, 
     population(spec)  # built before the workers fork
     raw = _statsim.run_reps(FamilyTask(spec, n, n_resamples, study_seed, holm, ranks), reps)
     m = population(spec)[1].size
-    row = {"label": label or "m=%d" % m, "m": m, "spec": spec if isinstance(spec, str) else [list(g) for g in spec], "n": n, "reps": reps,
-           "n_resamples": n_resamples, "pairs": m * (m - 1) // 2, "seconds": raw["_seconds"], "jobs": raw["_jobs"],
-           "maxt_fwer": rate(raw["maxt_false"]), "maxt_fwer_nulls_only": rate(raw["maxt_false_null"]),
-           "maxt_share_found": float(np.mean(raw["maxt_found"])),
-           "maxt_mean_rejections": float(np.mean(raw["maxt_rejections"])),
-           "far_runs_per_test_set": float(np.mean(raw["far"])),
-           "maxt_share_far_found": _share(raw["maxt_far_found"], raw["far"]),
-           "fw_interval_coverage": rate(raw["fw_covered"]),
-           "single_step_interval_coverage": rate(raw["c1_covered"]),
-           "mean_critical_simultaneous": float(np.mean(raw["critical_simultaneous"])),
-           "mean_steps": float(np.mean(raw["steps"]))}
+    row = {
+        "label": label or "m=%d" % m,
+        "m": m,
+        "spec": spec if isinstance(spec, str) else [list(g) for g in spec],
+        "n": n,
+        "reps": reps,
+        "n_resamples": n_resamples,
+        "pairs": m * (m - 1) // 2,
+        "seconds": raw["_seconds"],
+        "jobs": raw["_jobs"],
+        "maxt_fwer": rate(raw["maxt_false"]),
+        "maxt_fwer_nulls_only": rate(raw["maxt_false_null"]),
+        "maxt_share_found": float(np.mean(raw["maxt_found"])),
+        "maxt_mean_rejections": float(np.mean(raw["maxt_rejections"])),
+        "far_runs_per_test_set": float(np.mean(raw["far"])),
+        "maxt_share_far_found": _share(raw["maxt_far_found"], raw["far"]),
+        "fw_interval_coverage": rate(raw["fw_covered"]),
+        "single_step_interval_coverage": rate(raw["c1_covered"]),
+        "mean_critical_simultaneous": float(np.mean(raw["critical_simultaneous"])),
+        "mean_steps": float(np.mean(raw["steps"])),
+    }
     if holm:
-        row.update({"holm_fwer": rate(raw["holm_false"]), "holm_fwer_nulls_only": rate(raw["holm_false_null"]),
-                    "holm_share_found": float(np.mean(raw["holm_found"])),
-                    "holm_mean_rejections": float(np.mean(raw["holm_rejections"])),
-                    "holm_share_far_found": _share(raw["holm_far_found"], raw["far"])})
+        row.update(
+            {
+                "holm_fwer": rate(raw["holm_false"]),
+                "holm_fwer_nulls_only": rate(raw["holm_false_null"]),
+                "holm_share_found": float(np.mean(raw["holm_found"])),
+                "holm_mean_rejections": float(np.mean(raw["holm_rejections"])),
+                "holm_share_far_found": _share(raw["holm_far_found"], raw["far"]),
+            }
+        )
     if ranks:
         marginal = raw["marginal_covered"]  # (reps, m)
         per_system = marginal.mean(axis=0)
         worst = int(np.argmin(per_system))
-        row.update({"rank_set_coverage": rate(raw["ranks_covered"]),
-                    "marginal_rank_coverage_mean": float(per_system.mean()),
-                    "marginal_rank_coverage_worst": (float(per_system[worst]),
-                                                     _statsim.binomial_se(float(per_system[worst]), reps)),
-                    "marginal_rank_worst_system": worst,
-                    "mean_rank_set_width": float(np.mean(raw["rank_width"])),
-                    "mean_marginal_rank_set_width": float(np.mean(raw["marginal_width"]))})
+        row.update(
+            {
+                "rank_set_coverage": rate(raw["ranks_covered"]),
+                "marginal_rank_coverage_mean": float(per_system.mean()),
+                "marginal_rank_coverage_worst": (
+                    float(per_system[worst]),
+                    _statsim.binomial_se(float(per_system[worst]), reps),
+                ),
+                "marginal_rank_worst_system": worst,
+                "mean_rank_set_width": float(np.mean(raw["rank_width"])),
+                "mean_marginal_rank_set_width": float(np.mean(raw["marginal_width"])),
+            }
+        )
     log = os.environ.get("LEADERBOARD_CI_STAT_ROWS")
     if log:  # one JSON line per study as soon as it is done (long full runs)
         with open(log, "a") as handle:

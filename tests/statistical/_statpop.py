@@ -50,6 +50,7 @@ is the same) while it stays correlated with ``linear``.
 True values are computed with the project's own scorer on the whole
 population and cross-checked against scikit-learn / numpy.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -98,8 +99,11 @@ def metrics_for(kind):
 def config_for(kind, n_resamples=1000, seed=12345, method="percentile", baseline=None, **analysis):
     from leaderboard_ci.scoring.config import parse_config
 
-    data = {"metric": metrics_for(kind)[0], "extra_metrics": metrics_for(kind)[1:],
-            "bootstrap": {"n_resamples": n_resamples, "seed": seed, "method": method, "n_jobs": 1}}
+    data = {
+        "metric": metrics_for(kind)[0],
+        "extra_metrics": metrics_for(kind)[1:],
+        "bootstrap": {"n_resamples": n_resamples, "seed": seed, "method": method, "n_jobs": 1},
+    }
     if baseline is not None:
         # evaluate(..., baseline=...) takes the baseline's name from the config
         data["baseline"] = {"file": "baseline.csv", "name": baseline}
@@ -139,9 +143,11 @@ def population_scores(kind, gold, systems):
 def _limited():
     try:
         from threadpoolctl import threadpool_limits
+
         return threadpool_limits(limits=1)
     except ImportError:  # pragma: no cover
         import contextlib
+
         return contextlib.nullcontext()
 
 
@@ -184,9 +190,18 @@ def _build_classification():
     from sklearn.naive_bayes import GaussianNB
     from sklearn.tree import DecisionTreeClassifier
 
-    x, y = make_classification(n_samples=POPULATION_SIZE + TRAIN_SIZE, n_features=12, n_informative=6,
-                               n_redundant=2, n_classes=3, n_clusters_per_class=2, weights=[0.15, 0.25, 0.60],
-                               class_sep=0.9, flip_y=0.05, random_state=20240)
+    x, y = make_classification(
+        n_samples=POPULATION_SIZE + TRAIN_SIZE,
+        n_features=12,
+        n_informative=6,
+        n_redundant=2,
+        n_classes=3,
+        n_clusters_per_class=2,
+        weights=[0.15, 0.25, 0.60],
+        class_sep=0.9,
+        flip_y=0.05,
+        random_state=20240,
+    )
     xt, yt, xp, gold = x[:TRAIN_SIZE], y[:TRAIN_SIZE], x[TRAIN_SIZE:], y[TRAIN_SIZE:].astype(np.intp)
     models = {
         "rf": RandomForestClassifier(n_estimators=25, max_depth=12, random_state=0, n_jobs=1),
@@ -262,9 +277,11 @@ def _check_truth(kind, pop):
 
     for name, pred in pop.systems.items():
         if kind == "classification":
-            ref = {"accuracy": accuracy_score(pop.gold, pred),
-                   "f1_macro": f1_score(pop.gold, pred, average="macro", labels=[0, 1, 2], zero_division=0),
-                   "f1_fa": f1_score(pop.gold, pred, average="macro", labels=[1, 0], zero_division=0)}
+            ref = {
+                "accuracy": accuracy_score(pop.gold, pred),
+                "f1_macro": f1_score(pop.gold, pred, average="macro", labels=[0, 1, 2], zero_division=0),
+                "f1_fa": f1_score(pop.gold, pred, average="macro", labels=[1, 0], zero_division=0),
+            }
         else:
             ref = {"mae": mean_absolute_error(pop.gold, pred), "pearson": float(np.corrcoef(pop.gold, pred)[0, 1])}
         for key, value in ref.items():
@@ -287,8 +304,13 @@ def _disk_cache(kind):
         root = os.path.join(base, "leaderboard-ci", "statistical")
     if root in ("", "0", "off", "none"):
         return None
-    key = "%s-v%d-%s-np%s-skl%s" % (kind, CONSTRUCTION_VERSION, _source_digest(), numpy.__version__,
-                                    sklearn.__version__)
+    key = "%s-v%d-%s-np%s-skl%s" % (
+        kind,
+        CONSTRUCTION_VERSION,
+        _source_digest(),
+        numpy.__version__,
+        sklearn.__version__,
+    )
     return os.path.join(root, key + ".npz")
 
 
@@ -298,7 +320,7 @@ def _load_or_build(kind):
         try:
             with np.load(path, allow_pickle=False) as data:
                 gold = data["gold"]
-                systems = {name[len("sys_"):]: data[name] for name in data.files if name.startswith("sys_")}
+                systems = {name[len("sys_") :]: data[name] for name in data.files if name.startswith("sys_")}
                 notes = json.loads(str(data["notes"]))
             return gold, systems, notes
         except Exception:  # noqa: BLE001 - a damaged cache is rebuilt
@@ -322,8 +344,9 @@ def _load_or_build(kind):
 def population(kind):
     """The population of ``kind`` ("classification" or "regression"), built once per process."""
     gold, systems, notes = _load_or_build(kind)
-    pop = Population(kind=kind, gold=gold, systems=systems, labels=LABELS if kind == "classification" else None,
-                     notes=notes)
+    pop = Population(
+        kind=kind, gold=gold, systems=systems, labels=LABELS if kind == "classification" else None, notes=notes
+    )
     pop.truth = population_scores(kind, gold, systems)
     _check_truth(kind, pop)
     return pop
@@ -349,7 +372,8 @@ def describe(pop):
         base = pop.systems["logreg"]
         out["agreement_logreg_twin_1"] = float(np.mean(base == pop.systems["twin_1"]))
     else:
-        out["corr_residuals_linear_twin"] = float(np.corrcoef(pop.systems["linear"] - pop.gold,
-                                                              pop.systems["linear_twin"] - pop.gold)[0, 1])
+        out["corr_residuals_linear_twin"] = float(
+            np.corrcoef(pop.systems["linear"] - pop.gold, pop.systems["linear_twin"] - pop.gold)[0, 1]
+        )
     out["notes"] = pop.notes
     return out

@@ -1,14 +1,13 @@
 """Write the measured tables of a statistical-suite session as JSON and Markdown."""
+
 from __future__ import annotations
 
 import json
 import math
 import os
 import platform
-import sys
 
 import numpy as np
-
 from _statsim import METHODS, fmt_pct
 
 TARGET = 0.95
@@ -35,8 +34,7 @@ def _jsonable(value):
 
 
 def machine():
-    info = {"platform": platform.platform(), "python": platform.python_version(),
-            "cpu_count": os.cpu_count()}
+    info = {"platform": platform.platform(), "python": platform.python_version(), "cpu_count": os.cpu_count()}
     try:
         info["cpus_available"] = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
@@ -50,7 +48,7 @@ def machine():
         with open("/proc/meminfo") as handle:
             for line in handle:
                 if line.startswith("MemTotal"):
-                    info["memory_gb"] = round(int(line.split()[1]) / 2 ** 20, 1)
+                    info["memory_gb"] = round(int(line.split()[1]) / 2**20, 1)
                     break
     except OSError:
         pass
@@ -68,13 +66,23 @@ def write_report(store, meta, out_dir):
     os.makedirs(out_dir, exist_ok=True)
     settings = store.settings
     doc = {
-        "meta": dict(meta, machine=machine(), settings={
-            "mode": settings.mode, "n_resamples": settings.n_resamples, "n_permutations": settings.n_permutations,
-            "coverage_reps": {str(k): v for k, v in settings.coverage_reps.items()},
-            "error_reps": {"%s-%d" % k: v for k, v in settings.error_reps.items()},
-            "fwer_reps": settings.fwer_reps, "fwer_permutation_reps": settings.fwer_permutation_reps,
-            "fdr_reps": settings.fdr_reps, "b_sensitivity_reps": settings.b_sensitivity_reps,
-            "confidence_level": TARGET, "alpha": 0.05}),
+        "meta": dict(
+            meta,
+            machine=machine(),
+            settings={
+                "mode": settings.mode,
+                "n_resamples": settings.n_resamples,
+                "n_permutations": settings.n_permutations,
+                "coverage_reps": {str(k): v for k, v in settings.coverage_reps.items()},
+                "error_reps": {"%s-%d" % k: v for k, v in settings.error_reps.items()},
+                "fwer_reps": settings.fwer_reps,
+                "fwer_permutation_reps": settings.fwer_permutation_reps,
+                "fdr_reps": settings.fdr_reps,
+                "b_sensitivity_reps": settings.b_sensitivity_reps,
+                "confidence_level": TARGET,
+                "alpha": 0.05,
+            },
+        ),
         "outcomes": dict(sorted(store.outcomes.items())),
         "durations": dict(sorted(store.durations.items())),
         "sections": store.sections,
@@ -95,42 +103,100 @@ def outside_target(sections):
     for study in sections.get("coverage", {}).values():
         for c in study["cells"]:
             if abs(c["coverage"] - TARGET) > BAND:
-                out.append({"kind": "coverage", "what": c["what"], "n": c["n"], "method": c["method"],
-                            "system": c["system"], "metric": c["metric"], "value": c["coverage"], "se": c["se"],
-                            "target": "95 ± 1.5", "tested": c["n"] >= 1000})
+                out.append(
+                    {
+                        "kind": "coverage",
+                        "what": c["what"],
+                        "n": c["n"],
+                        "method": c["method"],
+                        "system": c["system"],
+                        "metric": c["metric"],
+                        "value": c["coverage"],
+                        "se": c["se"],
+                        "target": "95 ± 1.5",
+                        "tested": c["n"] >= 1000,
+                    }
+                )
     for study in sections.get("errors", {}).values():
         for r in study["rows"]:
             if abs(r["true_difference"]) > 1e-9:
                 continue
             for key in ("boot_one_sided", "perm_one_sided", "boot_two_sided", "perm_two_sided"):
                 if key in r and r[key][0] > TYPE_ONE_LIMIT:
-                    out.append({"kind": "type I error", "n": r["n"], "metric": r["metric"], "test": key,
-                                "value": r[key][0], "se": r[key][1], "target": "<= 6%"})
+                    out.append(
+                        {
+                            "kind": "type I error",
+                            "n": r["n"],
+                            "metric": r["metric"],
+                            "test": key,
+                            "value": r[key][0],
+                            "se": r[key][1],
+                            "target": "<= 6%",
+                        }
+                    )
     for study in sections.get("fwer", {}).values():
         for r in study["rows"]:
             if r["sides"] != "two":
                 continue
             for c in ("bonferroni", "holm", "fdr_bh"):
                 if r[c][0] > FAMILY_LIMIT:
-                    out.append({"kind": "FWER", "metric": r["metric"], "test": r["test"], "correction": c,
-                                "value": r[c][0], "se": r[c][1], "target": "<= 5.5%"})
+                    out.append(
+                        {
+                            "kind": "FWER",
+                            "metric": r["metric"],
+                            "test": r["test"],
+                            "correction": c,
+                            "value": r[c][0],
+                            "se": r[c][1],
+                            "target": "<= 5.5%",
+                        }
+                    )
     for study in sections.get("fdr", {}).values():
         for r in study["rows"]:
             if r["sides"] == "two" and r["correction"] == "fdr_bh" and r["fdr"][0] > FAMILY_LIMIT:
-                out.append({"kind": "FDR", "correction": "fdr_bh", "value": r["fdr"][0], "se": r["fdr"][1],
-                            "target": "<= 5.5%"})
+                out.append(
+                    {
+                        "kind": "FDR",
+                        "correction": "fdr_bh",
+                        "value": r["fdr"][0],
+                        "se": r["fdr"][1],
+                        "target": "<= 5.5%",
+                    }
+                )
             if r["sides"] == "two" and r["correction"] in ("bonferroni", "holm") and r["fwer"][0] > FAMILY_LIMIT:
-                out.append({"kind": "FWER (mix)", "correction": r["correction"], "value": r["fwer"][0],
-                            "se": r["fwer"][1], "target": "<= 5.5%"})
+                out.append(
+                    {
+                        "kind": "FWER (mix)",
+                        "correction": r["correction"],
+                        "value": r["fwer"][0],
+                        "se": r["fwer"][1],
+                        "target": "<= 5.5%",
+                    }
+                )
     for name, r in sections.get("simultaneous", {}).items():
         if r["maxt_fwer_nulls_only"][0] > FAMILY_LIMIT:
-            out.append({"kind": "FWER (max-t)", "study": name, "value": r["maxt_fwer_nulls_only"][0],
-                        "se": r["maxt_fwer_nulls_only"][1], "target": "<= 5.5%"})
+            out.append(
+                {
+                    "kind": "FWER (max-t)",
+                    "study": name,
+                    "value": r["maxt_fwer_nulls_only"][0],
+                    "se": r["maxt_fwer_nulls_only"][1],
+                    "target": "<= 5.5%",
+                }
+            )
         for key in ("fw_interval_coverage", "single_step_interval_coverage", "rank_set_coverage"):
             if key in r and r[key][0] < TARGET - BAND:
-                out.append({"kind": "simultaneous coverage", "study": name, "what": key, "value": r[key][0],
-                            "se": r[key][1], "target": ">= 93.5%",
-                            "tested": key != "fw_interval_coverage" and name != "phase60"})
+                out.append(
+                    {
+                        "kind": "simultaneous coverage",
+                        "study": name,
+                        "what": key,
+                        "value": r[key][0],
+                        "se": r[key][1],
+                        "target": ">= 93.5%",
+                        "tested": key != "fw_interval_coverage" and name != "phase60",
+                    }
+                )
     return out
 
 
@@ -171,11 +237,14 @@ def coverage_tables(sections, what):
         rows = []
         for row in rows_order:
             any_cell = next(c for (r, _, _), c in cells.items() if r == row)
-            rows.append([row[0], row[1], "%.4f" % any_cell["truth"]] +
-                        [_cov(cells[(row, n, m)]) if (row, n, m) in cells else "-" for n in ns for m in METHODS])
+            rows.append(
+                [row[0], row[1], "%.4f" % any_cell["truth"]]
+                + [_cov(cells[(row, n, m)]) if (row, n, m) in cells else "-" for n in ns for m in METHODS]
+            )
         reps = sorted(set(c["reps"] for c in cells.values()))
-        out.append("**%s** (test sets per cell: %s)\n\n" % (kind, ", ".join(str(r) for r in reps)) +
-                   _table(header, rows))
+        out.append(
+            "**%s** (test sets per cell: %s)\n\n" % (kind, ", ".join(str(r) for r in reps)) + _table(header, rows)
+        )
     return "\n".join(out)
 
 
@@ -190,8 +259,14 @@ def error_tables(sections):
         for r in s["rows"]:
             null = abs(r["true_difference"]) <= 1e-9
             cols = []
-            for key in ("boot_one_sided", "perm_one_sided", "boot_two_sided", "perm_two_sided",
-                        "boot_one_sided_data_directed", "perm_one_sided_data_directed"):
+            for key in (
+                "boot_one_sided",
+                "perm_one_sided",
+                "boot_two_sided",
+                "perm_two_sided",
+                "boot_one_sided_data_directed",
+                "perm_one_sided_data_directed",
+            ):
                 cols.append(_rate(r[key]) if key in r else "-")
             if null:
                 ratio = "-"
@@ -203,26 +278,65 @@ def error_tables(sections):
                 target_metric = "accuracy" if r["b"].startswith("acc") else "f1_macro"
                 if r["metric"] != target_metric:
                     continue
-                pcols = [_rate(r[k]) if k in r else "-" for k in
-                         ("boot_one_sided", "perm_one_sided", "boot_two_sided_right_direction",
-                          "perm_two_sided_right_direction", "boot_two_sided_wrong_direction")]
+                pcols = [
+                    _rate(r[k]) if k in r else "-"
+                    for k in (
+                        "boot_one_sided",
+                        "perm_one_sided",
+                        "boot_two_sided_right_direction",
+                        "perm_two_sided_right_direction",
+                        "boot_two_sided_wrong_direction",
+                    )
+                ]
                 predicted = r.get("predicted_power")
-                power.append([r["n"], r["metric"], "%.4f" % r["true_difference"], r["reps"]] + pcols +
-                             ["-" if predicted is None else fmt_pct(predicted)])
+                power.append(
+                    [r["n"], r["metric"], "%.4f" % r["true_difference"], r["reps"]]
+                    + pcols
+                    + ["-" if predicted is None else fmt_pct(predicted)]
+                )
     out = ""
     if type_one:
-        out += ("#### Type I error (systems of exactly equal population quality), alpha = 0.05\n\n" + _table(
-            ["kind", "n", "pair", "metric", "test sets", "bootstrap one-sided (pre-specified)",
-             "permutation one-sided (pre-specified)", "bootstrap two-sided (report default)",
-             "permutation two-sided (report default)", "bootstrap one-sided, data-directed (sides='one')",
-             "permutation one-sided, data-directed (sides='one')",
-             "bootstrap SD / true SD of the difference"], type_one) + "\n")
+        out += (
+            "#### Type I error (systems of exactly equal population quality), alpha = 0.05\n\n"
+            + _table(
+                [
+                    "kind",
+                    "n",
+                    "pair",
+                    "metric",
+                    "test sets",
+                    "bootstrap one-sided (pre-specified)",
+                    "permutation one-sided (pre-specified)",
+                    "bootstrap two-sided (report default)",
+                    "permutation two-sided (report default)",
+                    "bootstrap one-sided, data-directed (sides='one')",
+                    "permutation one-sided, data-directed (sides='one')",
+                    "bootstrap SD / true SD of the difference",
+                ],
+                type_one,
+            )
+            + "\n"
+        )
     if power:
-        out += ("#### Power (A = logreg against a copy of equal quality degraded by the true difference)\n\n" +
-                _table(["n", "metric", "true difference", "test sets", "bootstrap one-sided", "permutation one-sided",
-                        "bootstrap two-sided, right direction", "permutation two-sided, right direction",
-                        "bootstrap two-sided, wrong direction", "normal-approximation prediction (one-sided)"],
-                       power) + "\n")
+        out += (
+            "#### Power (A = logreg against a copy of equal quality degraded by the true difference)\n\n"
+            + _table(
+                [
+                    "n",
+                    "metric",
+                    "true difference",
+                    "test sets",
+                    "bootstrap one-sided",
+                    "permutation one-sided",
+                    "bootstrap two-sided, right direction",
+                    "permutation two-sided, right direction",
+                    "bootstrap two-sided, wrong direction",
+                    "normal-approximation prediction (one-sided)",
+                ],
+                power,
+            )
+            + "\n"
+        )
     return out
 
 
@@ -230,27 +344,50 @@ def fwer_tables(sections):
     rows = []
     for s in sections.get("fwer", {}).values():
         for r in s["rows"]:
-            rows.append([r["n"], r["metric"], r["test"], r["sides"], r["reps"]] +
-                        [_rate(r[c]) for c in ("none", "bonferroni", "holm", "fdr_bh")])
+            rows.append(
+                [r["n"], r["metric"], r["test"], r["sides"], r["reps"]]
+                + [_rate(r[c]) for c in ("none", "bonferroni", "holm", "fdr_bh")]
+            )
     if not rows:
         return ""
-    return ("#### Family-wise error: ten systems of equal quality, all 45 pairs (family all_pairs)\n\n" +
-            _table(["n", "metric", "test", "sides", "test sets", "uncorrected", "Bonferroni", "Holm", "BH"], rows))
+    return "#### Family-wise error: ten systems of equal quality, all 45 pairs (family all_pairs)\n\n" + _table(
+        ["n", "metric", "test", "sides", "test sets", "uncorrected", "Bonferroni", "Holm", "BH"], rows
+    )
 
 
 def fdr_tables(sections):
     out = ""
     for s in sections.get("fdr", {}).values():
-        rows = [[r["sides"], r["correction"], r["reps"], _rate(r["fdr"]), _rate(r["fwer"]),
-                 "%.3f" % r["directional_errors_per_test_set"], fmt_pct(r["share_of_real_differences_found"])]
-                for r in s["rows"]]
+        rows = [
+            [
+                r["sides"],
+                r["correction"],
+                r["reps"],
+                _rate(r["fdr"]),
+                _rate(r["fwer"]),
+                "%.3f" % r["directional_errors_per_test_set"],
+                fmt_pct(r["share_of_real_differences_found"]),
+            ]
+            for r in s["rows"]
+        ]
         groups = "; ".join("%s: %s" % (k, ", ".join(v)) for k, v in s["groups"].items())
-        out += ("#### False discovery rate: ten systems in three quality groups (accuracy), n = %d\n\n"
-                "Groups (equal population accuracy within a group): %s. %d of %d pairs are true nulls.\n\n"
-                % (s["n"], groups, s["true_null_pairs"], s["pairs"]) +
-                _table(["sides", "correction", "test sets", "FDR (mean false-discovery proportion)",
-                        "FWER (any false discovery)", "wrong-direction rejections per test set",
-                        "share of real differences found"], rows))
+        out += (
+            "#### False discovery rate: ten systems in three quality groups (accuracy), n = %d\n\n"
+            "Groups (equal population accuracy within a group): %s. %d of %d pairs are true nulls.\n\n"
+            % (s["n"], groups, s["true_null_pairs"], s["pairs"])
+            + _table(
+                [
+                    "sides",
+                    "correction",
+                    "test sets",
+                    "FDR (mean false-discovery proportion)",
+                    "FWER (any false discovery)",
+                    "wrong-direction rejections per test set",
+                    "share of real differences found",
+                ],
+                rows,
+            )
+        )
     return out
 
 
@@ -259,37 +396,67 @@ def b_tables(sections):
     for s in sections.get("b_sensitivity", {}).values():
         for r in s["rows"]:
             keys = [k for k in r if k.startswith("B=")]
-            rows.append([r["n"], r["system"], r["metric"], r["method"], r["reps"]] + [_rate(r[k]) for k in keys] +
-                        [fmt_pct(r["difference"][0], r["difference"][1], 2)])
+            rows.append(
+                [r["n"], r["system"], r["metric"], r["method"], r["reps"]]
+                + [_rate(r[k]) for k in keys]
+                + [fmt_pct(r["difference"][0], r["difference"][1], 2)]
+            )
     if not rows:
         return ""
-    return ("#### Does B = 1000 suffice? Coverage on the same test sets with B = 1000 and B = 4000\n\n" +
-            _table(["n", "system", "metric", "method", "test sets", "B=1000", "B=4000",
-                    "difference (points, paired SE)"], rows))
+    return "#### Does B = 1000 suffice? Coverage on the same test sets with B = 1000 and B = 4000\n\n" + _table(
+        ["n", "system", "metric", "method", "test sets", "B=1000", "B=4000", "difference (points, paired SE)"], rows
+    )
 
 
 def permutation_tables(sections):
     rows = []
     for name, r in sorted(sections.get("permutation_vs_scipy", {}).items()):
-        rows.append([name, r["n"], r["metric"], r["alternative"], r["exact"], "%.4f" % r["ours"],
-                     "%.4f" % r["scipy"], "%.4f" % abs(r["ours"] - r["scipy"]), "%.4f" % r["tolerance"]])
+        rows.append(
+            [
+                name,
+                r["n"],
+                r["metric"],
+                r["alternative"],
+                r["exact"],
+                "%.4f" % r["ours"],
+                "%.4f" % r["scipy"],
+                "%.4f" % abs(r["ours"] - r["scipy"]),
+                "%.4f" % r["tolerance"],
+            ]
+        )
     if not rows:
         return ""
-    return ("#### Permutation p-values against scipy.stats.permutation_test(permutation_type='samples')\n\n" +
-            _table(["case", "n", "metric", "alternative", "exact", "ours", "SciPy", "|difference|",
-                    "tolerance"], rows))
+    return "#### Permutation p-values against scipy.stats.permutation_test(permutation_type='samples')\n\n" + _table(
+        ["case", "n", "metric", "alternative", "exact", "ours", "SciPy", "|difference|", "tolerance"], rows
+    )
 
 
 def compstats_tables(sections):
     out = ""
     for name, r in sorted(sections.get("compstats", {}).items()):
         out += "#### CompStats %s, workload `%s` (n = %d, m = %d, B = %d, metric %s)\n\n" % (
-            r.get("version", "?"), name, r["n"], r["m"], r["n_resamples"], r["metric"])
+            r.get("version", "?"),
+            name,
+            r["n"],
+            r["m"],
+            r["n_resamples"],
+            r["metric"],
+        )
         out += _table(["check", "result"], [[k, v] for k, v in r["checks"].items()])
-        rows = [[c, r["ties_ours"][c], r["ties_compstats"][c], r["pairs_ours"][c], r["pairs_compstats"][c]]
-                for c in ("none", "bonferroni", "holm", "fdr_bh")]
-        out += "\n" + _table(["correction", "ties with winner: ours (sides='one')", "CompStats",
-                              "non-significant pairs: ours (sides='one')", "CompStats"], rows)
+        rows = [
+            [c, r["ties_ours"][c], r["ties_compstats"][c], r["pairs_ours"][c], r["pairs_compstats"][c]]
+            for c in ("none", "bonferroni", "holm", "fdr_bh")
+        ]
+        out += "\n" + _table(
+            [
+                "correction",
+                "ties with winner: ours (sides='one')",
+                "CompStats",
+                "non-significant pairs: ours (sides='one')",
+                "CompStats",
+            ],
+            rows,
+        )
         if r.get("notes"):
             out += "\n" + "\n".join("- " + n for n in r["notes"]) + "\n"
         out += "\n"
@@ -300,34 +467,89 @@ def simultaneous_tables(sections):
     """Issue 20: max-t step-down, family-wise intervals and rank sets against the truth."""
     rows = []
     for name, r in sections.get("simultaneous", {}).items():
-        rows.append([name, r["m"], r["pairs"], r["n"], r["n_resamples"], r["reps"], _rate(r["maxt_fwer_nulls_only"]),
-                     _rate(r["holm_fwer_nulls_only"]) if "holm_fwer_nulls_only" in r else "-",
-                     _rate(r["fw_interval_coverage"]), _rate(r["single_step_interval_coverage"]),
-                     _rate(r["rank_set_coverage"]) if "rank_set_coverage" in r else "-",
-                     fmt_pct(r["marginal_rank_coverage_mean"]) if "marginal_rank_coverage_mean" in r else "-",
-                     _rate(r["marginal_rank_coverage_worst"]) if "marginal_rank_coverage_worst" in r else "-",
-                     fmt_pct(r["maxt_share_found"]), fmt_pct(r["holm_share_found"]) if "holm_share_found" in r else "-",
-                     "-" if r.get("maxt_share_far_found") is None else fmt_pct(r["maxt_share_far_found"]),
-                     "-" if r.get("holm_share_far_found") is None else fmt_pct(r["holm_share_far_found"])])
+        rows.append(
+            [
+                name,
+                r["m"],
+                r["pairs"],
+                r["n"],
+                r["n_resamples"],
+                r["reps"],
+                _rate(r["maxt_fwer_nulls_only"]),
+                _rate(r["holm_fwer_nulls_only"]) if "holm_fwer_nulls_only" in r else "-",
+                _rate(r["fw_interval_coverage"]),
+                _rate(r["single_step_interval_coverage"]),
+                _rate(r["rank_set_coverage"]) if "rank_set_coverage" in r else "-",
+                fmt_pct(r["marginal_rank_coverage_mean"]) if "marginal_rank_coverage_mean" in r else "-",
+                _rate(r["marginal_rank_coverage_worst"]) if "marginal_rank_coverage_worst" in r else "-",
+                fmt_pct(r["maxt_share_found"]),
+                fmt_pct(r["holm_share_found"]) if "holm_share_found" in r else "-",
+                "-" if r.get("maxt_share_far_found") is None else fmt_pct(r["maxt_share_far_found"]),
+                "-" if r.get("holm_share_far_found") is None else fmt_pct(r["holm_share_far_found"]),
+            ]
+        )
     out = ""
     if rows:
-        out += ("#### Max-t step-down (default) and Holm: family-wise error, coverage, power\n\n"
-                "FWER: share of test sets with a rejected pair of exactly equal systems. Coverage: share of "
-                "test sets where EVERY pair's interval (or every system's rank set) contains the truth. "
-                "Step-wise: the reported fw_low/fw_high; single-step: delta -/+ c_1 se.\n\n" +
-                _table(["study", "m", "pairs", "n", "B", "test sets", "FWER max-t", "FWER Holm",
-                        "pair intervals, step-wise", "pair intervals, single-step", "simultaneous rank sets",
-                        "marginal rank sets (mean)", "marginal rank sets (worst system)",
-                        "real differences found: max-t", "Holm", "runs >= 0.30 below the winner found: max-t",
-                        "Holm"], rows) + "\n")
-    rows = [[k, r["systems"], r["n_resamples"], r["far_runs"], r["far_significant_primary"], r["far_significant_holm"],
-             r["pairs_significant_maxt"], r["pairs_significant_holm"], r["pairs"], r["tied_with_winner"]]
-            for k, r in sections.get("phase60", {}).items()]
+        out += (
+            "#### Max-t step-down (default) and Holm: family-wise error, coverage, power\n\n"
+            "FWER: share of test sets with a rejected pair of exactly equal systems. Coverage: share of "
+            "test sets where EVERY pair's interval (or every system's rank set) contains the truth. "
+            "Step-wise: the reported fw_low/fw_high; single-step: delta -/+ c_1 se.\n\n"
+            + _table(
+                [
+                    "study",
+                    "m",
+                    "pairs",
+                    "n",
+                    "B",
+                    "test sets",
+                    "FWER max-t",
+                    "FWER Holm",
+                    "pair intervals, step-wise",
+                    "pair intervals, single-step",
+                    "simultaneous rank sets",
+                    "marginal rank sets (mean)",
+                    "marginal rank sets (worst system)",
+                    "real differences found: max-t",
+                    "Holm",
+                    "runs >= 0.30 below the winner found: max-t",
+                    "Holm",
+                ],
+                rows,
+            )
+            + "\n"
+        )
+    rows = [
+        [
+            k,
+            r["systems"],
+            r["n_resamples"],
+            r["far_runs"],
+            r["far_significant_primary"],
+            r["far_significant_holm"],
+            r["pairs_significant_maxt"],
+            r["pairs_significant_holm"],
+            r["pairs"],
+            r["tied_with_winner"],
+        ]
+        for k, r in sections.get("phase60", {}).items()
+    ]
     if rows:
-        out += ("#### The 60-system phase (one realization, the organizer's reading path)\n\n" +
-                _table(["variant", "systems", "B", "runs >= 0.30 below the winner", "significant (primary)",
-                        "significant (Holm)", "pairs significant (max-t)", "pairs significant (Holm)", "pairs",
-                        "tied with the winner"], rows))
+        out += "#### The 60-system phase (one realization, the organizer's reading path)\n\n" + _table(
+            [
+                "variant",
+                "systems",
+                "B",
+                "runs >= 0.30 below the winner",
+                "significant (primary)",
+                "significant (Holm)",
+                "pairs significant (max-t)",
+                "pairs significant (Holm)",
+                "pairs",
+                "tied with the winner",
+            ],
+            rows,
+        )
     return out
 
 
@@ -344,55 +566,105 @@ def markdown(doc):
     for outcome in outcomes.values():
         counts[outcome] = counts.get(outcome, 0) + 1
     failed = [k for k, v in outcomes.items() if v == "failed"]
-    lines = ["# Statistical validity: measured results", "",
-             "| | |", "|---|---|",
-             "| date | %s |" % meta["started"],
-             "| mode | %s |" % meta["mode"],
-             "| command | `%s` |" % meta["command"],
-             "| machine | %s; %s; %s CPUs (%s available); %s GB |" % (
-                 mach.get("platform"), mach.get("cpu", "?"), mach.get("cpu_count"), mach.get("cpus_available", "?"),
-                 mach.get("memory_gb", "?")),
-             "| versions | %s |" % ", ".join("%s %s" % kv for kv in mach["versions"].items()),
-             "| load average (1, 5, 15 min) at start / end | %s / %s |" % (meta["load_average_start"],
-                                                                        meta["load_average_end"]),
-             "| wall time | %.0f s |" % meta["seconds"],
-             "| B (bootstrap resamples) / P (permutations) | %d / %d |" % (st["n_resamples"], st["n_permutations"]),
-             "| test sets | coverage %s; errors %s; FWER %d (bootstrap) / %d (permutation); FDR %d; B check %d |" % (
-                 st["coverage_reps"], st["error_reps"], st["fwer_reps"], st["fwer_permutation_reps"], st["fdr_reps"],
-                 st["b_sensitivity_reps"]),
-             "| test outcomes | %s |" % ", ".join("%d %s" % (v, k) for k, v in sorted(counts.items())),
-             ""]
+    lines = [
+        "# Statistical validity: measured results",
+        "",
+        "| | |",
+        "|---|---|",
+        "| date | %s |" % meta["started"],
+        "| mode | %s |" % meta["mode"],
+        "| command | `%s` |" % meta["command"],
+        "| machine | %s; %s; %s CPUs (%s available); %s GB |"
+        % (
+            mach.get("platform"),
+            mach.get("cpu", "?"),
+            mach.get("cpu_count"),
+            mach.get("cpus_available", "?"),
+            mach.get("memory_gb", "?"),
+        ),
+        "| versions | %s |" % ", ".join("%s %s" % kv for kv in mach["versions"].items()),
+        "| load average (1, 5, 15 min) at start / end | %s / %s |"
+        % (meta["load_average_start"], meta["load_average_end"]),
+        "| wall time | %.0f s |" % meta["seconds"],
+        "| B (bootstrap resamples) / P (permutations) | %d / %d |" % (st["n_resamples"], st["n_permutations"]),
+        "| test sets | coverage %s; errors %s; FWER %d (bootstrap) / %d (permutation); FDR %d; B check %d |"
+        % (
+            st["coverage_reps"],
+            st["error_reps"],
+            st["fwer_reps"],
+            st["fwer_permutation_reps"],
+            st["fdr_reps"],
+            st["b_sensitivity_reps"],
+        ),
+        "| test outcomes | %s |" % ", ".join("%d %s" % (v, k) for k, v in sorted(counts.items())),
+        "",
+    ]
     if failed:
         lines += ["Failed tests:", ""] + ["- `%s`" % f for f in failed] + [""]
     pops = doc["sections"].get("population", {})
     if pops:
         lines += ["## Populations", ""]
         for kind, p in pops.items():
-            lines.append("- **%s**: %d items%s; agreement/correlation of the equal-quality copy: %s" % (
-                kind, p["size"], (", class shares %s" % p["class_shares"]) if "class_shares" in p else "",
-                p.get("agreement_logreg_twin_1", p.get("corr_residuals_linear_twin"))))
+            lines.append(
+                "- **%s**: %d items%s; agreement/correlation of the equal-quality copy: %s"
+                % (
+                    kind,
+                    p["size"],
+                    (", class shares %s" % p["class_shares"]) if "class_shares" in p else "",
+                    p.get("agreement_logreg_twin_1", p.get("corr_residuals_linear_twin")),
+                )
+            )
         lines.append("")
-    lines += ["## Coverage of 95 % confidence intervals (one system)", "",
-              "Share of test sets whose interval contains the population value, ± one binomial SE. "
-              "Bold: outside 95 ± 1.5 points.", "", _or_none(coverage_tables(doc["sections"], "system")),
-              "## Coverage of 95 % paired-difference confidence intervals", "",
-              _or_none(coverage_tables(doc["sections"], "difference")),
-              "## Tests of a difference", "", _or_none(error_tables(doc["sections"])),
-              "## Multiple comparisons", "", _or_none(fwer_tables(doc["sections"]) + fdr_tables(doc["sections"])), "",
-              "## Simultaneous inference (issue 20)", "", _or_none(simultaneous_tables(doc["sections"])), "",
-              "## Monte Carlo size", "", _or_none(b_tables(doc["sections"])), "",
-              "## Cross-checks with peers", "",
-              "BCa endpoints equal `scipy.stats.bootstrap(method='BCa')` fed the same resamples to 1e-10: "
-              "`tests/test_intervals.py::test_endpoints_equal_scipy_bootstrap_fed_the_same_resamples` and "
-              "`::test_bca_for_a_regression_metric_equals_scipy` (not repeated here).", "",
-              permutation_tables(doc["sections"]), "", compstats_tables(doc["sections"])]
+    lines += [
+        "## Coverage of 95 % confidence intervals (one system)",
+        "",
+        "Share of test sets whose interval contains the population value, ± one binomial SE. "
+        "Bold: outside 95 ± 1.5 points.",
+        "",
+        _or_none(coverage_tables(doc["sections"], "system")),
+        "## Coverage of 95 % paired-difference confidence intervals",
+        "",
+        _or_none(coverage_tables(doc["sections"], "difference")),
+        "## Tests of a difference",
+        "",
+        _or_none(error_tables(doc["sections"])),
+        "## Multiple comparisons",
+        "",
+        _or_none(fwer_tables(doc["sections"]) + fdr_tables(doc["sections"])),
+        "",
+        "## Simultaneous inference (issue 20)",
+        "",
+        _or_none(simultaneous_tables(doc["sections"])),
+        "",
+        "## Monte Carlo size",
+        "",
+        _or_none(b_tables(doc["sections"])),
+        "",
+        "## Cross-checks with peers",
+        "",
+        "BCa endpoints equal `scipy.stats.bootstrap(method='BCa')` fed the same resamples to 1e-10: "
+        "`tests/test_intervals.py::test_endpoints_equal_scipy_bootstrap_fed_the_same_resamples` and "
+        "`::test_bca_for_a_regression_metric_equals_scipy` (not repeated here).",
+        "",
+        permutation_tables(doc["sections"]),
+        "",
+        compstats_tables(doc["sections"]),
+    ]
     outside = doc["outside_target"]
     lines += ["## Outside the target", ""]
     if not outside:
         lines.append("Nothing.")
     for o in outside:
         desc = ", ".join("%s=%s" % (k, v) for k, v in o.items() if k not in ("value", "se", "target", "kind"))
-        lines.append("- %s (%s): %s, target %s%s" % (o["kind"], desc, fmt_pct(o["value"], o["se"]), o["target"],
-                                                     "" if o.get("tested", True) else " (recorded, not asserted)"))
+        lines.append(
+            "- %s (%s): %s, target %s%s"
+            % (
+                o["kind"],
+                desc,
+                fmt_pct(o["value"], o["se"]),
+                o["target"],
+                "" if o.get("tested", True) else " (recorded, not asserted)",
+            )
+        )
     lines.append("")
     return "\n".join(lines)

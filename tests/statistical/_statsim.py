@@ -12,6 +12,7 @@ Work is spread over processes (``fork``; the population is built before the
 pool starts, so the workers share it).  ``LEADERBOARD_CI_STAT_JOBS`` sets
 their number (default: the CPUs this process may use, at most 2).
 """
+
 from __future__ import annotations
 
 import gc
@@ -20,9 +21,8 @@ import os
 import time
 from dataclasses import dataclass
 
-import numpy as np
-
 import _statpop
+import numpy as np
 
 METHODS = ("percentile", "basic", "bca")
 ALPHA = 0.05
@@ -30,13 +30,23 @@ LEVEL = 0.95
 
 # Systems whose own CIs are checked, and pairs whose difference CIs are checked.
 COVERAGE_SYSTEMS = {"classification": ("rf", "logreg"), "regression": ("hgb", "linear")}
-COVERAGE_PAIRS = {"classification": (("rf", "logreg"), ("logreg", "twin_1")),
-                  "regression": (("hgb", "linear"), ("linear", "tree"))}
+COVERAGE_PAIRS = {
+    "classification": (("rf", "logreg"), ("logreg", "twin_1")),
+    "regression": (("hgb", "linear"), ("linear", "tree")),
+}
 
 # Error-rate study: system A against each other system, pre-specified direction "A better".
 ERROR_SYSTEMS = {
-    "classification": ("logreg", "twin_1", "acc_minus_1", "acc_minus_2", "acc_minus_5",
-                       "f1_minus_1", "f1_minus_2", "f1_minus_5"),
+    "classification": (
+        "logreg",
+        "twin_1",
+        "acc_minus_1",
+        "acc_minus_2",
+        "acc_minus_5",
+        "f1_minus_1",
+        "f1_minus_2",
+        "f1_minus_5",
+    ),
     "regression": ("linear", "linear_twin"),
 }
 EQUAL_SYSTEMS = ("logreg",) + tuple("twin_%d" % k for k in range(1, 10))
@@ -93,6 +103,7 @@ def _init_worker():
     gc.freeze()
     try:
         from threadpoolctl import threadpool_limits
+
         _LIMITS = threadpool_limits(limits=1)
     except ImportError:  # pragma: no cover
         pass
@@ -101,9 +112,11 @@ def _init_worker():
 def _single_threaded():
     try:
         from threadpoolctl import threadpool_limits
+
         return threadpool_limits(limits=1)
     except ImportError:  # pragma: no cover
         import contextlib
+
         return contextlib.nullcontext()
 
 
@@ -192,13 +205,14 @@ class CoverageTask:
         self.pairs = np.array([[self.names.index(a), self.names.index(b)] for a, b in COVERAGE_PAIRS[kind]])
 
     def config(self, rep, method="bca", baseline=None):
-        return _statpop.config_for(self.kind, n_resamples=self.b, seed=bootstrap_seed(self.seed, rep), method=method,
-                                   baseline=baseline)
+        return _statpop.config_for(
+            self.kind, n_resamples=self.b, seed=bootstrap_seed(self.seed, rep), method=method, baseline=baseline
+        )
 
     def __call__(self, rep):
         from leaderboard_ci.core.intervals import confidence_interval
-        from leaderboard_ci.phase.analysis.systems import score_systems
         from leaderboard_ci.core.pairs import pair_statistics
+        from leaderboard_ci.phase.analysis.systems import score_systems
 
         ts = test_set(self.kind, self.names, self.n, self.seed, rep)
         scores = score_systems(self.config(rep), ts.gold, ts.predictions, ts.names, n_jobs=1)
@@ -211,17 +225,38 @@ class CoverageTask:
             for k, method in enumerate(METHODS):
                 for i, j in enumerate(self.own):
                     jk_scores, jk_weights, _ = scores.jackknife[j]
-                    iv = confidence_interval(method, scores.replicates[:, j, t], scores.full[j, t], LEVEL,
-                                             jackknife=(jk_scores[:, t], jk_weights))
+                    iv = confidence_interval(
+                        method,
+                        scores.replicates[:, j, t],
+                        scores.full[j, t],
+                        LEVEL,
+                        jackknife=(jk_scores[:, t], jk_weights),
+                    )
                     own_lo[k, i, t], own_hi[k, i, t] = iv.low, iv.high
-                stats = pair_statistics(scores.replicates[:, :, t], scores.full[:, t], self.pairs,
-                                        target.metric.sign, method, LEVEL,
-                                        jackknife=scores.jackknife_matrix(t) if method == "bca" else None)
+                stats = pair_statistics(
+                    scores.replicates[:, :, t],
+                    scores.full[:, t],
+                    self.pairs,
+                    target.metric.sign,
+                    method,
+                    LEVEL,
+                    jackknife=scores.jackknife_matrix(t) if method == "bca" else None,
+                )
                 pair_lo[k, :, t], pair_hi[k, :, t] = stats.ci_low, stats.ci_high
-        return {"own_lo": own_lo, "own_hi": own_hi, "pair_lo": pair_lo, "pair_hi": pair_hi,
-                "own_full": scores.full[self.own], "pair_diff": np.stack(
-                    [target.metric.sign * (scores.full[self.pairs[:, 0], t] - scores.full[self.pairs[:, 1], t])
-                     for t, target in enumerate(scores.targets)], axis=1)}
+        return {
+            "own_lo": own_lo,
+            "own_hi": own_hi,
+            "pair_lo": pair_lo,
+            "pair_hi": pair_hi,
+            "own_full": scores.full[self.own],
+            "pair_diff": np.stack(
+                [
+                    target.metric.sign * (scores.full[self.pairs[:, 0], t] - scores.full[self.pairs[:, 1], t])
+                    for t, target in enumerate(scores.targets)
+                ],
+                axis=1,
+            ),
+        }
 
 
 def coverage_study(kind, n, reps, n_resamples, study_seed=11):
@@ -236,25 +271,64 @@ def coverage_study(kind, n, reps, n_resamples, study_seed=11):
         for i, system in enumerate(COVERAGE_SYSTEMS[kind]):
             for t, key in enumerate(keys):
                 truth = pop.truth[(system, key)]
-                cells.append(_cell("system", kind, n, method, system, key, truth,
-                                   raw["own_lo"][:, k, i, t], raw["own_hi"][:, k, i, t]))
+                cells.append(
+                    _cell(
+                        "system",
+                        kind,
+                        n,
+                        method,
+                        system,
+                        key,
+                        truth,
+                        raw["own_lo"][:, k, i, t],
+                        raw["own_hi"][:, k, i, t],
+                    )
+                )
         for p, (a, b) in enumerate(COVERAGE_PAIRS[kind]):
             for t, key in enumerate(keys):
                 truth = signs[t] * (pop.truth[(a, key)] - pop.truth[(b, key)])
-                cells.append(_cell("difference", kind, n, method, "%s - %s" % (a, b), key, truth,
-                                   raw["pair_lo"][:, k, p, t], raw["pair_hi"][:, k, p, t]))
-    return {"kind": kind, "n": n, "reps": reps, "n_resamples": n_resamples, "seconds": raw["_seconds"],
-            "jobs": raw["_jobs"], "cells": cells}
+                cells.append(
+                    _cell(
+                        "difference",
+                        kind,
+                        n,
+                        method,
+                        "%s - %s" % (a, b),
+                        key,
+                        truth,
+                        raw["pair_lo"][:, k, p, t],
+                        raw["pair_hi"][:, k, p, t],
+                    )
+                )
+    return {
+        "kind": kind,
+        "n": n,
+        "reps": reps,
+        "n_resamples": n_resamples,
+        "seconds": raw["_seconds"],
+        "jobs": raw["_jobs"],
+        "cells": cells,
+    }
 
 
 def _cell(what, kind, n, method, system, metric, truth, lo, hi):
     covered = (lo <= truth) & (truth <= hi)
     p, se = rate(covered)
-    return {"what": what, "kind": kind, "n": n, "method": method, "system": system, "metric": metric,
-            "truth": truth, "coverage": p, "se": se, "reps": int(lo.size),
-            "miss_interval_below_truth": float(np.mean(hi < truth)),
-            "miss_interval_above_truth": float(np.mean(lo > truth)),
-            "mean_width": float(np.mean(hi - lo))}
+    return {
+        "what": what,
+        "kind": kind,
+        "n": n,
+        "method": method,
+        "system": system,
+        "metric": metric,
+        "truth": truth,
+        "coverage": p,
+        "se": se,
+        "reps": int(lo.size),
+        "miss_interval_below_truth": float(np.mean(hi < truth)),
+        "miss_interval_above_truth": float(np.mean(lo > truth)),
+        "mean_width": float(np.mean(hi - lo)),
+    }
 
 
 # ---------------------------------------------------------------------------
@@ -285,17 +359,19 @@ def pvalues_against_first(config, ts, n_permutations, permutation=True):
     ``boot_dd`` (one-sided p of the better-ranked system, analyze's sides='one'),
     and the same three for the permutation test (NaN when ``permutation`` is False).
     """
-    from leaderboard_ci.phase.analysis.systems import score_systems
+    from leaderboard_ci.core.intervals import confidence_interval
     from leaderboard_ci.core.pairs import pair_statistics
     from leaderboard_ci.core.permutation import permutation_pvalues
+    from leaderboard_ci.phase.analysis.systems import score_systems
     from leaderboard_ci.tasks.scorer import SystemScorer
-    from leaderboard_ci.core.intervals import confidence_interval
 
     scores = score_systems(config, ts.gold, ts.predictions, ts.names, n_jobs=1)
     m, n_targets = scores.full.shape
     others = range(1, m)
-    out = {k: np.full((m - 1, n_targets), np.nan) for k in ("delta", "boot_sd", "boot_one", "boot_two", "boot_dd",
-                                                            "perm_one", "perm_two", "perm_dd")}
+    out = {
+        k: np.full((m - 1, n_targets), np.nan)
+        for k in ("delta", "boot_sd", "boot_one", "boot_two", "boot_dd", "perm_one", "perm_two", "perm_dd")
+    }
     ranked = {}
     for t, target in enumerate(scores.targets):
         sign = target.metric.sign
@@ -305,8 +381,9 @@ def pvalues_against_first(config, ts, n_permutations, permutation=True):
             delta = sign * (full[0] - full[x])
             out["delta"][i, t] = delta
             out["boot_sd"][i, t] = np.std(reps[:, 0] - reps[:, x], ddof=1)
-            out["boot_one"][i, t] = confidence_interval("percentile", sign * (reps[:, 0] - reps[:, x]), delta, LEVEL,
-                                                        scale=max(abs(full[0]), abs(full[x]))).p_greater
+            out["boot_one"][i, t] = confidence_interval(
+                "percentile", sign * (reps[:, 0] - reps[:, x]), delta, LEVEL, scale=max(abs(full[0]), abs(full[x]))
+            ).p_greater
             order = rank_order(full[[0, x]], sign, [ts.names[0], ts.names[x]])
             pair = ([0, x][order[0]], [0, x][order[1]])
             ranked[(i, t)] = pair
@@ -319,8 +396,9 @@ def pvalues_against_first(config, ts, n_permutations, permutation=True):
         where = {p: k for k, p in enumerate(wanted)}
         pred_matrix = np.stack(ts.predictions, axis=1)
         scorers = [SystemScorer(config.metrics, ts.gold, p, layout="reduced") for p in ts.predictions]
-        perm_one, _, perm_two, _ = permutation_pvalues(scorers, scores.full, np.array(wanted), pred_matrix,
-                                                    config.bootstrap.seed, n_permutations)
+        perm_one, _, perm_two, _ = permutation_pvalues(
+            scorers, scores.full, np.array(wanted), pred_matrix, config.bootstrap.seed, n_permutations
+        )
         for (i, t), pair in ranked.items():
             out["perm_one"][i, t] = perm_one[i, t]
             out["perm_two"][i, t] = perm_two[i, t]  # symmetric in the orientation
@@ -340,12 +418,19 @@ def error_study(kind, n, reps, n_resamples, n_permutations, study_seed=23, names
         for t, key in enumerate(keys):
             truth = signs[t] * (pop.truth[(names[0], key)] - pop.truth[(other, key)])
             delta = raw["delta"][:, i, t]
-            row = {"kind": kind, "n": n, "a": names[0], "b": other, "metric": key, "true_difference": truth,
-                   "reps": reps,
-                   # Is the bootstrap's spread of the difference right?  Its mean SD over test sets
-                   # against the SD of the observed difference across test sets (the truth).
-                   "sd_of_difference": float(np.std(delta, ddof=1)),
-                   "mean_bootstrap_sd": float(np.mean(raw["boot_sd"][:, i, t]))}
+            row = {
+                "kind": kind,
+                "n": n,
+                "a": names[0],
+                "b": other,
+                "metric": key,
+                "true_difference": truth,
+                "reps": reps,
+                # Is the bootstrap's spread of the difference right?  Its mean SD over test sets
+                # against the SD of the observed difference across test sets (the truth).
+                "sd_of_difference": float(np.std(delta, ddof=1)),
+                "mean_bootstrap_sd": float(np.mean(raw["boot_sd"][:, i, t])),
+            }
             for test in ("boot", "perm"):
                 if np.isnan(raw["%s_one" % test][:, i, t]).any():
                     continue
@@ -358,8 +443,16 @@ def error_study(kind, n, reps, n_resamples, n_permutations, study_seed=23, names
                 row["%s_two_sided_wrong_direction" % test] = rate(two & (delta < 0))
                 row["%s_one_sided_data_directed" % test] = rate(dd)
             rows.append(row)
-    return {"kind": kind, "n": n, "reps": reps, "n_resamples": n_resamples, "n_permutations": n_permutations,
-            "seconds": raw["_seconds"], "jobs": raw["_jobs"], "rows": rows}
+    return {
+        "kind": kind,
+        "n": n,
+        "reps": reps,
+        "n_resamples": n_resamples,
+        "n_permutations": n_permutations,
+        "seconds": raw["_seconds"],
+        "jobs": raw["_jobs"],
+        "rows": rows,
+    }
 
 
 # ---------------------------------------------------------------------------
@@ -369,8 +462,14 @@ class FamilyTask:
     """Corrected decisions over all pairs of ``names`` on one test set (analyze's all_pairs family)."""
 
     def __init__(self, names, n, n_resamples, n_permutations, study_seed, tests=("bootstrap",)):
-        self.names, self.n, self.b, self.p, self.seed, self.tests = tuple(names), n, n_resamples, \
-            n_permutations, study_seed, tests
+        self.names, self.n, self.b, self.p, self.seed, self.tests = (
+            tuple(names),
+            n,
+            n_resamples,
+            n_permutations,
+            study_seed,
+            tests,
+        )
 
     def config(self, rep):
         return _statpop.config_for("classification", n_resamples=self.b, seed=bootstrap_seed(self.seed, rep))
@@ -386,10 +485,10 @@ def family_decisions(config, ts, n_permutations, tests=("bootstrap",)):
     Returns ``reject`` of shape ``(T, tests, 2 sides, corrections, P)``, ``pairs``
     ``(T, P, 2)`` (system indices, better-ranked first) and ``delta`` ``(T, P)``.
     """
-    from leaderboard_ci.phase.analysis.corrections import adjust
-    from leaderboard_ci.phase.analysis.systems import score_systems
     from leaderboard_ci.core.pairs import pair_statistics, ranked_pairs
     from leaderboard_ci.core.permutation import permutation_pvalues
+    from leaderboard_ci.phase.analysis.corrections import adjust
+    from leaderboard_ci.phase.analysis.systems import score_systems
     from leaderboard_ci.tasks.scorer import SystemScorer
 
     scores = score_systems(config, ts.gold, ts.predictions, ts.names, n_jobs=1)
@@ -408,8 +507,9 @@ def family_decisions(config, ts, n_permutations, tests=("bootstrap",)):
         wanted = sorted(set(ranked))
         pred_matrix = np.stack(ts.predictions, axis=1)
         scorers = [SystemScorer(config.metrics, ts.gold, p, layout="reduced") for p in ts.predictions]
-        p_one, _, p_two, _ = permutation_pvalues(scorers, scores.full, np.array(wanted), pred_matrix,
-                                              config.bootstrap.seed, n_permutations)
+        p_one, _, p_two, _ = permutation_pvalues(
+            scorers, scores.full, np.array(wanted), pred_matrix, config.bootstrap.seed, n_permutations
+        )
         perm = {pair: (p_one[k], p_two[k]) for k, pair in enumerate(wanted)}
     for t, target in enumerate(scores.targets):
         sign = target.metric.sign
@@ -421,8 +521,10 @@ def family_decisions(config, ts, n_permutations, tests=("bootstrap",)):
             if test == "bootstrap":
                 sided = (st.p_two_sided, st.p_value)
             else:
-                sided = (np.array([perm[(int(a), int(b))][1][t] for a, b in pairs]),
-                         np.array([perm[(int(a), int(b))][0][t] for a, b in pairs]))
+                sided = (
+                    np.array([perm[(int(a), int(b))][1][t] for a, b in pairs]),
+                    np.array([perm[(int(a), int(b))][0][t] for a, b in pairs]),
+                )
             for s, p in enumerate(sided):
                 for c, method in enumerate(CORRECTIONS):
                     reject[t, k, s, c] = adjust(p, method, ALPHA) <= ALPHA
@@ -442,8 +544,15 @@ def fwer_study(n, reps, n_resamples, n_permutations, study_seed=31, tests=("boot
                 for c, method in enumerate(CORRECTIONS):
                     row[method] = rate(any_reject[:, t, k, s, c])
                 rows.append(row)
-    return {"n": n, "reps": reps, "n_resamples": n_resamples, "n_permutations": n_permutations,
-            "seconds": raw["_seconds"], "jobs": raw["_jobs"], "rows": rows}
+    return {
+        "n": n,
+        "reps": reps,
+        "n_resamples": n_resamples,
+        "n_permutations": n_permutations,
+        "seconds": raw["_seconds"],
+        "jobs": raw["_jobs"],
+        "rows": rows,
+    }
 
 
 def fdr_study(n, reps, n_resamples, study_seed=37):
@@ -468,13 +577,30 @@ def fdr_study(n, reps, n_resamples, study_seed=37):
             fdr_se = float(fdp.std(ddof=1) / math.sqrt(reps))
             true_effects = (~null).sum(axis=1)
             found = (rejected & ~null & ~wrong_direction).sum(axis=1)
-            rows.append({"n": n, "sides": sides, "correction": method, "reps": reps, "fdr": (fdr, fdr_se),
-                         "fwer": rate(v > 0),
-                         "directional_errors_per_test_set": float((rejected & wrong_direction).sum(axis=1).mean()),
-                         "share_of_real_differences_found": float((found / np.maximum(true_effects, 1)).mean())})
+            rows.append(
+                {
+                    "n": n,
+                    "sides": sides,
+                    "correction": method,
+                    "reps": reps,
+                    "fdr": (fdr, fdr_se),
+                    "fwer": rate(v > 0),
+                    "directional_errors_per_test_set": float((rejected & wrong_direction).sum(axis=1).mean()),
+                    "share_of_real_differences_found": float((found / np.maximum(true_effects, 1)).mean()),
+                }
+            )
     groups = {"L": list(MIX_SYSTEMS[:4]), "L - 2 points": list(MIX_SYSTEMS[4:7]), "L - 5 points": list(MIX_SYSTEMS[7:])}
-    return {"n": n, "reps": reps, "n_resamples": n_resamples, "seconds": raw["_seconds"], "jobs": raw["_jobs"],
-            "groups": groups, "true_null_pairs": int(null[0].sum()), "pairs": int(null.shape[1]), "rows": rows}
+    return {
+        "n": n,
+        "reps": reps,
+        "n_resamples": n_resamples,
+        "seconds": raw["_seconds"],
+        "jobs": raw["_jobs"],
+        "groups": groups,
+        "true_null_pairs": int(null[0].sum()),
+        "pairs": int(null.shape[1]),
+        "rows": rows,
+    }
 
 
 # ---------------------------------------------------------------------------

@@ -11,6 +11,7 @@ run as its documentation shows: ``performance`` -> ``difference_multiple`` and
 ``all_differences_multiple``.  This file imports only CompStats, numpy, pandas
 and scikit-learn (never leaderboard_ci): CompStats is not a project dependency.
 """
+
 import json
 import os
 import sys
@@ -35,8 +36,11 @@ def data_csv():
 
     path = os.path.join(os.path.dirname(CompStats.__file__), "tests", "data.csv")
     df = pd.read_csv(path)
-    print(json.dumps({"path": path, "columns": list(df.columns),
-                      "values": {c: [int(v) for v in df[c]] for c in df.columns}}))
+    print(
+        json.dumps(
+            {"path": path, "columns": list(df.columns), "values": {c: [int(v) for v in df[c]] for c in df.columns}}
+        )
+    )
 
 
 def run(path, metric, alpha):
@@ -53,8 +57,9 @@ def run(path, metric, alpha):
     score = _metric(metric)
     samples = StatisticSamples(statistic=score, num_samples=int(data["indices"].shape[0]), n_jobs=1, BiB=True)
     samples._samples = np.asarray(data["indices"])  # our resamples, not np.random.randint's
-    perf = performance(frame, gold="y", score=score, num_samples=samples.num_samples, n_jobs=1,
-                       statistic_samples=samples)
+    perf = performance(
+        frame, gold="y", score=score, num_samples=samples.num_samples, n_jobs=1, statistic_samples=samples
+    )
     assert samples._samples is not None and samples._samples.shape == data["indices"].shape
     results = {"samples": {metric: dict(perf.calls)}, "BiB": {metric: True}}
     winner = difference_multiple(results, CI=alpha)["winner"][metric]
@@ -78,6 +83,7 @@ if __name__ == "__main__":
         data_csv()
     elif sys.argv[1:] == ["--version"]:
         import CompStats
+
         print(json.dumps({"version": CompStats.__version__}))
     else:
         run(sys.argv[1], sys.argv[2], float(sys.argv[3]))

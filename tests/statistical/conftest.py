@@ -23,11 +23,11 @@ root without the path, use ``LEADERBOARD_CI_FULL_STATS=1 python3 -m pytest -m st
 ``--stats-report DIR`` writes the measured tables as ``DIR/latest.json`` and
 ``DIR/latest.md`` at the end of the session.
 """
+
 from __future__ import annotations
 
 import math
 import os
-import platform
 import sys
 import time
 from dataclasses import dataclass, field
@@ -41,10 +41,18 @@ if HERE not in sys.path:
 
 def pytest_addoption(parser):
     group = parser.getgroup("leaderboard-ci statistical suite")
-    group.addoption("--full-stats", action="store_true", default=False,
-                    help="run the full statistical validity suite (tight targets, many repetitions)")
-    group.addoption("--stats-report", default=None, metavar="DIR",
-                    help="write the measured tables to DIR/latest.json and DIR/latest.md")
+    group.addoption(
+        "--full-stats",
+        action="store_true",
+        default=False,
+        help="run the full statistical validity suite (tight targets, many repetitions)",
+    )
+    group.addoption(
+        "--stats-report",
+        default=None,
+        metavar="DIR",
+        help="write the measured tables to DIR/latest.json and DIR/latest.md",
+    )
 
 
 def _full(config):
@@ -88,18 +96,42 @@ class StatSettings:
         return k * math.sqrt(target * (1.0 - target) / reps)
 
 
-FAST = StatSettings(full=False, coverage_reps={100: 300, 1000: 300},
-                    error_reps={("classification", 1000): 250, ("classification", 100): 300,
-                                ("regression", 1000): 200},
-                    fwer_reps=200, fwer_permutation_reps=120, fdr_reps=150, b_sensitivity_reps=0,
-                    simultaneous_reps={"null-10": 100, "null-60": 40, "null-200": 10, "mixed-10": 100,
-                                       "mixed-60": 20, "phase60": 6, "power-10": 40})
-FULL = StatSettings(full=True, coverage_reps={100: 4000, 1000: 4000},
-                    error_reps={("classification", 1000): 5000, ("classification", 100): 5000,
-                                ("regression", 1000): 3000},
-                    fwer_reps=2000, fwer_permutation_reps=2000, fdr_reps=2000, b_sensitivity_reps=2000,
-                    simultaneous_reps={"null-10": 2000, "null-60": 1000, "null-200": 1000, "mixed-10": 2000,
-                                       "mixed-60": 1000, "phase60": 200, "power-10": 1000})
+FAST = StatSettings(
+    full=False,
+    coverage_reps={100: 300, 1000: 300},
+    error_reps={("classification", 1000): 250, ("classification", 100): 300, ("regression", 1000): 200},
+    fwer_reps=200,
+    fwer_permutation_reps=120,
+    fdr_reps=150,
+    b_sensitivity_reps=0,
+    simultaneous_reps={
+        "null-10": 100,
+        "null-60": 40,
+        "null-200": 10,
+        "mixed-10": 100,
+        "mixed-60": 20,
+        "phase60": 6,
+        "power-10": 40,
+    },
+)
+FULL = StatSettings(
+    full=True,
+    coverage_reps={100: 4000, 1000: 4000},
+    error_reps={("classification", 1000): 5000, ("classification", 100): 5000, ("regression", 1000): 3000},
+    fwer_reps=2000,
+    fwer_permutation_reps=2000,
+    fdr_reps=2000,
+    b_sensitivity_reps=2000,
+    simultaneous_reps={
+        "null-10": 2000,
+        "null-60": 1000,
+        "null-200": 1000,
+        "mixed-10": 2000,
+        "mixed-60": 1000,
+        "phase60": 200,
+        "power-10": 1000,
+    },
+)
 
 
 class Store:
@@ -148,11 +180,15 @@ def _scaled(settings, factor):
         return max(20, int(round(value * factor))) if value else value
 
     return dataclasses.replace(
-        settings, coverage_reps={k: scale(v) for k, v in settings.coverage_reps.items()},
-        error_reps={k: scale(v) for k, v in settings.error_reps.items()}, fwer_reps=scale(settings.fwer_reps),
-        fwer_permutation_reps=scale(settings.fwer_permutation_reps), fdr_reps=scale(settings.fdr_reps),
+        settings,
+        coverage_reps={k: scale(v) for k, v in settings.coverage_reps.items()},
+        error_reps={k: scale(v) for k, v in settings.error_reps.items()},
+        fwer_reps=scale(settings.fwer_reps),
+        fwer_permutation_reps=scale(settings.fwer_permutation_reps),
+        fdr_reps=scale(settings.fdr_reps),
         b_sensitivity_reps=scale(settings.b_sensitivity_reps),
-        simultaneous_reps={k: scale(v) for k, v in settings.simultaneous_reps.items()})
+        simultaneous_reps={k: scale(v) for k, v in settings.simultaneous_reps.items()},
+    )
 
 
 def pytest_configure(config):
@@ -217,7 +253,9 @@ def pytest_sessionfinish(session, exitstatus):
 
     meta = {
         "mode": store.settings.mode,
-        "command": " ".join([os.path.basename(sys.executable), "-m", "pytest"] + list(session.config.invocation_params.args)),
+        "command": " ".join(
+            [os.path.basename(sys.executable), "-m", "pytest"] + list(session.config.invocation_params.args)
+        ),
         "started": time.strftime("%Y-%m-%d %H:%M:%S %z", time.localtime(store.started)),
         "seconds": round(time.time() - store.started, 1),
         "load_average_start": store.load_start,

@@ -16,6 +16,7 @@ Environment: ``LEADERBOARD_CI_STAT_JOBS`` (worker processes, default 2),
 ``benchmarks/.venv-peers/bin/python``), ``LEADERBOARD_CI_STAT_CACHE`` (population
 cache folder, ``off`` to rebuild).  The exit status is pytest's.
 """
+
 import os
 import subprocess
 import sys
@@ -25,9 +26,22 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 
 
 def main(argv):
-    command = [sys.executable, "-m", "pytest", "tests/statistical", "-m", "statistical", "--full-stats",
-               "--stats-report", os.path.relpath(os.path.join(HERE, "results"), ROOT), "-p", "no:cacheprovider",
-               "-q", "-rfEs", "--durations=30"] + list(argv)
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "tests/statistical",
+        "-m",
+        "statistical",
+        "--full-stats",
+        "--stats-report",
+        os.path.relpath(os.path.join(HERE, "results"), ROOT),
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        "-rfEs",
+        "--durations=30",
+    ] + list(argv)
     print("+ " + " ".join(command), flush=True)
     return subprocess.call(command, cwd=ROOT)
 

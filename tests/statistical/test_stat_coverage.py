@@ -25,13 +25,13 @@ Targets
   a property of the basic interval, not a bug, so the band was widened and
   the shortfall is reported in docs/validity.md.)
 """
-import math
 
-import numpy as np
-import pytest
+import math
 
 import _statpop
 import _statsim
+import numpy as np
+import pytest
 from _statsim import COVERAGE_PAIRS, COVERAGE_SYSTEMS, METHODS
 
 pytestmark = pytest.mark.statistical
@@ -55,9 +55,17 @@ def _cells(what):
             for unit in units:
                 for key in _keys(kind):
                     for method in METHODS:
-                        out.append(pytest.param(kind, n, unit, key, method,
-                                                id="%s-n%d-%s-%s-%s" % (kind, n, unit.replace(" ", ""), key, method),
-                                                marks=[pytest.mark.slow] if n < 1000 else []))
+                        out.append(
+                            pytest.param(
+                                kind,
+                                n,
+                                unit,
+                                key,
+                                method,
+                                id="%s-n%d-%s-%s-%s" % (kind, n, unit.replace(" ", ""), key, method),
+                                marks=[pytest.mark.slow] if n < 1000 else [],
+                            )
+                        )
     return out
 
 
@@ -74,6 +82,7 @@ def _coverage(stat_store, stat_settings, kind, n):
         study = _statsim.coverage_study(kind, n, stat_settings.coverage_reps[n], stat_settings.n_resamples)
         stat_store.record("coverage", "%s-%d" % (kind, n), study)
         return study
+
     return stat_store.study(("coverage", kind, n), compute)
 
 
@@ -89,13 +98,29 @@ def _check(cell, settings):
     assert low <= p <= high, (
         "%s CI of %s (%s, n=%d, %s) covers %.2f %% +- %.2f (%d test sets), outside [%.2f, %.2f] %%; "
         "misses with the interval below the truth %.2f %%, above %.2f %%"
-        % (cell["method"], cell["system"], cell["metric"], cell["n"], cell["kind"], 100 * p, 100 * cell["se"], reps,
-           100 * low, 100 * high, 100 * cell["miss_interval_below_truth"], 100 * cell["miss_interval_above_truth"]))
+        % (
+            cell["method"],
+            cell["system"],
+            cell["metric"],
+            cell["n"],
+            cell["kind"],
+            100 * p,
+            100 * cell["se"],
+            reps,
+            100 * low,
+            100 * high,
+            100 * cell["miss_interval_below_truth"],
+            100 * cell["miss_interval_above_truth"],
+        )
+    )
 
 
 def _find(study, what, unit, key, method):
-    return next(c for c in study["cells"] if c["what"] == what and c["system"] == unit and c["metric"] == key
-                and c["method"] == method)
+    return next(
+        c
+        for c in study["cells"]
+        if c["what"] == what and c["system"] == unit and c["metric"] == key and c["method"] == method
+    )
 
 
 @pytest.mark.parametrize("kind,n,system,key,method", _cells("system"))
@@ -116,7 +141,8 @@ def test_the_population_is_what_the_studies_assume(populations):
             assert cls.truth[("twin_%d" % k, key)] == base
     for delta in _statpop.ACCURACY_DELTAS:  # accuracy drops exactly
         assert cls.truth[("acc_minus_%g" % (100 * delta), "accuracy")] == pytest.approx(
-            cls.truth[("logreg", "accuracy")] - delta, abs=1e-12)
+            cls.truth[("logreg", "accuracy")] - delta, abs=1e-12
+        )
     for delta in _statpop.F1_DELTAS:
         drop = cls.truth[("logreg", "f1_macro")] - cls.truth[("f1_minus_%g" % (100 * delta), "f1_macro")]
         assert delta <= drop <= delta + 1e-4
@@ -129,10 +155,10 @@ def test_the_population_is_what_the_studies_assume(populations):
 @pytest.mark.parametrize("kind", ["classification", "regression"])
 def test_the_simulation_is_the_product_path(populations, kind):
     """One test set: the intervals the studies compute equal evaluate()'s (leaderboard) ones."""
-    from leaderboard_ci.scoring.evaluation import evaluate
     from leaderboard_ci.core.intervals import confidence_interval
-    from leaderboard_ci.phase.analysis.systems import score_systems
     from leaderboard_ci.core.pairs import pair_statistics
+    from leaderboard_ci.phase.analysis.systems import score_systems
+    from leaderboard_ci.scoring.evaluation import evaluate
 
     task = _statsim.CoverageTask(kind, 300, 500, study_seed=5)
     ts = _statsim.test_set(kind, task.names, 300, 5, 0)
@@ -156,12 +182,19 @@ def test_the_simulation_is_the_product_path(populations, kind):
                 else:
                     assert (iv.low, iv.high) == (s.interval.low, s.interval.high)
         for a, b in task.pairs:
-            result = evaluate(task.config(0, method, baseline=ts.names[b]), ts.gold, ts.predictions[a],
-                              baseline=ts.predictions[b])
+            result = evaluate(
+                task.config(0, method, baseline=ts.names[b]), ts.gold, ts.predictions[a], baseline=ts.predictions[b]
+            )
             for t, cmp in enumerate(result.baseline):
-                st = pair_statistics(scores.replicates[:, :, t], scores.full[:, t], np.array([[a, b]]),
-                                     cmp.metric.sign, method, 0.95,
-                                     jackknife=scores.jackknife_matrix(t) if method == "bca" else None)
+                st = pair_statistics(
+                    scores.replicates[:, :, t],
+                    scores.full[:, t],
+                    np.array([[a, b]]),
+                    cmp.metric.sign,
+                    method,
+                    0.95,
+                    jackknife=scores.jackknife_matrix(t) if method == "bca" else None,
+                )
                 assert cmp.difference == st.difference[0]
                 # The leaderboard's one-sided p (vs_base_p) inverts the interval beside it, as the
                 # error study computes it: pair_statistics' one-sided p (a better than b) on the same replicates.

@@ -24,15 +24,15 @@ pairs are conservative).  For the FDR, the false-discovery proportion lies in
 [0, 1], so its variance is at most mean * (1 - mean): the binomial SE at the
 target bounds its SE.
 """
-import math
 
-import numpy as np
-import pytest
-from scipy.stats import norm
+import math
 
 import _statpop
 import _statsim
+import numpy as np
+import pytest
 from _statsim import ALPHA
+from scipy.stats import norm
 
 from leaderboard_ci.core.simultaneous import resolved_resamples
 from leaderboard_ci.phase.analysis.targets import family_note
@@ -70,8 +70,15 @@ def _error_study(stat_store, settings, kind, n):
         study = _statsim.error_study(kind, n, reps, settings.n_resamples, perms, names=names)
         if n < 1000 and settings.full:
             perm_reps = max(20, reps * 3 // 5)
-            extra = _statsim.error_study(kind, n, perm_reps, settings.n_resamples, settings.n_permutations,
-                                         study_seed=24, names=(names[0], "twin_1"))
+            extra = _statsim.error_study(
+                kind,
+                n,
+                perm_reps,
+                settings.n_resamples,
+                settings.n_permutations,
+                study_seed=24,
+                names=(names[0], "twin_1"),
+            )
             for row in study["rows"]:
                 match = [r for r in extra["rows"] if r["b"] == row["b"] and r["metric"] == row["metric"]]
                 for r in match:
@@ -82,6 +89,7 @@ def _error_study(stat_store, settings, kind, n):
         _add_predicted_power(study)
         stat_store.record("errors", "%s-%d" % (kind, n), study)
         return study
+
     return stat_store.study(("errors", kind, n), compute)
 
 
@@ -110,8 +118,9 @@ def _add_predicted_power(study):
     for row in study["rows"]:
         if row["metric"] not in ("accuracy", "f1_macro") or abs(row["true_difference"]) < 1e-12:
             continue
-        d = _influence(pop, pop.systems["logreg"], row["metric"]) - _influence(pop, pop.systems[row["b"]],
-                                                                                row["metric"])
+        d = _influence(pop, pop.systems["logreg"], row["metric"]) - _influence(
+            pop, pop.systems[row["b"]], row["metric"]
+        )
         se = d.std() / math.sqrt(study["n"])
         row["predicted_power"] = float(norm.cdf(row["true_difference"] / se - norm.ppf(1 - ALPHA)))
 
@@ -124,11 +133,14 @@ def _type_one_limit(test, n):
     return SMALL_N_BOOTSTRAP_LIMIT if (test == "boot" and n < 1000) else TYPE_ONE_LIMIT
 
 
-TYPE_ONE_CASES = [("classification", n, key, b) for n in (1000, 100) for key in CLASS_KEYS
-                  for b in ("twin_1",)] + [("regression", 1000, "mae", "linear_twin")]
+TYPE_ONE_CASES = [("classification", n, key, b) for n in (1000, 100) for key in CLASS_KEYS for b in ("twin_1",)] + [
+    ("regression", 1000, "mae", "linear_twin")
+]
 #: The n = 100 study is marked slow; the n = 1000 cases are the default run's representatives of the same checks.
-TYPE_ONE_PARAMS = [pytest.param(*c, id="%s-n%d-%s" % (c[0], c[1], c[2]),
-                                marks=[pytest.mark.slow] if c[1] < 1000 else []) for c in TYPE_ONE_CASES]
+TYPE_ONE_PARAMS = [
+    pytest.param(*c, id="%s-n%d-%s" % (c[0], c[1], c[2]), marks=[pytest.mark.slow] if c[1] < 1000 else [])
+    for c in TYPE_ONE_CASES
+]
 
 
 @pytest.mark.parametrize("test", ["boot", "perm"])
@@ -144,7 +156,14 @@ def test_type_one_error(stat_store, stat_settings, kind, n, key, other, test, si
     reps = row.get("perm_reps", row["reps"]) if test == "perm" else row["reps"]
     limit = _type_one_limit(test, n) + stat_settings.tolerance(ALPHA, reps)
     assert p <= limit, "%s rejects %.2f %% +- %.2f of equal systems (%s, n=%d, %d test sets); limit %.2f %%" % (
-        name, 100 * p, 100 * se, key, n, reps, 100 * limit)
+        name,
+        100 * p,
+        100 * se,
+        key,
+        n,
+        reps,
+        100 * limit,
+    )
 
 
 @pytest.mark.parametrize("test", ["boot", "perm"])
@@ -165,8 +184,9 @@ def test_data_directed_one_sided_rejects_at_most_twice_alpha(stat_store, stat_se
     assert p <= 2 * _type_one_limit(test, n) + stat_settings.tolerance(2 * ALPHA, reps), row
 
 
-POWER_CASES = [("accuracy", "acc_minus_%g" % (100 * d), d) for d in _statpop.ACCURACY_DELTAS] + \
-              [("f1_macro", "f1_minus_%g" % (100 * d), d) for d in _statpop.F1_DELTAS]
+POWER_CASES = [("accuracy", "acc_minus_%g" % (100 * d), d) for d in _statpop.ACCURACY_DELTAS] + [
+    ("f1_macro", "f1_minus_%g" % (100 * d), d) for d in _statpop.F1_DELTAS
+]
 
 
 @pytest.mark.parametrize("key,other,delta", POWER_CASES, ids=["%s-%s" % (c[0], c[1]) for c in POWER_CASES])
@@ -193,8 +213,10 @@ def test_power_grows_with_the_difference(stat_store, stat_settings):
     if not stat_settings.full:
         pytest.skip("full run only (--full-stats)")
     study = _error_study(stat_store, stat_settings, "classification", 1000)
-    for key, prefix, deltas in (("accuracy", "acc_minus_", _statpop.ACCURACY_DELTAS),
-                                ("f1_macro", "f1_minus_", _statpop.F1_DELTAS)):
+    for key, prefix, deltas in (
+        ("accuracy", "acc_minus_", _statpop.ACCURACY_DELTAS),
+        ("f1_macro", "f1_minus_", _statpop.F1_DELTAS),
+    ):
         powers = [_row(study, "%s%g" % (prefix, 100 * d), key)["boot_one_sided"] for d in deltas]
         for (p1, se1), (p2, se2) in zip(powers, powers[1:]):
             assert p2 >= p1 - 3 * math.hypot(se1, se2), (key, powers)
@@ -203,14 +225,26 @@ def test_power_grows_with_the_difference(stat_store, stat_settings):
 def _fwer(stat_store, settings):
     def compute():
         n = 1000
-        boot = _statsim.fwer_study(n, settings.fwer_reps, settings.n_resamples, settings.n_permutations,
-                                   tests=("bootstrap",))
-        perm = _statsim.fwer_study(n, settings.fwer_permutation_reps, settings.n_resamples, settings.n_permutations,
-                                   study_seed=32, tests=("permutation",))
-        study = dict(boot, rows=boot["rows"] + perm["rows"], seconds=boot["seconds"] + perm["seconds"],
-                     permutation_reps=perm["reps"])
+        boot = _statsim.fwer_study(
+            n, settings.fwer_reps, settings.n_resamples, settings.n_permutations, tests=("bootstrap",)
+        )
+        perm = _statsim.fwer_study(
+            n,
+            settings.fwer_permutation_reps,
+            settings.n_resamples,
+            settings.n_permutations,
+            study_seed=32,
+            tests=("permutation",),
+        )
+        study = dict(
+            boot,
+            rows=boot["rows"] + perm["rows"],
+            seconds=boot["seconds"] + perm["seconds"],
+            permutation_reps=perm["reps"],
+        )
         stat_store.record("fwer", "n=%d" % n, study)
         return study
+
     return stat_store.study(("fwer",), compute)
 
 
@@ -246,7 +280,14 @@ def test_family_wise_error_of_ten_equal_systems(stat_store, stat_settings, key, 
     if test == "bootstrap" and _unresolved(correction, 45, stat_settings.n_resamples):
         return
     assert p <= limit, "%s FWER %.2f %% +- %.2f (%s, %s, %d test sets), limit %.2f %%" % (
-        correction, 100 * p, 100 * se, key, test, row["reps"], 100 * limit)
+        correction,
+        100 * p,
+        100 * se,
+        key,
+        test,
+        row["reps"],
+        100 * limit,
+    )
     one = next(r for r in study["rows"] if r["metric"] == key and r["test"] == test and r["sides"] == "one")
     # With data-directed one-sided p-values each pair is tested "in its best direction": at most 2x (recorded).
     assert one[correction][0] <= 2 * FAMILY_LIMIT + stat_settings.tolerance(2 * ALPHA, one["reps"]), one
@@ -257,6 +298,7 @@ def _fdr(stat_store, settings):
         study = _statsim.fdr_study(1000, settings.fdr_reps, settings.n_resamples)
         stat_store.record("fdr", "n=1000", study)
         return study
+
     return stat_store.study(("fdr",), compute)
 
 
@@ -293,15 +335,25 @@ def test_the_direct_computation_is_analyze():
         systems = dict(zip(names, ts.predictions))
         for test in ("bootstrap", "permutation"):
             for sides in ("two", "one"):
-                result = analyze(ts.gold, systems, metric=_statpop.CLASSIFICATION_METRICS[0],
-                                 extra_metrics=_statpop.CLASSIFICATION_METRICS[1:], labels=list(_statpop.LABELS),
-                                 n_resamples=b, seed=_statsim.bootstrap_seed(3, rep), test=test, sides=sides,
-                                 n_permutations=perms, execution=Execution(n_jobs=1))
+                result = analyze(
+                    ts.gold,
+                    systems,
+                    metric=_statpop.CLASSIFICATION_METRICS[0],
+                    extra_metrics=_statpop.CLASSIFICATION_METRICS[1:],
+                    labels=list(_statpop.LABELS),
+                    n_resamples=b,
+                    seed=_statsim.bootstrap_seed(3, rep),
+                    test=test,
+                    sides=sides,
+                    n_permutations=perms,
+                    execution=Execution(n_jobs=1),
+                )
                 for t, target in enumerate(result.targets.values()):
                     pairs = target.pairs
                     for i, other in enumerate(names[1:]):
-                        row = pairs[((pairs.a == names[0]) & (pairs.b == other)) |
-                                    ((pairs.a == other) & (pairs.b == names[0]))].iloc[0]
+                        row = pairs[
+                            ((pairs.a == names[0]) & (pairs.b == other)) | ((pairs.a == other) & (pairs.b == names[0]))
+                        ].iloc[0]
                         prefix = "boot" if test == "bootstrap" else "perm"
                         expected = ours["%s_two" % prefix] if sides == "two" else ours["%s_dd" % prefix]
                         assert row.p_value == expected[i, t], (test, sides, other, t)
@@ -317,10 +369,19 @@ def test_the_family_decisions_are_analyze():
         ours = _statsim.family_decisions(task.config(rep), ts, 200, task.tests)
         for k, test in enumerate(task.tests):
             for s, sides in enumerate(("two", "one")):
-                result = analyze(ts.gold, dict(zip(names, ts.predictions)), metric=_statpop.CLASSIFICATION_METRICS[0],
-                                 extra_metrics=_statpop.CLASSIFICATION_METRICS[1:], labels=list(_statpop.LABELS),
-                                 n_resamples=300, seed=_statsim.bootstrap_seed(4, rep), test=test, sides=sides,
-                                 n_permutations=200, execution=Execution(n_jobs=1))
+                result = analyze(
+                    ts.gold,
+                    dict(zip(names, ts.predictions)),
+                    metric=_statpop.CLASSIFICATION_METRICS[0],
+                    extra_metrics=_statpop.CLASSIFICATION_METRICS[1:],
+                    labels=list(_statpop.LABELS),
+                    n_resamples=300,
+                    seed=_statsim.bootstrap_seed(4, rep),
+                    test=test,
+                    sides=sides,
+                    n_permutations=200,
+                    execution=Execution(n_jobs=1),
+                )
                 for t, target in enumerate(result.targets.values()):
                     pairs = target.pairs
                     assert list(pairs.a) == [names[a] for a in ours["pairs"][t][:, 0]]

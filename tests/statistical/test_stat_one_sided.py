@@ -12,6 +12,7 @@ replicates, so their rejection rates are compared on the same data.  Measured (s
 11.7 %, new 9.7 %.  The new test is closer to nominal in every cell, though for left skew at n = 20 neither
 is near it (the percentile interval's first-order error for a skewed mean; BCa is the method for that).
 """
+
 import numpy as np
 import pytest
 

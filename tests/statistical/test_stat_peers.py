@@ -15,19 +15,18 @@
   else ``benchmarks/.venv-peers/bin/python`` (made by
   ``benchmarks/setup_peers.py``); the test is skipped, saying so, without one.
 """
+
 import json
 import math
 import os
 import subprocess
-import sys
 import tempfile
-
-import numpy as np
-import pytest
-from scipy.stats import permutation_test
 
 import _statpop
 import _statsim
+import numpy as np
+import pytest
+from scipy.stats import permutation_test
 
 pytestmark = pytest.mark.statistical
 
@@ -56,6 +55,7 @@ def _f1(tp, predicted, true, classes):
 def _statistic(metric, gold):
     """Oriented difference (positive: x better) of ``metric`` as SciPy's vectorized statistic."""
     if metric == "accuracy":
+
         def score(p):
             return (p == gold).mean(axis=-1)
     elif metric in ("f1_macro", "f1_fa"):
@@ -64,9 +64,11 @@ def _statistic(metric, gold):
         def score(p):
             return _f1(*_class_counts(gold, p), classes)
     elif metric == "mae":
+
         def score(p):
             return -np.abs(p - gold).mean(axis=-1)
     elif metric == "pearson":
+
         def score(p):
             pc = p - p.mean(axis=-1, keepdims=True)
             yc = gold - gold.mean()
@@ -78,13 +80,14 @@ def _statistic(metric, gold):
         # Rounded to 12 decimals so that ties with the observed value (frequent for
         # count-based metrics) do not depend on how each library orders its arithmetic.
         return np.round(score(x) - score(y), 12)
+
     return statistic
 
 
 def _ours(kind, metric, gold, a, b, n_permutations, seed):
-    from leaderboard_ci.scoring.config import parse_config
-    from leaderboard_ci.phase.analysis.systems import build_plan as PairedPlan
     from leaderboard_ci.core.permutation import permutation_pvalues
+    from leaderboard_ci.phase.analysis.systems import build_plan as PairedPlan
+    from leaderboard_ci.scoring.config import parse_config
 
     entry = metric if metric != "f1_fa" else _statpop.CLASSIFICATION_METRICS[2]
     data = {"metric": entry}
@@ -93,8 +96,9 @@ def _ours(kind, metric, gold, a, b, n_permutations, seed):
     config = parse_config(data)
     gs = _statpop.gold_standard(kind, gold)
     plan = PairedPlan(config, gs, [a, b], ["a", "b"])
-    p, _, p_two, exact = permutation_pvalues(plan.scorers, plan.full_scores(), np.array([[0, 1]]), np.stack([a, b], 1),
-                                          seed, n_permutations)
+    p, _, p_two, exact = permutation_pvalues(
+        plan.scorers, plan.full_scores(), np.array([[0, 1]]), np.stack([a, b], 1), seed, n_permutations
+    )
     return p[0, 0], p_two[0, 0], bool(exact[0])
 
 
@@ -127,16 +131,34 @@ def test_permutation_pvalues_agree_with_scipy(stat_store, case, alternative):
         stat = lambda x, y, axis=-1: np.abs(statistic(x, y, axis))  # noqa: E731
     else:
         stat = statistic
-    ref = permutation_test((a.astype(float), b.astype(float)), stat, permutation_type="samples", vectorized=True,
-                           n_resamples=N_PERMUTATIONS, alternative="greater", random_state=np.random.default_rng(5))
+    ref = permutation_test(
+        (a.astype(float), b.astype(float)),
+        stat,
+        permutation_type="samples",
+        vectorized=True,
+        n_resamples=N_PERMUTATIONS,
+        alternative="greater",
+        random_state=np.random.default_rng(5),
+    )
     ours = p_one if alternative == "greater" else p_two
     # Two independent Monte Carlo estimates of the same p (both (count + 1) / (P + 1)): their
     # difference has SD sqrt(p (1 - p) (1/P + 1/P)); allow 4 SD plus the resolution 2/(P + 1).
     p_bar = 0.5 * (ours + ref.pvalue)
     tolerance = 4 * math.sqrt(p_bar * (1 - p_bar) * 2.0 / N_PERMUTATIONS) + 2.0 / (N_PERMUTATIONS + 1)
-    stat_store.record("permutation_vs_scipy", "%s-%s" % (case, alternative), {
-        "n": n, "metric": metric, "alternative": alternative, "exact": False, "ours": ours, "scipy": ref.pvalue,
-        "tolerance": tolerance, "n_permutations": N_PERMUTATIONS})
+    stat_store.record(
+        "permutation_vs_scipy",
+        "%s-%s" % (case, alternative),
+        {
+            "n": n,
+            "metric": metric,
+            "alternative": alternative,
+            "exact": False,
+            "ours": ours,
+            "scipy": ref.pvalue,
+            "tolerance": tolerance,
+            "n_permutations": N_PERMUTATIONS,
+        },
+    )
     assert abs(ours - ref.pvalue) <= tolerance, (case, alternative, ours, ref.pvalue, tolerance)
 
 
@@ -163,13 +185,32 @@ def test_exact_permutation_pvalues_equal_scipy_exact(stat_store, metric):
         y = np.concatenate([np.broadcast_to(fixed, y.shape[:-1] + fixed.shape), y], axis=-1)
         return full(x, y)
 
-    for alternative, ours, stat in (("greater", p_one, statistic),
-                                    ("two-sided", p_two, lambda x, y, axis=-1: np.abs(statistic(x, y)))):
-        ref = permutation_test((a[diff].astype(float), b[diff].astype(float)), stat, permutation_type="samples",
-                               vectorized=True, n_resamples=2 ** diff.size, alternative="greater")
-        stat_store.record("permutation_vs_scipy", "exact-%s-%s" % (metric, alternative), {
-            "n": 200, "metric": metric, "alternative": alternative, "exact": True, "ours": ours,
-            "scipy": ref.pvalue, "tolerance": 1e-12, "differing_items": int(diff.size)})
+    for alternative, ours, stat in (
+        ("greater", p_one, statistic),
+        ("two-sided", p_two, lambda x, y, axis=-1: np.abs(statistic(x, y))),
+    ):
+        ref = permutation_test(
+            (a[diff].astype(float), b[diff].astype(float)),
+            stat,
+            permutation_type="samples",
+            vectorized=True,
+            n_resamples=2**diff.size,
+            alternative="greater",
+        )
+        stat_store.record(
+            "permutation_vs_scipy",
+            "exact-%s-%s" % (metric, alternative),
+            {
+                "n": 200,
+                "metric": metric,
+                "alternative": alternative,
+                "exact": True,
+                "ours": ours,
+                "scipy": ref.pvalue,
+                "tolerance": 1e-12,
+                "differing_items": int(diff.size),
+            },
+        )
         assert abs(ours - ref.pvalue) <= 1e-12, (metric, alternative, ours, ref.pvalue)
 
 
@@ -183,11 +224,17 @@ def compstats_python():
         venv = os.path.join(ROOT, "benchmarks", ".venv-peers", "bin", "python")
         candidate = venv if os.path.exists(venv) else None
     if not candidate:
-        return None, ("no CompStats interpreter: set LEADERBOARD_CI_COMPSTATS_PYTHON or run "
-                      "python3 benchmarks/setup_peers.py")
+        return None, (
+            "no CompStats interpreter: set LEADERBOARD_CI_COMPSTATS_PYTHON or run python3 benchmarks/setup_peers.py"
+        )
     try:
-        out = subprocess.run([candidate, os.path.join(HERE, "compstats_peer.py"), "--version"], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, universal_newlines=True, timeout=120)
+        out = subprocess.run(
+            [candidate, os.path.join(HERE, "compstats_peer.py"), "--version"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            universal_newlines=True,
+            timeout=120,
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return None, "%s cannot run: %s" % (candidate, exc)
     if out.returncode != 0:
@@ -199,8 +246,13 @@ def compstats_python():
 
 
 def _peer(python, *args):
-    out = subprocess.run([python, os.path.join(HERE, "compstats_peer.py")] + [str(a) for a in args],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=1800)
+    out = subprocess.run(
+        [python, os.path.join(HERE, "compstats_peer.py")] + [str(a) for a in args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        universal_newlines=True,
+        timeout=1800,
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -243,16 +295,20 @@ def _ties(pvalues, method, alpha):
     return int(np.count_nonzero(_adjusted(pvalues, method, alpha) > alpha))  # both count p > alpha
 
 
-COMPSTATS_CASES = [("compstats-data.csv", "f1_macro", False), ("compstats-data.csv", "accuracy", True),
-                   ("compstats-data.csv", "f1_weighted", True), ("population-n1000", "f1_macro", True),
-                   ("population-near-tie", "f1_macro", True)]
+COMPSTATS_CASES = [
+    ("compstats-data.csv", "f1_macro", False),
+    ("compstats-data.csv", "accuracy", True),
+    ("compstats-data.csv", "f1_weighted", True),
+    ("population-n1000", "f1_macro", True),
+    ("population-near-tie", "f1_macro", True),
+]
 
 
 @pytest.mark.parametrize("workload,metric,full_only", COMPSTATS_CASES, ids=["%s-%s" % c[:2] for c in COMPSTATS_CASES])
 def test_compstats_agrees_where_it_is_right(stat_store, stat_settings, workload, metric, full_only):
-    from leaderboard_ci.phase.analysis import Execution, analyze
-    from leaderboard_ci.core.resampling import replicate_indices
     from leaderboard_ci.core.intervals import confidence_interval
+    from leaderboard_ci.core.resampling import replicate_indices
+    from leaderboard_ci.phase.analysis import Execution, analyze
 
     if full_only and not stat_settings.full:
         pytest.skip("full run only (--full-stats)")
@@ -271,9 +327,19 @@ def test_compstats_agrees_where_it_is_right(stat_store, stat_settings, workload,
         np.savez(path, y=y, systems=np.stack([systems[k] for k in names]), names=np.array(names), indices=indices)
         theirs = _peer(python, path, metric, alpha)
 
-    result = analyze([str(v) for v in y], {k: [str(v) for v in systems[k]] for k in names}, metric=metric,
-                     labels=list(labels), n_resamples=b, seed=seed, method="percentile", sides="one",
-                     family="vs_winner", corrections=["bonferroni", "holm", "fdr_bh"], execution=Execution(n_jobs=1))
+    result = analyze(
+        [str(v) for v in y],
+        {k: [str(v) for v in systems[k]] for k in names},
+        metric=metric,
+        labels=list(labels),
+        n_resamples=b,
+        seed=seed,
+        method="percentile",
+        sides="one",
+        family="vs_winner",
+        corrections=["bonferroni", "holm", "fdr_bh"],
+        execution=Execution(n_jobs=1),
+    )
     target = result.official
     ranked = list(target.systems["name"])
     reps = {name: target.replicates[:, ranked.index(name)] for name in names}
@@ -286,8 +352,10 @@ def test_compstats_agrees_where_it_is_right(stat_store, stat_settings, workload,
 
     # 2. Percentile CIs of every system.
     rows = target.systems.set_index("name")
-    gap = max(max(abs(rows.loc[k, "ci_low"] - theirs["ci"][k][0]), abs(rows.loc[k, "ci_high"] - theirs["ci"][k][1]))
-              for k in names)
+    gap = max(
+        max(abs(rows.loc[k, "ci_low"] - theirs["ci"][k][0]), abs(rows.loc[k, "ci_high"] - theirs["ci"][k][1]))
+        for k in names
+    )
     checks["percentile CI endpoints, max |ours - CompStats|"] = "%.1e" % gap
     assert gap <= 1e-12
 
@@ -296,13 +364,23 @@ def test_compstats_agrees_where_it_is_right(stat_store, stat_settings, workload,
     by_mean = max(names, key=lambda k: np.mean(reps[k]))
     assert target.winner == max(names, key=lambda k: (full[k], -names.index(k)))
     assert theirs["best"] == by_mean  # CompStats' rule, reproduced on our replicates
-    checks["winner: ours (full-sample score) / CompStats (bootstrap mean)"] = "%s / %s" % (target.winner,
-                                                                                           theirs["best"])
+    checks["winner: ours (full-sample score) / CompStats (bootstrap mean)"] = "%s / %s" % (
+        target.winner,
+        theirs["best"],
+    )
     if target.winner != theirs["best"]:
-        notes.append("The winners differ: %s has the best full-sample score (%.5f vs %.5f), %s the best bootstrap "
-                     "mean (%.5f vs %.5f); the leaderboard shows full-sample scores, so we rank by them."
-                     % (target.winner, full[target.winner], full[theirs["best"]], theirs["best"],
-                        np.mean(reps[theirs["best"]]), np.mean(reps[target.winner])))
+        notes.append(
+            "The winners differ: %s has the best full-sample score (%.5f vs %.5f), %s the best bootstrap "
+            "mean (%.5f vs %.5f); the leaderboard shows full-sample scores, so we rank by them."
+            % (
+                target.winner,
+                full[target.winner],
+                full[theirs["best"]],
+                theirs["best"],
+                np.mean(reps[theirs["best"]]),
+                np.mean(reps[target.winner]),
+            )
+        )
 
     # 4. p-values: CompStats' mean(d* > 2 mean(d*)) (a basic-interval style count, as our p was before
     #    issue 20) is checked on its own; ours is the inversion of the percentile interval shown beside it.
@@ -314,18 +392,23 @@ def test_compstats_agrees_where_it_is_right(stat_store, stat_settings, workload,
         assert theirs["p_value"][other] == np.mean(d > 2 * np.mean(d))
     zero = sorted(k for k, p in theirs["p_value"].items() if p == 0.0)
     if zero:
-        notes.append("CompStats gives p = 0 to %s (no replicate beyond 2 mean(d*)); ours is at least 1/(B+1) = %.5f."
-                     % (", ".join(zero), 1.0 / (b + 1)))
+        notes.append(
+            "CompStats gives p = 0 to %s (no replicate beyond 2 mean(d*)); ours is at least 1/(B+1) = %.5f."
+            % (", ".join(zero), 1.0 / (b + 1))
+        )
     ours_p = {row.name: row.p_value for row in target.vs_winner.itertuples()}
     if target.winner == best:
-        gap = max(max(abs(row.ci_low - theirs["diff_ci"][row.name][0]), abs(row.ci_high - theirs["diff_ci"][row.name][1]))
-                  for row in target.vs_winner.itertuples())
+        gap = max(
+            max(abs(row.ci_low - theirs["diff_ci"][row.name][0]), abs(row.ci_high - theirs["diff_ci"][row.name][1]))
+            for row in target.vs_winner.itertuples()
+        )
         checks["difference-to-winner CIs, max |ours - CompStats|"] = "%.1e" % gap
         assert gap <= 1e-12
         for other, p in ours_p.items():
             d = reps[best] - reps[other]
-            iv = confidence_interval("percentile", d, full[best] - full[other], 1.0 - alpha,
-                                     scale=max(abs(full[best]), abs(full[other])))
+            iv = confidence_interval(
+                "percentile", d, full[best] - full[other], 1.0 - alpha, scale=max(abs(full[best]), abs(full[other]))
+            )
             assert p == iv.p_greater and (iv.low > 0) == (p < alpha / 2)
 
     # 5. Ties under each correction (ours: sides='one', corrected over the m - 1 comparisons
@@ -342,8 +425,9 @@ def test_compstats_agrees_where_it_is_right(stat_store, stat_settings, workload,
         assert ties_ours[c] == _ties(list(ours_p.values()), c, alpha)
         assert pairs_ours[c] == _ties(list(pair_p_ours.values()), c, alpha)
         for what, mine, other, count_ours, count_theirs in (
-                ("ties with the winner", ours_p, theirs["p_value"], ties_ours[c], ties_theirs[c]),
-                ("non-significant pairs", pair_p_ours, pair_p_theirs, pairs_ours[c], pairs_theirs[c])):
+            ("ties with the winner", ours_p, theirs["p_value"], ties_ours[c], ties_theirs[c]),
+            ("non-significant pairs", pair_p_ours, pair_p_theirs, pairs_ours[c], pairs_theirs[c]),
+        ):
             if count_ours == count_theirs:
                 continue
             if target.winner != best and what == "ties with the winner":
@@ -352,16 +436,44 @@ def test_compstats_agrees_where_it_is_right(stat_store, stat_settings, workload,
             keys = [k for k in mine if k in other]
             adj_ours = dict(zip(keys, _adjusted([mine[k] for k in keys], c, alpha)))
             adj_theirs = dict(zip(keys, _adjusted([other[k] for k in keys], c, alpha)))
-            flips = ["%s: p %.4f vs %.4f, corrected %.4f vs %.4f" % (
-                " vs ".join(sorted(k)) if isinstance(k, frozenset) else k, mine[k], other[k], adj_ours[k],
-                adj_theirs[k]) for k in keys if (adj_ours[k] > alpha) != (adj_theirs[k] > alpha)]
-            notes.append("%s (%s): ours %d, CompStats %d. Decisions that differ (ours vs CompStats): %s"
-                         % (what, c, count_ours, count_theirs, "; ".join(flips)))
+            flips = [
+                "%s: p %.4f vs %.4f, corrected %.4f vs %.4f"
+                % (
+                    " vs ".join(sorted(k)) if isinstance(k, frozenset) else k,
+                    mine[k],
+                    other[k],
+                    adj_ours[k],
+                    adj_theirs[k],
+                )
+                for k in keys
+                if (adj_ours[k] > alpha) != (adj_theirs[k] > alpha)
+            ]
+            notes.append(
+                "%s (%s): ours %d, CompStats %d. Decisions that differ (ours vs CompStats): %s"
+                % (what, c, count_ours, count_theirs, "; ".join(flips))
+            )
     agree = all(ties_ours[c] == ties_theirs[c] for c in ties_ours) and all(
-        pairs_ours[c] == pairs_theirs[c] for c in pairs_ours)
+        pairs_ours[c] == pairs_theirs[c] for c in pairs_ours
+    )
     checks["ties and non-significant-pair counts equal under every correction"] = "yes" if agree else "no (see notes)"
-    stat_store.record("compstats", "%s-%s" % (workload, metric), {
-        "version": version, "n": n, "m": len(names), "n_resamples": b, "metric": metric, "checks": checks,
-        "ties_ours": ties_ours, "ties_compstats": ties_theirs, "pairs_ours": pairs_ours,
-        "pairs_compstats": pairs_theirs, "p_ours": ours_p, "p_compstats": theirs["p_value"], "notes": notes,
-        "winner_ours": target.winner, "winner_compstats": best})
+    stat_store.record(
+        "compstats",
+        "%s-%s" % (workload, metric),
+        {
+            "version": version,
+            "n": n,
+            "m": len(names),
+            "n_resamples": b,
+            "metric": metric,
+            "checks": checks,
+            "ties_ours": ties_ours,
+            "ties_compstats": ties_theirs,
+            "pairs_ours": pairs_ours,
+            "pairs_compstats": pairs_theirs,
+            "p_ours": ours_p,
+            "p_compstats": theirs["p_value"],
+            "notes": notes,
+            "winner_ours": target.winner,
+            "winner_compstats": best,
+        },
+    )

@@ -15,9 +15,9 @@ Holm over 1,770 pairs cannot reject anything below B = 35,400.  With the default
 Also for the ROC-AUC and ranking variants.  The counts (max-t and Holm) go to the
 statistical report (section ``phase60``).
 """
-import pytest
 
 import _phase60
+import pytest
 
 pytestmark = pytest.mark.statistical
 
@@ -50,17 +50,32 @@ def test_every_run_far_below_the_winner_is_significantly_worse(phase_result, sta
     far = w[w["diff"] >= FAR - 1e-12]
     assert len(far) >= 10, "the scenario has %d runs 0.30 below the winner" % len(far)
     alpha = result.signature.alpha
-    stat_store.record("phase60", phase.variant, {
-        "systems": len(phase.names), "n_resamples": B, "winner": target.winner, "far_runs": int(len(far)),
-        "far_significant_primary": int(far["significant"].sum()),
-        "far_significant_holm": int((far["p_holm"] <= alpha).sum()) if "p_holm" in far else None,
-        "pairs_significant_maxt": int((target.pairs["p_maxt"] < alpha).sum()) if "p_maxt" in target.pairs else None,
-        "pairs_significant_holm": int((target.pairs["p_holm"] <= alpha).sum()) if "p_holm" in target.pairs else None,
-        "pairs": int(len(target.pairs)), "tied_with_winner": len(target.tied_with_winner),
-        "critical_value": getattr(target, "critical_value", None)})
+    stat_store.record(
+        "phase60",
+        phase.variant,
+        {
+            "systems": len(phase.names),
+            "n_resamples": B,
+            "winner": target.winner,
+            "far_runs": int(len(far)),
+            "far_significant_primary": int(far["significant"].sum()),
+            "far_significant_holm": int((far["p_holm"] <= alpha).sum()) if "p_holm" in far else None,
+            "pairs_significant_maxt": int((target.pairs["p_maxt"] < alpha).sum()) if "p_maxt" in target.pairs else None,
+            "pairs_significant_holm": int((target.pairs["p_holm"] <= alpha).sum())
+            if "p_holm" in target.pairs
+            else None,
+            "pairs": int(len(target.pairs)),
+            "tied_with_winner": len(target.tied_with_winner),
+            "critical_value": getattr(target, "critical_value", None),
+        },
+    )
     missed = far[~far["significant"].astype(bool)]
     assert missed.empty, "%d of %d runs >= %.2f below the winner are not significantly worse: %s" % (
-        len(missed), len(far), FAR, ", ".join(missed["name"]))
+        len(missed),
+        len(far),
+        FAR,
+        ", ".join(missed["name"]),
+    )
 
 
 def test_nothing_broken_is_tied_with_the_winner(phase_result):

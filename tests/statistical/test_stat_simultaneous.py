@@ -29,11 +29,12 @@ together they need not keep simultaneous coverage.  The single-step intervals
 step-wise ones recorded (and asserted only under the complete null, where the
 step-down stops after its first step).
 """
+
 import math
 
+import _statmaxt
 import pytest
 
-import _statmaxt
 from leaderboard_ci.core.resolution import resolved_resamples
 
 pytestmark = pytest.mark.statistical
@@ -76,10 +77,10 @@ def _study(stat_store, settings, name):
         # marginal p-values are the costliest part; the rank sets are studied at m = 10 and 60.
         holm = name != "null-200"
         ranks = name.startswith("mixed")
-        row = _statmaxt.family_study(STUDIES[name], n, reps, b, SEEDS[name], holm=holm,
-                                     ranks=ranks, label=name)
+        row = _statmaxt.family_study(STUDIES[name], n, reps, b, SEEDS[name], holm=holm, ranks=ranks, label=name)
         stat_store.record("simultaneous", name, row)
         return row
+
     return stat_store.study(("simultaneous", name), compute)
 
 
@@ -94,11 +95,20 @@ def test_family_wise_error_of_equal_systems(stat_store, stat_settings, name):
     limit = FAMILY_LIMIT + _limit(stat_settings, 0.05, row["reps"])
     p, se = row["maxt_fwer"]
     assert p <= limit, "max-t FWER %.2f %% +- %.2f at m = %d (%d test sets), limit %.2f %%" % (
-        100 * p, 100 * se, row["m"], row["reps"], 100 * limit)
+        100 * p,
+        100 * se,
+        row["m"],
+        row["reps"],
+        100 * limit,
+    )
     if "holm_fwer" in row:
         p, se = row["holm_fwer"]
-        assert p <= limit, "Holm FWER %.2f %% +- %.2f at m = %d, limit %.2f %%" % (100 * p, 100 * se, row["m"],
-                                                                                   100 * limit)
+        assert p <= limit, "Holm FWER %.2f %% +- %.2f at m = %d, limit %.2f %%" % (
+            100 * p,
+            100 * se,
+            row["m"],
+            100 * limit,
+        )
     # Under the complete null the step-down rarely goes past its first step, so its intervals
     # are the single-step ones: both cover all pairs at once in at least 95 % of test sets.
     for key in ("fw_interval_coverage", "single_step_interval_coverage"):
@@ -112,10 +122,18 @@ def test_simultaneous_coverage_in_mixed_configurations(stat_store, stat_settings
     floor = COVERAGE_TARGET - COVERAGE_BAND - _limit(stat_settings, 0.95, row["reps"])
     p, se = row["single_step_interval_coverage"]
     assert p >= floor, "single-step max-t intervals cover all %d pairs in %.1f %% +- %.1f, floor %.1f %%" % (
-        row["pairs"], 100 * p, 100 * se, 100 * floor)
+        row["pairs"],
+        100 * p,
+        100 * se,
+        100 * floor,
+    )
     p, se = row["rank_set_coverage"]
     assert p >= floor, "simultaneous rank sets cover all %d ranks in %.1f %% +- %.1f, floor %.1f %%" % (
-        row["m"], 100 * p, 100 * se, 100 * floor)
+        row["m"],
+        100 * p,
+        100 * se,
+        100 * floor,
+    )
     assert row["marginal_rank_coverage_mean"] >= floor, row
     worst, worst_se = row["marginal_rank_coverage_worst"]
     # the worst of m systems: a further 3 SE for picking the minimum of m estimates

@@ -40,6 +40,7 @@ systems into one matrix product per block of replicates.
 :func:`jackknife` combines several accumulators (e.g. a submission and the
 baseline it is compared with), leaving each item out of all of them at once.
 """
+
 from __future__ import annotations
 
 import math
@@ -93,8 +94,11 @@ class CodeCounts:
         """This thread's (gathered codes, wide codes, flags) buffers of at least ``size``."""
         buffers = getattr(self._local, "buffers", None)
         if buffers is None or buffers[0].size < size:
-            buffers = (np.empty(size, dtype=self._small.dtype), np.empty(size, dtype=np.intp),
-                       np.empty(size, dtype=bool))
+            buffers = (
+                np.empty(size, dtype=self._small.dtype),
+                np.empty(size, dtype=np.intp),
+                np.empty(size, dtype=bool),
+            )
             self._local.buffers = buffers
         return buffers
 
@@ -125,8 +129,11 @@ class CodeCounts:
         gathered, wide, _ = self._gather(indices)
         offsets = np.arange(rows, dtype=np.intp)[:, None] * self.n_codes
         np.add(gathered, offsets, out=wide)  # code + row * n_codes, in one pass
-        return np.bincount(wide.ravel(), minlength=rows * self.n_codes).reshape(rows, self.n_codes).astype(
-            np.int64, copy=False)
+        return (
+            np.bincount(wide.ravel(), minlength=rows * self.n_codes)
+            .reshape(rows, self.n_codes)
+            .astype(np.int64, copy=False)
+        )
 
     def jackknife_key(self):
         return self.codes
@@ -282,8 +289,9 @@ class _FromCounts:
         return None
 
     def jackknife_stats(self, items):
-        return _leave_one_out(lambda w: self._from_weights(self._subset(w)), self.n_total, items,
-                              self.what, self.JACKKNIFE_LIMIT)
+        return _leave_one_out(
+            lambda w: self._from_weights(self._subset(w)), self.n_total, items, self.what, self.JACKKNIFE_LIMIT
+        )
 
 
 class RankSums(_FromCounts):
@@ -352,8 +360,10 @@ class RankSums(_FromCounts):
         b = self._doubled_ranks(weights, self._pred) - (total + 1.0)[:, None]
         wa = weights * a
         wb = weights * b
-        return np.stack([total, wa.sum(axis=1), (wa * a).sum(axis=1), wb.sum(axis=1),
-                         (wb * b).sum(axis=1), (wa * b).sum(axis=1)], axis=1)
+        return np.stack(
+            [total, wa.sum(axis=1), (wa * a).sum(axis=1), wb.sum(axis=1), (wb * b).sum(axis=1), (wa * b).sum(axis=1)],
+            axis=1,
+        )
 
 
 class WeightedFunction(_FromCounts):
@@ -379,8 +389,9 @@ class WeightedFunction(_FromCounts):
             rows = weights[nonempty]
             scores = np.asarray(self.fn(rows.astype(np.int64)), dtype=np.float64).reshape(-1)
             if scores.shape[0] != rows.shape[0]:
-                raise ValueError("the custom metric returned %d scores for %d resamples"
-                                 % (scores.shape[0], rows.shape[0]))
+                raise ValueError(
+                    "the custom metric returned %d scores for %d resamples" % (scores.shape[0], rows.shape[0])
+                )
             out[nonempty, 0] = scores
         return out
 
@@ -388,12 +399,11 @@ class WeightedFunction(_FromCounts):
 def _leave_one_out(from_weights, n, items, what, limit, chunk=256):
     """Statistics with each of ``items`` left out, from weight rows (O(n) each)."""
     if n > limit:
-        raise ValueError("the %s jackknife (for BCa) is limited to %d items; this test set has %d"
-                         % (what, limit, n))
+        raise ValueError("the %s jackknife (for BCa) is limited to %d items; this test set has %d" % (what, limit, n))
     items = np.asarray(items, dtype=np.intp)
     parts = []
     for start in range(0, items.size, chunk):
-        rows = items[start:start + chunk]
+        rows = items[start : start + chunk]
         w = np.ones((rows.size, n))
         w[np.arange(rows.size), rows] = 0.0
         parts.append(from_weights(w))
@@ -421,8 +431,9 @@ def jackknife(accumulators, n):
         inverse = items
     else:
         joint = np.stack([np.asarray(k, dtype=np.int64) for k in keys], axis=1)
-        _, items, inverse, weights = np.unique(joint, axis=0, return_index=True, return_inverse=True,
-                                               return_counts=True)
+        _, items, inverse, weights = np.unique(
+            joint, axis=0, return_index=True, return_inverse=True, return_counts=True
+        )
         weights = weights.astype(np.float64)
         inverse = np.asarray(inverse).reshape(-1)
     return [acc.jackknife_stats(items) for acc in accumulators], weights, inverse
@@ -468,7 +479,7 @@ class IndicatorSums:
         self.values = values.astype(np.int64)
         self.n, self.n_features = self.values.shape
         # Sums are integers of at most n: exact in float32 below 2**24 items (twice as fast).
-        self._float = np.ascontiguousarray(self.values, dtype=np.float32 if self.n < 2 ** 24 else np.float64)
+        self._float = np.ascontiguousarray(self.values, dtype=np.float32 if self.n < 2**24 else np.float64)
 
     def full(self):
         return self.values.sum(axis=0)

@@ -25,6 +25,7 @@ Rank uncertainty
     the best, with the ``k`` systems tied at rank 1 in a replicate sharing it
     (``1/k`` each), so that it sums to 1 over the systems.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -34,8 +35,17 @@ import numpy as np
 from .intervals import quantile
 from .significance import tolerance
 
-__all__ = ["gain", "reference_point", "gap", "GapResult", "aggregate", "ranks", "RankSummary", "rank_summary",
-           "average_ranks"]
+__all__ = [
+    "gain",
+    "reference_point",
+    "gap",
+    "GapResult",
+    "aggregate",
+    "ranks",
+    "RankSummary",
+    "rank_summary",
+    "average_ranks",
+]
 
 
 def reference_point(best, direction, baseline_score):
@@ -161,8 +171,10 @@ def rank_summary(full, replicates, sign, confidence_level=0.95):
     full = np.asarray(full, dtype=np.float64)
     reps = np.asarray(replicates, dtype=np.float64)
     if full.ndim != 1 or reps.ndim != 2 or reps.shape[1] != full.shape[0] or reps.shape[0] == 0:
-        raise ValueError("rank_summary needs full scores (m,) and replicates (B, m) with B >= 1, got shapes %s and %s"
-                         % (full.shape, reps.shape))
+        raise ValueError(
+            "rank_summary needs full scores (m,) and replicates (B, m) with B >= 1, got shapes %s and %s"
+            % (full.shape, reps.shape)
+        )
     m = full.shape[0]
     observed = ranks(full[None, :], sign)[0]
     rep_ranks = ranks(reps, sign)  # (B, m)
@@ -195,7 +207,7 @@ def average_ranks(scores, sign):
             stop = start
             while stop + 1 < m and sorted_values[stop + 1] == sorted_values[start]:
                 stop += 1
-            r[order[start:stop + 1]] = (start + stop) / 2.0 + 1.0
+            r[order[start : stop + 1]] = (start + stop) / 2.0 + 1.0
             start = stop + 1
         out[i] = r
     return out.mean(axis=0), out

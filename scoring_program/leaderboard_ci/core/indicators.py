@@ -17,6 +17,7 @@ All from full-sample scores and corrected p-values; no I/O.
   for metrics in the target's units (MAE, MSE, RMSE) and custom metrics
   without a declared best value.
 """
+
 from __future__ import annotations
 
 import math
@@ -38,8 +39,9 @@ def coefficient_of_variation(scores):
     return 100.0 * float(scores.std(ddof=1)) / abs(mean)
 
 
-def competition_indicators(n, scores, winner, vs_winner_adjusted, pair_adjusted, alpha, ppi_value, ppi_reason,
-                           strict=()):
+def competition_indicators(
+    n, scores, winner, vs_winner_adjusted, pair_adjusted, alpha, ppi_value, ppi_reason, strict=()
+):
     """The indicators of one metric as an ordered mapping.
 
     Parameters
@@ -63,6 +65,7 @@ def competition_indicators(n, scores, winner, vs_winner_adjusted, pair_adjusted,
     out["n"] = int(n)
     out["m"] = m
     out["possible_comparisons"] = m * (m - 1) // 2
+
     def ties(c, p):
         p = np.asarray(p)
         return int(np.count_nonzero(p >= alpha if c in strict else p > alpha))

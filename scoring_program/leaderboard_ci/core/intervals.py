@@ -92,6 +92,7 @@ Efron, B. & Tibshirani, R. (1993). *An Introduction to the Bootstrap*,
 sections 12.5, 13.2-13.3, 14.3 and 16.4 (the percentile interval and the test
 it implies).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -103,8 +104,18 @@ from .inversion import _TOO_LARGE, _basic_p, _bca_level, _bca_p, _Crossing, _nor
 from .quantiles import _fixed_quantiles, _quantile_rows, ndtr, ndtri, quantile  # noqa: F401 (ndtr, quantile: API)
 from .significance import tolerance
 
-__all__ = ["Interval", "IntervalRows", "METHODS", "confidence_interval", "interval_rows", "quantile", "ndtr", "ndtri",
-           "check_confidence_level", "acceleration_rows"]
+__all__ = [
+    "Interval",
+    "IntervalRows",
+    "METHODS",
+    "confidence_interval",
+    "interval_rows",
+    "quantile",
+    "ndtr",
+    "ndtri",
+    "check_confidence_level",
+    "acceleration_rows",
+]
 
 METHODS = ("percentile", "basic", "bca", "normal")
 
@@ -191,15 +202,15 @@ def acceleration_rows(values, weights=None):
         mean = values.sum(axis=1, keepdims=True) / values.shape[1]
         dev = mean - values
         den = (dev * dev).sum(axis=1)
-        num = (dev ** 3).sum(axis=1)
+        num = (dev**3).sum(axis=1)
     else:
         weights = np.asarray(weights, dtype=np.float64)
         mean = (values * weights).sum(axis=1, keepdims=True) / weights.sum()
         dev = mean - values
         den = (weights * dev * dev).sum(axis=1)
-        num = (weights * dev ** 3).sum(axis=1)
+        num = (weights * dev**3).sum(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        acc = num / (6.0 * den ** 1.5)
+        acc = num / (6.0 * den**1.5)
     return np.where(den > 0, acc, 0.0)
 
 
@@ -284,8 +295,10 @@ def interval_rows(method, replicates, observed, confidence_level, acceleration=N
     d = np.asarray(replicates, dtype=np.float64)
     observed = np.asarray(observed, dtype=np.float64).reshape(-1)
     if d.ndim != 2 or d.shape[0] != observed.shape[0] or d.shape[1] == 0:
-        raise ValueError("replicates must have shape (P, B) with B >= 1 and observed shape (P,); got %s and %s"
-                         % (d.shape, observed.shape))
+        raise ValueError(
+            "replicates must have shape (P, B) with B >= 1 and observed shape (P,); got %s and %s"
+            % (d.shape, observed.shape)
+        )
     if method == "bca" and acceleration is None:
         raise ValueError("the bca method needs jackknife values")
     if not (overwrite and d.flags.c_contiguous and d.flags.writeable):
@@ -399,8 +412,18 @@ def confidence_interval(method, replicates, observed, confidence_level, jackknif
     values = values[~np.isnan(values)]
     observed = float(observed)
     if values.size == 0:
-        return Interval(observed, observed, method, confidence_level, 0, "no resample had items for this statistic",
-                        1.0, 1.0, 1.0, 0.0)
+        return Interval(
+            observed,
+            observed,
+            method,
+            confidence_level,
+            0,
+            "no resample had items for this statistic",
+            1.0,
+            1.0,
+            1.0,
+            0.0,
+        )
     acceleration = None
     if method == "bca":
         if jackknife is None:
@@ -412,7 +435,24 @@ def confidence_interval(method, replicates, observed, confidence_level, jackknif
             jk_weights = np.asarray(jk_weights, dtype=np.float64).ravel()[keep]
         jk_values = jk_values[keep]
         acceleration = acceleration_rows(jk_values[None, :], jk_weights) if jk_values.size else np.zeros(1)
-    rows = interval_rows(method, values[None, :], np.array([observed]), confidence_level, acceleration=acceleration,
-                         scale=None if scale is None else np.array([float(scale)]), overwrite=True)
-    return Interval(float(rows.low[0]), float(rows.high[0]), method, confidence_level, rows.n_valid, rows.notes[0],
-                    float(rows.p_greater[0]), float(rows.p_less[0]), float(rows.p_two_sided[0]), float(rows.se[0]))
+    rows = interval_rows(
+        method,
+        values[None, :],
+        np.array([observed]),
+        confidence_level,
+        acceleration=acceleration,
+        scale=None if scale is None else np.array([float(scale)]),
+        overwrite=True,
+    )
+    return Interval(
+        float(rows.low[0]),
+        float(rows.high[0]),
+        method,
+        confidence_level,
+        rows.n_valid,
+        rows.notes[0],
+        float(rows.p_greater[0]),
+        float(rows.p_less[0]),
+        float(rows.p_two_sided[0]),
+        float(rows.se[0]),
+    )

@@ -6,6 +6,7 @@ largest double ``a`` at which the interval's end, computed by the very
 arithmetic that computes the interval, does not exclude 0; found by bisection
 on the bit patterns of doubles, started from the formula's value.
 """
+
 from __future__ import annotations
 
 import struct
@@ -13,7 +14,6 @@ import struct
 import numpy as np
 
 from .quantiles import _interpolate, _positions, ndtr, ndtri
-
 
 _TOO_LARGE = "the acceleration is too large for the BCa formula; an extreme quantile was used"
 
@@ -219,11 +219,14 @@ def _bca_side(edge, z0, acc, lower):
     if edge >= 1.0:
         return 1.0 if lower else 0.0
     if lower:
+
         def holds(a):
             return _bca_level(z0, acc, ndtri(a))[0] <= edge
     else:
+
         def holds(a):
             return _bca_level(z0, acc, -ndtri(a))[0] > edge
+
     # the formula: l(a) = edge for z = ndtri(a) (lower end) or -ndtri(a) (upper end)
     w = ndtri(edge) - z0
     den = 1.0 + acc * w
@@ -254,6 +257,6 @@ def _normal_p(observed, se):
             p_l[j] = 1.0 if t >= 0 else 0.0
             continue
         # low end t - z s <= 0 and high end t + z s >= 0, with z = -ndtri(a) as the interval computes it
-        p_g[j] = _normal_side(lambda a: t - (-ndtri(a)) * s <= 0.0, ndtr(-t / s))
-        p_l[j] = _normal_side(lambda a: t + (-ndtri(a)) * s >= 0.0, ndtr(t / s))
+        p_g[j] = _normal_side(lambda a, t=t, s=s: t - (-ndtri(a)) * s <= 0.0, ndtr(-t / s))
+        p_l[j] = _normal_side(lambda a, t=t, s=s: t + (-ndtri(a)) * s >= 0.0, ndtr(t / s))
     return p_g, p_l

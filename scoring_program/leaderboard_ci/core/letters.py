@@ -9,6 +9,7 @@ c, ... in the order of the best-ranked system they contain, as in Bestgen
 (2022).  The result is exact for any significance pattern, including ones
 that are not "interval-shaped" (possible with resampling tests).
 """
+
 from __future__ import annotations
 
 import string

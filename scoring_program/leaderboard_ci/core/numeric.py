@@ -1,4 +1,5 @@
 """Small numeric predicates shared by the adapters."""
+
 from __future__ import annotations
 
 import math

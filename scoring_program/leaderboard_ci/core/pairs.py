@@ -15,6 +15,7 @@ definitions.  The work runs over
 chunks of pairs so that memory stays bounded: ``chunk_pairs * B`` doubles at a
 time per thread (by default about 32 MB).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -62,8 +63,17 @@ def ranked_pairs(order):
     return np.stack([order[rows], order[cols]], axis=1)
 
 
-def pair_statistics(replicates, full, pairs, sign, method="percentile", confidence_level=0.95,
-                    jackknife=None, chunk_pairs=None, n_jobs=1):
+def pair_statistics(
+    replicates,
+    full,
+    pairs,
+    sign,
+    method="percentile",
+    confidence_level=0.95,
+    jackknife=None,
+    chunk_pairs=None,
+    n_jobs=1,
+):
     """Differences, CIs, standard errors and the p-values that invert the CIs, for many pairs.
 
     Parameters
@@ -112,12 +122,15 @@ def pair_statistics(replicates, full, pairs, sign, method="percentile", confiden
     replicates = np.asarray(replicates, dtype=np.float64)
     full = np.asarray(full, dtype=np.float64)
     if replicates.ndim != 2 or full.shape != (replicates.shape[1],):
-        raise ValueError("replicates must have shape (B, m) and full shape (m,); got %s and %s"
-                         % (replicates.shape, full.shape))
+        raise ValueError(
+            "replicates must have shape (B, m) and full shape (m,); got %s and %s" % (replicates.shape, full.shape)
+        )
     pairs = np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
     if pairs.size and (pairs.min() < 0 or pairs.max() >= full.shape[0]):
-        raise ValueError("pairs must index the %d systems (0 to %d), got values from %d to %d"
-                         % (full.shape[0], full.shape[0] - 1, pairs.min(), pairs.max()))
+        raise ValueError(
+            "pairs must index the %d systems (0 to %d), got values from %d to %d"
+            % (full.shape[0], full.shape[0] - 1, pairs.min(), pairs.max())
+        )
     if sign not in (1, -1, 1.0, -1.0):
         raise ValueError("sign must be +1 (higher is better) or -1 (lower is better), got %r" % (sign,))
     if method == "bca" and np.shape(jackknife)[1:] != (full.shape[0],):
@@ -133,8 +146,8 @@ def pair_statistics(replicates, full, pairs, sign, method="percentile", confiden
         chunk_pairs = max(1, (4 << 20) // max(1, count))
 
     def chunk(start):
-        a = pairs[start:start + chunk_pairs, 0]
-        b = pairs[start:start + chunk_pairs, 1]
+        a = pairs[start : start + chunk_pairs, 0]
+        b = pairs[start : start + chunk_pairs, 1]
         sl = slice(start, start + a.shape[0])
         observed = sign * (full[a] - full[b])
         out["difference"][sl] = observed
@@ -157,8 +170,9 @@ def pair_statistics(replicates, full, pairs, sign, method="percentile", confiden
                 np.multiply(jack, sign, out=jack)
             acceleration = acceleration_rows(jack)
         scale = np.maximum(np.abs(full[a]), np.abs(full[b]))
-        rows = interval_rows(method, d, observed, confidence_level, acceleration=acceleration, scale=scale,
-                             overwrite=True)  # permutes d
+        rows = interval_rows(
+            method, d, observed, confidence_level, acceleration=acceleration, scale=scale, overwrite=True
+        )  # permutes d
         out["ci_low"][sl] = rows.low
         out["ci_high"][sl] = rows.high
         out["p_value"][sl] = rows.p_greater
@@ -166,5 +180,14 @@ def pair_statistics(replicates, full, pairs, sign, method="percentile", confiden
         out["se"][sl] = rows.se
 
     run_spans(chunk, range(0, n_pairs, chunk_pairs), resolve_jobs(n_jobs))
-    return PairStatistics(pairs[:, 0].copy(), pairs[:, 1].copy(), out["difference"], out["ci_low"],
-                          out["ci_high"], out["p_value"], out["p_two_sided"], int(count), out["se"])
+    return PairStatistics(
+        pairs[:, 0].copy(),
+        pairs[:, 1].copy(),
+        out["difference"],
+        out["ci_low"],
+        out["ci_high"],
+        out["p_value"],
+        out["p_two_sided"],
+        int(count),
+        out["se"],
+    )

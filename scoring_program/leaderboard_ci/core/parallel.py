@@ -5,6 +5,7 @@ matrix products), so plain threads scale over the cores the platform gives.
 Every caller writes each span's result at its own position, so the number of
 threads never changes a result.
 """
+
 from __future__ import annotations
 
 import numbers
@@ -12,8 +13,16 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
-__all__ = ["available_cpus", "check_jobs", "resolve_jobs", "split_range", "run_spans", "single_threaded_blas",
-           "keep_freed_memory", "MAX_JOBS"]
+__all__ = [
+    "available_cpus",
+    "check_jobs",
+    "resolve_jobs",
+    "split_range",
+    "run_spans",
+    "single_threaded_blas",
+    "keep_freed_memory",
+    "MAX_JOBS",
+]
 
 #: The largest thread count accepted.
 MAX_JOBS = 256

@@ -20,6 +20,7 @@ for a block of patterns ``S`` all systems are handled by one product ``S @ M``
 and a pair's swapped statistics are ``full_a - V_a + V_b``.  Metrics whose
 statistic is not a sum over items (Spearman, custom metrics) are refused.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -47,7 +48,8 @@ def _item_matrices(scorer):
         else:
             raise PermutationUnsupported(
                 "the permutation test needs metrics that are sums over items; %s is not "
-                "(use analysis.test: bootstrap)" % type(acc).__name__)
+                "(use analysis.test: bootstrap)" % type(acc).__name__
+            )
     return mats
 
 
@@ -89,8 +91,7 @@ def _exact_pvalue(scorer, items_a, items_b, full_a, full_b, diff_items, observed
     return hits / float(total), hits_low / float(total), hits_two / float(total)
 
 
-def permutation_pvalues(scorers, full_scores, pairs, predictions, seed, n_permutations,
-                        block_rows=None, progress=None):
+def permutation_pvalues(scorers, full_scores, pairs, predictions, seed, n_permutations, block_rows=None, progress=None):
     """Permutation p-values of every pair and target, in both directions and two-sided.
 
     Parameters
@@ -133,8 +134,8 @@ def permutation_pvalues(scorers, full_scores, pairs, predictions, seed, n_permut
 
     differing = np.empty(pairs.shape[0], dtype=np.intp)
     for start in range(0, pairs.shape[0], 4096):
-        chunk = pairs[start:start + 4096]
-        differing[start:start + chunk.shape[0]] = _differ(predictions, chunk[:, 0], chunk[:, 1]).sum(axis=0)
+        chunk = pairs[start : start + 4096]
+        differing[start : start + chunk.shape[0]] = _differ(predictions, chunk[:, 0], chunk[:, 1]).sum(axis=0)
     exact = differing <= EXACT_LIMIT
     p = np.empty((pairs.shape[0], len(model.targets)))
     p_low = np.empty_like(p)
@@ -144,8 +145,9 @@ def permutation_pvalues(scorers, full_scores, pairs, predictions, seed, n_permut
     for i in np.flatnonzero(exact):
         a, b = pairs[i]
         diff_items = np.flatnonzero(_differ(predictions, a, b))
-        p[i], p_low[i], p_two[i] = _exact_pvalue(model, items[a], items[b], fulls[a], fulls[b], diff_items, observed[i],
-                                       gamma[i], signs)
+        p[i], p_low[i], p_two[i] = _exact_pvalue(
+            model, items[a], items[b], fulls[a], fulls[b], diff_items, observed[i], gamma[i], signs
+        )
 
     # Monte Carlo for the others, all pairs sharing each block of patterns.
     sampled = np.flatnonzero(~exact)
@@ -161,22 +163,27 @@ def permutation_pvalues(scorers, full_scores, pairs, predictions, seed, n_permut
             s = swap_signs(seed, n, r0, r1).astype(np.float64)
             moved = [(s @ mat).reshape(r1 - r0, m, w) for mat, w in zip(stacked, widths)]
             for c0 in range(0, sampled.size, 512):
-                idx = sampled[c0:c0 + 512]
+                idx = sampled[c0 : c0 + 512]
                 a, b = pairs[idx, 0], pairs[idx, 1]
                 rows_here = (r1 - r0) * idx.size
                 # what moves from a to b on swapped items: V_a - V_b
                 shift = [(mv[:, a, :] - mv[:, b, :]).reshape(rows_here, -1) for mv in moved]
-                fa = [np.repeat(np.stack([fulls[j][k] for j in a])[None], r1 - r0, axis=0).reshape(rows_here, -1)
-                      for k in range(len(widths))]
-                fb = [np.repeat(np.stack([fulls[j][k] for j in b])[None], r1 - r0, axis=0).reshape(rows_here, -1)
-                      for k in range(len(widths))]
+                fa = [
+                    np.repeat(np.stack([fulls[j][k] for j in a])[None], r1 - r0, axis=0).reshape(rows_here, -1)
+                    for k in range(len(widths))
+                ]
+                fb = [
+                    np.repeat(np.stack([fulls[j][k] for j in b])[None], r1 - r0, axis=0).reshape(rows_here, -1)
+                    for k in range(len(widths))
+                ]
                 score_a = model.scores([x - y for x, y in zip(fa, shift)])
                 score_b = model.scores([x + y for x, y in zip(fb, shift)])
                 deltas = (signs[None, :] * (score_a - score_b)).reshape(r1 - r0, idx.size, -1)
-                counts[c0:c0 + idx.size] += (deltas >= (observed[idx] - gamma[idx])[None, :, :]).sum(axis=0)
-                counts_low[c0:c0 + idx.size] += (deltas <= (observed[idx] + gamma[idx])[None, :, :]).sum(axis=0)
-                counts_two[c0:c0 + idx.size] += (np.abs(deltas) >=
-                                                 (np.abs(observed[idx]) - gamma[idx])[None, :, :]).sum(axis=0)
+                counts[c0 : c0 + idx.size] += (deltas >= (observed[idx] - gamma[idx])[None, :, :]).sum(axis=0)
+                counts_low[c0 : c0 + idx.size] += (deltas <= (observed[idx] + gamma[idx])[None, :, :]).sum(axis=0)
+                counts_two[c0 : c0 + idx.size] += (
+                    np.abs(deltas) >= (np.abs(observed[idx]) - gamma[idx])[None, :, :]
+                ).sum(axis=0)
             if progress is not None:
                 progress(r1 - r0)
         p[sampled] = (counts + 1.0) / (n_permutations + 1.0)

@@ -11,6 +11,7 @@ interval endpoints (:mod:`.intervals`) and the p-values that invert them
 ``ndtr``/``ndtri`` are the standard normal CDF and quantile without SciPy
 (the per-submission program may not import it).
 """
+
 from __future__ import annotations
 
 import math
@@ -28,7 +29,10 @@ def _positions(count, levels):
 
 
 def _interpolate(a, b, g):
-    """numpy's interpolation between order statistics ``a <= b``: ``a + (b - a) g``, or ``b - (b - a)(1 - g)`` from 0.5."""
+    """numpy's interpolation between order statistics ``a <= b``.
+
+    ``a + (b - a) g``, or ``b - (b - a)(1 - g)`` from 0.5.
+    """
     diff = b - a
     return np.where(g >= 0.5, b - diff * (1.0 - g), a + diff * g)
 
@@ -99,14 +103,24 @@ _SQRT2PI = math.sqrt(2.0 * math.pi)
 
 # Acklam's rational approximation to the normal quantile (relative error 1.2e-9),
 # refined below by one Halley step to full double precision.
-_A = (-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
-      1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00)
-_B = (-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
-      6.680131188771972e+01, -1.328068155288572e+01)
-_C = (-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
-      -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00)
-_D = (7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
-      3.754408661907416e+00)
+_A = (
+    -3.969683028665376e01,
+    2.209460984245205e02,
+    -2.759285104469687e02,
+    1.383577518672690e02,
+    -3.066479806614716e01,
+    2.506628277459239e00,
+)
+_B = (-5.447609879822406e01, 1.615858368580409e02, -1.556989798598866e02, 6.680131188771972e01, -1.328068155288572e01)
+_C = (
+    -7.784894002430293e-03,
+    -3.223964580411365e-01,
+    -2.400758277161838e00,
+    -2.549732539343734e00,
+    4.374664141464968e00,
+    2.938163982698783e00,
+)
+_D = (7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e00, 3.754408661907416e00)
 
 
 def ndtr(x):
@@ -126,17 +140,22 @@ def ndtri(p):
     low = 0.02425
     if p < low:
         q = math.sqrt(-2.0 * math.log(p))
-        x = ((((( _C[0] * q + _C[1]) * q + _C[2]) * q + _C[3]) * q + _C[4]) * q + _C[5]) / \
-            ((((_D[0] * q + _D[1]) * q + _D[2]) * q + _D[3]) * q + 1.0)
+        x = (((((_C[0] * q + _C[1]) * q + _C[2]) * q + _C[3]) * q + _C[4]) * q + _C[5]) / (
+            (((_D[0] * q + _D[1]) * q + _D[2]) * q + _D[3]) * q + 1.0
+        )
     elif p <= 1.0 - low:
         q = p - 0.5
         r = q * q
-        x = (((((_A[0] * r + _A[1]) * r + _A[2]) * r + _A[3]) * r + _A[4]) * r + _A[5]) * q / \
-            (((((_B[0] * r + _B[1]) * r + _B[2]) * r + _B[3]) * r + _B[4]) * r + 1.0)
+        x = (
+            (((((_A[0] * r + _A[1]) * r + _A[2]) * r + _A[3]) * r + _A[4]) * r + _A[5])
+            * q
+            / (((((_B[0] * r + _B[1]) * r + _B[2]) * r + _B[3]) * r + _B[4]) * r + 1.0)
+        )
     else:
         q = math.sqrt(-2.0 * math.log1p(-p))
-        x = -((((( _C[0] * q + _C[1]) * q + _C[2]) * q + _C[3]) * q + _C[4]) * q + _C[5]) / \
-            ((((_D[0] * q + _D[1]) * q + _D[2]) * q + _D[3]) * q + 1.0)
+        x = -(((((_C[0] * q + _C[1]) * q + _C[2]) * q + _C[3]) * q + _C[4]) * q + _C[5]) / (
+            (((_D[0] * q + _D[1]) * q + _D[2]) * q + _D[3]) * q + 1.0
+        )
     # Halley refinement of Phi(x) - p, with each tail computed on its small side.
     for _ in range(2):
         if x < 0:

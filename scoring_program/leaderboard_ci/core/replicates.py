@@ -7,6 +7,7 @@ replicate's position, and every sum is exact).  numpy releases the GIL in the
 hot loops (random numbers, gather, counting), so threads scale on the cores
 the platform gives the scoring program.
 """
+
 from __future__ import annotations
 
 import threading
@@ -27,8 +28,7 @@ __all__ = ["compute_replicates", "DRAW_CHUNK"]
 DRAW_CHUNK = 1 << 17
 
 
-def compute_replicates(accumulators, n, seed, n_resamples, n_jobs=1, start=0,
-                       block_rows=None, progress=None):
+def compute_replicates(accumulators, n, seed, n_resamples, n_jobs=1, start=0, block_rows=None, progress=None):
     """Statistics of every accumulator on replicates ``start .. start+n_resamples-1``.
 
     Parameters
@@ -84,7 +84,7 @@ def compute_replicates(accumulators, n, seed, n_resamples, n_jobs=1, start=0,
         for r0, r1, indices in iter_index_blocks(seed, n, span[0], span[1], block_rows):
             counts = block_counts_factory(indices, n)
             for acc, out in zip(accumulators, outputs):
-                out[r0 - start:r1 - start] = acc.block(indices, counts)
+                out[r0 - start : r1 - start] = acc.block(indices, counts)
             if progress is not None:
                 with lock:
                     progress(r1 - r0)

@@ -28,6 +28,7 @@ A second, disjoint part of the same stream, starting at output ``2**127``,
 gives the coin flips of the randomization (permutation) test; see
 :func:`swap_signs`.
 """
+
 from __future__ import annotations
 
 import numbers
@@ -48,9 +49,9 @@ __all__ = [
 
 #: Where the coin flips of the randomization test start in the PCG64 stream.
 #: Bootstrap draws use outputs below ``n_resamples * n``, far below this.
-SWAP_STREAM_OFFSET = 2 ** 127
+SWAP_STREAM_OFFSET = 2**127
 
-_MAX_SEED = 2 ** 128 - 1
+_MAX_SEED = 2**128 - 1
 _SCALE_53 = 1.0 / 9007199254740992.0  # 2**-53
 
 
@@ -84,7 +85,7 @@ def check_n_resamples(n_resamples):
 def _check_n(n):
     if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
         raise ValueError("n (the number of items) must be a positive integer, got %r" % (n,))
-    if n >= 2 ** 52:
+    if n >= 2**52:
         raise ValueError("n must be below 2**52 items, got %d" % n)
     return int(n)
 
@@ -185,7 +186,7 @@ def replicate_indices(seed, n, start, stop):
     n = _check_n(n)
     out = np.empty((int(stop) - int(start), n), dtype=np.intp)
     for r0, r1, idx in iter_index_blocks(seed, n, start, stop):
-        out[r0 - start:r1 - start] = idx
+        out[r0 - start : r1 - start] = idx
     return out
 
 

@@ -7,6 +7,7 @@ whatever the data.  :func:`resamples_needed` gives the smallest ``B`` that can
 declare one; the max-t step-down (:mod:`leaderboard_ci.core.simultaneous`) keeps
 the floor ``1/(B + 1)`` for any family.
 """
+
 from __future__ import annotations
 
 import math
@@ -16,8 +17,20 @@ import numpy as np
 __all__ = ["STEPDOWN_METHODS", "resamples_needed", "resolved_resamples", "smallest_level"]
 
 #: Methods :func:`resamples_needed` knows: the max-t step-down, no correction and statsmodels' names.
-STEPDOWN_METHODS = ("maxt", "none", "bonferroni", "sidak", "holm-sidak", "holm", "simes-hochberg", "hommel",
-                    "fdr_bh", "fdr_by", "fdr_tsbh", "fdr_tsbky")
+STEPDOWN_METHODS = (
+    "maxt",
+    "none",
+    "bonferroni",
+    "sidak",
+    "holm-sidak",
+    "holm",
+    "simes-hochberg",
+    "hommel",
+    "fdr_bh",
+    "fdr_by",
+    "fdr_tsbh",
+    "fdr_tsbky",
+)
 
 
 def resamples_needed(method, n_tests, alpha=0.05):

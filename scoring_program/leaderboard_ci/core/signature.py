@@ -5,6 +5,7 @@ analysis (fields that do not apply are None).  Its string form is
 sacrebleu's style, ``metric:f1_macro|B:10000|seed:12345|ci:percentile|...``,
 with the fields that are None left out.
 """
+
 from __future__ import annotations
 
 from collections import OrderedDict
@@ -15,10 +16,22 @@ __all__ = ["Signature"]
 
 #: (field, label in the string form); fields with a None label are not in the string.
 _FIELDS = (
-    ("metric", "metric"), ("n_resamples", "B"), ("seed", "seed"), ("method", "ci"),
-    ("confidence_level", "level"), ("test", "test"), ("n_permutations", None), ("sides", "sides"),
-    ("family", "family"), ("corrections", "corrections"), ("primary", "primary"), ("alpha", "alpha"),
-    ("n_items", "n"), ("n_systems", "m"), ("gold_sha256", "gold"), ("version", "version"),
+    ("metric", "metric"),
+    ("n_resamples", "B"),
+    ("seed", "seed"),
+    ("method", "ci"),
+    ("confidence_level", "level"),
+    ("test", "test"),
+    ("n_permutations", None),
+    ("sides", "sides"),
+    ("family", "family"),
+    ("corrections", "corrections"),
+    ("primary", "primary"),
+    ("alpha", "alpha"),
+    ("n_items", "n"),
+    ("n_systems", "m"),
+    ("gold_sha256", "gold"),
+    ("version", "version"),
 )
 
 

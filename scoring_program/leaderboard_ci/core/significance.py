@@ -34,6 +34,7 @@ Tolerance
     ``gamma = 100 * eps * max(1, |scores|, |2*delta|)``: rounding noise (the
     same counts summed in another order) is never a difference.
 """
+
 from __future__ import annotations
 
 import numpy as np

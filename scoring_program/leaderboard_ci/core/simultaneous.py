@@ -22,6 +22,7 @@ tie into a difference.  A system compared with an identical copy gets p = 1.
 Memory: pairs are streamed in chunks of ``chunk_pairs * B`` doubles (about
 32 MB by default, per thread); no ``(B, P)`` matrix is ever formed.
 """
+
 from __future__ import annotations
 
 import math
@@ -31,13 +32,20 @@ from dataclasses import dataclass
 import numpy as np
 
 from .parallel import resolve_jobs
-from .resolution import (STEPDOWN_METHODS, resamples_needed, resolved_resamples,  # noqa: F401 (this module's API)
-                         smallest_level)
+from .resolution import STEPDOWN_METHODS, resamples_needed, resolved_resamples, smallest_level  # noqa: F401 (this module's API)
 from .significance import tolerance
 
-__all__ = ["FamilyTest", "RankSets", "maxt_stepdown", "maxt_within", "rank_sets", "resamples_needed", "resolved_resamples",
-           "smallest_level",
-           "STEPDOWN_METHODS"]
+__all__ = [
+    "FamilyTest",
+    "RankSets",
+    "maxt_stepdown",
+    "maxt_within",
+    "rank_sets",
+    "resamples_needed",
+    "resolved_resamples",
+    "smallest_level",
+    "STEPDOWN_METHODS",
+]
 
 _CHECKPOINTS = 64
 
@@ -116,13 +124,16 @@ def _check_inputs(replicates, full, pairs, sign, alpha):
     replicates = np.asarray(replicates, dtype=np.float64)
     full = np.asarray(full, dtype=np.float64)
     if replicates.ndim != 2 or full.shape != (replicates.shape[1],):
-        raise ValueError("replicates must have shape (B, m) and full shape (m,); got %s and %s"
-                         % (replicates.shape, full.shape))
+        raise ValueError(
+            "replicates must have shape (B, m) and full shape (m,); got %s and %s" % (replicates.shape, full.shape)
+        )
     if pairs is not None:
         pairs = np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
         if pairs.size and (pairs.min() < 0 or pairs.max() >= full.shape[0]):
-            raise ValueError("pairs must index the %d systems (0 to %d), got values from %d to %d"
-                             % (full.shape[0], full.shape[0] - 1, pairs.min(), pairs.max()))
+            raise ValueError(
+                "pairs must index the %d systems (0 to %d), got values from %d to %d"
+                % (full.shape[0], full.shape[0] - 1, pairs.min(), pairs.max())
+            )
     if sign not in (1, -1, 1.0, -1.0) or isinstance(sign, bool):
         raise ValueError("sign must be +1 (higher is better) or -1 (lower is better), got %r" % (sign,))
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating)) or not 0.0 < alpha < 1.0:
@@ -171,6 +182,7 @@ class _Family(object):
                 np.subtract(d, mean[:, None], out=d)
                 np.multiply(d, d, out=d)
                 se[lo:hi] = np.sqrt(d.sum(axis=1) / (self.count - 1.0))
+
             self.run(first, [(lo, min(lo + chunk_pairs, n)) for lo in range(0, n, chunk_pairs)])
         self.se = se
         undefined = ~np.isfinite(self.delta)  # a score that is NaN: never a difference (p = 1)
@@ -362,8 +374,10 @@ def maxt_within(replicates, full, pairs, sign, families, alpha=0.05, chunk_pairs
     reps_t = _valid_columns(replicates)
     chunk = _chunk(chunk_pairs, reps_t.shape[1])
     with _pool(jobs) as pool:
-        return [_stepdown(reps_t, full, pairs[np.asarray(members, dtype=np.intp)], sign, alpha, chunk, pool)
-                for members in families]
+        return [
+            _stepdown(reps_t, full, pairs[np.asarray(members, dtype=np.intp)], sign, alpha, chunk, pool)
+            for members in families
+        ]
 
 
 def _chunk(chunk_pairs, count):
@@ -422,8 +436,7 @@ def _stepdown(reps_t, full, pairs, sign, alpha, chunk_pairs, pool, se=None):
     k_max = _largest_rejecting_count(count, alpha)
     if n == 0 or count < 2:
         inf = np.full(n, np.inf)
-        return FamilyTest(np.ones(n), -inf, inf.copy(), inf.copy(), np.zeros(n), fam.se, math.inf, alpha,
-                          count, 0)
+        return FamilyTest(np.ones(n), -inf, inf.copy(), inf.copy(), np.zeros(n), fam.se, math.inf, alpha, count, 0)
     counts, checkpoints, segment = _backward_counts(fam, n)
     u = fam.u_sorted
     # Ties in u share the count of the first of their run (R(j) holds every tie of j).
@@ -463,8 +476,7 @@ def _stepdown(reps_t, full, pairs, sign, alpha, chunk_pairs, pool, se=None):
     # Duality by construction: rounding must not separate the interval from the verdict.
     half = np.where(significant & ~(half < absd), np.nextafter(absd, 0.0), half)
     half = np.where(~significant & (half < absd), absd, half)
-    return FamilyTest(p_adjusted, fam.delta - half, fam.delta + half, critical, fam.t, fam.se, c1, alpha, count,
-                      steps)
+    return FamilyTest(p_adjusted, fam.delta - half, fam.delta + half, critical, fam.t, fam.se, c1, alpha, count, steps)
 
 
 def _joint_rank(full, sign):
@@ -533,14 +545,15 @@ def rank_sets(replicates, full, sign, alpha=0.05, family_test=None, pairs=None, 
         pairs = np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
         keys = np.sort(np.minimum(pairs[:, 0], pairs[:, 1]) * m + np.maximum(pairs[:, 0], pairs[:, 1]))
         if pairs.shape[0] != all_pairs.shape[0] or not np.array_equal(keys, all_pairs[:, 0] * m + all_pairs[:, 1]):
-            raise ValueError("family_test must cover every pair of the %d systems once, got %d pairs"
-                             % (m, pairs.shape[0]))
+            raise ValueError(
+                "family_test must cover every pair of the %d systems once, got %d pairs" % (m, pairs.shape[0])
+            )
         if family_test.alpha != alpha:
-            raise ValueError("family_test was computed at alpha = %g, not at the alpha asked, %g"
-                             % (family_test.alpha, alpha))
+            raise ValueError(
+                "family_test was computed at alpha = %g, not at the alpha asked, %g" % (family_test.alpha, alpha)
+            )
         if family_test.p_adjusted.shape != (pairs.shape[0],):
-            raise ValueError("family_test has %d p-values for %d pairs" % (family_test.p_adjusted.size,
-                                                                            pairs.shape[0]))
+            raise ValueError("family_test has %d p-values for %d pairs" % (family_test.p_adjusted.size, pairs.shape[0]))
     better = np.zeros(m, dtype=np.intp)
     worse = np.zeros(m, dtype=np.intp)
     _tally(pairs, family_test, better, worse)

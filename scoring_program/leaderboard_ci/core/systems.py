@@ -16,6 +16,7 @@ The unit of work is a span of replicate numbers (:meth:`PairedPlan.scores_for_sp
 it depends only on (seed, span), so spans can run in threads, processes or
 on Dask workers and give identical results.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -31,7 +32,7 @@ from .resampling import check_n_resamples, check_seed, counts_from_indices, iter
 
 __all__ = ["PairedPlan", "SystemScores", "paired_scores"]
 
-_EXACT_FLOAT32_LIMIT = 2 ** 24
+_EXACT_FLOAT32_LIMIT = 2**24
 
 
 @dataclass(frozen=True)
@@ -88,7 +89,7 @@ class _Stack:
 
     def outputs(self, counts):
         sums = counts.astype(self.dtype, copy=False) @ self.matrix
-        return {id(acc): acc.from_linear(sums[:, start:start + width]) for acc, start, width in self.members}
+        return {id(acc): acc.from_linear(sums[:, start : start + width]) for acc, start, width in self.members}
 
 
 class PairedPlan:
@@ -125,9 +126,14 @@ class PairedPlan:
         self.recipe = recipe
         linear = [acc for s in self.scorers for acc in s.accumulators if hasattr(acc, "linear_matrix")]
         counts_dtype = np.float32 if self.n < _EXACT_FLOAT32_LIMIT else np.float64
-        self._stacks = [st for st in (
-            _Stack([a for a in linear if a.dtype == np.int64], self.n, counts_dtype),
-            _Stack([a for a in linear if a.dtype != np.int64], self.n, np.float64)) if st]
+        self._stacks = [
+            st
+            for st in (
+                _Stack([a for a in linear if a.dtype == np.int64], self.n, counts_dtype),
+                _Stack([a for a in linear if a.dtype != np.int64], self.n, np.float64),
+            )
+            if st
+        ]
         self._stacked = set(id(acc) for st in self._stacks for acc, _, _ in st.members)
 
     @property
@@ -148,8 +154,10 @@ class PairedPlan:
         for stack in self._stacks:
             linear.update(stack.outputs(counts))
         for j, scorer in enumerate(self.scorers):
-            stats = [linear[id(acc)] if id(acc) in self._stacked else acc.block(indices, lambda: counts)
-                     for acc in scorer.accumulators]
+            stats = [
+                linear[id(acc)] if id(acc) in self._stacked else acc.block(indices, lambda: counts)
+                for acc in scorer.accumulators
+            ]
             out[:, j, :] = scorer.scores(stats)
 
     def _all_stacked(self):
@@ -176,13 +184,13 @@ class PairedPlan:
             g1 = min(stop, g0 + group)
             counts = np.empty((g1 - g0, self.n), dtype=dtype)
             for r0, r1, indices in iter_index_blocks(self.seed, self.n, g0, g1, small):
-                counts[r0 - g0:r1 - g0] = counts_from_indices(indices, self.n, dtype=None)
+                counts[r0 - g0 : r1 - g0] = counts_from_indices(indices, self.n, dtype=None)
             linear = {}
             for stack in self._stacks:
                 linear.update(stack.outputs(counts))
             del counts
             for j, scorer in enumerate(self.scorers):
-                out[g0 - start:g1 - start, j, :] = scorer.scores([linear[id(acc)] for acc in scorer.accumulators])
+                out[g0 - start : g1 - start, j, :] = scorer.scores([linear[id(acc)] for acc in scorer.accumulators])
             if progress is not None:
                 progress(g1 - g0)
 
@@ -198,7 +206,7 @@ class PairedPlan:
             return out
         rows = block_rows or self.rows_per_block()
         for r0, r1, indices in iter_index_blocks(seed, self.n, start, stop, rows):
-            self._block_scores(indices, out[r0 - start:r1 - start])
+            self._block_scores(indices, out[r0 - start : r1 - start])
             if progress is not None:
                 progress(r1 - r0)
         return out
@@ -253,7 +261,7 @@ def paired_scores(plan, n_resamples, n_jobs=1, progress=None, executor=None, jac
                     progress(k)
 
         def work(span):
-            replicates[span[0]:span[1]] = plan.scores_for_span(span[0], span[1], progress=report)
+            replicates[span[0] : span[1]] = plan.scores_for_span(span[0], span[1], progress=report)
 
         run_spans(work, split_range(0, b, jobs * 4 if jobs > 1 else 1), jobs)
     jack = plan.jackknife() if jackknife else None

@@ -10,6 +10,7 @@ Submissions that fail the scoring program's validation are skipped and listed
 in the report with the reason the participant saw.  Nothing is written outside
 OUT_DIR (submissions are unpacked in a temporary folder that is removed).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,52 +35,96 @@ def make_parser():
     parser = argparse.ArgumentParser(
         prog="leaderboard-ci-end-of-phase",
         description="Paired bootstrap analysis of all submissions of a Codabench/CodaLab phase: "
-                    "CIs, differences to the winner, all pairs with corrected p-values, competition "
-                    "indicators, and a report (HTML, JSON, CSV, Markdown, LaTeX, figures).")
-    parser.add_argument("--reference", required=True, metavar="REF",
-                        help="the reference data: a folder (or zip) with the gold file, as given to the scoring program")
-    parser.add_argument("--submissions", required=True, metavar="PATH",
-                        help="a folder of submission files/zips, a Codabench bulk_submissions.zip, "
-                             "or a CodaLab 'download all' zip")
+        "CIs, differences to the winner, all pairs with corrected p-values, competition "
+        "indicators, and a report (HTML, JSON, CSV, Markdown, LaTeX, figures).",
+    )
+    parser.add_argument(
+        "--reference",
+        required=True,
+        metavar="REF",
+        help="the reference data: a folder (or zip) with the gold file, as given to the scoring program",
+    )
+    parser.add_argument(
+        "--submissions",
+        required=True,
+        metavar="PATH",
+        help="a folder of submission files/zips, a Codabench bulk_submissions.zip, or a CodaLab 'download all' zip",
+    )
     parser.add_argument("--out", required=True, metavar="OUT_DIR", help="where to write the report")
-    parser.add_argument("--config", metavar="CONFIG",
-                        help="a config.yaml (default: the scoring program's, merged with REF/config.yaml)")
-    parser.add_argument("--program", default=DEFAULT_PROGRAM, metavar="DIR",
-                        help="the scoring program folder (for its config.yaml and custom metrics)")
+    parser.add_argument(
+        "--config", metavar="CONFIG", help="a config.yaml (default: the scoring program's, merged with REF/config.yaml)"
+    )
+    parser.add_argument(
+        "--program",
+        default=DEFAULT_PROGRAM,
+        metavar="DIR",
+        help="the scoring program folder (for its config.yaml and custom metrics)",
+    )
     parser.add_argument("--names", metavar="MAP_CSV", help="a CSV 'submission,name' to rename systems")
-    parser.add_argument("--per-participant", choices=("all", "best", "last"), default="all",
-                        help="which runs of each participant to analyse (default: all, as the papers did)")
-    parser.add_argument("--baseline", metavar="NAME",
-                        help="the system that is the baseline (default: the config's baseline file, if any)")
-    parser.add_argument("--jobs", default="auto", metavar="N",
-                        help="threads for the bootstrap (default: all cores); results are identical for any N")
-    parser.add_argument("--dask", metavar="ADDRESS",
-                        help="run the analysis on a Dask cluster: a scheduler address (tcp://host:8786) or "
-                             "'local' for a LocalCluster (needs pip install .[dask]); the systems are split into "
-                             "blocks that fit each worker's memory, and each block's submissions are read on "
-                             "the worker that scores it")
-    parser.add_argument("--memory-limit", metavar="SIZE",
-                        help="memory budget per process (e.g. 2GB): the systems are scored in blocks that fit "
-                             "it, and the pairs in block pairs; the plan and its estimated peaks are printed "
-                             "first (default with --dask: the workers' own limit; else no blocks)")
-    parser.add_argument("--client-memory-limit", metavar="SIZE",
-                        help="the client's budget, for the plan's check (default: --memory-limit)")
-    parser.add_argument("--block-size", type=int, metavar="N",
-                        help="systems per block, instead of choosing it from --memory-limit")
-    parser.add_argument("--workers", type=int, metavar="N",
-                        help="workers of --dask local (default: one per core)")
-    parser.add_argument("--max-unpacked", metavar="SIZE", default="2GiB",
-                        help="the most bytes the submissions may take once unpacked or copied for reading "
-                             "(default 2GiB; raise it for big phases)")
-    parser.add_argument("--workdir", metavar="DIR",
-                        help="where submissions are unpacked (default: a temporary folder, removed at the end); "
-                             "with a remote --dask cluster, a folder every worker can read")
+    parser.add_argument(
+        "--per-participant",
+        choices=("all", "best", "last"),
+        default="all",
+        help="which runs of each participant to analyse (default: all, as the papers did)",
+    )
+    parser.add_argument(
+        "--baseline",
+        metavar="NAME",
+        help="the system that is the baseline (default: the config's baseline file, if any)",
+    )
+    parser.add_argument(
+        "--jobs",
+        default="auto",
+        metavar="N",
+        help="threads for the bootstrap (default: all cores); results are identical for any N",
+    )
+    parser.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        help="run the analysis on a Dask cluster: a scheduler address (tcp://host:8786) or "
+        "'local' for a LocalCluster (needs pip install .[dask]); the systems are split into "
+        "blocks that fit each worker's memory, and each block's submissions are read on "
+        "the worker that scores it",
+    )
+    parser.add_argument(
+        "--memory-limit",
+        metavar="SIZE",
+        help="memory budget per process (e.g. 2GB): the systems are scored in blocks that fit "
+        "it, and the pairs in block pairs; the plan and its estimated peaks are printed "
+        "first (default with --dask: the workers' own limit; else no blocks)",
+    )
+    parser.add_argument(
+        "--client-memory-limit",
+        metavar="SIZE",
+        help="the client's budget, for the plan's check (default: --memory-limit)",
+    )
+    parser.add_argument(
+        "--block-size", type=int, metavar="N", help="systems per block, instead of choosing it from --memory-limit"
+    )
+    parser.add_argument("--workers", type=int, metavar="N", help="workers of --dask local (default: one per core)")
+    parser.add_argument(
+        "--max-unpacked",
+        metavar="SIZE",
+        default="2GiB",
+        help="the most bytes the submissions may take once unpacked or copied for reading "
+        "(default 2GiB; raise it for big phases)",
+    )
+    parser.add_argument(
+        "--workdir",
+        metavar="DIR",
+        help="where submissions are unpacked (default: a temporary folder, removed at the end); "
+        "with a remote --dask cluster, a folder every worker can read",
+    )
     from ..report.scale import DEFAULT_TOP
 
-    parser.add_argument("--top", default=str(DEFAULT_TOP), metavar="N",
-                        help="above N systems the page, the Markdown/LaTeX tables and the figures show the top N of "
-                             "each ranking and summaries of the whole field; every row stays in the CSV and Parquet "
-                             "files (default %d; 'all': every system everywhere)" % DEFAULT_TOP)
+    parser.add_argument(
+        "--top",
+        default=str(DEFAULT_TOP),
+        metavar="N",
+        help="above N systems the page, the Markdown/LaTeX tables and the figures show the top N of "
+        "each ranking and summaries of the whole field; every row stays in the CSV and Parquet "
+        "files (default %d; 'all': every system everywhere)" % DEFAULT_TOP,
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--version", action="version", version="leaderboard-ci %s" % __version__)
     return parser
@@ -148,8 +193,10 @@ def _add_baseline(config, ref_dir, gold, coded, requested):
     """The baseline's name: --baseline NAME, else the config's baseline file as a system."""
     if requested is not None:
         if requested not in coded:
-            raise ConfigError("--baseline %r is not one of the systems: %s"
-                              % (requested, ", ".join(list(coded)[:10]) + (" ..." if len(coded) > 10 else "")))
+            raise ConfigError(
+                "--baseline %r is not one of the systems: %s"
+                % (requested, ", ".join(list(coded)[:10]) + (" ..." if len(coded) > 10 else ""))
+            )
         return requested
     if config.baseline is None:
         return None
@@ -169,10 +216,10 @@ def run(args, stdout=None):
     progress and the summary; the "B too small" notes go to ``sys.stderr``.
     """
     stdout = sys.stdout if stdout is None else stdout
-    from .execution.blocked import SystemSource
-    from .execution.runs import Execution
     from ..scoring.config import load_config
     from ..scoring.readers import read_gold
+    from .execution.blocked import SystemSource
+    from .execution.runs import Execution
     from .ingestion.submissions import load_systems
 
     started = time.time()
@@ -193,17 +240,25 @@ def run(args, stdout=None):
             written = result.write(out_dir, top=top)
             return _finish(result, written, out_dir, started, stdout)
         warnings_list = []
-        coded, skipped, _ = load_systems(args.submissions, config, gold, os.path.join(workdir, "submissions"),
-                                         names_map=args.names, per_participant=args.per_participant,
-                                         limits=_unzip_limits(args),
-                                         warnings_list=warnings_list)
+        coded, skipped, _ = load_systems(
+            args.submissions,
+            config,
+            gold,
+            os.path.join(workdir, "submissions"),
+            names_map=args.names,
+            per_participant=args.per_participant,
+            limits=_unzip_limits(args),
+            warnings_list=warnings_list,
+        )
         for warning in warnings_list:
             stdout.write("warning: %s\n" % warning)
         baseline = _add_baseline(config, ref_dir, gold, coded, args.baseline)
         if not coded:
             raise ConfigError("no submission could be read (%d skipped)" % len(skipped))
-        stdout.write("Analysing %d systems on %d items with B=%d resamples (seed %d)...\n"
-                     % (len(coded), gold.n, config.bootstrap.n_resamples, config.bootstrap.seed))
+        stdout.write(
+            "Analysing %d systems on %d items with B=%d resamples (seed %d)...\n"
+            % (len(coded), gold.n, config.bootstrap.n_resamples, config.bootstrap.seed)
+        )
         sources = [SystemSource(name, values=values) for name, values in coded.items()]
         result = _analyze_sources(args, config, gold, sources, baseline, skipped, Execution(n_jobs=_jobs(args.jobs)))
         written = result.write(out_dir, top=top)
@@ -225,20 +280,28 @@ def _run_in_blocks(args, config, gold, ref_dir, workdir, stdout):
     from .ingestion.submissions import find_submissions
 
     budget = parse_memory(args.memory_limit) if args.memory_limit else None
-    client_budget = parse_memory(args.client_memory_limit, "--client-memory-limit") \
-        if args.client_memory_limit else budget
+    client_budget = (
+        parse_memory(args.client_memory_limit, "--client-memory-limit") if args.client_memory_limit else budget
+    )
     warnings_list = []
-    entries, skipped = find_submissions(args.submissions, os.path.join(workdir, "submissions"),
-                                        names_map=args.names, per_participant=args.per_participant,
-                                        limits=_unzip_limits(args), warnings_list=warnings_list)
+    entries, skipped = find_submissions(
+        args.submissions,
+        os.path.join(workdir, "submissions"),
+        names_map=args.names,
+        per_participant=args.per_participant,
+        limits=_unzip_limits(args),
+        warnings_list=warnings_list,
+    )
     for warning in warnings_list:
         stdout.write("warning: %s\n" % warning)
     sources = [SystemSource(entry.name, entry=entry) for entry in entries]
     names = set(entry.name for entry in entries)
     baseline = args.baseline
     if baseline is not None and baseline not in names:
-        raise ConfigError("--baseline %r is not one of the systems: %s"
-                          % (baseline, ", ".join(sorted(names)[:10]) + (" ..." if len(names) > 10 else "")))
+        raise ConfigError(
+            "--baseline %r is not one of the systems: %s"
+            % (baseline, ", ".join(sorted(names)[:10]) + (" ..." if len(names) > 10 else ""))
+        )
     if baseline is None and config.baseline is not None:
         baseline = config.baseline.name
         while baseline in names:
@@ -246,10 +309,17 @@ def _run_in_blocks(args, config, gold, ref_dir, workdir, stdout):
         sources.append(SystemSource(baseline, baseline_dir=ref_dir))
     if not sources:
         raise ConfigError("no submission could be read (%d skipped)" % len(skipped))
-    execution = Execution(n_jobs=1 if args.dask else _jobs(args.jobs), dask=args.dask, memory_limit=budget,
-                          client_memory_limit=client_budget, block_size=args.block_size, workers=args.workers)
-    return _analyze_sources(args, config, gold, sources, baseline, skipped, execution, stdout=stdout,
-                            per_participant=args.per_participant)
+    execution = Execution(
+        n_jobs=1 if args.dask else _jobs(args.jobs),
+        dask=args.dask,
+        memory_limit=budget,
+        client_memory_limit=client_budget,
+        block_size=args.block_size,
+        workers=args.workers,
+    )
+    return _analyze_sources(
+        args, config, gold, sources, baseline, skipped, execution, stdout=stdout, per_participant=args.per_participant
+    )
 
 
 def _analyze_sources(args, config, gold, sources, baseline, skipped, execution, stdout=None, per_participant="all"):
@@ -263,17 +333,28 @@ def _analyze_sources(args, config, gold, sources, baseline, skipped, execution, 
 
     with open_run(config, gold, sources, execution) as run:
         if stdout is not None:
-            stdout.write("Analysing %d submissions on %d items with B=%d resamples (seed %d) on %s.\n"
-                         % (len(sources), gold.n, config.bootstrap.n_resamples, config.bootstrap.seed,
-                            run.runner.address))
+            stdout.write(
+                "Analysing %d submissions on %d items with B=%d resamples (seed %d) on %s.\n"
+                % (len(sources), gold.n, config.bootstrap.n_resamples, config.bootstrap.seed, run.runner.address)
+            )
             stdout.write(run.plan.describe())
             warning = check_client(run.plan.blocks)
             if warning:
                 stdout.write("warning: %s\n" % warning)
         unit = "resample" if run.plan.blocks.in_process else "task"
         with _progress_bar(not args.no_progress, run.plan.progress_total, unit=unit) as tick:
-            return analyze_blocks(config, gold, sources, run.plan, run.runner, baseline=baseline, skipped=skipped,
-                                  per_participant=per_participant, n_jobs=run.n_jobs, progress=tick)
+            return analyze_blocks(
+                config,
+                gold,
+                sources,
+                run.plan,
+                run.runner,
+                baseline=baseline,
+                skipped=skipped,
+                per_participant=per_participant,
+                n_jobs=run.n_jobs,
+                progress=tick,
+            )
 
 
 def _print_summary(result, written, out_dir, seconds, stdout, stderr=None):
@@ -290,12 +371,15 @@ def _print_summary(result, written, out_dir, seconds, stdout, stderr=None):
 
     primary = result.signature.primary
     if "rank_low" in target.systems.columns:
-        stdout.write("Tied with the winner (1 in their simultaneous rank set, alpha %g): %s\n"
-                     % (result.signature.alpha, ", ".join(tied) if tied else "none"))
+        stdout.write(
+            "Tied with the winner (1 in their simultaneous rank set, alpha %g): %s\n"
+            % (result.signature.alpha, ", ".join(tied) if tied else "none")
+        )
     else:
-        stdout.write("Not significantly different from the winner (%s correction, alpha %g): %s\n"
-                     % (correction_name(primary, long=True), result.signature.alpha,
-                        ", ".join(tied) if tied else "none"))
+        stdout.write(
+            "Not significantly different from the winner (%s correction, alpha %g): %s\n"
+            % (correction_name(primary, long=True), result.signature.alpha, ", ".join(tied) if tied else "none")
+        )
     if len(result.skipped):
         stdout.write("Skipped %d submission(s); see the report.\n" % len(result.skipped))
     from ..report.scale import PARQUET_HINT, parquet_available

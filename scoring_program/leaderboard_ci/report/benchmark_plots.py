@@ -2,6 +2,7 @@
 
 Drawn on the figures of :mod:`leaderboard_ci.report.plots` (which alone imports matplotlib).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -30,8 +31,16 @@ def rank_interval_plot(frame, title="Rank with its bootstrap interval"):
         colour = WINNER if row.rank == 1 else OTHER
         ax.plot([row.rank_low, row.rank_high], [yi, yi], color=colour, lw=3, alpha=0.55, solid_capstyle="round")
         ax.plot([row.rank], [yi], "o", color=colour, ms=5)
-        ax.annotate("P(1st) %.2f" % row.p_first, (1.0, yi), xycoords=("axes fraction", "data"),
-                    xytext=(4, 0), textcoords="offset points", va="center", fontsize=fs - 1, color=INK)
+        ax.annotate(
+            "P(1st) %.2f" % row.p_first,
+            (1.0, yi),
+            xycoords=("axes fraction", "data"),
+            xytext=(4, 0),
+            textcoords="offset points",
+            va="center",
+            fontsize=fs - 1,
+            color=INK,
+        )
     ax.set_yticks(y)
     ax.set_yticklabels([short_name(n) for n in names], fontsize=fs)
     ax.set_xlim(0.5, count + 0.5)
@@ -52,7 +61,7 @@ def critical_difference_diagram(cd, title="Critical-difference diagram"):
     order = np.argsort(avg, kind="mergesort")
     cliques = cd.get("cliques") or []
     fs = 9.0
-    left = [names[j] for j in order[(k + 1) // 2:]][::-1]  # worst ranks, on the left
+    left = [names[j] for j in order[(k + 1) // 2 :]][::-1]  # worst ranks, on the left
     right = [names[j] for j in order[: (k + 1) // 2]]  # best ranks, on the right
     rows = max(len(left), len(right))
     first_row = -0.18 - 0.09 * len(cliques)
@@ -70,13 +79,21 @@ def critical_difference_diagram(cd, title="Critical-difference diagram"):
         for i, name in enumerate(members):
             yy = first_row - 0.26 * i
             ax.plot([position[name], position[name], edge], [0, yy, yy], color=INK, lw=0.8, clip_on=False)
-            ax.annotate("%s (%.2f)" % (short_name(name), position[name]), (edge, yy),
-                        xytext=(-4 if side == "left" else 4, 0), textcoords="offset points",
-                        ha="right" if side == "left" else "left", va="center", fontsize=fs, annotation_clip=False)
+            ax.annotate(
+                "%s (%.2f)" % (short_name(name), position[name]),
+                (edge, yy),
+                xytext=(-4 if side == "left" else 4, 0),
+                textcoords="offset points",
+                ha="right" if side == "left" else "left",
+                va="center",
+                fontsize=fs,
+                annotation_clip=False,
+            )
     for i, clique in enumerate(cliques):
         ranks_ = [position[n] for n in clique]
-        ax.plot([min(ranks_) - 0.04, max(ranks_) + 0.04], [-0.1 - 0.09 * i] * 2, color=RED, lw=3,
-                solid_capstyle="round")
+        ax.plot(
+            [min(ranks_) - 0.04, max(ranks_) + 0.04], [-0.1 - 0.09 * i] * 2, color=RED, lw=3, solid_capstyle="round"
+        )
     if cd.get("cd") is not None:
         ax.plot([1, 1 + cd["cd"]], [0.55, 0.55], color=INK, lw=1.5)
         ax.annotate("CD = %.2f" % cd["cd"], (1 + cd["cd"] / 2.0, 0.57), ha="center", va="bottom", fontsize=8)
@@ -84,6 +101,9 @@ def critical_difference_diagram(cd, title="Critical-difference diagram"):
     test = "Nemenyi" if cd.get("test") == "nemenyi" else "Wilcoxon + Holm"
     p = cd.get("friedman_p")
     p_text = "p < 0.001" if is_finite_number(p) and p < 0.001 else "p = %s" % _p(p)
-    ax.set_title("%s\nFriedman %s; %s at \u03b1 = %g" % (short_name(title, 60), p_text, test, cd.get("alpha", 0.05)),
-                 fontsize=9, loc="left")
+    ax.set_title(
+        "%s\nFriedman %s; %s at \u03b1 = %g" % (short_name(title, 60), p_text, test, cd.get("alpha", 0.05)),
+        fontsize=9,
+        loc="left",
+    )
     return fig

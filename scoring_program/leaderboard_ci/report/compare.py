@@ -13,6 +13,7 @@ those columns in one table, written as CSV, Markdown and LaTeX::
 Each report gives a column per target (metric, or metric on a group), or only
 its official target with ``--official-only``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,8 +24,16 @@ from collections import OrderedDict
 from .json_report import ReportFormatError, read_report
 from .tables import csv_text, indicator_rows, indicators_text_table, tables_latex, tables_markdown
 
-__all__ = ["default_name", "report_columns", "comparison_frame", "comparison_table", "write_comparison",
-           "make_parser", "main", "OUTPUT_NAMES"]
+__all__ = [
+    "default_name",
+    "report_columns",
+    "comparison_frame",
+    "comparison_table",
+    "write_comparison",
+    "make_parser",
+    "main",
+    "OUTPUT_NAMES",
+]
 
 #: The files :func:`write_comparison` writes in the output folder.
 OUTPUT_NAMES = ("comparison.csv", "comparison.md", "comparison.tex")
@@ -108,10 +117,13 @@ def comparison_frame(reports, names=None, official_only=False):
 def comparison_table(frame, digits=4):
     """A :class:`~leaderboard_ci.report.tables.Table` of a comparison frame (for Markdown and LaTeX)."""
     return indicators_text_table(
-        frame, caption="Competition indicators compared: n test items, m systems, ties with the winner and "
-                       "non-significant pairs without and after each correction, |winner \u2212 median|, "
-                       "coefficient of variation (%) and performance potential index",
-        label="tab:competitions", digits=digits)
+        frame,
+        caption="Competition indicators compared: n test items, m systems, ties with the winner and "
+        "non-significant pairs without and after each correction, |winner \u2212 median|, "
+        "coefficient of variation (%) and performance potential index",
+        label="tab:competitions",
+        digits=digits,
+    )
 
 
 def write_comparison(frame, out_dir, digits=4):
@@ -125,11 +137,13 @@ def write_comparison(frame, out_dir, digits=4):
     out_dir = os.path.abspath(out_dir)
     os.makedirs(out_dir, exist_ok=True)
     table = comparison_table(frame, digits)
-    texts = OrderedDict([
-        ("comparison.csv", csv_text(frame.reset_index())),
-        ("comparison.md", tables_markdown([table])),
-        ("comparison.tex", tables_latex([table], title="leaderboard-ci: competitions compared")),
-    ])
+    texts = OrderedDict(
+        [
+            ("comparison.csv", csv_text(frame.reset_index())),
+            ("comparison.md", tables_markdown([table])),
+            ("comparison.tex", tables_latex([table], title="leaderboard-ci: competitions compared")),
+        ]
+    )
     written = OrderedDict()
     for name, text in texts.items():
         path = os.path.join(out_dir, name)
@@ -144,13 +158,18 @@ def make_parser():
     parser = argparse.ArgumentParser(
         prog="leaderboard-ci-compare",
         description="Put the competition indicators of several report.json files side by side "
-                    "(CompStats Tables 7-11) and write them as CSV, Markdown and LaTeX.")
+        "(CompStats Tables 7-11) and write them as CSV, Markdown and LaTeX.",
+    )
     parser.add_argument("reports", nargs="+", metavar="REPORT", help="report.json files written by leaderboard-ci")
     parser.add_argument("--out", required=True, metavar="DIR", help="folder for comparison.csv/.md/.tex")
-    parser.add_argument("--names", metavar="A,B,...",
-                        help="comma-separated names, one per report (default: each report's folder name)")
-    parser.add_argument("--official-only", action="store_true",
-                        help="one column per report: its official metric (default: every metric and group)")
+    parser.add_argument(
+        "--names", metavar="A,B,...", help="comma-separated names, one per report (default: each report's folder name)"
+    )
+    parser.add_argument(
+        "--official-only",
+        action="store_true",
+        help="one column per report: its official metric (default: every metric and group)",
+    )
     parser.add_argument("--digits", type=int, default=4, help="decimals of |winner - median| (default 4)")
     return parser
 
@@ -164,9 +183,11 @@ def main(argv=None):
         names = [n.strip() for n in args.names.split(",")]
         if len(names) != len(args.reports) or any(not n for n in names):
             count = len([n for n in names if n])
-            print("%s: error: --names gives %d name%s for %d report%s (one non-empty name per report)"
-                  % (prog, count, "" if count == 1 else "s", len(args.reports), "" if len(args.reports) == 1 else "s"),
-                  file=sys.stderr)
+            print(
+                "%s: error: --names gives %d name%s for %d report%s (one non-empty name per report)"
+                % (prog, count, "" if count == 1 else "s", len(args.reports), "" if len(args.reports) == 1 else "s"),
+                file=sys.stderr,
+            )
             return 2
     else:
         names = [default_name(p) for p in args.reports]

@@ -8,6 +8,7 @@ the inversion of, then the stars; with the max-t step-down, the marginal
 interval and the unadjusted p-value (which go together); then the other
 corrections' p-values and the item tests.
 """
+
 from __future__ import annotations
 
 from ..tasks.registry import pair_test_titles
@@ -25,17 +26,18 @@ def _level(result):
 def p_columns(frame, corrections):
     """(column, heading) of the p-values a comparison table shows."""
     cols = [("p_value", "p")]
-    cols += [("p_" + m, "p (%s)" % correction_name(m, header=True)) for m in corrections
-             if "p_" + m in frame.columns]
+    cols += [("p_" + m, "p (%s)" % correction_name(m, header=True)) for m in corrections if "p_" + m in frame.columns]
     cols += [(c, title) for c, title in pair_test_titles().items() if c in frame.columns]  # the tasks' own tests
     return cols
 
 
 def rank_set_words(result):
     """The caption's sentence on the rank sets and on "tied" (1 in the simultaneous rank set)."""
-    return ("Rank sets (%s confidence; Mogstad, Romano, Shaikh & Wilhelm 2024): the ranks each system can hold; "
-            "simultaneous: they hold for all systems at once; marginal: for this system alone. Tied: 1 is in its "
-            "simultaneous rank set (it may be first)." % _level(result))
+    return (
+        "Rank sets (%s confidence; Mogstad, Romano, Shaikh & Wilhelm 2024): the ranks each system can hold; "
+        "simultaneous: they hold for all systems at once; marginal: for this system alone. Tied: 1 is in its "
+        "simultaneous rank set (it may be first)." % _level(result)
+    )
 
 
 def comparison_columns(result, frame):
@@ -51,9 +53,13 @@ def comparison_columns(result, frame):
     primary = primary_correction(result)
     dual = dual_interval(frame, primary)
     if dual.family_wise:
-        cols = [((dual.low, dual.high), dual.header(level)), (dual.p, "p (%s)" % correction_name(primary, header=True)),
-                ("stars", "Stars"), (("ci_low", "ci_high"), interval_header(False, level)),
-                ("p_value", "p (this pair alone)")]
+        cols = [
+            ((dual.low, dual.high), dual.header(level)),
+            (dual.p, "p (%s)" % correction_name(primary, header=True)),
+            ("stars", "Stars"),
+            (("ci_low", "ci_high"), interval_header(False, level)),
+            ("p_value", "p (this pair alone)"),
+        ]
     else:
         cols = [((dual.low, dual.high), dual.header(level)), ("p_value", "p (this pair alone)")]
         if primary != "none" and "p_" + primary in frame.columns:
@@ -73,18 +79,24 @@ def verdict_caption(result, frame):
     dual = dual_interval(frame, primary)
     family = family_description(result.signature.family)
     if dual.family_wise:
-        return ("The verdict (stars, significant) is the max-t step-down's (Romano-Wolf) over %s: its "
-                "family-wise %s interval excludes 0 exactly when p (max-t) < %s = %g. The intervals of the pairs "
-                "decided at the first step (all of them when no pair differs) hold together with %s confidence; "
-                "pairs decided at later steps get the narrower interval of their step, which matches the verdict. "
-                "The %s interval, this pair alone, goes with the unadjusted p-value (p (this pair alone))."
-                % (family, level, "\u03b1", result.signature.alpha, level, level))
+        return (
+            "The verdict (stars, significant) is the max-t step-down's (Romano-Wolf) over %s: its "
+            "family-wise %s interval excludes 0 exactly when p (max-t) < %s = %g. The intervals of the pairs "
+            "decided at the first step (all of them when no pair differs) hold together with %s confidence; "
+            "pairs decided at later steps get the narrower interval of their step, which matches the verdict. "
+            "The %s interval, this pair alone, goes with the unadjusted p-value (p (this pair alone))."
+            % (family, level, "\u03b1", result.signature.alpha, level, level)
+        )
     if primary == "none":
-        return ("The verdict comes from the unadjusted p-value, which is the inversion of the %s interval, this "
-                "pair alone: it excludes 0 exactly when p < %s = %g." % (level, "\u03b1", result.signature.alpha))
-    return ("The verdict comes from %s-adjusted p-values over %s. %s adjusts p-values and has no interval: the "
-            "interval shown is this pair's alone and goes with the unadjusted p-value (p (this pair alone))."
-            % (correction_name(primary), family, correction_name(primary, long=True)))
+        return (
+            "The verdict comes from the unadjusted p-value, which is the inversion of the %s interval, this "
+            "pair alone: it excludes 0 exactly when p < %s = %g." % (level, "\u03b1", result.signature.alpha)
+        )
+    return (
+        "The verdict comes from %s-adjusted p-values over %s. %s adjusts p-values and has no interval: the "
+        "interval shown is this pair's alone and goes with the unadjusted p-value (p (this pair alone))."
+        % (correction_name(primary), family, correction_name(primary, long=True))
+    )
 
 
 def comparison_cells(r, cols, digits, alpha):
@@ -98,5 +110,3 @@ def comparison_cells(r, cols, digits, alpha):
         else:
             cells.append(format_p(r.get(column), alpha=alpha))
     return cells
-
-

@@ -8,12 +8,14 @@ through their methods:
 * :func:`score_distribution_plot`: the histogram of every system's score, the
   ties with the winner stacked apart, the winner, the cut and the baseline marked.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
 from ..core.numeric import is_finite_number
-from .figure_layout import BASELINE, INK, TIED, WINNER, figure_title, fit_texts as _fit, short_name
+from .figure_layout import BASELINE, INK, TIED, WINNER, figure_title, short_name
+from .figure_layout import fit_texts as _fit
 from .plots import _figure, _outside_ok, _short
 
 __all__ = ["mark_top", "score_distribution_plot"]
@@ -26,8 +28,9 @@ def mark_top(fig, shown, m):
     """Say in ``fig``'s title that it shows the ``shown`` best-ranked of ``m`` systems; refit its texts."""
     ax = fig.axes[0]
     # on a line of its own: appended, a title near the canvas' width could lose its end at another dpi
-    ax.set_title("%s\nthe top %d of %s systems" % (ax.get_title(loc="left"), shown, "{:,}".format(m)),
-                 fontsize=11, loc="left")
+    ax.set_title(
+        "%s\nthe top %d of %s systems" % (ax.get_title(loc="left"), shown, "{:,}".format(m)), fontsize=11, loc="left"
+    )
     return _fit(fig)
 
 
@@ -53,18 +56,37 @@ def score_distribution_plot(target, shown, baseline=None, bins=40):
         ties, _ = np.histogram(scores[tied], bins=edges)
         widths = np.diff(edges)
         others_tied = int(tied.sum()) - int(target.winner in set(target.tied_with_winner))
-        bars = ax.bar(edges[:-1], ties, width=widths, bottom=others, align="edge", color=TIED, edgecolor="white",
-                      lw=0.4, label="the winner and the %s tied with it" % "{:,}".format(others_tied))
+        bars = ax.bar(
+            edges[:-1],
+            ties,
+            width=widths,
+            bottom=others,
+            align="edge",
+            color=TIED,
+            edgecolor="white",
+            lw=0.4,
+            label="the winner and the %s tied with it" % "{:,}".format(others_tied),
+        )
         for patch in bars.patches:
             patch.set_gid("tied")
-        bars = ax.bar(edges[:-1], others, width=widths, align="edge", color=OTHER_BARS, edgecolor="white", lw=0.4,
-                      label="significantly worse (%s)" % "{:,}".format(int((finite & ~tied).sum())))
+        bars = ax.bar(
+            edges[:-1],
+            others,
+            width=widths,
+            align="edge",
+            color=OTHER_BARS,
+            edgecolor="white",
+            lw=0.4,
+            label="significantly worse (%s)" % "{:,}".format(int((finite & ~tied).sum())),
+        )
         for patch in bars.patches:
             patch.set_gid("others")
     winner = float(frame.loc[frame["name"] == target.winner, "score"].iloc[0])
     cut = float(frame["score"].iloc[min(shown, len(frame)) - 1])
-    marks = [(winner, WINNER, "-", "winner %s (%s)" % (short_name(target.winner, 24), _short(winner)), "winner"),
-             (cut, INK, ":", "rank %d, the last shown in the tables (%s)" % (shown, _short(cut)), "cut")]
+    marks = [
+        (winner, WINNER, "-", "winner %s (%s)" % (short_name(target.winner, 24), _short(winner)), "winner"),
+        (cut, INK, ":", "rank %d, the last shown in the tables (%s)" % (shown, _short(cut)), "cut"),
+    ]
     if baseline is not None and baseline in set(frame["name"]):
         b = float(frame.loc[frame["name"] == baseline, "score"].iloc[0])
         marks.append((b, BASELINE, "--", "baseline (%s)" % _short(b), "baseline"))
@@ -76,8 +98,14 @@ def score_distribution_plot(target, shown, baseline=None, bins=40):
         ax.spines[side].set_visible(False)
     ax.set_xlabel("%s (%s)" % (figure_title(target), target.metric.better))
     ax.set_ylabel("systems")
-    ax.set_title("%s: scores of all %s systems" % (figure_title(target), "{:,}".format(len(frame))), fontsize=11,
-                 loc="left")
-    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center" if _outside_ok() else "lower center",
-               ncol=2, fontsize=9, frameon=False)
+    ax.set_title(
+        "%s: scores of all %s systems" % (figure_title(target), "{:,}".format(len(frame))), fontsize=11, loc="left"
+    )
+    fig.legend(
+        *ax.get_legend_handles_labels(),
+        loc="outside lower center" if _outside_ok() else "lower center",
+        ncol=2,
+        fontsize=9,
+        frameon=False,
+    )
     return _fit(fig)

@@ -3,6 +3,7 @@
 :mod:`leaderboard_ci.report.plots` draws with these; keeping them apart lets the tests
 check the layout decisions (which system is off the scale, how a name is cut) directly.
 """
+
 from __future__ import annotations
 
 import math
@@ -16,8 +17,34 @@ import numpy as np
 from ..core.numeric import is_finite_number
 from .formatting import format_p
 
-__all__ = ["WINNER", "TIED", "OTHER", "BASELINE", "RED", "GREEN", "INK", "FIGURES", "HEATMAP_VALUES_MAX", "HEATMAP_STARS_MAX", "NAME_LIMIT", "MINUS", "short_name", "ranked_axis", "oriented_difference", "figure_title", "name_fontsize", "ci_contains_zero", "name_width", "decimals_for", "off_scale", "far_off",
-           "fit_texts", "counted_replicates", "p_value_tail", "PValueTail"]
+__all__ = [
+    "WINNER",
+    "TIED",
+    "OTHER",
+    "BASELINE",
+    "RED",
+    "GREEN",
+    "INK",
+    "FIGURES",
+    "HEATMAP_VALUES_MAX",
+    "HEATMAP_STARS_MAX",
+    "NAME_LIMIT",
+    "MINUS",
+    "short_name",
+    "ranked_axis",
+    "oriented_difference",
+    "figure_title",
+    "name_fontsize",
+    "ci_contains_zero",
+    "name_width",
+    "decimals_for",
+    "off_scale",
+    "far_off",
+    "fit_texts",
+    "counted_replicates",
+    "p_value_tail",
+    "PValueTail",
+]
 
 WINNER = "#1f4e9c"
 TIED = "#5b9bd5"
@@ -27,20 +54,21 @@ RED = "#c62828"
 GREEN = "#2e7d32"
 INK = "#1f2328"
 #: The figures of a target, in the order the report shows them: name -> (function, caption).
-FIGURES = OrderedDict([
-    ("ordered_ci", "Scores with confidence intervals"),
-    ("rank_sets", "Rank confidence sets, simultaneous and marginal"),
-    ("vs_winner", "Differences to the winner"),
-    ("pair_heatmap", "All pairwise differences"),
-    ("bootstrap_difference", "Bootstrap distribution of winner minus runner-up"),
-    ("unit_distribution", "Distribution of the per-unit values (per query)"),
-])
+FIGURES = OrderedDict(
+    [
+        ("ordered_ci", "Scores with confidence intervals"),
+        ("rank_sets", "Rank confidence sets, simultaneous and marginal"),
+        ("vs_winner", "Differences to the winner"),
+        ("pair_heatmap", "All pairwise differences"),
+        ("bootstrap_difference", "Bootstrap distribution of winner minus runner-up"),
+        ("unit_distribution", "Distribution of the per-unit values (per query)"),
+    ]
+)
 #: Above this many compared systems the heatmap shows stars only; above the next, nothing.
 HEATMAP_VALUES_MAX = 12
 HEATMAP_STARS_MAX = 45
 NAME_LIMIT = 32
 MINUS = "\u2212"
-
 
 
 def short_name(name, limit=NAME_LIMIT):
@@ -50,7 +78,7 @@ def short_name(name, limit=NAME_LIMIT):
     ``a $x$ b`` must show its dollar signs.
     """
     name = str(name)
-    name = name if len(name) <= limit else name[:limit - 1] + "\u2026"
+    name = name if len(name) <= limit else name[: limit - 1] + "\u2026"
     return name.replace("$", r"\$")
 
 
@@ -77,8 +105,6 @@ def name_fontsize(count):
     return float(max(5.0, 10.0 - (count - 15) * 0.14))
 
 
-
-
 def ci_contains_zero(low, high):
     """Whether the interval ``[low, high]`` contains 0 (False when it is undefined)."""
     return is_finite_number(low) and is_finite_number(high) and float(low) <= 0.0 <= float(high)
@@ -88,8 +114,6 @@ def name_width(names, fontsize):
     """Rough width in inches of the longest label."""
     longest = max([len(short_name(n)) for n in names] + [4])
     return longest * fontsize * 0.62 / 72.0
-
-
 
 
 def decimals_for(values):
@@ -172,12 +196,12 @@ def far_off(frame, protect=(), keep=()):
         return None
 
     low_k = next((k for k in range(limit, 0, -1) if far(rows[:k], [])), 0)
-    high_k = next((k for k in range(limit, 0, -1) if far([], rows[len(rows) - k:])), 0)
+    high_k = next((k for k in range(limit, 0, -1) if far([], rows[len(rows) - k :])), 0)
     while low_k or high_k:
-        bounds = far(rows[:low_k], rows[len(rows) - high_k:] if high_k else [])
+        bounds = far(rows[:low_k], rows[len(rows) - high_k :] if high_k else [])
         if bounds is not None:
             sides = dict((r[0], "left") for r in rows[:low_k])
-            sides.update((r[0], "right") for r in (rows[len(rows) - high_k:] if high_k else []))
+            sides.update((r[0], "right") for r in (rows[len(rows) - high_k :] if high_k else []))
             return sides, bounds
         if low_k >= high_k:
             low_k -= 1
@@ -188,8 +212,12 @@ def far_off(frame, protect=(), keep=()):
 
 def _is_text(artist):
     """A matplotlib Text (duck-typed, so that this module does not import matplotlib)."""
-    return hasattr(artist, "get_text") and hasattr(artist, "set_text") and hasattr(artist, "get_window_extent") \
+    return (
+        hasattr(artist, "get_text")
+        and hasattr(artist, "set_text")
+        and hasattr(artist, "get_window_extent")
         and hasattr(artist, "get_horizontalalignment")
+    )
 
 
 def _tick_label_ids(fig):
@@ -228,8 +256,12 @@ def fit_texts(fig, rounds=4):
             longest = max(len(line) for line in content.split("\n"))
             chars = int(longest * room / max(box.width, 1.0))
             if chars >= 12 and chars < longest:
-                text.set_text("\n".join(textwrap.fill(line, chars, break_long_words=True, break_on_hyphens=False)
-                                         for line in content.split("\n")))
+                text.set_text(
+                    "\n".join(
+                        textwrap.fill(line, chars, break_long_words=True, break_on_hyphens=False)
+                        for line in content.split("\n")
+                    )
+                )
                 changed = True
         if not changed:
             if worst > 0.5:
@@ -370,14 +402,20 @@ def p_value_tail(target, method="percentile", two=False):
         if p_one is None:
             relation = head
         elif method == "bca":
-            relation = "%s\n%s = BCa level map of the shaded share" % (head, format_p(p_one, 4)) if two \
+            relation = (
+                "%s\n%s = BCa level map of the shaded share" % (head, format_p(p_one, 4))
+                if two
                 else "%s = BCa level map\nof the shaded share" % head
+            )
         elif not mask.any():
             relation = "%s, the floor 1/(B+1):\nno replicate is shaded" % head
         elif abs(p_one - share) <= floor + 1e-12:
-            relation = "%s %s %s,\nthe shaded share (interpolated)" % (head, _approx(p_one, share), format_p(share, 4)) \
-                if not two else "%s\n%s %s %s, the shaded share (interpolated)" % (
-                    head, format_p(p_one, 4), _approx(p_one, share), format_p(share, 4))
+            relation = (
+                "%s %s %s,\nthe shaded share (interpolated)" % (head, _approx(p_one, share), format_p(share, 4))
+                if not two
+                else "%s\n%s %s %s, the shaded share (interpolated)"
+                % (head, format_p(p_one, 4), _approx(p_one, share), format_p(share, 4))
+            )
         else:  # e.g. identical systems: p = 1 by the identical-copy rule
             relation = head
     return PValueTail(method, bool(two), edge, bool(below), mask, share, p, p_one, label, relation)

@@ -24,6 +24,7 @@ the top of each ranking (see :mod:`leaderboard_ci.report.scale`);
 ``pair_matrix.csv`` (m x m cells) is then not written, and the CSV and Parquet
 files still hold every system and every pair.
 """
+
 from __future__ import annotations
 
 import os
@@ -83,13 +84,14 @@ class _Writer:
 
         for fmt in formats:
             relative = "%s.%s" % (relative_stem, fmt)
-            save_figure(fig, self.path(relative)[:-len(fmt) - 1], formats=(fmt,), dpi=dpi)
+            save_figure(fig, self.path(relative)[: -len(fmt) - 1], formats=(fmt,), dpi=dpi)
             freeze_layout(fig)  # the layout is done: later formats reuse it
             self.written[relative] = self.path(relative)
 
 
-def write_report(result, out_dir, figures=True, figure_formats=FIGURE_FORMATS, dpi=150, digits=4, top=DEFAULT_TOP,
-                 parquet=None):
+def write_report(
+    result, out_dir, figures=True, figure_formats=FIGURE_FORMATS, dpi=150, digits=4, top=DEFAULT_TOP, parquet=None
+):
     """Write report.html, report.json, CSV, Parquet, Markdown and LaTeX tables and figures under ``out_dir``.
 
     Parameters
@@ -154,8 +156,12 @@ def write_report(result, out_dir, figures=True, figure_formats=FIGURE_FORMATS, d
                 page_figures[key][name] = figure_png(fig, dpi=FIGURE_DPI, palette=True)
                 writer.figure("figures/%s-%s" % (folder, name), fig, figure_formats, dpi)
     writer.csv("indicators.csv", indicators_table(result).reset_index())
-    writer.csv("skipped.csv", result.skipped if result.skipped is not None
-               else __import__("pandas").DataFrame(columns=["submission", "reason"]))
+    writer.csv(
+        "skipped.csv",
+        result.skipped
+        if result.skipped is not None
+        else __import__("pandas").DataFrame(columns=["submission", "reason"]),
+    )
     if result.group_gaps is not None:
         writer.csv("group_gaps.csv", result.group_gaps)
     if getattr(result, "units", None) is not None:

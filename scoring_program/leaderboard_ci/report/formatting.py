@@ -1,4 +1,5 @@
 """Formatting shared by the report's renderers: numbers, p-values, names of corrections, escaping."""
+
 from __future__ import annotations
 
 import math
@@ -6,9 +7,26 @@ import re
 
 from ..core.numeric import is_finite_number
 
-__all__ = ["DASH", "MINUS", "DAGGER", "STAR_LEGEND", "CORRECTION_NAMES", "correction_name", "family_description",
-           "format_number", "format_p", "P_THRESHOLDS", "format_ci", "format_count", "csv_text", "latex_escape", "latex_number",
-           "markdown_escape", "markdown_number", "slug"]
+__all__ = [
+    "DASH",
+    "MINUS",
+    "DAGGER",
+    "STAR_LEGEND",
+    "CORRECTION_NAMES",
+    "correction_name",
+    "family_description",
+    "format_number",
+    "format_p",
+    "P_THRESHOLDS",
+    "format_ci",
+    "format_count",
+    "csv_text",
+    "latex_escape",
+    "latex_number",
+    "markdown_escape",
+    "markdown_number",
+    "slug",
+]
 
 DASH = "\u2013"
 MINUS = "\u2212"
@@ -18,17 +36,34 @@ STAR_LEGEND = "\u2020 p<.1, * p<.05, ** p<.01, *** p<.001"
 #: them against statsmodels; the report does not import it), keyed by the method names
 #: ``analysis.corrections`` accepts.
 CORRECTION_NAMES = {
-    "none": "no correction", "bonferroni": "Bonferroni", "sidak": "Sidak", "holm-sidak": "Holm-Sidak",
-    "holm": "Holm", "simes-hochberg": "Simes-Hochberg", "hommel": "Hommel", "fdr_bh": "FDR Benjamini-Hochberg",
-    "fdr_by": "FDR Benjamini-Yekutieli", "fdr_tsbh": "FDR 2-stage Benjamini-Hochberg",
+    "none": "no correction",
+    "bonferroni": "Bonferroni",
+    "sidak": "Sidak",
+    "holm-sidak": "Holm-Sidak",
+    "holm": "Holm",
+    "simes-hochberg": "Simes-Hochberg",
+    "hommel": "Hommel",
+    "fdr_bh": "FDR Benjamini-Hochberg",
+    "fdr_by": "FDR Benjamini-Yekutieli",
+    "fdr_tsbh": "FDR 2-stage Benjamini-Hochberg",
     "fdr_tsbky": "FDR 2-stage Benjamini-Krieger-Yekutieli",
     "maxt": "Romano-Wolf max-t step-down",  # ours (leaderboard_ci.core.simultaneous), not statsmodels'
 }
 #: Abbreviations where a name is too long for running text or a column header.
-_SHORT_CORRECTIONS = dict(CORRECTION_NAMES, none="none", maxt="max-t", fdr_bh="BH", fdr_by="BY", fdr_tsbh="two-stage BH",
-                          fdr_tsbky="two-stage BKY")
-_FAMILIES = {"all_pairs": "all m(m\u22121)/2 pairs", "vs_winner": "the comparisons with the winner",
-             "per_row": "each system's comparisons with the systems ranked below it"}
+_SHORT_CORRECTIONS = dict(
+    CORRECTION_NAMES,
+    none="none",
+    maxt="max-t",
+    fdr_bh="BH",
+    fdr_by="BY",
+    fdr_tsbh="two-stage BH",
+    fdr_tsbky="two-stage BKY",
+)
+_FAMILIES = {
+    "all_pairs": "all m(m\u22121)/2 pairs",
+    "vs_winner": "the comparisons with the winner",
+    "per_row": "each system's comparisons with the systems ranked below it",
+}
 
 
 _HEADER_CORRECTIONS = dict(_SHORT_CORRECTIONS, bonferroni="Bonf.")
@@ -78,7 +113,7 @@ def format_p(value, digits=3, alpha=None):
     thresholds = set(P_THRESHOLDS)
     if alpha is not None and is_finite_number(alpha):
         thresholds.add(float(alpha))
-    floor = 10.0 ** -digits
+    floor = 10.0**-digits
     if v < floor and all(t >= floor for t in thresholds):
         return "<" + ("%.*f" % (digits, floor))
     places = digits
@@ -113,12 +148,32 @@ def format_count(value):
 # Escaping
 # ---------------------------------------------------------------------------
 _LATEX_TEXT = {
-    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-    "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}",
-    DAGGER: r"$\dagger$", MINUS: r"$-$", DASH: "--", "\u2014": "---", "\u03b1": r"$\alpha$",
-    "\u03b4": r"$\delta$", "\u00b2": r"$^2$", "\u2264": r"$\leq$", "\u2265": r"$\geq$",
-    "\u00d7": r"$\times$", "\u2026": r"\ldots{}", "\u00b7": r"$\cdot$", "\u2713": "yes",
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
+    DAGGER: r"$\dagger$",
+    MINUS: r"$-$",
+    DASH: "--",
+    "\u2014": "---",
+    "\u03b1": r"$\alpha$",
+    "\u03b4": r"$\delta$",
+    "\u00b2": r"$^2$",
+    "\u2264": r"$\leq$",
+    "\u2265": r"$\geq$",
+    "\u00d7": r"$\times$",
+    "\u2026": r"\ldots{}",
+    "\u00b7": r"$\cdot$",
+    "\u2713": "yes",
 }
 _LATEX_RE = re.compile("|".join(re.escape(k) for k in sorted(_LATEX_TEXT, key=len, reverse=True)))
 _NEGATIVE_RE = re.compile(r"(?<![\w.])-(?=\d)")

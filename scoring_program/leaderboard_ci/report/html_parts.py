@@ -5,14 +5,15 @@ the data is escaped with :func:`html.escape`.  :func:`view_figures` draws a
 target's figures as the page shows them (cut to the top of the ranking above
 the threshold of :mod:`leaderboard_ci.report.scale`).
 """
+
 from __future__ import annotations
 
 import base64
 import html
 
+from ..core.numeric import is_finite_number
 from .formatting import DASH, MINUS, correction_name, format_ci, format_number, format_p, slug
 from .json_report import primary_correction, sides_of
-from ..core.numeric import is_finite_number
 from .verdicts import dual_interval, has_rank_sets
 
 __all__ = ["FIGURE_DPI", "target_anchor", "view_figures"]
@@ -21,28 +22,28 @@ __all__ = ["FIGURE_DPI", "target_anchor", "view_figures"]
 FIGURE_DPI = 110
 _FIGURE_TEXT = {
     "ordered_ci": "Each system's score (dot) and its %(level)s confidence interval (whisker), best at the top. "
-                  "The winner is dark blue and its interval is shaded across the plot; light blue marks the "
-                  "systems tied with the winner (%(tied)s), grey the others%(base)s.",
+    "The winner is dark blue and its interval is shaded across the plot; light blue marks the "
+    "systems tied with the winner (%(tied)s), grey the others%(base)s.",
     "vs_winner": "The difference between the winner and each system (positive: the winner is better, "
-                 "also where lower is better) with %(interval)s. The colour is the decision in the tables' "
-                 "row: red, not significantly different from the winner (tied with it) by %(primary)s; green, "
-                 "significantly worse. %(agree)s Stars: %(primary)s-adjusted p-values.",
+    "also where lower is better) with %(interval)s. The colour is the decision in the tables' "
+    "row: red, not significantly different from the winner (tied with it) by %(primary)s; green, "
+    "significantly worse. %(agree)s Stars: %(primary)s-adjusted p-values.",
     "rank_sets": "Each system's rank (dot) and the ranks it can hold at %(level)s confidence: the thick light bar "
-                 "is the simultaneous rank set (it holds for all systems at once), the thin dark bar the marginal "
-                 "one (this system alone). Blue: 1 is in the simultaneous rank set (tied with the winner); grey: "
-                 "it is not. Best system at the top.",
+    "is the simultaneous rank set (it holds for all systems at once), the thin dark bar the marginal "
+    "one (this system alone). Blue: 1 is in the simultaneous rank set (tied with the winner); grey: "
+    "it is not. Best system at the top.",
     "pair_heatmap": "Every pair of systems: the cell is the difference oriented so that positive means the "
-                    "column's system is better (%(pair_sub)s), blue for larger differences, with the stars of "
-                    "its %(primary)s-adjusted p-value.",
+    "column's system is better (%(pair_sub)s), blue for larger differences, with the stars of "
+    "its %(primary)s-adjusted p-value.",
     "bootstrap_difference": "The winner minus the runner-up on each bootstrap resample. Under the null "
-                            "hypothesis of no difference this distribution would be centred at 0 instead of "
-                            "at the observed difference &delta;; %(tail)s",
+    "hypothesis of no difference this distribution would be centred at 0 instead of "
+    "at the observed difference &delta;; %(tail)s",
     "unit_distribution": "Each system's values over the %(units)s, best system at the top: the box spans the "
-                         "first to the third quartile with the median, the whiskers the 5th to the 95th "
-                         "percentile, and the diamond is the mean, which is the score in the table above.",
+    "first to the third quartile with the median, the whiskers the 5th to the 95th "
+    "percentile, and the diamond is the mean, which is the score in the table above.",
     "score_distribution": "The full-sample score of every system, stacked: light blue, the winner and the systems "
-                          "tied with it (%(tied)s); grey, the others. The "
-                          "dotted line is the score of the last system shown in this section's tables and figures.",
+    "tied with it (%(tied)s); grey, the others. The "
+    "dotted line is the score of the last system shown in this section's tables and figures.",
 }
 _FIGURE_TITLES = {
     "ordered_ci": "Scores with confidence intervals",
@@ -54,14 +55,13 @@ _FIGURE_TITLES = {
     "unit_distribution": "Distribution of the per-unit values",
 }
 
+
 # ---------------------------------------------------------------------------
 # Small helpers
 # ---------------------------------------------------------------------------
 def _esc(text):
     """Escape any text from the data or the configuration for HTML text or attributes."""
     return html.escape(str(text), quote=True)
-
-
 
 
 def _num(value, digits=4, signed=False):
@@ -89,14 +89,12 @@ def _names(names, limit=6):
     names = [str(n) for n in names]
     if len(names) <= limit:
         return ", ".join(_esc(n) for n in names)
-    return "%s and %d more" % (", ".join(_esc(n) for n in names[:limit - 1]), len(names) - limit + 1)
+    return "%s and %d more" % (", ".join(_esc(n) for n in names[: limit - 1]), len(names) - limit + 1)
 
 
 def target_anchor(key):
     """The in-page anchor of a target's section."""
     return "t-" + slug(key)
-
-
 
 
 def _table(header, rows, classes=None, table_class=""):
@@ -105,10 +103,18 @@ def _table(header, rows, classes=None, table_class=""):
     body = []
     for i, row in enumerate(rows):
         row_class = ' class="%s"' % classes[i] if classes and classes[i] else ""
-        body.append("<tr%s>%s</tr>" % (row_class, "".join(
-            '<td class="%s">%s</td>' % (css, cell) if css else "<td>%s</td>" % cell for cell, css in row)))
-    return ('<div class="scroll"><table%s><thead><tr>%s</tr></thead><tbody>%s</tbody></table></div>'
-            % (' class="%s"' % table_class if table_class else "", head, "".join(body)))
+        body.append(
+            "<tr%s>%s</tr>"
+            % (
+                row_class,
+                "".join('<td class="%s">%s</td>' % (css, cell) if css else "<td>%s</td>" % cell for cell, css in row),
+            )
+        )
+    return '<div class="scroll"><table%s><thead><tr>%s</tr></thead><tbody>%s</tbody></table></div>' % (
+        ' class="%s"' % table_class if table_class else "",
+        head,
+        "".join(body),
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -122,16 +128,26 @@ def view_figures(result, view):
     then ``score_distribution``, the scores of the whole field.
     """
     from .field_plots import mark_top, score_distribution_plot
-    from .rank_plots import rank_set_plot
     from .plots import target_figures
+    from .rank_plots import rank_set_plot
 
     level = float(result.signature.confidence_level)
-    figures = target_figures(view.shown, baseline=result.baseline, confidence_level=level, sides=sides_of(result),
-                             decision=correction_name(primary_correction(result)),
-                             primary=primary_correction(result), method=result.signature.method)
+    figures = target_figures(
+        view.shown,
+        baseline=result.baseline,
+        confidence_level=level,
+        sides=sides_of(result),
+        decision=correction_name(primary_correction(result)),
+        primary=primary_correction(result),
+        method=result.signature.method,
+    )
     if has_rank_sets(view.shown.systems) and len(view.shown.systems) > 1:
-        figures = _after(figures, "ordered_ci", "rank_sets",
-                         rank_set_plot(view.shown, confidence_level=level, baseline=result.baseline))
+        figures = _after(
+            figures,
+            "ordered_ci",
+            "rank_sets",
+            rank_set_plot(view.shown, confidence_level=level, baseline=result.baseline),
+        )
     if not view.truncated:
         return figures
     shown = len(view.shown.systems)
@@ -170,25 +186,49 @@ def _figure(name, data, target, result, primary):
     two = sides_of(result) == "two"
     dual = dual_interval(target.vs_winner, primary)
     text = _FIGURE_TEXT.get(name, "") % {
-        "tail": ("the share of resamples at least as far from &delta; as 0 is, at or beyond 2&delta; or at or "
-                 "below 0 (orange), is the two-sided bootstrap p-value." if two else
-                 "the share of resamples at or beyond 2&delta; (orange) is the one-sided bootstrap p-value."),
-        "level": _level(result), "primary": _esc(correction_name(primary)), "minus": MINUS,
-        "tied": ("1 is in their simultaneous rank set" if has_rank_sets(target.systems) else
-                 "not significantly different from it, %s" % _esc(correction_name(primary))),
-        "interval": ("its simultaneous/family-wise %s interval (max-t step-down), the interval the verdict comes "
-                     "from" % _level(result)) if dual.family_wise else
-                    ("its %s interval, this pair alone" % _level(result)),
-        "agree": ("The bar excludes 0 exactly when the difference is significant." if dual.decides else
-                  "%s has no interval: the bar is this pair's alone and goes with the unadjusted p-value."
-                  % _esc(correction_name(primary, long=True))),
-        "units": _esc(target.unit_values.attrs.get("unit_plural", "units")
-                      if getattr(target, "unit_values", None) is not None else "units"),
-        "pair_sub": ("column %s row" if target.metric.sign > 0 else "row %s column, as %s") % (
-            (MINUS,) if target.metric.sign > 0 else (MINUS, _esc(target.metric.better))),
-        "base": ("; the baseline is orange, with a dashed line at its score (an arrow at the edge when it is "
-                 "far from every other system)") if result.baseline else ""}
+        "tail": (
+            "the share of resamples at least as far from &delta; as 0 is, at or beyond 2&delta; or at or "
+            "below 0 (orange), is the two-sided bootstrap p-value."
+            if two
+            else "the share of resamples at or beyond 2&delta; (orange) is the one-sided bootstrap p-value."
+        ),
+        "level": _level(result),
+        "primary": _esc(correction_name(primary)),
+        "minus": MINUS,
+        "tied": (
+            "1 is in their simultaneous rank set"
+            if has_rank_sets(target.systems)
+            else "not significantly different from it, %s" % _esc(correction_name(primary))
+        ),
+        "interval": (
+            "its simultaneous/family-wise %s interval (max-t step-down), the interval the verdict comes "
+            "from" % _level(result)
+        )
+        if dual.family_wise
+        else ("its %s interval, this pair alone" % _level(result)),
+        "agree": (
+            "The bar excludes 0 exactly when the difference is significant."
+            if dual.decides
+            else "%s has no interval: the bar is this pair's alone and goes with the unadjusted p-value."
+            % _esc(correction_name(primary, long=True))
+        ),
+        "units": _esc(
+            target.unit_values.attrs.get("unit_plural", "units")
+            if getattr(target, "unit_values", None) is not None
+            else "units"
+        ),
+        "pair_sub": ("column %s row" if target.metric.sign > 0 else "row %s column, as %s")
+        % ((MINUS,) if target.metric.sign > 0 else (MINUS, _esc(target.metric.better))),
+        "base": (
+            "; the baseline is orange, with a dashed line at its score (an arrow at the edge when it is "
+            "far from every other system)"
+        )
+        if result.baseline
+        else "",
+    }
     alt = "%s: %s" % (target.title, _FIGURE_TITLES.get(name, name))
-    return ('<figure class="plot" id="%s-%s"><img alt="%s" src="data:image/png;base64,%s"%s%s><figcaption>%s</figcaption>'
-            '</figure>' % (target_anchor(target.key), name, _esc(alt), base64.b64encode(data).decode("ascii"),
-                           dims, wide, text))
+    return (
+        '<figure class="plot" id="%s-%s"><img alt="%s" src="data:image/png;base64,%s"%s%s><figcaption>%s</figcaption>'
+        "</figure>"
+        % (target_anchor(target.key), name, _esc(alt), base64.b64encode(data).decode("ascii"), dims, wide, text)
+    )

@@ -19,28 +19,44 @@ Above ``top`` systems a target's section shows its ``top`` best-ranked systems
 many systems, how many tied with the winner, the distribution of every score;
 a "Full tables" section links the files that hold every row.
 """
+
 from __future__ import annotations
 
 from .._version import __version__
+from ..core.numeric import is_finite_number
+from .comparisons import comparison_columns, verdict_caption
+from .figure_layout import ci_contains_zero
+from .formatting import DASH, MINUS, correction_name, family_description, format_ci, format_number, format_p
+from .html_intro import baseline_above_winner, explanations, header, summary
+from .html_parts import (
+    FIGURE_DPI,
+    _ci,
+    _count,
+    _esc,
+    _figure,
+    _level,
+    _names,
+    _num,
+    _p,
+    _table,
+    target_anchor,
+    view_figures,
+)
+from .html_style import CSS
 from .json_report import corrections_of, primary_correction, sides_of
-from .formatting import (DASH, MINUS, STAR_LEGEND, correction_name, family_description, format_ci, format_number,
-                         format_p)
+from .notes import resolution_notes
 from .scale import DEFAULT_TOP, PARQUET_HINT, full_files, report_scope
 from .tables import format_indicator, indicators_table, pair_matrix, target_n, unit_f1_table
-from ..core.numeric import is_finite_number
-from .html_style import CSS
-from .html_parts import (FIGURE_DPI, _ci, _count, _esc, _figure, _level, _names, _num, _p, _table, target_anchor,
-                         view_figures)
-from .notes import resolution_notes
-from .figure_layout import ci_contains_zero
-from .comparisons import comparison_columns, verdict_caption
-from .verdicts import dual_interval, family_note, family_notes, format_rank_set, has_rank_sets, interval_header
+from .verdicts import dual_interval, family_note, format_rank_set, has_rank_sets, interval_header
 
 __all__ = ["render_report", "view_figures", "target_anchor", "resolution_notes", "FIGURE_DPI"]
 
 
 def _render_figures(result, view):
-    """PNG bytes of each figure of a target's :class:`~leaderboard_ci.report.scale.TopView` (drawn here when not given)."""
+    """PNG bytes of each figure of a target's :class:`~leaderboard_ci.report.scale.TopView`.
+
+    Drawn here when not given.
+    """
     from .plots import figure_png
 
     return {name: figure_png(fig, dpi=FIGURE_DPI, palette=True) for name, fig in view_figures(result, view).items()}
@@ -52,167 +68,34 @@ def _render_figures(result, view):
 # ---------------------------------------------------------------------------
 # Sections
 # ---------------------------------------------------------------------------
-def baseline_above_winner(result, target):
-    """A sentence when the baseline scores better than the winner (the best non-baseline system), else ""."""
-    base = result.baseline
-    if base is None or base not in set(target.systems["name"]):
-        return ""
-    frame = target.systems.set_index("name")
-    b, w = float(frame.loc[base, "score"]), float(frame.loc[target.winner, "score"])
-    if target.metric.sign * (b - w) <= 0:
-        return ""
-    return ("The baseline %s scores better than the winner (%s against %s): no submission beats the baseline."
-            % (_esc(base), _num(b), _num(w)))
-
-
-def _header(result, primary):
-    official = result.official
-    win = official.systems.iloc[0]
-    tied = [n for n in official.tied_with_winner if n != official.winner]
-    ranked = has_rank_sets(official.systems)
-    tied_text = ("%s (%s = %g): %s."
-                 % ("Tied with the winner, 1 in their simultaneous rank set" if ranked else
-                    "Not significantly different from the winner, %s," % _esc(correction_name(primary)),
-                    "&alpha;", result.signature.alpha,
-                    ("<b>%s</b>" % _names(tied, 8)) if len(tied) <= 8 else
-                    "%d systems (%s)" % (len(tied), _names(tied, 8))) if tied
-                 else "%s (%s = %g)."
-                 % ("No other system has 1 in its simultaneous rank set" if ranked else
-                    "Every other system is significantly worse than the winner, %s," % _esc(correction_name(primary)),
-                    "&alpha;", result.signature.alpha))
-    sig = result.signature
-    return ('<header><h1>leaderboard-ci &middot; end-of-phase analysis</h1>'
-            '<p class="headline">Winner on %s: %s %s <span class="ci">(%s CI %s)</span></p>'
-            '<p class="lead">%s</p>%s%s'
-            '<p class="muted">%s systems, %s test items, %s paired bootstrap resamples (%s intervals, seed %s); '
-            '%s p-values from the %s test, adjusted over %s.</p></header>'
-            % (_esc(official.title), "<b>%s</b>" % _esc(official.winner), _num(win["score"]), _level(result),
-               _ci(win["ci_low"], win["ci_high"]), tied_text,
-               ('<p class="warn">%s</p>' % baseline_above_winner(result, official))
-               if baseline_above_winner(result, official) else "",
-               "".join('<p class="warn family-note">%s</p>' % _esc(n) for n in family_notes(result)),
-               _count(len(result.names)), _count(result.n),
-               _count(sig.n_resamples), _esc(sig.method), _esc(sig.seed),
-               "two-sided" if sides_of(result) == "two" else "one-sided",
-               "permutation" if sig.test == "permutation" else "paired bootstrap",
-               _esc(family_description(sig.family))))
-
-
-def _summary(result, scope=None):
-    rows = []
-    for key, t in result.targets.items():
-        w = t.systems.iloc[0]
-        tied = [n for n in t.tied_with_winner if n != t.winner]
-        rows.append([('<a href="#%s">%s</a>' % (target_anchor(key), _esc(t.title)), ""),
-                     (_esc(t.metric.better), ""), (_esc(t.winner), ""), (_num(w["score"]), "n"),
-                     (_ci(w["ci_low"], w["ci_high"]), "n"),
-                     (("%s%s" % ("%d: " % len(tied) if len(tied) > 4 else "", _names(tied, 4))) if tied
-                      else '<span class="muted">none</span>', "")])
-    table = _table(["Metric", "Direction", "Winner", "Score", "%s CI" % _level(result), "Tied with the winner"],
-                   rows)
-    links = ['<li><a href="#%s">%s</a></li>' % (target_anchor(k), _esc(t.title)) for k, t in result.targets.items()]
-    links += ['<li><a href="#indicators">Competition indicators</a></li>']
-    if result.group_gaps is not None and len(result.group_gaps):
-        links.append('<li><a href="#group-gaps">Gaps between groups</a></li>')
-    if scope is not None and scope.truncated:
-        links.append('<li><a href="#files">Full tables (every system, every pair)</a></li>')
-    links += ['<li><a href="#skipped">Skipped submissions (%d)</a></li>' % len(result.skipped),
-              '<li><a href="#settings">Settings and signature</a></li>']
-    return ('<section id="summary"><h2>Summary</h2>%s<nav><p class="muted">Contents</p><ul>%s</ul></nav></section>'
-            % (table, "".join(links)))
-
-
-def _duality_text(result, primary):
-    """How each interval goes with a p-value, and which one decides (no correction blamed for a disagreement)."""
-    level = _level(result)
-    marginal = ("Each difference&rsquo;s <b>%s interval, this pair alone</b>, is the inversion of its unadjusted "
-                "p-value: it excludes 0 exactly when p &lt; &alpha;." % level)
-    if primary == "maxt":
-        return ("%s The verdicts (stars, letters, significant, tied with the winner) come from the <b>max-t "
-                "step-down</b> (Romano &amp; Wolf 2005) over %s, computed from the same resamples; beside each "
-                "verdict is its <b>simultaneous/family-wise %s interval</b>, which excludes 0 exactly when the "
-                "difference is significant. The intervals of the pairs decided at the step-down&rsquo;s first "
-                "step (all of them when no pair differs) hold together with %s confidence; a pair decided at a "
-                "later step gets the narrower interval of that step, which matches its verdict (a step-down "
-                "vouches only for the sign of such a difference)." % (marginal, _esc(family_description(
-                    result.signature.family)), level, level))
-    if primary == "none":
-        return marginal + " The verdicts come from these unadjusted p-values."
-    return ("%s The verdicts come from the %s-adjusted p-values; %s adjusts p-values and has no interval, so the "
-            "interval shown beside a verdict is this pair&rsquo;s alone." % (marginal, _esc(correction_name(primary)),
-                                                                             _esc(correction_name(primary, long=True))))
-
-
-def _explanations(result, primary):
-    sig = result.signature
-    level = _level(result)
-    corrections = corrections_of(result)
-    names = ", ".join(_esc(correction_name(c, long=True)) for c in corrections) or "none"
-    two = sides_of(result) == "two"
-    side = ("They are two-sided: a difference this large in either direction counts, since which system is "
-            "&ldquo;better&rdquo; was itself read from the data (the one-sided values are in report.json)."
-            if two else "They are one-sided: the alternative is that the better-ranked system is really better.")
-    if sig.test == "permutation":
-        p_text = ("<b>p-values</b> come from a paired permutation test: the outputs of the two systems are "
-                  "swapped item by item at random; p is the share of swaps giving a difference at least as "
-                  "large as the one observed. %s" % side)
-    else:
-        p_text = ("<b>p-values</b> are paired-bootstrap p-values: if the two systems were equally good, how "
-                  "often would a difference at least this large appear? The bootstrap distribution of the "
-                  "difference, shifted to be centred at 0, plays the role of the null (see the histogram). %s"
-                  % side)
-    return ('<section id="how-to-read"><h2>How to read this report</h2><div class="explain">'
-            '<p><b>Score and its interval.</b> The score is computed on the whole test set. Its %(level)s '
-            'confidence interval (CI) comes from %(b)s bootstrap resamples of the test items: if the test set '
-            'were drawn again, the score would likely fall in that range.</p>'
-            '<p><b>CI of a difference.</b> Both systems are scored on the <i>same</i> resampled test sets, so '
-            'their difference is resampled as a pair. If the interval of the difference contains 0, the data '
-            'are compatible with no real difference. Overlapping score intervals do <i>not</i> mean two systems '
-            'are tied: judge by the interval of their difference.</p>'
-            '<p>%(p_text)s</p><p><b>Intervals and verdicts.</b> %(duality)s</p>%(ranks)s'
-            '<p><b>Stars</b>: %(stars)s, from the adjusted p-values of the <b>%(primary)s</b> correction. '
-            'The orientation is always &ldquo;better-ranked minus worse-ranked&rdquo;, signed so that a '
-            'positive difference means better, also for metrics where lower is better.</p>'
-            '<p><b>Corrections.</b> Many comparisons make some look significant by chance, so p-values are '
-            'adjusted (%(names)s) over %(family)s (family <code>%(family_key)s</code>). Bonferroni and Holm '
-            'control the chance of any false finding; Benjamini-Hochberg (BH) the expected share of false '
-            'findings. <b>%(primary_long)s</b> decides the stars, the letters and who is tied with the '
-            'winner; the others are shown beside it.</p>'
-            '<p><b>Letters.</b> Systems that share a letter are not significantly different from each other '
-            '(compact letter display).%(tied)s%(gain)s</p>'
-            '</div></section>'
-            % {"level": level, "b": _count(sig.n_resamples), "p_text": p_text, "stars": _esc(STAR_LEGEND),
-               "primary": _esc(correction_name(primary)), "primary_long": _esc(correction_name(primary, long=True)),
-               "names": names, "family": _esc(family_description(sig.family)),
-               "family_key": _esc(sig.family), "duality": _duality_text(result, primary),
-               "tied": "" if has_rank_sets(result.official.systems) else
-                       (" <b>Tied with the winner</b>: not significantly different from the first-ranked system."),
-               "ranks": ('<p><b>Rank sets</b> (Mogstad, Romano, Shaikh &amp; Wilhelm 2024): the ranks a system can '
-                         'hold at %s confidence, simultaneous (they hold for all systems at once) and marginal (for '
-                         'one system alone), from the same resamples. <b>Tied with the winner</b>: 1 is in the '
-                         'system&rsquo;s simultaneous rank set.</p>' % level)
-               if has_rank_sets(result.official.systems) else "",
-               "gain": (" <b>Gain over the baseline</b> (ODESIA): 100&middot;(s &minus; b)/|b &minus; r|, the "
-                        "share (%) of the way from the baseline&rsquo;s score b to the reference r (the "
-                        "metric&rsquo;s best value) that a system covers.") if result.baseline else ""})
-
-
 def _indicators_section(result, digits):
     frame = indicators_table(result)
-    header = ["Indicator"] + ['<a href="#%s">%s</a>' % (target_anchor(k), _esc(result.targets[k].title))
-                              for k in frame.columns]
-    rows = [[(_esc(label), "")] + [(_esc(format_indicator(str(label), frame.loc[label, c], digits))
-                                    .replace("-", MINUS), "n") for c in frame.columns] for label in frame.index]
-    reasons = ["%s: %s" % (t.title, t.indicators["ppi_reason"]) for t in result.targets.values()
-               if t.indicators.get("ppi_reason")]
+    header = ["Indicator"] + [
+        '<a href="#%s">%s</a>' % (target_anchor(k), _esc(result.targets[k].title)) for k in frame.columns
+    ]
+    rows = [
+        [(_esc(label), "")]
+        + [
+            (_esc(format_indicator(str(label), frame.loc[label, c], digits)).replace("-", MINUS), "n")
+            for c in frame.columns
+        ]
+        for label in frame.index
+    ]
+    reasons = [
+        "%s: %s" % (t.title, t.indicators["ppi_reason"])
+        for t in result.targets.values()
+        if t.indicators.get("ppi_reason")
+    ]
     reason_html = ('<p class="note">PPI is not defined for %s.</p>' % _esc("; ".join(reasons))) if reasons else ""
-    return ('<section id="indicators"><h2>Competition indicators</h2>%s<p class="note">n: test items; m: '
-            'systems; ties with the winner: systems not significantly different from the winner at &alpha; = '
-            '%g, with no correction and after each correction; possible comparisons m(m&minus;1)/2 and how '
-            'many pairs are not significantly different; |winner &minus; median|: how far the winner is from '
-            'the median system; CV: coefficient of variation of the scores (%%); PPI (performance potential '
-            'index): 100 &times; the distance from the winner to the best possible value.</p>%s</section>'
-            % (_table(header, rows), result.signature.alpha, reason_html))
+    return (
+        '<section id="indicators"><h2>Competition indicators</h2>%s<p class="note">n: test items; m: '
+        "systems; ties with the winner: systems not significantly different from the winner at &alpha; = "
+        "%g, with no correction and after each correction; possible comparisons m(m&minus;1)/2 and how "
+        "many pairs are not significantly different; |winner &minus; median|: how far the winner is from "
+        "the median system; CV: coefficient of variation of the scores (%%); PPI (performance potential "
+        "index): 100 &times; the distance from the winner to the best possible value.</p>%s</section>"
+        % (_table(header, rows), result.signature.alpha, reason_html)
+    )
 
 
 def _systems_table(result, target, digits):
@@ -225,19 +108,40 @@ def _systems_table(result, target, digits):
             tags += '<span class="tag win">winner</span>'
         if result.baseline is not None and r.name == result.baseline:
             tags += '<span class="tag">baseline</span>'
-        sets = [(_esc(format_rank_set(r.rank_low, r.rank_high)), "n"),
-                (_esc(format_rank_set(r.rank_low_marginal, r.rank_high_marginal)), "n")] if ranked else []
-        rows.append([("%d" % r.rank, "n"), (_esc(r.name) + tags, ""), (_num(r.score, digits), "n"),
-                     (_ci(r.ci_low, r.ci_high, digits), "n")] + sets
-                    + [(_esc(getattr(r, "letters", "") or ""), ""),
-                       ('<span class="yes" title="%s">&#10003;</span>'
-                        % ("1 is in its simultaneous rank set" if ranked else
-                           "not significantly different from the winner") if r.name in tied else "", "c")])
-        classes.append("winner" if r.name == target.winner else
-                       ("baseline" if r.name == result.baseline else ""))
+        sets = (
+            [
+                (_esc(format_rank_set(r.rank_low, r.rank_high)), "n"),
+                (_esc(format_rank_set(r.rank_low_marginal, r.rank_high_marginal)), "n"),
+            ]
+            if ranked
+            else []
+        )
+        rows.append(
+            [
+                ("%d" % r.rank, "n"),
+                (_esc(r.name) + tags, ""),
+                (_num(r.score, digits), "n"),
+                (_ci(r.ci_low, r.ci_high, digits), "n"),
+            ]
+            + sets
+            + [
+                (_esc(getattr(r, "letters", "") or ""), ""),
+                (
+                    '<span class="yes" title="%s">&#10003;</span>'
+                    % ("1 is in its simultaneous rank set" if ranked else "not significantly different from the winner")
+                    if r.name in tied
+                    else "",
+                    "c",
+                ),
+            ]
+        )
+        classes.append("winner" if r.name == target.winner else ("baseline" if r.name == result.baseline else ""))
     sets = ["Rank set, simultaneous", "Rank set, marginal"] if ranked else []
-    return _table(["Rank", "System", _esc(target.title), "%s CI" % _level(result)] + sets
-                  + ["Letters", "Tied with winner"], rows, classes)
+    return _table(
+        ["Rank", "System", _esc(target.title), "%s CI" % _level(result)] + sets + ["Letters", "Tied with winner"],
+        rows,
+        classes,
+    )
 
 
 def _vs_winner_table(result, target, digits, corrections):
@@ -260,8 +164,12 @@ def _vs_winner_table(result, target, digits, corrections):
                 cells.append((_esc(format_p(r.get(column), alpha=alpha)), "n"))
         cells.append(("yes" if bool(r.get("significant", False)) else "no", ""))
         rows.append(cells)
-    return _table(["System", "Difference"] + [_esc(h) for _, h in cols]
-                  + ["Significant (%s)" % _esc(correction_name(primary_correction(result)))], rows)
+    return _table(
+        ["System", "Difference"]
+        + [_esc(h) for _, h in cols]
+        + ["Significant (%s)" % _esc(correction_name(primary_correction(result)))],
+        rows,
+    )
 
 
 def _matrix_table(target, digits, primary="none", level="95%"):
@@ -277,8 +185,7 @@ def _matrix_table(target, digits, primary="none", level="95%"):
     head = "".join("<th>%s</th>" % h for h in header)
     dual = dual_interval(target.pairs, primary)
     words = dual.header(level).lower() if dual.family_wise else interval_header(False, level)
-    bounds = dict(zip(zip(target.pairs["a"], target.pairs["b"]),
-                      zip(target.pairs[dual.low], target.pairs[dual.high])))
+    bounds = dict(zip(zip(target.pairs["a"], target.pairs["b"]), zip(target.pairs[dual.low], target.pairs[dual.high])))
     body = []
     for i in range(1, m):
         cells = ['<th class="row">%s%s</th>' % ("(%d) " % (i + 1) if numbered else "", _esc(names[i]))]
@@ -291,27 +198,44 @@ def _matrix_table(target, digits, primary="none", level="95%"):
             alpha = 0.08 + 0.5 * min(1.0, abs(float(value)) / top) if is_finite_number(value) else 0
             colour = "33,102,172" if not is_finite_number(value) or value >= 0 else "178,24,43"
             low, high = bounds.get((names[j], names[i]), (None, None))
-            cells.append('<td style="background:rgba(%s,%.2f)" title="%s">%s%s</td>'
-                         % (colour, alpha, _esc("%s %s %s = %s, %s %s" % (names[j], MINUS, names[i],
-                                                                          format_number(value, digits), words,
-                                                                          format_ci(low, high, digits))),
-                            _num(value, digits), (" " + _esc(mark)) if mark else ""))
+            cells.append(
+                '<td style="background:rgba(%s,%.2f)" title="%s">%s%s</td>'
+                % (
+                    colour,
+                    alpha,
+                    _esc(
+                        "%s %s %s = %s, %s %s"
+                        % (names[j], MINUS, names[i], format_number(value, digits), words, format_ci(low, high, digits))
+                    ),
+                    _num(value, digits),
+                    (" " + _esc(mark)) if mark else "",
+                )
+            )
         body.append("<tr>%s</tr>" % "".join(cells))
     note = '<p class="note">Column (k) is the system ranked k.</p>' if numbered else ""
-    return ('<div class="scroll"><table class="matrix"><thead><tr>%s</tr></thead><tbody>%s</tbody></table></div>%s'
-            % (head, "".join(body), note))
+    return '<div class="scroll"><table class="matrix"><thead><tr>%s</tr></thead><tbody>%s</tbody></table></div>%s' % (
+        head,
+        "".join(body),
+        note,
+    )
 
 
 def _target_indicators(target, digits):
     ind = target.indicators
-    pairs = [("n (items)", _count(ind.get("n"))), ("m (systems)", _count(ind.get("m"))),
-             ("possible comparisons", _count(ind.get("possible_comparisons")))]
+    pairs = [
+        ("n (items)", _count(ind.get("n"))),
+        ("m (systems)", _count(ind.get("m"))),
+        ("possible comparisons", _count(ind.get("possible_comparisons"))),
+    ]
     for c, v in (ind.get("ties_with_winner") or {}).items():
         pairs.append(("ties with the winner (%s)" % correction_name(c), _count(v)))
     for c, v in (ind.get("non_significant_pairs") or {}).items():
         pairs.append(("non-significant pairs (%s)" % correction_name(c), _count(v)))
-    pairs += [("|winner %s median|" % MINUS, _num(ind.get("winner_minus_median"), digits)),
-              ("CV (%)", _num(ind.get("cv"), 2)), ("PPI", _num(ind.get("ppi"), 2))]
+    pairs += [
+        ("|winner %s median|" % MINUS, _num(ind.get("winner_minus_median"), digits)),
+        ("CV (%)", _num(ind.get("cv"), 2)),
+        ("PPI", _num(ind.get("ppi"), 2)),
+    ]
     rows = [[(_esc(a), ""), (b, "n")] for a, b in pairs]
     reason = ind.get("ppi_reason")
     return _table(["Indicator", "Value"], rows) + (('<p class="note">PPI: %s.</p>' % _esc(reason)) if reason else "")
@@ -324,15 +248,23 @@ def _gains_table(result, target):
     with_notes = any(bool(n) for n in frame.get("note", []))
     rows = []
     for _, r in frame.iterrows():
-        rows.append([(_esc(r["name"]), ""), (_num(r["gain"], 2), "n"), (_ci(r["ci_low"], r["ci_high"], 2), "n")]
-                    + ([(_esc(r.get("note") or ""), "note")] if with_notes else []))
+        rows.append(
+            [(_esc(r["name"]), ""), (_num(r["gain"], 2), "n"), (_ci(r["ci_low"], r["ci_high"], 2), "n")]
+            + ([(_esc(r.get("note") or ""), "note")] if with_notes else [])
+        )
     ref = frame.attrs.get("reference_point")
     header = ["System", "Gain", "%s CI" % _level(result)] + (["Note"] if with_notes else [])
-    return ('<div><h3>Gain over the baseline</h3><p class="note">100&middot;(s &minus; b)/|b &minus; r| with b the '
-            'score of the baseline <b>%s</b> and r = %s:<br>0 is the baseline, 100 the reference point; %s '
-            'percentile intervals.</p>%s</div>' % (_esc(frame.attrs.get("baseline", result.baseline)),
-                                                  _esc(format_number(ref, 4).rstrip("0").rstrip("."))
-                                                  if is_finite_number(ref) else DASH, _level(result), _table(header, rows)))
+    return (
+        '<div><h3>Gain over the baseline</h3><p class="note">100&middot;(s &minus; b)/|b &minus; r| with b the '
+        "score of the baseline <b>%s</b> and r = %s:<br>0 is the baseline, 100 the reference point; %s "
+        "percentile intervals.</p>%s</div>"
+        % (
+            _esc(frame.attrs.get("baseline", result.baseline)),
+            _esc(format_number(ref, 4).rstrip("0").rstrip(".")) if is_finite_number(ref) else DASH,
+            _level(result),
+            _table(header, rows),
+        )
+    )
 
 
 def _field_summary(result, view, folder, figures, primary):
@@ -344,14 +276,29 @@ def _field_summary(result, view, folder, figures, primary):
     below = [n for n in tied if n not in names_shown]
     scores = target.systems["score"].astype(float)
     quartiles = scores.quantile([0.0, 0.25, 0.5, 0.75, 1.0]).tolist()
-    rows = [("systems", _count(view.m)), ("shown in this section", "the top %d (ranks 1&ndash;%d)" % (shown, shown)),
-            ("tied with the winner (1 in the simultaneous rank set)" if has_rank_sets(target.systems) else
-             "tied with the winner (%s)" % _esc(correction_name(primary)),
-             "%s%s" % (_count(len(tied)), (" (%s of them below the top %d)" % (_count(len(below)), shown)) if below else "")),
-            ("not tied with the winner (1 not in their simultaneous rank set)" if has_rank_sets(target.systems)
-             else "significantly worse than the winner", _count(view.m - 1 - len(tied))),
-            ("scores: best, quartiles, worst" if target.metric.direction == "higher" else
-             "scores: worst, quartiles, best", ", ".join(_num(q) for q in quartiles[::-1]))]
+    rows = [
+        ("systems", _count(view.m)),
+        ("shown in this section", "the top %d (ranks 1&ndash;%d)" % (shown, shown)),
+        (
+            "tied with the winner (1 in the simultaneous rank set)"
+            if has_rank_sets(target.systems)
+            else "tied with the winner (%s)" % _esc(correction_name(primary)),
+            "%s%s"
+            % (_count(len(tied)), (" (%s of them below the top %d)" % (_count(len(below)), shown)) if below else ""),
+        ),
+        (
+            "not tied with the winner (1 not in their simultaneous rank set)"
+            if has_rank_sets(target.systems)
+            else "significantly worse than the winner",
+            _count(view.m - 1 - len(tied)),
+        ),
+        (
+            "scores: best, quartiles, worst"
+            if target.metric.direction == "higher"
+            else "scores: worst, quartiles, best",
+            ", ".join(_num(q) for q in quartiles[::-1]),
+        ),
+    ]
     base = result.baseline
     if base is not None and base in set(target.systems["name"]) and base not in names_shown:
         row = target.systems[target.systems["name"] == base].iloc[0]
@@ -361,12 +308,14 @@ def _field_summary(result, view, folder, figures, primary):
     table = _table(["The whole field", ""], [[(a, ""), (b, "n")] for a, b in rows])
     link = '<a href="%s/systems.csv">%s/systems.csv</a>' % (_esc(folder), _esc(folder))
     pairs = '<a href="%s/pairs.csv">%s/pairs.csv</a>' % (_esc(folder), _esc(folder))
-    note = ('<p class="warn truncated"><b>Top %d of %s systems.</b> The tables and figures of this section show the %d '
-            'best-ranked systems (by score) and the pairs among them; the indicators and the ties with the '
-            'winner are those of the whole field. Every system is in %s, every pair in %s '
-            '(see <a href="#files">Full tables</a>).</p>' % (shown, _count(view.m), shown, link, pairs))
+    note = (
+        '<p class="warn truncated"><b>Top %d of %s systems.</b> The tables and figures of this section show the %d '
+        "best-ranked systems (by score) and the pairs among them; the indicators and the ties with the "
+        "winner are those of the whole field. Every system is in %s, every pair in %s "
+        '(see <a href="#files">Full tables</a>).</p>' % (shown, _count(view.m), shown, link, pairs)
+    )
     distribution = _figure("score_distribution", figures.get("score_distribution"), target, result, primary)
-    return note + '<h3>The whole field</h3>' + table + distribution
+    return note + "<h3>The whole field</h3>" + table + distribution
 
 
 def _target_section(result, key, view, figures, digits, primary, corrections, folder=None):
@@ -375,14 +324,35 @@ def _target_section(result, key, view, figures, digits, primary, corrections, fo
     official = full is result.official
     m = len(target.systems)
     tied = [n for n in target.tied_with_winner if n != target.winner]
-    parts = ['<section id="%s"><h2>%s%s <span class="muted">(%s)</span></h2>'
-             % (target_anchor(key), _esc(target.title), " &middot; official" if official else "",
-                _esc(target.metric.better))]
-    parts.append('<p>n = %s items. Winner: <b>%s</b>. %s</p>'
-                 % (_count(target_n(result, target)), _esc(target.winner), ("%s (%d): %s." % ("Tied with it, 1 in their simultaneous rank set" if has_rank_sets(full.systems) else
-                                       "Not significantly different from it", len(tied), _names(tied, 12)))
-                    if tied else ("No other system can be first." if has_rank_sets(full.systems) and m > 1 else
-                                  "All other systems are significantly worse." if m > 1 else "")))
+    parts = [
+        '<section id="%s"><h2>%s%s <span class="muted">(%s)</span></h2>'
+        % (target_anchor(key), _esc(target.title), " &middot; official" if official else "", _esc(target.metric.better))
+    ]
+    parts.append(
+        "<p>n = %s items. Winner: <b>%s</b>. %s</p>"
+        % (
+            _count(target_n(result, target)),
+            _esc(target.winner),
+            (
+                "%s (%d): %s."
+                % (
+                    "Tied with it, 1 in their simultaneous rank set"
+                    if has_rank_sets(full.systems)
+                    else "Not significantly different from it",
+                    len(tied),
+                    _names(tied, 12),
+                )
+            )
+            if tied
+            else (
+                "No other system can be first."
+                if has_rank_sets(full.systems) and m > 1
+                else "All other systems are significantly worse."
+                if m > 1
+                else ""
+            ),
+        )
+    )
     warnings = resolution_notes(result, full)
     above = baseline_above_winner(result, full)
     if above:
@@ -394,7 +364,7 @@ def _target_section(result, key, view, figures, digits, primary, corrections, fo
         parts.append('<p class="warn family-note">%s</p>' % _esc(note))
     if view.truncated:
         parts.append(_field_summary(result, view, folder, figures, primary))
-    top = (" <span class=\"muted\">(top %d of %s)</span>" % (m, _count(view.m))) if view.truncated else ""
+    top = (' <span class="muted">(top %d of %s)</span>' % (m, _count(view.m))) if view.truncated else ""
     parts.append("<h3>Ranking%s</h3>" % top)
     ranking = _systems_table(result, target, digits)
     ordered = _figure("ordered_ci", figures.get("ordered_ci"), target, result, primary)
@@ -408,30 +378,49 @@ def _target_section(result, key, view, figures, digits, primary, corrections, fo
         parts.append("<h3>Rank confidence sets%s</h3>" % top)
         parts.append(_figure("rank_sets", figures.get("rank_sets"), target, result, primary))
     if m > 1:
-        orientation = "winner %s system" % MINUS if target.metric.direction == "higher" \
+        orientation = (
+            "winner %s system" % MINUS
+            if target.metric.direction == "higher"
             else "system %s winner (lower is better)" % MINUS
+        )
         parts.append("<h3>Differences to the winner%s</h3>" % top)
-        parts.append('<p class="note">Difference = %s, positive when the winner is better; %s p-values. %s '
-                     'An interval is green when it excludes 0 and red when it contains it.</p>'
-                     % (orientation, "two-sided" if sides_of(result) == "two" else "one-sided",
-                        _esc(verdict_caption(result, target.vs_winner))))
+        parts.append(
+            '<p class="note">Difference = %s, positive when the winner is better; %s p-values. %s '
+            "An interval is green when it excludes 0 and red when it contains it.</p>"
+            % (
+                orientation,
+                "two-sided" if sides_of(result) == "two" else "one-sided",
+                _esc(verdict_caption(result, target.vs_winner)),
+            )
+        )
         parts.append(_vs_winner_table(result, target, digits, corrections))
         parts.append(_figure("vs_winner", figures.get("vs_winner"), target, result, primary))
         parts.append("<h3>Winner %s runner-up</h3>" % MINUS)
         parts.append(_figure("bootstrap_difference", figures.get("bootstrap_difference"), target, result, primary))
-        parts.append("<h3>All pairs%s</h3>" % (
-            (" <span class=\"muted\">(among the top %d: %s of %s pairs)</span>"
-             % (m, _count(len(target.pairs)), _count(view.m * (view.m - 1) // 2))) if view.truncated else ""))
-        parts.append('<p class="note">Row = the lower-ranked system, column = the higher-ranked one; each cell is '
-                     'column %s row (positive: the column is better) with the stars of its %s-adjusted p-value. '
-                     'Hover a cell for the pair.</p>' % (MINUS, _esc(correction_name(primary))))
+        parts.append(
+            "<h3>All pairs%s</h3>"
+            % (
+                (
+                    ' <span class="muted">(among the top %d: %s of %s pairs)</span>'
+                    % (m, _count(len(target.pairs)), _count(view.m * (view.m - 1) // 2))
+                )
+                if view.truncated
+                else ""
+            )
+        )
+        parts.append(
+            '<p class="note">Row = the lower-ranked system, column = the higher-ranked one; each cell is '
+            "column %s row (positive: the column is better) with the stars of its %s-adjusted p-value. "
+            "Hover a cell for the pair.</p>" % (MINUS, _esc(correction_name(primary)))
+        )
         parts.append(_matrix_table(target, digits, primary, _level(result)))
         parts.append(_figure("pair_heatmap", figures.get("pair_heatmap"), target, result, primary))
-    parts.append('<div class="row"><div><h3>Indicators</h3>%s</div>%s</div>'
-                 % (_target_indicators(target, digits), _gains_table(result, target)))
+    parts.append(
+        '<div class="row"><div><h3>Indicators</h3>%s</div>%s</div>'
+        % (_target_indicators(target, digits), _gains_table(result, target))
+    )
     if target.notes:
-        parts.append('<h3>Notes</h3><ul class="notes">%s</ul>' % "".join("<li>%s</li>" % _esc(n)
-                                                                        for n in target.notes))
+        parts.append('<h3>Notes</h3><ul class="notes">%s</ul>' % "".join("<li>%s</li>" % _esc(n) for n in target.notes))
     parts.append("</section>")
     return "".join(parts)
 
@@ -444,19 +433,39 @@ def _group_gaps_section(result, digits, names=None):
     if names is not None:
         every = gaps["name"].nunique()
         gaps = gaps[gaps["name"].isin(names)]
-        truncated = ('<p class="warn truncated"><b>Top %d of %s systems</b> of the official ranking; every system '
-                     'is in <a href="group_gaps.csv">group_gaps.csv</a>.</p>' % (gaps["name"].nunique(), _count(every)))
-    rows = [[(_esc(r.metric), ""), (_esc(r.groups), ""), (_esc(r.name), ""),
-             (_num(r.gap, 2 if r.quantity == "gain" else digits, signed=True), "n"),
-             (_esc(format_ci(getattr(r, "ci_low", None), getattr(r, "ci_high", None),
-                             2 if r.quantity == "gain" else digits, signed=True)).replace("-", MINUS), "n"),
-             (_p(getattr(r, "p_value", None)), "n"), (_esc(r.quantity), "")]
-            for r in gaps.itertuples(index=False)]
-    return ('<section id="group-gaps"><h2>Gaps between groups</h2><p class="note">For each system, its gain over '
-            'the baseline (or its score, without a baseline) on the first group minus that on the second '
-            '(ODESIA&rsquo;s gap between languages): a large gap means the system works much better on one '
-            'group.</p>%s%s</section>' % (truncated, _table(["Metric", "Groups", "System", "Gap",
-                                                           "%s CI" % _level(result), "p (no gap)", "Of"], rows)))
+        truncated = (
+            '<p class="warn truncated"><b>Top %d of %s systems</b> of the official ranking; every system '
+            'is in <a href="group_gaps.csv">group_gaps.csv</a>.</p>' % (gaps["name"].nunique(), _count(every))
+        )
+    rows = [
+        [
+            (_esc(r.metric), ""),
+            (_esc(r.groups), ""),
+            (_esc(r.name), ""),
+            (_num(r.gap, 2 if r.quantity == "gain" else digits, signed=True), "n"),
+            (
+                _esc(
+                    format_ci(
+                        getattr(r, "ci_low", None),
+                        getattr(r, "ci_high", None),
+                        2 if r.quantity == "gain" else digits,
+                        signed=True,
+                    )
+                ).replace("-", MINUS),
+                "n",
+            ),
+            (_p(getattr(r, "p_value", None)), "n"),
+            (_esc(r.quantity), ""),
+        ]
+        for r in gaps.itertuples(index=False)
+    ]
+    return (
+        '<section id="group-gaps"><h2>Gaps between groups</h2><p class="note">For each system, its gain over '
+        "the baseline (or its score, without a baseline) on the first group minus that on the second "
+        "(ODESIA&rsquo;s gap between languages): a large gap means the system works much better on one "
+        "group.</p>%s%s</section>"
+        % (truncated, _table(["Metric", "Groups", "System", "Gap", "%s CI" % _level(result), "p (no gap)", "Of"], rows))
+    )
 
 
 def _units_section(result, digits):
@@ -465,8 +474,11 @@ def _units_section(result, digits):
         return ""
     unit = _esc(result.units.attrs.get("unit_name", "class"))
     rows = [[(_esc(row[0]), "")] + [(_esc(cell).replace("-", MINUS), "n") for cell in row[1:]] for row in table.rows]
-    return ('<section id="units"><h2>Per-%s F1</h2><p class="note">%s.</p>%s</section>'
-            % (unit, _esc(table.caption), _table([_esc(h) for h in table.header], rows)))
+    return '<section id="units"><h2>Per-%s F1</h2><p class="note">%s.</p>%s</section>' % (
+        unit,
+        _esc(table.caption),
+        _table([_esc(h) for h in table.header], rows),
+    )
 
 
 def _files_section(result, scope):
@@ -476,24 +488,35 @@ def _files_section(result, scope):
     items = []
     for key, view in scope.views.items():
         files = full_files(scope, key, view.target)
-        items.append('<li><a href="#%s">%s</a> (%s systems): %s</li>'
-                     % (target_anchor(key), _esc(view.target.title), _count(view.m),
-                        "; ".join('<a href="%s">%s</a> (%s)' % (_esc(path), _esc(path), _esc(what))
-                                  for path, what in files)))
+        items.append(
+            '<li><a href="#%s">%s</a> (%s systems): %s</li>'
+            % (
+                target_anchor(key),
+                _esc(view.target.title),
+                _count(view.m),
+                "; ".join('<a href="%s">%s</a> (%s)' % (_esc(path), _esc(path), _esc(what)) for path, what in files),
+            )
+        )
     extra = ['<a href="indicators.csv">indicators.csv</a>']
     if result.group_gaps is not None:
         extra.append('<a href="group_gaps.csv">group_gaps.csv</a>')
     if getattr(result, "units", None) is not None:
-        extra.append('<a href="units.csv">units.csv</a>' + (' and <a href="units.parquet">units.parquet</a>'
-                                                            if scope.parquet else ""))
-    notes = ['<p class="note">The tables above show the top %d systems of each ranking. <code>pair_matrix.csv</code> '
-             'is not written above %d systems (it would have m &times; m cells): the pairs files hold every pair, '
-             'one row each (<code>a</code> ranked above <code>b</code>; <code>diff</code> positive when '
-             '<code>a</code> is better).</p>' % (scope.top, scope.top)]
+        extra.append(
+            '<a href="units.csv">units.csv</a>'
+            + (' and <a href="units.parquet">units.parquet</a>' if scope.parquet else "")
+        )
+    notes = [
+        '<p class="note">The tables above show the top %d systems of each ranking. <code>pair_matrix.csv</code> '
+        "is not written above %d systems (it would have m &times; m cells): the pairs files hold every pair, "
+        "one row each (<code>a</code> ranked above <code>b</code>; <code>diff</code> positive when "
+        "<code>a</code> is better).</p>" % (scope.top, scope.top)
+    ]
     if not scope.parquet:
         notes.append('<p class="note">%s.</p>' % _esc(PARQUET_HINT))
-    return ('<section id="files"><h2>Full tables</h2><p>Every system and every pair, in the folder of this page:</p>'
-            '<ul>%s<li>%s</li></ul>%s</section>' % ("".join(items), ", ".join(extra), "".join(notes)))
+    return (
+        '<section id="files"><h2>Full tables</h2><p>Every system and every pair, in the folder of this page:</p>'
+        "<ul>%s<li>%s</li></ul>%s</section>" % ("".join(items), ", ".join(extra), "".join(notes))
+    )
 
 
 def _skipped_section(result):
@@ -502,42 +525,62 @@ def _skipped_section(result):
         body = '<p class="muted">No submission was skipped: every system above was analysed.</p>'
     else:
         rows = [[(_esc(r.submission), ""), (_esc(r.reason), "")] for r in skipped.itertuples(index=False)]
-        body = ('<p>These submissions are not in the analysis:</p>%s'
-                % _table(["Submission", "Reason"], rows))
+        body = "<p>These submissions are not in the analysis:</p>%s" % _table(["Submission", "Reason"], rows)
     return '<section id="skipped"><h2>Skipped submissions (%d)</h2>%s</section>' % (len(skipped), body)
 
 
 def _settings_section(result, primary):
     sig = result.signature
-    rows = [("metrics", ", ".join(str(m) for m in result.settings.get("metrics") or [])),
-            ("official metric", sig.metric), ("items (n)", _count(result.n)),
-            ("systems (m)", _count(len(result.names))), ("baseline", result.baseline or DASH),
-            ("resamples (B)", _count(sig.n_resamples)), ("seed", sig.seed),
-            ("interval method", sig.method), ("confidence level", sig.confidence_level),
-            ("test", sig.test)]
+    rows = [
+        ("metrics", ", ".join(str(m) for m in result.settings.get("metrics") or [])),
+        ("official metric", sig.metric),
+        ("items (n)", _count(result.n)),
+        ("systems (m)", _count(len(result.names))),
+        ("baseline", result.baseline or DASH),
+        ("resamples (B)", _count(sig.n_resamples)),
+        ("seed", sig.seed),
+        ("interval method", sig.method),
+        ("confidence level", sig.confidence_level),
+        ("test", sig.test),
+    ]
     if sig.test == "permutation":
         rows.append(("permutations", _count(sig.n_permutations)))
-    rows += [("correction family", "%s (%s)" % (sig.family, family_description(sig.family))),
-             ("corrections", ", ".join(correction_name(c, long=True) for c in corrections_of(result)) or DASH),
-             ("stars and letters from", correction_name(primary, long=True)), ("alpha", sig.alpha),
-             ("labels", ", ".join(result.settings.get("labels") or []) or DASH),
-             ("group column", result.settings.get("groups") or DASH),
-             ("reference point", result.settings.get("reference_point")
-              if result.settings.get("reference_point") is not None else "metric's best value"),
-             ("gold standard SHA-256", sig.gold_sha256 or DASH),
-             ("software", "leaderboard-ci %s, Python %s, numpy %s, pandas %s, scipy %s, statsmodels %s"
-              % tuple(sig.as_dict().get(k, "?") for k in ("version", "python", "numpy", "pandas", "scipy", "statsmodels")))]
-    return ('<section id="settings"><h2>Settings</h2>%s</section>'
-            % _table(["Setting", "Value"], [[(_esc(a), ""), (_esc(b), "")] for a, b in rows]))
+    rows += [
+        ("correction family", "%s (%s)" % (sig.family, family_description(sig.family))),
+        ("corrections", ", ".join(correction_name(c, long=True) for c in corrections_of(result)) or DASH),
+        ("stars and letters from", correction_name(primary, long=True)),
+        ("alpha", sig.alpha),
+        ("labels", ", ".join(result.settings.get("labels") or []) or DASH),
+        ("group column", result.settings.get("groups") or DASH),
+        (
+            "reference point",
+            result.settings.get("reference_point")
+            if result.settings.get("reference_point") is not None
+            else "metric's best value",
+        ),
+        ("gold standard SHA-256", sig.gold_sha256 or DASH),
+        (
+            "software",
+            "leaderboard-ci %s, Python %s, numpy %s, pandas %s, scipy %s, statsmodels %s"
+            % tuple(
+                sig.as_dict().get(k, "?") for k in ("version", "python", "numpy", "pandas", "scipy", "statsmodels")
+            ),
+        ),
+    ]
+    return '<section id="settings"><h2>Settings</h2>%s</section>' % _table(
+        ["Setting", "Value"], [[(_esc(a), ""), (_esc(b), "")] for a, b in rows]
+    )
 
 
 def _footer(result):
-    return ('<footer><p>Signature (quote it with these numbers; it identifies how they were computed):</p>'
-            '<code class="sig">%s</code><p>Generated by leaderboard-ci %s. Methods: paired bootstrap with '
-            'percentile intervals, differences to the winner and all-pairs tests with corrections and the '
-            'competition indicators (Nava-Mu&ntilde;oz, Graff &amp; Escalante 2024, CompStats); intervals of '
-            'differences and letter groups (Bestgen 2022); baseline-calibrated gains and gaps between groups '
-            '(ODESIA).</p></footer>' % (_esc(str(result.signature)), _esc(__version__)))
+    return (
+        "<footer><p>Signature (quote it with these numbers; it identifies how they were computed):</p>"
+        '<code class="sig">%s</code><p>Generated by leaderboard-ci %s. Methods: paired bootstrap with '
+        "percentile intervals, differences to the winner and all-pairs tests with corrections and the "
+        "competition indicators (Nava-Mu&ntilde;oz, Graff &amp; Escalante 2024, CompStats); intervals of "
+        "differences and letter groups (Bestgen 2022); baseline-calibrated gains and gaps between groups "
+        "(ODESIA).</p></footer>" % (_esc(str(result.signature)), _esc(__version__))
+    )
 
 
 def render_report(result, figures=None, digits=4, top=DEFAULT_TOP, scope=None):
@@ -571,17 +614,25 @@ def render_report(result, figures=None, digits=4, top=DEFAULT_TOP, scope=None):
     scope = report_scope(result, top) if scope is None else scope
     primary = primary_correction(result)
     corrections = corrections_of(result)
-    sections = [_header(result, primary), _summary(result, scope), _explanations(result, primary)]
+    sections = [header(result, primary), summary(result, scope), explanations(result, primary)]
     for key, view in scope.views.items():
         target_figures = figures.get(key, {}) if figures is not None else _render_figures(result, view)
-        sections.append(_target_section(result, key, view, target_figures, digits, primary, corrections,
-                                        folder=scope.folders[key]))
-    sections += [_indicators_section(result, digits), _group_gaps_section(result, digits, scope.official_names),
-                 _units_section(result, digits), _files_section(result, scope),
-                 _skipped_section(result),
-                 _settings_section(result, primary), _footer(result)]
+        sections.append(
+            _target_section(result, key, view, target_figures, digits, primary, corrections, folder=scope.folders[key])
+        )
+    sections += [
+        _indicators_section(result, digits),
+        _group_gaps_section(result, digits, scope.official_names),
+        _units_section(result, digits),
+        _files_section(result, scope),
+        _skipped_section(result),
+        _settings_section(result, primary),
+        _footer(result),
+    ]
     official = result.official
-    return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-            '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            '<title>Analysis: %s, winner %s</title><style>%s</style></head><body><main>%s</main></body></html>\n'
-            % (_esc(official.title), _esc(official.winner), CSS, "".join(sections)))
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        "<title>Analysis: %s, winner %s</title><style>%s</style></head><body><main>%s</main></body></html>\n"
+        % (_esc(official.title), _esc(official.winner), CSS, "".join(sections))
+    )

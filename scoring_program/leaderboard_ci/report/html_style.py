@@ -47,7 +47,8 @@ table.matrix td.empty{background:#fff;border-bottom:none}
 figure.plot img{max-width:min(100%,880px)}
 .row{display:flex;flex-wrap:wrap;gap:8px 40px;align-items:flex-start}
 code,.sig{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",monospace;font-size:13px}
-.sig{display:block;background:#f6f8fa;padding:6px 8px;margin:4px 0 8px;white-space:nowrap;overflow-x:auto;font-size:12px}
+.sig{display:block;background:#f6f8fa;padding:6px 8px;margin:4px 0 8px;white-space:nowrap;overflow-x:auto;
+font-size:12px}
 footer{margin-top:34px;padding-top:12px;border-top:2px solid #d8dee4;font-size:13px;color:#57606a}
 ul.notes li{margin:3px 0}
 """

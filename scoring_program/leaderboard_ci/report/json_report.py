@@ -17,6 +17,7 @@ difference always means ``a`` is better.  ``p_value`` is two-sided or
 one-sided (H1: ``a`` is better than ``b``) as ``signature.sides`` says; with
 two-sided values the one-sided ones are in ``p_one_sided``.
 """
+
 from __future__ import annotations
 
 import json
@@ -31,10 +32,21 @@ from .._version import __version__
 from ..core.significance import stars
 from ..tasks.registry import pair_test_titles
 from .scale import DEFAULT_TOP, report_scope
-from .verdicts import dual_interval, family_note as family_note_of, rank_sets
+from .verdicts import dual_interval, rank_sets
+from .verdicts import family_note as family_note_of
 
-__all__ = ["result_to_dict", "result_to_json", "read_report", "check_report", "primary_correction",
-           "corrections_of", "sides_of", "ReportFormatError", "GENERATOR", "SCHEMA_VERSION"]
+__all__ = [
+    "result_to_dict",
+    "result_to_json",
+    "read_report",
+    "check_report",
+    "primary_correction",
+    "corrections_of",
+    "sides_of",
+    "ReportFormatError",
+    "GENERATOR",
+    "SCHEMA_VERSION",
+]
 
 GENERATOR = "leaderboard-ci"
 #: The major number changes when a reader of an older report.json would misread this one.
@@ -82,6 +94,7 @@ def _clean(value):
         return [_clean(v) for v in value]
     try:
         import pandas as pd
+
         if value is pd.NA or value is pd.NaT:
             return None
     except ImportError:  # pragma: no cover - pandas is a dependency of the analysis
@@ -94,8 +107,10 @@ def _records(frame, columns=None):
     if frame is None:
         return []
     columns = list(frame.columns) if columns is None else [c for c in columns if c in frame.columns]
-    return [OrderedDict((c, _clean(v)) for c, v in zip(columns, row))
-            for row in frame[columns].itertuples(index=False, name=None)]
+    return [
+        OrderedDict((c, _clean(v)) for c, v in zip(columns, row))
+        for row in frame[columns].itertuples(index=False, name=None)
+    ]
 
 
 # ---------------------------------------------------------------------------
@@ -171,8 +186,12 @@ def _comparison(row, corrections, first_columns, verdict_interval=None, tests=TE
     for column in tests:
         if column in row:
             out[column] = row[column]
-    known = set(first_columns) | {"p_value", "stars", "significant", "fw_low", "fw_high"} | set(tests) \
+    known = (
+        set(first_columns)
+        | {"p_value", "stars", "significant", "fw_low", "fw_high"}
+        | set(tests)
         | {"p_" + m for m in corrections}
+    )
     for column, value in row.items():  # columns a later analysis adds, kept verbatim
         if column not in known:
             out[column] = value
@@ -194,52 +213,61 @@ def _gains(target):
     for row in rows:
         if not row.get("note"):
             row["note"] = None
-    return OrderedDict([
-        ("baseline", _clean(frame.attrs.get("baseline"))),
-        ("reference_point", _clean(frame.attrs.get("reference_point"))),
-        ("systems", rows),
-    ])
+    return OrderedDict(
+        [
+            ("baseline", _clean(frame.attrs.get("baseline"))),
+            ("reference_point", _clean(frame.attrs.get("reference_point"))),
+            ("systems", rows),
+        ]
+    )
 
 
 def _pairs_listed(view, folder):
     """Which pairs ``pairs`` lists: all, or those among the top systems (and where all of them are)."""
-    return OrderedDict([("complete", not view.truncated), ("systems", len(view.shown.systems)),
-                        ("count", len(view.shown.pairs)), ("total", len(view.target.pairs)),
-                        ("file", "%s/pairs.csv" % folder)])
+    return OrderedDict(
+        [
+            ("complete", not view.truncated),
+            ("systems", len(view.shown.systems)),
+            ("count", len(view.shown.pairs)),
+            ("total", len(view.target.pairs)),
+            ("file", "%s/pairs.csv" % folder),
+        ]
+    )
 
 
 def _target(result, key, view, corrections, primary, official, confidence_level, folder):
     target = view.target
     spec = target.metric
-    systems = _records(target.systems, ["rank", "name", "score", "ci_low", "ci_high", "letters",
-                                        "tied_with_winner"])
+    systems = _records(target.systems, ["rank", "name", "score", "ci_low", "ci_high", "letters", "tied_with_winner"])
     sets = [rank_sets(r) for r in _records(target.systems)]
     for row, ranks in zip(systems, sets):
         row.setdefault("letters", "")
         row["letters"] = row["letters"] or ""
         row["rank_set"] = ranks
-    return OrderedDict([
-        ("key", str(key)),
-        ("metric", spec.key),
-        ("metric_name", spec.name),
-        ("group", None if target.group is None else str(target.group)),
-        ("title", target.title),
-        ("direction", spec.direction),
-        ("official", bool(official)),
-        ("confidence_level", confidence_level),
-        ("winner", target.winner),
-        ("stars_correction", primary),
-        ("systems", systems),
-        ("family_note", family_note_of(result, target)),
-        ("critical_value", _clean(getattr(target, "critical_value", None))),
-        ("vs_winner", _comparisons(target.vs_winner, corrections, ["name", "diff", "ci_low", "ci_high"], primary)),
-        ("pairs", _comparisons(view.shown.pairs, corrections, ["a", "b", "diff", "ci_low", "ci_high"], primary)),
-        ("pairs_listed", _pairs_listed(view, folder)),
-        ("indicators", _clean(target.indicators)),
-        ("tied_with_winner", _clean(list(target.tied_with_winner))),
-        ("gains", _gains(target)),
-        ("notes", [str(n) for n in target.notes]),
-    ])
+    return OrderedDict(
+        [
+            ("key", str(key)),
+            ("metric", spec.key),
+            ("metric_name", spec.name),
+            ("group", None if target.group is None else str(target.group)),
+            ("title", target.title),
+            ("direction", spec.direction),
+            ("official", bool(official)),
+            ("confidence_level", confidence_level),
+            ("winner", target.winner),
+            ("stars_correction", primary),
+            ("systems", systems),
+            ("family_note", family_note_of(result, target)),
+            ("critical_value", _clean(getattr(target, "critical_value", None))),
+            ("vs_winner", _comparisons(target.vs_winner, corrections, ["name", "diff", "ci_low", "ci_high"], primary)),
+            ("pairs", _comparisons(view.shown.pairs, corrections, ["a", "b", "diff", "ci_low", "ci_high"], primary)),
+            ("pairs_listed", _pairs_listed(view, folder)),
+            ("indicators", _clean(target.indicators)),
+            ("tied_with_winner", _clean(list(target.tied_with_winner))),
+            ("gains", _gains(target)),
+            ("notes", [str(n) for n in target.notes]),
+        ]
+    )
 
 
 def _groups(result):
@@ -250,12 +278,18 @@ def _groups(result):
     if not values:
         return None
     gaps = result.group_gaps
-    return OrderedDict([
-        ("column", _clean(result.settings.get("groups"))),
-        ("values", values),
-        ("gaps", _records(gaps, ["metric", "quantity", "name", "groups", "gap", "ci_low", "ci_high", "p_value"])
-         if gaps is not None else []),
-    ])
+    return OrderedDict(
+        [
+            ("column", _clean(result.settings.get("groups"))),
+            ("values", values),
+            (
+                "gaps",
+                _records(gaps, ["metric", "quantity", "name", "groups", "gap", "ci_low", "ci_high", "p_value"])
+                if gaps is not None
+                else [],
+            ),
+        ]
+    )
 
 
 def _units(result):
@@ -263,8 +297,12 @@ def _units(result):
     units = getattr(result, "units", None)
     if units is None:
         return None
-    return OrderedDict([("unit", units.attrs.get("unit_name", "class")),
-                        ("rows", _records(units, ["system", "unit", "precision", "recall", "f1", "predicted"]))])
+    return OrderedDict(
+        [
+            ("unit", units.attrs.get("unit_name", "class")),
+            ("rows", _records(units, ["system", "unit", "precision", "recall", "f1", "predicted"])),
+        ]
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -299,38 +337,52 @@ def result_to_dict(result, top=DEFAULT_TOP, scope=None):
     level = _clean(result.signature.confidence_level)
     official = result.official
     scope = report_scope(result, top) if scope is None else scope
-    return OrderedDict([
-        ("schema_version", SCHEMA_VERSION),
-        ("generator", OrderedDict([("name", GENERATOR), ("version", __version__)])),
-        ("signature", _clean(result.signature.as_dict())),
-        ("signature_string", str(result.signature)),
-        ("settings", settings),
-        ("n_items", _clean(result.n)),
-        ("systems", [str(n) for n in result.names]),
-        ("baseline", None if result.baseline is None else str(result.baseline)),
-        ("official", official.key),
-        ("metrics", OrderedDict((str(k), _target(result, k, v, corrections, primary, v.target is official, level,
-                                                 scope.folders[k]))
-                                for k, v in scope.views.items())),
-        ("groups", _groups(result)),
-        ("units", _units(result)),
-        ("skipped", _records(result.skipped, ["submission", "reason"])),
-    ])
+    return OrderedDict(
+        [
+            ("schema_version", SCHEMA_VERSION),
+            ("generator", OrderedDict([("name", GENERATOR), ("version", __version__)])),
+            ("signature", _clean(result.signature.as_dict())),
+            ("signature_string", str(result.signature)),
+            ("settings", settings),
+            ("n_items", _clean(result.n)),
+            ("systems", [str(n) for n in result.names]),
+            ("baseline", None if result.baseline is None else str(result.baseline)),
+            ("official", official.key),
+            (
+                "metrics",
+                OrderedDict(
+                    (str(k), _target(result, k, v, corrections, primary, v.target is official, level, scope.folders[k]))
+                    for k, v in scope.views.items()
+                ),
+            ),
+            ("groups", _groups(result)),
+            ("units", _units(result)),
+            ("skipped", _records(result.skipped, ["submission", "reason"])),
+        ]
+    )
 
 
 def result_to_json(result, top=DEFAULT_TOP, scope=None):
     """:func:`result_to_dict` as indented JSON text (UTF-8 safe, no NaN), ending in a newline."""
-    return json.dumps(result_to_dict(result, top=top, scope=scope), indent=2, allow_nan=False,
-                      ensure_ascii=False) + "\n"
+    return (
+        json.dumps(result_to_dict(result, top=top, scope=scope), indent=2, allow_nan=False, ensure_ascii=False) + "\n"
+    )
 
 
 # ---------------------------------------------------------------------------
 # Reading
 # ---------------------------------------------------------------------------
-REQUIRED_TARGET_KEYS = ("metric", "title", "direction", "winner", "systems", "vs_winner", "pairs",
-                        "indicators")
-REQUIRED_INDICATORS = ("n", "m", "possible_comparisons", "ties_with_winner", "non_significant_pairs",
-                       "winner_minus_median", "cv", "ppi")
+REQUIRED_TARGET_KEYS = ("metric", "title", "direction", "winner", "systems", "vs_winner", "pairs", "indicators")
+REQUIRED_INDICATORS = (
+    "n",
+    "m",
+    "possible_comparisons",
+    "ties_with_winner",
+    "non_significant_pairs",
+    "winner_minus_median",
+    "cv",
+    "ppi",
+)
 
 
 def check_report(data, where="report"):
@@ -346,15 +398,17 @@ def check_report(data, where="report"):
         With a one-line message naming ``where`` and the problem.
     """
     if not isinstance(data, Mapping):
-        raise ReportFormatError("%s is not a leaderboard-ci report (a JSON object is expected, got %s)"
-                                % (where, type(data).__name__))
+        raise ReportFormatError(
+            "%s is not a leaderboard-ci report (a JSON object is expected, got %s)" % (where, type(data).__name__)
+        )
     version = data.get("schema_version")
     if version is None:
         raise ReportFormatError("%s is not a leaderboard-ci report (it has no schema_version)" % where)
     major = SCHEMA_VERSION.split(".")[0]
     if not isinstance(version, str) or version.split(".")[0] != major:
-        raise ReportFormatError("%s has schema_version %r; this version of leaderboard-ci reads %s.x"
-                                % (where, version, major))
+        raise ReportFormatError(
+            "%s has schema_version %r; this version of leaderboard-ci reads %s.x" % (where, version, major)
+        )
     metrics = data.get("metrics")
     if not isinstance(metrics, Mapping) or not metrics:
         raise ReportFormatError("%s has no metrics" % where)
@@ -394,7 +448,8 @@ def read_report(path):
     try:
         data = json.loads(text, object_pairs_hook=OrderedDict)
     except ValueError as exc:
-        raise ReportFormatError("%s is not a JSON file (line %s, column %s: %s)"
-                                % (path, getattr(exc, "lineno", "?"), getattr(exc, "colno", "?"),
-                                   getattr(exc, "msg", exc)))
+        raise ReportFormatError(
+            "%s is not a JSON file (line %s, column %s: %s)"
+            % (path, getattr(exc, "lineno", "?"), getattr(exc, "colno", "?"), getattr(exc, "msg", exc))
+        )
     return check_report(data, where=path)

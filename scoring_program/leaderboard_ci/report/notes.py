@@ -1,4 +1,5 @@
 """Plain-language notes on what the analysis' settings let its numbers show."""
+
 from __future__ import annotations
 
 import math
@@ -54,20 +55,46 @@ def resolution_notes(result, target):
     if smallest > alpha:
         if getattr(target, "family_note", None):  # the analysis' own sentence says it (with the B needed)
             return []
-        return ["With B = %s resamples no bootstrap p-value can be below 1/(B+1) = %.5f, so after the %s "
-                "correction over %s comparisons no difference can be significant at %s = %g (the smallest "
-                "possible adjusted p-value is %s). Run the analysis with B \u2265 %s to be able to detect "
-                "differences." % ("{:,}".format(b), floor, correction_name(primary), "{:,}".format(k), "\u03b1",
-                                  alpha, format_p(smallest), "{:,}".format(need_alpha + 1))]
+        return [
+            "With B = %s resamples no bootstrap p-value can be below 1/(B+1) = %.5f, so after the %s "
+            "correction over %s comparisons no difference can be significant at %s = %g (the smallest "
+            "possible adjusted p-value is %s). Run the analysis with B \u2265 %s to be able to detect "
+            "differences."
+            % (
+                "{:,}".format(b),
+                floor,
+                correction_name(primary),
+                "{:,}".format(k),
+                "\u03b1",
+                alpha,
+                format_p(smallest),
+                "{:,}".format(need_alpha + 1),
+            )
+        ]
     if primary in _FLOOR_ONLY:
-        return ["With B = %s resamples no %sp-value can be below 1/(B+1) = %s, whatever the number of "
-                "comparisons, so the strongest mark possible here is %s; B \u2265 %s would allow ***."
-                % ("{:,}".format(b), "max-t adjusted " if primary == "maxt" else "", format_p(smallest),
-                   _stars_of(smallest), "{:,}".format(need_star + 1))]
-    return ["With B = %s resamples and the %s correction over %s comparisons, no adjusted p-value can be "
-            "below %s, so the strongest mark possible here is %s; B \u2265 %s would allow ***."
-            % ("{:,}".format(b), correction_name(primary), "{:,}".format(k), format_p(smallest),
-               _stars_of(smallest), "{:,}".format(need_star + 1))]
+        return [
+            "With B = %s resamples no %sp-value can be below 1/(B+1) = %s, whatever the number of "
+            "comparisons, so the strongest mark possible here is %s; B \u2265 %s would allow ***."
+            % (
+                "{:,}".format(b),
+                "max-t adjusted " if primary == "maxt" else "",
+                format_p(smallest),
+                _stars_of(smallest),
+                "{:,}".format(need_star + 1),
+            )
+        ]
+    return [
+        "With B = %s resamples and the %s correction over %s comparisons, no adjusted p-value can be "
+        "below %s, so the strongest mark possible here is %s; B \u2265 %s would allow ***."
+        % (
+            "{:,}".format(b),
+            correction_name(primary),
+            "{:,}".format(k),
+            format_p(smallest),
+            _stars_of(smallest),
+            "{:,}".format(need_star + 1),
+        )
+    ]
 
 
 def _stars_of(p):

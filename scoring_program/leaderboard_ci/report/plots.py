@@ -22,6 +22,7 @@ and returning a :class:`matplotlib.figure.Figure` drawn on the Agg canvas
 returns PNG bytes (for the HTML report).  Artists carry ``gid`` values
 (``ci:<system>``, ``point:<system>``) so tests and tools can find them.
 """
+
 from __future__ import annotations
 
 import io
@@ -30,23 +31,59 @@ import os
 from collections import OrderedDict
 
 import numpy as np
-from ..core.numeric import is_finite_number
-from .formatting import format_p
-from .unit_plots import unit_distribution_plot
-from .verdicts import dual_interval
-from .figure_layout import (ranked_axis, BASELINE, FIGURES, GREEN, HEATMAP_STARS_MAX, HEATMAP_VALUES_MAX, INK, MINUS, OTHER, RED,
-                            TIED, WINNER, ci_contains_zero, decimals_for, figure_title, name_fontsize, name_width,
-                            counted_replicates, far_off, fit_texts as _fit, oriented_difference, p_value_tail,
-                            short_name)
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-__all__ = ["ordered_ci_plot", "difference_plot", "pair_heatmap", "bootstrap_difference_plot",
-           "target_figures", "counted_replicates", "save_figure", "figure_png", "freeze_layout", "FIGURES", "RED", "GREEN",
-           "ci_contains_zero", "short_name"]
+from ..core.numeric import is_finite_number
+from .figure_layout import (
+    BASELINE,
+    FIGURES,
+    GREEN,
+    HEATMAP_STARS_MAX,
+    HEATMAP_VALUES_MAX,
+    INK,
+    MINUS,
+    OTHER,
+    RED,
+    TIED,
+    WINNER,
+    ci_contains_zero,
+    counted_replicates,
+    decimals_for,
+    far_off,
+    figure_title,
+    name_fontsize,
+    name_width,
+    oriented_difference,
+    p_value_tail,
+    ranked_axis,
+    short_name,
+)
+from .figure_layout import fit_texts as _fit
+from .formatting import format_p
+from .unit_plots import unit_distribution_plot
+from .verdicts import dual_interval
+
+__all__ = [
+    "ordered_ci_plot",
+    "difference_plot",
+    "pair_heatmap",
+    "bootstrap_difference_plot",
+    "target_figures",
+    "counted_replicates",
+    "save_figure",
+    "figure_png",
+    "freeze_layout",
+    "FIGURES",
+    "RED",
+    "GREEN",
+    "ci_contains_zero",
+    "short_name",
+]
+
 
 # ---------------------------------------------------------------------------
 # Helpers
@@ -68,11 +105,19 @@ def _mark_off_scale(ax, side, limits, y, value, colour, fontsize, digits=4, name
     ax.set_xlim(low - pad, high + pad)
     x = low - pad if side == "left" else high + pad
     marker = "<" if side == "left" else ">"
-    edge, = ax.plot([x], [y], marker=marker, color=colour, markersize=8, ls="none", clip_on=False, zorder=4)
+    (edge,) = ax.plot([x], [y], marker=marker, color=colour, markersize=8, ls="none", clip_on=False, zorder=4)
     edge.set_gid("offscale" if name is None else "offscale:%s" % name)
     text = ("%.*f" % (digits, value)).replace("-", MINUS) + " (off scale)"
-    ax.annotate(text, (x, y), xytext=(9 if side == "left" else -9, 0), textcoords="offset points", va="center",
-                ha="left" if side == "left" else "right", fontsize=fontsize - 1, color=colour)
+    ax.annotate(
+        text,
+        (x, y),
+        xytext=(9 if side == "left" else -9, 0),
+        textcoords="offset points",
+        va="center",
+        ha="left" if side == "left" else "right",
+        fontsize=fontsize - 1,
+        color=colour,
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -126,24 +171,39 @@ def ordered_ci_plot(target, baseline=None, confidence_level=0.95):
         if row.name in far:  # drawn outside the axis' limits (clipped): an arrow at the edge shows it
             _mark_off_scale(ax, far[row.name], limits, y, float(row.score), colour, fs, name=row.name)
         if is_finite_number(row.ci_low) and is_finite_number(row.ci_high):
-            line, = ax.plot([row.ci_low, row.ci_high], [y, y], color=colour, lw=2.2, solid_capstyle="butt",
-                            zorder=2)
+            (line,) = ax.plot([row.ci_low, row.ci_high], [y, y], color=colour, lw=2.2, solid_capstyle="butt", zorder=2)
             line.set_gid("ci:%s" % row.name)
             for end in (row.ci_low, row.ci_high):
                 ax.plot([end, end], [y - 0.22, y + 0.22], color=colour, lw=1.4, zorder=2)
-        point, = ax.plot([row.score], [y], marker=marker, color=colour, markersize=6 if m <= 30 else 4.5,
-                         markeredgecolor="white", markeredgewidth=0.8, ls="none", zorder=3)
+        (point,) = ax.plot(
+            [row.score],
+            [y],
+            marker=marker,
+            color=colour,
+            markersize=6 if m <= 30 else 4.5,
+            markeredgecolor="white",
+            markeredgewidth=0.8,
+            ls="none",
+            zorder=3,
+        )
         point.set_gid("point:%s" % row.name)
     ranked_axis(ax, names, target.winner, baseline, fs)
     ax.set_xlabel("%s (%s), %g%% CI" % (figure_title(target), target.metric.better, 100 * confidence_level))
     ax.set_title("%s: systems ranked by score" % figure_title(target), fontsize=11, loc="left")
-    handles = [Line2D([], [], color=WINNER, marker="D", lw=2, label="winner (shaded: its CI)"),
-               Line2D([], [], color=TIED, marker="o", lw=2, label="tied with the winner"),
-               Line2D([], [], color=OTHER, marker="o", lw=2, label="not tied with the winner")]
+    handles = [
+        Line2D([], [], color=WINNER, marker="D", lw=2, label="winner (shaded: its CI)"),
+        Line2D([], [], color=TIED, marker="o", lw=2, label="tied with the winner"),
+        Line2D([], [], color=OTHER, marker="o", lw=2, label="not tied with the winner"),
+    ]
     if baseline is not None and baseline in names:
         handles.append(Line2D([], [], color=BASELINE, marker="s", ls="--", lw=1, label="baseline"))
-    fig.legend(handles=handles, loc="outside lower center" if _outside_ok() else "lower center",
-               ncol=2, fontsize=9, frameon=False)
+    fig.legend(
+        handles=handles,
+        loc="outside lower center" if _outside_ok() else "lower center",
+        ncol=2,
+        fontsize=9,
+        frameon=False,
+    )
     return _fit(fig)
 
 
@@ -209,13 +269,20 @@ def difference_plot(target, confidence_level=0.95, baseline=None, decision=None,
     for y, row in enumerate(frame.itertuples(index=False)):
         colour = _decision_colour(row)
         if is_finite_number(row.ci_low) and is_finite_number(row.ci_high):
-            line, = ax.plot([row.ci_low, row.ci_high], [y, y], color=colour, lw=2.2, solid_capstyle="butt",
-                            zorder=2)
+            (line,) = ax.plot([row.ci_low, row.ci_high], [y, y], color=colour, lw=2.2, solid_capstyle="butt", zorder=2)
             line.set_gid("ci:%s" % row.name)
             for end in (row.ci_low, row.ci_high):
                 ax.plot([end, end], [y - 0.22, y + 0.22], color=colour, lw=1.4, zorder=2)
-        point, = ax.plot([row.diff], [y], "o", color=colour, markersize=5.5 if m <= 30 else 4,
-                         markeredgecolor="white", markeredgewidth=0.8, zorder=3)
+        (point,) = ax.plot(
+            [row.diff],
+            [y],
+            "o",
+            color=colour,
+            markersize=5.5 if m <= 30 else 4,
+            markeredgecolor="white",
+            markeredgewidth=0.8,
+            zorder=3,
+        )
         point.set_gid("point:%s" % row.name)
     far, limits = far_off(frame, keep=(0.0,))
     # stars just right of each interval, in data coordinates padded by a few points
@@ -223,8 +290,9 @@ def difference_plot(target, confidence_level=0.95, baseline=None, decision=None,
         mark = getattr(row, "stars", "") or ""
         x = row.ci_high if is_finite_number(row.ci_high) else row.diff
         if mark and is_finite_number(x) and row.name not in far:
-            ax.annotate(mark, (x, y), xytext=(4, 0), textcoords="offset points", va="center", fontsize=fs - 1,
-                        color=INK)
+            ax.annotate(
+                mark, (x, y), xytext=(4, 0), textcoords="offset points", va="center", fontsize=fs - 1, color=INK
+            )
     ax.set_yticks(range(m))
     ax.set_yticklabels([short_name(n) for n in names], fontsize=fs)
     ax.set_ylim(m - 0.5, -0.5)
@@ -241,27 +309,47 @@ def difference_plot(target, confidence_level=0.95, baseline=None, decision=None,
     ax.set_axisbelow(True)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
-    ax.set_xlabel("%s, %g%% %s (positive: %s is better; %s)"
-                  % (oriented_difference(target.metric, target.winner, "system"), 100 * confidence_level,
-                     "family-wise interval" if dual.family_wise else "CI",
-                     short_name(target.winner, 24), target.metric.better))
+    ax.set_xlabel(
+        "%s, %g%% %s (positive: %s is better; %s)"
+        % (
+            oriented_difference(target.metric, target.winner, "system"),
+            100 * confidence_level,
+            "family-wise interval" if dual.family_wise else "CI",
+            short_name(target.winner, 24),
+            target.metric.better,
+        )
+    )
     ax.set_title("%s: differences to the winner" % figure_title(target), fontsize=11, loc="left")
     if by_decision:
         how = decision or "the corrected test"
-        handles = [Line2D([], [], color=RED, marker="o", lw=2,
-                          label="tied with the winner: not significant (%s)" % how),
-                   Line2D([], [], color=GREEN, marker="o", lw=2,
-                          label="differs from the winner: significant (%s)" % how),
-                   Line2D([], [], color=OTHER, lw=2,
-                          label=("bars: simultaneous/family-wise %g%% intervals (max-t), 0 outside exactly when "
-                                 "significant" % (100 * confidence_level)) if dual.family_wise else
-                          "bars: %g%% intervals, each pair alone; colour: the %s decision" % (100 * confidence_level,
-                                                                                            how))]
+        handles = [
+            Line2D([], [], color=RED, marker="o", lw=2, label="tied with the winner: not significant (%s)" % how),
+            Line2D([], [], color=GREEN, marker="o", lw=2, label="differs from the winner: significant (%s)" % how),
+            Line2D(
+                [],
+                [],
+                color=OTHER,
+                lw=2,
+                label=(
+                    "bars: simultaneous/family-wise %g%% intervals (max-t), 0 outside exactly when "
+                    "significant" % (100 * confidence_level)
+                )
+                if dual.family_wise
+                else "bars: %g%% intervals, each pair alone; colour: the %s decision" % (100 * confidence_level, how),
+            ),
+        ]
     else:
-        handles = [Line2D([], [], color=RED, marker="o", lw=2, label="CI includes 0: may not differ from the winner"),
-                   Line2D([], [], color=GREEN, marker="o", lw=2, label="CI excludes 0: differs from the winner")]
-    fig.legend(handles=handles, loc="outside lower center" if _outside_ok() else "lower center", ncol=1,
-               fontsize=9, frameon=False)
+        handles = [
+            Line2D([], [], color=RED, marker="o", lw=2, label="CI includes 0: may not differ from the winner"),
+            Line2D([], [], color=GREEN, marker="o", lw=2, label="CI excludes 0: differs from the winner"),
+        ]
+    fig.legend(
+        handles=handles,
+        loc="outside lower center" if _outside_ok() else "lower center",
+        ncol=1,
+        fontsize=9,
+        frameon=False,
+    )
     return _fit(fig)
 
 
@@ -302,14 +390,14 @@ def pair_heatmap(target, cmap="RdBu"):
     side = k * cell + label_room
     fig = _figure(max(4.2, side + 1.9), max(3.0, side + 0.6))
     ax = fig.add_subplot(1, 1, 1)
-    image = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, norm=Normalize(-vmax, vmax), aspect="equal",
-                      interpolation="nearest")
+    image = ax.imshow(
+        np.ma.masked_invalid(values), cmap=cmap, norm=Normalize(-vmax, vmax), aspect="equal", interpolation="nearest"
+    )
     image.set_gid("heatmap")
     ax.set_xticks(range(k))
     ax.set_yticks(range(k))
     if k <= 15:
-        ax.set_xticklabels([short_name(n) for n in cols], rotation=45, ha="right", rotation_mode="anchor",
-                           fontsize=fs)
+        ax.set_xticklabels([short_name(n) for n in cols], rotation=45, ha="right", rotation_mode="anchor", fontsize=fs)
     else:
         ax.set_xticklabels([short_name(n) for n in cols], rotation=90, fontsize=fs)
     ax.set_yticklabels([short_name(n) for n in rows], fontsize=fs)
@@ -325,13 +413,24 @@ def pair_heatmap(target, cmap="RdBu"):
                 if not np.isfinite(value):
                     continue
                 mark = star[i, j] or ""
-                text = ("%.*f" % (decimals, value)).replace("-", MINUS) + ("\n" + mark if mark else "") \
-                    if k <= HEATMAP_VALUES_MAX else mark
+                text = (
+                    ("%.*f" % (decimals, value)).replace("-", MINUS) + ("\n" + mark if mark else "")
+                    if k <= HEATMAP_VALUES_MAX
+                    else mark
+                )
                 if not text:
                     continue
                 dark = abs(value) > 0.55 * vmax
-                ax.text(j, i, text, ha="center", va="center", fontsize=text_fs, linespacing=1.0,
-                        color="white" if dark else INK)
+                ax.text(
+                    j,
+                    i,
+                    text,
+                    ha="center",
+                    va="center",
+                    fontsize=text_fs,
+                    linespacing=1.0,
+                    color="white" if dark else INK,
+                )
     # the colour bar hugs the image (an inset of the axes, which aspect="equal" shrinks to the image)
     cax = ax.inset_axes([1.03, 0.1, 0.035 if k > 8 else 0.05, 0.8])
     bar = fig.colorbar(image, cax=cax)
@@ -431,15 +530,24 @@ def bootstrap_difference_plot(target, bins=40, sides=None, method="percentile", 
         beyond, _ = np.histogram(d[counted], bins=edges)
         widths = np.diff(edges)
         keep = inside > 0
-        bars = ax.bar(edges[:-1][keep], inside[keep], width=widths[keep], align="edge", color="#9db9dc",
-                      edgecolor="white", lw=0.4)
+        bars = ax.bar(
+            edges[:-1][keep], inside[keep], width=widths[keep], align="edge", color="#9db9dc", edgecolor="white", lw=0.4
+        )
         for patch in bars.patches:
             patch.set_gid("replicates")
         handles.append(Patch(color="#9db9dc", label="bootstrap replicates of the difference"))
         keep = beyond > 0
         if keep.any():
-            bars = ax.bar(edges[:-1][keep], beyond[keep], width=widths[keep], bottom=inside[keep], align="edge",
-                          color=shade, edgecolor="white", lw=0.4)
+            bars = ax.bar(
+                edges[:-1][keep],
+                beyond[keep],
+                width=widths[keep],
+                bottom=inside[keep],
+                align="edge",
+                color=shade,
+                edgecolor="white",
+                lw=0.4,
+            )
             for patch in bars.patches:
                 patch.set_gid("beyond")
         low, high = min(float(edges[0]), low, tail.edge), max(float(edges[-1]), high, tail.edge)
@@ -448,7 +556,12 @@ def bootstrap_difference_plot(target, bins=40, sides=None, method="percentile", 
             if se > 0:
                 low, high = min(low, delta - 4 * se), max(high, delta + 4 * se)
                 x = np.linspace(low, high, 400)
-                y = d.size * float(np.median(widths)) * np.exp(-0.5 * ((x - delta) / se) ** 2) / (se * math.sqrt(2 * math.pi))
+                y = (
+                    d.size
+                    * float(np.median(widths))
+                    * np.exp(-0.5 * ((x - delta) / se) ** 2)
+                    / (se * math.sqrt(2 * math.pi))
+                )
                 ax.plot(x, y, color=INK, lw=1.2, gid="normal")
                 part = x <= 0.0 if tail.below else x >= 0.0
                 area = ax.fill_between(x[part], 0, y[part], color=shade, alpha=0.75, lw=0)
@@ -458,8 +571,10 @@ def bootstrap_difference_plot(target, bins=40, sides=None, method="percentile", 
         ax.set_xlim(low - pad, high + pad)
     top = ax.get_ylim()[1]
     ax.set_ylim(0, top * 1.3)
-    marks = [(0.0, "0", "no difference", INK, "-"),
-             (delta, "\u03b4", "\u03b4 = %s, the observed difference" % _short(delta), WINNER, "-")]
+    marks = [
+        (0.0, "0", "no difference", INK, "-"),
+        (delta, "\u03b4", "\u03b4 = %s, the observed difference" % _short(delta), WINNER, "-"),
+    ]
     if method == "basic":
         marks.append((2 * delta, "2\u03b4", "2\u03b4 = %s, where basic inverts" % _short(2 * delta), "#b35900", "--"))
     x0, x1 = ax.get_xlim()
@@ -472,28 +587,70 @@ def bootstrap_difference_plot(target, bins=40, sides=None, method="percentile", 
         frac = (x - x0) / (x1 - x0)
         level = sum(1 for f in previous if abs(f - frac) < 0.06)
         previous.append(frac)
-        ax.annotate(short, (x, 1.0), xycoords=("data", "axes fraction"), xytext=(3, -12 - 11 * level),
-                    textcoords="offset points", color=colour, fontsize=9, ha="left", va="bottom")
+        ax.annotate(
+            short,
+            (x, 1.0),
+            xycoords=("data", "axes fraction"),
+            xytext=(3, -12 - 11 * level),
+            textcoords="offset points",
+            color=colour,
+            fontsize=9,
+            ha="left",
+            va="bottom",
+        )
     ci_low, ci_high = first.get("ci_low"), first.get("ci_high")
     if is_finite_number(ci_low) and is_finite_number(ci_high):
         # the interval the p-value inverts: a bar with end ticks just above the tallest column
         level = top * 1.06
-        ax.plot([float(ci_low), float(ci_high)], [level, level], color=INK, lw=2.0, marker="|", ms=10, mew=2.0,
-                gid="ci", solid_capstyle="butt")
-        handles.append(Line2D([], [], color=INK, lw=2.0, marker="|", ms=10, mew=2.0,
-                              label="%g%% %s interval [%s, %s]" % (100.0 * float(confidence_level), method,
-                                                                  _short(ci_low), _short(ci_high))))
+        ax.plot(
+            [float(ci_low), float(ci_high)],
+            [level, level],
+            color=INK,
+            lw=2.0,
+            marker="|",
+            ms=10,
+            mew=2.0,
+            gid="ci",
+            solid_capstyle="butt",
+        )
+        handles.append(
+            Line2D(
+                [],
+                [],
+                color=INK,
+                lw=2.0,
+                marker="|",
+                ms=10,
+                mew=2.0,
+                label="%g%% %s interval [%s, %s]"
+                % (100.0 * float(confidence_level), method, _short(ci_low), _short(ci_high)),
+            )
+        )
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
-    ax.set_xlabel("%s, %s (positive: %s is better; %s)"
-                  % (oriented_difference(target.metric, winner, runner), figure_title(target),
-                     short_name(winner, 24), target.metric.better))
+    ax.set_xlabel(
+        "%s, %s (positive: %s is better; %s)"
+        % (
+            oriented_difference(target.metric, winner, runner),
+            figure_title(target),
+            short_name(winner, 24),
+            target.metric.better,
+        )
+    )
     ax.set_ylabel("resamples")
-    ax.set_title("Winner vs runner-up over %s resamples: %s p = %s (%s)"
-                 % ("{:,}".format(d.size), "two-sided" if two else "one-sided", _p(tail.p), method),
-                 fontsize=11, loc="left")
-    fig.legend(handles=handles, loc="outside lower center" if _outside_ok() else "lower center", ncol=2,
-               fontsize=9, frameon=False)
+    ax.set_title(
+        "Winner vs runner-up over %s resamples: %s p = %s (%s)"
+        % ("{:,}".format(d.size), "two-sided" if two else "one-sided", _p(tail.p), method),
+        fontsize=11,
+        loc="left",
+    )
+    fig.legend(
+        handles=handles,
+        loc="outside lower center" if _outside_ok() else "lower center",
+        ncol=2,
+        fontsize=9,
+        frameon=False,
+    )
     return _fit(fig)
 
 
@@ -510,29 +667,34 @@ def _p(value):
 # ---------------------------------------------------------------------------
 # All figures of a target; saving
 # ---------------------------------------------------------------------------
-def target_figures(target, baseline=None, confidence_level=0.95, sides=None, decision=None, primary=None,
-                   method="percentile"):
+def target_figures(
+    target, baseline=None, confidence_level=0.95, sides=None, decision=None, primary=None, method="percentile"
+):
     """The figures of one target as ``name -> Figure`` (see :data:`FIGURES` for the names).
 
     With a single system only the ordered CI plot is made; the bootstrap
     distribution needs the replicates.  ``sides`` and ``method`` (the analysis'
-    ``bootstrap.method``) are passed to :func:`bootstrap_difference_plot`; ``decision`` (the primary correction's display
+    ``bootstrap.method``) are passed to :func:`bootstrap_difference_plot`; ``decision`` (the primary correction's
+    display
     name) and ``primary`` (its key) to :func:`difference_plot`.  The rank-set figure is
     drawn by :func:`leaderboard_ci.report.html_parts.view_figures` (it is in another module).
     """
     out = OrderedDict()
     out["ordered_ci"] = ordered_ci_plot(target, baseline=baseline, confidence_level=confidence_level)
-    distribution = unit_distribution_plot(target, _figure, baseline=baseline,
-                                          legend_loc="outside lower center" if _outside_ok() else "lower center")
+    distribution = unit_distribution_plot(
+        target, _figure, baseline=baseline, legend_loc="outside lower center" if _outside_ok() else "lower center"
+    )
     if distribution is not None:
         out["unit_distribution"] = distribution
     if len(target.systems) >= 2:
-        out["vs_winner"] = difference_plot(target, confidence_level=confidence_level, baseline=baseline,
-                                           decision=decision, primary=primary)
+        out["vs_winner"] = difference_plot(
+            target, confidence_level=confidence_level, baseline=baseline, decision=decision, primary=primary
+        )
         out["pair_heatmap"] = pair_heatmap(target)
         if target.replicates is not None:
-            out["bootstrap_difference"] = bootstrap_difference_plot(target, sides=sides, method=method,
-                                                                  confidence_level=confidence_level)
+            out["bootstrap_difference"] = bootstrap_difference_plot(
+                target, sides=sides, method=method, confidence_level=confidence_level
+            )
     return out
 
 
@@ -587,8 +749,11 @@ def figure_png(fig, dpi=110, palette=False):
     except ImportError:  # pragma: no cover - Pillow is a dependency of matplotlib
         return data
     image = Image.open(io.BytesIO(data)).convert("RGB")
-    reduced = image.quantize(colors=256, method=Image.Quantize.MAXCOVERAGE, dither=Image.Dither.NONE) \
-        if hasattr(Image, "Quantize") else image.quantize(colors=256, method=1, dither=0)
+    reduced = (
+        image.quantize(colors=256, method=Image.Quantize.MAXCOVERAGE, dither=Image.Dither.NONE)
+        if hasattr(Image, "Quantize")
+        else image.quantize(colors=256, method=1, dither=0)
+    )
     error = np.abs(np.asarray(reduced.convert("RGB"), dtype=np.int16) - np.asarray(image, dtype=np.int16)).max()
     if error > PALETTE_TOLERANCE:
         return data

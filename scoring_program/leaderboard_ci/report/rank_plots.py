@@ -16,10 +16,11 @@ visible), and carry ``gid`` values
 ``rankset:simultaneous:<system>``, ``rankset:marginal:<system>`` and
 ``rank:<system>`` so that tests can read back what was drawn.
 """
+
 from __future__ import annotations
 
-from .figure_layout import (BASELINE, INK, OTHER, TIED, WINNER, figure_title, fit_texts as _fit, name_fontsize,
-                            name_width, ranked_axis)
+from .figure_layout import BASELINE, INK, OTHER, TIED, WINNER, figure_title, name_fontsize, name_width, ranked_axis
+from .figure_layout import fit_texts as _fit
 from .plots import _figure, _outside_ok
 from .verdicts import has_rank_sets
 
@@ -34,7 +35,7 @@ DARK = INK
 
 def _light(colour, share=LIGHT):
     """``colour`` (``#rrggbb``) mixed with white, ``share`` of it kept: opaque, so ends and bar do not add up."""
-    rgb = [int(colour[i:i + 2], 16) for i in (1, 3, 5)]
+    rgb = [int(colour[i : i + 2], 16) for i in (1, 3, 5)]
     return "#%02x%02x%02x" % tuple(int(round(255 - share * (255 - c))) for c in rgb)
 
 
@@ -72,8 +73,10 @@ def rank_set_plot(target, confidence_level=0.95, baseline=None):
     """
     frame = target.systems
     if not has_rank_sets(frame):
-        raise ValueError("the rank-set figure needs the columns rank_low, rank_high, rank_low_marginal and "
-                         "rank_high_marginal; the systems have %s" % ", ".join(map(str, frame.columns)))
+        raise ValueError(
+            "the rank-set figure needs the columns rank_low, rank_high, rank_low_marginal and "
+            "rank_high_marginal; the systems have %s" % ", ".join(map(str, frame.columns))
+        )
     names = list(frame["name"])
     m = len(names)
     fs = name_fontsize(m)
@@ -86,25 +89,74 @@ def rank_set_plot(target, confidence_level=0.95, baseline=None):
         mlo, mhi = int(row.rank_low_marginal), int(row.rank_high_marginal)
         highest = max(highest, hi, mhi, int(row.rank))
         # square ends (markers) keep a one-rank set visible; the line spans exactly [low, high]
-        wide, = ax.plot([lo, hi], [y, y], color=_light(colour), lw=THICK, solid_capstyle="butt", marker="s",
-                        markersize=THICK, markeredgewidth=0, zorder=2)
+        (wide,) = ax.plot(
+            [lo, hi],
+            [y, y],
+            color=_light(colour),
+            lw=THICK,
+            solid_capstyle="butt",
+            marker="s",
+            markersize=THICK,
+            markeredgewidth=0,
+            zorder=2,
+        )
         wide.set_gid("rankset:simultaneous:%s" % row.name)
-        thin, = ax.plot([mlo, mhi], [y, y], color=DARK, lw=THIN, solid_capstyle="butt", marker="|",
-                        markersize=THICK + 2, markeredgewidth=THIN, zorder=3)
+        (thin,) = ax.plot(
+            [mlo, mhi],
+            [y, y],
+            color=DARK,
+            lw=THIN,
+            solid_capstyle="butt",
+            marker="|",
+            markersize=THICK + 2,
+            markeredgewidth=THIN,
+            zorder=3,
+        )
         thin.set_gid("rankset:marginal:%s" % row.name)
-        point, = ax.plot([int(row.rank)], [y], "o", color=colour, markersize=5.5 if m <= 30 else 4,
-                         markeredgecolor="white", markeredgewidth=0.8, zorder=4)
+        (point,) = ax.plot(
+            [int(row.rank)],
+            [y],
+            "o",
+            color=colour,
+            markersize=5.5 if m <= 30 else 4,
+            markeredgecolor="white",
+            markeredgewidth=0.8,
+            zorder=4,
+        )
         point.set_gid("rank:%s" % row.name)
     ranked_axis(ax, names, target.winner, baseline, fs)
     ax.set_xlim(0.4, highest + 0.6)
     ax.xaxis.get_major_locator().set_params(integer=True)  # the default locator is a MaxNLocator
     ax.set_xlabel("rank (1 = best), %g%% rank confidence sets" % (100 * confidence_level))
     ax.set_title("%s: rank confidence sets" % figure_title(target), fontsize=11, loc="left")
-    handles = [ax.plot([], [], color=_light(OTHER), lw=THICK, marker="s", markersize=THICK, markeredgewidth=0,
-                       label="simultaneous rank set (all systems at once)")[0],
-               ax.plot([], [], color=DARK, lw=THIN, marker="|", markersize=THICK + 2, markeredgewidth=THIN,
-                       label="marginal rank set (this system alone)")[0],
-               ax.plot([], [], "o", color=TIED, label="rank; blue: 1 in the simultaneous set (tied)")[0]]
-    fig.legend(handles=handles, loc="outside lower center" if _outside_ok() else "lower center", ncol=1,
-               fontsize=9, frameon=False)
+    handles = [
+        ax.plot(
+            [],
+            [],
+            color=_light(OTHER),
+            lw=THICK,
+            marker="s",
+            markersize=THICK,
+            markeredgewidth=0,
+            label="simultaneous rank set (all systems at once)",
+        )[0],
+        ax.plot(
+            [],
+            [],
+            color=DARK,
+            lw=THIN,
+            marker="|",
+            markersize=THICK + 2,
+            markeredgewidth=THIN,
+            label="marginal rank set (this system alone)",
+        )[0],
+        ax.plot([], [], "o", color=TIED, label="rank; blue: 1 in the simultaneous set (tied)")[0],
+    ]
+    fig.legend(
+        handles=handles,
+        loc="outside lower center" if _outside_ok() else "lower center",
+        ncol=1,
+        fontsize=9,
+        frameon=False,
+    )
     return _fit(fig)

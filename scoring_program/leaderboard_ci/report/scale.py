@@ -17,6 +17,7 @@ result once, so that the page, the tables and ``report.json`` share the cut.
 The views are shallow copies of the analysis' dataclasses (``dataclasses.replace``,
 so this module never imports ``phase``), filtered with vectorized pandas.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -30,15 +31,30 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-__all__ = ["DEFAULT_TOP", "PARQUET_HINT", "check_top", "top_view", "report_scope", "TopView", "ReportScope",
-           "parquet_available", "truncation_note", "full_files", "safe_file_name", "target_folders", "pair_matrix",
-           "view_of", "mark_truncated"]
+__all__ = [
+    "DEFAULT_TOP",
+    "PARQUET_HINT",
+    "check_top",
+    "top_view",
+    "report_scope",
+    "TopView",
+    "ReportScope",
+    "parquet_available",
+    "truncation_note",
+    "full_files",
+    "safe_file_name",
+    "target_folders",
+    "pair_matrix",
+    "view_of",
+    "mark_truncated",
+]
 
 #: Systems a page, a paper table and a figure show per target before they are cut to the top of the ranking.
 DEFAULT_TOP = 60
 #: The one line that says how to get the Parquet copies of the full tables.
-PARQUET_HINT = ("Parquet copies of the full tables need pyarrow: pip install 'leaderboard-ci[parquet]' "
-                "(or pip install pyarrow)")
+PARQUET_HINT = (
+    "Parquet copies of the full tables need pyarrow: pip install 'leaderboard-ci[parquet]' (or pip install pyarrow)"
+)
 _RESERVED = {"figures", "con", "prn", "aux", "nul"}
 
 
@@ -160,10 +176,15 @@ def top_view(target, top=DEFAULT_TOP):
     shown_pairs.attrs = dict(pairs.attrs)
     replicates = target.replicates
     if replicates is not None:
-        replicates = np.asarray(replicates)[:, :len(names)]
-    shown = dataclasses.replace(target, systems=kept, vs_winner=_rows_of(target.vs_winner, "name", names),
-                                pairs=shown_pairs, gains=_rows_of(target.gains, "name", names),
-                                replicates=replicates)
+        replicates = np.asarray(replicates)[:, : len(names)]
+    shown = dataclasses.replace(
+        target,
+        systems=kept,
+        vs_winner=_rows_of(target.vs_winner, "name", names),
+        pairs=shown_pairs,
+        gains=_rows_of(target.gains, "name", names),
+        replicates=replicates,
+    )
     return TopView(target, shown, top, m)
 
 
@@ -202,18 +223,27 @@ def report_scope(result, top=DEFAULT_TOP, parquet=None):
     top = check_top(top)
     views = OrderedDict((key, top_view(t, top)) for key, t in result.targets.items())
     official = next(iter(views.values()))
-    return ReportScope(top, views, target_folders(result),
-                       official.names if official.truncated else None,
-                       parquet_available() if parquet is None else bool(parquet))
+    return ReportScope(
+        top,
+        views,
+        target_folders(result),
+        official.names if official.truncated else None,
+        parquet_available() if parquet is None else bool(parquet),
+    )
 
 
 def full_files(scope, key, target):
     """(relative path, description) of the files that hold ``target``'s full tables."""
     folder = scope.folders[key]
-    described = [("systems", "every system: rank, score, CI, letters, tied with the winner"),
-                 ("vs_winner", "every system's difference to the winner, CI and p-values"),
-                 ("pairs", "all %s pairs: difference, CI, p-values (raw and corrected), stars"
-                  % "{:,}".format(scope.views[key].m * (scope.views[key].m - 1) // 2))]
+    described = [
+        ("systems", "every system: rank, score, CI, letters, tied with the winner"),
+        ("vs_winner", "every system's difference to the winner, CI and p-values"),
+        (
+            "pairs",
+            "all %s pairs: difference, CI, p-values (raw and corrected), stars"
+            % "{:,}".format(scope.views[key].m * (scope.views[key].m - 1) // 2),
+        ),
+    ]
     if target.gains is not None:
         described.append(("gains", "every system's gain over the baseline"))
     out = []
@@ -226,8 +256,10 @@ def full_files(scope, key, target):
 
 def truncation_note(view, folder):
     """The sentence that says a table shows the top of the ranking and where every row is."""
-    return ("Truncated: the %d best-ranked of %s systems (by score); every system is in %s/systems.csv and "
-            "every pair in %s/pairs.csv." % (len(view.shown.systems), "{:,}".format(view.m), folder, folder))
+    return (
+        "Truncated: the %d best-ranked of %s systems (by score); every system is in %s/systems.csv and "
+        "every pair in %s/pairs.csv." % (len(view.shown.systems), "{:,}".format(view.m), folder, folder)
+    )
 
 
 def pair_matrix(target, value="diff"):
@@ -259,7 +291,6 @@ def view_of(scope, target):
 def mark_truncated(table, view, folder, what):
     """Say in ``table``'s caption and first note that it shows the top of the ranking, and where all rows are."""
     shown = len(view.shown.systems)
-    table.caption = "%s (top %d of %s systems; %s)" % (table.caption.rstrip("."), shown, "{:,}".format(view.m),
-                                                      what)
+    table.caption = "%s (top %d of %s systems; %s)" % (table.caption.rstrip("."), shown, "{:,}".format(view.m), what)
     table.notes.insert(0, truncation_note(view, folder))
     return table

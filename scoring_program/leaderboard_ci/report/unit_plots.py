@@ -5,6 +5,7 @@ matplotlib) makes and passes in, from a target's ``unit_values`` summary
 (:mod:`leaderboard_ci.phase.analysis.unit_values`); the report shows it when the task
 offers per-unit values, without naming the task.
 """
+
 from __future__ import annotations
 
 from ..core.numeric import is_finite_number
@@ -59,24 +60,41 @@ def unit_distribution_plot(target, new_figure, baseline=None, legend_loc="lower 
             colour, face = OTHER, OTHER
         if not is_finite_number(row.mean):
             continue
-        whisker, = ax.plot([row.p05, row.p95], [y, y], color=colour, lw=1.1, zorder=2)
+        (whisker,) = ax.plot([row.p05, row.p95], [y, y], color=colour, lw=1.1, zorder=2)
         whisker.set_gid("whisker:%s" % row.system)
-        box = ax.fill_between([row.q25, row.q75], [y - half] * 2, [y + half] * 2, facecolor=face, alpha=0.28,
-                              edgecolor=colour, lw=1.0, zorder=2)
+        box = ax.fill_between(
+            [row.q25, row.q75],
+            [y - half] * 2,
+            [y + half] * 2,
+            facecolor=face,
+            alpha=0.28,
+            edgecolor=colour,
+            lw=1.0,
+            zorder=2,
+        )
         box.set_gid("box:%s" % row.system)
         ax.plot([row.median, row.median], [y - half, y + half], color=colour, lw=1.8, zorder=3)
-        mean, = ax.plot([row.mean], [y], marker="D", color=colour, markersize=5.5 if m <= 30 else 4,
-                        markeredgecolor="white", markeredgewidth=0.8, ls="none", zorder=4)
+        (mean,) = ax.plot(
+            [row.mean],
+            [y],
+            marker="D",
+            color=colour,
+            markersize=5.5 if m <= 30 else 4,
+            markeredgecolor="white",
+            markeredgewidth=0.8,
+            ls="none",
+            zorder=4,
+        )
         mean.set_gid("mean:%s" % row.system)
     ranked_axis(ax, names, target.winner, baseline, fs)
     ax.set_xlabel("%s per %s" % (figure_title(target), unit))
     shown = "" if total <= m else " (the best %d of %d systems)" % (m, total)
     plural = str(frame.attrs.get("unit_plural", unit + "s"))
     ax.set_title("%s: distribution over the %s%s" % (figure_title(target), plural, shown), fontsize=11, loc="left")
-    handles = [ax.fill_between([], [], [], facecolor=OTHER, alpha=0.28, edgecolor=OTHER, label="quartiles and median"),
-               ax.plot([], [], color=OTHER, lw=1.1, label="5th to 95th percentile")[0],
-               ax.plot([], [], color=OTHER, marker="D", ls="none", label="mean (the score)")[0]]
-    fig.legend(handles=handles, loc=legend_loc,
-               ncol=3, fontsize=9, frameon=False)
+    handles = [
+        ax.fill_between([], [], [], facecolor=OTHER, alpha=0.28, edgecolor=OTHER, label="quartiles and median"),
+        ax.plot([], [], color=OTHER, lw=1.1, label="5th to 95th percentile")[0],
+        ax.plot([], [], color=OTHER, marker="D", ls="none", label="mean (the score)")[0],
+    ]
+    fig.legend(handles=handles, loc=legend_loc, ncol=3, fontsize=9, frameon=False)
     return _fit(fig)
-

@@ -16,16 +16,28 @@ differently:
   is too small for the family of comparisons, with the B that would be
   needed (the analysis' ``TargetAnalysis.family_note``).
 """
+
 from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass
 
 from ..core.numeric import is_finite_number
-from .formatting import DASH, correction_name
+from .formatting import DASH
 
-__all__ = ["DualInterval", "dual_interval", "marginal_interval", "has_rank_sets", "rank_sets", "format_rank_set",
-           "family_note", "family_notes", "interval_header", "MARGINAL_WORDS", "FAMILY_WISE_WORDS"]
+__all__ = [
+    "DualInterval",
+    "dual_interval",
+    "marginal_interval",
+    "has_rank_sets",
+    "rank_sets",
+    "format_rank_set",
+    "family_note",
+    "family_notes",
+    "interval_header",
+    "MARGINAL_WORDS",
+    "FAMILY_WISE_WORDS",
+]
 
 #: How the two kinds of interval are named in headers and captions (plain words).
 FAMILY_WISE_WORDS = "Simultaneous/family-wise %s interval (max-t step-down)"
@@ -112,8 +124,10 @@ def rank_sets(row):
     """``{"simultaneous": [lo, hi], "marginal": [lo, hi]}`` of one systems row (a mapping); None members if absent."""
     get = row.get if hasattr(row, "get") else (lambda k, d=None: getattr(row, k, d))
     out = OrderedDict()
-    for kind, (low, high) in (("simultaneous", ("rank_low", "rank_high")),
-                              ("marginal", ("rank_low_marginal", "rank_high_marginal"))):
+    for kind, (low, high) in (
+        ("simultaneous", ("rank_low", "rank_high")),
+        ("marginal", ("rank_low_marginal", "rank_high_marginal")),
+    ):
         lo, hi = _rank(get(low, None)), _rank(get(high, None))
         out[kind] = [lo, hi] if lo is not None and hi is not None else None
     return out

@@ -12,6 +12,7 @@ scored or not, and no message gives a count of gold items.
 Only the standard library and numpy (the per-submission path runs on Python
 3.7 with numpy 1.17).
 """
+
 import itertools
 from array import array
 
@@ -46,22 +47,28 @@ def align_by_order(source, table, n, convert, typecode, stack):
     values = _new_values(typecode)
     for line, _, text, _ in table.rows:
         if len(values) == n:
-            raise source.at(line, "more predictions than the %d test items; expected exactly %d "
-                                  "predictions, one per test item in order" % (n, n))
+            raise source.at(
+                line,
+                "more predictions than the %d test items; expected exactly %d "
+                "predictions, one per test item in order" % (n, n),
+            )
         values.append(convert(line, text))
     if not values:
         raise _no_rows(source, table, n)
     if len(values) < n:
-        raise source.whole("has %d predictions, expected %d (one per test item, in the order of the test set)"
-                           % (len(values), n))
+        raise source.whole(
+            "has %d predictions, expected %d (one per test item, in the order of the test set)" % (len(values), n)
+        )
     return _finish(values, typecode, stack)
 
 
 def _missing_ids(source, gold, seen, count):
     missing = gold.n - count
     shown = [gold.ids[k] for k in np.flatnonzero(~seen)[:3]]
-    return source.whole("is missing %d of the %d test ids (e.g. %s); give one prediction for every id"
-                        % (missing, gold.n, ", ".join(quote(i) for i in shown)))
+    return source.whole(
+        "is missing %d of the %d test ids (e.g. %s); give one prediction for every id"
+        % (missing, gold.n, ", ".join(quote(i) for i in shown))
+    )
 
 
 def _line_array(lines):
@@ -96,8 +103,10 @@ def _repeated_id(source, hashes, lines):
     k = int(np.argmin(second))
     first = rows[order[np.searchsorted(sorted_sub, sorted_sub[again[k]])]]
     line_of = np.concatenate([_line_array(part) for part in lines])
-    return source.at(int(line_of[second[k]]), "the id appears again (first on line %d); give one prediction per "
-                                              "id" % int(line_of[first]))
+    return source.at(
+        int(line_of[second[k]]),
+        "the id appears again (first on line %d); give one prediction per id" % int(line_of[first]),
+    )
 
 
 def _converted(convert, lines, texts, typecode, rows=None):
@@ -187,8 +196,7 @@ def _place_batch(placed, index, lines, ids, texts, convert, ignore):
         return False
     if not ignore:
         positions = np.fromiter(map(index.get, ids, itertools.repeat(-1)), np.int64, len(ids))
-        if np.any(positions < 0) or np.any(placed.seen[positions]) or \
-                np.unique(positions).size != positions.size:
+        if np.any(positions < 0) or np.any(placed.seen[positions]) or np.unique(positions).size != positions.size:
             return False
         placed.add(positions, lines, _converted(convert, lines, texts, placed.typecode))
         return True
@@ -223,12 +231,12 @@ def _place_rows(source, placed, index, gold, lines, ids, texts, convert, ignore)
             if position is None or position in first_lines or placed.seen[position]:
                 continue  # an unscored id; a repeat is reported after the reading, like any other
         elif position is None:
-            raise source.at(line, "id %s is not a test id; expected ids like %s"
-                                  % (quote(ident), quote(gold.ids[0])))
+            raise source.at(line, "id %s is not a test id; expected ids like %s" % (quote(ident), quote(gold.ids[0])))
         elif position in first_lines or placed.seen[position]:
             first = first_lines[position] if position in first_lines else placed.first_line(position)
-            raise source.at(line, "id %s appears again (first on line %d); give one prediction per id"
-                                  % (quote(ident), first))
+            raise source.at(
+                line, "id %s appears again (first on line %d); give one prediction per id" % (quote(ident), first)
+            )
         first_lines[position] = line
         positions.append(position)
         kept_lines.append(line)
@@ -270,8 +278,11 @@ def align_by_id(source, table, gold, convert, typecode, stack, unscored="error",
             _place_rows(source, placed, index, gold, lines, ids, texts, convert, ignore)
         rows += len(lines)
         if over is not None:
-            raise source.at(over, "more than {:,} predictions, the most this competition accepts (one per public "
-                                  "test id); give one prediction per test id".format(max_rows))
+            raise source.at(
+                over,
+                "more than {:,} predictions, the most this competition accepts (one per public "
+                "test id); give one prediction per test id".format(max_rows),
+            )
     if ignore:
         repeated = _repeated_id(source, placed.hashes, placed.hash_lines)
         if repeated is not None:
@@ -281,7 +292,8 @@ def align_by_id(source, table, gold, convert, typecode, stack, unscored="error",
     count = placed.count()
     if count < gold.n:
         if ignore:
-            raise source.whole("has no prediction for some of the test ids; give one prediction for every id "
-                               "of the test set")
+            raise source.whole(
+                "has no prediction for some of the test ids; give one prediction for every id of the test set"
+            )
         raise _missing_ids(source, gold, placed.seen, count)
     return placed.aligned(stack)

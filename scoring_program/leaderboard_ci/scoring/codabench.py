@@ -17,6 +17,7 @@ Exit codes: 0 scored; 1 the participant's mistake (one sentence on stderr);
 No traceback is printed for 1 and 2, and none of the messages quotes the gold
 standard.  Set ``LEADERBOARD_CI_DEBUG=1`` to see tracebacks of internal errors.
 """
+
 from __future__ import annotations
 
 import io
@@ -31,8 +32,16 @@ from .errors import ConfigError, SubmissionError
 from .outputs import check_output_groups
 from .text_files import one_line
 
-__all__ = ["main", "run", "write_outputs", "format_scores_txt", "EXIT_OK", "EXIT_SUBMISSION",
-           "EXIT_CONFIG", "EXIT_INTERNAL"]
+__all__ = [
+    "main",
+    "run",
+    "write_outputs",
+    "format_scores_txt",
+    "EXIT_OK",
+    "EXIT_SUBMISSION",
+    "EXIT_CONFIG",
+    "EXIT_INTERNAL",
+]
 
 EXIT_OK = 0
 EXIT_SUBMISSION = 1
@@ -79,11 +88,15 @@ def write_outputs(result, config, output_dir):
 def _summary(result):
     lines = []
     for s in result.scores:
-        lines.append("%-24s %.6f   %g%% CI [%.6f, %.6f]" % (s.key, s.score, 100 * s.interval.confidence_level,
-                                                        s.interval.low, s.interval.high))
+        lines.append(
+            "%-24s %.6f   %g%% CI [%.6f, %.6f]"
+            % (s.key, s.score, 100 * s.interval.confidence_level, s.interval.low, s.interval.high)
+        )
     for b in result.baseline:
-        lines.append("%-24s %+.6f   %g%% CI [%+.6f, %+.6f]  p = %.4g" % (
-            b.key, b.difference, 100 * b.interval.confidence_level, b.interval.low, b.interval.high, b.p_value))
+        lines.append(
+            "%-24s %+.6f   %g%% CI [%+.6f, %+.6f]  p = %.4g"
+            % (b.key, b.difference, 100 * b.interval.confidence_level, b.interval.low, b.interval.high, b.p_value)
+        )
     lines.append("signature: %s" % result.signature)
     return "\n".join(lines)
 
@@ -128,12 +141,16 @@ def run(input_dir, output_dir, program_dir, stdout=None, stderr=None):
         _say(stderr, "Scoring configuration error (for the competition organizers): %s" % exc.message)
         return EXIT_CONFIG
     except MemoryError:
-        stderr.write("The scoring program ran out of memory (leaderboard-ci %s); "
-                     "the organizers can lower bootstrap.n_resamples.\n" % __version__)
+        stderr.write(
+            "The scoring program ran out of memory (leaderboard-ci %s); "
+            "the organizers can lower bootstrap.n_resamples.\n" % __version__
+        )
         return EXIT_INTERNAL
     except Exception as exc:  # a bug: say so without leaking data
-        stderr.write("Internal error in leaderboard-ci %s (%s). The organizers can reproduce it with "
-                     "leaderboard-ci score.\n" % (__version__, type(exc).__name__))
+        stderr.write(
+            "Internal error in leaderboard-ci %s (%s). The organizers can reproduce it with "
+            "leaderboard-ci score.\n" % (__version__, type(exc).__name__)
+        )
         if os.environ.get("LEADERBOARD_CI_DEBUG"):
             traceback.print_exc(file=stderr)
         return EXIT_INTERNAL

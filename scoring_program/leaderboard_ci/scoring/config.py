@@ -10,6 +10,7 @@ defaults and documentation (:mod:`leaderboard_ci.scoring.schema`); the
 configuration reference, ``docs/configuration.md``, is generated from them
 (``python3 -m leaderboard_ci.tools.config_reference``).
 """
+
 from __future__ import annotations
 
 import difflib
@@ -21,18 +22,31 @@ from typing import Optional, Tuple
 
 import yaml
 
-from .custom import load_custom_metric
-from .errors import ConfigError
 from ..core.intervals import METHODS
 from ..core.parallel import MAX_JOBS, check_jobs
 from ..core.resampling import check_seed
-from ..tasks.base import MetricSpec
-from ..tasks.base import check_labels
+from ..tasks.base import MetricSpec, check_labels
 from ..tasks.registry import TASKS
+from .custom import load_custom_metric
+from .errors import ConfigError
 from .metric_config import MAX_KEY_LENGTH, parse_metric
 from .outputs import OutputSettings, check_output_groups, column_key, group_slug
-from .schema import (Choice, Delegate, Flag, Integer, ListOf, Name, Nullable, Number, lower, section_keys, setting,
-                     setting_fields, unknown_key, validate_section)
+from .schema import (
+    Choice,
+    Delegate,
+    Flag,
+    Integer,
+    ListOf,
+    Name,
+    Nullable,
+    Number,
+    lower,
+    section_keys,
+    setting,
+    setting_fields,
+    unknown_key,
+    validate_section,
+)
 
 __all__ = [
     "Config",
@@ -65,8 +79,18 @@ MAX_RESAMPLES = 1000000
 
 #: The method names of ``statsmodels.stats.multitest.multipletests`` (checked
 #: against statsmodels in the tests; statsmodels itself is not imported here).
-CORRECTION_METHODS = ("bonferroni", "sidak", "holm-sidak", "holm", "simes-hochberg", "hommel",
-                      "fdr_bh", "fdr_by", "fdr_tsbh", "fdr_tsbky")
+CORRECTION_METHODS = (
+    "bonferroni",
+    "sidak",
+    "holm-sidak",
+    "holm",
+    "simes-hochberg",
+    "hommel",
+    "fdr_bh",
+    "fdr_by",
+    "fdr_tsbh",
+    "fdr_tsbky",
+)
 #: Every ``analysis.corrections`` entry accepted: the resampling-based max-t step-down
 #: (Romano & Wolf 2005, :mod:`leaderboard_ci.core.simultaneous`), then statsmodels' methods.
 CORRECTIONS = ("maxt",) + CORRECTION_METHODS
@@ -94,13 +118,22 @@ class BootstrapSettings:
 
     n_resamples: int = setting(10000, "B, the number of bootstrap resamples.", Integer(1, MAX_RESAMPLES))
     confidence_level: float = setting(0.95, "The level of every interval.", Number(0, 1))
-    method: str = setting("percentile", "How an interval is read from the replicates: percentile, basic, bca, or "
-                          "normal (score +- z SE, SE the standard deviation of the replicates).",
-                          Choice(METHODS, lower))
-    seed: int = setting(DEFAULT_SEED, "Fixed, so that every submission is scored on the same resamples "
-                        "(0 is a valid seed).", Delegate(check_seed, "integer from 0 to 2**128-1"))
-    n_jobs: object = setting("auto", "Threads; the results are identical for any value.",
-                             Delegate(check_jobs, "auto, or an integer from 1 to %d" % MAX_JOBS))
+    method: str = setting(
+        "percentile",
+        "How an interval is read from the replicates: percentile, basic, bca, or "
+        "normal (score +- z SE, SE the standard deviation of the replicates).",
+        Choice(METHODS, lower),
+    )
+    seed: int = setting(
+        DEFAULT_SEED,
+        "Fixed, so that every submission is scored on the same resamples (0 is a valid seed).",
+        Delegate(check_seed, "integer from 0 to 2**128-1"),
+    )
+    n_jobs: object = setting(
+        "auto",
+        "Threads; the results are identical for any value.",
+        Delegate(check_jobs, "auto, or an integer from 1 to %d" % MAX_JOBS),
+    )
 
 
 @dataclass(frozen=True)
@@ -108,22 +141,40 @@ class FileSettings:
     """Where the gold and the predictions are, and how they are read."""
 
     gold: str = setting("gold.csv", "The gold file in the reference data.", Name(file=True))
-    predictions: Optional[str] = setting(None, "The file name expected in submissions (null: the submission's "
-                                         "only data file).", Nullable(Name(file=True)))
-    id_column: Optional[str] = setting("id", "The id column (null: the files have no ids and align by order).",
-                                       Nullable(Name()))
+    predictions: Optional[str] = setting(
+        None,
+        "The file name expected in submissions (null: the submission's only data file).",
+        Nullable(Name(file=True)),
+    )
+    id_column: Optional[str] = setting(
+        "id", "The id column (null: the files have no ids and align by order).", Nullable(Name())
+    )
     gold_column: str = setting("label", "The gold's label or value column.", Name())
-    prediction_column: Optional[str] = setting(None, "The submission's column.", Nullable(Name()),
-                                               default_doc="the gold column's name, prediction, pred or label")
-    format: str = setting("auto", "The file format (auto: from the extension and the content; lines: one value "
-                          "per line).", Choice(FORMATS, lower))
+    prediction_column: Optional[str] = setting(
+        None,
+        "The submission's column.",
+        Nullable(Name()),
+        default_doc="the gold column's name, prediction, pred or label",
+    )
+    format: str = setting(
+        "auto",
+        "The file format (auto: from the extension and the content; lines: one value per line).",
+        Choice(FORMATS, lower),
+    )
     max_megabytes: float = setting(200.0, "Larger submissions are refused before reading.", Number(0, 1e6))
-    unscored_ids: str = setting("error", "A prediction for an id the gold does not have is an error, or is read, "
-                                "checked and ignored (ignore: decoys, the public test set holds more ids than the "
-                                "gold scores; messages then give no gold count and no scored id).",
-                                Choice(UNSCORED_IDS, lower))
-    max_ids: int = setting(1000000, "With `unscored_ids: ignore`, the most rows a prediction file may have (the "
-                           "number of public test ids); reading stops at the next row.", Integer(1, 10 ** 9))
+    unscored_ids: str = setting(
+        "error",
+        "A prediction for an id the gold does not have is an error, or is read, "
+        "checked and ignored (ignore: decoys, the public test set holds more ids than the "
+        "gold scores; messages then give no gold count and no scored id).",
+        Choice(UNSCORED_IDS, lower),
+    )
+    max_ids: int = setting(
+        1000000,
+        "With `unscored_ids: ignore`, the most rows a prediction file may have (the "
+        "number of public test ids); reading stops at the next row.",
+        Integer(1, 10**9),
+    )
 
     @property
     def prediction_columns(self):
@@ -147,17 +198,21 @@ class GroupSettings:
     #: ``groups: language`` stands for ``groups: {column: language}``.
     _shorthand = ("column", "a column name")
     column: str = setting(doc="The gold column that holds each item's group.", check=Name())
-    values: Optional[Tuple[str, ...]] = setting(None, "The groups, in column order.",
-                                                Nullable(ListOf(Name(), "a non-empty list", min_length=1)),
-                                                default_doc="the values of the gold column")
+    values: Optional[Tuple[str, ...]] = setting(
+        None,
+        "The groups, in column order.",
+        Nullable(ListOf(Name(), "a non-empty list", min_length=1)),
+        default_doc="the values of the gold column",
+    )
 
     @classmethod
     def _finish(cls, values, where):
         if values.get("values") is not None:
             slugs = [group_slug(v) for v in values["values"]]
             if len(set(slugs)) != len(slugs):
-                raise ConfigError("%s.values %s collide as score keys (%s)"
-                                  % (where, ", ".join(values["values"]), ", ".join(slugs)))
+                raise ConfigError(
+                    "%s.values %s collide as score keys (%s)" % (where, ", ".join(values["values"]), ", ".join(slugs))
+                )
         return values
 
 
@@ -175,30 +230,51 @@ class BaselineSettings:
 class AnalysisSettings:
     """End-of-phase settings (ignored by the per-submission program)."""
 
-    test: str = setting("bootstrap", "The test of a pair: bootstrap (the inversion of the pair's interval) or "
-                        "permutation (paired approximate randomization).", Choice(TESTS))
+    test: str = setting(
+        "bootstrap",
+        "The test of a pair: bootstrap (the inversion of the pair's interval) or "
+        "permutation (paired approximate randomization).",
+        Choice(TESTS),
+    )
     alpha: float = setting(0.05, "The significance level.", Number(0, 1))
-    corrections: Tuple[str, ...] = setting(DEFAULT_CORRECTIONS, "The multiple-comparison corrections reported: "
-                                           "maxt (Romano-Wolf max-t step-down on the bootstrap replicates) and "
-                                           "statsmodels' methods.", ListOf(Choice(CORRECTIONS), single=True))
-    family: str = setting("all_pairs", "The tests each correction runs over: all_pairs, vs_winner or per_row.",
-                          Choice(FAMILIES))
+    corrections: Tuple[str, ...] = setting(
+        DEFAULT_CORRECTIONS,
+        "The multiple-comparison corrections reported: "
+        "maxt (Romano-Wolf max-t step-down on the bootstrap replicates) and "
+        "statsmodels' methods.",
+        ListOf(Choice(CORRECTIONS), single=True),
+    )
+    family: str = setting(
+        "all_pairs", "The tests each correction runs over: all_pairs, vs_winner or per_row.", Choice(FAMILIES)
+    )
     n_permutations: int = setting(10000, "Permutations of the permutation test.", Integer(1, MAX_RESAMPLES))
-    reference_point: Optional[float] = setting(None, "r of the baseline-calibrated gain.",
-                                               Nullable(Number(-1e300, 1e300, kind="number")),
-                                               default_doc="the metric's best value, else 0")
-    primary: str = setting("maxt", "The correction that decides the stars, the letters, the significant column "
-                           "and the systems tied with the winner.", kind="one of analysis.corrections, or none",
-                           default_doc="maxt if listed, else holm if listed, else the first correction")
-    sides: str = setting("two", "two: decisions use two-sided p-values (the ranking picks which system of a pair "
-                         "is better); one: one-sided throughout.", Choice(("two", "one"), str))
+    reference_point: Optional[float] = setting(
+        None,
+        "r of the baseline-calibrated gain.",
+        Nullable(Number(-1e300, 1e300, kind="number")),
+        default_doc="the metric's best value, else 0",
+    )
+    primary: str = setting(
+        "maxt",
+        "The correction that decides the stars, the letters, the significant column "
+        "and the systems tied with the winner.",
+        kind="one of analysis.corrections, or none",
+        default_doc="maxt if listed, else holm if listed, else the first correction",
+    )
+    sides: str = setting(
+        "two",
+        "two: decisions use two-sided p-values (the ranking picks which system of a pair "
+        "is better); one: one-sided throughout.",
+        Choice(("two", "one"), str),
+    )
 
     @classmethod
     def _finish(cls, values, where):
         corrections = values.get("corrections", cls.corrections)
         default = next((c for c in ("maxt", "holm") if c in corrections), corrections[0] if corrections else "none")
         values["primary"] = Choice(tuple(corrections) + ("none",))(
-            values.get("primary", default), "%s.primary (one of analysis.corrections, or none)" % where)
+            values.get("primary", default), "%s.primary (one of analysis.corrections, or none)" % where
+        )
         return values
 
 
@@ -207,28 +283,55 @@ class DetailedSettings:
     """What ``detailed_results.html`` shows besides the scores."""
 
     per_class: bool = setting(True, "The per-class table (false: not shown).", Flag())
-    min_count: int = setting(10, "A class's precision, recall and F1 (and their intervals) are shown only when "
-                             "the submission predicted it, and the gold holds it, at least this many times; below "
-                             "that a row would tell right from wrong for single items.", Integer(1, 10 ** 9))
+    min_count: int = setting(
+        10,
+        "A class's precision, recall and F1 (and their intervals) are shown only when "
+        "the submission predicted it, and the gold holds it, at least this many times; below "
+        "that a row would tell right from wrong for single items.",
+        Integer(1, 10**9),
+    )
 
 
 @dataclass(frozen=True)
 class Config:
     """The whole ``config.yaml``: the metrics, the top-level keys and one dataclass per section."""
 
-    metrics: Tuple[MetricSpec, ...] = setting(doc="", rows=(
-        ("metric", "metric entry", "(required)", "The official metric, which ranks the leaderboard: a name "
-         "(`f1_macro`), a mapping (`{name: f1, average: macro, labels: [favor, against], key: f1_fa}`) or "
-         "`{custom: file.py}`; see Metric entries."),
-        ("extra_metrics", "list of metric entries", "[]", "More metrics, each with its own columns.")))
-    task: Optional[str] = setting(None, "The task type: how gold and predictions are parsed.",
-                                  Nullable(Choice(TASKS, _task_name)), default_doc="the official metric's task")
-    labels: Optional[Tuple[str, ...]] = setting(None, "The label set, in the order of the tables.", Nullable(
-        ListOf(Name(), "a list of at least two class labels", min_length=2, indexed=True,
-               unique="lists a class twice")), default_doc="the labels of the gold")
+    metrics: Tuple[MetricSpec, ...] = setting(
+        doc="",
+        rows=(
+            (
+                "metric",
+                "metric entry",
+                "(required)",
+                "The official metric, which ranks the leaderboard: a name "
+                "(`f1_macro`), a mapping (`{name: f1, average: macro, labels: [favor, against], key: f1_fa}`) or "
+                "`{custom: file.py}`; see Metric entries.",
+            ),
+            ("extra_metrics", "list of metric entries", "[]", "More metrics, each with its own columns."),
+        ),
+    )
+    task: Optional[str] = setting(
+        None,
+        "The task type: how gold and predictions are parsed.",
+        Nullable(Choice(TASKS, _task_name)),
+        default_doc="the official metric's task",
+    )
+    labels: Optional[Tuple[str, ...]] = setting(
+        None,
+        "The label set, in the order of the tables.",
+        Nullable(
+            ListOf(
+                Name(), "a list of at least two class labels", min_length=2, indexed=True, unique="lists a class twice"
+            )
+        ),
+        default_doc="the labels of the gold",
+    )
     pos_label: Optional[str] = setting(None, "The positive class of the `*_binary` metrics.", Nullable(Name()))
-    zero_division: float = setting(0.0, "The value of precision, recall and F1 when undefined, as in "
-                                   "scikit-learn.", Choice((0, 1), phrase="0 or 1"))
+    zero_division: float = setting(
+        0.0,
+        "The value of precision, recall and F1 when undefined, as in scikit-learn.",
+        Choice((0, 1), phrase="0 or 1"),
+    )
     bootstrap: BootstrapSettings = setting(default_factory=BootstrapSettings, section=BootstrapSettings)
     files: FileSettings = setting(default_factory=FileSettings, section=FileSettings)
     groups: Optional[GroupSettings] = setting(None, section=GroupSettings)
@@ -346,12 +449,17 @@ def check_key_lengths(metrics, group_values, source, with_baseline=False):
             if len(key) <= MAX_KEY_LENGTH:
                 continue
             room = MAX_KEY_LENGTH - len(longest) - (len(group_slug(group)) + 1 if group is not None else 0)
-            hint = ("give metric %r a shorter key (key: at most %d characters)" % (spec.key, room)
-                    if room >= 1 else "shorten the metric's key")
+            hint = (
+                "give metric %r a shorter key (key: at most %d characters)" % (spec.key, room)
+                if room >= 1
+                else "shorten the metric's key"
+            )
             if group is not None:
                 hint += " or the group value %r" % group
-            raise ConfigError("%s: the score key %r would be %d characters, over Codabench's %d; %s"
-                              % (source, key, len(key), MAX_KEY_LENGTH, hint))
+            raise ConfigError(
+                "%s: the score key %r would be %d characters, over Codabench's %d; %s"
+                % (source, key, len(key), MAX_KEY_LENGTH, hint)
+            )
 
 
 def _parse_metrics(data, source, program_dir, labels, pos_label, zero_division, task):
@@ -367,18 +475,28 @@ def _parse_metrics(data, source, program_dir, labels, pos_label, zero_division, 
     if not isinstance(extra, (list, tuple)):
         raise ConfigError("%s: extra_metrics must be a list of metrics, got %r" % (source, extra))
     entries += [("extra_metrics[%d]" % i, e) for i, e in enumerate(extra)]
-    metrics = tuple(parse_metric(entry, "%s: %s" % (source, where), label_set=labels, default_pos_label=pos_label,
-                                 default_zero_division=zero_division, custom_loader=custom_loader, task=task)
-                    for where, entry in entries)
+    metrics = tuple(
+        parse_metric(
+            entry,
+            "%s: %s" % (source, where),
+            label_set=labels,
+            default_pos_label=pos_label,
+            default_zero_division=zero_division,
+            custom_loader=custom_loader,
+            task=task,
+        )
+        for where, entry in entries
+    )
     keys = [m.key for m in metrics]
     for key in keys:
         if keys.count(key) > 1:
             raise ConfigError("%s: two metrics have the key %r; give one of them another 'key'" % (source, key))
     tasks = list(OrderedDict((m.task, None) for m in metrics))
     if len(tasks) > 1 or (task is not None and tasks != [task]):
-        raise ConfigError("%s: metrics of different task types (%s)%s; one task parses predictions one way"
-                          % (source, ", ".join("%s: %s" % (m.key, m.task) for m in metrics),
-                             " under task: %s" % task if task else ""))
+        raise ConfigError(
+            "%s: metrics of different task types (%s)%s; one task parses predictions one way"
+            % (source, ", ".join("%s: %s" % (m.key, m.task) for m in metrics), " under task: %s" % task if task else "")
+        )
     return metrics
 
 
@@ -396,14 +514,21 @@ def parse_config(data, source=CONFIG_NAME, program_dir=None):
     top, parts = section_keys(Config), sections()
     extra = set(data) - set(top)
     # Task modules are imported only when a key might be a task's setting.
-    task_keys = dict((key, module) for module in (TASKS.values() if extra else ())
-                     for key in module.SETTINGS)
+    task_keys = dict((key, module) for module in (TASKS.values() if extra else ()) for key in module.SETTINGS)
     unknown = sorted(extra - set(task_keys), key=str)
     if unknown:
-        raise unknown_key("%s: %r" % (source, unknown[0]), unknown[0], top,
-                          dict((name, section_keys(cls)) for name, cls in parts.items()), also=sorted(task_keys))
-    given = dict((f.name, s.check(data[f.name], "%s: %s" % (source, f.name)))
-                 for f, s in setting_fields(Config) if s.check is not None and f.name in data)
+        raise unknown_key(
+            "%s: %r" % (source, unknown[0]),
+            unknown[0],
+            top,
+            dict((name, section_keys(cls)) for name, cls in parts.items()),
+            also=sorted(task_keys),
+        )
+    given = dict(
+        (f.name, s.check(data[f.name], "%s: %s" % (source, f.name)))
+        for f, s in setting_fields(Config)
+        if s.check is not None and f.name in data
+    )
     task, labels, pos_label = given.get("task"), given.get("labels"), given.get("pos_label")
     zero_division = given.get("zero_division", 0)
     metrics = _parse_metrics(data, source, program_dir, labels, pos_label, zero_division, task)
@@ -411,8 +536,10 @@ def parse_config(data, source=CONFIG_NAME, program_dir=None):
     module = TASKS[task or metrics[0].task]
     foreign = sorted(key for key in data if key in task_keys and key not in module.SETTINGS)
     if foreign:
-        raise ConfigError("%s: %s is a setting of task %s; this configuration's task is %s"
-                          % (source, foreign[0], task_keys[foreign[0]].NAME, module.NAME))
+        raise ConfigError(
+            "%s: %s is a setting of task %s; this configuration's task is %s"
+            % (source, foreign[0], task_keys[foreign[0]].NAME, module.NAME)
+        )
     own = dict((key, data[key]) for key in module.SETTINGS if key in data)
     try:
         task_settings = module.parse_settings(own)
@@ -430,16 +557,32 @@ def parse_config(data, source=CONFIG_NAME, program_dir=None):
 
     others = dict((name, section_keys(cls)) for name, cls in parts.items())
     optional = set(f.name for f, s in setting_fields(Config) if f.default is None)  # groups, baseline
-    settings = dict((name, None if data.get(name) is None and name in optional else
-                     validate_section(cls, data.get(name), name, source, others)) for name, cls in parts.items())
+    settings = dict(
+        (
+            name,
+            None
+            if data.get(name) is None and name in optional
+            else validate_section(cls, data.get(name), name, source, others),
+        )
+        for name, cls in parts.items()
+    )
     groups = settings["groups"]
     if groups is not None and groups.values is not None:
         check_output_groups(settings["outputs"], groups.values, source)
-    check_key_lengths(metrics, groups.values if groups else None, source,
-                      with_baseline=settings["baseline"] is not None)
-    return Config(task=task, task_settings=tuple(sorted(task_settings.items())), metrics=metrics, labels=labels,
-                  pos_label=pos_label, zero_division=float(zero_division), source=source, program_dir=program_dir,
-                  **settings)
+    check_key_lengths(
+        metrics, groups.values if groups else None, source, with_baseline=settings["baseline"] is not None
+    )
+    return Config(
+        task=task,
+        task_settings=tuple(sorted(task_settings.items())),
+        metrics=metrics,
+        labels=labels,
+        pos_label=pos_label,
+        zero_division=float(zero_division),
+        source=source,
+        program_dir=program_dir,
+        **settings,
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -488,8 +631,9 @@ def config_from_options(metric, extra_metrics=None, source="analyze()", **option
     unknown = sorted(set(options) - set(names))
     if unknown:
         close = difflib.get_close_matches(unknown[0], list(names), n=1, cutoff=0.75)
-        raise TypeError("unexpected keyword argument %r%s"
-                        % (unknown[0], " (did you mean %r?)" % close[0] if close else ""))
+        raise TypeError(
+            "unexpected keyword argument %r%s" % (unknown[0], " (did you mean %r?)" % close[0] if close else "")
+        )
     data = {"metric": metric}
     if extra_metrics:
         data["extra_metrics"] = list(extra_metrics)

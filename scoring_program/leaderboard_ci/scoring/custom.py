@@ -18,6 +18,7 @@ A bootstrap resample is the test set with item ``i`` repeated
 with these weights; the full-sample score is the call with one row of ones.
 Keep it vectorized over rows: it is called once per block of resamples.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -25,9 +26,9 @@ import math
 import os
 import threading
 
-from .errors import ConfigError
 from ..tasks.base import MetricInfo
 from ..tasks.registry import DEFAULT_TASK, TASKS
+from .errors import ConfigError
 
 __all__ = ["load_custom_metric", "custom_function", "custom_functions"]
 
@@ -50,8 +51,7 @@ def _load_module(program_dir, path, where):
         try:
             spec.loader.exec_module(module)
         except Exception as exc:  # the organizer's code: report it, do not crash
-            raise ConfigError("%s: custom metric %s failed to load: %s: %s"
-                              % (where, path, type(exc).__name__, exc))
+            raise ConfigError("%s: custom metric %s failed to load: %s: %s" % (where, path, type(exc).__name__, exc))
         _CACHE[full] = module
         return module
 
@@ -64,8 +64,9 @@ def load_custom_metric(program_dir, path, where):
         raise ConfigError("%s: %s must define score(y_true, y_pred, weights)" % (where, path))
     kind = getattr(module, "KIND", DEFAULT_TASK)
     if kind not in TASKS:
-        raise ConfigError("%s: %s: KIND must be one of the task types (%s), got %r"
-                          % (where, path, ", ".join(TASKS), kind))
+        raise ConfigError(
+            "%s: %s: KIND must be one of the task types (%s), got %r" % (where, path, ", ".join(TASKS), kind)
+        )
     direction = getattr(module, "DIRECTION", None)
     if direction not in ("higher", "lower"):
         raise ConfigError("%s: %s must set DIRECTION = 'higher' or 'lower' (which is better)" % (where, path))
@@ -73,8 +74,7 @@ def load_custom_metric(program_dir, path, where):
     if best is not None and not (isinstance(best, (int, float)) and math.isfinite(best)):
         raise ConfigError("%s: %s: BEST must be a finite number, got %r" % (where, path, best))
     title = str(getattr(module, "NAME", os.path.splitext(os.path.basename(path))[0]))
-    return MetricInfo(kind, direction, None if best is None else float(best), title,
-                      ppi=best is not None)
+    return MetricInfo(kind, direction, None if best is None else float(best), title, ppi=best is not None)
 
 
 def custom_function(program_dir, path):
@@ -84,5 +84,8 @@ def custom_function(program_dir, path):
 
 def custom_functions(config):
     """``{metric key: score function}`` of a configuration's custom metrics (for the scorers)."""
-    return dict((spec.key, custom_function(config.program_dir, spec.custom_path))
-                for spec in config.metrics if spec.name == "custom")
+    return dict(
+        (spec.key, custom_function(config.program_dir, spec.custom_path))
+        for spec in config.metrics
+        if spec.name == "custom"
+    )

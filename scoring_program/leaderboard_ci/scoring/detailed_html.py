@@ -6,12 +6,14 @@ shows aggregate numbers only (scores, intervals, bootstrap replicates of a
 score), never per-item data.  Every string from the config or the data is
 escaped; every number that is not finite is shown as an en dash.
 """
+
 from __future__ import annotations
 
 import html
 import math
 
 import numpy as np
+
 from ..core.numeric import is_finite_number
 from .validity import degenerate_interval_note
 
@@ -20,9 +22,12 @@ __all__ = ["render_detailed_results", "HISTOGRAM_BINS"]
 #: Bars in the histogram of the official score's bootstrap replicates.
 HISTOGRAM_BINS = 40
 DASH = "\u2013"
-METHOD_NAMES = {"percentile": "percentile", "basic": "basic",
-                "bca": "BCa (bias-corrected and accelerated)",
-                "normal": "normal (score ± z × bootstrap standard error)"}
+METHOD_NAMES = {
+    "percentile": "percentile",
+    "basic": "basic",
+    "bca": "BCa (bias-corrected and accelerated)",
+    "normal": "normal (score ± z × bootstrap standard error)",
+}
 _WIDTH = 720  # SVG user units; the SVGs scale to the page width
 _BLUE, _PALE, _INK, _GREEN, _RED, _ORANGE = "#3b6ea8", "#c9d7e8", "#1f2328", "#2e7d32", "#b5534a", "#c2610c"
 
@@ -67,8 +72,6 @@ def _esc(text):
     return html.escape(str(text), quote=True)
 
 
-
-
 def _num(value, signed=False):
     """A number with 4 decimals (as on the leaderboard), or an en dash if not finite."""
     if not is_finite_number(value):
@@ -102,9 +105,7 @@ def _group_name(group):
 def _short(text, limit=26):
     """``text`` cut to ``limit`` characters with an ellipsis."""
     text = str(text)
-    return text if len(text) <= limit else text[:limit - 1] + "\u2026"
-
-
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
 def _metrics_in_order(items):
@@ -162,8 +163,10 @@ def _axis(x, low, high, y, top):
     for t in ticks:
         parts.append('<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#eef1f4"/>' % (x(t), top, x(t), y))
         parts.append('<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#8c959f"/>' % (x(t), y, x(t), y + 4))
-        parts.append('<text x="%.1f" y="%.1f" text-anchor="middle" font-size="11" fill="#57606a">%.*f</text>'
-                     % (x(t), y + 16, decimals, t))
+        parts.append(
+            '<text x="%.1f" y="%.1f" text-anchor="middle" font-size="11" fill="#57606a">%.*f</text>'
+            % (x(t), y + 16, decimals, t)
+        )
     return "".join(parts)
 
 
@@ -190,27 +193,40 @@ def _forest_svg(rows, label, reference=None, signed=False):
     low, high = _domain(values)
     x = _scale(low, high, left, right)
     axis_y = top + row_h * len(rows) + 4
-    out = ['<svg viewBox="0 0 %d %d" role="img" aria-label="%s">' % (_WIDTH, height, _esc(label)),
-           _axis(x, low, high, axis_y, top)]
+    out = [
+        '<svg viewBox="0 0 %d %d" role="img" aria-label="%s">' % (_WIDTH, height, _esc(label)),
+        _axis(x, low, high, axis_y, top),
+    ]
     if reference is not None:
-        out.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#57606a" stroke-dasharray="4 3"/>'
-                   % (x(reference), top - 6, x(reference), axis_y))
+        out.append(
+            '<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#57606a" stroke-dasharray="4 3"/>'
+            % (x(reference), top - 6, x(reference), axis_y)
+        )
     for i, (name, est, lo, hi, colour) in enumerate(rows):
         y = top + row_h * i + row_h / 2.0
-        out.append('<text x="%.1f" y="%.1f" text-anchor="end" font-size="13"><title>%s</title>%s</text>'
-                   % (left - 12, y + 4, _esc(name), _esc(names[i])))
+        out.append(
+            '<text x="%.1f" y="%.1f" text-anchor="end" font-size="13"><title>%s</title>%s</text>'
+            % (left - 12, y + 4, _esc(name), _esc(names[i]))
+        )
         if is_finite_number(lo) and is_finite_number(hi):
-            out.append('<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="2.5"/>'
-                       % (x(lo), y, x(hi), y, colour))
+            out.append(
+                '<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="2.5"/>'
+                % (x(lo), y, x(hi), y, colour)
+            )
             for end in (lo, hi):
-                out.append('<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="2"/>'
-                           % (x(end), y - 7, x(end), y + 7, colour))
+                out.append(
+                    '<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="2"/>'
+                    % (x(end), y - 7, x(end), y + 7, colour)
+                )
         if is_finite_number(est):
-            out.append('<circle cx="%.1f" cy="%.1f" r="5" fill="%s" stroke="#fff" stroke-width="1.5"/>'
-                       % (x(est), y, colour))
+            out.append(
+                '<circle cx="%.1f" cy="%.1f" r="5" fill="%s" stroke="#fff" stroke-width="1.5"/>' % (x(est), y, colour)
+            )
         head, tail = texts[i].split(" ", 1)
-        out.append('<text x="%d" y="%.1f" text-anchor="end" font-size="13">%s <tspan fill="#57606a">%s</tspan>'
-                   '</text>' % (_WIDTH - 4, y + 4, head, tail))
+        out.append(
+            '<text x="%d" y="%.1f" text-anchor="end" font-size="13">%s <tspan fill="#57606a">%s</tspan>'
+            "</text>" % (_WIDTH - 4, y + 4, head, tail)
+        )
     out.append("</svg>")
     return "".join(out)
 
@@ -228,20 +244,27 @@ def _histogram_svg(score):
     top, bottom, height = 44, 200, 230
     x = _scale(low, high, 16, _WIDTH - 16)
     tallest = float(max(counts.max(), 1))
-    out = ['<svg viewBox="0 0 %d %d" role="img" aria-label="Histogram of %d bootstrap scores">'
-           % (_WIDTH, height, reps.size), _axis(x, low, high, bottom, top)]
+    out = [
+        '<svg viewBox="0 0 %d %d" role="img" aria-label="Histogram of %d bootstrap scores">'
+        % (_WIDTH, height, reps.size),
+        _axis(x, low, high, bottom, top),
+    ]
     for count, a, b in zip(counts, edges[:-1], edges[1:]):
         if count == 0:
             continue
         inside = is_finite_number(iv.low) and is_finite_number(iv.high) and iv.low <= (a + b) / 2.0 <= iv.high
         h = max((bottom - top) * count / tallest, 1.0)
-        out.append('<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"/>'
-                   % (x(a) + 0.5, bottom - h, max(x(b) - x(a) - 1.0, 0.8), h, _BLUE if inside else _PALE))
+        out.append(
+            '<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"/>'
+            % (x(a) + 0.5, bottom - h, max(x(b) - x(a) - 1.0, 0.8), h, _BLUE if inside else _PALE)
+        )
     # The CI labels sit outside the interval (left of the low line, right of the high line), so
     # they never overlap; the observed value's label has a row of its own above them.
-    marks = [(iv.low, "CI low %s" % _num(iv.low), _ORANGE, "4 3", 30, "end"),
-             (iv.high, "CI high %s" % _num(iv.high), _ORANGE, "4 3", 30, "start"),
-             (score.score, "observed %s" % _num(score.score), _INK, "", 14, "middle")]
+    marks = [
+        (iv.low, "CI low %s" % _num(iv.low), _ORANGE, "4 3", 30, "end"),
+        (iv.high, "CI high %s" % _num(iv.high), _ORANGE, "4 3", 30, "start"),
+        (score.score, "observed %s" % _num(score.score), _INK, "", 14, "middle"),
+    ]
     for value, text, colour, dash, label_y, anchor in marks:
         if not is_finite_number(value):
             continue
@@ -251,10 +274,14 @@ def _histogram_svg(score):
         elif px > _WIDTH - 110:
             anchor = "end"
         shift = {"start": 4, "end": -4, "middle": 0}[anchor] if label_y == 30 else 0
-        out.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s" stroke-width="2"%s/>'
-                   % (px, label_y + 4, px, bottom, colour, ' stroke-dasharray="%s"' % dash if dash else ""))
-        out.append('<text x="%.1f" y="%d" text-anchor="%s" font-size="12" fill="%s">%s</text>'
-                   % (px + shift, label_y, anchor, colour, text))
+        out.append(
+            '<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s" stroke-width="2"%s/>'
+            % (px, label_y + 4, px, bottom, colour, ' stroke-dasharray="%s"' % dash if dash else "")
+        )
+        out.append(
+            '<text x="%.1f" y="%d" text-anchor="%s" font-size="12" fill="%s">%s</text>'
+            % (px + shift, label_y, anchor, colour, text)
+        )
     out.append("</svg>")
     return "".join(out)
 
@@ -268,27 +295,44 @@ def _headline(result):
     iv = s.interval
     width = iv.high - iv.low
     return (
-        '<header><h1>Detailed results</h1>'
+        "<header><h1>Detailed results</h1>"
         '<p class="headline">%s %s <span class="ci">(%s CI %s%s%s)</span></p>'
         '<p class="muted">Official metric <code>%s</code>, %s, on %s.</p>'
         '<p class="lead">If the test set were drawn again from the same population, with the same number '
-        'of items, your score would likely fall between <b>%s</b> and <b>%s</b> (a %s confidence interval). '
-        'Submissions whose scores differ by less than the interval&#39;s width (%s) may not really differ: '
-        'the gap can be noise from which items happened to be in the test set.</p></header>'
-        % (_esc(s.metric.title), _num(s.score), _level(iv.confidence_level), _num(iv.low), DASH, _num(iv.high),
-           _esc(s.metric.key), s.metric.better, _test_items(s.n_items), _num(iv.low), _num(iv.high),
-           _level(iv.confidence_level), _num(width)))
+        "of items, your score would likely fall between <b>%s</b> and <b>%s</b> (a %s confidence interval). "
+        "Submissions whose scores differ by less than the interval&#39;s width (%s) may not really differ: "
+        "the gap can be noise from which items happened to be in the test set.</p></header>"
+        % (
+            _esc(s.metric.title),
+            _num(s.score),
+            _level(iv.confidence_level),
+            _num(iv.low),
+            DASH,
+            _num(iv.high),
+            _esc(s.metric.key),
+            s.metric.better,
+            _test_items(s.n_items),
+            _num(iv.low),
+            _num(iv.high),
+            _level(iv.confidence_level),
+            _num(width),
+        )
+    )
 
 
 def _intervals_section(result):
     """One whisker chart per metric: all items and each group, on the metric's own axis."""
-    parts = ['<section><h2>Scores with their confidence intervals</h2>'
-             '<p class="muted">The dot is the score on the test set; the line spans the %s confidence '
-             'interval. Each metric has its own axis.</p>' % _level(result.official.interval.confidence_level)]
+    parts = [
+        "<section><h2>Scores with their confidence intervals</h2>"
+        '<p class="muted">The dot is the score on the test set; the line spans the %s confidence '
+        "interval. Each metric has its own axis.</p>" % _level(result.official.interval.confidence_level)
+    ]
     for metric, scores in _metrics_in_order(result.scores):
         rows = [(_group_name(s.group), s.score, s.interval.low, s.interval.high, _BLUE) for s in scores]
-        parts.append('<figure><h3>%s <span class="muted">(%s)</span></h3>%s</figure>'
-                     % (_esc(metric.title), metric.better, _forest_svg(rows, metric.title)))
+        parts.append(
+            '<figure><h3>%s <span class="muted">(%s)</span></h3>%s</figure>'
+            % (_esc(metric.title), metric.better, _forest_svg(rows, metric.title))
+        )
     parts.append("</section>")
     return "".join(parts)
 
@@ -296,11 +340,13 @@ def _intervals_section(result):
 def _histogram_section(result):
     """The bootstrap distribution of the official score."""
     s = result.official
-    return ('<section><h2>Bootstrap distribution of the official score</h2><figure>%s<figcaption>'
-            'Each bar counts the resampled test sets (drawn with replacement, same size) whose %s fell in '
-            'that range. The dark bars lie inside the %s interval (dashed lines); the solid line is your '
-            'score on the actual test set.</figcaption></figure></section>'
-            % (_histogram_svg(s), _esc(s.metric.title), _level(s.interval.confidence_level)))
+    return (
+        "<section><h2>Bootstrap distribution of the official score</h2><figure>%s<figcaption>"
+        "Each bar counts the resampled test sets (drawn with replacement, same size) whose %s fell in "
+        "that range. The dark bars lie inside the %s interval (dashed lines); the solid line is your "
+        "score on the actual test set.</figcaption></figure></section>"
+        % (_histogram_svg(s), _esc(s.metric.title), _level(s.interval.confidence_level))
+    )
 
 
 def _scores_table(result, config):
@@ -308,15 +354,26 @@ def _scores_table(result, config):
     column = " (%s)" % _esc(config.groups.column) if config.groups is not None else ""
     rows = []
     for s in result.scores:
-        rows.append('<tr%s><td>%s <code>%s</code></td><td>%s</td><td class="n">%s</td><td class="n">%s</td>'
-                    '<td class="n">%s</td><td class="n">%s</td></tr>'
-                    % (' class="official"' if s is result.official else "", _esc(s.metric.title),
-                       _esc(s.key), _esc(_group_name(s.group)), _num(s.score), _num(s.interval.low),
-                       _num(s.interval.high), DASH if s.n_items is None else "{:,}".format(s.n_items)))
-    return ('<section><h2>All scores</h2><div class="scroll"><table><thead><tr><th>Metric (key)</th>'
-            '<th>Group%s</th><th>Score</th><th>CI low</th><th>CI high</th><th>Items</th></tr></thead>'
-            '<tbody>%s</tbody></table></div><p class="muted">The first row is the official score.</p>'
-            '</section>' % (column, "".join(rows)))
+        rows.append(
+            '<tr%s><td>%s <code>%s</code></td><td>%s</td><td class="n">%s</td><td class="n">%s</td>'
+            '<td class="n">%s</td><td class="n">%s</td></tr>'
+            % (
+                ' class="official"' if s is result.official else "",
+                _esc(s.metric.title),
+                _esc(s.key),
+                _esc(_group_name(s.group)),
+                _num(s.score),
+                _num(s.interval.low),
+                _num(s.interval.high),
+                DASH if s.n_items is None else "{:,}".format(s.n_items),
+            )
+        )
+    return (
+        '<section><h2>All scores</h2><div class="scroll"><table><thead><tr><th>Metric (key)</th>'
+        "<th>Group%s</th><th>Score</th><th>CI low</th><th>CI high</th><th>Items</th></tr></thead>"
+        '<tbody>%s</tbody></table></div><p class="muted">The first row is the official score.</p>'
+        "</section>" % (column, "".join(rows))
+    )
 
 
 def _row_shown(row, min_count):
@@ -360,21 +417,27 @@ def _per_class_section(result, config=None):
             cells = (_num(r.precision), _num(r.recall), _num(r.f1), _ci(r.f1_interval))
         else:
             cells = (DASH,) * 4
-        rows.append('<tr><td>%s</td><td class="n">%s</td><td class="n">%s</td><td class="n">%s</td>'
-                    '<td class="n">%s</td><td class="n">%s</td></tr>'
-                    % ((_esc(r.label),) + cells + ("{:,}".format(r.predicted),)))
+        rows.append(
+            '<tr><td>%s</td><td class="n">%s</td><td class="n">%s</td><td class="n">%s</td>'
+            '<td class="n">%s</td><td class="n">%s</td></tr>'
+            % ((_esc(r.label),) + cells + ("{:,}".format(r.predicted),))
+        )
     level = _level(result.per_class[0].f1_interval.confidence_level)
     unit = _esc(result.unit_name)
     withheld = ""
     if len(shown) < len(result.per_class):
-        withheld = (' A dash: the scores of a %s are shown only when your submission predicted it, and the test '
-                    'set holds it, at least %d times each, so that no row tells whether single items are right.'
-                    % (unit, min_count))
-    return ('<section><h2>Per-%s scores</h2><div class="scroll"><table><thead><tr><th>%s</th>'
-            '<th>Precision</th><th>Recall</th><th>F1</th><th>F1 %s CI</th><th>Predicted</th></tr></thead>'
-            '<tbody>%s</tbody></table></div><p class="muted">On all test items. &ldquo;Predicted&rdquo; is how '
-            'many times your submission predicted the %s.%s</p></section>'
-            % (unit, unit[:1].upper() + unit[1:], level, "".join(rows), unit, withheld))
+        withheld = (
+            " A dash: the scores of a %s are shown only when your submission predicted it, and the test "
+            "set holds it, at least %d times each, so that no row tells whether single items are right."
+            % (unit, min_count)
+        )
+    return (
+        '<section><h2>Per-%s scores</h2><div class="scroll"><table><thead><tr><th>%s</th>'
+        "<th>Precision</th><th>Recall</th><th>F1</th><th>F1 %s CI</th><th>Predicted</th></tr></thead>"
+        '<tbody>%s</tbody></table></div><p class="muted">On all test items. &ldquo;Predicted&rdquo; is how '
+        "many times your submission predicted the %s.%s</p></section>"
+        % (unit, unit[:1].upper() + unit[1:], level, "".join(rows), unit, withheld)
+    )
 
 
 def _verdict(comparison):
@@ -394,33 +457,48 @@ def _baseline_section(result):
     name = _esc(result.baseline[0].baseline_name)
     conf = result.baseline[0].interval.confidence_level
     level = _level(conf)
-    parts = ['<section><h2>Compared with the baseline &ldquo;%s&rdquo;</h2>'
-             '<p>Each difference is your score minus the baseline&#39;s, signed so that <b>positive means '
-             'better than the baseline</b> (for metrics where lower is better it is the baseline&#39;s score '
-             'minus yours). The verdict reads the %s interval:</p><ul>'
-             '<li><b class="better">better</b> (green): the whole interval lies above 0, so the gain is '
-             'unlikely to be an accident of which items are in the test set;</li>'
-             '<li><b class="unclear">unclear</b> (red): the interval includes 0, so the gain may be noise;</li>'
-             '<li><b class="worse">worse</b>: the interval lies below 0.</li></ul>'
-             '<p>The p-value is the one-sided p-value that the submission is better than the baseline, '
-             'read from the same bootstrap as the interval: the smaller, the stronger the evidence. It is '
-             'below %g exactly when the whole interval lies above 0 (the interval is two-sided, so each '
-             'side gets half of %g).</p>' % (name, level, round((1.0 - conf) / 2.0, 6), round(1.0 - conf, 6))]
+    parts = [
+        "<section><h2>Compared with the baseline &ldquo;%s&rdquo;</h2>"
+        "<p>Each difference is your score minus the baseline&#39;s, signed so that <b>positive means "
+        "better than the baseline</b> (for metrics where lower is better it is the baseline&#39;s score "
+        "minus yours). The verdict reads the %s interval:</p><ul>"
+        '<li><b class="better">better</b> (green): the whole interval lies above 0, so the gain is '
+        "unlikely to be an accident of which items are in the test set;</li>"
+        '<li><b class="unclear">unclear</b> (red): the interval includes 0, so the gain may be noise;</li>'
+        '<li><b class="worse">worse</b>: the interval lies below 0.</li></ul>'
+        "<p>The p-value is the one-sided p-value that the submission is better than the baseline, "
+        "read from the same bootstrap as the interval: the smaller, the stronger the evidence. It is "
+        "below %g exactly when the whole interval lies above 0 (the interval is two-sided, so each "
+        "side gets half of %g).</p>" % (name, level, round((1.0 - conf) / 2.0, 6), round(1.0 - conf, 6))
+    ]
     for metric, comps in _metrics_in_order(result.baseline):
-        rows = [(_group_name(c.group), c.difference, c.interval.low, c.interval.high, _verdict(c)[1])
-                for c in comps]
-        parts.append('<figure><h3>%s: difference to the baseline</h3>%s</figure>'
-                     % (_esc(metric.title), _forest_svg(rows, metric.title + " difference", 0.0, True)))
+        rows = [(_group_name(c.group), c.difference, c.interval.low, c.interval.high, _verdict(c)[1]) for c in comps]
+        parts.append(
+            "<figure><h3>%s: difference to the baseline</h3>%s</figure>"
+            % (_esc(metric.title), _forest_svg(rows, metric.title + " difference", 0.0, True))
+        )
     rows = []
     for c in result.baseline:
         css, _, words = _verdict(c)
-        rows.append('<tr><td class="t">%s</td><td>%s</td><td class="n">%s</td><td class="n">%s</td>'
-                    '<td class="n">%s</td><td class="n">%s</td><td class="%s">%s</td></tr>'
-                    % (_esc(c.metric.title), _esc(_group_name(c.group)), _num(c.baseline_score),
-                       _num(c.difference, True), _ci(c.interval, True), _p_text(c.p_value), css, words))
-    parts.append('<div class="scroll"><table><thead><tr><th>Metric</th><th>Group</th><th>Baseline</th>'
-                 '<th>Difference</th><th>%s CI</th><th>p-value</th><th>Verdict</th></tr></thead><tbody>%s'
-                 '</tbody></table></div></section>' % (level, "".join(rows)))
+        rows.append(
+            '<tr><td class="t">%s</td><td>%s</td><td class="n">%s</td><td class="n">%s</td>'
+            '<td class="n">%s</td><td class="n">%s</td><td class="%s">%s</td></tr>'
+            % (
+                _esc(c.metric.title),
+                _esc(_group_name(c.group)),
+                _num(c.baseline_score),
+                _num(c.difference, True),
+                _ci(c.interval, True),
+                _p_text(c.p_value),
+                css,
+                words,
+            )
+        )
+    parts.append(
+        '<div class="scroll"><table><thead><tr><th>Metric</th><th>Group</th><th>Baseline</th>'
+        "<th>Difference</th><th>%s CI</th><th>p-value</th><th>Verdict</th></tr></thead><tbody>%s"
+        "</tbody></table></div></section>" % (level, "".join(rows))
+    )
     return "".join(parts)
 
 
@@ -436,9 +514,16 @@ def _interval_notes(where, interval, n_resamples, best=None, title="the metric")
     if degenerate is not None:
         notes.append(degenerate)
     if 0 < interval.n_valid < n_resamples:
-        notes.append("%s: %s of %s resamples had no items for this score (the group was not drawn); the "
-                     "interval uses the remaining %s." % (where, "{:,}".format(n_resamples - interval.n_valid),
-                                             "{:,}".format(n_resamples), "{:,}".format(interval.n_valid)))
+        notes.append(
+            "%s: %s of %s resamples had no items for this score (the group was not drawn); the "
+            "interval uses the remaining %s."
+            % (
+                where,
+                "{:,}".format(n_resamples - interval.n_valid),
+                "{:,}".format(n_resamples),
+                "{:,}".format(interval.n_valid),
+            )
+        )
     return notes
 
 
@@ -447,23 +532,28 @@ def _notes_section(result, config=None):
     b = result.signature.n_resamples
     notes = list(getattr(result, "warnings", ()) or ())
     for s in result.scores:
-        notes += _interval_notes("%s, %s" % (s.metric.title, _group_name(s.group)), s.interval, b,
-                                 s.metric.info.best, s.metric.title)
+        notes += _interval_notes(
+            "%s, %s" % (s.metric.title, _group_name(s.group)), s.interval, b, s.metric.info.best, s.metric.title
+        )
     for c in result.baseline:
-        notes += _interval_notes("%s, %s, difference to the baseline" % (c.metric.title, _group_name(c.group)),
-                                 c.interval, b)
+        notes += _interval_notes(
+            "%s, %s, difference to the baseline" % (c.metric.title, _group_name(c.group)), c.interval, b
+        )
     per_class = _shown_rows(result, config)
     for r in per_class:
         notes += _interval_notes("F1 of %s %s" % (result.unit_name, r.label), r.f1_interval, b, 1.0, "F1")
     methods = set(r.f1_interval.method for r in per_class) - {result.signature.method}
     if methods:
-        notes.append("Per-class F1 intervals use the %s method, not %s." % (
-            ", ".join(sorted(methods)), METHOD_NAMES.get(result.signature.method, result.signature.method)))
+        notes.append(
+            "Per-class F1 intervals use the %s method, not %s."
+            % (", ".join(sorted(methods)), METHOD_NAMES.get(result.signature.method, result.signature.method))
+        )
     if not notes:
         return ""
     unique = list(dict.fromkeys(notes))
-    return ('<section><h2>Notes</h2><ul class="notes">%s</ul></section>'
-            % "".join("<li>%s</li>" % _esc(n) for n in unique))
+    return '<section><h2>Notes</h2><ul class="notes">%s</ul></section>' % "".join(
+        "<li>%s</li>" % _esc(n) for n in unique
+    )
 
 
 def _test_items(n):
@@ -474,13 +564,21 @@ def _test_items(n):
 def _footer(result):
     """The signature line and the bootstrap settings in words."""
     sig = result.signature
-    return ('<footer><p>Intervals: %s bootstrap, %s confidence level, from %s resamples (B) of the %s, '
-            'seed %s. The same resamples are used for every submission.</p>'
-            '<p>Signature (quote it with these numbers; it identifies how they were computed):</p>'
-            '<code class="sig">%s</code><p>Generated by leaderboard-ci %s.</p></footer>'
-            % (_esc(METHOD_NAMES.get(sig.method, sig.method)), _level(sig.confidence_level),
-               "{:,}".format(sig.n_resamples), _test_items(sig.n_items), _esc(sig.seed), _esc(str(sig)),
-               _esc(sig.version)))
+    return (
+        "<footer><p>Intervals: %s bootstrap, %s confidence level, from %s resamples (B) of the %s, "
+        "seed %s. The same resamples are used for every submission.</p>"
+        "<p>Signature (quote it with these numbers; it identifies how they were computed):</p>"
+        '<code class="sig">%s</code><p>Generated by leaderboard-ci %s.</p></footer>'
+        % (
+            _esc(METHOD_NAMES.get(sig.method, sig.method)),
+            _level(sig.confidence_level),
+            "{:,}".format(sig.n_resamples),
+            _test_items(sig.n_items),
+            _esc(sig.seed),
+            _esc(str(sig)),
+            _esc(sig.version),
+        )
+    )
 
 
 def render_detailed_results(result, config):
@@ -499,10 +597,19 @@ def render_detailed_results(result, config):
         An HTML5 document with inline CSS and SVG, no script and no URL.
     """
     official = result.official
-    body = [_headline(result), _intervals_section(result), _histogram_section(result),
-            _baseline_section(result), _scores_table(result, config), _per_class_section(result, config),
-            _notes_section(result, config), _footer(result)]
-    return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-            '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            '<title>Detailed results: %s %s</title><style>%s</style></head><body><main>%s</main></body></html>\n'
-            % (_esc(official.metric.title), _num(official.score), CSS, "".join(body)))
+    body = [
+        _headline(result),
+        _intervals_section(result),
+        _histogram_section(result),
+        _baseline_section(result),
+        _scores_table(result, config),
+        _per_class_section(result, config),
+        _notes_section(result, config),
+        _footer(result),
+    ]
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        "<title>Detailed results: %s %s</title><style>%s</style></head><body><main>%s</main></body></html>\n"
+        % (_esc(official.metric.title), _num(official.score), CSS, "".join(body))
+    )

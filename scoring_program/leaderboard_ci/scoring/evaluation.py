@@ -4,6 +4,7 @@
 knows its leaderboard scores (:meth:`SubmissionResult.leaderboard_scores`)
 and carries everything ``detailed_results.html`` shows.
 """
+
 from __future__ import annotations
 
 from collections import OrderedDict
@@ -14,14 +15,14 @@ import numpy as np
 
 from .._version import __version__
 from ..core.accumulators import jackknife
-from .config import column_key
-from .outputs import written_keys
-from .validity import submission_warnings
-from .custom import custom_functions
 from ..core.intervals import Interval, confidence_interval
 from ..core.replicates import compute_replicates
 from ..core.signature import Signature
 from ..tasks.scorer import SystemScorer
+from .config import column_key
+from .custom import custom_functions
+from .outputs import written_keys
+from .validity import submission_warnings
 
 __all__ = ["ScoreResult", "BaselineComparison", "SubmissionResult", "evaluate"]
 
@@ -92,7 +93,8 @@ class SubmissionResult:
         ``key_se``; with a baseline also ``key_vs_base`` (positive = better than
         the baseline), its CI and ``key_vs_base_p`` (one-sided p-value that the
         submission is better, the inversion of that CI: below ``(1 -
-        confidence_level) / 2`` exactly when ``key_vs_base_ci_low > 0``).  With ``config``, only the keys its ``outputs:``
+        confidence_level) / 2`` exactly when ``key_vs_base_ci_low > 0``).  With ``config``, only the keys its
+        ``outputs:``
         section selects (:func:`leaderboard_ci.scoring.outputs.written_keys`), in
         that order; without, every key but ``_se``.
         """
@@ -147,8 +149,10 @@ def evaluate(config, gold, predictions, baseline=None, progress=None):
     bs = config.bootstrap
     for what, values in (("predictions", predictions), ("baseline", baseline)):
         if values is not None and np.shape(values)[:1] != (gold.n,):
-            raise ValueError("%s has %s values for %d gold items; align them with the gold first"
-                             % (what, np.shape(values)[0] if np.ndim(values) else "no array of", gold.n))
+            raise ValueError(
+                "%s has %s values for %d gold items; align them with the gold first"
+                % (what, np.shape(values)[0] if np.ndim(values) else "no array of", gold.n)
+            )
     custom = custom_functions(config)
     systems = [SystemScorer(config.metrics, gold, predictions, custom=custom)]
     if baseline is not None:
@@ -187,13 +191,23 @@ def evaluate(config, gold, predictions, baseline=None, progress=None):
     results = []
     for t, target in enumerate(main.targets):
         jk = (own_jack[0][:, t], own_jack[1]) if own_jack is not None else None
-        interval = confidence_interval(bs.method, rep_scores[0][:, t], full_scores[0][t],
-                                       bs.confidence_level, jackknife=jk)
+        interval = confidence_interval(
+            bs.method, rep_scores[0][:, t], full_scores[0][t], bs.confidence_level, jackknife=jk
+        )
         # a task's own interval for this metric (e.g. DeLong's for ROC-AUC), if it has one
-        interval = main.task.analytic_interval(main.statistics, target.metric, target.group,
-                                               bs.confidence_level) or interval
-        results.append(ScoreResult(target.metric, target.group, float(full_scores[0][t]), interval,
-                                   rep_scores[0][:, t].copy(), group_sizes[target.group]))
+        interval = (
+            main.task.analytic_interval(main.statistics, target.metric, target.group, bs.confidence_level) or interval
+        )
+        results.append(
+            ScoreResult(
+                target.metric,
+                target.group,
+                float(full_scores[0][t]),
+                interval,
+                rep_scores[0][:, t].copy(),
+                group_sizes[target.group],
+            )
+        )
 
     comparisons = []
     if baseline is not None:
@@ -205,25 +219,62 @@ def evaluate(config, gold, predictions, baseline=None, progress=None):
             if pair_jack is not None:
                 jk = (sign * (pair_jack[0][0][:, t] - pair_jack[0][1][:, t]), pair_jack[1])
             # p_greater: the one-sided p-value that inverts this very interval (p < alpha/2 <=> low > 0)
-            interval = confidence_interval(bs.method, diff_reps, diff_full, bs.confidence_level, jackknife=jk,
-                                           scale=max(abs(full_scores[0][t]), abs(full_scores[1][t])))
+            interval = confidence_interval(
+                bs.method,
+                diff_reps,
+                diff_full,
+                bs.confidence_level,
+                jackknife=jk,
+                scale=max(abs(full_scores[0][t]), abs(full_scores[1][t])),
+            )
             p = interval.p_greater
-            comparisons.append(BaselineComparison(target.metric, target.group, config.baseline.name,
-                                                  float(full_scores[1][t]), float(diff_full), interval, p,
-                                                  diff_reps))
+            comparisons.append(
+                BaselineComparison(
+                    target.metric,
+                    target.group,
+                    config.baseline.name,
+                    float(full_scores[1][t]),
+                    float(diff_full),
+                    interval,
+                    p,
+                    diff_reps,
+                )
+            )
 
     n_own = len(main.accumulators)
-    per_class = main.task.unit_rows(main.statistics, full[:n_own], reps[:n_own], gold.labels, bs.method,
-                                    bs.confidence_level, config.zero_division) or ()
+    per_class = (
+        main.task.unit_rows(
+            main.statistics,
+            full[:n_own],
+            reps[:n_own],
+            gold.labels,
+            bs.method,
+            bs.confidence_level,
+            config.zero_division,
+        )
+        or ()
+    )
 
     # No gold hash: the signature is shown to participants, and a hash would let anyone confirm a
     # reconstructed gold offline.  The end-of-phase report (for organizers) keeps it.
-    signature = Signature(metric=config.official.key, n_resamples=bs.n_resamples, seed=bs.seed, method=bs.method,
-                          confidence_level=bs.confidence_level, n_items=None if hide_counts else gold.n,
-                          gold_sha256=None,
-                          version=__version__)
-    return SubmissionResult(tuple(results), tuple(comparisons), per_class, signature,
-                            main.task.UNIT_NAME, validity_warnings(config, gold, predictions))
+    signature = Signature(
+        metric=config.official.key,
+        n_resamples=bs.n_resamples,
+        seed=bs.seed,
+        method=bs.method,
+        confidence_level=bs.confidence_level,
+        n_items=None if hide_counts else gold.n,
+        gold_sha256=None,
+        version=__version__,
+    )
+    return SubmissionResult(
+        tuple(results),
+        tuple(comparisons),
+        per_class,
+        signature,
+        main.task.UNIT_NAME,
+        validity_warnings(config, gold, predictions),
+    )
 
 
 def validity_warnings(config, gold, predictions):

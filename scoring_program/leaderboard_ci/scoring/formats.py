@@ -28,6 +28,7 @@ turned into such a sentence here.  CSV and TSV rows come in blocks
 through :mod:`csv` row by row.  The standard library and numpy only: this
 module is on the per-submission path, which must run on Python 3.7.
 """
+
 import csv
 import json
 import operator
@@ -36,15 +37,34 @@ import re
 import numpy as np
 
 from .json_tables import json_table, jsonl_table
-from .text_files import (Columns, Source, Table, find_name as _find, iter_blocks, iter_line_texts, iter_lines,
-                         list_names, names_a_column as _names_a_column, per_class_columns as _per_class, quote,
-                         without_blank_lines)
+from .text_files import (
+    Columns,
+    Source,
+    Table,
+    iter_blocks,
+    iter_line_texts,
+    iter_lines,
+    list_names,
+    quote,
+    without_blank_lines,
+)
+from .text_files import find_name as _find
+from .text_files import names_a_column as _names_a_column
+from .text_files import per_class_columns as _per_class
 
-__all__ = ["Source", "Columns", "Table", "FORMAT_NAMES", "quote", "list_names", "iter_lines", "open_table",
-           "has_columns"]
+__all__ = [
+    "Source",
+    "Columns",
+    "Table",
+    "FORMAT_NAMES",
+    "quote",
+    "list_names",
+    "iter_lines",
+    "open_table",
+    "has_columns",
+]
 
-_EXTENSIONS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".json": "json", ".jsonl": "jsonl",
-               ".ndjson": "jsonl"}
+_EXTENSIONS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl"}
 _DELIMITERS = {"csv": ",", "tsv": "\t"}
 _DELIMITER_NAMES = {",": "commas (',')", "\t": "tabs", ";": "semicolons (';')", "|": "vertical bars ('|')"}
 #: How messages name each format.
@@ -58,17 +78,18 @@ _HEAD_CHARS = 1 << 16
 # ---------------------------------------------------------------------------
 def _split(line, delimiter):
     try:
-        return [field.strip() for field in next(csv.reader([line], delimiter=delimiter,
-                                                           skipinitialspace=True))]
+        return [field.strip() for field in next(csv.reader([line], delimiter=delimiter, skipinitialspace=True))]
     except (csv.Error, StopIteration):
         return [line]
 
 
 def _per_class_error(source, line, others, columns, delimiter):
-    return source.at(line, "the header has one column per class (%s), as a file of class probabilities or "
-                           "scores has; this competition expects one prediction per item: the header %s and "
-                           "the predicted value on each line" % (list_names(others, 4),
-                                                                  columns.describe_header(delimiter)))
+    return source.at(
+        line,
+        "the header has one column per class (%s), as a file of class probabilities or "
+        "scores has; this competition expects one prediction per item: the header %s and "
+        "the predicted value on each line" % (list_names(others, 4), columns.describe_header(delimiter)),
+    )
 
 
 def _sniff_format(first, columns):
@@ -79,8 +100,13 @@ def _sniff_format(first, columns):
             return "jsonl" if isinstance(json.loads(line), dict) else "json"
         except (ValueError, RecursionError):
             return "json"  # an object over several lines (or a long one)
-    if line == "[" or line.startswith("[{") or line.startswith('["') or line.startswith("[[") or (
-            line.startswith("[") and (line.endswith("]") or len(first) >= _HEAD_CHARS) and "," in line):
+    if (
+        line == "["
+        or line.startswith("[{")
+        or line.startswith('["')
+        or line.startswith("[[")
+        or (line.startswith("[") and (line.endswith("]") or len(first) >= _HEAD_CHARS) and "," in line)
+    ):
         return "json"
     for delimiter in ("\t", ",", ";", "|"):
         if delimiter in line:
@@ -103,9 +129,9 @@ def _format_from_name(source, configured):
 def _head_line(source):
     """The start (up to ``_HEAD_CHARS``) of the file's first line, or None for a file without text."""
     text = ""
-    for block, final in iter_blocks(source):
+    for block, _final in iter_blocks(source):
         if "\x00" in block:  # iter_lines will name the line
-            return text + block[:block.index("\x00")] or "\x00"
+            return text + block[: block.index("\x00")] or "\x00"
         text += block
         end = min((i for i in (text.find("\n"), text.find("\r")) if i >= 0), default=-1)
         if end >= 0:
@@ -147,6 +173,7 @@ def _lines_table(source, lines):
     def rows():
         for lineno, text in lines:
             yield lineno, None, text.strip(), None
+
     return Table(rows(), "lines")
 
 
@@ -158,14 +185,21 @@ def _csv_error(source, line, format, exc):
     text = str(exc)
     limit = _FIELD_LIMIT.search(text)
     if limit:
-        return source.at(line, "a field is longer than {:,} characters, the most one {} field may hold (a double "
-                               "quote that is never closed makes the rest of the file one field)"
-                         .format(int(limit.group(1)), FORMAT_NAMES[format]))
+        return source.at(
+            line,
+            "a field is longer than {:,} characters, the most one {} field may hold (a double "
+            "quote that is never closed makes the rest of the file one field)".format(
+                int(limit.group(1)), FORMAT_NAMES[format]
+            ),
+        )
     if "unexpected end of data" in text or "EOF" in text:
         return source.at(line, "a double quote opened on this line is never closed; remove the quote or close it")
     if "expected after" in text:
-        return source.at(line, "a double quote closes a value but more text follows it before the next delimiter; "
-                               "a double quote inside a quoted value must be doubled (\"\")")
+        return source.at(
+            line,
+            "a double quote closes a value but more text follows it before the next delimiter; "
+            'a double quote inside a quoted value must be doubled ("")',
+        )
     return source.at(line, "cannot be read as %s (%s)" % (FORMAT_NAMES[format], text))
 
 
@@ -175,8 +209,11 @@ def _check_delimiter(source, header, delimiter, format):
         return
     for other in ("\t", ";", ",", "|"):
         if other != delimiter and len(_split(header, other)) > 1:
-            raise source.at(1, "the columns are separated by %s, but a %s file must separate them by %s"
-                               % (_DELIMITER_NAMES[other], FORMAT_NAMES[format], _DELIMITER_NAMES[delimiter]))
+            raise source.at(
+                1,
+                "the columns are separated by %s, but a %s file must separate them by %s"
+                % (_DELIMITER_NAMES[other], FORMAT_NAMES[format], _DELIMITER_NAMES[delimiter]),
+            )
 
 
 def _column_index(source, header, columns, delimiter, line=1):
@@ -193,14 +230,17 @@ def _column_index(source, header, columns, delimiter, line=1):
         if others:
             raise _per_class_error(source, line, others, columns, delimiter)
         if columns.looks_like_data is not None and columns.looks_like_data(header):
-            raise source.at(line, "the first line is data, not a header; start the file with the header %s"
-                                  % expected)
+            raise source.at(line, "the first line is data, not a header; start the file with the header %s" % expected)
     if value is None:
-        raise source.at(line, "the header has no prediction column %s%s; the header should be %s"
-                              % (" or ".join(quote(name) for name in columns.values), found, expected))
+        raise source.at(
+            line,
+            "the header has no prediction column %s%s; the header should be %s"
+            % (" or ".join(quote(name) for name in columns.values), found, expected),
+        )
     if columns.id_required and ident is None:
-        raise source.at(line, "the header has no id column %s%s; the header should be %s"
-                              % (quote(columns.id), found, expected))
+        raise source.at(
+            line, "the header has no id column %s%s; the header should be %s" % (quote(columns.id), found, expected)
+        )
     group = None
     if columns.group is not None:
         group = _find(header, columns.group)
@@ -289,8 +329,11 @@ def _delimited_table(source, format, columns):
             if line != start:
                 raise _multiline_error(source, start, line)
             if len(row) != width:
-                hint = " (a value containing %s must be in double quotes)" % _DELIMITER_NAMES[delimiter] \
-                    if len(row) > width and delimiter != "\t" else ""
+                hint = (
+                    " (a value containing %s must be in double quotes)" % _DELIMITER_NAMES[delimiter]
+                    if len(row) > width and delimiter != "\t"
+                    else ""
+                )
                 raise source.at(start, "expected %d fields, found %d%s" % (width, len(row), hint))
             lines.append(start)
             if ids is not None:
@@ -314,10 +357,12 @@ def _delimited_table(source, format, columns):
                     raise _blank_error(source, state["blank"])
                 start = state["skipped"] + reader.line_num + 1
                 state["skipped"] += count
-                yield (range(start, start + count),
-                       fields[ident::width] if ident is not None else None,
-                       fields[value::width],
-                       fields[group::width] if group is not None else None)
+                yield (
+                    range(start, start + count),
+                    fields[ident::width] if ident is not None else None,
+                    fields[value::width],
+                    fields[group::width] if group is not None else None,
+                )
                 continue
             current[0] = iter(text.split("\n"))
             lines, values = [], []
@@ -357,7 +402,7 @@ def _plain_fields(text, count, delimiter, width):
     breaks = np.flatnonzero((data == 10) | (data == mark))  # delimiters and line ends, in order
     if breaks.size != width * count - 1:
         return None
-    ends = breaks[width - 1::width]
+    ends = breaks[width - 1 :: width]
     if ends.size != count - 1 or not np.all(data[ends] == 10):
         return None
     bounds = np.concatenate(([-1], ends, [data.size]))
@@ -382,9 +427,11 @@ def _simply_quoted(data, breaks, mark):
     opens, closes = quotes[0::2], quotes[1::2]
     before = data[np.maximum(opens - 1, 0)]
     after = data[np.minimum(closes + 1, data.size - 1)]
-    return bool(np.all((opens == 0) | (before == 10) | (before == mark))
-                and np.all((closes == data.size - 1) | (after == 10) | (after == mark))
-                and np.array_equal(np.searchsorted(breaks, opens), np.searchsorted(breaks, closes)))
+    return bool(
+        np.all((opens == 0) | (before == 10) | (before == mark))
+        and np.all((closes == data.size - 1) | (after == 10) | (after == mark))
+        and np.array_equal(np.searchsorted(breaks, opens), np.searchsorted(breaks, closes))
+    )
 
 
 def _blank_error(source, line):
@@ -392,15 +439,19 @@ def _blank_error(source, line):
 
 
 def _multiline_error(source, start, end):
-    return source.at(start, "a double quote opened on this line is not closed on it (the value runs on to line "
-                            "%d); remove the quote or close it" % end)
+    return source.at(
+        start,
+        "a double quote opened on this line is not closed on it (the value runs on to line "
+        "%d); remove the quote or close it" % end,
+    )
 
 
 def _empty(source, format, columns):
     """The error for a file without content, saying what it should hold."""
     if format in _DELIMITERS:
-        return source.whole("is empty; expected the header %s and one line per test item"
-                            % columns.describe_header(_DELIMITERS[format]))
+        return source.whole(
+            "is empty; expected the header %s and one line per test item" % columns.describe_header(_DELIMITERS[format])
+        )
     return source.whole("is empty; expected one prediction per test item")
 
 

@@ -11,11 +11,14 @@ text (no ``int()`` of thousands of digits, which Python refuses), and
 ``RecursionError`` on deep nesting becomes a sentence naming the line.
 Standard library only (Python 3.7).
 """
+
 import json
 import re
 
-from .text_files import (Table, find_name as _find, iter_blocks, list_names, names_a_column as _names_a_column,
-                         per_class_columns as _per_class, quote, without_blank_lines, _nul_error)
+from .text_files import Table, _nul_error, iter_blocks, list_names, quote, without_blank_lines
+from .text_files import find_name as _find
+from .text_files import names_a_column as _names_a_column
+from .text_files import per_class_columns as _per_class
 
 __all__ = ["json_table", "jsonl_table", "MAX_VALUE_CHARS"]
 
@@ -23,13 +26,26 @@ __all__ = ["json_table", "jsonl_table", "MAX_VALUE_CHARS"]
 MAX_VALUE_CHARS = 1 << 25
 _JSON_SPACE = re.compile(r"[ \t\n\r]*")
 #: Keys of an object wrapping the list of predictions (``{"predictions": [...]}``, pandas' ``data``).
-_WRAPPERS = ("predictions", "prediction", "preds", "data", "results", "records", "items", "rows", "outputs",
-             "output", "answers")
+_WRAPPERS = (
+    "predictions",
+    "prediction",
+    "preds",
+    "data",
+    "results",
+    "records",
+    "items",
+    "rows",
+    "outputs",
+    "output",
+    "answers",
+)
 #: Keys skipped next to a wrapper (pandas' ``orient="table"`` and ``"split"``).
 _SKIPPED = ("schema", "index", "meta", "metadata", "info", "version")
 #: The JSON shapes accepted, for messages.
-_JSON_SHAPES = ("a JSON list of objects like %s (pandas: df.to_json(orient='records')), a list of values, or an "
-                "object mapping ids to values")
+_JSON_SHAPES = (
+    "a JSON list of objects like %s (pandas: df.to_json(orient='records')), a list of values, or an "
+    "object mapping ids to values"
+)
 
 
 class _IntText(str):
@@ -52,8 +68,11 @@ def _scalar_text(source, line, value, what):
     if isinstance(value, float):
         return repr(value)
     if isinstance(value, list):
-        raise source.at(line, "the %s is a JSON list of %d item%s; expected a single value (one prediction "
-                              "per item)" % (what, len(value), "" if len(value) == 1 else "s"))
+        raise source.at(
+            line,
+            "the %s is a JSON list of %d item%s; expected a single value (one prediction "
+            "per item)" % (what, len(value), "" if len(value) == 1 else "s"),
+        )
     raise source.at(line, "the %s is a JSON object; expected a single value (one prediction per item)" % what)
 
 
@@ -86,14 +105,14 @@ class _JsonStream(object):
             return False
         if self.pos > (1 << 20):  # drop what is consumed
             self.line_at(self.pos)
-            self.text, self._seen, self.pos = self.text[self.pos:], self._seen - self.pos, 0
+            self.text, self._seen, self.pos = self.text[self.pos :], self._seen - self.pos, 0
         added = []
         left = len(self.text) - self.pos
         while left < wanted and not self.done:
             text, final = next(self._blocks)
             if "\x00" in text:
-                before = "".join(added) + text[:text.index("\x00")]
-                raise _nul_error(self.source, self.line_at(self.pos), self.text[self.pos:] + before)
+                before = "".join(added) + text[: text.index("\x00")]
+                raise _nul_error(self.source, self.line_at(self.pos), self.text[self.pos :] + before)
             added.append(text)
             left += len(text)
             self.done = final
@@ -126,8 +145,10 @@ class _JsonStream(object):
                     continue
                 raise self.error("not valid JSON (%s, column %d)" % (exc.msg, exc.colno), exc.pos)
             except RecursionError:
-                raise self.error("the JSON value is nested too deeply (lists or objects inside each other "
-                                 "hundreds of levels deep); expected one prediction per item")
+                raise self.error(
+                    "the JSON value is nested too deeply (lists or objects inside each other "
+                    "hundreds of levels deep); expected one prediction per item"
+                )
             if end >= len(self.text) and not self.done:
                 self._check_size(len(self.text) - self.pos)
                 self._more(2 * (len(self.text) - self.pos) + 1)  # a number may go on in the next block
@@ -137,8 +158,10 @@ class _JsonStream(object):
 
     def _check_size(self, chars):
         if chars > MAX_VALUE_CHARS:
-            raise self.error("a single JSON value here is longer than {:,} characters, more than the predictions "
-                             "of a test set can be; expected one prediction per item".format(MAX_VALUE_CHARS))
+            raise self.error(
+                "a single JSON value here is longer than {:,} characters, more than the predictions "
+                "of a test set can be; expected one prediction per item".format(MAX_VALUE_CHARS)
+            )
 
     def members(self):
         """Yield ``(line, key)`` for each member of the list (key None) or object at the current position.
@@ -177,8 +200,9 @@ class _JsonStream(object):
     def finish(self):
         """Check that nothing but white space follows the document."""
         if self.peek() != "":
-            raise self.error("not valid JSON (extra data after the end); for one JSON value per line, name the "
-                             "file .jsonl")
+            raise self.error(
+                "not valid JSON (extra data after the end); for one JSON value per line, name the file .jsonl"
+            )
 
 
 def _object_keys(source, line, obj, columns):
@@ -194,11 +218,17 @@ def _object_keys(source, line, obj, columns):
     if value is None:
         others = _per_class(keys, columns) if source.may_quote else None
         if others:
-            raise source.at(line, "the object has one key per class (%s), as class probabilities or scores "
-                                  "have; this competition expects one prediction per item: objects like %s"
-                                  % (list_names(others, 4), columns.example()))
-        raise source.at(line, "the object has no %s key%s; expected objects like %s"
-                              % (" or ".join(quote(v) for v in columns.values), found, columns.example()))
+            raise source.at(
+                line,
+                "the object has one key per class (%s), as class probabilities or scores "
+                "have; this competition expects one prediction per item: objects like %s"
+                % (list_names(others, 4), columns.example()),
+            )
+        raise source.at(
+            line,
+            "the object has no %s key%s; expected objects like %s"
+            % (" or ".join(quote(v) for v in columns.values), found, columns.example()),
+        )
     ident = None
     if columns.id is not None:
         index = _find(keys, columns.id)
@@ -232,12 +262,14 @@ def _record_rows(source, items, columns, format="json"):
 
 def _keyed_rows(source, first, items, columns):
     if columns.group is not None:
-        raise source.at(first[0], "an object mapping ids to values has no group %s; use a list of objects"
-                                  % quote(columns.group))
+        raise source.at(
+            first[0], "an object mapping ids to values has no group %s; use a list of objects" % quote(columns.group)
+        )
 
     def rows():
         for line, key, value in _chain(first, items):
             yield line, key.strip(), _scalar_text(source, line, value, "value"), None
+
     return Table(rows(), "json", has_ids=True)
 
 
@@ -247,15 +279,21 @@ def _object_rows(source, first, items, keys, format):
     def rows():
         for line, _, obj in _chain(first, items):
             if not isinstance(obj, dict):
-                raise source.at(line, "expected a JSON object like the first item, found %s"
-                                      % ("a list" if isinstance(obj, list) else "a single value"))
+                raise source.at(
+                    line,
+                    "expected a JSON object like the first item, found %s"
+                    % ("a list" if isinstance(obj, list) else "a single value"),
+                )
             for key in (value_key, ident, group):
                 if key is not None and key not in obj:
                     raise source.at(line, "the object has no %s key" % quote(key))
-            yield (line,
-                   _scalar_text(source, line, obj[ident], "id") if ident is not None else None,
-                   _scalar_text(source, line, obj[value_key], "value"),
-                   _scalar_text(source, line, obj[group], "group") if group is not None else None)
+            yield (
+                line,
+                _scalar_text(source, line, obj[ident], "id") if ident is not None else None,
+                _scalar_text(source, line, obj[value_key], "value"),
+                _scalar_text(source, line, obj[group], "group") if group is not None else None,
+            )
+
     return Table(rows(), format, has_ids=ident is not None, has_groups=group is not None)
 
 
@@ -278,8 +316,11 @@ def _list_items(stream, finish, columns=None):
         value = stream.value()
         if columns is not None:
             if not isinstance(value, list) or len(value) != len(columns):
-                raise stream.source.at(line, "expected a row of %d values (the 'columns' of this JSON in the "
-                                             "layout of pandas' orient='split')" % len(columns))
+                raise stream.source.at(
+                    line,
+                    "expected a row of %d values (the 'columns' of this JSON in the "
+                    "layout of pandas' orient='split')" % len(columns),
+                )
             value = dict(zip(columns, value))
         yield line, None, value
     finish()
@@ -311,10 +352,12 @@ def _object_table(source, stream, columns, finish):
             continue
         break
     if name in _WRAPPERS and kind in "[{":
+
         def rest():
             for _ in members:  # what follows the wrapped list is ignored
                 stream.value()
             finish()
+
         if kind == "[":
             return _record_rows(source, _list_items(stream, rest, split_columns), columns)
         return _object_table(source, stream, columns, rest)
@@ -324,14 +367,16 @@ def _object_table(source, stream, columns, finish):
             for _ in members:
                 stream.value()
             finish()
-            raise source.at(line, "the file is a single JSON object; expected a list of objects like %s"
-                                  % columns.example())
+            raise source.at(
+                line, "the file is a single JSON object; expected a list of objects like %s" % columns.example()
+            )
 
         def keyed():
             yield line, key, stream.value()
             for item_line, item_key in members:
                 yield item_line, item_key, stream.value()
             finish()
+
         return _record_rows(source, keyed(), columns)
     if _names_column(key, columns):  # pandas orient='columns' (objects) or a dict of lists
         return _column_rows(source, stream, columns, members, (line, key), finish)
@@ -350,9 +395,11 @@ def _object_table(source, stream, columns, finish):
                     break
                 item_line, item_key = member
             finish()
+
         return _record_rows(source, records(), columns)
-    raise source.at(line, "the value of %s is a JSON list; expected %s" % (quote(key), _JSON_SHAPES
-                                                                           % columns.example()))
+    raise source.at(
+        line, "the value of %s is a JSON list; expected %s" % (quote(key), _JSON_SHAPES % columns.example())
+    )
 
 
 def _column_rows(source, stream, columns, members, first, finish):
@@ -364,24 +411,30 @@ def _column_rows(source, stream, columns, members, first, finish):
         line, key = member
         value = stream.value()
         if not isinstance(value, (dict, list)):
-            raise source.at(line, "the value of %s is a single value, but the first key's is a column of "
-                                  "values; expected %s" % (quote(key), _JSON_SHAPES % columns.example()))
+            raise source.at(
+                line,
+                "the value of %s is a single value, but the first key's is a column of "
+                "values; expected %s" % (quote(key), _JSON_SHAPES % columns.example()),
+            )
         table[key.strip()] = value
         lines[key.strip()] = line
         member = next(members, None)
     finish()
     names = list(table)
     record_keys = {}
-    for name in ([columns.id] if columns.id else []) + list(columns.values) + (
-            [columns.group] if columns.group else []):
+    for name in (
+        ([columns.id] if columns.id else []) + list(columns.values) + ([columns.group] if columns.group else [])
+    ):
         index = _find(names, name)
         if index is not None:
             record_keys.setdefault(name, names[index])
     value_name = next((record_keys[v] for v in columns.values if v in record_keys), None)
     if value_name is None:
-        raise source.at(first[0], "the object has no %s column (found keys: %s); expected %s"
-                                  % (" or ".join(quote(v) for v in columns.values), list_names(names),
-                                     _JSON_SHAPES % columns.example()))
+        raise source.at(
+            first[0],
+            "the object has no %s column (found keys: %s); expected %s"
+            % (" or ".join(quote(v) for v in columns.values), list_names(names), _JSON_SHAPES % columns.example()),
+        )
     main = table[value_name]
     order = list(main) if isinstance(main, dict) else list(range(len(main)))
     line = lines[value_name]
@@ -391,12 +444,16 @@ def _column_rows(source, stream, columns, members, first, finish):
         try:
             return column[index] if isinstance(column, dict) else column[index]
         except (KeyError, IndexError, TypeError):
-            raise source.at(lines[name], "the column %s has no value for row %s, which the column %s has"
-                                         % (quote(name), quote(index), quote(value_name)))
+            raise source.at(
+                lines[name],
+                "the column %s has no value for row %s, which the column %s has"
+                % (quote(name), quote(index), quote(value_name)),
+            )
 
     def records():
         for index in order:
             yield line, None, dict((name, cell(name, index)) for name in set(record_keys.values()))
+
     return _record_rows(source, records(), columns)
 
 
@@ -407,8 +464,9 @@ def json_table(source, columns):
     if opening == "":
         raise source.whole("is empty; expected %s" % (_JSON_SHAPES % columns.example()))
     if opening not in "[{":
-        raise stream.error("expected a JSON list or object, found %s"
-                           % ("a single value" if source.may_quote else "something else"))
+        raise stream.error(
+            "expected a JSON list or object, found %s" % ("a single value" if source.may_quote else "something else")
+        )
     if opening == "[":
         return _record_rows(source, _list_items(stream, stream.finish), columns)
     return _object_table(source, stream, columns, stream.finish)
@@ -422,8 +480,11 @@ def _jsonl_items(source, lines):
         except ValueError as exc:
             raise source.at(lineno, "not valid JSON (%s)" % getattr(exc, "msg", "syntax error"))
         except RecursionError:
-            raise source.at(lineno, "the JSON value is nested too deeply (lists or objects inside each other "
-                                    "hundreds of levels deep); expected one prediction per line")
+            raise source.at(
+                lineno,
+                "the JSON value is nested too deeply (lists or objects inside each other "
+                "hundreds of levels deep); expected one prediction per line",
+            )
         if isinstance(value, list):
             raise source.at(lineno, "expected one JSON object or value per line, found a list")
         yield lineno, None, value

@@ -4,6 +4,7 @@ Read in Codabench's models and serializers: ``Column.key`` and ``Column.title``
 are ``CharField(max_length=36)``, ``Leaderboard.title`` 64 characters,
 ``SubmissionScore.score`` a ``DecimalField(max_digits=20, decimal_places=10)``.
 """
+
 import re
 
 __all__ = ["MAX_KEY_LENGTH", "MAX_TITLE_LENGTH", "MAX_LEADERBOARD_TITLE", "MAX_ABS_SCORE", "KEY_PATTERN"]

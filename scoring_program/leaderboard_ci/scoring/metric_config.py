@@ -8,6 +8,7 @@ shape, the leaderboard key and Codabench's limits on it (36 characters;
 letters, digits and underscores).  Every mistake is a :class:`ConfigError`
 naming the entry and the allowed values, with a suggestion for a misspelt name.
 """
+
 from __future__ import annotations
 
 from ..tasks.base import MetricSpec
@@ -19,18 +20,27 @@ __all__ = ["parse_metric", "check_key", "MAX_KEY_LENGTH", "ENTRY_KEYS", "OPTION_
 
 #: The keys every metric entry may have, whatever its task, and what they mean (the reference page's table).
 ENTRY_KEYS = (
-    ("name", "The metric's name or a shorthand that implies options (f1_macro is {name: f1, average: macro}; "
-             "ndcg@10 is {name: ndcg, k: 10})."),
-    ("key", "The scores.json key and leaderboard column (letters, digits and underscores; with its suffixes such as "
-            "_ci_high at most 36 characters); default: the name with its options (f1_macro, ndcg_10)."),
-    ("custom", "Instead of name: a Python file in the program folder that defines the metric ({custom: file.py}); "
-               "a custom metric takes key besides."),
+    (
+        "name",
+        "The metric's name or a shorthand that implies options (f1_macro is {name: f1, average: macro}; "
+        "ndcg@10 is {name: ndcg, k: 10}).",
+    ),
+    (
+        "key",
+        "The scores.json key and leaderboard column (letters, digits and underscores; with its suffixes such as "
+        "_ci_high at most 36 characters); default: the name with its options (f1_macro, ndcg_10).",
+    ),
+    (
+        "custom",
+        "Instead of name: a Python file in the program folder that defines the metric ({custom: file.py}); "
+        "a custom metric takes key besides.",
+    ),
 )
 #: What each metric option means; a task type lists the options it takes in its ``OPTIONS`` and may
 #: document its own in an ``OPTION_DOCS`` mapping of the same form, which wins over this one.
 OPTION_DOCS = {
     "average": "How per-class (per-label, per-entity-type) values are averaged: macro, micro, weighted, and binary "
-               "(one class) or samples (per item) where the task has them.",
+    "(one class) or samples (per item) where the task has them.",
     "labels": "The classes a macro average runs over: a subset of the label set (scikit-learn's labels=).",
     "pos_label": "The positive class of a binary average; default: the top-level pos_label.",
     "zero_division": "The value of a 0/0 precision, recall or F1 (0 or 1); default: the top-level zero_division.",
@@ -46,13 +56,15 @@ OPTION_DOCS = {
 def _unknown_metric(where, text, task):
     hint = suggest_metric(text, task)
     known = ", ".join(known_metric_names(task))
-    return ConfigError("%s: unknown metric %r%s; known metrics%s: %s, or {custom: file.py}"
-                       % (where, text, " (did you mean %r?)" % hint if hint else "",
-                          " of task %s" % task if task else "", known))
+    return ConfigError(
+        "%s: unknown metric %r%s; known metrics%s: %s, or {custom: file.py}"
+        % (where, text, " (did you mean %r?)" % hint if hint else "", " of task %s" % task if task else "", known)
+    )
 
 
-def parse_metric(entry, where, label_set=None, default_pos_label=None, default_zero_division=0.0,
-                 custom_loader=None, task=None):
+def parse_metric(
+    entry, where, label_set=None, default_pos_label=None, default_zero_division=0.0, custom_loader=None, task=None
+):
     """Build a :class:`MetricSpec` from a config entry.
 
     Parameters
@@ -113,8 +125,9 @@ def parse_metric(entry, where, label_set=None, default_pos_label=None, default_z
         fields, default_key, title = module.make_spec(name, options, defaults)
     except ValueError as exc:
         raise ConfigError("%s: %s" % (where, exc))
-    spec = MetricSpec(name=name, key=str(entry.get("key") or default_key), info=module.METRICS[name],
-                      display_title=title, **fields)
+    spec = MetricSpec(
+        name=name, key=str(entry.get("key") or default_key), info=module.METRICS[name], display_title=title, **fields
+    )
     check_key(spec.key, where)
     return spec
 
@@ -124,5 +137,4 @@ def check_key(key, where):
     if not KEY_PATTERN.match(key):
         raise ConfigError("%s: key %r may only contain letters, digits and underscores" % (where, key))
     if len(key) > MAX_KEY_LENGTH:
-        raise ConfigError("%s: key %r is %d characters; Codabench allows %d"
-                          % (where, key, len(key), MAX_KEY_LENGTH))
+        raise ConfigError("%s: key %r is %d characters; Codabench allows %d" % (where, key, len(key), MAX_KEY_LENGTH))

@@ -9,6 +9,7 @@ columns, and the bundle check uses them to know each column's direction.
 The ``outputs:`` section of ``config.yaml`` chooses the keys; its keys, defaults and
 meanings are the fields of :class:`OutputSettings`.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -17,8 +18,18 @@ from typing import Optional
 from .errors import ConfigError
 from .schema import Check, Choice, Flag, section_keys, setting, validate_section
 
-__all__ = ["OutputSettings", "Column", "parse_outputs", "check_output_groups", "written_columns", "written_keys",
-           "OUTPUT_KEYS", "BASELINE_CHOICES", "column_key", "group_slug"]
+__all__ = [
+    "OutputSettings",
+    "Column",
+    "parse_outputs",
+    "check_output_groups",
+    "written_columns",
+    "written_keys",
+    "OUTPUT_KEYS",
+    "BASELINE_CHOICES",
+    "column_key",
+    "group_slug",
+]
 
 BASELINE_CHOICES = ("all", "official", "none")
 #: Codabench's limit on a column title.
@@ -26,8 +37,12 @@ MAX_TITLE = 36
 
 #: (part, key suffix) in the order the program writes them for one metric and group.
 _SCORE_PARTS = (("score", ""), ("ci_low", "_ci_low"), ("ci_high", "_ci_high"), ("se", "_se"))
-_BASE_PARTS = (("vs_base", "_vs_base"), ("vs_base_ci_low", "_vs_base_ci_low"),
-               ("vs_base_ci_high", "_vs_base_ci_high"), ("vs_base_p", "_vs_base_p"))
+_BASE_PARTS = (
+    ("vs_base", "_vs_base"),
+    ("vs_base_ci_low", "_vs_base_ci_low"),
+    ("vs_base_ci_high", "_vs_base_ci_high"),
+    ("vs_base_p", "_vs_base_p"),
+)
 
 
 class _GroupChoice(Check):
@@ -53,15 +68,21 @@ class OutputSettings:
     """Which keys the program writes to ``scores.json``, and so the leaderboard's columns (``KEY``: a metric's key)."""
 
     ci: bool = setting(True, "`KEY_ci_low` and `KEY_ci_high`, the interval.", Flag())
-    se: bool = setting(False, "`KEY_se`, the bootstrap standard error (the standard deviation of the replicates).",
-                       Flag())
-    groups: object = setting(True, "true: every group's keys; false: none; a list: those group values only.",
-                             _GroupChoice())  # True, False, or a tuple of group values
-    baseline: str = setting("all", "all: the comparison with the baseline for every metric and group; official: "
-                            "for the official metric only (and its groups); none: no comparison.",
-                            Choice(BASELINE_CHOICES, _no_baseline))
-    baseline_ci: bool = setting(True, "`KEY_vs_base_ci_low` and `KEY_vs_base_ci_high`, the interval of the "
-                                "difference.", Flag())
+    se: bool = setting(
+        False, "`KEY_se`, the bootstrap standard error (the standard deviation of the replicates).", Flag()
+    )
+    groups: object = setting(
+        True, "true: every group's keys; false: none; a list: those group values only.", _GroupChoice()
+    )  # True, False, or a tuple of group values
+    baseline: str = setting(
+        "all",
+        "all: the comparison with the baseline for every metric and group; official: "
+        "for the official metric only (and its groups); none: no comparison.",
+        Choice(BASELINE_CHOICES, _no_baseline),
+    )
+    baseline_ci: bool = setting(
+        True, "`KEY_vs_base_ci_low` and `KEY_vs_base_ci_high`, the interval of the difference.", Flag()
+    )
 
     def wants_group(self, value):
         if self.groups is True:
@@ -101,9 +122,16 @@ class Column:
     def title(self, confidence_level=0.95):
         """A column title of at most 36 characters (Codabench's limit)."""
         level = "%g%%" % (100 * confidence_level)
-        tails = {"score": "", "ci_low": " %s CI low" % level, "ci_high": " %s CI high" % level,
-                 "se": " SE", "vs_base": " gain vs baseline", "vs_base_ci_low": " gain %s CI low" % level,
-                 "vs_base_ci_high": " gain %s CI high" % level, "vs_base_p": " p (beats baseline)"}
+        tails = {
+            "score": "",
+            "ci_low": " %s CI low" % level,
+            "ci_high": " %s CI high" % level,
+            "se": " SE",
+            "vs_base": " gain vs baseline",
+            "vs_base_ci_low": " gain %s CI low" % level,
+            "vs_base_ci_high": " gain %s CI high" % level,
+            "vs_base_p": " p (beats baseline)",
+        }
         head = self.metric.title
         if head[:1].islower():
             head = head[:1].upper() + head[1:]
@@ -116,8 +144,8 @@ class Column:
         if len(head) + 2 <= room and self.group is not None:
             # Keep the metric's name, shorten the group value.
             keep = room - len(head) - 4
-            return "%s [%s…]%s" % (head, str(self.group)[:max(keep, 1)], tail)
-        return (head + group)[:room - 1] + "…" + tail
+            return "%s [%s…]%s" % (head, str(self.group)[: max(keep, 1)], tail)
+        return (head + group)[: room - 1] + "…" + tail
 
 
 def group_slug(value):
@@ -145,8 +173,10 @@ def check_output_groups(outputs, group_values, source):
     known = [str(v) for v in (group_values or ())]
     for value in outputs.groups:
         if value not in known:
-            raise ConfigError("%s: outputs.groups lists %r, which is not one of the groups (%s)"
-                              % (source, value, ", ".join(known) or "no groups are configured"))
+            raise ConfigError(
+                "%s: outputs.groups lists %r, which is not one of the groups (%s)"
+                % (source, value, ", ".join(known) or "no groups are configured")
+            )
 
 
 def written_columns(config, group_values=None):
@@ -168,8 +198,11 @@ def written_columns(config, group_values=None):
     groups = [None]
     if config.groups is not None:
         groups += [g for g in (group_values or ()) if outputs.wants_group(g)]
-    score_parts = [p for p in _SCORE_PARTS if p[0] == "score" or (p[0].startswith("ci_") and outputs.ci)
-                   or (p[0] == "se" and outputs.se)]
+    score_parts = [
+        p
+        for p in _SCORE_PARTS
+        if p[0] == "score" or (p[0].startswith("ci_") and outputs.ci) or (p[0] == "se" and outputs.se)
+    ]
     base_parts = [p for p in _BASE_PARTS if not p[0].startswith("vs_base_ci_") or outputs.baseline_ci]
     out = []
     for spec in config.metrics:
@@ -188,5 +221,3 @@ def written_columns(config, group_values=None):
 def written_keys(config, group_values=None):
     """Only the keys of :func:`written_columns`."""
     return tuple(c.key for c in written_columns(config, group_values))
-
-

@@ -16,21 +16,24 @@ gold ids are public, gold labels are not.
 Only the standard library and numpy are used (the per-submission path runs on
 Python 3.7 with numpy 1.17).
 """
+
 import hashlib
 import os
 
 import numpy as np
 
-from .alignment import align_by_id as _align_by_id, align_by_order as _align_by_order
+from ..tasks.base import GoldStandard
+from ..tasks.registry import task_module
+from .alignment import align_by_id as _align_by_id
+from .alignment import align_by_order as _align_by_order
 from .config import check_key_lengths
 from .errors import ConfigError, SubmissionError
 from .formats import Columns, Source, list_names, open_table, quote
 from .submission_files import find_prediction_file
 from .text_files import iter_lines
-from ..tasks.base import GoldStandard
-from ..tasks.registry import task_module
 
 __all__ = ["find_prediction_file", "read_gold", "read_predictions", "read_baseline", "organizer_warnings"]
+
 
 def _display_name(path):
     """How messages name a prediction file: relative to ``res/``, never absolute."""
@@ -54,9 +57,13 @@ def _read_system(path, name, config, gold, max_bytes):
     by_id = gold.ids is not None and config.files.id_column is not None
     task = task_module(gold.kind)
     is_value = _value_test(config, gold)
-    columns = Columns(config.files.prediction_columns, id=config.files.id_column if by_id else None,
-                      id_required=by_id, looks_like_data=_data_test(gold, is_value, use_ids=not ignore),
-                      is_value=is_value)
+    columns = Columns(
+        config.files.prediction_columns,
+        id=config.files.id_column if by_id else None,
+        id_required=by_id,
+        looks_like_data=_data_test(gold, is_value, use_ids=not ignore),
+        is_value=is_value,
+    )
     settings = task_settings(config)
     try:
         if task.OWN_PREDICTION_FORMAT:  # a format of the task's own (CoNLL, TREC runs, SQuAD JSON)
@@ -67,11 +74,21 @@ def _read_system(path, name, config, gold, max_bytes):
             convert = _unheaded(source, columns, gold, convert, is_value, use_ids=not ignore)
         stack = None if typecode else (lambda values: task.stack(values, gold, settings))
         if by_id and table.has_ids:
-            values = _align_by_id(source, table, gold, convert, typecode, stack, config.files.unscored_ids,
-                                  config.files.max_ids if ignore else None)
+            values = _align_by_id(
+                source,
+                table,
+                gold,
+                convert,
+                typecode,
+                stack,
+                config.files.unscored_ids,
+                config.files.max_ids if ignore else None,
+            )
         elif ignore and by_id:
-            raise source.whole("has no ids; this competition matches predictions to test items by id: start the "
-                               "file with the header %s" % columns.describe_header(","))
+            raise source.whole(
+                "has no ids; this competition matches predictions to test items by id: start the "
+                "file with the header %s" % columns.describe_header(",")
+            )
         else:
             values = _align_by_order(source, table, gold.n, convert, typecode, stack)
     except (IOError, OSError) as exc:
@@ -109,10 +126,17 @@ def task_settings(config):
     """
     files = config.files
     settings = dict(config.task_settings)
-    settings.update(format=files.format, id_column=files.id_column, gold_column=files.gold_column,
-                    prediction_columns=files.prediction_columns, config_name=config.source,
-                    labels=config.labels, group_column=config.groups.column if config.groups else None,
-                    public_labels=config.labels, metrics=config.metrics)
+    settings.update(
+        format=files.format,
+        id_column=files.id_column,
+        gold_column=files.gold_column,
+        prediction_columns=files.prediction_columns,
+        config_name=config.source,
+        labels=config.labels,
+        group_column=config.groups.column if config.groups else None,
+        public_labels=config.labels,
+        metrics=config.metrics,
+    )
     return settings
 
 
@@ -128,6 +152,7 @@ def _unheaded(source, columns, gold, convert, is_value, use_ids=True):
     Without ``use_ids`` (unscored ids are ignored) the line is recognized by
     its value after a delimiter, never by whether its id is in the gold.
     """
+
     def checked(line, text):
         try:
             return convert(line, text)
@@ -138,9 +163,13 @@ def _unheaded(source, columns, gold, convert, is_value, use_ids=True):
                     continue
                 head, rest = (part.strip() for part in text.split(delimiter, 1))
                 if (head in ids) if use_ids else (head and is_value(rest)):
-                    raise source.at(line, "the line holds an id and a prediction, but the file has no header; "
-                                          "start the file with the header %s" % columns.describe_header(delimiter))
+                    raise source.at(
+                        line,
+                        "the line holds an id and a prediction, but the file has no header; "
+                        "start the file with the header %s" % columns.describe_header(delimiter),
+                    )
             raise
+
     return checked
 
 
@@ -171,6 +200,7 @@ def _data_test(gold, is_value, use_ids=True):
 
     def looks_like_data(fields):
         return any(field in ids or is_value(field) for field in fields)
+
     return looks_like_data
 
 
@@ -211,8 +241,9 @@ def read_baseline(ref_dir, config, gold):
     try:
         return _read_system(path, "ref/" + name, config, gold, None)
     except SubmissionError as exc:
-        raise ConfigError("the baseline %s (baseline.file) cannot be used: %s" % (quote(config.baseline.name),
-                                                                                 exc.message))
+        raise ConfigError(
+            "the baseline %s (baseline.file) cannot be used: %s" % (quote(config.baseline.name), exc.message)
+        )
 
 
 # ---------------------------------------------------------------------------
@@ -233,8 +264,10 @@ def _gold_rows(source, config):
     columns = Columns((files.gold_column,), id=files.id_column, id_required=True, group=group)
     table = open_table(source, "auto", columns)
     if group is not None and not table.has_groups:
-        raise source.whole("has no columns, so it cannot hold the group column %s (groups.column); use a CSV "
-                           "file with a header" % quote(group))
+        raise source.whole(
+            "has no columns, so it cannot hold the group column %s (groups.column); use a CSV "
+            "file with a header" % quote(group)
+        )
     lines, ids, values, groups = [], [], [], []
     for line, ident, value, group_value in table.rows:
         lines.append(line)
@@ -253,8 +286,10 @@ def _check_gold_ids(source, lines, ids):
         if ident == "":
             raise source.at(line, "the id is empty")
         if ident in first_line:
-            raise source.at(line, "id %s appears again (first on line %d); gold ids must be unique"
-                                  % (quote(ident), first_line[ident]))
+            raise source.at(
+                line,
+                "id %s appears again (first on line %d); gold ids must be unique" % (quote(ident), first_line[ident]),
+            )
         first_line[ident] = line
 
 
@@ -271,12 +306,16 @@ def _gold_groups(source, config, lines, groups):
         group_values = tuple(settings.values)
         unlisted = [g for g in present if g not in group_values]
         if unlisted:
-            raise source.whole("has group values that groups.values in %s does not list: %s"
-                               % (config.source, ", ".join(quote(g) for g in unlisted[:5])))
+            raise source.whole(
+                "has group values that groups.values in %s does not list: %s"
+                % (config.source, ", ".join(quote(g) for g in unlisted[:5]))
+            )
         absent = [g for g in group_values if g not in set(present)]
         if absent:
-            raise ConfigError("%s: groups.values lists %s, which no item of ref/%s has"
-                              % (config.source, ", ".join(quote(g) for g in absent[:5]), config.files.gold))
+            raise ConfigError(
+                "%s: groups.values lists %s, which no item of ref/%s has"
+                % (config.source, ", ".join(quote(g) for g in absent[:5]), config.files.gold)
+            )
     index = dict((value, code) for code, value in enumerate(group_values))
     return group_values, np.array([index[value] for value in groups], dtype=np.intp)
 
@@ -305,16 +344,23 @@ def read_gold(ref_dir, config):
     path = os.path.join(ref_dir, name)
     if not os.path.isfile(path):
         present = sorted(n for n in os.listdir(ref_dir) if not n.startswith(".")) if os.path.isdir(ref_dir) else []
-        raise ConfigError("the gold file ref/%s (files.gold) is missing from the reference data (ref/ holds: %s)"
-                          % (name, list_names(present, 5) or "nothing"))
+        raise ConfigError(
+            "the gold file ref/%s (files.gold) is missing from the reference data (ref/ holds: %s)"
+            % (name, list_names(present, 5) or "nothing")
+        )
     source = Source(path, "ref/" + name, error=ConfigError, may_quote=False)
     task = task_module(config.kind)
     settings = task_settings(config)
     try:
         if task.OWN_GOLD_FORMAT:  # a format of the task's own: the task parses and encodes the units
             units = task.read_gold(source, iter_lines(source), config.labels, settings)
-            lines, ids, codes, labels, groups = (units["lines"], units.get("ids"), units["values"],
-                                                  units.get("labels"), units.get("groups"))
+            lines, ids, codes, labels, groups = (
+                units["lines"],
+                units.get("ids"),
+                units["values"],
+                units.get("labels"),
+                units.get("groups"),
+            )
         else:
             lines, ids, values, groups = _gold_rows(source, config)
         sha256 = _sha256(path)
@@ -323,24 +369,39 @@ def read_gold(ref_dir, config):
     if ids is not None:
         _check_gold_ids(source, lines, ids)
         if config.files.unscored_ids == "ignore" and len(ids) > config.files.max_ids:
-            raise ConfigError("%s: files.max_ids ({:,}) is below the number of items of ref/%s; set it to the "
-                              "number of public test ids".format(config.files.max_ids) % (config.source, name))
+            raise ConfigError(
+                "%s: files.max_ids ({:,}) is below the number of items of ref/%s; set it to the "
+                "number of public test ids".format(config.files.max_ids)
+                % (config.source, name)
+            )
     if not task.OWN_GOLD_FORMAT:
         codes, labels = task.encode_gold(source, lines, values, config.labels, config.source, settings)
     mismatch = task.check_metrics(config.metrics, labels)
     if mismatch is not None:
         if config.labels is None:  # the labels are the gold's: the message must not list them
-            raise ConfigError("%s: metric %s names a class (labels or pos_label) that ref/%s does not have, or "
-                              "needs another number of classes; set labels in %s to the task's classes"
-                              % (config.source, mismatch[0], name, config.source))
+            raise ConfigError(
+                "%s: metric %s names a class (labels or pos_label) that ref/%s does not have, or "
+                "needs another number of classes; set labels in %s to the task's classes"
+                % (config.source, mismatch[0], name, config.source)
+            )
         raise ConfigError("%s: metric %s: %s" % (config.source, mismatch[0], mismatch[1]))
     group_values, group_codes = None, None
     if config.groups is not None:
         if groups is None:
-            raise ConfigError("%s: groups.column %s: the %s gold format of ref/%s has no group column"
-                              % (config.source, quote(config.groups.column), task.NAME, name))
+            raise ConfigError(
+                "%s: groups.column %s: the %s gold format of ref/%s has no group column"
+                % (config.source, quote(config.groups.column), task.NAME, name)
+            )
         group_values, group_codes = _gold_groups(source, config, lines, groups)
         check_key_lengths(config.metrics, group_values, config.source, with_baseline=config.baseline is not None)
-    return GoldStandard(values=codes, labels=labels, ids=tuple(ids) if ids is not None else None,
-                        groups=group_codes, group_values=group_values, source=name, sha256=sha256,
-                        task=task.NAME, settings=config.task_settings)
+    return GoldStandard(
+        values=codes,
+        labels=labels,
+        ids=tuple(ids) if ids is not None else None,
+        groups=group_codes,
+        group_values=group_values,
+        source=name,
+        sha256=sha256,
+        task=task.NAME,
+        settings=config.task_settings,
+    )

@@ -12,6 +12,7 @@ reference page (``docs/configuration.md``), which is generated from them.
 
 Python 3.7 and the standard library only: this runs in the per-submission program.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -21,9 +22,27 @@ from dataclasses import MISSING, field, fields
 
 from .errors import ConfigError
 
-__all__ = ["setting", "Setting", "Check", "Integer", "Number", "Choice", "lower", "Flag", "Name", "Nullable",
-           "Delegate", "ListOf", "validate_section", "setting_fields", "section_keys", "default_value", "schema_rows",
-           "unknown_key", "default_text"]
+__all__ = [
+    "setting",
+    "Setting",
+    "Check",
+    "Integer",
+    "Number",
+    "Choice",
+    "lower",
+    "Flag",
+    "Name",
+    "Nullable",
+    "Delegate",
+    "ListOf",
+    "validate_section",
+    "setting_fields",
+    "section_keys",
+    "default_value",
+    "schema_rows",
+    "unknown_key",
+    "default_text",
+]
 
 #: The metadata key under which :func:`setting` stores a field's :class:`Setting`.
 SCHEMA = "leaderboard_ci.schema"
@@ -118,19 +137,25 @@ class Integer(Check):
 class Number(Check):
     def __init__(self, low, high, low_open=True, high_open=True, kind=None):
         self.low, self.high, self.low_open, self.high_open = low, high, low_open, high_open
-        self.kind = kind or "number %s %g and %s %g" % (">" if low_open else ">=", low, "<" if high_open else "<=",
-                                                        high)
+        self.kind = kind or "number %s %g and %s %g" % (
+            ">" if low_open else ">=",
+            low,
+            "<" if high_open else "<=",
+            high,
+        )
 
     def __call__(self, value, where):
         ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
         if ok:
             value = float(value)
-            ok = ((value > self.low if self.low_open else value >= self.low)
-                  and (value < self.high if self.high_open else value <= self.high))
+            ok = (value > self.low if self.low_open else value >= self.low) and (
+                value < self.high if self.high_open else value <= self.high
+            )
         if not ok:
-            raise ConfigError("%s must be a number %s %g and %s %g, got %r"
-                              % (where, ">" if self.low_open else ">=", self.low, "<" if self.high_open else "<=",
-                                 self.high, value))
+            raise ConfigError(
+                "%s must be a number %s %g and %s %g, got %r"
+                % (where, ">" if self.low_open else ">=", self.low, "<" if self.high_open else "<=", self.high, value)
+            )
         return value
 
 
@@ -175,8 +200,10 @@ class Name(Check):
 
     def __call__(self, value, where):
         if isinstance(value, bool):
-            raise ConfigError("%s is %r because YAML reads yes/no/on/off/true/false as booleans; "
-                              "quote it (e.g. \"yes\")" % (where, value))
+            raise ConfigError(
+                "%s is %r because YAML reads yes/no/on/off/true/false as booleans; "
+                'quote it (e.g. "yes")' % (where, value)
+            )
         if not isinstance(value, (str, int)) or str(value).strip() == "":
             raise ConfigError("%s must be a non-empty name, got %r" % (where, value))
         name = str(value).strip()
@@ -239,10 +266,15 @@ def unknown_key(where, key, allowed, others=None, also=()):
     ``also``: more keys to suggest that ``allowed`` does not list (the task types' own settings).
     """
     close = difflib.get_close_matches(str(key), [str(a) for a in tuple(allowed) + tuple(also)], n=1, cutoff=0.75)
-    hint = close[0] if close else next((("%s.%s" % (name, key)) for name, keys in sorted((others or {}).items())
-                                        if key in keys), None)
-    return ConfigError("%s is not a known key%s; allowed: %s"
-                       % (where, " (did you mean %r?)" % hint if hint else "", ", ".join(allowed)))
+    hint = (
+        close[0]
+        if close
+        else next((("%s.%s" % (name, key)) for name, keys in sorted((others or {}).items()) if key in keys), None)
+    )
+    return ConfigError(
+        "%s is not a known key%s; allowed: %s"
+        % (where, " (did you mean %r?)" % hint if hint else "", ", ".join(allowed))
+    )
 
 
 def validate_section(cls, value, name, source, others=None):
@@ -275,8 +307,10 @@ def validate_section(cls, value, name, source, others=None):
     if shorthand is not None and isinstance(value, str):
         value = {shorthand[0]: value}
     if not isinstance(value, dict):
-        raise ConfigError("%s must be %sa mapping (keys: %s), got %r"
-                          % (where, "%s or " % shorthand[1] if shorthand else "", ", ".join(keys), value))
+        raise ConfigError(
+            "%s must be %sa mapping (keys: %s), got %r"
+            % (where, "%s or " % shorthand[1] if shorthand else "", ", ".join(keys), value)
+        )
     unknown = sorted(set(value) - set(keys), key=str)
     if unknown:
         raise unknown_key("%s.%s" % (where, unknown[0]), unknown[0], keys, others)
@@ -322,5 +356,5 @@ def schema_rows(cls):
         if s.rows:
             rows.extend((key, kind, default, default.startswith("["), doc, None) for key, kind, default, doc in s.rows)
         else:
-            rows.append((f.name, s.kind, ) + default_text(f, s) + (s.doc, s.section))
+            rows.append((f.name, s.kind) + default_text(f, s) + (s.doc, s.section))
     return rows

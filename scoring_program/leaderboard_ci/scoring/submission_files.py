@@ -10,6 +10,7 @@ configured name wins, then the only data file, then the only file whose
 first line names the expected columns; otherwise the message names the
 candidates.  Every name a message echoes is escaped.  Standard library only.
 """
+
 import os
 import stat
 
@@ -23,14 +24,43 @@ __all__ = ["find_prediction_file"]
 _SYSTEM_NAMES = ("__MACOSX", "metadata", ".DS_Store")
 #: Never prediction files: documentation, licences, editors' backups and lock files, Windows' files.
 _NOT_PREDICTIONS_PREFIXES = ("readme", "license", "licence", "copying", "changelog", "~$", ".~lock")
-_NOT_PREDICTIONS_SUFFIXES = (".md", ".markdown", ".rst", "~", ".bak", ".orig", ".swp", ".swo", ".tmp", ".lock",
-                             ".lck", ".pdf", ".docx", ".doc", ".ipynb")
+_NOT_PREDICTIONS_SUFFIXES = (
+    ".md",
+    ".markdown",
+    ".rst",
+    "~",
+    ".bak",
+    ".orig",
+    ".swp",
+    ".swo",
+    ".tmp",
+    ".lock",
+    ".lck",
+    ".pdf",
+    ".docx",
+    ".doc",
+    ".ipynb",
+)
 _NOT_PREDICTIONS_NAMES = ("thumbs.db", "desktop.ini")
 #: Candidates whose first line is read to find the one with the expected columns.
 _MAX_LOOKED_AT = 20
 #: Extensions of files that may hold predictions (used only to break ties).
-_DATA_EXTENSIONS = (".csv", ".tsv", ".tab", ".txt", ".json", ".jsonl", ".ndjson", ".pred", ".preds",
-                    ".predictions", ".out", ".labels", ".dat", "")
+_DATA_EXTENSIONS = (
+    ".csv",
+    ".tsv",
+    ".tab",
+    ".txt",
+    ".json",
+    ".jsonl",
+    ".ndjson",
+    ".pred",
+    ".preds",
+    ".predictions",
+    ".out",
+    ".labels",
+    ".dat",
+    "",
+)
 
 
 # ---------------------------------------------------------------------------
@@ -56,8 +86,12 @@ def _is_system(name):
 def _never_predictions(name):
     """Whether a file's name says it is documentation, a backup, a lock file or an OS file."""
     lower = name.lower()
-    return (lower in _NOT_PREDICTIONS_NAMES or lower.startswith(_NOT_PREDICTIONS_PREFIXES)
-            or lower.endswith(_NOT_PREDICTIONS_SUFFIXES) or (lower.startswith("#") and lower.endswith("#")))
+    return (
+        lower in _NOT_PREDICTIONS_NAMES
+        or lower.startswith(_NOT_PREDICTIONS_PREFIXES)
+        or lower.endswith(_NOT_PREDICTIONS_SUFFIXES)
+        or (lower.startswith("#") and lower.endswith("#"))
+    )
 
 
 class _Listing(object):
@@ -110,22 +144,36 @@ def _names(values, limit=5):
 def _nothing(listing):
     """The error for a submission without a candidate file, saying what it holds instead."""
     if not listing.hidden and not listing.other:
-        return SubmissionError("the submission is empty: the zip holds no prediction file; put your prediction "
-                               "file (e.g. predictions.csv) at the top of the zip")
+        return SubmissionError(
+            "the submission is empty: the zip holds no prediction file; put your prediction "
+            "file (e.g. predictions.csv) at the top of the zip"
+        )
     parts = []
     only = len(listing.hidden) + len(listing.other) == 1
     if listing.hidden:
         many = len(listing.hidden) > 1
-        parts.append("%s %s hidden (the name starts with a dot) and %s ignored"
-                     % ("its only file, %s," % _names(listing.hidden) if only else _names(listing.hidden),
-                        "are" if many else "is", "are" if many else "is"))
+        parts.append(
+            "%s %s hidden (the name starts with a dot) and %s ignored"
+            % (
+                "its only file, %s," % _names(listing.hidden) if only else _names(listing.hidden),
+                "are" if many else "is",
+                "are" if many else "is",
+            )
+        )
     if listing.other:
         many = len(listing.other) > 1
-        parts.append("%s %s documentation or editor file%s, never read as predictions"
-                     % ("its only file, %s," % _names(listing.other) if only else _names(listing.other),
-                        "are" if many else "is a", "s" if many else ""))
-    return SubmissionError("the submission holds no prediction file: %s; add your prediction file under a "
-                           "plain name such as predictions.csv" % "; ".join(parts))
+        parts.append(
+            "%s %s documentation or editor file%s, never read as predictions"
+            % (
+                "its only file, %s," % _names(listing.other) if only else _names(listing.other),
+                "are" if many else "is a",
+                "s" if many else "",
+            )
+        )
+    return SubmissionError(
+        "the submission holds no prediction file: %s; add your prediction file under a "
+        "plain name such as predictions.csv" % "; ".join(parts)
+    )
 
 
 def _pick_named(res_dir, wanted, listing, nested):
@@ -134,9 +182,10 @@ def _pick_named(res_dir, wanted, listing, nested):
         if os.path.basename(name) == wanted:
             return _found(res_dir, name)
     found = listing.files + nested + [f + "/" for f in listing.folders if not nested] + listing.hidden
-    raise SubmissionError("the submission has no file named %s (found: %s); name your prediction file %s "
-                          "and put it at the top of the zip"
-                          % (quote(wanted), _names(found) or "nothing", escape(wanted, 200)))
+    raise SubmissionError(
+        "the submission has no file named %s (found: %s); name your prediction file %s "
+        "and put it at the top of the zip" % (quote(wanted), _names(found) or "nothing", escape(wanted, 200))
+    )
 
 
 def _columns_of(config):
@@ -154,17 +203,25 @@ def _pick_only(res_dir, files, config):
     candidates = data or files
     columns = _columns_of(config)
     if len(candidates) > _MAX_LOOKED_AT:
-        raise SubmissionError("the submission has %d candidate prediction files (%s); submit a zip holding only "
-                              "your prediction file" % (len(candidates), _names(candidates)))
+        raise SubmissionError(
+            "the submission has %d candidate prediction files (%s); submit a zip holding only "
+            "your prediction file" % (len(candidates), _names(candidates))
+        )
     matching = [f for f in candidates if has_columns(Source(os.path.join(res_dir, f), f), columns)]
     if len(matching) == 1:
         return _found(res_dir, matching[0])
     expected = columns.describe_header(",")
-    which = ("each has the header %s" % expected if len(matching) == len(candidates) and len(candidates) == 2
-             else "%d of them have the header %s" % (len(matching), expected) if matching
-             else "none has the header %s" % expected)
-    raise SubmissionError("the submission has %d candidate prediction files (%s) and %s; submit a zip holding "
-                          "only your prediction file" % (len(candidates), _names(candidates), which))
+    which = (
+        "each has the header %s" % expected
+        if len(matching) == len(candidates) and len(candidates) == 2
+        else "%d of them have the header %s" % (len(matching), expected)
+        if matching
+        else "none has the header %s" % expected
+    )
+    raise SubmissionError(
+        "the submission has %d candidate prediction files (%s) and %s; submit a zip holding "
+        "only your prediction file" % (len(candidates), _names(candidates), which)
+    )
 
 
 def find_prediction_file(res_dir, config):
@@ -209,8 +266,10 @@ def find_prediction_file(res_dir, config):
         listing.other += inner.other
         nested = inner.files
         if not nested and inner.folders:
-            raise SubmissionError("the prediction file is nested too deep (in %s); put it at the top of the zip"
-                                  % _names([d + "/" for d in inner.folders], 3))
+            raise SubmissionError(
+                "the prediction file is nested too deep (in %s); put it at the top of the zip"
+                % _names([d + "/" for d in inner.folders], 3)
+            )
         if not nested and config.files.predictions is None:
             raise _nothing(listing)
     wanted = config.files.predictions
@@ -221,7 +280,8 @@ def find_prediction_file(res_dir, config):
     if nested:
         return _pick_only(res_dir, nested, config)
     if listing.folders:
-        raise SubmissionError("the submission has %d folders (%s) and no prediction file; put the prediction "
-                              "file at the top of the zip" % (len(listing.folders),
-                                                              _names([f + "/" for f in listing.folders])))
+        raise SubmissionError(
+            "the submission has %d folders (%s) and no prediction file; put the prediction "
+            "file at the top of the zip" % (len(listing.folders), _names([f + "/" for f in listing.folders]))
+        )
     raise _nothing(listing)

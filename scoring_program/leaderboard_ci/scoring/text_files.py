@@ -15,6 +15,7 @@ other invisible characters visible (``\\x1b``, ``\\ufeff``) and shortens long
 text, so that a message is always one readable line.  Standard library only
 (Python 3.7).
 """
+
 import codecs
 import io
 import itertools
@@ -24,10 +25,25 @@ import unicodedata
 
 from .errors import SubmissionError
 
-__all__ = ["Source", "Columns", "Table", "escape", "quote", "list_names", "one_line", "iter_blocks", "iter_lines",
-           "iter_line_lists", "iter_line_texts",
-           "sniff_encoding", "without_blank_lines", "find_name", "names_a_column", "per_class_columns",
-           "MAX_LINE_CHARS"]
+__all__ = [
+    "Source",
+    "Columns",
+    "Table",
+    "escape",
+    "quote",
+    "list_names",
+    "one_line",
+    "iter_blocks",
+    "iter_lines",
+    "iter_line_lists",
+    "iter_line_texts",
+    "sniff_encoding",
+    "without_blank_lines",
+    "find_name",
+    "names_a_column",
+    "per_class_columns",
+    "MAX_LINE_CHARS",
+]
 
 _CHUNK = 1 << 20  # bytes decoded at a time
 _SNIFF = 4096  # bytes looked at to recognize the encoding or a binary file
@@ -41,11 +57,7 @@ _SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 #: Unicode categories shown escaped: controls, format characters (BOM, zero-width, bidi),
 #: surrogates, private use, unassigned, line and paragraph separators.
 _INVISIBLE = frozenset(("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"))
-_DECODERS = {
-    "UTF-8": codecs.utf_8_decode,
-    "UTF-16-LE": codecs.utf_16_le_decode,
-    "UTF-16-BE": codecs.utf_16_be_decode,
-}
+_DECODERS = {"UTF-8": codecs.utf_8_decode, "UTF-16-LE": codecs.utf_16_le_decode, "UTF-16-BE": codecs.utf_16_be_decode}
 _MAGIC = (
     (b"PK\x03\x04", "a zip archive (or an Excel .xlsx file)"),
     (b"\xd0\xcf\x11\xe0", "an Excel or Word file"),
@@ -243,8 +255,7 @@ FIRST_BATCH_ROWS = 256
 def _batch_rows(batches):
     for lines, ids, values, groups in batches:
         for k, line in enumerate(lines):
-            yield (line, ids[k] if ids is not None else None, values[k],
-                   groups[k] if groups is not None else None)
+            yield (line, ids[k] if ids is not None else None, values[k], groups[k] if groups is not None else None)
 
 
 def _row_batches(rows, has_ids, has_groups):
@@ -306,7 +317,6 @@ def per_class_columns(fields, columns):
     return others
 
 
-
 # ---------------------------------------------------------------------------
 # Decoding
 # ---------------------------------------------------------------------------
@@ -338,8 +348,9 @@ def sniff_encoding(source, head):
         return "UTF-16-BE", 2
     for magic, what in _MAGIC:
         if head.startswith(magic):
-            raise source.whole("is %s, not a text file of predictions; put the text file itself "
-                               "at the top of your zip" % what)
+            raise source.whole(
+                "is %s, not a text file of predictions; put the text file itself at the top of your zip" % what
+            )
     sample = head[:_SNIFF]
     if b"\x00" in sample and _looks_like_utf16(head):
         raise source.whole("is UTF-16 text without a byte-order mark; save it as UTF-8")
@@ -444,8 +455,11 @@ def iter_blocks(source):
 
 
 def _nul_error(source, lineno, before):
-    return source.at(lineno + _count_ends(before), "the line holds a NUL byte (\\x00), which a text file of "
-                                                   "predictions cannot contain; save the file as plain UTF-8 text")
+    return source.at(
+        lineno + _count_ends(before),
+        "the line holds a NUL byte (\\x00), which a text file of "
+        "predictions cannot contain; save the file as plain UTF-8 text",
+    )
 
 
 def iter_line_texts(source, max_chars=MAX_LINE_CHARS):
@@ -469,9 +483,9 @@ def iter_line_texts(source, max_chars=MAX_LINE_CHARS):
         text, hold = hold + text, ""
         if not final:
             kept = text.rstrip("\r")
-            text, hold = kept, text[len(kept):]
+            text, hold = kept, text[len(kept) :]
         if "\x00" in text:
-            raise _nul_error(source, lineno, "".join(pending) + text[:text.index("\x00")])
+            raise _nul_error(source, lineno, "".join(pending) + text[: text.index("\x00")])
         if text and not text.strip() and (not pending or not "".join(pending).strip()):
             ends = _count_ends(text)  # a block of blank lines: one Python step, not one per line
             if ends:
@@ -490,7 +504,7 @@ def iter_line_texts(source, max_chars=MAX_LINE_CHARS):
                 raise _long_line(source, lineno, max_chars)
             continue
         whole = "".join(pending) + text[:cut] if pending else text[:cut]
-        last = text[cut + 1:]
+        last = text[cut + 1 :]
         pending, pending_chars = [last], len(last)
         if max_chars is not None and len(whole) > max_chars:
             lengths = [len(part) for part in whole.split("\n")]
@@ -499,7 +513,7 @@ def iter_line_texts(source, max_chars=MAX_LINE_CHARS):
                 raise _long_line(source, lineno + index, max_chars)
         count = whole.count("\n") + 1
         yield lineno, whole, count
-        last_blank = not whole[whole.rfind("\n") + 1:].strip()
+        last_blank = not whole[whole.rfind("\n") + 1 :].strip()
         lineno += count
     last = "".join(pending)
     if last:
@@ -525,8 +539,11 @@ def iter_lines(source, max_chars=MAX_LINE_CHARS):
 
 
 def _long_line(source, lineno, max_chars):
-    return source.at(lineno, "the line is longer than {:,} characters, more than a line of predictions "
-                             "can be; check the line ends and the quotes".format(max_chars))
+    return source.at(
+        lineno,
+        "the line is longer than {:,} characters, more than a line of predictions "
+        "can be; check the line ends and the quotes".format(max_chars),
+    )
 
 
 def without_blank_lines(source, lines):
@@ -538,6 +555,5 @@ def without_blank_lines(source, lines):
                 blank = lineno
             continue
         if blank is not None:
-            raise source.at(blank, "the line is blank; remove blank lines (only trailing blank lines "
-                                   "are allowed)")
+            raise source.at(blank, "the line is blank; remove blank lines (only trailing blank lines are allowed)")
         yield lineno, text

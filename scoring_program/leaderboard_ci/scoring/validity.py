@@ -25,6 +25,7 @@ Messages for participants (``participant=True``) never give a gold count nor nam
 a unit that is rare in the gold, nor a group where it is: those are facts of the gold.
 Only numpy; Python 3.7.
 """
+
 from __future__ import annotations
 
 from collections import OrderedDict
@@ -32,12 +33,26 @@ from collections import OrderedDict
 import numpy as np
 
 from ..tasks.base import FEW_UNITS, GoldStandard
-from ..tasks.sparse import is_macro
 from ..tasks.registry import task_module
+from ..tasks.sparse import is_macro
 
-__all__ = ["FEW", "HEAVY_TAIL_SHARE", "is_macro", "sparse_units_of", "sparse_notes", "sparse_class_notes",
-           "item_contributions_of", "tail_share", "heavy_tail_notes", "degenerate_interval_note",
-           "degenerate_notes", "submission_warnings", "target_scopes", "system_flags", "phase_notes"]
+__all__ = [
+    "FEW",
+    "HEAVY_TAIL_SHARE",
+    "is_macro",
+    "sparse_units_of",
+    "sparse_notes",
+    "sparse_class_notes",
+    "item_contributions_of",
+    "tail_share",
+    "heavy_tail_notes",
+    "degenerate_interval_note",
+    "degenerate_notes",
+    "submission_warnings",
+    "target_scopes",
+    "system_flags",
+    "phase_notes",
+]
 
 #: Units (classes, labels, entity types) with this many gold items or predictions, or fewer, are flagged.
 FEW = FEW_UNITS
@@ -96,23 +111,50 @@ def _gold_sentence(found, titles, where, participant):
     unnamed = all(name == "" for name, _ in counts)
     if participant:
         if unnamed:
-            return ("Few %s in the test data have %s, so %s %s on almost nothing: such intervals can cover less "
-                    "than their nominal level (%s)." % (_plural(unit), found.of, what, verb, found.coverage))
-        return ("Some %s have very few %s in the test data, so %s %s on almost nothing for them: such intervals "
-                "can cover far less than their nominal level (%s)."
-                % (_plural(unit), _PARTICIPANT_OF.get(found.of, found.of), what, verb, found.coverage))
+            return (
+                "Few %s in the test data have %s, so %s %s on almost nothing: such intervals can cover less "
+                "than their nominal level (%s)." % (_plural(unit), found.of, what, verb, found.coverage)
+            )
+        return (
+            "Some %s have very few %s in the test data, so %s %s on almost nothing for them: such intervals "
+            "can cover far less than their nominal level (%s)."
+            % (_plural(unit), _PARTICIPANT_OF.get(found.of, found.of), what, verb, found.coverage)
+        )
     if unnamed:
         k = sum(n for _, n in counts)
-        return ("In %s, only %d %s %s %s (at most %d), so %s %s on almost nothing: such intervals can cover less "
-                "than their nominal level (%s)." % (where, k, unit if k == 1 else _plural(unit),
-                                                     "has" if k == 1 else "have", found.of, found.few, what, verb,
-                                                     found.coverage))
+        return (
+            "In %s, only %d %s %s %s (at most %d), so %s %s on almost nothing: such intervals can cover less "
+            "than their nominal level (%s)."
+            % (
+                where,
+                k,
+                unit if k == 1 else _plural(unit),
+                "has" if k == 1 else "have",
+                found.of,
+                found.few,
+                what,
+                verb,
+                found.coverage,
+            )
+        )
     names = [name for name, _ in counts]
     many = len(names) > 1
-    return ("In %s, %s %s %s at most %d %s, so %s %s on almost nothing for %s: such intervals can cover far less "
-            "than their nominal level (%s)."
-            % (where, _plural(unit) if many else unit, _names(names), "have" if many else "has", found.few,
-               found.of, what, verb, "them" if many else "it", found.coverage))
+    return (
+        "In %s, %s %s %s at most %d %s, so %s %s on almost nothing for %s: such intervals can cover far less "
+        "than their nominal level (%s)."
+        % (
+            where,
+            _plural(unit) if many else unit,
+            _names(names),
+            "have" if many else "has",
+            found.few,
+            found.of,
+            what,
+            verb,
+            "them" if many else "it",
+            found.coverage,
+        )
+    )
 
 
 def _predicted_sentence(found, titles, where, predictor):
@@ -120,14 +162,31 @@ def _predicted_sentence(found, titles, where, predictor):
     if len(found.counts) > 6:
         listed += " and %d more" % (len(found.counts) - 6)
     many = len(found.counts) > 1
-    return ("In %s, %s %s %s (at most %d), so the precision of %s in %s rests on almost nothing and the interval "
-            "can cover far less than its nominal level."
-            % (where, predictor, _plural(found.unit) if many else found.unit, listed, found.few,
-               "those %s" % _plural(found.unit) if many else "that %s" % found.unit, " and ".join(titles)))
+    return (
+        "In %s, %s %s %s (at most %d), so the precision of %s in %s rests on almost nothing and the interval "
+        "can cover far less than its nominal level."
+        % (
+            where,
+            predictor,
+            _plural(found.unit) if many else found.unit,
+            listed,
+            found.few,
+            "those %s" % _plural(found.unit) if many else "that %s" % found.unit,
+            " and ".join(titles),
+        )
+    )
 
 
-def sparse_notes(metrics, gold, predictions=None, predictor="you predict", participant=False, per_class=True,
-                 group=None, every_group=True):
+def sparse_notes(
+    metrics,
+    gold,
+    predictions=None,
+    predictor="you predict",
+    participant=False,
+    per_class=True,
+    group=None,
+    every_group=True,
+):
     """Notes where the ``metrics``' intervals rest on sparse units (empty when none applies).
 
     Parameters
@@ -171,11 +230,21 @@ def sparse_notes(metrics, gold, predictions=None, predictor="you predict", parti
     return notes
 
 
-def sparse_class_notes(metrics, labels, gold_codes, predicted_codes, groups=None, group_values=None,
-                       predictor="you predict", name_gold_classes=True, per_class=True):
+def sparse_class_notes(
+    metrics,
+    labels,
+    gold_codes,
+    predicted_codes,
+    groups=None,
+    group_values=None,
+    predictor="you predict",
+    name_gold_classes=True,
+    per_class=True,
+):
     """:func:`sparse_notes` for single-label class codes (``name_gold_classes=False``: the participant's)."""
-    gold = GoldStandard(values=np.asarray(gold_codes), labels=tuple(labels), groups=groups,
-                        group_values=group_values)  # class codes with labels: the label task
+    gold = GoldStandard(
+        values=np.asarray(gold_codes), labels=tuple(labels), groups=groups, group_values=group_values
+    )  # class codes with labels: the label task
     return sparse_notes(metrics, gold, predicted_codes, predictor, not name_gold_classes, per_class)
 
 
@@ -205,11 +274,12 @@ def tail_share(contributions, items=None):
     total = float(terms.sum())
     if total <= 0.0:
         return 0.0
-    return float(np.sort(terms)[-_top_count(terms.size):].sum()) / total
+    return float(np.sort(terms)[-_top_count(terms.size) :].sum()) / total
 
 
-def heavy_tail_notes(metrics, gold, predictions, items=None, where="the test set", who="your predictions",
-                     participant=False):
+def heavy_tail_notes(
+    metrics, gold, predictions, items=None, where="the test set", who="your predictions", participant=False
+):
     """Notes for the ``metrics`` whose largest per-item terms carry much of their sum (heavy tails).
 
     One note per kind of term ("squared error" for RMSE and MSE together).  For
@@ -231,23 +301,29 @@ def heavy_tail_notes(metrics, gold, predictions, items=None, where="the test set
     for noun, (share, top, coverage, titles) in by_noun.items():
         level = "its nominal level" + (" (%s)" % coverage if coverage else "")
         if participant:
-            notes.append("In %s, a few items carry a large share of the %s of %s (heavy tails), so the %s interval "
-                         "depends on whether a resample includes those few items and can cover less than %s."
-                         % (where, noun, who, " and ".join(titles), level))
+            notes.append(
+                "In %s, a few items carry a large share of the %s of %s (heavy tails), so the %s interval "
+                "depends on whether a resample includes those few items and can cover less than %s."
+                % (where, noun, who, " and ".join(titles), level)
+            )
         else:
-            notes.append("In %s, the %d largest terms of %s carry %.0f%% of the %s (heavy tails), so the %s interval "
-                         "depends on whether a resample includes those few items and can cover less than %s."
-                         % (where, top, who, 100 * share, noun, " and ".join(titles), level))
+            notes.append(
+                "In %s, the %d largest terms of %s carry %.0f%% of the %s (heavy tails), so the %s interval "
+                "depends on whether a resample includes those few items and can cover less than %s."
+                % (where, top, who, 100 * share, noun, " and ".join(titles), level)
+            )
     return notes
 
 
 # ---------------------------------------------------------------------------
 # Degenerate intervals
 # ---------------------------------------------------------------------------
-_NOT_CERTAIN = ("every resample gave the same value (for example, no errors on the test set), so the bootstrap "
-                "cannot see variability the test set does not show: this is not certainty, the true uncertainty "
-                "is larger (with no errors among n items, a 95%% bound on the error rate is still about 3/n, the "
-                "rule of three)")
+_NOT_CERTAIN = (
+    "every resample gave the same value (for example, no errors on the test set), so the bootstrap "
+    "cannot see variability the test set does not show: this is not certainty, the true uncertainty "
+    "is larger (with no errors among n items, a 95%% bound on the error rate is still about 3/n, the "
+    "rule of three)"
+)
 
 
 def _fmt(value):
@@ -269,10 +345,12 @@ def degenerate_interval_note(low, high, where, best=None, title="the metric"):
     if _zero_width(low, high):
         return "%s: the interval [%s, %s] has zero width: %s." % (where, _fmt(low), _fmt(high), _NOT_CERTAIN % ())
     if best is not None and (abs(high - best) <= 1e-12 or abs(low - best) <= 1e-12):
-        return ("%s: the interval ends at %s, the best value %s can take: the resamples without the few "
-                "errors all give %s, so the interval stops at the bound; that is not certainty, the true "
-                "uncertainty is larger on that side and the interval can cover less than its nominal level."
-                % (where, _fmt(best), title, _fmt(best)))
+        return (
+            "%s: the interval ends at %s, the best value %s can take: the resamples without the few "
+            "errors all give %s, so the interval stops at the bound; that is not certainty, the true "
+            "uncertainty is larger on that side and the interval can cover less than its nominal level."
+            % (where, _fmt(best), title, _fmt(best))
+        )
     return None
 
 
@@ -298,20 +376,42 @@ def degenerate_notes(title, best, names, lows, highs, limit=5, what="interval", 
 
     reason = _NOT_CERTAIN % ()
     if n_items:
-        reason = reason.replace("among n items, a 95% bound on the error rate is still about 3/n",
-                                "among %d items, a 95%% bound on the error rate is still about 3/%d = %.2g"
-                                % (n_items, n_items, 3.0 / n_items))
+        reason = reason.replace(
+            "among n items, a 95% bound on the error rate is still about 3/n",
+            "among %d items, a 95%% bound on the error rate is still about 3/%d = %.2g"
+            % (n_items, n_items, 3.0 / n_items),
+        )
     notes = []
     if zero:
-        notes.append("%d system%s ha%s a zero-width %s %s (%s): %s"
-                     % (len(zero), "s" if len(zero) > 1 else "", "ve" if len(zero) > 1 else "s", title, what,
-                        listed(zero), reason))
+        notes.append(
+            "%d system%s ha%s a zero-width %s %s (%s): %s"
+            % (
+                len(zero),
+                "s" if len(zero) > 1 else "",
+                "ve" if len(zero) > 1 else "s",
+                title,
+                what,
+                listed(zero),
+                reason,
+            )
+        )
     if bound:
-        notes.append("%d system%s ha%s %s %s %s ending at %s, the best value it can take (%s): the resamples "
-                     "without the few errors all give %s; that is not certainty, the true uncertainty is larger on "
-                     "that side and such intervals can cover less than their nominal level"
-                     % (len(bound), "s" if len(bound) > 1 else "", "ve" if len(bound) > 1 else "s",
-                        "their" if len(bound) > 1 else "its", title, what, _fmt(best), listed(bound), _fmt(best)))
+        notes.append(
+            "%d system%s ha%s %s %s %s ending at %s, the best value it can take (%s): the resamples "
+            "without the few errors all give %s; that is not certainty, the true uncertainty is larger on "
+            "that side and such intervals can cover less than their nominal level"
+            % (
+                len(bound),
+                "s" if len(bound) > 1 else "",
+                "ve" if len(bound) > 1 else "s",
+                "their" if len(bound) > 1 else "its",
+                title,
+                what,
+                _fmt(best),
+                listed(bound),
+                _fmt(best),
+            )
+        )
     return notes
 
 
@@ -357,14 +457,27 @@ def phase_notes(gold, spec, group, names, flags, limit=5):
 
     sparse = [names[j] for j in range(len(names)) if flags[j][0]]
     if sparse:
-        notes.append("in %s, %d system%s some %s at most %d times (%s): the precision of that %s, and so the %s "
-                     "interval, rests on almost nothing for %s"
-                     % (where, len(sparse), "s predict" if len(sparse) > 1 else " predicts", unit, FEW,
-                        listed(sparse), unit, spec.title, "them" if len(sparse) > 1 else "it"))
+        notes.append(
+            "in %s, %d system%s some %s at most %d times (%s): the precision of that %s, and so the %s "
+            "interval, rests on almost nothing for %s"
+            % (
+                where,
+                len(sparse),
+                "s predict" if len(sparse) > 1 else " predicts",
+                unit,
+                FEW,
+                listed(sparse),
+                unit,
+                spec.title,
+                "them" if len(sparse) > 1 else "it",
+            )
+        )
     heavy = [names[j] for j in range(len(names)) if flags[j][1]]
     if heavy:
-        notes.append("in %s, the largest 1%% of per-item terms (at least 3 items) carry at least a fifth of the sum "
-                     "behind %s for %d system%s (%s): heavy tails, so these intervals can cover less than their "
-                     "nominal level (RMSE: about 90%% instead of 95%% at n = 300 in a coverage study)"
-                     % (where, spec.title, len(heavy), "s" if len(heavy) > 1 else "", listed(heavy)))
+        notes.append(
+            "in %s, the largest 1%% of per-item terms (at least 3 items) carry at least a fifth of the sum "
+            "behind %s for %d system%s (%s): heavy tails, so these intervals can cover less than their "
+            "nominal level (RMSE: about 90%% instead of 95%% at n = 300 in a coverage study)"
+            % (where, spec.title, len(heavy), "s" if len(heavy) > 1 else "", listed(heavy))
+        )
     return notes

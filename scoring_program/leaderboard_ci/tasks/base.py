@@ -3,6 +3,7 @@
 These are plain frozen values; the task modules (:mod:`.classification`,
 :mod:`.regression`, ...) give them meaning.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -12,9 +13,20 @@ import numpy as np
 
 from ..core.intervals import Interval
 
-__all__ = ["MetricInfo", "MetricSpec", "GoldStandard", "Target", "ppi", "resolve_averaged", "SparseUnits", "FEW_UNITS",
-           "item_mask", "ClassRow", "canonical_name",
-           "check_labels"]
+__all__ = [
+    "MetricInfo",
+    "MetricSpec",
+    "GoldStandard",
+    "Target",
+    "ppi",
+    "resolve_averaged",
+    "SparseUnits",
+    "FEW_UNITS",
+    "item_mask",
+    "ClassRow",
+    "canonical_name",
+    "check_labels",
+]
 
 
 @dataclass(frozen=True)
@@ -177,9 +189,10 @@ def check_labels(name, average, labels, pos_label, label_set):
     if pos_label is not None and pos_label not in label_set:
         raise ValueError("pos_label %r is not one of the task's labels: %s" % (pos_label, ", ".join(label_set)))
     if average == "binary" and len(label_set) != 2:
-        raise ValueError("%s_binary needs exactly two labels, the task has %d (%s); for one class's score use "
-                         "{name: %s, average: macro, labels: [%s]}"
-                         % (name, len(label_set), ", ".join(label_set), name, pos_label))
+        raise ValueError(
+            "%s_binary needs exactly two labels, the task has %d (%s); for one class's score use "
+            "{name: %s, average: macro, labels: [%s]}" % (name, len(label_set), ", ".join(label_set), name, pos_label)
+        )
 
 
 def canonical_name(text):
@@ -234,8 +247,7 @@ def ppi(spec, winner_score):
     """
     info = spec.info
     if not info.ppi or info.best is None:
-        return None, ("%s is measured in the target's units and has no fixed best-to-worst scale"
-                      % spec.title)
+        return None, ("%s is measured in the target's units and has no fixed best-to-worst scale" % spec.title)
     return 100.0 * abs(info.best - float(winner_score)), None
 
 

@@ -31,6 +31,7 @@ Statistical choices (also in docs/tasks/classification.md)
   (scikit-learn, with ``replace_undefined_by=0.0`` for kappa).  The only NaN
   is for a *group* with no items in a replicate.
 """
+
 from __future__ import annotations
 
 import math
@@ -42,12 +43,35 @@ from ..core.intervals import confidence_interval
 from .base import ClassRow, MetricInfo, canonical_name, check_labels, resolve_averaged
 from .protocol import TaskType
 from .sign_test import mcnemar_pvalues
-from .sparse import is_macro, macro_class_units as sparse_units  # the sparse_units hook
+from .sparse import is_macro  # the sparse_units hook
+from .sparse import macro_class_units as sparse_units
 
-__all__ = ["NAME", "METRICS", "ClassStats", "ClassRow", "classification_score", "per_class_scores",
-           "resolve_name", "make_spec", "check_labels", "known_names", "encode_gold", "encode_values",
-           "value_parser", "is_value", "decode", "Statistics", "unit_rows", "AVERAGES", "KAPPA_WEIGHTS",
-           "is_macro", "sparse_units", "pair_tests", "ClassificationTask", "TASK"]
+__all__ = [
+    "NAME",
+    "METRICS",
+    "ClassStats",
+    "ClassRow",
+    "classification_score",
+    "per_class_scores",
+    "resolve_name",
+    "make_spec",
+    "check_labels",
+    "known_names",
+    "encode_gold",
+    "encode_values",
+    "value_parser",
+    "is_value",
+    "decode",
+    "Statistics",
+    "unit_rows",
+    "AVERAGES",
+    "KAPPA_WEIGHTS",
+    "is_macro",
+    "sparse_units",
+    "pair_tests",
+    "ClassificationTask",
+    "TASK",
+]
 
 NAME = "classification"
 #: What a row of the per-unit table is.
@@ -69,10 +93,20 @@ METRICS = {
 }
 #: Other spellings of the metric names (listed in docs/configuration.md, generated from them).
 ALIASES = {
-    "acc": "accuracy", "accuracy_score": "accuracy", "matthews_corrcoef": "mcc", "kappa": "cohen_kappa",
-    "cohen_kappa_score": "cohen_kappa", "qwk": "cohen_kappa:quadratic", "quadratic_kappa": "cohen_kappa:quadratic",
-    "qw_kappa": "cohen_kappa:quadratic", "linear_kappa": "cohen_kappa:linear", "lw_kappa": "cohen_kappa:linear",
-    "f1_score": "f1", "fscore": "f1", "precision_score": "precision", "recall_score": "recall",
+    "acc": "accuracy",
+    "accuracy_score": "accuracy",
+    "matthews_corrcoef": "mcc",
+    "kappa": "cohen_kappa",
+    "cohen_kappa_score": "cohen_kappa",
+    "qwk": "cohen_kappa:quadratic",
+    "quadratic_kappa": "cohen_kappa:quadratic",
+    "qw_kappa": "cohen_kappa:quadratic",
+    "linear_kappa": "cohen_kappa:linear",
+    "lw_kappa": "cohen_kappa:linear",
+    "f1_score": "f1",
+    "fscore": "f1",
+    "precision_score": "precision",
+    "recall_score": "recall",
     "balanced_accuracy_score": "balanced_accuracy",
 }
 #: The metric options of this task (besides ``name`` and ``key``).
@@ -173,7 +207,7 @@ def _kappa(stats, weights):
         grid = np.arange(k, dtype=np.float64)
         w = np.abs(grid[None, :] - grid[:, None])
         if weights == "quadratic":
-            w = w ** 2
+            w = w**2
         observed = (stats.confusion * w).sum(axis=(-2, -1))
         outer = t[..., :, None] * p[..., None, :]  # gold rows x predicted columns
         expected = (outer * w).sum(axis=(-2, -1)) / np.where(n == 0, 1.0, n)
@@ -309,8 +343,9 @@ def make_spec(name, options, defaults):
     key = name if average is None else "%s_%s" % (name, average)
     if weights:
         key = "%s_kappa" % ("qw" if weights == "quadratic" else "lw")
-    fields = dict(average=average, labels=labels, pos_label=pos_label, zero_division=float(zero_division),
-                  weights=weights)
+    fields = dict(
+        average=average, labels=labels, pos_label=pos_label, zero_division=float(zero_division), weights=weights
+    )
     return fields, key, _title(name, average, labels, pos_label, weights)
 
 
@@ -448,8 +483,10 @@ def value_parser(source, gold, quote=repr, settings=None):
             raise source.at(line, "label %s is not %s" % (quote(text), what))
         if text == "":
             raise source.at(line, "the prediction is empty; expected %s" % _label_list(labels))
-        raise source.at(line, "label %s is not %s%s" % (quote(text), _label_list(labels),
-                                                        _label_hint(text, labels, quote)))
+        raise source.at(
+            line, "label %s is not %s%s" % (quote(text), _label_list(labels), _label_hint(text, labels, quote))
+        )
+
     return convert, "q"
 
 
@@ -495,8 +532,9 @@ class Statistics:
         pred = np.asarray(predictions)
         k = len(gold.labels)
         if pred.shape != codes.shape:
-            raise ValueError("predictions must have shape %s (one class code per item), got %s"
-                             % (codes.shape, pred.shape))
+            raise ValueError(
+                "predictions must have shape %s (one class code per item), got %s" % (codes.shape, pred.shape)
+            )
         if pred.size and (not np.issubdtype(pred.dtype, np.integer) or pred.min() < 0 or pred.max() >= k):
             raise ValueError("predictions must be class codes from 0 to %d" % (k - 1))
         pred = pred.astype(np.intp)
@@ -541,8 +579,12 @@ class Statistics:
         if j == 0:
             cs = overall
         else:
-            cs = ClassStats(per_group.tp[:, j - 1], per_group.pred[:, j - 1], per_group.true[:, j - 1],
-                            None if per_group.confusion is None else per_group.confusion[:, j - 1])
+            cs = ClassStats(
+                per_group.tp[:, j - 1],
+                per_group.pred[:, j - 1],
+                per_group.true[:, j - 1],
+                None if per_group.confusion is None else per_group.confusion[:, j - 1],
+            )
         return classification_score(spec, cs, self._label_index[spec.key])
 
 
@@ -557,10 +599,18 @@ def unit_rows(statistics, full_stats, rep_stats, labels, method, confidence_leve
     rows = []
     for k, label in enumerate(labels):
         interval = confidence_interval(method, f1_reps[:, k], f1[0, k], confidence_level)
-        rows.append(ClassRow(label, float(precision[0, k]), float(recall[0, k]), float(f1[0, k]), interval,
-                             int(full_overall.pred[0, k]), int(full_overall.true[0, k])))
+        rows.append(
+            ClassRow(
+                label,
+                float(precision[0, k]),
+                float(recall[0, k]),
+                float(f1[0, k]),
+                interval,
+                int(full_overall.pred[0, k]),
+                int(full_overall.true[0, k]),
+            )
+        )
     return tuple(rows)
-
 
 
 def pair_tests(spec, gold, predictions, items, pairs, sides):
@@ -575,9 +625,11 @@ def organizer_warnings(labels, source):
     """Without ``labels`` the label set is the gold's: participants' messages cannot list it."""
     if labels is not None:
         return ()
-    return ("%s: labels is not set, so the label set is read from the gold: participants' messages cannot list the "
-            "valid labels, and a valid label absent from the gold is rejected; list the task's classes under labels"
-            % source,)
+    return (
+        "%s: labels is not set, so the label set is read from the gold: participants' messages cannot list the "
+        "valid labels, and a valid label absent from the gold is rejected; list the task's classes under labels"
+        % source,
+    )
 
 
 class ClassificationTask(TaskType):

@@ -37,6 +37,7 @@ Conventions (scikit-learn's, also in docs/tasks/multilabel.md)
   Subset accuracy is the fraction of items whose label set is exactly right.
 * The only NaN is a group with no items in a replicate.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -44,15 +45,38 @@ import numpy as np
 from ..core.accumulators import ExactSums, IndicatorSums
 from ..core.intervals import confidence_interval
 from .base import MetricInfo, item_mask, resolve_averaged
-from .protocol import TaskType
 from .classification import ClassRow
-from .sparse import few_units
 from .multilabel_files import DEFAULT_SEPARATOR, encode_label_sets, read_gold, read_predictions
+from .protocol import TaskType
+from .sparse import few_units
 
-__all__ = ["NAME", "METRICS", "MultilabelTask", "TASK", "ALIASES", "OPTIONS", "SETTINGS", "AVERAGES", "LEVELS",
-           "UNIT_NAME", "resolve_name", "known_names", "make_spec", "check_metrics", "check_config", "parse_settings",
-           "read_gold", "read_predictions", "encode_values", "decode", "Statistics", "unit_rows", "hierarchy_matrix",
-           "multilabel_score", "sparse_units"]
+__all__ = [
+    "NAME",
+    "METRICS",
+    "MultilabelTask",
+    "TASK",
+    "ALIASES",
+    "OPTIONS",
+    "SETTINGS",
+    "AVERAGES",
+    "LEVELS",
+    "UNIT_NAME",
+    "resolve_name",
+    "known_names",
+    "make_spec",
+    "check_metrics",
+    "check_config",
+    "parse_settings",
+    "read_gold",
+    "read_predictions",
+    "encode_values",
+    "decode",
+    "Statistics",
+    "unit_rows",
+    "hierarchy_matrix",
+    "multilabel_score",
+    "sparse_units",
+]
 
 NAME = "multilabel"
 UNIT_NAME = "label"
@@ -71,9 +95,16 @@ METRICS = {
 }
 #: Other spellings of the metric names (listed in docs/configuration.md, generated from them).
 ALIASES = {
-    "f1_score": "f1", "fscore": "f1", "precision_score": "precision", "recall_score": "recall",
-    "jaccard_score": "jaccard", "hamming": "hamming_loss", "exact_match": "subset_accuracy",
-    "exact_match_ratio": "subset_accuracy", "accuracy": "subset_accuracy", "accuracy_score": "subset_accuracy",
+    "f1_score": "f1",
+    "fscore": "f1",
+    "precision_score": "precision",
+    "recall_score": "recall",
+    "jaccard_score": "jaccard",
+    "hamming": "hamming_loss",
+    "exact_match": "subset_accuracy",
+    "exact_match_ratio": "subset_accuracy",
+    "accuracy": "subset_accuracy",
+    "accuracy_score": "subset_accuracy",
 }
 #: The metric options of this task (besides ``name`` and ``key``).
 OPTIONS = ("average", "labels", "zero_division", "level")
@@ -88,16 +119,19 @@ def parse_settings(values):
     """Validate ``label_separator`` and ``hierarchy`` (ValueError naming the key)."""
     separator = values.get("label_separator", DEFAULT_SEPARATOR)
     if not isinstance(separator, str) or not separator or (separator.strip() and separator.strip() != separator):
-        raise ValueError("label_separator must be a non-empty string such as '|' (no surrounding spaces), got %r"
-                         % (separator,))
+        raise ValueError(
+            "label_separator must be a non-empty string such as '|' (no surrounding spaces), got %r" % (separator,)
+        )
     if "\n" in separator or "\r" in separator or '"' in separator:
         raise ValueError("label_separator cannot hold a line break or a double quote, got %r" % (separator,))
     out = {"label_separator": separator}
     hierarchy = values.get("hierarchy")
     if hierarchy is not None:
         if not isinstance(hierarchy, dict) or not hierarchy:
-            raise ValueError("hierarchy must map each label to its coarse label, e.g. "
-                             "{fine_label: coarse_label, ...}, got %r" % (hierarchy,))
+            raise ValueError(
+                "hierarchy must map each label to its coarse label, e.g. "
+                "{fine_label: coarse_label, ...}, got %r" % (hierarchy,)
+            )
         pairs = []
         for fine, coarse in hierarchy.items():
             for what, value in (("label", fine), ("coarse label", coarse)):
@@ -120,13 +154,16 @@ def check_config(metrics, settings, labels):
         if spec.task != NAME or spec.option("level", "fine") != "coarse":
             continue
         if hierarchy is None:
-            raise ValueError("metric %s is computed on the coarse level, which needs hierarchy: "
-                             "{fine_label: coarse_label, ...}" % spec.key)
+            raise ValueError(
+                "metric %s is computed on the coarse level, which needs hierarchy: "
+                "{fine_label: coarse_label, ...}" % spec.key
+            )
         coarse = _coarse_labels(hierarchy)
         for label in spec.labels or ():
             if label not in coarse:
-                raise ValueError("metric %s: label %r is not a coarse label of hierarchy (%s)"
-                                 % (spec.key, label, ", ".join(coarse)))
+                raise ValueError(
+                    "metric %s: label %r is not a coarse label of hierarchy (%s)" % (spec.key, label, ", ".join(coarse))
+                )
     if hierarchy is not None and labels is not None:
         for fine, _ in hierarchy:
             if fine not in labels:
@@ -134,8 +171,10 @@ def check_config(metrics, settings, labels):
         mapped = set(fine for fine, _ in hierarchy)
         unmapped = [label for label in labels if label not in mapped]
         if unmapped:
-            raise ValueError("hierarchy has no coarse label for %s; map every label (a label may map to itself)"
-                             % ", ".join(repr(x) for x in unmapped))
+            raise ValueError(
+                "hierarchy has no coarse label for %s; map every label (a label may map to itself)"
+                % ", ".join(repr(x) for x in unmapped)
+            )
 
 
 def resolve_name(name):
@@ -147,7 +186,7 @@ def resolve_name(name):
     for level in LEVELS:
         prefix = level + "_"
         if name.startswith(prefix):
-            found = resolve_name(name[len(prefix):])
+            found = resolve_name(name[len(prefix) :])
             if found is None or "level" in found[1]:
                 return None
             return found[0], dict(found[1], level=level)
@@ -183,8 +222,9 @@ def make_spec(name, options, defaults):
     labels = options.get("labels")
     if labels is not None:
         if name not in _AVERAGED or average == "samples":
-            raise ValueError("a labels subset is for precision, recall, f1 and jaccard with average micro, macro "
-                             "or weighted")
+            raise ValueError(
+                "a labels subset is for precision, recall, f1 and jaccard with average micro, macro or weighted"
+            )
         if isinstance(labels, (str, int, float)) or not isinstance(labels, (list, tuple)) or not labels:
             raise ValueError("labels must be a non-empty list of labels, got %r" % (labels,))
         labels = tuple(str(x) for x in labels)
@@ -221,8 +261,10 @@ def check_metrics(metrics, labels):
             continue
         for label in spec.labels or ():
             if label not in present:
-                return spec.key, ("label %r of its labels is not one of the task's labels (no gold item has it); "
-                                  "list every label under labels: to score a label the gold never uses" % label)
+                return spec.key, (
+                    "label %r of its labels is not one of the task's labels (no gold item has it); "
+                    "list every label under labels: to score a label the gold never uses" % label
+                )
     return None
 
 
@@ -252,8 +294,9 @@ def hierarchy_matrix(labels, hierarchy):
     matrix = np.zeros((len(labels), len(coarse)), dtype=np.int64)
     for k, label in enumerate(labels):
         if label not in mapping:
-            raise ValueError("hierarchy has no coarse label for label number %d of %d; map every label"
-                             % (k + 1, len(labels)))
+            raise ValueError(
+                "hierarchy has no coarse label for label number %d of %d; map every label" % (k + 1, len(labels))
+            )
         matrix[k, index[mapping[label]]] = 1
     unknown = [fine for fine in mapping if fine not in set(labels)]
     if unknown:
@@ -323,8 +366,15 @@ def _sample_values(y, p):
     tp = (y & p).sum(axis=1).astype(np.float64)
     n_pred = p.sum(axis=1).astype(np.float64)
     n_true = y.sum(axis=1).astype(np.float64)
-    values = np.stack([_divide(tp, n_pred, 0.0), _divide(tp, n_true, 0.0), _divide(2.0 * tp, n_true + n_pred, 0.0),
-                       _divide(tp, n_true + n_pred - tp, 0.0)], axis=1)
+    values = np.stack(
+        [
+            _divide(tp, n_pred, 0.0),
+            _divide(tp, n_true, 0.0),
+            _divide(2.0 * tp, n_true + n_pred, 0.0),
+            _divide(tp, n_true + n_pred - tp, 0.0),
+        ],
+        axis=1,
+    )
     return values, n_pred == 0, n_true == 0, (n_pred + n_true) == 0
 
 
@@ -380,8 +430,10 @@ class Statistics:
             exact = (yl == pl).all(axis=1)
             system = np.concatenate([yl & pl, pl, exact[:, None], pred_empty[:, None], both_empty[:, None]], axis=1)
             gold_part = np.concatenate([yl, true_empty[:, None], np.ones((yl.shape[0], 1), dtype=bool)], axis=1)
-            slots = {"system": add(IndicatorSums(_by_group(system, group_codes, n_groups))),
-                     "gold": add(IndicatorSums(_by_group(gold_part, group_codes, n_groups)))}
+            slots = {
+                "system": add(IndicatorSums(_by_group(system, group_codes, n_groups))),
+                "gold": add(IndicatorSums(_by_group(gold_part, group_codes, n_groups))),
+            }
             if any(m.average == "samples" for m in specs):
                 slots["samples"] = add(ExactSums(_by_group(values, group_codes, n_groups)))
             self._slots[level] = slots
@@ -395,8 +447,15 @@ class Statistics:
         """Per level: arrays ``(N, G, width)`` of the system, gold and samples sums."""
         out = {}
         for level, slots in self._slots.items():
-            out[level] = dict((part, np.asarray(stats[slot], dtype=np.float64).reshape(
-                np.asarray(stats[slot]).shape[0], self.n_groups, -1)) for part, slot in slots.items())
+            out[level] = dict(
+                (
+                    part,
+                    np.asarray(stats[slot], dtype=np.float64).reshape(
+                        np.asarray(stats[slot]).shape[0], self.n_groups, -1
+                    ),
+                )
+                for part, slot in slots.items()
+            )
         return out
 
     def sums(self, prepared, level, j):
@@ -405,9 +464,16 @@ class Statistics:
         pick = (lambda a: a.sum(axis=1)) if j == 0 else (lambda a: a[:, j - 1])
         system, gold = pick(parts["system"]), pick(parts["gold"])
         k = len(self.labels[level])
-        out = {"tp": system[:, :k], "pred": system[:, k:2 * k], "exact": system[:, 2 * k],
-               "pred_empty": system[:, 2 * k + 1], "both_empty": system[:, 2 * k + 2],
-               "true": gold[:, :k], "true_empty": gold[:, k], "n": gold[:, k + 1]}
+        out = {
+            "tp": system[:, :k],
+            "pred": system[:, k : 2 * k],
+            "exact": system[:, 2 * k],
+            "pred_empty": system[:, 2 * k + 1],
+            "both_empty": system[:, 2 * k + 2],
+            "true": gold[:, :k],
+            "true_empty": gold[:, k],
+            "n": gold[:, k + 1],
+        }
         if "samples" in parts:
             samples = pick(parts["samples"])
             for i, what in enumerate(_SAMPLE_VALUES):
@@ -432,8 +498,11 @@ def unit_rows(statistics, full_stats, rep_stats, labels, method, confidence_leve
     rows = []
     for k, label in enumerate(labels):
         interval = confidence_interval(method, f1_reps[:, k], f1[0, k], confidence_level)
-        rows.append(ClassRow(label, float(precision[0, k]), float(recall[0, k]), float(f1[0, k]), interval,
-                             int(full["pred"][0, k])))
+        rows.append(
+            ClassRow(
+                label, float(precision[0, k]), float(recall[0, k]), float(f1[0, k]), interval, int(full["pred"][0, k])
+            )
+        )
     return tuple(rows)
 
 
@@ -476,8 +545,10 @@ class MultilabelTask(TaskType):
     """Multi-label classification: a set of labels per item (see the module's docstring)."""
 
     NAME, METRICS, ALIASES, OPTIONS, SETTINGS = NAME, METRICS, ALIASES, OPTIONS, SETTINGS
-    SETTING_DOCS = {"label_separator": "Separates the labels of an item in one CSV/TSV cell.",
-                    "hierarchy": "{fine_label: coarse_label} for every label; enables the coarse level (level: coarse)."}
+    SETTING_DOCS = {
+        "label_separator": "Separates the labels of an item in one CSV/TSV cell.",
+        "hierarchy": "{fine_label: coarse_label} for every label; enables the coarse level (level: coarse).",
+    }
     UNIT_NAME, Statistics = UNIT_NAME, Statistics
     OWN_GOLD_FORMAT = OWN_PREDICTION_FORMAT = True
     resolve_name, known_names = staticmethod(resolve_name), staticmethod(known_names)

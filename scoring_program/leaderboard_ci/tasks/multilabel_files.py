@@ -15,6 +15,7 @@ sentence naming the file and line; a gold label is never quoted, and the
 task's labels are listed only when the organizers configured them.
 Standard library and numpy only (Python 3.7).
 """
+
 import csv
 import json
 import math
@@ -112,8 +113,11 @@ def _delimited(source, lines, fmt, settings, value_names):
     if len(header) == 1:
         for other in ("\t", ";", ","):
             if other != delimiter and other in head_text:
-                raise source.at(head_line, "the columns are separated by %s, but a %s file must separate them by %s"
-                                           % (_DELIMITER_NAMES[other], fmt.upper(), _DELIMITER_NAMES[delimiter]))
+                raise source.at(
+                    head_line,
+                    "the columns are separated by %s, but a %s file must separate them by %s"
+                    % (_DELIMITER_NAMES[other], fmt.upper(), _DELIMITER_NAMES[delimiter]),
+                )
     id_column = settings.get("id_column")
     group_column = settings.get("group_column")
     ident = _find(header, [id_column]) if id_column else None
@@ -128,9 +132,12 @@ def _delimited(source, lines, fmt, settings, value_names):
         label_columns = [i for i in range(len(header)) if i not in used]
         if ident is None or not label_columns:
             ident_name = id_column or "id"
-            raise source.at(head_line, "the header has no %s column; the header should be '%s,labels' (the labels "
-                                       "of an item in one cell) or '%s' followed by one 0/1 column per label"
-                            % ("labels" if ident is not None else "id %s" % repr(ident_name), ident_name, ident_name))
+            raise source.at(
+                head_line,
+                "the header has no %s column; the header should be '%s,labels' (the labels "
+                "of an item in one cell) or '%s' followed by one 0/1 column per label"
+                % ("labels" if ident is not None else "id %s" % repr(ident_name), ident_name, ident_name),
+            )
         kind = "indicators"
     else:
         label_columns = None
@@ -144,12 +151,14 @@ def _delimited(source, lines, fmt, settings, value_names):
         if len(row) != width:
             hint = ""
             if len(row) > width and kind == "cells" and delimiter != "\t":
-                hint = " (a cell holding several labels must be in double quotes, or separate its labels by %s)" \
-                       % repr(settings.get("label_separator", DEFAULT_SEPARATOR))
+                hint = " (a cell holding several labels must be in double quotes, or separate its labels by %s)" % repr(
+                    settings.get("label_separator", DEFAULT_SEPARATOR)
+                )
             raise source.at(lineno, "expected %d fields, found %d%s" % (width, len(row), hint))
         payload = row[value] if kind == "cells" else [row[i] for i in label_columns]
-        records.append((lineno, row[ident] if ident is not None else None, payload,
-                        row[group] if group is not None else None))
+        records.append(
+            (lineno, row[ident] if ident is not None else None, payload, row[group] if group is not None else None)
+        )
     names = [header[i] for i in label_columns] if label_columns is not None else None
     return kind, names, records, ident is not None
 
@@ -169,8 +178,9 @@ def _json_items(source, text):
 
     pos = _SPACE.match(text, 0).end()
     if pos == len(text) or text[pos] not in "[{":
-        raise source.whole("must hold a JSON object {\"id\": [labels], ...} or a list of objects "
-                           "[{\"id\": ..., \"labels\": [...]}, ...]")
+        raise source.whole(
+            'must hold a JSON object {"id": [labels], ...} or a list of objects [{"id": ..., "labels": [...]}, ...]'
+        )
     closing = "]" if text[pos] == "[" else "}"
     is_object = closing == "}"
     pos = _SPACE.match(text, pos + 1).end()
@@ -184,7 +194,7 @@ def _json_items(source, text):
                 key, pos = value_at(pos)
                 pos = _SPACE.match(text, pos).end()
                 if not isinstance(key, str) or not text.startswith(":", pos):
-                    raise source.at(line_of(pos), "not valid JSON (expected \"key\": value)")
+                    raise source.at(line_of(pos), 'not valid JSON (expected "key": value)')
                 pos = _SPACE.match(text, pos + 1).end()
             line = line_of(pos)
             value, pos = value_at(pos)
@@ -198,8 +208,10 @@ def _json_items(source, text):
             else:
                 raise source.at(line_of(pos), "not valid JSON (expected ',' or '%s')" % closing)
     if text[pos:].strip():
-        raise source.at(line_of(pos), "not valid JSON (extra data after the end); for one JSON object per line, "
-                                      "name the file .jsonl")
+        raise source.at(
+            line_of(pos),
+            "not valid JSON (extra data after the end); for one JSON object per line, name the file .jsonl",
+        )
     return items
 
 
@@ -209,18 +221,26 @@ def _object_record(source, line, obj, settings, value_names):
     id_column = settings.get("id_column")
     value = _find(keys, value_names)
     if value is None:
-        raise source.at(line, "the object has no \"labels\" key; expected objects like {\"%s\": ..., \"labels\": "
-                              "[...]}" % (id_column or "id"))
+        raise source.at(
+            line,
+            'the object has no "labels" key; expected objects like {"%s": ..., "labels": [...]}' % (id_column or "id"),
+        )
     ident = _find(keys, [id_column]) if id_column else None
     if id_column and ident is None:
-        raise source.at(line, "the object has no %s key; expected objects like {\"%s\": ..., \"labels\": [...]}"
-                              % (repr(id_column), id_column))
+        raise source.at(
+            line,
+            'the object has no %s key; expected objects like {"%s": ..., "labels": [...]}'
+            % (repr(id_column), id_column),
+        )
     group_column = settings.get("group_column")
     group = _find(keys, [group_column]) if group_column else None
     if group_column and group is None:
         raise source.at(line, "the object has no group key %s (groups.column)" % repr(group_column))
-    return (_scalar(source, line, obj[keys[ident]], "id") if ident is not None else None, obj[keys[value]],
-            _scalar(source, line, obj[keys[group]], "group") if group is not None else None)
+    return (
+        _scalar(source, line, obj[keys[ident]], "id") if ident is not None else None,
+        obj[keys[value]],
+        _scalar(source, line, obj[keys[group]], "group") if group is not None else None,
+    )
 
 
 def _scalar(source, line, value, what):
@@ -239,8 +259,9 @@ def _json_records(source, lines, fmt, settings, value_names):
             try:
                 items.append((line, None, json.loads(text)))
             except ValueError as exc:
-                raise source.at(line, "not valid JSON (%s); JSON Lines hold one JSON object per line"
-                                % getattr(exc, "msg", exc))
+                raise source.at(
+                    line, "not valid JSON (%s); JSON Lines hold one JSON object per line" % getattr(exc, "msg", exc)
+                )
     for line, key, value in items:
         if key is not None:  # {"id": [labels]}
             record = (line, key.strip(), value, None)
@@ -252,8 +273,11 @@ def _json_records(source, lines, fmt, settings, value_names):
         if has_ids is None:
             has_ids = record[1] is not None
         elif has_ids != (record[1] is not None):
-            raise source.at(line, "the item has %s id, unlike the first item; give every item an id"
-                                  % ("an" if record[1] is not None else "no"))
+            raise source.at(
+                line,
+                "the item has %s id, unlike the first item; give every item an id"
+                % ("an" if record[1] is not None else "no"),
+            )
         records.append(record)
     return "lists", None, records, bool(has_ids)
 
@@ -278,19 +302,29 @@ def _tokens(source, line, payload, separator):
         tokens = []
         for token in payload:
             if isinstance(token, bool) or not isinstance(token, (str, int)):
-                raise source.at(line, "the list of labels holds a JSON %s; expected label names as strings"
-                                      % ("list" if isinstance(token, list) else type(token).__name__))
+                raise source.at(
+                    line,
+                    "the list of labels holds a JSON %s; expected label names as strings"
+                    % ("list" if isinstance(token, list) else type(token).__name__),
+                )
             tokens.append(str(token).strip())
     elif isinstance(payload, str):
         tokens = [token.strip() for token in payload.split(separator)] if payload.strip() else []
     else:
-        raise source.at(line, "the labels are a JSON %s; expected a list of labels such as [\"a\", \"b\"] "
-                              "(an empty list for none)" % ("null" if payload is None else type(payload).__name__))
+        raise source.at(
+            line,
+            'the labels are a JSON %s; expected a list of labels such as ["a", "b"] '
+            "(an empty list for none)" % ("null" if payload is None else type(payload).__name__),
+        )
     seen = set()
     for token in tokens:
         if token == "":
-            raise source.at(line, "a label is empty (two separators %s in a row, or one at the start or end)"
-                                  % repr(separator) if isinstance(payload, str) else "a label is an empty string")
+            raise source.at(
+                line,
+                "a label is empty (two separators %s in a row, or one at the start or end)" % repr(separator)
+                if isinstance(payload, str)
+                else "a label is an empty string",
+            )
         if token in seen:
             what = "the label %s" % _q(source, token) if source.may_quote else "a label"
             raise source.at(line, "%s appears twice in the item's labels; list each label once" % what)
@@ -307,11 +341,14 @@ def _unknown_label(source, line, token, labels, settings):
             hint = "; labels in one cell are separated by %s, not %s" % (repr(separator), repr(other))
             break
     if not source.may_quote:
-        return source.at(line, "a label is not in the labels list of %s; add it to labels"
-                               % settings.get("config_name", "config.yaml"))
+        return source.at(
+            line,
+            "a label is not in the labels list of %s; add it to labels" % settings.get("config_name", "config.yaml"),
+        )
     if configured is None:  # the label set is the gold's: never list or hint at it
-        return source.at(line, "label %s is not one of the task's labels (labels are case-sensitive)%s"
-                               % (_q(source, token), hint))
+        return source.at(
+            line, "label %s is not one of the task's labels (labels are case-sensitive)%s" % (_q(source, token), hint)
+        )
     if not hint:
         same = [label for label in configured if label.casefold() == token.casefold()]
         if len(same) == 1:
@@ -336,6 +373,7 @@ def _natural(values):
         except ValueError:
             return None
         return value if math.isfinite(value) else None
+
     values = sorted(set(values))
     numbers = [number(v) for v in values]
     if values and all(x is not None for x in numbers):
@@ -347,17 +385,19 @@ def read_gold(source, lines, labels, settings):
     """The gold standard's items: ``{"lines", "ids", "values" (n, K) uint8, "labels", "groups"}``."""
     settings = dict(settings, labels=labels, format="auto")  # files.format is the predictions' format
     separator = settings.get("label_separator", DEFAULT_SEPARATOR)
-    kind, columns, records, has_ids = _records(source, lines, settings,
-                                               [settings.get("gold_column")] + list(_LABEL_COLUMNS))
+    kind, columns, records, has_ids = _records(
+        source, lines, settings, [settings.get("gold_column")] + list(_LABEL_COLUMNS)
+    )
     if not records:
         raise source.whole("has no items")
     if kind == "indicators":
         if labels is not None:
             for position, name in enumerate(columns):
                 if name not in labels:
-                    raise source.whole("has a label column (number %d of the label columns) that the labels list "
-                                       "of %s does not name" % (position + 1, settings.get("config_name",
-                                                                                           "config.yaml")))
+                    raise source.whole(
+                        "has a label column (number %d of the label columns) that the labels list "
+                        "of %s does not name" % (position + 1, settings.get("config_name", "config.yaml"))
+                    )
             missing = [label for label in labels if label not in columns]
             if missing:
                 raise source.whole("has no 0/1 column for label %r of the labels list" % missing[0])
@@ -386,16 +426,23 @@ def read_gold(source, lines, labels, settings):
         mapped = set(fine for fine, _ in hierarchy)
         for fine in mapped:
             if fine not in label_set:
-                raise source.whole("has no item with label %r, which hierarchy maps; list every label under "
-                                   "labels: in %s" % (fine, settings.get("config_name", "config.yaml")))
+                raise source.whole(
+                    "has no item with label %r, which hierarchy maps; list every label under "
+                    "labels: in %s" % (fine, settings.get("config_name", "config.yaml"))
+                )
         for k, label in enumerate(label_set):
             if label not in mapped:
                 line = records[int(np.flatnonzero(values[:, k])[0])][0] if values[:, k].any() else records[0][0]
-                raise source.at(line, "a label has no coarse label in hierarchy; map every label (a label may "
-                                      "map to itself)")
-    return {"lines": [r[0] for r in records], "ids": [r[1] for r in records] if has_ids else None,
-            "values": values, "labels": label_set,
-            "groups": [r[3] for r in records] if settings.get("group_column") else None}
+                raise source.at(
+                    line, "a label has no coarse label in hierarchy; map every label (a label may map to itself)"
+                )
+    return {
+        "lines": [r[0] for r in records],
+        "ids": [r[1] for r in records] if has_ids else None,
+        "values": values,
+        "labels": label_set,
+        "groups": [r[3] for r in records] if settings.get("group_column") else None,
+    }
 
 
 def read_predictions(source, lines, gold, settings):
@@ -407,24 +454,35 @@ def read_predictions(source, lines, gold, settings):
     kind, columns, records, has_ids = _records(source, lines, settings, names)
     if gold.ids is not None and records and not has_ids:
         id_column = settings.get("id_column") or "id"
-        raise source.at(records[0][0], "the item has no id; give each prediction its id (a %r column, or "
-                                       "{\"%s\": ..., \"labels\": [...]} objects)" % (id_column, id_column))
+        raise source.at(
+            records[0][0],
+            "the item has no id; give each prediction its id (a %r column, or "
+            '{"%s": ..., "labels": [...]} objects)' % (id_column, id_column),
+        )
     index = dict((label, k) for k, label in enumerate(labels))
     if kind == "indicators":
         if not any(name in index for name in columns):
             id_name = settings.get("id_column") or "id"
-            raise source.at(1, "the header has no labels column; the header should be '%s,labels' (the labels of an "
-                               "item in one cell) or '%s' followed by one 0/1 column per label" % (id_name, id_name))
+            raise source.at(
+                1,
+                "the header has no labels column; the header should be '%s,labels' (the labels of an "
+                "item in one cell) or '%s' followed by one 0/1 column per label" % (id_name, id_name),
+            )
         for name in columns:
             if name not in index:
                 raise _unknown_label(source, 1, name, labels, settings)
         missing = [label for label in labels if label not in columns]
         if missing:
             if settings.get("labels") is not None:
-                raise source.at(1, "the header has no 0/1 column for label %s; expected one column per label: %s"
-                                   % (repr(missing[0]), _listing(labels)))
-            raise source.at(1, "the header has %d label columns; expected one 0/1 column per label (%d)"
-                               % (len(columns), len(labels)))
+                raise source.at(
+                    1,
+                    "the header has no 0/1 column for label %s; expected one column per label: %s"
+                    % (repr(missing[0]), _listing(labels)),
+                )
+            raise source.at(
+                1,
+                "the header has %d label columns; expected one 0/1 column per label (%d)" % (len(columns), len(labels)),
+            )
         order = [columns.index(label) for label in labels]
     n = gold.n
     by_id = gold.ids is not None and has_ids
@@ -441,12 +499,16 @@ def read_predictions(source, lines, gold, settings):
                 unknown.append((ident, line))
                 continue
             if seen[i]:
-                raise source.at(line, "id %s appears again (first on line %d); give one prediction per id"
-                                      % (_q(source, ident), seen[i]))
+                raise source.at(
+                    line,
+                    "id %s appears again (first on line %d); give one prediction per id" % (_q(source, ident), seen[i]),
+                )
         else:
             if count == n:
-                raise source.at(line, "more predictions than the %d test items; expected exactly %d, one per test "
-                                      "item in order" % (n, n))
+                raise source.at(
+                    line,
+                    "more predictions than the %d test items; expected exactly %d, one per test item in order" % (n, n),
+                )
             i = count
         seen[i] = line
         count += 1
@@ -460,19 +522,30 @@ def read_predictions(source, lines, gold, settings):
                     raise _unknown_label(source, line, token, labels, settings)
                 out[i, k] = 1
     if unknown:
-        raise source.whole("has %d id%s that %s not in the test set (the first is %s, on line %d); expected ids "
-                           "like %s" % (len(unknown), "s" if len(unknown) > 1 else "",
-                                        "are" if len(unknown) > 1 else "is", _q(source, unknown[0][0]),
-                                        unknown[0][1], repr(gold.ids[0])))
+        raise source.whole(
+            "has %d id%s that %s not in the test set (the first is %s, on line %d); expected ids "
+            "like %s"
+            % (
+                len(unknown),
+                "s" if len(unknown) > 1 else "",
+                "are" if len(unknown) > 1 else "is",
+                _q(source, unknown[0][0]),
+                unknown[0][1],
+                repr(gold.ids[0]),
+            )
+        )
     if count == 0:
         raise source.whole("has no predictions; expected one per test item (%d)" % n)
     if count < n:
         if by_id:
             missing = [gold.ids[i] for i in np.flatnonzero(seen == 0)[:3]]
-            raise source.whole("is missing %d of the %d test ids (e.g. %s); give one prediction for every id"
-                               % (n - count, n, ", ".join(repr(x) for x in missing)))
-        raise source.whole("has %d predictions, expected %d (one per test item, in the order of the test set)"
-                           % (count, n))
+            raise source.whole(
+                "is missing %d of the %d test ids (e.g. %s); give one prediction for every id"
+                % (n - count, n, ", ".join(repr(x) for x in missing))
+            )
+        raise source.whole(
+            "has %d predictions, expected %d (one per test item, in the order of the test set)" % (count, n)
+        )
     return out
 
 
@@ -523,8 +596,11 @@ def encode_label_sets(gold_values, systems, labels=None):
     """``(indicators, labels, {name: indicators})`` from label sets, ``'a|b'`` strings or 0/1 rows."""
     gold = _as_sets(gold_values, "the gold", labels)
     if labels is None:
-        labels = tuple(str(k) for k in range(gold.shape[1])) if isinstance(gold, np.ndarray) \
+        labels = (
+            tuple(str(k) for k in range(gold.shape[1]))
+            if isinstance(gold, np.ndarray)
             else _natural(label for item in gold for label in item)
+        )
     labels = tuple(str(x) for x in labels)
     n = len(gold)
     gold_matrix = _indicators(gold, labels, "the gold", n)

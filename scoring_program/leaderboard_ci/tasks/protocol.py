@@ -13,6 +13,7 @@ What each attribute means, with the rules a task's messages follow, is in
 (the conformance test ``tests/test_task_protocol.py`` checks every registered
 task against them, and them against that page).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -20,16 +21,61 @@ import numpy as np
 __all__ = ["TaskType", "REQUIRED", "HOOKS", "CONSTANTS"]
 
 #: What every task type defines (or inherits a default of): names, parsing, statistics.
-REQUIRED = ("NAME", "METRICS", "ALIASES", "OPTIONS", "resolve_name", "known_names", "make_spec", "check_metrics",
-            "encode_gold", "value_parser", "is_value", "encode_values", "decode", "Statistics")
+REQUIRED = (
+    "NAME",
+    "METRICS",
+    "ALIASES",
+    "OPTIONS",
+    "resolve_name",
+    "known_names",
+    "make_spec",
+    "check_metrics",
+    "encode_gold",
+    "value_parser",
+    "is_value",
+    "encode_values",
+    "decode",
+    "Statistics",
+)
 #: Optional hooks: each has a default that does nothing (or says "nothing of the kind").
-HOOKS = ("SETTINGS", "SETTING_DOCS", "OPTION_DOCS", "parse_settings", "check_config", "organizer_warnings", "stack", "OWN_GOLD_FORMAT",
-         "read_gold", "OWN_PREDICTION_FORMAT", "read_predictions", "analytic_interval", "UNIT_VALUES_NAME",
-         "unit_values", "sparse_units", "item_contributions", "UNIT_NAME", "unit_rows", "PAIR_TESTS",
-         "needs_pair_tests", "pair_tests")
+HOOKS = (
+    "SETTINGS",
+    "SETTING_DOCS",
+    "OPTION_DOCS",
+    "parse_settings",
+    "check_config",
+    "organizer_warnings",
+    "stack",
+    "OWN_GOLD_FORMAT",
+    "read_gold",
+    "OWN_PREDICTION_FORMAT",
+    "read_predictions",
+    "analytic_interval",
+    "UNIT_VALUES_NAME",
+    "unit_values",
+    "sparse_units",
+    "item_contributions",
+    "UNIT_NAME",
+    "unit_rows",
+    "PAIR_TESTS",
+    "needs_pair_tests",
+    "pair_tests",
+)
 #: The attributes above that are values, not callables (``Statistics`` is a class).
-CONSTANTS = ("NAME", "METRICS", "ALIASES", "OPTIONS", "SETTINGS", "SETTING_DOCS", "OPTION_DOCS", "OWN_GOLD_FORMAT", "OWN_PREDICTION_FORMAT",
-             "UNIT_VALUES_NAME", "UNIT_NAME", "PAIR_TESTS")
+CONSTANTS = (
+    "NAME",
+    "METRICS",
+    "ALIASES",
+    "OPTIONS",
+    "SETTINGS",
+    "SETTING_DOCS",
+    "OPTION_DOCS",
+    "OWN_GOLD_FORMAT",
+    "OWN_PREDICTION_FORMAT",
+    "UNIT_VALUES_NAME",
+    "UNIT_NAME",
+    "PAIR_TESTS",
+)
 
 
 class TaskType(object):

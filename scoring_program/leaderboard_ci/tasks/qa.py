@@ -27,6 +27,7 @@ share (counted with multiplicity), 0 if ``c`` is 0, else ``2PR / (P + R)``
 with ``P = c / len(prediction)`` and ``R = c / len(gold)``.  An empty answer
 is allowed and scores 0 (unless a gold answer normalizes to nothing too).
 """
+
 from __future__ import annotations
 
 import json
@@ -40,9 +41,23 @@ from ..core.accumulators import CodeCounts, ExactSums, split_fixed_point
 from .base import MetricInfo
 from .protocol import TaskType
 
-__all__ = ["NAME", "METRICS", "QATask", "TASK", "NORMALIZATIONS", "SPANISH_ARTICLES", "normalizer", "exact_match",
-           "token_f1", "question_scores", "parse_settings", "read_gold", "read_predictions", "encode_values",
-           "Statistics"]
+__all__ = [
+    "NAME",
+    "METRICS",
+    "QATask",
+    "TASK",
+    "NORMALIZATIONS",
+    "SPANISH_ARTICLES",
+    "normalizer",
+    "exact_match",
+    "token_f1",
+    "question_scores",
+    "parse_settings",
+    "read_gold",
+    "read_predictions",
+    "encode_values",
+    "Statistics",
+]
 
 NAME = "qa"
 NORMALIZATIONS = ("en", "es", "none")
@@ -58,8 +73,14 @@ METRICS = {
     "f1": MetricInfo(NAME, "higher", 1.0, "token F1"),
 }
 #: Other spellings of the metric names (listed in docs/configuration.md, generated from them).
-ALIASES = {"em": "exact_match", "exact": "exact_match", "squad_em": "exact_match", "token_f1": "f1",
-           "squad_f1": "f1", "f1_score": "f1"}
+ALIASES = {
+    "em": "exact_match",
+    "exact": "exact_match",
+    "squad_em": "exact_match",
+    "token_f1": "f1",
+    "squad_f1": "f1",
+    "f1_score": "f1",
+}
 #: The metric options of this task: none.
 OPTIONS = ()
 
@@ -83,6 +104,7 @@ def normalizer(name):
     def normalize(text):
         text = "".join(ch for ch in text.lower() if ch not in exclude)
         return " ".join(articles.sub(" ", text).split())
+
     return normalize
 
 
@@ -123,8 +145,9 @@ def parse_settings(values):
     value = values.get("normalization")
     value = "en" if value is None else str(value).strip().lower()
     if value not in NORMALIZATIONS:
-        raise ValueError("normalization must be one of: %s, got %r" % (", ".join(NORMALIZATIONS),
-                                                                     values.get("normalization")))
+        raise ValueError(
+            "normalization must be one of: %s, got %r" % (", ".join(NORMALIZATIONS), values.get("normalization"))
+        )
     return {"normalization": value}
 
 
@@ -175,8 +198,10 @@ def _object_items(source, text, expected):
         except RecursionError:
             raise source.at(line_of(pos), "the JSON is nested too deeply; expected %s" % expected)
         except ValueError as exc:
-            raise source.at(getattr(exc, "lineno", line_of(pos)), "not valid JSON (%s); expected %s"
-                            % (getattr(exc, "msg", "error"), expected))
+            raise source.at(
+                getattr(exc, "lineno", line_of(pos)),
+                "not valid JSON (%s); expected %s" % (getattr(exc, "msg", "error"), expected),
+            )
 
     pos = space(0)
     if pos == len(text):
@@ -225,24 +250,30 @@ def _answers_array(items):
 def _squad_questions(source, line, data):
     """``(id, [answer texts])`` of SQuAD v1.1's ``data`` list (organizer errors name the path)."""
     if not isinstance(data, list):
-        raise source.at(line, "\"data\" is a JSON %s; SQuAD v1.1 has a list of articles" % _kind(data))
+        raise source.at(line, '"data" is a JSON %s; SQuAD v1.1 has a list of articles' % _kind(data))
     for a, article in enumerate(data):
         paragraphs = article.get("paragraphs") if isinstance(article, dict) else None
         if not isinstance(paragraphs, list):
-            raise source.at(line, "data[%d] has no \"paragraphs\" list (SQuAD v1.1)" % a)
+            raise source.at(line, 'data[%d] has no "paragraphs" list (SQuAD v1.1)' % a)
         for p, paragraph in enumerate(paragraphs):
             qas = paragraph.get("qas") if isinstance(paragraph, dict) else None
             if not isinstance(qas, list):
-                raise source.at(line, "data[%d].paragraphs[%d] has no \"qas\" list" % (a, p))
+                raise source.at(line, 'data[%d].paragraphs[%d] has no "qas" list' % (a, p))
             for q, qa in enumerate(qas):
                 where = "data[%d].paragraphs[%d].qas[%d]" % (a, p, q)
-                if not isinstance(qa, dict) or not isinstance(qa.get("id"), (str, int)) or \
-                        isinstance(qa.get("id"), bool):
-                    raise source.at(line, "%s has no \"id\" (a string)" % where)
+                if (
+                    not isinstance(qa, dict)
+                    or not isinstance(qa.get("id"), (str, int))
+                    or isinstance(qa.get("id"), bool)
+                ):
+                    raise source.at(line, '%s has no "id" (a string)' % where)
                 answers = qa.get("answers")
-                if not isinstance(answers, list) or not answers or \
-                        any(not isinstance(x, dict) or not isinstance(x.get("text"), str) for x in answers):
-                    raise source.at(line, "%s needs \"answers\": a non-empty list of {\"text\": ...}" % where)
+                if (
+                    not isinstance(answers, list)
+                    or not answers
+                    or any(not isinstance(x, dict) or not isinstance(x.get("text"), str) for x in answers)
+                ):
+                    raise source.at(line, '%s needs "answers": a non-empty list of {"text": ...}' % where)
                 yield str(qa["id"]), [x["text"] for x in answers]
 
 
@@ -250,7 +281,7 @@ def read_gold(source, lines, labels, settings):
     """The gold answers: SQuAD v1.1 JSON or ``{id: [answer, ...]}`` (messages never quote an answer)."""
     normalize = normalizer(_normalization(settings))
     text = _text(lines)
-    expected = "SQuAD v1.1 JSON or {\"question id\": [\"answer\", ...], ...}"
+    expected = 'SQuAD v1.1 JSON or {"question id": ["answer", ...], ...}'
     items = list(_object_items(source, text, expected))
     ids, answers, where = [], [], []
     squad = [(line, value) for line, key, value in items if key == "data" and isinstance(value, list)]
@@ -289,21 +320,32 @@ def read_predictions(source, lines, gold, settings):
     for line, key, value in _object_items(source, _text(lines), _EXAMPLE):
         i = position.get(key)
         if i is None:
-            raise source.at(line, "question id %s is not in the test set (ids look like %s); give one answer per "
-                                  "test question" % (_quoted(key), _quoted(gold.ids[0])))
+            raise source.at(
+                line,
+                "question id %s is not in the test set (ids look like %s); give one answer per "
+                "test question" % (_quoted(key), _quoted(gold.ids[0])),
+            )
         if found[i] is not None:
-            raise source.at(line, "question id %s appears again (first on line %d); give one answer per question"
-                                  % (_quoted(key), first_line[key]))
+            raise source.at(
+                line,
+                "question id %s appears again (first on line %d); give one answer per question"
+                % (_quoted(key), first_line[key]),
+            )
         if not isinstance(value, str):
-            raise source.at(line, "the answer to question %s is a JSON %s; expected a string (an empty string "
-                                  "is allowed and scores 0)" % (_quoted(key), _kind(value)))
+            raise source.at(
+                line,
+                "the answer to question %s is a JSON %s; expected a string (an empty string "
+                "is allowed and scores 0)" % (_quoted(key), _kind(value)),
+            )
         found[i] = normalize(value)
         first_line[key] = line
     missing = [gold.ids[i] for i, v in enumerate(found) if v is None]
     if missing:
-        raise source.whole("has no answer for %d of the %d test questions (e.g. %s); give one answer per question "
-                           "(an empty string if you have none)" % (len(missing), len(gold.ids),
-                                                                   ", ".join(_quoted(m) for m in missing[:_SHOWN_IDS])))
+        raise source.whole(
+            "has no answer for %d of the %d test questions (e.g. %s); give one answer per question "
+            "(an empty string if you have none)"
+            % (len(missing), len(gold.ids), ", ".join(_quoted(m) for m in missing[:_SHOWN_IDS]))
+        )
     return _answers_array(found)
 
 
@@ -391,7 +433,10 @@ class QATask(TaskType):
     """Extractive question answering, SQuAD-style (see the module's docstring); its metrics take no options."""
 
     NAME, METRICS, ALIASES, OPTIONS, SETTINGS, Statistics = NAME, METRICS, ALIASES, OPTIONS, SETTINGS, Statistics
-    SETTING_DOCS = {"normalization": "Answer normalization: en (SQuAD v1.1), es (SQAC: Spanish articles, \u00bf\u00a1\u00ab\u00bb), none."}
+    SETTING_DOCS = {
+        "normalization": "Answer normalization: en (SQuAD v1.1), es (SQAC: Spanish articles, "
+        "\u00bf\u00a1\u00ab\u00bb), none."
+    }
     OWN_GOLD_FORMAT = OWN_PREDICTION_FORMAT = True
     parse_settings, read_gold = staticmethod(parse_settings), staticmethod(read_gold)
     read_predictions, encode_values = staticmethod(read_predictions), staticmethod(encode_values)

@@ -41,6 +41,7 @@ Conventions (trec_eval's, stated in docs/tasks/ranking.md)
   skip`` the mean runs over the queries the run answers (trec_eval's default),
   and a replicate that draws none of them scores 0.
 """
+
 from __future__ import annotations
 
 import math
@@ -51,14 +52,36 @@ import numpy as np
 from ..core.accumulators import CodeCounts, ExactSums
 from .base import MetricInfo
 from .protocol import TaskType
-from .ranking_files import (MISSING_QUERIES, SETTINGS, gold_array, parse_settings, positions as _positions,
-                            read_gold, read_predictions, run_array, run_dtype as _run_dtype)
+from .ranking_files import MISSING_QUERIES, SETTINGS, gold_array, parse_settings, read_gold, read_predictions, run_array
+from .ranking_files import positions as _positions
+from .ranking_files import run_dtype as _run_dtype
 from .sparse import few_queries
 
-__all__ = ["NAME", "METRICS", "ALIASES", "OPTIONS", "SETTINGS", "resolve_name", "known_names", "make_spec",
-           "parse_settings", "read_gold", "read_predictions", "encode_values", "decode",
-           "per_query_values", "Statistics", "gold_array", "run_array", "UNIT_VALUES_NAME", "sparse_units",
-           "FEW_QUERIES", "MISSING_QUERIES", "RankingTask", "TASK"]
+__all__ = [
+    "NAME",
+    "METRICS",
+    "ALIASES",
+    "OPTIONS",
+    "SETTINGS",
+    "resolve_name",
+    "known_names",
+    "make_spec",
+    "parse_settings",
+    "read_gold",
+    "read_predictions",
+    "encode_values",
+    "decode",
+    "per_query_values",
+    "Statistics",
+    "gold_array",
+    "run_array",
+    "UNIT_VALUES_NAME",
+    "sparse_units",
+    "FEW_QUERIES",
+    "MISSING_QUERIES",
+    "RankingTask",
+    "TASK",
+]
 
 NAME = "ranking"
 #: The unit of :meth:`Statistics.unit_values` (the end-of-phase report's distribution figure).
@@ -75,10 +98,19 @@ METRICS = {
 }
 #: Metrics that need a cut-off ``@k``.
 _NEEDS_K = ("p", "recall", "hit_rate")
-#: Other spellings (listed in docs/configuration.md, generated from them); a cut-off may follow any of them (``precision@5``).
+#: Other spellings (listed in docs/configuration.md, generated from them); a cut-off may follow any of them
+#: (``precision@5``).
 ALIASES = {
-    "precision": "p", "ndcg_cut": "ndcg", "map_cut": "map", "ap": "map", "rr": "mrr", "recip_rank": "mrr",
-    "mean_reciprocal_rank": "mrr", "hitrate": "hit_rate", "hit": "hit_rate", "success": "hit_rate",
+    "precision": "p",
+    "ndcg_cut": "ndcg",
+    "map_cut": "map",
+    "ap": "map",
+    "rr": "mrr",
+    "recip_rank": "mrr",
+    "mean_reciprocal_rank": "mrr",
+    "hitrate": "hit_rate",
+    "hit": "hit_rate",
+    "success": "hit_rate",
 }
 #: The metric options of this task (besides ``name`` and ``key``): the cut-off.
 OPTIONS = ("k",)
@@ -109,8 +141,12 @@ def known_names():
 
 
 def _cutoff(value):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value) \
-            or not 1 <= value <= _MAX_K:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or value != int(value)
+        or not 1 <= value <= _MAX_K
+    ):
         raise ValueError("the cut-off k must be a whole number from 1 to %d, got %r" % (_MAX_K, value))
     return int(value)
 
@@ -134,10 +170,12 @@ def make_spec(name, options, defaults):
 def encode_values(gold_values, systems, labels=None, settings=None):
     """``(gold rows, None, {name: run rows})`` from ``list(qrels.items())`` and ``{name: {qid: {docid: score}}}``."""
     gold_values = list(gold_values)
-    if not gold_values or not all(isinstance(item, (tuple, list)) and len(item) == 2
-                                  and isinstance(item[1], dict) for item in gold_values):
-        raise ValueError("the ranking gold must be a list of (query id, {document id: relevance}) pairs, "
-                         "e.g. list(qrels.items())")
+    if not gold_values or not all(
+        isinstance(item, (tuple, list)) and len(item) == 2 and isinstance(item[1], dict) for item in gold_values
+    ):
+        raise ValueError(
+            "the ranking gold must be a list of (query id, {document id: relevance}) pairs, e.g. list(qrels.items())"
+        )
     qids = [str(q) for q, _ in gold_values]
     if len(set(qids)) != len(qids):
         raise ValueError("the gold lists a query id twice")
@@ -226,8 +264,10 @@ class Statistics:
     def __init__(self, add, gold, predictions, metrics, group_codes, n_groups, layout=None):
         values, run = gold.values, np.asarray(predictions)
         if run.dtype != _run_dtype(values.dtype["grade"].shape[0]) or run.shape != values.shape:
-            raise ValueError("predictions must be %d encoded run rows (ranking.run_array), got %s %s"
-                             % (values.shape[0], run.dtype, run.shape))
+            raise ValueError(
+                "predictions must be %d encoded run rows (ranking.run_array), got %s %s"
+                % (values.shape[0], run.dtype, run.shape)
+            )
         self.n = values.shape[0]
         self.count_empty = bool(values["count_empty"][0]) if self.n else True
         answered = (run["retrieved"] > 0).astype(np.float64)
@@ -308,18 +348,21 @@ def sparse_units(spec, gold, predictions=None, items=None):
         return ()
     values = gold.values
     judged = np.asarray(values["grade"]) > 0 if spec.name == "ndcg" else values["relevant"]
-    return few_queries(judged, items, FEW_QUERIES, "a bootstrap over so few units can cover well below its "
-                       "nominal level")
+    return few_queries(
+        judged, items, FEW_QUERIES, "a bootstrap over so few units can cover well below its nominal level"
+    )
 
 
 class RankingTask(TaskType):
     """Ranking: TREC runs against qrels, one resampling unit per query (see the module's docstring)."""
 
     NAME, METRICS, ALIASES, OPTIONS, SETTINGS = NAME, METRICS, ALIASES, OPTIONS, SETTINGS
-    SETTING_DOCS = {"relevance_threshold": "Least relevance grade counted as relevant by MAP, MRR, P, recall, hit rate "
-                                           "(trec_eval -l); nDCG uses the grades as gains.",
-                    "missing_queries": "zero: an unanswered query scores 0 (trec_eval -c, ranx); skip: the mean "
-                                       "runs over the answered queries."}
+    SETTING_DOCS = {
+        "relevance_threshold": "Least relevance grade counted as relevant by MAP, MRR, P, recall, hit rate "
+        "(trec_eval -l); nDCG uses the grades as gains.",
+        "missing_queries": "zero: an unanswered query scores 0 (trec_eval -c, ranx); skip: the mean "
+        "runs over the answered queries.",
+    }
     UNIT_VALUES_NAME, Statistics = UNIT_VALUES_NAME, Statistics
     OWN_GOLD_FORMAT = OWN_PREDICTION_FORMAT = True
     resolve_name, known_names = staticmethod(resolve_name), staticmethod(known_names)

@@ -2,6 +2,7 @@
 
 Split from :mod:`leaderboard_ci.tasks.ranking`, which re-exports what is public here.
 """
+
 from __future__ import annotations
 
 import json
@@ -10,8 +11,17 @@ import re
 
 import numpy as np
 
-__all__ = ["SETTINGS", "MISSING_QUERIES", "parse_settings", "gold_array", "run_array", "read_gold",
-           "read_predictions", "positions", "run_dtype"]
+__all__ = [
+    "SETTINGS",
+    "MISSING_QUERIES",
+    "parse_settings",
+    "gold_array",
+    "run_array",
+    "read_gold",
+    "read_predictions",
+    "positions",
+    "run_dtype",
+]
 
 SETTINGS = ("relevance_threshold", "missing_queries")
 MISSING_QUERIES = ("zero", "skip")
@@ -24,14 +34,21 @@ _QRELS_COLUMNS = "4 columns: query id, iteration, document id, relevance"
 def parse_settings(values):
     """``relevance_threshold`` (whole number >= 1, default 1) and ``missing_queries`` (zero or skip)."""
     threshold = values.get("relevance_threshold", 1)
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or threshold != int(threshold) \
-            or threshold < 1:
-        raise ValueError("relevance_threshold must be a whole number >= 1 (the lowest relevance that counts as "
-                         "relevant), got %r" % (threshold,))
+    if (
+        isinstance(threshold, bool)
+        or not isinstance(threshold, (int, float))
+        or threshold != int(threshold)
+        or threshold < 1
+    ):
+        raise ValueError(
+            "relevance_threshold must be a whole number >= 1 (the lowest relevance that counts as "
+            "relevant), got %r" % (threshold,)
+        )
     missing = str(values.get("missing_queries", "zero")).strip().lower()
     if missing not in MISSING_QUERIES:
-        raise ValueError("missing_queries must be one of: %s, got %r"
-                         % (", ".join(MISSING_QUERIES), values.get("missing_queries")))
+        raise ValueError(
+            "missing_queries must be one of: %s, got %r" % (", ".join(MISSING_QUERIES), values.get("missing_queries"))
+        )
     return {"relevance_threshold": int(threshold), "missing_queries": missing}
 
 
@@ -44,8 +61,14 @@ def _settings_of(settings):
 # Encoding
 # ---------------------------------------------------------------------------
 def _gold_dtype(m, width):
-    return np.dtype([("grade", np.int64, (m,)), ("relevant", np.bool_, (m,)), ("doc", "U%d" % max(width, 1), (m,)),
-                     ("count_empty", np.bool_)])
+    return np.dtype(
+        [
+            ("grade", np.int64, (m,)),
+            ("relevant", np.bool_, (m,)),
+            ("doc", "U%d" % max(width, 1), (m,)),
+            ("count_empty", np.bool_),
+        ]
+    )
 
 
 def _run_dtype(m):
@@ -66,9 +89,9 @@ def gold_array(judgments, settings=None):
     for q, docs in enumerate(kept):
         if docs:
             grades = [r for _, r in docs]
-            out["grade"][q, :len(docs)] = grades
-            out["relevant"][q, :len(docs)] = [r >= threshold for r in grades]
-            out["doc"][q, :len(docs)] = [d for d, _ in docs]
+            out["grade"][q, : len(docs)] = grades
+            out["relevant"][q, : len(docs)] = [r >= threshold for r in grades]
+            out["doc"][q, : len(docs)] = [d for d, _ in docs]
     out["count_empty"] = settings["missing_queries"] == "zero"
     return out
 
@@ -140,6 +163,7 @@ def _no_duplicate_keys(source):
                 raise source.whole("has the key%s twice in one object; give each query and document once" % shown)
             seen.add(key)
         return _Pairs(pairs)
+
     return hook
 
 
@@ -159,8 +183,11 @@ def _load_json(source, text, what):
         line = getattr(exc, "lineno", None)
         if line is None:
             raise source.whole("is not valid JSON")
-        raise source.at(line, "is not valid JSON (%s); expected {query id: {document id: %s}}"
-                        % (getattr(exc, "msg", "syntax error"), what))
+        raise source.at(
+            line,
+            "is not valid JSON (%s); expected {query id: {document id: %s}}"
+            % (getattr(exc, "msg", "syntax error"), what),
+        )
     if not isinstance(data, _Pairs):
         raise source.whole("must be a JSON object {query id: {document id: %s}}" % what)
     return data
@@ -181,8 +208,10 @@ def read_gold(source, lines, labels=None, settings=None):
             rows = []
             for doc, rel in docs:
                 if isinstance(rel, bool) or not isinstance(rel, int):
-                    raise source.whole("query %s: a relevance is not a whole number; expected whole numbers "
-                                       "(0 = not relevant)" % _quote(source, qid))
+                    raise source.whole(
+                        "query %s: a relevance is not a whole number; expected whole numbers "
+                        "(0 = not relevant)" % _quote(source, qid)
+                    )
                 rows.append((doc, rel))
             _check_id(source, qid, None, "query id")
             index[qid] = len(qids)
@@ -196,15 +225,21 @@ def read_gold(source, lines, labels=None, settings=None):
             if not fields:
                 continue
             if len(fields) != 4:
-                raise source.at(line, "has %d column%s; expected %s (TREC qrels)"
-                                % (len(fields), "" if len(fields) == 1 else "s", _QRELS_COLUMNS))
+                raise source.at(
+                    line,
+                    "has %d column%s; expected %s (TREC qrels)"
+                    % (len(fields), "" if len(fields) == 1 else "s", _QRELS_COLUMNS),
+                )
             qid, _, doc, rel = fields
             if _WHOLE_NUMBER.match(rel) is None:
                 raise source.at(line, "the relevance is not a whole number; expected %s" % _QRELS_COLUMNS)
             first = seen.get((qid, doc))
             if first is not None:
-                raise source.at(line, "the same query and document were judged before, on line %d; judge each "
-                                      "document once per query" % first)
+                raise source.at(
+                    line,
+                    "the same query and document were judged before, on line %d; judge each "
+                    "document once per query" % first,
+                )
             seen[(qid, doc)] = line
             q = index.get(qid)
             if q is None:
@@ -257,8 +292,10 @@ def read_predictions(source, lines, gold, settings=None):
                 raise source.whole("query %s must map to an object {document id: score}" % _quote(source, qid))
             for doc, score in docs:
                 if isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score):
-                    raise source.whole("query %s, document %s: the score is not a finite number"
-                                       % (_quote(source, qid), _quote(source, doc)))
+                    raise source.whole(
+                        "query %s, document %s: the score is not a finite number"
+                        % (_quote(source, qid), _quote(source, doc))
+                    )
                 rankings[q].append((doc, float(score)))
     else:
         seen = {}
@@ -267,31 +304,44 @@ def read_predictions(source, lines, gold, settings=None):
             if not fields:
                 continue
             if len(fields) != 6:
-                raise source.at(line, "has %d column%s; expected %s (a TREC run)"
-                                % (len(fields), "" if len(fields) == 1 else "s", _RUN_COLUMNS))
+                raise source.at(
+                    line,
+                    "has %d column%s; expected %s (a TREC run)"
+                    % (len(fields), "" if len(fields) == 1 else "s", _RUN_COLUMNS),
+                )
             qid, _, doc, _, score_text, _ = fields
             q = index.get(qid)
             if q is None:
                 raise _unknown_query(source, line, qid, gold)
             score = _score(score_text)
             if score is None:
-                raise source.at(line, "the score %s is not a finite number (the 5th column is the score)"
-                                % _quote(source, score_text))
+                raise source.at(
+                    line,
+                    "the score %s is not a finite number (the 5th column is the score)" % _quote(source, score_text),
+                )
             first = seen.get((qid, doc))
             if first is not None:
-                raise source.at(line, "document %s is retrieved again for query %s (first on line %d); rank each "
-                                      "document once per query" % (_quote(source, doc), _quote(source, qid), first))
+                raise source.at(
+                    line,
+                    "document %s is retrieved again for query %s (first on line %d); rank each "
+                    "document once per query" % (_quote(source, doc), _quote(source, qid), first),
+                )
             seen[(qid, doc)] = line
             rankings[q].append((doc, score))
     if not any(rankings):
-        raise source.whole("retrieves no document for any query; expected %s per line (a TREC run) or "
-                           "{query id: {document id: score}}" % _RUN_COLUMNS)
+        raise source.whole(
+            "retrieves no document for any query; expected %s per line (a TREC run) or "
+            "{query id: {document id: score}}" % _RUN_COLUMNS
+        )
     return run_array(gold.values, rankings)
 
 
 def _unknown_query(source, line, qid, gold):
     message = "query id %s is not one of the %d test queries; expected ids like %s" % (
-        _quote(source, qid), len(gold.ids), _quote(source, gold.ids[0]))
+        _quote(source, qid),
+        len(gold.ids),
+        _quote(source, gold.ids[0]),
+    )
     return source.whole(message) if line is None else source.at(line, message)
 
 

@@ -5,6 +5,7 @@ module defines a :class:`~leaderboard_ci.tasks.protocol.TaskType` subclass
 and its instance ``TASK``, which is what the registry hands out (see
 ``docs/adding_a_task_type.md``).
 """
+
 from __future__ import annotations
 
 import difflib
@@ -13,14 +14,31 @@ from collections import OrderedDict
 
 from .base import canonical_name
 
-__all__ = ["TASKS", "DEFAULT_TASK", "task_module", "task_type", "find_metric", "known_metric_names", "suggest_metric",
-           "canonical_name", "pair_test_titles"]
+__all__ = [
+    "TASKS",
+    "DEFAULT_TASK",
+    "task_module",
+    "task_type",
+    "find_metric",
+    "known_metric_names",
+    "suggest_metric",
+    "canonical_name",
+    "pair_test_titles",
+]
 
 #: Task name -> module name under leaderboard_ci.tasks, in the order metric names are looked up
 #: and messages list them.  A new task type is one more entry.
-_MODULES = OrderedDict([("classification", "classification"), ("regression", "regression"), ("scores", "scores"),
-                        ("multilabel", "multilabel"), ("sequence", "sequence"), ("qa", "qa"),
-                        ("ranking", "ranking")])
+_MODULES = OrderedDict(
+    [
+        ("classification", "classification"),
+        ("regression", "regression"),
+        ("scores", "scores"),
+        ("multilabel", "multilabel"),
+        ("sequence", "sequence"),
+        ("qa", "qa"),
+        ("ranking", "ranking"),
+    ]
+)
 #: The task of a custom metric file that sets no ``KIND``: the first registered.
 DEFAULT_TASK = next(iter(_MODULES))
 

@@ -15,6 +15,7 @@ constant gold and 0 otherwise (scikit-learn's ``force_finite``); Pearson and
 Spearman are 0 when either side is constant (SciPy returns NaN).  The only NaN
 is for a *group* with no items in a replicate.
 """
+
 from __future__ import annotations
 
 import math
@@ -26,8 +27,21 @@ from ..core.accumulators import CodeCounts, ExactSums, RankSums
 from .base import MetricInfo
 from .protocol import TaskType
 
-__all__ = ["NAME", "METRICS", "RegressionSums", "regression_score", "RegressionTask", "TASK",
-           "encode_gold", "encode_values", "value_parser", "is_value", "decode", "Statistics", "item_contributions"]
+__all__ = [
+    "NAME",
+    "METRICS",
+    "RegressionSums",
+    "regression_score",
+    "RegressionTask",
+    "TASK",
+    "encode_gold",
+    "encode_values",
+    "value_parser",
+    "is_value",
+    "decode",
+    "Statistics",
+    "item_contributions",
+]
 
 NAME = "regression"
 _EPS = np.finfo(np.float64).eps
@@ -44,8 +58,13 @@ METRICS = {
 }
 #: Other spellings of the metric names (listed in docs/configuration.md, generated from them).
 ALIASES = {
-    "pearsonr": "pearson", "spearmanr": "spearman", "mean_absolute_error": "mae", "mean_squared_error": "mse",
-    "root_mean_squared_error": "rmse", "r2_score": "r2", "r_squared": "r2",
+    "pearsonr": "pearson",
+    "spearmanr": "spearman",
+    "mean_absolute_error": "mae",
+    "mean_squared_error": "mse",
+    "root_mean_squared_error": "rmse",
+    "r2_score": "r2",
+    "r_squared": "r2",
 }
 #: The metric options of this task (besides ``name`` and ``key``): none.
 OPTIONS = ()
@@ -171,6 +190,7 @@ def encode_values(gold_values, systems, labels=None, settings=None):
 
 def value_parser(source, gold, quote=repr, settings=None):
     """``(convert(line, text) -> float, typecode)`` for a participant's numbers."""
+
     def convert(line, text):
         if text == "":
             raise source.at(line, "the prediction is empty; expected a number")
@@ -186,9 +206,11 @@ def value_parser(source, gold, quote=repr, settings=None):
         if math.isinf(value) and text.strip("+-").lower() in ("inf", "infinity"):
             raise source.at(line, "the prediction is infinite; expected a finite number")
         if not abs(value) <= _MAX_ABS:
-            raise source.at(line, "the prediction %s is out of range (the limit is 1e100 in absolute value)"
-                                  % quote(text))
+            raise source.at(
+                line, "the prediction %s is out of range (the limit is 1e100 in absolute value)" % quote(text)
+            )
         return value
+
     return convert, "d"
 
 
@@ -226,8 +248,15 @@ class Statistics:
         centre = y.mean()
         yc = y - centre
         pc = p - centre
-        per_item = {"abs_err": np.abs(y - p), "sq_err": (y - p) ** 2, "y": yc, "yy": yc * yc,
-                    "p": pc, "pp": pc * pc, "yp": yc * pc}
+        per_item = {
+            "abs_err": np.abs(y - p),
+            "sq_err": (y - p) ** 2,
+            "y": yc,
+            "yy": yc * yc,
+            "p": pc,
+            "pp": pc * pc,
+            "yp": yc * pc,
+        }
         needed = set()
         for spec in metrics:
             needed.update(REGRESSION_NEEDS.get(spec.name, ()))
@@ -273,8 +302,9 @@ class Statistics:
     def score(self, stats, spec, j):
         if spec.name == "spearman":
             r = np.asarray(stats[self._ranks[j]], dtype=np.float64)
-            return regression_score(spec, RegressionSums(r[:, 0], y=r[:, 1], yy=r[:, 2], p=r[:, 3], pp=r[:, 4],
-                                                         yp=r[:, 5]))
+            return regression_score(
+                spec, RegressionSums(r[:, 0], y=r[:, 1], yy=r[:, 2], p=r[:, 3], pp=r[:, 4], yp=r[:, 5])
+            )
         return regression_score(spec, self._sums_of(stats, j))
 
 
@@ -290,7 +320,7 @@ def item_contributions(spec, gold, predictions):
     errors = np.asarray(gold.values, dtype=np.float64) - np.asarray(predictions, dtype=np.float64)
     if spec.name == "mae":
         return np.abs(errors), "absolute error", None
-    return errors ** 2, "squared error", "about 90% instead of 95% at n = 300 in a coverage study"
+    return errors**2, "squared error", "about 90% instead of 95% at n = 300 in a coverage study"
 
 
 class RegressionTask(TaskType):

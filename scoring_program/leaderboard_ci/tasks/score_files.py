@@ -3,6 +3,7 @@
 Part of the ``scores`` task (:mod:`leaderboard_ci.tasks.scores`), kept apart so
 that each module reads in one sitting.  Standard library and numpy only.
 """
+
 from __future__ import annotations
 
 import csv
@@ -59,8 +60,11 @@ def _non_blank(source, lines):
 def _expected_header(gold, id_column, delimiter):
     labels = list(gold.labels)
     columns = ([id_column] if id_column else []) + (["score"] if len(labels) == 2 else labels)
-    more = " (or one column per class: %s)" % delimiter.join(([id_column] if id_column else []) + labels) \
-        if len(labels) == 2 else ""
+    more = (
+        " (or one column per class: %s)" % delimiter.join(([id_column] if id_column else []) + labels)
+        if len(labels) == 2
+        else ""
+    )
     return "%s%s" % (delimiter.join(columns), more)
 
 
@@ -83,13 +87,20 @@ def _value_columns(source, gold, names, id_column, delimiter):
     expected = _expected_header(gold, id_column, delimiter)
     unknown = [n for n, c in zip(names, classes) if c is None]
     if len(names) == 1:
-        raise source.at(1, "the file has one score column, but the task has %d classes; give one probability "
-                           "column per class, the header should be %s" % (len(labels), expected))
+        raise source.at(
+            1,
+            "the file has one score column, but the task has %d classes; give one probability "
+            "column per class, the header should be %s" % (len(labels), expected),
+        )
     if unknown:
-        raise source.at(1, "the column %s is not a class of the task; the header should be %s"
-                           % (_quote(unknown[0]), expected))
-    raise source.at(1, "the header has %d of the %d class columns; the header should be %s"
-                       % (len(set(classes)), len(labels), expected))
+        raise source.at(
+            1, "the column %s is not a class of the task; the header should be %s" % (_quote(unknown[0]), expected)
+        )
+    raise source.at(
+        1,
+        "the header has %d of the %d class columns; the header should be %s"
+        % (len(set(classes)), len(labels), expected),
+    )
 
 
 def _number(source, line, text, column):
@@ -103,8 +114,9 @@ def _number(source, line, text, column):
         hint = " (use a dot as the decimal separator)" if re.match(r"^[+-]?[0-9]*,[0-9]+$", text) else ""
         raise source.at(line, "the %s %s is not a number%s" % (column, _quote(text), hint))
     if value != value or math.isinf(value) or abs(value) > _MAX_ABS:
-        raise source.at(line, "the %s %s is not a finite number (the limit is 1e100 in absolute value)"
-                              % (column, _quote(text)))
+        raise source.at(
+            line, "the %s %s is not a finite number (the limit is 1e100 in absolute value)" % (column, _quote(text))
+        )
     return value
 
 
@@ -126,34 +138,52 @@ def read_predictions(source, lines, gold, settings):
     tolerance = settings.get("sum_tolerance", DEFAULT_SUM_TOLERANCE)
     fmt = settings.get("format", "auto")
     if fmt in ("json", "jsonl", "lines"):
-        raise source.whole("cannot be read as %s: scored predictions are a CSV or TSV file with a header "
-                           "(files.format: csv or tsv)" % fmt)
+        raise source.whole(
+            "cannot be read as %s: scored predictions are a CSV or TSV file with a header "
+            "(files.format: csv or tsv)" % fmt
+        )
     rows = _non_blank(source, lines)
     first = next(rows, None)
     id_column = settings.get("id_column") if gold.ids is not None else None
     if first is None:
-        raise source.whole("is empty; expected the header %s and one line per test item"
-                           % _expected_header(gold, id_column, ","))
+        raise source.whole(
+            "is empty; expected the header %s and one line per test item" % _expected_header(gold, id_column, ",")
+        )
     if first[1].lstrip().startswith(("{", "[")):
-        raise source.at(first[0], "looks like JSON; scored predictions are a CSV file with the header %s"
-                                  % _expected_header(gold, id_column, ","))
+        raise source.at(
+            first[0],
+            "looks like JSON; scored predictions are a CSV file with the header %s"
+            % _expected_header(gold, id_column, ","),
+        )
     delimiter = "\t" if (fmt == "tsv" or ("\t" in first[1] and fmt != "csv")) else ","
     header = _fields(first[1], delimiter)
     ids = frozenset(gold.ids or ())
     ident = None
     if id_column is not None:
         folded = [h.casefold() for h in header]
-        ident = header.index(id_column) if id_column in header else (
-            folded.index(id_column.casefold()) if id_column.casefold() in folded else None)
+        ident = (
+            header.index(id_column)
+            if id_column in header
+            else (folded.index(id_column.casefold()) if id_column.casefold() in folded else None)
+        )
         if ident is None:
             if any(h in ids or is_number(h) for h in header):
-                raise source.at(first[0], "the first line is data, not a header; start the file with the header %s"
-                                          % _expected_header(gold, id_column, delimiter))
-            raise source.at(first[0], "the header has no id column %s; the header should be %s"
-                                      % (_quote(id_column), _expected_header(gold, id_column, delimiter)))
+                raise source.at(
+                    first[0],
+                    "the first line is data, not a header; start the file with the header %s"
+                    % _expected_header(gold, id_column, delimiter),
+                )
+            raise source.at(
+                first[0],
+                "the header has no id column %s; the header should be %s"
+                % (_quote(id_column), _expected_header(gold, id_column, delimiter)),
+            )
     elif any(is_number(h) for h in header):
-        raise source.at(first[0], "the first line is data, not a header; start the file with the header %s"
-                                  % _expected_header(gold, id_column, delimiter))
+        raise source.at(
+            first[0],
+            "the first line is data, not a header; start the file with the header %s"
+            % _expected_header(gold, id_column, delimiter),
+        )
     value_names = [h for i, h in enumerate(header) if i != ident]
     value_at = [i for i in range(len(header)) if i != ident]
     positions, classes = _value_columns(source, gold, value_names, id_column, delimiter)
@@ -174,11 +204,17 @@ def read_predictions(source, lines, gold, settings):
         if probabilities:
             for c, value in enumerate(row):
                 if not 0.0 <= value <= 1.0:
-                    raise source.at(lineno, "the %s is %r; probabilities must lie between 0 and 1 (%s)"
-                                            % (column_names[c], value, ", ".join(probabilities)))
+                    raise source.at(
+                        lineno,
+                        "the %s is %r; probabilities must lie between 0 and 1 (%s)"
+                        % (column_names[c], value, ", ".join(probabilities)),
+                    )
             if check_sum and classes is not None and abs(sum(row) - 1.0) > tolerance:
-                raise source.at(lineno, "the class probabilities sum to %r; for log_loss each row must sum to 1 "
-                                        "(within sum_tolerance %g)" % (sum(row), tolerance))
+                raise source.at(
+                    lineno,
+                    "the class probabilities sum to %r; for log_loss each row must sum to 1 "
+                    "(within sum_tolerance %g)" % (sum(row), tolerance),
+                )
         if ident is not None:
             row_ids.append(fields[ident])
         values.extend(row)
@@ -193,8 +229,10 @@ def read_predictions(source, lines, gold, settings):
         matrix = reordered
     if ident is None:
         if matrix.shape[0] != n:
-            raise source.whole("has %d predictions, expected %d (one per test item, in the order of the test set)"
-                               % (matrix.shape[0], n))
+            raise source.whole(
+                "has %d predictions, expected %d (one per test item, in the order of the test set)"
+                % (matrix.shape[0], n)
+            )
         return matrix
     return _align(source, gold, row_ids, lines_seen, matrix)
 
@@ -208,8 +246,11 @@ def _align(source, gold, row_ids, lines_seen, matrix):
         if ident == "":
             raise source.at(lines_seen[r], "the id is empty")
         if ident in first_line:
-            raise source.at(lines_seen[r], "id %s appears again (first on line %d); give one prediction per id"
-                                           % (_quote(ident), first_line[ident]))
+            raise source.at(
+                lines_seen[r],
+                "id %s appears again (first on line %d); give one prediction per id"
+                % (_quote(ident), first_line[ident]),
+            )
         first_line[ident] = lines_seen[r]
         p = index.get(ident)
         if p is None:
@@ -218,17 +259,25 @@ def _align(source, gold, row_ids, lines_seen, matrix):
         position[r] = p
     if unknown:
         r = unknown[0]
-        raise source.whole("has %d id%s that %s not in the test set (the first is %s, on line %d); expected ids "
-                           "like %s" % (len(unknown), "s" if len(unknown) > 1 else "",
-                                        "are" if len(unknown) > 1 else "is", _quote(row_ids[r]), lines_seen[r],
-                                        _quote(gold.ids[0])))
+        raise source.whole(
+            "has %d id%s that %s not in the test set (the first is %s, on line %d); expected ids "
+            "like %s"
+            % (
+                len(unknown),
+                "s" if len(unknown) > 1 else "",
+                "are" if len(unknown) > 1 else "is",
+                _quote(row_ids[r]),
+                lines_seen[r],
+                _quote(gold.ids[0]),
+            )
+        )
     if len(row_ids) < gold.n:
         seen = set(row_ids)
         missing = [i for i in gold.ids if i not in seen]
-        raise source.whole("is missing %d of the %d test ids (e.g. %s); give one prediction for every id"
-                           % (len(missing), gold.n, ", ".join(_quote(i) for i in missing[:3])))
+        raise source.whole(
+            "is missing %d of the %d test ids (e.g. %s); give one prediction for every id"
+            % (len(missing), gold.n, ", ".join(_quote(i) for i in missing[:3]))
+        )
     out = np.empty_like(matrix)
     out[position] = matrix
     return out
-
-

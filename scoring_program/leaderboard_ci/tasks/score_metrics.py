@@ -32,6 +32,7 @@ ascending score order, read at each positive's place
 :func:`delong_auc` and :func:`delong_test` give DeLong's (1988) variance of an
 AUC and of the difference of two correlated AUCs, from the same placements.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -42,9 +43,17 @@ import numpy as np
 
 from ..core.accumulators import _FromCounts
 
-__all__ = ["BinaryCurve", "auc_from_stats", "ap_from_stats", "DeLong", "delong_auc", "delong_test",
-           "normal_quantile", "curve_stats",
-           "delong_pvalues"]
+__all__ = [
+    "BinaryCurve",
+    "auc_from_stats",
+    "ap_from_stats",
+    "DeLong",
+    "delong_auc",
+    "delong_test",
+    "normal_quantile",
+    "curve_stats",
+    "delong_pvalues",
+]
 
 
 _LOCAL = threading.local()
@@ -82,8 +91,12 @@ def _item_major_counts(counts, n):
         raise ValueError("counts() must have shape (R, %d), got %s" % (n, matrix.shape))
     probe = np.concatenate([matrix[:, :32], matrix[:, -32:]], axis=1)
     cached = getattr(_LOCAL, "item_major", None)
-    if cached is not None and cached[0] is matrix and cached[2].shape == probe.shape \
-            and np.array_equal(cached[2], probe):
+    if (
+        cached is not None
+        and cached[0] is matrix
+        and cached[2].shape == probe.shape
+        and np.array_equal(cached[2], probe)
+    ):
         return cached[1], cached[3]
     rows = matrix.shape[0]
     out = _thread_buffer("item_major", (n + 1, rows), np.int32)
@@ -159,8 +172,9 @@ class _AucPlaces:
         length = _chunk_length(self.negatives.size + 1, rows)
         found = self._layouts.get(length)
         if found is None:
-            found = self._layouts[length] = _PrefixLayout(self.negatives, self.n_total, length, self.below,
-                                                          self.at_most)
+            found = self._layouts[length] = _PrefixLayout(
+                self.negatives, self.n_total, length, self.below, self.at_most
+            )
         return found
 
 
@@ -474,24 +488,45 @@ def normal_quantile(p):
     """Quantile of the standard normal distribution (Acklam's rational approximation + one Newton step)."""
     if not 0.0 < p < 1.0:
         raise ValueError("p must be in (0, 1)")
-    a = (-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02, 1.383577518672690e+02,
-         -3.066479806614716e+01, 2.506628277459239e+00)
-    b = (-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02, 6.680131188771972e+01,
-         -1.328068155288572e+01)
-    c = (-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00, -2.549732539343734e+00,
-         4.374664141464968e+00, 2.938163982698783e+00)
-    d = (7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00, 3.754408661907416e+00)
+    a = (
+        -3.969683028665376e01,
+        2.209460984245205e02,
+        -2.759285104469687e02,
+        1.383577518672690e02,
+        -3.066479806614716e01,
+        2.506628277459239e00,
+    )
+    b = (
+        -5.447609879822406e01,
+        1.615858368580409e02,
+        -1.556989798598866e02,
+        6.680131188771972e01,
+        -1.328068155288572e01,
+    )
+    c = (
+        -7.784894002430293e-03,
+        -3.223964580411365e-01,
+        -2.400758277161838e00,
+        -2.549732539343734e00,
+        4.374664141464968e00,
+        2.938163982698783e00,
+    )
+    d = (7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e00, 3.754408661907416e00)
     if p < 0.02425:
         q = math.sqrt(-2 * math.log(p))
-        x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) / \
-            ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1)
+        x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) / (
+            (((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1
+        )
     elif p > 1 - 0.02425:
         return -normal_quantile(1 - p)
     else:
         q = p - 0.5
         r = q * q
-        x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q / \
-            (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1)
+        x = (
+            (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5])
+            * q
+            / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1)
+        )
     for _ in range(2):  # Newton steps on the exact CDF
         err = 0.5 * math.erfc(-x / math.sqrt(2)) - p
         x -= err * math.sqrt(2 * math.pi) * math.exp(x * x / 2)
@@ -529,8 +564,9 @@ class DeLong:
         positive = np.asarray(positive, dtype=bool)
         m, n = int(positive.sum()), int((~positive).sum())
         if m < 2 or n < 2:
-            raise ValueError("DeLong's variance needs at least two positives and two negatives "
-                             "(got %d and %d)" % (m, n))
+            raise ValueError(
+                "DeLong's variance needs at least two positives and two negatives (got %d and %d)" % (m, n)
+            )
         v10, v01 = _placement_matrix(positive, scores)
         self.auc = v10.mean(axis=1)
         self.covariance = np.atleast_2d(np.cov(v10)) / m + np.atleast_2d(np.cov(v01)) / n

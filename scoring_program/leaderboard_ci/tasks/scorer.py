@@ -8,6 +8,7 @@ group.  The same scorer serves the full sample, every block of bootstrap
 replicates and the jackknife, in the per-submission program and in the
 end-of-phase analysis, which is why both report identical numbers.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -54,8 +55,9 @@ class SystemScorer:
         self.task = task_module(gold.kind)
         for spec in self.metrics:
             if spec.task != self.task.NAME:
-                raise ValueError("metric %r is a %s metric; this gold standard is %s"
-                                 % (spec.key, spec.task, self.task.NAME))
+                raise ValueError(
+                    "metric %r is a %s metric; this gold standard is %s" % (spec.key, spec.task, self.task.NAME)
+                )
         self.group_values = tuple(gold.group_values) if gold.group_values is not None else ()
         self.targets = tuple(Target(spec, group) for spec in self.metrics for group in (None,) + self.group_values)
         self.accumulators = []
@@ -63,8 +65,9 @@ class SystemScorer:
             group_codes, n_groups = np.zeros(gold.n, dtype=np.intp), 1
         else:
             group_codes, n_groups = np.asarray(gold.groups, dtype=np.intp), len(self.group_values)
-        self.statistics = self.task.Statistics(self._add, gold, predictions, self.metrics, group_codes, n_groups,
-                                               layout)
+        self.statistics = self.task.Statistics(
+            self._add, gold, predictions, self.metrics, group_codes, n_groups, layout
+        )
         self._custom_slots = {}
         customs = [m for m in self.metrics if m.name == "custom"]
         if customs:
@@ -74,13 +77,15 @@ class SystemScorer:
             for spec in customs:
                 fn = custom.get(spec.key)
                 if fn is None:
-                    raise ValueError("custom metric %r has no score function; pass custom={%r: fn}"
-                                     % (spec.key, spec.key))
+                    raise ValueError(
+                        "custom metric %r has no score function; pass custom={%r: fn}" % (spec.key, spec.key)
+                    )
                 self._custom_slots[(spec.key, 0)] = self._add(WeightedFunction(_bind(fn, y_true, y_pred), gold.n))
                 for j in range(len(self.group_values)):
                     items = np.flatnonzero(group_codes == j)
                     self._custom_slots[(spec.key, j + 1)] = self._add(
-                        WeightedFunction(_bind(fn, y_true[items], y_pred[items]), gold.n, items))
+                        WeightedFunction(_bind(fn, y_true[items], y_pred[items]), gold.n, items)
+                    )
 
     def _add(self, accumulator):
         """Register an accumulator; returns its position in the statistics lists."""
@@ -110,4 +115,5 @@ class SystemScorer:
 def _bind(fn, y_true, y_pred):
     def call(weights):
         return fn(y_true, y_pred, weights)
+
     return call

@@ -27,6 +27,7 @@ Undefined values: a replicate in which a class needed by ROC-AUC or average
 precision is absent gives NaN (scikit-learn raises), and the interval uses
 the other replicates; with the usual sizes this does not happen.
 """
+
 from __future__ import annotations
 
 import math
@@ -35,18 +36,39 @@ import re
 import numpy as np
 
 from ..core.accumulators import CodeCounts, ExactSums
+from ..core.intervals import Interval
 from . import classification
 from .base import MetricInfo, SparseUnits, item_mask
 from .protocol import TaskType
-from .sparse import class_code_units, is_macro
 from .score_files import DEFAULT_SUM_TOLERANCE, PROBABILITY_METRICS, is_number, read_predictions
-from ..core.intervals import Interval
 from .score_metrics import BinaryCurve, ap_from_stats, auc_from_stats, delong_auc, delong_pvalues
+from .sparse import class_code_units, is_macro
 
-__all__ = ["NAME", "METRICS", "ScoresTask", "TASK", "resolve_name", "make_spec", "known_names", "check_metrics",
-           "encode_gold", "encode_values", "value_parser", "is_value", "decode", "read_predictions", "Statistics",
-           "SETTINGS", "parse_settings", "pair_tests", "log_loss_terms", "brier_terms", "sparse_units",
-           "item_contributions", "FEW_RANKED"]
+__all__ = [
+    "NAME",
+    "METRICS",
+    "ScoresTask",
+    "TASK",
+    "resolve_name",
+    "make_spec",
+    "known_names",
+    "check_metrics",
+    "encode_gold",
+    "encode_values",
+    "value_parser",
+    "is_value",
+    "decode",
+    "read_predictions",
+    "Statistics",
+    "SETTINGS",
+    "parse_settings",
+    "pair_tests",
+    "log_loss_terms",
+    "brier_terms",
+    "sparse_units",
+    "item_contributions",
+    "FEW_RANKED",
+]
 
 NAME = "scores"
 _LABEL_METRICS = tuple(classification.METRICS)
@@ -57,13 +79,22 @@ METRICS = {
     "brier": MetricInfo(NAME, "lower", 0.0, "Brier score"),
     "top_k_accuracy": MetricInfo(NAME, "higher", 1.0, "top-k accuracy"),
 }
-METRICS.update((name, MetricInfo(NAME, info.direction, info.best, info.title, info.ppi))
-               for name, info in classification.METRICS.items())
+METRICS.update(
+    (name, MetricInfo(NAME, info.direction, info.best, info.title, info.ppi))
+    for name, info in classification.METRICS.items()
+)
 #: Other spellings of the metric names (listed in docs/configuration.md, generated from them).
 ALIASES = {
-    "auc": "roc_auc", "roc_auc_score": "roc_auc", "rocauc": "roc_auc", "auroc": "roc_auc",
-    "ap": "average_precision", "average_precision_score": "average_precision",
-    "logloss": "log_loss", "cross_entropy": "log_loss", "brier_score": "brier", "brier_score_loss": "brier",
+    "auc": "roc_auc",
+    "roc_auc_score": "roc_auc",
+    "rocauc": "roc_auc",
+    "auroc": "roc_auc",
+    "ap": "average_precision",
+    "average_precision_score": "average_precision",
+    "logloss": "log_loss",
+    "cross_entropy": "log_loss",
+    "brier_score": "brier",
+    "brier_score_loss": "brier",
     "top_k_accuracy_score": "top_k_accuracy",
 }
 _SHORTHANDS = {
@@ -98,9 +129,17 @@ def resolve_name(name):
 
 
 def known_names():
-    return (["roc_auc", "roc_auc_ovr", "roc_auc_ovr_weighted", "roc_auc_ovo", "average_precision",
-             "average_precision_macro", "log_loss", "brier", "top_k_accuracy"]
-            + classification.known_names())
+    return [
+        "roc_auc",
+        "roc_auc_ovr",
+        "roc_auc_ovr_weighted",
+        "roc_auc_ovo",
+        "average_precision",
+        "average_precision_macro",
+        "log_loss",
+        "brier",
+        "top_k_accuracy",
+    ] + classification.known_names()
 
 
 def parse_settings(values):
@@ -123,16 +162,19 @@ def make_spec(name, options, defaults):
     if interval is not None:
         interval = str(interval).strip().lower()
         if name != "roc_auc" or interval not in ("bootstrap", "delong"):
-            raise ValueError("interval: delong is an option of roc_auc only (interval: bootstrap or delong), got "
-                             "%s for %s" % (interval, name))
+            raise ValueError(
+                "interval: delong is an option of roc_auc only (interval: bootstrap or delong), got "
+                "%s for %s" % (interval, name)
+            )
     threshold = options.pop("threshold", None)
     multi_class = options.pop("multi_class", None)
     k = options.pop("k", None)
     if name in classification.METRICS:
         _no(name, "multi_class", multi_class)
         _no(name, "k", k)
-        if threshold is not None and (isinstance(threshold, bool) or not isinstance(threshold, (int, float))
-                                      or not math.isfinite(threshold)):
+        if threshold is not None and (
+            isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not math.isfinite(threshold)
+        ):
             raise ValueError("threshold must be a number, got %r" % (threshold,))
         fields, key, title = classification.make_spec(name, options, defaults)
         threshold = 0.5 if threshold is None else float(threshold)
@@ -156,11 +198,15 @@ def make_spec(name, options, defaults):
         average = average or "macro"
         allowed = ("macro", "weighted") if multi_class == "ovr" else ("macro",)
         if average not in allowed:
-            raise ValueError("roc_auc with multi_class %s takes average %s, got %r"
-                             % (multi_class, " or ".join(allowed), average))
+            raise ValueError(
+                "roc_auc with multi_class %s takes average %s, got %r" % (multi_class, " or ".join(allowed), average)
+            )
         extra = [("multi_class", multi_class)] + ([("interval", interval)] if interval == "delong" else [])
-        key = "roc_auc" if (multi_class, average) == ("ovr", "macro") else "roc_auc_%s%s" % (
-            multi_class, "_weighted" if average == "weighted" else "")
+        key = (
+            "roc_auc"
+            if (multi_class, average) == ("ovr", "macro")
+            else "roc_auc_%s%s" % (multi_class, "_weighted" if average == "weighted" else "")
+        )
     elif name == "average_precision":
         _no(name, "k", k)
         _no(name, "multi_class", multi_class)
@@ -234,10 +280,16 @@ def encode_values(gold_values, systems, labels=None, settings=None):
         arr = np.asarray(scores, dtype=np.float64)
         if arr.ndim == 1:
             arr = arr[:, None]
-        if arr.ndim != 2 or arr.shape[0] != codes.shape[0] or arr.shape[1] not in (1, len(labels)) or (
-                arr.shape[1] == 1 and len(labels) != 2):
-            raise ValueError("system %r needs %d rows of scores with one column (binary) or %d (one per class), "
-                             "got shape %s" % (name, codes.shape[0], len(labels), np.shape(scores)))
+        if (
+            arr.ndim != 2
+            or arr.shape[0] != codes.shape[0]
+            or arr.shape[1] not in (1, len(labels))
+            or (arr.shape[1] == 1 and len(labels) != 2)
+        ):
+            raise ValueError(
+                "system %r needs %d rows of scores with one column (binary) or %d (one per class), "
+                "got shape %s" % (name, codes.shape[0], len(labels), np.shape(scores))
+            )
         if not np.all(np.isfinite(arr)):
             raise ValueError("system %r has scores that are not finite numbers" % (name,))
         coded[name] = arr
@@ -320,8 +372,10 @@ class Statistics:
         labels = list(gold.labels)
         k = len(labels)
         if p.ndim != 2 or p.shape[0] != y.shape[0] or p.shape[1] not in (1, k) or (p.shape[1] == 1 and k != 2):
-            raise ValueError("predictions must have shape (%d, %d)%s, got %s"
-                             % (y.shape[0], k, " or (%d, 1)" % y.shape[0] if k == 2 else "", p.shape))
+            raise ValueError(
+                "predictions must have shape (%d, %d)%s, got %s"
+                % (y.shape[0], k, " or (%d, 1)" % y.shape[0] if k == 2 else "", p.shape)
+            )
         if not np.all(np.isfinite(p)):
             raise ValueError("predictions must be finite numbers")
         self.n = n = y.shape[0]
@@ -349,8 +403,11 @@ class Statistics:
             if "brier" in names:
                 terms.append(self._brier_terms())
             self._term_names = [m for m in _PROBABILITY_METRICS if m in names]
-            columns = [t if sub is None else np.where(np.isin(np.arange(n), sub), t, 0.0)
-                       for t in terms for sub in self._subsets]
+            columns = [
+                t if sub is None else np.where(np.isin(np.arange(n), sub), t, 0.0)
+                for t in terms
+                for sub in self._subsets
+            ]
             self._terms = add(ExactSums(np.stack(columns, axis=1)))
         self._hits = {}
         # average precision first: its curves also serve ROC-AUC
@@ -367,8 +424,9 @@ class Statistics:
         self._labels = {}
         for threshold in sorted(set(m.option("threshold", 0.5) for m in label_specs)):
             specs = [m for m in label_specs if m.option("threshold", 0.5) == threshold]
-            self._labels[threshold] = classification.Statistics(add, gold, self._predicted(threshold), specs,
-                                                                group_codes, n_groups, layout)
+            self._labels[threshold] = classification.Statistics(
+                add, gold, self._predicted(threshold), specs, group_codes, n_groups, layout
+            )
 
     # -- per-item quantities --------------------------------------------------
     def _log_loss_terms(self):
@@ -411,8 +469,11 @@ class Statistics:
             a, b = problem[1], problem[2]
             items = items[(self._y[items] == a) | (self._y[items] == b)]
             scores, positive = self._p[items, a], self._y[items] == a
-        slot = self._add(BinaryCurve(scores, positive, n_total=self.n,
-                                     items=None if items.size == self.n else items, with_ap=with_ap))
+        slot = self._add(
+            BinaryCurve(
+                scores, positive, n_total=self.n, items=None if items.size == self.n else items, with_ap=with_ap
+            )
+        )
         self._curves[key] = (slot, with_ap)
         return slot
 
@@ -431,7 +492,8 @@ class Statistics:
         name = spec.name
         if name in classification.METRICS:
             return self._labels[spec.option("threshold", 0.5)].score(
-                self._labels[spec.option("threshold", 0.5)].prepare(stats), spec, j)
+                self._labels[spec.option("threshold", 0.5)].prepare(stats), spec, j
+            )
         if name in _PROBABILITY_METRICS:
             column = self._term_names.index(name) * len(self._subsets) + j
             total = np.asarray(stats[self._terms], dtype=np.float64)[:, column]
@@ -442,8 +504,10 @@ class Statistics:
             hits = c[:, :, 1].sum(axis=1) if j == 0 else c[:, j - 1, 1]
             count = c.sum(axis=(1, 2)) if j == 0 else c[:, j - 1].sum(axis=1)
             return np.where(count == 0, np.nan, hits / np.where(count == 0, 1.0, count))
-        curves = [np.asarray(stats[self._curve(problem, j, name == "average_precision")], dtype=np.float64)
-                  for problem in self._problems(spec)]
+        curves = [
+            np.asarray(stats[self._curve(problem, j, name == "average_precision")], dtype=np.float64)
+            for problem in self._problems(spec)
+        ]
         per = np.stack([auc_from_stats(c) if name == "roc_auc" else ap_from_stats(c) for c in curves], axis=1)
         if self.binary:
             return per[:, 0]
@@ -470,8 +534,7 @@ class Statistics:
             _, _, low, high = delong_auc(self._y[items] == self.pos, self._score[items], confidence_level)
         except ValueError as exc:
             return Interval(float("nan"), float("nan"), "delong", confidence_level, 0, note=str(exc))
-        return Interval(low, high, "delong", confidence_level, int(items.size),
-                        note="DeLong (1988) normal interval")
+        return Interval(low, high, "delong", confidence_level, int(items.size), note="DeLong (1988) normal interval")
 
 
 def pair_tests(spec, gold, predictions, items, pairs, sides):
@@ -537,7 +600,7 @@ def sparse_units(spec, gold, predictions=None, items=None):
         return class_code_units(labels, y, predicted, keep)
     if spec.name not in ("roc_auc", "average_precision") or not labels:
         return ()
-    counts = np.bincount(y[keep], minlength=len(labels))[:len(labels)]
+    counts = np.bincount(y[keep], minlength=len(labels))[: len(labels)]
     total = int(keep.sum())
     if len(labels) == 2:
         pos = _positive_code([spec], labels)

@@ -49,6 +49,7 @@ sentences of a document can be recovered from the gold); the second is 0, or, on
 ``1 + type + T*(length - 1)`` (T entity types).  Records compare as wholes,
 so the end-of-phase analysis can tell which units two systems tag differently.
 """
+
 from __future__ import annotations
 
 from collections import OrderedDict
@@ -61,15 +62,41 @@ from ..core.intervals import Interval, confidence_interval
 from .base import MetricInfo, item_mask, resolve_averaged
 from .protocol import TaskType
 from .sparse import few_units
-from .tagged_files import align_ids as _align_ids, quoted as _q, read_sentences as _read_sentences
-from .tagged_files import Memory as _Memory, memory_units as _memory_units, type_list as _type_list
-from .tagging import MODES, PREFIXES as _PREFIXES, SCHEMES
-from .tagging import TagReader as _TagReader, entities_default, entities_strict
+from .tagged_files import Memory as _Memory
+from .tagged_files import align_ids as _align_ids
+from .tagged_files import memory_units as _memory_units
+from .tagged_files import quoted as _q
+from .tagged_files import read_sentences as _read_sentences
+from .tagged_files import type_list as _type_list
+from .tagging import MODES, SCHEMES, entities_default, entities_strict
+from .tagging import PREFIXES as _PREFIXES
+from .tagging import TagReader as _TagReader
 from .tagging import sentence_entities as _sentence_entities
 
-__all__ = ["NAME", "METRICS", "SequenceTask", "TASK", "SCHEMES", "MODES", "UNITS", "EntityCounts", "sequence_score",
-           "resolve_name", "make_spec", "known_names", "parse_settings", "read_gold", "read_predictions",
-           "encode_values", "entities_default", "entities_strict", "Statistics", "unit_rows", "TypeRow", "sparse_units"]
+__all__ = [
+    "NAME",
+    "METRICS",
+    "SequenceTask",
+    "TASK",
+    "SCHEMES",
+    "MODES",
+    "UNITS",
+    "EntityCounts",
+    "sequence_score",
+    "resolve_name",
+    "make_spec",
+    "known_names",
+    "parse_settings",
+    "read_gold",
+    "read_predictions",
+    "encode_values",
+    "entities_default",
+    "entities_strict",
+    "Statistics",
+    "unit_rows",
+    "TypeRow",
+    "sparse_units",
+]
 
 NAME = "sequence"
 #: What a row of the per-unit table is.
@@ -90,10 +117,18 @@ METRICS = {
     "accuracy": MetricInfo(NAME, "higher", 1.0, "token accuracy"),
 }
 #: Other spellings of the metric names (listed in docs/configuration.md, generated from them).
-ALIASES = {"f1_score": "f1", "fscore": "f1", "precision_score": "precision", "recall_score": "recall",
-           "accuracy_score": "accuracy", "token_accuracy": "accuracy", "acc": "accuracy"}
+ALIASES = {
+    "f1_score": "f1",
+    "fscore": "f1",
+    "precision_score": "precision",
+    "recall_score": "recall",
+    "accuracy_score": "accuracy",
+    "token_accuracy": "accuracy",
+    "acc": "accuracy",
+}
 #: The metric options of this task (besides ``name`` and ``key``).
 OPTIONS = ("average", "zero_division")
+
 
 # ---------------------------------------------------------------------------
 # Settings
@@ -204,8 +239,10 @@ def unit_codes(values):
     """The ``(n, L, 2)`` int32 codes of records (tag code, entity code; -1 pads)."""
     values = np.ascontiguousarray(values)
     if values.dtype.kind != "V" or values.ndim != 1 or values.dtype.itemsize % 8:
-        raise ValueError("sequence values must be the records read_gold/read_predictions/encode_values make, "
-                         "got an array of %s %s" % (values.shape, values.dtype))
+        raise ValueError(
+            "sequence values must be the records read_gold/read_predictions/encode_values make, "
+            "got an array of %s %s" % (values.shape, values.dtype)
+        )
     return values.view(np.int32).reshape(values.shape[0], values.dtype.itemsize // 8, 2)
 
 
@@ -248,8 +285,11 @@ def read_gold(source, lines, labels, settings):
         for s, sentence in zip(sentences, pairs):
             for line, (p, t) in zip(s.tag_lines, sentence):
                 if p != "O" and t not in known:
-                    raise source.at(line, "the tag's entity type is not in the labels list of %s; add it to labels"
-                                          % settings.get("config_name", "config.yaml"))
+                    raise source.at(
+                        line,
+                        "the tag's entity type is not in the labels list of %s; add it to labels"
+                        % settings.get("config_name", "config.yaml"),
+                    )
         types = tuple(labels)
     else:
         types = tuple(found)
@@ -258,18 +298,22 @@ def read_gold(source, lines, labels, settings):
     if settings["unit"] == "document":
         if fmt == "jsonl" and any(s.document is None for s in sentences):
             missing = next(s for s in sentences if s.document is None)
-            raise source.at(missing.line, "has no \"document\" key; with unit: document every sentence needs one")
+            raise source.at(missing.line, 'has no "document" key; with unit: document every sentence needs one')
         if fmt == "jsonl":
             finished = set()
             for before, s in zip(sentences, sentences[1:]):
                 if s.document != before.document:
                     finished.add(before.document)
                     if s.document in finished:
-                        raise source.at(s.line, "this sentence's document appeared earlier and other documents "
-                                                "came between; keep the sentences of a document together")
+                        raise source.at(
+                            s.line,
+                            "this sentence's document appeared earlier and other documents "
+                            "came between; keep the sentences of a document together",
+                        )
         if fmt == "conll" and len(set(s.document for s in sentences)) < 2:
-            raise source.whole("has fewer than two -DOCSTART- documents; unit: document needs them "
-                               "(or use unit: sentence)")
+            raise source.whole(
+                "has fewer than two -DOCSTART- documents; unit: document needs them (or use unit: sentence)"
+            )
     encoder = _Encoder(types, settings)
     codes = [encoder.sentence_codes(p) for p in pairs]
     groups = _group_units(sentences, settings)
@@ -277,8 +321,13 @@ def read_gold(source, lines, labels, settings):
     ids = None
     if fmt == "jsonl" and settings["unit"] == "sentence" and all(s.ident is not None for s in sentences):
         ids = [s.ident for s in sentences]
-    return {"lines": [sentences[g[0]].line for g in groups], "values": _records(units, width), "labels": types,
-            "ids": ids, "groups": None}
+    return {
+        "lines": [sentences[g[0]].line for g in groups],
+        "values": _records(units, width),
+        "labels": types,
+        "ids": ids,
+        "groups": None,
+    }
 
 
 def _layout_of(gold):
@@ -307,10 +356,15 @@ def read_predictions(source, lines, gold, settings):
     elif len(sentences) != n:
         if len(sentences) > n:
             extra = sentences[n]
-            raise source.at(extra.line, "sentence %d starts here, but the test set has %d sentences; expected "
-                                        "exactly %d, in the order of the test set" % (n + 1, n, n))
-        raise source.whole("has %d sentences, the test set has %d; expected one sentence per test sentence, in "
-                           "order, separated by blank lines" % (len(sentences), n))
+            raise source.at(
+                extra.line,
+                "sentence %d starts here, but the test set has %d sentences; expected "
+                "exactly %d, in the order of the test set" % (n + 1, n, n),
+            )
+        raise source.whole(
+            "has %d sentences, the test set has %d; expected one sentence per test sentence, in "
+            "order, separated by blank lines" % (len(sentences), n)
+        )
     reader = _TagReader(source, settings)
     encoder = _Encoder(gold.labels, settings)
     known = encoder.index
@@ -318,14 +372,20 @@ def read_predictions(source, lines, gold, settings):
     for number, (s, length) in enumerate(zip(sentences, lengths), 1):
         if len(s.tags) != length:
             where = s.tag_lines[min(len(s.tags), length) - 1] if s.tags else s.line
-            raise source.at(where, "sentence %d (from line %d) has %d tokens, the test set's sentence %d has %d; "
-                                   "give one tag per token" % (number, s.line, len(s.tags), number, length))
+            raise source.at(
+                where,
+                "sentence %d (from line %d) has %d tokens, the test set's sentence %d has %d; "
+                "give one tag per token" % (number, s.line, len(s.tags), number, length),
+            )
         pairs = []
         for line, tag in zip(s.tag_lines, s.tags):
             pair = reader(line, tag)
             if pair[0] != "O" and pair[1] not in known:
-                raise source.at(line, "tag %s has entity type %s, which is not one of the %s"
-                                      % (_q(source, tag), _q(source, pair[1]), _type_list(gold.labels)))
+                raise source.at(
+                    line,
+                    "tag %s has entity type %s, which is not one of the %s"
+                    % (_q(source, tag), _q(source, pair[1]), _type_list(gold.labels)),
+                )
             pairs.append(pair)
         codes.append(encoder.sentence_codes(pairs))
     units, _ = _encode_units(groups, codes)
@@ -375,10 +435,12 @@ def encode_values(gold_values, systems, labels=None, settings=None):
         sys_pairs = []
         for u, (unit, gunit) in enumerate(zip(units, gold_units)):
             if [len(s) for s in unit] != [len(s) for s in gunit]:
-                raise ValueError("system %r: unit %d has sentences of %s tokens, the gold %s"
-                                 % (name, u + 1, [len(s) for s in unit], [len(s) for s in gunit]))
+                raise ValueError(
+                    "system %r: unit %d has sentences of %s tokens, the gold %s"
+                    % (name, u + 1, [len(s) for s in unit], [len(s) for s in gunit])
+                )
             unit_pairs = []
-            for s, sentence in enumerate(unit):
+            for _s, sentence in enumerate(unit):
                 row = [sys_reader(u + 1, t) for t in sentence]
                 bad = [t for p, t in row if p != "O" and t not in encoder.index]
                 if bad:
@@ -397,8 +459,7 @@ def decode(gold, values):
     for u in range(codes.shape[0]):
         row = codes[u, :, 0] & ~_SENTENCE_START
         row = row[codes[u, :, 0] >= 0]
-        out[u] = ["O" if c == 0 else "%s-%s" % (_PREFIXES[(c - 1) % 6], types[(c - 1) // 6])
-                  for c in row]
+        out[u] = ["O" if c == 0 else "%s-%s" % (_PREFIXES[(c - 1) % 6], types[(c - 1) // 6]) for c in row]
     return out
 
 
@@ -465,7 +526,10 @@ def sequence_score(spec, counts):
 
 
 def unit_statistics(gold_values, predictions, n_types):
-    """Per-unit integer columns: gold ``[true_t..., tokens]`` and system ``[pred_t..., correct_t..., correct tokens]``."""
+    """Per-unit integer columns.
+
+    Gold ``[true_t..., tokens]`` and system ``[pred_t..., correct_t..., correct tokens]``.
+    """
     g = unit_codes(gold_values)
     p = unit_codes(predictions)
     n, width = g.shape[0], g.shape[1]
@@ -504,8 +568,10 @@ class Statistics:
         gold_values = np.asarray(gold.values)
         predictions = np.asarray(predictions)
         if predictions.shape != gold_values.shape or predictions.dtype != gold_values.dtype:
-            raise ValueError("predictions must be %d unit records like the gold's (%s), got %s %s"
-                             % (gold_values.shape[0], gold_values.dtype, predictions.shape, predictions.dtype))
+            raise ValueError(
+                "predictions must be %d unit records like the gold's (%s), got %s %s"
+                % (gold_values.shape[0], gold_values.dtype, predictions.shape, predictions.dtype)
+            )
         self.n_types = len(gold.labels)
         gold_cols, sys_cols = unit_statistics(gold_values, predictions, self.n_types)
         self._gold = add(ExactSums(gold_cols))
@@ -516,7 +582,7 @@ class Statistics:
         t = self.n_types
         g = np.asarray(stats[self._gold], dtype=np.float64)
         s = np.asarray(stats[self._system], dtype=np.float64)
-        return EntityCounts(g[:, :t], s[:, :t], s[:, t:2 * t], g[:, t], s[:, 2 * t])
+        return EntityCounts(g[:, :t], s[:, :t], s[:, t : 2 * t], g[:, t], s[:, 2 * t])
 
     def prepare(self, stats):
         return self.counts(stats)
@@ -549,8 +615,9 @@ def unit_rows(statistics, full_stats, rep_stats, labels, method, confidence_leve
     rows = []
     for k, label in enumerate(labels):
         interval = confidence_interval(method, f1_reps[:, k], f1[0, k], confidence_level)
-        rows.append(TypeRow(label, float(precision[0, k]), float(recall[0, k]), float(f1[0, k]), interval,
-                            int(full.pred[0, k])))
+        rows.append(
+            TypeRow(label, float(precision[0, k]), float(recall[0, k]), float(f1[0, k]), interval, int(full.pred[0, k]))
+        )
     return tuple(rows)
 
 
@@ -574,18 +641,26 @@ def sparse_units(spec, gold, predictions=None, items=None):
     keep = item_mask(values.shape[0], items)
     t = len(gold.labels)
     gold_cols, sys_cols = unit_statistics(values, values if predictions is None else np.asarray(predictions), t)
-    return few_units("entity type", gold.labels, gold_cols[keep, :t].sum(axis=0),
-                     None if predictions is None else sys_cols[keep, :t].sum(axis=0), SPARSE_COVERAGE,
-                     gold_of="gold entities", predicted_of="predicted entities")
+    return few_units(
+        "entity type",
+        gold.labels,
+        gold_cols[keep, :t].sum(axis=0),
+        None if predictions is None else sys_cols[keep, :t].sum(axis=0),
+        SPARSE_COVERAGE,
+        gold_of="gold entities",
+        predicted_of="predicted entities",
+    )
 
 
 class SequenceTask(TaskType):
     """Sequence labelling: entities from BIO-style tags (see the module's docstring)."""
 
     NAME, METRICS, ALIASES, OPTIONS, SETTINGS = NAME, METRICS, ALIASES, OPTIONS, SETTINGS
-    SETTING_DOCS = {"scheme": "IOB1, IOB2, IOE1, IOE2, IOBES or BILOU.",
-                    "mode": "default: conlleval's lenient chunking; strict: seqeval's mode=\"strict\" with the scheme.",
-                    "unit": "The resampling unit: sentence, or document (-DOCSTART- or a \"document\" key)."}
+    SETTING_DOCS = {
+        "scheme": "IOB1, IOB2, IOE1, IOE2, IOBES or BILOU.",
+        "mode": "default: conlleval's lenient chunking; strict: seqeval's mode=\"strict\" with the scheme.",
+        "unit": 'The resampling unit: sentence, or document (-DOCSTART- or a "document" key).',
+    }
     UNIT_NAME, Statistics = UNIT_NAME, Statistics
     OWN_GOLD_FORMAT = OWN_PREDICTION_FORMAT = True
     resolve_name, known_names = staticmethod(resolve_name), staticmethod(known_names)

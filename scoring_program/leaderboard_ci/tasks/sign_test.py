@@ -3,13 +3,14 @@
 The end of phase shows it beside the paired tests of an accuracy target
 (:meth:`ClassificationTask.pair_tests <leaderboard_ci.tasks.classification.ClassificationTask>`).
 """
+
 from __future__ import annotations
 
 import numpy as np
 
 __all__ = ["mcnemar_pvalues", "binomial_half_sf"]
 
-_RESCALE = 2.0 ** 600
+_RESCALE = 2.0**600
 
 
 def _upper_tail(j, n):

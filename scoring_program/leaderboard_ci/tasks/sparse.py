@@ -6,6 +6,7 @@ contributes a precision or recall computed from a handful of items, which jumps
 between resamples, so the interval rests on almost nothing (see
 :mod:`leaderboard_ci.scoring.validity`).  Only numpy; Python 3.7.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -20,12 +21,20 @@ CLASS_COVERAGE = "76-90% instead of 95% in a coverage study"
 
 def is_macro(spec):
     """Whether a single-label metric averages over classes with equal weight (macro P/R/F1, balanced accuracy)."""
-    return spec.name == "balanced_accuracy" or (spec.name in ("precision", "recall", "f1")
-                                                 and spec.average == "macro")
+    return spec.name == "balanced_accuracy" or (spec.name in ("precision", "recall", "f1") and spec.average == "macro")
 
 
-def few_units(unit, names, gold_counts, predicted_counts, coverage, gold_of="gold items",
-              predicted_of="predictions", chosen=None, few=FEW_UNITS):
+def few_units(
+    unit,
+    names,
+    gold_counts,
+    predicted_counts,
+    coverage,
+    gold_of="gold items",
+    predicted_of="predictions",
+    chosen=None,
+    few=FEW_UNITS,
+):
     """:class:`~.base.SparseUnits` of the units (``chosen`` indices; all by default) counted ``few`` times or less.
 
     ``gold_counts`` and ``predicted_counts`` (None: not checked) are per unit, in

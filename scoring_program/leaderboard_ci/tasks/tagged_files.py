@@ -9,12 +9,12 @@
 Every problem is one sentence naming the file and line (``source.at``).
 Standard library only, Python 3.7 syntax.
 """
+
 from __future__ import annotations
 
 import json
 
-__all__ = ["DOCSTART", "Sentence", "read_sentences", "align_ids", "quoted", "type_list", "Memory",
-           "memory_units"]
+__all__ = ["DOCSTART", "Sentence", "read_sentences", "align_ids", "quoted", "type_list", "Memory", "memory_units"]
 
 DOCSTART = "-DOCSTART-"
 _LISTED = 12
@@ -50,8 +50,10 @@ def read_sentences(source, lines, settings):
         if first[1].strip():
             break
     else:
-        raise source.whole("is empty; expected one token per line with its tag in the last column "
-                           "(CoNLL), or JSON Lines with a \"tags\" list per sentence")
+        raise source.whole(
+            "is empty; expected one token per line with its tag in the last column "
+            '(CoNLL), or JSON Lines with a "tags" list per sentence'
+        )
 
     def chained():
         yield first
@@ -100,32 +102,46 @@ def _jsonl_sentences(source, lines):
         try:
             record = json.loads(text)
         except RecursionError:
-            raise source.at(lineno, "the JSON is nested too deeply; expected an object like "
-                                    "{\"id\": \"s1\", \"tags\": [\"B-PER\", \"O\"]}")
+            raise source.at(
+                lineno, 'the JSON is nested too deeply; expected an object like {"id": "s1", "tags": ["B-PER", "O"]}'
+            )
         except ValueError as exc:
-            raise source.at(lineno, "not valid JSON (%s); expected one object per line like "
-                                    "{\"id\": \"s1\", \"tags\": [\"B-PER\", \"O\"]}" % getattr(exc, "msg", "error"))
+            raise source.at(
+                lineno,
+                "not valid JSON (%s); expected one object per line like "
+                '{"id": "s1", "tags": ["B-PER", "O"]}' % getattr(exc, "msg", "error"),
+            )
         if not isinstance(record, dict):
-            raise source.at(lineno, "expected a JSON object like {\"id\": \"s1\", \"tags\": [\"B-PER\", \"O\"]}, "
-                                    "found a JSON %s" % type(record).__name__.replace("str", "string")
-                                    .replace("dict", "object").replace("NoneType", "null"))
+            raise source.at(
+                lineno,
+                'expected a JSON object like {"id": "s1", "tags": ["B-PER", "O"]}, '
+                "found a JSON %s"
+                % type(record).__name__.replace("str", "string").replace("dict", "object").replace("NoneType", "null"),
+            )
         tags = record.get("tags")
         if tags is None:
-            raise source.at(lineno, "the object has no \"tags\" key; expected {\"id\": ..., \"tags\": [...]}")
+            raise source.at(lineno, 'the object has no "tags" key; expected {"id": ..., "tags": [...]}')
         if not isinstance(tags, list) or any(not isinstance(t, str) for t in tags):
-            raise source.at(lineno, "\"tags\" must be a list of strings (one tag per token)")
+            raise source.at(lineno, '"tags" must be a list of strings (one tag per token)')
         if not tags:
-            raise source.at(lineno, "\"tags\" is empty; a sentence has at least one token")
+            raise source.at(lineno, '"tags" is empty; a sentence has at least one token')
         ident = record.get("id")
         if ident is not None:
             if isinstance(ident, bool) or not isinstance(ident, (str, int)):
-                raise source.at(lineno, "\"id\" must be a string or an integer")
+                raise source.at(lineno, '"id" must be a string or an integer')
             ident = str(ident)
         document = record.get("document")
         if document is not None and (isinstance(document, bool) or not isinstance(document, (str, int))):
-            raise source.at(lineno, "\"document\" must be a string or an integer")
-        sentences.append(Sentence(lineno, [t.strip() for t in tags], [lineno] * len(tags), ident,
-                                   None if document is None else str(document)))
+            raise source.at(lineno, '"document" must be a string or an integer')
+        sentences.append(
+            Sentence(
+                lineno,
+                [t.strip() for t in tags],
+                [lineno] * len(tags),
+                ident,
+                None if document is None else str(document),
+            )
+        )
     return sentences
 
 
@@ -146,16 +162,23 @@ def align_ids(source, sentences, idents):
     for s in sentences:
         i = position.get(s.ident)
         if i is None:
-            raise source.at(s.line, "id %s is not a test sentence id (e.g. %s)" % (quoted(source, s.ident),
-                                                                                 quoted(source, idents[0])))
+            raise source.at(
+                s.line,
+                "id %s is not a test sentence id (e.g. %s)" % (quoted(source, s.ident), quoted(source, idents[0])),
+            )
         if placed[i] is not None:
-            raise source.at(s.line, "id %s appears again (first on line %d); give one line per sentence"
-                                    % (quoted(source, s.ident), placed[i].line))
+            raise source.at(
+                s.line,
+                "id %s appears again (first on line %d); give one line per sentence"
+                % (quoted(source, s.ident), placed[i].line),
+            )
         placed[i] = s
     missing = [idents[i] for i, s in enumerate(placed) if s is None]
     if missing:
-        raise source.whole("is missing %d of the %d test sentence ids (e.g. %s); give one line per sentence"
-                           % (len(missing), len(idents), ", ".join(quoted(source, m) for m in missing[:3])))
+        raise source.whole(
+            "is missing %d of the %d test sentence ids (e.g. %s); give one line per sentence"
+            % (len(missing), len(idents), ", ".join(quoted(source, m) for m in missing[:3]))
+        )
     return placed
 
 
@@ -178,7 +201,7 @@ class Memory(object):
 def memory_units(values, name):
     """Units given in memory: each a sentence (list of tags) or a document (list of sentences)."""
     units = []
-    for u, unit in enumerate(values):
+    for _u, unit in enumerate(values):
         unit = list(unit)
         if unit and isinstance(unit[0], (list, tuple)):
             units.append([[str(t) for t in sentence] for sentence in unit])

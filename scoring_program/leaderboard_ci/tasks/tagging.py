@@ -14,10 +14,21 @@ entities ``(type, start, end exclusive)`` of a sentence:
 ``tests/test_sequence.py`` compares both with seqeval on random tag sequences.
 Standard library only, Python 3.7 syntax.
 """
+
 from __future__ import annotations
 
-__all__ = ["SCHEMES", "MODES", "PREFIXES", "STRICT_PREFIXES", "TagReader", "entities_default", "entities_strict",
-           "sentence_entities", "allowed_prefixes", "expected_tags"]
+__all__ = [
+    "SCHEMES",
+    "MODES",
+    "PREFIXES",
+    "STRICT_PREFIXES",
+    "TagReader",
+    "entities_default",
+    "entities_strict",
+    "sentence_entities",
+    "allowed_prefixes",
+    "expected_tags",
+]
 
 SCHEMES = ("IOB1", "IOB2", "IOE1", "IOE2", "IOBES", "BILOU")
 MODES = ("default", "strict")
@@ -30,29 +41,57 @@ STRICT_PREFIXES = {"IOB1": "IB", "IOB2": "IB", "IOE1": "IE", "IOE2": "IE", "IOBE
 
 # seqeval.scheme's patterns: (previous prefixes, current prefixes, tag condition).
 _PATTERNS = {
-    "IOB1": {"start": [("O", "I", "any"), ("I", "I", "diff"), ("B", "I", "any"), ("I", "B", "same"),
-                       ("B", "B", "same")],
-             "inside": [("B", "I", "same"), ("I", "I", "same")],
-             "end": [("I", "I", "diff"), ("I", "O", "any"), ("I", "B", "any"), ("B", "O", "any"),
-                     ("B", "I", "diff"), ("B", "B", "same")]},
-    "IOE1": {"start": [("O", "I", "any"), ("I", "I", "diff"), ("E", "I", "any"), ("E", "E", "same")],
-             "inside": [("I", "I", "same"), ("I", "E", "same")],
-             "end": [("I", "I", "diff"), ("I", "O", "any"), ("I", "E", "diff"), ("E", "I", "same"),
-                     ("E", "E", "same")]},
-    "IOB2": {"start": [("*", "B", "any")],
-             "inside": [("B", "I", "same"), ("I", "I", "same")],
-             "end": [("I", "O", "any"), ("I", "I", "diff"), ("I", "B", "any"), ("B", "O", "any"),
-                     ("B", "I", "diff"), ("B", "B", "any")]},
-    "IOE2": {"start": [("O", "I", "any"), ("O", "E", "any"), ("E", "I", "any"), ("E", "E", "any"),
-                       ("I", "I", "diff"), ("I", "E", "diff")],
-             "inside": [("I", "E", "same"), ("I", "I", "same")],
-             "end": [("E", "*", "any")]},
-    "IOBES": {"start": [("*", "B", "any"), ("*", "S", "any")],
-              "inside": [("B", "I", "same"), ("B", "E", "same"), ("I", "I", "same"), ("I", "E", "same")],
-              "end": [("S", "*", "any"), ("E", "*", "any")]},
-    "BILOU": {"start": [("*", "B", "any"), ("*", "U", "any")],
-              "inside": [("B", "I", "same"), ("B", "L", "same"), ("I", "I", "same"), ("I", "L", "same")],
-              "end": [("U", "*", "any"), ("L", "*", "any")]},
+    "IOB1": {
+        "start": [("O", "I", "any"), ("I", "I", "diff"), ("B", "I", "any"), ("I", "B", "same"), ("B", "B", "same")],
+        "inside": [("B", "I", "same"), ("I", "I", "same")],
+        "end": [
+            ("I", "I", "diff"),
+            ("I", "O", "any"),
+            ("I", "B", "any"),
+            ("B", "O", "any"),
+            ("B", "I", "diff"),
+            ("B", "B", "same"),
+        ],
+    },
+    "IOE1": {
+        "start": [("O", "I", "any"), ("I", "I", "diff"), ("E", "I", "any"), ("E", "E", "same")],
+        "inside": [("I", "I", "same"), ("I", "E", "same")],
+        "end": [("I", "I", "diff"), ("I", "O", "any"), ("I", "E", "diff"), ("E", "I", "same"), ("E", "E", "same")],
+    },
+    "IOB2": {
+        "start": [("*", "B", "any")],
+        "inside": [("B", "I", "same"), ("I", "I", "same")],
+        "end": [
+            ("I", "O", "any"),
+            ("I", "I", "diff"),
+            ("I", "B", "any"),
+            ("B", "O", "any"),
+            ("B", "I", "diff"),
+            ("B", "B", "any"),
+        ],
+    },
+    "IOE2": {
+        "start": [
+            ("O", "I", "any"),
+            ("O", "E", "any"),
+            ("E", "I", "any"),
+            ("E", "E", "any"),
+            ("I", "I", "diff"),
+            ("I", "E", "diff"),
+        ],
+        "inside": [("I", "E", "same"), ("I", "I", "same")],
+        "end": [("E", "*", "any")],
+    },
+    "IOBES": {
+        "start": [("*", "B", "any"), ("*", "S", "any")],
+        "inside": [("B", "I", "same"), ("B", "E", "same"), ("I", "I", "same"), ("I", "E", "same")],
+        "end": [("S", "*", "any"), ("E", "*", "any")],
+    },
+    "BILOU": {
+        "start": [("*", "B", "any"), ("*", "U", "any")],
+        "inside": [("B", "I", "same"), ("B", "L", "same"), ("I", "I", "same"), ("I", "L", "same")],
+        "end": [("U", "*", "any"), ("L", "*", "any")],
+    },
 }
 _SAME, _DIFF = 1, 2
 
@@ -67,8 +106,8 @@ def _pattern_tables():
         for kind, patterns in kinds.items():
             table = {}
             for prev, cur, cond in patterns:
-                for p in (every if prev == "*" else prev):
-                    for c in (every if cur == "*" else cur):
+                for p in every if prev == "*" else prev:
+                    for c in every if cur == "*" else cur:
                         table[(p, c)] = table.get((p, c), 0) | bits[cond]
             tables[scheme][kind] = table
     return tables
@@ -128,11 +167,10 @@ def entities_default(tags):
     begin = 0
     chunks = []
     for i, (tag, type_) in enumerate(list(tags) + [("O", "_")]):
-        end = (prev_tag in "ES" or (prev_tag in "BI" and tag in "BSO")
-               or (prev_tag != "O" and prev_type != type_))
+        end = prev_tag in "ES" or (prev_tag in "BI" and tag in "BSO") or (prev_tag != "O" and prev_type != type_)
         if end:
             chunks.append((prev_type, begin, i))
-        start = (tag in "BS" or (prev_tag in "ESO" and tag in "EI") or (tag != "O" and prev_type != type_))
+        start = tag in "BS" or (prev_tag in "ESO" and tag in "EI") or (tag != "O" and prev_type != type_)
         if start:
             begin = i
         prev_tag, prev_type = tag, type_
@@ -145,7 +183,9 @@ def entities_default(tags):
 def expected_tags(settings):
     prefixes = allowed_prefixes(settings)
     return "O or a tag %s followed by an entity type (e.g. %s-PER)" % (
-        "/".join("%s-" % p for p in prefixes), prefixes[0])
+        "/".join("%s-" % p for p in prefixes),
+        prefixes[0],
+    )
 
 
 def allowed_prefixes(settings):
@@ -185,14 +225,20 @@ class TagReader(object):
         shown = "tag %r" % (tag if len(tag) <= 40 else tag[:40] + "...") if self.source.may_quote else "the tag"
         if prefix in _PREFIXES and (len(tag) == 1 or tag[1:2] == "-") and prefix not in self.allowed:
             if settings["mode"] == "strict":
-                return self.source.at(line, "%s breaks scheme %s (strict mode allows only %s); expected %s"
-                                      % (shown, settings["scheme"], ", ".join(self.allowed + "O"),
-                                         expected_tags(settings)))
+                return self.source.at(
+                    line,
+                    "%s breaks scheme %s (strict mode allows only %s); expected %s"
+                    % (shown, settings["scheme"], ", ".join(self.allowed + "O"), expected_tags(settings)),
+                )
             which = "prefix %s" % prefix if self.source.may_quote else "a prefix"
-            return self.source.at(line, "%s has %s, which scheme %s does not use; expected %s"
-                                  % (shown, which, settings["scheme"], expected_tags(settings)))
-        return self.source.at(line, "%s is not a tag of scheme %s; expected %s" % (shown, settings["scheme"],
-                                                                                   expected_tags(settings)))
+            return self.source.at(
+                line,
+                "%s has %s, which scheme %s does not use; expected %s"
+                % (shown, which, settings["scheme"], expected_tags(settings)),
+            )
+        return self.source.at(
+            line, "%s is not a tag of scheme %s; expected %s" % (shown, settings["scheme"], expected_tags(settings))
+        )
 
 
 def sentence_entities(pairs, settings):

@@ -20,6 +20,7 @@ The rules checked by :func:`check_bundle` were read from codalab/codabench:
 ``src/apps/api/serializers/{leaderboards,competitions,tasks}.py``,
 ``src/apps/leaderboards/models.py`` and ``compute_worker/compute_worker.py``.
 """
+
 from __future__ import annotations
 
 import io
@@ -32,6 +33,9 @@ from typing import Optional
 
 import yaml
 
+from ..scoring.limits import MAX_KEY_LENGTH, MAX_TITLE_LENGTH
+from .local_worker import run_scoring
+
 #: The scoring program folder this package sits in, and the repository around it.
 PROGRAM_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 REPO = os.path.dirname(PROGRAM_DIR)
@@ -39,15 +43,25 @@ BUNDLE_DIR = os.path.join(REPO, "competition_bundle")
 REFERENCE_DIR = os.path.join(BUNDLE_DIR, "reference_data")
 SAMPLES_DIR = os.path.join(BUNDLE_DIR, "sample_submissions")
 
-from ..scoring.limits import MAX_KEY_LENGTH, MAX_TITLE_LENGTH
-from .local_worker import run_scoring
 
 __all__ = [
-    "REPO", "PROGRAM_DIR", "BUNDLE_DIR", "REFERENCE_DIR", "SAMPLES_DIR",
-    "ZIP_DATE_TIME", "write_zip", "zip_folder_entries", "program_entries",
-    "build_bundle", "bundle_entries",
-    "sample_submissions", "score_one", "ScoredSubmission", "read_signature",
-    "MAX_KEY_LENGTH", "MAX_TITLE_LENGTH",
+    "REPO",
+    "PROGRAM_DIR",
+    "BUNDLE_DIR",
+    "REFERENCE_DIR",
+    "SAMPLES_DIR",
+    "ZIP_DATE_TIME",
+    "write_zip",
+    "zip_folder_entries",
+    "program_entries",
+    "build_bundle",
+    "bundle_entries",
+    "sample_submissions",
+    "score_one",
+    "ScoredSubmission",
+    "read_signature",
+    "MAX_KEY_LENGTH",
+    "MAX_TITLE_LENGTH",
 ]
 
 #: Every zip entry gets this timestamp, so zips are byte-identical run to run.
@@ -71,15 +85,15 @@ def write_zip(path_or_file, entries):
     permissions are 0644, compression is deflate at level 9.  Accepts a path
     or a binary file object; returns the bytes written when given a path.
     """
+
     def _write(handle):
         with zipfile.ZipFile(handle, "w") as archive:
             for name in sorted(entries):
                 info = zipfile.ZipInfo(name, date_time=ZIP_DATE_TIME)
                 info.compress_type = zipfile.ZIP_DEFLATED
-                info.external_attr = (0o100644 << 16)
+                info.external_attr = 0o100644 << 16
                 info.create_system = 3  # unix, so external_attr is read as mode bits
-                archive.writestr(info, entries[name], compress_type=zipfile.ZIP_DEFLATED,
-                                 compresslevel=9)
+                archive.writestr(info, entries[name], compress_type=zipfile.ZIP_DEFLATED, compresslevel=9)
 
     if hasattr(path_or_file, "write"):
         _write(path_or_file)
@@ -138,11 +152,9 @@ def program_entries(program_dir=PROGRAM_DIR):
 
     Only the per-submission path of the package is included (:data:`DROP_IN_PACKAGES`).
     """
-    entries = OrderedDict((name, data) for name, data in zip_folder_entries(program_dir).items()
-                          if _in_drop_in(name))
+    entries = OrderedDict((name, data) for name, data in zip_folder_entries(program_dir).items() if _in_drop_in(name))
     if "metadata.yaml" not in entries and "metadata" not in entries:
-        raise ValueError("%s has no metadata.yaml at its root; the worker would not find the command"
-                         % program_dir)
+        raise ValueError("%s has no metadata.yaml at its root; the worker would not find the command" % program_dir)
     return entries
 
 
@@ -209,8 +221,7 @@ def bundle_entries(bundle_dir=BUNDLE_DIR, program_dir=PROGRAM_DIR):
         elif os.path.isdir(source):
             entries.update(zip_folder_entries(source, prefix=name + "/"))
         else:
-            raise FileNotFoundError("competition.yaml points at %s (%s), which is not in %s"
-                                    % (path, what, bundle_dir))
+            raise FileNotFoundError("competition.yaml points at %s (%s), which is not in %s" % (path, what, bundle_dir))
     return entries
 
 
@@ -260,15 +271,23 @@ def sample_submissions(folder=SAMPLES_DIR):
     return [os.path.join(folder, n) for n in sorted(os.listdir(folder)) if n.endswith(".zip")]
 
 
-def score_one(submission, root, program=PROGRAM_DIR, reference=REFERENCE_DIR, python=None,
-              env=None, timeout=600):
+def score_one(submission, root, program=PROGRAM_DIR, reference=REFERENCE_DIR, python=None, env=None, timeout=600):
     """Run one submission through the scoring program in a fresh tree at ``root``."""
     name = os.path.basename(submission)
     if name.endswith(".zip"):
         name = name[:-4]
     result = run_scoring(root, program, reference, submission, python=python, env=env, timeout=timeout)
-    return ScoredSubmission(name, submission, result.returncode, result.stdout, result.stderr, result.root,
-                            result.scores, result.scores_json_bytes, read_signature(result.stdout))
+    return ScoredSubmission(
+        name,
+        submission,
+        result.returncode,
+        result.stdout,
+        result.stderr,
+        result.root,
+        result.scores,
+        result.scores_json_bytes,
+        read_signature(result.stdout),
+    )
 
 
 def format_table(headers, rows, align=None):
@@ -276,8 +295,10 @@ def format_table(headers, rows, align=None):
     rows = [[str(x) for x in row] for row in rows]
     widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
     align = align or ["<"] + [">"] * (len(headers) - 1)
+
     def line(cells):
         return "  ".join(("{:%s%d}" % (a, w)).format(c) for c, a, w in zip(cells, align, widths)).rstrip()
+
     out = [line(headers), line(["-" * w for w in widths])]
     out.extend(line(r) for r in rows)
     return "\n".join(out)

@@ -6,6 +6,7 @@ rules were read from codalab/codabench: ``src/apps/competitions/tasks.py``
 ``src/apps/api/serializers/{leaderboards,competitions,tasks}.py``,
 ``src/apps/leaderboards/models.py`` and ``compute_worker/compute_worker.py``.
 """
+
 from __future__ import annotations
 
 import datetime
@@ -29,8 +30,14 @@ __all__ = ["check_bundle", "BundleProblem", "SORTINGS", "COMPUTATIONS"]
 
 SORTINGS = ("asc", "desc")
 COMPUTATIONS = ("avg", "sum", "min", "max")
-SUBMISSION_RULES = ("Add", "Add_And_Delete", "Add_And_Delete_Multiple", "Force_Last",
-                    "Force_Latest_Multiple", "Force_Best")
+SUBMISSION_RULES = (
+    "Add",
+    "Add_And_Delete",
+    "Add_And_Delete_Multiple",
+    "Force_Last",
+    "Force_Latest_Multiple",
+    "Force_Best",
+)
 
 
 @dataclass
@@ -120,7 +127,7 @@ def _check_program_zip(c, path, where):
     """metadata.yaml (or metadata) at the program's root, with a command."""
     kind = c.exists(path)
     if kind == "dir":
-        names = [n[len(path.rstrip("/")) + 1:] for n in c.names if n.startswith(path.rstrip("/") + "/")]
+        names = [n[len(path.rstrip("/")) + 1 :] for n in c.names if n.startswith(path.rstrip("/") + "/")]
         reader = lambda n: c.read(path.rstrip("/") + "/" + n)  # noqa: E731
     else:
         inner = _nested_zip(c, path, where, "scoring_program")
@@ -132,8 +139,11 @@ def _check_program_zip(c, path, where):
     if meta is None:
         nested = sorted(n for n in names if posixpath.basename(n) in ("metadata.yaml", "metadata"))
         hint = (" (found %s: zip the folder's contents, not the folder)" % nested[0]) if nested else ""
-        c.add(where, "scoring program %r has no metadata.yaml at its root; the worker looks for "
-                     "program/metadata.yaml%s" % (path, hint))
+        c.add(
+            where,
+            "scoring program %r has no metadata.yaml at its root; the worker looks for "
+            "program/metadata.yaml%s" % (path, hint),
+        )
         return
     try:
         metadata = yaml.safe_load(reader(meta).decode("utf-8"))
@@ -181,8 +191,7 @@ def _check_leaderboard(c, board, where):
         if not isinstance(ctitle, str) or not ctitle:
             c.add(cw, "needs a 'title'")
         elif len(ctitle) > MAX_TITLE_LENGTH:
-            c.add(cw, "title %r is %d characters; Codabench allows %d"
-                  % (ctitle, len(ctitle), MAX_TITLE_LENGTH))
+            c.add(cw, "title %r is %d characters; Codabench allows %d" % (ctitle, len(ctitle), MAX_TITLE_LENGTH))
         if not _is_int(index) or index < 0:
             c.add(cw, "needs an 'index' (a non-negative integer), got %r" % (index,))
         else:
@@ -222,8 +231,11 @@ def _check_leaderboard(c, board, where):
                     c.add("%s.columns[%d]" % (where, i), "a column cannot compute from itself")
     primary = board.get("primary_index", 0)
     if not _is_int(primary) or primary not in indexes:
-        c.add(where, "primary_index %r is not the index of one of its columns (%s)"
-              % (primary, ", ".join(map(str, sorted(indexes)))))
+        c.add(
+            where,
+            "primary_index %r is not the index of one of its columns (%s)"
+            % (primary, ", ".join(map(str, sorted(indexes)))),
+        )
     else:
         for column in columns:
             if isinstance(column, dict) and column.get("index") == primary and column.get("hidden"):
@@ -231,8 +243,11 @@ def _check_leaderboard(c, board, where):
     visible = [col for col in columns if isinstance(col, dict) and not col.get("hidden")]
     if not visible:
         c.add(where, "no visible column: Codabench refuses to show the leaderboard")
-    return [col for col in columns if isinstance(col, dict) and isinstance(col.get("key"), str)
-            and not col.get("computation")]
+    return [
+        col
+        for col in columns
+        if isinstance(col, dict) and isinstance(col.get("key"), str) and not col.get("computation")
+    ]
 
 
 def check_bundle(path, submissions=None, run_program=True, python=None, workdir=None, warnings=None):
@@ -308,8 +323,10 @@ def _check_competition_yaml(c):
         c.add("competition.yaml", "must be a mapping")
         return None
     if str(competition.get("version", "1")) != "2":
-        c.add("competition.yaml", "version must be 2 (got %r); other versions use another unpacker"
-              % competition.get("version"))
+        c.add(
+            "competition.yaml",
+            "version must be 2 (got %r); other versions use another unpacker" % competition.get("version"),
+        )
     title = competition.get("title")
     if not isinstance(title, str) or not title.strip():
         c.add("competition.yaml", "'title' is required")
@@ -324,8 +341,11 @@ def _check_competition_yaml(c):
             c.add("competition.yaml", "image %r is not a file in the bundle" % image)
         else:
             data = c.read(image)
-            if not (data.startswith(b"\x89PNG\r\n\x1a\n") or data.startswith(b"\xff\xd8")
-                    or data[:6] in (b"GIF87a", b"GIF89a")):
+            if not (
+                data.startswith(b"\x89PNG\r\n\x1a\n")
+                or data.startswith(b"\xff\xd8")
+                or data[:6] in (b"GIF87a", b"GIF89a")
+            ):
                 c.add("competition.yaml", "image %r is not a PNG, JPEG or GIF" % image)
     terms = competition.get("terms")
     if not isinstance(terms, str):
@@ -349,8 +369,13 @@ def _check_competition_yaml(c):
     docker_image = competition.get("docker_image")
     if docker_image is not None and (not isinstance(docker_image, str) or len(docker_image) > 128):
         c.add("competition.yaml", "docker_image must be an image name of at most 128 characters")
-    for flag in ("enable_detailed_results", "registration_auto_approve", "auto_run_submissions",
-                 "make_programs_available", "make_input_data_available"):
+    for flag in (
+        "enable_detailed_results",
+        "registration_auto_approve",
+        "auto_run_submissions",
+        "make_programs_available",
+        "make_input_data_available",
+    ):
         if flag in competition and not isinstance(competition[flag], bool):
             c.add("competition.yaml", "%s must be True or False, got %r" % (flag, competition[flag]))
     return competition
@@ -433,8 +458,10 @@ def _check_phases(c, competition, tasks):
         else:
             for t in phase_tasks:
                 if t not in tasks:
-                    c.add(where, "task index %r is not one of the tasks (%s)"
-                          % (t, ", ".join(map(str, sorted(tasks, key=str)))))
+                    c.add(
+                        where,
+                        "task index %r is not one of the tasks (%s)" % (t, ", ".join(map(str, sorted(tasks, key=str)))),
+                    )
         for key in ("public_data", "starting_kit"):
             if key in phase and (not isinstance(phase[key], str) or c.exists(phase[key]) is None):
                 c.add(where, "%s %r is not in the bundle" % (key, phase[key]))
@@ -445,7 +472,7 @@ def _check_phases(c, competition, tasks):
     ordered.sort(key=lambda t: t[0])
     if ordered and ordered[0][2].get("auto_migrate_to_this_phase"):
         c.add("phases[%d]" % ordered[0][1], "cannot auto-migrate to the first phase")
-    for (_, i1, p1, s1, e1), (_, i2, p2, s2, e2) in zip(ordered, ordered[1:]):
+    for (_, i1, _p1, _s1, e1), (_, i2, _p2, s2, _e2) in zip(ordered, ordered[1:]):
         if e1 is None:
             c.add("phases[%d]" % i1, "must have an end because another phase follows it")
         elif s2 is not None and s2 <= e1:
@@ -480,7 +507,7 @@ def _extract(c, path, dest):
         prefix = name.rstrip("/") + "/"
         for entry in c.names:
             if entry.startswith(prefix):
-                target = os.path.join(dest, *entry[len(prefix):].split("/"))
+                target = os.path.join(dest, *entry[len(prefix) :].split("/"))
                 os.makedirs(os.path.dirname(target), exist_ok=True)
                 with open(target, "wb") as handle:
                     handle.write(c.read(entry))
@@ -533,8 +560,11 @@ def _check_directions(c, tasks, columns, workdir, warnings=None):
         meaning = written.get(key)
         if meaning is None:
             unwritten.add(key)
-            c.add(where, "key %r is not one of the %d keys the scoring program writes for its config, so the "
-                         "column would stay empty (leaderboard-ci columns prints them)" % (key, len(written)))
+            c.add(
+                where,
+                "key %r is not one of the %d keys the scoring program writes for its config, so the "
+                "column would stay empty (leaderboard-ci columns prints them)" % (key, len(written)),
+            )
         elif meaning.part != "se" and sorting in SORTINGS and sorting != meaning.sorting:
             if meaning.part in ("score", "ci_low", "ci_high"):
                 why = "for %s %s" % (meaning.metric.title, meaning.metric.better)
@@ -542,9 +572,12 @@ def _check_directions(c, tasks, columns, workdir, warnings=None):
                 why = "a smaller p-value is stronger evidence of beating the baseline"
             else:
                 why = "the gain over the baseline is oriented so that positive is better"
-            c.add(where, "key %r sorts %s (%s first) but %s, so the leaderboard would rank the worst submission "
-                         "first; use sorting: %s" % (key, sorting, "highest" if sorting == "desc" else "lowest",
-                                                     why, meaning.sorting))
+            c.add(
+                where,
+                "key %r sorts %s (%s first) but %s, so the leaderboard would rank the worst submission "
+                "first; use sorting: %s"
+                % (key, sorting, "highest" if sorting == "desc" else "lowest", why, meaning.sorting),
+            )
     return unwritten
 
 
@@ -556,8 +589,11 @@ def _check_scores(c, competition, tasks, columns, submissions, python, workdir, 
     if submissions is None:
         submissions = sample_submissions()
     if not submissions:
-        c.add("scores", "no submission to score: cannot check that the program writes the column keys "
-                        "(give --submissions, or put zips in the competition's sample_submissions/)")
+        c.add(
+            "scores",
+            "no submission to score: cannot check that the program writes the column keys "
+            "(give --submissions, or put zips in the competition's sample_submissions/)",
+        )
         return
     missing = {}
     for phase_index, phase in enumerate(competition.get("phases") or []):
@@ -574,12 +610,14 @@ def _check_scores(c, competition, tasks, columns, submissions, python, workdir, 
                 os.makedirs(reference)
             for sub in submissions:
                 label = "phase %r task %r, %s" % (phase.get("name"), t, os.path.basename(sub))
-                run = score_one(sub, os.path.join(base, "run"), program=program, reference=reference,
-                                python=python)
+                run = score_one(sub, os.path.join(base, "run"), program=program, reference=reference, python=python)
                 if run.returncode != 0 or run.scores is None:
                     lines = run.stderr.strip().splitlines()
-                    c.add("scores", "%s: the scoring program exited %d without scores: %s"
-                          % (label, run.returncode, lines[-1][-500:] if lines else "(nothing on stderr)"))
+                    c.add(
+                        "scores",
+                        "%s: the scoring program exited %d without scores: %s"
+                        % (label, run.returncode, lines[-1][-500:] if lines else "(nothing on stderr)"),
+                    )
                     continue
                 if not isinstance(run.scores, dict):
                     c.add("scores", "%s: scores.json is not a mapping" % label)
@@ -596,5 +634,13 @@ def _check_scores(c, competition, tasks, columns, submissions, python, workdir, 
                     if not ok or not math.isfinite(value) or abs(value) >= MAX_ABS_SCORE:
                         c.add("scores", "%s: %s = %r is not a finite number below 1e10" % (label, key, value))
     for key, names in missing.items():
-        c.add("scores", "column key %r is not in scores.json of %d submission%s (%s)"
-              % (key, len(names), "" if len(names) == 1 else "s", ", ".join(names[:3]) + (" ..." if len(names) > 3 else "")))
+        c.add(
+            "scores",
+            "column key %r is not in scores.json of %d submission%s (%s)"
+            % (
+                key,
+                len(names),
+                "" if len(names) == 1 else "s",
+                ", ".join(names[:3]) + (" ..." if len(names) > 3 else ""),
+            ),
+        )

@@ -15,6 +15,7 @@ one sentence on the output and exit code 2 (1 for a submission's or a bundle's
 problems), never a traceback.  ``python -m leaderboard_ci.tools.cli`` runs the same
 :func:`main` without the console script.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,74 +29,131 @@ import zipfile
 import yaml
 
 from .._version import __version__
-from .bundle import BUNDLE_DIR, PROGRAM_DIR, REPO, SAMPLES_DIR, build_bundle, format_table, sample_submissions, \
-    score_one
+from .bundle import (
+    BUNDLE_DIR,
+    PROGRAM_DIR,
+    REPO,
+    SAMPLES_DIR,
+    build_bundle,
+    format_table,
+    sample_submissions,
+    score_one,
+)
 from .bundle_check import check_bundle
-from .scaffold import SetupError, columns_yaml, group_values_of, init_competition, leaderboard_columns, \
-    load_organizer_config
+from .scaffold import (
+    SetupError,
+    columns_yaml,
+    group_values_of,
+    init_competition,
+    leaderboard_columns,
+    load_organizer_config,
+)
 
 __all__ = ["main", "make_parser"]
 
 #: Subcommands that hand their arguments to another module's ``main(argv)``.
-_DELEGATED = {"end-of-phase": ("leaderboard_ci.phase.cli", "the end-of-phase analysis of all submissions"),
-              "compare": ("leaderboard_ci.report.compare", "competition indicators of several report.json side by side"),
-              "benchmark": ("leaderboard_ci.phase.benchmark.cli",
-                            "a benchmark of several tasks and languages: ODESIA tables, gaps, aggregates, ranks"),
-              "demo": ("leaderboard_ci.tools.demo",
-                       "score every sample submission as Codabench would and print the leaderboard"),
-              "sample-competition": ("leaderboard_ci.tools.sample_competition",
-                                     "rebuild the sample competition's data from scikit-learn's digits")}
+_DELEGATED = {
+    "end-of-phase": ("leaderboard_ci.phase.cli", "the end-of-phase analysis of all submissions"),
+    "compare": ("leaderboard_ci.report.compare", "competition indicators of several report.json side by side"),
+    "benchmark": (
+        "leaderboard_ci.phase.benchmark.cli",
+        "a benchmark of several tasks and languages: ODESIA tables, gaps, aggregates, ranks",
+    ),
+    "demo": ("leaderboard_ci.tools.demo", "score every sample submission as Codabench would and print the leaderboard"),
+    "sample-competition": (
+        "leaderboard_ci.tools.sample_competition",
+        "rebuild the sample competition's data from scikit-learn's digits",
+    ),
+}
 #: What a kept tree may already contain (a previous run's tree, safe to replace).
 _TREE_NAMES = {"program", "input", "output", "shared"}
 
 
 def make_parser():
-    parser = argparse.ArgumentParser(prog="leaderboard-ci", description=(
-        "Bootstrap confidence intervals for Codabench/CodaLab leaderboards: scaffold a competition, "
-        "build and check its bundle, score a submission as the worker does, analyse a phase."))
+    parser = argparse.ArgumentParser(
+        prog="leaderboard-ci",
+        description=(
+            "Bootstrap confidence intervals for Codabench/CodaLab leaderboards: scaffold a competition, "
+            "build and check its bundle, score a submission as the worker does, analyse a phase."
+        ),
+    )
     parser.add_argument("--version", action="version", version="leaderboard-ci %s" % __version__)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("init", help="write a complete competition folder from a gold file and a config")
     p.add_argument("folder", metavar="DIR", help="the new competition folder (absent or empty)")
     p.add_argument("--gold", required=True, metavar="FILE", help="the gold standard (private reference data)")
-    p.add_argument("--config", required=True, metavar="FILE",
-                   help="the scoring config.yaml (see the README's configuration reference)")
+    p.add_argument(
+        "--config",
+        required=True,
+        metavar="FILE",
+        help="the scoring config.yaml (see the README's configuration reference)",
+    )
     p.add_argument("--baseline", metavar="FILE", help="a baseline's predictions; every submission is compared with it")
     p.add_argument("--title", help="the competition's title (default: from DIR's name)")
 
     p = sub.add_parser("columns", help="print the leaderboard columns (YAML) for the keys a config writes")
     p.add_argument("config", metavar="CONFIG", help="a config.yaml")
-    p.add_argument("--gold", metavar="FILE",
-                   help="the gold file, to read the group values (default: files.gold next to CONFIG)")
+    p.add_argument(
+        "--gold", metavar="FILE", help="the gold file, to read the group values (default: files.gold next to CONFIG)"
+    )
 
     p = sub.add_parser("bundle", help="build the uploadable bundle zip of a competition folder, and check it")
-    p.add_argument("folder", metavar="DIR", nargs="?", default=None,
-                   help="the competition folder, with competition.yaml (default: the sample, %s)"
-                        % os.path.relpath(BUNDLE_DIR))
-    p.add_argument("--out", metavar="ZIP", help="where to write the zip (default: DIR_bundle.zip next to DIR; "
-                                                "for the sample, dist/bundle.zip)")
+    p.add_argument(
+        "folder",
+        metavar="DIR",
+        nargs="?",
+        default=None,
+        help="the competition folder, with competition.yaml (default: the sample, %s)" % os.path.relpath(BUNDLE_DIR),
+    )
+    p.add_argument(
+        "--out",
+        metavar="ZIP",
+        help="where to write the zip (default: DIR_bundle.zip next to DIR; for the sample, dist/bundle.zip)",
+    )
     p.add_argument("--check", metavar="ZIP", help="only check an existing bundle zip; build nothing")
     p.add_argument("--no-check", action="store_true", help="build without checking")
     p.add_argument("--static", action="store_true", help="check without running the scoring program")
-    p.add_argument("--submissions", nargs="*", default=None, metavar="ZIP",
-                   help="submission zips to score when checking (default: DIR/sample_submissions/*.zip)")
-    p.add_argument("--program", default=None, metavar="DIR",
-                   help="the scoring program when DIR has no scoring_program/ (default: this package's)")
+    p.add_argument(
+        "--submissions",
+        nargs="*",
+        default=None,
+        metavar="ZIP",
+        help="submission zips to score when checking (default: DIR/sample_submissions/*.zip)",
+    )
+    p.add_argument(
+        "--program",
+        default=None,
+        metavar="DIR",
+        help="the scoring program when DIR has no scoring_program/ (default: this package's)",
+    )
     p.add_argument("--python", default=None, help="the interpreter that runs the scoring program")
 
     p = sub.add_parser("score", help="score one submission exactly as the Codabench worker runs the program")
     p.add_argument("submission", help="the submission zip (or a folder holding what it unpacks to)")
-    p.add_argument("--competition-dir", metavar="DIR",
-                   help="a competition folder: its reference_data/, scoring_program/ and competition.yaml")
+    p.add_argument(
+        "--competition-dir",
+        metavar="DIR",
+        help="a competition folder: its reference_data/, scoring_program/ and competition.yaml",
+    )
     p.add_argument("--reference", metavar="REF", help="the reference data: a folder or a zip")
-    p.add_argument("--program", metavar="DIR", help="the scoring program: a folder or a zip "
-                                                    "(default: DIR/scoring_program, else this package's)")
-    p.add_argument("--competition", metavar="YAML",
-                   help="the competition.yaml whose columns are matched with the scores, or 'none' "
-                        "(default: DIR/competition.yaml, or the one next to REF's folder, else none)")
-    p.add_argument("--keep", metavar="TREE", help="lay out the run's tree in TREE and keep it (empty, absent, "
-                                                  "or a previous run's tree); by default it is removed")
+    p.add_argument(
+        "--program",
+        metavar="DIR",
+        help="the scoring program: a folder or a zip (default: DIR/scoring_program, else this package's)",
+    )
+    p.add_argument(
+        "--competition",
+        metavar="YAML",
+        help="the competition.yaml whose columns are matched with the scores, or 'none' "
+        "(default: DIR/competition.yaml, or the one next to REF's folder, else none)",
+    )
+    p.add_argument(
+        "--keep",
+        metavar="TREE",
+        help="lay out the run's tree in TREE and keep it (empty, absent, "
+        "or a previous run's tree); by default it is removed",
+    )
     p.add_argument("--python", default=None, help="the interpreter that replaces python3 in the metadata command")
     p.add_argument("--timeout", type=float, default=600, help="seconds (Codabench's default limit: 600)")
 
@@ -172,12 +230,20 @@ def _check(path, args, folder, out):
     for sub in submissions:
         if not os.path.isfile(sub):
             raise SetupError("the submission %s does not exist" % sub)
-    out.write("checking %s%s\n" % (path, "" if args.static else
-                                   " (scoring %d submission%s with its program)"
-                                   % (len(submissions), "" if len(submissions) == 1 else "s")))
+    out.write(
+        "checking %s%s\n"
+        % (
+            path,
+            ""
+            if args.static
+            else " (scoring %d submission%s with its program)"
+            % (len(submissions), "" if len(submissions) == 1 else "s"),
+        )
+    )
     warnings = []
-    problems = check_bundle(path, submissions=submissions, run_program=not args.static, python=args.python,
-                            warnings=warnings)
+    problems = check_bundle(
+        path, submissions=submissions, run_program=not args.static, python=args.python, warnings=warnings
+    )
     for warning in warnings:
         out.write("  WARNING %s\n" % warning)
     for problem in problems:
@@ -195,8 +261,10 @@ def run_bundle(args, out):
     if not os.path.isdir(folder):
         raise SetupError("the competition folder %s does not exist" % folder)
     if not os.path.isfile(os.path.join(folder, "competition.yaml")):
-        raise SetupError("%s has no competition.yaml at its root; leaderboard-ci init DIR writes a complete "
-                         "competition folder" % folder)
+        raise SetupError(
+            "%s has no competition.yaml at its root; leaderboard-ci init DIR writes a complete "
+            "competition folder" % folder
+        )
     if args.folder is None:
         out.write("competition folder: %s (the sample; give DIR for yours)\n" % folder)
     target = args.out or _default_out(folder)
@@ -207,9 +275,14 @@ def run_bundle(args, out):
         raise SetupError(str(exc).split("\n")[0])
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        raise SetupError("%s%s is not valid YAML: %s" % (os.path.join(folder, "competition.yaml"),
-                                                         " line %d" % (mark.line + 1) if mark else "",
-                                                         getattr(exc, "problem", None) or exc))
+        raise SetupError(
+            "%s%s is not valid YAML: %s"
+            % (
+                os.path.join(folder, "competition.yaml"),
+                " line %d" % (mark.line + 1) if mark else "",
+                getattr(exc, "problem", None) or exc,
+            )
+        )
     except ValueError as exc:
         raise SetupError(str(exc))
     with open(target, "rb") as handle:
@@ -235,8 +308,10 @@ def _tree_root(keep):
     if os.path.isdir(keep):
         extra = set(os.listdir(keep)) - _TREE_NAMES
         if extra:
-            raise SetupError("--keep %s holds other files (%s); give an empty or new folder, it is replaced by "
-                             "the run's tree" % (keep, ", ".join(sorted(extra)[:3])))
+            raise SetupError(
+                "--keep %s holds other files (%s); give an empty or new folder, it is replaced by "
+                "the run's tree" % (keep, ", ".join(sorted(extra)[:3]))
+            )
     return keep, None
 
 
@@ -246,13 +321,16 @@ def _score_sources(args):
     if folder is None and args.reference is None:
         inside = os.path.abspath(args.submission).startswith(os.path.abspath(SAMPLES_DIR) + os.sep)
         if not inside:
-            raise SetupError("give --competition-dir DIR (a competition folder) or --reference REF (its reference "
-                             "data); only the sample's own submissions are scored against the sample by default")
+            raise SetupError(
+                "give --competition-dir DIR (a competition folder) or --reference REF (its reference "
+                "data); only the sample's own submissions are scored against the sample by default"
+            )
         folder = BUNDLE_DIR
     if folder is not None:
         if not os.path.isfile(os.path.join(folder, "competition.yaml")):
-            raise SetupError("--competition-dir %s has no competition.yaml; give the folder leaderboard-ci init "
-                             "wrote" % folder)
+            raise SetupError(
+                "--competition-dir %s has no competition.yaml; give the folder leaderboard-ci init wrote" % folder
+            )
     reference = args.reference or os.path.join(folder, "reference_data")
     if not os.path.exists(reference):
         raise SetupError("the reference data %s does not exist" % reference)
@@ -286,8 +364,10 @@ def _leaderboard_columns(path):
 
 def format_scores(scores, columns=None):
     """The scores as a table; with ``columns`` ({key: title}), where each one shows on the leaderboard."""
+
     def value(v):
         return "%.6f" % v if isinstance(v, float) else repr(v)
+
     if columns is None:
         return format_table(["key", "value"], [(k, value(v)) for k, v in scores.items()])
     rows = [(k, value(v), columns.get(k, "(not a leaderboard column)")) for k, v in scores.items()]
@@ -315,15 +395,31 @@ def run_score(args, out):
     out.write("submission:       %s\n" % os.path.abspath(args.submission))
     out.write("reference data:   %s\n" % os.path.abspath(reference))
     out.write("scoring program:  %s\n" % os.path.abspath(program))
-    out.write("columns compared: %s\n" % (os.path.abspath(competition) if competition else
-                                        "none (--competition none)" if args.competition == "none" else "none"))
+    out.write(
+        "columns compared: %s\n"
+        % (
+            os.path.abspath(competition)
+            if competition
+            else "none (--competition none)"
+            if args.competition == "none"
+            else "none"
+        )
+    )
     try:
         try:
-            run = score_one(args.submission, root, program=program, reference=reference, python=args.python,
-                            env=env, timeout=args.timeout)
+            run = score_one(
+                args.submission,
+                root,
+                program=program,
+                reference=reference,
+                python=args.python,
+                env=env,
+                timeout=args.timeout,
+            )
         except zipfile.BadZipFile as exc:
-            out.write("The submission %s is not a valid zip file (%s); Codabench would fail it.\n"
-                      % (args.submission, exc))
+            out.write(
+                "The submission %s is not a valid zip file (%s); Codabench would fail it.\n" % (args.submission, exc)
+            )
             return 1
         except RuntimeError as exc:  # the program wrote output/metadata
             out.write("error: %s\n" % exc)
@@ -333,8 +429,11 @@ def run_score(args, out):
         _section("stderr", run.stderr, out)
         if run.scores is not None:
             columns = _leaderboard_columns(competition) if competition else None
-            _section("scores (%s)" % ("scores.json" if run.scores_json_bytes is not None else "scores.txt"),
-                     format_scores(run.scores, columns), out)
+            _section(
+                "scores (%s)" % ("scores.json" if run.scores_json_bytes is not None else "scores.txt"),
+                format_scores(run.scores, columns),
+                out,
+            )
         else:
             out.write("no scores were written\n")
         if workdir is None:

@@ -12,6 +12,7 @@ Usage::
     python3 -m leaderboard_ci.tools.config_reference > docs/configuration.md
     python3 -m leaderboard_ci.tools.config_reference --output docs/configuration.md
 """
+
 from __future__ import annotations
 
 import argparse
@@ -68,9 +69,13 @@ def _summary(function):
 
 
 def _top_level():
-    lines = ["## Top-level keys", "",
-             "Each section is a mapping of its own keys, described below; `groups` and `baseline` also take a "
-             "single value (the column, the file).", ""]
+    lines = [
+        "## Top-level keys",
+        "",
+        "Each section is a mapping of its own keys, described below; `groups` and `baseline` also take a "
+        "single value (the column, the file).",
+        "",
+    ]
     rows = []
     for key, kind, default, literal, doc, section in schema_rows(Config):
         if section is not None:
@@ -82,7 +87,7 @@ def _top_level():
 #: Pages of the site (``docs/``) that explain a section further, linked under its table.
 SEE_ALSO = {
     "analysis": "[End of phase](end-of-phase.md), its [correction families](end-of-phase.md#correction-families) "
-                "and [one side or two](method.md#one-side-or-two).",
+    "and [one side or two](method.md#one-side-or-two).",
     "outputs": "[The scores the program writes](organizer-guide.md#the-scores-the-program-writes).",
 }
 #: Each task type's page of the site, relative to this page.
@@ -91,24 +96,35 @@ TASK_PAGE = "tasks/%s.md"
 
 def _section(name, cls):
     lines = ["## `%s`" % name, "", _summary(cls), ""]
-    rows = [(_code("%s.%s" % (name, key)), _cell(kind), _code(default) if literal else _cell(default), _cell(doc))
-            for key, kind, default, literal, doc, _ in schema_rows(cls)]
+    rows = [
+        (_code("%s.%s" % (name, key)), _cell(kind), _code(default) if literal else _cell(default), _cell(doc))
+        for key, kind, default, literal, doc, _ in schema_rows(cls)
+    ]
     lines += _table(("key", "type", "default", "description"), rows) + [""]
     return lines + (["See also: %s" % SEE_ALSO[name], ""] if name in SEE_ALSO else [])
 
 
 def _metric_entries():
-    lines = ["## Metric entries", "",
-             "`metric` and each entry of `extra_metrics` is a metric name (`metric: f1_macro`) or a mapping of "
-             "these keys and the options its task type takes:", ""]
+    lines = [
+        "## Metric entries",
+        "",
+        "`metric` and each entry of `extra_metrics` is a metric name (`metric: f1_macro`) or a mapping of "
+        "these keys and the options its task type takes:",
+        "",
+    ]
     lines += _table(("key", "description"), [(_code(key), _cell(doc)) for key, doc in ENTRY_KEYS])
     options = []
     for module in TASKS.values():
         for option in module.OPTIONS:
             if option not in options:
                 options.append(option)
-    lines += ["", "### Metric options", "",
-              "An option not listed for a metric's task type is an error naming the options it takes.", ""]
+    lines += [
+        "",
+        "### Metric options",
+        "",
+        "An option not listed for a metric's task type is an error naming the options it takes.",
+        "",
+    ]
     rows = []
     for option in options:
         tasks = [m for m in TASKS.values() if option in m.OPTIONS]
@@ -123,16 +139,23 @@ def _task(module):
     # The task's module docstring opens with what the task scores (a task type may be a module or an object).
     described = module if isinstance(module, types.ModuleType) else sys.modules.get(type(module).__module__, module)
     lines = ["### `%s`" % name, "", "%s Its page: [%s](%s)." % (_summary(described), name, TASK_PAGE % name), ""]
-    metrics = [(_code(metric), _cell(info.title), _cell(info.direction), _code(_value(info.best)))
-               for metric, info in sorted(module.METRICS.items())]
+    metrics = [
+        (_code(metric), _cell(info.title), _cell(info.direction), _code(_value(info.best)))
+        for metric, info in sorted(module.METRICS.items())
+    ]
     lines += _table(("metric", "title", "better", "best"), metrics)
     names = ", ".join(_code(n) for n in module.known_names())
     lines += ["", "Names: %s." % names]
     aliases = module.ALIASES
     if aliases:
-        lines += ["", "Aliases: %s." % ", ".join("%s = %s" % (_code(a), _code(aliases[a]) if isinstance(aliases[a], str)
-                                                                else _code(aliases[a][0]))
-                                                 for a in sorted(aliases))]
+        lines += [
+            "",
+            "Aliases: %s."
+            % ", ".join(
+                "%s = %s" % (_code(a), _code(aliases[a]) if isinstance(aliases[a], str) else _code(aliases[a][0]))
+                for a in sorted(aliases)
+            ),
+        ]
     options = module.OPTIONS
     lines += ["", "Metric options: %s." % (", ".join(_code(o) for o in options) if options else "none")]
     settings = module.SETTINGS
@@ -141,8 +164,10 @@ def _task(module):
         docs = module.SETTING_DOCS
         lines += ["", "Top-level keys of this task type:", ""]
         if docs:
-            lines += _table(("key", "default", "description"), [(_code(key), _code(_value(defaults.get(key))),
-                                                                 _cell(docs.get(key, ""))) for key in settings])
+            lines += _table(
+                ("key", "default", "description"),
+                [(_code(key), _code(_value(defaults.get(key))), _cell(docs.get(key, ""))) for key in settings],
+            )
         else:
             lines += _table(("key", "default"), [(_code(key), _code(_value(defaults.get(key)))) for key in settings])
     return lines + [""]
@@ -150,30 +175,51 @@ def _task(module):
 
 def _options():
     owners = dict((key, module.NAME) for module in TASKS.values() for key in module.SETTINGS)
-    rows = [(_code(name), _code(section) if section else "task type %s" % _code(owners[name]) if name in owners
-             else "top level") for name, section in option_names().items()]
-    return (["## Python API options", "",
-             "`analyze()` and `config_from_options()` take these keys as keyword arguments, each validated as in "
-             "`%s` (`analyze(gold, systems, metric=\"f1_macro\", n_resamples=2000, alpha=0.01)`):" % CONFIG_NAME, ""]
-            + _table(("option", "section"), rows) + [""])
+    rows = [
+        (
+            _code(name),
+            _code(section) if section else "task type %s" % _code(owners[name]) if name in owners else "top level",
+        )
+        for name, section in option_names().items()
+    ]
+    return (
+        [
+            "## Python API options",
+            "",
+            "`analyze()` and `config_from_options()` take these keys as keyword arguments, each validated as in "
+            '`%s` (`analyze(gold, systems, metric="f1_macro", n_resamples=2000, alpha=0.01)`):' % CONFIG_NAME,
+            "",
+        ]
+        + _table(("option", "section"), rows)
+        + [""]
+    )
 
 
 def reference():
     """The whole page, Markdown for MkDocs (Material), as a string."""
-    lines = ["# Configuration reference", "",
-             "<!-- Generated from the configuration schema by `python3 -m leaderboard_ci.tools.config_reference`; "
-             "do not edit: edit the dataclasses in scoring_program/leaderboard_ci/scoring/config.py and regenerate "
-             "with: %s -->" % COMMAND, "",
-             "The scoring program reads `scoring_program/%s`; an optional `reference_data/%s` is merged over it key "
-             "by key, so one program can serve several tasks. Every mistake stops the program with one sentence that "
-             "names the file, the key and the allowed values." % (CONFIG_NAME, CONFIG_NAME), ""]
+    lines = [
+        "# Configuration reference",
+        "",
+        "<!-- Generated from the configuration schema by `python3 -m leaderboard_ci.tools.config_reference`; "
+        "do not edit: edit the dataclasses in scoring_program/leaderboard_ci/scoring/config.py and regenerate "
+        "with: %s -->" % COMMAND,
+        "",
+        "The scoring program reads `scoring_program/%s`; an optional `reference_data/%s` is merged over it key "
+        "by key, so one program can serve several tasks. Every mistake stops the program with one sentence that "
+        "names the file, the key and the allowed values." % (CONFIG_NAME, CONFIG_NAME),
+        "",
+    ]
     lines += _top_level()
     for name, cls in sections().items():
         lines += _section(name, cls)
     lines += _metric_entries()
-    lines += ["## Task types", "",
-              "`task:` names one of these; without it the official metric's name decides. A task type's own "
-              "settings are top-level keys of `%s`." % CONFIG_NAME, ""]
+    lines += [
+        "## Task types",
+        "",
+        "`task:` names one of these; without it the official metric's name decides. A task type's own "
+        "settings are top-level keys of `%s`." % CONFIG_NAME,
+        "",
+    ]
     for module in TASKS.values():
         lines += _task(module)
     lines += _options()
@@ -182,8 +228,10 @@ def reference():
 
 def main(argv=None):
     """Print the page, or write it to ``--output``; returns the exit code."""
-    parser = argparse.ArgumentParser(prog="python3 -m leaderboard_ci.tools.config_reference",
-                                     description="Write the configuration reference page (Markdown).")
+    parser = argparse.ArgumentParser(
+        prog="python3 -m leaderboard_ci.tools.config_reference",
+        description="Write the configuration reference page (Markdown).",
+    )
     parser.add_argument("--output", "-o", help="write here instead of standard output")
     args = parser.parse_args(argv)
     text = reference()

@@ -16,6 +16,7 @@ signature and the paths of the detailed_results.html pages follow.
 The end-of-phase report (all-pairs tests, corrections) plugs in at
 :func:`end_of_phase_report`, which runs the end-of-phase analysis.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -27,8 +28,16 @@ from dataclasses import dataclass
 from typing import List, Optional
 
 from ..scoring.config import load_config
-from .bundle import PROGRAM_DIR, REFERENCE_DIR, REPO, SAMPLES_DIR, ScoredSubmission, format_table, \
-    sample_submissions, score_one
+from .bundle import (
+    PROGRAM_DIR,
+    REFERENCE_DIR,
+    REPO,
+    SAMPLES_DIR,
+    ScoredSubmission,
+    format_table,
+    sample_submissions,
+    score_one,
+)
 
 DEFAULT_OUT = os.path.join(REPO, "out", "demo")
 
@@ -37,30 +46,41 @@ DEFAULT_OUT = os.path.join(REPO, "out", "demo")
 class DemoRun:
     """Everything the demo computed; handed to :func:`end_of_phase_report`, which runs the end-of-phase analysis."""
 
-    runs: List[ScoredSubmission]          # every submission, in the order scored
-    ranked: List[ScoredSubmission]        # the scored ones, best first
-    config: object                        # leaderboard_ci.scoring.config.Config of the competition
+    runs: List[ScoredSubmission]  # every submission, in the order scored
+    ranked: List[ScoredSubmission]  # the scored ones, best first
+    config: object  # leaderboard_ci.scoring.config.Config of the competition
     out_dir: str
     seconds: float
     signature: Optional[str]
-    submissions: str = SAMPLES_DIR        # what was scored, for the end-of-phase report
+    submissions: str = SAMPLES_DIR  # what was scored, for the end-of-phase report
     reference: str = REFERENCE_DIR
     program: str = PROGRAM_DIR
 
 
 def make_parser():
-    parser = argparse.ArgumentParser(prog="leaderboard-ci demo",
-                                     description="Score every sample submission as Codabench would and "
-                                                 "print the leaderboard with confidence intervals.")
-    parser.add_argument("--submissions", default=SAMPLES_DIR,
-                        help="folder of submission zips (default: competition_bundle/sample_submissions)")
-    parser.add_argument("--reference", default=REFERENCE_DIR,
-                        help="reference data folder or zip (default: competition_bundle/reference_data)")
+    parser = argparse.ArgumentParser(
+        prog="leaderboard-ci demo",
+        description="Score every sample submission as Codabench would and "
+        "print the leaderboard with confidence intervals.",
+    )
+    parser.add_argument(
+        "--submissions",
+        default=SAMPLES_DIR,
+        help="folder of submission zips (default: competition_bundle/sample_submissions)",
+    )
+    parser.add_argument(
+        "--reference",
+        default=REFERENCE_DIR,
+        help="reference data folder or zip (default: competition_bundle/reference_data)",
+    )
     parser.add_argument("--program", default=PROGRAM_DIR, help="scoring program folder or zip")
     parser.add_argument("--python", default=None, help="interpreter for the scoring program (default: this one)")
-    parser.add_argument("--out", default=DEFAULT_OUT,
-                        help="where each submission's tree is kept, one folder per submission "
-                             "(default: out/demo; replaced on each run)")
+    parser.add_argument(
+        "--out",
+        default=DEFAULT_OUT,
+        help="where each submission's tree is kept, one folder per submission "
+        "(default: out/demo; replaced on each run)",
+    )
     return parser
 
 
@@ -117,8 +137,19 @@ def end_of_phase_analysis(demo):
     from ..scoring.errors import ConfigError
 
     out = os.path.join(demo.out_dir, "report")
-    args = cli.make_parser().parse_args(["--reference", demo.reference, "--submissions", demo.submissions,
-                                         "--program", demo.program, "--out", out, "--no-progress"])
+    args = cli.make_parser().parse_args(
+        [
+            "--reference",
+            demo.reference,
+            "--submissions",
+            demo.submissions,
+            "--program",
+            demo.program,
+            "--out",
+            out,
+            "--no-progress",
+        ]
+    )
     printed = io.StringIO()
     try:
         result = cli.run(args, stdout=printed)
@@ -152,8 +183,9 @@ def main(argv=None):
     for path in submissions:
         name = os.path.basename(path)[:-4]
         t0 = time.time()
-        run = score_one(path, os.path.join(out_dir, name), program=args.program, reference=args.reference,
-                        python=args.python)
+        run = score_one(
+            path, os.path.join(out_dir, name), program=args.program, reference=args.reference, python=args.python
+        )
         runs.append(run)
         status = "ok" if run.returncode == 0 and run.scores else "FAILED (exit %d)" % run.returncode
         print("scored %-24s %-16s %.1fs" % (name, status, time.time() - t0))
@@ -170,23 +202,38 @@ def main(argv=None):
     key = config.official.key
     ranked = sorted(scored, key=lambda r: (-config.official.sign * r.scores[key], r.name))
 
-    demo = DemoRun(runs=runs, ranked=ranked, config=config, out_dir=out_dir, seconds=elapsed, signature=None,
-                   submissions=args.submissions, reference=args.reference, program=args.program)
+    demo = DemoRun(
+        runs=runs,
+        ranked=ranked,
+        config=config,
+        out_dir=out_dir,
+        seconds=elapsed,
+        signature=None,
+        submissions=args.submissions,
+        reference=args.reference,
+        program=args.program,
+    )
     code, analysis, analysis_text = end_of_phase_analysis(demo)
 
     print()
-    print("Leaderboard (%d submissions, sorted by %s; %s)" % (len(ranked), config.official.title,
-                                                            "higher is better" if config.official.sign > 0
-                                                            else "lower is better"))
+    print(
+        "Leaderboard (%d submissions, sorted by %s; %s)"
+        % (len(ranked), config.official.title, "higher is better" if config.official.sign > 0 else "lower is better")
+    )
     print(leaderboard_table(ranked, config, analysis))
     print()
     if analysis is not None:
         from ..report.formatting import correction_name
 
-        print("'tied with the winner': not significantly different from %s by the end-of-phase paired test "
-              "(%s correction, alpha %g), the report's definition; overlapping intervals are not that test."
-              % (analysis.official.winner, correction_name(analysis.signature.primary, long=True),
-                 analysis.signature.alpha))
+        print(
+            "'tied with the winner': not significantly different from %s by the end-of-phase paired test "
+            "(%s correction, alpha %g), the report's definition; overlapping intervals are not that test."
+            % (
+                analysis.official.winner,
+                correction_name(analysis.signature.primary, long=True),
+                analysis.signature.alpha,
+            )
+        )
     signatures = sorted(set(r.signature for r in ranked if r.signature))
     if len(signatures) == 1:
         print("signature: %s" % signatures[0])

@@ -20,6 +20,7 @@ Mirrors ``compute_worker/compute_worker.py`` of codalab/codabench:
 for, which is how the tests reproduce the stock ``codalab-legacy`` images.
 Only the standard library and PyYAML are used.
 """
+
 from __future__ import annotations
 
 import io
@@ -35,8 +36,15 @@ from typing import Optional
 
 import yaml
 
-from ..phase.ingestion.safe_unzip import (CORRUPT_ERRORS, Allowance, Rejected, UnzipLimits, describe_error,
-                                extract_zip_file, format_size)
+from ..phase.ingestion.safe_unzip import (
+    CORRUPT_ERRORS,
+    Allowance,
+    Rejected,
+    UnzipLimits,
+    describe_error,
+    extract_zip_file,
+    format_size,
+)
 
 __all__ = ["RunResult", "UnpackError", "prepare_tree", "metadata_command", "run_scoring", "WORKER_METADATA"]
 
@@ -63,7 +71,7 @@ class UnpackError(ValueError):
 
 
 #: What unpacking a program, reference data or submission may write.
-LIMITS = UnzipLimits(max_total_bytes=4 * 1024 ** 3, max_submission_bytes=4 * 1024 ** 3)
+LIMITS = UnzipLimits(max_total_bytes=4 * 1024**3, max_submission_bytes=4 * 1024**3)
 
 
 def _unzip(src, dst):
@@ -74,7 +82,7 @@ def _unzip(src, dst):
     except Rejected as exc:
         shutil.rmtree(dst, ignore_errors=True)
         reason = str(exc)
-        reason = reason[len("is "):] if reason.startswith("is ") else reason
+        reason = reason[len("is ") :] if reason.startswith("is ") else reason
         raise UnpackError("%s cannot be unpacked: %s" % (os.path.basename(src), reason))
     except (OSError, RuntimeError, NotImplementedError) + CORRUPT_ERRORS as exc:
         shutil.rmtree(dst, ignore_errors=True)
@@ -156,8 +164,9 @@ def run_scoring(root, program, reference, submission, python=None, timeout=600, 
     run_env = dict(os.environ if env is None else env)
     run_env["PYTHONUNBUFFERED"] = "1"
     run_env.pop("PYTHONPATH", None)  # the container has no PYTHONPATH pointing at this checkout
-    proc = subprocess.run(argv, cwd=program_dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          timeout=timeout, env=run_env)
+    proc = subprocess.run(
+        argv, cwd=program_dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout, env=run_env
+    )
     output = os.path.join(root, "output")
     if os.path.exists(os.path.join(output, "metadata")):
         raise RuntimeError("the scoring program wrote output/metadata; Codabench fails such runs")
@@ -169,5 +178,11 @@ def run_scoring(root, program, reference, submission, python=None, timeout=600, 
     elif os.path.exists(os.path.join(output, "scores.txt")):
         with io.open(os.path.join(output, "scores.txt"), encoding="utf-8") as handle:
             scores = yaml.load(handle, Loader=yaml.SafeLoader)
-    return RunResult(proc.returncode, proc.stdout.decode("utf-8", "replace"),
-                     proc.stderr.decode("utf-8", "replace"), root, scores, raw)
+    return RunResult(
+        proc.returncode,
+        proc.stdout.decode("utf-8", "replace"),
+        proc.stderr.decode("utf-8", "replace"),
+        root,
+        scores,
+        raw,
+    )

@@ -29,6 +29,7 @@ Prints the models' accuracy and macro-F1 as computed by scikit-learn.
 The sample submissions predict the test labels well, so they must never be
 given to participants: only the baseline goes into the starting kit.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -49,17 +50,19 @@ BASELINE_NAME = "majority_class"
 #: Stable item ids: the row of the item in load_digits().
 ID_FORMAT = "digit_{:04d}"
 
-DESCRIPTIONS = OrderedDict([
-    ("rbf_svm", "SVM, RBF kernel (C=10, gamma=scale) on the raw pixels"),
-    ("knn", "3-nearest neighbours, Euclidean distance on the raw pixels"),
-    ("logistic_regression", "multinomial logistic regression on standardized pixels"),
-    ("random_forest", "random forest, 200 trees"),
-    ("linear_svm", "linear SVM (one-vs-rest) on standardized pixels"),
-    ("decision_tree", "one unpruned decision tree"),
-    ("gaussian_nb", "Gaussian naive Bayes"),
-    ("shallow_tree", "decision tree of depth 4 (deliberately weak)"),
-    (BASELINE_NAME, "always the most frequent training class (the baseline)"),
-])
+DESCRIPTIONS = OrderedDict(
+    [
+        ("rbf_svm", "SVM, RBF kernel (C=10, gamma=scale) on the raw pixels"),
+        ("knn", "3-nearest neighbours, Euclidean distance on the raw pixels"),
+        ("logistic_regression", "multinomial logistic regression on standardized pixels"),
+        ("random_forest", "random forest, 200 trees"),
+        ("linear_svm", "linear SVM (one-vs-rest) on standardized pixels"),
+        ("decision_tree", "one unpruned decision tree"),
+        ("gaussian_nb", "Gaussian naive Bayes"),
+        ("shallow_tree", "decision tree of depth 4 (deliberately weak)"),
+        (BASELINE_NAME, "always the most frequent training class (the baseline)"),
+    ]
+)
 
 
 def make_models():
@@ -74,18 +77,22 @@ def make_models():
     from sklearn.svm import SVC, LinearSVC
     from sklearn.tree import DecisionTreeClassifier
 
-    return OrderedDict([
-        ("rbf_svm", SVC(kernel="rbf", C=10.0, gamma="scale", random_state=SEED)),
-        ("knn", KNeighborsClassifier(n_neighbors=3)),
-        ("logistic_regression", make_pipeline(StandardScaler(),
-                                              LogisticRegression(C=0.1, max_iter=5000, random_state=SEED))),
-        ("random_forest", RandomForestClassifier(n_estimators=200, random_state=SEED, n_jobs=1)),
-        ("linear_svm", make_pipeline(StandardScaler(), LinearSVC(C=0.01, max_iter=20000, random_state=SEED))),
-        ("decision_tree", DecisionTreeClassifier(random_state=SEED)),
-        ("gaussian_nb", GaussianNB()),
-        ("shallow_tree", DecisionTreeClassifier(max_depth=4, random_state=SEED)),
-        (BASELINE_NAME, DummyClassifier(strategy="most_frequent")),
-    ])
+    return OrderedDict(
+        [
+            ("rbf_svm", SVC(kernel="rbf", C=10.0, gamma="scale", random_state=SEED)),
+            ("knn", KNeighborsClassifier(n_neighbors=3)),
+            (
+                "logistic_regression",
+                make_pipeline(StandardScaler(), LogisticRegression(C=0.1, max_iter=5000, random_state=SEED)),
+            ),
+            ("random_forest", RandomForestClassifier(n_estimators=200, random_state=SEED, n_jobs=1)),
+            ("linear_svm", make_pipeline(StandardScaler(), LinearSVC(C=0.01, max_iter=20000, random_state=SEED))),
+            ("decision_tree", DecisionTreeClassifier(random_state=SEED)),
+            ("gaussian_nb", GaussianNB()),
+            ("shallow_tree", DecisionTreeClassifier(max_depth=4, random_state=SEED)),
+            (BASELINE_NAME, DummyClassifier(strategy="most_frequent")),
+        ]
+    )
 
 
 def load_split():
@@ -115,8 +122,9 @@ def label_csv(ids, labels):
 
 
 def features_csv(ids, X, y=None):
-    header = ["id"] + (["label"] if y is not None else []) + ["pixel_%d_%d" % (r, c) for r in range(8)
-                                                              for c in range(8)]
+    header = (
+        ["id"] + (["label"] if y is not None else []) + ["pixel_%d_%d" % (r, c) for r in range(8) for c in range(8)]
+    )
     rows = []
     for k, item in enumerate(ids):
         row = [item] + ([str(int(y[k]))] if y is not None else [])
@@ -154,8 +162,9 @@ def make_logo(path, X_test, y_test):
         for r in range(8):
             for c in range(8):
                 v = int(255 - pixels[r * 8 + c] * 255 / 16)
-                draw.rectangle([ox + c * cell, oy + r * cell, ox + (c + 1) * cell - 1, oy + (r + 1) * cell - 1],
-                               fill=(v, v, v))
+                draw.rectangle(
+                    [ox + c * cell, oy + r * cell, ox + (c + 1) * cell - 1, oy + (r + 1) * cell - 1], fill=(v, v, v)
+                )
     # a leaderboard: points with 95% interval whiskers
     bars = [(0.90, 0.84, 0.95), (0.80, 0.72, 0.87), (0.62, 0.52, 0.71), (0.45, 0.36, 0.55)]
     left, right, top = 40, size - 40, 112
@@ -291,8 +300,13 @@ def build(bundle_dir=BUNDLE_DIR, verbose=True):
         if name == BASELINE_NAME:
             write_file(os.path.join(ref_dir, "baseline.csv"), data)
             write_zip(os.path.join(bundle_dir, "starting_kit", "example_submission.zip"), {PREDICTIONS_NAME: data})
-        rows.append((name, accuracy_score(y_test, predicted),
-                     f1_score(y_test, predicted, labels=labels, average="macro", zero_division=0)))
+        rows.append(
+            (
+                name,
+                accuracy_score(y_test, predicted),
+                f1_score(y_test, predicted, labels=labels, average="macro", zero_division=0),
+            )
+        )
 
     public = os.path.join(bundle_dir, "public_data")
     write_file(os.path.join(public, "train.csv"), features_csv(ids_train, X_train, y_train))
@@ -305,20 +319,28 @@ def build(bundle_dir=BUNDLE_DIR, verbose=True):
 
     rows.sort(key=lambda r: (-r[2], r[0]))
     if verbose:
-        print("digits: %d train / %d test items, %d classes (stratified split, random_state=%d)"
-              % (len(ids_train), len(ids_test), len(labels), SEED))
-        print(format_table(["model", "accuracy", "macro-F1", "description"],
-                           [(n, "%.4f" % a, "%.4f" % f, DESCRIPTIONS[n]) for n, a, f in rows],
-                           align=["<", ">", ">", "<"]))
+        print(
+            "digits: %d train / %d test items, %d classes (stratified split, random_state=%d)"
+            % (len(ids_train), len(ids_test), len(labels), SEED)
+        )
+        print(
+            format_table(
+                ["model", "accuracy", "macro-F1", "description"],
+                [(n, "%.4f" % a, "%.4f" % f, DESCRIPTIONS[n]) for n, a, f in rows],
+                align=["<", ">", ">", "<"],
+            )
+        )
         print("wrote %s" % os.path.relpath(bundle_dir))
     return rows
 
 
 def make_parser():
-    parser = argparse.ArgumentParser(prog="leaderboard-ci sample-competition",
-                                     description="Build the sample competition's data (reference data, sample "
-                                                 "submissions, public data, starting kit, logo) from "
-                                                 "scikit-learn's digits data set.")
+    parser = argparse.ArgumentParser(
+        prog="leaderboard-ci sample-competition",
+        description="Build the sample competition's data (reference data, sample "
+        "submissions, public data, starting kit, logo) from "
+        "scikit-learn's digits data set.",
+    )
     parser.add_argument("--bundle-dir", default=BUNDLE_DIR, help="the competition folder (default: %(default)s)")
     return parser
 

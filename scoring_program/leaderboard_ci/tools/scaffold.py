@@ -6,6 +6,7 @@ columns: one per key, ``sorting`` from the metric's direction, titles within 36
 characters, precision 4.  :func:`init_competition` writes a folder that
 ``leaderboard-ci bundle`` builds and checks as it is.
 """
+
 from __future__ import annotations
 
 import datetime
@@ -23,8 +24,14 @@ from ..scoring.errors import ConfigError
 from ..scoring.outputs import written_columns
 from .bundle import PROGRAM_DIR, program_entries, write_zip
 
-__all__ = ["SetupError", "load_organizer_config", "group_values_of", "leaderboard_columns", "columns_yaml",
-           "init_competition"]
+__all__ = [
+    "SetupError",
+    "load_organizer_config",
+    "group_values_of",
+    "leaderboard_columns",
+    "columns_yaml",
+    "init_competition",
+]
 
 
 class SetupError(Exception):
@@ -36,8 +43,9 @@ def load_organizer_config(path):
     if not os.path.isfile(path):
         raise SetupError("the config file %s does not exist" % path)
     try:
-        return parse_config(read_config(path), source=os.path.basename(path),
-                            program_dir=os.path.dirname(os.path.abspath(path)))
+        return parse_config(
+            read_config(path), source=os.path.basename(path), program_dir=os.path.dirname(os.path.abspath(path))
+        )
     except ConfigError as exc:
         raise SetupError(exc.message)
 
@@ -49,9 +57,10 @@ def group_values_of(config, gold_path):
     if config.groups.values is not None and gold_path is None:
         return config.groups.values
     if gold_path is None or not os.path.isfile(gold_path):
-        raise SetupError("the config groups items by %r but lists no groups.values, and the gold file %s "
-                         "is not there to read them from; give --gold FILE"
-                         % (config.groups.column, gold_path or "(none given)"))
+        raise SetupError(
+            "the config groups items by %r but lists no groups.values, and the gold file %s "
+            "is not there to read them from; give --gold FILE" % (config.groups.column, gold_path or "(none given)")
+        )
     from ..scoring.readers import read_gold
 
     workdir = tempfile.mkdtemp(prefix="leaderboard-ci-gold-")
@@ -68,8 +77,10 @@ def group_values_of(config, gold_path):
 def leaderboard_columns(config, group_values=None):
     """The Codabench columns (list of dicts) for every key ``config`` writes."""
     level = config.bootstrap.confidence_level
-    return [{"title": c.title(level), "key": c.key, "index": i, "sorting": c.sorting, "precision": 4}
-            for i, c in enumerate(written_columns(config, group_values))]
+    return [
+        {"title": c.title(level), "key": c.key, "index": i, "sorting": c.sorting, "precision": 4}
+        for i, c in enumerate(written_columns(config, group_values))
+    ]
 
 
 def columns_yaml(columns):
@@ -101,8 +112,12 @@ def _png(size=128):
         return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body) & 0xFFFFFFFF)
 
     header = struct.pack(">IIBBBBB", size, size, 8, 2, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"".join(rows), 9))
-            + chunk(b"IEND", b""))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(b"".join(rows), 9))
+        + chunk(b"IEND", b"")
+    )
 
 
 def _write(path, data):
@@ -122,17 +137,25 @@ def _prediction_name(config, baseline):
 
 def _pages(title, config, columns, n_items, prediction_name):
     level = "%g%%" % (100 * config.bootstrap.confidence_level)
-    rows = "\n".join("| %s | `%s` | %s |" % (c["title"], c["key"], "higher first" if c["sorting"] == "desc"
-                                              else "lower first") for c in columns)
-    metrics = "\n".join("* **%s** (`%s`, %s)%s" % (m.title, m.key, m.better, " — official: it ranks the leaderboard"
-                                                    if i == 0 else "") for i, m in enumerate(config.metrics))
-    overview = ("# %s\n\nPredict the %s of each of the %d test items. The leaderboard shows every score with "
-                "its %s bootstrap confidence interval, so you can see which differences between submissions "
-                "are real and which are ties.\n\nSee the Evaluation page for the scores and the Terms page "
-                "for the rules.\n" % (title, config.files.gold_column, n_items, level))
-    id_line = ("one row per test item with the columns `%s` and `%s`" % (config.files.id_column,
-                                                                        config.files.gold_column)
-               if config.files.id_column else "one prediction per line, in the order of the test items")
+    rows = "\n".join(
+        "| %s | `%s` | %s |" % (c["title"], c["key"], "higher first" if c["sorting"] == "desc" else "lower first")
+        for c in columns
+    )
+    metrics = "\n".join(
+        "* **%s** (`%s`, %s)%s" % (m.title, m.key, m.better, " — official: it ranks the leaderboard" if i == 0 else "")
+        for i, m in enumerate(config.metrics)
+    )
+    overview = (
+        "# %s\n\nPredict the %s of each of the %d test items. The leaderboard shows every score with "
+        "its %s bootstrap confidence interval, so you can see which differences between submissions "
+        "are real and which are ties.\n\nSee the Evaluation page for the scores and the Terms page "
+        "for the rules.\n" % (title, config.files.gold_column, n_items, level)
+    )
+    id_line = (
+        "one row per test item with the columns `%s` and `%s`" % (config.files.id_column, config.files.gold_column)
+        if config.files.id_column
+        else "one prediction per line, in the order of the test items"
+    )
     evaluation = """# Evaluation
 
 ## What you submit
@@ -163,17 +186,32 @@ score is recomputed on that resample, and this is repeated B = {b} times from a 
 B scores ({method} method).
 {baseline}
 The detailed results of each submission show the same numbers with a plain-language explanation.
-""".format(pred=prediction_name, id_line=id_line, metrics=metrics, rows=rows, n=n_items, level=level,
-           b=config.bootstrap.n_resamples, seed=config.bootstrap.seed, method=config.bootstrap.method,
-           baseline=("\n## The baseline\n\nEvery submission is compared with the baseline (%s) on the same "
-                     "resamples. The gain is oriented so that **positive means better than the baseline**, "
-                     "also for metrics where lower is better; its interval and a one-sided p-value (how often "
-                     "a gain this large would appear if you were no better than the baseline) are shown.\n"
-                     % config.baseline.name) if config.baseline is not None else "")
-    terms = ("# Terms and conditions\n\n* Submissions are scored automatically; scores, intervals and "
-             "detailed results are shown on the leaderboard.\n* The organizers may publish the leaderboard "
-             "and a summary of the results, including statistical comparisons between submissions.\n\n"
-             "By registering, you accept these terms.\n")
+""".format(
+        pred=prediction_name,
+        id_line=id_line,
+        metrics=metrics,
+        rows=rows,
+        n=n_items,
+        level=level,
+        b=config.bootstrap.n_resamples,
+        seed=config.bootstrap.seed,
+        method=config.bootstrap.method,
+        baseline=(
+            "\n## The baseline\n\nEvery submission is compared with the baseline (%s) on the same "
+            "resamples. The gain is oriented so that **positive means better than the baseline**, "
+            "also for metrics where lower is better; its interval and a one-sided p-value (how often "
+            "a gain this large would appear if you were no better than the baseline) are shown.\n"
+            % config.baseline.name
+        )
+        if config.baseline is not None
+        else "",
+    )
+    terms = (
+        "# Terms and conditions\n\n* Submissions are scored automatically; scores, intervals and "
+        "detailed results are shown on the leaderboard.\n* The organizers may publish the leaderboard "
+        "and a summary of the results, including statistical comparisons between submissions.\n\n"
+        "By registering, you accept these terms.\n"
+    )
     return {"overview.md": overview, "evaluation.md": evaluation, "terms.md": terms}
 
 
@@ -183,7 +221,7 @@ def _competition_yaml(title, columns, config, n_items, name):
         "version": 2,
         "title": title,
         "description": "Scores with %g%% bootstrap confidence intervals (leaderboard-ci)."
-                       % (100 * config.bootstrap.confidence_level),
+        % (100 * config.bootstrap.confidence_level),
         "image": "logo.png",
         "terms": "pages/terms.md",
         "docker_image": "codalab/codalab-legacy:py37",
@@ -191,22 +229,43 @@ def _competition_yaml(title, columns, config, n_items, name):
         "enable_detailed_results": True,
         "show_detailed_results_in_submission_panel": True,
         "show_detailed_results_in_leaderboard": True,
-        "pages": [{"title": "Overview", "file": "pages/overview.md"},
-                  {"title": "Evaluation", "file": "pages/evaluation.md"},
-                  {"title": "Terms", "file": "pages/terms.md"}],
-        "tasks": [{"index": 0, "name": title[:100], "description": "Predict each of the %d test items." % n_items,
-                   "scoring_program": "scoring_program.zip", "reference_data": "reference_data.zip"}],
-        "phases": [{"index": 0, "name": "Evaluation", "description": "Submit your predictions, zipped.",
-                    "start": start, "execution_time_limit": 600, "max_submissions_per_day": 5,
-                    "max_submissions": 100, "tasks": [0]}],
-        "leaderboards": [{"title": "Results", "key": "main", "submission_rule": "Force_Last", "primary_index": 0,
-                          "columns": columns}],
+        "pages": [
+            {"title": "Overview", "file": "pages/overview.md"},
+            {"title": "Evaluation", "file": "pages/evaluation.md"},
+            {"title": "Terms", "file": "pages/terms.md"},
+        ],
+        "tasks": [
+            {
+                "index": 0,
+                "name": title[:100],
+                "description": "Predict each of the %d test items." % n_items,
+                "scoring_program": "scoring_program.zip",
+                "reference_data": "reference_data.zip",
+            }
+        ],
+        "phases": [
+            {
+                "index": 0,
+                "name": "Evaluation",
+                "description": "Submit your predictions, zipped.",
+                "start": start,
+                "execution_time_limit": 600,
+                "max_submissions_per_day": 5,
+                "max_submissions": 100,
+                "tasks": [0],
+            }
+        ],
+        "leaderboards": [
+            {"title": "Results", "key": "main", "submission_rule": "Force_Last", "primary_index": 0, "columns": columns}
+        ],
     }
-    head = ("# Codabench v2 competition bundle, written by leaderboard-ci init.\n"
-            "# Build and check the uploadable zip with:  leaderboard-ci bundle %s\n"
-            "# The leaderboard columns are the keys the scoring program writes for reference_data/config.yaml;\n"
-            "# after changing the config, print them again with:  leaderboard-ci columns reference_data/config.yaml\n"
-            % name)
+    head = (
+        "# Codabench v2 competition bundle, written by leaderboard-ci init.\n"
+        "# Build and check the uploadable zip with:  leaderboard-ci bundle %s\n"
+        "# The leaderboard columns are the keys the scoring program writes for reference_data/config.yaml;\n"
+        "# after changing the config, print them again with:  leaderboard-ci columns reference_data/config.yaml\n"
+        % name
+    )
     return head + yaml.safe_dump(competition, sort_keys=False, allow_unicode=True, default_flow_style=False)
 
 
@@ -242,19 +301,23 @@ def init_competition(folder, gold, config_path, baseline=None, title=None):
     original = dict(data)
     if baseline is not None:
         current = data.get("baseline") if isinstance(data.get("baseline"), dict) else {}
-        data = merge_configs(data, {"baseline": {"file": os.path.basename(baseline),
-                                          "name": current.get("name", "baseline")}})
+        data = merge_configs(
+            data, {"baseline": {"file": os.path.basename(baseline), "name": current.get("name", "baseline")}}
+        )
     source = os.path.basename(config_path)
     try:
         config = parse_config(data, source=source, program_dir=os.path.dirname(os.path.abspath(config_path)))
     except ConfigError as exc:
         raise SetupError(exc.message)
     if config.baseline is not None and baseline is None:
-        raise SetupError("%s names a baseline file (%s) but no --baseline FILE was given"
-                         % (source, config.baseline.file))
+        raise SetupError(
+            "%s names a baseline file (%s) but no --baseline FILE was given" % (source, config.baseline.file)
+        )
     if any(m.custom_path for m in config.metrics):
-        raise SetupError("%s uses a custom metric; init copies only the built-in program, so add the metric's "
-                         "file to scoring_program/ by hand after init with a config without it" % source)
+        raise SetupError(
+            "%s uses a custom metric; init copies only the built-in program, so add the metric's "
+            "file to scoring_program/ by hand after init with a config without it" % source
+        )
     title = title or os.path.basename(os.path.abspath(folder)).replace("_", " ").replace("-", " ").strip().title()
 
     staging = tempfile.mkdtemp(prefix="leaderboard-ci-init-")
@@ -268,11 +331,16 @@ def init_competition(folder, gold, config_path, baseline=None, title=None):
             config_text = handle.read()
         if baseline is not None and "baseline" in original:
             # A second 'baseline:' key would be read silently (the last one wins): write the merged config.
-            config_text = ("# Written by leaderboard-ci init from %s, with baseline.file from --baseline.\n"
-                           % source + yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
+            config_text = (
+                "# Written by leaderboard-ci init from %s, with baseline.file from --baseline.\n" % source
+                + yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+            )
         elif baseline is not None:
-            config_text = (config_text.rstrip("\n") + "\n\n# Added by leaderboard-ci init (--baseline):\n"
-                           + yaml.safe_dump({"baseline": data["baseline"]}, sort_keys=False))
+            config_text = (
+                config_text.rstrip("\n")
+                + "\n\n# Added by leaderboard-ci init (--baseline):\n"
+                + yaml.safe_dump({"baseline": data["baseline"]}, sort_keys=False)
+            )
         _write(os.path.join(ref, CONFIG_NAME), config_text)
         gold_data = _check_reference(ref, config, source)
         columns = leaderboard_columns(config, gold_data.group_values)
@@ -280,18 +348,21 @@ def init_competition(folder, gold, config_path, baseline=None, title=None):
             if name != CONFIG_NAME:
                 _write(os.path.join(staging, "scoring_program", *name.split("/")), data_bytes)
         _write(os.path.join(staging, "scoring_program", CONFIG_NAME), config_text)
-        _write(os.path.join(staging, "competition.yaml"), _competition_yaml(title, columns, config, gold_data.n,
-                                                                            os.path.basename(os.path.abspath(folder))))
+        _write(
+            os.path.join(staging, "competition.yaml"),
+            _competition_yaml(title, columns, config, gold_data.n, os.path.basename(os.path.abspath(folder))),
+        )
         prediction_name = _prediction_name(config, baseline)
         for name, text in _pages(title, config, columns, gold_data.n, prediction_name).items():
             _write(os.path.join(staging, "pages", name), text)
         _write(os.path.join(staging, "logo.png"), _png())
         if baseline is not None:
             with open(baseline, "rb") as handle:
-                write_zip(os.path.join(staging, "sample_submissions", "baseline.zip"),
-                          {prediction_name: handle.read()})
-        _write(os.path.join(staging, "README.md"), _readme(title, os.path.basename(os.path.abspath(folder)),
-                                                           baseline is not None))
+                write_zip(os.path.join(staging, "sample_submissions", "baseline.zip"), {prediction_name: handle.read()})
+        _write(
+            os.path.join(staging, "README.md"),
+            _readme(title, os.path.basename(os.path.abspath(folder)), baseline is not None),
+        )
         if not os.path.isdir(folder):
             os.makedirs(folder)
         written = []

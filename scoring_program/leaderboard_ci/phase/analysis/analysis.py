@@ -51,6 +51,7 @@ CompStats and Berg-Kirkpatrick et al. (2012) do.
 stars, the letters, the ``significant`` column and the set tied with the
 winner; the others are reported beside it.
 """
+
 from __future__ import annotations
 
 from collections import OrderedDict
@@ -62,10 +63,11 @@ from ...scoring.config import config_from_options
 from ...tasks.base import GoldStandard
 from ...tasks.registry import task_module
 from ..execution.blocked import SystemSource, analyze_blocks
-from .results import PhaseResult, TargetAnalysis
 from ..execution.runs import LEGACY_KEYWORDS, Execution, from_legacy, open_run
+from .results import PhaseResult, TargetAnalysis
 
 __all__ = ["analyze", "Execution", "PhaseResult", "TargetAnalysis", "encode_inputs"]
+
 
 # ---------------------------------------------------------------------------
 # Inputs
@@ -88,8 +90,10 @@ def encode_inputs(config, gold, systems, groups=None):
         coded = OrderedDict((str(k), np.asarray(v)) for k, v in systems.items())
         for name, values in coded.items():
             if values.shape[:1] != (gold.n,):
-                raise ValueError("system %r has %d encoded predictions for %d gold items"
-                                 % (name, values.shape[0] if values.ndim else 1, gold.n))
+                raise ValueError(
+                    "system %r has %d encoded predictions for %d gold items"
+                    % (name, values.shape[0] if values.ndim else 1, gold.n)
+                )
         return gold, coded
     gold_values = list(gold)
     n = len(gold_values)
@@ -98,18 +102,32 @@ def encode_inputs(config, gold, systems, groups=None):
         groups = [str(g) for g in groups]
         if len(groups) != n:
             raise ValueError("groups has %d values for %d items" % (len(groups), n))
-        group_values = tuple(config.groups.values) if config.groups and config.groups.values \
+        group_values = (
+            tuple(config.groups.values)
+            if config.groups and config.groups.values
             else tuple(_natural_sorted(set(groups)))
+        )
         index = {g: i for i, g in enumerate(group_values)}
         missing = sorted(set(groups) - set(index))
         if missing:
             raise ValueError("group value %r is not in groups.values" % missing[0])
         group_codes = np.array([index[g] for g in groups], dtype=np.intp)
     task = task_module(config.kind)
-    codes, labels, coded = task.encode_values(gold_values, OrderedDict((str(k), v) for k, v in systems.items()),
-                                              labels=config.labels, settings=dict(config.task_settings))
-    gold_std = GoldStandard(values=codes, labels=labels, groups=group_codes, group_values=group_values,
-                            source="gold", task=task.NAME, settings=config.task_settings)
+    codes, labels, coded = task.encode_values(
+        gold_values,
+        OrderedDict((str(k), v) for k, v in systems.items()),
+        labels=config.labels,
+        settings=dict(config.task_settings),
+    )
+    gold_std = GoldStandard(
+        values=codes,
+        labels=labels,
+        groups=group_codes,
+        group_values=group_values,
+        source="gold",
+        task=task.NAME,
+        settings=config.task_settings,
+    )
     coded = OrderedDict((name, coded[name]) for name in (str(k) for k in systems))
     return gold_std, coded
 
@@ -126,8 +144,20 @@ def _config_from_kwargs(config, metric, extra_metrics, labels, kwargs):
 # ---------------------------------------------------------------------------
 # The analysis
 # ---------------------------------------------------------------------------
-def analyze(gold, systems=None, metric=None, config=None, *, extra_metrics=None, labels=None, groups=None,
-            baseline=None, skipped=None, execution=None, **settings):
+def analyze(
+    gold,
+    systems=None,
+    metric=None,
+    config=None,
+    *,
+    extra_metrics=None,
+    labels=None,
+    groups=None,
+    baseline=None,
+    skipped=None,
+    execution=None,
+    **settings,
+):
     """Paired bootstrap analysis of all systems of a competition.
 
     Parameters
@@ -192,5 +222,14 @@ def analyze(gold, systems=None, metric=None, config=None, *, extra_metrics=None,
         raise ValueError("system names must be unique")
     sources = [SystemSource(name, values=coded[name]) for name in names]
     with open_run(config, gold_std, sources, execution) as run:
-        return analyze_blocks(config, gold_std, sources, run.plan, run.runner, baseline=baseline,
-                              skipped=skipped or (), n_jobs=run.n_jobs, progress=execution.progress)
+        return analyze_blocks(
+            config,
+            gold_std,
+            sources,
+            run.plan,
+            run.runner,
+            baseline=baseline,
+            skipped=skipped or (),
+            n_jobs=run.n_jobs,
+            progress=execution.progress,
+        )

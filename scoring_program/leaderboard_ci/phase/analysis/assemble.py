@@ -3,6 +3,7 @@
 Shared by the single-process analysis (:mod:`.analysis`) and the analysis in
 blocks (:mod:`.blocked`), so both build the same :class:`PhaseResult`.
 """
+
 from __future__ import annotations
 
 import platform as _platform
@@ -29,9 +30,17 @@ def phase_result(config, gold, targets, names, baseline, skipped, units):
         skipped = pd.DataFrame(columns=["submission", "reason"])
     elif not isinstance(skipped, pd.DataFrame):
         skipped = pd.DataFrame(list(skipped), columns=["submission", "reason"])
-    return PhaseResult(targets=targets, signature=_signature(config, gold, len(names)),
-                       settings=_settings(config), n=gold.n, names=tuple(names), baseline=baseline,
-                       skipped=skipped, group_gaps=gaps, units=units)
+    return PhaseResult(
+        targets=targets,
+        signature=_signature(config, gold, len(names)),
+        settings=_settings(config),
+        n=gold.n,
+        names=tuple(names),
+        baseline=baseline,
+        skipped=skipped,
+        group_gaps=gaps,
+        units=units,
+    )
 
 
 def unit_table(plan, gold, config, names):
@@ -47,13 +56,30 @@ def unit_table(plan, gold, config, names):
     for name in names:
         scorer = by_name[name]
         full = [acc.full()[None, :] for acc in scorer.accumulators]
-        units = task.unit_rows(scorer.statistics, full, full, gold.labels, "percentile",
-                               config.bootstrap.confidence_level, config.zero_division)
+        units = task.unit_rows(
+            scorer.statistics,
+            full,
+            full,
+            gold.labels,
+            "percentile",
+            config.bootstrap.confidence_level,
+            config.zero_division,
+        )
         if units is None:  # the task has no per-unit table
             return None
         for r in units:
-            rows.append(OrderedDict([("system", name), ("unit", r.label), ("precision", r.precision),
-                                     ("recall", r.recall), ("f1", r.f1), ("predicted", r.predicted)]))
+            rows.append(
+                OrderedDict(
+                    [
+                        ("system", name),
+                        ("unit", r.label),
+                        ("precision", r.precision),
+                        ("recall", r.recall),
+                        ("f1", r.f1),
+                        ("predicted", r.predicted),
+                    ]
+                )
+            )
     frame = pd.DataFrame(rows, columns=["system", "unit", "precision", "recall", "f1", "predicted"])
     frame.attrs["unit_name"] = task.UNIT_NAME
     return frame
@@ -66,18 +92,38 @@ def _signature(config, gold, m):
 
     bs, an = config.bootstrap, config.analysis
     return Signature(
-        metric=config.official.key, n_resamples=bs.n_resamples, seed=bs.seed, method=bs.method,
-        confidence_level=bs.confidence_level, test=an.test,
-        n_permutations=an.n_permutations if an.test == "permutation" else None, sides=an.sides,
-        family=an.family, corrections=tuple(an.corrections), primary=an.primary, alpha=an.alpha,
-        n_items=gold.n, n_systems=m, gold_sha256=gold.sha256 or None, version=__version__,
-        environment=(("python", _platform.python_version()), ("numpy", numpy.__version__),
-                     ("pandas", pd.__version__), ("scipy", scipy.__version__),
-                     ("statsmodels", statsmodels.__version__)))
+        metric=config.official.key,
+        n_resamples=bs.n_resamples,
+        seed=bs.seed,
+        method=bs.method,
+        confidence_level=bs.confidence_level,
+        test=an.test,
+        n_permutations=an.n_permutations if an.test == "permutation" else None,
+        sides=an.sides,
+        family=an.family,
+        corrections=tuple(an.corrections),
+        primary=an.primary,
+        alpha=an.alpha,
+        n_items=gold.n,
+        n_systems=m,
+        gold_sha256=gold.sha256 or None,
+        version=__version__,
+        environment=(
+            ("python", _platform.python_version()),
+            ("numpy", numpy.__version__),
+            ("pandas", pd.__version__),
+            ("scipy", scipy.__version__),
+            ("statsmodels", statsmodels.__version__),
+        ),
+    )
 
 
 def _settings(config):
-    return OrderedDict([("metrics", [m.key for m in config.metrics]),
-                        ("labels", list(config.labels) if config.labels else None),
-                        ("groups", config.groups.column if config.groups else None),
-                        ("reference_point", config.analysis.reference_point)])
+    return OrderedDict(
+        [
+            ("metrics", [m.key for m in config.metrics]),
+            ("labels", list(config.labels) if config.labels else None),
+            ("groups", config.groups.column if config.groups else None),
+            ("reference_point", config.analysis.reference_point),
+        ]
+    )

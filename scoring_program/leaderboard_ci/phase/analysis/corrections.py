@@ -6,6 +6,7 @@ statsmodels default, ``hs``, is never used implicitly).  Method names are
 statsmodels' own (``bonferroni``, ``holm``, ``fdr_bh``, ...); their display names are
 statsmodels' too (:data:`leaderboard_ci.report.formatting.CORRECTION_NAMES`).
 """
+
 from __future__ import annotations
 
 import numpy as np

@@ -3,6 +3,7 @@
 They hold numbers only; rendering is in :mod:`leaderboard_ci.report`, which
 these methods import when called (never at module level).
 """
+
 from __future__ import annotations
 
 from collections import OrderedDict
@@ -78,14 +79,17 @@ class PhaseResult:
     def indicators_frame(self):
         """Indicators as a table: one row per indicator, one column per target."""
         from ...report.tables import indicators_table
+
         return indicators_table(self)
 
     def to_dict(self):
         from ...report.json_report import result_to_dict
+
         return result_to_dict(self)
 
     def to_json(self, path=None):
         from ...report.json_report import result_to_json
+
         text = result_to_json(self)
         if path is not None:
             with open(path, "w", encoding="utf-8") as handle:
@@ -94,6 +98,7 @@ class PhaseResult:
 
     def to_html(self, path=None):
         from ...report.html_report import render_report
+
         html = render_report(self)
         if path is not None:
             with open(path, "w", encoding="utf-8") as handle:
@@ -108,4 +113,5 @@ class PhaseResult:
         figures show the top of each ranking; None: every system).
         """
         from ...report.files import write_report
+
         return write_report(self, out_dir, **options)

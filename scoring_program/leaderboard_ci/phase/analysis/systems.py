@@ -5,6 +5,7 @@ Builds one :class:`~leaderboard_ci.tasks.scorer.SystemScorer` per system
 the paired engine of :mod:`leaderboard_ci.core.systems` with the configured
 seed, number of resamples and interval method.
 """
+
 from __future__ import annotations
 
 from ...core.systems import PairedPlan, paired_scores
@@ -17,12 +18,18 @@ __all__ = ["build_plan", "score_systems"]
 def build_plan(config, gold, predictions, names):
     """The :class:`PairedPlan` of ``predictions`` (one aligned array per system)."""
     if len(predictions) != len(names):
-        raise ValueError("one name per system is needed: %d prediction arrays, %d names"
-                         % (len(predictions), len(names)))
+        raise ValueError(
+            "one name per system is needed: %d prediction arrays, %d names" % (len(predictions), len(names))
+        )
     custom = custom_functions(config)
     scorers = [SystemScorer(config.metrics, gold, p, layout="reduced", custom=custom) for p in predictions]
-    return PairedPlan(scorers, gold.n, config.bootstrap.seed, names,
-                      recipe=(build_plan, (config, gold, list(predictions), list(names))))
+    return PairedPlan(
+        scorers,
+        gold.n,
+        config.bootstrap.seed,
+        names,
+        recipe=(build_plan, (config, gold, list(predictions), list(names))),
+    )
 
 
 def score_systems(config, gold, predictions, names, n_jobs=1, progress=None, executor=None):
@@ -38,5 +45,6 @@ def score_systems(config, gold, predictions, names, n_jobs=1, progress=None, exe
     """
     bs = config.bootstrap
     plan = build_plan(config, gold, predictions, names)
-    return paired_scores(plan, bs.n_resamples, n_jobs=n_jobs, progress=progress, executor=executor,
-                         jackknife=bs.method == "bca")
+    return paired_scores(
+        plan, bs.n_resamples, n_jobs=n_jobs, progress=progress, executor=executor, jackknife=bs.method == "bca"
+    )

@@ -16,6 +16,7 @@ and McNemar tests do not.  Its family-wise intervals (``fw_low``, ``fw_high``)
 and the rank sets are computed whether or not ``maxt`` is among the configured
 corrections; ``p_maxt`` is a column only when it is.
 """
+
 from __future__ import annotations
 
 from collections import OrderedDict
@@ -26,11 +27,18 @@ import pandas as pd
 from ...core.benchmark_stats import gap
 from ...core.indicators import competition_indicators
 from ...core.intervals import confidence_interval
-from ...core.letters import MAX_SYSTEMS as LETTERS_MAX_SYSTEMS, letter_groups
+from ...core.letters import MAX_SYSTEMS as LETTERS_MAX_SYSTEMS
+from ...core.letters import letter_groups
 from ...core.pairs import pair_statistics, ranked_pairs
 from ...core.significance import stars
-from ...core.simultaneous import (maxt_stepdown, maxt_within, rank_sets, resamples_needed, resolved_resamples,
-                                 smallest_level)
+from ...core.simultaneous import (
+    maxt_stepdown,
+    maxt_within,
+    rank_sets,
+    resamples_needed,
+    resolved_resamples,
+    smallest_level,
+)
 from ...scoring.config import column_key
 from ...scoring.validity import degenerate_notes
 from ...tasks.base import ppi as ppi_of
@@ -38,8 +46,15 @@ from ...tasks.registry import task_module
 from .corrections import adjust, adjust_within
 from .results import TargetAnalysis
 
-__all__ = ["analyze_target", "finish_target", "item_pair_tests", "system_validity_flags", "target_order",
-           "group_gaps", "reference_point"]
+__all__ = [
+    "analyze_target",
+    "finish_target",
+    "item_pair_tests",
+    "system_validity_flags",
+    "target_order",
+    "group_gaps",
+    "reference_point",
+]
 
 
 def _permutation_for(permutation, pairs, t, m):
@@ -85,9 +100,10 @@ def target_order(full, spec, names, baseline):
         # The winner is the best system that is not the baseline; the baseline keeps its rank
         # (1) in the table and is listed right after the winner.
         order.insert(1, order.pop(0))
-        notes.append("the baseline %s scores better (%.4g) than every submission; the winner, %s (%.4g), is the "
-                     "best system that is not the baseline" % (baseline, full[order[1]], names[order[0]],
-                                                                full[order[0]]))
+        notes.append(
+            "the baseline %s scores better (%.4g) than every submission; the winner, %s (%.4g), is the "
+            "best system that is not the baseline" % (baseline, full[order[1]], names[order[0]], full[order[0]])
+        )
     return order, notes
 
 
@@ -116,8 +132,9 @@ def item_pair_tests(config, gold, target, t, pairs, predictions, permutation=Non
     if permutation is not None:
         out["permutation"] = _permutation_for(permutation, pairs, t, m)
     if m > 1:
-        tests = task_module(gold.kind).pair_tests(spec, gold, predictions, target_items(gold, target.group), pairs,
-                                                  an.sides)
+        tests = task_module(gold.kind).pair_tests(
+            spec, gold, predictions, target_items(gold, target.group), pairs, an.sides
+        )
         for column, (_title, values) in tests.items():
             out[column] = values
     return out
@@ -160,12 +177,14 @@ def analyze_target(config, gold, scores, t, names, pred_matrix, baseline, n_jobs
     order, notes = target_order(full, target.metric, names, baseline)
     pairs = ranked_pairs(order)
     jack = scores.jackknife_matrix(t) if bs.method == "bca" and len(names) > 1 else None
-    stats = pair_statistics(reps, full, pairs, target.metric.sign, bs.method, bs.confidence_level, jackknife=jack,
-                            n_jobs=n_jobs)
+    stats = pair_statistics(
+        reps, full, pairs, target.metric.sign, bs.method, bs.confidence_level, jackknife=jack, n_jobs=n_jobs
+    )
     tests = item_pair_tests(config, gold, target, t, pairs, pred_matrix, permutation)
     flags = [system_validity_flags(gold, target, pred_matrix[:, j]) for j in range(len(names))]
-    return finish_target(config, gold, scores, t, names, order, notes, pairs, stats, tests, flags, baseline,
-                         n_jobs=n_jobs)
+    return finish_target(
+        config, gold, scores, t, names, order, notes, pairs, stats, tests, flags, baseline, n_jobs=n_jobs
+    )
 
 
 def _significant(p, method, alpha):
@@ -200,31 +219,55 @@ def family_note(method, n_tests, n_valid, alpha, what):
     name = correction_name(method, long=True)
     needed = resamples_needed(method, n_tests, alpha)
     resolved = resolved_resamples(method, n_tests, alpha)
-    maxt = "" if method == "maxt" else " (the max-t step-down needs only B >= %s)" % format(
-        resolved_resamples("maxt", n_tests, alpha), ",")
+    maxt = (
+        ""
+        if method == "maxt"
+        else " (the max-t step-down needs only B >= %s)" % format(resolved_resamples("maxt", n_tests, alpha), ",")
+    )
     if n_valid < needed:
         floor = "1/(B+1)" if method in ("maxt", "none") else "about %d/(B+1)" % n_tests
-        return ("with B = %s resamples no difference can be significant after %s over %s (%s tests): the smallest "
-                "adjusted p-value is %s, not below alpha = %g; B >= %s is needed%s"
-                % (format(n_valid, ","), name, what, format(n_tests, ","), floor, alpha,
-                   format(max(needed, resolved), ","), maxt))
+        return (
+            "with B = %s resamples no difference can be significant after %s over %s (%s tests): the smallest "
+            "adjusted p-value is %s, not below alpha = %g; B >= %s is needed%s"
+            % (
+                format(n_valid, ","),
+                name,
+                what,
+                format(n_tests, ","),
+                floor,
+                alpha,
+                format(max(needed, resolved), ","),
+                maxt,
+            )
+        )
     if n_valid < resolved and method == "maxt" and n_valid * alpha >= 10:
-        return ("with B = %s resamples the %s over %s (%s tests) studentizes every pair with a standard deviation "
-                "estimated from too few replicates for a family this large, and its family-wise error can exceed "
-                "alpha (6.9 %% for 60 equal systems at B = 1,000 in the validity study, 4.75 %% at B = 10,000); "
-                "B >= %s is needed" % (format(n_valid, ","), name, what, format(n_tests, ","), format(resolved, ",")))
+        return (
+            "with B = %s resamples the %s over %s (%s tests) studentizes every pair with a standard deviation "
+            "estimated from too few replicates for a family this large, and its family-wise error can exceed "
+            "alpha (6.9 %% for 60 equal systems at B = 1,000 in the validity study, 4.75 %% at B = 10,000); "
+            "B >= %s is needed" % (format(n_valid, ","), name, what, format(n_tests, ","), format(resolved, ","))
+        )
     if n_valid < resolved:
         level = smallest_level(method, n_tests, alpha)
-        return ("with B = %s resamples %s over %s (%s tests) compares p-values with levels down to %.2g, beyond "
-                "which lie only about %.1f replicates: those p-values are not resolved and the family-wise error "
-                "can exceed alpha; B >= %s is needed%s"
-                % (format(n_valid, ","), name, what, format(n_tests, ","), level, n_valid * level,
-                   format(resolved, ","), maxt))
+        return (
+            "with B = %s resamples %s over %s (%s tests) compares p-values with levels down to %.2g, beyond "
+            "which lie only about %.1f replicates: those p-values are not resolved and the family-wise error "
+            "can exceed alpha; B >= %s is needed%s"
+            % (
+                format(n_valid, ","),
+                name,
+                what,
+                format(n_tests, ","),
+                level,
+                n_valid * level,
+                format(resolved, ","),
+                maxt,
+            )
+        )
     return None
 
 
-def finish_target(config, gold, scores, t, names, order, notes, pairs, stats, item_tests, flags, baseline,
-                  n_jobs=1):
+def finish_target(config, gold, scores, t, names, order, notes, pairs, stats, item_tests, flags, baseline, n_jobs=1):
     """The :class:`TargetAnalysis` of target ``t`` from its ranking and its pairs' numbers.
 
     ``stats`` (:class:`~leaderboard_ci.core.pairs.PairStatistics`) and ``item_tests``
@@ -250,23 +293,40 @@ def finish_target(config, gold, scores, t, names, order, notes, pairs, stats, it
     all_test = maxt_stepdown(reps, full, pairs, sign, an.alpha, n_jobs=n_jobs)
     ranks = rank_sets(reps, full, sign, an.alpha, family_test=all_test, pairs=pairs, n_jobs=n_jobs)
     rows = []
-    for position, j in enumerate(order):
+    for _position, j in enumerate(order):
         jk = None
         if scores.jackknife is not None:
             jk_scores, jk_weights, _ = scores.jackknife[j]
             jk = (jk_scores[:, t], jk_weights)
         iv = confidence_interval(bs.method, reps[:, j], full[j], bs.confidence_level, jackknife=jk)
-        rows.append(OrderedDict([("rank", int(ranks.rank[j])), ("name", names[j]), ("score", float(full[j])),
-                                 ("ci_low", iv.low), ("ci_high", iv.high)]))
+        rows.append(
+            OrderedDict(
+                [
+                    ("rank", int(ranks.rank[j])),
+                    ("name", names[j]),
+                    ("score", float(full[j])),
+                    ("ci_low", iv.low),
+                    ("ci_high", iv.high),
+                ]
+            )
+        )
         if iv.note:
             notes.append("%s: %s" % (names[j], iv.note))
     systems = pd.DataFrame(rows)
-    notes += degenerate_notes(spec.title, spec.info.best, systems["name"], systems["ci_low"], systems["ci_high"],
-                              n_items=int(np.count_nonzero(target_items(gold, target.group))))
+    notes += degenerate_notes(
+        spec.title,
+        spec.info.best,
+        systems["name"],
+        systems["ci_low"],
+        systems["ci_high"],
+        n_items=int(np.count_nonzero(target_items(gold, target.group))),
+    )
     if np.isnan(reps).any():
         valid = int(np.all(np.isfinite(reps), axis=1).sum())
-        notes.append("%d of %d resamples had no items for this group and were left out" % (bs.n_resamples - valid,
-                                                                                            bs.n_resamples))
+        notes.append(
+            "%d of %d resamples had no items for this group and were left out"
+            % (bs.n_resamples - valid, bs.n_resamples)
+        )
 
     # Pairs in rank order: (better-ranked a, worse-ranked b).
     position_of = np.empty(m, dtype=np.intp)
@@ -286,8 +346,9 @@ def finish_target(config, gold, scores, t, names, order, notes, pairs, stats, it
     if an.family == "all_pairs":
         w_fw, w_low, w_high = p_fw[winner_idx], fw_low[winner_idx], fw_high[winner_idx]
     else:  # the winner's comparisons are one family (per_row: its row, the same family)
-        w_fw, w_low, w_high = _maxt_within(reps, full, pairs[winner_idx], sign, [np.arange(winner_idx.size)],
-                                           an.alpha, n_jobs)
+        w_fw, w_low, w_high = _maxt_within(
+            reps, full, pairs[winner_idx], sign, [np.arange(winner_idx.size)], an.alpha, n_jobs
+        )
     for method in methods:
         if method == "maxt":
             pair_adjusted[method], winner_adjusted[method] = p_fw, w_fw
@@ -300,9 +361,16 @@ def finish_target(config, gold, scores, t, names, order, notes, pairs, stats, it
     primary = an.primary
 
     name_array = np.asarray(names, dtype=object)
-    pair_rows = OrderedDict([("a", name_array[pairs[:, 0]]), ("b", name_array[pairs[:, 1]]),
-                             ("diff", stats.difference), ("ci_low", stats.ci_low), ("ci_high", stats.ci_high),
-                             ("p_value", p_main)])
+    pair_rows = OrderedDict(
+        [
+            ("a", name_array[pairs[:, 0]]),
+            ("b", name_array[pairs[:, 1]]),
+            ("diff", stats.difference),
+            ("ci_low", stats.ci_low),
+            ("ci_high", stats.ci_high),
+            ("p_value", p_main),
+        ]
+    )
     for key, values in tests.items():
         if key != "p_value":
             pair_rows[key] = values
@@ -336,22 +404,36 @@ def finish_target(config, gold, scores, t, names, order, notes, pairs, stats, it
     systems["tied_with_winner"] = systems["name"].isin(tied)
     if letters is None:
         notes.append("the letter display is omitted above %d systems" % LETTERS_MAX_SYSTEMS)
-    family_size = {"all_pairs": pairs.shape[0], "vs_winner": winner_idx.size,
-                   "per_row": winner_idx.size}[an.family]
-    what = {"all_pairs": "all %d pairs" % pairs.shape[0], "vs_winner": "the comparisons with the winner",
-            "per_row": "each row's comparisons"}[an.family]
+    family_size = {"all_pairs": pairs.shape[0], "vs_winner": winner_idx.size, "per_row": winner_idx.size}[an.family]
+    what = {
+        "all_pairs": "all %d pairs" % pairs.shape[0],
+        "vs_winner": "the comparisons with the winner",
+        "per_row": "each row's comparisons",
+    }[an.family]
     note = family_note(primary, family_size, all_test.n_valid, an.alpha, what) if m > 1 else None
 
     ppi_value, ppi_reason = ppi_of(spec, full[winner])
     n_items = int(np.count_nonzero(target_items(gold, target.group)))
-    indicators = competition_indicators(n_items, full, winner, winner_adjusted, pair_adjusted, an.alpha,
-                                        ppi_value, ppi_reason, strict=("maxt",))
+    indicators = competition_indicators(
+        n_items, full, winner, winner_adjusted, pair_adjusted, an.alpha, ppi_value, ppi_reason, strict=("maxt",)
+    )
     gains = _gains(config, spec, names, full, reps, baseline, order) if baseline is not None else None
-    return TargetAnalysis(key=column_key(spec.key, target.group), metric=spec, group=target.group,
-                          winner=names[winner], systems=systems, vs_winner=vs, pairs=pairs_df,
-                          indicators=indicators, tied_with_winner=tied, gains=gains,
-                          replicates=reps[:, order], notes=notes, family_note=note,
-                          critical_value=float(all_test.critical_simultaneous))
+    return TargetAnalysis(
+        key=column_key(spec.key, target.group),
+        metric=spec,
+        group=target.group,
+        winner=names[winner],
+        systems=systems,
+        vs_winner=vs,
+        pairs=pairs_df,
+        indicators=indicators,
+        tied_with_winner=tied,
+        gains=gains,
+        replicates=reps[:, order],
+        notes=notes,
+        family_note=note,
+        critical_value=float(all_test.critical_simultaneous),
+    )
 
 
 def system_validity_flags(gold, target, values):
@@ -396,8 +478,17 @@ def _gains(config, spec, names, full, reps, baseline, order):
     rows = []
     for j in order:
         if denominator == 0:
-            rows.append(OrderedDict([("name", names[j]), ("gain", None), ("ci_low", None), ("ci_high", None),
-                                     ("note", "the baseline already reaches the reference point %g" % r)]))
+            rows.append(
+                OrderedDict(
+                    [
+                        ("name", names[j]),
+                        ("gain", None),
+                        ("ci_low", None),
+                        ("ci_high", None),
+                        ("note", "the baseline already reaches the reference point %g" % r),
+                    ]
+                )
+            )
             continue
         gain = 100.0 * spec.sign * (full[j] - full[b]) / denominator
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -405,8 +496,11 @@ def _gains(config, spec, names, full, reps, baseline, order):
         rep = np.where(np.isfinite(rep), rep, np.nan)
         method = "percentile" if config.bootstrap.method == "bca" else config.bootstrap.method
         iv = confidence_interval(method, rep, gain, config.bootstrap.confidence_level)
-        rows.append(OrderedDict([("name", names[j]), ("gain", float(gain)), ("ci_low", iv.low),
-                                 ("ci_high", iv.high), ("note", "")]))
+        rows.append(
+            OrderedDict(
+                [("name", names[j]), ("gain", float(gain)), ("ci_low", iv.low), ("ci_high", iv.high), ("note", "")]
+            )
+        )
     frame = pd.DataFrame(rows)
     frame.attrs["reference_point"] = r
     frame.attrs["baseline"] = baseline
@@ -424,8 +518,9 @@ def _group_replicates(target, quantity):
         with np.errstate(divide="ignore", invalid="ignore"):
             reps = 100.0 * target.metric.sign * (reps - reps[:, [b]]) / np.abs(reps[:, [b]] - r)
         reps = np.where(np.isfinite(reps), reps, np.nan)
-        full = np.asarray([np.nan if g is None else g for g in target.gains.set_index("name").loc[names, "gain"]],
-                          dtype=np.float64)
+        full = np.asarray(
+            [np.nan if g is None else g for g in target.gains.set_index("name").loc[names, "gain"]], dtype=np.float64
+        )
     return dict((name, (full[j], reps[:, j])) for j, name in enumerate(names))
 
 
@@ -452,15 +547,27 @@ def group_gaps(config, targets, baseline):
         names = list(per_group[first])
         for other in groups[1:]:
             shared = [n for n in names if n in per_group[other]]
-            result = gap(np.array([per_group[first][n][0] for n in shared]),
-                         np.stack([per_group[first][n][1] for n in shared], axis=1),
-                         np.array([per_group[other][n][0] for n in shared]),
-                         np.stack([per_group[other][n][1] for n in shared], axis=1), level)
+            result = gap(
+                np.array([per_group[first][n][0] for n in shared]),
+                np.stack([per_group[first][n][1] for n in shared], axis=1),
+                np.array([per_group[other][n][0] for n in shared]),
+                np.stack([per_group[other][n][1] for n in shared], axis=1),
+                level,
+            )
             for j, name in enumerate(shared):
                 value = result.gap[j]
-                rows.append(OrderedDict([("metric", spec.key), ("quantity", quantity), ("name", name),
-                                         ("groups", "%s - %s" % (first, other)),
-                                         ("gap", float(value) if np.isfinite(value) else None),
-                                         ("ci_low", result.ci_low[j]), ("ci_high", result.ci_high[j]),
-                                         ("p_value", result.p_value[j])]))
+                rows.append(
+                    OrderedDict(
+                        [
+                            ("metric", spec.key),
+                            ("quantity", quantity),
+                            ("name", name),
+                            ("groups", "%s - %s" % (first, other)),
+                            ("gap", float(value) if np.isfinite(value) else None),
+                            ("ci_low", result.ci_low[j]),
+                            ("ci_high", result.ci_high[j]),
+                            ("p_value", result.p_value[j]),
+                        ]
+                    )
+                )
     return pd.DataFrame(rows)

@@ -6,6 +6,7 @@ A task whose scores are means of a value per unit offers those values
 target, so the report can draw the distributions without knowing the task.
 Summaries, not the values: the table stays small with thousands of systems.
 """
+
 from __future__ import annotations
 
 import math

@@ -30,6 +30,7 @@ as a 63-bit integer, so test sets are resampled independently (their CIs therefo
 differ slightly from those of each task's own leaderboard, which uses the
 configured seed).  Only each task's official metric on all items is used.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -42,7 +43,6 @@ from typing import Optional
 
 import numpy as np
 import pandas as pd
-import yaml
 
 from ...core.benchmark_stats import aggregate, average_ranks, gain, gap, rank_summary, reference_point
 from ...core.intervals import confidence_interval
@@ -53,161 +53,21 @@ from ...scoring.errors import ConfigError
 from ...scoring.readers import read_baseline, read_gold
 from ...scoring.validity import degenerate_notes
 from ..analysis.corrections import adjust
-from .submissions import SharedSubmissions, task_systems
-from ..ingestion.submissions import load_systems
 from ..analysis.systems import build_plan
+from ..ingestion.submissions import load_systems
+from .definition import BenchmarkDefinition, TaskSpec, load_benchmark
+from .submissions import SharedSubmissions, task_systems
 
-__all__ = ["BenchmarkDefinition", "TaskSpec", "ScoredTestSet", "BenchmarkResult", "load_benchmark",
-           "score_test_set", "analyze_benchmark", "seed_for_test_set"]
-
-DEFAULT_PROGRAM = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-_TASK_KEYS = ("name", "language", "reference", "submissions", "file", "phase", "baselines", "reference_point",
-              "weight")
-_TOP_KEYS = ("title", "seed", "confidence_level", "n_resamples", "names", "aggregate", "critical_difference",
-             "submissions", "tasks", "program")
-CD_TESTS = ("nemenyi", "wilcoxon")
-
-
-@dataclass(frozen=True)
-class TaskSpec:
-    name: str
-    language: Optional[str]
-    reference: str
-    submissions: str
-    baselines: tuple = ()
-    reference_point: Optional[float] = None
-    weight: float = 1.0
-    file: Optional[str] = None  # this task's prediction file in each submission (a glob)
-    phase: Optional[str] = None  # the Codabench phase id of the submissions read
-    shared: bool = False  # the submissions path is read by other tasks too
-    key: str = ""  # "tasks[i]", for messages
-
-    @property
-    def label(self):
-        return self.name if self.language is None else "%s (%s)" % (self.name, self.language)
-
-
-@dataclass(frozen=True)
-class BenchmarkDefinition:
-    title: str
-    tasks: tuple
-    seed: int = 12345
-    confidence_level: float = 0.95
-    n_resamples: Optional[int] = None
-    names: Optional[str] = None
-    aggregate_of: Optional[str] = None
-    cd_test: str = "nemenyi"
-    cd_alpha: float = 0.05
-    program: str = DEFAULT_PROGRAM
-    source: str = "benchmark.yaml"
-
-
-def _fail(source, message):
-    return ConfigError("%s: %s" % (source, message))
-
-
-def load_benchmark(path):
-    """Read and check ``benchmark.yaml``; every mistake is one sentence naming the file and key."""
-    shown = os.path.basename(path)
-    if not os.path.isfile(path):
-        raise ConfigError("the benchmark definition %s does not exist" % path)
-    try:
-        with open(path, encoding="utf-8-sig") as handle:
-            data = yaml.safe_load(handle)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise ConfigError("%s%s is not valid YAML: %s" % (shown, " line %d" % (mark.line + 1) if mark else "",
-                                                          getattr(exc, "problem", None) or exc))
-    if not isinstance(data, dict):
-        raise _fail(shown, "must be a mapping with a 'tasks' list")
-    unknown = sorted(set(data) - set(_TOP_KEYS))
-    if unknown:
-        raise _fail(shown, "%r is not a known key; allowed: %s" % (unknown[0], ", ".join(_TOP_KEYS)))
-    base = os.path.dirname(os.path.abspath(path))
-
-    def here(value, where):
-        if not isinstance(value, str) or not value.strip():
-            raise _fail(shown, "%s must be a path, got %r" % (where, value))
-        return os.path.normpath(os.path.join(base, value))
-
-    tasks_data = data.get("tasks")
-    if not isinstance(tasks_data, list) or not tasks_data:
-        raise _fail(shown, "tasks must be a non-empty list of tasks")
-    shared_path = here(data["submissions"], "submissions") if data.get("submissions") is not None else None
-    tasks, seen = [], set()
-    for i, t in enumerate(tasks_data):
-        where = "tasks[%d]" % i
-        if not isinstance(t, dict):
-            raise _fail(shown, "%s must be a mapping" % where)
-        unknown = sorted(set(t) - set(_TASK_KEYS))
-        if unknown:
-            raise _fail(shown, "%s.%s is not a known key; allowed: %s" % (where, unknown[0], ", ".join(_TASK_KEYS)))
-        for key in ("name", "reference"):
-            if key not in t:
-                raise _fail(shown, "%s needs %s" % (where, key))
-        if t.get("submissions") is None and shared_path is None:
-            raise _fail(shown, "%s needs submissions (or a top-level submissions: shared by every task, such as "
-                               "a Codabench multi-task bulk download)" % where)
-        name = str(t["name"]).strip()
-        language = None if t.get("language") is None else str(t["language"]).strip()
-        if (name, language) in seen:
-            raise _fail(shown, "%s: task %r%s appears twice" % (where, name, "" if language is None
-                                                                   else " in language %r" % language))
-        seen.add((name, language))
-        baselines = t.get("baselines") or ()
-        if isinstance(baselines, str):
-            baselines = [baselines]
-        if not isinstance(baselines, (list, tuple)) or not all(isinstance(b, str) for b in baselines):
-            raise _fail(shown, "%s.baselines must be a list of file names in the reference folder" % where)
-        point = t.get("reference_point")
-        if point is not None and (isinstance(point, bool) or not isinstance(point, (int, float))):
-            raise _fail(shown, "%s.reference_point must be a number, got %r" % (where, point))
-        weight = t.get("weight", 1.0)
-        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or weight <= 0:
-            raise _fail(shown, "%s.weight must be a positive number, got %r" % (where, weight))
-        pattern = t.get("file")
-        if pattern is not None and (not isinstance(pattern, str) or not pattern.strip() or pattern.startswith("/")
-                                    or ".." in pattern.split("/") or "\\" in pattern):
-            raise _fail(shown, "%s.file must be the name (or glob) of this task's file inside each submission, "
-                               "such as %s_%s.csv, got %r" % (where, name, language or "predictions", pattern))
-        phase = t.get("phase")
-        if phase is not None and (isinstance(phase, bool) or not str(phase).strip().isdigit()):
-            raise _fail(shown, "%s.phase must be a Codabench phase id (the number after PhaseId in the bulk "
-                               "download's names), got %r" % (where, phase))
-        submissions = (here(t["submissions"], where + ".submissions") if t.get("submissions") is not None
-                       else shared_path)
-        tasks.append(TaskSpec(name, language, here(t["reference"], where + ".reference"), submissions,
-                              tuple(baselines), None if point is None else float(point), float(weight),
-                              None if pattern is None else pattern.strip(),
-                              None if phase is None else str(int(str(phase).strip())), key=where))
-    readers = {}
-    for task in tasks:
-        readers[task.submissions] = readers.get(task.submissions, 0) + 1
-    tasks = [replace(task, shared=readers[task.submissions] > 1) for task in tasks]
-    agg = data.get("aggregate") or {}
-    cd = data.get("critical_difference") or {}
-    if not isinstance(agg, dict) or not isinstance(cd, dict):
-        raise _fail(shown, "aggregate and critical_difference must be mappings")
-    of = agg.get("of")
-    if of not in (None, "gain", "score"):
-        raise _fail(shown, "aggregate.of must be gain or score, got %r" % (of,))
-    test = cd.get("test", "nemenyi")
-    if test not in CD_TESTS:
-        raise _fail(shown, "critical_difference.test must be one of: %s, got %r" % (", ".join(CD_TESTS), test))
-    seed = data.get("seed", 12345)
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise _fail(shown, "seed must be a non-negative integer, got %r" % (seed,))
-    level = data.get("confidence_level", 0.95)
-    if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < 1:
-        raise _fail(shown, "confidence_level must be a number between 0 and 1, got %r" % (level,))
-    b = data.get("n_resamples")
-    if b is not None and (isinstance(b, bool) or not isinstance(b, int) or b < 1):
-        raise _fail(shown, "n_resamples must be a positive integer, got %r" % (b,))
-    return BenchmarkDefinition(
-        title=str(data.get("title") or "Benchmark"), tasks=tuple(tasks), seed=seed, confidence_level=float(level),
-        n_resamples=b, names=here(data["names"], "names") if data.get("names") else None, aggregate_of=of,
-        cd_test=test, cd_alpha=float(cd.get("alpha", 0.05)),
-        program=here(data["program"], "program") if data.get("program") else DEFAULT_PROGRAM, source=shown)
+__all__ = [
+    "BenchmarkDefinition",
+    "TaskSpec",
+    "ScoredTestSet",
+    "BenchmarkResult",
+    "load_benchmark",
+    "score_test_set",
+    "analyze_benchmark",
+    "seed_for_test_set",
+]
 
 
 def seed_for_test_set(seed, task, language):
@@ -244,18 +104,22 @@ def score_test_set(task, definition, workdir, n_jobs="auto", shared=None):
     tasks read, reads each submission's file of its own.
     """
     config = load_config(definition.program, task.reference)
-    bootstrap = replace(config.bootstrap, seed=seed_for_test_set(definition.seed, task.name, task.language),
-                        n_resamples=definition.n_resamples or config.bootstrap.n_resamples)
+    bootstrap = replace(
+        config.bootstrap,
+        seed=seed_for_test_set(definition.seed, task.name, task.language),
+        n_resamples=definition.n_resamples or config.bootstrap.n_resamples,
+    )
     config = replace(config, bootstrap=bootstrap, baseline=None, groups=None)
     gold = read_gold(task.reference, config)
     if task.file is not None or task.shared or task.phase is not None:
         shared = shared or SharedSubmissions(workdir, definition.names)
         coded, skipped = task_systems(task, config, gold, shared, definition.source)
     else:
-        coded, skipped, _ = load_systems(task.submissions, config, gold, workdir, names_map=definition.names,
-                                         warnings_list=[])
+        coded, skipped, _ = load_systems(
+            task.submissions, config, gold, workdir, names_map=definition.names, warnings_list=[]
+        )
     baselines = []
-    for i, file_name in enumerate(task.baselines):
+    for _i, file_name in enumerate(task.baselines):
         settings = replace(config, baseline=BaselineSettings(file=file_name, name=file_name))
         baselines.append(read_baseline(task.reference, settings, gold))
     names = list(coded)
@@ -267,8 +131,18 @@ def score_test_set(task, definition, workdir, n_jobs="auto", shared=None):
     m = len(names)
     b_full = float(np.mean(full[m:])) if baselines else None
     b_reps = reps[:, m:].mean(axis=1) if baselines else None
-    return ScoredTestSet(task, config.official, tuple(names), full[:m], reps[:, :m], b_full, b_reps, gold.n,
-                         bootstrap.seed, list(skipped))
+    return ScoredTestSet(
+        task,
+        config.official,
+        tuple(names),
+        full[:m],
+        reps[:, :m],
+        b_full,
+        b_reps,
+        gold.n,
+        bootstrap.seed,
+        list(skipped),
+    )
 
 
 @dataclass
@@ -290,10 +164,12 @@ class BenchmarkResult:
 
     def to_dict(self):
         from ...report.benchmark_report import benchmark_to_dict
+
         return benchmark_to_dict(self)
 
     def write(self, out_dir):
         from ...report.benchmark_report import write_benchmark_report
+
         return write_benchmark_report(self, out_dir)
 
 
@@ -312,16 +188,20 @@ def analyze_benchmark(definition, n_jobs="auto", test_sets=None):
         workdir = tempfile.mkdtemp(prefix="leaderboard-ci-benchmark-")
         try:
             shared = SharedSubmissions(os.path.join(workdir, "shared"), definition.names)
-            test_sets = [score_test_set(t, definition, os.path.join(workdir, "%03d" % i), n_jobs, shared)
-                         for i, t in enumerate(definition.tasks)]
+            test_sets = [
+                score_test_set(t, definition, os.path.join(workdir, "%03d" % i), n_jobs, shared)
+                for i, t in enumerate(definition.tasks)
+            ]
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
     level = definition.confidence_level
     systems = tuple(OrderedDict.fromkeys(name for ts in test_sets for name in ts.names))
     b_values = set(ts.replicates.shape[0] for ts in test_sets)
     if len(b_values) != 1:
-        raise ConfigError("%s: the test sets use different numbers of resamples (%s); set n_resamples in the "
-                          "benchmark" % (definition.source, ", ".join(str(b) for b in sorted(b_values))))
+        raise ConfigError(
+            "%s: the test sets use different numbers of resamples (%s); set n_resamples in the "
+            "benchmark" % (definition.source, ", ".join(str(b) for b in sorted(b_values)))
+        )
     b_values.pop()
     notes = []
 
@@ -336,11 +216,29 @@ def analyze_benchmark(definition, n_jobs="auto", test_sets=None):
     for ts in test_sets:
         for j, name in enumerate(ts.names):
             low, high = _interval(ts.replicates[:, j], ts.full[j], level)
-            score_rows.append(OrderedDict([("task", ts.task.name), ("language", ts.task.language), ("system", name),
-                                           ("score", float(ts.full[j])), ("ci_low", low), ("ci_high", high)]))
-        notes += ["%s: %s" % (ts.label, n) for n in degenerate_notes(
-            ts.metric.title, ts.metric.info.best, ts.names, [r["ci_low"] for r in score_rows[-len(ts.names):]],
-            [r["ci_high"] for r in score_rows[-len(ts.names):]], n_items=ts.n_items)]
+            score_rows.append(
+                OrderedDict(
+                    [
+                        ("task", ts.task.name),
+                        ("language", ts.task.language),
+                        ("system", name),
+                        ("score", float(ts.full[j])),
+                        ("ci_low", low),
+                        ("ci_high", high),
+                    ]
+                )
+            )
+        notes += [
+            "%s: %s" % (ts.label, n)
+            for n in degenerate_notes(
+                ts.metric.title,
+                ts.metric.info.best,
+                ts.names,
+                [r["ci_low"] for r in score_rows[-len(ts.names) :]],
+                [r["ci_high"] for r in score_rows[-len(ts.names) :]],
+                n_items=ts.n_items,
+            )
+        ]
         if ts.baseline_full is None:
             continue
         spec = ts.metric
@@ -354,17 +252,37 @@ def analyze_benchmark(definition, n_jobs="auto", test_sets=None):
             notes.append("%s: the baseline already reaches the reference point %g; no gain" % (ts.label, r))
         for j, name in enumerate(ts.names):
             low, high = _interval(g_reps[:, j], g_full[j], level)
-            gain_rows.append(OrderedDict([("task", ts.task.name), ("language", ts.task.language), ("system", name),
-                                          ("gain", float(g_full[j])), ("ci_low", low), ("ci_high", high),
-                                          ("reference_point", r), ("baseline", ts.baseline_full)]))
+            gain_rows.append(
+                OrderedDict(
+                    [
+                        ("task", ts.task.name),
+                        ("language", ts.task.language),
+                        ("system", name),
+                        ("gain", float(g_full[j])),
+                        ("ci_low", low),
+                        ("ci_high", high),
+                        ("reference_point", r),
+                        ("baseline", ts.baseline_full),
+                    ]
+                )
+            )
         # the gain reaches +100 where the score reaches the reference point, the metric's best value
-        rows = gain_rows[-len(ts.names):]
-        notes += ["%s: %s" % (ts.label, n) for n in degenerate_notes(
-            "gain", 100.0 if r == spec.info.best else None, ts.names, [row["ci_low"] for row in rows],
-            [row["ci_high"] for row in rows], n_items=ts.n_items)]
+        rows = gain_rows[-len(ts.names) :]
+        notes += [
+            "%s: %s" % (ts.label, n)
+            for n in degenerate_notes(
+                "gain",
+                100.0 if r == spec.info.best else None,
+                ts.names,
+                [row["ci_low"] for row in rows],
+                [row["ci_high"] for row in rows],
+                n_items=ts.n_items,
+            )
+        ]
     scores = pd.DataFrame(score_rows, columns=["task", "language", "system", "score", "ci_low", "ci_high"])
-    gains = pd.DataFrame(gain_rows, columns=["task", "language", "system", "gain", "ci_low", "ci_high",
-                                             "reference_point", "baseline"])
+    gains = pd.DataFrame(
+        gain_rows, columns=["task", "language", "system", "gain", "ci_low", "ci_high", "reference_point", "baseline"]
+    )
 
     # Gaps between the languages of each task (first language listed minus second).
     gap_rows = []
@@ -386,22 +304,34 @@ def analyze_benchmark(definition, n_jobs="auto", test_sets=None):
         for j, name in enumerate(systems):
             if not np.isfinite(result.gap[j]):
                 continue
-            gap_rows.append(OrderedDict([("task", task), ("languages", "%s - %s" % (first.task.language,
-                                                                                  second.task.language)),
-                                         ("system", name), ("gap", float(result.gap[j])),
-                                         ("ci_low", result.ci_low[j]), ("ci_high", result.ci_high[j]),
-                                         ("p_value", result.p_value[j]), ("of", "gain" if use_gain else "score")]))
-    gaps = pd.DataFrame(gap_rows, columns=["task", "languages", "system", "gap", "ci_low", "ci_high", "p_value",
-                                           "of"])
+            gap_rows.append(
+                OrderedDict(
+                    [
+                        ("task", task),
+                        ("languages", "%s - %s" % (first.task.language, second.task.language)),
+                        ("system", name),
+                        ("gap", float(result.gap[j])),
+                        ("ci_low", result.ci_low[j]),
+                        ("ci_high", result.ci_high[j]),
+                        ("p_value", result.p_value[j]),
+                        ("of", "gain" if use_gain else "score"),
+                    ]
+                )
+            )
+    gaps = pd.DataFrame(gap_rows, columns=["task", "languages", "system", "gap", "ci_low", "ci_high", "p_value", "of"])
 
     # Aggregates: per language and over all test sets.
     of = definition.aggregate_of or ("gain" if len(gain_full) == len(test_sets) else "score")
     if of == "gain" and len(gain_full) != len(test_sets):
-        raise ConfigError("%s: aggregate.of: gain needs baselines for every task (missing for %s)"
-                          % (definition.source, ", ".join(ts.label for ts in test_sets if ts.label not in gain_full)))
+        raise ConfigError(
+            "%s: aggregate.of: gain needs baselines for every task (missing for %s)"
+            % (definition.source, ", ".join(ts.label for ts in test_sets if ts.label not in gain_full))
+        )
     if of == "score" and len(set(ts.metric.direction for ts in test_sets)) > 1:
-        raise ConfigError("%s: aggregate.of: score mixes higher- and lower-is-better metrics; give every task "
-                          "baselines and aggregate gains" % definition.source)
+        raise ConfigError(
+            "%s: aggregate.of: score mixes higher- and lower-is-better metrics; give every task "
+            "baselines and aggregate gains" % definition.source
+        )
     sign = 1.0 if of == "gain" else test_sets[0].metric.sign
     scopes = OrderedDict()
     languages = list(OrderedDict.fromkeys(ts.task.language for ts in test_sets if ts.task.language is not None))
@@ -411,8 +341,9 @@ def analyze_benchmark(definition, n_jobs="auto", test_sets=None):
     agg_rows, pair_rows, rank_rows = [], [], []
     for scope, sets in scopes.items():
         full_stack = np.stack([gain_full[ts.label] if of == "gain" else aligned(ts, ts.full) for ts in sets])
-        rep_stack = np.stack([gain_reps[ts.label] if of == "gain" else aligned(ts, ts.replicates) for ts in sets],
-                             axis=1)  # (B, T, M)
+        rep_stack = np.stack(
+            [gain_reps[ts.label] if of == "gain" else aligned(ts, ts.replicates) for ts in sets], axis=1
+        )  # (B, T, M)
         weights = [ts.task.weight for ts in sets]
         agg_full = aggregate(full_stack, weights)
         agg_reps = aggregate(rep_stack, weights)
@@ -425,42 +356,94 @@ def analyze_benchmark(definition, n_jobs="auto", test_sets=None):
         idx = np.flatnonzero(present)
         for k, j in enumerate(idx):
             low, high = _interval(agg_reps[:, j], agg_full[j], level)
-            agg_rows.append(OrderedDict([("scope", scope), ("system", systems[j]), ("value", float(agg_full[j])),
-                                         ("ci_low", low), ("ci_high", high), ("rank", int(summary.rank[k])),
-                                         ("average_rank", float(mean_rank[j]))]))
-            rank_rows.append(OrderedDict([("scope", scope), ("system", systems[j]), ("rank", int(summary.rank[k])),
-                                          ("rank_low", int(summary.low[k])), ("rank_high", int(summary.high[k])),
-                                          ("p_first", float(summary.p_first[k]))]))
+            agg_rows.append(
+                OrderedDict(
+                    [
+                        ("scope", scope),
+                        ("system", systems[j]),
+                        ("value", float(agg_full[j])),
+                        ("ci_low", low),
+                        ("ci_high", high),
+                        ("rank", int(summary.rank[k])),
+                        ("average_rank", float(mean_rank[j])),
+                    ]
+                )
+            )
+            rank_rows.append(
+                OrderedDict(
+                    [
+                        ("scope", scope),
+                        ("system", systems[j]),
+                        ("rank", int(summary.rank[k])),
+                        ("rank_low", int(summary.low[k])),
+                        ("rank_high", int(summary.high[k])),
+                        ("p_first", float(summary.p_first[k])),
+                    ]
+                )
+            )
         if idx.size >= 2:
             order = sorted(range(idx.size), key=lambda k: (-sign * agg_full[idx[k]], systems[idx[k]]))
             pairs = ranked_pairs(order)
             stats = pair_statistics(agg_reps[:, idx], agg_full[idx], pairs, sign, "percentile", level)
             holm = adjust(stats.p_two_sided, "holm")
-            for (a, c), d, lo, hi, p, ph in zip(pairs, stats.difference, stats.ci_low, stats.ci_high,
-                                               stats.p_two_sided, holm):
-                pair_rows.append(OrderedDict([("scope", scope), ("a", systems[idx[a]]), ("b", systems[idx[c]]),
-                                              ("diff", float(d)), ("ci_low", float(lo)), ("ci_high", float(hi)),
-                                              ("p_value", float(p)), ("p_holm", float(ph))]))
+            for (a, c), d, lo, hi, p, ph in zip(
+                pairs, stats.difference, stats.ci_low, stats.ci_high, stats.p_two_sided, holm
+            ):
+                pair_rows.append(
+                    OrderedDict(
+                        [
+                            ("scope", scope),
+                            ("a", systems[idx[a]]),
+                            ("b", systems[idx[c]]),
+                            ("diff", float(d)),
+                            ("ci_low", float(lo)),
+                            ("ci_high", float(hi)),
+                            ("p_value", float(p)),
+                            ("p_holm", float(ph)),
+                        ]
+                    )
+                )
     # Rank intervals per test set as well.
     for ts in test_sets:
         summary = rank_summary(ts.full, ts.replicates, ts.metric.sign, level)
         for j, name in enumerate(ts.names):
-            rank_rows.append(OrderedDict([("scope", ts.label), ("system", name), ("rank", int(summary.rank[j])),
-                                          ("rank_low", int(summary.low[j])), ("rank_high", int(summary.high[j])),
-                                          ("p_first", float(summary.p_first[j]))]))
-    aggregates = pd.DataFrame(agg_rows, columns=["scope", "system", "value", "ci_low", "ci_high", "rank",
-                                                 "average_rank"])
-    aggregates = aggregates.sort_values(["scope", "rank", "system"], key=lambda c: c.map(
-        {s: i for i, s in enumerate(scopes)}) if c.name == "scope" else c, kind="stable").reset_index(drop=True)
+            rank_rows.append(
+                OrderedDict(
+                    [
+                        ("scope", ts.label),
+                        ("system", name),
+                        ("rank", int(summary.rank[j])),
+                        ("rank_low", int(summary.low[j])),
+                        ("rank_high", int(summary.high[j])),
+                        ("p_first", float(summary.p_first[j])),
+                    ]
+                )
+            )
+    aggregates = pd.DataFrame(
+        agg_rows, columns=["scope", "system", "value", "ci_low", "ci_high", "rank", "average_rank"]
+    )
+    aggregates = aggregates.sort_values(
+        ["scope", "rank", "system"],
+        key=lambda c: c.map({s: i for i, s in enumerate(scopes)}) if c.name == "scope" else c,
+        kind="stable",
+    ).reset_index(drop=True)
     cd = critical_difference(test_sets, systems, of, gain_full, definition.cd_test, definition.cd_alpha, sign)
     if cd is None:
         notes.append("the critical-difference diagram needs at least 4 test sets and 2 systems present in all")
-    return BenchmarkResult(definition, test_sets, systems, scores, gains, gaps, aggregates,
-                           pd.DataFrame(pair_rows, columns=["scope", "a", "b", "diff", "ci_low", "ci_high",
-                                                            "p_value", "p_holm"]),
-                           pd.DataFrame(rank_rows, columns=["scope", "system", "rank", "rank_low", "rank_high",
-                                                            "p_first"]),
-                           cd, of, notes)
+    return BenchmarkResult(
+        definition,
+        test_sets,
+        systems,
+        scores,
+        gains,
+        gaps,
+        aggregates,
+        pd.DataFrame(pair_rows, columns=["scope", "a", "b", "diff", "ci_low", "ci_high", "p_value", "p_holm"]),
+        pd.DataFrame(rank_rows, columns=["scope", "system", "rank", "rank_low", "rank_high", "p_first"]),
+        cd,
+        of,
+        notes,
+    )
 
 
 def critical_difference(test_sets, systems, of, gain_full, test="nemenyi", alpha=0.05, sign=1.0):
@@ -491,9 +474,17 @@ def critical_difference(test_sets, systems, of, gain_full, test="nemenyi", alpha
         stat, p = stats.friedmanchisquare(*[data[:, j] for j in range(k)])
     else:
         stat, p = np.nan, np.nan
-    out = OrderedDict([("systems", names), ("average_ranks", [float(a) for a in avg]),
-                       ("friedman_statistic", float(stat)), ("friedman_p", float(p)), ("test", test),
-                       ("alpha", alpha), ("n_test_sets", n_sets)])
+    out = OrderedDict(
+        [
+            ("systems", names),
+            ("average_ranks", [float(a) for a in avg]),
+            ("friedman_statistic", float(stat)),
+            ("friedman_p", float(p)),
+            ("test", test),
+            ("alpha", alpha),
+            ("n_test_sets", n_sets),
+        ]
+    )
     different = set()
     if test == "nemenyi":
         q = stats.studentized_range.ppf(1 - alpha, k, np.inf) / np.sqrt(2.0)
@@ -512,8 +503,10 @@ def critical_difference(test_sets, systems, of, gain_full, test="nemenyi", alpha
                 pairs.append((a, c))
                 pvals.append(p_ac)
         holm = adjust(np.array(pvals), "holm")
-        out["pairs"] = [OrderedDict([("a", names[a]), ("b", names[c]), ("p", p_), ("p_holm", float(h))])
-                        for (a, c), p_, h in zip(pairs, pvals, holm)]
+        out["pairs"] = [
+            OrderedDict([("a", names[a]), ("b", names[c]), ("p", p_), ("p_holm", float(h))])
+            for (a, c), p_, h in zip(pairs, pvals, holm)
+        ]
         different = set(frozenset(pc) for pc, h in zip(pairs, holm) if h <= alpha)
     out["cliques"] = _cliques(avg, different)
     out["cliques"] = [[names[j] for j in clique] for clique in out["cliques"]]
@@ -526,11 +519,12 @@ def _cliques(avg, different):
     cliques = []
     for start in range(len(order)):
         stop = start
-        while stop + 1 < len(order) and all(frozenset((order[i], order[stop + 1])) not in different
-                                            for i in range(start, stop + 1)):
+        while stop + 1 < len(order) and all(
+            frozenset((order[i], order[stop + 1])) not in different for i in range(start, stop + 1)
+        ):
             stop += 1
         if stop > start:
-            members = order[start:stop + 1]
+            members = order[start : stop + 1]
             if not any(set(members) <= set(c) for c in cliques):
                 cliques.append(members)
     return cliques

@@ -1,8 +1,9 @@
 """``benchmark``: the analysis of a benchmark of several tasks and languages (see :mod:`.benchmark`).
 
-    leaderboard-ci benchmark benchmark.yaml --out OUT_DIR
-    python -m leaderboard_ci.phase.benchmark.cli benchmark.yaml --out OUT_DIR    # the same
+leaderboard-ci benchmark benchmark.yaml --out OUT_DIR
+python -m leaderboard_ci.phase.benchmark.cli benchmark.yaml --out OUT_DIR    # the same
 """
+
 from __future__ import annotations
 
 import argparse
@@ -19,9 +20,11 @@ __all__ = ["make_parser", "main"]
 
 def make_parser():
     parser = argparse.ArgumentParser(
-        prog="leaderboard-ci benchmark", description="Analyse a benchmark of several tasks (and languages): per-task and "
+        prog="leaderboard-ci benchmark",
+        description="Analyse a benchmark of several tasks (and languages): per-task and "
         "per-language tables with CIs, gains over baselines, gaps between languages with CIs, aggregates, "
-        "rank intervals and a critical-difference diagram.")
+        "rank intervals and a critical-difference diagram.",
+    )
     parser.add_argument("definition", metavar="BENCHMARK_YAML", help="the benchmark definition (benchmark.yaml)")
     parser.add_argument("--out", required=True, metavar="OUT_DIR", help="where to write the report")
     parser.add_argument("--jobs", default="auto", metavar="N", help="threads (default: all cores)")
@@ -49,9 +52,10 @@ def main(argv=None, stdout=sys.stdout):
         sys.stderr.write("error: %s\n" % exc.message)
         return 2
     top = result.aggregates[result.aggregates["scope"] == "all"].iloc[0]
-    stdout.write("Best on the aggregate (%s): %s (%.2f)\nReport: %s\nDone in %.1f s.\n"
-                 % (result.aggregate_of, top["system"], top["value"], written["benchmark.html"],
-                    time.time() - started))
+    stdout.write(
+        "Best on the aggregate (%s): %s (%.2f)\nReport: %s\nDone in %.1f s.\n"
+        % (result.aggregate_of, top["system"], top["value"], written["benchmark.html"], time.time() - started)
+    )
     return 0
 
 

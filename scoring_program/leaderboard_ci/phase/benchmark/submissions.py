@@ -44,6 +44,7 @@ submissions it reads, when one download holds several phases).
 Only the standard library is used here; reading goes through
 :mod:`.discovery` (safe unpacking, limits) and :mod:`.submissions`.
 """
+
 from __future__ import annotations
 
 import fnmatch
@@ -85,6 +86,7 @@ def _files(folder, prefix=""):
 
 def _look(res_dir, pattern):
     """``(hits, held)``: the files matching ``pattern`` and what the submission holds (see :func:`find_task_file`)."""
+
     def matches(rel):
         return fnmatch.fnmatchcase(rel if "/" in pattern else rel.rsplit("/", 1)[-1], pattern)
 
@@ -113,8 +115,11 @@ def find_task_file(res_dir, pattern):
         return hits[0], None
     if not hits:
         return None, "%s %s (it holds %s)" % (MISSING_FILE, quote(pattern), list_names(held, 5) or "nothing")
-    return None, "has %d files matching %s (%s); make file: match one" % (len(hits), quote(pattern),
-                                                                          list_names(hits, 5))
+    return None, "has %d files matching %s (%s); make file: match one" % (
+        len(hits),
+        quote(pattern),
+        list_names(hits, 5),
+    )
 
 
 def _digest(folder):
@@ -157,9 +162,15 @@ def _same_file_twice(entries):
             else:
                 first_of[digest] = entry.name
     kept = [e for e in entries if id(e) not in drop]
-    skipped = [(e.name, "is the same submission file as %s (on Codabench a child submission of a multi-task "
-                        "phase, or a re-run, shares its parent's file); read once" % drop[id(e)])
-               for e in entries if id(e) in drop]
+    skipped = [
+        (
+            e.name,
+            "is the same submission file as %s (on Codabench a child submission of a multi-task "
+            "phase, or a re-run, shares its parent's file); read once" % drop[id(e)],
+        )
+        for e in entries
+        if id(e) in drop
+    ]
     return kept, skipped
 
 
@@ -273,12 +284,14 @@ def task_systems(task, config, gold, shared, source="benchmark.yaml"):
         phase_of = shared.phases(task.submissions)
         skipped = [(label, reason) for label, reason in skipped if phase_of.get(label, task.phase) == task.phase]
         if not entries:
-            raise ConfigError("%s: %s holds no submission of phase %s (the PhaseId in Codabench's names; found: %s)"
-                              % (where, os.path.basename(task.submissions), task.phase,
-                                 ", ".join(phases) or "no Codabench names"))
+            raise ConfigError(
+                "%s: %s holds no submission of phase %s (the PhaseId in Codabench's names; found: %s)"
+                % (where, os.path.basename(task.submissions), task.phase, ", ".join(phases) or "no Codabench names")
+            )
     if shared.names_rows is not None:
-        entries, _ = apply_names_map(entries, shared.names_rows, skipped,
-                                     "the names map %s" % os.path.basename(shared.names_map))
+        entries, _ = apply_names_map(
+            entries, shared.names_rows, skipped, "the names map %s" % os.path.basename(shared.names_map)
+        )
     coded, missing, own = OrderedDict(), 0, []
     for entry in entries:
         if pattern is None:  # the file the task's scoring program would pick (the only one, the one with its header)
@@ -297,19 +310,34 @@ def task_systems(task, config, gold, shared, source="benchmark.yaml"):
             own.append((entry.name, reason))
     if not coded:
         if pattern is None and task.shared:
-            raise ConfigError("%s reads the submissions %s, shared with other tasks, but names no file of its own "
-                              "and none could be read (%s: %s); give file: (this task's prediction file in each "
-                              "submission, e.g. %s_predictions.csv) or files.predictions in its config.yaml"
-                              % (where, os.path.basename(task.submissions), own[0][0] if own else "-",
-                                 own[0][1] if own else "no submission", task.name))
+            raise ConfigError(
+                "%s reads the submissions %s, shared with other tasks, but names no file of its own "
+                "and none could be read (%s: %s); give file: (this task's prediction file in each "
+                "submission, e.g. %s_predictions.csv) or files.predictions in its config.yaml"
+                % (
+                    where,
+                    os.path.basename(task.submissions),
+                    own[0][0] if own else "-",
+                    own[0][1] if own else "no submission",
+                    task.name,
+                )
+            )
         if entries and missing == len(entries):
-            raise ConfigError("%s: no submission in %s has a file matching %s (expected this task's prediction "
-                              "file in each submission; %s holds %s)"
-                              % (where, os.path.basename(task.submissions), quote(pattern), entries[0].name,
-                                 list_names(_look(entries[0].path, pattern)[1]) or "nothing"))
+            raise ConfigError(
+                "%s: no submission in %s has a file matching %s (expected this task's prediction "
+                "file in each submission; %s holds %s)"
+                % (
+                    where,
+                    os.path.basename(task.submissions),
+                    quote(pattern),
+                    entries[0].name,
+                    list_names(_look(entries[0].path, pattern)[1]) or "nothing",
+                )
+            )
         first = own + [s for s in skipped if s not in own]  # this task's reasons before the download's
         shown = "; ".join("%s: %s" % s for s in first[:3])
-        raise ConfigError("%s: no submission in %s could be used: all %d were skipped (%s%s)"
-                          % (where, os.path.basename(task.submissions), len(skipped), shown,
-                             " ..." if len(skipped) > 3 else ""))
+        raise ConfigError(
+            "%s: no submission in %s could be used: all %d were skipped (%s%s)"
+            % (where, os.path.basename(task.submissions), len(skipped), shown, " ..." if len(skipped) > 3 else "")
+        )
     return coded, skipped

@@ -6,6 +6,7 @@
 :mod:`.worker_cache` (what a process keeps between tasks), :mod:`.distributed`
 (replicate spans on Dask for :func:`~leaderboard_ci.phase.analysis.systems.score_systems`).
 """
+
 from .runs import Execution
 
 __all__ = ["Execution"]

@@ -19,6 +19,7 @@ building a small plan; :func:`analyze_blocks` then
 ``method: bca`` needs every system's per-item jackknife in one process: it
 runs in the one-block plan in this process, and is refused with more blocks or on Dask.
 """
+
 from __future__ import annotations
 
 import uuid
@@ -33,8 +34,17 @@ from ...core.systems import SystemScores
 from ...scoring.config import column_key
 from ...scoring.errors import ConfigError
 from ...tasks.registry import task_module
-from .blocks import (Block, PairNumbers, RunContext, SystemSource, forget_blocks, measure_system_bytes, pair_block,
-                     read_source, score_block)
+from .blocks import (
+    Block,
+    PairNumbers,
+    RunContext,
+    SystemSource,
+    forget_blocks,
+    measure_system_bytes,
+    pair_block,
+    read_source,
+    score_block,
+)
 from .budget import blocks_of, plan_blocks, process_rss
 
 __all__ = ["PhasePlan", "plan_phase", "analyze_blocks", "needs_item_tests", "SystemSource"]
@@ -65,8 +75,17 @@ def needs_item_tests(config, gold):
     return task_module(gold.kind).needs_pair_tests(config.metrics)
 
 
-def plan_phase(config, gold, sources, workers=1, worker_budget=None, client_budget=None, block_size=None,
-               in_process=False, threads=1):
+def plan_phase(
+    config,
+    gold,
+    sources,
+    workers=1,
+    worker_budget=None,
+    client_budget=None,
+    block_size=None,
+    in_process=False,
+    threads=1,
+):
     """Measure one system's cost and choose the blocks (see :func:`~leaderboard_ci.phase.execution.budget.plan_blocks`).
 
     ``in_process`` (no Dask: the client's budget also holds the blocks) and ``threads``
@@ -81,14 +100,27 @@ def plan_phase(config, gold, sources, workers=1, worker_budget=None, client_budg
     else:
         per_system, fixed, targets = measure_system_bytes(context, list(sources))
     item_tests = needs_item_tests(config, gold)
-    blocks = plan_blocks(len(sources), gold.n, config.bootstrap.n_resamples, max(len(targets), 1), per_system,
-                         process_rss() + fixed, workers=workers, worker_budget=worker_budget,
-                         client_budget=client_budget, item_tests=item_tests, block_size=block_size,
-                         in_process=in_process, threads=threads)
+    blocks = plan_blocks(
+        len(sources),
+        gold.n,
+        config.bootstrap.n_resamples,
+        max(len(targets), 1),
+        per_system,
+        process_rss() + fixed,
+        workers=workers,
+        worker_budget=worker_budget,
+        client_budget=client_budget,
+        item_tests=item_tests,
+        block_size=block_size,
+        in_process=in_process,
+        threads=threads,
+    )
     if config.bootstrap.method == "bca" and not (in_process and blocks.n_blocks == 1):
-        raise ConfigError("bootstrap.method: bca is not available with --memory-limit or --dask (its pair intervals "
-                          "need every system's per-item jackknife in one process); use percentile or basic, or run "
-                          "without them")
+        raise ConfigError(
+            "bootstrap.method: bca is not available with --memory-limit or --dask (its pair intervals "
+            "need every system's per-item jackknife in one process); use percentile or basic, or run "
+            "without them"
+        )
     return PhasePlan(blocks, item_tests, tuple(targets))
 
 
@@ -123,7 +155,7 @@ def _score_blocks(runner, context, blocks, plan, progress):
     calls = [(context, block, a, b) for block in blocks for a, b in spans]
     pieces = [{} for _ in blocks]
     firsts = [None] * len(blocks)
-    for index, result in runner.run(score_block, calls):
+    for _index, result in runner.run(score_block, calls):
         pieces[result.index][result.start] = result.replicates
         if result.start == 0:
             firsts[result.index] = result
@@ -132,8 +164,18 @@ def _score_blocks(runner, context, blocks, plan, progress):
     parts = []
     for first, piece in zip(firsts, pieces):
         replicates = np.concatenate([piece.pop(a) for a, _ in spans], axis=0) if first.names else None
-        parts.append(ScoredBlock(first.names, first.skipped, first.full, first.flags, first.units,
-                                 first.unit_values, replicates, first.jackknife))
+        parts.append(
+            ScoredBlock(
+                first.names,
+                first.skipped,
+                first.full,
+                first.flags,
+                first.units,
+                first.unit_values,
+                replicates,
+                first.jackknife,
+            )
+        )
     return parts
 
 
@@ -162,8 +204,7 @@ def _pair_stage(runner, context, blocks, members, columns, scores, orders, progr
         block_of[mem] = k
         position[mem] = np.arange(len(mem))
     valid = np.stack([np.all(np.isfinite(scores.replicates[:, :, t]), axis=1) for t in range(n_targets)])
-    shared = [runner.put(np.ascontiguousarray(scores.replicates[:, mem, :])) if len(mem) else None
-              for mem in members]
+    shared = [runner.put(np.ascontiguousarray(scores.replicates[:, mem, :])) if len(mem) else None for mem in members]
     nb = len(members)
     pairs_of = []
     groups = OrderedDict()  # (lo, hi) -> list of (t, rows, local pairs)
@@ -190,11 +231,21 @@ def _pair_stage(runner, context, blocks, members, columns, scores, orders, progr
     calls, keys = [], []
     for (k_lo, k_hi), work in groups.items():
         cols = np.concatenate([members[k_lo]] + ([members[k_hi]] if k_hi != k_lo else []))
-        calls.append((context, blocks[k_lo], blocks[k_hi], columns[k_lo],
-                      columns[k_hi] if k_hi != k_lo else np.empty(0, np.intp), shared[k_lo],
-                      shared[k_hi] if k_hi != k_lo else None, scores.full[cols], valid,
-                      [(t, scores.targets[t].metric.sign, local) for t, _, local in work],
-                      None if jackknife is None else [jackknife[t][:, cols] for t, _, _ in work]))
+        calls.append(
+            (
+                context,
+                blocks[k_lo],
+                blocks[k_hi],
+                columns[k_lo],
+                columns[k_hi] if k_hi != k_lo else np.empty(0, np.intp),
+                shared[k_lo],
+                shared[k_hi] if k_hi != k_lo else None,
+                scores.full[cols],
+                valid,
+                [(t, scores.targets[t].metric.sign, local) for t, _, local in work],
+                None if jackknife is None else [jackknife[t][:, cols] for t, _, _ in work],
+            )
+        )
         keys.append((k_lo, k_hi))
     pieces = [[] for _ in range(n_targets)]
     for index, result in runner.run(pair_block, calls):
@@ -210,8 +261,9 @@ def _pair_stage(runner, context, blocks, members, columns, scores, orders, progr
     return results
 
 
-def analyze_blocks(config, gold, sources, plan, runner, baseline=None, skipped=(), per_participant="all",
-                   n_jobs=1, progress=None):
+def analyze_blocks(
+    config, gold, sources, plan, runner, baseline=None, skipped=(), per_participant="all", n_jobs=1, progress=None
+):
     """The :class:`~leaderboard_ci.phase.analysis.results.PhaseResult` of ``sources`` scored in ``plan``'s blocks.
 
     Parameters
@@ -232,14 +284,15 @@ def analyze_blocks(config, gold, sources, plan, runner, baseline=None, skipped=(
         block pair; on Dask with 1 per task (``plan.progress_total`` in all).
     """
     from ..analysis.assemble import phase_result
-    from ..ingestion.submissions import no_systems
     from ..analysis.targets import finish_target, target_order
     from ..analysis.unit_values import attach_unit_values
+    from ..ingestion.submissions import no_systems
 
     bplan = plan.blocks
     local = getattr(runner, "in_process", False)
-    context = RunContext(uuid.uuid4().hex, config, gold, n_jobs=n_jobs, item_tests=plan.item_tests,
-                         progress=progress if local else None)
+    context = RunContext(
+        uuid.uuid4().hex, config, gold, n_jobs=n_jobs, item_tests=plan.item_tests, progress=progress if local else None
+    )
     shared_context = runner.share(context)
     blocks = [Block(k, tuple(sources[a:b])) for k, (a, b) in enumerate(blocks_of(len(sources), bplan.block_size))]
     parts = _score_blocks(runner, shared_context, blocks, bplan, None if local else progress)
@@ -257,8 +310,9 @@ def analyze_blocks(config, gold, sources, plan, runner, baseline=None, skipped=(
         members.append(np.arange(start, start + len(cols), dtype=np.intp))
         start += len(cols)
     full = np.concatenate([parts[k].full[columns[k]] for k in range(len(parts)) if len(columns[k])], axis=0)
-    replicates = np.concatenate([parts[k].replicates[:, columns[k]] for k in range(len(parts))
-                                 if len(columns[k])], axis=1)
+    replicates = np.concatenate(
+        [parts[k].replicates[:, columns[k]] for k in range(len(parts)) if len(columns[k])], axis=1
+    )
     flags = [parts[k].flags[i] for k, i in chosen]
     jackknife = [parts[k].jackknife[i] for k, i in chosen] if config.bootstrap.method == "bca" else None
     unit_frames = [part.units for part in parts if part.units is not None]
@@ -281,8 +335,20 @@ def analyze_blocks(config, gold, sources, plan, runner, baseline=None, skipped=(
     for t, target in enumerate(targets):
         pairs, stats, tests = pair_results[t]
         analyses[column_key(target.metric.key, target.group)] = finish_target(
-            config, gold, scores, t, names, orders[t], order_notes[t], pairs, stats, tests,
-            [f[t] for f in flags], baseline, n_jobs=n_jobs)
+            config,
+            gold,
+            scores,
+            t,
+            names,
+            orders[t],
+            order_notes[t],
+            pairs,
+            stats,
+            tests,
+            [f[t] for f in flags],
+            baseline,
+            n_jobs=n_jobs,
+        )
     analyses = attach_unit_values(analyses, _unit_values(parts, set(names)))
     units = None
     if unit_frames:

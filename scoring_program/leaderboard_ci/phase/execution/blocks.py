@@ -20,6 +20,7 @@ The resamples depend only on (seed, replicate number), and each number
 depends only on its own system or pair, so blocks scored anywhere give the
 single-process result bit for bit.
 """
+
 from __future__ import annotations
 
 import threading
@@ -37,8 +38,18 @@ from ..analysis.systems import build_plan
 from ..analysis.targets import item_pair_tests, system_validity_flags
 from .worker_cache import CACHE
 
-__all__ = ["SystemSource", "Block", "RunContext", "load_block", "block_state", "score_block", "pair_block",
-           "measure_system_bytes", "BlockScores", "PairNumbers"]
+__all__ = [
+    "SystemSource",
+    "Block",
+    "RunContext",
+    "load_block",
+    "block_state",
+    "score_block",
+    "pair_block",
+    "measure_system_bytes",
+    "BlockScores",
+    "PairNumbers",
+]
 
 
 @dataclass(frozen=True)
@@ -107,6 +118,7 @@ class PairNumbers:
     @classmethod
     def assemble(cls, pieces, n_pairs):
         """The numbers of all ``n_pairs`` pairs from ``[(rows, PairNumbers)]`` that cover them."""
+
         def place(arrays, dtype=None):
             out = np.empty(n_pairs, dtype=np.asarray(arrays[0]).dtype if dtype is None else dtype)
             for (rows, _), values in zip(pieces, arrays):
@@ -129,8 +141,16 @@ class PairNumbers:
 
     def statistics(self, pairs):
         """A :class:`~leaderboard_ci.core.pairs.PairStatistics` of ranked ``pairs``."""
-        return PairStatistics(pairs[:, 0], pairs[:, 1], self.difference, self.ci_low, self.ci_high, self.p_value,
-                              self.p_two_sided, self.se)
+        return PairStatistics(
+            pairs[:, 0],
+            pairs[:, 1],
+            self.difference,
+            self.ci_low,
+            self.ci_high,
+            self.p_value,
+            self.p_two_sided,
+            self.se,
+        )
 
 
 _STATISTICS = ("difference", "ci_low", "ci_high", "p_value", "p_two_sided", "se")
@@ -176,8 +196,12 @@ _KEEP = 2  # blocks kept per process: the two of a pair (one when the pair stage
 
 def block_state(context, block):
     """The block's state, built once per process and kept for its next tasks (at most two blocks)."""
-    return CACHE.get(context.token, ("block", block.index), lambda: load_block(context, block),
-                     keep=_KEEP if context.item_tests else 1)
+    return CACHE.get(
+        context.token,
+        ("block", block.index),
+        lambda: load_block(context, block),
+        keep=_KEEP if context.item_tests else 1,
+    )
 
 
 def plan_end(context):
@@ -215,7 +239,7 @@ def score_block(context, block, start, stop):
                 context.progress(k)
 
     def work(span):
-        replicates[span[0] - start:span[1] - start] = plan.scores_for_span(span[0], span[1], progress=report)
+        replicates[span[0] - start : span[1] - start] = plan.scores_for_span(span[0], span[1], progress=report)
 
     run_spans(work, split_range(start, stop, jobs * 4 if jobs > 1 else 1), jobs)
     full = flags = units = unit_values = jack = None
@@ -223,14 +247,16 @@ def score_block(context, block, start, stop):
         release_block(context, block)  # its pairs need only the replicate scores
     if start == 0:
         full = plan.full_scores()
-        flags = [[system_validity_flags(context.gold, target, values) for target in plan.targets]
-                 for values in state.values]
+        flags = [
+            [system_validity_flags(context.gold, target, values) for target in plan.targets] for values in state.values
+        ]
         units = unit_table(plan, context.gold, context.config, list(state.names))
         unit_values = unit_value_summaries(plan, list(state.names))
         if context.config.bootstrap.method == "bca":
             jack = plan.jackknife()
-    return BlockScores(block.index, start, stop, state.names, state.skipped, replicates, full, flags, units,
-                       unit_values, jack)
+    return BlockScores(
+        block.index, start, stop, state.names, state.skipped, replicates, full, flags, units, unit_values, jack
+    )
 
 
 def _local_permutation(context, scorers, full, work, predictions):
@@ -244,8 +270,9 @@ def _local_permutation(context, scorers, full, work, predictions):
     unordered = np.stack([keys // m, keys % m], axis=1)
     an = context.config.analysis
     try:
-        return unordered, permutation_pvalues(scorers, full, unordered, predictions, context.config.bootstrap.seed,
-                                              an.n_permutations)
+        return unordered, permutation_pvalues(
+            scorers, full, unordered, predictions, context.config.bootstrap.seed, an.n_permutations
+        )
     except PermutationUnsupported as exc:
         raise ConfigError("analysis.test: %s" % exc)
 
@@ -292,15 +319,26 @@ def pair_block(context, block_a, block_b, columns_a, columns_b, reps_a, reps_b, 
     out = []
     with single_threaded_blas():
         for k, (t, sign, pairs) in enumerate(work):
-            stats = pair_statistics(reps[valid[t]][:, :, t], full[:, t], pairs, sign, bs.method,
-                                    bs.confidence_level, jackknife=None if jackknife is None else jackknife[k],
-                                    n_jobs=context.n_jobs)
+            stats = pair_statistics(
+                reps[valid[t]][:, :, t],
+                full[:, t],
+                pairs,
+                sign,
+                bs.method,
+                bs.confidence_level,
+                jackknife=None if jackknife is None else jackknife[k],
+                n_jobs=context.n_jobs,
+            )
             tests = ()
             if context.item_tests:
-                tests = tuple(item_pair_tests(config, context.gold, targets[t], t, pairs, predictions,
-                                              permutation).items())
-            out.append(PairNumbers(stats.difference, stats.ci_low, stats.ci_high, stats.p_value,
-                                   stats.p_two_sided, stats.se, tests))
+                tests = tuple(
+                    item_pair_tests(config, context.gold, targets[t], t, pairs, predictions, permutation).items()
+                )
+            out.append(
+                PairNumbers(
+                    stats.difference, stats.ci_low, stats.ci_high, stats.p_value, stats.p_two_sided, stats.se, tests
+                )
+            )
     return out
 
 
@@ -314,7 +352,7 @@ def measure_system_bytes(context, sources, limit=3):
     the one measurement is used for both.
     """
     readable = []
-    for source in sources[:max(limit, 2)]:
+    for source in sources[: max(limit, 2)]:
         value, reason = read_source(source, context.config, context.gold)
         if reason is None:
             readable.append((source.name, value))

@@ -10,6 +10,7 @@ doubles), a rank-ordered copy per target and the pairs tables.
 :func:`plan_blocks` turns measured costs (:func:`~leaderboard_ci.phase.execution.blocks.measure_system_bytes`)
 and the budgets into a :class:`BlockPlan`, printed before any work starts.
 """
+
 from __future__ import annotations
 
 import re
@@ -19,8 +20,22 @@ from ...scoring.errors import ConfigError
 
 __all__ = ["BlockPlan", "parse_memory", "plan_blocks", "blocks_of", "check_client", "format_bytes", "process_rss"]
 
-_UNITS = {"": 1, "b": 1, "k": 10 ** 3, "kb": 10 ** 3, "m": 10 ** 6, "mb": 10 ** 6, "g": 10 ** 9, "gb": 10 ** 9,
-          "t": 10 ** 12, "tb": 10 ** 12, "kib": 2 ** 10, "mib": 2 ** 20, "gib": 2 ** 30, "tib": 2 ** 40}
+_UNITS = {
+    "": 1,
+    "b": 1,
+    "k": 10**3,
+    "kb": 10**3,
+    "m": 10**6,
+    "mb": 10**6,
+    "g": 10**9,
+    "gb": 10**9,
+    "t": 10**12,
+    "tb": 10**12,
+    "kib": 2**10,
+    "mib": 2**20,
+    "gib": 2**30,
+    "tib": 2**40,
+}
 
 #: Bytes a pairs-table row takes at the client per target: about 16 numeric columns, two names, the
 #: stars, and the corrected p-values on the way (measured: 1.37 GB at m = 2,000, B = 10,000, one target).
@@ -47,9 +62,10 @@ def parse_memory(text, what="--memory-limit"):
             raise ConfigError("%s must be a size such as 2GB, 1.5GiB or 500MB, got %r" % (what, text))
         value, unit = float(match.group(1)), match.group(2).lower()
     size = int(value * _UNITS[unit])
-    if size < 50 * 10 ** 6:
-        raise ConfigError("%s must be at least 50MB (a worker's Python and numpy alone take more), got %r"
-                          % (what, text))
+    if size < 50 * 10**6:
+        raise ConfigError(
+            "%s must be at least 50MB (a worker's Python and numpy alone take more), got %r" % (what, text)
+        )
     return size
 
 
@@ -139,23 +155,40 @@ class BlockPlan:
 
     def budget_for(self, block_size):
         """The smallest worker budget for which :func:`plan_blocks` chooses ``block_size`` systems per block."""
-        fixed = _fixed_bytes(self.overhead, self.threads, self.n_systems, self.n_items, self.n_resamples,
-                             self.n_targets, self.in_process)
-        return fixed + block_size * _system_bytes(self.per_system, bool(self.pair_blocks), self.n_resamples,
-                                                  self.n_targets)
+        fixed = _fixed_bytes(
+            self.overhead, self.threads, self.n_systems, self.n_items, self.n_resamples, self.n_targets, self.in_process
+        )
+        return fixed + block_size * _system_bytes(
+            self.per_system, bool(self.pair_blocks), self.n_resamples, self.n_targets
+        )
 
     def describe(self):
         """The plan in two lines, printed before the work starts."""
         budget = "" if self.worker_budget is None else " (budget %s)" % format_bytes(self.worker_budget)
         client = "" if self.client_budget is None else " (budget %s)" % format_bytes(self.client_budget)
-        return ("Plan: %d systems in %d block%s of up to %d, %d replicates in span%s of %d, %d worker%s; "
-                "%d scoring + %d pair tasks.\n"
-                "Estimated peak: %s per worker%s, %s on the client%s (one system: %s on a worker).\n"
-                % (self.n_systems, self.n_blocks, "" if self.n_blocks == 1 else "s", self.block_size,
-                   self.n_resamples, "" if self.n_spans == 1 else "s", self.span, self.workers,
-                   "" if self.workers == 1 else "s", self.n_blocks * self.n_spans, self.n_block_pairs,
-                   format_bytes(self.worker_peak), budget, format_bytes(self.client_peak), client,
-                   format_bytes(self.per_system)))
+        return (
+            "Plan: %d systems in %d block%s of up to %d, %d replicates in span%s of %d, %d worker%s; "
+            "%d scoring + %d pair tasks.\n"
+            "Estimated peak: %s per worker%s, %s on the client%s (one system: %s on a worker).\n"
+            % (
+                self.n_systems,
+                self.n_blocks,
+                "" if self.n_blocks == 1 else "s",
+                self.block_size,
+                self.n_resamples,
+                "" if self.n_spans == 1 else "s",
+                self.span,
+                self.workers,
+                "" if self.workers == 1 else "s",
+                self.n_blocks * self.n_spans,
+                self.n_block_pairs,
+                format_bytes(self.worker_peak),
+                budget,
+                format_bytes(self.client_peak),
+                client,
+                format_bytes(self.per_system),
+            )
+        )
 
 
 def _system_bytes(per_system, item_tests, b, t):
@@ -184,9 +217,21 @@ def _span_bytes(n):
     return rows * n * 24 + (32 << 20)
 
 
-def plan_blocks(n_systems, n_items, n_resamples, n_targets, per_system, overhead, workers=1,
-                worker_budget=None, client_budget=None, item_tests=False, block_size=None, in_process=False,
-                threads=1):
+def plan_blocks(
+    n_systems,
+    n_items,
+    n_resamples,
+    n_targets,
+    per_system,
+    overhead,
+    workers=1,
+    worker_budget=None,
+    client_budget=None,
+    item_tests=False,
+    block_size=None,
+    in_process=False,
+    threads=1,
+):
     """Choose the block size from the budgets (or take ``block_size``) and estimate the peaks.
 
     Parameters
@@ -226,10 +271,11 @@ def plan_blocks(n_systems, n_items, n_resamples, n_targets, per_system, overhead
             room = worker_budget - fixed
             block_size = int(room // cost) if room > 0 else 0
             if block_size < 1:
-                raise ConfigError("--memory-limit %s is too small: one system needs about %s on a worker on top "
-                                  "of %s for the process itself; give at least %s"
-                                  % (format_bytes(worker_budget), format_bytes(cost), format_bytes(fixed),
-                                     format_bytes(fixed + cost)))
+                raise ConfigError(
+                    "--memory-limit %s is too small: one system needs about %s on a worker on top "
+                    "of %s for the process itself; give at least %s"
+                    % (format_bytes(worker_budget), format_bytes(cost), format_bytes(fixed), format_bytes(fixed + cost))
+                )
     block_size = max(1, min(int(block_size), m))
     n_blocks = -(-m // block_size)
     block_size = -(-m // n_blocks)  # balanced blocks
@@ -237,14 +283,27 @@ def plan_blocks(n_systems, n_items, n_resamples, n_targets, per_system, overhead
     if n_blocks < workers:  # too few blocks to keep every worker busy: split the replicates too
         spans = min(b, -(-workers // n_blocks))
         span = -(-b // spans)
-    worker_peak = fixed + held * block_size * per_system + block_size * (span * t * 8) \
-        + 2 * block_size * per_replicates
+    worker_peak = fixed + held * block_size * per_system + block_size * (span * t * 8) + 2 * block_size * per_replicates
     client_peak = worker_peak if in_process else overhead + _client_data(m, b, t)
-    return BlockPlan(n_systems=m, n_items=n, n_resamples=b, n_targets=t, block_size=block_size, n_blocks=n_blocks,
-                     span=span, workers=int(workers), per_system=int(per_system), overhead=int(overhead),
-                     pair_blocks=held if item_tests else 0, worker_peak=int(worker_peak),
-                     client_peak=int(client_peak), worker_budget=worker_budget, client_budget=client_budget,
-                     in_process=bool(in_process), threads=int(threads))
+    return BlockPlan(
+        n_systems=m,
+        n_items=n,
+        n_resamples=b,
+        n_targets=t,
+        block_size=block_size,
+        n_blocks=n_blocks,
+        span=span,
+        workers=int(workers),
+        per_system=int(per_system),
+        overhead=int(overhead),
+        pair_blocks=held if item_tests else 0,
+        worker_peak=int(worker_peak),
+        client_peak=int(client_peak),
+        worker_budget=worker_budget,
+        client_budget=client_budget,
+        in_process=bool(in_process),
+        threads=int(threads),
+    )
 
 
 def blocks_of(n_systems, block_size):
@@ -255,8 +314,9 @@ def blocks_of(n_systems, block_size):
 def check_client(plan):
     """A warning sentence when the client's estimated peak exceeds its budget, else None."""
     if plan.client_budget is not None and plan.client_peak > plan.client_budget:
-        return ("the client's estimated peak (%s) exceeds its budget (%s): it holds every system's replicate "
-                "scores and the pairs tables (%d systems, B = %d); lower n_resamples or analyse fewer systems"
-                % (format_bytes(plan.client_peak), format_bytes(plan.client_budget), plan.n_systems,
-                   plan.n_resamples))
+        return (
+            "the client's estimated peak (%s) exceeds its budget (%s): it holds every system's replicate "
+            "scores and the pairs tables (%d systems, B = %d); lower n_resamples or analyse fewer systems"
+            % (format_bytes(plan.client_peak), format_bytes(plan.client_budget), plan.n_systems, plan.n_resamples)
+        )
     return None

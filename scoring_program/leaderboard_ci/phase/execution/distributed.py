@@ -14,14 +14,15 @@ numbers, so the result equals the single-process run bit for bit.
 Dask is an optional extra: ``pip install .[dask]``.  Custom metrics need the
 scoring program folder at the same path on the workers.
 """
+
 from __future__ import annotations
 
 import hashlib
 
 import numpy as np
 
-
 __all__ = ["dask_executor", "span_scores"]
+
 
 def _token(recipe):
     """A digest of a plan's recipe: the same analysis gets the same token."""
@@ -67,8 +68,10 @@ def dask_executor(address, n_workers=None, timeout="30s"):
         client = runner.client
         try:
             if plan.recipe is None:
-                raise ValueError("a plan without a recipe cannot be rebuilt on workers (build it with "
-                                 "leaderboard_ci.phase.analysis.systems.build_plan)")
+                raise ValueError(
+                    "a plan without a recipe cannot be rebuilt on workers (build it with "
+                    "leaderboard_ci.phase.analysis.systems.build_plan)"
+                )
             payload = client.scatter(plan.recipe, broadcast=True)
             token = _token(plan.recipe)
             futures = [client.submit(span_scores, payload, token, a, b, pure=False) for a, b in spans]

@@ -5,6 +5,7 @@ A runner has ``workers``, ``worker_memory`` (bytes or None), ``share(obj)``
 tasks), ``run(function, calls)`` (yield ``(index, result)`` as tasks finish)
 and ``close()``.  Results never depend on the runner.
 """
+
 from __future__ import annotations
 
 from ...scoring.errors import ConfigError
@@ -84,9 +85,14 @@ class DaskRunner:
 
             # Dask pauses a worker at 80% of its limit and restarts it at 95%: the limit is set so
             # that our budget sits below the pause.
-            self.cluster = LocalCluster(n_workers=n_workers or available_cpus(), threads_per_worker=1,
-                                        processes=True, dashboard_address=None, host="127.0.0.1",
-                                        memory_limit=int(memory_limit / DASK_PAUSE) if memory_limit else "auto")
+            self.cluster = LocalCluster(
+                n_workers=n_workers or available_cpus(),
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                host="127.0.0.1",
+                memory_limit=int(memory_limit / DASK_PAUSE) if memory_limit else "auto",
+            )
             self.client = Client(self.cluster)
             self.address = "a local cluster"
         else:

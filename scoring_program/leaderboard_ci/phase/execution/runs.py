@@ -13,6 +13,7 @@ command alike: every run is a plan of blocks on a runner
 one block on the :class:`~leaderboard_ci.phase.execution.runners.LocalRunner`.  The
 numbers never depend on the execution.
 """
+
 from __future__ import annotations
 
 from contextlib import contextmanager
@@ -83,8 +84,11 @@ class Execution:
         from .budget import parse_memory
 
         worker = parse_memory(self.memory_limit, "memory_limit") if self.memory_limit is not None else None
-        client = parse_memory(self.client_memory_limit, "client_memory_limit") \
-            if self.client_memory_limit is not None else worker
+        client = (
+            parse_memory(self.client_memory_limit, "client_memory_limit")
+            if self.client_memory_limit is not None
+            else worker
+        )
         return worker, client
 
     def open_runner(self, worker_budget=None):
@@ -105,12 +109,18 @@ def from_legacy(execution, legacy):
     import warnings
 
     if "executor" in legacy:
-        raise TypeError("analyze(executor=...) is gone: run on Dask with execution=Execution(dask='local' or an "
-                        "address, workers=...)")
+        raise TypeError(
+            "analyze(executor=...) is gone: run on Dask with execution=Execution(dask='local' or an "
+            "address, workers=...)"
+        )
     if execution is not None:
         raise TypeError("pass execution=Execution(...) or the keywords %s, not both" % ", ".join(sorted(legacy)))
-    warnings.warn("analyze(%s=...) is deprecated; pass execution=Execution(%s=...) (leaderboard_ci.phase.Execution)"
-                  % (sorted(legacy)[0], sorted(legacy)[0]), DeprecationWarning, stacklevel=3)
+    warnings.warn(
+        "analyze(%s=...) is deprecated; pass execution=Execution(%s=...) (leaderboard_ci.phase.Execution)"
+        % (sorted(legacy)[0], sorted(legacy)[0]),
+        DeprecationWarning,
+        stacklevel=3,
+    )
     return Execution(**legacy)
 
 
@@ -143,9 +153,17 @@ def open_run(config, gold, sources, execution):
             budget = runner.worker_memory
         local = isinstance(runner, LocalRunner)
         jobs = resolve_jobs(execution.n_jobs) if local else 1
-        plan = plan_phase(config, gold, sources, workers=runner.workers, worker_budget=budget,
-                          client_budget=client_budget, block_size=execution.block_size, in_process=local,
-                          threads=jobs)
+        plan = plan_phase(
+            config,
+            gold,
+            sources,
+            workers=runner.workers,
+            worker_budget=budget,
+            client_budget=client_budget,
+            block_size=execution.block_size,
+            in_process=local,
+            threads=jobs,
+        )
         yield Run(runner, plan, jobs)
     finally:
         if execution.runner is None:

@@ -6,6 +6,7 @@ process; the result is kept here, under the run's token, for the run's next
 tasks in the same process.  Starting another run drops the previous run's
 entries, and each run says how many entries it keeps (a block pair: two).
 """
+
 from __future__ import annotations
 
 import threading

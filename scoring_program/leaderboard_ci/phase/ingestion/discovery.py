@@ -48,6 +48,7 @@ submission is written as a file, never opened.
 
 Only the standard library and numpy are used.
 """
+
 from __future__ import annotations
 
 import os
@@ -59,10 +60,28 @@ from dataclasses import dataclass, field, replace
 from typing import Optional, Tuple
 
 from ...scoring.errors import ConfigError
-from .safe_unzip import (CORRUPT_ERRORS, ZIP_MAGIC, Allowance, MiB, Rejected, UnzipLimits,
-                         check_member, copy_counted, create_file, describe_error, entry_kind, extract_members,
-                         extract_zip_file, format_size, is_ignored, is_zip_file, open_zip,
-                         safe_parts, split_name, _shown)
+from .safe_unzip import (
+    CORRUPT_ERRORS,
+    ZIP_MAGIC,
+    Allowance,
+    MiB,
+    Rejected,
+    UnzipLimits,
+    _shown,
+    check_member,
+    copy_counted,
+    create_file,
+    describe_error,
+    entry_kind,
+    extract_members,
+    extract_zip_file,
+    format_size,
+    is_ignored,
+    is_zip_file,
+    open_zip,
+    safe_parts,
+    split_name,
+)
 
 __all__ = ["SubmissionEntry", "NamesMapWarning", "discover", "codabench_parts", "FAILED_REASON"]
 
@@ -76,8 +95,11 @@ _FAILED_TXT = "failed.txt"
 _FAILED_HEADER = "the following submissions failed to download"
 _MAX_FAILED_TXT = 4 * MiB
 
-_CODABENCH = re.compile(r"^(?P<id>\d+)_(?P<owner>.+?)_PhaseId(?P<phase>\d+)_"
-                        r"(?P<date>\d{4}-\d{2}-\d{2}[_:]\d{2}-\d{2})_(?P<file>.*)$", re.I | re.S)
+_CODABENCH = re.compile(
+    r"^(?P<id>\d+)_(?P<owner>.+?)_PhaseId(?P<phase>\d+)_"
+    r"(?P<date>\d{4}-\d{2}-\d{2}[_:]\d{2}-\d{2})_(?P<file>.*)$",
+    re.I | re.S,
+)
 _CODABENCH_RESULT = re.compile(r"^res_\d+_.+_PhaseId\d+_", re.I | re.S)
 _DASH = r"(?:\s+-\s*|\s*-\s+)"  # CodaLab writes " - "; any spacing, but some, is accepted
 _CODALAB = re.compile(r"^(?P<owner>.*?\S)" + _DASH + r"(?P<number>\d+)[\s_]+submission\.zip$", re.I | re.S)
@@ -86,7 +108,9 @@ _CODALAB_COMPANION = re.compile(
     r"^(.*\S" + _DASH + r"\d+[\s_]+(output\.zip|profile\.txt|method\.txt)"
     r"|.+-\d+-(output|private_output|prediction-output)\.zip"
     r"|.+-\d+-(stdout|stderr|predict_stdout|predict_stderr|ingestion_program_std(out|err)_file)\.txt"
-    r"|(.+-\d+-)?detailed_results\.html|team_names_and_members\.txt)$", re.I | re.S)
+    r"|(.+-\d+-)?detailed_results\.html|team_names_and_members\.txt)$",
+    re.I | re.S,
+)
 
 
 # ---------------------------------------------------------------------------
@@ -136,8 +160,6 @@ class NamesMapWarning(UserWarning):
     """A row of the names map that matches no submission."""
 
 
-
-
 # ---------------------------------------------------------------------------
 # Names
 # ---------------------------------------------------------------------------
@@ -160,8 +182,9 @@ def _identify(basename, is_dir=False):
     """Who submitted ``basename`` (a bulk member or file name), from its name alone."""
     match = _CODABENCH.match(basename)
     if match:
-        return _Identity("codabench", match.group("owner"), match.group("id"), match.group("phase"),
-                         match.group("date"))
+        return _Identity(
+            "codabench", match.group("owner"), match.group("id"), match.group("phase"), match.group("date")
+        )
     match = _CODALAB.match(basename) or _CODALAB_SINGLE.match(basename)
     if match:
         return _Identity("codalab", match.group("owner").strip(), str(int(match.group("number"))))
@@ -195,7 +218,6 @@ def _unique(name, used):
     return candidate
 
 
-
 # ---------------------------------------------------------------------------
 # Candidates: the submissions PATH holds, before unpacking
 # ---------------------------------------------------------------------------
@@ -221,8 +243,8 @@ class _Found:
     """What a container or folder holds."""
 
     candidates: list = field(default_factory=list)
-    failed: list = field(default_factory=list)     # entry names listed in failed.txt
-    skipped: list = field(default_factory=list)    # (label, reason)
+    failed: list = field(default_factory=list)  # entry names listed in failed.txt
+    skipped: list = field(default_factory=list)  # (label, reason)
 
 
 def _parse_failed(text):
@@ -233,7 +255,7 @@ def _parse_failed(text):
         if not line or line.lower().startswith(_FAILED_HEADER):
             continue
         if line.endswith(")") and " (" in line:
-            line = line[:line.rindex(" (")]
+            line = line[: line.rindex(" (")]
         names.append(re.sub(r"[:/\\]", "_", line))
     return names
 
@@ -347,8 +369,12 @@ def _top_level(infos):
 
 def _unsafe_in_folder(name, parts):
     """Whether an unsafe member name still starts with a plain folder (``team/../x``)."""
-    return (len(parts) > 1 and not name.replace("\\", "/").startswith("/") and parts[0] != ".."
-            and not re.match(r"^[A-Za-z]:", parts[0]))
+    return (
+        len(parts) > 1
+        and not name.replace("\\", "/").startswith("/")
+        and parts[0] != ".."
+        and not re.match(r"^[A-Za-z]:", parts[0])
+    )
 
 
 def _reason_for_name(name):
@@ -368,8 +394,7 @@ def _is_container(archive, files, folders):
         if name.lower() == _FAILED_TXT and _failed_text(_read_member_head(archive, info, 256)) is not None:
             return True
     if files:
-        return not folders and all(name.lower().endswith(".zip") or _CODALAB_COMPANION.match(name)
-                                   for name in files)
+        return not folders and all(name.lower().endswith(".zip") or _CODALAB_COMPANION.match(name) for name in files)
     return len(folders) >= 2
 
 
@@ -389,14 +414,19 @@ def _container_candidates(archive, strip, files, folders, unsafe):
                 found.failed.extend(_parse_failed(text))
                 continue
         identity = _identify(name)
-        is_zip = (name.lower().endswith(".zip") or identity.layout == "codabench"
-                  or _read_member_head(archive, info, 4) in ZIP_MAGIC)
-        found.candidates.append(_Candidate(info.filename, "member-zip" if is_zip else "member-file", info,
-                                           identity, strip))
+        is_zip = (
+            name.lower().endswith(".zip")
+            or identity.layout == "codabench"
+            or _read_member_head(archive, info, 4) in ZIP_MAGIC
+        )
+        found.candidates.append(
+            _Candidate(info.filename, "member-zip" if is_zip else "member-file", info, identity, strip)
+        )
     for name in sorted(folders, key=natural_key):
-        source = "/".join(split_name(folders[name][0].filename)[:strip + 1])
-        found.candidates.append(_Candidate(source, "member-dir", folders[name], _identify(name, is_dir=True),
-                                           strip + 1))
+        source = "/".join(split_name(folders[name][0].filename)[: strip + 1])
+        found.candidates.append(
+            _Candidate(source, "member-dir", folders[name], _identify(name, is_dir=True), strip + 1)
+        )
     return found
 
 
@@ -416,10 +446,15 @@ class _Unpacker(object):
     def allowance(self):
         """The bytes the next submission may use: its own limit or what is left of the run's."""
         if self.total_left < self.limits.max_submission_bytes:
-            return Allowance(self.total_left, "what is left of the run's limit of %s (UnzipLimits.max_total_bytes)"
-                              % format_size(self.limits.max_total_bytes))
-        return Allowance(self.limits.max_submission_bytes, "the limit of %s per submission"
-                          % format_size(self.limits.max_submission_bytes))
+            return Allowance(
+                self.total_left,
+                "what is left of the run's limit of %s (UnzipLimits.max_total_bytes)"
+                % format_size(self.limits.max_total_bytes),
+            )
+        return Allowance(
+            self.limits.max_submission_bytes,
+            "the limit of %s per submission" % format_size(self.limits.max_submission_bytes),
+        )
 
     def unpack(self, candidate):
         """The folder of the candidate's files, and notes; or :class:`Rejected` (nothing is left behind)."""
@@ -474,12 +509,19 @@ class _Unpacker(object):
         check_member(info, self.limits, _shown(info.filename))
         limit = self.limits.max_submission_bytes
         if info.file_size > limit:
-            raise Rejected("the submission zip is %s, more than the limit of %s per submission"
-                            % (format_size(info.file_size), format_size(limit)))
+            raise Rejected(
+                "the submission zip is %s, more than the limit of %s per submission"
+                % (format_size(info.file_size), format_size(limit))
+            )
         temporary = os.path.join(slot, "submission.zip")
         with self.archive.open(info) as source, create_file(temporary) as target:
-            copy_counted(source, target, info.file_size, Allowance(limit, "the limit of %s per submission"
-                                                                     % format_size(limit)), _shown(info.filename))
+            copy_counted(
+                source,
+                target,
+                info.file_size,
+                Allowance(limit, "the limit of %s per submission" % format_size(limit)),
+                _shown(info.filename),
+            )
         try:
             return extract_zip_file(temporary, res, self.limits, self.allowance())
         finally:
@@ -514,9 +556,17 @@ def _name_candidates(candidates):
 
 def _entry(candidate, path, notes):
     ident = candidate.identity
-    return SubmissionEntry(name=candidate.name, owner=ident.owner, submission_id=ident.submission_id,
-                           phase_id=ident.phase_id, date=ident.date, source=candidate.source, path=path,
-                           layout=ident.layout, notes=tuple(notes))
+    return SubmissionEntry(
+        name=candidate.name,
+        owner=ident.owner,
+        submission_id=ident.submission_id,
+        phase_id=ident.phase_id,
+        date=ident.date,
+        source=candidate.source,
+        path=path,
+        layout=ident.layout,
+        notes=tuple(notes),
+    )
 
 
 def _unpack_all(found, unpacker):
@@ -539,8 +589,11 @@ def _discover_zip(path, root, limits):
     try:
         archive = open_zip(path, limits)
     except Rejected as exc:
-        raise ConfigError("the submissions file %s %s; download it again" % (path, exc)
-                          if str(exc).startswith("is not") else "the submissions file %s: %s" % (path, exc))
+        raise ConfigError(
+            "the submissions file %s %s; download it again" % (path, exc)
+            if str(exc).startswith("is not")
+            else "the submissions file %s: %s" % (path, exc)
+        )
     with archive:
         strip, files, folders, unsafe = _top_level(archive.infolist())
         if _is_container(archive, files, folders):
@@ -591,6 +644,8 @@ def discover(path, workdir, limits=UnzipLimits()):
     else:
         entries, skipped = _discover_zip(path, root, limits)
     if not entries and not skipped:
-        raise ConfigError("the submissions path %s holds no submission (expected zips, prediction files "
-                          "or folders, or a Codabench/CodaLab download)" % path)
+        raise ConfigError(
+            "the submissions path %s holds no submission (expected zips, prediction files "
+            "or folders, or a Codabench/CodaLab download)" % path
+        )
     return entries, skipped

@@ -1,4 +1,5 @@
 """The names map: ``--names map.csv`` renames submissions (``submission,name``)."""
+
 from __future__ import annotations
 
 import csv
@@ -94,8 +95,10 @@ def apply_names_map(entries, rows, skipped=(), source="names map"):
     for line, key, name in rows:
         matches = index.get(key, set())
         if len(matches) > 1:
-            raise ConfigError("%s, line %d: %r matches %d submissions (%s); use the full entry name"
-                              % (source, line, key, len(matches), ", ".join(sorted(entries[i].name for i in matches))))
+            raise ConfigError(
+                "%s, line %d: %r matches %d submissions (%s); use the full entry name"
+                % (source, line, key, len(matches), ", ".join(sorted(entries[i].name for i in matches)))
+            )
         if not matches:
             if key not in skipped_labels:
                 notes.append("%s, line %d: no submission matches %r" % (source, line, key))
@@ -113,6 +116,8 @@ def _check_unique(names, entries, source):
     first = {}
     for name, entry in zip(names, entries):
         if name in first:
-            raise ConfigError("after %s, two systems are named %r (%s and %s); system names must be unique"
-                              % (source, name, first[name], entry.source))
+            raise ConfigError(
+                "after %s, two systems are named %r (%s and %s); system names must be unique"
+                % (source, name, first[name], entry.source)
+            )
         first[name] = entry.source

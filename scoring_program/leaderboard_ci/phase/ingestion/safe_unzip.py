@@ -13,6 +13,7 @@ the budget, so a lying header cannot get past a limit.  See :class:`UnzipLimits`
 
 Standard library only.
 """
+
 from __future__ import annotations
 
 import os
@@ -32,10 +33,33 @@ try:  # Python may be built without lzma; its zips then fail to open, which is r
 except ImportError:  # pragma: no cover
     LZMAError = zlib.error
 
-__all__ = ["UnzipLimits", "Rejected", "safe_extract", "open_zip", "is_zip_file", "extract_members",
-           "extract_zip_file", "safe_parts", "split_name", "is_ignored", "entry_kind", "check_member",
-           "Allowance", "copy_counted", "create_file", "inside", "describe_error", "format_size",
-           "directory_size", "CORRUPT_ERRORS", "ZIP_MAGIC", "IGNORED_NAMES", "KiB", "MiB", "GiB"]
+__all__ = [
+    "UnzipLimits",
+    "Rejected",
+    "safe_extract",
+    "open_zip",
+    "is_zip_file",
+    "extract_members",
+    "extract_zip_file",
+    "safe_parts",
+    "split_name",
+    "is_ignored",
+    "entry_kind",
+    "check_member",
+    "Allowance",
+    "copy_counted",
+    "create_file",
+    "inside",
+    "describe_error",
+    "format_size",
+    "directory_size",
+    "CORRUPT_ERRORS",
+    "ZIP_MAGIC",
+    "IGNORED_NAMES",
+    "KiB",
+    "MiB",
+    "GiB",
+]
 
 
 KiB = 1024
@@ -67,15 +91,27 @@ def _supported_methods():
 
 _SUPPORTED_METHODS = _supported_methods()
 #: Names of compression methods (APPNOTE 4.4.5), for messages.
-_METHOD_NAMES = {1: "Shrink", 6: "Implode", 9: "Deflate64", 12: "bzip2", 14: "LZMA", 93: "Zstandard",
-                 95: "XZ", 96: "JPEG", 97: "WavPack", 98: "PPMd", 99: "AES encryption"}
+_METHOD_NAMES = {
+    1: "Shrink",
+    6: "Implode",
+    9: "Deflate64",
+    12: "bzip2",
+    14: "LZMA",
+    93: "Zstandard",
+    95: "XZ",
+    96: "JPEG",
+    97: "WavPack",
+    98: "PPMd",
+    99: "AES encryption",
+}
 
 
 CORRUPT_ERRORS = (zipfile.BadZipFile, zlib.error, LZMAError, EOFError, struct.error)
 
 
-_WINDOWS_RESERVED = frozenset(["CON", "PRN", "AUX", "NUL"] + ["COM%d" % i for i in range(1, 10)]
-                              + ["LPT%d" % i for i in range(1, 10)])
+_WINDOWS_RESERVED = frozenset(
+    ["CON", "PRN", "AUX", "NUL"] + ["COM%d" % i for i in range(1, 10)] + ["LPT%d" % i for i in range(1, 10)]
+)
 
 
 IGNORED_NAMES = ("__MACOSX", "Thumbs.db", "desktop.ini")
@@ -114,8 +150,14 @@ class UnzipLimits:
     max_path_depth: int = 32
 
     def __post_init__(self):
-        for name in ("max_total_bytes", "max_submission_bytes", "max_members", "max_ratio",
-                     "max_directory_bytes", "max_path_depth"):
+        for name in (
+            "max_total_bytes",
+            "max_submission_bytes",
+            "max_members",
+            "max_ratio",
+            "max_directory_bytes",
+            "max_path_depth",
+        ):
             value = getattr(self, name)
             if isinstance(value, bool) or not value > 0:
                 raise ValueError("UnzipLimits.%s must be positive, got %r" % (name, value))
@@ -159,8 +201,9 @@ def safe_parts(name):
     for part in parts:
         if part == "..":
             raise Rejected("the zip member %s has a '..' component (a path outside the zip)" % shown)
-        if os.name == "nt" and (":" in part or part.endswith((" ", "."))
-                                or part.split(".")[0].upper() in _WINDOWS_RESERVED):
+        if os.name == "nt" and (
+            ":" in part or part.endswith((" ", ".")) or part.split(".")[0].upper() in _WINDOWS_RESERVED
+        ):
             raise Rejected("the zip member %s is not a valid file name on Windows" % shown)
     return parts
 
@@ -227,8 +270,10 @@ def _check_directory(path, limits):
     if count > limits.max_members:
         raise Rejected("the zip has %d members, over the limit of %d" % (count, limits.max_members))
     if directory > limits.max_directory_bytes:
-        raise Rejected("the zip's directory is %s, over the limit of %s"
-                        % (format_size(directory), format_size(limits.max_directory_bytes)))
+        raise Rejected(
+            "the zip's directory is %s, over the limit of %s"
+            % (format_size(directory), format_size(limits.max_directory_bytes))
+        )
 
 
 def open_zip(path, limits):
@@ -242,8 +287,7 @@ def open_zip(path, limits):
         raise Rejected("is not a valid zip file (%s)" % describe_error(exc))
     if len(archive.infolist()) > limits.max_members:
         archive.close()
-        raise Rejected("the zip has %d members, over the limit of %d"
-                        % (len(archive.infolist()), limits.max_members))
+        raise Rejected("the zip has %d members, over the limit of %d" % (len(archive.infolist()), limits.max_members))
     return archive
 
 
@@ -301,8 +345,9 @@ def copy_counted(source, target, declared, allowance, shown):
             return written
         written += len(chunk)
         if written > declared:
-            raise Rejected("the zip member %s holds more data than its header declares (%s)"
-                            % (shown, format_size(declared)))
+            raise Rejected(
+                "the zip member %s holds more data than its header declares (%s)" % (shown, format_size(declared))
+            )
         if written > allowance.limit:
             raise allowance.refuse("the submission expands to more than")
         target.write(chunk)
@@ -310,8 +355,7 @@ def copy_counted(source, target, declared, allowance, shown):
 
 def create_file(path):
     """A new binary file that is not reached through a symbolic link."""
-    flags = (os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
-             | getattr(os, "O_BINARY", 0))
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
     return os.fdopen(os.open(path, flags, 0o644), "wb")
 
 
@@ -325,21 +369,31 @@ def inside(root, parts):
 
 def _check_ratio(info, limits, shown):
     if info.file_size > limits.ratio_min_bytes and info.file_size > limits.max_ratio * max(info.compress_size, 1):
-        raise Rejected("the zip member %s expands %d:1 (%s from %s), like a zip bomb; the limit is %g:1"
-                        % (shown, info.file_size // max(info.compress_size, 1), format_size(info.file_size),
-                           format_size(info.compress_size), limits.max_ratio))
+        raise Rejected(
+            "the zip member %s expands %d:1 (%s from %s), like a zip bomb; the limit is %g:1"
+            % (
+                shown,
+                info.file_size // max(info.compress_size, 1),
+                format_size(info.file_size),
+                format_size(info.compress_size),
+                limits.max_ratio,
+            )
+        )
 
 
 def check_member(info, limits, shown):
     """Refuse, in one sentence, a member that cannot be read: encrypted, compressed an unknown way, a bomb."""
     if info.flag_bits & 0x1 or info.compress_type == 99:
-        raise Rejected("the zip member %s is encrypted (password-protected), so it cannot be read; zip the "
-                       "files again without a password" % shown)
+        raise Rejected(
+            "the zip member %s is encrypted (password-protected), so it cannot be read; zip the "
+            "files again without a password" % shown
+        )
     if info.compress_type not in _SUPPORTED_METHODS:
         name = _METHOD_NAMES.get(info.compress_type)
-        raise Rejected("the zip member %s is compressed with method %d%s, which cannot be read; zip the files "
-                       "again with the standard deflate method" % (shown, info.compress_type,
-                                                                    " (%s)" % name if name else ""))
+        raise Rejected(
+            "the zip member %s is compressed with method %d%s, which cannot be read; zip the files "
+            "again with the standard deflate method" % (shown, info.compress_type, " (%s)" % name if name else "")
+        )
     _check_ratio(info, limits, shown)
 
 
@@ -352,8 +406,10 @@ def _plan(infos, limits, strip, skip_ignored=True):
             continue
         shown = _shown("/".join(parts))
         if len(parts) > limits.max_path_depth:
-            raise Rejected("the zip member %s is nested %d folders deep, over the limit of %d"
-                            % (shown, len(parts) - 1, limits.max_path_depth))
+            raise Rejected(
+                "the zip member %s is nested %d folders deep, over the limit of %d"
+                % (shown, len(parts) - 1, limits.max_path_depth)
+            )
         kind = entry_kind(info)
         if kind in ("link", "special"):
             notes.append("ignored the %s %s" % ("symbolic link" if kind == "link" else "special file", shown))

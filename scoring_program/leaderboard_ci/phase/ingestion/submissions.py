@@ -9,6 +9,7 @@ failed on the leaderboard is skipped with the very message its participant
 saw, renames systems with the names map and keeps all, the best or the last
 run of each participant.
 """
+
 from __future__ import annotations
 
 import os
@@ -19,12 +20,25 @@ from ...scoring import readers
 from ...scoring.custom import custom_functions
 from ...scoring.errors import ConfigError, SubmissionError
 from ...tasks.scorer import SystemScorer
-from .discovery import FAILED_REASON, NamesMapWarning, SubmissionEntry, natural_key, discover
+from .discovery import FAILED_REASON, NamesMapWarning, SubmissionEntry, discover, natural_key
 from .names_map import apply_names_map, read_names_map
 from .safe_unzip import UnzipLimits, safe_extract
 
-__all__ = ["read_entry", "find_submissions", "select_entries", "SubmissionEntry", "UnzipLimits", "NamesMapWarning", "discover", "load_systems", "safe_extract",
-           "read_names_map", "apply_names_map", "PER_PARTICIPANT", "FAILED_REASON"]
+__all__ = [
+    "read_entry",
+    "find_submissions",
+    "select_entries",
+    "SubmissionEntry",
+    "UnzipLimits",
+    "NamesMapWarning",
+    "discover",
+    "load_systems",
+    "safe_extract",
+    "read_names_map",
+    "apply_names_map",
+    "PER_PARTICIPANT",
+    "FAILED_REASON",
+]
 
 #: The choices of ``per_participant``.
 PER_PARTICIPANT = ("all", "best", "last")
@@ -65,6 +79,7 @@ def _official_or_nan(config, gold):
             return _official_score(config, gold, values)
         except Exception:  # e.g. a custom metric that fails: the run ranks last
             return float("nan")
+
     return score
 
 
@@ -80,12 +95,15 @@ def select_entries(readable, per_participant, sign, score_of):
     for item in readable:
         by_owner.setdefault(item[0].owner, []).append(item)
     if per_participant == "best":
+
         def key(item):
             score = score_of(item[1])
             return (score == score, sign * score if score == score else 0.0, _recency(item[0]))
     else:
+
         def key(item):
             return _recency(item[0])
+
     chosen = set(id(max(items, key=key)) if len(items) > 1 else id(items[0]) for items in by_owner.values())
     return [item for item in readable if id(item) in chosen]
 
@@ -93,20 +111,19 @@ def select_entries(readable, per_participant, sign, score_of):
 def no_systems(path, skipped):
     shown = "; ".join("%s: %s" % (label, reason) for label, reason in skipped[:3])
     more = " ..." if len(skipped) > 3 else ""
-    return ConfigError("no submission in %s could be used: all %d were skipped (%s%s)"
-                       % (path, len(skipped), shown, more))
+    return ConfigError(
+        "no submission in %s could be used: all %d were skipped (%s%s)" % (path, len(skipped), shown, more)
+    )
 
 
-def find_submissions(path, workdir, names_map=None, per_participant="all", limits=UnzipLimits(),
-                     warnings_list=None):
+def find_submissions(path, workdir, names_map=None, per_participant="all", limits=UnzipLimits(), warnings_list=None):
     """Discover and unpack the submissions and apply the names map, without reading them.
 
     Returns ``(entries, skipped)``; see :func:`load_systems` for the parameters.  The
     end of phase in blocks reads each entry where its block is scored.
     """
     if per_participant not in PER_PARTICIPANT:
-        raise ConfigError("per_participant must be one of: %s, got %r" % (", ".join(PER_PARTICIPANT),
-                                                                          per_participant))
+        raise ConfigError("per_participant must be one of: %s, got %r" % (", ".join(PER_PARTICIPANT), per_participant))
     rows = read_names_map(names_map) if names_map is not None else None
     entries, skipped = discover(path, workdir, limits)
     if rows is not None:
@@ -119,8 +136,9 @@ def find_submissions(path, workdir, names_map=None, per_participant="all", limit
     return entries, skipped
 
 
-def load_systems(path, config, gold, workdir, names_map=None, per_participant="all", limits=UnzipLimits(),
-                 warnings_list=None):
+def load_systems(
+    path, config, gold, workdir, names_map=None, per_participant="all", limits=UnzipLimits(), warnings_list=None
+):
     """Discover, unpack and read every submission: the systems of the end-of-phase analysis.
 
     Parameters

@@ -56,7 +56,8 @@ gold_s = [str(g) for g in gold]
 systems = {k: [str(x) for x in v] for k, v in systems.items()}
 rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 t0, c0 = time.perf_counter(), time.process_time()
-result = analyze(gold_s, systems, metric="f1_macro", n_resamples=B)
+extra = sys.argv[5].split(",") if len(sys.argv) > 5 and sys.argv[5] else None
+result = analyze(gold_s, systems, metric="f1_macro", extra_metrics=extra, n_resamples=B)
 wall, cpu = time.perf_counter() - t0, time.process_time() - c0
 target = result.official
 print(json.dumps({"wall": wall, "cpu": cpu, "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
@@ -129,7 +130,7 @@ def phase(args):
     runs = {"base": [], "new": []}
     for r in range(args.repeats):
         for label, prog in (("base", base_prog), ("new", new_prog)):
-            row = _child(_PHASE_CHILD, [prog, args.m, args.n, args.B])
+            row = _child(_PHASE_CHILD, [prog, args.m, args.n, args.B, args.extra])
             runs[label].append(row)
             print(
                 "run %d %-4s wall %7.2f s  cpu %7.2f s  peak RSS %6.0f MB  primary %s  load %s"
@@ -207,6 +208,7 @@ def main(argv=None):
     parser.add_argument("--B", type=int, default=10000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--jobs", default="auto")
+    parser.add_argument("--extra", default="", help="extra metrics, comma-separated (accuracy: McNemar's test too)")
     args = parser.parse_args(argv)
     if not (args.phase or args.maxt):
         args.phase = True

@@ -42,7 +42,7 @@ def page():
         browser.close()
 
 
-@pytest.mark.parametrize("m", [2, 10, 60])
+@pytest.mark.parametrize("m", [2, 10, pytest.param(60, marks=pytest.mark.slow)])  # 60: about 50 s
 def test_report_page_reads_whole_at_both_widths(m, page, tmp_path):
     out = str(tmp_path / ("report_%d" % m))
     competition(m).write(out)

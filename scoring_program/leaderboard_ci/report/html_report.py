@@ -129,7 +129,7 @@ def _systems_table(result, target, digits):
                 (
                     '<span class="yes" title="%s">&#10003;</span>'
                     % ("1 is in its simultaneous rank set" if ranked else "not significantly different from the winner")
-                    if r.name in tied
+                    if r.name in tied and r.name != target.winner  # the winner is not "tied with" itself
                     else "",
                     "c",
                 ),

@@ -416,7 +416,10 @@ def systems_table(result, target, digits=4):
         rows.append(
             ["%d" % r.rank, str(r.name), format_number(r.score, digits), format_ci(r.ci_low, r.ci_high, digits)]
             + sets
-            + [str(getattr(r, "letters", "") or ""), "yes" if bool(getattr(r, "tied_with_winner", False)) else ""]
+            + [
+                str(getattr(r, "letters", "") or ""),
+                "yes" if bool(getattr(r, "tied_with_winner", False)) and r.name != target.winner else "",
+            ]
         )
     caption = (
         "%s: systems ranked by score (%s) with %s confidence intervals (%s). Systems sharing a letter "

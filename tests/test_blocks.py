@@ -274,13 +274,19 @@ def _wait_for(path, seconds=60):
 
 @pytest.mark.slow  # fast representative: test_blocks_on_a_cluster_equal_one_process (an in-process cluster)
 def test_a_cluster_started_from_the_command_line(tmp_path):
-    """``dask scheduler`` and two ``dask worker`` processes, then ``python -m leaderboard_ci.phase.cli`` on them."""
+    """``dask scheduler`` and two ``dask worker`` processes, then ``python -m leaderboard_ci.phase.cli`` on them.
+
+    The workers run in a folder of their own and the command is given relative paths (from another
+    folder): every path is resolved on the client, so the report equals the threaded one.
+    """
     pytest.importorskip("distributed")
     dask_cli = shutil.which("dask")
     if dask_cli is None:
         pytest.skip("the dask command is not installed")
     ref, subs = _phase(os.path.join(ROOT, "competition_bundle"), tmp_path, copies=5, samples=5)
     scheduler_file = str(tmp_path / "scheduler.json")
+    workers_dir = tmp_path / "workers"
+    workers_dir.mkdir()
     env = dict(os.environ, PYTHONPATH=PROGRAM + os.pathsep + os.environ.get("PYTHONPATH", ""))
     processes = [
         subprocess.Popen(
@@ -319,6 +325,7 @@ def test_a_cluster_started_from_the_command_line(tmp_path):
                     stdout=subprocess.DEVNULL,
                     stderr=subprocess.DEVNULL,
                     env=env,
+                    cwd=str(workers_dir),
                 )
             )
         with open(scheduler_file, encoding="utf-8") as handle:
@@ -341,11 +348,11 @@ def test_a_cluster_started_from_the_command_line(tmp_path):
             command
             + [
                 "--reference",
-                ref,
+                os.path.relpath(ref, str(tmp_path)),
                 "--submissions",
-                subs,
+                os.path.relpath(subs, str(tmp_path)),
                 "--out",
-                distributed,
+                "distributed",
                 "--no-progress",
                 "--dask",
                 address,
@@ -356,6 +363,7 @@ def test_a_cluster_started_from_the_command_line(tmp_path):
             text=True,
             env=env,
             timeout=600,
+            cwd=str(tmp_path),
         )
         assert run.returncode == 0, run.stderr
         assert "2 workers" in run.stdout and "in 4 blocks of up to 2" in run.stdout, run.stdout

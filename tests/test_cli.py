@@ -204,3 +204,24 @@ def test_organizer_mistakes_get_one_line(argv, message, fast_reference, tmp_path
     assert cli.main(flat) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: ") and message in err[0], err
+
+
+def test_every_path_is_resolved_on_the_client(tmp_path, monkeypatch):
+    """Relative paths become absolute before anything runs: Dask workers in another folder see the same files.
+
+    (The cluster started from the command line, in tests/test_blocks.py, runs the whole scenario; it is slow.)
+    """
+    monkeypatch.chdir(tmp_path)
+    args = cli.make_parser().parse_args(
+        ["--reference", "ref", "--submissions", "subs.zip", "--out", "out", "--config", "c.yaml", "--names", "n.csv"]
+    )
+    resolved = cli._absolute_paths(args)
+    for key, given in (
+        ("reference", "ref"),
+        ("submissions", "subs.zip"),
+        ("out", "out"),
+        ("config", "c.yaml"),
+        ("names", "n.csv"),
+    ):
+        assert getattr(resolved, key) == os.path.join(str(tmp_path), given)
+    assert resolved.no_progress == args.no_progress and resolved.dask == args.dask  # nothing else changes

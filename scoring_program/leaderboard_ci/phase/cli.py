@@ -209,6 +209,23 @@ def _add_baseline(config, ref_dir, gold, coded, requested):
     return name
 
 
+#: The arguments that name files or folders: each is made absolute on the client before anything runs.
+_PATH_ARGUMENTS = ("reference", "submissions", "out", "config", "program", "names", "workdir")
+
+
+def _absolute_paths(args):
+    """``args`` with every path made absolute against this process' working directory.
+
+    Dask workers started in another folder (``dask worker`` run elsewhere) would resolve
+    a relative path against their own folder and read another file, or none.
+    """
+    values = dict(vars(args))
+    for key in _PATH_ARGUMENTS:
+        if isinstance(values.get(key), str) and values[key]:
+            values[key] = os.path.abspath(values[key])
+    return argparse.Namespace(**values)
+
+
 def run(args, stdout=None):
     """Run the analysis for parsed arguments; returns the PhaseResult.
 
@@ -216,6 +233,7 @@ def run(args, stdout=None):
     progress and the summary; the "B too small" notes go to ``sys.stderr``.
     """
     stdout = sys.stdout if stdout is None else stdout
+    args = _absolute_paths(args)
     from ..scoring.config import load_config
     from ..scoring.readers import read_gold
     from .execution.blocked import SystemSource

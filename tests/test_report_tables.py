@@ -9,6 +9,7 @@ import _report_examples as E
 import pandas as pd
 import pytest
 
+from leaderboard_ci.report.formatting import p_phrase
 from leaderboard_ci.report.json_report import sides_of
 from leaderboard_ci.report.tables import (
     Table,
@@ -76,6 +77,7 @@ def test_number_formats():
     assert format_number(float("nan")) == "\u2013" and format_number(None) == "\u2013"
     assert format_number(1.5, 2, signed=True) == "+1.50"
     assert format_p(0.0004) == "<0.001"
+    assert p_phrase(0.0004) == "p < 0.001" and p_phrase(0.0123) == "p = 0.012"  # never "p = <0.001"
     assert format_p(0.001) == "0.001"
     assert format_p(0.04997) == "0.04997"  # "0.050" would sit on the threshold it is below
     assert format_p(None) == "\u2013"

@@ -16,6 +16,7 @@ __all__ = [
     "correction_name",
     "family_description",
     "format_number",
+    "p_phrase",
     "format_p",
     "P_THRESHOLDS",
     "format_ci",
@@ -207,3 +208,9 @@ def slug(text):
     """``text`` as a LaTeX label or file name part: lower case ``[a-z0-9-]``."""
     out = re.sub(r"[^a-z0-9]+", "-", str(text).lower()).strip("-")
     return out or "table"
+
+
+def p_phrase(value, digits=3, alpha=None):
+    """``"p = 0.0123"``, or ``"p < 0.001"`` below the floor of :func:`format_p` (never ``"p = <0.001"``)."""
+    text = format_p(value, digits, alpha)
+    return "p < %s" % text[1:] if text.startswith("<") else "p = %s" % text

@@ -63,7 +63,7 @@ from .figure_layout import (
     short_name,
 )
 from .figure_layout import fit_texts as _fit
-from .formatting import format_p
+from .formatting import format_p, p_phrase
 from .unit_plots import unit_distribution_plot
 from .verdicts import dual_interval
 
@@ -639,8 +639,8 @@ def bootstrap_difference_plot(target, bins=40, sides=None, method="percentile", 
     )
     ax.set_ylabel("resamples")
     ax.set_title(
-        "Winner vs runner-up over %s resamples: %s p = %s (%s)"
-        % ("{:,}".format(d.size), "two-sided" if two else "one-sided", _p(tail.p), method),
+        "Winner vs runner-up over %s resamples: %s %s (%s)"
+        % ("{:,}".format(d.size), "two-sided" if two else "one-sided", p_phrase(tail.p), method),
         fontsize=11,
         loc="left",
     )

@@ -173,3 +173,13 @@ def test_to_html_writes_the_file(tmp_path):
     path = tmp_path / "report.html"
     text = E.one_system().to_html(str(path))
     assert path.read_text(encoding="utf-8") == text
+
+
+def test_the_all_pairs_note_says_which_way_each_cell_subtracts():
+    """Higher is better: column - row; lower is better (MAE): row - column, as the cells are computed."""
+    higher = page("classification")
+    lower = page("regression")
+    higher_note = higher[higher.index('id="t-f1-macro"') :].split("<h3>All pairs")[1].split("</p>")[0]
+    lower_note = lower[lower.index('id="t-mae"') :].split("<h3>All pairs")[1].split("</p>")[0]
+    assert "column &minus; row" in higher_note or "column \u2212 row" in higher_note
+    assert ("row &minus; column" in lower_note or "row \u2212 column" in lower_note) and "better lower" in lower_note

@@ -410,8 +410,13 @@ def _target_section(result, key, view, figures, digits, primary, corrections, fo
         )
         parts.append(
             '<p class="note">Row = the lower-ranked system, column = the higher-ranked one; each cell is '
-            "column %s row (positive: the column is better) with the stars of its %s-adjusted p-value. "
-            "Hover a cell for the pair.</p>" % (MINUS, _esc(correction_name(primary)))
+            "%s (positive: the column is better) with the stars of its %s-adjusted p-value. "
+            "Hover a cell for the pair.</p>"
+            % (
+                ("column %s row" if target.metric.direction == "higher" else "row %s column, as %s is better lower")
+                % ((MINUS,) if target.metric.direction == "higher" else (MINUS, _esc(target.title))),
+                _esc(correction_name(primary)),
+            )
         )
         parts.append(_matrix_table(target, digits, primary, _level(result)))
         parts.append(_figure("pair_heatmap", figures.get("pair_heatmap"), target, result, primary))

@@ -183,3 +183,5 @@ def test_the_all_pairs_note_says_which_way_each_cell_subtracts():
     lower_note = lower[lower.index('id="t-mae"') :].split("<h3>All pairs")[1].split("</p>")[0]
     assert "column &minus; row" in higher_note or "column \u2212 row" in higher_note
     assert ("row &minus; column" in lower_note or "row \u2212 column" in lower_note) and "better lower" in lower_note
+    # the heading of the winner's bootstrap distribution reads as its axis subtracts
+    assert "<h3>Winner \u2212 runner-up</h3>" in higher and "<h3>Runner-up \u2212 winner</h3>" in lower

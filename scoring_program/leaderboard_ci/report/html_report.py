@@ -395,7 +395,10 @@ def _target_section(result, key, view, figures, digits, primary, corrections, fo
         )
         parts.append(_vs_winner_table(result, target, digits, corrections))
         parts.append(_figure("vs_winner", figures.get("vs_winner"), target, result, primary))
-        parts.append("<h3>Winner %s runner-up</h3>" % MINUS)
+        parts.append(  # the literal subtraction of the figure's axis: runner-up - winner when lower is better
+            "<h3>%s</h3>"
+            % ("Winner %s runner-up" % MINUS if target.metric.direction == "higher" else "Runner-up %s winner" % MINUS)
+        )
         parts.append(_figure("bootstrap_difference", figures.get("bootstrap_difference"), target, result, primary))
         parts.append(
             "<h3>All pairs%s</h3>"

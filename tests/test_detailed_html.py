@@ -69,7 +69,8 @@ class Page(HTMLParser):
         return " ".join(self.texts)
 
 
-def _classification(n_resamples=2000, method="percentile"):
+def _classification(n_resamples=2000, method="percentile", per_class=True):
+    """A 3-class page with groups and a baseline, with the per-class table (None: the default, off)."""
     rng = np.random.RandomState(0)
     n = 2000
     labels = ("against", "favor", NASTY)
@@ -77,16 +78,17 @@ def _classification(n_resamples=2000, method="percentile"):
     pred = np.where(rng.rand(n) < 0.7, y, rng.randint(0, 3, n))
     groups = rng.randint(0, 2, n)
     groups[:2] = 2  # a group of two items: absent from about 13% of the resamples
-    cfg = parse_config(
-        {
-            "metric": "f1_macro",
-            "extra_metrics": ["accuracy"],
-            "labels": list(labels),
-            "groups": "lang",
-            "baseline": {"file": "base.csv", "name": "majority & <co>"},
-            "bootstrap": {"n_resamples": n_resamples, "method": method},
-        }
-    )
+    data = {
+        "metric": "f1_macro",
+        "extra_metrics": ["accuracy"],
+        "labels": list(labels),
+        "groups": "lang",
+        "baseline": {"file": "base.csv", "name": "majority & <co>"},
+        "bootstrap": {"n_resamples": n_resamples, "method": method},
+    }
+    if per_class is not None:
+        data["detailed_results"] = {"per_class": per_class}
+    cfg = parse_config(data)
     gold = GoldStandard(
         values=y,
         labels=labels,
@@ -233,6 +235,18 @@ def test_per_class_table_only_for_classification(pages):
     assert "Per-class" in html
     assert "Per-class" not in pages["regression"][2]
     assert "baseline" not in pages["regression"][2].lower()
+
+
+def test_no_per_class_table_unless_the_organizer_turns_it_on():
+    """Off by default (an item oracle, tests/test_probes.py): no table, no class's F1 note, no class named."""
+    cfg, result = _classification(per_class=None)
+    assert result.per_class  # computed, not shown
+    html = render_detailed_results(result, cfg)
+    assert "Per-class" not in html and "Precision" not in html and "Predicted" not in html
+    assert "F1 of class" not in html
+    labels = {r.label for r in result.per_class}
+    assert not [row for row in Page(html).rows if row and row[0] in labels]
+    assert html == render_detailed_results(result, _classification(per_class=False)[0])
 
 
 def test_baseline_rows_give_signed_difference_p_value_and_verdict(pages):

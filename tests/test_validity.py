@@ -97,11 +97,14 @@ def test_multilabel_macro_average_over_a_rare_label():
 
 
 def test_multilabel_flags_a_label_the_system_predicts_at_most_three_times():
-    config = _config("multilabel", "f1_macro")
+    # The note counts the system's own predictions of a label: on the participant's page only with
+    # the per-label table, which the organizer turns on (off by default: the table is an item oracle).
+    config = _config("multilabel", "f1_macro", detailed_results={"per_class": True})
     gold_values, system = _multilabel(30)
     system = [[x for x in s if x != "d"] for s in system]
     system[0] = system[0] + ["d"]
     gold, coded = _encoded("multilabel", gold_values, {"s": system})
+    assert _participant(_config("multilabel", "f1_macro"), gold, coded["s"])[0] == ()  # the default
     warnings, _ = _participant(config, gold, coded["s"])
     assert warnings == (
         "In the test set, you predict label 'd' 1 time (at most 3), so the precision of that "
@@ -120,8 +123,12 @@ def test_sequence_macro_average_over_a_rare_entity_type():
     assert len(organizer) == 1 and "entity type 'LOC' has at most 3 gold entities" in organizer[0]
     assert "93%" in organizer[0]
     warnings, _ = _participant(config, gold, coded["s"])
+    assert len(warnings) == 1  # by default no note counts the submission's predictions of a type
     assert warnings[0].startswith("Some entity types have very few entities in the test data")
     assert "LOC" not in warnings[0]
+    table = _config("sequence", "f1_macro", ["f1_micro"], detailed_results={"per_class": True})
+    warnings, _ = _participant(table, gold, coded["s"])
+    assert warnings[0].startswith("Some entity types have very few entities in the test data")
     assert warnings[1].startswith("In the test set, you predict entity type 'LOC' 2 times")  # its own predictions
     notes, _ = _phase_notes(gold_values, {"s": system, "t": gold_values}, config)
     assert any("entity type 'LOC' has at most 3 gold entities" in n for n in notes)

@@ -282,12 +282,21 @@ class AnalysisSettings:
 class DetailedSettings:
     """What ``detailed_results.html`` shows besides the scores."""
 
-    per_class: bool = setting(True, "The per-class table (false: not shown).", Flag())
+    per_class: bool = setting(
+        False,
+        "true: the per-class (per-label, per-entity-type) table and the notes that count a "
+        "class's predictions. Off by default: the table is an item oracle (predict one class on "
+        "10 chosen items and another class on 10 others, and the two precisions say which of those "
+        "items are right; precision * predicted / recall gives the gold's class counts), and "
+        "`min_count` only makes the probe larger. The end-of-phase report keeps its per-class tables.",
+        Flag(),
+    )
     min_count: int = setting(
         10,
-        "A class's precision, recall and F1 (and their intervals) are shown only when "
-        "the submission predicted it, and the gold holds it, at least this many times; below "
-        "that a row would tell right from wrong for single items.",
+        "With `per_class: true`, a class's precision, recall and F1 (and their intervals) are shown "
+        "only when the submission predicted it, and the gold holds it, at least this many times; "
+        "below that a row would tell right from wrong for single items (a probe of this many items "
+        "per class still reads them).",
         Integer(1, 10**9),
     )
 

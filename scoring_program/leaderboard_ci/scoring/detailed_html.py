@@ -3,7 +3,9 @@
 Codabench shows this page in an iframe next to the submission.  It opens
 offline: inline CSS and inline SVG only, no script, font, image or URL.  It
 shows aggregate numbers only (scores, intervals, bootstrap replicates of a
-score), never per-item data.  Every string from the config or the data is
+score), never per-item data, and no per-class table unless the organizer sets
+``detailed_results.per_class: true`` (the table is an item oracle for a
+submission crafted to probe chosen items).  Every string from the config or the data is
 escaped; every number that is not finite is shown as an en dash.
 """
 
@@ -390,26 +392,39 @@ def _row_shown(row, min_count):
     return row.predicted >= min_count and support is not None and support >= min_count
 
 
-def _shown_rows(result, config):
-    """The per-class rows whose scores the page may show (the others' scores are withheld)."""
+def _table_settings(config):
+    """``detailed_results`` of ``config`` when the organizer turned the per-class table on, else None.
+
+    Off by default (and for a config without the section): the table is an item
+    oracle.  A submission predicting one class on 10 chosen items and another
+    on 10 others reads from the two precisions which of those items are right
+    (and precision * predicted / recall gives the gold's class counts);
+    ``min_count`` only makes such a probe larger.
+    """
     settings = getattr(config, "detailed_results", None)
-    if settings is not None and not settings.per_class:
+    return settings if settings is not None and settings.per_class else None
+
+
+def _shown_rows(result, config):
+    """The per-class rows whose scores the page may show: none unless the organizer turned the table on."""
+    settings = _table_settings(config)
+    if settings is None:
         return []
-    min_count = settings.min_count if settings is not None else 10
-    return [r for r in result.per_class if _row_shown(r, min_count)]
+    return [r for r in result.per_class if _row_shown(r, settings.min_count)]
 
 
 def _per_class_section(result, config=None):
     """Precision, recall and F1 (with its CI) of each class with enough items; empty for regression.
 
-    ``detailed_results.per_class: false`` leaves the section out;
-    ``detailed_results.min_count`` (default 10) withholds the scores of a
-    class predicted, or present in the gold, fewer times.
+    Only with ``detailed_results.per_class: true`` (the organizer's opt-in;
+    see :func:`_table_settings`); ``detailed_results.min_count`` (default 10)
+    then withholds the scores of a class predicted, or present in the gold,
+    fewer times.
     """
-    settings = getattr(config, "detailed_results", None)
-    if not result.per_class or (settings is not None and not settings.per_class):
+    settings = _table_settings(config)
+    if not result.per_class or settings is None:
         return ""
-    min_count = settings.min_count if settings is not None else 10
+    min_count = settings.min_count
     shown = set(id(r) for r in _shown_rows(result, config))
     rows = []
     for r in result.per_class:

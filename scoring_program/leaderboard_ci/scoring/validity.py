@@ -202,7 +202,8 @@ def sparse_notes(
         the units nor the group nor a count, and predictions are checked on all items
         only (group membership is the gold's).
     per_class : bool
-        False (the organizer turned the per-unit table off) drops the notes that list units.
+        False (on the participant's page unless the organizer turned the per-unit table
+        on: ``detailed_results.per_class``) drops the notes that list units.
     group : str, optional
         Only this group's items; by default all items and then each group
         (``every_group=False``: all items only).

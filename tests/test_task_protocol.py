@@ -424,7 +424,7 @@ def test_the_scan_finds_a_planted_task_name(tmp_path):
         '"""A docstring may say classification."""\n'
         "from ..tasks.classification import check_labels\n\n\n"
         'def f(gold):\n    return gold.kind == "regression"\n\n\n'
-        'def g(gold, scorer):\n    return getattr(task_module(gold.kind), "sparse_units", None), '
+        'def g(gold, scorer):\n    return getattr(task_type(gold.kind), "sparse_units", None), '
         'hasattr(scorer.statistics, "unit_values"), getattr(gold, "labels", None)\n'
     )
     found = task_names_in(str(tmp_path), set(TASKS), _task_module_names())

@@ -18,7 +18,7 @@ from leaderboard_ci.scoring.detailed_html import render_detailed_results
 from leaderboard_ci.scoring.evaluation import evaluate
 from leaderboard_ci.scoring.validity import degenerate_interval_note, degenerate_notes, sparse_notes, tail_share
 from leaderboard_ci.tasks.base import GoldStandard
-from leaderboard_ci.tasks.registry import task_module
+from leaderboard_ci.tasks.registry import task_type
 
 B = 100
 
@@ -30,7 +30,7 @@ def _config(task, metric, extra=(), **more):
 
 
 def _encoded(task, gold_values, systems, labels=None):
-    values, labels, coded = task_module(task).encode_values(gold_values, systems, labels, None)
+    values, labels, coded = task_type(task).encode_values(gold_values, systems, labels, None)
     return GoldStandard(values=values, labels=labels, task=task), coded
 
 
@@ -171,10 +171,10 @@ def test_scores_log_loss_with_a_true_class_given_zero_probability_has_heavy_tail
     assert len(warnings) == 1 and "heavy tails" in warnings[0] and "log loss" in warnings[0]
     assert "%" not in warnings[0]  # the participant's version gives no share nor count
     assert "heavy tails" in html
-    terms = task_module("scores").item_contributions(config.metrics[0], gold, coded["zero"])[0]
+    terms = task_type("scores").item_contributions(config.metrics[0], gold, coded["zero"])[0]
     assert tail_share(terms) == pytest.approx(sum(sorted(terms)[-3:]) / terms.sum(), rel=1e-12)
     assert terms.max() > 36 and tail_share(terms) > 0.2  # one term of 36 beside terms below 1
-    fine = task_module("scores").item_contributions(config.metrics[0], gold, coded["fine"])[0]
+    fine = task_type("scores").item_contributions(config.metrics[0], gold, coded["fine"])[0]
     assert tail_share(fine) < 0.2
 
 

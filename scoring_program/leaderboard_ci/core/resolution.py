@@ -14,12 +14,11 @@ import math
 
 import numpy as np
 
-__all__ = ["STEPDOWN_METHODS", "resamples_needed", "resolved_resamples", "smallest_level"]
+__all__ = ["STATSMODELS_METHODS", "STEPDOWN_METHODS", "resamples_needed", "resolved_resamples", "smallest_level"]
 
-#: Methods :func:`resamples_needed` knows: the max-t step-down, no correction and statsmodels' names.
-STEPDOWN_METHODS = (
-    "maxt",
-    "none",
+#: The method names of ``statsmodels.stats.multitest.multipletests`` (checked
+#: against statsmodels in the tests; statsmodels itself is not imported here).
+STATSMODELS_METHODS = (
     "bonferroni",
     "sidak",
     "holm-sidak",
@@ -31,6 +30,8 @@ STEPDOWN_METHODS = (
     "fdr_tsbh",
     "fdr_tsbky",
 )
+#: Methods :func:`resamples_needed` knows: the max-t step-down, no correction and statsmodels' names.
+STEPDOWN_METHODS = ("maxt", "none") + STATSMODELS_METHODS
 
 
 def resamples_needed(method, n_tests, alpha=0.05):

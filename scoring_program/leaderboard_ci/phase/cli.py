@@ -242,14 +242,14 @@ def run(args, stdout=None):
 
     started = time.time()
     top = _top(args.top)
-    out_dir = os.path.abspath(args.out)
+    out_dir = args.out  # absolute: _absolute_paths
     workdir = tempfile.mkdtemp(prefix="leaderboard-ci-")
     try:
         ref_dir = _reference_dir(args.reference, workdir)
         if args.config:
             if not os.path.isfile(args.config):
                 raise ConfigError("--config %s does not exist" % args.config)
-            config = load_config(os.path.dirname(os.path.abspath(args.config)), None, path=args.config)
+            config = load_config(os.path.dirname(args.config), None, path=args.config)
         else:
             config = load_config(args.program, ref_dir)
         gold = read_gold(ref_dir, config)

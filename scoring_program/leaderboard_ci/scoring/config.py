@@ -25,6 +25,7 @@ import yaml
 from ..core.intervals import METHODS
 from ..core.parallel import MAX_JOBS, check_jobs
 from ..core.resampling import check_seed
+from ..core.resolution import STATSMODELS_METHODS
 from ..tasks.base import MetricSpec, check_labels
 from ..tasks.registry import TASKS
 from .custom import load_custom_metric
@@ -77,20 +78,8 @@ CONFIG_NAME = "config.yaml"
 DEFAULT_SEED = 12345
 MAX_RESAMPLES = 1000000
 
-#: The method names of ``statsmodels.stats.multitest.multipletests`` (checked
-#: against statsmodels in the tests; statsmodels itself is not imported here).
-CORRECTION_METHODS = (
-    "bonferroni",
-    "sidak",
-    "holm-sidak",
-    "holm",
-    "simes-hochberg",
-    "hommel",
-    "fdr_bh",
-    "fdr_by",
-    "fdr_tsbh",
-    "fdr_tsbky",
-)
+#: The method names of ``statsmodels.stats.multitest.multipletests``.
+CORRECTION_METHODS = STATSMODELS_METHODS
 #: Every ``analysis.corrections`` entry accepted: the resampling-based max-t step-down
 #: (Romano & Wolf 2005, :mod:`leaderboard_ci.core.simultaneous`), then statsmodels' methods.
 CORRECTIONS = ("maxt",) + CORRECTION_METHODS

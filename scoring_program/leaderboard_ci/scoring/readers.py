@@ -23,7 +23,7 @@ import os
 import numpy as np
 
 from ..tasks.base import GoldStandard
-from ..tasks.registry import task_module
+from ..tasks.registry import task_type
 from .alignment import align_by_id as _align_by_id
 from .alignment import align_by_order as _align_by_order
 from .config import check_key_lengths
@@ -55,7 +55,7 @@ def _read_system(path, name, config, gold, max_bytes):
         raise source.whole("is %s MB; the limit is %g MB" % (_megabytes(size), config.files.max_megabytes))
     ignore = config.files.unscored_ids == "ignore"
     by_id = gold.ids is not None and config.files.id_column is not None
-    task = task_module(gold.kind)
+    task = task_type(gold.kind)
     is_value = _value_test(config, gold)
     columns = Columns(
         config.files.prediction_columns,
@@ -115,7 +115,7 @@ def organizer_warnings(config):
     valid labels (that would reveal the gold's classes), and a valid label
     that the gold happens not to hold is rejected.
     """
-    return list(task_module(config.kind).organizer_warnings(config.labels, config.source))
+    return list(task_type(config.kind).organizer_warnings(config.labels, config.source))
 
 
 def task_settings(config):
@@ -182,7 +182,7 @@ def _value_test(config, gold):
     """
     if gold.labels is not None and config.labels is None:
         return _number_like
-    task = task_module(gold.kind)
+    task = task_type(gold.kind)
     return lambda text: task.is_value(gold, text)
 
 
@@ -349,7 +349,7 @@ def read_gold(ref_dir, config):
             % (name, list_names(present, 5) or "nothing")
         )
     source = Source(path, "ref/" + name, error=ConfigError, may_quote=False)
-    task = task_module(config.kind)
+    task = task_type(config.kind)
     settings = task_settings(config)
     try:
         if task.OWN_GOLD_FORMAT:  # a format of the task's own: the task parses and encodes the units

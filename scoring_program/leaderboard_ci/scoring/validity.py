@@ -33,7 +33,7 @@ from collections import OrderedDict
 import numpy as np
 
 from ..tasks.base import FEW_UNITS, GoldStandard
-from ..tasks.registry import task_module
+from ..tasks.registry import task_type
 from ..tasks.sparse import is_macro
 
 __all__ = [
@@ -102,7 +102,7 @@ def target_scopes(gold, group=None, every_group=True):
 # ---------------------------------------------------------------------------
 def sparse_units_of(spec, gold, predictions=None, items=None):
     """The task's :class:`~leaderboard_ci.tasks.base.SparseUnits` of ``spec`` (empty without the hook)."""
-    return tuple(task_module(gold.kind).sparse_units(spec, gold, predictions, items))
+    return tuple(task_type(gold.kind).sparse_units(spec, gold, predictions, items))
 
 
 def _gold_sentence(found, titles, where, participant):
@@ -254,7 +254,7 @@ def sparse_class_notes(
 # ---------------------------------------------------------------------------
 def item_contributions_of(spec, gold, predictions):
     """The task's ``(terms, noun, coverage)`` of a per-item-mean metric, or None."""
-    return task_module(gold.kind).item_contributions(spec, gold, predictions)
+    return task_type(gold.kind).item_contributions(spec, gold, predictions)
 
 
 def _top_count(n):
@@ -451,7 +451,7 @@ def phase_notes(gold, spec, group, names, flags, limit=5):
     """
     where = "the test set" if group is None else "group '%s'" % group
     notes = [_lower_first(n) for n in sparse_notes([spec], gold, None, group=group, every_group=False)]
-    unit = task_module(gold.kind).UNIT_NAME
+    unit = task_type(gold.kind).UNIT_NAME
 
     def listed(found):
         return ", ".join(found[:limit]) + (" ..." if len(found) > limit else "")

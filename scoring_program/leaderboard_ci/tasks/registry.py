@@ -17,7 +17,6 @@ from .base import canonical_name
 __all__ = [
     "TASKS",
     "DEFAULT_TASK",
-    "task_module",
     "task_type",
     "find_metric",
     "known_metric_names",
@@ -84,10 +83,6 @@ def task_type(name):
         return TASKS[name]
     except KeyError:
         raise ValueError("unknown task %r; known tasks: %s" % (name, ", ".join(TASKS)))
-
-
-#: The name the callers have always used (it returned the task's module).
-task_module = task_type
 
 
 def pair_test_titles():

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..core.accumulators import WeightedFunction
 from .base import GoldStandard, Target
-from .registry import task_module
+from .registry import task_type
 
 __all__ = ["GoldStandard", "Target", "SystemScorer"]
 
@@ -52,7 +52,7 @@ class SystemScorer:
     def __init__(self, metrics, gold, predictions, layout=None, custom=None):
         self.gold = gold
         self.metrics = tuple(metrics)
-        self.task = task_module(gold.kind)
+        self.task = task_type(gold.kind)
         for spec in self.metrics:
             if spec.task != self.task.NAME:
                 raise ValueError(

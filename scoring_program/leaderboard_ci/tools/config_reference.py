@@ -19,7 +19,6 @@ import argparse
 import html
 import io
 import sys
-import types
 
 from ..scoring.config import CONFIG_NAME, Config, option_names, sections
 from ..scoring.metric_config import ENTRY_KEYS, OPTION_DOCS
@@ -136,8 +135,7 @@ def _metric_entries():
 
 def _task(module):
     name = module.NAME
-    # The task's module docstring opens with what the task scores (a task type may be a module or an object).
-    described = module if isinstance(module, types.ModuleType) else sys.modules.get(type(module).__module__, module)
+    described = sys.modules[type(module).__module__]  # its docstring opens with what the task scores
     lines = ["### `%s`" % name, "", "%s Its page: [%s](%s)." % (_summary(described), name, TASK_PAGE % name), ""]
     metrics = [
         (_code(metric), _cell(info.title), _cell(info.direction), _code(_value(info.best)))

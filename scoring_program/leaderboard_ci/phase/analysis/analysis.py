@@ -61,7 +61,7 @@ import pandas as pd
 
 from ...scoring.config import config_from_options
 from ...tasks.base import GoldStandard
-from ...tasks.registry import task_module
+from ...tasks.registry import task_type
 from ..execution.blocked import SystemSource, analyze_blocks
 from ..execution.runs import LEGACY_KEYWORDS, Execution, from_legacy, open_run
 from .results import PhaseResult, TargetAnalysis
@@ -112,7 +112,7 @@ def encode_inputs(config, gold, systems, groups=None):
         if missing:
             raise ValueError("group value %r is not in groups.values" % missing[0])
         group_codes = np.array([index[g] for g in groups], dtype=np.intp)
-    task = task_module(config.kind)
+    task = task_type(config.kind)
     codes, labels, coded = task.encode_values(
         gold_values,
         OrderedDict((str(k), v) for k, v in systems.items()),

@@ -42,7 +42,7 @@ from ...core.simultaneous import (
 from ...scoring.config import column_key
 from ...scoring.validity import degenerate_notes
 from ...tasks.base import ppi as ppi_of
-from ...tasks.registry import task_module
+from ...tasks.registry import task_type
 from .corrections import adjust, adjust_within
 from .results import TargetAnalysis
 
@@ -132,7 +132,7 @@ def item_pair_tests(config, gold, target, t, pairs, predictions, permutation=Non
     if permutation is not None:
         out["permutation"] = _permutation_for(permutation, pairs, t, m)
     if m > 1:
-        tests = task_module(gold.kind).pair_tests(
+        tests = task_type(gold.kind).pair_tests(
             spec, gold, predictions, target_items(gold, target.group), pairs, an.sides
         )
         for column, (_title, values) in tests.items():

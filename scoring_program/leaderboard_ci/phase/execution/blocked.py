@@ -33,7 +33,7 @@ from ...core.pairs import ranked_pairs
 from ...core.systems import SystemScores
 from ...scoring.config import column_key
 from ...scoring.errors import ConfigError
-from ...tasks.registry import task_module
+from ...tasks.registry import task_type
 from .blocks import (
     Block,
     PairNumbers,
@@ -72,7 +72,7 @@ def needs_item_tests(config, gold):
     """Whether the pair stage needs per-item predictions (permutation, a task's own tests such as McNemar's)."""
     if config.analysis.test == "permutation":
         return True
-    return task_module(gold.kind).needs_pair_tests(config.metrics)
+    return task_type(gold.kind).needs_pair_tests(config.metrics)
 
 
 def plan_phase(

@@ -225,3 +225,43 @@ def test_every_path_is_resolved_on_the_client(tmp_path, monkeypatch):
     ):
         assert getattr(resolved, key) == os.path.join(str(tmp_path), given)
     assert resolved.no_progress == args.no_progress and resolved.dask == args.dask  # nothing else changes
+
+
+def _codabench_bulk(path):
+    """A bulk download: user101 has two runs with distinct files (dashes in the date, as unzip tools write it)."""
+    runs = [
+        (101, "user101", "2026-11-20-10-00", "decision_tree"),
+        (102, "user101", "2026-11-20-11-00", "knn"),
+        (103, "user2", "2026-11-20-12-00", "rbf_svm"),
+        (104, "user2", "2026-11-21-12-00", "gaussian_nb"),
+    ]
+    by_name = dict((os.path.splitext(os.path.basename(p))[0], p) for p in SAMPLES)
+    with zipfile.ZipFile(str(path), "w") as bulk:
+        for sid, owner, date, sample in runs:
+            bulk.write(by_name[sample], "%d_%s_PhaseId7_%s_%s.zip" % (sid, owner, date, sample))
+    return str(path)
+
+
+@pytest.mark.parametrize("blocks", [pytest.param(False, marks=pytest.mark.slow), True])  # the same selection code
+def test_a_bulk_download_is_named_by_owner_and_selected_per_participant(fast_reference, tmp_path, blocks):
+    import pandas as pd
+
+    bulk = _codabench_bulk(tmp_path / "bulk_submissions.zip")
+    out = tmp_path / "out"
+    argv = ["--reference", fast_reference, "--submissions", bulk, "--out", str(out), "--no-progress"]
+    argv += ["--per-participant", "last"] + (["--block-size", "1"] if blocks else [])
+    assert cli.main(argv) == 0
+    data = json.loads((out / "report.json").read_text())
+    names = set(s["name"] for s in data["metrics"]["f1_macro"]["systems"])
+    assert {"user101", "user2"} <= names and not any("PhaseId" in n or "(" in n for n in names), names
+    table = pd.read_csv(str(out / "submissions.csv"), dtype=str, keep_default_na=False)
+    assert list(table.columns) == ["system", "owner", "submission_id", "phase_id", "date", "file", "source", "status"]
+    kept = table[table.status == "analysed"]
+    assert dict(zip(kept.submission_id, kept.system)) == {"102": "user101", "104": "user2"}
+    assert set(table[table.status != "analysed"].status) == {"not selected (per participant: last)"}
+    # with every run analysed, an owner's runs are told apart by their file names
+    out_all = tmp_path / "all"
+    assert cli.main(argv[:5] + [str(out_all), "--no-progress"] + (["--block-size", "1"] if blocks else [])) == 0
+    data = json.loads((out_all / "report.json").read_text())
+    names = set(s["name"] for s in data["metrics"]["f1_macro"]["systems"])
+    assert {"user101 (decision_tree)", "user101 (knn)", "user2 (rbf_svm)", "user2 (gaussian_nb)"} <= names

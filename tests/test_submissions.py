@@ -305,7 +305,8 @@ def test_codabench_bulk_zip(tmp_path, config, gold):
     lost = "125_carol_x_PhaseId7_2024-05-02:10-11_submission.zip"
     path = make_codabench_bulk(tmp_path / "bulk_submissions.zip", failed=[lost])
     coded, skipped, entries = load_systems(path, config, gold, str(tmp_path / "work"))
-    assert list(coded) == ["bob (9)", "alice_smith (101)", "alice_smith (102)"]  # natural order of the names
+    # natural order of the entries; alice's two runs share their file name, so their ids tell them apart
+    assert list(coded) == ["bob", "alice_smith (101)", "alice_smith (102)"]
     assert skipped == [("carol_x (125)", FAILED_REASON)]
     alice = entries[1]
     assert alice == SubmissionEntry(
@@ -317,6 +318,7 @@ def test_codabench_bulk_zip(tmp_path, config, gold):
         source="101_alice_smith_PhaseId7_2024-05-01_13-22_submission.zip",
         path=alice.path,
         layout="codabench",
+        file="submission.zip",
     )
     assert entries[0].source.endswith("_my preds.zip")
     assert np.array_equal(
@@ -337,13 +339,13 @@ def test_codabench_bulk_only_failures(tmp_path, config, gold):
 def test_codabench_bulk_wrapped_in_a_folder_and_unpacked(tmp_path, config, gold):
     path = make_codabench_bulk(tmp_path / "wrapped.zip", prefix="bulk_submissions/")
     coded, skipped, _ = load_systems(path, config, gold, str(tmp_path / "work"))
-    assert list(coded) == ["bob (9)", "alice_smith (101)", "alice_smith (102)"] and skipped == []
+    assert list(coded) == ["bob", "alice_smith (101)", "alice_smith (102)"] and skipped == []
     # the same bulk download unpacked by the organizer into a folder
     bulk = make_codabench_bulk(tmp_path / "bulk.zip", failed=["7_zed_PhaseId7_2024-05-02:10-11_s.zip"])
     with zipfile.ZipFile(bulk) as archive:
         archive.extractall(str(tmp_path / "unpacked"))
     coded, skipped, entries = load_systems(str(tmp_path / "unpacked"), config, gold, str(tmp_path / "work2"))
-    assert list(coded) == ["bob (9)", "alice_smith (101)", "alice_smith (102)"]
+    assert list(coded) == ["bob", "alice_smith (101)", "alice_smith (102)"]
     assert skipped == [("zed (7)", FAILED_REASON)]
     assert entries[0].date == "2024-04-30_02-59" and entries[0].layout == "codabench"
 
@@ -373,7 +375,7 @@ def test_legacy_codalab_zip(tmp_path, config, gold):
     ]
     path = write(tmp_path / "competition-12-results.zip", zip_bytes(members))
     coded, skipped, entries = load_systems(path, config, gold, str(tmp_path / "work"))
-    assert list(coded) == ["alice (1)", "alice (2)", "Team Foo (3)"]
+    assert list(coded) == ["alice (1)", "alice (2)", "Team Foo"]  # one submission: the owner's name
     assert skipped == []
     assert [(e.owner, e.submission_id, e.layout) for e in entries] == [
         ("alice", "1", "codalab"),
@@ -424,8 +426,8 @@ def test_duplicate_submissions_are_separate_systems(tmp_path, config, gold):
     ]
     path = write(tmp_path / "bulk.zip", zip_bytes(members, zipfile.ZIP_STORED))
     coded, skipped, _ = load_systems(path, config, gold, str(tmp_path / "work"))
-    assert list(coded) == ["alice (1)", "bob (2)"]
-    assert np.array_equal(coded["alice (1)"], coded["bob (2)"])
+    assert list(coded) == ["alice", "bob"]
+    assert np.array_equal(coded["alice"], coded["bob"])
 
 
 # ---------------------------------------------------------------------------
@@ -542,10 +544,10 @@ def test_zip_slip_is_refused_and_nothing_escapes(tmp_path, config, gold):
     work = tmp_path / "deep" / "er" / "work"
     before = snapshot(tmp_path, work)
     coded, skipped, _ = load_systems(bulk, config, gold, str(work))
-    assert list(coded) == ["honest (99)"]
+    assert list(coded) == ["honest"]
     got = reasons(skipped)
     assert len(got) == len(hostile) + 1
-    label = dict((owner, "%s (%d)" % (owner, i + 1)) for i, owner in enumerate(sorted(hostile)))
+    label = dict((owner, owner) for owner in hostile)  # one submission each: named by the owner
     assert got[label["absolute"]] == "the zip member %r has an absolute path" % absolute
     assert got[label["dotdot"]] == "the zip member '../../evil.csv' has a '..' component (a path outside the zip)"
     assert "'..' component" in got[label["deep_dotdot"]] and "'..' component" in got[label["backslash"]]
@@ -570,7 +572,13 @@ def test_symlink_members_are_skipped(tmp_path, config, gold):
     coded, skipped, entries = load_systems(str(tmp_path / "in"), config, gold, str(work))
     assert list(coded) == ["with_link"]
     assert entries[0].notes == ("ignored the symbolic link 'passwd.txt'", "ignored the symbolic link 'up'")
-    assert skipped == [("only_link", EMPTY_MESSAGE)]
+    assert skipped == [
+        (
+            "only_link",
+            "the zip holds no prediction file, only the symbolic link 'predictions.csv', which is never "
+            "followed; put the file itself in the zip",
+        )
+    ]
     for folder, dirs, files in os.walk(str(work)):
         for name in dirs + files:
             assert not os.path.islink(os.path.join(folder, name))
@@ -860,8 +868,8 @@ def test_names_map_mistakes_are_config_errors(tmp_path, config, gold):
     work = str(tmp_path / "work")
     with pytest.raises(ConfigError, match="two systems are named 'Same'"):
         load_systems(bulk, config, gold, work, names_map=names_csv(tmp_path, [("101", "Same"), ("9", "Same")]))
-    with pytest.raises(ConfigError, match="two systems are named 'bob \\(9\\)'"):
-        load_systems(bulk, config, gold, work, names_map=names_csv(tmp_path, [("101", "bob (9)")]))
+    with pytest.raises(ConfigError, match="two systems are named 'bob'"):
+        load_systems(bulk, config, gold, work, names_map=names_csv(tmp_path, [("101", "bob")]))
     with pytest.raises(ConfigError, match="must start with the header submission,name"):
         load_systems(bulk, config, gold, work, names_map=names_csv(tmp_path, [("101", "x")], header=("id", "x")))
     with pytest.raises(ConfigError, match="lists '101' twice"):
@@ -902,14 +910,19 @@ def test_per_participant_best_and_last(tmp_path, config, gold):
     assert len(coded_all) == 6 and [label for label, _ in skipped] == ["bob (22)"]
     scores = {name: submissions._official_score(config, gold, values) for name, values in coded_all.items()}
     assert scores["alice (11)"] > max(scores["alice (10)"], scores["alice (12)"])  # rbf_svm wins
+    assert "carol" in scores  # carol has one run: her name alone
     best, skipped_best, entries = load_systems(bulk, config, gold, str(tmp_path / "w2"), per_participant="best")
-    assert list(best) == ["alice (11)", "bob (21)", "carol (30)"]  # bob's tie goes to the latest
+    # one run each, named by its owner; the id of the run kept stays on the entry
+    assert list(best) == ["alice", "bob", "carol"]
+    assert [e.submission_id for e in entries] == ["11", "21", "30"]  # bob's tie goes to the latest
+    assert np.array_equal(best["alice"], coded_all["alice (11)"])
     assert skipped_best == skipped
     assert [e.owner for e in entries] == ["alice", "bob", "carol"]
-    last, _, _ = load_systems(bulk, config, gold, str(tmp_path / "w3"), per_participant="last")
+    last, _, entries = load_systems(bulk, config, gold, str(tmp_path / "w3"), per_participant="last")
     # alice: same day, id 12 > 11 although its minutes-seconds are smaller; bob: 22 is unreadable
-    assert list(last) == ["alice (12)", "bob (21)", "carol (30)"]
-    with pytest.raises(ConfigError, match="per_participant must be one of: all, best, last"):
+    assert [e.submission_id for e in entries] == ["12", "21", "30"]
+    assert np.array_equal(last["alice"], coded_all["alice (12)"])
+    with pytest.raises(ConfigError, match="per_participant must be one of: all, best, last, listed"):
         load_systems(bulk, config, gold, str(tmp_path / "w4"), per_participant="first")
 
 
@@ -925,7 +938,63 @@ def test_best_follows_the_metric_direction(tmp_path, gold):
     }
     for owner in ("alice", "bob", "carol"):
         runs = {n: a for n, a in accuracy.items() if n.startswith(owner)}
-        assert accuracy[[n for n in best if n.startswith(owner)][0]] == max(runs.values())
+        assert float(np.mean(best[owner] == gold.values)) == max(runs.values())
+
+
+def test_owners_with_several_runs_are_told_apart_by_file_name(tmp_path, config, gold):
+    # Codabench's date is '%Y-%m-%d:%M-%S'; unzip tools write the ':' as '_' or '-' (or keep it)
+    members = [
+        (codabench_name(101, "user101", 7, "2026-11-20-10-00", "decision_tree.zip"), sample("decision_tree")),
+        (codabench_name(102, "user101", 7, "2026-11-20:11-00", "knn.zip"), sample("knn")),
+        (codabench_name(103, "user_2", 7, "2026-11-21_00-00", "submission.zip"), sample("rbf_svm")),
+    ]
+    path = write(tmp_path / "bulk.zip", zip_bytes(members, zipfile.ZIP_STORED))
+    coded, skipped, entries = load_systems(path, config, gold, str(tmp_path / "w"))
+    assert list(coded) == ["user101 (decision_tree)", "user101 (knn)", "user_2"]
+    assert [(e.owner, e.submission_id, e.phase_id, e.file) for e in entries] == [
+        ("user101", "101", "7", "decision_tree.zip"),
+        ("user101", "102", "7", "knn.zip"),
+        ("user_2", "103", "7", "submission.zip"),
+    ]
+    # the names map still takes the id, the member's name or 'owner (id)'
+    mapping = names_csv(tmp_path, [("101", "Tree"), ("user101 (102)", "KNN"), ("user_2 (103)", "SVM")])
+    renamed, _, _ = load_systems(path, config, gold, str(tmp_path / "w2"), names_map=mapping)
+    assert list(renamed) == ["Tree", "KNN", "SVM"]
+
+
+def test_listed_keeps_the_runs_the_names_map_lists(tmp_path, config, gold):
+    bulk = participant_bulk(tmp_path)
+    mapping = names_csv(tmp_path, [("10", "Alice (primary run)"), ("21", "Bob")])
+    inventory = []
+    coded, skipped, entries = load_systems(
+        bulk, config, gold, str(tmp_path / "w"), names_map=mapping, per_participant="listed", inventory=inventory
+    )
+    assert list(coded) == ["Alice (primary run)", "Bob"]
+    assert [e.submission_id for e in entries] == ["10", "21"]
+    with pytest.raises(ConfigError, match="keeps the submissions the names map lists"):
+        load_systems(bulk, config, gold, str(tmp_path / "w2"), per_participant="listed")
+    with pytest.raises(ConfigError, match="lists none of the submissions"):
+        load_systems(
+            bulk,
+            config,
+            gold,
+            str(tmp_path / "w3"),
+            names_map=names_csv(tmp_path, [("999", "x")]),
+            per_participant="listed",
+        )
+
+
+def test_the_inventory_lists_every_submission_and_what_became_of_it(tmp_path, config, gold):
+    bulk = participant_bulk(tmp_path)
+    inventory = []
+    coded, _, _ = load_systems(bulk, config, gold, str(tmp_path / "w"), per_participant="best", inventory=inventory)
+    assert [row["submission_id"] for row in inventory] == ["10", "11", "12", "20", "21", "22", "30"]
+    status = {row["submission_id"]: row["status"] for row in inventory}
+    assert status["11"] == status["21"] == status["30"] == "analysed"
+    assert status["10"] == "not selected (per participant: best)"
+    assert status["22"].startswith("skipped: ")
+    assert {row["system"] for row in inventory if row["status"] == "analysed"} == set(coded)
+    assert all(len(row) == len(submissions.INVENTORY_COLUMNS) for row in inventory)
 
 
 # ---------------------------------------------------------------------------

@@ -63,9 +63,10 @@ def make_parser():
     parser.add_argument("--names", metavar="MAP_CSV", help="a CSV 'submission,name' to rename systems")
     parser.add_argument(
         "--per-participant",
-        choices=("all", "best", "last"),
+        choices=("all", "best", "last", "listed"),
         default="all",
-        help="which runs of each participant to analyse (default: all, as the papers did)",
+        help="which runs of each participant to analyse: all (default, as the papers did), the best on the "
+        "official metric or the last, each named by its owner, or those the --names map lists",
     )
     parser.add_argument(
         "--baseline",
@@ -254,10 +255,12 @@ def run(args, stdout=None):
             config = load_config(args.program, ref_dir)
         gold = read_gold(ref_dir, config)
         if args.dask or args.memory_limit or args.block_size:
-            result = _run_in_blocks(args, config, gold, ref_dir, args.workdir or workdir, stdout)
+            inventory = []
+            result = _run_in_blocks(args, config, gold, ref_dir, args.workdir or workdir, stdout, inventory)
             written = result.write(out_dir, top=top)
+            written["submissions.csv"] = _write_inventory(out_dir, inventory)
             return _finish(result, written, out_dir, started, stdout)
-        warnings_list = []
+        warnings_list, inventory = [], []
         coded, skipped, _ = load_systems(
             args.submissions,
             config,
@@ -267,6 +270,7 @@ def run(args, stdout=None):
             per_participant=args.per_participant,
             limits=_unzip_limits(args),
             warnings_list=warnings_list,
+            inventory=inventory,
         )
         for warning in warnings_list:
             stdout.write("warning: %s\n" % warning)
@@ -280,6 +284,7 @@ def run(args, stdout=None):
         sources = [SystemSource(name, values=values) for name, values in coded.items()]
         result = _analyze_sources(args, config, gold, sources, baseline, skipped, Execution(n_jobs=_jobs(args.jobs)))
         written = result.write(out_dir, top=top)
+        written["submissions.csv"] = _write_inventory(out_dir, inventory)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     return _finish(result, written, out_dir, started, stdout)
@@ -290,7 +295,19 @@ def _finish(result, written, out_dir, started, stdout):
     return result
 
 
-def _run_in_blocks(args, config, gold, ref_dir, workdir, stdout):
+def _write_inventory(out_dir, rows):
+    """``submissions.csv``: every submission found, its ids, and whether it was analysed, and why not."""
+    import pandas as pd
+
+    from .ingestion.submissions import INVENTORY_COLUMNS
+
+    columns = list(rows[0]) if rows else list(INVENTORY_COLUMNS)
+    path = os.path.join(out_dir, "submissions.csv")
+    pd.DataFrame(rows, columns=columns).to_csv(path, index=False)
+    return path
+
+
+def _run_in_blocks(args, config, gold, ref_dir, workdir, stdout, inventory=None):
     """The analysis in blocks of systems (--memory-limit, --dask): see :mod:`leaderboard_ci.phase.execution.blocked`."""
     from .execution.blocked import SystemSource
     from .execution.budget import parse_memory
@@ -335,12 +352,31 @@ def _run_in_blocks(args, config, gold, ref_dir, workdir, stdout):
         block_size=args.block_size,
         workers=args.workers,
     )
-    return _analyze_sources(
-        args, config, gold, sources, baseline, skipped, execution, stdout=stdout, per_participant=args.per_participant
+    kept = []
+    result = _analyze_sources(
+        args,
+        config,
+        gold,
+        sources,
+        baseline,
+        skipped,
+        execution,
+        stdout=stdout,
+        per_participant=args.per_participant,
+        chosen_out=kept,
     )
+    if inventory is not None:
+        from .ingestion.submissions import names_after_selection, submissions_table
+
+        renames = names_after_selection(entries, args.per_participant)
+        skipped_now = [(row[0], row[1]) for row in result.skipped.itertuples(index=False)]
+        inventory.extend(submissions_table(entries, skipped_now, set(kept), renames, args.per_participant))
+    return result
 
 
-def _analyze_sources(args, config, gold, sources, baseline, skipped, execution, stdout=None, per_participant="all"):
+def _analyze_sources(
+    args, config, gold, sources, baseline, skipped, execution, stdout=None, per_participant="all", chosen_out=None
+):
     """Plan, open the runner and analyse ``sources`` (the one path of both runs).
 
     With ``stdout`` (a run in blocks) the runner, the plan and the client check are printed first.
@@ -372,6 +408,7 @@ def _analyze_sources(args, config, gold, sources, baseline, skipped, execution, 
                 per_participant=per_participant,
                 n_jobs=run.n_jobs,
                 progress=tick,
+                chosen_out=chosen_out,
             )
 
 

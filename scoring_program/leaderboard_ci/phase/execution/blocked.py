@@ -262,7 +262,17 @@ def _pair_stage(runner, context, blocks, members, columns, scores, orders, progr
 
 
 def analyze_blocks(
-    config, gold, sources, plan, runner, baseline=None, skipped=(), per_participant="all", n_jobs=1, progress=None
+    config,
+    gold,
+    sources,
+    plan,
+    runner,
+    baseline=None,
+    skipped=(),
+    per_participant="all",
+    n_jobs=1,
+    progress=None,
+    chosen_out=None,
 ):
     """The :class:`~leaderboard_ci.phase.analysis.results.PhaseResult` of ``sources`` scored in ``plan``'s blocks.
 
@@ -276,17 +286,22 @@ def analyze_blocks(
         The baseline system's name.
     skipped : list of (submission, reason)
         Submissions already left out (discovery); those a block cannot read are added.
-    per_participant : {"all", "best", "last"}
+    per_participant : {"all", "best", "last", "listed"}
+        With ``best`` or ``last`` the kept runs are named by their owners
+        (:func:`~leaderboard_ci.phase.ingestion.submissions.names_after_selection`).
     n_jobs : int
         Threads inside each task (1 on Dask workers).
     progress : callable, optional
         Called as work finishes: in this process with the replicates scored, and 1 per
         block pair; on Dask with 1 per task (``plan.progress_total`` in all).
+    chosen_out : list, optional
+        Receives the names (as in ``sources``) of the systems kept, before the
+        owner names of ``best`` and ``last``.
     """
     from ..analysis.assemble import phase_result
     from ..analysis.targets import finish_target, target_order
     from ..analysis.unit_values import attach_unit_values
-    from ..ingestion.submissions import no_systems
+    from ..ingestion.submissions import names_after_selection, no_systems
 
     bplan = plan.blocks
     local = getattr(runner, "in_process", False)
@@ -301,6 +316,11 @@ def analyze_blocks(
     if not chosen:
         raise no_systems("the submissions", skipped)
     names = [parts[k].names[i] for k, i in chosen]
+    if chosen_out is not None:
+        chosen_out.extend(names)
+    renames = names_after_selection([s.entry for s in sources if s.entry is not None], per_participant)
+    names = [renames.get(name, name) for name in names]
+    baseline = renames.get(baseline, baseline)
     members, columns = [], []
     for k in range(len(parts)):
         cols = np.array([i for kk, i in chosen if kk == k], dtype=np.intp)

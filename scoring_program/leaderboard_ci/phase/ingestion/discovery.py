@@ -13,7 +13,8 @@ Layouts of PATH
   browser by ``submission_manager.tag``).  A zip of the submissions' zips,
   each named ``{id}_{owner}_PhaseId{phase}_{date}_{file}`` where the date is
   ``strftime('%Y-%m-%d:%M-%S')`` (day, then *minutes* and seconds) and ``:``,
-  ``/`` and ``\\`` are replaced by ``_``: e.g.
+  ``/`` and ``\\`` are replaced by ``_`` (unzip tools and file systems also
+  write ``-`` or keep ``:``; all three are read): e.g.
   ``123_alice_smith_PhaseId45_2024-05-01_13-22_submission.zip``.  Owners may
   contain underscores: the name is anchored on ``_PhaseId<digits>_<date>_``.
   A ``failed.txt`` ("The following submissions failed to download:" then one
@@ -33,10 +34,15 @@ folder wrapping everything) names Codabench or CodaLab submissions or holds a
 Codabench ``failed.txt``, or holds only zips, or holds only folders (two or
 more); otherwise it is one submission.
 
-System names: ``owner (id)`` for Codabench (e.g. ``alice_smith (123)``),
-``owner (n)`` for legacy CodaLab (e.g. ``alice (2)``), the file or folder name
-without its extension otherwise.  Equal names get ``#2``, ``#3``... in the
-natural order of the entries.
+System names: a Codabench or legacy CodaLab submission is named by its
+owner (``alice_smith``) when the owner has one submission in PATH; an owner's
+several submissions are told apart by their file names (``alice_smith
+(bert-large)``) when those differ, by the submission id (Codabench, ``alice_smith
+(123)``) or number (CodaLab, ``alice (2)``) when they do not.  Other entries
+are named by the file or folder name without its extension.  Equal names get
+``#2``, ``#3``... in the natural order of the entries.  The submission id,
+phase, date and file stay on the :class:`SubmissionEntry` (and in the end of
+phase's ``submissions.csv``).
 
 Safety
 ------
@@ -97,7 +103,7 @@ _MAX_FAILED_TXT = 4 * MiB
 
 _CODABENCH = re.compile(
     r"^(?P<id>\d+)_(?P<owner>.+?)_PhaseId(?P<phase>\d+)_"
-    r"(?P<date>\d{4}-\d{2}-\d{2}[_:]\d{2}-\d{2})_(?P<file>.*)$",
+    r"(?P<date>\d{4}-\d{2}-\d{2}[-_: T]\d{2}[-_:]\d{2})_(?P<file>.*)$",
     re.I | re.S,
 )
 _CODABENCH_RESULT = re.compile(r"^res_\d+_.+_PhaseId\d+_", re.I | re.S)
@@ -143,6 +149,10 @@ class SubmissionEntry:
         ``codabench``, ``codalab`` or ``plain``.
     notes : tuple of str
         What was left out while unpacking (symbolic links, special files).
+    file : str or None
+        The file the participant uploaded, as Codabench's bulk download names it.
+    renamed : bool
+        Whether ``name`` comes from the names map.
     """
 
     name: str
@@ -154,6 +164,15 @@ class SubmissionEntry:
     path: str
     layout: str = "plain"
     notes: Tuple[str, ...] = ()
+    file: Optional[str] = None
+    renamed: bool = False
+
+    @property
+    def default_name(self):
+        """``owner (id)`` for a platform submission (a names-map key), else the name."""
+        if self.layout == "plain" or self.submission_id is None:
+            return self.name
+        return "%s (%s)" % (self.owner, self.submission_id)
 
 
 class NamesMapWarning(UserWarning):
@@ -170,12 +189,22 @@ class _Identity:
     submission_id: Optional[str] = None
     phase_id: Optional[str] = None
     date: Optional[str] = None
+    file: Optional[str] = None
 
     @property
     def default_name(self):
+        """``owner (id)``: the name that tells every submission apart (messages, names-map keys)."""
         if self.submission_id is None:
             return self.owner
         return "%s (%s)" % (self.owner, self.submission_id)
+
+    @property
+    def file_label(self):
+        """The submission's file name without ``.zip`` (Codabench), or None."""
+        if not self.file:
+            return None
+        stem = self.file[:-4] if self.file.lower().endswith(".zip") else self.file
+        return stem.strip() or None
 
 
 def _identify(basename, is_dir=False):
@@ -183,7 +212,12 @@ def _identify(basename, is_dir=False):
     match = _CODABENCH.match(basename)
     if match:
         return _Identity(
-            "codabench", match.group("owner"), match.group("id"), match.group("phase"), match.group("date")
+            "codabench",
+            match.group("owner"),
+            match.group("id"),
+            match.group("phase"),
+            match.group("date"),
+            match.group("file"),
         )
     match = _CODALAB.match(basename) or _CODALAB_SINGLE.match(basename)
     if match:
@@ -546,12 +580,32 @@ def _reason(exc):
 
 
 def _name_candidates(candidates):
-    """Give every candidate a unique system name, in order (plain entries own themselves)."""
+    """Give every candidate a unique system name, in order (plain entries own themselves).
+
+    A platform submission is named by its owner; an owner with several is
+    told apart by file name when the names differ, else by submission id.
+    """
+    by_owner = OrderedDict()
+    for candidate in candidates:
+        if candidate.identity.layout != "plain":
+            by_owner.setdefault(candidate.identity.owner, []).append(candidate.identity)
     used = set()
     for candidate in candidates:
-        candidate.name = _unique(candidate.identity.default_name, used)
+        candidate.name = _unique(_base_name(candidate.identity, by_owner), used)
         if candidate.identity.layout == "plain":
             candidate.identity = replace(candidate.identity, owner=candidate.name)
+
+
+def _base_name(identity, by_owner):
+    if identity.layout == "plain":
+        return identity.owner
+    runs = by_owner[identity.owner]
+    if len(runs) == 1:
+        return identity.owner
+    labels = [run.file_label for run in runs]
+    if None not in labels and len(set(label.casefold() for label in labels)) == len(labels):
+        return "%s (%s)" % (identity.owner, identity.file_label)
+    return identity.default_name
 
 
 def _entry(candidate, path, notes):
@@ -562,6 +616,7 @@ def _entry(candidate, path, notes):
         submission_id=ident.submission_id,
         phase_id=ident.phase_id,
         date=ident.date,
+        file=ident.file,
         source=candidate.source,
         path=path,
         layout=ident.layout,

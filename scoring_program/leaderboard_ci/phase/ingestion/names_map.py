@@ -55,7 +55,7 @@ def read_names_map(path):
 
 def _keys_of(entry):
     """What a names-map key may say to pick ``entry``."""
-    keys = {entry.name, entry.source, os.path.basename(entry.source.rstrip("/"))}
+    keys = {entry.name, entry.default_name, entry.source, os.path.basename(entry.source.rstrip("/"))}
     if entry.submission_id is not None:
         keys.add(entry.submission_id)
     return keys
@@ -109,7 +109,10 @@ def apply_names_map(entries, rows, skipped=(), source="names map"):
         picked_by[i] = line
         names[i] = name
     _check_unique(names, entries, source)
-    return [replace(e, name=n) for e, n in zip(entries, names)], notes
+    renamed = [
+        replace(e, name=n, renamed=True) if i in picked_by else e for i, (e, n) in enumerate(zip(entries, names))
+    ]
+    return renamed, notes
 
 
 def _check_unique(names, entries, source):

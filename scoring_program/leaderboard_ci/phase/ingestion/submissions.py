@@ -7,7 +7,7 @@ submission exactly as the scoring program did
 :func:`~leaderboard_ci.scoring.readers.read_predictions`), so a submission that
 failed on the leaderboard is skipped with the very message its participant
 saw, renames systems with the names map and keeps all, the best or the last
-run of each participant.
+run of each participant, or the runs the names map lists.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import warnings
 from collections import OrderedDict
+from dataclasses import replace
 
 from ...scoring import readers
 from ...scoring.custom import custom_functions
@@ -38,10 +39,21 @@ __all__ = [
     "apply_names_map",
     "PER_PARTICIPANT",
     "FAILED_REASON",
+    "names_after_selection",
+    "submissions_table",
+    "INVENTORY_COLUMNS",
 ]
 
 #: The choices of ``per_participant``.
-PER_PARTICIPANT = ("all", "best", "last")
+PER_PARTICIPANT = ("all", "best", "last", "listed")
+
+#: ``per_participant`` choices that keep one run per participant.
+_ONE_PER_OWNER = ("best", "last")
+
+_SYMLINK_NOTE = "ignored the symbolic link "
+
+#: The columns of :func:`submissions_table` (``submissions.csv``).
+INVENTORY_COLUMNS = ("system", "owner", "submission_id", "phase_id", "date", "file", "source", "status")
 
 
 def read_entry(entry, config, gold):
@@ -50,6 +62,12 @@ def read_entry(entry, config, gold):
         path = readers.find_prediction_file(entry.path, config)
         return readers.read_predictions(path, config, gold), None
     except SubmissionError as exc:
+        links = [note[len(_SYMLINK_NOTE) :] for note in entry.notes if note.startswith(_SYMLINK_NOTE)]
+        if links and exc.message.startswith("the submission is empty"):
+            return None, (
+                "the zip holds no prediction file, only the symbolic link %s, which is never followed; "
+                "put the file itself in the zip" % ", ".join(links[:3])
+            )
         return None, exc.message
     except Exception as exc:  # a bug or an odd file must not stop the analysis of the others
         return None, "could not be read: %s" % type(exc).__name__
@@ -89,7 +107,7 @@ def select_entries(readable, per_participant, sign, score_of):
     ``score_of(x)`` is the run's official full-sample score (for ``best``);
     ``sign`` the official metric's direction.
     """
-    if per_participant == "all":
+    if per_participant not in _ONE_PER_OWNER:
         return readable
     by_owner = OrderedDict()
     for item in readable:
@@ -108,6 +126,68 @@ def select_entries(readable, per_participant, sign, score_of):
     return [item for item in readable if id(item) in chosen]
 
 
+def names_after_selection(entries, per_participant):
+    """``{name at discovery: system name}`` once one run per participant is kept.
+
+    With ``best`` or ``last`` each participant keeps one run, which is then
+    named by its owner alone (``alice`` rather than ``alice (bert-large)``),
+    unless that name is taken by a plain entry or a names-map name.  Whichever
+    run is kept, its name is the same, so the map is known before scoring.
+    Names not in the map stay as they are.
+    """
+    if per_participant not in _ONE_PER_OWNER:
+        return {}
+    fixed = [e for e in entries if e.renamed or e.layout == "plain"]
+    taken = set(e.name for e in fixed)
+    owners = OrderedDict()
+    for entry in entries:
+        if not (entry.renamed or entry.layout == "plain"):
+            owners.setdefault(entry.owner, []).append(entry)
+    out = {}
+    for owner, runs in owners.items():
+        if owner in taken:
+            continue
+        taken.add(owner)
+        for entry in runs:
+            out[entry.name] = owner
+    return out
+
+
+def submissions_table(entries, skipped, analysed, renames, per_participant):
+    """One row per submission found: its system name, owner, ids, file and what became of it.
+
+    ``analysed`` holds the names at discovery of the submissions analysed;
+    ``renames`` maps them to their system names (:func:`names_after_selection`).
+    Returns a list of dicts with the columns ``system, owner, submission_id,
+    phase_id, date, file, source, status``.
+    """
+    reasons = dict(skipped)
+    rows = []
+    for entry in entries:
+        name = renames.get(entry.name, entry.name)
+        if entry.name in analysed:
+            status = "analysed"
+        elif entry.name in reasons:
+            status = "skipped: %s" % reasons[entry.name]
+        else:
+            status = "not selected (per participant: %s)" % per_participant
+        rows.append(
+            OrderedDict(
+                [
+                    ("system", name if status == "analysed" else ""),
+                    ("owner", entry.owner),
+                    ("submission_id", entry.submission_id or ""),
+                    ("phase_id", entry.phase_id or ""),
+                    ("date", entry.date or ""),
+                    ("file", entry.file or ""),
+                    ("source", entry.source),
+                    ("status", status),
+                ]
+            )
+        )
+    return rows
+
+
 def no_systems(path, skipped):
     shown = "; ".join("%s: %s" % (label, reason) for label, reason in skipped[:3])
     more = " ..." if len(skipped) > 3 else ""
@@ -124,6 +204,11 @@ def find_submissions(path, workdir, names_map=None, per_participant="all", limit
     """
     if per_participant not in PER_PARTICIPANT:
         raise ConfigError("per_participant must be one of: %s, got %r" % (", ".join(PER_PARTICIPANT), per_participant))
+    if per_participant == "listed" and names_map is None:
+        raise ConfigError(
+            "per_participant 'listed' keeps the submissions the names map lists: give the names map "
+            "(--names map.csv, one row submission,name per submission to keep)"
+        )
     rows = read_names_map(names_map) if names_map is not None else None
     entries, skipped = discover(path, workdir, limits)
     if rows is not None:
@@ -133,11 +218,23 @@ def find_submissions(path, workdir, names_map=None, per_participant="all", limit
                 warnings_list.append(note)
             else:
                 warnings.warn(note, NamesMapWarning, stacklevel=2)
+    if per_participant == "listed":
+        entries = [entry for entry in entries if entry.renamed]
+        if not entries:
+            raise ConfigError("the names map %s lists none of the submissions found" % os.path.basename(names_map))
     return entries, skipped
 
 
 def load_systems(
-    path, config, gold, workdir, names_map=None, per_participant="all", limits=UnzipLimits(), warnings_list=None
+    path,
+    config,
+    gold,
+    workdir,
+    names_map=None,
+    per_participant="all",
+    limits=UnzipLimits(),
+    warnings_list=None,
+    inventory=None,
 ):
     """Discover, unpack and read every submission: the systems of the end-of-phase analysis.
 
@@ -152,14 +249,17 @@ def load_systems(
     names_map : str, optional
         A CSV ``submission,name`` renaming systems; ``submission`` is an
         entry's name in the input, a submission id, or a default name.
-    per_participant : {"all", "best", "last"}
+    per_participant : {"all", "best", "last", "listed"}
         Every readable run (default); or per owner the run with the best
-        official full-sample score (ties: the latest); or the latest run (by
-        day, then submission id).
+        official full-sample score (ties: the latest), or the latest run (by
+        day, then submission id), each then named by its owner; or the runs
+        the names map lists (``names_map`` required).
     limits : UnzipLimits
     warnings_list : list, optional
         Receives the organizer-facing warnings (names-map keys that match
         nothing); without it they are issued as :class:`NamesMapWarning`.
+    inventory : list, optional
+        Receives every submission found, as :func:`submissions_table` rows.
 
     Returns
     -------
@@ -188,5 +288,10 @@ def load_systems(
     if not readable:
         raise no_systems(path, skipped)
     chosen = select_entries(readable, per_participant, config.official.sign, _official_or_nan(config, gold))
+    renames = names_after_selection(entries, per_participant)
+    if inventory is not None:
+        kept = set(entry.name for entry, _ in chosen)
+        inventory.extend(submissions_table(entries, skipped, kept, renames, per_participant))
+    chosen = [(replace(entry, name=renames.get(entry.name, entry.name)), values) for entry, values in chosen]
     coded = OrderedDict((entry.name, values) for entry, values in chosen)
     return coded, skipped, [entry for entry, _ in chosen]

@@ -3,6 +3,7 @@
 import csv
 import io
 import math
+import json
 import os
 import shutil
 import zipfile
@@ -228,3 +229,8 @@ def test_demo_prints_the_leaderboard(fast_reference, tmp_path, capsys):
     for name in SAMPLE_IDS:
         assert os.path.join(out_dir, name, "output", "detailed_results.html") in out
     assert demo.end_of_phase_report is not None
+    # the submitted majority-class baseline is the baseline, not a second system beside the config's copy
+    assert "Analysing %d systems" % len(SAMPLES) in out
+    report = json.load(open(os.path.join(out_dir, "report", "report.json"), encoding="utf-8"))
+    assert report["baseline"] == "majority_class"
+    assert "majority class" not in [s["name"] for s in report["metrics"]["f1_macro"]["systems"]]

@@ -124,6 +124,33 @@ def leaderboard_table(ranked, config, analysis=None):
     return format_table(headers, rows, align=[">", "<"] + [">"] * (len(headers) - 2))
 
 
+def baseline_submission(demo):
+    """The name of the submission whose predictions are the baseline file, byte for byte, or None.
+
+    The sample competition submits its majority-class baseline as well: without
+    this the report would rank it twice (``majority class`` from the
+    configuration, ``majority_class`` from the submissions).
+    """
+    import zipfile
+
+    if demo.config is None or demo.config.baseline is None:
+        return None
+    path = os.path.join(demo.reference, demo.config.baseline.file)
+    if not os.path.isfile(path):
+        return None
+    with open(path, "rb") as handle:
+        expected = handle.read()
+    for run in demo.runs:
+        try:
+            with zipfile.ZipFile(run.path) as archive:
+                members = [i for i in archive.infolist() if not i.is_dir() and i.file_size == len(expected)]
+                if any(archive.read(info) == expected for info in members):
+                    return run.name
+        except (OSError, zipfile.BadZipFile):
+            continue
+    return None
+
+
 def end_of_phase_analysis(demo):
     """The end-of-phase analysis of the same submissions: ``(exit code, PhaseResult or None, its printout)``.
 
@@ -137,19 +164,12 @@ def end_of_phase_analysis(demo):
     from ..scoring.errors import ConfigError
 
     out = os.path.join(demo.out_dir, "report")
-    args = cli.make_parser().parse_args(
-        [
-            "--reference",
-            demo.reference,
-            "--submissions",
-            demo.submissions,
-            "--program",
-            demo.program,
-            "--out",
-            out,
-            "--no-progress",
-        ]
-    )
+    argv = ["--reference", demo.reference, "--submissions", demo.submissions, "--program", demo.program]
+    argv += ["--out", out, "--no-progress"]
+    same = baseline_submission(demo)
+    if same is not None:  # the baseline was submitted too: that system is the baseline, not a second copy of it
+        argv += ["--baseline", same]
+    args = cli.make_parser().parse_args(argv)
     printed = io.StringIO()
     try:
         result = cli.run(args, stdout=printed)

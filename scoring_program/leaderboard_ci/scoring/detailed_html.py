@@ -477,9 +477,9 @@ def _baseline_section(result):
         "<p>Each difference is your score minus the baseline&#39;s, signed so that <b>positive means "
         "better than the baseline</b> (for metrics where lower is better it is the baseline&#39;s score "
         "minus yours). The verdict reads the %s interval:</p><ul>"
-        '<li><b class="better">better</b> (green): the whole interval lies above 0, so the gain is '
+        '<li><b class="better">better</b> (green): the whole interval lies above 0, so the difference is '
         "unlikely to be an accident of which items are in the test set;</li>"
-        '<li><b class="unclear">unclear</b> (red): the interval includes 0, so the gain may be noise;</li>'
+        '<li><b class="unclear">unclear</b> (red): the interval includes 0, so the difference may be noise;</li>'
         '<li><b class="worse">worse</b>: the interval lies below 0.</li></ul>'
         "<p>The p-value is the one-sided p-value that the submission is better than the baseline, "
         "read from the same bootstrap as the interval: the smaller, the stronger the evidence. It is "

@@ -127,9 +127,9 @@ class Column:
             "ci_low": " %s CI low" % level,
             "ci_high": " %s CI high" % level,
             "se": " SE",
-            "vs_base": " gain vs baseline",
-            "vs_base_ci_low": " gain %s CI low" % level,
-            "vs_base_ci_high": " gain %s CI high" % level,
+            "vs_base": " minus baseline",
+            "vs_base_ci_low": " diff. %s CI low" % level,
+            "vs_base_ci_high": " diff. %s CI high" % level,
             "vs_base_p": " p (beats baseline)",
         }
         head = self.metric.title

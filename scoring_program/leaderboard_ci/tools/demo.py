@@ -8,7 +8,7 @@ Each submission is run through the scoring program in a fresh tree
 (``leaderboard_ci.tools.local_worker.run_scoring``: the metadata command, no
 shell, the worker's folder layout), exactly as the platform runs it.  The
 leaderboard is then printed sorted by the official score, each score with
-its 95% interval, the gain over the baseline with its interval and p-value,
+its 95% interval, the difference from the baseline with its interval and p-value,
 and which submissions are tied with the winner: the end-of-phase analysis'
 decision (paired test, corrected p-values), the same as the report's.  The
 signature and the paths of the detailed_results.html pages follow.
@@ -104,14 +104,14 @@ def _ties(ranked, analysis):
 
 
 def leaderboard_table(ranked, config, analysis=None):
-    """The leaderboard as text: rank, submission, scores with CIs, gain over the baseline, tied with the winner."""
+    """The leaderboard as text: rank, submission, scores with CIs, difference from the baseline, tied with the winner."""
     official = config.official
     metrics = list(config.metrics)
     headers = ["#", "submission"] + ["%s [95%% CI]" % m.title for m in metrics]
     base_key = official.key + "_vs_base"
     has_base = ranked and all(base_key in r.scores for r in ranked)
     if has_base:
-        headers += ["%s gain vs %s [95%% CI]" % (official.title, config.baseline.name), "p"]
+        headers += ["%s minus %s [95%% CI]" % (official.title, config.baseline.name), "p"]
     headers.append("tied with the winner")
     ties = _ties(ranked, analysis)
     rows = []

@@ -73,7 +73,7 @@ SPECS = {
     "qa": Example(samples=4, phase_keys=("exact_match",)),
     "ranking": Example(scoring_resamples=500, phase_keys=("ndcg_10",), slow=("phase",)),
     "scores": Example(phase_config=FAST_PHASE, phase_keys=("roc_auc",), slow=("phase",)),
-    "scores_multiclass": Example(phase_config=FAST_PHASE, phase_keys=("roc_auc",), slow=("bundle", "phase")),
+    "scores_multiclass": Example(phase_config=FAST_PHASE, phase_keys=("roc_auc_ovr",), slow=("bundle", "phase")),
     "sequence": Example(samples=5, phase_keys=("f1_macro",), slow=("phase",)),
 }
 
@@ -334,7 +334,7 @@ def check_scores_multiclass(scored):
     y = np.array([gold[r["id"]] for r in rows])
     p = np.array([[float(r[str(k)]) for k in range(10)] for r in rows])
     result = scored.runs["gaussian_nb.zip"].scores
-    assert abs(result["roc_auc"] - metrics.roc_auc_score(y, p, multi_class="ovr")) < 1e-12
+    assert abs(result["roc_auc_ovr"] - metrics.roc_auc_score(y, p, multi_class="ovr")) < 1e-12
     assert abs(result["roc_auc_ovo"] - metrics.roc_auc_score(y, p, multi_class="ovo")) < 1e-12
     assert abs(result["log_loss"] - metrics.log_loss(y, p)) < 1e-12
     assert abs(result["top_2_accuracy"] - metrics.top_k_accuracy_score(y, p, k=2)) < 1e-12

@@ -2,8 +2,8 @@
 
 import csv
 import io
-import math
 import json
+import math
 import os
 import shutil
 import zipfile

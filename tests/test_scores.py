@@ -14,6 +14,7 @@ from sklearn.preprocessing import label_binarize  # noqa: E402
 from leaderboard_ci.core.replicates import compute_replicates  # noqa: E402
 from leaderboard_ci.core.resampling import counts_from_indices, replicate_indices  # noqa: E402
 from leaderboard_ci.scoring.config import parse_config  # noqa: E402
+from leaderboard_ci.scoring.errors import ConfigError  # noqa: E402
 from leaderboard_ci.tasks.base import GoldStandard  # noqa: E402
 from leaderboard_ci.tasks.scorer import SystemScorer  # noqa: E402
 
@@ -329,3 +330,48 @@ def test_paired_engine_auc_equals_each_system_alone():
         for r in (0, 33, 69):
             w = counts_from_indices(replicate_indices(SEED, y.size, r, r + 1), y.size)[0]
             assert abs(together[0][r, j, 0] - sklearn_metrics.roc_auc_score(y, preds[j], sample_weight=w)) <= TOL
+
+
+def test_a_named_multi_class_keeps_its_name_in_the_key():
+    """roc_auc_ovr writes its score under roc_auc_ovr, as roc_auc_ovo and roc_auc_ovr_weighted do."""
+    from leaderboard_ci.scoring.config import parse_config
+
+    keys = [
+        m.key
+        for m in parse_config(
+            {
+                "task": "scores",
+                "metric": "roc_auc_ovr",
+                "extra_metrics": ["roc_auc_ovo", "roc_auc_ovr_weighted", {"name": "roc_auc", "key": "auc_plain"}],
+            }
+        ).metrics
+    ]
+    assert keys == ["roc_auc_ovr", "roc_auc_ovo", "roc_auc_ovr_weighted", "auc_plain"]
+    assert parse_config({"task": "scores", "metric": "roc_auc"}).metrics[0].key == "roc_auc"
+    explicit = parse_config({"task": "scores", "metric": {"name": "roc_auc", "multi_class": "ovr"}})
+    assert explicit.metrics[0].key == "roc_auc_ovr"
+
+
+def test_positive_when_at_or_above_counts_a_score_at_the_threshold_as_positive():
+    """Scores rounded to 0.1 put many items exactly at 0.5 and 0.3: '>' and '>=' differ, each equals scikit-learn's."""
+    y, p = _binary_data()
+    assert np.sum(p == 0.5) > 10 and np.sum(p == 0.3) > 10
+    metrics = _metrics(
+        ["accuracy"],
+        [
+            {"name": "accuracy", "positive_when": "at_or_above", "key": "acc_ge"},
+            {"name": "f1_binary", "pos_label": "1", "threshold": 0.3, "positive_when": "at_or_above", "key": "f1_ge"},
+            {"name": "f1_binary", "pos_label": "1", "threshold": 0.3, "key": "f1_gt"},
+        ],
+    )
+    _, full, reps, counts = _scores(metrics, y, ("0", "1"), p)
+    cases = [(0, p > 0.5, "accuracy"), (1, p >= 0.5, "accuracy"), (2, p >= 0.3, "f1"), (3, p > 0.3, "f1")]
+    for t, positive, metric in cases:
+        predicted = positive.astype(int)
+        score = sklearn_metrics.accuracy_score if metric == "accuracy" else sklearn_metrics.f1_score
+        _check(full, reps, counts, t, lambda w, predicted=predicted, score=score: score(y, predicted, sample_weight=w))
+    assert full[0] != full[1] and full[2] != full[3]
+    with pytest.raises(ConfigError, match="positive_when must be above or at_or_above"):
+        _metrics(["accuracy"], [{"name": "accuracy", "positive_when": "below", "key": "x"}])
+    with pytest.raises(ConfigError, match="positive_when"):
+        _metrics(["roc_auc"], [{"name": "log_loss", "positive_when": "at_or_above"}])

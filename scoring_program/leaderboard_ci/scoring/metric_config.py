@@ -48,6 +48,7 @@ OPTION_DOCS = {
     "multi_class": "ROC-AUC of more than two classes: ovr (one against the rest) or ovo (one against one).",
     "k": "The cut-off: the first k documents of a ranking (ndcg@10), or the k best classes (top-k accuracy).",
     "threshold": "The score above which a binary prediction is positive (default 0.5).",
+    "positive_when": "Binary scores: a score is positive when above the threshold (default) or at_or_above it.",
     "interval": "roc_auc only: bootstrap (default) or delong, DeLong's analytic interval in the per-submission page.",
     "level": "fine (default) or coarse: the metric on the coarse labels that the hierarchy maps the fine ones to.",
 }

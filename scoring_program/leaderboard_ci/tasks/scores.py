@@ -18,7 +18,8 @@ The task module protocol (see :mod:`leaderboard_ci.tasks`) for scores:
   (binary; multi-class macro or weighted one-vs-rest), ``log_loss``,
   ``brier``, ``top_k_accuracy`` (``k``), and every classification metric
   (``accuracy``, ``f1_macro``, ...) of the predicted labels (binary:
-  positive when the score is above ``threshold``, 0.5 by default;
+  positive when the score is above ``threshold``, 0.5 by default, or at
+  least it with ``positive_when: at_or_above``;
   multi-class: the arg-max, the first class on ties).  Each equals
   scikit-learn's with ``sample_weight`` = the resample counts
   (``tests/test_scores.py``).
@@ -105,7 +106,21 @@ _SHORTHANDS = {
     "average_precision_weighted": ("average_precision", {"average": "weighted"}),
 }
 #: The metric options of this task (besides ``name`` and ``key``).
-OPTIONS = ("average", "labels", "pos_label", "zero_division", "weights", "multi_class", "k", "threshold", "interval")
+OPTIONS = (
+    "average",
+    "labels",
+    "pos_label",
+    "zero_division",
+    "weights",
+    "multi_class",
+    "k",
+    "threshold",
+    "positive_when",
+    "interval",
+)
+
+#: ``positive_when``: a binary score is positive when it is above the threshold (default) or at least it.
+POSITIVE_WHEN = ("above", "at_or_above")
 #: Top-level config keys of this task.
 SETTINGS = ("sum_tolerance",)
 _PROBABILITY_METRICS = PROBABILITY_METRICS
@@ -167,6 +182,7 @@ def make_spec(name, options, defaults):
                 "%s for %s" % (interval, name)
             )
     threshold = options.pop("threshold", None)
+    positive_when = options.pop("positive_when", None)
     multi_class = options.pop("multi_class", None)
     k = options.pop("k", None)
     if name in classification.METRICS:
@@ -176,11 +192,16 @@ def make_spec(name, options, defaults):
             isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not math.isfinite(threshold)
         ):
             raise ValueError("threshold must be a number, got %r" % (threshold,))
+        if positive_when is not None and str(positive_when).strip().lower() not in POSITIVE_WHEN:
+            raise ValueError("positive_when must be above or at_or_above, got %r" % (positive_when,))
         fields, key, title = classification.make_spec(name, options, defaults)
         threshold = 0.5 if threshold is None else float(threshold)
         fields["options"] = (("threshold", threshold),)
+        if positive_when is not None and str(positive_when).strip().lower() == "at_or_above":
+            fields["options"] = (("positive_when", "at_or_above"), ("threshold", threshold))
         return fields, key, title
     _no(name, "threshold", threshold)
+    _no(name, "positive_when", positive_when)
     for option in ("labels", "weights", "zero_division"):
         _no(name, option, options.get(option))
     average = options.get("average")
@@ -192,6 +213,7 @@ def make_spec(name, options, defaults):
     extra = []
     if name == "roc_auc":
         _no(name, "k", k)
+        named = multi_class is not None  # roc_auc_ovr or multi_class: ovr keep their name in the key
         multi_class = "ovr" if multi_class is None else str(multi_class).strip().lower()
         if multi_class not in ("ovr", "ovo"):
             raise ValueError("multi_class must be ovr or ovo, got %r" % (multi_class,))
@@ -204,7 +226,7 @@ def make_spec(name, options, defaults):
         extra = [("multi_class", multi_class)] + ([("interval", interval)] if interval == "delong" else [])
         key = (
             "roc_auc"
-            if (multi_class, average) == ("ovr", "macro")
+            if (multi_class, average) == ("ovr", "macro") and not named
             else "roc_auc_%s%s" % (multi_class, "_weighted" if average == "weighted" else "")
         )
     elif name == "average_precision":
@@ -422,10 +444,10 @@ class Statistics:
                         self._curve(problem, j, with_ap=spec.name == "average_precision")
         label_specs = [m for m in metrics if m.name in classification.METRICS]
         self._labels = {}
-        for threshold in sorted(set(m.option("threshold", 0.5) for m in label_specs)):
-            specs = [m for m in label_specs if m.option("threshold", 0.5) == threshold]
-            self._labels[threshold] = classification.Statistics(
-                add, gold, self._predicted(threshold), specs, group_codes, n_groups, layout
+        for cut in sorted(set(_cut(m) for m in label_specs)):
+            specs = [m for m in label_specs if _cut(m) == cut]
+            self._labels[cut] = classification.Statistics(
+                add, gold, self._predicted(*cut), specs, group_codes, n_groups, layout
             )
 
     # -- per-item quantities --------------------------------------------------
@@ -440,9 +462,10 @@ class Statistics:
         ranked = np.argsort(self._p, axis=1, kind="mergesort")[:, ::-1][:, :k]
         return (ranked == self._y[:, None]).any(axis=1).astype(np.intp)
 
-    def _predicted(self, threshold):
+    def _predicted(self, threshold, inclusive=False):
         if self.binary:
-            return np.where(self._score > threshold, self.pos, 1 - self.pos).astype(np.intp)
+            positive = self._score >= threshold if inclusive else self._score > threshold
+            return np.where(positive, self.pos, 1 - self.pos).astype(np.intp)
         return np.argmax(self._p, axis=1).astype(np.intp)
 
     # -- binary ranking problems ----------------------------------------------
@@ -491,9 +514,8 @@ class Statistics:
         """Scores of ``spec`` on all items (``j`` 0) or group ``j - 1``, one per row of ``stats``."""
         name = spec.name
         if name in classification.METRICS:
-            return self._labels[spec.option("threshold", 0.5)].score(
-                self._labels[spec.option("threshold", 0.5)].prepare(stats), spec, j
-            )
+            labels = self._labels[_cut(spec)]
+            return labels.score(labels.prepare(stats), spec, j)
         if name in _PROBABILITY_METRICS:
             column = self._term_names.index(name) * len(self._subsets) + j
             total = np.asarray(stats[self._terms], dtype=np.float64)[:, column]
@@ -568,6 +590,11 @@ FEW_RANKED = 10
 RANKED_COVERAGE = "87% instead of 95% for ROC-AUC at n = 200 in a coverage study"
 
 
+def _cut(spec):
+    """``(threshold, inclusive)`` of a binary label metric: positive above (or at least) the threshold."""
+    return spec.option("threshold", 0.5), spec.option("positive_when", "above") == "at_or_above"
+
+
 def _as_matrix(predictions):
     p = np.asarray(predictions, dtype=np.float64)
     return p[:, None] if p.ndim == 1 else p
@@ -578,7 +605,10 @@ def _predicted_labels(spec, labels, predictions):
     p = _as_matrix(predictions)
     if len(labels) == 2:
         pos = _positive_code([spec], labels)
-        return np.where(_score_column(p, pos) > spec.option("threshold", 0.5), pos, 1 - pos).astype(np.intp)
+        threshold, inclusive = _cut(spec)
+        score = _score_column(p, pos)
+        positive = score >= threshold if inclusive else score > threshold
+        return np.where(positive, pos, 1 - pos).astype(np.intp)
     return np.argmax(p, axis=1).astype(np.intp)
 
 

@@ -104,7 +104,7 @@ def _ties(ranked, analysis):
 
 
 def leaderboard_table(ranked, config, analysis=None):
-    """The leaderboard as text: rank, submission, scores with CIs, difference from the baseline, tied with the winner."""
+    """The leaderboard as text: rank, submission, scores with CIs, difference from the baseline, ties."""
     official = config.official
     metrics = list(config.metrics)
     headers = ["#", "submission"] + ["%s [95%% CI]" % m.title for m in metrics]

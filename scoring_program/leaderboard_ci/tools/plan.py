@@ -375,7 +375,7 @@ def simulate_pair(gold_codes, n_labels, accuracy, agreement, rng, difference=0.0
     """
     n = gold_codes.shape[0]
     half = (1.0 - agreement) / 2.0
-    p = np.array([accuracy - half - difference / 2.0, half + difference / 2.0, half - difference / 2.0])
+    p = np.array([accuracy - half, half + difference / 2.0, half - difference / 2.0])
     p = np.append(p, 1.0 - p.sum())
     if np.any(p < -1e-12):
         raise ValueError(

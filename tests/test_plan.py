@@ -235,3 +235,22 @@ def test_paragraph_markdown_and_readme_section_say_the_numbers():
     assert "| 400 (this test set) |" in plan_markdown(plan)
     section = readme_section(plan, "demo")
     assert section.lstrip().startswith(SECTION_TITLE) and text in section and "leaderboard-ci plan demo" in section
+
+
+def test_init_writes_the_plan_into_the_competition_readme(tmp_path):
+    from leaderboard_ci.tools.scaffold import init_competition
+
+    folder = tmp_path / "digits"
+    ref = os.path.join(BUNDLE, "reference_data")
+    init_competition(str(folder), os.path.join(ref, "gold.csv"), os.path.join(ref, "config.yaml"),
+                     baseline=os.path.join(ref, "baseline.csv"))  # fmt: skip
+    readme = (folder / "README.md").read_text()
+    assert readme.count(SECTION_TITLE) == 1
+    section = readme[readme.index(SECTION_TITLE) :]
+    assert "With 540 test items" in section and "macro-F1" in section and "each right on 80 %" in section
+    assert "leaderboard-ci plan digits --pilot" in section
+    # the plan the command makes from the written folder with the same assumptions agrees
+    code, text = run(str(folder), "--n-resamples", "2000")
+    assert code == 0, text
+    mde = lambda s: float(s.split("detects a true difference of ")[1].split(" ")[0])  # noqa: E731
+    assert mde(section) == pytest.approx(mde(text), rel=1e-9)

@@ -25,7 +25,7 @@ from .plan import ASSUMPTION_KEYS, DEFAULT_ASSUMPTIONS, assumed_plan, can_simula
 from .plan_output import plan_paragraph, write_plan
 from .scaffold import SetupError, load_organizer_config
 
-__all__ = ["main", "make_parser", "load_inputs"]
+__all__ = ["main", "make_parser", "load_inputs", "compute_plan"]
 
 
 def make_parser():

@@ -5,7 +5,7 @@ for participation; :func:`plan_markdown` adds the pairs and the scaling check;
 :func:`plan_figure_png` draws the MDE against the test-set size with the
 current size marked; :func:`write_plan` writes ``plan.md``, ``plan.png`` and
 ``plan.json``; :func:`readme_section` is what ``leaderboard-ci init`` appends to
-the competition's README.
+the competition's README, and :func:`readme_plan_section` makes it from the default assumed rates.
 """
 
 from __future__ import annotations
@@ -16,7 +16,17 @@ import os
 
 import numpy as np
 
-__all__ = ["plan_paragraph", "plan_markdown", "plan_figure_png", "write_plan", "readme_section", "SECTION_TITLE"]
+from .plan import DEFAULT_ASSUMPTIONS, assumed_plan, can_simulate
+
+__all__ = [
+    "plan_paragraph",
+    "plan_markdown",
+    "plan_figure_png",
+    "write_plan",
+    "readme_section",
+    "readme_plan_section",
+    "SECTION_TITLE",
+]
 
 #: The README heading ``init`` writes.
 SECTION_TITLE = "## What this test set can detect"
@@ -206,3 +216,22 @@ def readme_section(plan, folder_name, reason=None):
     if plan is None:
         return "\n%s\n\n%s\n\n%s" % (SECTION_TITLE, reason, rerun)
     return "\n%s\n\n%s\n\n%s" % (SECTION_TITLE, plan_paragraph(plan), rerun)
+
+
+#: Resamples behind the plan ``init`` writes (an SE to about 2 %; the plan command uses the config's).
+INIT_RESAMPLES = 2000
+
+
+def readme_plan_section(config, gold, folder_name):
+    """The README section ``init`` appends: the plan from the default assumed rates, or why there is none."""
+    if not can_simulate(gold):
+        return readme_section(
+            None,
+            folder_name,
+            reason="The gold holds values other than one label per item, so no plan can be made from assumed rates.",
+        )
+    try:
+        plan = assumed_plan(config, gold, DEFAULT_ASSUMPTIONS, n_resamples=INIT_RESAMPLES)
+    except ValueError as exc:
+        return readme_section(None, folder_name, reason="No plan could be made: %s." % str(exc).rstrip("."))
+    return readme_section(plan, folder_name)

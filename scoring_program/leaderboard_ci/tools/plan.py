@@ -22,7 +22,10 @@ and the paired engine of the end-of-phase analysis
 resamples), as the standard deviation of the replicate differences.
 
 * **Pilot predictions** of two or more systems: ``SE`` of every pair on the
-  test set itself; the plan uses the median pair (each pair is listed).
+  test set itself; the plan uses the median over the pairs of *neighbours* in
+  the pilots' ranking (the comparisons where detection matters: a pair of
+  far-apart systems differs on many items, so its SE is larger and says
+  little about close contests); every pair is listed.
 * **Assumed rates** (label-valued gold only): a pair of systems is simulated
   on a large test set drawn from the gold's class distribution: each system
   is right on a share ``accuracy`` of the items, the two give the same
@@ -117,7 +120,7 @@ class Plan:
     source : str
         ``"pilot"`` or ``"assumed"``.
     pairs : tuple of PairSE
-        Each pilot pair (the plan uses the median SE), or the simulated pair.
+        Each pilot pair (the plan uses the median SE of the ranking's neighbours), or the simulated pair.
     assumptions : tuple of (str, float)
         The assumed rates (empty for pilots).
     scaling : tuple of (n_sub, measured SE, sigma / sqrt(n_sub))
@@ -282,11 +285,11 @@ def _subset(gold, index):
     return replace(gold, values=gold.values[index], ids=None, groups=None, group_values=None)
 
 
-def _scaling(config, gold, predictions, names, sigma, n_resamples, seed):
+def _scaling(config, gold, predictions, names, sigma, n_resamples, seed, pairs):
     """The SE measured on random subsets of the items against ``sigma / sqrt(n_sub)``.
 
-    For each share, :data:`SCALING_REPEATS` random subsets; the median pair's SE
-    of each, pooled as a root mean square.
+    For each share, :data:`SCALING_REPEATS` random subsets; the median SE of
+    ``pairs`` (``(a, b)`` names) on each, pooled as a root mean square.
     """
     spec = _official(config)
     rng = np.random.default_rng(seed)
@@ -301,7 +304,7 @@ def _scaling(config, gold, predictions, names, sigma, n_resamples, seed):
             full, reps = paired_replicates(
                 config, _subset(gold, index), [p[index] for p in predictions], names, n_resamples, seed
             )
-            ses = [p.se for p in _pair_ses(spec, full, reps, names) if np.isfinite(p.se)]
+            ses = [p.se for p in _pair_ses(spec, full, reps, names) if np.isfinite(p.se) and (p.a, p.b) in pairs]
             if ses:
                 squares.append(float(np.median(ses)) ** 2)
         if squares:
@@ -343,15 +346,19 @@ def pilot_plan(
     b = n_resamples or config.bootstrap.n_resamples
     seed = config.bootstrap.seed
     full, reps = paired_replicates(config, gold, predictions, names, b, seed)
-    pairs = _pair_ses(_official(config), full, reps, names)
-    ses = [p.se for p in pairs if np.isfinite(p.se)]
+    spec = _official(config)
+    pairs = _pair_ses(spec, full, reps, names)
+    order = [names[i] for i in np.argsort(-spec.sign * full, kind="stable")]
+    neighbours = set(zip(order[:-1], order[1:]))
+    ses = [p.se for p in pairs if np.isfinite(p.se) and ((p.a, p.b) in neighbours or (p.b, p.a) in neighbours)]
     if not ses or not max(ses) > 0:
         raise ValueError(
             "the pilot systems give the same %s on every resample, so their difference has no spread; "
             "give pilots that make different predictions" % _official(config).key
         )
     se = float(np.median(ses))
-    scaling = _scaling(config, gold, predictions, names, se * math.sqrt(gold.n), b, seed)
+    used = set((p.a, p.b) for p in pairs if (p.a, p.b) in neighbours or (p.b, p.a) in neighbours)
+    scaling = _scaling(config, gold, predictions, names, se * math.sqrt(gold.n), b, seed, used)
     return _plan(config, gold.n, alpha, power, family_size, difference, se, "pilot", pairs, (), scaling, b, seed)
 
 

@@ -50,7 +50,9 @@ def _basis(plan):
         systems = len(set([p.a for p in plan.pairs] + [p.b for p in plan.pairs]))
         return "the paired bootstrap of the pilot predictions of %d systems (%s)" % (
             systems,
-            "their one pair" if pairs == 1 else "the median over their %d pairs" % pairs,
+            "their one pair"
+            if pairs == 1
+            else "the median over the %d pairs of neighbours in their ranking" % (systems - 1),
         )
     values = dict(plan.assumptions)
     return (

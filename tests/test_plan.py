@@ -254,3 +254,79 @@ def test_init_writes_the_plan_into_the_competition_readme(tmp_path):
     assert code == 0, text
     mde = lambda s: float(s.split("detects a true difference of ")[1].split(" ")[0])  # noqa: E731
     assert mde(section) == pytest.approx(mde(text), rel=1e-9)
+
+
+# ---------------------------------------------------------------------------
+# Clusters: the design effect
+# ---------------------------------------------------------------------------
+def _copies(tmp_path, k, pilots=("knn", "rbf_svm", "random_forest")):
+    """The sample's 540 items copied ``k`` times, with a column ``passage`` naming the original."""
+    with open(os.path.join(BUNDLE, "reference_data", "gold.csv")) as handle:
+        rows = [line.strip().split(",") for line in handle.read().splitlines()[1:]]
+    gold = tmp_path / "gold.csv"
+    gold.write_text("id,label,passage\n" + "".join("%s_%d,%s,%s\n" % (i, c, y, i) for c in range(k) for i, y in rows))
+    config = tmp_path / "config.yaml"
+    config.write_text('metric: f1_macro\nlabels: ["0","1","2","3","4","5","6","7","8","9"]\nbootstrap:\n  seed: 5\n')
+    files = []
+    for name in pilots:
+        with zipfile.ZipFile(os.path.join(SAMPLES, name + ".zip")) as archive:
+            lines = archive.read("predictions.csv").decode().splitlines()[1:]
+        path = tmp_path / (name + ".csv")
+        path.write_text(
+            "id,label\n"
+            + "".join("%s_%d,%s\n" % (line.split(",")[0], c, line.split(",")[1]) for c in range(k) for line in lines)
+        )
+        files.append(str(path))
+    return str(config), files
+
+
+def test_copies_as_clusters_give_the_originals_se(tmp_path):
+    """The sample copied 5 times: with --cluster the SE of the 540 originals (+-15 %), without it about 1/sqrt(5)."""
+    config, pilots = _copies(tmp_path, 5)
+    original = json.loads(_json(tmp_path / "one", "--pilot", *[os.path.join(SAMPLES, p + ".zip") for p in
+                                                                 ("knn", "rbf_svm", "random_forest")]))  # fmt: skip
+    plain = json.loads(_json(tmp_path / "plain", "--config", config, "--pilot", *pilots))
+    clustered = json.loads(_json(tmp_path / "cl", "--config", config, "--pilot", *pilots, "--cluster", "passage"))
+    assert plain["n"] == 2700 and clustered["n_clusters"] == 540 and clustered["cluster_column"] == "passage"
+    assert clustered["se"] == pytest.approx(original["se"], rel=0.15)
+    assert plain["se"] == pytest.approx(original["se"] / math.sqrt(5), rel=0.15)
+    for pair in clustered["pairs"]:
+        assert pair["design_effect"] == pytest.approx(5.0, rel=0.05)
+
+
+def _json(folder, *argv):
+    code, text = run(*argv, "--n-resamples", "400", "--output", str(folder))
+    assert code == 0, text
+    return (folder / "plan.json").read_text()
+
+
+def test_design_effect_matches_a_naive_cluster_bootstrap():
+    """Clusters of 1-8 items with a shared error: deff-corrected SE against resampling whole clusters (numpy)."""
+    rng = np.random.default_rng(12)
+    sizes = rng.integers(1, 9, 300)
+    clusters = np.repeat(np.arange(sizes.size), sizes)
+    n = clusters.size
+    gold_codes = rng.integers(0, 2, n)
+    hard = rng.random(sizes.size) < 0.3  # hard passages: both systems err more there, B much more
+    p_a = np.where(hard[clusters], 0.55, 0.9)
+    a = np.where(rng.random(n) < p_a, gold_codes, 1 - gold_codes)
+    b = np.where(rng.random(n) < p_a - np.where(hard[clusters], 0.3, 0.0), gold_codes, 1 - gold_codes)
+    config = _config("accuracy", labels=["0", "1"], n_resamples=1000)
+    gold = GoldStandard(values=gold_codes.astype(np.intp), labels=("0", "1"))
+    plan = P.pilot_plan(config, gold, [a.astype(np.intp), b.astype(np.intp)], ["a", "b"], clusters=clusters)
+    assert plan.pairs[0].design_effect > 1.3
+    members = [np.flatnonzero(clusters == c) for c in range(sizes.size)]
+    right = (a == gold_codes).astype(float) - (b == gold_codes).astype(float)
+    reps = []
+    for _ in range(3000):
+        items = np.concatenate([members[c] for c in rng.integers(0, sizes.size, sizes.size)])
+        reps.append(right[items].mean())
+    assert plan.se == pytest.approx(np.std(reps, ddof=1), rel=0.08)
+
+
+def test_cluster_mistakes_are_one_sentence(tmp_path):
+    config, pilots = _copies(tmp_path, 1, pilots=("knn", "rbf_svm"))
+    code, text = run("--config", config, "--pilot", *pilots, "--cluster", "document")
+    assert code == 2 and "no group column 'document'" in text and text.count("\n") == 1
+    code, text = run("--config", config, "--cluster", "passage")
+    assert code == 2 and "--cluster needs pilot predictions" in text

@@ -62,6 +62,7 @@ __all__ = [
     "assumed_plan",
     "simulate_pair",
     "can_simulate",
+    "design_effect",
     "ASSUMPTION_KEYS",
 ]
 
@@ -92,12 +93,16 @@ def z_total(alpha, power, family_size):
 
 @dataclass(frozen=True)
 class PairSE:
-    """One pair of systems: its observed oriented difference and the SE of the difference."""
+    """One pair of systems: its observed oriented difference and the SE of the difference.
+
+    With clusters, ``se`` is the item bootstrap's SE times ``sqrt(design_effect)``.
+    """
 
     a: str
     b: str
     difference: float
     se: float
+    design_effect: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -129,6 +134,9 @@ class Plan:
         The bootstrap behind every SE.
     difference : float or None
         The difference asked for with ``--difference``.
+    cluster_column : str or None
+        The gold column whose values are clusters (``--cluster``).
+    n_clusters : int or None
     """
 
     metric_key: str
@@ -147,6 +155,8 @@ class Plan:
     n_resamples: int
     seed: int
     difference: Optional[float] = None
+    cluster_column: Optional[str] = None
+    n_clusters: Optional[int] = None
 
     @property
     def sigma(self):
@@ -191,7 +201,12 @@ class Plan:
             "n_needed": self.n_needed,
             "source": self.source,
             "assumptions": dict(self.assumptions),
-            "pairs": [{"a": p.a, "b": p.b, "difference": p.difference, "se": p.se} for p in self.pairs],
+            "pairs": [
+                {"a": p.a, "b": p.b, "difference": p.difference, "se": p.se, "design_effect": p.design_effect}
+                for p in self.pairs
+            ],
+            "cluster_column": self.cluster_column,
+            "n_clusters": self.n_clusters,
             "scaling": [{"n": k, "se": s, "predicted_se": e} for k, s, e in self.scaling],
             "n_resamples": self.n_resamples,
             "seed": self.seed,
@@ -259,25 +274,64 @@ def _official(config):
     return config.metrics[0]
 
 
-def paired_replicates(config, gold, predictions, names, n_resamples, seed):
-    """Full-sample scores ``(m,)`` and replicates ``(B, m)`` of the official metric on shared resamples."""
+def paired_replicates(config, gold, predictions, names, n_resamples, seed, jackknife=False):
+    """Full-sample scores ``(m,)`` and replicates ``(B, m)`` of the official metric on shared resamples.
+
+    With ``jackknife``, also the per-item leave-one-out scores ``(n, m)``.
+    """
     spec = _official(config)
     custom = custom_functions(config)
     scorers = [SystemScorer([spec], gold, p, layout="reduced", custom=custom) for p in predictions]
     plan = PairedPlan(scorers, gold.n, seed, names)
-    scores = paired_scores(plan, n_resamples)
+    scores = paired_scores(plan, n_resamples, jackknife=jackknife)
     t = [i for i, target in enumerate(plan.targets) if target.group is None][0]
+    if jackknife:
+        return scores.full[:, t], scores.replicates[:, :, t], scores.jackknife_matrix(t)
     return scores.full[:, t], scores.replicates[:, :, t]
 
 
-def _pair_ses(spec, full, reps, names):
+def design_effect(leave_one_out, clusters):
+    """The variance of a statistic under cluster sampling over its variance under item sampling.
+
+    The linearization (jackknife influence) estimate: with ``psi_i`` the
+    centred influence of item ``i`` (``(n - 1) * (mean - leave_one_out_i)``),
+
+        deff = [C / (C - 1) * sum_c (sum_{i in c} psi_i)**2] / [n / (n - 1) * sum_i psi_i**2]
+
+    for ``C`` clusters.  Items that are copies of one another in one cluster
+    give ``deff`` = the cluster size; independent items give about 1.
+
+    Parameters
+    ----------
+    leave_one_out : array ``(n,)``
+        The statistic without each item.
+    clusters : array of int ``(n,)``
+        Cluster codes ``0 .. C-1``.
+    """
+    values = np.asarray(leave_one_out, dtype=np.float64)
+    n = values.shape[0]
+    psi = (n - 1) * (values.mean() - values)
+    psi = psi - psi.mean()
+    item = n / (n - 1.0) * float(np.sum(psi**2))
+    sums = np.bincount(clusters, weights=psi)
+    c = sums.shape[0]
+    if c < 2 or not item > 0:
+        return float("nan")
+    return (c / (c - 1.0) * float(np.sum(sums**2))) / item
+
+
+def _pair_ses(spec, full, reps, names, loo=None, clusters=None):
     out = []
     for i in range(len(names)):
         for j in range(i + 1, len(names)):
             d = spec.sign * (reps[:, i] - reps[:, j])
             d = d[np.isfinite(d)]
             se = float(np.std(d, ddof=1)) if d.size > 1 else float("nan")
-            out.append(PairSE(names[i], names[j], float(spec.sign * (full[i] - full[j])), se))
+            deff = 1.0
+            if clusters is not None:
+                deff = design_effect(loo[:, i] - loo[:, j], clusters)
+                se = se * math.sqrt(deff) if np.isfinite(deff) else float("nan")
+            out.append(PairSE(names[i], names[j], float(spec.sign * (full[i] - full[j])), se, deff))
     return out
 
 
@@ -335,9 +389,23 @@ def _plan(config, n, alpha, power, family_size, difference, se, source, pairs, a
 
 
 def pilot_plan(
-    config, gold, predictions, names, alpha=0.05, power=0.8, family_size=1, difference=None, n_resamples=None
+    config,
+    gold,
+    predictions,
+    names,
+    alpha=0.05,
+    power=0.8,
+    family_size=1,
+    difference=None,
+    n_resamples=None,
+    clusters=None,
+    cluster_column=None,
 ):
-    """The plan from pilot predictions of two or more systems (aligned, encoded arrays)."""
+    """The plan from pilot predictions of two or more systems (aligned, encoded arrays).
+
+    With ``clusters`` (one code ``0 .. C-1`` per item), each pair's SE is the item
+    bootstrap's times the square root of its :func:`design_effect`.
+    """
     _check_design(alpha, power, family_size, difference)
     if len(predictions) < 2:
         raise ValueError(
@@ -345,9 +413,17 @@ def pilot_plan(
         )
     b = n_resamples or config.bootstrap.n_resamples
     seed = config.bootstrap.seed
-    full, reps = paired_replicates(config, gold, predictions, names, b, seed)
     spec = _official(config)
-    pairs = _pair_ses(spec, full, reps, names)
+    if clusters is not None:
+        clusters = np.asarray(clusters, dtype=np.intp)
+        if clusters.shape != (gold.n,) or clusters.min() < 0:
+            raise ValueError("clusters must hold one code >= 0 per item, got shape %r" % (clusters.shape,))
+        clusters = np.unique(clusters, return_inverse=True)[1].reshape(-1)
+        full, reps, loo = paired_replicates(config, gold, predictions, names, b, seed, jackknife=True)
+        pairs = _pair_ses(spec, full, reps, names, loo, clusters)
+    else:
+        full, reps = paired_replicates(config, gold, predictions, names, b, seed)
+        pairs = _pair_ses(spec, full, reps, names)
     order = [names[i] for i in np.argsort(-spec.sign * full, kind="stable")]
     neighbours = set(zip(order[:-1], order[1:]))
     ses = [p.se for p in pairs if np.isfinite(p.se) and ((p.a, p.b) in neighbours or (p.b, p.a) in neighbours)]
@@ -358,8 +434,16 @@ def pilot_plan(
         )
     se = float(np.median(ses))
     used = set((p.a, p.b) for p in pairs if (p.a, p.b) in neighbours or (p.b, p.a) in neighbours)
-    scaling = _scaling(config, gold, predictions, names, se * math.sqrt(gold.n), b, seed, used)
-    return _plan(config, gold.n, alpha, power, family_size, difference, se, "pilot", pairs, (), scaling, b, seed)
+    # the scaling check subsamples items, which breaks clusters: only without them
+    scaling = (
+        ()
+        if clusters is not None
+        else _scaling(config, gold, predictions, names, se * math.sqrt(gold.n), b, seed, used)
+    )
+    plan = _plan(config, gold.n, alpha, power, family_size, difference, se, "pilot", pairs, (), scaling, b, seed)
+    if clusters is not None:
+        plan = replace(plan, cluster_column=cluster_column or "cluster", n_clusters=int(clusters.max()) + 1)
+    return plan
 
 
 # ---------------------------------------------------------------------------

@@ -75,6 +75,12 @@ def make_parser():
     )
     parser.add_argument("--difference", type=float, metavar="D", help="also: the test-set size needed to detect D")
     parser.add_argument(
+        "--cluster",
+        metavar="COLUMN",
+        help="a gold column whose values are clusters of items (passages, documents): each pilot pair's SE "
+        "is multiplied by the square root of its design effect, estimated from the pilots (needs --pilot)",
+    )
+    parser.add_argument(
         "--n-resamples", type=int, metavar="B", help="bootstrap resamples (default: the config's bootstrap.n_resamples)"
     )
     parser.add_argument("--output", metavar="OUT", help="write OUT/plan.md, plan.png and plan.json")
@@ -153,8 +159,36 @@ def _pilot_name(path, used):
     return name
 
 
+def _cluster_codes(config, gold_path, column, gold):
+    """One cluster code per gold item, from the gold file's column ``column`` (read as the gold is)."""
+    from ..scoring.formats import Columns, Source, open_table
+    from ..tasks.registry import task_type
+
+    if task_type(config.kind).OWN_GOLD_FORMAT:
+        raise SetupError(
+            "--cluster reads a column of the gold table, and %s is in a format of its own" % os.path.basename(gold_path)
+        )
+    source = Source(gold_path, os.path.basename(gold_path), error=ConfigError, may_quote=False)
+    columns = Columns((config.files.gold_column,), id=config.files.id_column, id_required=True, group=column)
+    try:
+        table = open_table(source, "auto", columns)
+        if not table.has_groups:
+            raise SetupError("the gold file %s has no column %r (--cluster)" % (gold_path, column))
+        values = []
+        for line, _, _, value in table.rows:
+            if value == "":
+                raise SetupError("the gold file %s line %d: the cluster column %r is empty" % (gold_path, line, column))
+            values.append(value)
+    except ConfigError as exc:
+        raise SetupError("%s: %s" % (gold_path, exc.message))
+    if len(values) != gold.n:
+        raise SetupError("the gold file %s has %d cluster values for %d items" % (gold_path, len(values), gold.n))
+    index = {}
+    return [index.setdefault(v, len(index)) for v in values]
+
+
 def load_inputs(args):
-    """``(config, gold, predictions, names)`` from the command's arguments (SetupError for a mistake)."""
+    """``(config, gold, predictions, names, clusters)`` from the command's arguments (SetupError for a mistake)."""
     path = _config_path(args)
     if not os.path.isfile(path):
         raise SetupError("the config file %s does not exist" % path)
@@ -165,7 +199,8 @@ def load_inputs(args):
     for pilot in args.pilot or ():
         predictions.append(_read_pilot(pilot, config, gold))
         names.append(_pilot_name(pilot, used))
-    return config, gold, predictions, names
+    clusters = None if args.cluster is None else _cluster_codes(config, gold_path, args.cluster, gold)
+    return config, gold, predictions, names, clusters
 
 
 def compute_plan(args):
@@ -184,9 +219,15 @@ def compute_plan(args):
             difference=args.difference,
             n_resamples=args.n_resamples,
         )
-        config, gold, predictions, names = load_inputs(args)
+        if args.cluster is not None and not args.pilot:
+            raise SetupError(
+                "--cluster needs pilot predictions (--pilot FILE FILE): the design effect is estimated from them"
+            )
+        config, gold, predictions, names, clusters = load_inputs(args)
         if predictions:
-            return pilot_plan(config, gold, predictions, names, **design)
+            return pilot_plan(
+                config, gold, predictions, names, clusters=clusters, cluster_column=args.cluster, **design
+            )
         if not can_simulate(gold):
             raise SetupError(
                 "assumed rates describe systems that predict one label per item, and this gold holds other "

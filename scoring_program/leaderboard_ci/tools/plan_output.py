@@ -89,6 +89,13 @@ def plan_paragraph(plan):
             plan.seed,
         )
     )
+    if plan.cluster_column is not None:
+        used = [p.design_effect for p in plan.pairs if np.isfinite(p.design_effect)]
+        text += (
+            " The items are clustered by %s (%s clusters): each SE includes its design effect (median %s over "
+            "the pairs), and sizes count items with clusters of the same sizes."
+            % (plan.cluster_column, _items(plan.n_clusters), _g(float(np.median(used))) if used else "n/a")
+        )
     if plan.difference is not None:
         needed = plan.n_needed
         text += " Detecting a difference of %g needs about %s items%s." % (
@@ -111,12 +118,13 @@ def plan_markdown(plan, figure=None):
     lines.append("")
     if plan.source == "pilot":
         lines += ["Pilot pairs (difference oriented: positive = the first is better):", ""]
-        lines += ["| pair | observed difference | SE | MDE |", "| --- | ---: | ---: | ---: |"]
+        lines += ["| pair | observed difference | SE | design effect | MDE |", "| --- | ---: | ---: | ---: | ---: |"]
         for p in plan.pairs:
             lines.append(
-                "| %s - %s | %s | %s | %s |" % (p.a, p.b, _g(p.difference), _g(p.se), _g(plan.z * p.se))
+                "| %s - %s | %s | %s | %s | %s |"
+                % (p.a, p.b, _g(p.difference), _g(p.se), _g(p.design_effect), _g(plan.z * p.se))
                 if np.isfinite(p.se)
-                else "| %s - %s | %s | - | - |" % (p.a, p.b, _g(p.difference))
+                else "| %s - %s | %s | - | - | - |" % (p.a, p.b, _g(p.difference))
             )
         lines.append("")
     if plan.scaling:

@@ -179,7 +179,7 @@ def test_config_may_be_a_competition_yaml_and_assumptions_apply(tmp_path):
         "--n-resamples", "300", "--family-size", "3",
     )  # fmt: skip
     assert code == 0, text
-    assert "each right on 90 % of the items" in text and "a family of 3 comparisons" in text
+    assert "assumed to be each right on 90 % of the items" in text and "a family of 3 comparisons" in text
 
 
 def _zip(path, name, text):
@@ -247,7 +247,7 @@ def test_init_writes_the_plan_into_the_competition_readme(tmp_path):
     readme = (folder / "README.md").read_text()
     assert readme.count(SECTION_TITLE) == 1
     section = readme[readme.index(SECTION_TITLE) :]
-    assert "With 540 test items" in section and "macro-F1" in section and "each right on 80 %" in section
+    assert "With 540 test items" in section and "macro-F1" in section and "assumed to be each right on 80 %" in section
     assert "leaderboard-ci plan digits --pilot" in section
     # the plan the command makes from the written folder with the same assumptions agrees
     code, text = run(str(folder), "--n-resamples", "2000")

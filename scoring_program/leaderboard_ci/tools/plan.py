@@ -515,8 +515,12 @@ def assumed_plan(
     difference=None,
     n_resamples=None,
     simulated_items=SIMULATED_ITEMS,
+    check_scaling=True,
 ):
-    """The plan from assumed rates (:data:`ASSUMPTION_KEYS`), simulated on the gold's class distribution."""
+    """The plan from assumed rates (:data:`ASSUMPTION_KEYS`), simulated on the gold's class distribution.
+
+    ``check_scaling=False`` skips the 1/sqrt(n) check (:attr:`Plan.scaling` empty).
+    """
     _check_design(alpha, power, family_size, difference)
     values = dict(check_assumptions(tuple(sorted(dict(assumptions).items()))))
     if not can_simulate(gold):
@@ -538,7 +542,8 @@ def assumed_plan(
     # the scaling check: pairs simulated on test sets of the gold's own size, a quarter and a half of it;
     # SCALING_REPEATS test sets each, their SEs pooled (root mean square)
     scaling = []
-    for k in sorted(set([max(20, int(round(s * gold.n))) for s in SCALING_SHARES] + [gold.n])):
+    sizes = [max(20, int(round(s * gold.n))) for s in SCALING_SHARES] + [gold.n]
+    for k in sorted(set(sizes)) if check_scaling else ():
         squares = []
         for _ in range(SCALING_REPEATS):
             small = simulated_gold(gold, k, rng)

@@ -56,7 +56,7 @@ def _basis(plan):
         )
     values = dict(plan.assumptions)
     return (
-        "a simulated pair of systems that are each right on %g %% of the items and give the same "
+        "a simulated pair of systems, assumed to be each right on %g %% of the items and to give the same "
         "prediction on %g %% of them, with the gold's class distribution (paired bootstrap)"
         % (100 * values["accuracy"], 100 * values["agreement"])
     )
@@ -241,7 +241,7 @@ def readme_plan_section(config, gold, folder_name):
             reason="The gold holds values other than one label per item, so no plan can be made from assumed rates.",
         )
     try:
-        plan = assumed_plan(config, gold, DEFAULT_ASSUMPTIONS, n_resamples=INIT_RESAMPLES)
+        plan = assumed_plan(config, gold, DEFAULT_ASSUMPTIONS, n_resamples=INIT_RESAMPLES, check_scaling=False)
     except ValueError as exc:
         return readme_section(None, folder_name, reason="No plan could be made: %s." % str(exc).rstrip("."))
     return readme_section(plan, folder_name)

@@ -117,6 +117,7 @@ MODULES = {
     "leaderboard_ci.phase.benchmark.cli": "leaderboard-ci benchmark",
     "leaderboard_ci.tools.demo": "leaderboard-ci demo",
     "leaderboard_ci.tools.sample_competition": "leaderboard-ci sample-competition",
+    "leaderboard_ci.tools.plan_cli": "leaderboard-ci plan",
 }
 
 

@@ -9,6 +9,7 @@
     leaderboard-ci benchmark benchmark.yaml --out OUT
     leaderboard-ci demo [--out DIR]
     leaderboard-ci sample-competition [--bundle-dir DIR]
+    leaderboard-ci plan [DIR] [--pilot FILE ...] [--assume KEY=VALUE,...] [--difference D] [--output OUT]
 
 Each subcommand is ``make_parser()`` + ``run_*(args, out) -> exit code``; a mistake is
 one sentence on the output and exit code 2 (1 for a submission's or a bundle's
@@ -63,6 +64,10 @@ _DELEGATED = {
     "sample-competition": (
         "leaderboard_ci.tools.sample_competition",
         "rebuild the sample competition's data from scikit-learn's digits",
+    ),
+    "plan": (
+        "leaderboard_ci.tools.plan_cli",
+        "test-set planning: the minimal detectable difference of the official metric, and the size needed",
     ),
 }
 #: What a kept tree may already contain (a previous run's tree, safe to replace).

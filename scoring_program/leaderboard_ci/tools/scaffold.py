@@ -359,10 +359,13 @@ def init_competition(folder, gold, config_path, baseline=None, title=None):
         if baseline is not None:
             with open(baseline, "rb") as handle:
                 write_zip(os.path.join(staging, "sample_submissions", "baseline.zip"), {prediction_name: handle.read()})
-        _write(
-            os.path.join(staging, "README.md"),
-            _readme(title, os.path.basename(os.path.abspath(folder)), baseline is not None),
-        )
+        readme = _readme(title, os.path.basename(os.path.abspath(folder)), baseline is not None)
+        # -- leaderboard-ci plan (issue 21): what this test set can detect, appended to the README --
+        from .plan_output import readme_plan_section
+
+        readme += readme_plan_section(config, gold_data, os.path.basename(os.path.abspath(folder)))
+        # -- end of the plan's section --
+        _write(os.path.join(staging, "README.md"), readme)
         if not os.path.isdir(folder):
             os.makedirs(folder)
         written = []

@@ -60,7 +60,7 @@ import numpy as np
 from ..core.accumulators import ExactSums
 from ..core.intervals import Interval, confidence_interval
 from .base import MetricInfo, item_mask, resolve_averaged
-from .protocol import TaskType
+from .protocol import SubmissionFormat, TaskType
 from .sparse import few_units
 from .tagged_files import Memory as _Memory
 from .tagged_files import align_ids as _align_ids
@@ -652,6 +652,30 @@ def sparse_units(spec, gold, predictions=None, items=None):
     )
 
 
+def submission_format(gold, files, metrics):
+    """What participants submit: the test sentences with one tag per token (CoNLL)."""
+    lengths = _layout_of(gold)[0]
+    sample = "\n".join("\n".join(["O"] * length) + "\n" for length in lengths)
+    types = ", ".join("`%s`" % t for t in (gold.labels or ()))
+    scheme = dict(gold.settings).get("scheme", "IOB2")
+    return SubmissionFormat(
+        unit="sentence",
+        units="sentences",
+        goal="Tag every token of the {n} test %s with its entity tag (%s)."
+        % ("documents" if dict(gold.settings).get("unit") == "document" else "sentences", scheme),
+        description=(
+            "A CoNLL file: the test file with your tag of each token in the last column (or only the tags, one "
+            "per line), a blank line between sentences, the same sentences and tokens in the same order; "
+            "`-DOCSTART-` lines may be kept or dropped. Tags follow the %s scheme (`B-PER`, `I-PER`, `O`); the "
+            "entity types are %s. A sentence with a token too many or too few is refused with its line.\n\n"
+            "```\nEU B-ORG\nrejects O\nGerman B-MISC\n\nPeter B-PER\n```\n" % (scheme, types or "those of the gold")
+        ),
+        file_name="predictions.conll",
+        sample=sample,
+        public_files=(),
+    )
+
+
 class SequenceTask(TaskType):
     """Sequence labelling: entities from BIO-style tags (see the module's docstring)."""
 
@@ -668,6 +692,7 @@ class SequenceTask(TaskType):
     parse_settings, read_gold = staticmethod(parse_settings), staticmethod(read_gold)
     read_predictions, encode_values = staticmethod(read_predictions), staticmethod(encode_values)
     decode, unit_rows, sparse_units = staticmethod(decode), staticmethod(unit_rows), staticmethod(sparse_units)
+    submission_format = staticmethod(submission_format)
 
 
 TASK = SequenceTask()

@@ -129,13 +129,22 @@ def _write(path, data):
         handle.write(data)
 
 
-def _prediction_name(config, baseline):
+def _prediction_name(config, baseline, fmt):
     if config.files.predictions:
         return config.files.predictions
-    return "predictions" + (os.path.splitext(baseline)[1] if baseline else ".csv")
+    if baseline:
+        return os.path.splitext(fmt.file_name)[0] + os.path.splitext(baseline)[1]
+    return fmt.file_name
 
 
-def _pages(title, config, columns, n_items, prediction_name):
+def submission_format(config, gold):
+    """The task type's :data:`~leaderboard_ci.tasks.protocol.SubmissionFormat` for this config and gold."""
+    from ..tasks.registry import task_type
+
+    return task_type(config.kind).submission_format(gold, config.files, config.metrics)
+
+
+def _pages(title, config, columns, n_items, prediction_name, fmt):
     level = "%g%%" % (100 * config.bootstrap.confidence_level)
     rows = "\n".join(
         "| %s | `%s` | %s |" % (c["title"], c["key"], "higher first" if c["sorting"] == "desc" else "lower first")
@@ -146,22 +155,19 @@ def _pages(title, config, columns, n_items, prediction_name):
         for i, m in enumerate(config.metrics)
     )
     overview = (
-        "# %s\n\nPredict the %s of each of the %d test items. The leaderboard shows every score with "
-        "its %s bootstrap confidence interval, so you can see which differences between submissions "
-        "are real and which are ties.\n\nSee the Evaluation page for the scores and the Terms page "
-        "for the rules.\n" % (title, config.files.gold_column, n_items, level)
-    )
-    id_line = (
-        "one row per test item with the columns `%s` and `%s`" % (config.files.id_column, config.files.gold_column)
-        if config.files.id_column
-        else "one prediction per line, in the order of the test items"
+        "# %s\n\n%s The leaderboard shows every score with its %s bootstrap confidence interval, so you "
+        "can see which differences between submissions are real and which are ties.\n\nSee the Data page "
+        "for what you download, the Evaluation page for the scores and the Terms page for the rules.\n"
+        % (title, fmt.goal.format(n=n_items), level)
     )
     evaluation = """# Evaluation
 
 ## What you submit
 
-A zip file holding `{pred}`: {id_line}. A missing, repeated or unknown id, or a value that cannot be
-read, is reported in the submission's error log in one sentence, and the submission is not scored.
+A zip file holding one file, `{pred}` (any name works when it is the only file in the zip).
+{description}
+Any mistake in the file is reported in the submission's error log in one sentence naming the line,
+and the submission is not scored. The starting kit holds a sample submission in this format.
 
 ## The scores
 
@@ -175,12 +181,12 @@ read, is reported in the submission's error log in one sentence, and the submiss
 
 ## What the intervals mean
 
-The test set is a sample of {n} items. On another {n} items from the same source, every submission
+The test set is a sample of {n} {units}. On another {n} {units} from the same source, every submission
 would score a little differently. The **{level} confidence interval** ("CI low" to "CI high") is the
 range of scores your predictions could plausibly get on a test set like this one. Two submissions whose
 difference is small compared with their intervals may differ by luck.
 
-The intervals come from the **bootstrap**: {n} test items are drawn at random with replacement, your
+The intervals come from the **bootstrap**: {n} {units} are drawn at random with replacement, your
 score is recomputed on that resample, and this is repeated B = {b} times from a fixed seed
 ({seed}), so every submission is scored on exactly the same resamples. The interval is read from those
 B scores ({method} method).
@@ -188,10 +194,11 @@ B scores ({method} method).
 The detailed results of each submission show the same numbers with a plain-language explanation.
 """.format(
         pred=prediction_name,
-        id_line=id_line,
+        description=fmt.description,
         metrics=metrics,
         rows=rows,
         n=n_items,
+        units=fmt.units,
         level=level,
         b=config.bootstrap.n_resamples,
         seed=config.bootstrap.seed,
@@ -206,16 +213,49 @@ The detailed results of each submission show the same numbers with a plain-langu
         if config.baseline is not None
         else "",
     )
+    public = ", ".join("`%s`" % name for name, _ in fmt.public_files)
+    data = (
+        "# Data\n\n* **Public data** (`public_data.zip`): what you predict from%s.\n"
+        "* **Starting kit** (`starting_kit.zip`): `%s`, a sample submission in the expected format (it "
+        "scores, but poorly), and a README. Zip your own file the same way:\n\n"
+        "      zip submission.zip %s\n\n"
+        "The test set has %d %s; the answers stay private (only the scoring program sees them).\n"
+        % (" (" + public + ")" if public else "", prediction_name, prediction_name, n_items, fmt.units)
+    )
     terms = (
         "# Terms and conditions\n\n* Submissions are scored automatically; scores, intervals and "
         "detailed results are shown on the leaderboard.\n* The organizers may publish the leaderboard "
         "and a summary of the results, including statistical comparisons between submissions.\n\n"
         "By registering, you accept these terms.\n"
     )
-    return {"overview.md": overview, "evaluation.md": evaluation, "terms.md": terms}
+    return {"overview.md": overview, "evaluation.md": evaluation, "data.md": data, "terms.md": terms}
 
 
-def _competition_yaml(title, columns, config, n_items, name):
+def _starting_kit(prediction_name, fmt):
+    """The starting kit: the sample prediction file and a README saying how to submit it."""
+    readme = (
+        "# Starting kit\n\n`%s` is a sample submission in the format the scoring program reads (a constant "
+        "or empty prediction: it scores, but poorly).\n\n## The format\n\n%s\n## Submitting\n\n"
+        "Put your own predictions in a file of the same format and zip it alone:\n\n"
+        "    zip submission.zip %s\n\nthen upload `submission.zip` on the My Submissions page. A mistake in the "
+        "file is reported in the error log in one sentence naming the line.\n"
+        % (prediction_name, fmt.description, prediction_name)
+    )
+    return {"README.md": readme, prediction_name: fmt.sample}
+
+
+def _public_data(fmt, n_items):
+    readme = "# Public data\n\nThe test set has %d %s.%s\n" % (
+        n_items,
+        fmt.units,
+        ("\n\n" + "\n".join("* `%s`" % name for name, _ in fmt.public_files)) if fmt.public_files else "",
+    )
+    files = {"README.md": readme}
+    files.update(dict(fmt.public_files))
+    return files
+
+
+def _competition_yaml(title, columns, config, n_items, name, units="test items"):
     start = datetime.date.today().strftime("%Y-%m-%d 00:00:00")
     competition = {
         "version": 2,
@@ -232,13 +272,14 @@ def _competition_yaml(title, columns, config, n_items, name):
         "pages": [
             {"title": "Overview", "file": "pages/overview.md"},
             {"title": "Evaluation", "file": "pages/evaluation.md"},
+            {"title": "Data", "file": "pages/data.md"},
             {"title": "Terms", "file": "pages/terms.md"},
         ],
         "tasks": [
             {
                 "index": 0,
                 "name": title[:100],
-                "description": "Predict each of the %d test items." % n_items,
+                "description": "Predict each of the %d %s." % (n_items, units),
                 "scoring_program": "scoring_program.zip",
                 "reference_data": "reference_data.zip",
             }
@@ -253,6 +294,8 @@ def _competition_yaml(title, columns, config, n_items, name):
                 "max_submissions_per_day": 5,
                 "max_submissions": 100,
                 "tasks": [0],
+                "starting_kit": "starting_kit.zip",
+                "public_data": "public_data.zip",
             }
         ],
         "leaderboards": [
@@ -348,13 +391,25 @@ def init_competition(folder, gold, config_path, baseline=None, title=None):
             if name != CONFIG_NAME:
                 _write(os.path.join(staging, "scoring_program", *name.split("/")), data_bytes)
         _write(os.path.join(staging, "scoring_program", CONFIG_NAME), config_text)
+        fmt = submission_format(config, gold_data)
         _write(
             os.path.join(staging, "competition.yaml"),
-            _competition_yaml(title, columns, config, gold_data.n, os.path.basename(os.path.abspath(folder))),
+            _competition_yaml(
+                title, columns, config, gold_data.n, os.path.basename(os.path.abspath(folder)), fmt.units
+            ),
         )
-        prediction_name = _prediction_name(config, baseline)
-        for name, text in _pages(title, config, columns, gold_data.n, prediction_name).items():
+        prediction_name = _prediction_name(config, baseline, fmt)
+        for name, text in _pages(title, config, columns, gold_data.n, prediction_name, fmt).items():
             _write(os.path.join(staging, "pages", name), text)
+        for name, text in _starting_kit(prediction_name, fmt).items():
+            _write(os.path.join(staging, "starting_kit", name), text)
+        for name, text in _public_data(fmt, gold_data.n).items():
+            _write(os.path.join(staging, "public_data", name), text)
+        # A file the program accepts, so that the bundle check has a submission to score without --baseline.
+        write_zip(
+            os.path.join(staging, "sample_submissions", "format_example.zip"),
+            {prediction_name: fmt.sample.encode("utf-8")},
+        )
         _write(os.path.join(staging, "logo.png"), _png())
         if baseline is not None:
             with open(baseline, "rb") as handle:
@@ -401,7 +456,10 @@ Written by `leaderboard-ci init`. What is here:
   scoring program writes for `reference_data/config.yaml`.
 * `reference_data/`: the gold file and `config.yaml` (private: only the scoring program sees them).
 * `scoring_program/`: the drop-in scoring program, with the same `config.yaml`.
-* `pages/`, `logo.png`: what participants read.
+* `pages/`, `logo.png`: what participants read (`pages/data.md` describes the downloads).
+* `public_data/`: what participants download to predict from. It holds only the test ids (or query
+  ids): **add the test inputs** (texts, features, the document collection) before you bundle.
+* `starting_kit/`: a sample prediction file in the format the program reads, and a README.
 * `sample_submissions/`: submissions the bundle check scores ({samples}); add your own zips.
 
 Next steps:
@@ -411,4 +469,4 @@ Next steps:
     leaderboard-ci columns {name}/reference_data/config.yaml   # after changing the config
 
 Edit `reference_data/config.yaml` and `scoring_program/config.yaml` together (they are the same file).
-""".format(title=title, name=name, samples="the baseline" if has_baseline else "none yet")
+""".format(title=title, name=name, samples="the format example" + (" and the baseline" if has_baseline else ""))

@@ -663,7 +663,7 @@ def submission_format(gold, files, metrics):
             "For log loss each row must **sum to 1 within %g**: write the probabilities at full precision "
             "(Python's `repr`, or `%%.10f`); rounded to three decimals, a row such as `0.333,0.333,0.333` sums "
             "to 0.999 and the file is refused. A probability of 0 for the true class costs about 36 "
-            "(scores are clipped at machine epsilon): never write exactly 0 or 1." % tolerance
+            "(scores are clipped at machine epsilon): avoid writing exactly 0." % tolerance
         )
     header = ([id_column] if id_column else []) + columns
     if id_column:

@@ -29,6 +29,8 @@ from .bundle import TASK_FILE_TYPES, sample_submissions, score_one
 __all__ = ["check_bundle", "BundleProblem", "SORTINGS", "COMPUTATIONS"]
 
 SORTINGS = ("asc", "desc")
+#: The files a phase (not a task) offers participants.
+PHASE_FILE_TYPES = ("public_data", "starting_kit")
 COMPUTATIONS = ("avg", "sum", "min", "max")
 SUBMISSION_RULES = (
     "Add",
@@ -299,7 +301,9 @@ def check_bundle(path, submissions=None, run_program=True, python=None, workdir=
         owned = workdir is None
         workdir = workdir or tempfile.mkdtemp(prefix="bundle-check-")
         try:
-            unwritten = _check_directions(c, tasks, columns, os.path.join(workdir, "config"), warnings)
+            boards = competition.get("leaderboards")
+            primary = boards[0].get("primary_index", 0) if isinstance(boards[0], dict) else 0
+            unwritten = _check_directions(c, tasks, columns, os.path.join(workdir, "config"), warnings, primary)
             if run_program and not c.problems:
                 _check_scores(c, competition, tasks, columns, submissions, python, workdir, unwritten)
         finally:
@@ -409,6 +413,13 @@ def _check_tasks(c, competition):
             continue
         if not task.get("name"):
             c.add(where, "needs a 'name'")
+        for key in PHASE_FILE_TYPES:
+            if key in task:
+                c.add(
+                    where,
+                    "%s belongs to a phase, not to a task: Codabench ignores it here and participants get "
+                    "nothing; move it to phases[...].%s" % (key, key),
+                )
         if "scoring_program" not in task:
             c.add(where, "does not have a scoring_program")
         for file_type in TASK_FILE_TYPES:
@@ -462,7 +473,7 @@ def _check_phases(c, competition, tasks):
                         where,
                         "task index %r is not one of the tasks (%s)" % (t, ", ".join(map(str, sorted(tasks, key=str)))),
                     )
-        for key in ("public_data", "starting_kit"):
+        for key in PHASE_FILE_TYPES:
             if key in phase and (not isinstance(phase[key], str) or c.exists(phase[key]) is None):
                 c.add(where, "%s %r is not in the bundle" % (key, phase[key]))
         limit = phase.get("execution_time_limit")
@@ -523,7 +534,7 @@ def _first_task(tasks):
     return None
 
 
-def _check_directions(c, tasks, columns, workdir, warnings=None):
+def _check_directions(c, tasks, columns, workdir, warnings=None, primary_index=0):
     """Each column against the keys the bundle's program writes for its own config.
 
     A column whose ``sorting`` contradicts its metric's direction would rank the worst
@@ -553,6 +564,7 @@ def _check_directions(c, tasks, columns, workdir, warnings=None):
     if warnings is not None:
         warnings.extend("scoring program: %s" % text for text in organizer_warnings(config))
     written = dict((col.key, col) for col in written_columns(config, groups))
+    _check_primary(c, config, columns, written, primary_index)
     unwritten = set()
     for i, column in enumerate(columns):
         where = "leaderboards[0].columns[%d]" % i
@@ -579,6 +591,32 @@ def _check_directions(c, tasks, columns, workdir, warnings=None):
                 % (key, sorting, "highest" if sorting == "desc" else "lowest", why, meaning.sorting),
             )
     return unwritten
+
+
+def _check_primary(c, config, columns, written, primary_index):
+    """The primary column must show the official metric (the config's first), as the end-of-phase report ranks."""
+    official = config.metrics[0]
+    for column in columns:
+        if column.get("index") != primary_index:
+            continue
+        meaning = written.get(column["key"])
+        if meaning is not None and meaning.part == "score" and meaning.metric.key == official.key:
+            return
+        target = [col.get("index") for col in columns if col["key"] == official.key]
+        c.add(
+            "leaderboards[0]",
+            "the primary column (index %d, key %r) is not the official metric %r (the config's metric:, which the "
+            "end-of-phase report ranks by), so the leaderboard and the report could name different winners; %s"
+            % (
+                primary_index,
+                column["key"],
+                official.key,
+                "set primary_index: %d" % target[0]
+                if target
+                else "add a column with key %r and make it the primary one" % official.key,
+            ),
+        )
+        return
 
 
 def _check_scores(c, competition, tasks, columns, submissions, python, workdir, unwritten=()):

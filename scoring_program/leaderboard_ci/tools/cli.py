@@ -292,7 +292,12 @@ def run_bundle(args, out):
         out.write("  %s\n" % name)
     if args.no_check:
         return 0
-    return _check(target, args, folder, out)
+    code = _check(target, args, folder, out)
+    if code != 0:
+        # A zip with problems must not be mistaken for an uploadable bundle: remove it.
+        os.remove(target)
+        out.write("removed %s: fix the problems above and run bundle again (--no-check keeps the zip)\n" % target)
+    return code
 
 
 # ---------------------------------------------------------------------------

@@ -18,6 +18,7 @@ import shutil
 import tempfile
 import uuid
 import zipfile
+from collections import namedtuple
 from dataclasses import dataclass, field
 from typing import List
 
@@ -25,6 +26,8 @@ import yaml
 
 from ..scoring.limits import MAX_ABS_SCORE, MAX_KEY_LENGTH, MAX_LEADERBOARD_TITLE, MAX_TITLE_LENGTH
 from .bundle import TASK_FILE_TYPES, sample_submissions, score_one
+from .bundle_check_codalab import check_legacy
+from .codalab import is_legacy
 
 __all__ = ["check_bundle", "BundleProblem", "SORTINGS", "COMPUTATIONS"]
 
@@ -32,13 +35,8 @@ SORTINGS = ("asc", "desc")
 #: The files a phase (not a task) offers participants.
 PHASE_FILE_TYPES = ("public_data", "starting_kit")
 COMPUTATIONS = ("avg", "sum", "min", "max")
-SUBMISSION_RULES = (
-    "Add",
-    "Add_And_Delete",
-    "Add_And_Delete_Multiple",
-    "Force_Last",
-    "Force_Latest_Multiple",
-    "Force_Best",
+SUBMISSION_RULES = tuple(
+    "Add Add_And_Delete Add_And_Delete_Multiple Force_Last Force_Latest_Multiple Force_Best".split()
 )
 
 
@@ -290,9 +288,12 @@ def check_bundle(path, submissions=None, run_program=True, python=None, workdir=
         for name in c.names:
             if name.startswith("/") or ".." in name.split("/"):
                 c.add(os.path.basename(path), "entry %r would unpack outside the folder" % name)
-        competition = _check_competition_yaml(c)
+        competition = _load_competition_yaml(c)
         if competition is None:
             return c.problems
+        if is_legacy(competition):
+            return check_legacy(c, competition, SHARED, submissions, run_program, python, workdir, warnings)
+        _check_competition_yaml(c, competition)
         tasks = _check_tasks(c, competition)
         _check_phases(c, competition, tasks)
         columns = _check_leaderboards(c, competition)
@@ -312,7 +313,8 @@ def check_bundle(path, submissions=None, run_program=True, python=None, workdir=
         return c.problems
 
 
-def _check_competition_yaml(c):
+def _load_competition_yaml(c):
+    """The parsed competition.yaml at the zip's root, or None (and a problem)."""
     if "competition.yaml" not in c.names:
         nested = sorted(n for n in c.names if posixpath.basename(n) == "competition.yaml")
         hint = (" (found %s: zip the folder's contents, not the folder)" % nested[0]) if nested else ""
@@ -326,10 +328,17 @@ def _check_competition_yaml(c):
     if not isinstance(competition, dict):
         c.add("competition.yaml", "must be a mapping")
         return None
+    return competition
+
+
+def _check_competition_yaml(c, competition):
+    """Codabench's v2 rules for the top level of competition.yaml."""
     if str(competition.get("version", "1")) != "2":
         c.add(
             "competition.yaml",
-            "version must be 2 (got %r); other versions use another unpacker" % competition.get("version"),
+            "version must be 2 (got %r); other versions use another unpacker (a legacy CodaLab v1.5 bundle "
+            "has html:, numbered phases: and leaderboard:, as leaderboard-ci init --platform codalab writes)"
+            % competition.get("version"),
         )
     title = competition.get("title")
     if not isinstance(title, str) or not title.strip():
@@ -619,7 +628,16 @@ def _check_primary(c, config, columns, written, primary_index):
         return
 
 
-def _check_scores(c, competition, tasks, columns, submissions, python, workdir, unwritten=()):
+def _scores_json(run):
+    """The scores Codabench reads (scores.json), or a sentence saying why there are none usable."""
+    if run.scores is None or isinstance(run.scores, dict):
+        return run.scores
+    return "scores.json is not a mapping"
+
+
+def _check_scores(
+    c, competition, tasks, columns, submissions, python, workdir, unwritten=(), read_scores=_scores_json, phases=None
+):
     """Score the submissions with the bundle's program; every column key must be written.
 
     A problem that several submissions share is reported once, naming how many had it.
@@ -634,7 +652,7 @@ def _check_scores(c, competition, tasks, columns, submissions, python, workdir, 
         )
         return
     missing = {}
-    for phase_index, phase in enumerate(competition.get("phases") or []):
+    for phase_index, phase in enumerate(competition.get("phases") or [] if phases is None else phases):
         for t in phase.get("tasks") or []:
             task = tasks.get(t)
             if not isinstance(task, dict) or "key" in task or "scoring_program" not in task:
@@ -649,7 +667,8 @@ def _check_scores(c, competition, tasks, columns, submissions, python, workdir, 
             for sub in submissions:
                 label = "phase %r task %r, %s" % (phase.get("name"), t, os.path.basename(sub))
                 run = score_one(sub, os.path.join(base, "run"), program=program, reference=reference, python=python)
-                if run.returncode != 0 or run.scores is None:
+                scores = read_scores(run) if run.returncode == 0 else None
+                if run.returncode != 0 or scores is None:
                     lines = run.stderr.strip().splitlines()
                     c.add(
                         "scores",
@@ -657,28 +676,35 @@ def _check_scores(c, competition, tasks, columns, submissions, python, workdir, 
                         % (label, run.returncode, lines[-1][-500:] if lines else "(nothing on stderr)"),
                     )
                     continue
-                if not isinstance(run.scores, dict):
-                    c.add("scores", "%s: scores.json is not a mapping" % label)
+                if isinstance(scores, str):
+                    c.add("scores", "%s: %s" % (label, scores))
                     continue
                 for column in columns:
                     key = column["key"]
                     if key in unwritten:
                         continue  # reported once by the configuration check
-                    if key not in run.scores:
+                    if key not in scores:
                         missing.setdefault(key, []).append(os.path.basename(sub))
                         continue
-                    value = run.scores[key]
+                    value = scores[key]
                     ok = isinstance(value, (int, float)) and not isinstance(value, bool)
                     if not ok or not math.isfinite(value) or abs(value) >= MAX_ABS_SCORE:
                         c.add("scores", "%s: %s = %r is not a finite number below 1e10" % (label, key, value))
     for key, names in missing.items():
         c.add(
             "scores",
-            "column key %r is not in scores.json of %d submission%s (%s)"
+            "column key %r is not in %s of %d submission%s (%s)"
             % (
                 key,
+                "scores.json" if read_scores is _scores_json else "scores.txt",
                 len(names),
                 "" if len(names) == 1 else "s",
                 ", ".join(names[:3]) + (" ..." if len(names) > 3 else ""),
             ),
         )
+
+
+#: The checks the legacy CodaLab (v1.5) check shares with this one (see ``bundle_check_codalab.check_legacy``).
+SHARED = namedtuple("SharedChecks", "check_text_file check_program_zip check_directions check_scores")(
+    _check_text_file, _check_program_zip, _check_directions, _check_scores
+)

@@ -40,7 +40,9 @@ from .bundle import (
     score_one,
 )
 from .bundle_check import check_bundle
+from .codalab import is_legacy
 from .scaffold import (
+    PLATFORMS,
     SetupError,
     columns_yaml,
     group_values_of,
@@ -91,6 +93,12 @@ def make_parser():
     )
     p.add_argument("--baseline", metavar="FILE", help="a baseline's predictions; every submission is compared with it")
     p.add_argument("--title", help="the competition's title (default: from DIR's name)")
+    p.add_argument(
+        "--platform",
+        choices=PLATFORMS,
+        default="codabench",
+        help="codabench: competition.yaml v2 (default); codalab: legacy CodaLab's v1.5, HTML pages, scores.txt",
+    )
 
     p = sub.add_parser("columns", help="print the leaderboard columns (YAML) for the keys a config writes")
     p.add_argument("config", metavar="CONFIG", help="a config.yaml")
@@ -188,9 +196,15 @@ def main(argv=None, out=None):
 # init and columns
 # ---------------------------------------------------------------------------
 def run_init(args, out):
-    written = init_competition(args.folder, args.gold, args.config, baseline=args.baseline, title=args.title)
+    written = init_competition(
+        args.folder, args.gold, args.config, baseline=args.baseline, title=args.title, platform=args.platform
+    )
     with open(os.path.join(args.folder, "competition.yaml"), "rb") as handle:
-        columns = yaml.safe_load(handle)["leaderboards"][0]["columns"]
+        competition = yaml.safe_load(handle)
+    if is_legacy(competition):
+        columns = competition["leaderboard"]["columns"]
+    else:
+        columns = competition["leaderboards"][0]["columns"]
     out.write("wrote %s (%d files; %d leaderboard columns)\n" % (args.folder, len(written), len(columns)))
     for name in written:
         if not name.startswith("scoring_program/leaderboard_ci/"):
@@ -362,9 +376,11 @@ def _leaderboard_columns(path):
     try:
         with open(path, "rb") as handle:
             competition = yaml.safe_load(handle)
+        if is_legacy(competition):  # CodaLab v1.5: {key: {label, ...}}
+            return dict((key, c.get("label", "")) for key, c in competition["leaderboard"]["columns"].items())
         return dict((c["key"], c.get("title", "")) for c in competition["leaderboards"][0]["columns"])
     except (OSError, yaml.YAMLError, KeyError, IndexError, TypeError):
-        raise SetupError("%s has no readable leaderboards[0].columns" % path)
+        raise SetupError("%s has no readable leaderboards[0].columns (nor a v1.5 leaderboard.columns)" % path)
 
 
 def format_scores(scores, columns=None):

@@ -23,6 +23,7 @@ from ..scoring.config import CONFIG_NAME, merge_configs, parse_config, read_conf
 from ..scoring.errors import ConfigError
 from ..scoring.outputs import written_columns
 from .bundle import PROGRAM_DIR, program_entries, write_zip
+from .codalab import legacy_competition_yaml, markdown_to_html
 
 __all__ = [
     "SetupError",
@@ -312,7 +313,11 @@ def _competition_yaml(title, columns, config, n_items, name, units="test items")
     return head + yaml.safe_dump(competition, sort_keys=False, allow_unicode=True, default_flow_style=False)
 
 
-def init_competition(folder, gold, config_path, baseline=None, title=None):
+#: The platforms ``init`` writes a competition for: Codabench (competition.yaml v2) and legacy CodaLab (v1.5).
+PLATFORMS = ("codabench", "codalab")
+
+
+def init_competition(folder, gold, config_path, baseline=None, title=None, platform="codabench"):
     """Write a complete competition folder; returns the list of files written (relative paths).
 
     Parameters
@@ -328,7 +333,12 @@ def init_competition(folder, gold, config_path, baseline=None, title=None):
         A prediction file; copied into ``reference_data/`` and set as ``baseline.file``.
     title : str, optional
         The competition's title (default: from the folder's name).
+    platform : {"codabench", "codalab"}
+        Codabench's competition.yaml v2 with Markdown pages, or legacy CodaLab's v1.5 with HTML pages
+        and the leaderboard read from ``scores.txt``.
     """
+    if platform not in PLATFORMS:
+        raise SetupError("--platform must be one of %s, got %r" % (", ".join(PLATFORMS), platform))
     if os.path.isfile(folder) or (os.path.isdir(folder) and os.listdir(folder)):
         raise SetupError("%s already exists and is not empty; init writes a new competition folder" % folder)
     if not os.path.isfile(gold):
@@ -392,14 +402,15 @@ def init_competition(folder, gold, config_path, baseline=None, title=None):
                 _write(os.path.join(staging, "scoring_program", *name.split("/")), data_bytes)
         _write(os.path.join(staging, "scoring_program", CONFIG_NAME), config_text)
         fmt = submission_format(config, gold_data)
+        writer = legacy_competition_yaml if platform == "codalab" else _competition_yaml
         _write(
             os.path.join(staging, "competition.yaml"),
-            _competition_yaml(
-                title, columns, config, gold_data.n, os.path.basename(os.path.abspath(folder)), fmt.units
-            ),
+            writer(title, columns, config, gold_data.n, os.path.basename(os.path.abspath(folder)), fmt.units),
         )
         prediction_name = _prediction_name(config, baseline, fmt)
         for name, text in _pages(title, config, columns, gold_data.n, prediction_name, fmt).items():
+            if platform == "codalab":  # CodaLab shows the page files as HTML
+                name, text = name[:-3] + ".html", markdown_to_html(text)
             _write(os.path.join(staging, "pages", name), text)
         for name, text in _starting_kit(prediction_name, fmt).items():
             _write(os.path.join(staging, "starting_kit", name), text)
@@ -416,7 +427,7 @@ def init_competition(folder, gold, config_path, baseline=None, title=None):
                 write_zip(os.path.join(staging, "sample_submissions", "baseline.zip"), {prediction_name: handle.read()})
         _write(
             os.path.join(staging, "README.md"),
-            _readme(title, os.path.basename(os.path.abspath(folder)), baseline is not None),
+            _readme(title, os.path.basename(os.path.abspath(folder)), baseline is not None, platform),
         )
         if not os.path.isdir(folder):
             os.makedirs(folder)
@@ -447,16 +458,16 @@ def _check_reference(ref, config, source):
     return gold
 
 
-def _readme(title, name, has_baseline):
+def _readme(title, name, has_baseline, platform="codabench"):
     return """# {title}
 
 Written by `leaderboard-ci init`. What is here:
 
-* `competition.yaml`: the Codabench v2 bundle description; its leaderboard columns are the keys the
-  scoring program writes for `reference_data/config.yaml`.
+* `competition.yaml`: the {platform} bundle description; its leaderboard columns are the keys the
+  scoring program writes for `reference_data/config.yaml`{scores_file}.
 * `reference_data/`: the gold file and `config.yaml` (private: only the scoring program sees them).
 * `scoring_program/`: the drop-in scoring program, with the same `config.yaml`.
-* `pages/`, `logo.png`: what participants read (`pages/data.md` describes the downloads).
+* `pages/`, `logo.png`: what participants read (the Data page describes the downloads).
 * `public_data/`: what participants download to predict from. It holds only the test ids (or query
   ids): **add the test inputs** (texts, features, the document collection) before you bundle.
 * `starting_kit/`: a sample prediction file in the format the program reads, and a README.
@@ -469,4 +480,10 @@ Next steps:
     leaderboard-ci columns {name}/reference_data/config.yaml   # after changing the config
 
 Edit `reference_data/config.yaml` and `scoring_program/config.yaml` together (they are the same file).
-""".format(title=title, name=name, samples="the format example" + (" and the baseline" if has_baseline else ""))
+""".format(
+        title=title,
+        name=name,
+        samples="the format example" + (" and the baseline" if has_baseline else ""),
+        platform="legacy CodaLab (v1.5)" if platform == "codalab" else "Codabench v2",
+        scores_file=" (to `scores.txt`, which CodaLab reads)" if platform == "codalab" else "",
+    )

@@ -181,3 +181,23 @@ def test_bundle_without_baseline_checks_clean(tmp_path):
     with zipfile.ZipFile(str(tmp_path / "b.zip")) as archive:
         names = archive.namelist()
     assert "starting_kit.zip" in names and "public_data.zip" in names and "pages/data.md" in names
+
+
+@pytest.mark.image
+@pytest.mark.parametrize("image", ["LEADERBOARD_CI_PY37", "LEADERBOARD_CI_PY312"])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_init_sample_is_scored_in_the_images(tmp_path, name, image):
+    """The same runs with the interpreters of Codabench's images (py37 with numpy 1.17, py312)."""
+    python = os.environ.get(image)
+    if not python:
+        pytest.skip("%s is not set" % image)
+    folder = _init(tmp_path, name)
+    run = score_one(
+        os.path.join(folder, "sample_submissions", "format_example.zip"),
+        str(tmp_path / "run"),
+        program=os.path.join(folder, "scoring_program"),
+        reference=os.path.join(folder, "reference_data"),
+        python=python,
+    )
+    assert run.returncode == 0, run.stderr
+    assert os.path.isfile(os.path.join(run.output_dir, "scores.txt"))

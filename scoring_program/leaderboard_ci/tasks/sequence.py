@@ -656,19 +656,22 @@ def submission_format(gold, files, metrics):
     """What participants submit: the test sentences with one tag per token (CoNLL)."""
     lengths = _layout_of(gold)[0]
     sample = "\n".join("\n".join(["O"] * length) + "\n" for length in lengths)
-    types = ", ".join("`%s`" % t for t in (gold.labels or ()))
-    scheme = dict(gold.settings).get("scheme", "IOB2")
+    types = list(gold.labels or ())
+    settings = dict(gold.settings)
+    scheme = settings.get("scheme", "IOB2")
+    unit = "document" if settings.get("unit") == "document" else "sentence"
+    kind = types[0] if types else "PER"
+    example = "Ada B-%s\nLovelace I-%s\nwrote O\n\nShe O" % (kind, kind)
     return SubmissionFormat(
-        unit="sentence",
-        units="sentences",
-        goal="Tag every token of the {n} test %s with its entity tag (%s)."
-        % ("documents" if dict(gold.settings).get("unit") == "document" else "sentences", scheme),
+        unit=unit,
+        units=unit + "s",
+        goal="Tag every token of the {n} test %ss with its entity tag (%s scheme)." % (unit, scheme),
         description=(
             "A CoNLL file: the test file with your tag of each token in the last column (or only the tags, one "
             "per line), a blank line between sentences, the same sentences and tokens in the same order; "
-            "`-DOCSTART-` lines may be kept or dropped. Tags follow the %s scheme (`B-PER`, `I-PER`, `O`); the "
+            "`-DOCSTART-` lines may be kept or dropped. Tags follow the %s scheme (`B-TYPE`, `I-TYPE`, `O`); the "
             "entity types are %s. A sentence with a token too many or too few is refused with its line.\n\n"
-            "```\nEU B-ORG\nrejects O\nGerman B-MISC\n\nPeter B-PER\n```\n" % (scheme, types or "those of the gold")
+            "```\n%s\n```\n" % (scheme, ", ".join("`%s`" % t for t in types) or "those of the task", example)
         ),
         file_name="predictions.conll",
         sample=sample,

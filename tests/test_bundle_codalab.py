@@ -210,3 +210,13 @@ def test_a_hand_written_v15_folder_bundles_its_phase_zips(competition, tmp_path)
     with zipfile.ZipFile(target) as archive:
         names = set(archive.namelist())
     assert {"scoring_program.zip", "reference_data.zip", "pages/data.html", "logo.png"} <= names
+
+
+def test_columns_prints_the_v15_columns_of_the_competition(competition):
+    out = io.StringIO()
+    config = os.path.join(competition, "reference_data", "config.yaml")
+    assert main(["columns", config, "--platform", "codalab"], out) == 0
+    printed = yaml.safe_load(out.getvalue())["columns"]
+    with open(os.path.join(competition, "competition.yaml")) as handle:
+        written = yaml.safe_load(handle)["leaderboard"]["columns"]
+    assert printed == written

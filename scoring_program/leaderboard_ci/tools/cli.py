@@ -40,7 +40,7 @@ from .bundle import (
     score_one,
 )
 from .bundle_check import check_bundle
-from .codalab import is_legacy
+from .codalab import is_legacy, legacy_columns
 from .scaffold import (
     PLATFORMS,
     SetupError,
@@ -104,6 +104,12 @@ def make_parser():
     p.add_argument("config", metavar="CONFIG", help="a config.yaml")
     p.add_argument(
         "--gold", metavar="FILE", help="the gold file, to read the group values (default: files.gold next to CONFIG)"
+    )
+    p.add_argument(
+        "--platform",
+        choices=PLATFORMS,
+        default="codabench",
+        help="codabench: a leaderboards[0].columns list (default); codalab: a v1.5 leaderboard.columns mapping",
     )
 
     p = sub.add_parser("bundle", help="build the uploadable bundle zip of a competition folder, and check it")
@@ -220,6 +226,12 @@ def run_columns(args, out):
         gold = os.path.join(os.path.dirname(os.path.abspath(args.config)), config.files.gold)
     columns = leaderboard_columns(config, group_values_of(config, gold))
     out.write("# %d columns: the keys the scoring program writes for %s\n" % (len(columns), args.config))
+    if args.platform == "codalab":
+        legacy = legacy_columns(columns, {"label": "Results", "rank": 1})
+        for column in legacy.values():  # written out in full in each column: pasted anywhere, it needs no anchor
+            column["leaderboard"] = dict(column["leaderboard"])
+        out.write(yaml.safe_dump({"columns": legacy}, sort_keys=False, allow_unicode=True))
+        return 0
     out.write(columns_yaml(columns))
     return 0
 

@@ -31,6 +31,7 @@ __all__ = [
     "is_legacy",
     "markdown_to_html",
     "legacy_competition_yaml",
+    "legacy_columns",
     "legacy_referenced_paths",
 ]
 
@@ -211,15 +212,9 @@ def markdown_to_html(text):
 # ---------------------------------------------------------------------------
 # competition.yaml v1.5
 # ---------------------------------------------------------------------------
-def legacy_competition_yaml(title, columns, config, n_items, name, units="test items"):
-    """The text of a CodaLab v1.5 competition.yaml with ``columns`` (the Codabench column dicts) on its leaderboard.
-
-    The official metric (the first column) is the leaderboard's default sort (``selection_default``).
-    """
-    # A YAML timestamp, not a string: the unpacker's parse_datetime refuses a quoted date without a time.
-    start = datetime.datetime.combine(datetime.date.today(), datetime.time())
-    board = {"label": "Results", "rank": 1}
-    leaderboard_columns = {}
+def legacy_columns(columns, board):
+    """``{key: column}`` of a v1.5 leaderboard from the Codabench column dicts; the first is the default sort."""
+    out = {}
     for column in columns:
         entry = {
             "leaderboard": board,
@@ -230,7 +225,19 @@ def legacy_competition_yaml(title, columns, config, n_items, name, units="test i
         }
         if column["index"] == 0:
             entry["selection_default"] = 1
-        leaderboard_columns[column["key"]] = entry
+        out[column["key"]] = entry
+    return out
+
+
+def legacy_competition_yaml(title, columns, config, n_items, name, units="test items"):
+    """The text of a CodaLab v1.5 competition.yaml with ``columns`` (the Codabench column dicts) on its leaderboard.
+
+    The official metric (the first column) is the leaderboard's default sort (``selection_default``).
+    """
+    # A YAML timestamp, not a string: the unpacker's parse_datetime refuses a quoted date without a time.
+    start = datetime.datetime.combine(datetime.date.today(), datetime.time())
+    board = {"label": "Results", "rank": 1}
+    leaderboard_columns = legacy_columns(columns, board)
     competition = {
         "title": title,
         "description": "Scores with %g%% bootstrap confidence intervals (leaderboard-ci); %d %s."
@@ -267,8 +274,8 @@ def legacy_competition_yaml(title, columns, config, n_items, name, units="test i
         "# Legacy CodaLab bundle (competition.yaml v1.5), written by leaderboard-ci init --platform codalab.\n"
         "# Build and check the uploadable zip with:  leaderboard-ci bundle %s\n"
         "# The leaderboard columns are the scores.txt keys the scoring program writes for reference_data/config.yaml;\n"
-        "# after changing the config, print them again with:  leaderboard-ci columns reference_data/config.yaml\n"
-        % name
+        "# after changing the config, print them again with:\n"
+        "#   leaderboard-ci columns reference_data/config.yaml --platform codalab\n" % name
     )
     # The one leaderboard mapping is written once as an anchor, every column refers to it (as CodaLab's examples do).
     return head + yaml.safe_dump(competition, sort_keys=False, allow_unicode=True, default_flow_style=False)

@@ -133,7 +133,8 @@ def test_bundle_passes_the_check_and_scores_every_submission(competition, tmp_pa
     target = str(tmp_path / "bundle.zip")
     assert main(["bundle", competition, "--out", target], out=out) == 0, out.getvalue()
     text = out.getvalue()
-    assert "scoring 3 submissions with its program" in text and text.rstrip().endswith("0 problems")
+    # the two models, the baseline and the format example init writes
+    assert "scoring 4 submissions with its program" in text and text.rstrip().endswith("0 problems")
     with zipfile.ZipFile(target) as archive:
         assert {"competition.yaml", "scoring_program.zip", "reference_data.zip", "logo.png"} <= set(archive.namelist())
         program = zipfile.ZipFile(io.BytesIO(archive.read("scoring_program.zip")))

@@ -47,7 +47,7 @@ from ..core.intervals import confidence_interval
 from .base import MetricInfo, item_mask, resolve_averaged
 from .classification import ClassRow
 from .multilabel_files import DEFAULT_SEPARATOR, encode_label_sets, read_gold, read_predictions
-from .protocol import TaskType
+from .protocol import SubmissionFormat, TaskType
 from .sparse import few_units
 
 __all__ = [
@@ -541,6 +541,41 @@ def sparse_units(spec, gold, predictions=None, items=None):
     return few_units("label", labels, y[keep].sum(axis=0), predicted, SPARSE_COVERAGE, chosen=chosen)
 
 
+def submission_format(gold, files, metrics):
+    """What participants submit: a label set per id (a separated cell, 0/1 columns or JSON)."""
+    separator = dict(gold.settings).get("label_separator", DEFAULT_SEPARATOR)
+    labels = list(gold.labels or ())
+    id_column = files.id_column if gold.ids is not None else None
+    header = ",".join(([id_column] if id_column else []) + [files.gold_column])
+    rows = [(("%s," % _csv_id(i)) if id_column else "") for i in (gold.ids or [""] * int(gold.values.shape[0]))]
+    example_rows = []
+    for k, row in enumerate(rows[:3]):
+        chosen = separator.join(labels[: k % 3]) if labels else ""
+        example_rows.append(row + (_csv_id(chosen) if chosen else ""))
+    example = "\n".join([header] + example_rows + (["..."] if len(rows) > 3 else []))
+    where = (
+        "one row per test item, in any order" if id_column else "one row per test item, in the order of the test items"
+    )
+    return SubmissionFormat(
+        unit="test item",
+        units="test items",
+        goal="Predict the set of labels of each of the {n} test items.",
+        description=(
+            "A CSV file with a header and %s: the labels of an item in one cell, separated by `%s`; an empty "
+            "cell means no label. The labels are %s. Also accepted: one 0/1 column per label, JSON "
+            '`{"id": ["label", ...]}` or JSON Lines `{"id": ..., "labels": [...]}`.\n\n```\n%s\n```\n'
+            % (where, separator, ", ".join("`%s`" % label for label in labels), example)
+        ),
+        file_name="predictions.csv",
+        sample="\n".join([header] + rows) + "\n",
+        public_files=(("test_ids.txt", "\n".join(gold.ids) + "\n"),) if id_column else (),
+    )
+
+
+def _csv_id(text):
+    return '"%s"' % text.replace('"', '""') if any(c in text for c in ',"') else text
+
+
 class MultilabelTask(TaskType):
     """Multi-label classification: a set of labels per item (see the module's docstring)."""
 
@@ -557,6 +592,7 @@ class MultilabelTask(TaskType):
     read_gold, read_predictions = staticmethod(read_gold), staticmethod(read_predictions)
     encode_values, decode = staticmethod(encode_values), staticmethod(decode)
     unit_rows, sparse_units = staticmethod(unit_rows), staticmethod(sparse_units)
+    submission_format = staticmethod(submission_format)
 
 
 TASK = MultilabelTask()

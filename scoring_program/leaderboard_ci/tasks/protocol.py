@@ -16,9 +16,11 @@ task against them, and them against that page).
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 
-__all__ = ["TaskType", "REQUIRED", "HOOKS", "CONSTANTS"]
+__all__ = ["TaskType", "SubmissionFormat", "REQUIRED", "HOOKS", "CONSTANTS"]
 
 #: What every task type defines (or inherits a default of): names, parsing, statistics.
 REQUIRED = (
@@ -60,6 +62,7 @@ HOOKS = (
     "PAIR_TESTS",
     "needs_pair_tests",
     "pair_tests",
+    "submission_format",
 )
 #: The attributes above that are values, not callables (``Statistics`` is a class).
 CONSTANTS = (
@@ -76,6 +79,20 @@ CONSTANTS = (
     "UNIT_NAME",
     "PAIR_TESTS",
 )
+
+
+#: What participants submit, for the pages, starting kit and sample submission ``leaderboard-ci init`` writes:
+#: ``unit``/``units`` name a resampling unit ("test item"/"test items", "query"/"queries"); ``goal`` is the
+#: overview's first sentence with ``{n}`` for the number of units; ``description`` is Markdown (what the file
+#: holds, with a short example); ``file_name`` the prediction file's default name; ``sample`` the text of a
+#: file the scoring program accepts (built from public ids and labels only, never from gold answers);
+#: ``public_files`` ``((name, text), ...)`` for the ``public_data/`` scaffold.
+SubmissionFormat = namedtuple("SubmissionFormat", "unit units goal description file_name sample public_files")
+
+
+def _csv_cell(text):
+    text = str(text)
+    return '"%s"' % text.replace('"', '""') if any(c in text for c in ',"\n') else text
 
 
 class TaskType(object):
@@ -235,6 +252,44 @@ class TaskType(object):
         columns of :attr:`PAIR_TESTS`, with the title given there (default: none, ``{}``).
         """
         return {}
+
+    # -- Optional: what participants submit -------------------------------------------------------------------------
+    def submission_format(self, gold, files, metrics):
+        """The :data:`SubmissionFormat` of the prediction file, for the pages ``leaderboard-ci init`` writes.
+
+        ``gold`` is the :class:`~leaderboard_ci.tasks.base.GoldStandard`, ``files`` the config's ``files:``
+        section, ``metrics`` the MetricSpecs.  Default, for the tasks read by the id and value columns: a CSV
+        with the id column and the gold column, and a sample holding one constant value (the first label,
+        or 0) for every id.
+        """
+        value = gold.labels[0] if gold.labels else "0"
+        target = files.gold_column
+        ids = gold.ids
+        n = int(np.asarray(gold.values).shape[0])
+        if ids is not None and files.id_column:
+            header = "%s,%s" % (files.id_column, target)
+            rows = ["%s,%s" % (_csv_cell(i), _csv_cell(value)) for i in ids]
+            what = "one row per test item, in any order, with the columns `%s` and `%s`" % (files.id_column, target)
+            public = (("test_ids.txt", "\n".join(ids) + "\n"),)
+        else:
+            header, rows = target, [_csv_cell(value)] * n
+            what = "a header `%s`, then one value per line, in the order of the test items" % target
+            public = ()
+        labels = (
+            " The %s is one of: %s." % (target, ", ".join("`%s`" % label for label in gold.labels))
+            if gold.labels and len(gold.labels) <= 30
+            else ""
+        )
+        example = "\n".join([header] + rows[:3] + (["..."] if len(rows) > 3 else []))
+        return SubmissionFormat(
+            unit="test item",
+            units="test items",
+            goal="Predict the %s of each of the {n} test items." % target,
+            description="A CSV file with %s.%s\n\n```\n%s\n```\n" % (what, labels, example),
+            file_name="predictions.csv",
+            sample="\n".join([header] + rows) + "\n",
+            public_files=public,
+        )
 
     def __repr__(self):
         return "<task type %s>" % self.NAME

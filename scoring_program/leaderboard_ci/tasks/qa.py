@@ -39,7 +39,7 @@ import numpy as np
 
 from ..core.accumulators import CodeCounts, ExactSums, split_fixed_point
 from .base import MetricInfo
-from .protocol import TaskType
+from .protocol import SubmissionFormat, TaskType
 
 __all__ = [
     "NAME",
@@ -429,6 +429,25 @@ class Statistics:
         return prepared[:, 0 if spec.name == "exact_match" else 1]
 
 
+def submission_format(gold, files, metrics):
+    """What participants submit: one JSON object mapping every question id to an answer string."""
+    ids = list(gold.ids or ())
+    shown = ", ".join("%s: %s" % (json.dumps(i), json.dumps("")) for i in ids[:2])
+    return SubmissionFormat(
+        unit="question",
+        units="questions",
+        goal="Answer each of the {n} test questions with a span of its context.",
+        description=(
+            "A JSON file: one object mapping every test question id to your answer string (an empty "
+            "string is allowed and scores 0), as SQuAD's evaluation script reads it.\n\n```\n{%s%s}\n```\n"
+            % (shown, ", ..." if len(ids) > 2 else "")
+        ),
+        file_name="predictions.json",
+        sample=json.dumps(OrderedDict((i, "") for i in ids), ensure_ascii=False) + "\n",
+        public_files=(("test_ids.txt", "\n".join(ids) + "\n"),),
+    )
+
+
 class QATask(TaskType):
     """Extractive question answering, SQuAD-style (see the module's docstring); its metrics take no options."""
 
@@ -440,7 +459,7 @@ class QATask(TaskType):
     OWN_GOLD_FORMAT = OWN_PREDICTION_FORMAT = True
     parse_settings, read_gold = staticmethod(parse_settings), staticmethod(read_gold)
     read_predictions, encode_values = staticmethod(read_predictions), staticmethod(encode_values)
-    decode = staticmethod(decode)
+    decode, submission_format = staticmethod(decode), staticmethod(submission_format)
 
 
 TASK = QATask()

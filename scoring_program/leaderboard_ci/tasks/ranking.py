@@ -51,7 +51,7 @@ import numpy as np
 
 from ..core.accumulators import CodeCounts, ExactSums
 from .base import MetricInfo
-from .protocol import TaskType
+from .protocol import SubmissionFormat, TaskType
 from .ranking_files import MISSING_QUERIES, SETTINGS, gold_array, parse_settings, read_gold, read_predictions, run_array
 from .ranking_files import positions as _positions
 from .ranking_files import run_dtype as _run_dtype
@@ -353,6 +353,37 @@ def sparse_units(spec, gold, predictions=None, items=None):
     )
 
 
+def submission_format(gold, files, metrics):
+    """What participants submit: a TREC run (or its JSON form), documents ranked per query."""
+    queries = list(gold.ids or ())
+    lines = ["%s Q0 example_document 1 1.0 sample" % q for q in queries]
+    missing = dict(gold.settings).get("missing_queries", "zero")
+    return SubmissionFormat(
+        unit="query",
+        units="queries",
+        goal="Rank the documents of the collection for each of the {n} test queries.",
+        description=(
+            "A **TREC run**: one line per retrieved document, `query Q0 document rank score tag`, separated by "
+            'spaces or tabs, or the same as JSON `{"query": {"document": score, ...}, ...}`. Documents are '
+            "ordered by score, highest first (the rank column is ignored; equal scores are ordered by document "
+            "id, descending, as trec_eval does). %s A repeated document for a query, a score that is not a "
+            "number or a query id that is not a test query is refused with its line.\n\n```\n%s\n...\n```\n"
+            % (
+                "A query you leave out counts as a query with nothing found (0 on every metric)."
+                if missing == "zero"
+                else "Every test query must be in the run.",
+                "\n".join(
+                    "%s Q0 %s %d %.2f mysystem" % (queries[0] if queries else "q1", d, r, 12.0 - r)
+                    for r, d in ((1, "doc_17"), (2, "doc_4"))
+                ),
+            )
+        ),
+        file_name="run.txt",
+        sample="\n".join(lines) + "\n",
+        public_files=(("queries.tsv", "".join("%s\t(the text of query %s)\n" % (q, q) for q in queries)),),
+    )
+
+
 class RankingTask(TaskType):
     """Ranking: TREC runs against qrels, one resampling unit per query (see the module's docstring)."""
 
@@ -370,6 +401,7 @@ class RankingTask(TaskType):
     parse_settings, read_gold = staticmethod(parse_settings), staticmethod(read_gold)
     read_predictions, encode_values = staticmethod(read_predictions), staticmethod(encode_values)
     decode, sparse_units = staticmethod(decode), staticmethod(sparse_units)
+    submission_format = staticmethod(submission_format)
 
     def unit_values(self, statistics, spec, j):
         """Each query's value of ``spec`` (its mean is the score)."""

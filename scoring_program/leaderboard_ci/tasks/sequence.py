@@ -60,7 +60,7 @@ import numpy as np
 from ..core.accumulators import ExactSums
 from ..core.intervals import Interval, confidence_interval
 from .base import MetricInfo, item_mask, resolve_averaged
-from .protocol import TaskType
+from .protocol import SubmissionFormat, TaskType
 from .sparse import few_units
 from .tagged_files import Memory as _Memory
 from .tagged_files import align_ids as _align_ids
@@ -652,6 +652,33 @@ def sparse_units(spec, gold, predictions=None, items=None):
     )
 
 
+def submission_format(gold, files, metrics):
+    """What participants submit: the test sentences with one tag per token (CoNLL)."""
+    lengths = _layout_of(gold)[0]
+    sample = "\n".join("\n".join(["O"] * length) + "\n" for length in lengths)
+    types = list(gold.labels or ())
+    settings = dict(gold.settings)
+    scheme = settings.get("scheme", "IOB2")
+    unit = "document" if settings.get("unit") == "document" else "sentence"
+    kind = types[0] if types else "PER"
+    example = "Ada B-%s\nLovelace I-%s\nwrote O\n\nShe O" % (kind, kind)
+    return SubmissionFormat(
+        unit=unit,
+        units=unit + "s",
+        goal="Tag every token of the {n} test %ss with its entity tag (%s scheme)." % (unit, scheme),
+        description=(
+            "A CoNLL file: the test file with your tag of each token in the last column (or only the tags, one "
+            "per line), a blank line between sentences, the same sentences and tokens in the same order; "
+            "`-DOCSTART-` lines may be kept or dropped. Tags follow the %s scheme (`B-TYPE`, `I-TYPE`, `O`); the "
+            "entity types are %s. A sentence with a token too many or too few is refused with its line.\n\n"
+            "```\n%s\n```\n" % (scheme, ", ".join("`%s`" % t for t in types) or "those of the task", example)
+        ),
+        file_name="predictions.conll",
+        sample=sample,
+        public_files=(),
+    )
+
+
 class SequenceTask(TaskType):
     """Sequence labelling: entities from BIO-style tags (see the module's docstring)."""
 
@@ -668,6 +695,7 @@ class SequenceTask(TaskType):
     parse_settings, read_gold = staticmethod(parse_settings), staticmethod(read_gold)
     read_predictions, encode_values = staticmethod(read_predictions), staticmethod(encode_values)
     decode, unit_rows, sparse_units = staticmethod(decode), staticmethod(unit_rows), staticmethod(sparse_units)
+    submission_format = staticmethod(submission_format)
 
 
 TASK = SequenceTask()

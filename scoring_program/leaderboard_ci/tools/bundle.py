@@ -166,7 +166,11 @@ def _load_yaml_bytes(data):
 
 
 def referenced_paths(competition):
-    """Every file path competition.yaml points at: (path, what) pairs."""
+    """Every file path competition.yaml (v2, or CodaLab's v1.5) points at: (path, what) pairs."""
+    from .codalab import is_legacy, legacy_referenced_paths
+
+    if is_legacy(competition):
+        return legacy_referenced_paths(competition)
     out = []
     for key in ("image", "terms"):
         if isinstance(competition.get(key), str):

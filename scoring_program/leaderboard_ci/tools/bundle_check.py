@@ -18,6 +18,7 @@ import shutil
 import tempfile
 import uuid
 import zipfile
+from collections import namedtuple
 from dataclasses import dataclass, field
 from typing import List
 
@@ -25,18 +26,17 @@ import yaml
 
 from ..scoring.limits import MAX_ABS_SCORE, MAX_KEY_LENGTH, MAX_LEADERBOARD_TITLE, MAX_TITLE_LENGTH
 from .bundle import TASK_FILE_TYPES, sample_submissions, score_one
+from .bundle_check_codalab import check_legacy
+from .codalab import is_legacy
 
 __all__ = ["check_bundle", "BundleProblem", "SORTINGS", "COMPUTATIONS"]
 
 SORTINGS = ("asc", "desc")
+#: The files a phase (not a task) offers participants.
+PHASE_FILE_TYPES = ("public_data", "starting_kit")
 COMPUTATIONS = ("avg", "sum", "min", "max")
-SUBMISSION_RULES = (
-    "Add",
-    "Add_And_Delete",
-    "Add_And_Delete_Multiple",
-    "Force_Last",
-    "Force_Latest_Multiple",
-    "Force_Best",
+SUBMISSION_RULES = tuple(
+    "Add Add_And_Delete Add_And_Delete_Multiple Force_Last Force_Latest_Multiple Force_Best".split()
 )
 
 
@@ -288,9 +288,12 @@ def check_bundle(path, submissions=None, run_program=True, python=None, workdir=
         for name in c.names:
             if name.startswith("/") or ".." in name.split("/"):
                 c.add(os.path.basename(path), "entry %r would unpack outside the folder" % name)
-        competition = _check_competition_yaml(c)
+        competition = _load_competition_yaml(c)
         if competition is None:
             return c.problems
+        if is_legacy(competition):
+            return check_legacy(c, competition, SHARED, submissions, run_program, python, workdir, warnings)
+        _check_competition_yaml(c, competition)
         tasks = _check_tasks(c, competition)
         _check_phases(c, competition, tasks)
         columns = _check_leaderboards(c, competition)
@@ -299,7 +302,9 @@ def check_bundle(path, submissions=None, run_program=True, python=None, workdir=
         owned = workdir is None
         workdir = workdir or tempfile.mkdtemp(prefix="bundle-check-")
         try:
-            unwritten = _check_directions(c, tasks, columns, os.path.join(workdir, "config"), warnings)
+            boards = competition.get("leaderboards")
+            primary = boards[0].get("primary_index", 0) if isinstance(boards[0], dict) else 0
+            unwritten = _check_directions(c, tasks, columns, os.path.join(workdir, "config"), warnings, primary)
             if run_program and not c.problems:
                 _check_scores(c, competition, tasks, columns, submissions, python, workdir, unwritten)
         finally:
@@ -308,7 +313,8 @@ def check_bundle(path, submissions=None, run_program=True, python=None, workdir=
         return c.problems
 
 
-def _check_competition_yaml(c):
+def _load_competition_yaml(c):
+    """The parsed competition.yaml at the zip's root, or None (and a problem)."""
     if "competition.yaml" not in c.names:
         nested = sorted(n for n in c.names if posixpath.basename(n) == "competition.yaml")
         hint = (" (found %s: zip the folder's contents, not the folder)" % nested[0]) if nested else ""
@@ -322,10 +328,17 @@ def _check_competition_yaml(c):
     if not isinstance(competition, dict):
         c.add("competition.yaml", "must be a mapping")
         return None
+    return competition
+
+
+def _check_competition_yaml(c, competition):
+    """Codabench's v2 rules for the top level of competition.yaml."""
     if str(competition.get("version", "1")) != "2":
         c.add(
             "competition.yaml",
-            "version must be 2 (got %r); other versions use another unpacker" % competition.get("version"),
+            "version must be 2 (got %r); other versions use another unpacker (a legacy CodaLab v1.5 bundle "
+            "has html:, numbered phases: and leaderboard:, as leaderboard-ci init --platform codalab writes)"
+            % competition.get("version"),
         )
     title = competition.get("title")
     if not isinstance(title, str) or not title.strip():
@@ -409,6 +422,13 @@ def _check_tasks(c, competition):
             continue
         if not task.get("name"):
             c.add(where, "needs a 'name'")
+        for key in PHASE_FILE_TYPES:
+            if key in task:
+                c.add(
+                    where,
+                    "%s belongs to a phase, not to a task: Codabench ignores it here and participants get "
+                    "nothing; move it to phases[...].%s" % (key, key),
+                )
         if "scoring_program" not in task:
             c.add(where, "does not have a scoring_program")
         for file_type in TASK_FILE_TYPES:
@@ -462,7 +482,7 @@ def _check_phases(c, competition, tasks):
                         where,
                         "task index %r is not one of the tasks (%s)" % (t, ", ".join(map(str, sorted(tasks, key=str)))),
                     )
-        for key in ("public_data", "starting_kit"):
+        for key in PHASE_FILE_TYPES:
             if key in phase and (not isinstance(phase[key], str) or c.exists(phase[key]) is None):
                 c.add(where, "%s %r is not in the bundle" % (key, phase[key]))
         limit = phase.get("execution_time_limit")
@@ -523,7 +543,7 @@ def _first_task(tasks):
     return None
 
 
-def _check_directions(c, tasks, columns, workdir, warnings=None):
+def _check_directions(c, tasks, columns, workdir, warnings=None, primary_index=0):
     """Each column against the keys the bundle's program writes for its own config.
 
     A column whose ``sorting`` contradicts its metric's direction would rank the worst
@@ -553,6 +573,7 @@ def _check_directions(c, tasks, columns, workdir, warnings=None):
     if warnings is not None:
         warnings.extend("scoring program: %s" % text for text in organizer_warnings(config))
     written = dict((col.key, col) for col in written_columns(config, groups))
+    _check_primary(c, config, columns, written, primary_index)
     unwritten = set()
     for i, column in enumerate(columns):
         where = "leaderboards[0].columns[%d]" % i
@@ -571,7 +592,7 @@ def _check_directions(c, tasks, columns, workdir, warnings=None):
             elif meaning.part == "vs_base_p":
                 why = "a smaller p-value is stronger evidence of beating the baseline"
             else:
-                why = "the gain over the baseline is oriented so that positive is better"
+                why = "the difference from the baseline is oriented so that positive is better"
             c.add(
                 where,
                 "key %r sorts %s (%s first) but %s, so the leaderboard would rank the worst submission "
@@ -581,7 +602,42 @@ def _check_directions(c, tasks, columns, workdir, warnings=None):
     return unwritten
 
 
-def _check_scores(c, competition, tasks, columns, submissions, python, workdir, unwritten=()):
+def _check_primary(c, config, columns, written, primary_index):
+    """The primary column must show the official metric (the config's first), as the end-of-phase report ranks."""
+    official = config.metrics[0]
+    for column in columns:
+        if column.get("index") != primary_index:
+            continue
+        meaning = written.get(column["key"])
+        if meaning is not None and meaning.part == "score" and meaning.metric.key == official.key:
+            return
+        target = [col.get("index") for col in columns if col["key"] == official.key]
+        c.add(
+            "leaderboards[0]",
+            "the primary column (index %d, key %r) is not the official metric %r (the config's metric:, which the "
+            "end-of-phase report ranks by), so the leaderboard and the report could name different winners; %s"
+            % (
+                primary_index,
+                column["key"],
+                official.key,
+                "set primary_index: %d" % target[0]
+                if target
+                else "add a column with key %r and make it the primary one" % official.key,
+            ),
+        )
+        return
+
+
+def _scores_json(run):
+    """The scores Codabench reads (scores.json), or a sentence saying why there are none usable."""
+    if run.scores is None or isinstance(run.scores, dict):
+        return run.scores
+    return "scores.json is not a mapping"
+
+
+def _check_scores(
+    c, competition, tasks, columns, submissions, python, workdir, unwritten=(), read_scores=_scores_json, phases=None
+):
     """Score the submissions with the bundle's program; every column key must be written.
 
     A problem that several submissions share is reported once, naming how many had it.
@@ -596,7 +652,7 @@ def _check_scores(c, competition, tasks, columns, submissions, python, workdir, 
         )
         return
     missing = {}
-    for phase_index, phase in enumerate(competition.get("phases") or []):
+    for phase_index, phase in enumerate(competition.get("phases") or [] if phases is None else phases):
         for t in phase.get("tasks") or []:
             task = tasks.get(t)
             if not isinstance(task, dict) or "key" in task or "scoring_program" not in task:
@@ -611,7 +667,8 @@ def _check_scores(c, competition, tasks, columns, submissions, python, workdir, 
             for sub in submissions:
                 label = "phase %r task %r, %s" % (phase.get("name"), t, os.path.basename(sub))
                 run = score_one(sub, os.path.join(base, "run"), program=program, reference=reference, python=python)
-                if run.returncode != 0 or run.scores is None:
+                scores = read_scores(run) if run.returncode == 0 else None
+                if run.returncode != 0 or scores is None:
                     lines = run.stderr.strip().splitlines()
                     c.add(
                         "scores",
@@ -619,28 +676,35 @@ def _check_scores(c, competition, tasks, columns, submissions, python, workdir, 
                         % (label, run.returncode, lines[-1][-500:] if lines else "(nothing on stderr)"),
                     )
                     continue
-                if not isinstance(run.scores, dict):
-                    c.add("scores", "%s: scores.json is not a mapping" % label)
+                if isinstance(scores, str):
+                    c.add("scores", "%s: %s" % (label, scores))
                     continue
                 for column in columns:
                     key = column["key"]
                     if key in unwritten:
                         continue  # reported once by the configuration check
-                    if key not in run.scores:
+                    if key not in scores:
                         missing.setdefault(key, []).append(os.path.basename(sub))
                         continue
-                    value = run.scores[key]
+                    value = scores[key]
                     ok = isinstance(value, (int, float)) and not isinstance(value, bool)
                     if not ok or not math.isfinite(value) or abs(value) >= MAX_ABS_SCORE:
                         c.add("scores", "%s: %s = %r is not a finite number below 1e10" % (label, key, value))
     for key, names in missing.items():
         c.add(
             "scores",
-            "column key %r is not in scores.json of %d submission%s (%s)"
+            "column key %r is not in %s of %d submission%s (%s)"
             % (
                 key,
+                "scores.json" if read_scores is _scores_json else "scores.txt",
                 len(names),
                 "" if len(names) == 1 else "s",
                 ", ".join(names[:3]) + (" ..." if len(names) > 3 else ""),
             ),
         )
+
+
+#: The checks the legacy CodaLab (v1.5) check shares with this one (see ``bundle_check_codalab.check_legacy``).
+SHARED = namedtuple("SharedChecks", "check_text_file check_program_zip check_directions check_scores")(
+    _check_text_file, _check_program_zip, _check_directions, _check_scores
+)

@@ -41,7 +41,9 @@ from .bundle import (
     score_one,
 )
 from .bundle_check import check_bundle
+from .codalab import is_legacy, legacy_columns
 from .scaffold import (
+    PLATFORMS,
     SetupError,
     columns_yaml,
     group_values_of,
@@ -96,11 +98,23 @@ def make_parser():
     )
     p.add_argument("--baseline", metavar="FILE", help="a baseline's predictions; every submission is compared with it")
     p.add_argument("--title", help="the competition's title (default: from DIR's name)")
+    p.add_argument(
+        "--platform",
+        choices=PLATFORMS,
+        default="codabench",
+        help="codabench: competition.yaml v2 (default); codalab: legacy CodaLab's v1.5, HTML pages, scores.txt",
+    )
 
     p = sub.add_parser("columns", help="print the leaderboard columns (YAML) for the keys a config writes")
     p.add_argument("config", metavar="CONFIG", help="a config.yaml")
     p.add_argument(
         "--gold", metavar="FILE", help="the gold file, to read the group values (default: files.gold next to CONFIG)"
+    )
+    p.add_argument(
+        "--platform",
+        choices=PLATFORMS,
+        default="codabench",
+        help="codabench: a leaderboards[0].columns list (default); codalab: a v1.5 leaderboard.columns mapping",
     )
 
     p = sub.add_parser("bundle", help="build the uploadable bundle zip of a competition folder, and check it")
@@ -193,9 +207,15 @@ def main(argv=None, out=None):
 # init and columns
 # ---------------------------------------------------------------------------
 def run_init(args, out):
-    written = init_competition(args.folder, args.gold, args.config, baseline=args.baseline, title=args.title)
+    written = init_competition(
+        args.folder, args.gold, args.config, baseline=args.baseline, title=args.title, platform=args.platform
+    )
     with open(os.path.join(args.folder, "competition.yaml"), "rb") as handle:
-        columns = yaml.safe_load(handle)["leaderboards"][0]["columns"]
+        competition = yaml.safe_load(handle)
+    if is_legacy(competition):
+        columns = competition["leaderboard"]["columns"]
+    else:
+        columns = competition["leaderboards"][0]["columns"]
     out.write("wrote %s (%d files; %d leaderboard columns)\n" % (args.folder, len(written), len(columns)))
     for name in written:
         if not name.startswith("scoring_program/leaderboard_ci/"):
@@ -211,6 +231,12 @@ def run_columns(args, out):
         gold = os.path.join(os.path.dirname(os.path.abspath(args.config)), config.files.gold)
     columns = leaderboard_columns(config, group_values_of(config, gold))
     out.write("# %d columns: the keys the scoring program writes for %s\n" % (len(columns), args.config))
+    if args.platform == "codalab":
+        legacy = legacy_columns(columns, {"label": "Results", "rank": 1})
+        for column in legacy.values():  # written out in full in each column: pasted anywhere, it needs no anchor
+            column["leaderboard"] = dict(column["leaderboard"])
+        out.write(yaml.safe_dump({"columns": legacy}, sort_keys=False, allow_unicode=True))
+        return 0
     out.write(columns_yaml(columns))
     return 0
 
@@ -297,7 +323,12 @@ def run_bundle(args, out):
         out.write("  %s\n" % name)
     if args.no_check:
         return 0
-    return _check(target, args, folder, out)
+    code = _check(target, args, folder, out)
+    if code != 0:
+        # A zip with problems must not be mistaken for an uploadable bundle: remove it.
+        os.remove(target)
+        out.write("removed %s: fix the problems above and run bundle again (--no-check keeps the zip)\n" % target)
+    return code
 
 
 # ---------------------------------------------------------------------------
@@ -362,9 +393,11 @@ def _leaderboard_columns(path):
     try:
         with open(path, "rb") as handle:
             competition = yaml.safe_load(handle)
+        if is_legacy(competition):  # CodaLab v1.5: {key: {label, ...}}
+            return dict((key, c.get("label", "")) for key, c in competition["leaderboard"]["columns"].items())
         return dict((c["key"], c.get("title", "")) for c in competition["leaderboards"][0]["columns"])
     except (OSError, yaml.YAMLError, KeyError, IndexError, TypeError):
-        raise SetupError("%s has no readable leaderboards[0].columns" % path)
+        raise SetupError("%s has no readable leaderboards[0].columns (nor a v1.5 leaderboard.columns)" % path)
 
 
 def format_scores(scores, columns=None):

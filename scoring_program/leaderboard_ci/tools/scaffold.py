@@ -23,6 +23,7 @@ from ..scoring.config import CONFIG_NAME, merge_configs, parse_config, read_conf
 from ..scoring.errors import ConfigError
 from ..scoring.outputs import written_columns
 from .bundle import PROGRAM_DIR, program_entries, write_zip
+from .codalab import legacy_competition_yaml, markdown_to_html
 
 __all__ = [
     "SetupError",
@@ -129,13 +130,22 @@ def _write(path, data):
         handle.write(data)
 
 
-def _prediction_name(config, baseline):
+def _prediction_name(config, baseline, fmt):
     if config.files.predictions:
         return config.files.predictions
-    return "predictions" + (os.path.splitext(baseline)[1] if baseline else ".csv")
+    if baseline:
+        return os.path.splitext(fmt.file_name)[0] + os.path.splitext(baseline)[1]
+    return fmt.file_name
 
 
-def _pages(title, config, columns, n_items, prediction_name):
+def submission_format(config, gold):
+    """The task type's :data:`~leaderboard_ci.tasks.protocol.SubmissionFormat` for this config and gold."""
+    from ..tasks.registry import task_type
+
+    return task_type(config.kind).submission_format(gold, config.files, config.metrics)
+
+
+def _pages(title, config, columns, n_items, prediction_name, fmt):
     level = "%g%%" % (100 * config.bootstrap.confidence_level)
     rows = "\n".join(
         "| %s | `%s` | %s |" % (c["title"], c["key"], "higher first" if c["sorting"] == "desc" else "lower first")
@@ -146,22 +156,19 @@ def _pages(title, config, columns, n_items, prediction_name):
         for i, m in enumerate(config.metrics)
     )
     overview = (
-        "# %s\n\nPredict the %s of each of the %d test items. The leaderboard shows every score with "
-        "its %s bootstrap confidence interval, so you can see which differences between submissions "
-        "are real and which are ties.\n\nSee the Evaluation page for the scores and the Terms page "
-        "for the rules.\n" % (title, config.files.gold_column, n_items, level)
-    )
-    id_line = (
-        "one row per test item with the columns `%s` and `%s`" % (config.files.id_column, config.files.gold_column)
-        if config.files.id_column
-        else "one prediction per line, in the order of the test items"
+        "# %s\n\n%s The leaderboard shows every score with its %s bootstrap confidence interval, so you "
+        "can see which differences between submissions are real and which are ties.\n\nSee the Data page "
+        "for what you download, the Evaluation page for the scores and the Terms page for the rules.\n"
+        % (title, fmt.goal.format(n=n_items), level)
     )
     evaluation = """# Evaluation
 
 ## What you submit
 
-A zip file holding `{pred}`: {id_line}. A missing, repeated or unknown id, or a value that cannot be
-read, is reported in the submission's error log in one sentence, and the submission is not scored.
+A zip file holding one file, `{pred}` (any name works when it is the only file in the zip).
+{description}
+Any mistake in the file is reported in the submission's error log in one sentence naming the line,
+and the submission is not scored. The starting kit holds a sample submission in this format.
 
 ## The scores
 
@@ -175,12 +182,12 @@ read, is reported in the submission's error log in one sentence, and the submiss
 
 ## What the intervals mean
 
-The test set is a sample of {n} items. On another {n} items from the same source, every submission
+The test set is a sample of {n} {units}. On another {n} {units} from the same source, every submission
 would score a little differently. The **{level} confidence interval** ("CI low" to "CI high") is the
 range of scores your predictions could plausibly get on a test set like this one. Two submissions whose
 difference is small compared with their intervals may differ by luck.
 
-The intervals come from the **bootstrap**: {n} test items are drawn at random with replacement, your
+The intervals come from the **bootstrap**: {n} {units} are drawn at random with replacement, your
 score is recomputed on that resample, and this is repeated B = {b} times from a fixed seed
 ({seed}), so every submission is scored on exactly the same resamples. The interval is read from those
 B scores ({method} method).
@@ -188,23 +195,33 @@ B scores ({method} method).
 The detailed results of each submission show the same numbers with a plain-language explanation.
 """.format(
         pred=prediction_name,
-        id_line=id_line,
+        description=fmt.description,
         metrics=metrics,
         rows=rows,
         n=n_items,
+        units=fmt.units,
         level=level,
         b=config.bootstrap.n_resamples,
         seed=config.bootstrap.seed,
         method=config.bootstrap.method,
         baseline=(
             "\n## The baseline\n\nEvery submission is compared with the baseline (%s) on the same "
-            "resamples. The gain is oriented so that **positive means better than the baseline**, "
-            "also for metrics where lower is better; its interval and a one-sided p-value (how often "
-            "a gain this large would appear if you were no better than the baseline) are shown.\n"
+            "resamples. The difference from it is oriented so that **positive means better than the "
+            "baseline**, also for metrics where lower is better; its interval and a one-sided p-value (how "
+            "often a difference this large would appear if you were no better than the baseline) are shown.\n"
             % config.baseline.name
         )
         if config.baseline is not None
         else "",
+    )
+    public = ", ".join("`%s`" % name for name, _ in fmt.public_files)
+    data = (
+        "# Data\n\n* **Public data** (`public_data.zip`): what you predict from%s.\n"
+        "* **Starting kit** (`starting_kit.zip`): `%s`, a sample submission in the expected format (it "
+        "scores, but poorly), and a README. Zip your own file the same way:\n\n"
+        "      zip submission.zip %s\n\n"
+        "The test set has %d %s; the answers stay private (only the scoring program sees them).\n"
+        % (" (" + public + ")" if public else "", prediction_name, prediction_name, n_items, fmt.units)
     )
     terms = (
         "# Terms and conditions\n\n* Submissions are scored automatically; scores, intervals and "
@@ -212,10 +229,34 @@ The detailed results of each submission show the same numbers with a plain-langu
         "and a summary of the results, including statistical comparisons between submissions.\n\n"
         "By registering, you accept these terms.\n"
     )
-    return {"overview.md": overview, "evaluation.md": evaluation, "terms.md": terms}
+    return {"overview.md": overview, "evaluation.md": evaluation, "data.md": data, "terms.md": terms}
 
 
-def _competition_yaml(title, columns, config, n_items, name):
+def _starting_kit(prediction_name, fmt):
+    """The starting kit: the sample prediction file and a README saying how to submit it."""
+    readme = (
+        "# Starting kit\n\n`%s` is a sample submission in the format the scoring program reads (a constant "
+        "or empty prediction: it scores, but poorly).\n\n## The format\n\n%s\n## Submitting\n\n"
+        "Put your own predictions in a file of the same format and zip it alone:\n\n"
+        "    zip submission.zip %s\n\nthen upload `submission.zip` on the My Submissions page. A mistake in the "
+        "file is reported in the error log in one sentence naming the line.\n"
+        % (prediction_name, fmt.description, prediction_name)
+    )
+    return {"README.md": readme, prediction_name: fmt.sample}
+
+
+def _public_data(fmt, n_items):
+    readme = "# Public data\n\nThe test set has %d %s.%s\n" % (
+        n_items,
+        fmt.units,
+        ("\n\n" + "\n".join("* `%s`" % name for name, _ in fmt.public_files)) if fmt.public_files else "",
+    )
+    files = {"README.md": readme}
+    files.update(dict(fmt.public_files))
+    return files
+
+
+def _competition_yaml(title, columns, config, n_items, name, units="test items"):
     start = datetime.date.today().strftime("%Y-%m-%d 00:00:00")
     competition = {
         "version": 2,
@@ -232,13 +273,14 @@ def _competition_yaml(title, columns, config, n_items, name):
         "pages": [
             {"title": "Overview", "file": "pages/overview.md"},
             {"title": "Evaluation", "file": "pages/evaluation.md"},
+            {"title": "Data", "file": "pages/data.md"},
             {"title": "Terms", "file": "pages/terms.md"},
         ],
         "tasks": [
             {
                 "index": 0,
                 "name": title[:100],
-                "description": "Predict each of the %d test items." % n_items,
+                "description": "Predict each of the %d %s." % (n_items, units),
                 "scoring_program": "scoring_program.zip",
                 "reference_data": "reference_data.zip",
             }
@@ -253,6 +295,8 @@ def _competition_yaml(title, columns, config, n_items, name):
                 "max_submissions_per_day": 5,
                 "max_submissions": 100,
                 "tasks": [0],
+                "starting_kit": "starting_kit.zip",
+                "public_data": "public_data.zip",
             }
         ],
         "leaderboards": [
@@ -269,7 +313,11 @@ def _competition_yaml(title, columns, config, n_items, name):
     return head + yaml.safe_dump(competition, sort_keys=False, allow_unicode=True, default_flow_style=False)
 
 
-def init_competition(folder, gold, config_path, baseline=None, title=None):
+#: The platforms ``init`` writes a competition for: Codabench (competition.yaml v2) and legacy CodaLab (v1.5).
+PLATFORMS = ("codabench", "codalab")
+
+
+def init_competition(folder, gold, config_path, baseline=None, title=None, platform="codabench"):
     """Write a complete competition folder; returns the list of files written (relative paths).
 
     Parameters
@@ -285,7 +333,12 @@ def init_competition(folder, gold, config_path, baseline=None, title=None):
         A prediction file; copied into ``reference_data/`` and set as ``baseline.file``.
     title : str, optional
         The competition's title (default: from the folder's name).
+    platform : {"codabench", "codalab"}
+        Codabench's competition.yaml v2 with Markdown pages, or legacy CodaLab's v1.5 with HTML pages
+        and the leaderboard read from ``scores.txt``.
     """
+    if platform not in PLATFORMS:
+        raise SetupError("--platform must be one of %s, got %r" % (", ".join(PLATFORMS), platform))
     if os.path.isfile(folder) or (os.path.isdir(folder) and os.listdir(folder)):
         raise SetupError("%s already exists and is not empty; init writes a new competition folder" % folder)
     if not os.path.isfile(gold):
@@ -348,23 +401,35 @@ def init_competition(folder, gold, config_path, baseline=None, title=None):
             if name != CONFIG_NAME:
                 _write(os.path.join(staging, "scoring_program", *name.split("/")), data_bytes)
         _write(os.path.join(staging, "scoring_program", CONFIG_NAME), config_text)
+        fmt = submission_format(config, gold_data)
+        writer = legacy_competition_yaml if platform == "codalab" else _competition_yaml
         _write(
             os.path.join(staging, "competition.yaml"),
-            _competition_yaml(title, columns, config, gold_data.n, os.path.basename(os.path.abspath(folder))),
+            writer(title, columns, config, gold_data.n, os.path.basename(os.path.abspath(folder)), fmt.units),
         )
-        prediction_name = _prediction_name(config, baseline)
-        for name, text in _pages(title, config, columns, gold_data.n, prediction_name).items():
+        prediction_name = _prediction_name(config, baseline, fmt)
+        for name, text in _pages(title, config, columns, gold_data.n, prediction_name, fmt).items():
+            if platform == "codalab":  # CodaLab shows the page files as HTML
+                name, text = name[:-3] + ".html", markdown_to_html(text)
             _write(os.path.join(staging, "pages", name), text)
+        for name, text in _starting_kit(prediction_name, fmt).items():
+            _write(os.path.join(staging, "starting_kit", name), text)
+        for name, text in _public_data(fmt, gold_data.n).items():
+            _write(os.path.join(staging, "public_data", name), text)
+        # A file the program accepts, so that the bundle check has a submission to score without --baseline.
+        write_zip(
+            os.path.join(staging, "sample_submissions", "format_example.zip"),
+            {prediction_name: fmt.sample.encode("utf-8")},
+        )
         _write(os.path.join(staging, "logo.png"), _png())
         if baseline is not None:
             with open(baseline, "rb") as handle:
                 write_zip(os.path.join(staging, "sample_submissions", "baseline.zip"), {prediction_name: handle.read()})
-        readme = _readme(title, os.path.basename(os.path.abspath(folder)), baseline is not None)
-        # -- leaderboard-ci plan (issue 21): what this test set can detect, appended to the README --
+        readme = _readme(title, os.path.basename(os.path.abspath(folder)), baseline is not None, platform)
+        # What this test set can detect (leaderboard-ci plan), appended to the README.
         from .plan_output import readme_plan_section
 
         readme += readme_plan_section(config, gold_data, os.path.basename(os.path.abspath(folder)))
-        # -- end of the plan's section --
         _write(os.path.join(staging, "README.md"), readme)
         if not os.path.isdir(folder):
             os.makedirs(folder)
@@ -395,16 +460,19 @@ def _check_reference(ref, config, source):
     return gold
 
 
-def _readme(title, name, has_baseline):
+def _readme(title, name, has_baseline, platform="codabench"):
     return """# {title}
 
 Written by `leaderboard-ci init`. What is here:
 
-* `competition.yaml`: the Codabench v2 bundle description; its leaderboard columns are the keys the
-  scoring program writes for `reference_data/config.yaml`.
+* `competition.yaml`: the {platform} bundle description; its leaderboard columns are the keys the
+  scoring program writes for `reference_data/config.yaml`{scores_file}.
 * `reference_data/`: the gold file and `config.yaml` (private: only the scoring program sees them).
 * `scoring_program/`: the drop-in scoring program, with the same `config.yaml`.
-* `pages/`, `logo.png`: what participants read.
+* `pages/`, `logo.png`: what participants read (the Data page describes the downloads).
+* `public_data/`: what participants download to predict from. It holds only the test ids (or query
+  ids): **add the test inputs** (texts, features, the document collection) before you bundle.
+* `starting_kit/`: a sample prediction file in the format the program reads, and a README.
 * `sample_submissions/`: submissions the bundle check scores ({samples}); add your own zips.
 
 Next steps:
@@ -414,4 +482,10 @@ Next steps:
     leaderboard-ci columns {name}/reference_data/config.yaml   # after changing the config
 
 Edit `reference_data/config.yaml` and `scoring_program/config.yaml` together (they are the same file).
-""".format(title=title, name=name, samples="the baseline" if has_baseline else "none yet")
+""".format(
+        title=title,
+        name=name,
+        samples="the format example" + (" and the baseline" if has_baseline else ""),
+        platform="legacy CodaLab (v1.5)" if platform == "codalab" else "Codabench v2",
+        scores_file=" (to `scores.txt`, which CodaLab reads)" if platform == "codalab" else "",
+    )

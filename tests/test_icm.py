@@ -20,7 +20,7 @@ from leaderboard_ci.scoring.config import parse_config
 from leaderboard_ci.scoring.errors import ConfigError, SubmissionError
 from leaderboard_ci.scoring.evaluation import evaluate
 from leaderboard_ci.scoring.readers import read_gold, read_predictions
-from leaderboard_ci.tasks import icm
+from leaderboard_ci.tasks import icm_soft
 from leaderboard_ci.tasks.soft_labels import hard_sets
 
 pd = pytest.importorskip("pandas")
@@ -203,7 +203,7 @@ def test_erf_is_within_two_ulps_of_math_erf():
     import math
 
     x = np.linspace(-4, 4, 40001)
-    ours = icm.erf(x)
+    ours = icm_soft.erf(x)
     exact = np.array([math.erf(v) for v in x])
     assert np.all(np.abs(ours - exact) <= 2 * np.spacing(np.abs(exact)) + 1e-300)
 
@@ -263,3 +263,38 @@ def test_settings_are_validated():
             _config(TASK1, ("icm_soft",), **bad)
     with pytest.raises(ConfigError):
         _config(TASK2, ("icm_soft",), hierarchy=TASK2_TREE)  # ICM-Soft over a hierarchy is not implemented
+
+
+def _large(seed, n, p_yes):
+    rng = np.random.RandomState(seed)
+    votes = rng.binomial(6, p_yes, size=n) / 6.0
+    gold = np.stack([votes, 1 - votes], axis=1)
+    predicted = np.clip(gold + rng.normal(0, 0.2, gold.shape), 0, 1)
+    predicted[rng.rand(n) < 0.1, 0] = 0.0  # zero weights (IC 0) and far tails both occur
+    return gold, predicted
+
+
+@pytest.mark.parametrize("n, p_yes", [(3000, 0.3), (3000, 0.05), (400, 0.3)])
+def test_the_expansion_equals_the_direct_path(n, p_yes):
+    """Every replicate the expansion takes equals the direct evaluation (order 0) to 1e-10 bits."""
+    gold, predicted = _large(n, n, p_yes)
+    weights = np.array([np.bincount(row, minlength=n) for row in replicate_indices(9, n, 0, 60)], dtype=float)
+    fast = icm_soft.SoftICM(gold, predicted)
+    plain = icm_soft.SoftICM(gold, predicted, order=0)
+    assert any(plan.order for plan in fast.plans)
+    for a, b in zip(fast.sums(weights), plain.sums(weights)):
+        assert np.max(np.abs(a - b) / n) <= 1e-10
+
+
+def test_large_sample_replicates_equal_pyevall():
+    """At n = 1,200 the replicates take the expansion; PyEvALL on the repeated data set agrees to 1e-9."""
+    n = 1200
+    gold, predicted = _large(4, n, 0.3)
+    soft = icm_soft.SoftICM(gold, predicted)
+    rows = replicate_indices(2, n, 0, 2)
+    weights = np.array([np.bincount(row, minlength=n) for row in rows], dtype=float)
+    total, sums, _ = soft.sums(weights)
+    for b, row in enumerate(rows):
+        g = [("%d#%d" % (i, k), {"YES": gold[i, 0], "NO": gold[i, 1]}) for k, i in enumerate(row)]
+        p = [("%d#%d" % (i, k), {"YES": predicted[i, 0], "NO": predicted[i, 1]}) for k, i in enumerate(row)]
+        assert abs(sums[b] / total[b] - pyevall("ICMSoft", g, p)) <= TOL

@@ -18,7 +18,7 @@ Hard labels (:func:`hard_icm_terms`)
     statistics are those integer coefficients and the node memberships, whose
     weighted sums are linear in ``W``.
 
-Soft labels (:func:`soft_icm_sums`)
+Soft labels (:func:`.icm_soft.soft_icm_sums`)
     ``IC(c, x) = -log2(1 - Phi((x - mu_c) / sigma_c))`` for a weight ``x > 0``
     of class ``c``, 0 for ``x = 0``; ``mu_c`` is the mean of the gold weights of
     ``c`` and ``sigma_c`` their mean *absolute* deviation (PyEvALL's choice),
@@ -29,15 +29,13 @@ Soft labels (:func:`soft_icm_sums`)
 
 from __future__ import annotations
 
-import math
 from collections import OrderedDict
 
 import numpy as np
 
-__all__ = ["ALPHA_1", "ALPHA_2", "BETA", "Tree", "hard_icm_terms", "icm_from_sums", "norm", "soft_icm_sums", "erf"]
+__all__ = ["ALPHA_1", "ALPHA_2", "BETA", "Tree", "hard_icm_terms", "icm_from_sums", "norm", "pyevall_prf"]
 
 ALPHA_1, ALPHA_2, BETA = 2.0, 2.0, 3.0
-_SQRT2 = math.sqrt(2.0)
 
 
 # ---------------------------------------------------------------------------
@@ -167,116 +165,6 @@ def norm(score, self_score):
     den = np.where(self_score == 0, 1.0, 2.0 * self_score)
     out = np.maximum((score + self_score) / den, 0.0)
     return np.where(self_score == 0, 0.0, np.where(np.isnan(score), np.nan, out))
-
-
-# ---------------------------------------------------------------------------
-# erf, vectorized, within an ulp or two of math.erf
-# ---------------------------------------------------------------------------
-_STEP = 1.0 / 32.0
-_DEGREE = 11
-_LIMIT = 3.0  # beyond |x| > 3 (a tail probability below 1.1e-5), math.erf itself is used
-
-
-def _taylor_table():
-    centres = np.arange(0.0, _LIMIT + _STEP, _STEP)
-    table = np.zeros((centres.size, _DEGREE + 1))
-    scale = 2.0 / math.sqrt(math.pi)
-    for j, a in enumerate(centres):
-        table[j, 0] = math.erf(a)
-        # erf^(k+1)(a) = 2/sqrt(pi) (-1)^k H_k(a) exp(-a^2), H the physicists' Hermite polynomials
-        h_prev, h = 0.0, 1.0
-        factorial = 1.0
-        for k in range(_DEGREE):
-            factorial *= k + 1
-            table[j, k + 1] = scale * (-1.0) ** k * h * math.exp(-a * a) / factorial
-            h_prev, h = h, 2.0 * a * h - 2.0 * k * h_prev
-    return centres, table
-
-
-_TABLE = []
-
-
-def erf(x):
-    """``erf`` of an array: Taylor series about the nearest multiple of 1/32, ``math.erf`` beyond 3."""
-    if not _TABLE:
-        _TABLE.append(_taylor_table())
-    centres, table = _TABLE[0]
-    x = np.asarray(x, dtype=np.float64)
-    ax = np.abs(x)
-    inside = ax <= _LIMIT
-    j = np.rint(np.where(inside, ax, 0.0) / _STEP).astype(np.intp)
-    h = np.where(inside, ax, 0.0) - centres[j]
-    rows = table[j]
-    acc = rows[..., _DEGREE]
-    for k in range(_DEGREE - 1, 0, -1):
-        acc = acc * h + rows[..., k]
-    out = rows[..., 0] + acc * h
-    out = np.where(x < 0, -out, out)
-    if not np.all(inside):
-        far = np.flatnonzero(~inside.reshape(-1))
-        flat = out.reshape(-1)
-        flat[far] = [math.erf(v) for v in x.reshape(-1)[far]]
-    return out
-
-
-# ---------------------------------------------------------------------------
-# Soft ICM
-# ---------------------------------------------------------------------------
-def _information(x, mu, sigma, log_total):
-    """``IC(c, x)`` for weights ``x`` against ``mu``, ``sigma`` (broadcast), PyEvALL's rules.
-
-    sigma = 0 (every gold weight of the class equal): PyEvALL's NormalDist
-    raises; here the tail probability is 0 above the common value (``log2 N``),
-    1 below it and 1/2 at it.
-    """
-    safe = np.where(sigma > 0, sigma, 1.0)
-    z = (x - mu) / (safe * _SQRT2)
-    prob = 1.0 - 0.5 * (1.0 + erf(z))
-    degenerate = np.where(x > mu, 0.0, np.where(x < mu, 1.0, 0.5))
-    prob = np.where(sigma > 0, prob, degenerate)
-    ic = np.where(prob > 0, -np.log2(np.where(prob > 0, prob, 1.0)), log_total)
-    return np.where(x == 0, 0.0, ic)
-
-
-def soft_icm_sums(gold, predicted, weights, chunk=64):
-    """Weighted sums of soft ICM per replicate: ``(N, sum ICM_i, sum ICM(G_i, G_i))``, each ``(R,)``.
-
-    Parameters
-    ----------
-    gold, predicted : arrays ``(n, C)`` of label weights (0 where a label is absent).
-    weights : array ``(R, n)`` of resample counts (ones for the full sample).
-    chunk : replicates evaluated at once (memory ``chunk * n * C`` floats).
-    """
-    gold = np.asarray(gold, dtype=np.float64)
-    predicted = np.asarray(predicted, dtype=np.float64)
-    weights = np.asarray(weights, dtype=np.float64)
-    both = np.maximum(gold, predicted)
-    r_total, n_classes = weights.shape[0], gold.shape[1]
-    total = weights.sum(axis=1)
-    out_icm = np.zeros(r_total)
-    out_self = np.zeros(r_total)
-    for c in range(n_classes):
-        values, codes = np.unique(gold[:, c], return_inverse=True)
-        onehot = np.zeros((gold.shape[0], values.size))
-        onehot[np.arange(gold.shape[0]), codes] = 1.0
-        counts = weights @ onehot  # (R, K): weight of each distinct gold value
-        safe_total = np.where(total > 0, total, 1.0)
-        mu = counts @ values / safe_total
-        sigma = np.abs(values[None, :] - mu[:, None])
-        sigma = (counts * sigma).sum(axis=1) / safe_total
-        log_total = np.log2(safe_total)
-        ic_gold = _information(values[None, :], mu[:, None], sigma[:, None], log_total[:, None])
-        gold_sum = (counts * ic_gold).sum(axis=1)
-        for start in range(0, r_total, chunk):
-            rows = slice(start, start + chunk)
-            m, s, lt = mu[rows, None], sigma[rows, None], log_total[rows, None]
-            w = weights[rows]
-            ic_p = _information(predicted[None, :, c], m, s, lt)
-            ic_u = _information(both[None, :, c], m, s, lt)
-            out_icm[rows] += np.einsum("rn,rn->r", w, ALPHA_1 * ic_p - BETA * ic_u)
-        out_icm += ALPHA_2 * gold_sum
-        out_self += (ALPHA_1 + ALPHA_2 - BETA) * gold_sum
-    return total, out_icm, out_self
 
 
 # ---------------------------------------------------------------------------

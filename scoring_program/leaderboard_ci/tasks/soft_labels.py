@@ -24,7 +24,8 @@ import numpy as np
 
 from ..core.accumulators import ExactSums, _FromCounts
 from .base import MetricInfo
-from .icm import Tree, hard_icm_terms, icm_from_sums, norm, pyevall_prf, soft_icm_sums
+from .icm import Tree, hard_icm_terms, icm_from_sums, norm, pyevall_prf
+from .icm_soft import SoftICM
 from .protocol import TaskType
 from .soft_label_files import encode_items, read_items
 
@@ -274,11 +275,10 @@ class _SoftICM(_FromCounts):
     def __init__(self, gold, predicted, n_total, items=None):
         super(_SoftICM, self).__init__(n_total, items)
         sub = slice(None) if items is None else items
-        self.gold = np.nan_to_num(gold[sub])
-        self.predicted = np.nan_to_num(predicted[sub])
+        self.soft = SoftICM(np.nan_to_num(gold[sub]), np.nan_to_num(predicted[sub]))
 
     def _from_weights(self, weights):
-        return np.stack(soft_icm_sums(self.gold, self.predicted, weights), axis=1)
+        return np.stack(self.soft.sums(weights), axis=1)
 
 
 class Statistics:

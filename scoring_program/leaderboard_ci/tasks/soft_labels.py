@@ -118,9 +118,13 @@ def check_config(metrics, settings, labels):
                 "ICM metrics); score it in a configuration without hierarchy" % spec.key
             )
     if hierarchy is not None and labels is not None:
+        parents = set(parent for _, parent in hierarchy)
         for child, _ in hierarchy:
-            if child not in labels:
-                raise ValueError("hierarchy names %r, which is not one of the labels: %s" % (child, ", ".join(labels)))
+            if child not in labels and child not in parents:
+                raise ValueError(
+                    "hierarchy names %r, which is neither one of the labels (%s) nor a parent of one"
+                    % (child, ", ".join(labels))
+                )
 
 
 # ---------------------------------------------------------------------------

@@ -377,5 +377,38 @@ def main():
     )
 
 
+COMPETITION_KEYS = ("icm_soft_norm", "icm_soft", "cross_entropy")
+
+
+def competition():
+    """EXIST 2023 task 1 (English) as a Codabench competition: reference_data/ and sample_submissions/ here."""
+    import zipfile
+
+    source = os.path.join(HERE, "en", "exist_2023_t1")
+    reference = os.path.join(HERE, "reference_data")
+    shutil.rmtree(reference, ignore_errors=True)
+    os.makedirs(reference)
+    shutil.copy(os.path.join(source, "reference_data", "gold.json"), reference)
+    shutil.copy(os.path.join(source, "reference_data", "baseline_prior.json"), reference)
+    _write(
+        os.path.join(reference, "config.yaml"),
+        "# EXIST 2023 task 1 (sexism identification, learning with disagreement), synthetic: see ../make_odesia.py\n"
+        "task: soft_labels\nlabels: [\"YES\", \"NO\"]\nhard_labels: mono\nhard_threshold: 0.5\n"
+        "metric: icm_soft_norm\nextra_metrics: [icm_soft, cross_entropy]\n"
+        "files: {gold: gold.json, predictions: run.json}\n"
+        "baseline: {file: baseline_prior.json, name: prior distribution}\n"
+        "bootstrap: {n_resamples: 2000, confidence_level: 0.95, method: percentile, seed: 12345}\n",
+    )
+    samples = os.path.join(HERE, "sample_submissions")
+    shutil.rmtree(samples, ignore_errors=True)
+    os.makedirs(samples)
+    for name in sorted(SYSTEMS)[:4]:
+        with zipfile.ZipFile(os.path.join(samples, name + ".zip"), "w", zipfile.ZIP_DEFLATED) as archive:
+            info = zipfile.ZipInfo("run.json", date_time=(2025, 1, 1, 0, 0, 0))
+            with open(os.path.join(source, "submissions", name + ".json"), "rb") as handle:
+                archive.writestr(info, handle.read(), zipfile.ZIP_DEFLATED)
+
+
 if __name__ == "__main__":
     main()
+    competition()

@@ -64,7 +64,11 @@ def pyevall_icm_soft(gold, predicted, row):
         return pd.DataFrame({"test_case": "T", "id": ids, "value": rows})
 
     metric = ICMSoft(eid)
-    metric.evaluate(PyEvALLComparator(frame(predicted), frame(gold), "T", eid))
+    if hasattr(pd.options, "future") and hasattr(pd.options.future, "infer_string"):
+        with pd.option_context("future.infer_string", False):  # PyEvALL 0.2.11 was written for pandas 2
+            metric.evaluate(PyEvALLComparator(frame(predicted), frame(gold), "T", eid))
+    else:
+        metric.evaluate(PyEvALLComparator(frame(predicted), frame(gold), "T", eid))
     return metric.result["average"]
 
 

@@ -31,6 +31,7 @@ import math
 
 import numpy as np
 
+from ..core.accumulators import ExactSums
 from .icm import ALPHA_1, ALPHA_2, BETA
 
 __all__ = ["erf", "information", "SoftICM", "soft_icm_sums", "ORDER", "MAX_SHIFT", "TAIL"]
@@ -168,7 +169,16 @@ def _direct(x, coefficient, weights, mu, sigma, log_total, rows, chunk):
     for start in range(0, rows.size, chunk):
         r = rows[start : start + chunk]
         ic = information(x[None, :], mu[r, None], sigma[r, None], log_total[r, None])
-        out[start : start + chunk] = coefficient * np.einsum("rn,rn->r", weights[r], ic)
+        terms = weights[r] * ic
+        out[start : start + chunk] = [coefficient * math.fsum(row) for row in terms.tolist()]
+    return out
+
+
+def _dot(columns, factors):
+    """Row-wise ``sum_k columns[:, k] * factors[:, k]`` in a fixed order (the same bytes in every numpy)."""
+    out = np.zeros(columns.shape[0])
+    for k in range(columns.shape[1]):
+        out += columns[:, k] * factors[:, k]
     return out
 
 
@@ -183,8 +193,8 @@ class _ClassPlan(object):
         self.onehot = np.zeros((n, self.values.size))
         self.onehot[np.arange(n), codes] = 1.0
         base = np.bincount(codes, minlength=self.values.size).astype(np.float64)
-        self.mu0 = base @ self.values / n
-        self.sigma0 = base @ np.abs(self.values - self.mu0) / n
+        self.mu0 = math.fsum((base * self.values).tolist()) / n
+        self.sigma0 = math.fsum((base * np.abs(self.values - self.mu0)).tolist()) / n
         self.order = order
         self.matrix, self.tails, self.reach = None, [], 0.0
         if order <= 0 or self.sigma0 == 0 or n < 2:
@@ -207,10 +217,11 @@ class _ClassPlan(object):
         """``(mu, sigma, log2 N, sum_i w_i IC(c, g_i))`` per replicate from the distinct gold values' counts."""
         values = self.values
         safe_total = np.where(total > 0, total, 1.0)
-        mu = counts @ values / safe_total
-        sigma = (counts * np.abs(values[None, :] - mu[:, None])).sum(axis=1) / safe_total
+        spread = np.broadcast_to(values[None, :], counts.shape)
+        mu = _dot(counts, spread) / safe_total
+        sigma = _dot(counts, np.abs(spread - mu[:, None])) / safe_total
         log_total = np.log2(safe_total)
-        gold_sum = (counts * information(values[None, :], mu[:, None], sigma[:, None], log_total[:, None])).sum(axis=1)
+        gold_sum = _dot(counts, information(spread, mu[:, None], sigma[:, None], log_total[:, None]))
         return mu, sigma, log_total, gold_sum
 
     def shift(self, mu, sigma):
@@ -242,7 +253,7 @@ class SoftICM(object):
         self.onehot = np.concatenate([plan.onehot for plan in self.plans], axis=1)
         self.offsets = np.cumsum([0] + [plan.values.size for plan in self.plans])
         self.expanding = [j for j, plan in enumerate(self.plans) if plan.order]
-        self.first_expanding = self.expanding[0] if self.expanding else None
+        self._exact = {}
 
     def sums(self, weights, chunk=64):
         """``(N, sum ICM_i, sum ICM(G_i, G_i))`` per replicate, each ``(R,)``; ``weights`` is ``(R, n)``."""
@@ -273,12 +284,15 @@ class SoftICM(object):
             if not rows.size:
                 continue
             width = (order + 1) * (order + 2) // 2
-            columns = np.concatenate([self.plans[j].matrix[:, :width] for j in self.expanding], axis=1)
-            sums = (weights if rows.size == r_total else weights[rows]) @ columns
+            if width not in self._exact:  # exact sums: the same bytes whatever the BLAS
+                columns = np.concatenate([self.plans[j].matrix[:, :width] for j in self.expanding], axis=1)
+                self._exact[width] = ExactSums(columns)
+            chosen = weights if rows.size == r_total else weights[rows]
+            sums = self._exact[width].block(None, lambda chosen=chosen: chosen)
             for m, j in enumerate(self.expanding):
                 _, _, _, a, c = state[j]
                 part = sums[:, m * width : (m + 1) * width]
-                out_icm[rows] += np.einsum("rk,rk->r", part, _shift_powers(a[rows], c[rows], order))
+                out_icm[rows] += _dot(part, _shift_powers(a[rows], c[rows], order))
         expanded = np.flatnonzero(tier_of > 0)
         direct = np.flatnonzero(tier_of == 0)
         for j, plan in enumerate(self.plans):

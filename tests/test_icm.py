@@ -247,6 +247,9 @@ def test_annotator_labels_give_the_shares(tmp_path):
         ('{"200000": {"YES": 1}, "200000": {"NO": 1}}', "appears again"),
         ('{"200000": {"YES": 1}', "not valid JSON"),
         ('{"200000": 3}', "the value is a number"),
+        ("[" * 100000, "nested too deeply"),
+        ('{"200000": {"YES": NaN, "NO": 1}}', "is not a finite number"),
+        ('{"200000": ["YES", 1]}', "the value is a list"),
     ],
 )
 def test_bad_predictions_get_one_sentence(tmp_path, text, expected):

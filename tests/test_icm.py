@@ -316,3 +316,28 @@ def test_large_sample_replicates_equal_pyevall():
         g = [("%d#%d" % (i, k), {"YES": gold[i, 0], "NO": gold[i, 1]}) for k, i in enumerate(row)]
         p = [("%d#%d" % (i, k), {"YES": predicted[i, 0], "NO": predicted[i, 1]}) for k, i in enumerate(row)]
         assert abs(sums[b] / total[b] - pyevall("ICMSoft", g, p)) <= TOL
+
+
+def test_hard_hierarchical_mono_label_equals_pyevall(tmp_path):
+    """EXIST 2023 task 2 with hard labels (strings in the run format) over its tree: ICM, ICM-Norm, F."""
+    rng = np.random.RandomState(11)
+    ids = ["3%05d" % i for i in range(80)]
+    prior = [0.4, 0.25, 0.15, 0.2]
+    gold = dict((i, TASK2[k]) for i, k in zip(ids, rng.choice(4, size=80, p=prior)))
+    pred = dict((i, gold[i] if rng.rand() < 0.6 else TASK2[rng.choice(4, p=prior)]) for i in ids)
+    ref, path = _write(tmp_path, gold, pred)
+    metrics = ("icm_norm", "icm", "f1", "precision", "recall")
+    config = _config(TASK2, metrics, hierarchy=TASK2_TREE)
+    g = read_gold(ref, config)
+    result = evaluate(config, g, read_predictions(path, config, g))
+    scores = dict((s.key, s) for s in result.scores)
+    names = {"icm_norm": "ICMNorm", "icm": "ICM", "f1": "FMeasure", "precision": "Precision", "recall": "Recall"}
+    rows = [list(range(80))] + [list(r) for r in replicate_indices(5, 80, 0, N_CHECKED)]
+    for b, row in enumerate(rows):
+        gs = [("%s#%d" % (ids[i], k), gold[ids[i]]) for k, i in enumerate(row)]
+        ps = [("%s#%d" % (ids[i], k), pred[ids[i]]) for k, i in enumerate(row)]
+        for key in metrics:
+            hierarchy = _nested(TASK2_TREE) if key.startswith("icm") else None
+            expected = pyevall(names[key], gs, ps, hierarchy)
+            got = scores[key].score if b == 0 else scores[key].replicates[b - 1]
+            assert abs(got - expected) <= TOL, (key, b, got, expected)

@@ -393,7 +393,7 @@ def competition():
     _write(
         os.path.join(reference, "config.yaml"),
         "# EXIST 2023 task 1 (sexism identification, learning with disagreement), synthetic: see ../make_odesia.py\n"
-        "task: soft_labels\nlabels: [\"YES\", \"NO\"]\nhard_labels: mono\nhard_threshold: 0.5\n"
+        'task: soft_labels\nlabels: ["YES", "NO"]\nhard_labels: mono\nhard_threshold: 0.5\n'
         "metric: icm_soft_norm\nextra_metrics: [icm_soft, cross_entropy]\n"
         "files: {gold: gold.json, predictions: run.json}\n"
         "baseline: {file: baseline_prior.json, name: prior distribution}\n"

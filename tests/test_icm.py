@@ -25,11 +25,6 @@ from leaderboard_ci.scoring.readers import read_gold, read_predictions
 from leaderboard_ci.tasks import icm_soft
 from leaderboard_ci.tasks.soft_labels import hard_sets
 
-pd = pytest.importorskip("pandas")
-pyevall_comparators = pytest.importorskip("pyevall.comparators.comparators")
-from pyevall.metrics import metrics as pyevall_metrics  # noqa: E402
-from pyevall.utils.utils import PyEvALLUtils  # noqa: E402
-
 TOL = 1e-9
 N_CHECKED = 4  # replicates re-run through PyEvALL (it takes ~50 ms per metric and replicate)
 
@@ -54,6 +49,8 @@ def pyevall(metric, gold, pred, hierarchy=None):
     PyEvALL 0.2.11 pins pandas 2.2.3 and reads string columns as object dtype; under pandas 3
     it runs with ``future.infer_string`` off (its own environment needs no such switch).
     """
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyevall")  # the PyEvALL parity tests skip without it; the others run
     if hasattr(pd.options, "future") and hasattr(pd.options.future, "infer_string"):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -63,6 +60,11 @@ def pyevall(metric, gold, pred, hierarchy=None):
 
 
 def _pyevall(metric, gold, pred, hierarchy):
+    import pandas as pd
+    from pyevall.comparators import comparators as pyevall_comparators
+    from pyevall.metrics import metrics as pyevall_metrics
+    from pyevall.utils.utils import PyEvALLUtils
+
     logging.disable(logging.CRITICAL)
     eid = str(uuid.uuid4())
     PyEvALLUtils.load_configuration(eid, hierarchy=copy.deepcopy(hierarchy), log_level="ERROR")

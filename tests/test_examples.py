@@ -70,6 +70,7 @@ SPECS = {
         phase_keys=("f1_macro", "hamming_loss", "coarse_f1_macro", "classifier_chain"),
         slow=("phase",),
     ),
+    "odesia": Example(samples=4, phase_config=FAST_PHASE, phase_keys=("icm_soft_norm",), slow=("phase",)),
     "qa": Example(samples=4, phase_keys=("exact_match",)),
     "ranking": Example(scoring_resamples=500, phase_keys=("ndcg_10",), slow=("phase",)),
     "scores": Example(phase_config=FAST_PHASE, phase_keys=("roc_auc",), slow=("phase",)),
@@ -389,8 +390,26 @@ def check_sequence(scored):
 
 
 #: The reference check of each example: ``check(scored)``.
+def check_odesia(scored):
+    """EXIST 2023 task 1 (soft labels): every soft metric equals PyEvALL 0.2.11 on the same files."""
+    test_icm = pytest.importorskip("test_icm")
+    with io.open(os.path.join(scored.reference, "gold.json"), encoding="utf-8") as handle:
+        gold = [(r["id"], r["value"]) for r in json.load(handle)]
+    for zip_name, run in scored.runs.items():
+        with zipfile.ZipFile(os.path.join(_folder("odesia"), "sample_submissions", zip_name)) as z:
+            pred = [(r["id"], r["value"]) for r in json.loads(z.read("run.json").decode("utf-8"))]
+        for key, metric in (
+            ("icm_soft_norm", "ICMSoftNorm"),
+            ("icm_soft", "ICMSoft"),
+            ("cross_entropy", "CrossEntropy"),
+        ):
+            assert abs(run.scores[key] - test_icm.pyevall(metric, gold, pred)) <= 1e-9, (zip_name, key)
+            assert run.scores[key + "_ci_low"] <= run.scores[key] <= run.scores[key + "_ci_high"]
+
+
 CHECKS: Dict[str, Callable[[Scored], None]] = {
     "multilabel": check_multilabel,
+    "odesia": check_odesia,
     "qa": check_qa,
     "ranking": check_ranking,
     "scores": check_scores,

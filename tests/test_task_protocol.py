@@ -79,6 +79,15 @@ SAMPLES = {
         None,
         None,
     ),
+    "soft_labels": (
+        [{"YES": 0.5, "NO": 0.5}, {"YES": 1.0, "NO": 0.0}, {"YES": 1 / 6.0, "NO": 5 / 6.0}],
+        {
+            "s1": [{"YES": 0.4, "NO": 0.6}, {"YES": 0.9, "NO": 0.1}, {"YES": 0.2, "NO": 0.8}],
+            "s2": [{"YES": 0.7, "NO": 0.3}, {"YES": 0.5, "NO": 0.5}, {"YES": 0.0, "NO": 1.0}],
+        },
+        ("YES", "NO"),
+        None,
+    ),
 }
 
 #: The defaults ``make_spec`` receives from a config that sets none (besides a sample's pos_label).

@@ -30,7 +30,7 @@ from .config import check_key_lengths
 from .errors import ConfigError, SubmissionError
 from .formats import Columns, Source, list_names, open_table, quote
 from .submission_files import find_prediction_file
-from .text_files import iter_lines
+from .text_files import TextFile
 
 __all__ = ["find_prediction_file", "read_gold", "read_predictions", "read_baseline", "organizer_warnings"]
 
@@ -67,7 +67,7 @@ def _read_system(path, name, config, gold, max_bytes):
     settings = task_settings(config)
     try:
         if task.OWN_PREDICTION_FORMAT:  # a format of the task's own (CoNLL, TREC runs, SQuAD JSON)
-            return task.read_predictions(source, iter_lines(source), gold, settings)
+            return task.read_predictions(source, TextFile(source), gold, settings)
         convert, typecode = task.value_parser(source, gold, quote, settings)
         table = open_table(source, config.files.format, columns)
         if table.format == "lines" and gold.ids is not None:
@@ -353,7 +353,7 @@ def read_gold(ref_dir, config):
     settings = task_settings(config)
     try:
         if task.OWN_GOLD_FORMAT:  # a format of the task's own: the task parses and encodes the units
-            units = task.read_gold(source, iter_lines(source), config.labels, settings)
+            units = task.read_gold(source, TextFile(source), config.labels, settings)
             lines, ids, codes, labels, groups = (
                 units["lines"],
                 units.get("ids"),

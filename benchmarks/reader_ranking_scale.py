@@ -63,7 +63,7 @@ def write_files(folder, lines, queries=10000, seed=3):
         for q in range(queries):
             docs = rng.permutation(per_query * 2)[:per_query]
             scores = np.round(rng.rand(per_query), 3)
-            out.write("".join("%d Q0 D%d %d %s r\n" % (q, d, k + 1, s) for k, (d, s) in enumerate(zip(docs, scores))))
+            out.write("".join("%x Q0 %x %d %s r\n" % (q, d, k % 10, s) for k, (d, s) in enumerate(zip(docs, scores))))
     return run_path
 
 

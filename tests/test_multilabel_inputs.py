@@ -224,7 +224,12 @@ BAD_JSON = [
         '{"t1": ["alpha", 3.5]}',
         "p.json line 1: the list of labels holds a JSON float; expected label names as strings",
     ),
-    ("p.json", '{"t1": ["alpha"],\n "t2": [}', "p.json line 2: not valid JSON (Expecting value)"),
+    (
+        "p.json",
+        '{"t1": ["alpha"],\n "t2": [}',
+        "p.json line 2: not valid JSON (Expecting value); expected "
+        + '{"id": ["label", ...], ...} or a list of objects [{"id": ..., "labels": [...]}, ...]',
+    ),
     (
         "p.jsonl",
         '{"id": "t1", "labels": ["alpha"]}\n{"id": "t2", "labels": ["beta"]',

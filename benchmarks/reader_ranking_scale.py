@@ -23,6 +23,7 @@ import textwrap
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAM = os.path.join(HERE, os.pardir, "scoring_program")
+DEFAULT_DIR = "/tmp/leaderboard_ci_ranking_scale"
 
 CHILD = textwrap.dedent(
     """
@@ -30,7 +31,8 @@ CHILD = textwrap.dedent(
     sys.path.insert(0, %(program)r)
     from leaderboard_ci.scoring.config import parse_config
     from leaderboard_ci.scoring.readers import read_gold, read_predictions
-    config = parse_config({"task": "ranking", "metric": "ndcg@10", "files": {"gold": "qrels.txt", "max_megabytes": 400}})
+    files = {"gold": "qrels.txt", "max_megabytes": 400}
+    config = parse_config({"task": "ranking", "metric": "ndcg@10", "files": files})
     gold = read_gold(%(dir)r, config)
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     start = time.perf_counter()

@@ -73,3 +73,41 @@ def test_the_block_reader_ranks_as_the_line_reader(tmp_path, seed):
     expected = _reference_run(gold, rows)
     assert np.array_equal(got["retrieved"], expected["retrieved"])
     assert np.array_equal(got["rank"], expected["rank"]), seed
+
+
+SCORES = [
+    "0",
+    "-0",
+    "+1",
+    "1.",
+    ".5",
+    "-.5",
+    "0.134",
+    "123456789012345",
+    "1234567890123456",
+    "0.1000000000000001",
+    "1e-3",
+    "-2.5E+2",
+    "9007199254740993",
+    "3.14159265358979",
+    "00012.5000",
+    "1e308",
+    "4.9e-324",
+    "-0.0",
+]
+
+
+def test_the_plain_decimals_are_what_float_gives(tmp_path):
+    from leaderboard_ci.tasks import trec_runs
+
+    raw = (" ".join(SCORES)).encode() + b"\x00" * 8
+    data = np.frombuffer(raw, np.uint8)[:-8]
+    starts, k = [], 0
+    for token in SCORES:
+        starts.append(k)
+        k += len(token) + 1
+    starts = np.array(starts)
+    lengths = np.array([len(t) for t in SCORES])
+    values, bad = trec_runs._scores(data, trec_runs._word_view(raw), starts, lengths)
+    assert not bad.any()
+    assert [v.hex() for v in values.tolist()] == [(float(t) + 0.0).hex() for t in SCORES]

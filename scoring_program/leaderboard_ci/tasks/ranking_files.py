@@ -324,8 +324,9 @@ def read_predictions(source, lines, gold, settings=None):
     stops the reading.
     """
     index = dict((qid, q) for q, qid in enumerate(gold.ids))
-    rows = trec_runs.RunRows()
     is_json, content, _ = _split_json(lines)
+    # a TREC line holds 6 tokens and 6 separators (12 bytes at least); a JSON entry "d":1, 6 bytes
+    rows = trec_runs.RunRows(*trec_runs.capacity(getattr(source, "path", None), 6 if is_json else 12))
     if is_json:
         seen = set()
         for qid, docs in _load_json(source, content, "score"):

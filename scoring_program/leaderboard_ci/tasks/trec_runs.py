@@ -14,12 +14,13 @@ Memory: about 24 bytes per line plus the document ids' bytes, and a few
 sorts of the rows.  Standard library and numpy only (Python 3.7, numpy 1.17).
 """
 
+import os
 import re
 import warnings
 
 import numpy as np
 
-__all__ = ["RUN_COLUMNS", "RunRows", "parse_block", "add_query_docs", "encode_rows"]
+__all__ = ["RUN_COLUMNS", "RunRows", "Queries", "capacity", "parse_block", "add_query_docs", "encode_rows"]
 
 #: What a line of a run holds, for messages.
 RUN_COLUMNS = "6 columns: query id, Q0, document id, rank, score, run tag"
@@ -32,6 +33,7 @@ _WORDS = 32  # 8-byte words of a token compared with numpy; longer tokens are co
 #: ``_MASKS[r]`` keeps the first ``r`` bytes of a big-endian word (0 <= r <= 8).
 _MASKS = np.array([0] + [((1 << (8 * r)) - 1) << (8 * (8 - r)) for r in range(1, 9)], dtype=np.uint64)
 _PAD = b"\x00" * 8
+_BATCH = 1 << 20  # rows hashed at a time (bounds the temporary arrays)
 
 
 def _word_view(data):
@@ -42,21 +44,33 @@ def _word_view(data):
 def _word(view, starts, lengths, k):
     """Bytes ``8k .. 8k+7`` of each token as a uint64, zero past the token's end."""
     rest = np.clip(lengths - 8 * k, 0, 8)
-    return view[starts + 8 * k].astype(np.uint64) & _MASKS[rest]
+    at = starts + 8 * k if k == 0 else np.minimum(starts + 8 * k, len(view) - 1)  # past the end: masked out
+    return view[at].astype(np.uint64) & _MASKS[rest]
 
 
 def _hash(view, starts, lengths, seed):
-    """A 64-bit hash of each token (and of ``seed``, an integer array)."""
+    """A 64-bit hash of each token (and of ``seed``, an integer array), ``_BATCH`` rows at a time."""
+    out = np.empty(len(starts), dtype=np.uint64)
+    for begin in range(0, len(starts), _BATCH):
+        part = slice(begin, begin + _BATCH)
+        out[part] = _hash_batch(view, starts[part], lengths[part], seed[part])
+    return out
+
+
+def _hash_batch(view, starts, lengths, seed):
     with np.errstate(over="ignore"):
         h = (seed.astype(np.uint64) + np.uint64(1)) * _MIX ^ lengths.astype(np.uint64)
-        rows = np.arange(len(starts))
+        rows = None
         for k in range(_WORDS):
             if k:
-                rows = rows[lengths[rows] > 8 * k]
-            if len(rows) == 0:
-                break
-            mixed = (h[rows] ^ _word(view, starts[rows], lengths[rows], k)) * _MIX
-            h[rows] = mixed ^ (mixed >> np.uint64(29))
+                rows = np.flatnonzero(lengths > 8 * k) if rows is None else rows[lengths[rows] > 8 * k]
+                if len(rows) == 0:
+                    break
+                mixed = (h[rows] ^ _word(view, starts[rows], lengths[rows], k)) * _MIX
+                h[rows] = mixed ^ (mixed >> np.uint64(29))
+            else:
+                h = (h ^ _word(view, starts, lengths, 0)) * _MIX
+                h ^= h >> np.uint64(29)
     return h
 
 
@@ -79,41 +93,57 @@ def _same(view_a, starts_a, lengths_a, view_b, starts_b, lengths_b):
 
 
 class RunRows(object):
-    """The rows of a run as arrays, filled block by block (see :func:`parse_block`)."""
+    """The rows of a run as arrays, filled block by block (see :func:`parse_block`).
 
-    def __init__(self):
-        self.query, self.score, self.offset, self.length, self.line = [], [], [], [], []
-        self.buffer = []
+    The arrays are allocated once for ``max_rows`` rows and ``max_bytes`` bytes
+    of document ids (bounds from the file's size): the memory is reserved,
+    not used, until rows are written, and nothing is copied or concatenated.
+    """
+
+    def __init__(self, max_rows, max_bytes):
+        self.query = np.empty(max_rows, dtype=np.int32)
+        self.score = np.empty(max_rows, dtype=np.float64)
+        self.offset = np.empty(max_rows, dtype=np.int64)
+        self.length = np.empty(max_rows, dtype=np.int32)
+        self.line = np.empty(max_rows, dtype=np.int64)
+        self.buffer = np.empty(max_bytes + 8, dtype=np.uint8)
+        self.n = 0
         self.size = 0  # bytes in the buffer so far
 
     def add(self, query, score, data, starts, lengths, lines):
         """Append rows whose document ids are ``data[starts[i] : starts[i] + lengths[i]]`` (uint8 ``data``)."""
         total = int(lengths.sum())
+        count = len(lengths)
+        if self.n + count > len(self.query) or self.size + total > len(self.buffer) - 8:
+            raise MemoryError("more rows than the file's size allows")  # pragma: no cover
         begin = np.cumsum(lengths) - lengths
-        self.buffer.append(data[np.arange(total, dtype=np.int64) + np.repeat(starts - begin, lengths)])
-        self.query.append(np.asarray(query, dtype=np.int32))
-        self.score.append(np.asarray(score, dtype=np.float64))
-        self.offset.append(begin + self.size)
-        self.length.append(lengths.astype(np.int32))
-        self.line.append(np.asarray(lines, dtype=np.int64))
+        self.buffer[self.size : self.size + total] = data[
+            np.arange(total, dtype=np.int64) + np.repeat(starts - begin, lengths)
+        ]
+        rows = slice(self.n, self.n + count)
+        self.query[rows] = query
+        self.score[rows] = score
+        self.offset[rows] = begin + self.size
+        self.length[rows] = lengths
+        self.line[rows] = lines
+        self.n += count
         self.size += total
 
     def arrays(self):
-        """``(query, score, offset, length, line, buffer bytes)`` (the lists are emptied)."""
-        out = []
-        for name, dtype in (
-            ("query", np.int32),
-            ("score", np.float64),
-            ("offset", np.int64),
-            ("length", np.int32),
-            ("line", np.int64),
-        ):
-            parts = getattr(self, name)
-            out.append(np.concatenate(parts) if parts else np.zeros(0, dtype))
-            setattr(self, name, [])
-        out.append(b"".join(part.tobytes() for part in self.buffer) + _PAD)
-        self.buffer = []
-        return tuple(out)
+        """``(query, score, offset, length, line, buffer)`` of the rows added (views, no copy)."""
+        n = self.n
+        self.buffer[self.size : self.size + 8] = 0
+        buffer = self.buffer[: self.size + 8]
+        return self.query[:n], self.score[:n], self.offset[:n], self.length[:n], self.line[:n], buffer
+
+
+def capacity(path, shortest_row):
+    """``(max rows, max document-id bytes)`` of a file of ``path``'s size whose rows take ``shortest_row`` bytes."""
+    try:
+        size = os.path.getsize(path)
+    except (OSError, TypeError):
+        size = 1 << 28  # no file (lines given in memory): reserve, the pages are used only when written
+    return size // shortest_row + 1, 2 * size  # UTF-16 text of three-byte UTF-8 characters: 1.5x
 
 
 # ---------------------------------------------------------------------------
@@ -171,7 +201,7 @@ def parse_block(source, first_line, text, count, queries, rows, unknown, bad_sco
     starts, lengths = starts.reshape(-1, 6), (ends - starts).reshape(-1, 6)
     view = _word_view(raw)
     query = queries.lookup(view, starts[:, 0], lengths[:, 0])
-    score, score_bad = _scores(data, starts[:, 4], lengths[:, 4])
+    score, score_bad = _scores(data, view, starts[:, 4], lengths[:, 4])
     problem = (query < 0) | score_bad
     if problem.any():
         k = int(np.flatnonzero(problem)[0])
@@ -192,8 +222,58 @@ def _token(data, start, length):
     return data[start : start + length].tobytes().decode("utf-8", "replace")
 
 
-def _scores(data, starts, lengths):
-    """The scores (float64) and whether each is bad (not a number, not finite, hexadecimal, or with ``_``)."""
+def _scores(data, view, starts, lengths):
+    """The scores (float64) and whether each is bad (not a number, not finite, hexadecimal, or with ``_``).
+
+    Plain decimals of at most 16 characters (``0.25``, ``-3``, ``.5``, ``12.``)
+    are parsed with numpy: at most 15 digits make an exact integer ``m``, and
+    ``m / 10**k`` is one correctly rounded division, the value ``float()``
+    gives.  Any other token goes to ``strtod`` (:func:`numpy.fromstring`).
+    """
+    values, ok = _plain_decimals(view, starts, lengths)
+    other = np.flatnonzero(~ok)
+    if len(other):
+        values[other] = _strtod(data, starts[other], lengths[other])
+    with np.errstate(invalid="ignore"):
+        bad = ~np.isfinite(values)
+    return values + 0.0, bad  # + 0.0: -0.0 ties with 0.0, as in Python
+
+
+def _plain_decimals(view, starts, lengths):
+    n = len(starts)
+    width = int(min(lengths.max(), 16)) if n else 0
+    ok = lengths <= 16
+    mantissa = np.zeros(n, dtype=np.int64)
+    decimals = np.zeros(n, dtype=np.int64)
+    digits = np.zeros(n, dtype=np.int64)
+    dot = np.zeros(n, dtype=bool)
+    negative = np.zeros(n, dtype=bool)
+    word = None
+    for i in range(width):
+        if i % 8 == 0:
+            word = _word(view, starts, lengths, i // 8)
+        c = ((word >> np.uint64(56 - 8 * (i % 8))) & np.uint64(0xFF)).astype(np.int64)
+        inside = lengths > i
+        digit = c - 48
+        is_digit = inside & (digit >= 0) & (digit <= 9)
+        is_dot = inside & (c == 46)
+        allowed = ~inside | is_digit | is_dot
+        if i == 0:
+            negative = inside & (c == 45)
+            allowed |= negative | (inside & (c == 43))
+        ok &= allowed & ~(is_dot & dot)
+        mantissa = np.where(is_digit, mantissa * 10 + digit, mantissa)
+        decimals += is_digit & dot
+        digits += is_digit
+        dot |= is_dot
+    ok &= (digits > 0) & (digits <= 15)
+    values = mantissa / np.power(10.0, decimals)
+    values[negative] *= -1.0
+    return values, ok
+
+
+def _strtod(data, starts, lengths):
+    """Numbers of the tokens by C's strtod (NaN for a token that is none), checked token by token on doubt."""
     n = len(starts)
     total = int(lengths.sum())
     begin = np.cumsum(lengths) - lengths
@@ -204,7 +284,6 @@ def _scores(data, starts, lengths):
     odd = np.zeros(256, dtype=bool)
     odd[[ord("_"), ord("x"), ord("X")]] = True
     odd[128:] = True
-    values = None
     if not odd[picked].any():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -212,17 +291,11 @@ def _scores(data, starts, lengths):
                 values = np.fromstring(joined.tobytes().decode("ascii"), dtype=np.float64, sep=" ")
             except ValueError:
                 values = None
-        if values is not None and len(values) != n + 1:
-            values = None
-        elif values is not None:
-            values = values[:n]
-    if values is None:  # something strtod stops at: find it value by value
-        values = np.array(
-            [_float(data[s : s + k].tobytes()) for s, k in zip(starts.tolist(), lengths.tolist())], dtype=np.float64
-        )
-    with np.errstate(invalid="ignore"):
-        bad = ~np.isfinite(values)
-    return values + 0.0, bad  # + 0.0: -0.0 ties with 0.0, as in Python
+        if values is not None and len(values) == n + 1:
+            return values[:n]
+    return np.array(
+        [_float(data[s : s + k].tobytes()) for s, k in zip(starts.tolist(), lengths.tolist())], dtype=np.float64
+    )
 
 
 def _float(token):
@@ -290,7 +363,10 @@ def _sorted_keys(h):
     """The hashes with their low bits replaced by the row, sorted, and the mask of those bits."""
     bits = max(int(len(h)).bit_length(), 1)
     low = np.uint64((1 << bits) - 1)
-    return np.sort((h & ~low) | np.arange(len(h), dtype=np.uint64)), low
+    h &= ~low
+    h |= np.arange(len(h), dtype=np.uint64)
+    h.sort()
+    return h, low
 
 
 def _first_duplicate(keys, low, query, view, offset, length, line):
@@ -335,7 +411,7 @@ def encode_rows(rows, gold_values, n_queries, duplicate_error):
     duplicate = _first_duplicate(keys, low, query, view, offset, length, line)
     if duplicate is not None:
         row = duplicate[2]
-        doc = buffer[offset[row] : offset[row] + length[row]].decode("utf-8", "replace")
+        doc = buffer[offset[row] : offset[row] + length[row]].tobytes().decode("utf-8", "replace")
         raise duplicate_error(duplicate[0], duplicate[1], doc, int(query[row]))
     del line
     out["retrieved"] = np.bincount(query, minlength=n_queries)
@@ -364,7 +440,9 @@ def _judged(keys, low, query, view, offset, length, gq, gview, goffset, glength)
 
 def _ranks(query, score, view, offset, length, hit):
     """The rank of each row of ``hit`` among its query's rows: score descending, then document id descending."""
-    keyed = query.astype(np.float64) + 1j * score
+    keyed = np.empty(len(query), dtype=np.complex128)  # sorts by query, then score
+    keyed.real = query
+    keyed.imag = score
     ordered = np.sort(keyed)
     mine = keyed[hit]
     end = np.searchsorted(ordered, query[hit] + 0.5)

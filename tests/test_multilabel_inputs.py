@@ -168,7 +168,7 @@ BAD = [
         "extra id",
         "id,labels\nt1,alpha\nt2,\nt3,\nt4,\nt9,\n",
         "",
-        "predictions.csv has 1 id that is not in the test set (the first is 't9', on line 6); expected ids like 't1'",
+        "predictions.csv line 6: id 't9' is not in the test set; expected ids like 't1'",
     ),
     (
         "missing ids",

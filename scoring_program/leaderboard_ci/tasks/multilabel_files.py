@@ -468,15 +468,16 @@ def read_predictions(source, lines, gold, settings):
     position = dict((ident, i) for i, ident in enumerate(gold.ids)) if by_id else None
     out = np.zeros((n, len(labels)), dtype=np.uint8)
     seen = np.zeros(n, dtype=np.int64)
-    count, unknown = 0, []
+    count = 0
     for line, ident, payload, _ in records:
         if by_id:
             if ident == "":
-                raise source.at(line, "the id is empty")
+                raise source.at(line, "the id is empty; expected one of the test ids (like %r)" % (gold.ids[0],))
             i = position.get(ident)
-            if i is None:
-                unknown.append((ident, line))
-                continue
+            if i is None:  # the first unknown id stops the reading
+                raise source.at(
+                    line, "id %s is not in the test set; expected ids like %r" % (_q(source, ident), gold.ids[0])
+                )
             if seen[i]:
                 raise source.at(
                     line,
@@ -500,19 +501,6 @@ def read_predictions(source, lines, gold, settings):
                 if k is None:
                     raise _unknown_label(source, line, token, labels, settings)
                 out[i, k] = 1
-    if unknown:
-        raise source.whole(
-            "has %d id%s that %s not in the test set (the first is %s, on line %d); expected ids "
-            "like %s"
-            % (
-                len(unknown),
-                "s" if len(unknown) > 1 else "",
-                "are" if len(unknown) > 1 else "is",
-                _q(source, unknown[0][0]),
-                unknown[0][1],
-                repr(gold.ids[0]),
-            )
-        )
     if count == 0:
         raise source.whole("has no predictions; expected one per test item (%d)" % n)
     if count < n:

@@ -96,13 +96,19 @@ def _read_system(path, name, config, gold, max_bytes):
     except SubmissionError:
         raise
     except RecursionError:  # a parser of a task's own format, without its own check
-        raise source.whole("cannot be read: it holds values nested too deeply")
+        raise source.whole(
+            "cannot be read: it holds lists or objects nested deeper than Python can read (thousands of "
+            "levels); expected the few levels of the task's format (see the competition's evaluation page)"
+        )
     except MemoryError:
         raise source.whole("cannot be read within the memory the scoring program has; send a smaller file")
     except (OverflowError, ValueError) as exc:  # e.g. Python's limit on the digits of an integer
         if isinstance(exc, ConfigError):
             raise
-        raise source.whole("cannot be read: it holds a number too large to convert")
+        raise source.whole(
+            "cannot be read: it holds a number too large to convert (more than 4,300 digits); expected "
+            "numbers of at most a few dozen digits"
+        )
     if typecode is None:
         return values
     return values.astype(np.intp) if typecode == "q" else values.astype(np.float64)
@@ -284,7 +290,7 @@ def _check_gold_ids(source, lines, ids):
     first_line = {}
     for line, ident in zip(lines, ids):
         if ident == "":
-            raise source.at(line, "the id is empty")
+            raise source.at(line, "the id is empty; expected the id of a test item in the id column")
         if ident in first_line:
             raise source.at(
                 line,

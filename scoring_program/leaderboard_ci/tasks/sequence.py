@@ -406,7 +406,6 @@ def read_predictions(source, lines, gold, settings):
     settings = _settings(settings)
     lengths, groups, width = _layout_of(gold)
     sentences, fmt = _read_sentences(source, lines, settings)
-    n = len(lengths)
     if fmt == "jsonl" and gold.ids is not None and all(s.ident is not None for s in sentences):
         sentences = _align_ids(source, sentences, gold.ids)
     else:

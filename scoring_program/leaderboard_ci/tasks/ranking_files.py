@@ -11,7 +11,7 @@ import re
 
 import numpy as np
 
-from . import trec_runs
+from . import json_documents, trec_runs
 
 __all__ = [
     "SETTINGS",
@@ -218,7 +218,7 @@ def _quote(source, text):
 
 def _load_json(source, text, what):
     try:
-        data = json.loads(text, object_pairs_hook=_no_duplicate_keys(source))
+        data = json.loads(text, object_pairs_hook=_no_duplicate_keys(source), parse_int=json_documents.integer)
     except RecursionError:
         raise source.whole("holds JSON nested too deeply; expected two levels: {query id: {document id: %s}}" % what)
     except ValueError as exc:
@@ -259,7 +259,7 @@ def read_gold(source, lines, labels=None, settings=None):
             _no_duplicate_documents(source, qid, docs)
             rows = []
             for doc, rel in docs:
-                if isinstance(rel, bool) or not isinstance(rel, int):
+                if isinstance(rel, bool) or not isinstance(rel, int) or abs(rel) > 1 << 62:
                     raise source.whole(
                         "query %s: a relevance is not a whole number; expected whole numbers "
                         "(0 = not relevant)" % _quote(source, qid)
@@ -387,7 +387,9 @@ def _json_kind(value):
 
 
 def _check_json_score(source, qid, doc, score):
-    if isinstance(score, bool) or not isinstance(score, (int, float)):
+    if isinstance(score, json_documents.LongNumber):
+        score = float("inf")  # thousands of digits: beyond a double
+    elif isinstance(score, bool) or not isinstance(score, (int, float)):
         raise source.whole(
             "query %s, document %s: the score is a JSON %s; expected a number (a JSON number, "
             "not in quotes)" % (_quote(source, qid), _quote(source, doc), _json_kind(score))

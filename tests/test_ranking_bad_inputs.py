@@ -76,7 +76,7 @@ PREDICTION_CASES = [
     (
         "unknown_query",
         CLEAN_RUN + "topic9 Q0 docA 1 0.1 sys\n",
-        "run.txt line 4: query id 'topic9' is not one of the 3 test queries; expected ids like 'topic1'",
+        "run.txt line 4: query id 'topic9' is not one of the test queries; expected ids like 'topic1'",
     ),
     ("empty", "\n\n", "run.txt retrieves no document for any query"),
 ]
@@ -102,7 +102,7 @@ JSON_CASES = [
         '{"topic1": {"docA": "1.0"}}',
         "run.json query 'topic1', document 'docA': the score is a JSON string; expected a number",
     ),
-    ("unknown", '{"nope": {"docA": 1}}', "run.json query id 'nope' is not one of the 3 test queries"),
+    ("unknown", '{"nope": {"docA": 1}}', "run.json query id 'nope' is not one of the test queries"),
     (
         "twice",
         '{"topic1": {"docA": 1, "docA": 2}}',

@@ -423,9 +423,8 @@ def _why(text):
 
 
 def _unknown_query(source, line, qid, gold):
-    message = "query id %s is not one of the %d test queries; expected ids like %s" % (
+    message = "query id %s is not one of the test queries; expected ids like %s" % (
         _quote(source, qid),
-        len(gold.ids),
         _quote(source, gold.ids[0]),
     )
     return source.whole(message) if line is None else source.at(line, message)

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from leaderboard_ci.scoring.config import parse_config
+from leaderboard_ci.scoring.errors import SubmissionError
 from leaderboard_ci.scoring.readers import read_gold, read_predictions
 from leaderboard_ci.tasks import ranking_files
 
@@ -97,6 +98,18 @@ SCORES = [
     "4.9e-324",
     "-0.0",
 ]
+
+
+def test_a_json_run_beyond_its_limit_is_refused_before_parsing(tmp_path, monkeypatch):
+    config, gold = _ranking_gold(tmp_path, "q0 0 d1 1\n")
+    path = tmp_path / "run.json"
+    path.write_text('{"q0": {"d1": 1.0,%s "d2": 0.5}}' % (" " * 3000))
+    assert read_predictions(str(path), config, gold)["retrieved"].tolist() == [2]
+    monkeypatch.setattr(ranking_files, "MAX_JSON_RUN_BYTES", 2000)
+    with pytest.raises(SubmissionError) as info:
+        read_predictions(str(path), config, gold)
+    assert str(info.value).startswith("run.json is a JSON run of 0.0 MB; a JSON run is read up to 0 MB")
+    assert "send larger runs as TREC runs" in str(info.value)
 
 
 def test_the_plain_decimals_are_what_float_gives(tmp_path):

@@ -581,6 +581,10 @@ class TextFile(object):
     def blocks(self):
         return iter_line_texts(self.source, self.max_chars)
 
+    def source_size(self):
+        """The file's size in bytes."""
+        return os.path.getsize(self.source.path)
+
     def first_character(self):
         """The first character that is not whitespace ('' for a blank file)."""
         for text, _ in iter_blocks(self.source):

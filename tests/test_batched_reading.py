@@ -90,7 +90,7 @@ def _reference_align_by_id(source, table, gold, convert, typecode, stack, unscor
     rows = 0
     for line, ident, text, _ in table.rows:
         if ident == "":
-            raise source.at(line, "the id is empty")
+            raise source.at(line, "the id is empty; expected the id of a test item in the id column")
         value = convert(line, text)
         rows += 1
         position = index.get(ident)

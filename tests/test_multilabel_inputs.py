@@ -168,7 +168,7 @@ BAD = [
         "extra id",
         "id,labels\nt1,alpha\nt2,\nt3,\nt4,\nt9,\n",
         "",
-        "predictions.csv has 1 id that is not in the test set (the first is 't9', on line 6); expected ids like 't1'",
+        "predictions.csv line 6: id 't9' is not in the test set; expected ids like 't1'",
     ),
     (
         "missing ids",
@@ -224,7 +224,12 @@ BAD_JSON = [
         '{"t1": ["alpha", 3.5]}',
         "p.json line 1: the list of labels holds a JSON float; expected label names as strings",
     ),
-    ("p.json", '{"t1": ["alpha"],\n "t2": [}', "p.json line 2: not valid JSON (Expecting value)"),
+    (
+        "p.json",
+        '{"t1": ["alpha"],\n "t2": [}',
+        "p.json line 2: not valid JSON (Expecting value); expected "
+        + '{"id": ["label", ...], ...} or a list of objects [{"id": ..., "labels": [...]}, ...]',
+    ),
     (
         "p.jsonl",
         '{"id": "t1", "labels": ["alpha"]}\n{"id": "t2", "labels": ["beta"]',

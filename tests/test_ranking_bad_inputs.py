@@ -54,10 +54,19 @@ PREDICTION_CASES = [
     (
         "score_text",
         CLEAN_RUN + "topic3 Q0 docD 1 high sys\n",
-        "run.txt line 4: the score 'high' is not a finite number (the 5th column is the score)",
+        "run.txt line 4: the score 'high' (the 5th column) is not a number; expected a number such as 0.5",
     ),
-    ("score_nan", "topic1 Q0 docA 1 nan sys\n", "run.txt line 1: the score 'nan' is not a finite number"),
-    ("score_comma", "topic1 Q0 docA 1 0,5 sys\n", "run.txt line 1: the score '0,5' is not a finite number"),
+    (
+        "score_nan",
+        "topic1 Q0 docA 1 nan sys\n",
+        "run.txt line 1: the score 'nan' (the 5th column) is not a finite number; expected a finite number",
+    ),
+    ("score_comma", "topic1 Q0 docA 1 0,5 sys\n", "run.txt line 1: the score '0,5' (the 5th column) is not a number"),
+    (
+        "score_overflow",
+        "topic1 Q0 docA 1 1e309 sys\n",
+        "run.txt line 1: the score '1e309' (the 5th column) is beyond the range of a double",
+    ),
     (
         "duplicate",
         CLEAN_RUN + "topic1 Q0 docA 3 0.1 sys\n",
@@ -67,7 +76,7 @@ PREDICTION_CASES = [
     (
         "unknown_query",
         CLEAN_RUN + "topic9 Q0 docA 1 0.1 sys\n",
-        "run.txt line 4: query id 'topic9' is not one of the 3 test queries; expected ids like 'topic1'",
+        "run.txt line 4: query id 'topic9' is not one of the test queries; expected ids like 'topic1'",
     ),
     ("empty", "\n\n", "run.txt retrieves no document for any query"),
 ]
@@ -91,10 +100,15 @@ JSON_CASES = [
     (
         "string_score",
         '{"topic1": {"docA": "1.0"}}',
-        "run.json query 'topic1', document 'docA': the score is not a finite number",
+        "run.json query 'topic1', document 'docA': the score is a JSON string; expected a number",
     ),
-    ("unknown", '{"nope": {"docA": 1}}', "run.json query id 'nope' is not one of the 3 test queries"),
-    ("twice", '{"topic1": {"docA": 1, "docA": 2}}', "run.json has the key 'docA' twice in one object"),
+    ("unknown", '{"nope": {"docA": 1}}', "run.json query id 'nope' is not one of the test queries"),
+    (
+        "twice",
+        '{"topic1": {"docA": 1, "docA": 2}}',
+        "run.json query 'topic1': document 'docA' is given twice; give each document once per query",
+    ),
+    ("query_twice", '{"topic1": {"docA": 1}, "topic1": {"docB": 2}}', "run.json has query 'topic1' twice"),
 ]
 
 
@@ -124,7 +138,11 @@ GOLD_CASES = [
     ),
     ("none_relevant", "topic1 0 docA 0\n", "ref/qrels.txt judges no document relevant"),
     ("empty", "", "ref/qrels.txt has no relevance judgments"),
-    ("json_twice", '{"topic1": {"docSecret": 1, "docSecret": 2}}', "ref/qrels.json has the key twice in one object"),
+    (
+        "json_twice",
+        '{"topic1": {"docSecret": 1, "docSecret": 2}}',
+        "ref/qrels.json query (not shown): document (not shown) is given twice",
+    ),
 ]
 
 
@@ -172,7 +190,9 @@ def test_through_the_worker_a_mistake_is_one_line_and_exit_1(tmp_path, run_text,
     assert result.returncode == code, result.stderr
     if code:
         lines = result.stderr.strip().splitlines()
-        assert len(lines) == 1 and "run.txt line 4: the score 'x' is not a finite number" in lines[0], result.stderr
+        assert len(lines) == 1 and "run.txt line 4: the score 'x' (the 5th column) is not a number" in lines[0], (
+            result.stderr
+        )
         assert "Traceback" not in result.stderr
         assert_no_gold_leak(result.stderr)
     else:

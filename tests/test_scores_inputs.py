@@ -73,7 +73,7 @@ CASES = [
         "unknown id",
         BINARY_GOLD,
         "id,score\na,0.9\nb,0.2\nzz,0.8\nd,0.1\nc,0.5\n",
-        "predictions.csv has 1 id that is not in the test set (the first is 'zz', on line 4)",
+        "predictions.csv line 4: id 'zz' is not in the test set; expected ids like",
     ),
     (
         "wrong field count",

@@ -345,14 +345,26 @@ def _message(tmp_path, text, mode="default", scheme="IOB2", name="pred.conll", l
 
 def test_missing_sentences(tmp_path):
     assert _message(tmp_path, "O\nO\nO\n") == (
-        "pred.conll has 1 sentences, the test set has 2; expected one "
+        "pred.conll line 3: the file ends after sentence 1, but the test set has 2 sentences; expected one "
         "sentence per test sentence, in order, separated by blank lines"
     )
 
 
 def test_token_count_mismatch(tmp_path):
     message = _message(tmp_path, "O\nO\nO\n\nO\n")
-    assert message.startswith("pred.conll line 5: sentence 2 (from line 5) has 1 tokens") and "has 2" in message
+    assert message.startswith("pred.conll line 5: the file ends after 1 tokens of sentence 2 (from line 5)")
+    assert "the test sentence has 2" in message
+
+
+def test_a_missing_blank_line_is_named_where_it_belongs(tmp_path):
+    message = _message(tmp_path, "O\nO\nO\nO\nO\n")
+    assert message.startswith("pred.conll line 4: sentence 1 (from line 1) should end before this line"), message
+    assert "expected a blank line here" in message
+
+
+def test_an_extra_blank_line_is_named_where_it_is(tmp_path):
+    message = _message(tmp_path, "O\nO\n\nO\n\nO\nO\n")
+    assert message.startswith("pred.conll line 3: sentence 1 (from line 1) ends here after 2 tokens"), message
 
 
 def test_extra_sentence(tmp_path):

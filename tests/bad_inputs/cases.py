@@ -178,7 +178,8 @@ CASES = [
     case(
         "two_folders",
         {"a/predictions.csv": _CLEAN, "b/predictions.csv": _CLEAN},
-        r"^the submission has 2 folders \(a/, b/\) and no prediction file; put the prediction file at the top",
+        r"^the submission has 2 folders holding a file named 'predictions\.csv' \(a/predictions\.csv, "
+        r"b/predictions\.csv\); expected one prediction file, at the top of the zip or in a single folder",
     ),
     case(
         "symlink_to_real_file",
@@ -270,7 +271,8 @@ CASES = [
     case(
         "header_names_column_twice",
         {"predictions.csv": _csv([r + ("x",) for r in _P], header=("id", "label", "Label"))},
-        r"^predictions\.csv line 1: the header names the column 'label' twice$",
+        r"^predictions\.csv line 1: the header names the column 'label' twice; expected each column once, "
+        r"e\.g\. the header 'id,label'$",
     ),
     case(
         "extra_field_in_row",
@@ -313,7 +315,7 @@ CASES = [
     case(
         "empty_id",
         {"predictions.csv": _csv(_replace(_P, 4, ("", "favor")))},
-        r"^predictions\.csv line 6: the id is empty$",
+        r"^predictions\.csv line 6: the id is empty; expected the id of a test item in the id column$",
     ),
     # -- rows by order ----------------------------------------------------------
     case(

@@ -223,7 +223,7 @@ def _place_rows(source, placed, index, gold, lines, ids, texts, convert, ignore)
     hashes = []
     for line, ident, text in zip(lines, ids, texts):
         if ident == "":
-            raise source.at(line, "the id is empty")
+            raise source.at(line, "the id is empty; expected the id of a test item in the id column")
         value = convert(line, text)
         position = index.get(ident)
         if ignore:

@@ -249,7 +249,11 @@ def _column_index(source, header, columns, delimiter, line=1):
     folded = [name.casefold() for name in header]
     for index in (ident, value, group):
         if index is not None and folded.count(folded[index]) > 1:
-            raise source.at(line, "the header names the column %s twice" % quote(header[index]))
+            raise source.at(
+                line,
+                "the header names the column %s twice; expected each column once, e.g. the header %s"
+                % (quote(header[index]), columns.describe_header(delimiter)),
+            )
     return ident, value, group
 
 

@@ -30,7 +30,7 @@ from .config import check_key_lengths
 from .errors import ConfigError, SubmissionError
 from .formats import Columns, Source, list_names, open_table, quote
 from .submission_files import find_prediction_file
-from .text_files import iter_lines
+from .text_files import TextFile
 
 __all__ = ["find_prediction_file", "read_gold", "read_predictions", "read_baseline", "organizer_warnings"]
 
@@ -67,7 +67,7 @@ def _read_system(path, name, config, gold, max_bytes):
     settings = task_settings(config)
     try:
         if task.OWN_PREDICTION_FORMAT:  # a format of the task's own (CoNLL, TREC runs, SQuAD JSON)
-            return task.read_predictions(source, iter_lines(source), gold, settings)
+            return task.read_predictions(source, TextFile(source), gold, settings)
         convert, typecode = task.value_parser(source, gold, quote, settings)
         table = open_table(source, config.files.format, columns)
         if table.format == "lines" and gold.ids is not None:
@@ -96,13 +96,19 @@ def _read_system(path, name, config, gold, max_bytes):
     except SubmissionError:
         raise
     except RecursionError:  # a parser of a task's own format, without its own check
-        raise source.whole("cannot be read: it holds values nested too deeply")
+        raise source.whole(
+            "cannot be read: it holds lists or objects nested deeper than Python can read (thousands of "
+            "levels); expected the few levels of the task's format (see the competition's evaluation page)"
+        )
     except MemoryError:
         raise source.whole("cannot be read within the memory the scoring program has; send a smaller file")
     except (OverflowError, ValueError) as exc:  # e.g. Python's limit on the digits of an integer
         if isinstance(exc, ConfigError):
             raise
-        raise source.whole("cannot be read: it holds a number too large to convert")
+        raise source.whole(
+            "cannot be read: it holds a number too large to convert (more than 4,300 digits); expected "
+            "numbers of at most a few dozen digits"
+        )
     if typecode is None:
         return values
     return values.astype(np.intp) if typecode == "q" else values.astype(np.float64)
@@ -284,7 +290,7 @@ def _check_gold_ids(source, lines, ids):
     first_line = {}
     for line, ident in zip(lines, ids):
         if ident == "":
-            raise source.at(line, "the id is empty")
+            raise source.at(line, "the id is empty; expected the id of a test item in the id column")
         if ident in first_line:
             raise source.at(
                 line,
@@ -353,7 +359,7 @@ def read_gold(ref_dir, config):
     settings = task_settings(config)
     try:
         if task.OWN_GOLD_FORMAT:  # a format of the task's own: the task parses and encodes the units
-            units = task.read_gold(source, iter_lines(source), config.labels, settings)
+            units = task.read_gold(source, TextFile(source), config.labels, settings)
             lines, ids, codes, labels, groups = (
                 units["lines"],
                 units.get("ids"),

@@ -280,8 +280,26 @@ def find_prediction_file(res_dir, config):
     if nested:
         return _pick_only(res_dir, nested, config)
     if listing.folders:
+        inside = [
+            name
+            for folder in listing.folders[:_MAX_LOOKED_AT]
+            for name in _entries(os.path.join(res_dir, folder), res_dir, folder + "/", _Listing()).files
+        ]
+        names = [os.path.basename(name) for name in inside]
+        repeated = sorted(set(n for n in names if names.count(n) > 1))
+        if repeated:
+            raise SubmissionError(
+                "the submission has %d folders holding a file named %s (%s); expected one prediction "
+                "file, at the top of the zip or in a single folder: zip only the file to be scored"
+                % (
+                    len([f for f in inside if os.path.basename(f) == repeated[0]]),
+                    quote(repeated[0]),
+                    _names([f for f in inside if os.path.basename(f) == repeated[0]]),
+                )
+            )
         raise SubmissionError(
-            "the submission has %d folders (%s) and no prediction file; put the prediction "
-            "file at the top of the zip" % (len(listing.folders), _names([f + "/" for f in listing.folders]))
+            "the submission has %d folders (%s) and no prediction file at its top; expected one "
+            "prediction file, at the top of the zip or in a single folder"
+            % (len(listing.folders), _names([f + "/" for f in listing.folders]))
         )
     raise _nothing(listing)

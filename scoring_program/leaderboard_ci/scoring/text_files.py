@@ -37,6 +37,7 @@ __all__ = [
     "iter_lines",
     "iter_line_lists",
     "iter_line_texts",
+    "TextFile",
     "sniff_encoding",
     "without_blank_lines",
     "find_name",
@@ -557,3 +558,53 @@ def without_blank_lines(source, lines):
         if blank is not None:
             raise source.at(blank, "the line is blank; remove blank lines (only trailing blank lines are allowed)")
         yield lineno, text
+
+
+class TextFile(object):
+    """A text file that a task's own reader takes as lines, as blocks of lines or as one document.
+
+    Iterating gives ``(line number, text)`` like :func:`iter_lines` (lines of
+    at most ``max_chars`` characters); :meth:`blocks` gives the blocks of
+    :func:`iter_line_texts`; :meth:`text` the whole decoded file, every line end
+    written ``\\n``, with no limit on a line (a JSON document may be one line;
+    the file's size is limited before reading).  :meth:`starts_with` looks at
+    the first character that is not whitespace.
+    """
+
+    def __init__(self, source, max_chars=MAX_LINE_CHARS):
+        self.source = source
+        self.max_chars = max_chars
+
+    def __iter__(self):
+        return iter_lines(self.source, self.max_chars)
+
+    def blocks(self):
+        return iter_line_texts(self.source, self.max_chars)
+
+    def source_size(self):
+        """The file's size in bytes."""
+        return os.path.getsize(self.source.path)
+
+    def first_character(self):
+        """The first character that is not whitespace ('' for a blank file)."""
+        for text, _ in iter_blocks(self.source):
+            stripped = text.lstrip()
+            if stripped:
+                return stripped[0]
+        return ""
+
+    def text(self):
+        """The whole file as one string (see the class); a NUL byte is an error naming its line."""
+        parts = []
+        hold = ""
+        for text, final in iter_blocks(self.source):
+            text, hold = hold + text, ""
+            if not final:
+                kept = text.rstrip("\r")
+                text, hold = kept, text[len(kept) :]
+            parts.append(_normalized(text))
+        whole = "".join(parts)
+        if "\x00" in whole:
+            cut = whole.index("\x00")
+            raise _nul_error(self.source, 1, whole[:cut])
+        return whole

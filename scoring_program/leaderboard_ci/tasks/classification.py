@@ -404,7 +404,7 @@ def encode_gold(source, lines, values, labels=None, config_name="config.yaml", s
     """
     for line, value in zip(lines, values):
         if value == "":
-            raise source.at(line, "the label is empty")
+            raise source.at(line, "the label is empty; expected a class label on every line")
     if labels is None:
         labels = _sorted_labels(values)
     else:

@@ -23,9 +23,12 @@ import re
 
 import numpy as np
 
+from . import json_documents
+
 __all__ = ["DEFAULT_SEPARATOR", "read_gold", "read_predictions", "encode_label_sets"]
 
 DEFAULT_SEPARATOR = "|"
+_LINE_DECODER = json.JSONDecoder(parse_int=json_documents.integer)
 _EXTENSIONS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl"}
 _DELIMITERS = {"csv": ",", "tsv": "\t"}
 _DELIMITER_NAMES = {",": "commas", "\t": "tabs", ";": "semicolons"}
@@ -52,6 +55,19 @@ def _listing(labels):
 # ---------------------------------------------------------------------------
 # Records: (line, id, labels or 0/1 row, group)
 # ---------------------------------------------------------------------------
+def _json_aware_lines(source, text_file, settings):
+    """The file's lines; a JSON file (by its setting, name or first character) is decoded whole, then split.
+
+    A minified JSON document is one line of any length: reading it as lines
+    would refuse it as a line too long.
+    """
+    configured = settings.get("format") or "auto"
+    fmt = configured if configured != "auto" else _EXTENSIONS.get(source.extension)
+    if fmt in ("csv", "tsv", "lines") or (fmt is None and text_file.first_character() not in ("{", "[")):
+        return text_file
+    return enumerate(text_file.text().split("\n"), 1)
+
+
 def _format_of(source, settings, lines):
     configured = settings.get("format") or "auto"
     if configured != "auto":
@@ -62,8 +78,8 @@ def _format_of(source, settings, lines):
     first = next((text for _, text in lines if text.strip()), "").strip()
     if first.startswith("{"):
         try:
-            return "jsonl" if isinstance(json.loads(first), dict) else "json"
-        except ValueError:
+            return "jsonl" if isinstance(_LINE_DECODER.decode(first), dict) else "json"
+        except (ValueError, RecursionError):
             return "json"
     if first.startswith("["):
         return "json"
@@ -163,56 +179,24 @@ def _delimited(source, lines, fmt, settings, value_names):
     return kind, names, records, ident is not None
 
 
+_JSON_SHAPE = '{"id": ["label", ...], ...} or a list of objects [{"id": ..., "labels": [...]}, ...]'
+
+
 def _json_items(source, text):
-    """``(line, key, value)`` for the items of a top-level JSON list or object."""
-    decoder = json.JSONDecoder()
+    """``(line, key, value)`` for the items of a top-level JSON list or object (:mod:`.json_documents`)."""
+    return list(json_documents.members(source, text, _JSON_SHAPE, allow_list=True))
 
-    def line_of(pos):
-        return text.count("\n", 0, pos) + 1
 
-    def value_at(pos):
-        try:
-            return decoder.raw_decode(text, pos)
-        except ValueError as exc:
-            raise source.at(getattr(exc, "lineno", line_of(pos)), "not valid JSON (%s)" % getattr(exc, "msg", exc))
-
-    pos = _SPACE.match(text, 0).end()
-    if pos == len(text) or text[pos] not in "[{":
-        raise source.whole(
-            'must hold a JSON object {"id": [labels], ...} or a list of objects [{"id": ..., "labels": [...]}, ...]'
-        )
-    closing = "]" if text[pos] == "[" else "}"
-    is_object = closing == "}"
-    pos = _SPACE.match(text, pos + 1).end()
-    items = []
-    if text.startswith(closing, pos):
-        pos += 1
-    else:
-        while True:
-            key = None
-            if is_object:
-                key, pos = value_at(pos)
-                pos = _SPACE.match(text, pos).end()
-                if not isinstance(key, str) or not text.startswith(":", pos):
-                    raise source.at(line_of(pos), 'not valid JSON (expected "key": value)')
-                pos = _SPACE.match(text, pos + 1).end()
-            line = line_of(pos)
-            value, pos = value_at(pos)
-            items.append((line, key, value))
-            pos = _SPACE.match(text, pos).end()
-            if text.startswith(",", pos):
-                pos = _SPACE.match(text, pos + 1).end()
-            elif text.startswith(closing, pos):
-                pos += 1
-                break
-            else:
-                raise source.at(line_of(pos), "not valid JSON (expected ',' or '%s')" % closing)
-    if text[pos:].strip():
+def _json_line(source, line, text):
+    """One line of JSON Lines, decoded (long integers kept as text, deep nesting an error naming the line)."""
+    try:
+        return _LINE_DECODER.decode(text)
+    except RecursionError:
+        raise source.at(line, 'the JSON is nested too deeply; expected one object {"id": ..., "labels": [...]}')
+    except ValueError as exc:
         raise source.at(
-            line_of(pos),
-            "not valid JSON (extra data after the end); for one JSON object per line, name the file .jsonl",
+            line, "not valid JSON (%s); JSON Lines hold one JSON object per line" % getattr(exc, "msg", exc)
         )
-    return items
 
 
 def _object_record(source, line, obj, settings, value_names):
@@ -252,16 +236,9 @@ def _scalar(source, line, value, what):
 def _json_records(source, lines, fmt, settings, value_names):
     records, has_ids = [], None
     if fmt == "json":
-        items = _json_items(source, "\n".join(text for _, text in lines))
+        items = _json_items(source, json_documents.document_text(lines))
     else:
-        items = []
-        for line, text in _content_lines(source, lines):
-            try:
-                items.append((line, None, json.loads(text)))
-            except ValueError as exc:
-                raise source.at(
-                    line, "not valid JSON (%s); JSON Lines hold one JSON object per line" % getattr(exc, "msg", exc)
-                )
+        items = [(line, None, _json_line(source, line, text)) for line, text in _content_lines(source, lines)]
     for line, key, value in items:
         if key is not None:  # {"id": [labels]}
             record = (line, key.strip(), value, None)
@@ -283,6 +260,8 @@ def _json_records(source, lines, fmt, settings, value_names):
 
 
 def _records(source, lines, settings, value_names):
+    if hasattr(lines, "first_character"):  # a TextFile: a JSON document is read whole, never as lines
+        lines = _json_aware_lines(source, lines, settings)
     lines = list(lines)
     fmt = _format_of(source, settings, lines)
     if fmt in ("csv", "tsv"):
@@ -489,15 +468,16 @@ def read_predictions(source, lines, gold, settings):
     position = dict((ident, i) for i, ident in enumerate(gold.ids)) if by_id else None
     out = np.zeros((n, len(labels)), dtype=np.uint8)
     seen = np.zeros(n, dtype=np.int64)
-    count, unknown = 0, []
+    count = 0
     for line, ident, payload, _ in records:
         if by_id:
             if ident == "":
-                raise source.at(line, "the id is empty")
+                raise source.at(line, "the id is empty; expected one of the test ids (like %r)" % (gold.ids[0],))
             i = position.get(ident)
-            if i is None:
-                unknown.append((ident, line))
-                continue
+            if i is None:  # the first unknown id stops the reading
+                raise source.at(
+                    line, "id %s is not in the test set; expected ids like %r" % (_q(source, ident), gold.ids[0])
+                )
             if seen[i]:
                 raise source.at(
                     line,
@@ -521,19 +501,6 @@ def read_predictions(source, lines, gold, settings):
                 if k is None:
                     raise _unknown_label(source, line, token, labels, settings)
                 out[i, k] = 1
-    if unknown:
-        raise source.whole(
-            "has %d id%s that %s not in the test set (the first is %s, on line %d); expected ids "
-            "like %s"
-            % (
-                len(unknown),
-                "s" if len(unknown) > 1 else "",
-                "are" if len(unknown) > 1 else "is",
-                _q(source, unknown[0][0]),
-                unknown[0][1],
-                repr(gold.ids[0]),
-            )
-        )
     if count == 0:
         raise source.whole("has no predictions; expected one per test item (%d)" % n)
     if count < n:

@@ -30,7 +30,6 @@ is allowed and scores 0 (unless a gold answer normalizes to nothing too).
 
 from __future__ import annotations
 
-import json
 import re
 import string
 from collections import Counter, OrderedDict
@@ -38,6 +37,7 @@ from collections import Counter, OrderedDict
 import numpy as np
 
 from ..core.accumulators import CodeCounts, ExactSums, split_fixed_point
+from . import json_documents
 from .base import MetricInfo
 from .protocol import SubmissionFormat, TaskType
 
@@ -67,6 +67,8 @@ SPANISH_ARTICLES = ("el", "la", "los", "las", "un", "una", "unos", "unas")
 _SPANISH_PUNCTUATION = "\u00bf\u00a1\u00ab\u00bb\u201c\u201d\u2018\u2019"
 _EXAMPLE = '{"question id": "answer text", ...}'
 _SHOWN_IDS = 3
+#: The nesting of SQuAD v1.1, for messages.
+_SQUAD_SHAPE = '{"data": [{"paragraphs": [{"qas": [{"id": "...", "answers": [{"text": "..."}, ...]}, ...]}]}]}'
 
 METRICS = {
     "exact_match": MetricInfo(NAME, "higher", 1.0, "exact match"),
@@ -156,85 +158,14 @@ def _normalization(settings):
 
 
 # ---------------------------------------------------------------------------
-# JSON with line numbers
+# JSON with line numbers (:mod:`.json_documents`)
 # ---------------------------------------------------------------------------
-_SPACE = re.compile(r"[ \t\n\r]*")
-
-
-def _kind(value):
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, list):
-        return "list"
-    if isinstance(value, dict):
-        return "object"
-    return "string"
-
-
-def _text(lines):
-    return "\n".join(text for _, text in lines)
+_kind = json_documents.kind
 
 
 def _object_items(source, text, expected):
     """``(line, key, value)`` of the members of the top-level JSON object, in file order."""
-    decoder = json.JSONDecoder()
-    state = {"offset": 0, "line": 1}
-
-    def line_of(pos):
-        state["line"] += text.count("\n", state["offset"], pos)
-        state["offset"] = pos
-        return state["line"]
-
-    def space(pos):
-        return _SPACE.match(text, pos).end()
-
-    def value_at(pos):
-        try:
-            return decoder.raw_decode(text, pos)
-        except RecursionError:
-            raise source.at(line_of(pos), "the JSON is nested too deeply; expected %s" % expected)
-        except ValueError as exc:
-            raise source.at(
-                getattr(exc, "lineno", line_of(pos)),
-                "not valid JSON (%s); expected %s" % (getattr(exc, "msg", "error"), expected),
-            )
-
-    pos = space(0)
-    if pos == len(text):
-        raise source.whole("is empty; expected %s" % expected)
-    if text[pos] != "{":
-        if text[pos] == "[":
-            raise source.at(line_of(pos), "is a JSON list; expected a JSON object %s" % expected)
-        raise source.at(line_of(pos), "does not start a JSON object; expected %s" % expected)
-    pos = space(pos + 1)
-    if text.startswith("}", pos):
-        pos = space(pos + 1)
-    else:
-        while True:
-            line = line_of(pos)
-            if not text.startswith('"', pos):
-                raise source.at(line, "not valid JSON (expected a key in double quotes); expected %s" % expected)
-            key, pos = value_at(pos)
-            pos = space(pos)
-            if not text.startswith(":", pos):
-                raise source.at(line_of(pos), "not valid JSON (expected ':' after a key)")
-            pos = space(pos + 1)
-            value, pos = value_at(pos)
-            yield line, key, value
-            pos = space(pos)
-            if text.startswith(",", pos):
-                pos = space(pos + 1)
-            elif text.startswith("}", pos):
-                pos = space(pos + 1)
-                break
-            else:
-                raise source.at(line_of(min(pos, len(text) - 1)), "not valid JSON (expected ',' or '}')")
-    if pos != len(text):
-        raise source.at(line_of(pos), "not valid JSON (extra data after the object)")
+    return json_documents.members(source, text, expected)
 
 
 # ---------------------------------------------------------------------------
@@ -250,15 +181,17 @@ def _answers_array(items):
 def _squad_questions(source, line, data):
     """``(id, [answer texts])`` of SQuAD v1.1's ``data`` list (organizer errors name the path)."""
     if not isinstance(data, list):
-        raise source.at(line, '"data" is a JSON %s; SQuAD v1.1 has a list of articles' % _kind(data))
+        raise source.at(line, '"data" is a JSON %s; expected a list of articles: %s' % (_kind(data), _SQUAD_SHAPE))
     for a, article in enumerate(data):
         paragraphs = article.get("paragraphs") if isinstance(article, dict) else None
         if not isinstance(paragraphs, list):
-            raise source.at(line, 'data[%d] has no "paragraphs" list (SQuAD v1.1)' % a)
+            raise source.at(line, 'data[%d] has no "paragraphs" list; expected SQuAD v1.1: %s' % (a, _SQUAD_SHAPE))
         for p, paragraph in enumerate(paragraphs):
             qas = paragraph.get("qas") if isinstance(paragraph, dict) else None
             if not isinstance(qas, list):
-                raise source.at(line, 'data[%d].paragraphs[%d] has no "qas" list' % (a, p))
+                raise source.at(
+                    line, 'data[%d].paragraphs[%d] has no "qas" list; expected SQuAD v1.1: %s' % (a, p, _SQUAD_SHAPE)
+                )
             for q, qa in enumerate(qas):
                 where = "data[%d].paragraphs[%d].qas[%d]" % (a, p, q)
                 if (
@@ -266,21 +199,25 @@ def _squad_questions(source, line, data):
                     or not isinstance(qa.get("id"), (str, int))
                     or isinstance(qa.get("id"), bool)
                 ):
-                    raise source.at(line, '%s has no "id" (a string)' % where)
+                    raise source.at(line, '%s has no "id" (a string); expected SQuAD v1.1: %s' % (where, _SQUAD_SHAPE))
                 answers = qa.get("answers")
                 if (
                     not isinstance(answers, list)
                     or not answers
                     or any(not isinstance(x, dict) or not isinstance(x.get("text"), str) for x in answers)
                 ):
-                    raise source.at(line, '%s needs "answers": a non-empty list of {"text": ...}' % where)
+                    raise source.at(
+                        line,
+                        '%s needs "answers": a non-empty list of {"text": "..."}; expected SQuAD v1.1: %s'
+                        % (where, _SQUAD_SHAPE),
+                    )
                 yield str(qa["id"]), [x["text"] for x in answers]
 
 
 def read_gold(source, lines, labels, settings):
     """The gold answers: SQuAD v1.1 JSON or ``{id: [answer, ...]}`` (messages never quote an answer)."""
     normalize = normalizer(_normalization(settings))
-    text = _text(lines)
+    text = json_documents.document_text(lines)
     expected = 'SQuAD v1.1 JSON or {"question id": ["answer", ...], ...}'
     items = list(_object_items(source, text, expected))
     ids, answers, where = [], [], []
@@ -317,8 +254,13 @@ def read_predictions(source, lines, gold, settings):
     position = dict((ident, i) for i, ident in enumerate(gold.ids))
     found = [None] * len(gold.ids)
     first_line = {}
-    for line, key, value in _object_items(source, _text(lines), _EXAMPLE):
+    for line, key, value in _object_items(source, json_documents.document_text(lines), _EXAMPLE):
         i = position.get(key)
+        if i is None and key in ("data", "version") and key not in position:
+            raise source.at(
+                line,
+                "holds the key %s of a SQuAD dataset file; expected the answers alone: %s" % (_quoted(key), _EXAMPLE),
+            )
         if i is None:
             raise source.at(
                 line,
@@ -334,8 +276,9 @@ def read_predictions(source, lines, gold, settings):
         if not isinstance(value, str):
             raise source.at(
                 line,
-                "the answer to question %s is a JSON %s; expected a string (an empty string "
-                "is allowed and scores 0)" % (_quoted(key), _kind(value)),
+                "the answer to question %s is a JSON %s; expected a string%s (an empty string "
+                "is allowed and scores 0)"
+                % (_quoted(key), _kind(value), " (write it in double quotes)" if _kind(value) == "number" else ""),
             )
         found[i] = normalize(value)
         first_line[key] = line

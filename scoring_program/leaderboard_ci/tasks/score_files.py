@@ -68,13 +68,19 @@ def _expected_header(gold, id_column, delimiter):
     return "%s%s" % (delimiter.join(columns), more)
 
 
-def _value_columns(source, gold, names, id_column, delimiter):
+def _value_columns(source, gold, names, id_column, delimiter, header_line=1):
     """``(positions of the value columns, class of each, or None for one score column)``."""
     labels = list(gold.labels)
     folded = [n.casefold() for n in names]
+    seen = set()
     for i, name in enumerate(folded):
-        if folded.count(name) > 1:
-            raise source.at(1, "the header names the column %s twice" % _quote(names[i]))
+        if name in seen:
+            raise source.at(
+                header_line,
+                "the header names the column %s twice; the header should be %s, each column once"
+                % (_quote(names[i]), _expected_header(gold, id_column, delimiter)),
+            )
+        seen.add(name)
     if len(names) == 1 and len(labels) == 2:
         return [0], None
     index = dict((label, k) for k, label in enumerate(labels))
@@ -88,16 +94,17 @@ def _value_columns(source, gold, names, id_column, delimiter):
     unknown = [n for n, c in zip(names, classes) if c is None]
     if len(names) == 1:
         raise source.at(
-            1,
+            header_line,
             "the file has one score column, but the task has %d classes; give one probability "
             "column per class, the header should be %s" % (len(labels), expected),
         )
     if unknown:
         raise source.at(
-            1, "the column %s is not a class of the task; the header should be %s" % (_quote(unknown[0]), expected)
+            header_line,
+            "the column %s is not a class of the task; the header should be %s" % (_quote(unknown[0]), expected),
         )
     raise source.at(
-        1,
+        header_line,
         "the header has %d of the %d class columns; the header should be %s"
         % (len(set(classes)), len(labels), expected),
     )
@@ -113,9 +120,16 @@ def _number(source, line, text, column):
     if value is None or "_" in text:
         hint = " (use a dot as the decimal separator)" if re.match(r"^[+-]?[0-9]*,[0-9]+$", text) else ""
         raise source.at(line, "the %s %s is not a number%s" % (column, _quote(text), hint))
-    if value != value or math.isinf(value) or abs(value) > _MAX_ABS:
+    if value != value or math.isinf(value):
+        beyond = value == value and text.strip().lstrip("+-").lower() not in ("inf", "infinity")
         raise source.at(
-            line, "the %s %s is not a finite number (the limit is 1e100 in absolute value)" % (column, _quote(text))
+            line,
+            "the %s %s is %s; expected a finite number between -1e100 and 1e100"
+            % (column, _quote(text), "beyond the range of a double" if beyond else "not a finite number"),
+        )
+    if abs(value) > _MAX_ABS:
+        raise source.at(
+            line, "the %s %s is out of range; expected a number between -1e100 and 1e100" % (column, _quote(text))
         )
     return value
 
@@ -186,7 +200,7 @@ def read_predictions(source, lines, gold, settings):
         )
     value_names = [h for i, h in enumerate(header) if i != ident]
     value_at = [i for i in range(len(header)) if i != ident]
-    positions, classes = _value_columns(source, gold, value_names, id_column, delimiter)
+    positions, classes = _value_columns(source, gold, value_names, id_column, delimiter, first[0])
     k_cols = len(value_names)
     order = [value_at[p] for p in positions]
     column_names = ["score"] if classes is None else ["probability of class %s" % _quote(n) for n in value_names]
@@ -216,7 +230,10 @@ def read_predictions(source, lines, gold, settings):
                     "(within sum_tolerance %g)" % (sum(row), tolerance),
                 )
         if ident is not None:
-            row_ids.append(fields[ident])
+            row_id = fields[ident]
+            if row_id not in ids:  # stop at the first unknown id, not after reading the rest
+                raise _unknown_id(source, lineno, row_id, gold)
+            row_ids.append(row_id)
         values.extend(row)
         lines_seen.append(lineno)
     n = gold.n
@@ -235,6 +252,12 @@ def read_predictions(source, lines, gold, settings):
             )
         return matrix
     return _align(source, gold, row_ids, lines_seen, matrix)
+
+
+def _unknown_id(source, line, ident, gold):
+    if ident == "":
+        return source.at(line, "the id is empty; expected one of the test ids (like %s)" % _quote(gold.ids[0]))
+    return source.at(line, "id %s is not in the test set; expected ids like %s" % (_quote(ident), _quote(gold.ids[0])))
 
 
 def _align(source, gold, row_ids, lines_seen, matrix):

@@ -345,26 +345,71 @@ def _layout_of(gold):
     return lengths.tolist(), groups, codes.shape[1]
 
 
+def _check_sentence_breaks(source, sentences, lengths, fmt):
+    """The first sentence that ends too early or too late, named by the line where the break is (or is missing).
+
+    Sentences are compared in order with the test set's token counts (public:
+    the participant tags the test tokens), so a missing blank line is named
+    where it should be, and an extra one where it is.
+    """
+    n = len(lengths)
+    for number, (s, length) in enumerate(zip(sentences, lengths), 1):
+        if len(s.tags) > length:
+            if fmt == "conll":
+                message = (
+                    "sentence %d (from line %d) should end before this line: the test sentence has %d tokens; "
+                    "expected a blank line here" % (number, s.line, length)
+                )
+            else:
+                message = "sentence %d has %d tags, the test sentence has %d; give one tag per token" % (
+                    number,
+                    len(s.tags),
+                    length,
+                )
+            raise source.at(s.tag_lines[length] if fmt == "conll" else s.line, message)
+        if len(s.tags) < length:
+            if fmt == "conll" and number == len(sentences):
+                raise source.at(
+                    s.tag_lines[-1],
+                    "the file ends after %d tokens of sentence %d (from line %d), but the test sentence has %d; "
+                    "expected %d more token lines" % (len(s.tags), number, s.line, length, length - len(s.tags)),
+                )
+            if fmt == "conll":
+                raise source.at(
+                    s.tag_lines[-1] + 1,
+                    "sentence %d (from line %d) ends here after %d tokens, but the test sentence has %d; "
+                    "expected %d more token lines before a blank line (is this blank line extra?)"
+                    % (number, s.line, len(s.tags), length, length - len(s.tags)),
+                )
+            raise source.at(
+                s.line,
+                "sentence %d has %d tags, the test sentence has %d; give one tag per token"
+                % (number, len(s.tags), length),
+            )
+    if len(sentences) > n:
+        raise source.at(
+            sentences[n].line,
+            "sentence %d starts here, but the test set has %d sentences; expected exactly %d, in the order "
+            "of the test set" % (n + 1, n, n),
+        )
+    if len(sentences) < n:
+        last = sentences[-1].tag_lines[-1] if sentences else 1
+        raise source.at(
+            last,
+            "the file ends after sentence %d, but the test set has %d sentences; expected one sentence per "
+            "test sentence, in order, separated by blank lines" % (len(sentences), n),
+        )
+
+
 def read_predictions(source, lines, gold, settings):
     """A participant's tags, checked against the gold's sentences and encoded like the gold."""
     settings = _settings(settings)
     lengths, groups, width = _layout_of(gold)
     sentences, fmt = _read_sentences(source, lines, settings)
-    n = len(lengths)
     if fmt == "jsonl" and gold.ids is not None and all(s.ident is not None for s in sentences):
         sentences = _align_ids(source, sentences, gold.ids)
-    elif len(sentences) != n:
-        if len(sentences) > n:
-            extra = sentences[n]
-            raise source.at(
-                extra.line,
-                "sentence %d starts here, but the test set has %d sentences; expected "
-                "exactly %d, in the order of the test set" % (n + 1, n, n),
-            )
-        raise source.whole(
-            "has %d sentences, the test set has %d; expected one sentence per test sentence, in "
-            "order, separated by blank lines" % (len(sentences), n)
-        )
+    else:
+        _check_sentence_breaks(source, sentences, lengths, fmt)
     reader = _TagReader(source, settings)
     encoder = _Encoder(gold.labels, settings)
     known = encoder.index

@@ -1,0 +1,149 @@
+"""The members of a JSON document's top-level object or list, with the line each starts on.
+
+One reader for the task types whose files are one JSON document (SQuAD
+answers, multilabel JSON): the document is read whole (a minified file is one
+line of any length; the file's size is limited before reading), its members
+decoded one at a time with the line each starts on (counted incrementally, so
+reading is linear in the file), and what Python's ``json`` refuses or cannot
+hold becomes one sentence naming the line and the expected shape:
+
+* an integer of more digits than Python converts (``sys.set_int_max_str_digits``,
+  4,300 by default since Python 3.11) is kept as a :class:`LongNumber`, which
+  a reader reports as "a JSON number" like any other number it does not take;
+* nesting deeper than Python's recursion limit is "nested too deeply; expected
+  <shape>".
+
+Standard library only (Python 3.7).
+"""
+
+import json
+import re
+
+__all__ = ["LongNumber", "integer", "kind", "document_text", "members"]
+
+_SPACE = re.compile(r"[ \t\n\r]*")
+_LONG_DIGITS = 4000
+
+
+class LongNumber(object):
+    """A JSON integer too long for ``int()`` on every Python: its text, never converted."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text):
+        self.text = text
+
+    def __str__(self):
+        return self.text
+
+
+def integer(text):
+    """``parse_int`` of a JSON decoder: an int, or a :class:`LongNumber` beyond 4,000 digits."""
+    return int(text) if len(text) <= _LONG_DIGITS else LongNumber(text)
+
+
+def kind(value):
+    """The JSON type of a decoded value, for messages: null, boolean, number, list, object, string."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float, LongNumber)):
+        return "number"
+    if isinstance(value, list):
+        return "list"
+    if isinstance(value, dict):
+        return "object"
+    return "string"
+
+
+def document_text(lines):
+    """The whole text of a file: a TextFile's :meth:`text`, or ``(line, text)`` pairs joined."""
+    if hasattr(lines, "text"):
+        return lines.text()
+    return "\n".join(text for _, text in lines)
+
+
+class _Lines(object):
+    """The line of a position of ``text``, counted from the last position asked (positions only grow)."""
+
+    def __init__(self, text):
+        self.text, self.offset, self.line = text, 0, 1
+
+    def __call__(self, pos):
+        if pos < self.offset:
+            return self.text.count("\n", 0, pos) + 1
+        self.line += self.text.count("\n", self.offset, pos)
+        self.offset = pos
+        return self.line
+
+
+def members(source, text, expected, allow_list=False):
+    """Yield ``(line, key, value)`` for the members of the top-level object (``key`` None for a list's items).
+
+    Parameters
+    ----------
+    source : Source
+        The file (its errors name it).
+    text : str
+        The whole document (:func:`document_text`).
+    expected : str
+        The expected shape, for messages (``{"question id": "answer text", ...}``).
+    allow_list : bool
+        Whether a top-level list is read too (else it is an error naming ``expected``).
+    """
+    decoder = json.JSONDecoder(parse_int=integer)
+    line_of = _Lines(text)
+
+    def space(pos):
+        return _SPACE.match(text, pos).end()
+
+    def value_at(pos):
+        try:
+            return decoder.raw_decode(text, pos)
+        except RecursionError:
+            raise source.at(line_of(pos), "the JSON is nested too deeply; expected %s" % expected)
+        except ValueError as exc:
+            line = getattr(exc, "lineno", None) or line_of(pos)
+            raise source.at(line, "not valid JSON (%s); expected %s" % (getattr(exc, "msg", "error"), expected))
+
+    pos = space(0)
+    if pos == len(text):
+        raise source.whole("is empty; expected %s" % expected)
+    opening = text[pos]
+    if opening not in "{[" or (opening == "[" and not allow_list):
+        shown = "is a JSON list; expected a JSON object" if opening == "[" else "does not start a JSON object; expected"
+        raise source.at(line_of(pos), "%s %s" % (shown, expected))
+    closing = "}" if opening == "{" else "]"
+    pos = space(pos + 1)
+    if text.startswith(closing, pos):
+        pos = space(pos + 1)
+    else:
+        while True:
+            line = line_of(pos)
+            key = None
+            if closing == "}":
+                if not text.startswith('"', pos):
+                    raise source.at(line, "not valid JSON (expected a key in double quotes); expected %s" % expected)
+                key, pos = value_at(pos)
+                pos = space(pos)
+                if not text.startswith(":", pos):
+                    raise source.at(line_of(pos), "not valid JSON (expected ':' after a key); expected %s" % expected)
+                pos = space(pos + 1)
+            value, pos = value_at(pos)
+            yield line, key, value
+            pos = space(pos)
+            if text.startswith(",", pos):
+                pos = space(pos + 1)
+            elif text.startswith(closing, pos):
+                pos = space(pos + 1)
+                break
+            else:
+                raise source.at(
+                    line_of(min(pos, max(len(text) - 1, 0))),
+                    "not valid JSON (expected ',' or '%s'); expected %s" % (closing, expected),
+                )
+    if pos != len(text):
+        raise source.at(
+            line_of(pos), "not valid JSON (extra data after the object); expected one JSON document %s" % expected
+        )

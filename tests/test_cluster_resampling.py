@@ -323,3 +323,49 @@ def test_notes_for_few_and_unequal_clusters():
     assert not design_notes(config, _gold(np.zeros(60, int), np.repeat(np.arange(30), 2)))
     hidden = design_notes(config, few, hide_counts=True)  # decoy ids: no count of the gold
     assert hidden and all("4" not in note.replace("about 20", "") for note in hidden)
+
+
+# ---------------------------------------------------------------------------
+# Tasks with a gold format of their own: QA (SQuAD titles, paragraphs), sequence (documents)
+# ---------------------------------------------------------------------------
+def _example_gold(tmp_path, example, cluster):
+    import shutil
+
+    import yaml
+
+    from leaderboard_ci.scoring.config import load_config
+    from leaderboard_ci.scoring.readers import read_gold
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    ref = tmp_path / "ref"
+    shutil.copytree(os.path.join(root, "examples", example, "reference_data"), str(ref))
+    data = yaml.safe_load((ref / "config.yaml").read_text())
+    data.setdefault("bootstrap", {})["cluster"] = cluster
+    (ref / "config.yaml").write_text(yaml.safe_dump(data))
+    config = load_config(os.path.join(root, "scoring_program"), str(ref))
+    return read_gold(str(ref), config)
+
+
+def test_qa_clusters_are_squad_articles_and_paragraphs(tmp_path):
+    import json
+
+    gold = _example_gold(tmp_path / "a", "qa", "title")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with open(os.path.join(root, "examples", "qa", "reference_data", "gold.json")) as handle:
+        data = json.load(handle)["data"]
+    titles = [a["title"] for a in data for p in a["paragraphs"] for _ in p["qas"]]
+    assert gold.clusters.tolist() == unit_codes(titles)[0].tolist()
+    paragraphs = _example_gold(tmp_path / "b", "qa", "paragraph")
+    expected = [(i, j) for i, a in enumerate(data) for j, p in enumerate(a["paragraphs"]) for _ in p["qas"]]
+    assert paragraphs.clusters.tolist() == unit_codes(expected)[0].tolist()
+
+
+def test_sequence_clusters_are_documents(tmp_path):
+    gold = _example_gold(tmp_path, "sequence", "document")
+    assert gold.clusters is not None and gold.clusters.shape == (gold.n,)
+    assert np.all(np.diff(gold.clusters) >= 0)  # CoNLL documents are consecutive
+
+
+def test_a_task_whose_file_cannot_carry_clusters_says_so(tmp_path):
+    with pytest.raises(ConfigError, match=r"bootstrap.cluster 'topic': the ranking gold format of ref/qrels.txt gives"):
+        _example_gold(tmp_path, "ranking", "topic")

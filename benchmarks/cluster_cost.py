@@ -48,6 +48,7 @@ def main(argv=None):
     parser.add_argument("--resamples", type=int, default=10000)
     parser.add_argument("--jobs", default="1")
     parser.add_argument("--cluster-size", type=int, default=0, help="0: 1 to 20 items per cluster")
+    parser.add_argument("--strata", type=int, default=0, help="also time K strata (item i in stratum i %% K)")
     args = parser.parse_args(argv)
     ref = os.path.join(args.input, "ref")
     program = os.path.join(os.path.dirname(HERE), "scoring_program")
@@ -64,10 +65,14 @@ def main(argv=None):
         "n = %d items, %d clusters, B = %d, n_jobs = %s, %d rounds"
         % (gold.n, clustered.resampling().n_units, args.resamples, args.jobs, args.rounds)
     )
-    times = {"item": [], "cluster": []}
+    runs = [("item", plain_config, gold), ("cluster", cluster_config, clustered)]
+    if args.strata:
+        strata_config = dataclasses.replace(config, bootstrap=dataclasses.replace(bootstrap, strata="stratum"))
+        runs.append(("strata", strata_config, dataclasses.replace(gold, strata=np.arange(gold.n) % args.strata)))
+    times = dict((name, []) for name, _, _ in runs)
     widths = {}
     for _ in range(args.rounds):
-        for name, cfg, g in (("item", plain_config, gold), ("cluster", cluster_config, clustered)):
+        for name, cfg, g in runs:
             started = time.perf_counter()
             result = evaluate(cfg, g, predictions)
             times[name].append(time.perf_counter() - started)
@@ -76,6 +81,9 @@ def main(argv=None):
     print("item bootstrap     %.2f s   (CI width %.5f)" % (item, widths["item"]))
     print("cluster bootstrap  %.2f s   (CI width %.5f)" % (cluster, widths["cluster"]))
     print("ratio cluster / item: %.3f (issue 21's bound: 1.20)" % (cluster / item))
+    if args.strata:
+        strata = statistics.median(times["strata"])
+        print("stratified (%d strata) %.2f s, ratio strata / item: %.3f" % (args.strata, strata, strata / item))
     return 0
 
 

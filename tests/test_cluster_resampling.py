@@ -369,3 +369,75 @@ def test_sequence_clusters_are_documents(tmp_path):
 def test_a_task_whose_file_cannot_carry_clusters_says_so(tmp_path):
     with pytest.raises(ConfigError, match=r"bootstrap.cluster 'topic': the ranking gold format of ref/qrels.txt gives"):
         _example_gold(tmp_path, "ranking", "topic")
+
+
+def test_dask_gives_the_same_numbers():
+    """Clusters within strata on Dask workers (the plan rebuilt there from its recipe): the same bytes."""
+    pytest.importorskip("distributed")
+    from leaderboard_ci.phase import Execution, analyze
+
+    y, pred, clusters = _clustered_case(n_clusters=40, seed=5)
+    rng = np.random.default_rng(1)
+    systems = {"s%d" % j: np.where(rng.random(y.size) < 0.2 * j, y, pred) for j in range(3)}
+    gold = _gold(y, clusters, (clusters % 2).astype(np.intp))
+    options = dict(metric="f1_macro", labels=["0", "1", "2"], n_resamples=100, seed=11)
+    base = analyze(gold, systems, execution=Execution(n_jobs=1), **options)
+    on_dask = analyze(gold, systems, execution=Execution(dask="local", workers=2), **options)
+    assert _report_numbers(on_dask) == _report_numbers(base)
+    assert on_dask.official.replicates.tobytes() == base.official.replicates.tobytes()
+
+
+def test_scores_task_roc_auc_and_average_precision_with_clusters(tmp_path):
+    """The scores task (ROC-AUC from item counts, AP from cells): sklearn on the resampled items, report = leaderboard."""
+    import csv
+    import shutil
+    import zipfile
+
+    import yaml
+    from sklearn.metrics import average_precision_score, roc_auc_score
+
+    from leaderboard_ci.phase import Execution, analyze
+    from leaderboard_ci.scoring.config import load_config
+    from leaderboard_ci.scoring.readers import read_gold, read_predictions
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    ref = tmp_path / "ref"
+    shutil.copytree(os.path.join(root, "examples", "scores", "reference_data"), str(ref))
+    with open(str(ref / "gold.csv")) as handle:
+        rows = list(csv.reader(handle))
+    rows = [rows[0] + ["patient"]] + [row + ["p%d" % (k // 4)] for k, row in enumerate(rows[1:])]
+    with open(str(ref / "gold.csv"), "w", newline="") as handle:
+        csv.writer(handle).writerows(rows)
+    data = yaml.safe_load((ref / "config.yaml").read_text())
+    data["extra_metrics"] = ["average_precision"]
+    data["bootstrap"].update(cluster="patient", n_resamples=300)
+    data.pop("baseline")
+    (ref / "config.yaml").write_text(yaml.safe_dump(data))
+    config = load_config(os.path.join(root, "scoring_program"), str(ref))
+    gold = read_gold(str(ref), config)
+    assert gold.resampling().n_units == -(-gold.n // 4)
+    systems = {}
+    for name in ("knn", "gaussian_nb"):
+        folder = tmp_path / name
+        with zipfile.ZipFile(os.path.join(root, "examples", "scores", "sample_submissions", name + ".zip")) as z:
+            z.extractall(str(folder))
+        path = os.path.join(str(folder), sorted(os.listdir(str(folder)))[0])
+        systems[name] = read_predictions(path, config, gold)
+    report = analyze(gold, systems, config=config, execution=Execution(n_jobs=1))
+    y = np.asarray(gold.values) == list(gold.labels).index("malignant")
+    units = gold.resampling().unit_indices(config.bootstrap.seed, 0, 3)
+    members = [np.flatnonzero(gold.clusters == c) for c in range(gold.clusters.max() + 1)]
+    for name, values in systems.items():
+        result = evaluate(config, gold, values)
+        row = report.official.systems.set_index("name").loc[name]
+        assert [row["score"], row["ci_low"], row["ci_high"]] == [
+            result.official.score,
+            result.official.interval.low,
+            result.official.interval.high,
+        ]
+        scores = np.asarray(values, dtype=float)
+        scores = scores[:, -1] if scores.ndim == 2 else scores
+        for r in range(3):
+            items = np.concatenate([members[u] for u in units[r]])
+            expected = [roc_auc_score(y[items], scores[items]), average_precision_score(y[items], scores[items])]
+            np.testing.assert_allclose([s.replicates[r] for s in result.scores], expected, atol=1e-12)

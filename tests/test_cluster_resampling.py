@@ -388,7 +388,7 @@ def test_dask_gives_the_same_numbers():
 
 
 def test_scores_task_roc_auc_and_average_precision_with_clusters(tmp_path):
-    """The scores task (ROC-AUC from item counts, AP from cells): sklearn on the resampled items, report = leaderboard."""
+    """The scores task (ROC-AUC from item counts, AP from cells): sklearn on resampled items; report = leaderboard."""
     import csv
     import shutil
     import zipfile

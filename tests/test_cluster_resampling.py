@@ -441,3 +441,17 @@ def test_scores_task_roc_auc_and_average_precision_with_clusters(tmp_path):
             items = np.concatenate([members[u] for u in units[r]])
             expected = [roc_auc_score(y[items], scores[items]), average_precision_score(y[items], scores[items])]
             np.testing.assert_allclose([s.replicates[r] for s in result.scores], expected, atol=1e-12)
+
+
+def test_the_permutation_test_is_refused_with_clusters_and_item_tests_are_left_out():
+    from leaderboard_ci.phase import Execution, analyze
+
+    y, pred, clusters = _clustered_case(n_clusters=30, seed=6)
+    systems = {"a": pred, "b": np.where(np.arange(y.size) % 3 == 0, y, pred)}
+    gold = _gold(y, clusters)
+    options = dict(metric="accuracy", labels=["0", "1", "2"], n_resamples=60, seed=11, execution=Execution(n_jobs=1))
+    with pytest.raises(ConfigError, match="analysis.test: permutation swaps single items"):
+        analyze(gold, systems, test="permutation", **options)
+    pairs = analyze(gold, systems, **options).official.pairs
+    assert not [c for c in pairs.columns if "mcnemar" in c.lower()]
+    assert [c for c in analyze(_gold(y), systems, **options).official.pairs.columns if "mcnemar" in c.lower()]

@@ -225,6 +225,8 @@ def test_copies_with_a_cluster_column_give_the_originals_width():
     for o, c, k in zip(original.scores, clustered.scores, copies.scores):
         width = o.interval.high - o.interval.low
         assert abs((c.interval.high - c.interval.low) / width - 1) < 0.15, o.key
+        # in fact the same interval: cluster c of the copies is drawn exactly when item c of the originals is
+        np.testing.assert_allclose([c.interval.low, c.interval.high], [o.interval.low, o.interval.high], rtol=1e-12)
         assert abs((k.interval.high - k.interval.low) / width * np.sqrt(5) - 1) < 0.15, o.key
 
 

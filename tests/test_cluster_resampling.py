@@ -457,3 +457,26 @@ def test_the_permutation_test_is_refused_with_clusters_and_item_tests_are_left_o
     pairs = analyze(gold, systems, **options).official.pairs
     assert not [c for c in pairs.columns if "mcnemar" in c.lower()]
     assert [c for c in analyze(_gold(y), systems, **options).official.pairs.columns if "mcnemar" in c.lower()]
+
+
+def test_bca_report_equals_leaderboard_with_clusters():
+    from leaderboard_ci.phase import Execution, analyze
+
+    y, pred, clusters = _clustered_case(n_clusters=25, seed=8)
+    systems = {"a": pred, "b": np.where(np.arange(y.size) % 4 == 0, y, pred)}
+    gold = _gold(y, clusters)
+    report = analyze(
+        gold,
+        systems,
+        metric="f1_macro",
+        labels=["0", "1", "2"],
+        n_resamples=150,
+        seed=11,
+        method="bca",
+        execution=Execution(n_jobs=1),
+    )
+    rows = {row[0]: row[1:] for row in _report_numbers(report)}
+    config = _config(n_resamples=150, cluster="c", method="bca")
+    for name, values in systems.items():
+        official = evaluate(config, gold, values).scores[0]
+        assert rows[name] == [official.score, official.interval.low, official.interval.high]

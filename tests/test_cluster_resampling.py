@@ -373,6 +373,27 @@ def test_a_task_whose_file_cannot_carry_clusters_says_so(tmp_path):
         _example_gold(tmp_path, "ranking", "topic")
 
 
+def test_ranking_query_clusters_from_a_design_file(tmp_path):
+    """bootstrap.design_file: a CSV of query ids and topics (any task with unit ids)."""
+    from leaderboard_ci.scoring.config import load_config
+    from leaderboard_ci.scoring.readers import read_gold
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    plain = _example_gold(tmp_path / "plain", "ranking", None)
+    ref = tmp_path / "plain" / "ref"
+    topics = ["t%d" % (k // 3) for k in range(plain.n)]
+    rows = ["id,topic"] + ["%s,%s" % pair for pair in zip(plain.ids, topics)]
+    (ref / "topics.csv").write_text("\n".join(rows[:1] + rows[1:][::-1]) + "\n")  # any row order
+    text = (ref / "config.yaml").read_text().replace("cluster: null", "cluster: topic\n  design_file: topics.csv")
+    (ref / "config.yaml").write_text(text)
+    config = load_config(os.path.join(root, "scoring_program"), str(ref))
+    gold = read_gold(str(ref), config)
+    assert gold.clusters.tolist() == unit_codes(topics)[0].tolist()
+    (ref / "topics.csv").write_text("\n".join(rows[:-1]) + "\n")  # one query without a topic
+    with pytest.raises(ConfigError, match=r"design_file ref/topics.csv has no 'topic' for 1 unit of the gold"):
+        read_gold(str(ref), config)
+
+
 def test_dask_gives_the_same_numbers():
     """Clusters within strata on Dask workers (the plan rebuilt there from its recipe): the same bytes."""
     pytest.importorskip("distributed")

@@ -136,8 +136,20 @@ class BootstrapSettings:
         Nullable(Name()),
     )
 
+    design_file: Optional[str] = setting(
+        None,
+        "A CSV file in the reference data with an id column (files.id_column) and the cluster "
+        "and strata columns, one row per gold unit: for task types whose gold cannot carry them "
+        "(ranking: each query's topic); null: the columns are the gold's.",
+        Nullable(Name(file=True)),
+    )
+
     @classmethod
     def _finish(cls, values, where):
+        if values.get("design_file") is not None and values.get("cluster") is None and values.get("strata") is None:
+            raise ConfigError(
+                "%s.design_file needs %s.cluster or %s.strata (the columns to read)" % (where, where, where)
+            )
         if values.get("cluster") is not None and values.get("cluster") == values.get("strata"):
             raise ConfigError("%s.cluster and %s.strata name the same column; give different columns" % (where, where))
         return values

@@ -6,8 +6,10 @@
 program and to the end-of-phase analysis alike (so both draw the same
 replicates).  A gold in a table format (CSV, TSV, JSON, JSON Lines) carries
 them as columns; a task with a gold format of its own carries them when its
-parser gives per-unit ``design`` values (:func:`design_values`), and
-otherwise the setting is an organizer error that says so.
+parser gives per-unit ``design`` values (:func:`design_values`); any task
+with unit ids can take them from ``bootstrap.design_file``, a CSV of the
+reference data (e.g. the topic of each ranking query).  Otherwise the setting
+is an organizer error that says so.
 
 Every problem here is the organizer's (:class:`ConfigError`), named by the gold
 file and the column; no message quotes a gold value.
@@ -16,12 +18,13 @@ Python 3.7, the standard library and numpy only.
 """
 
 import dataclasses
+import os
 
 import numpy as np
 
 from ..core.resampling import unit_codes
 from .errors import ConfigError
-from .formats import Columns, open_table, quote
+from .formats import Columns, Source, open_table, quote
 
 __all__ = ["attach_design", "design_values", "design_notes", "DESIGN_KEYS", "FEW_CLUSTERS", "UNEQUAL_SIZES_CV"]
 
@@ -57,6 +60,37 @@ def _table_values(source, config, wanted, n):
     return out
 
 
+def _file_values(gold_source, config, gold, wanted):
+    """``{key: values}`` from ``bootstrap.design_file``, aligned with the gold units by id."""
+    name = config.bootstrap.design_file
+    path = os.path.join(os.path.dirname(gold_source.path), name)
+    where = "%s: bootstrap.design_file ref/%s" % (config.source, name)
+    if gold.ids is None:
+        raise ConfigError("%s: the gold ref/%s has no unit ids to align it with" % (where, config.files.gold))
+    if not os.path.isfile(path):
+        raise ConfigError("%s is missing from the reference data" % where)
+    source = Source(path, "ref/" + name, error=ConfigError, may_quote=False)
+    id_column = config.files.id_column or "id"
+    out = {}
+    for key, column in wanted:
+        try:
+            rows = open_table(source, "auto", Columns((column,), id=id_column, id_required=True)).rows
+            found = dict((ident, value) for _, ident, value, _ in rows)
+        except ConfigError:
+            raise ConfigError(
+                "%s needs a header with the columns %s and %s (bootstrap.%s), a value on every row"
+                % (where, quote(id_column), quote(column), key)
+            )
+        missing = sum(1 for ident in gold.ids if found.get(ident, "") == "")
+        if missing:
+            raise ConfigError(
+                "%s has no %s for %d unit%s of the gold; give every gold id a value"
+                % (where, quote(column), missing, "" if missing == 1 else "s")
+            )
+        out[key] = [found[ident] for ident in gold.ids]
+    return out
+
+
 def design_values(units, column):
     """Per-unit values of ``column`` that a task's own gold parser gave (``units["design"]``), or None."""
     design = units.get("design") if units else None
@@ -81,15 +115,17 @@ def attach_design(source, config, gold, task, units=None):
     wanted = _columns(config)
     if not wanted:
         return gold
-    if task.OWN_GOLD_FORMAT:
+    if config.bootstrap.design_file is not None:
+        values = _file_values(source, config, gold, wanted)
+    elif task.OWN_GOLD_FORMAT:
         values = {}
         for key, column in wanted:
             found = design_values(units, column)
             if found is None:
                 raise ConfigError(
                     "%s: bootstrap.%s %s: the %s gold format of ref/%s gives no %s per unit; "
-                    "this task type cannot resample by it yet"
-                    % (config.source, key, quote(column), task.NAME, config.files.gold, quote(column))
+                    "give it in a bootstrap.design_file (a CSV of unit ids and %s)"
+                    % (config.source, key, quote(column), task.NAME, config.files.gold, quote(column), quote(column))
                 )
             values[key] = list(found)
     else:

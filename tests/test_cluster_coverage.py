@@ -151,15 +151,16 @@ def test_fast_subset_stratified():
 @pytest.mark.slow
 @pytest.mark.parametrize("population, n_clusters", [("qa", 50), ("qa", 500), ("ner", 50), ("ner", 500)])
 def test_cluster_bootstrap_covers_95_within_2(population, n_clusters):
+    """95 +- 2 for the true coverage: the observed rate of 1,000 sets may stray 2 binomial SEs (1.4) beyond."""
     found = coverage(population, n_clusters=n_clusters, n_sets=1000, n_resamples=1000, seed=n_clusters)
-    assert 93 <= found["design"] <= 97, found
+    assert 91.6 <= found["design"] <= 98.4, found
     assert found["item"] < 90, found
 
 
 @pytest.mark.slow
 def test_stratified_bootstrap_covers_95_within_2():
     found = coverage("stratified", n_sets=1000, n_resamples=1000, seed=7)
-    assert 93 <= found["design"] <= 97, found
+    assert 91.6 <= found["design"] <= 98.4, found
 
 
 def main(argv=None):
@@ -167,6 +168,7 @@ def main(argv=None):
     parser.add_argument("--sets", type=int, default=2000)
     parser.add_argument("--resamples", type=int, default=1000)
     parser.add_argument("--only", nargs="*", default=None, help="e.g. qa:50 ner:500 stratified:0")
+    parser.add_argument("--seed", type=int, default=11, help="added to the cluster count: the study's seed")
     args = parser.parse_args(argv)
     print(
         "population      clusters  item bootstrap  design bootstrap  width ratio   (%d test sets, B = %d)"
@@ -176,7 +178,7 @@ def main(argv=None):
     if args.only:
         runs = [(item.split(":")[0], int(item.split(":")[1])) for item in args.only]
     for population, n_clusters in runs:
-        found = coverage(population, n_clusters, args.sets, args.resamples, seed=n_clusters + 11)
+        found = coverage(population, n_clusters, args.sets, args.resamples, seed=n_clusters + args.seed)
         print(
             "%-15s %8s  %13.1f%%  %15.1f%%  %11.2f"
             % (population, n_clusters or "-", found["item"], found["design"], found["width_ratio"]),

@@ -466,18 +466,45 @@ def test_scores_task_roc_auc_and_average_precision_with_clusters(tmp_path):
             np.testing.assert_allclose([s.replicates[r] for s in result.scores], expected, atol=1e-12)
 
 
-def test_the_permutation_test_is_refused_with_clusters_and_item_tests_are_left_out():
+def test_permutation_swaps_whole_clusters_and_item_tests_are_left_out():
+    """Copies x3 with the original as cluster: the cluster permutation p-values are the originals' item ones."""
     from leaderboard_ci.phase import Execution, analyze
 
     y, pred, clusters = _clustered_case(n_clusters=30, seed=6)
-    systems = {"a": pred, "b": np.where(np.arange(y.size) % 3 == 0, y, pred)}
-    gold = _gold(y, clusters)
+    y, pred = y[:150], pred[:150]
+    other = np.where(np.arange(y.size) % 3 == 0, y, pred)
     options = dict(metric="accuracy", labels=["0", "1", "2"], n_resamples=60, seed=11, execution=Execution(n_jobs=1))
-    with pytest.raises(ConfigError, match="analysis.test: permutation swaps single items"):
-        analyze(gold, systems, test="permutation", **options)
-    pairs = analyze(gold, systems, **options).official.pairs
-    assert not [c for c in pairs.columns if "mcnemar" in c.lower()]
-    assert [c for c in analyze(_gold(y), systems, **options).official.pairs.columns if "mcnemar" in c.lower()]
+    original = analyze(_gold(y), {"a": pred, "b": other}, test="permutation", n_permutations=500, **options)
+    copies = np.tile(np.arange(y.size), 3)
+    clustered = analyze(
+        _gold(np.tile(y, 3), copies),
+        {"a": np.tile(pred, 3), "b": np.tile(other, 3)},
+        test="permutation",
+        n_permutations=500,
+        **options,
+    )
+    one, three = original.official.pairs, clustered.official.pairs
+    assert "p_permutation" in one.columns and one["p_permutation"].tolist() == three["p_permutation"].tolist()
+    assert [c for c in one.columns if "mcnemar" in c.lower()]
+    assert not [c for c in three.columns if "mcnemar" in c.lower()]
+
+
+def test_cluster_permutation_with_one_item_per_cluster_is_the_item_test():
+    from leaderboard_ci.core.permutation import permutation_pvalues
+    from leaderboard_ci.tasks.scorer import SystemScorer
+
+    y, pred, _ = _clustered_case(n_clusters=40, seed=9)
+    systems = [pred, np.where(np.arange(y.size) % 5 == 0, y, pred), np.where(np.arange(y.size) % 2 == 0, y, pred)]
+    config = _config()
+    gold = _gold(y)
+    scorers = [SystemScorer(config.metrics, gold, p, layout="reduced") for p in systems]
+    full = np.stack([s.scores([a.full()[None, :] for a in s.accumulators])[0] for s in scorers])
+    pairs = np.array([[0, 1], [0, 2], [1, 2]])
+    stacked = np.stack(systems, axis=1)
+    items = permutation_pvalues(scorers, full, pairs, stacked, 3, 300)
+    units = permutation_pvalues(scorers, full, pairs, stacked, 3, 300, clusters=np.arange(y.size))
+    for a, b in zip(items, units):
+        np.testing.assert_array_equal(a, b)
 
 
 def test_bca_report_equals_leaderboard_with_clusters():

@@ -70,12 +70,7 @@ class PhasePlan:
 
 def needs_item_tests(config, gold):
     """Whether the pair stage needs per-item predictions (permutation, a task's own tests such as McNemar's)."""
-    if config.analysis.test == "permutation":
-        if gold.clusters is not None:
-            raise ConfigError(
-                "%s: analysis.test: permutation swaps single items, which bootstrap.cluster %s says are not "
-                "independent; use analysis.test: bootstrap" % (config.source, config.bootstrap.cluster)
-            )
+    if config.analysis.test == "permutation":  # with bootstrap.cluster it swaps whole clusters
         return True
     if gold.clusters is not None:  # McNemar's and DeLong's tests assume independent items
         return False

@@ -272,7 +272,8 @@ def test_read_and_merge_configs(tmp_path):
         ({"n_resamples": 2}, "'n_resamples' is not a known key (did you mean 'bootstrap.n_resamples'?)"),
         (
             {"bootstrap": 3},
-            "bootstrap must be a mapping (keys: n_resamples, confidence_level, method, seed, n_jobs), got 3",
+            "bootstrap must be a mapping (keys: n_resamples, confidence_level, method, seed, n_jobs, "
+            "cluster, strata, design_file), got 3",
         ),
         ({"groups": 3}, "groups must be a column name or a mapping (keys: column, values), got 3"),
     ],

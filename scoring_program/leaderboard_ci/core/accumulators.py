@@ -50,7 +50,17 @@ import numpy as np
 
 from .resampling import counts_from_indices
 
-__all__ = ["CodeCounts", "ExactSums", "IndicatorSums", "RankSums", "WeightedFunction", "split_fixed_point"]
+__all__ = [
+    "CodeCounts",
+    "ExactSums",
+    "IndicatorSums",
+    "RankSums",
+    "WeightedFunction",
+    "split_fixed_point",
+    "weighted_code_counts",
+    "for_resampling",
+    "cluster_jackknife",
+]
 
 _SMALL_CODE_COUNT = 16  # up to this many codes, counting by comparison beats bincount
 
@@ -123,6 +133,8 @@ class CodeCounts:
         return out
 
     def block(self, indices, counts=None):
+        if indices is None:  # clustered resamples (a varying number of items): the counts
+            return weighted_code_counts(self.codes, self.n_codes, counts())
         rows, draws = indices.shape
         if rows == 1:
             return self.partial(indices[0])[None, :]
@@ -153,6 +165,21 @@ class CodeCounts:
         stats = np.repeat(self.full()[None, :], items.size, axis=0)
         stats[np.arange(items.size), self.codes[items]] -= 1
         return stats
+
+
+def weighted_code_counts(codes, n_codes, counts):
+    """Counts of ``codes`` under item weights: ``out[r, c] = sum of counts[r, i] over items with code c``.
+
+    ``counts`` is ``(R, n)`` with integer values (resample counts); the sums
+    are integers below 2**53, hence exact, returned as int64.  This is how an
+    accumulator that counts drawn items' codes reads a clustered replicate,
+    which has counts but no fixed-length index rows.
+    """
+    counts = np.asarray(counts, dtype=np.float64)
+    rows = counts.shape[0]
+    wide = codes[None, :] + (np.arange(rows, dtype=np.intp) * n_codes)[:, None]
+    sums = np.bincount(wide.ravel(), weights=counts.ravel(), minlength=rows * n_codes)
+    return np.rint(sums).astype(np.int64).reshape(rows, n_codes)
 
 
 def split_fixed_point(values, n):
@@ -204,24 +231,40 @@ class ExactSums:
     Parameters
     ----------
     values : array of shape ``(n,)`` or ``(n, F)``, finite.
+    total : int, optional
+        The largest total weight of a sum (default ``n``: a bootstrap
+        replicate of the items).  A cluster bootstrap can weigh more items
+        (:attr:`~.resampling.Resampling.weight_bound`); see :meth:`for_total`.
     """
 
     dtype = np.float64
 
-    def __init__(self, values):
+    def __init__(self, values, total=None):
         values = np.asarray(values, dtype=np.float64)
         if values.ndim == 1:
             values = values[:, None]
         self.n = values.shape[0]
         self.n_features = values.shape[1]
         self.values = values
-        self.hi, self.lo, self.exponents, self.k = split_fixed_point(values, self.n)
+        self.total = self.n if total is None else max(int(total), self.n)
+        self.hi, self.lo, self.exponents, self.k = split_fixed_point(values, self.total)
         self._both = np.ascontiguousarray(np.concatenate([self.hi, self.lo], axis=1))
         # Values on the grid (integer counts, say) have no low parts: half the product.
         self._hi_only = np.ascontiguousarray(self.hi) if not np.any(self.lo) else None
         # The count matrix times the parts is the fastest path (measured: 7.5 ns per
         # draw against 10-33 ns for gathering rows), with BLAS on one thread.
         self.needs_counts = True
+
+    def for_total(self, total):
+        """This accumulator, or one whose sums stay exact up to a total weight ``total``.
+
+        The split of :func:`split_fixed_point` depends on the bit length of the
+        largest total weight; when ``total`` needs no more bits than ``n`` the
+        same object is returned (the same bytes as the item bootstrap).
+        """
+        if int(total).bit_length() <= int(self.total).bit_length():
+            return self
+        return ExactSums(self.values, total)
 
     def _finish(self, sums):
         f = self.n_features
@@ -439,6 +482,36 @@ def jackknife(accumulators, n):
     return [acc.jackknife_stats(items) for acc in accumulators], weights, inverse
 
 
+def for_resampling(accumulators, resampling):
+    """The accumulators to sum replicates of ``resampling`` with (the same objects for the item bootstrap).
+
+    A cluster bootstrap can weigh up to ``resampling.weight_bound`` items in
+    one replicate, more than ``n``; accumulators whose exactness depends on
+    the total weight (``for_total``) are then rebuilt for that bound.  The
+    full-sample statistics keep the original accumulators, so the point
+    estimate does not depend on the resampling.
+    """
+    accumulators = list(accumulators)
+    if resampling is None or resampling.weight_bound <= resampling.n_items:
+        return accumulators
+    return [acc.for_total(resampling.weight_bound) if hasattr(acc, "for_total") else acc for acc in accumulators]
+
+
+def cluster_jackknife(accumulators, resampling):
+    """Leave-one-cluster-out statistics, the jackknife of a cluster bootstrap (for BCa).
+
+    Returns the same ``(stats, weights, inverse)`` as :func:`jackknife`, with
+    one row per cluster (weights all 1, ``inverse`` the identity over clusters).
+    """
+    parts = [[] for _ in accumulators]
+    for _, weights in resampling.jackknife_units():
+        for part, acc in zip(parts, accumulators):
+            part.append(acc.block(None, lambda weights=weights: weights))
+    stats = [np.concatenate(part, axis=0) for part in parts]
+    units = resampling.n_units
+    return stats, np.ones(units), np.arange(units)
+
+
 def block_counts_factory(indices, n):
     """A memoized ``counts()`` for one block: the count matrix is built at most once."""
     cache = []
@@ -480,6 +553,14 @@ class IndicatorSums:
         self.n, self.n_features = self.values.shape
         # Sums are integers of at most n: exact in float32 below 2**24 items (twice as fast).
         self._float = np.ascontiguousarray(self.values, dtype=np.float32 if self.n < 2**24 else np.float64)
+
+    def for_total(self, total):
+        """This accumulator, or one summing in float64 when a total weight ``total`` reaches 2**24."""
+        if int(total) < 2**24 or self._float.dtype == np.float64:
+            return self
+        wide = IndicatorSums(self.values)
+        wide._float = np.ascontiguousarray(self.values, dtype=np.float64)
+        return wide
 
     def full(self):
         return self.values.sum(axis=0)

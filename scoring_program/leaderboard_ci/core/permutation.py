@@ -15,6 +15,12 @@ difference ``delta`` (positive = ``a`` better):
   set (:func:`leaderboard_ci.core.resampling.swap_signs`): every pair sees the same
   patterns, and the result depends on nothing else.
 
+With clusters (``bootstrap.cluster``) whole clusters are swapped: the units
+above are the ``C`` clusters (a cluster differs when any of its items does),
+the per-item statistics are summed within each cluster, and pattern ``r``
+swaps cluster ``j`` when the top bit of output ``2**127 + r*C + j`` is set.
+With one item per cluster this is the item test, pattern for pattern.
+
 Swapping is linear in per-item statistics (class counts, per-item sums), so
 for a block of patterns ``S`` all systems are handled by one product ``S @ M``
 and a pair's swapped statistics are ``full_a - V_a + V_b``.  Metrics whose
@@ -91,7 +97,28 @@ def _exact_pvalue(scorer, items_a, items_b, full_a, full_b, diff_items, observed
     return hits / float(total), hits_low / float(total), hits_two / float(total)
 
 
-def permutation_pvalues(scorers, full_scores, pairs, predictions, seed, n_permutations, block_rows=None, progress=None):
+def _cluster_rows(mat, clusters, n_clusters):
+    """Per-cluster sums of per-item rows ``(n, F)`` -> ``(C, F)``."""
+    mat = np.asarray(mat, dtype=np.float64)
+    out = np.empty((n_clusters, mat.shape[1]))
+    for k in range(mat.shape[1]):
+        out[:, k] = np.bincount(clusters, weights=mat[:, k], minlength=n_clusters)
+    return out
+
+
+def _differ_units(predictions, a, b, clusters, n_clusters):
+    """:func:`_differ` per unit: per item, or per cluster (a cluster differs when any item does)."""
+    item = _differ(predictions, a, b)
+    if clusters is None:
+        return item
+    if item.ndim == 1:
+        return np.bincount(clusters, weights=item, minlength=n_clusters) > 0
+    return _cluster_rows(item, clusters, n_clusters) > 0
+
+
+def permutation_pvalues(
+    scorers, full_scores, pairs, predictions, seed, n_permutations, block_rows=None, progress=None, clusters=None
+):
     """Permutation p-values of every pair and target, in both directions and two-sided.
 
     Parameters
@@ -104,6 +131,8 @@ def permutation_pvalues(scorers, full_scores, pairs, predictions, seed, n_permut
         Aligned predictions, to find the items where two systems differ (an
         item differs when any entry of its row does).
     seed, n_permutations : int
+    clusters : array of int ``(n,)``, optional
+        Cluster codes ``0 .. C-1``: whole clusters are swapped (module docstring).
 
     Returns
     -------
@@ -129,13 +158,20 @@ def permutation_pvalues(scorers, full_scores, pairs, predictions, seed, n_permut
     items = [_item_matrices(s) for s in scorers]
     fulls = [[mat.sum(axis=0) for mat in mats] for mats in items]
     n = predictions.shape[0]
+    n_clusters = None
+    if clusters is not None:
+        clusters = np.asarray(clusters, dtype=np.intp)
+        n_clusters = n = int(clusters.max()) + 1
+        items = [[_cluster_rows(mat, clusters, n) for mat in mats] for mats in items]
     observed = signs[None, :] * (full_scores[pairs[:, 0]] - full_scores[pairs[:, 1]])
     gamma = tolerance(np.maximum(np.abs(full_scores[pairs[:, 0]]), np.abs(full_scores[pairs[:, 1]])), observed)
 
     differing = np.empty(pairs.shape[0], dtype=np.intp)
     for start in range(0, pairs.shape[0], 4096):
         chunk = pairs[start : start + 4096]
-        differing[start : start + chunk.shape[0]] = _differ(predictions, chunk[:, 0], chunk[:, 1]).sum(axis=0)
+        differing[start : start + chunk.shape[0]] = _differ_units(
+            predictions, chunk[:, 0], chunk[:, 1], clusters, n_clusters
+        ).sum(axis=0)
     exact = differing <= EXACT_LIMIT
     p = np.empty((pairs.shape[0], len(model.targets)))
     p_low = np.empty_like(p)
@@ -144,7 +180,7 @@ def permutation_pvalues(scorers, full_scores, pairs, predictions, seed, n_permut
     # Exact enumeration, pair by pair.
     for i in np.flatnonzero(exact):
         a, b = pairs[i]
-        diff_items = np.flatnonzero(_differ(predictions, a, b))
+        diff_items = np.flatnonzero(_differ_units(predictions, a, b, clusters, n_clusters))
         p[i], p_low[i], p_two[i] = _exact_pvalue(
             model, items[a], items[b], fulls[a], fulls[b], diff_items, observed[i], gamma[i], signs
         )

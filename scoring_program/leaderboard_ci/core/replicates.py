@@ -14,7 +14,7 @@ import threading
 
 import numpy as np
 
-from .accumulators import block_counts_factory
+from .accumulators import block_counts_factory, for_resampling
 from .parallel import resolve_jobs, run_spans, split_range
 from .resampling import check_n_resamples, check_seed, iter_draw_chunks, iter_index_blocks, rows_per_block
 
@@ -28,7 +28,9 @@ __all__ = ["compute_replicates", "DRAW_CHUNK"]
 DRAW_CHUNK = 1 << 17
 
 
-def compute_replicates(accumulators, n, seed, n_resamples, n_jobs=1, start=0, block_rows=None, progress=None):
+def compute_replicates(
+    accumulators, n, seed, n_resamples, n_jobs=1, start=0, block_rows=None, progress=None, resampling=None
+):
     """Statistics of every accumulator on replicates ``start .. start+n_resamples-1``.
 
     Parameters
@@ -48,6 +50,9 @@ def compute_replicates(accumulators, n, seed, n_resamples, n_jobs=1, start=0, bl
         Replicates per block (memory only; never changes results).
     progress : callable, optional
         Called with the number of replicates just finished (thread-safe).
+    resampling : Resampling, optional
+        Clusters and strata (:class:`~leaderboard_ci.core.resampling.Resampling`);
+        None (or a trivial one) is the item bootstrap.
 
     Returns
     -------
@@ -61,6 +66,21 @@ def compute_replicates(accumulators, n, seed, n_resamples, n_jobs=1, start=0, bl
     if block_rows is None:
         block_rows = rows_per_block(n)
     lock = threading.Lock()
+    if resampling is not None and not resampling.trivial:
+        if resampling.n_items != n:
+            raise ValueError("the resampling has %d items, the test set %d" % (resampling.n_items, n))
+        designed = for_resampling(accumulators, resampling)
+
+        def work_designed(span):
+            for r0, r1, indices, counts in resampling.iter_blocks(seed, span[0], span[1], block_rows):
+                for acc, out in zip(designed, outputs):
+                    out[r0 - start : r1 - start] = acc.block(indices, counts)
+                if progress is not None:
+                    with lock:
+                        progress(r1 - r0)
+
+        run_spans(work_designed, split_range(start, stop, jobs * 4 if jobs > 1 else 1), jobs)
+        return outputs
 
     # Large n, one replicate per block, additive statistics only: count each
     # replicate in cache-sized chunks of draws (identical sums, less memory traffic).

@@ -27,6 +27,29 @@ golden values in ``tests/test_resampling.py`` pin the first indices for a seed.
 A second, disjoint part of the same stream, starting at output ``2**127``,
 gives the coin flips of the randomization (permutation) test; see
 :func:`swap_signs`.
+
+Clusters and strata
+-------------------
+A :class:`Resampling` generalizes the definition to whole clusters of items
+(``bootstrap.cluster``) and to strata resampled within themselves
+(``bootstrap.strata``).  The *units* are the clusters (or the items, without
+clusters), ``U`` of them; unit ``c`` is the ``c``-th distinct cluster value in
+item order.  The units are listed stratum by stratum (strata in the order of
+their codes, units of a stratum in increasing unit number): stratum ``s``
+holds ``U_s`` units at positions ``o_s .. o_s + U_s - 1`` of that list
+``members``, with ``o_0 = 0`` and ``o_{s+1} = o_s + U_s``.  Replicate ``r``
+uses the raw outputs ``r*U`` to ``r*U + U - 1``; draw ``j`` falls in the
+stratum ``s`` with ``o_s <= j < o_s + U_s`` and picks the unit
+
+    unit[r, j] = members[ o_s + floor( (x[r*U + j] >> 11) * 2**-53 * U_s ) ]
+
+so each stratum keeps its number of units in every replicate, and each drawn
+cluster brings all of its items.  An item's resample count is its cluster's.
+With one stratum and no clusters, ``members`` is the identity and this is
+exactly the item bootstrap above, output for output (the golden values do not
+move).  Golden values of the generalization are pinned in
+``tests/test_cluster_resampling.py``.  Every cluster must lie inside one
+stratum.
 """
 
 from __future__ import annotations
@@ -45,6 +68,8 @@ __all__ = [
     "counts_from_indices",
     "swap_signs",
     "SWAP_STREAM_OFFSET",
+    "Resampling",
+    "unit_codes",
 ]
 
 #: Where the coin flips of the randomization test start in the PCG64 stream.
@@ -233,3 +258,193 @@ def swap_signs(seed, n, start, stop):
     bit_generator.advance(SWAP_STREAM_OFFSET + int(start) * n)
     raw = bit_generator.random_raw(rows * n)
     return (raw >> np.uint64(63)).astype(bool).reshape(rows, n)
+
+
+def unit_codes(values):
+    """``(codes, distinct)``: each value's code, in order of first appearance.
+
+    The code of a value is the number of distinct values seen before its first
+    occurrence, so the codes depend only on the order of the items (the order
+    of the gold file), never on how strings sort.
+
+    Examples
+    --------
+    >>> codes, distinct = unit_codes(["b", "a", "b", "c"])
+    >>> codes.tolist(), distinct
+    ([0, 1, 0, 2], ('b', 'a', 'c'))
+    """
+    index = {}
+    codes = np.empty(len(values), dtype=np.intp)
+    for i, value in enumerate(values):
+        codes[i] = index.setdefault(value, len(index))
+    return codes, tuple(index)
+
+
+def _codes(name, values, n):
+    values = np.asarray(values)
+    if values.shape != (n,):
+        raise ValueError("%s must have one code per item (%d), got shape %s" % (name, n, values.shape))
+    if values.size and (not np.issubdtype(values.dtype, np.integer) or values.min() < 0):
+        raise ValueError("%s must be non-negative integer codes" % name)
+    return values.astype(np.intp)
+
+
+class Resampling(object):
+    """The resampling design of a test set: items, or whole clusters, within strata.
+
+    Replicates are the documented function of ``(seed, U, replicate)`` of the
+    module docstring ("Clusters and strata").  Instances are immutable after
+    construction and hold only numpy arrays, so they can be shared by threads
+    and shipped to Dask workers.
+
+    Parameters
+    ----------
+    n : int
+        Number of items (the task's resampling units: items, questions, sentences...).
+    clusters : array of int, shape ``(n,)``, optional
+        Each item's cluster code, ``0 .. C-1``, every code used (see :func:`unit_codes`).
+    strata : array of int, shape ``(n,)``, optional
+        Each item's stratum code, ``0 .. S-1``.  Every cluster must lie in one stratum.
+
+    Attributes
+    ----------
+    n_items, n_units, n_strata : int
+    unit_of_item : ndarray or None
+        The cluster of each item (None without clusters: the units are the items).
+    unit_sizes : ndarray
+        Items per unit.
+    weight_bound : int
+        The largest total item count one replicate can give: sum over strata
+        of ``U_s`` times the stratum's largest unit (``n`` without clusters).
+        Exact sums must hold for this total (:class:`~.accumulators.ExactSums`).
+    trivial : bool
+        True when this is the plain item bootstrap (no clusters, at most one stratum).
+    """
+
+    def __init__(self, n, clusters=None, strata=None):
+        n = _check_n(n)
+        self.n_items = n
+        if clusters is None:
+            self.unit_of_item = None
+            self.n_units = n
+            self.unit_sizes = np.ones(n, dtype=np.intp)
+        else:
+            self.unit_of_item = _codes("clusters", clusters, n)
+            self.unit_sizes = np.bincount(self.unit_of_item)
+            if np.any(self.unit_sizes == 0):
+                raise ValueError("cluster codes must be 0 .. C-1 with every code used")
+            self.n_units = int(self.unit_sizes.size)
+        if strata is None:
+            unit_stratum = np.zeros(self.n_units, dtype=np.intp)
+        else:
+            strata = _codes("strata", strata, n)
+            if self.unit_of_item is None:
+                unit_stratum = strata
+            else:
+                unit_stratum = np.empty(self.n_units, dtype=np.intp)
+                unit_stratum[self.unit_of_item] = strata  # any item's stratum; checked next
+                if np.any(unit_stratum[self.unit_of_item] != strata):
+                    raise ValueError("every cluster must lie inside one stratum")
+        self.unit_stratum = unit_stratum
+        sizes = np.bincount(unit_stratum)
+        self.stratum_units = sizes
+        self.n_strata = int(np.count_nonzero(sizes))
+        self.members = np.argsort(unit_stratum, kind="mergesort").astype(np.intp)
+        offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.intp)
+        position_stratum = unit_stratum[self.members]
+        self._scale = sizes[position_stratum].astype(np.float64)  # U_s of each draw position
+        self._offset = offsets[position_stratum]
+        self._identity = bool(np.all(self.members == np.arange(self.n_units)))
+        self.trivial = self.unit_of_item is None and self.n_strata <= 1
+        largest = np.zeros(sizes.size, dtype=np.int64)
+        np.maximum.at(largest, unit_stratum, self.unit_sizes)
+        self.weight_bound = int(np.sum(sizes * largest))
+
+    @property
+    def clustered(self):
+        return self.unit_of_item is not None
+
+    def rows_per_block(self):
+        """Replicates per block: about 2**17 item counts (or draws) per block."""
+        return rows_per_block(self.n_items)
+
+    def _map(self, uniforms, rows, out):
+        """Unit numbers of ``rows`` replicates from their uniforms (the definition), into ``out``."""
+        u = uniforms.reshape(rows, self.n_units)
+        if self.n_strata <= 1:
+            np.multiply(u, self.n_units, out=out, casting="unsafe")
+        else:
+            np.multiply(u, self._scale, out=out, casting="unsafe")
+            out += self._offset
+        if not self._identity:
+            np.take(self.members, out, out=out, mode="clip")
+        return out
+
+    def iter_unit_blocks(self, seed, start, stop, block_rows=None):
+        """Yield ``(r0, r1, units)``: the unit numbers drawn in replicates ``r0 .. r1-1``, ``(r1-r0, U)``.
+
+        The arrays are reused between iterations: copy a block to keep it.
+        """
+        seed = check_seed(seed)
+        start, stop = int(start), int(stop)
+        if not 0 <= start <= stop:
+            raise ValueError("need 0 <= start <= stop, got start=%d stop=%d" % (start, stop))
+        units = self.n_units
+        rows = self.rows_per_block() if block_rows is None else max(1, int(block_rows))
+        rows = min(rows, max(1, stop - start))
+        generator = _generator_at(seed, start * units)
+        uniforms = np.empty(rows * units, dtype=np.float64)
+        drawn = np.empty(rows * units, dtype=np.intp)
+        for r0 in range(start, stop, rows):
+            r1 = min(r0 + rows, stop)
+            k = r1 - r0
+            generator.random(out=uniforms[: k * units])
+            yield r0, r1, self._map(uniforms[: k * units], k, drawn[: k * units].reshape(k, units))
+
+    def unit_indices(self, seed, start, stop):
+        """The unit numbers of replicates ``start .. stop-1``, ``(stop-start, U)`` (a copy)."""
+        out = np.empty((int(stop) - int(start), self.n_units), dtype=np.intp)
+        for r0, r1, units in self.iter_unit_blocks(seed, start, stop):
+            out[r0 - start : r1 - start] = units
+        return out
+
+    def item_counts(self, units, dtype=np.float64):
+        """Item resample counts ``(R, n)`` of a block of drawn units ``(R, U)``."""
+        counts = counts_from_indices(units, self.n_units, dtype=dtype)
+        if self.unit_of_item is not None:
+            counts = counts[:, self.unit_of_item]
+        return counts
+
+    def iter_blocks(self, seed, start, stop, block_rows=None):
+        """Yield ``(r0, r1, indices, counts)`` for the accumulators' ``block(indices, counts)``.
+
+        Without clusters, ``indices`` are the drawn items ``(R, n)``.  With
+        clusters a replicate holds a varying number of items, so ``indices``
+        is None and ``counts()`` (the memoized ``(R, n)`` float64 item counts)
+        is the only view; every accumulator accepts it.
+        """
+        for r0, r1, units in self.iter_unit_blocks(seed, start, stop, block_rows):
+            cache = []
+
+            def counts(units=units, cache=cache):
+                if not cache:
+                    cache.append(self.item_counts(units))
+                return cache[0]
+
+            yield r0, r1, (None if self.clustered else units), counts
+
+    def jackknife_units(self):
+        """Leave-one-unit-out item weights: yields ``(units, weights (len(units), n))`` in chunks.
+
+        Without clusters the units are the items (the ordinary jackknife).
+        """
+        chunk = max(1, (1 << 20) // self.n_items)
+        owner = self.unit_of_item if self.clustered else np.arange(self.n_items)
+        for start in range(0, self.n_units, chunk):
+            units = np.arange(start, min(self.n_units, start + chunk))
+            weights = (owner[None, :] != units[:, None]).astype(np.float64)
+            yield units, weights
+
+    def describe(self):
+        """``(units, strata)`` in words for notes: ``"300 clusters"``, ``"4 strata"``."""
+        return "%d %s" % (self.n_units, "clusters" if self.clustered else "items"), "%d strata" % self.n_strata

@@ -30,9 +30,14 @@ _FIELDS = (
     ("alpha", "alpha"),
     ("n_items", "n"),
     ("n_systems", "m"),
+    ("cluster", "cluster"),
+    ("strata", "strata"),
     ("gold_sha256", "gold"),
     ("version", "version"),
 )
+
+#: Fields left out of :meth:`Signature.as_dict` when None (added after report.json's layout was fixed).
+_OPTIONAL = ("cluster", "strata")
 
 
 @dataclass(frozen=True)
@@ -47,6 +52,10 @@ class Signature:
         Hex digest of the gold file (None when the gold did not come from a file).
     test, n_permutations, sides, family, corrections, primary, alpha, n_systems
         End-of-phase settings; None for one submission.
+    cluster, strata : str or None
+        The gold columns resampled as clusters and as strata (``bootstrap.cluster``,
+        ``bootstrap.strata``); None for the item bootstrap (and then left out of
+        both forms, so item-bootstrap signatures are as before).
     environment : tuple of (name, version)
         Interpreter and library versions, end of phase only.
     """
@@ -68,6 +77,8 @@ class Signature:
     alpha: Optional[float] = None
     n_systems: Optional[int] = None
     environment: Tuple[Tuple[str, str], ...] = ()
+    cluster: Optional[str] = None
+    strata: Optional[str] = None
 
     def __str__(self):
         parts = []
@@ -89,6 +100,8 @@ class Signature:
         out = OrderedDict()
         for name, _ in _FIELDS:
             value = getattr(self, name)
+            if name in _OPTIONAL and value is None:
+                continue
             out[name] = list(value) if name == "corrections" and value is not None else value
         out.update(self.environment)
         return out

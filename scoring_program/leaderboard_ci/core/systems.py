@@ -26,7 +26,7 @@ from typing import Optional, Tuple
 
 import numpy as np
 
-from .accumulators import jackknife
+from .accumulators import cluster_jackknife, for_resampling, jackknife
 from .parallel import resolve_jobs, run_spans, split_range
 from .resampling import check_n_resamples, check_seed, counts_from_indices, iter_index_blocks
 
@@ -107,9 +107,12 @@ class PairedPlan:
     recipe : tuple, optional
         ``(function, args)`` that rebuilds this plan elsewhere (a Dask worker)
         as ``function(*args)``; set by the adapter that built the scorers.
+    resampling : Resampling, optional
+        Clusters and strata (:class:`~leaderboard_ci.core.resampling.Resampling`);
+        None (or a trivial one) is the item bootstrap.
     """
 
-    def __init__(self, scorers, n, seed, names, recipe=None):
+    def __init__(self, scorers, n, seed, names, recipe=None, resampling=None):
         scorers = list(scorers)
         if len(scorers) != len(names):
             raise ValueError("one name per system is needed: %d scorers, %d names" % (len(scorers), len(names)))
@@ -124,8 +127,22 @@ class PairedPlan:
         self.scorers = scorers
         self.targets = self.scorers[0].targets
         self.recipe = recipe
-        linear = [acc for s in self.scorers for acc in s.accumulators if hasattr(acc, "linear_matrix")]
-        counts_dtype = np.float32 if self.n < _EXACT_FLOAT32_LIMIT else np.float64
+        if resampling is not None and resampling.n_items != self.n:
+            raise ValueError("the resampling has %d items, the test set %d" % (resampling.n_items, self.n))
+        self.resampling = None if resampling is None or resampling.trivial else resampling
+        # The accumulators that sum replicates (rebuilt for a cluster bootstrap's larger totals).
+        self._designed = {}
+        for s in self.scorers:
+            for acc, designed in zip(s.accumulators, for_resampling(s.accumulators, self.resampling)):
+                self._designed[id(acc)] = designed
+        linear = [
+            self._designed[id(acc)]
+            for s in self.scorers
+            for acc in s.accumulators
+            if hasattr(self._designed[id(acc)], "linear_matrix")
+        ]
+        bound = self.n if self.resampling is None else max(self.n, self.resampling.weight_bound)
+        counts_dtype = np.float32 if bound < _EXACT_FLOAT32_LIMIT else np.float64
         self._stacks = [
             st
             for st in (
@@ -148,20 +165,32 @@ class PairedPlan:
         """``(m, T)`` full-sample scores."""
         return np.stack([s.scores([a.full()[None, :] for a in s.accumulators])[0] for s in self.scorers])
 
-    def _block_scores(self, indices, out):
-        counts = counts_from_indices(indices, self.n, dtype=np.float64)
+    def _block_scores(self, indices, out, counts_of=None):
+        if counts_of is None:
+            counts = counts_from_indices(indices, self.n, dtype=np.float64)
+        else:
+            counts = counts_of()
         linear = {}
         for stack in self._stacks:
             linear.update(stack.outputs(counts))
         for j, scorer in enumerate(self.scorers):
-            stats = [
-                linear[id(acc)] if id(acc) in self._stacked else acc.block(indices, lambda: counts)
-                for acc in scorer.accumulators
-            ]
+            stats = []
+            for acc in scorer.accumulators:
+                acc = self._designed[id(acc)]
+                stats.append(linear[id(acc)] if id(acc) in self._stacked else acc.block(indices, lambda: counts))
             out[:, j, :] = scorer.scores(stats)
 
     def _all_stacked(self):
-        return all(id(acc) in self._stacked for s in self.scorers for acc in s.accumulators)
+        return all(id(self._designed[id(acc)]) in self._stacked for s in self.scorers for acc in s.accumulators)
+
+    def _count_blocks(self, g0, g1, rows, dtype):
+        """Yield ``(r0, r1, counts)``: item counts of replicates ``g0 .. g1-1`` in blocks of ``rows``."""
+        if self.resampling is None:
+            for r0, r1, indices in iter_index_blocks(self.seed, self.n, g0, g1, rows):
+                yield r0, r1, counts_from_indices(indices, self.n, dtype=dtype)
+        else:
+            for r0, r1, units in self.resampling.iter_unit_blocks(self.seed, g0, g1, rows):
+                yield r0, r1, self.resampling.item_counts(units, dtype=dtype)
 
     def product_rows(self):
         """Replicates per matrix product when every statistic is stacked: counts of about 32 MB.
@@ -183,14 +212,15 @@ class PairedPlan:
         for g0 in range(start, stop, group):
             g1 = min(stop, g0 + group)
             counts = np.empty((g1 - g0, self.n), dtype=dtype)
-            for r0, r1, indices in iter_index_blocks(self.seed, self.n, g0, g1, small):
-                counts[r0 - g0 : r1 - g0] = counts_from_indices(indices, self.n, dtype=None)
+            for r0, r1, block in self._count_blocks(g0, g1, small, None):
+                counts[r0 - g0 : r1 - g0] = block
             linear = {}
             for stack in self._stacks:
                 linear.update(stack.outputs(counts))
             del counts
             for j, scorer in enumerate(self.scorers):
-                out[g0 - start : g1 - start, j, :] = scorer.scores([linear[id(acc)] for acc in scorer.accumulators])
+                stats = [linear[id(self._designed[id(acc)])] for acc in scorer.accumulators]
+                out[g0 - start : g1 - start, j, :] = scorer.scores(stats)
             if progress is not None:
                 progress(g1 - g0)
 
@@ -205,6 +235,12 @@ class PairedPlan:
             self._stacked_scores(start, stop, out, progress)
             return out
         rows = block_rows or self.rows_per_block()
+        if self.resampling is not None:
+            for r0, r1, indices, counts in self.resampling.iter_blocks(seed, start, stop, rows):
+                self._block_scores(indices, out[r0 - start : r1 - start], counts)
+                if progress is not None:
+                    progress(r1 - r0)
+            return out
         for r0, r1, indices in iter_index_blocks(seed, self.n, start, stop, rows):
             self._block_scores(indices, out[r0 - start : r1 - start])
             if progress is not None:
@@ -214,11 +250,17 @@ class PairedPlan:
     def jackknife(self):
         """Each system's own jackknife: ``[(scores, weights, inverse)]``.
 
-        The same values as the per-submission program computes for BCa.
+        The same values as the per-submission program computes for BCa.  With
+        clusters, one leave-one-cluster-out value per cluster (``inverse`` is
+        then the identity over clusters).
         """
         out = []
+        clustered = self.resampling is not None and self.resampling.clustered
         for scorer in self.scorers:
-            stats, weights, inverse = jackknife(scorer.accumulators, self.n)
+            if clustered:
+                stats, weights, inverse = cluster_jackknife(scorer.accumulators, self.resampling)
+            else:
+                stats, weights, inverse = jackknife(scorer.accumulators, self.n)
             out.append((scorer.scores(stats), weights, inverse))
         return out
 

@@ -123,6 +123,36 @@ class BootstrapSettings:
         "Threads; the results are identical for any value.",
         Delegate(check_jobs, "auto, or an integer from 1 to %d" % MAX_JOBS),
     )
+    cluster: Optional[str] = setting(
+        None,
+        "A gold column whose values are resampled as whole clusters (e.g. the passage of each "
+        "question, the document of each sentence); null: items are independent. See Method.",
+        Nullable(Name()),
+    )
+    strata: Optional[str] = setting(
+        None,
+        "A gold column whose values are strata, each resampled within itself and keeping its "
+        "size (e.g. the language of a balanced test set); null: no strata.",
+        Nullable(Name()),
+    )
+
+    design_file: Optional[str] = setting(
+        None,
+        "A CSV file in the reference data with an id column (files.id_column) and the cluster "
+        "and strata columns, one row per gold unit: for task types whose gold cannot carry them "
+        "(ranking: each query's topic); null: the columns are the gold's.",
+        Nullable(Name(file=True)),
+    )
+
+    @classmethod
+    def _finish(cls, values, where):
+        if values.get("design_file") is not None and values.get("cluster") is None and values.get("strata") is None:
+            raise ConfigError(
+                "%s.design_file needs %s.cluster or %s.strata (the columns to read)" % (where, where, where)
+            )
+        if values.get("cluster") is not None and values.get("cluster") == values.get("strata"):
+            raise ConfigError("%s.cluster and %s.strata name the same column; give different columns" % (where, where))
+        return values
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from typing import Optional, Tuple
 import numpy as np
 
 from .._version import __version__
-from ..core.accumulators import jackknife
+from ..core.accumulators import cluster_jackknife, jackknife
 from ..core.intervals import Interval, confidence_interval
 from ..core.replicates import compute_replicates
 from ..core.signature import Signature
@@ -22,6 +22,7 @@ from ..tasks.scorer import SystemScorer
 from .config import column_key
 from .custom import custom_functions
 from .outputs import written_keys
+from .resampling_units import design_notes
 from .validity import submission_warnings
 
 __all__ = ["ScoreResult", "BaselineComparison", "SubmissionResult", "evaluate"]
@@ -165,7 +166,10 @@ def evaluate(config, gold, predictions, baseline=None, progress=None):
         start += len(system.accumulators)
 
     full = [acc.full()[None, :] for acc in accumulators]
-    reps = compute_replicates(accumulators, gold.n, bs.seed, bs.n_resamples, n_jobs=bs.n_jobs, progress=progress)
+    resampling = gold.resampling()
+    reps = compute_replicates(
+        accumulators, gold.n, bs.seed, bs.n_resamples, n_jobs=bs.n_jobs, progress=progress, resampling=resampling
+    )
 
     def scores_of(stats, i):
         a, b = spans[i]
@@ -178,9 +182,9 @@ def evaluate(config, gold, predictions, baseline=None, progress=None):
         # The submission's own jackknife (its own keys: the same values the
         # end-of-phase report computes) and, with a baseline, a joint one for
         # the paired difference.
-        own_jack = system_jackknife(systems[0], gold.n)
+        own_jack = system_jackknife(systems[0], gold.n, resampling)
         if baseline is not None:
-            stats, weights, _ = jackknife(accumulators, gold.n)
+            stats, weights, _ = design_jackknife(accumulators, gold.n, resampling)
             pair_jack = ([scores_of(stats, i) for i in range(len(systems))], weights)
 
     main = systems[0]
@@ -266,6 +270,8 @@ def evaluate(config, gold, predictions, baseline=None, progress=None):
         n_items=None if hide_counts else gold.n,
         gold_sha256=None,
         version=__version__,
+        cluster=bs.cluster,
+        strata=bs.strata,
     )
     return SubmissionResult(
         tuple(results),
@@ -273,7 +279,7 @@ def evaluate(config, gold, predictions, baseline=None, progress=None):
         per_class,
         signature,
         main.task.UNIT_NAME,
-        validity_warnings(config, gold, predictions),
+        tuple(validity_warnings(config, gold, predictions)) + tuple(design_notes(config, gold, hide_counts)),
     )
 
 
@@ -282,9 +288,16 @@ def validity_warnings(config, gold, predictions):
     return submission_warnings(config.metrics, gold, predictions, per_class=config.detailed_results.per_class)
 
 
-def system_jackknife(scorer, n):
+def design_jackknife(accumulators, n, resampling=None):
+    """The jackknife that matches the resampling: leave one cluster out with clusters, else one item."""
+    if resampling is not None and resampling.clustered:
+        return cluster_jackknife(accumulators, resampling)
+    return jackknife(accumulators, n)
+
+
+def system_jackknife(scorer, n, resampling=None):
     """Jackknife scores of one system (its own keys): ``(scores (J, T), weights (J,))``."""
-    stats, weights, _ = jackknife(scorer.accumulators, n)
+    stats, weights, _ = design_jackknife(scorer.accumulators, n, resampling)
     return scorer.scores(stats), weights
 
 

@@ -29,6 +29,7 @@ from .alignment import align_by_order as _align_by_order
 from .config import check_key_lengths
 from .errors import ConfigError, SubmissionError
 from .formats import Columns, Source, list_names, open_table, quote
+from .resampling_units import attach_design
 from .submission_files import find_prediction_file
 from .text_files import TextFile
 
@@ -400,7 +401,7 @@ def read_gold(ref_dir, config):
             )
         group_values, group_codes = _gold_groups(source, config, lines, groups)
         check_key_lengths(config.metrics, group_values, config.source, with_baseline=config.baseline is not None)
-    return GoldStandard(
+    gold = GoldStandard(
         values=codes,
         labels=labels,
         ids=tuple(ids) if ids is not None else None,
@@ -411,3 +412,5 @@ def read_gold(ref_dir, config):
         task=task.NAME,
         settings=config.task_settings,
     )
+    # bootstrap.cluster / bootstrap.strata (issue 21): their codes, read by .resampling_units
+    return attach_design(source, config, gold, task, units if task.OWN_GOLD_FORMAT else None)

@@ -12,6 +12,7 @@ from typing import Any, Optional, Tuple
 import numpy as np
 
 from ..core.intervals import Interval
+from ..core.resampling import Resampling
 
 __all__ = [
     "MetricInfo",
@@ -135,6 +136,9 @@ class GoldStandard:
     settings : tuple of (str, value) pairs
         The task's own settings (``config.task_settings``, e.g. a multi-label
         hierarchy), for the task's ``Statistics``; ``()`` when it has none.
+    clusters, strata : ndarray of int or None
+        Each unit's cluster and stratum code (``bootstrap.cluster``,
+        ``bootstrap.strata``; codes in order of first appearance), or None.
     """
 
     values: np.ndarray
@@ -146,10 +150,18 @@ class GoldStandard:
     sha256: str = ""
     task: Optional[str] = None
     settings: Tuple[Tuple[str, Any], ...] = ()
+    clusters: Optional[np.ndarray] = None
+    strata: Optional[np.ndarray] = None
 
     @property
     def n(self):
         return int(self.values.shape[0])
+
+    def resampling(self):
+        """The :class:`~leaderboard_ci.core.resampling.Resampling` of the clusters and strata, or None."""
+        if self.clusters is None and self.strata is None:
+            return None
+        return Resampling(self.n, clusters=self.clusters, strata=self.strata)
 
     @property
     def kind(self):

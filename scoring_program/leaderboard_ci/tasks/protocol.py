@@ -196,7 +196,11 @@ class TaskType(object):
         raise NotImplementedError("task %s stores scalar values (typecode q or d)" % self.NAME)
 
     def read_gold(self, source, lines, labels, settings):
-        """``{"lines", "values", "labels", "ids", "groups"}`` from a gold file of the task's own format."""
+        """``{"lines", "values", "labels", "ids", "groups"}`` from a gold file of the task's own format.
+
+        An optional ``"design"``, ``{name: per-unit strings}``, offers the values that
+        ``bootstrap.cluster`` / ``bootstrap.strata`` may name (e.g. the SQuAD article ``title``).
+        """
         raise NotImplementedError("task %s reads its gold from the gold column" % self.NAME)
 
     def read_predictions(self, source, lines, gold, settings):

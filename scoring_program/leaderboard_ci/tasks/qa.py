@@ -211,7 +211,12 @@ def _squad_questions(source, line, data):
                         '%s needs "answers": a non-empty list of {"text": "..."}; expected SQuAD v1.1: %s'
                         % (where, _SQUAD_SHAPE),
                     )
-                yield str(qa["id"]), [x["text"] for x in answers]
+                title = article.get("title")
+                yield (
+                    str(qa["id"]),
+                    [x["text"] for x in answers],
+                    (title if isinstance(title, str) and title else "data[%d]" % a, "data[%d].paragraphs[%d]" % (a, p)),
+                )
 
 
 def read_gold(source, lines, labels, settings):
@@ -220,14 +225,17 @@ def read_gold(source, lines, labels, settings):
     text = json_documents.document_text(lines)
     expected = 'SQuAD v1.1 JSON or {"question id": ["answer", ...], ...}'
     items = list(_object_items(source, text, expected))
-    ids, answers, where = [], [], []
+    ids, answers, where, design = [], [], [], None
     squad = [(line, value) for line, key, value in items if key == "data" and isinstance(value, list)]
     if squad:  # SQuAD v1.1: {"version": ..., "data": [...]}; other keys are ignored
         line, data = squad[0]
-        for ident, texts in _squad_questions(source, line, data):
+        design = {"title": [], "paragraph": []}  # clusters for bootstrap.cluster (the article, the passage)
+        for ident, texts, (title, paragraph) in _squad_questions(source, line, data):
             ids.append(ident)
             answers.append(texts)
             where.append(line)
+            design["title"].append(title)
+            design["paragraph"].append(paragraph)
     else:
         for line, key, value in items:
             if isinstance(value, str):
@@ -245,7 +253,7 @@ def read_gold(source, lines, labels, settings):
             raise source.at(line, "question id %r appears again (first on line %d)" % (ident, seen[ident]))
         seen[ident] = line
     values = _answers_array([tuple(normalize(a) for a in texts) for texts in answers])
-    return {"lines": where, "values": values, "labels": None, "ids": ids, "groups": None}
+    return {"lines": where, "values": values, "labels": None, "ids": ids, "groups": None, "design": design}
 
 
 def read_predictions(source, lines, gold, settings):

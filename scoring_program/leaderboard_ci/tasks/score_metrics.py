@@ -41,7 +41,7 @@ import threading
 
 import numpy as np
 
-from ..core.accumulators import _FromCounts
+from ..core.accumulators import _FromCounts, weighted_code_counts
 
 __all__ = [
     "BinaryCurve",
@@ -397,6 +397,8 @@ class BinaryCurve(_FromCounts):
     def block(self, indices, counts=None):
         if not self.with_ap and counts is not None:
             return self._auc_block(counts)
+        if indices is None:  # clustered resamples: item counts, no index rows
+            return self._cell_stats(weighted_code_counts(self.codes, self._width, counts())[:, :-1])
         return self._cell_block(indices)
 
     def _cell_block(self, indices):

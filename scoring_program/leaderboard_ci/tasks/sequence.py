@@ -321,12 +321,16 @@ def read_gold(source, lines, labels, settings):
     ids = None
     if fmt == "jsonl" and settings["unit"] == "sentence" and all(s.ident is not None for s in sentences):
         ids = [s.ident for s in sentences]
+    design = None  # bootstrap.cluster: document (the -DOCSTART- document or the "document" key of each unit)
+    if all(s.document is not None for s in sentences):
+        design = {"document": [str(sentences[g[0]].document) for g in groups]}
     return {
         "lines": [sentences[g[0]].line for g in groups],
         "values": _records(units, width),
         "labels": types,
         "ids": ids,
         "groups": None,
+        "design": design,
     }
 
 

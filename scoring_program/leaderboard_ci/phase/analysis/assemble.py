@@ -108,6 +108,8 @@ def _signature(config, gold, m):
         n_systems=m,
         gold_sha256=gold.sha256 or None,
         version=__version__,
+        cluster=bs.cluster,
+        strata=bs.strata,
         environment=(
             ("python", _platform.python_version()),
             ("numpy", numpy.__version__),

@@ -29,6 +29,7 @@ def build_plan(config, gold, predictions, names):
         config.bootstrap.seed,
         names,
         recipe=(build_plan, (config, gold, list(predictions), list(names))),
+        resampling=gold.resampling(),
     )
 
 

@@ -40,6 +40,7 @@ from ...core.simultaneous import (
     smallest_level,
 )
 from ...scoring.config import column_key
+from ...scoring.resampling_units import design_notes
 from ...scoring.validity import degenerate_notes
 from ...tasks.base import ppi as ppi_of
 from ...tasks.registry import task_type
@@ -131,7 +132,8 @@ def item_pair_tests(config, gold, target, t, pairs, predictions, permutation=Non
     m = predictions.shape[1]
     if permutation is not None:
         out["permutation"] = _permutation_for(permutation, pairs, t, m)
-    if m > 1:
+    # McNemar's and DeLong's tests assume independent items: not with clusters (bootstrap.cluster).
+    if m > 1 and gold.clusters is None:
         tests = task_type(gold.kind).pair_tests(
             spec, gold, predictions, target_items(gold, target.group), pairs, an.sides
         )
@@ -287,6 +289,8 @@ def finish_target(config, gold, scores, t, names, order, notes, pairs, stats, it
     notes = list(notes)
     winner = order[0]
     notes += validity_notes(gold, spec, target.group, names, flags)
+    if target.group is None:  # the clusters' notes (few, very unequal), once per metric
+        notes += [note[0].lower() + note[1:].rstrip(".") for note in design_notes(config, gold)]
 
     # Per-system scores and CIs (equal to the leaderboard's).
     # Max-t step-down over all pairs: rank sets (simultaneous), family-wise intervals.

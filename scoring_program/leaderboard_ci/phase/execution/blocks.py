@@ -271,7 +271,13 @@ def _local_permutation(context, scorers, full, work, predictions):
     an = context.config.analysis
     try:
         return unordered, permutation_pvalues(
-            scorers, full, unordered, predictions, context.config.bootstrap.seed, an.n_permutations
+            scorers,
+            full,
+            unordered,
+            predictions,
+            context.config.bootstrap.seed,
+            an.n_permutations,
+            clusters=context.gold.clusters,  # bootstrap.cluster: whole clusters are swapped
         )
     except PermutationUnsupported as exc:
         raise ConfigError("analysis.test: %s" % exc)

@@ -30,6 +30,8 @@ def _token(recipe):
     digest = hashlib.sha256()
     digest.update(repr((function.__module__, function.__name__, config, names)).encode("utf-8"))
     digest.update(np.ascontiguousarray(gold.values).tobytes())
+    for codes in (gold.clusters, gold.strata):  # the resampling design (bootstrap.cluster / strata)
+        digest.update(b"-" if codes is None else np.ascontiguousarray(codes).tobytes())
     for p in predictions:
         digest.update(np.ascontiguousarray(p).tobytes())
     return digest.hexdigest()

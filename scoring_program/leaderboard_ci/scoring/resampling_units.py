@@ -1,0 +1,184 @@
+"""The clusters and strata of the gold standard (``bootstrap.cluster``, ``bootstrap.strata``).
+
+:func:`attach_design` reads the two columns and puts their codes on the
+:class:`~leaderboard_ci.tasks.base.GoldStandard`, which hands the
+:class:`~leaderboard_ci.core.resampling.Resampling` to the per-submission
+program and to the end-of-phase analysis alike (so both draw the same
+replicates).  A gold in a table format (CSV, TSV, JSON, JSON Lines) carries
+them as columns; a task with a gold format of its own carries them when its
+parser gives per-unit ``design`` values (:func:`design_values`); any task
+with unit ids can take them from ``bootstrap.design_file``, a CSV of the
+reference data (e.g. the topic of each ranking query).  Otherwise the setting
+is an organizer error that says so.
+
+Every problem here is the organizer's (:class:`ConfigError`), named by the gold
+file and the column; no message quotes a gold value.
+
+Python 3.7, the standard library and numpy only.
+"""
+
+import dataclasses
+import os
+
+import numpy as np
+
+from ..core.resampling import unit_codes
+from .errors import ConfigError
+from .formats import Columns, Source, open_table, quote
+
+__all__ = ["attach_design", "design_values", "design_notes", "DESIGN_KEYS", "FEW_CLUSTERS", "UNEQUAL_SIZES_CV"]
+
+#: The settings this module reads, in the order they are checked.
+DESIGN_KEYS = ("cluster", "strata")
+
+
+def _columns(config):
+    bs = config.bootstrap
+    return [(key, getattr(bs, key)) for key in DESIGN_KEYS if getattr(bs, key) is not None]
+
+
+def _table_values(source, config, wanted, n):
+    """``{key: values}`` of the wanted columns of a table-format gold, in the gold's row order."""
+    files = config.files
+    out = {}
+    for key, column in wanted:
+        columns = Columns((column,), id=files.id_column, id_required=True)
+        try:
+            table = open_table(source, files.format, columns)
+            values = [value for _, _, value, _ in table.rows]
+        except ConfigError:
+            raise ConfigError(
+                "%s: bootstrap.%s %s: ref/%s has no column %s, or it is empty on some row; add it to the gold"
+                % (config.source, key, quote(column), config.files.gold, quote(column))
+            )
+        if len(values) != n or any(v == "" for v in values):
+            raise ConfigError(
+                "%s: bootstrap.%s %s: the column %s of ref/%s must have a value on every gold row"
+                % (config.source, key, quote(column), quote(column), config.files.gold)
+            )
+        out[key] = values
+    return out
+
+
+def _file_values(gold_source, config, gold, wanted):
+    """``{key: values}`` from ``bootstrap.design_file``, aligned with the gold units by id."""
+    name = config.bootstrap.design_file
+    path = os.path.join(os.path.dirname(gold_source.path), name)
+    where = "%s: bootstrap.design_file ref/%s" % (config.source, name)
+    if gold.ids is None:
+        raise ConfigError("%s: the gold ref/%s has no unit ids to align it with" % (where, config.files.gold))
+    if not os.path.isfile(path):
+        raise ConfigError("%s is missing from the reference data" % where)
+    source = Source(path, "ref/" + name, error=ConfigError, may_quote=False)
+    id_column = config.files.id_column or "id"
+    out = {}
+    for key, column in wanted:
+        try:
+            rows = open_table(source, "auto", Columns((column,), id=id_column, id_required=True)).rows
+            found = dict((ident, value) for _, ident, value, _ in rows)
+        except ConfigError:
+            raise ConfigError(
+                "%s needs a header with the columns %s and %s (bootstrap.%s), a value on every row"
+                % (where, quote(id_column), quote(column), key)
+            )
+        missing = sum(1 for ident in gold.ids if found.get(ident, "") == "")
+        if missing:
+            raise ConfigError(
+                "%s has no %s for %d unit%s of the gold; give every gold id a value"
+                % (where, quote(column), missing, "" if missing == 1 else "s")
+            )
+        out[key] = [found[ident] for ident in gold.ids]
+    return out
+
+
+def design_values(units, column):
+    """Per-unit values of ``column`` that a task's own gold parser gave (``units["design"]``), or None."""
+    design = units.get("design") if units else None
+    if not design:
+        return None
+    return design.get(column)
+
+
+def attach_design(source, config, gold, task, units=None):
+    """The gold with its cluster and strata codes (the same gold when neither is set).
+
+    Parameters
+    ----------
+    source : Source
+        The gold file (for a table format, read again for the columns).
+    config : Config
+    gold : GoldStandard
+    task : TaskType
+    units : dict, optional
+        What a task with its own gold format parsed (``design``: column -> per-unit values).
+    """
+    wanted = _columns(config)
+    if not wanted:
+        return gold
+    if config.bootstrap.design_file is not None:
+        values = _file_values(source, config, gold, wanted)
+    elif task.OWN_GOLD_FORMAT:
+        values = {}
+        for key, column in wanted:
+            found = design_values(units, column)
+            if found is None:
+                raise ConfigError(
+                    "%s: bootstrap.%s %s: the %s gold format of ref/%s gives no %s per unit; "
+                    "give it in a bootstrap.design_file (a CSV of unit ids and %s)"
+                    % (config.source, key, quote(column), task.NAME, config.files.gold, quote(column), quote(column))
+                )
+            values[key] = list(found)
+    else:
+        values = _table_values(source, config, wanted, gold.n)
+    codes = {key: unit_codes(v)[0] for key, v in values.items()}
+    if "cluster" in codes and "strata" in codes:
+        clusters, strata = codes["cluster"], codes["strata"]
+        first = np.full(int(clusters.max()) + 1, -1, dtype=np.intp)
+        first[clusters[::-1]] = strata[::-1]
+        if np.any(first[clusters] != strata):
+            raise ConfigError(
+                "%s: bootstrap.cluster %s: a cluster of ref/%s spans several strata (bootstrap.strata %s); "
+                "every cluster must lie in one stratum"
+                % (config.source, quote(config.bootstrap.cluster), config.files.gold, quote(config.bootstrap.strata))
+            )
+    return dataclasses.replace(gold, clusters=codes.get("cluster"), strata=codes.get("strata"))
+
+
+#: Below this many clusters a cluster bootstrap is known to be too narrow (a note says so).
+FEW_CLUSTERS = 20
+#: Above this coefficient of variation of the cluster sizes (standard deviation / mean) a note
+#: says the clusters are very unequal: the largest then dominate every resample.
+UNEQUAL_SIZES_CV = 1.0
+
+
+def design_notes(config, gold, hide_counts=False):
+    """Notes on the clusters: too few of them, or of very unequal sizes (the documented rules).
+
+    * fewer than :data:`FEW_CLUSTERS` clusters: the cluster bootstrap
+      under-covers with few clusters (Cameron, Gelbach & Miller 2008);
+    * a coefficient of variation of the cluster sizes above
+      :data:`UNEQUAL_SIZES_CV`: the largest clusters dominate each resample.
+
+    With ``hide_counts`` (decoy ids) the notes give no number.
+    """
+    resampling = gold.resampling()
+    if resampling is None or not resampling.clustered:
+        return []
+    column = quote(config.bootstrap.cluster)
+    notes = []
+    units = resampling.n_units
+    if units < FEW_CLUSTERS:
+        notes.append(
+            "The intervals resample whole clusters (%s), and there are %s: with fewer than about %d clusters "
+            "the cluster bootstrap is too narrow, so read the intervals as optimistic."
+            % (column, "few of them" if hide_counts else "only %d" % units, FEW_CLUSTERS)
+        )
+    sizes = resampling.unit_sizes.astype(np.float64)
+    cv = float(np.std(sizes) / np.mean(sizes)) if units > 1 else 0.0
+    if cv > UNEQUAL_SIZES_CV:
+        notes.append(
+            "The clusters (%s) are of very unequal sizes%s: the largest weigh most in every resample, and "
+            "the intervals are less reliable than with clusters of similar size."
+            % (column, "" if hide_counts else " (coefficient of variation %.1f, above %g)" % (cv, UNEQUAL_SIZES_CV))
+        )
+    return notes

@@ -30,6 +30,7 @@ is allowed and scores 0 (unless a gold answer normalizes to nothing too).
 
 from __future__ import annotations
 
+import json
 import re
 import string
 from collections import Counter, OrderedDict

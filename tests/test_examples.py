@@ -72,6 +72,7 @@ SPECS = {
     ),
     "qa": Example(samples=4, phase_keys=("exact_match",)),
     "ranking": Example(scoring_resamples=500, phase_keys=("ndcg_10",), slow=("phase",)),
+    "preference": Example(samples=6, scoring_resamples=200, phase_keys=("elo",), slow=("phase",)),
     "scores": Example(phase_config=FAST_PHASE, phase_keys=("roc_auc",), slow=("phase",)),
     "scores_multiclass": Example(phase_config=FAST_PHASE, phase_keys=("roc_auc",), slow=("bundle", "phase")),
     "sequence": Example(samples=5, phase_keys=("f1_macro",), slow=("phase",)),
@@ -388,11 +389,36 @@ def check_sequence(scored):
         assert "Per-entity type" not in page and "PER" not in page, zip_name
 
 
+def check_preference(scored):
+    """Each model's score is FastChat's compute_mle_elo (scikit-learn, fitted tightly) on the battle log, to 1e-6."""
+    pytest.importorskip("sklearn")
+    import csv
+
+    from _fastchat_reference import mle_elo
+
+    with open(os.path.join(scored.reference, "battles.csv"), newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    expected = mle_elo(
+        [r["model_a"] for r in rows],
+        [r["model_b"] for r in rows],
+        [r["winner"] for r in rows],
+        tol=1e-12,
+        max_iter=10000,
+        solver="newton-cg",
+    )
+    for zip_name, run in scored.runs.items():
+        model = zip_name[: -len(".zip")]
+        assert abs(run.scores["elo"] - expected[model]) < 1e-6, (zip_name, run.scores["elo"], expected[model])
+        assert run.scores["elo_ci_low"] < run.scores["elo"] < run.scores["elo_ci_high"]
+        assert abs(run.scores["elo_vs_base"] - (expected[model] - expected["mistral-like-7b"])) < 1e-6
+
+
 #: The reference check of each example: ``check(scored)``.
 CHECKS: Dict[str, Callable[[Scored], None]] = {
     "multilabel": check_multilabel,
     "qa": check_qa,
     "ranking": check_ranking,
+    "preference": check_preference,
     "scores": check_scores,
     "scores_multiclass": check_scores_multiclass,
     "sequence": check_sequence,

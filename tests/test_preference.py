@@ -60,6 +60,14 @@ def _simulate(strengths, n, rng, ties=0.0):
     return a, b, o
 
 
+def _adder(slots):
+    def add(accumulator):
+        slots.append(accumulator)
+        return len(slots) - 1
+
+    return add
+
+
 # -- the fit ---------------------------------------------------------------------------------------------------------
 def test_example_scores_equal_fastchat_to_1e6():
     pytest.importorskip("sklearn")
@@ -73,7 +81,7 @@ def test_example_scores_equal_fastchat_to_1e6():
 
 
 def test_replicates_of_the_task_equal_fastchat_on_the_resampled_battles():
-    """The task's replicate scores (core's resample stream over battles) = FastChat on the battles repeated by their counts."""
+    """The task's replicates (core's resample stream over battles) = FastChat on battles repeated by their counts."""
     pytest.importorskip("sklearn")
     rng = np.random.default_rng(3)
     strengths = [1100.0, 1050.0, 1000.0, 980.0, 900.0, 1020.0]
@@ -88,9 +96,7 @@ def test_replicates_of_the_task_equal_fastchat_on_the_resampled_battles():
     stats = np.stack([np.bincount(cells.codes[idx], minlength=cells.n_cells) for idx in indices])
     for model in range(len(names)):
         slots = []
-        statistics = preference.Statistics(
-            lambda acc: slots.append(acc) or 0, gold, np.full(gold.n, model), [], None, 0
-        )
+        statistics = preference.Statistics(_adder(slots), gold, np.full(gold.n, model), [], None, 0)
         got = statistics.score(statistics.prepare([stats]), None, 0)
         want = [_reference(rows, counts[r], **TIGHT)[model] for r in range(n_rep)] if model < 2 else None
         if want is not None:

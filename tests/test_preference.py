@@ -77,7 +77,7 @@ def test_example_scores_equal_fastchat_to_1e6():
     np.testing.assert_allclose(ours, _reference(rows, **TIGHT), rtol=0, atol=1e-6)
     # FastChat's own settings (L-BFGS, tol 1e-6, 100 iterations) stop short of the maximum by less than 0.01
     np.testing.assert_allclose(ours, _reference(rows), rtol=0, atol=1e-2)
-    assert abs(ours.mean() - 1000.0) < 1e-9
+    assert abs(ours.mean() - 1000.0) < 1e-6  # mean 0 in log units, then rounded to 1e-7 Elo points
 
 
 def test_replicates_of_the_task_equal_fastchat_on_the_resampled_battles():

@@ -198,11 +198,12 @@ class Statistics:
         self.anchor = gold.labels.index(anchor) if anchor is not None else None
         self.anchor_rating = settings["anchor_rating"]
         self.cells = battle_cells(gold)
+        self._start, _ = fit_bradley_terry(self.cells)
         self._slot = add(CodeCounts(self.cells.codes, self.cells.n_cells))
 
     def prepare(self, stats):
         counts = np.asarray(stats[self._slot])
-        theta, _ = fit_bradley_terry(self.cells, counts.reshape(-1, self.cells.n_cells))
+        theta, _ = fit_bradley_terry(self.cells, counts.reshape(-1, self.cells.n_cells), start=self._start)
         return elo_from_theta(theta, self.anchor, self.anchor_rating)
 
     def score(self, prepared, spec, j):

@@ -25,16 +25,20 @@ Laplacian of the pairs; the null direction of the constant vector is removed by 
 (log-``BASE`` units) so that a replicate in which a model wins (or loses) every battle,
 where no maximum exists, moves a bounded distance per iteration; such a replicate is
 reported as not converged after ``MAX_ITER`` iterations (FastChat's L-BFGS also stops
-after 100 iterations there).
+after 100 iterations there).  The scores are then rounded to multiples of ``2**-32``
+(about 1e-7 Elo points), so that the py37 and py312 images write the same bytes.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.intervals import interval_rows
 from ..core.resampling import check_n_resamples, check_seed
+from ..core.simultaneous import rank_sets
 
 __all__ = [
     "SCALE",
@@ -50,6 +54,8 @@ __all__ = [
     "bootstrap_elo",
     "win_fraction_matrix",
     "battle_count_matrix",
+    "ArenaLeaderboard",
+    "arena_leaderboard",
 ]
 
 SCALE = 400.0
@@ -60,6 +66,10 @@ OUTCOMES = ("model_a", "model_b", "tie", "tie (bothbad)")
 MAX_STEP = 2.0
 MAX_ITER = 100
 TOLERANCE = 1e-10  # largest Newton step (log-BASE units) at which the fit has converged
+#: The scores are rounded to multiples of 1 / _GRID (log-BASE units; 1e-7 Elo points): the last bits of
+#: ``exp`` and of LAPACK differ between numpy builds, the rounded scores do not (but for a score within
+#: about 1e-13 of a rounding boundary).
+_GRID = 2.0**32
 _CHUNK_BYTES = 64 << 20  # memory for the Newton systems of one chunk of replicates
 
 
@@ -130,7 +140,7 @@ def _pair_matrix(cells):
     return e
 
 
-def fit_bradley_terry(cells, counts=None, base=BASE):
+def fit_bradley_terry(cells, counts=None, base=BASE, start=None):
     """Maximum-likelihood Bradley-Terry scores (log-``base`` units, summing to zero) per replicate.
 
     Parameters
@@ -139,6 +149,9 @@ def fit_bradley_terry(cells, counts=None, base=BASE):
     counts : array ``(R, 3 P)`` or ``(3 P,)``, optional
         Cell counts of R replicates (default: the log's own counts).
     base : float
+    start : array ``(m,)``, optional
+        Where Newton's method starts (default: zeros); the full log's scores make a
+        replicate's fit two or three iterations shorter.  The maximum does not depend on it.
 
     Returns
     -------
@@ -158,18 +171,21 @@ def fit_bradley_terry(cells, counts=None, base=BASE):
     theta = np.zeros((k.shape[0], m))
     converged = np.zeros(k.shape[0], dtype=bool)
     e = _pair_matrix(cells)
-    for start in range(0, k.shape[0], chunk):
-        stop = min(start + chunk, k.shape[0])
-        theta[start:stop], converged[start:stop] = _newton(cells, e, k[start:stop], math.log(base))
+    for begin in range(0, k.shape[0], chunk):
+        stop = min(begin + chunk, k.shape[0])
+        theta[begin:stop], converged[begin:stop] = _newton(cells, e, k[begin:stop], math.log(base), start)
+    theta = np.round(theta * _GRID) / _GRID
     return (theta[0], bool(converged[0])) if single else (theta, converged)
 
 
-def _newton(cells, e, k, alpha):
+def _newton(cells, e, k, alpha, start=None):
     r, m = k.shape[0], cells.n_models
     wins = k[:, 0::3] + 0.5 * k[:, 2::3]  # (R, P): first model's score, a tie counting one half
     total = k[:, 0::3] + k[:, 1::3] + k[:, 2::3]
     first, second = cells.first, cells.second
     theta = np.zeros((r, m))
+    if start is not None:
+        theta += np.asarray(start, dtype=np.float64)
     active = np.ones(r, dtype=bool)
     lap = np.empty((r, m, m))
     diag = np.arange(m)
@@ -254,8 +270,9 @@ def bootstrap_elo(cells, seed, n_resamples, anchor=None, anchor_rating=INIT_RATI
     converged : ndarray of bool ``(B,)``
     """
     counts = resample_cell_counts(seed, cells.counts, n_resamples)
-    theta, converged = fit_bradley_terry(cells, counts)
-    return elo_scores(cells, anchor, anchor_rating), elo_from_theta(theta, anchor, anchor_rating), converged
+    full, _ = fit_bradley_terry(cells)
+    theta, converged = fit_bradley_terry(cells, counts, start=full)
+    return elo_from_theta(full, anchor, anchor_rating), elo_from_theta(theta, anchor, anchor_rating), converged
 
 
 def battle_count_matrix(cells):
@@ -283,3 +300,63 @@ def win_fraction_matrix(cells):
     total = battle_count_matrix(cells).astype(np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(total > 0, wins / np.where(total > 0, total, 1.0), np.nan)
+
+
+@dataclass(frozen=True)
+class ArenaLeaderboard:
+    """Every model of a battle log: Elo scores, intervals and rank confidence sets (arrays in model order).
+
+    Attributes
+    ----------
+    elo, low, high : ndarray ``(m,)``
+        Scores and their percentile intervals over the bootstrap replicates.
+    rank, rank_low, rank_high : ndarray of int ``(m,)``
+        Rank (1 = best) and its simultaneous confidence set at ``1 - alpha``
+        (:func:`leaderboard_ci.core.simultaneous.rank_sets`: all models' sets hold jointly).
+    rank_low_marginal, rank_high_marginal : ndarray of int ``(m,)``
+        Each model's own rank set at ``1 - alpha``.
+    battles : ndarray of int ``(m,)``
+        Each model's number of battles.
+    replicates : ndarray ``(B, m)``
+    converged : ndarray of bool ``(B,)``
+        Replicates whose fit converged (a non-converged one had a model that won or lost every battle).
+    """
+
+    elo: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    rank: np.ndarray
+    rank_low: np.ndarray
+    rank_high: np.ndarray
+    rank_low_marginal: np.ndarray
+    rank_high_marginal: np.ndarray
+    battles: np.ndarray
+    replicates: np.ndarray
+    converged: np.ndarray
+
+
+def arena_leaderboard(
+    cells, seed, n_resamples, confidence_level=0.95, alpha=0.05, anchor=None, anchor_rating=INIT_RATING
+):
+    """The organizer's view of the whole log: :class:`ArenaLeaderboard` from :func:`bootstrap_elo`.
+
+    The intervals are percentile intervals (``core.intervals.interval_rows``, the product's
+    definition); the rank sets come from the max-t step-down over all pairs of models on the
+    same replicates (paired: every model is refitted on each resample of the battles).
+    """
+    full, reps, converged = bootstrap_elo(cells, seed, n_resamples, anchor, anchor_rating)
+    rows = interval_rows("percentile", reps.T.copy(), full, confidence_level)
+    ranks = rank_sets(reps, full, 1.0, alpha)
+    return ArenaLeaderboard(
+        full,
+        rows.low,
+        rows.high,
+        ranks.rank,
+        ranks.low,
+        ranks.high,
+        ranks.low_marginal,
+        ranks.high_marginal,
+        battle_count_matrix(cells).sum(axis=1),
+        reps,
+        converged,
+    )

@@ -65,6 +65,7 @@ INIT_RATING = 1000.0
 OUTCOMES = ("model_a", "model_b", "tie", "tie (bothbad)")
 MAX_STEP = 2.0
 MAX_ITER = 100
+CHORD_ITER = 40
 TOLERANCE = 1e-10  # largest Newton step (log-BASE units) at which the fit has converged
 #: The scores are rounded to multiples of 1 / _GRID (log-BASE units; 1e-7 Elo points): the last bits of
 #: ``exp`` and of LAPACK differ between numpy builds, the rounded scores do not (but for a score within
@@ -150,8 +151,10 @@ def fit_bradley_terry(cells, counts=None, base=BASE, start=None):
         Cell counts of R replicates (default: the log's own counts).
     base : float
     start : array ``(m,)``, optional
-        Where Newton's method starts (default: zeros); the full log's scores make a
-        replicate's fit two or three iterations shorter.  The maximum does not depend on it.
+        Where the iterations start (default: zeros).  With a start (the full log's scores)
+        and several replicates, the first steps all use the Hessian of the full log at the
+        start (:func:`_chord`), then Newton's method finishes the replicates still moving.
+        The maximum does not depend on the path.
 
     Returns
     -------
@@ -167,49 +170,88 @@ def fit_bradley_terry(cells, counts=None, base=BASE, start=None):
     if k.shape[1] != cells.n_cells:
         raise ValueError("counts must have %d cells per replicate, got %d" % (cells.n_cells, k.shape[1]))
     m = cells.n_models
-    chunk = max(1, _CHUNK_BYTES // (8 * m * m))
-    theta = np.zeros((k.shape[0], m))
-    converged = np.zeros(k.shape[0], dtype=bool)
+    alpha = math.log(base)
     e = _pair_matrix(cells)
-    for begin in range(0, k.shape[0], chunk):
-        stop = min(begin + chunk, k.shape[0])
-        theta[begin:stop], converged[begin:stop] = _newton(cells, e, k[begin:stop], math.log(base), start)
+    theta = np.zeros((k.shape[0], m))
+    if start is not None:
+        theta += np.asarray(start, dtype=np.float64)
+    converged = np.zeros(k.shape[0], dtype=bool)
+    if start is not None and k.shape[0] > 1:
+        theta, converged = _chord(cells, e, k, alpha, theta)
+    rest = np.flatnonzero(~converged)
+    chunk = max(1, _CHUNK_BYTES // (8 * m * m))
+    for begin in range(0, rest.size, chunk):
+        rows = rest[begin : begin + chunk]
+        theta[rows], converged[rows] = _newton(cells, e, k[rows], alpha, theta[rows])
+    theta = theta - theta.mean(axis=1, keepdims=True)
     theta = np.round(theta * _GRID) / _GRID
     return (theta[0], bool(converged[0])) if single else (theta, converged)
 
 
-def _newton(cells, e, k, alpha, start=None):
-    r, m = k.shape[0], cells.n_models
-    wins = k[:, 0::3] + 0.5 * k[:, 2::3]  # (R, P): first model's score, a tie counting one half
-    total = k[:, 0::3] + k[:, 1::3] + k[:, 2::3]
-    first, second = cells.first, cells.second
-    theta = np.zeros((r, m))
-    if start is not None:
-        theta += np.asarray(start, dtype=np.float64)
-    active = np.ones(r, dtype=bool)
-    lap = np.empty((r, m, m))
+def _gradient(cells, e, wins, total, theta, alpha):
+    """``(gradient (R, m), p (R, P))`` of the log-likelihood at ``theta``."""
+    d = alpha * (theta[:, cells.first] - theta[:, cells.second])
+    p = 1.0 / (1.0 + np.exp(-d))
+    return alpha * np.dot(wins - total * p, e), p
+
+
+def _laplacian(cells, e, w):
+    """``(R, m, m)``: the weighted Laplacian of the pairs (weights ``w`` (R, P)) plus ``1 1^T``."""
+    m = cells.n_models
+    h = np.ones((w.shape[0], m, m))  # the 1 1^T that removes the constant direction
+    h[:, cells.first, cells.second] -= w
+    h[:, cells.second, cells.first] -= w
     diag = np.arange(m)
+    h[:, diag, diag] += np.dot(w, np.abs(e)) + 1e-12
+    return h
+
+
+def _split(k):
+    """The first model's score (a tie counting one half) and the battles, per pair: ``(R, P)`` each."""
+    return k[:, 0::3] + 0.5 * k[:, 2::3], k[:, 0::3] + k[:, 1::3] + k[:, 2::3]
+
+
+def _chord(cells, e, k, alpha, theta):
+    """Newton steps with one matrix for every replicate: the full log's Hessian at the start.
+
+    A replicate's Hessian differs from it by a few per cent, so each step divides the
+    distance to the maximum by tens (linear convergence, one ``m x m`` factorization for
+    all); the replicates still moving after ``CHORD_ITER`` steps go on with Newton's method.
+    """
+    wins, total = _split(k)
+    full_wins, full_total = _split(cells.counts[None, :].astype(np.float64))
+    _, p = _gradient(cells, e, full_wins, full_total, theta[:1], alpha)
+    inverse = np.linalg.inv(_laplacian(cells, e, (alpha * alpha) * full_total * p * (1.0 - p))[0])
+    active = np.ones(k.shape[0], dtype=bool)
+    for _ in range(CHORD_ITER):
+        idx = np.flatnonzero(active)
+        if idx.size == 0:
+            break
+        grad, _ = _gradient(cells, e, wins[idx], total[idx], theta[idx], alpha)
+        step = np.dot(grad, inverse.T)
+        size = np.abs(step).max(axis=1)
+        step *= np.minimum(1.0, MAX_STEP / np.maximum(size, 1e-300))[:, None]
+        theta[idx] += step
+        active[idx[size <= TOLERANCE]] = False
+    return theta, ~active
+
+
+def _newton(cells, e, k, alpha, theta):
+    wins, total = _split(k)
+    theta = np.array(theta, dtype=np.float64)
+    active = np.ones(k.shape[0], dtype=bool)
     for _ in range(MAX_ITER):
         idx = np.flatnonzero(active)
         if idx.size == 0:
             break
-        t = theta[idx]
-        d = alpha * (t[:, first] - t[:, second])
-        p = 1.0 / (1.0 + np.exp(-d))
-        grad = alpha * np.dot(wins[idx] - total[idx] * p, e)  # (R', m), sums to zero
-        w = (alpha * alpha) * total[idx] * p * (1.0 - p)  # (R', P)
-        h = lap[: idx.size]
-        h.fill(1.0)  # the 1 1^T that removes the constant direction
-        h[:, first, second] -= w
-        h[:, second, first] -= w
-        degree = np.dot(w, np.abs(e))
-        h[:, diag, diag] += degree + 1e-12
+        grad, p = _gradient(cells, e, wins[idx], total[idx], theta[idx], alpha)
+        h = _laplacian(cells, e, (alpha * alpha) * total[idx] * p * (1.0 - p))
         step = np.linalg.solve(h, grad[:, :, None])[:, :, 0]
         size = np.abs(step).max(axis=1)
         step *= np.minimum(1.0, MAX_STEP / np.maximum(size, 1e-300))[:, None]
-        theta[idx] = t + step
+        theta[idx] += step
         active[idx[size <= TOLERANCE]] = False
-    return theta - theta.mean(axis=1, keepdims=True), ~active
+    return theta, ~active
 
 
 def elo_from_theta(theta, anchor=None, anchor_rating=INIT_RATING, scale=SCALE, init_rating=INIT_RATING):

@@ -11,7 +11,12 @@ refitted on each), and writes
 * ``win_fraction.png``: the share of the battles between row and column won by the row model
   (FastChat's ``compute_pairwise_win_fraction``), models in leaderboard order;
 * ``battle_counts.png``: the battles between every two models;
-* ``elo_intervals.png``: the scores with their intervals.
+* ``elo_intervals.png``: the scores with their intervals;
+* with ``--style tokens,bold`` (columns ``tokens_a, tokens_b, bold_a, bold_b`` of a CSV or JSON
+  Lines log): ``style_control.csv``, every model's style-controlled score (LMArena's
+  ``compute_style_control``: ``tasks.preference_style``) with its 95% percentile interval over
+  the same number of resamples of the battles (core's resample stream, as weights), and the
+  style coefficients.
 
 Matplotlib is needed (the package draws figures only in ``report/plots.py``; this script is the
 organizer's, outside the per-submission program).
@@ -26,9 +31,10 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "scoring_program"))
 
+from leaderboard_ci.core.resampling import counts_from_indices, replicate_indices  # noqa: E402
 from leaderboard_ci.scoring.errors import ConfigError  # noqa: E402
 from leaderboard_ci.scoring.text_files import Source, iter_lines  # noqa: E402
-from leaderboard_ci.tasks import preference, preference_fit  # noqa: E402
+from leaderboard_ci.tasks import preference, preference_fit, preference_style  # noqa: E402
 from leaderboard_ci.tasks.base import GoldStandard  # noqa: E402
 
 
@@ -89,6 +95,36 @@ def _interval_plot(board, names, path):
     plt.close(fig)
 
 
+def read_style(path, elements):
+    """``(values_a, values_b)`` ``(n, K)`` of the style elements, in the log's order (CSV or JSON Lines)."""
+    import json
+
+    with open(path, newline="", encoding="utf-8-sig") as handle:
+        text = handle.read()
+    if text.lstrip().startswith("{"):
+        records = [json.loads(line) for line in text.splitlines() if line.strip()]
+    else:
+        records = list(csv.DictReader(text.splitlines()))
+    values_a = np.array([[float(r[e + "_a"]) for e in elements] for r in records])
+    values_b = np.array([[float(r[e + "_b"]) for e in elements] for r in records])
+    return values_a, values_b
+
+
+def style_control(gold, features, names, seed, n_resamples, chunk=100):
+    """The style-controlled fit and the percentile interval of each score over resamples of the battles."""
+    v = np.asarray(gold.values)
+    a, b, o, m = v[:, 0], v[:, 1], v[:, 2], len(names)
+    full = preference_style.fit_style_control(a, b, o, features, m)
+    reps = []
+    for start in range(0, n_resamples, chunk):
+        stop = min(start + chunk, n_resamples)
+        weights = counts_from_indices(replicate_indices(seed, gold.n, start, stop), gold.n)
+        reps.append(preference_style.fit_style_control(a, b, o, features, m, weights=weights).elo)
+    reps = np.concatenate(reps)
+    low, high = np.percentile(reps, [2.5, 97.5], axis=0)
+    return full, low, high
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("battles")
@@ -97,6 +133,7 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=12345)
     parser.add_argument("--anchor-model")
     parser.add_argument("--anchor-rating", type=float, default=preference_fit.INIT_RATING)
+    parser.add_argument("--style", help="style elements, e.g. tokens,bold (columns <element>_a, <element>_b)")
     args = parser.parse_args(argv)
     try:
         gold, cells = read_log(args.battles, {"anchor_model": args.anchor_model})
@@ -150,6 +187,19 @@ def main(argv=None):
     )
     _heatmap(counts, shown, "Battles between two models", os.path.join(args.out, "battle_counts.png"), "%d", "Blues")
     _interval_plot(board, names, os.path.join(args.out, "elo_intervals.png"))
+    if args.style:
+        elements = [e.strip() for e in args.style.split(",") if e.strip()]
+        features = preference_style.style_features(*read_style(args.battles, elements))
+        full, low, high = style_control(gold, features, names, args.seed, args.resamples)
+        with open(os.path.join(args.out, "style_control.csv"), "w", newline="") as handle:
+            writer = csv.writer(handle, lineterminator="\n")
+            writer.writerow(["model", "elo", "style_controlled_elo", "ci_low", "ci_high"])
+            for k in np.argsort(-full.elo):
+                writer.writerow(
+                    [names[k], "%.2f" % board.elo[k], "%.2f" % full.elo[k], "%.2f" % low[k], "%.2f" % high[k]]
+                )
+            for element, coefficient in zip(elements, full.beta):
+                writer.writerow(["coefficient of %s" % element, "", "%.4f" % coefficient, "", ""])
     print(
         "%d models, %d battles, B = %d (%d replicates converged): %s"
         % (len(names), gold.n, args.resamples, board.converged.sum(), args.out)

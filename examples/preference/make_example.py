@@ -8,7 +8,12 @@ Fourteen chat models with known Bradley-Terry strengths (on the Elo scale) meet 
 * the winner follows the Bradley-Terry model with a tie zone: a battle is a tie with a
   probability that shrinks with the strength gap (about 30 % for equal models), and a
   third of the ties of two weak models (a third of the other ties) are "tie (bothbad)";
-* the side (model_a or model_b) is random.
+* the side (model_a or model_b) is random;
+* each answer has a length in tokens and a count of bold spans, drawn after the vote from a
+  second generator (so the votes do not depend on them): the preferred answer tends to be
+  longer and bolder, the verbosity bias LMArena's style control corrects for (the columns
+  ``tokens_a, tokens_b, bold_a, bold_b``; the scoring program ignores them,
+  ``arena_report.py --style tokens,bold`` uses them).
 
 The battle log is the gold (``reference_data/battles.csv``); six participants submitted a
 model each (``sample_submissions/<model>.zip`` holds ``model.txt``, the model's name); the
@@ -73,16 +78,31 @@ def simulate(strengths, n_battles, rng, tie_scale=200.0, tie_max=0.3):
     return a, b, np.where(bothbad, 3, outcome)
 
 
+def style(outcome, rng):
+    """Tokens and bold spans of answers A and B: the winner's answer is longer and bolder on average."""
+    n = outcome.shape[0]
+    lift_a = np.where(outcome == 0, 1.35, np.where(outcome == 1, 1.0 / 1.35, 1.0))
+    tokens_a = np.round(rng.gamma(3.0, 150.0, n) * lift_a).astype(int) + 1
+    tokens_b = np.round(rng.gamma(3.0, 150.0, n) / lift_a).astype(int) + 1
+    bold_a = rng.poisson(1.5 * lift_a)
+    bold_b = rng.poisson(1.5 / lift_a)
+    return tokens_a, tokens_b, bold_a, bold_b
+
+
 def main():
     rng = np.random.default_rng(20261126)
     names = sorted(STRENGTHS)
     a, b, outcome = simulate([STRENGTHS[n] for n in names], N_BATTLES, rng)
+    tokens_a, tokens_b, bold_a, bold_b = style(outcome, np.random.default_rng(7))
     winners = ("model_a", "model_b", "tie", "tie (bothbad)")
     with io.open(os.path.join(HERE, "reference_data", "battles.csv"), "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow(["battle_id", "model_a", "model_b", "winner"])
+        writer.writerow(["battle_id", "model_a", "model_b", "winner", "tokens_a", "tokens_b", "bold_a", "bold_b"])
         for k in range(N_BATTLES):
-            writer.writerow(["b%05d" % k, names[a[k]], names[b[k]], winners[outcome[k]]])
+            writer.writerow(
+                ["b%05d" % k, names[a[k]], names[b[k]], winners[outcome[k]]]
+                + [tokens_a[k], tokens_b[k], bold_a[k], bold_b[k]]
+            )
     with io.open(os.path.join(HERE, "reference_data", "baseline.txt"), "w", encoding="utf-8") as handle:
         handle.write(BASELINE + "\n")
     for model in SUBMITTED:

@@ -60,3 +60,28 @@ def mle_elo(
         lr = LogisticRegression(fit_intercept=False, penalty=None, tol=tol, max_iter=max_iter, solver=solver)
         lr.fit(x[:row], y[:row], sample_weight=np.asarray(weights, dtype=np.float64))
     return dict(zip(models.index, scale * lr.coef_[0] + init_rating))
+
+
+def style_control_elo(a, b, o, f, m, weights=None):
+    """Style-controlled ``(Elo scores, style coefficients)``: FastChat's ``fit_contextual_bt`` objective
+    (log loss, ties as y = 1/2, plus ``reg / 2 |params|^2`` with reg = 0.5) as scikit-learn's
+    ``LogisticRegression(C=2, fit_intercept=False)`` (the same objective doubled), a tie written as
+    two rows (y = 1 and y = 0) of weight 1/2; ``a, b, o`` model indices and outcome codes (0 to 3),
+    ``f`` the style features, ``weights`` per-battle weights (resample counts)."""
+    from sklearn.linear_model import LogisticRegression
+
+    n = a.shape[0]
+    w = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
+    x = np.zeros((n, m + f.shape[1]))
+    x[np.arange(n), a] = math.log(10)
+    x[np.arange(n), b] = -math.log(10)
+    x[:, m:] = f
+    tie = o >= 2
+    xs = np.concatenate([x[~tie], x[tie], x[tie]])
+    ys = np.concatenate([(o[~tie] == 0).astype(float), np.ones(tie.sum()), np.zeros(tie.sum())])
+    ws = np.concatenate([w[~tie], 0.5 * w[tie], 0.5 * w[tie]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        lr = LogisticRegression(C=2.0, fit_intercept=False, solver="newton-cg", tol=1e-12, max_iter=10000)
+        lr.fit(xs, ys, sample_weight=ws)
+    return 400 * lr.coef_[0][:m] + 1000, lr.coef_[0][m:]

@@ -290,3 +290,20 @@ def test_sample_submissions_name_models_of_the_log():
     for name in os.listdir(os.path.join(EXAMPLE, "sample_submissions")):
         with zipfile.ZipFile(os.path.join(EXAMPLE, "sample_submissions", name)) as archive:
             assert archive.read("model.txt").decode().strip() in models
+
+
+def test_style_elo_needs_style_columns_and_numbers(tmp_path):
+    class Spec:
+        name = "style_elo"
+
+    with pytest.raises(ValueError, match="style_elo needs style_columns"):
+        preference.check_config([Spec()], {"style_columns": ()}, None)
+    assert preference.check_config([Spec()], {"style_columns": ("tokens",)}, None) is None
+    text = "model_a,model_b,winner,tokens_a,tokens_b\nx,y,tie,10,20\ny,x,model_a,5,many\n"
+    with pytest.raises(ConfigError) as caught:
+        _read_gold(tmp_path, text, settings={"style_columns": ("tokens",)})
+    assert str(caught.value) == "ref/battles.csv line 3: the style column tokens_b is not a finite number"
+    with pytest.raises(ConfigError, match="line 1: has no column bold_a"):
+        _read_gold(tmp_path, text, settings={"style_columns": ("tokens", "bold")})
+    units = _read_gold(tmp_path, text.replace("many", "7"), settings={"style_columns": ("tokens",)})
+    assert units["values"].tolist() == [[0, 1, 2, 10, 20], [1, 0, 0, 5, 7]]

@@ -19,19 +19,30 @@ import json
 
 import numpy as np
 
-from ..core.accumulators import CodeCounts
+from ..core.accumulators import CodeCounts, WeightedFunction
 from .base import MetricInfo
 from .preference_fit import INIT_RATING, OUTCOMES, cells_from_battles, elo_from_theta, fit_bradley_terry
+from .preference_style import StyleModel, style_features
 from .protocol import TaskType
 
 __all__ = ["NAME", "METRICS", "ALIASES", "OPTIONS", "SETTINGS", "read_gold", "read_predictions", "Statistics", "TASK"]
 
 NAME = "preference"
-METRICS = {"elo": MetricInfo(NAME, "higher", None, "Bradley-Terry score (Elo scale)")}
-ALIASES = {"bradley_terry": "elo", "bt": "elo", "arena_score": "elo", "arena_elo": "elo"}
+METRICS = {
+    "elo": MetricInfo(NAME, "higher", None, "Bradley-Terry score (Elo scale)"),
+    "style_elo": MetricInfo(NAME, "higher", None, "style-controlled Bradley-Terry score (Elo scale)"),
+}
+ALIASES = {
+    "bradley_terry": "elo",
+    "bt": "elo",
+    "arena_score": "elo",
+    "arena_elo": "elo",
+    "style_control": "style_elo",
+    "style_controlled_elo": "style_elo",
+}
 OPTIONS = ()
-SETTINGS = ("anchor_model", "anchor_rating")
-DEFAULT_SETTINGS = {"anchor_model": None, "anchor_rating": INIT_RATING}
+SETTINGS = ("anchor_model", "anchor_rating", "style_columns")
+DEFAULT_SETTINGS = {"anchor_model": None, "anchor_rating": INIT_RATING, "style_columns": ()}
 _COLUMNS = ("model_a", "model_b", "winner")
 _WINNER = dict((name, code) for code, name in enumerate(OUTCOMES))
 _EXPECTED = "model_a, model_b, winner (model_a, model_b, tie or tie (bothbad))"
@@ -50,7 +61,26 @@ def parse_settings(values):
         if isinstance(rating, bool) or not isinstance(rating, (int, float)) or not np.isfinite(rating):
             raise ValueError("anchor_rating must be a number (the anchor model's Elo score), got %r" % (rating,))
         out["anchor_rating"] = float(rating)
+    style = values.get("style_columns")
+    if style is not None:
+        if isinstance(style, str):
+            style = [style]
+        if not isinstance(style, (list, tuple)) or not all(isinstance(e, str) and e.strip() for e in style):
+            raise ValueError(
+                "style_columns must be a list of style elements (the log's columns <element>_a and <element>_b), "
+                "got %r" % (style,)
+            )
+        out["style_columns"] = tuple(e.strip() for e in style)
     return out
+
+
+def check_config(metrics, settings, labels):
+    """``style_elo`` needs ``style_columns``."""
+    if any(spec.name == "style_elo" for spec in metrics) and not dict(settings).get("style_columns"):
+        raise ValueError(
+            "metric style_elo needs style_columns: the style elements of the battle log (its columns "
+            "<element>_a and <element>_b, e.g. [tokens, bold])"
+        )
 
 
 def _settings(settings):
@@ -60,8 +90,8 @@ def _settings(settings):
 
 
 # -- the battle log --------------------------------------------------------------------------------------------------
-def _battle_rows(source, lines):
-    """``(line, model_a, model_b, winner)`` of every battle, whatever the format."""
+def _battle_rows(source, lines, extra=()):
+    """``(line, model_a, model_b, winner, (extra values...))`` of every battle, whatever the format."""
     content = [(line, text) for line, text in lines if text.strip()]
     if not content:
         raise source.whole("has no battles; expected the columns %s" % _EXPECTED)
@@ -74,29 +104,30 @@ def _battle_rows(source, lines):
         if not isinstance(records, list):
             raise source.whole("must be a JSON array of battles {%s}" % _EXPECTED)
         for k, record in enumerate(records):
-            yield _from_object(source, None, record, k + 1)
+            yield _from_object(source, None, record, k + 1, extra)
     elif first.startswith("{"):  # JSON Lines
         for line, text in content:
             try:
                 record = json.loads(text.lstrip("\ufeff"))
             except ValueError:
                 raise source.at(line, "is not a JSON object; expected one battle per line {%s}" % _EXPECTED)
-            yield _from_object(source, line, record, None)
+            yield _from_object(source, line, record, None, extra)
     else:
         header = next(csv.reader([content[0][1].lstrip("\ufeff")]))
         header = [h.strip() for h in header]
-        missing = [c for c in _COLUMNS if c not in header]
+        missing = [c for c in _COLUMNS + tuple(extra) if c not in header]
         if missing:
             raise source.at(content[0][0], "has no column %s; the header must name %s" % (missing[0], _EXPECTED))
         where = [header.index(c) for c in _COLUMNS]
+        more = [header.index(c) for c in extra]
         for line, text in content[1:]:
             fields = next(csv.reader([text]))
             if len(fields) != len(header):
                 raise source.at(line, "has %d fields; the header has %d" % (len(fields), len(header)))
-            yield (line,) + tuple(fields[i].strip() for i in where)
+            yield (line,) + tuple(fields[i].strip() for i in where) + (tuple(fields[i] for i in more),)
 
 
-def _from_object(source, line, record, index):
+def _from_object(source, line, record, index, extra=()):
     def fail(message):
         if line is None:
             return source.whole("battle %d %s" % (index, message))
@@ -110,15 +141,20 @@ def _from_object(source, line, record, index):
         if not isinstance(value, str):
             raise fail("has no text value for %s; expected %s" % (key, _EXPECTED))
         values.append(value.strip())
-    return (line if line is not None else index,) + tuple(values)
+    for key in extra:
+        if key not in record:
+            raise fail("has no value for the style column %s" % key)
+    return (line if line is not None else index,) + tuple(values) + (tuple(record[key] for key in extra),)
 
 
 def read_gold(source, lines, labels=None, settings=None):
     """The battle log into ``(n, 3)`` codes ``(model_a, model_b, outcome)``; the labels are the model names, sorted."""
-    rows = list(_battle_rows(source, lines))
+    style = _settings(settings)["style_columns"]
+    extra = tuple(e + side for e in style for side in ("_a", "_b"))
+    rows = list(_battle_rows(source, lines, extra))
     if not rows:
         raise source.whole("has no battles; expected the columns %s" % _EXPECTED)
-    for line, a, b, winner in rows:
+    for line, a, b, winner, _ in rows:
         if not a or not b:
             raise source.at(line, "has an empty model name")
         if a == b:
@@ -129,13 +165,31 @@ def read_gold(source, lines, labels=None, settings=None):
     if len(models) < 2:
         raise source.whole("has battles of fewer than two models")
     index = dict((name, k) for k, name in enumerate(models))
-    values = np.array([(index[a], index[b], _WINNER[w]) for _, a, b, w in rows], dtype=np.int64)
+    values = np.array([(index[a], index[b], _WINNER[w]) for _, a, b, w, _ in rows], dtype=np.int64)
+    if extra:
+        # style columns: (n, 3 + 2 K) floats, the elements of answer A then of answer B
+        numbers = np.array([_style_numbers(source, row[0], row[4], extra) for row in rows], dtype=np.float64)
+        k = len(style)
+        values = np.concatenate([values, numbers[:, 0::2], numbers[:, 1::2]], axis=1).reshape(-1, 3 + 2 * k)
     anchor = _settings(settings)["anchor_model"]
     if anchor is not None and anchor not in index:
         raise source.whole(
             "has no battle of the anchor model (anchor_model in %s)" % dict(settings or {}).get("config_name", "config")
         )
     return {"lines": [r[0] for r in rows], "values": values, "labels": models, "ids": None, "groups": None}
+
+
+def _style_numbers(source, line, raw, columns):
+    out = []
+    for column, value in zip(columns, raw):
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            number = float("nan")
+        if isinstance(value, bool) or not np.isfinite(number):
+            raise source.at(line, "the style column %s is not a finite number" % column)
+        out.append(number)
+    return out
 
 
 def read_predictions(source, lines, gold, settings=None):
@@ -180,8 +234,17 @@ def decode(gold, values):
 
 def battle_cells(gold):
     """:class:`~.preference_fit.Cells` of the gold's battle log."""
-    v = np.asarray(gold.values)
+    v = np.asarray(gold.values)[:, :3].astype(np.intp)
     return cells_from_battles(v[:, 0], v[:, 1], v[:, 2], len(gold.labels))
+
+
+def style_model(gold):
+    """:class:`~.preference_style.StyleModel` of the gold's battles and style columns."""
+    v = np.asarray(gold.values)
+    k = (v.shape[1] - 3) // 2
+    codes = v[:, :3].astype(np.intp)
+    features = style_features(v[:, 3 : 3 + k], v[:, 3 + k : 3 + 2 * k])
+    return StyleModel(codes[:, 0], codes[:, 1], codes[:, 2], features, len(gold.labels))
 
 
 class Statistics:
@@ -200,16 +263,32 @@ class Statistics:
         self.cells = battle_cells(gold)
         self._start, _ = fit_bradley_terry(self.cells)
         self._slot = add(CodeCounts(self.cells.codes, self.cells.n_cells))
+        self._style = None
+        if any(spec.name == "style_elo" for spec in metrics):
+            if np.asarray(gold.values).shape[1] < 5:
+                raise ValueError("style_elo needs the battle log's style columns (style_columns)")
+            model, fit, anchor, rating = style_model(gold), self.model, self.anchor, self.anchor_rating
+
+            def style_scores(weights):
+                elo = model.replicates(weights).elo
+                return elo[:, fit] if anchor is None else elo[:, fit] + (rating - elo[:, anchor])
+
+            self._style = add(WeightedFunction(style_scores, n))
 
     def prepare(self, stats):
         counts = np.asarray(stats[self._slot])
         theta, _ = fit_bradley_terry(self.cells, counts.reshape(-1, self.cells.n_cells), start=self._start)
-        return elo_from_theta(theta, self.anchor, self.anchor_rating)
+        prepared = {"elo": elo_from_theta(theta, self.anchor, self.anchor_rating)}
+        if self._style is not None:
+            prepared["style_elo"] = np.asarray(stats[self._style], dtype=np.float64).reshape(-1)
+        return prepared
 
     def score(self, prepared, spec, j):
         if j != 0:
             raise ValueError("the preference task has no groups")
-        return prepared[:, self.model]
+        if spec is not None and spec.name == "style_elo":
+            return prepared["style_elo"]
+        return prepared["elo"][:, self.model]
 
 
 class PreferenceTask(TaskType):
@@ -221,11 +300,13 @@ class PreferenceTask(TaskType):
         "average 1000 as FastChat's do).",
         "anchor_rating": "The anchor model's Elo score (default 1000; LMArena anchors mixtral-8x7b-instruct-v0.1 "
         "at 1114).",
+        "style_columns": "Style elements for style_elo (LMArena's style control), e.g. [tokens, bold]: the log's "
+        "columns <element>_a and <element>_b.",
     }
     OWN_GOLD_FORMAT = True
     OWN_PREDICTION_FORMAT = True
     UNIT_VALUES_NAME = "battle"
-    parse_settings = staticmethod(parse_settings)
+    parse_settings, check_config = staticmethod(parse_settings), staticmethod(check_config)
     read_gold, read_predictions = staticmethod(read_gold), staticmethod(read_predictions)
     encode_values, decode = staticmethod(encode_values), staticmethod(decode)
 

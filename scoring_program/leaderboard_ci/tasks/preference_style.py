@@ -32,7 +32,7 @@ import numpy as np
 
 from .preference_fit import BASE, INIT_RATING, SCALE
 
-__all__ = ["style_features", "fit_style_control", "StyleFit"]
+__all__ = ["style_features", "fit_style_control", "StyleFit", "StyleModel"]
 
 REG = 0.5
 MAX_ITER = 200
@@ -92,6 +92,71 @@ def _design(model_a, model_b, features, n_models, alpha):
     return x
 
 
+class StyleModel(object):
+    """The battles, their style features and the full sample's fit, ready for replicates.
+
+    Parameters are those of :func:`fit_style_control`.  ``params`` holds the full sample's
+    ``(ratings, beta)`` and ``inverse`` the inverse of its penalized Hessian, the step matrix of
+    every replicate's iterations (:meth:`replicates`).
+    """
+
+    def __init__(self, model_a, model_b, outcome, features, n_models, reg=REG, base=BASE):
+        a = np.asarray(model_a, dtype=np.intp)
+        b = np.asarray(model_b, dtype=np.intp)
+        o = np.asarray(outcome, dtype=np.intp)
+        f = np.asarray(features, dtype=np.float64)
+        if f.ndim != 2 or not (a.shape == b.shape == o.shape == (f.shape[0],)):
+            raise ValueError("model_a, model_b, outcome (n,) and features (n, K) must describe the same battles")
+        self.n_models = int(n_models)
+        self.y = np.where(o == 0, 1.0, np.where(o == 1, 0.0, 0.5))
+        self.x = _design(a, b, f, self.n_models, math.log(base))
+        self.penalty = float(reg)  # the gradient of reg/2 |params|^2
+        d = self.x.shape[1]
+        params = np.zeros(d)
+        for _ in range(MAX_ITER):
+            p = 1.0 / (1.0 + np.exp(-np.dot(self.x, params)))
+            grad = np.dot(self.x.T, self.y - p) - self.penalty * params
+            hess = np.dot(self.x.T * (p * (1.0 - p)), self.x) + self.penalty * np.eye(d)
+            step = np.linalg.solve(hess, grad)
+            params += step
+            if np.abs(step).max() <= TOLERANCE:
+                break
+        self.converged = bool(np.abs(step).max() <= TOLERANCE)
+        self.params = _rounded(params)
+        self.inverse = np.linalg.inv(hess)
+
+    def full(self):
+        """:class:`StyleFit` of the battles."""
+        return self._fit(self.params, self.converged)
+
+    def replicates(self, weights):
+        """:class:`StyleFit` of R replicates given as per-battle weights ``(R, n)``."""
+        w = np.atleast_2d(np.asarray(weights, dtype=np.float64))
+        if w.shape[1] != self.y.shape[0]:
+            raise ValueError("weights must have one column per battle (%d), got %d" % (self.y.shape[0], w.shape[1]))
+        theta = np.tile(self.params, (w.shape[0], 1))
+        active = np.ones(w.shape[0], dtype=bool)
+        for _ in range(MAX_ITER):
+            idx = np.flatnonzero(active)
+            if idx.size == 0:
+                break
+            p = 1.0 / (1.0 + np.exp(-np.dot(theta[idx], self.x.T)))  # (R', n)
+            grad = np.dot(w[idx] * (self.y - p), self.x) - self.penalty * theta[idx]
+            step = np.dot(grad, self.inverse.T)
+            theta[idx] += step
+            active[idx[np.abs(step).max(axis=1) <= TOLERANCE]] = False
+        return self._fit(_rounded(theta), ~active)
+
+    def _fit(self, params, converged):
+        m = self.n_models
+        return StyleFit(SCALE * params[..., :m] + INIT_RATING, params[..., m:], converged)
+
+
+def _rounded(params):
+    """Multiples of 2**-32, as :mod:`.preference_fit` rounds (the same bytes from every numpy build)."""
+    return np.round(params * 2.0**32) / 2.0**32
+
+
 def fit_style_control(model_a, model_b, outcome, features, n_models, weights=None, reg=REG, base=BASE):
     """Style-controlled Bradley-Terry scores on the Elo scale, on the battles or on weighted replicates.
 
@@ -111,45 +176,8 @@ def fit_style_control(model_a, model_b, outcome, features, n_models, weights=Non
     Returns
     -------
     StyleFit
+        Newton's method on the battles; each replicate then iterates from the full sample's
+        parameters with the full sample's Hessian as step matrix, to a step below 1e-10.
     """
-    a = np.asarray(model_a, dtype=np.intp)
-    b = np.asarray(model_b, dtype=np.intp)
-    o = np.asarray(outcome, dtype=np.intp)
-    f = np.asarray(features, dtype=np.float64)
-    if not (a.shape == b.shape == o.shape == (f.shape[0],)) or f.ndim != 2:
-        raise ValueError("model_a, model_b, outcome (n,) and features (n, K) must describe the same battles")
-    y = np.where(o == 0, 1.0, np.where(o == 1, 0.0, 0.5))
-    x = _design(a, b, f, n_models, math.log(base))
-    d = x.shape[1]
-    penalty = float(reg)  # the gradient of reg/2 |params|^2
-    single = weights is None
-    w = np.ones((1, a.shape[0])) if single else np.atleast_2d(np.asarray(weights, dtype=np.float64))
-    if w.shape[1] != a.shape[0]:
-        raise ValueError("weights must have one column per battle (%d), got %d" % (a.shape[0], w.shape[1]))
-    # The full sample's maximum (Newton), then its Hessian as the step matrix of every replicate.
-    params = np.zeros(d)
-    for _ in range(MAX_ITER):
-        p = 1.0 / (1.0 + np.exp(-np.dot(x, params)))
-        grad = np.dot(x.T, y - p) - penalty * params
-        hess = np.dot(x.T * (p * (1.0 - p)), x) + penalty * np.eye(d)
-        step = np.linalg.solve(hess, grad)
-        params += step
-        if np.abs(step).max() <= TOLERANCE:
-            break
-    if single:
-        return StyleFit(
-            SCALE * params[:n_models] + INIT_RATING, params[n_models:], bool(np.abs(step).max() <= TOLERANCE)
-        )
-    inverse = np.linalg.inv(hess)
-    theta = np.tile(params, (w.shape[0], 1))
-    active = np.ones(w.shape[0], dtype=bool)
-    for _ in range(MAX_ITER):
-        idx = np.flatnonzero(active)
-        if idx.size == 0:
-            break
-        p = 1.0 / (1.0 + np.exp(-np.dot(theta[idx], x.T)))  # (R', n)
-        grad = np.dot(w[idx] * (y - p), x) - penalty * theta[idx]
-        step = np.dot(grad, inverse.T)
-        theta[idx] += step
-        active[idx[np.abs(step).max(axis=1) <= TOLERANCE]] = False
-    return StyleFit(SCALE * theta[:, :n_models] + INIT_RATING, theta[:, n_models:], ~active)
+    model = StyleModel(model_a, model_b, outcome, features, n_models, reg, base)
+    return model.full() if weights is None else model.replicates(weights)

@@ -73,6 +73,7 @@ SPECS = {
     "odesia": Example(samples=4, phase_config=FAST_PHASE, phase_keys=("icm_soft_norm",), slow=("phase",)),
     "qa": Example(samples=4, phase_keys=("exact_match",)),
     "ranking": Example(scoring_resamples=500, phase_keys=("ndcg_10",), slow=("phase",)),
+    "preference": Example(samples=6, scoring_resamples=50, phase_keys=("elo", "style_elo"), slow=("phase",)),
     "scores": Example(phase_config=FAST_PHASE, phase_keys=("roc_auc",), slow=("phase",)),
     "scores_multiclass": Example(phase_config=FAST_PHASE, phase_keys=("roc_auc_ovr",), slow=("bundle", "phase")),
     "sequence": Example(samples=5, phase_keys=("f1_macro",), slow=("phase",)),
@@ -389,6 +390,48 @@ def check_sequence(scored):
         assert "Per-entity type" not in page and "PER" not in page, zip_name
 
 
+def check_preference(scored):
+    """Each model's score is FastChat's compute_mle_elo (scikit-learn, fitted tightly) on the battle log, to 1e-6."""
+    pytest.importorskip("sklearn")
+    import csv
+
+    from _fastchat_reference import mle_elo
+
+    with open(os.path.join(scored.reference, "battles.csv"), newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    expected = mle_elo(
+        [r["model_a"] for r in rows],
+        [r["model_b"] for r in rows],
+        [r["winner"] for r in rows],
+        tol=1e-12,
+        max_iter=10000,
+        solver="newton-cg",
+    )
+    for zip_name, run in scored.runs.items():
+        model = zip_name[: -len(".zip")]
+        assert abs(run.scores["elo"] - expected[model]) < 1e-6, (zip_name, run.scores["elo"], expected[model])
+        assert run.scores["elo_ci_low"] < run.scores["elo"] < run.scores["elo_ci_high"]
+        assert abs(run.scores["elo_vs_base"] - (expected[model] - expected["mistral-like-7b"])) < 1e-6
+    # style_elo: LMArena's style control, FastChat's objective fitted by scikit-learn (tests/_fastchat_reference.py)
+    from _fastchat_reference import OUTCOMES, style_control_elo
+
+    from leaderboard_ci.tasks.preference_style import style_features
+
+    names = sorted(set(r["model_a"] for r in rows) | set(r["model_b"] for r in rows))
+    index = dict((name, k) for k, name in enumerate(names))
+    a = np.array([index[r["model_a"]] for r in rows])
+    b = np.array([index[r["model_b"]] for r in rows])
+    o = np.array([OUTCOMES.index(r["winner"]) for r in rows])
+    values = dict(
+        (side, np.array([[float(r["tokens_" + side]), float(r["bold_" + side])] for r in rows])) for side in "ab"
+    )
+    style, _ = style_control_elo(a, b, o, style_features(values["a"], values["b"]), len(names))
+    for zip_name, run in scored.runs.items():
+        model = index[zip_name[: -len(".zip")]]
+        assert abs(run.scores["style_elo"] - style[model]) < 1e-6, (zip_name, run.scores["style_elo"], style[model])
+        assert run.scores["style_elo_ci_low"] < run.scores["style_elo"] < run.scores["style_elo_ci_high"]
+
+
 #: The reference check of each example: ``check(scored)``.
 def check_odesia(scored):
     """EXIST 2023 task 1 (soft labels): every soft metric equals PyEvALL 0.2.11 on the same files."""
@@ -412,6 +455,7 @@ CHECKS: Dict[str, Callable[[Scored], None]] = {
     "odesia": check_odesia,
     "qa": check_qa,
     "ranking": check_ranking,
+    "preference": check_preference,
     "scores": check_scores,
     "scores_multiclass": check_scores_multiclass,
     "sequence": check_sequence,

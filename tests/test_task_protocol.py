@@ -88,6 +88,12 @@ SAMPLES = {
         ("YES", "NO"),
         None,
     ),
+    "preference": (
+        [("m1", "m2", "model_a"), ("m2", "m3", "tie"), ("m3", "m1", "model_b"), ("m1", "m3", "tie (bothbad)")],
+        {"s1": "m1", "s2": "m3"},
+        None,
+        None,
+    ),
 }
 
 #: The defaults ``make_spec`` receives from a config that sets none (besides a sample's pos_label).

@@ -37,6 +37,7 @@ _MODULES = OrderedDict(
         ("qa", "qa"),
         ("ranking", "ranking"),
         ("soft_labels", "soft_labels"),
+        ("preference", "preference"),
     ]
 )
 #: The task of a custom metric file that sets no ``KIND``: the first registered.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .formatting import STAR_LEGEND, correction_name, family_description, unit_nouns
-from .html_parts import _ci, _count, _esc, _level, _names, _num, _table, target_anchor
+from .html_parts import _ci, _count, _esc, _level, _name, _names, _num, _table, target_anchor
 from .json_report import corrections_of, sides_of
 from .verdicts import family_notes, has_rank_sets
 
@@ -75,7 +75,7 @@ def summary(result, scope=None):
             [
                 ('<a href="#%s">%s</a>' % (target_anchor(key), _esc(t.title)), ""),
                 (_esc(t.metric.better), ""),
-                (_esc(t.winner), ""),
+                (_name(t.winner), ""),
                 (_num(w["score"]), "n"),
                 (_ci(w["ci_low"], w["ci_high"]), "n"),
                 (

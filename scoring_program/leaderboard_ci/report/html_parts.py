@@ -99,8 +99,8 @@ def _names(names, limit=6):
     """Escaped names joined by commas; past ``limit``, the first ones and how many more."""
     names = [str(n) for n in names]
     if len(names) <= limit:
-        return ", ".join(_esc(n) for n in names)
-    return "%s and %d more" % (", ".join(_esc(n) for n in names[: limit - 1]), len(names) - limit + 1)
+        return ", ".join(_name(n) for n in names)
+    return "%s and %d more" % (", ".join(_name(n) for n in names[: limit - 1]), len(names) - limit + 1)
 
 
 def target_anchor(key):

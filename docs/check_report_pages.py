@@ -85,6 +85,7 @@ CHECK = """([minTextPx]) => {
     const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
     let previous = null, top = null;
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      previous = null;  // a break between two text nodes (at a <wbr>, before a tag) is allowed
       for (let i = 0; i < node.length; i++) {
         const range = document.createRange();
         range.setStart(node, i); range.setEnd(node, i + 1);

@@ -7,9 +7,13 @@
 For each report folder: the page at 800 and 1,400 pixels wide; every element outside a
 horizontally scrolling box must end inside the page's width (nothing cut
 off); every figure is shown whole (its width on screen at most its natural
-width, never cropped, never squeezed below 60 % of the width it could take); every relative link (the full tables
-above the
-threshold) names a file that exists; a truncated page shows its "Top N of M"
+width, never cropped, never squeezed below 60 % of the width it could take) and its smallest text
+(recorded by the report in the PNG, ``data-text-px``, times the figure's scale on screen) is at least
+9 px (7 px in a window under 1,200 px, where figures shrink); a box that scrolls sideways says so
+(a coloured right edge and a visible line "scroll sideways" above its content), and
+nothing is hidden by ``overflow: hidden``; no two systems share a shortened figure label; no table cell
+breaks a system name inside a word; at 1,400 px the page is at most 45,000 px high; every relative link
+(the full tables above the threshold) names a file that exists; a truncated page shows its "Top N of M"
 notes.  Prints one line per problem and a summary, and with ``--shots`` saves
 a full-page screenshot per report.  Exit code 1 when a problem was found.
 """
@@ -18,35 +22,111 @@ import argparse
 import os
 import sys
 
-CHECK = """() => {
+#: The page's height as it opens (folded parts closed); then every ``<details>`` is opened, for the checks.
+UNFOLD = """() => {
+  const height = document.documentElement.scrollHeight;
+  const folded = document.querySelectorAll('details:not([open])').length;
+  for (const d of document.querySelectorAll('details')) d.open = true;
+  return new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => done({height, folded}))));
+}"""
+CHECK = """([minTextPx]) => {
   const width = document.documentElement.clientWidth;
   const problems = [];
   for (const el of document.querySelectorAll('main *')) {
-    if (el.closest('.scroll')) continue;
+    if (el.closest('.scroll, figure.plot')) continue;
     const box = el.getBoundingClientRect();
     if (box.width > 0 && box.right > width + 1) problems.push('cut off on the right: <' + el.tagName.toLowerCase()
         + (el.id ? ' id=' + el.id : '') + '> ends at ' + Math.round(box.right) + ' px of ' + width);
   }
   for (const img of document.querySelectorAll('img')) {
+    if (img.getClientRects().length === 0) continue;  // folded away (a closed <details>)
     if (!img.complete || img.naturalWidth === 0) problems.push('figure not loaded: ' + img.alt);
     else if (img.getBoundingClientRect().width > img.naturalWidth + 1) problems.push('figure stretched: ' + img.alt);
     else if (img.getBoundingClientRect().width < 0.6 * Math.min(img.naturalWidth, width - 60))
       problems.push('figure squeezed to ' + Math.round(img.getBoundingClientRect().width) + ' px of '
                     + img.naturalWidth + ': ' + img.alt);
   }
+  for (const img of document.querySelectorAll('img[data-text-px]')) {
+    const box = img.getBoundingClientRect();
+    if (!img.naturalWidth || box.width === 0) continue;
+    const px = parseFloat(img.dataset.textPx) * box.width / img.naturalWidth;
+    if (px < minTextPx) problems.push('figure text of ' + px.toFixed(1) + ' px (below ' + minTextPx + '): ' + img.alt);
+  }
+  for (const el of document.querySelectorAll('main *')) {
+    if (el.scrollWidth <= el.clientWidth + 1 || el.clientWidth === 0) continue;
+    const style = getComputedStyle(el);
+    if (style.overflowX === 'hidden' || style.overflowX === 'clip')
+      problems.push('content hidden on the right, no way to scroll: <' + el.tagName.toLowerCase() + ' class='
+                    + el.className + '> ' + el.scrollWidth + ' px in ' + el.clientWidth);
+    else if (style.overflowX === 'auto' || style.overflowX === 'scroll') {
+      const colour = style.borderRightColor;
+      const edge = parseFloat(style.borderRightWidth) >= 2 && !/rgba\\(.*, 0\\)$|transparent/.test(colour);
+      const note = getComputedStyle(el, '::before');
+      const says = /scroll/.test(note.content) && note.maxHeight !== '0px' && note.display !== 'none';
+      if (!edge || !says)
+        problems.push('scrolls sideways with no cue: <' + el.tagName.toLowerCase() + ' class=' + el.className + '> '
+                      + el.scrollWidth
+                      + ' px in ' + el.clientWidth + ' (' + (el.innerText || '').slice(0, 40).replace(/\\n/g, ' ')
+                      + ')');
+    }
+  }
+  for (const table of document.querySelectorAll('table.labels')) {
+    const seen = new Set();
+    for (const cell of table.querySelectorAll('tbody tr > :first-child')) {
+      const text = cell.textContent.trim();
+      if (seen.has(text)) problems.push('two systems share the figure label ' + text);
+      seen.add(text);
+    }
+  }
+  const breaks = new Set([' ', '_', '-', '.', '/', ',', ';', ':', '(', ')', '\u2212', '\u2013', '\u00a0']);
+  let midWord = 0, example = '';
+  for (const cell of document.querySelectorAll('td, th')) {
+    if (!cell.querySelector('wbr') || cell.getClientRects().length === 0) continue;
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    let previous = null, top = null;
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      previous = null;  // a break between two text nodes (at a <wbr>, before a tag) is allowed
+      for (let i = 0; i < node.length; i++) {
+        const range = document.createRange();
+        range.setStart(node, i); range.setEnd(node, i + 1);
+        const rect = range.getClientRects()[0];
+        if (!rect) continue;
+        const wrapped = top !== null && rect.top > top + 2 && previous !== null;
+        if (wrapped && !breaks.has(previous) && !breaks.has(node.data[i])) {
+          midWord++; if (!example) example = cell.innerText.slice(0, 60);
+        }
+        top = rect.top; previous = node.data[i];
+      }
+    }
+  }
+  if (midWord) problems.push(midWord + ' table cell(s) break a name inside a word, e.g. ' + example);
   const links = [...document.querySelectorAll('a[href]')].map(a => a.getAttribute('href'));
   const truncated = [...document.querySelectorAll('.truncated')].map(p => p.innerText);
-  return {problems, links, truncated, height: document.documentElement.scrollHeight,
+  return {problems, links, truncated, opened: document.documentElement.scrollHeight,
           figures: document.querySelectorAll('img').length, rows: document.querySelectorAll('tr').length};
 }"""
 
 
-def check(page, folder, shots=None, width=1400):
+#: The smallest figure text a reader gets on screen (px), the highest page (px) at 1,400 px wide.
+MIN_TEXT_PX = 9.0
+#: ... and in a window narrower than 1,200 px, where figures shrink to the window's width.
+MIN_TEXT_PX_NARROW = 7.0
+MAX_HEIGHT = 45000
+
+
+def check(page, folder, shots=None, width=1400, max_height=MAX_HEIGHT):
     path = os.path.join(os.path.abspath(folder), "report.html")
     page.set_viewport_size({"width": width, "height": 900})
     page.goto("file://" + path)
-    found = page.evaluate(CHECK)
+    unfolded = page.evaluate(UNFOLD)  # what a reader can unfold is checked too
+    found = page.evaluate(CHECK, [MIN_TEXT_PX if width >= 1200 else MIN_TEXT_PX_NARROW])
+    found.update(unfolded)
     problems = list(found["problems"])
+    if width >= 1400 and max_height and found["height"] > max_height:
+        problems.append(
+            "the page is %d px high (more than %d): fold or cut what a reader does not need"
+            % (found["height"], max_height)
+        )
     for href in found["links"]:
         if href.startswith("#"):
             if page.query_selector("[id='%s']" % href[1:]) is None:
@@ -55,8 +135,19 @@ def check(page, folder, shots=None, width=1400):
             problems.append("link to a missing file: %s" % href)
     files = [h for h in found["links"] if not h.startswith("#")]
     print(
-        "%s at %d px: %d px high, %d figures, %d table rows, %d file links, %d truncation notes"
-        % (path, width, found["height"], found["figures"], found["rows"], len(files), len(found["truncated"]))
+        "%s at %d px: %d px high (%d px with its %d folded parts open), %d figures, %d table rows, %d file links, "
+        "%d truncation notes"
+        % (
+            path,
+            width,
+            found["height"],
+            found["opened"],
+            found["folded"],
+            found["figures"],
+            found["rows"],
+            len(files),
+            len(found["truncated"]),
+        )
     )
     for note in found["truncated"]:
         print("  note: %s" % note.replace("\n", " ")[:200])

@@ -129,3 +129,69 @@ def test_the_pages_figures_fit_at_the_resolution_they_are_drawn(tmp_path, monkey
     monkeypatch.setattr(plots, "figure_png", checked)
     write_report(result, str(tmp_path / "report"), figure_formats=("png",))
     assert found == []
+
+
+def _name_labels(fig):
+    """The drawn tick labels of every axis with more than one (the system names)."""
+    undrawn = _undrawn_tick_labels(fig)
+    out = []
+    for ax in fig.axes:
+        for labels in (ax.get_yticklabels(), ax.get_xticklabels()):
+            shown = [t for t in labels if t.get_visible() and t.get_text().strip() and id(t) not in undrawn]
+            if len(shown) > 1 and not all(_is_number(t.get_text()) for t in shown):
+                out.append(shown)
+    return out
+
+
+def _is_number(text):
+    try:
+        float(text.replace("\u2212", "-"))
+        return True
+    except ValueError:
+        return False
+
+
+@pytest.mark.parametrize("m", [10, pytest.param(60, marks=pytest.mark.slow)])
+def test_name_labels_are_distinct_and_readable(m):
+    """Long names shortened to one prefix gave 23 identical labels in one figure, at 5 points."""
+    from leaderboard_ci.report.figure_layout import NAME_FONT_MIN
+
+    result = competition(m)
+    target = result.official
+    figures = target_figures(target, baseline=result.baseline, decision="max-t", primary="maxt")
+    figures["rank_sets"] = rank_set_plot(target, baseline=result.baseline)
+    checked = 0
+    for name, fig in figures.items():
+        fig.canvas.draw()
+        for labels in _name_labels(fig):
+            texts = [t.get_text() for t in labels]
+            assert len(set(texts)) == len(texts), (name, sorted(t for t in texts if texts.count(t) > 1)[:4])
+            assert min(t.get_fontsize() for t in labels) >= NAME_FONT_MIN, name
+            checked += 1
+    assert checked >= 4
+
+
+def test_shortened_names_keep_what_tells_them_apart():
+    from leaderboard_ci.report.figure_layout import short_names
+
+    names = ["%s_%02d" % (LONG, i) for i in range(30)] + ["x" * 20 + c + "y" * 30 for c in "AB"] + ["short"]
+    labels = short_names(names)
+    assert len(set(labels)) == len(names) and max(len(label) for label in labels) <= 32
+    assert labels[-1] == "short" and labels[3].endswith("_03") and "\u2026" in labels[3]
+    assert short_names(["a $x$ b"]) == [r"a \$x\$ b"]
+
+
+@pytest.mark.slow  # 60 systems
+def test_a_far_off_baseline_does_not_flatten_the_differences():
+    """The majority baseline 0.6 beyond the others (whose differences span 0.5) took half of the axis."""
+    from leaderboard_ci.report.plots import difference_plot
+
+    result = competition(60, groups=False)
+    target = result.official
+    fig = difference_plot(target, baseline=result.baseline)
+    ax = fig.axes[0]
+    frame = target.vs_winner
+    base = frame[frame["name"] == result.baseline].iloc[0]
+    low, high = ax.get_xlim()
+    assert not low <= base["diff"] <= high
+    assert [a for a in ax.get_children() if a.get_gid() == "offscale:%s" % result.baseline]

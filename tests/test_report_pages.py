@@ -66,3 +66,27 @@ def test_the_checker_finds_a_squeezed_figure(page, tmp_path):
     )
     problems = _checker().check(page, str(out), width=1400)
     assert any("squeezed" in p for p in problems), problems
+
+
+def test_the_checker_finds_hidden_columns_small_text_shared_labels_and_broken_names(page, tmp_path):
+    """Each of the faults seen at 60 systems, on a page made to have it, is reported."""
+    out = tmp_path / "faults"
+    out.mkdir()
+    wide = "<table><tr>%s</tr></table>" % "".join("<td>%s</td>" % ("x" * 30) for _ in range(30))
+    png = "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg=="
+    (out / "report.html").write_text(
+        '<main><div style="overflow:hidden">%s</div><div class="scroll" style="overflow-x:auto">%s</div>'
+        '<figure><img alt="tiny" data-text-px="10" width="1" height="1" src="data:image/png;base64,%s"></figure>'
+        '<table class="labels"><tbody><tr><td>team_a…_01</td></tr><tr><td>team_a…_01</td></tr></tbody></table>'
+        '<table><tr><td style="width:60px;max-width:60px;overflow-wrap:anywhere">abcdefghijklmnopqrstuvw<wbr>_x'
+        "</td></tr></table></main>" % (wide, wide, png)
+    )
+    problems = _checker().check(page, str(out), width=800)
+    for expected in (
+        "no way to scroll",
+        "with no cue",
+        "figure text of 5.0 px",
+        "share the figure label",
+        "inside a word",
+    ):
+        assert any(expected in p for p in problems), (expected, problems)

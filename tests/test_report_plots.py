@@ -284,12 +284,33 @@ def test_heatmap_orientation_and_annotations():
         assert data[i, j] == pytest.approx(row.diff)
     assert data.mask[0, 1]  # upper triangle empty
     norm = image.norm
-    assert norm.vmin == -norm.vmax  # diverging, centred at 0
+    finite = data.compressed()
+    if finite.min() >= 0:  # every difference >= 0 (rank order): one hue from 0, no unused negative half
+        assert norm.vmin == 0
+    else:
+        assert norm.vmin == -norm.vmax  # diverging, centred at 0
+    # the scale covers the systems that are not far off; a far-off system's cells beyond it are hatched
+    hatched = [p for p in fig.axes[0].patches if p.get_gid() == "clipped"]
+    assert len(hatched) == int((np.abs(finite) > norm.vmax * (1 + 1e-9)).sum())
+    assert norm.vmax == pytest.approx(finite.max()) or len(hatched) > 0
     texts = _texts(fig)
     assert len(texts) == len(target.pairs)  # one annotation per pair: its difference, then its stars
     assert sorted(t.split("\n")[1] if "\n" in t else "" for t in texts) == sorted(target.pairs["stars"])
     assert sorted(float(t.split("\n")[0]) for t in texts) == pytest.approx(sorted(target.pairs["diff"]), abs=6e-4)
     assert any(t.endswith("*") for t in texts)
+
+
+def test_heatmap_scale_is_sequential_when_nothing_is_negative_and_robust_to_a_far_off_system():
+    from leaderboard_ci.report.figure_layout import heatmap_scale
+
+    nan = float("nan")
+    values = [[0.02, nan, nan], [0.05, 0.01, nan], [0.90, 0.85, 0.80]]  # the last row: a broken run
+    rows, cols = ["b", "c", "broken"], ["a", "b", "c"]
+    scale = heatmap_scale(values, rows, cols, far={"broken"})
+    assert scale.sequential and scale.vmax == pytest.approx(0.05) and scale.extend == "max"
+    assert scale.clipped.tolist() == [[False] * 3, [False] * 3, [True] * 3]
+    signed = heatmap_scale([[-0.02, nan], [0.05, 0.01]], ["b", "c"], ["a", "b"])
+    assert not signed.sequential and signed.vmax == pytest.approx(0.05) and not signed.clipped.any()
 
 
 def test_heatmap_stays_readable_with_40_systems():

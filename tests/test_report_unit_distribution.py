@@ -183,3 +183,16 @@ def test_report_shows_the_whole_figure_in_chromium(m, tmp_path):
     assert state["shown"] >= min(state["natural"], 0.5 * state["page"])  # not shrunk to illegibility
     assert "diamond is the mean" in state["caption"] and "queries" in state["caption"]
     assert order.index("t-ndcg-10-unit_distribution") == order.index("t-ndcg-10-ordered_ci") + 1
+
+
+def test_a_cut_page_draws_the_rows_of_its_table_and_names_queries():
+    """61 rows in the per-query figure beside a table of 60: the cut now takes the per-unit values too."""
+    from leaderboard_ci.report.formatting import unit_nouns
+    from leaderboard_ci.report.scale import top_view
+
+    _, _, result = _analyze(5, n_resamples=50)
+    view = top_view(result.official, top=3)
+    assert view.truncated and list(view.shown.unit_values["system"]) == view.names
+    assert unit_nouns(result.official.metric) == ("query", "queries")
+    html = result.to_html()
+    assert "n = 60 queries" in html and "test items" not in html

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.numeric import is_finite_number
-from .figure_layout import INK, OTHER, RED, WINNER, name_fontsize, name_width, short_name
+from .figure_layout import INK, OTHER, RED, WINNER, name_fontsize, name_width, short_name, short_names
 from .plots import _figure, _p
 
 __all__ = ["rank_interval_plot", "critical_difference_diagram"]
@@ -42,7 +42,7 @@ def rank_interval_plot(frame, title="Rank with its bootstrap interval"):
             color=INK,
         )
     ax.set_yticks(y)
-    ax.set_yticklabels([short_name(n) for n in names], fontsize=fs)
+    ax.set_yticklabels(short_names(names), fontsize=fs)
     ax.set_xlim(0.5, count + 0.5)
     ax.set_xlabel("rank (1 = best); bar: bootstrap rank interval", fontsize=9)
     ax.set_title(short_name(title, 80), fontsize=10, loc="left")
@@ -75,12 +75,13 @@ def critical_difference_diagram(cd, title="Critical-difference diagram"):
         ax.plot([r, r], [0, 0.08], color=INK, lw=0.8)
         ax.annotate(str(r), (r, 0.1), ha="center", va="bottom", fontsize=8)
     position = {names[j]: avg[j] for j in range(k)}
+    labels = dict(zip(names, short_names(names)))
     for side, members, edge in (("left", left, k + 0.5), ("right", right, 0.5)):
         for i, name in enumerate(members):
             yy = first_row - 0.26 * i
             ax.plot([position[name], position[name], edge], [0, yy, yy], color=INK, lw=0.8, clip_on=False)
             ax.annotate(
-                "%s (%.2f)" % (short_name(name), position[name]),
+                "%s (%.2f)" % (labels[name], position[name]),
                 (edge, yy),
                 xytext=(-4 if side == "left" else 4, 0),
                 textcoords="offset points",

@@ -31,10 +31,14 @@ __all__ = [
     "NAME_LIMIT",
     "MINUS",
     "short_name",
+    "short_names",
     "ranked_axis",
     "oriented_difference",
     "figure_title",
     "name_fontsize",
+    "NAME_FONT_MIN",
+    "heatmap_scale",
+    "HeatmapScale",
     "ci_contains_zero",
     "name_width",
     "decimals_for",
@@ -71,15 +75,71 @@ NAME_LIMIT = 32
 MINUS = "\u2212"
 
 
-def short_name(name, limit=NAME_LIMIT):
-    """A name for a figure: cut to ``limit`` characters with an ellipsis, ``$`` escaped.
+def _middle(name, limit, tail):
+    """``name`` cut in the middle to ``limit`` characters, keeping its last ``tail`` ones."""
+    if len(name) <= limit:
+        return name
+    tail = max(1, min(tail, limit - 2))
+    return name[: limit - 1 - tail] + "\u2026" + name[len(name) - tail :]
 
-    Matplotlib reads text between two ``$`` as mathematics; a system called
-    ``a $x$ b`` must show its dollar signs.
+
+def short_name(name, limit=NAME_LIMIT):
+    """A name for a figure: cut in the middle to ``limit`` characters (an ellipsis), ``$`` escaped.
+
+    The end of the name is kept (a third of ``limit``): runs of one team are told apart by
+    their suffix (``..._run_03``).  Matplotlib reads text between two ``$`` as mathematics; a
+    system called ``a $x$ b`` must show its dollar signs.  :func:`short_names` makes
+    the labels of a whole figure distinct.
     """
-    name = str(name)
-    name = name if len(name) <= limit else name[: limit - 1] + "\u2026"
-    return name.replace("$", r"\$")
+    return _middle(str(name), limit, max(1, limit // 3)).replace("$", r"\$")
+
+
+def short_names(names, limit=NAME_LIMIT):
+    """Labels for ``names`` of at most ``limit`` characters, distinct when the names are.
+
+    Each long name is cut in the middle (:func:`short_name`); names whose labels
+    collide keep a longer end, and when their ends agree too, the part where
+    they first differ (``head…middle…end``).  ``$`` escaped.
+
+    >>> short_names(["team_with_a_quite_long_description_01", "team_with_a_quite_long_description_02"], 20)
+    ['team_with_a_q…ion_01', 'team_with_a_q…ion_02']
+    """
+    names = [str(n) for n in names]
+    tail = max(1, limit // 3)
+    labels = [_middle(n, limit, tail) for n in names]
+    for _ in range(2):
+        seen = {}
+        for i, label in enumerate(labels):
+            seen.setdefault(label, []).append(i)
+        clashes = [group for group in seen.values() if len(set(names[i] for i in group)) > 1]
+        if not clashes:
+            break
+        for group in clashes:
+            members = [names[i] for i in group]
+            for t in range(tail + 1, limit - 3):
+                cut = [_middle(n, limit, t) for n in members]
+                if len(set(cut)) == len(set(members)):
+                    break
+            else:  # same start and end: show where they first differ
+                cut = [_window(n, members, limit) for n in members]
+            for i, label in zip(group, cut):
+                labels[i] = label
+    return [label.replace("$", r"\$") for label in labels]
+
+
+def _window(name, members, limit):
+    """``head…part…end`` of ``name``, the part around its first difference from the other ``members``."""
+    if len(name) <= limit:
+        return name
+    first = min(
+        next((k for k, (a, b) in enumerate(zip(name, other)) if a != b), min(len(name), len(other)))
+        for other in members
+        if other != name
+    )
+    head, end = 4, 4
+    room = limit - head - end - 2
+    start = max(head, min(first - room // 2, len(name) - end - room))
+    return name[:head] + "\u2026" + name[start : start + room] + "\u2026" + name[len(name) - end :]
 
 
 def oriented_difference(metric, better, worse, limit=24):
@@ -98,11 +158,67 @@ def figure_title(target):
     return short_name(target.title, 80)
 
 
+#: The smallest name label (points): 12 px at the report's 110 dpi, so that labels stay readable on the page.
+NAME_FONT_MIN = 8.0
+
+
 def name_fontsize(count):
-    """Tick label size for ``count`` names: 10 points up to 15 names, down to 5."""
+    """Tick label size for ``count`` names: 10 points up to 15 names, down to :data:`NAME_FONT_MIN`.
+
+    The figures grow with the number of names (a row is 0.27 inch) rather than the labels shrinking.
+    """
     if count <= 15:
         return 10.0
-    return float(max(5.0, 10.0 - (count - 15) * 0.14))
+    return float(max(NAME_FONT_MIN, 10.0 - (count - 15) * 0.14))
+
+
+@dataclass(frozen=True)
+class HeatmapScale:
+    """The colour scale of the pairwise heatmap.
+
+    Attributes
+    ----------
+    vmax : float
+        The end of the scale (``[0, vmax]`` or ``[-vmax, vmax]``).
+    sequential : bool
+        Every difference is >= 0: one hue from 0 (no half of the scale wasted on
+        negative values that do not occur).
+    clipped : ndarray of bool
+        The cells beyond ``vmax`` (a far-off system's), drawn at the end colour and hatched.
+    extend : str
+        The colour bar's arrows: ``"neither"``, ``"max"`` or ``"both"``.
+    """
+
+    vmax: float
+    sequential: bool
+    clipped: np.ndarray
+    extend: str
+
+
+def heatmap_scale(values, rows, cols, far=()):
+    """The colour scale of a lower-triangular matrix ``values`` (NaN off the pairs), see :class:`HeatmapScale`.
+
+    The scale covers the cells between systems that are not ``far`` (far off the
+    others, :func:`far_off`), so that one broken run or trivial baseline does not wash
+    every other cell out; their cells beyond it are clipped.  Without such systems
+    (or when only they have cells) it covers every cell.
+    """
+    values = np.asarray(values, dtype=float)
+    finite = np.isfinite(values)
+    far = set(far)
+    near = np.array([r not in far for r in rows])[:, None] & np.array([c not in far for c in cols])[None, :]
+    core = np.abs(values[finite & near])
+    every = np.abs(values[finite])
+    top = float(core.max()) if core.size and core.max() > 0 else (float(every.max()) if every.size else 1.0)
+    top = top if top > 0 else 1.0
+    clipped = finite & (np.abs(np.where(finite, values, 0.0)) > top * (1 + 1e-9))
+    sequential = bool(every.size) and float(np.min(values[finite])) >= 0.0
+    positive = bool((clipped & (values > 0)).any())
+    negative = bool((clipped & (values < 0)).any())
+    extend = "both" if positive and negative else ("max" if positive else ("min" if negative else "neither"))
+    if sequential and extend == "min":  # pragma: no cover - a negative cell makes it diverging
+        extend = "neither"
+    return HeatmapScale(top, sequential, clipped, extend)
 
 
 def ci_contains_zero(low, high):
@@ -112,7 +228,7 @@ def ci_contains_zero(low, high):
 
 def name_width(names, fontsize):
     """Rough width in inches of the longest label."""
-    longest = max([len(short_name(n)) for n in names] + [4])
+    longest = max([len(n) for n in short_names(names)] + [4])
     return longest * fontsize * 0.62 / 72.0
 
 
@@ -155,13 +271,22 @@ def off_scale(frame, name, keep=()):
     return None
 
 
+#: A far-off system's interval is clear of the others' range by this share of its span ...
+FAR_GAP = 0.1
+#: ... and would widen the axis by more than this share of it.
+FAR_WIDENS = 0.5
+
+
 def far_off(frame, protect=(), keep=()):
     """The systems far outside the others, to be marked at the axis' edge: ``({name: side}, (low, high))``.
 
     Generalizes :func:`off_scale` to any system (a broken run near 0 as well as a
     trivial baseline) and to several at once: the ``k`` lowest (or highest) systems
-    by their point are off the scale when every one of their intervals lies more than
-    the remaining systems' span (``keep`` values included, e.g. 0) beyond them; the
+    by their point are off the scale when every one of their intervals lies clear of
+    the remaining systems' range (``keep`` values included, e.g. 0), by more than
+    :data:`FAR_GAP` of its span, and drawing them would widen the axis by more than
+    :data:`FAR_WIDENS` of that span (the comparisons that matter would shrink to a
+    third of the axis or less); the
     largest such ``k`` up to a third of the systems is taken on each side.  Systems in
     ``protect`` (the winner) are never taken off.  The limits cover the remaining
     systems.  ``({}, None)`` when nothing is far off.
@@ -191,9 +316,11 @@ def far_off(frame, protect=(), keep=()):
         span = high - low
         if span <= 0:
             return None
-        if all(r[3] < low - span for r in low_group) and all(r[2] > high + span for r in high_group):
-            return low, high
-        return None
+        gap = FAR_GAP * span
+        if not all(r[3] < low - gap for r in low_group) or not all(r[2] > high + gap for r in high_group):
+            return None  # not clear of the others
+        wider = max([low - r[2] for r in low_group] + [r[3] - high for r in high_group])
+        return (low, high) if wider > FAR_WIDENS * span else None
 
     low_k = next((k for k in range(limit, 0, -1) if far(rows[:k], [])), 0)
     high_k = next((k for k in range(limit, 0, -1) if far([], rows[len(rows) - k :])), 0)
@@ -430,7 +557,7 @@ def ranked_axis(ax, names, winner, baseline, fontsize):
     """A y axis of system names from best (top) to worst: the winner bold, the baseline coloured."""
     m = len(names)
     ax.set_yticks(range(m))
-    ax.set_yticklabels([short_name(n) for n in names], fontsize=fontsize)
+    ax.set_yticklabels(short_names(names), fontsize=fontsize)
     for label, name in zip(ax.get_yticklabels(), names):
         if name == winner:
             label.set_fontweight("bold")

@@ -8,6 +8,7 @@ import re
 from ..core.numeric import is_finite_number
 
 __all__ = [
+    "unit_nouns",
     "DASH",
     "MINUS",
     "DAGGER",
@@ -214,3 +215,24 @@ def p_phrase(value, digits=3, alpha=None):
     """``"p = 0.0123"``, or ``"p < 0.001"`` below the floor of :func:`format_p` (never ``"p = <0.001"``)."""
     text = format_p(value, digits, alpha)
     return "p < %s" % text[1:] if text.startswith("<") else "p = %s" % text
+
+
+def unit_nouns(metric):
+    """("query", "queries"): what one resampled unit of ``metric``'s task is, from the task type.
+
+    The task type names it in ``UNIT_VALUES_NAME`` (``tasks/protocol.py``: "query" for ranking);
+    the protocol's placeholder ``"unit"``, an unknown task or a metric without one reads as "item".
+    """
+    word = "item"
+    try:
+        from ..tasks.registry import task_type
+
+        task = getattr(metric, "task", None)
+        task = task_type(task) if isinstance(task, str) else task
+        word = str(getattr(task, "UNIT_VALUES_NAME", "unit") or "unit")
+    except (KeyError, ValueError, ImportError, TypeError):
+        pass
+    word = "item" if word == "unit" else word
+    if word.endswith("y") and word[-2:-1] not in ("a", "e", "i", "o", "u", ""):
+        return word, word[:-1] + "ies"
+    return word, word + ("es" if word.endswith(("s", "x", "ch", "sh")) else "s")

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .formatting import STAR_LEGEND, correction_name, family_description
-from .html_parts import _ci, _count, _esc, _level, _names, _num, _table, target_anchor
+from .formatting import STAR_LEGEND, correction_name, family_description, unit_nouns
+from .html_parts import _ci, _count, _esc, _level, _name, _names, _num, _table, target_anchor
 from .json_report import corrections_of, sides_of
 from .verdicts import family_notes, has_rank_sets
 
@@ -40,7 +40,7 @@ def header(result, primary):
         "<header><h1>leaderboard-ci &middot; end-of-phase analysis</h1>"
         '<p class="headline">Winner on %s: %s %s <span class="ci">(%s CI %s)</span></p>'
         '<p class="lead">%s</p>%s%s'
-        '<p class="muted">%s systems, %s test items, %s paired bootstrap resamples (%s intervals, seed %s); '
+        '<p class="muted">%s systems, %s test %s, %s paired bootstrap resamples (%s intervals, seed %s); '
         "%s p-values from the %s test, adjusted over %s.</p></header>"
         % (
             _esc(official.title),
@@ -55,6 +55,7 @@ def header(result, primary):
             "".join('<p class="warn family-note">%s</p>' % _esc(n) for n in family_notes(result)),
             _count(len(result.names)),
             _count(result.n),
+            unit_nouns(official.metric)[1],
             _count(sig.n_resamples),
             _esc(sig.method),
             _esc(sig.seed),
@@ -74,7 +75,7 @@ def summary(result, scope=None):
             [
                 ('<a href="#%s">%s</a>' % (target_anchor(key), _esc(t.title)), ""),
                 (_esc(t.metric.better), ""),
-                (_esc(t.winner), ""),
+                (_name(t.winner), ""),
                 (_num(w["score"]), "n"),
                 (_ci(w["ci_low"], w["ci_high"]), "n"),
                 (
@@ -156,7 +157,7 @@ def explanations(result, primary):
     return (
         '<section id="how-to-read"><h2>How to read this report</h2><div class="explain">'
         "<p><b>Score and its interval.</b> The score is computed on the whole test set. Its %(level)s "
-        "confidence interval (CI) comes from %(b)s bootstrap resamples of the test items: if the test set "
+        "confidence interval (CI) comes from %(b)s bootstrap resamples of the test %(units)s: if the test set "
         "were drawn again, the score would likely fall in that range.</p>"
         "<p><b>CI of a difference.</b> Both systems are scored on the <i>same</i> resampled test sets, so "
         "their difference is resampled as a pair. If the interval of the difference contains 0, the data "
@@ -177,6 +178,7 @@ def explanations(result, primary):
         % {
             "level": level,
             "b": _count(sig.n_resamples),
+            "units": unit_nouns(result.official.metric)[1],
             "p_text": p_text,
             "stars": _esc(STAR_LEGEND),
             "primary": _esc(correction_name(primary)),

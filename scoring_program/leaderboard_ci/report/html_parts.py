@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import html
+import re
 
 from ..core.numeric import is_finite_number
 from .formatting import DASH, MINUS, correction_name, format_ci, format_number, format_p, slug
@@ -64,6 +65,16 @@ def _esc(text):
     return html.escape(str(text), quote=True)
 
 
+def _name(text):
+    """A system name for a table cell: escaped, with line-break chances after ``_ - . /`` only.
+
+    With the cells' ``overflow-wrap: break-word`` a narrow window breaks
+    ``team_with_a_long_name`` at its underscores, never inside a word; a table too wide
+    for the window scrolls sideways instead.
+    """
+    return re.sub(r"([_\-./])(?=.)", r"\1<wbr>", _esc(text))
+
+
 def _num(value, digits=4, signed=False):
     return _esc(format_number(value, digits, signed)).replace("-", MINUS)
 
@@ -88,8 +99,8 @@ def _names(names, limit=6):
     """Escaped names joined by commas; past ``limit``, the first ones and how many more."""
     names = [str(n) for n in names]
     if len(names) <= limit:
-        return ", ".join(_esc(n) for n in names)
-    return "%s and %d more" % (", ".join(_esc(n) for n in names[: limit - 1]), len(names) - limit + 1)
+        return ", ".join(_name(n) for n in names)
+    return "%s and %d more" % (", ".join(_name(n) for n in names[: limit - 1]), len(names) - limit + 1)
 
 
 def target_anchor(key):
@@ -177,12 +188,33 @@ def _png_size(data):
     return None
 
 
+def _png_text(data, key):
+    """The value of PNG text chunk ``key`` (``tEXt``), or None."""
+    at = 8
+    token = key.encode("latin-1") + b"\0"
+    while at + 8 <= len(data):
+        length = int.from_bytes(data[at : at + 4], "big")
+        kind = data[at + 4 : at + 8]
+        if kind == b"tEXt" and data[at + 8 : at + 8 + len(token)] == token:
+            return data[at + 8 + len(token) : at + 8 + length].decode("latin-1")
+        if kind == b"IDAT":
+            return None
+        at += 12 + length
+    return None
+
+
+#: Natural widths above this scroll sideways at their size instead of shrinking (the page is 1,156 px wide).
+WIDE_FIGURE = 1100
+
+
 def _figure(name, data, target, result, primary):
     if not data:
         return ""
     size = _png_size(data)
     dims = ' width="%d" height="%d"' % size if size else ""
-    wide = ' class="wide"' if size and size[0] > 1100 else ""
+    smallest = _png_text(data, "leaderboard-ci:smallest-text-px")
+    dims += (' data-text-px="%s"' % _esc(smallest)) if smallest else ""
+    wide = ' class="wide"' if size and size[0] > WIDE_FIGURE else ""
     two = sides_of(result) == "two"
     dual = dual_interval(target.vs_winner, primary)
     text = _FIGURE_TEXT.get(name, "") % {

@@ -26,7 +26,7 @@ from .._version import __version__
 from ..core.numeric import is_finite_number
 from .comparisons import comparison_columns, verdict_caption
 from .figure_layout import ci_contains_zero
-from .formatting import DASH, MINUS, correction_name, family_description, format_ci, format_number, format_p
+from .formatting import DASH, MINUS, correction_name, family_description, format_ci, format_number, format_p, unit_nouns
 from .html_intro import baseline_above_winner, explanations, header, summary
 from .html_parts import (
     FIGURE_DPI,
@@ -35,6 +35,7 @@ from .html_parts import (
     _esc,
     _figure,
     _level,
+    _name,
     _names,
     _num,
     _p,
@@ -59,7 +60,11 @@ def _render_figures(result, view):
     """
     from .plots import figure_png
 
-    return {name: figure_png(fig, dpi=FIGURE_DPI, palette=True) for name, fig in view_figures(result, view).items()}
+    # the heatmap keeps its colours: 256 of them would turn a near-zero positive cell into the negative hue
+    return {
+        name: figure_png(fig, dpi=FIGURE_DPI, palette=name != "pair_heatmap")
+        for name, fig in view_figures(result, view).items()
+    }
 
 
 # ---------------------------------------------------------------------------
@@ -88,13 +93,13 @@ def _indicators_section(result, digits):
     ]
     reason_html = ('<p class="note">PPI is not defined for %s.</p>' % _esc("; ".join(reasons))) if reasons else ""
     return (
-        '<section id="indicators"><h2>Competition indicators</h2>%s<p class="note">n: test items; m: '
+        '<section id="indicators"><h2>Competition indicators</h2>%s<p class="note">n: test %s; m: '
         "systems; ties with the winner: systems not significantly different from the winner at &alpha; = "
         "%g, with no correction and after each correction; possible comparisons m(m&minus;1)/2 and how "
         "many pairs are not significantly different; |winner &minus; median|: how far the winner is from "
         "the median system; CV: coefficient of variation of the scores (%%); PPI (performance potential "
         "index): 100 &times; the distance from the winner to the best possible value.</p>%s</section>"
-        % (_table(header, rows), result.signature.alpha, reason_html)
+        % (_table(header, rows), unit_nouns(result.official.metric)[1], result.signature.alpha, reason_html)
     )
 
 
@@ -119,7 +124,7 @@ def _systems_table(result, target, digits):
         rows.append(
             [
                 ("%d" % r.rank, "n"),
-                (_esc(r.name) + tags, ""),
+                (_name(r.name) + tags, ""),
                 (_num(r.score, digits), "n"),
                 (_ci(r.ci_low, r.ci_high, digits), "n"),
             ]
@@ -151,7 +156,7 @@ def _vs_winner_table(result, target, digits, corrections):
     alpha = result.signature.alpha
     rows = []
     for _, r in frame.iterrows():
-        cells = [(_esc(r["name"]), ""), (_num(r["diff"], digits), "n")]
+        cells = [(_name(r["name"]), ""), (_num(r["diff"], digits), "n")]
         for column, _ in cols:
             if isinstance(column, tuple):
                 low, high = r.get(column[0]), r.get(column[1])
@@ -172,6 +177,26 @@ def _vs_winner_table(result, target, digits, corrections):
     )
 
 
+def rank_marks(systems):
+    """The rank of each row of ``systems`` as the ranking table shows it, a letter added where ranks are shared.
+
+    >>> import pandas as pd
+    >>> rank_marks(pd.DataFrame({"rank": [1, 2, 2, 4]}))
+    ['1', '2a', '2b', '4']
+    """
+    ranks = (
+        [int(r) if is_finite_number(r) else k + 1 for k, r in enumerate(systems["rank"])] if "rank" in systems else []
+    )
+    ranks = ranks or list(range(1, len(systems) + 1))
+    counts, seen, out = {}, {}, []
+    for r in ranks:
+        counts[r] = counts.get(r, 0) + 1
+    for r in ranks:
+        seen[r] = seen.get(r, 0) + 1
+        out.append("%d%s" % (r, "abcdefghijklmnopqrstuvwxyz"[(seen[r] - 1) % 26] if counts[r] > 1 else ""))
+    return out
+
+
 def _matrix_table(target, digits, primary="none", level="95%"):
     names = list(target.systems["name"])
     m = len(names)
@@ -181,14 +206,15 @@ def _matrix_table(target, digits, primary="none", level="95%"):
     top = max(values) if values else 1.0
     top = top if top > 0 else 1.0
     numbered = m - 1 > 8
-    header = [""] + [("(%d)" % (j + 1)) if numbered else _esc(n) for j, n in enumerate(names[:-1])]
+    marks = rank_marks(target.systems)
+    header = [""] + [("(%s)" % marks[j]) if numbered else _name(n) for j, n in enumerate(names[:-1])]
     head = "".join("<th>%s</th>" % h for h in header)
     dual = dual_interval(target.pairs, primary)
     words = dual.header(level).lower() if dual.family_wise else interval_header(False, level)
     bounds = dict(zip(zip(target.pairs["a"], target.pairs["b"]), zip(target.pairs[dual.low], target.pairs[dual.high])))
     body = []
     for i in range(1, m):
-        cells = ['<th class="row">%s%s</th>' % ("(%d) " % (i + 1) if numbered else "", _esc(names[i]))]
+        cells = ['<th class="row">%s%s</th>' % ("(%s) " % marks[i] if numbered else "", _name(names[i]))]
         for j in range(m - 1):
             if j >= i:
                 cells.append('<td class="empty"></td>')
@@ -212,7 +238,16 @@ def _matrix_table(target, digits, primary="none", level="95%"):
                 )
             )
         body.append("<tr>%s</tr>" % "".join(cells))
-    note = '<p class="note">Column (k) is the system ranked k.</p>' if numbered else ""
+    note = (
+        '<p class="note">Column (k) is the system of rank k in the ranking table%s.</p>'
+        % (
+            "; systems that share a rank are told apart by a letter (4a, 4b)"
+            if any(not c.isdigit() for c in marks)
+            else ""
+        )
+        if numbered
+        else ""
+    )
     return '<div class="scroll"><table class="matrix"><thead><tr>%s</tr></thead><tbody>%s</tbody></table></div>%s' % (
         head,
         "".join(body),
@@ -220,10 +255,10 @@ def _matrix_table(target, digits, primary="none", level="95%"):
     )
 
 
-def _target_indicators(target, digits):
+def _target_indicators(result, target, digits):
     ind = target.indicators
     pairs = [
-        ("n (items)", _count(ind.get("n"))),
+        ("n (%s)" % unit_nouns(result.official.metric)[1], _count(ind.get("n"))),
         ("m (systems)", _count(ind.get("m"))),
         ("possible comparisons", _count(ind.get("possible_comparisons"))),
     ]
@@ -249,7 +284,7 @@ def _gains_table(result, target):
     rows = []
     for _, r in frame.iterrows():
         rows.append(
-            [(_esc(r["name"]), ""), (_num(r["gain"], 2), "n"), (_ci(r["ci_low"], r["ci_high"], 2), "n")]
+            [(_name(r["name"]), ""), (_num(r["gain"], 2), "n"), (_ci(r["ci_low"], r["ci_high"], 2), "n")]
             + ([(_esc(r.get("note") or ""), "note")] if with_notes else [])
         )
     ref = frame.attrs.get("reference_point")
@@ -318,6 +353,36 @@ def _field_summary(result, view, folder, figures, primary):
     return note + "<h3>The whole field</h3>" + table + distribution
 
 
+#: From this many systems on a section's page, its long tables (differences, all pairs, gains) start folded.
+FOLD_FROM = 21
+
+
+def _fold(html_text, m, summary):
+    """``html_text`` in a closed ``<details>`` when the section shows ``m >= FOLD_FROM`` systems, else as is."""
+    if not html_text or m < FOLD_FROM:
+        return html_text
+    return "<details><summary>%s</summary>%s</details>" % (_esc(summary), html_text)
+
+
+def _label_legend(target):
+    """The full names behind the figures' shortened labels (a folded table), or "" when none is cut."""
+    from .figure_layout import short_names
+
+    names = [str(n) for n in target.systems["name"]]
+    labels = short_names(names)
+    rows = [
+        [(_esc(label.replace("\\$", "$")), "label"), (_name(name), "")]
+        for label, name in zip(labels, names)
+        if label != name
+    ]
+    if not rows:
+        return ""
+    return "<details><summary>Figure labels: %d shortened names in full</summary>%s</details>" % (
+        len(rows),
+        _table(["Label in the figures", "System"], rows, table_class="labels"),
+    )
+
+
 def _target_section(result, key, view, figures, digits, primary, corrections, folder=None):
     full = view.target
     target = view.shown  # the rows the tables and figures show; ``full`` for the field's numbers
@@ -329,9 +394,10 @@ def _target_section(result, key, view, figures, digits, primary, corrections, fo
         % (target_anchor(key), _esc(target.title), " &middot; official" if official else "", _esc(target.metric.better))
     ]
     parts.append(
-        "<p>n = %s items. Winner: <b>%s</b>. %s</p>"
+        "<p>n = %s %s. Winner: <b>%s</b>. %s</p>"
         % (
             _count(target_n(result, target)),
+            unit_nouns(result.official.metric)[1],
             _esc(target.winner),
             (
                 "%s (%d): %s."
@@ -364,6 +430,7 @@ def _target_section(result, key, view, figures, digits, primary, corrections, fo
         parts.append('<p class="warn family-note">%s</p>' % _esc(note))
     if view.truncated:
         parts.append(_field_summary(result, view, folder, figures, primary))
+    body = len(parts)
     top = (' <span class="muted">(top %d of %s)</span>' % (m, _count(view.m))) if view.truncated else ""
     parts.append("<h3>Ranking%s</h3>" % top)
     ranking = _systems_table(result, target, digits)
@@ -393,7 +460,9 @@ def _target_section(result, key, view, figures, digits, primary, corrections, fo
                 _esc(verdict_caption(result, target.vs_winner)),
             )
         )
-        parts.append(_vs_winner_table(result, target, digits, corrections))
+        parts.append(
+            _fold(_vs_winner_table(result, target, digits, corrections), m, "The table: %d differences" % (m - 1))
+        )
         parts.append(_figure("vs_winner", figures.get("vs_winner"), target, result, primary))
         parts.append(  # the literal subtraction of the figure's axis: runner-up - winner when lower is better
             "<h3>%s</h3>"
@@ -421,14 +490,31 @@ def _target_section(result, key, view, figures, digits, primary, corrections, fo
                 _esc(correction_name(primary)),
             )
         )
-        parts.append(_matrix_table(target, digits, primary, _level(result)))
+        parts.append(
+            _fold(
+                _matrix_table(target, digits, primary, _level(result)),
+                m,
+                "The table: %s pairs, %d columns" % (_count(len(target.pairs)), m - 1),
+            )
+        )
         parts.append(_figure("pair_heatmap", figures.get("pair_heatmap"), target, result, primary))
     parts.append(
         '<div class="row"><div><h3>Indicators</h3>%s</div>%s</div>'
-        % (_target_indicators(target, digits), _gains_table(result, target))
+        % (
+            _target_indicators(result, target, digits),
+            _fold(_gains_table(result, target), m, "Gain over the baseline: %d systems" % m)
+            if target.gains is not None
+            else "",
+        )
     )
+    parts.append(_label_legend(target))
     if target.notes:
         parts.append('<h3>Notes</h3><ul class="notes">%s</ul>' % "".join("<li>%s</li>" % _esc(n) for n in target.notes))
+    if not official and m >= FOLD_FROM:  # a group's or another metric's details: one click away on a long page
+        parts[body:] = [
+            "<details><summary>The ranking, figures and tables of %s (%d systems)</summary>%s</details>"
+            % (_esc(target.title), m, "".join(parts[body:]))
+        ]
     parts.append("</section>")
     return "".join(parts)
 
@@ -449,7 +535,7 @@ def _group_gaps_section(result, digits, names=None):
         [
             (_esc(r.metric), ""),
             (_esc(r.groups), ""),
-            (_esc(r.name), ""),
+            (_name(r.name), ""),
             (_num(r.gap, 2 if r.quantity == "gain" else digits, signed=True), "n"),
             (
                 _esc(
@@ -542,7 +628,7 @@ def _settings_section(result, primary):
     rows = [
         ("metrics", ", ".join(str(m) for m in result.settings.get("metrics") or [])),
         ("official metric", sig.metric),
-        ("items (n)", _count(result.n)),
+        ("%s (n)" % unit_nouns(result.official.metric)[1], _count(result.n)),
         ("systems (m)", _count(len(result.names))),
         ("baseline", result.baseline or DASH),
         ("resamples (B)", _count(sig.n_resamples)),

@@ -27,7 +27,7 @@ figure img{display:block;max-width:100%;height:auto}
 figure img.wide{max-width:none}
 .scroll{overflow-x:auto}
 table{border-collapse:collapse;margin:6px 0;font-size:14px}
-th,td{padding:3px 9px;border-bottom:1px solid #e4e8ec;text-align:left;vertical-align:top;overflow-wrap:anywhere}
+th,td{padding:3px 9px;border-bottom:1px solid #e4e8ec;text-align:left;vertical-align:top;overflow-wrap:break-word}
 th{background:#f6f8fa;font-weight:600;overflow-wrap:normal}
 td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap;overflow-wrap:normal}
 td.c{text-align:center}
@@ -44,7 +44,23 @@ table.matrix td.empty{background:#fff;border-bottom:none}
 .two{display:flex;flex-wrap:wrap;gap:8px 24px;align-items:flex-start}
 .two>div:first-child{flex:0 1 auto;max-width:100%;overflow-x:auto}
 .two>div:last-child{flex:1 1 480px;min-width:min(480px,100%)}
-figure.plot img{max-width:min(100%,880px)}
+figure.plot img{max-width:100%}
+figure.plot img.wide{max-width:none}
+.scroll>table>tbody>tr>:first-child,.scroll>table>thead>tr>:first-child{position:sticky;left:0;z-index:1}
+.scroll>table>tbody>tr>td:first-child{background:#fff}
+.scroll>table>tbody>tr.winner>td:first-child{background:#eef3fb}
+.scroll>table.matrix>tbody>tr>th.row{background:#fff;box-shadow:1px 0 0 #d8dee4}
+.scroll,figure.plot,.sig{border-right:3px solid transparent}
+.scroll::before,figure.plot::before,.sig::before{content:"\\2194  wider than the window: scroll sideways \\2192";
+display:block;position:sticky;left:0;width:max-content;max-height:0;overflow:hidden;font:600 13px/1.5 system-ui,
+sans-serif;color:#0b57a4}
+@supports (animation-timeline:scroll()){.scroll,figure.plot,.sig{animation:more linear both;
+animation-timeline:scroll(self inline)}.scroll::before,figure.plot::before,.sig::before{animation:more-note linear both;
+animation-timeline:scroll(nearest inline)}}
+@keyframes more{from{border-right-color:#8c959f}to{border-right-color:#d8dee4}}
+@keyframes more-note{from,to{max-height:2em}}
+details{margin:8px 0}
+summary{cursor:pointer;color:#0b57a4;font-weight:600}
 .row{display:flex;flex-wrap:wrap;gap:8px 40px;align-items:flex-start}
 code,.sig{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",monospace;font-size:13px}
 .sig{display:block;background:#f6f8fa;padding:6px 8px;margin:4px 0 8px;white-space:nowrap;overflow-x:auto;

@@ -35,7 +35,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
-from matplotlib.patches import Patch
+from matplotlib.patches import Patch, Rectangle
 
 from ..core.numeric import is_finite_number
 from .figure_layout import (
@@ -55,12 +55,14 @@ from .figure_layout import (
     decimals_for,
     far_off,
     figure_title,
+    heatmap_scale,
     name_fontsize,
     name_width,
     oriented_difference,
     p_value_tail,
     ranked_axis,
     short_name,
+    short_names,
 )
 from .figure_layout import fit_texts as _fit
 from .formatting import format_p, p_phrase
@@ -294,7 +296,7 @@ def difference_plot(target, confidence_level=0.95, baseline=None, decision=None,
                 mark, (x, y), xytext=(4, 0), textcoords="offset points", va="center", fontsize=fs - 1, color=INK
             )
     ax.set_yticks(range(m))
-    ax.set_yticklabels([short_name(n) for n in names], fontsize=fs)
+    ax.set_yticklabels(short_names(names), fontsize=fs)
     ax.set_ylim(m - 0.5, -0.5)
     for y, row in enumerate(frame.itertuples(index=False)):
         if row.name in far:  # a system far beyond the others: an arrow at the edge with its difference
@@ -382,31 +384,44 @@ def pair_heatmap(target, cmap="RdBu"):
     lower = np.tril(np.ones((k, k), dtype=bool))
     values = np.where(lower, diff, np.nan)
     finite = values[np.isfinite(values)]
-    vmax = float(np.max(np.abs(finite))) if finite.size else 1.0
-    vmax = vmax if vmax > 0 else 1.0
+    scale = heatmap_scale(values, rows, cols, far_off(target.systems, protect=(target.winner,))[0])
+    vmax = scale.vmax
     fs = name_fontsize(m)
-    cell = 0.46 if k <= 8 else (0.42 if k <= HEATMAP_VALUES_MAX else max(0.2, 0.36 - 0.004 * (k - 12)))
+    cell = 0.5 if k <= HEATMAP_VALUES_MAX else max(0.2, 0.36 - 0.004 * (k - 12))
     label_room = name_width(names, fs)
     side = k * cell + label_room
     fig = _figure(max(4.2, side + 1.9), max(3.0, side + 0.6))
     ax = fig.add_subplot(1, 1, 1)
+    if scale.sequential:  # every difference >= 0 (the usual case: rank order): one hue from 0
+        cmap, norm = cmap if cmap != "RdBu" else "Blues", Normalize(0.0, vmax)
+    else:
+        norm = Normalize(-vmax, vmax)
     image = ax.imshow(
-        np.ma.masked_invalid(values), cmap=cmap, norm=Normalize(-vmax, vmax), aspect="equal", interpolation="nearest"
+        np.ma.masked_invalid(values),  # beyond the scale: the end colours (the colour map's over/under)
+        cmap=cmap,
+        norm=norm,
+        aspect="equal",
+        interpolation="nearest",
     )
     image.set_gid("heatmap")
+    for i, j in zip(*np.nonzero(scale.clipped)):  # beyond the colour scale: hatched
+        ax.add_patch(
+            Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, hatch="////", edgecolor="white", lw=0, gid="clipped")
+        )
     ax.set_xticks(range(k))
     ax.set_yticks(range(k))
+    labels = dict(zip(names, short_names(names)))
     if k <= 15:
-        ax.set_xticklabels([short_name(n) for n in cols], rotation=45, ha="right", rotation_mode="anchor", fontsize=fs)
+        ax.set_xticklabels([labels[n] for n in cols], rotation=45, ha="right", rotation_mode="anchor", fontsize=fs)
     else:
-        ax.set_xticklabels([short_name(n) for n in cols], rotation=90, fontsize=fs)
-    ax.set_yticklabels([short_name(n) for n in rows], fontsize=fs)
+        ax.set_xticklabels([labels[n] for n in cols], rotation=90, fontsize=fs)
+    ax.set_yticklabels([labels[n] for n in rows], fontsize=fs)
     ax.tick_params(length=0)
     for side in ax.spines.values():
         side.set_visible(False)
     if k <= HEATMAP_STARS_MAX:
         decimals = decimals_for(finite) if finite.size else 3
-        text_fs = 8.0 if k <= 8 else (7.0 if k <= HEATMAP_VALUES_MAX else max(4.5, 7.5 - 0.08 * k))
+        text_fs = 8.0 if k <= HEATMAP_VALUES_MAX else max(6.5, 7.5 - 0.08 * k)
         for i in range(k):
             for j in range(i + 1):
                 value = values[i, j]
@@ -433,9 +448,18 @@ def pair_heatmap(target, cmap="RdBu"):
                 )
     # the colour bar hugs the image (an inset of the axes, which aspect="equal" shrinks to the image)
     cax = ax.inset_axes([1.03, 0.1, 0.035 if k > 8 else 0.05, 0.8])
-    bar = fig.colorbar(image, cax=cax)
-    bar.set_label("%s (positive: column better)" % oriented_difference(target.metric, "column", "row"), fontsize=8)
-    bar.ax.tick_params(labelsize=7)
+    bar = fig.colorbar(image, cax=cax, extend=scale.extend)
+    bar.set_label(
+        "%s (positive: column better)%s"
+        % (
+            oriented_difference(target.metric, "column", "row"),
+            "\nhatched: beyond %s (far-off systems; values in the table)" % ("%.*f" % (decimals_for([vmax]), vmax))
+            if scale.clipped.any()
+            else "",
+        ),
+        fontsize=8,
+    )
+    bar.ax.tick_params(labelsize=8)
     ax.set_title("%s: pairwise differences" % figure_title(target), fontsize=11, loc="left")
     return _fit(fig)
 
@@ -727,6 +751,18 @@ def freeze_layout(fig):
         fig.set_constrained_layout(False)
 
 
+#: The PNG text chunk that records the smallest text of a figure, in pixels of the image (the page checks it).
+MIN_FONT_KEY = "leaderboard-ci:smallest-text-px"
+
+
+def smallest_text_px(fig, dpi):
+    """The size in pixels, at ``dpi``, of the smallest visible text of ``fig`` (labels, ticks, notes)."""
+    from matplotlib.text import Text
+
+    sizes = [t.get_fontsize() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+    return min(sizes) * dpi / 72.0 if sizes else 0.0
+
+
 #: Largest error (0-255, any channel) a palette PNG may have; above it the full-colour PNG is kept.
 PALETTE_TOLERANCE = 12
 
@@ -740,7 +776,8 @@ def figure_png(fig, dpi=110, palette=False):
     :data:`PALETTE_TOLERANCE` the full-colour PNG is returned instead.
     """
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=dpi, metadata=_metadata("png"))
+    smallest = "%.2f" % smallest_text_px(fig, dpi)
+    fig.savefig(buffer, format="png", dpi=dpi, metadata=dict(_metadata("png"), **{MIN_FONT_KEY: smallest}))
     data = buffer.getvalue()
     if not palette:
         return data
@@ -758,5 +795,10 @@ def figure_png(fig, dpi=110, palette=False):
     if error > PALETTE_TOLERANCE:
         return data
     out = io.BytesIO()
-    reduced.save(out, format="PNG", optimize=True)
+    from PIL.PngImagePlugin import PngInfo
+
+    info = PngInfo()
+    for key, value in dict(_metadata("png"), **{MIN_FONT_KEY: smallest}).items():
+        info.add_text(key, value)
+    reduced.save(out, format="PNG", optimize=True, pnginfo=info)
     return out.getvalue() if out.tell() < len(data) else data

@@ -148,6 +148,14 @@ def _rows_of(frame, column, names):
     return out
 
 
+def _unit_values_of(target, names):
+    """``unit_values`` cut to the systems shown (the per-unit figure has the rows of the ranking table)."""
+    frame = getattr(target, "unit_values", None)
+    if frame is None or "system" not in frame.columns:
+        return {}
+    return {"unit_values": _rows_of(frame, "system", names)}
+
+
 def top_view(target, top=DEFAULT_TOP):
     """``target`` cut to its ``top`` best-ranked systems when it has more; see :class:`TopView`.
 
@@ -184,6 +192,7 @@ def top_view(target, top=DEFAULT_TOP):
         pairs=shown_pairs,
         gains=_rows_of(target.gains, "name", names),
         replicates=replicates,
+        **_unit_values_of(target, names),
     )
     return TopView(target, shown, top, m)
 

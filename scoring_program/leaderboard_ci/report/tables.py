@@ -55,6 +55,7 @@ from .formatting import (
     markdown_escape,
     markdown_number,
     slug,
+    unit_nouns,
 )
 from .json_report import corrections_of, primary_correction, sides_of
 from .scale import mark_truncated, pair_matrix, view_of
@@ -357,10 +358,11 @@ def _result_indicators_table(result, digits=4):
     frame = indicators_table(result)
     titles = OrderedDict((k, t.title) for k, t in result.targets.items())
     notes = [
-        "n: test items; m: systems; ties with the winner: systems whose difference to the winner is "
+        "n: test %s; m: systems; ties with the winner: systems whose difference to the winner is "
         "not significant at %s = %g after each correction; |winner %s median|: distance between the "
         "winner's score and the median score; CV: coefficient of variation of the scores (%%); PPI: "
-        "100 %s |best possible value %s winner's score|." % ("\u03b1", result.signature.alpha, MINUS, "\u00d7", MINUS)
+        "100 %s |best possible value %s winner's score|."
+        % (unit_nouns(result.official.metric)[1], "\u03b1", result.signature.alpha, MINUS, "\u00d7", MINUS)
     ]
     ppi_reasons = [
         "%s: %s" % (t.title, t.indicators.get("ppi_reason"))

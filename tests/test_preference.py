@@ -275,10 +275,11 @@ def test_a_submission_names_its_model(tmp_path):
 
 
 def test_settings_are_validated():
-    assert preference.parse_settings({}) == {"anchor_model": None, "anchor_rating": 1000.0}
+    assert preference.parse_settings({}) == {"anchor_model": None, "anchor_rating": 1000.0, "style_columns": ()}
     assert preference.parse_settings({"anchor_model": " m ", "anchor_rating": 1114}) == {
         "anchor_model": "m",
         "anchor_rating": 1114.0,
+        "style_columns": (),
     }
     for bad in ({"anchor_model": 3}, {"anchor_rating": "high"}, {"anchor_rating": True}):
         with pytest.raises(ValueError):

@@ -227,10 +227,8 @@ def unit_nouns(metric):
     try:
         from ..tasks.registry import task_type
 
-        task = getattr(metric, "task", None)
-        task = task_type(task) if isinstance(task, str) else task
-        word = str(getattr(task, "UNIT_VALUES_NAME", "unit") or "unit")
-    except (KeyError, ValueError, ImportError, TypeError):
+        word = str(task_type(metric.task).UNIT_VALUES_NAME or "unit")
+    except (AttributeError, KeyError, ValueError, TypeError):
         pass
     word = "item" if word == "unit" else word
     if word.endswith("y") and word[-2:-1] not in ("a", "e", "i", "o", "u", ""):

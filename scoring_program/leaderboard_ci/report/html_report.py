@@ -22,11 +22,11 @@ a "Full tables" section links the files that hold every row.
 
 from __future__ import annotations
 
-from .._version import __version__
 from ..core.numeric import is_finite_number
 from .comparisons import comparison_columns, verdict_caption
 from .figure_layout import ci_contains_zero
-from .formatting import DASH, MINUS, correction_name, family_description, format_ci, format_number, format_p, unit_nouns
+from .formatting import DASH, MINUS, correction_name, format_ci, format_number, format_p, unit_nouns
+from .html_closing import files_section, footer, group_gaps_section, settings_section, skipped_section, units_section
 from .html_intro import baseline_above_winner, explanations, header, summary
 from .html_parts import (
     FIGURE_DPI,
@@ -38,7 +38,6 @@ from .html_parts import (
     _name,
     _names,
     _num,
-    _p,
     _table,
     target_anchor,
     view_figures,
@@ -46,8 +45,8 @@ from .html_parts import (
 from .html_style import CSS
 from .json_report import corrections_of, primary_correction, sides_of
 from .notes import resolution_notes
-from .scale import DEFAULT_TOP, PARQUET_HINT, full_files, report_scope
-from .tables import format_indicator, indicators_table, pair_matrix, target_n, unit_f1_table
+from .scale import DEFAULT_TOP, report_scope
+from .tables import format_indicator, indicators_table, pair_matrix, target_n
 from .verdicts import dual_interval, family_note, format_rank_set, has_rank_sets, interval_header
 
 __all__ = ["render_report", "view_figures", "target_anchor", "resolution_notes", "FIGURE_DPI"]
@@ -519,164 +518,6 @@ def _target_section(result, key, view, figures, digits, primary, corrections, fo
     return "".join(parts)
 
 
-def _group_gaps_section(result, digits, names=None):
-    gaps = result.group_gaps
-    if gaps is None or len(gaps) == 0:
-        return ""
-    truncated = ""
-    if names is not None:
-        every = gaps["name"].nunique()
-        gaps = gaps[gaps["name"].isin(names)]
-        truncated = (
-            '<p class="warn truncated"><b>Top %d of %s systems</b> of the official ranking; every system '
-            'is in <a href="group_gaps.csv">group_gaps.csv</a>.</p>' % (gaps["name"].nunique(), _count(every))
-        )
-    rows = [
-        [
-            (_esc(r.metric), ""),
-            (_esc(r.groups), ""),
-            (_name(r.name), ""),
-            (_num(r.gap, 2 if r.quantity == "gain" else digits, signed=True), "n"),
-            (
-                _esc(
-                    format_ci(
-                        getattr(r, "ci_low", None),
-                        getattr(r, "ci_high", None),
-                        2 if r.quantity == "gain" else digits,
-                        signed=True,
-                    )
-                ).replace("-", MINUS),
-                "n",
-            ),
-            (_p(getattr(r, "p_value", None)), "n"),
-            (_esc(r.quantity), ""),
-        ]
-        for r in gaps.itertuples(index=False)
-    ]
-    return (
-        '<section id="group-gaps"><h2>Gaps between groups</h2><p class="note">For each system, its gain over '
-        "the baseline (or its score, without a baseline) on the first group minus that on the second "
-        "(ODESIA&rsquo;s gap between languages): a large gap means the system works much better on one "
-        "group.</p>%s%s</section>"
-        % (truncated, _table(["Metric", "Groups", "System", "Gap", "%s CI" % _level(result), "p (no gap)", "Of"], rows))
-    )
-
-
-def _units_section(result, digits):
-    table = unit_f1_table(result, digits)
-    if table is None:
-        return ""
-    unit = _esc(result.units.attrs.get("unit_name", "class"))
-    rows = [[(_esc(row[0]), "")] + [(_esc(cell).replace("-", MINUS), "n") for cell in row[1:]] for row in table.rows]
-    return '<section id="units"><h2>Per-%s F1</h2><p class="note">%s.</p>%s</section>' % (
-        unit,
-        _esc(table.caption),
-        _table([_esc(h) for h in table.header], rows),
-    )
-
-
-def _files_section(result, scope):
-    """Above the threshold: the files that hold every row, linked relative to the page."""
-    if not scope.truncated:
-        return ""
-    items = []
-    for key, view in scope.views.items():
-        files = full_files(scope, key, view.target)
-        items.append(
-            '<li><a href="#%s">%s</a> (%s systems): %s</li>'
-            % (
-                target_anchor(key),
-                _esc(view.target.title),
-                _count(view.m),
-                "; ".join('<a href="%s">%s</a> (%s)' % (_esc(path), _esc(path), _esc(what)) for path, what in files),
-            )
-        )
-    extra = ['<a href="indicators.csv">indicators.csv</a>']
-    if result.group_gaps is not None:
-        extra.append('<a href="group_gaps.csv">group_gaps.csv</a>')
-    if getattr(result, "units", None) is not None:
-        extra.append(
-            '<a href="units.csv">units.csv</a>'
-            + (' and <a href="units.parquet">units.parquet</a>' if scope.parquet else "")
-        )
-    notes = [
-        '<p class="note">The tables above show the top %d systems of each ranking. <code>pair_matrix.csv</code> '
-        "is not written above %d systems (it would have m &times; m cells): the pairs files hold every pair, "
-        "one row each (<code>a</code> ranked above <code>b</code>; <code>diff</code> positive when "
-        "<code>a</code> is better).</p>" % (scope.top, scope.top)
-    ]
-    if not scope.parquet:
-        notes.append('<p class="note">%s.</p>' % _esc(PARQUET_HINT))
-    return (
-        '<section id="files"><h2>Full tables</h2><p>Every system and every pair, in the folder of this page:</p>'
-        "<ul>%s<li>%s</li></ul>%s</section>" % ("".join(items), ", ".join(extra), "".join(notes))
-    )
-
-
-def _skipped_section(result):
-    skipped = result.skipped
-    if skipped is None or len(skipped) == 0:
-        body = '<p class="muted">No submission was skipped: every system above was analysed.</p>'
-    else:
-        rows = [[(_esc(r.submission), ""), (_esc(r.reason), "")] for r in skipped.itertuples(index=False)]
-        body = "<p>These submissions are not in the analysis:</p>%s" % _table(["Submission", "Reason"], rows)
-    return '<section id="skipped"><h2>Skipped submissions (%d)</h2>%s</section>' % (len(skipped), body)
-
-
-def _settings_section(result, primary):
-    sig = result.signature
-    rows = [
-        ("metrics", ", ".join(str(m) for m in result.settings.get("metrics") or [])),
-        ("official metric", sig.metric),
-        ("%s (n)" % unit_nouns(result.official.metric)[1], _count(result.n)),
-        ("systems (m)", _count(len(result.names))),
-        ("baseline", result.baseline or DASH),
-        ("resamples (B)", _count(sig.n_resamples)),
-        ("seed", sig.seed),
-        ("interval method", sig.method),
-        ("confidence level", sig.confidence_level),
-        ("test", sig.test),
-    ]
-    if sig.test == "permutation":
-        rows.append(("permutations", _count(sig.n_permutations)))
-    rows += [
-        ("correction family", "%s (%s)" % (sig.family, family_description(sig.family))),
-        ("corrections", ", ".join(correction_name(c, long=True) for c in corrections_of(result)) or DASH),
-        ("stars and letters from", correction_name(primary, long=True)),
-        ("alpha", sig.alpha),
-        ("labels", ", ".join(result.settings.get("labels") or []) or DASH),
-        ("group column", result.settings.get("groups") or DASH),
-        (
-            "reference point",
-            result.settings.get("reference_point")
-            if result.settings.get("reference_point") is not None
-            else "metric's best value",
-        ),
-        ("gold standard SHA-256", sig.gold_sha256 or DASH),
-        (
-            "software",
-            "leaderboard-ci %s, Python %s, numpy %s, pandas %s, scipy %s, statsmodels %s"
-            % tuple(
-                sig.as_dict().get(k, "?") for k in ("version", "python", "numpy", "pandas", "scipy", "statsmodels")
-            ),
-        ),
-    ]
-    return '<section id="settings"><h2>Settings</h2>%s</section>' % _table(
-        ["Setting", "Value"], [[(_esc(a), ""), (_esc(b), "")] for a, b in rows]
-    )
-
-
-def _footer(result):
-    return (
-        "<footer><p>Signature (quote it with these numbers; it identifies how they were computed):</p>"
-        '<code class="sig">%s</code><p>Generated by leaderboard-ci %s. Methods: paired bootstrap with '
-        "percentile intervals, differences to the winner and all-pairs tests with corrections and the "
-        "competition indicators (Nava-Mu&ntilde;oz, Graff &amp; Escalante 2024, CompStats); intervals of "
-        "differences and letter groups (Bestgen 2022); baseline-calibrated gains and gaps between groups "
-        "(ODESIA).</p></footer>" % (_esc(str(result.signature)), _esc(__version__))
-    )
-
-
 def render_report(result, figures=None, digits=4, top=DEFAULT_TOP, scope=None):
     """The complete, self-contained ``report.html`` page.
 
@@ -716,12 +557,12 @@ def render_report(result, figures=None, digits=4, top=DEFAULT_TOP, scope=None):
         )
     sections += [
         _indicators_section(result, digits),
-        _group_gaps_section(result, digits, scope.official_names),
-        _units_section(result, digits),
-        _files_section(result, scope),
-        _skipped_section(result),
-        _settings_section(result, primary),
-        _footer(result),
+        group_gaps_section(result, digits, scope.official_names),
+        units_section(result, digits),
+        files_section(result, scope),
+        skipped_section(result),
+        settings_section(result, primary),
+        footer(result),
     ]
     official = result.official
     return (

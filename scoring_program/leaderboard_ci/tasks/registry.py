@@ -36,6 +36,7 @@ _MODULES = OrderedDict(
         ("sequence", "sequence"),
         ("qa", "qa"),
         ("ranking", "ranking"),
+        ("generation", "generation"),
     ]
 )
 #: The task of a custom metric file that sets no ``KIND``: the first registered.

@@ -20,8 +20,7 @@ Metric options (sacrebleu's argument names): ``bleu`` takes ``tokenize``
 (``13a`` default, ``intl``, ``zh``, ``char``, ``none``), ``smooth`` (``exp``
 default, ``floor``, ``add-k``, ``none``), ``smooth_value``, ``lowercase`` and
 ``effective_order``; ``chrf`` / ``chrf_pp`` take ``lowercase``,
-``whitespace`` and ``eps_smoothing``; ``ter`` takes ``case_sensitive``,
-``normalized``, ``no_punct`` and ``asian_support``.  :func:`metric_signature`
+``whitespace`` and ``eps_smoothing``; ``ter`` takes ``case_sensitive``.  :func:`metric_signature`
 writes a metric's configuration as sacrebleu's signature does.
 """
 
@@ -83,9 +82,7 @@ _DEFAULTS = {
         ]
     ),
     "chrf": OrderedDict([("lowercase", False), ("whitespace", False), ("eps_smoothing", False)]),
-    "ter": OrderedDict(
-        [("case_sensitive", False), ("normalized", False), ("no_punct", False), ("asian_support", False)]
-    ),
+    "ter": OrderedDict([("case_sensitive", False)]),
 }
 _DEFAULTS["chrf_pp"] = _DEFAULTS["chrf"]
 OPTIONS = tuple(sorted(set(k for d in _DEFAULTS.values() for k in d)))
@@ -98,9 +95,6 @@ OPTION_DOCS = {
     "whitespace": "chrf, chrf_pp: keep whitespace in character n-grams (default false).",
     "eps_smoothing": "chrf, chrf_pp: average the per-order F-scores (chrF++.py, NLTK) (default false).",
     "case_sensitive": "ter: compare case-sensitively (default false, as sacrebleu).",
-    "normalized": "ter: tercom's normalization of punctuation and numbers (default false).",
-    "no_punct": "ter: remove punctuation (default false).",
-    "asian_support": "ter: split CJK characters and punctuation (default false).",
 }
 SETTINGS = ("reference_separator",)
 SETTING_DOCS = {
@@ -163,9 +157,6 @@ _FLAG_NAMES = OrderedDict(
         ("whitespace", "space"),
         ("eps_smoothing", "eps"),
         ("case_sensitive", "cs"),
-        ("normalized", "norm"),
-        ("no_punct", "nopunct"),
-        ("asian_support", "asian"),
     ]
 )
 
@@ -251,13 +242,7 @@ def metric_signature(spec, n_refs):
             "yes" if o["whitespace"] else "no",
         )
     if spec.name == "ter":
-        return "%s|case:%s|tok:tercom|norm:%s|punct:%s|asian:%s" % (
-            head,
-            "mixed" if o["case_sensitive"] else "lc",
-            "yes" if o["normalized"] else "no",
-            "no" if o["no_punct"] else "yes",
-            "yes" if o["asian_support"] else "no",
-        )
+        return "%s|case:%s|tok:tercom|norm:no|punct:yes|asian:no" % (head, "mixed" if o["case_sensitive"] else "lc")
     if spec.name in ("wer", "cer"):
         return "%s|jiwer:%s_default" % (head, spec.name)
     return head

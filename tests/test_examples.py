@@ -269,8 +269,8 @@ def check_qa(scored):
 
 
 def check_generation(scored):
-    import sacrebleu
     import jiwer
+    import sacrebleu
 
     with io.open(os.path.join(scored.reference, "references.jsonl"), encoding="utf-8") as handle:
         segments = [json.loads(line) for line in handle if line.strip()]

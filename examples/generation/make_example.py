@@ -33,25 +33,67 @@ import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-PEOPLE = ["Amara Okafor", "Bruno Castillo", "Chiara Rinaldi", "Dmitri Petrov", "Elif Haddad", "Farid Novak",
-          "Greta Laine", "Hugo Moreau", "Ines Torres", "Jonas Bauer", "Keiko Sato", "Lucia Gallo", "王小明", "李华"]
+PEOPLE = [
+    "Amara Okafor",
+    "Bruno Castillo",
+    "Chiara Rinaldi",
+    "Dmitri Petrov",
+    "Elif Haddad",
+    "Farid Novak",
+    "Greta Laine",
+    "Hugo Moreau",
+    "Ines Torres",
+    "Jonas Bauer",
+    "Keiko Sato",
+    "Lucia Gallo",
+    "王小明",
+    "李华",
+]
 PLACES = ["Lisbon", "Krakow", "Porto Alegre", "Mombasa", "Tromsø", "Québec", "Kyoto", "Valparaíso", "北京"]
-THINGS = ["the old bridge", "a new library", "the harbour museum", "the night market", "a wind farm",
-          "the central station", "a community garden", "the river festival"]
+THINGS = [
+    "the old bridge",
+    "a new library",
+    "the harbour museum",
+    "the night market",
+    "a wind farm",
+    "the central station",
+    "a community garden",
+    "the river festival",
+]
 SYNONYMS = {
-    "built": "constructed", "opened": "inaugurated", "visited": "toured", "said": "stated",
-    "large": "big", "small": "little", "new": "recent", "old": "ancient", "people": "residents",
-    "quickly": "rapidly", "about": "roughly", "city": "town", "plan": "project", "began": "started",
-    "many": "numerous", "important": "significant", "famous": "renowned", "announced": "declared",
+    "built": "constructed",
+    "opened": "inaugurated",
+    "visited": "toured",
+    "said": "stated",
+    "large": "big",
+    "small": "little",
+    "new": "recent",
+    "old": "ancient",
+    "people": "residents",
+    "quickly": "rapidly",
+    "about": "roughly",
+    "city": "town",
+    "plan": "project",
+    "began": "started",
+    "many": "numerous",
+    "important": "significant",
+    "famous": "renowned",
+    "announced": "declared",
 }
 TEMPLATES = [
     ("{p} visited {t} in {pl} last {day}.", "Last {day}, {p} toured {t} in {pl}."),
     ("The city of {pl} opened {t} in {year}.", "In {year}, {t} was inaugurated in the town of {pl}."),
     ("“We built it for the people,” said {p}.", "{p} stated: “We constructed it for the residents.”"),
-    ("About {n} people came to {t} — many of them from {pl}.", "Roughly {n} residents came to {t}; numerous came from {pl}."),
+    (
+        "About {n} people came to {t} — many of them from {pl}.",
+        "Roughly {n} residents came to {t}; numerous came from {pl}.",
+    ),
     ("{p} announced a new plan for {t}…", "A recent project for {t} was declared by {p}…"),
     ("In {pl}, {t} is famous and very important.", "{t} is renowned and significant in {pl}."),
-    ("The work on {t} began quickly in {year}, said {p}.", "{p} stated that the work on {t} started rapidly in {year}."),
+    (
+        "The work on {t} began quickly in {year}, said {p}.",
+        "{p} stated that the work on {t} started rapidly in {year}.",
+    ),
     ("Is {t} in {pl} large or small?", "Is {t} in {pl} big or little?"),
 ]
 DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
@@ -62,11 +104,17 @@ def make_corpus(rng, n):
     for k in range(n):
         a, b = rng.choice(TEMPLATES)
         fields = dict(
-            p=rng.choice(PEOPLE), pl=rng.choice(PLACES), t=rng.choice(THINGS), day=rng.choice(DAYS),
-            year=rng.randint(1950, 2024), n="{:,}".format(rng.randint(12, 25000)),
+            p=rng.choice(PEOPLE),
+            pl=rng.choice(PLACES),
+            t=rng.choice(THINGS),
+            day=rng.choice(DAYS),
+            year=rng.randint(1950, 2024),
+            n="{:,}".format(rng.randint(12, 25000)),
         )
         first, second = a.format(**fields), b.format(**fields)
-        segments.append({"id": "s%04d" % k, "references": [first[0].upper() + first[1:], second[0].upper() + second[1:]]})
+        segments.append(
+            {"id": "s%04d" % k, "references": [first[0].upper() + first[1:], second[0].upper() + second[1:]]}
+        )
     return segments
 
 

@@ -495,3 +495,21 @@ def test_example_gold_reads_and_json_lines_are_well_formed():
     with io.open(os.path.join(EXAMPLE, "reference_data", "references.jsonl"), encoding="utf-8") as handle:
         rows = [json.loads(line) for line in handle]
     assert len(rows) == 800 and all(len(r["references"]) == 2 for r in rows)
+
+
+def test_ter_refuses_a_hostile_hypothesis_of_a_million_words(tmp_path):
+    ref = tmp_path / "ref"
+    ref.mkdir()
+    _write(ref / "refs.txt", "a b c\nd e\n")
+    config = _config(["bleu", "ter"], gold="refs.txt")
+    gold = read_gold(str(ref), config)
+    path = tmp_path / "hyp.txt"
+    _write(path, "a b\n" + "x " * 1000000 + "\n")
+    with pytest.raises(SubmissionError) as info:
+        read_predictions(str(path), config, gold)
+    assert str(info.value) == (
+        "hyp.txt line 2: the hypothesis has 1,000,000 words; TER (a search over word shifts) is computed "
+        "for hypotheses of at most 1,000 words"
+    )
+    config = _config(["bleu"], gold="refs.txt")  # without TER, a long line is only long
+    assert len(read_predictions(str(path), config, gold)[1].split()) == 1000000

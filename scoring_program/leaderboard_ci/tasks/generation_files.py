@@ -16,7 +16,8 @@ Predictions
 
 Lines are read by the scoring program's line reader (encoding checks, a
 bounded line length); messages name the file and line, never quote a
-reference, and quote a participant's id shortened.
+reference, and quote a participant's id shortened.  With ``ter`` among the
+metrics a hypothesis may have at most :data:`MAX_TER_WORDS` words.
 """
 
 from __future__ import annotations
@@ -25,7 +26,11 @@ import json
 
 import numpy as np
 
-__all__ = ["is_jsonl", "read_gold", "read_predictions", "text_array"]
+__all__ = ["is_jsonl", "read_gold", "read_predictions", "text_array", "MAX_TER_WORDS"]
+
+#: The longest hypothesis TER is computed for: its shift search costs up to 1,000 beam edit distances
+#: of the hypothesis' length (sacrebleu's limits), so a hostile line of a million words would not end.
+MAX_TER_WORDS = 1000
 
 _HYPOTHESIS_KEYS = ("hypothesis", "prediction", "translation", "output")
 _EXAMPLE = '{"id": "segment id", "hypothesis": "the system output"}'
@@ -145,7 +150,7 @@ def read_gold(source, lines, labels, settings):
 
 
 def _read_text(source, lines, n):
-    found = []
+    found, where = [], []
     for lineno, text in _every_line(lines):
         if len(found) == n:
             if text.strip():
@@ -156,12 +161,13 @@ def _read_text(source, lines, n):
                 )
             continue
         found.append(text)
+        where.append(lineno)
     if len(found) < n:
         raise source.whole(
             "has %d lines, expected %d (one hypothesis per test segment, in order; an empty line is an "
             "empty hypothesis)" % (len(found), n)
         )
-    return found
+    return found, where
 
 
 def _read_jsonl(source, lines, gold):
@@ -171,6 +177,7 @@ def _read_jsonl(source, lines, gold):
         )
     position = dict((ident, i) for i, ident in enumerate(gold.ids))
     found = [None] * len(gold.ids)
+    where = [0] * len(gold.ids)
     first = {}
     for lineno, value in _json_objects(source, lines, _EXAMPLE):
         ident = _ident(source, lineno, value, _EXAMPLE)
@@ -196,6 +203,7 @@ def _read_jsonl(source, lines, gold):
                 % (_quoted(ident), "nothing" if key is None else "a JSON " + _kind(text), _EXAMPLE),
             )
         found[i] = text
+        where[i] = lineno
         first[ident] = lineno
     missing = [gold.ids[i] for i, v in enumerate(found) if v is None]
     if missing:
@@ -204,11 +212,21 @@ def _read_jsonl(source, lines, gold):
             "string if you have none)"
             % (len(missing), len(gold.ids), ", ".join(_quoted(m) for m in missing[:_SHOWN_IDS]))
         )
-    return found
+    return found, where
 
 
 def read_predictions(source, lines, gold, settings):
     """A participant's hypotheses, aligned with the gold's segments (an object array of strings)."""
     if is_jsonl(source, settings):
-        return text_array(_read_jsonl(source, lines, gold))
-    return text_array(_read_text(source, lines, gold.n))
+        found, where = _read_jsonl(source, lines, gold)
+    else:
+        found, where = _read_text(source, lines, gold.n)
+    if any(getattr(spec, "name", None) == "ter" for spec in (settings or {}).get("metrics") or ()):
+        for text, lineno in zip(found, where):
+            if len(text) > MAX_TER_WORDS and len(text.split()) > MAX_TER_WORDS:
+                raise source.at(
+                    lineno,
+                    "the hypothesis has {:,} words; TER (a search over word shifts) is computed for "
+                    "hypotheses of at most {:,} words".format(len(text.split()), MAX_TER_WORDS),
+                )
+    return text_array(found)

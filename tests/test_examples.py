@@ -71,6 +71,7 @@ SPECS = {
         slow=("phase",),
     ),
     "odesia": Example(samples=4, phase_config=FAST_PHASE, phase_keys=("icm_soft_norm",), slow=("phase",)),
+    "generation": Example(samples=6, phase_config=FAST_PHASE, phase_keys=("bleu", "ter"), slow=("phase",)),
     "qa": Example(samples=4, phase_keys=("exact_match",)),
     "ranking": Example(scoring_resamples=500, phase_keys=("ndcg_10",), slow=("phase",)),
     "preference": Example(samples=6, scoring_resamples=50, phase_keys=("elo", "style_elo"), slow=("phase",)),
@@ -269,6 +270,27 @@ def check_qa(scored):
             assert run.scores[key + "_ci_low"] <= run.scores[key] <= run.scores[key + "_ci_high"]
 
 
+def check_generation(scored):
+    import jiwer
+    import sacrebleu
+
+    with io.open(os.path.join(scored.reference, "references.jsonl"), encoding="utf-8") as handle:
+        segments = [json.loads(line) for line in handle if line.strip()]
+    streams = [[s["references"][k] for s in segments] for k in range(2)]
+    for zip_name, run in scored.runs.items():
+        with zipfile.ZipFile(os.path.join(_folder("generation"), "sample_submissions", zip_name)) as z:
+            hypotheses = z.read("hypotheses.txt").decode("utf-8").split("\n")[: len(segments)]
+        expected = {
+            "bleu": sacrebleu.corpus_bleu(hypotheses, streams).score,
+            "chrf_pp": sacrebleu.corpus_chrf(hypotheses, streams, word_order=2).score,
+            "ter": sacrebleu.corpus_ter(hypotheses, streams).score,
+            "wer": jiwer.wer(streams[0], hypotheses),
+        }
+        for key, value in expected.items():
+            assert abs(run.scores[key] - value) <= 1e-9, (zip_name, key, run.scores[key], value)
+            assert run.scores[key + "_ci_low"] <= run.scores[key] <= run.scores[key + "_ci_high"]
+
+
 def _read_run(zip_path):
     with zipfile.ZipFile(zip_path) as archive:
         name = archive.namelist()[0]
@@ -451,6 +473,7 @@ def check_odesia(scored):
 
 
 CHECKS: Dict[str, Callable[[Scored], None]] = {
+    "generation": check_generation,
     "multilabel": check_multilabel,
     "odesia": check_odesia,
     "qa": check_qa,

@@ -70,6 +70,15 @@ SAMPLES = {
         None,
         None,
     ),
+    "generation": (
+        ["The cat sat on the mat.", ["It rains.", "It is raining."], "我爱北京。", "1,000 people came."],
+        {
+            "s1": ["The cat sat on a mat.", "It rains.", "我爱北京", ""],
+            "s2": ["A cat.", "Rain!", "北京。", "1,000 came"],
+        },
+        None,
+        None,
+    ),
     "ranking": (
         [("q1", {"d1": 1, "d2": 0, "d3": 2}), ("q2", {"d4": 1}), ("q3", {"d5": 0, "d6": 1})],
         {

@@ -38,6 +38,7 @@ _MODULES = OrderedDict(
         ("ranking", "ranking"),
         ("soft_labels", "soft_labels"),
         ("preference", "preference"),
+        ("generation", "generation"),
     ]
 )
 #: The task of a custom metric file that sets no ``KIND``: the first registered.

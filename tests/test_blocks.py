@@ -150,7 +150,16 @@ def assert_same_result(one, other):
         assert (frame is None and getattr(other, attr) is None) or frame.equals(getattr(other, attr)), attr
 
 
-@pytest.mark.parametrize("example", EXAMPLES, ids=[os.path.basename(e) for e in EXAMPLES])
+#: Examples whose run in blocks is slow (a fit per replicate, TER's shift search): in the slow run only; the
+#: table-based and ranking examples stay in the default run as the representatives.
+SLOW_IN_BLOCKS = ("generation", "preference", "odesia")
+
+
+@pytest.mark.parametrize(
+    "example",
+    [pytest.param(e, marks=pytest.mark.slow) if os.path.basename(e) in SLOW_IN_BLOCKS else e for e in EXAMPLES],
+    ids=[os.path.basename(e) for e in EXAMPLES],
+)
 def test_blocks_on_a_cluster_equal_one_process(example, tmp_path, cluster, monkeypatch):
     """Tiny budget, >= 8 blocks, submissions read on the workers; the threaded run as the reference."""
     from leaderboard_ci.phase.execution.blocked import analyze_blocks

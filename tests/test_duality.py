@@ -188,7 +188,15 @@ def _result(kind, name):
     return _report_examples.ALL[name]()
 
 
-@pytest.mark.parametrize("kind,name", SOURCES, ids=["%s-%s" % s for s in SOURCES])
+#: Competitions whose analysis is slow (a fit per replicate, TER): checked in the slow run only.
+SLOW_SOURCES = (("competition", "examples/preference"), ("competition", "examples/generation"))
+
+
+@pytest.mark.parametrize(
+    "kind,name",
+    [pytest.param(*s, marks=pytest.mark.slow) if s in SLOW_SOURCES else s for s in SOURCES],
+    ids=["%s-%s" % s for s in SOURCES],
+)
 def test_every_verdict_agrees_with_its_interval(kind, name):
     result = _result(kind, name)
     count = Count()

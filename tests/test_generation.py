@@ -513,3 +513,26 @@ def test_ter_refuses_a_hostile_hypothesis_of_a_million_words(tmp_path):
     )
     config = _config(["bleu"], gold="refs.txt")  # without TER, a long line is only long
     assert len(read_predictions(str(path), config, gold)[1].split()) == 1000000
+
+
+def test_the_signature_carries_sacrebleus_for_the_official_metric(tmp_path):
+    """The leaderboard's and the report's signature name tokenizer, smoothing and references as sacrebleu does."""
+    import sacrebleu
+
+    from leaderboard_ci.core.signature import Signature
+    from leaderboard_ci.scoring.config import parse_config
+    from leaderboard_ci.tasks.base import GoldStandard
+    from leaderboard_ci.tasks.registry import official_metric_options
+
+    config = parse_config({"task": "generation", "metric": {"name": "bleu", "tokenize": "intl"}})
+    gold = GoldStandard(values=np.array([("a b", "a c"), ("d", "e")], dtype=object), task="generation")
+    options = official_metric_options(config, gold)
+    bleu = sacrebleu.BLEU(tokenize="intl")
+    bleu.corpus_score(["a b", "d"], [["a b", "d"], ["a c", "e"]])  # sacrebleu learns nrefs from the corpus
+    assert options == "nrefs:2|case:mixed|eff:no|tok:intl|smooth:exp"
+    assert bleu.get_signature().format().startswith(options + "|")
+    text = str(Signature("bleu", 1000, 1, "percentile", 0.95, 2, "0.1", metric_options=options))
+    assert text.startswith("metric:bleu|nrefs:2|case:mixed|eff:no|tok:intl|smooth:exp|B:1000|")
+    plain = parse_config({"metric": "accuracy"})
+    assert official_metric_options(plain, GoldStandard(values=np.array([0, 1]), labels=("a", "b"))) is None
+    assert "metric_options" not in Signature("f1", 10, 1, "percentile", 0.95, 2, "0.1").as_dict()

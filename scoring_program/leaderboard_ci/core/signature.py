@@ -17,6 +17,7 @@ __all__ = ["Signature"]
 #: (field, label in the string form); fields with a None label are not in the string.
 _FIELDS = (
     ("metric", "metric"),
+    ("metric_options", ""),
     ("n_resamples", "B"),
     ("seed", "seed"),
     ("method", "ci"),
@@ -37,7 +38,7 @@ _FIELDS = (
 )
 
 #: Fields left out of :meth:`Signature.as_dict` when None (added after report.json's layout was fixed).
-_OPTIONAL = ("cluster", "strata")
+_OPTIONAL = ("metric_options", "cluster", "strata")
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,10 @@ class Signature:
         Hex digest of the gold file (None when the gold did not come from a file).
     test, n_permutations, sides, family, corrections, primary, alpha, n_systems
         End-of-phase settings; None for one submission.
+    metric_options : str or None
+        The official metric's options in its field's own signature style (a task type's
+        ``metric_signature``, e.g. sacrebleu's ``nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp``),
+        written as is after ``metric:``; None (left out) for most metrics.
     cluster, strata : str or None
         The gold columns resampled as clusters and as strata (``bootstrap.cluster``,
         ``bootstrap.strata``); None for the item bootstrap (and then left out of
@@ -79,6 +84,7 @@ class Signature:
     environment: Tuple[Tuple[str, str], ...] = ()
     cluster: Optional[str] = None
     strata: Optional[str] = None
+    metric_options: Optional[str] = None
 
     def __str__(self):
         parts = []
@@ -92,7 +98,7 @@ class Signature:
                 value = ",".join(value)
             elif name == "confidence_level" and self.n_systems is None:
                 value = "%g" % value
-            parts.append("%s:%s" % (label, value))
+            parts.append(str(value) if name == "metric_options" else "%s:%s" % (label, value))
         return "|".join(parts)
 
     def as_dict(self):

@@ -18,6 +18,7 @@ from ..core.accumulators import cluster_jackknife, jackknife
 from ..core.intervals import Interval, confidence_interval
 from ..core.replicates import compute_replicates
 from ..core.signature import Signature
+from ..tasks.registry import official_metric_options
 from ..tasks.scorer import SystemScorer
 from .config import column_key
 from .custom import custom_functions
@@ -272,6 +273,7 @@ def evaluate(config, gold, predictions, baseline=None, progress=None):
         version=__version__,
         cluster=bs.cluster,
         strata=bs.strata,
+        metric_options=official_metric_options(config, gold),
     )
     return SubmissionResult(
         tuple(results),

@@ -380,5 +380,12 @@ class GenerationTask(TaskType):
     read_gold, read_predictions = staticmethod(read_gold), staticmethod(read_predictions)
     encode_values, decode = staticmethod(encode_values), staticmethod(decode)
 
+    def metric_signature(self, spec, gold):
+        """sacrebleu's signature of ``spec`` for this gold (``nrefs``: references per segment, ``var`` if it varies)."""
+        if spec.task != NAME:
+            return None
+        counts = set(len(refs) for refs in gold.values)
+        return metric_signature(spec, counts.pop() if len(counts) == 1 else -1)
+
 
 TASK = GenerationTask()

@@ -53,6 +53,7 @@ HOOKS = (
     "OWN_PREDICTION_FORMAT",
     "read_predictions",
     "analytic_interval",
+    "metric_signature",
     "UNIT_VALUES_NAME",
     "unit_values",
     "sparse_units",
@@ -210,6 +211,15 @@ class TaskType(object):
     # -- Optional: intervals and per-unit values -------------------------------------------------------------------
     def analytic_interval(self, statistics, spec, group, confidence_level):
         """A closed-form Interval the per-submission program shows instead of the bootstrap's, or None (default)."""
+        return None
+
+    def metric_signature(self, spec, gold):
+        """The options behind ``spec``'s numbers in the field's own signature style, or None (default).
+
+        Written into the signature after ``metric:`` (generation: sacrebleu's
+        ``nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp``), so a score can be
+        compared with one computed by the field's reference tool.
+        """
         return None
 
     #: What one resampling unit is, for the per-unit value plots (``"query"``).

@@ -23,6 +23,7 @@ __all__ = [
     "suggest_metric",
     "canonical_name",
     "pair_test_titles",
+    "official_metric_options",
 ]
 
 #: Task name -> module name under leaderboard_ci.tasks, in the order metric names are looked up
@@ -135,3 +136,11 @@ def suggest_metric(text, task=None):
             candidates.update(module.ALIASES)
     close = difflib.get_close_matches(name, sorted(candidates), n=1, cutoff=0.75)
     return close[0] if close else None
+
+
+def official_metric_options(config, gold):
+    """The official metric's options in its task type's signature style (``metric_signature``), or None."""
+    spec = config.official
+    if spec.task not in TASKS:
+        return None
+    return task_type(spec.task).metric_signature(spec, gold)

@@ -14,6 +14,7 @@ import pandas as pd
 
 from ..._version import __version__
 from ...core.signature import Signature
+from ...tasks.registry import official_metric_options
 from .results import PhaseResult
 from .targets import group_gaps
 
@@ -110,6 +111,7 @@ def _signature(config, gold, m):
         version=__version__,
         cluster=bs.cluster,
         strata=bs.strata,
+        metric_options=official_metric_options(config, gold),
         environment=(
             ("python", _platform.python_version()),
             ("numpy", numpy.__version__),

@@ -64,7 +64,7 @@ def test_readme_keeps_the_ci_test_command():
     lines = _readme().split("\n")
     at = lines.index("<!-- ci:test-command -->")
     assert lines[at + 1] == "```bash"
-    assert lines[at + 2] == 'python3 -m pip install -e ".[test]" && python3 -m pytest'
+    assert lines[at + 2] == 'python3 -m pip install -e ".[test]" && python3 -m pytest -n auto'
 
 
 def test_readme_links_resolve():

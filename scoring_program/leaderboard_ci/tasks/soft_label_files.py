@@ -17,16 +17,15 @@ participant's text only through ``quote`` and never a gold value.
 
 from __future__ import annotations
 
-import json
 import math
-import re
 
 import numpy as np
+
+from . import json_documents
 
 __all__ = ["read_items", "encode_items", "MAX_ITEMS"]
 
 MAX_ITEMS = 10000000
-_SPACE = re.compile(r"[ \t\n\r]*")
 _EXPECTED = '[{"test_case": ..., "id": "...", "value": {"label": probability, ...}}, ...] or {"id": {...}, ...}'
 
 
@@ -35,7 +34,7 @@ def _kind(value):
         return "null"
     if isinstance(value, bool):
         return "a boolean"
-    if isinstance(value, (int, float)):
+    if isinstance(value, (int, float, json_documents.LongNumber)):
         return "a number"
     if isinstance(value, list):
         return "a list"
@@ -44,77 +43,13 @@ def _kind(value):
     return "a string"
 
 
-def _members(source, text):
-    """``(line, key or None, value)`` of the top-level object's members or list's elements, in file order."""
-    decoder = json.JSONDecoder()
-    state = {"offset": 0, "line": 1}
-
-    def line_of(pos):
-        state["line"] += text.count("\n", state["offset"], pos)
-        state["offset"] = pos
-        return state["line"]
-
-    def space(pos):
-        return _SPACE.match(text, pos).end()
-
-    def value_at(pos):
-        try:
-            return decoder.raw_decode(text, pos)
-        except RecursionError:
-            raise source.at(line_of(pos), "the JSON is nested too deeply; expected %s" % _EXPECTED)
-        except ValueError as exc:
-            raise source.at(
-                getattr(exc, "lineno", line_of(pos)),
-                "not valid JSON (%s); expected %s" % (getattr(exc, "msg", "error"), _EXPECTED),
-            )
-
-    pos = space(0)
-    if pos == len(text):
-        raise source.whole("is empty; expected %s" % _EXPECTED)
-    opening = text[pos]
-    if opening not in "[{":
-        raise source.at(line_of(pos), "does not start a JSON list or object; expected %s" % _EXPECTED)
-    closing = "]" if opening == "[" else "}"
-    pos = space(pos + 1)
-    if text.startswith(closing, pos):
-        pos = space(pos + 1)
-    else:
-        count = 0
-        while True:
-            line = line_of(pos)
-            key = None
-            if opening == "{":
-                if not text.startswith('"', pos):
-                    raise source.at(line, "not valid JSON (expected an item id in double quotes)")
-                key, pos = value_at(pos)
-                pos = space(pos)
-                if not text.startswith(":", pos):
-                    raise source.at(line_of(pos), "not valid JSON (expected ':' after an id)")
-                pos = space(pos + 1)
-            value, pos = value_at(pos)
-            count += 1
-            if count > MAX_ITEMS:
-                raise source.at(line, "has more than %d items" % MAX_ITEMS)
-            yield line, key, value
-            pos = space(pos)
-            if text.startswith(",", pos):
-                pos = space(pos + 1)
-            elif text.startswith(closing, pos):
-                pos = space(pos + 1)
-                break
-            else:
-                raise source.at(line_of(min(pos, len(text) - 1)), "not valid JSON (expected ',' or '%s')" % closing)
-    if pos != len(text):
-        raise source.at(
-            line_of(pos), "not valid JSON (extra data after the %s)" % ("list" if opening == "[" else "object")
-        )
-
-
 def read_items(source, lines, annotations=None, gold=True, quote=repr):
     """``[(line, id, value)]`` of a soft-label file (ValueError-free: errors come from ``source``)."""
-    text = "\n".join(t for _, t in lines)
+    text = json_documents.document_text(lines)  # read as one document: no line-length limit on minified JSON
     out = []
-    for line, key, value in _members(source, text):
+    for line, key, value in json_documents.members(source, text, _EXPECTED, allow_list=True):
+        if len(out) >= MAX_ITEMS:
+            raise source.at(line, "has more than %d items" % MAX_ITEMS)
         if key is None:  # PyEvALL's list of records
             if not isinstance(value, dict) or "id" not in value or "value" not in value:
                 raise source.at(line, 'each element must be an object with "id" and "value"; expected %s' % _EXPECTED)

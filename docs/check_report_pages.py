@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Open report.html files in headless Chromium (Playwright) and check what a reader sees.
+"""Open report.html (or a benchmark's benchmark.html) in headless Chromium (Playwright); check what a reader sees.
 
     pip install playwright            # the Python package; it drives the system's chromium
     PYTHONPATH=scoring_program python3 docs/check_report_pages.py OUT_DIR [OUT_DIR ...] [--shots DIR]
@@ -114,8 +114,146 @@ MIN_TEXT_PX_NARROW = 7.0
 MAX_HEIGHT = 45000
 
 
+#: The page each kind of report folder has: an end of phase's report, a benchmark's (ODESIA's tables).
+PAGES = ("report.html", "benchmark.html")
+
+
+def report_page(folder):
+    """The folder's report page: ``report.html`` (end of phase) or ``benchmark.html`` (a benchmark)."""
+    for name in PAGES:
+        path = os.path.join(os.path.abspath(folder), name)
+        if os.path.isfile(path):
+            return path
+    raise SystemExit("%s has neither %s" % (folder, " nor ".join(PAGES)))
+
+
+#: Every table of a benchmark page as text: [{caption, header: [...], rows: [[...], ...]}, ...].
+TABLES = """() => [...document.querySelectorAll('main section h3')].map(h => {
+  const table = h.nextElementSibling.querySelector('table');
+  const text = el => el.innerText.replace(/\u2212/g, '-').trim();
+  return {caption: h.innerText, header: [...table.querySelectorAll('thead th')].map(text),
+          rows: [...table.querySelectorAll('tbody tr')].map(tr => [...tr.children].map(text))};
+})"""
+
+
+def _expected_cells(report):
+    """benchmark.json's numbers as the tables must show them: {(table, system, column): text}."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "scoring_program"))
+    from leaderboard_ci.report.formatting import format_ci, format_number, format_p
+
+    def p_text(value):
+        text = format_p(value)
+        return "p" + text if text.startswith("<") else "p=" + text
+
+    cells = {}
+    for r in report["scores"]:
+        cells["scores_" + r["language"], r["system"], r["task"]] = "%s %s" % (
+            format_number(r["score"], 4),
+            format_ci(r["ci_low"], r["ci_high"], 4),
+        )
+    for r in report["gaps"]:
+        cells["gaps", r["system"], r["task"]] = "%s %s %s" % (
+            format_number(r["gap"], 2, signed=True),
+            format_ci(r["ci_low"], r["ci_high"], 2, signed=True),
+            p_text(r["p_value"]),
+        )
+    for r in report["gains"]:
+        cells["gains_" + r["language"], r["system"], r["task"]] = "%s %s" % (
+            format_number(r["gain"], 2, signed=True),
+            format_ci(r["ci_low"], r["ci_high"], 2, signed=True),
+        )
+    ranks = dict(((r["scope"], r["system"]), r) for r in report["rank_intervals"])
+    for r in report["aggregates"]:
+        interval = ranks.get((r["scope"], r["system"]), {})
+        cells["aggregate", r["system"], r["scope"]] = "%s %s rank %d [%s, %s]" % (
+            format_number(r["value"], 2),
+            format_ci(r["ci_low"], r["ci_high"], 2),
+            r["rank"],
+            interval.get("rank_low"),
+            interval.get("rank_high"),
+        )
+    # The aggregate table's last column is the critical-difference diagram's average rank of each system.
+    cd = report.get("critical_difference") or {}
+    for name, rank in zip(cd.get("systems", []), cd.get("average_ranks", [])):
+        cells["aggregate", name, "Average rank"] = format_number(rank, 2)
+    return cells
+
+
+def _figure_ranks(report):
+    """The rank figures (drawn from rank_intervals) against the tables: per test set, the rank of each system is
+    its place by score (ties share the best place); on the aggregates, the aggregate table's rank."""
+    problems = []
+    ranks = dict(((r["scope"], r["system"]), r) for r in report["rank_intervals"])
+    direction = dict(((t["task"], t["language"]), t["direction"]) for t in report["test_sets"])
+    for r in report["scores"]:
+        sign = 1 if direction[r["task"], r["language"]] == "higher" else -1
+        rivals = [x for x in report["scores"] if (x["task"], x["language"]) == (r["task"], r["language"])]
+        place = 1 + sum(sign * (x["score"] - r["score"]) > 0 for x in rivals)
+        shown = ranks.get(("%s (%s)" % (r["task"], r["language"]), r["system"]))
+        if shown is None or shown["rank"] != place or not shown["rank_low"] <= place <= shown["rank_high"]:
+            problems.append(
+                "rank figure of %s (%s), %s: rank %s, its score's place is %d"
+                % (r["task"], r["language"], r["system"], shown and shown["rank"], place)
+            )
+    for r in report["aggregates"]:
+        shown = ranks.get((r["scope"], r["system"]))
+        if shown is None or shown["rank"] != r["rank"]:
+            problems.append(
+                "rank figure of %s, %s: rank %s, the table's %d"
+                % (r["scope"], r["system"], shown and shown["rank"], r["rank"])
+            )
+    return problems
+
+
+def _table_kind(caption):
+    """Which of benchmark.json's lists a table of the page shows, from its caption."""
+    words = caption.split()
+    if caption.startswith("Results per task in "):
+        return "scores_" + words[4].rstrip(":")
+    if caption.startswith("Gap between languages"):
+        return "gaps"
+    if caption.startswith("Gain over the baseline in "):
+        return "gains_" + words[5].rstrip(",")
+    if caption.startswith("Mean gain over tasks"):
+        return "aggregate"
+    return None
+
+
+def check_benchmark_tables(page, folder):
+    """The benchmark page's tables against benchmark.json, cell by cell (the same rounding): problems found."""
+    import json
+
+    with open(os.path.join(os.path.abspath(folder), "benchmark.json"), encoding="utf-8") as handle:
+        report = json.load(handle)
+    expected = _expected_cells(report)
+    problems, compared, seen = [], 0, set()
+    for table in page.evaluate(TABLES):
+        kind = _table_kind(table["caption"])
+        if kind is None:
+            continue
+        columns = [h.split(" (")[0] for h in table["header"]]
+        for row in table["rows"]:
+            for column, text in zip(columns[1:], row[1:]):
+                key = (kind, row[0], column)
+                if key not in expected:
+                    continue
+                seen.add(key)
+                compared += 1
+                if " ".join(text.split()) != expected[key]:
+                    problems.append(
+                        "%s, %s, %s: the page shows %r, benchmark.json gives %r"
+                        % (kind, row[0], column, text, expected[key])
+                    )
+    problems += _figure_ranks(report)
+    missing = sorted(set(expected) - seen)
+    if missing:
+        problems.append("%d number(s) of benchmark.json not in any table, e.g. %s" % (len(missing), missing[0]))
+    print("  %d table cells agree with benchmark.json" % (compared - len(problems)))
+    return problems
+
+
 def check(page, folder, shots=None, width=1400, max_height=MAX_HEIGHT):
-    path = os.path.join(os.path.abspath(folder), "report.html")
+    path = report_page(folder)
     page.set_viewport_size({"width": width, "height": 900})
     page.goto("file://" + path)
     unfolded = page.evaluate(UNFOLD)  # what a reader can unfold is checked too
@@ -133,6 +271,8 @@ def check(page, folder, shots=None, width=1400, max_height=MAX_HEIGHT):
                 problems.append("in-page link to a missing id: %s" % href)
         elif not os.path.isfile(os.path.join(os.path.abspath(folder), href)):
             problems.append("link to a missing file: %s" % href)
+    if path.endswith("benchmark.html") and width >= 1400:
+        problems += check_benchmark_tables(page, folder)
     files = [h for h in found["links"] if not h.startswith("#")]
     print(
         "%s at %d px: %d px high (%d px with its %d folded parts open), %d figures, %d table rows, %d file links, "
@@ -163,7 +303,9 @@ def check(page, folder, shots=None, width=1400, max_height=MAX_HEIGHT):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("folders", nargs="+", help="folders written by write_report / PhaseResult.write")
+    parser.add_argument(
+        "folders", nargs="+", help="folders written by write_report / PhaseResult.write, or by leaderboard-ci benchmark"
+    )
     parser.add_argument("--shots", help="save a full-page screenshot of each report here")
     parser.add_argument("--widths", type=int, nargs="+", default=[800, 1400], help="window widths (px)")
     parser.add_argument("--chromium", default="/usr/bin/chromium", help="the browser to drive")

@@ -1,6 +1,7 @@
 """Build the ODESIA example: its 10 core tasks in English and Spanish, synthetic data in each campaign's file format.
 
     python3 examples/odesia/make_odesia.py      # rewrites examples/odesia/{en,es}/ and benchmark.yaml
+    python3 examples/odesia/make_odesia.py --bundle TASK --lang en|es --out DIR   # one task as a Codabench folder
 
 The tasks of the ODESIA leaderboard (https://leaderboard.odesia.uned.es) and their official
 formats: DIANN 2023 (disability mentions, CoNLL IOB2, macro F1 over entity types), DIPROMATS
@@ -410,5 +411,11 @@ def competition():
 
 
 if __name__ == "__main__":
+    import sys
+
+    if "--bundle" in sys.argv[1:]:  # one task as its own Codabench competition folder: see odesia_bundle.py
+        import odesia_bundle
+
+        sys.exit(odesia_bundle.main())
     main()
     competition()

@@ -105,11 +105,11 @@ def _gap_table(result, digits):
     cells = dict(
         (
             (r.system, r.task),
-            "%s %s p=%s"
+            "%s %s %s"
             % (
                 format_number(r.gap, 2, signed=True),
                 format_ci(r.ci_low, r.ci_high, 2, signed=True),
-                format_p(r.p_value),
+                _p_equals(r.p_value),
             ),
         )
         for r in result.gaps.itertuples(index=False)
@@ -129,6 +129,12 @@ def _gap_table(result, digits):
     return Table(
         "gaps", ["System"] + tasks, rows, ["text"] + ["num"] * len(tasks), caption, "tab:gaps", [], result.gaps
     )
+
+
+def _p_equals(value):
+    """``p=0.462``, and ``p<0.001`` (not ``p=<0.001``) below the smallest value shown."""
+    text = format_p(value)
+    return "p" + text if text.startswith("<") else "p=" + text
 
 
 def _gains_table(result, language):
@@ -279,7 +285,7 @@ def render_benchmark(result, figures=None, digits=4):
             % (
                 cd["n_test_sets"],
                 format_number(cd["friedman_statistic"], 2),
-                html.escape(p_text if p_text.startswith("<") else "= " + p_text),
+                html.escape("< " + p_text[1:] if p_text.startswith("<") else "= " + p_text),
                 "Nemenyi critical difference %s." % format_number(cd["cd"], 3)
                 if cd.get("cd") is not None
                 else "Pairs: Wilcoxon signed-rank tests, Holm.",

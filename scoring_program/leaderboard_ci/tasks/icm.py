@@ -155,7 +155,13 @@ def icm_from_sums(total, membership, coefficients):
     total = np.asarray(total, dtype=np.float64)
     safe = np.where(total > 0, total, 1.0)
     ic = np.log2(safe)[:, None] - np.log2(np.maximum(membership, 1.0))
-    out = np.einsum("rk,rk->r", coefficients, ic) / safe
+    # A sum over the nodes in a fixed order, not einsum: einsum's SIMD reduction differs between numpy
+    # versions in the last bit, and the py37 and py312 images must write the same scores.json bytes.
+    coefficients = np.asarray(coefficients, dtype=np.float64)
+    out = np.zeros(ic.shape[0])
+    for k in range(ic.shape[1]):
+        out = out + coefficients[:, k] * ic[:, k]
+    out = out / safe
     return np.where(total > 0, out, np.nan)
 
 

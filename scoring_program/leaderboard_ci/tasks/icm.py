@@ -33,7 +33,20 @@ from collections import OrderedDict
 
 import numpy as np
 
-__all__ = ["ALPHA_1", "ALPHA_2", "BETA", "Tree", "hard_icm_terms", "icm_from_sums", "norm", "pyevall_prf"]
+__all__ = [
+    "ALPHA_1",
+    "ALPHA_2",
+    "BETA",
+    "Tree",
+    "MonoLabelICM",
+    "hard_icm_terms",
+    "icm_from_sums",
+    "icm_signature",
+    "norm",
+    "parse_hierarchy",
+    "tree_pairs",
+    "pyevall_prf",
+]
 
 ALPHA_1, ALPHA_2, BETA = 2.0, 2.0, 3.0
 
@@ -165,6 +178,93 @@ def norm(score, self_score):
     den = np.where(self_score == 0, 1.0, 2.0 * self_score)
     out = np.maximum((score + self_score) / den, 0.0)
     return np.where(self_score == 0, 0.0, np.where(np.isnan(score), np.nan, out))
+
+
+class MonoLabelICM:
+    """Hard ICM and ICM(G, G) of mono-label classification from its class counts.
+
+    An item's ``ICM_i`` depends only on its (gold, predicted) pair of classes
+    and the node memberships only on its gold class, so the per-item
+    statistics of :func:`hard_icm_terms` are sums over the confusion matrix:
+    ``coefficients = sum_{g,p} C[g, p] icm[g, p]``, ``membership = true @
+    member``.  Flat (no two labels share an ancestor), ``ICM_i`` is
+    ``(a1 + a2 - b) IC(g)`` on a hit and ``(a2 - b) IC(g) + (a1 - b) IC(p)``
+    otherwise, so the per-class hits, predictions and gold counts suffice
+    (``needs_confusion`` False); over a tree the pairs' deepest common
+    ancestors need the confusion matrix.
+
+    Parameters
+    ----------
+    tree : Tree
+        Its first ``len(labels)`` nodes are ``labels``, in order.
+    labels : sequence of str
+    """
+
+    def __init__(self, tree, labels):
+        labels = list(labels)
+        if list(tree.nodes[: len(labels)]) != labels:
+            raise ValueError("the tree's first nodes must be the labels, in order")
+        singles = [[label] for label in labels]
+        self.member, _, self.self_icm = hard_icm_terms(tree, singles, singles)
+        self.k, self.n_nodes = len(labels), len(tree.nodes)
+        self.needs_confusion = not tree.flat
+        self.pairs = None
+        if self.needs_confusion:
+            gold = [[a] for a in labels for _ in labels]
+            pred = [[b] for _ in labels for b in labels]
+            self.pairs = hard_icm_terms(tree, gold, pred)[1].reshape(self.k, self.k, self.n_nodes)
+
+    def scores(self, tp, pred, true, confusion=None):
+        """``(ICM, ICM(G, G))`` per (re)sample from ``(R, K)`` counts (and ``(R, K, K)`` gold x predicted)."""
+        tp, pred, true = (np.asarray(a, dtype=np.float64) for a in (tp, pred, true))
+        total = true.sum(axis=-1)
+        member = true @ self.member
+        self_coefficients = true @ self.self_icm
+        if self.needs_confusion:
+            if confusion is None:
+                raise ValueError("ICM over a hierarchy needs the confusion matrix")
+            c = np.asarray(confusion, dtype=np.float64)
+            coefficients = np.einsum("rgp,gpk->rk", c, self.pairs)
+        else:
+            coefficients = (
+                (ALPHA_1 + ALPHA_2 - BETA) * tp + (ALPHA_2 - BETA) * (true - tp) + (ALPHA_1 - BETA) * (pred - tp)
+            )
+        return icm_from_sums(total, member, coefficients), icm_from_sums(total, member, self_coefficients)
+
+
+def parse_hierarchy(value, example="{DIRECT: YES}"):
+    """``((child, parent), ...)`` from a ``{child: parent}`` mapping (ValueError); a cycle is refused.
+
+    A label mapped to itself is top-level (the multi-label task's coarse
+    level lets a label be its own coarse label).
+    """
+    if not isinstance(value, dict) or not value:
+        raise ValueError("hierarchy must map each label to its parent label, e.g. %s, got %r" % (example, value))
+    pairs = []
+    for child, parent in value.items():
+        for what, name in (("label", child), ("parent", parent)):
+            if isinstance(name, bool) or not isinstance(name, (str, int)) or not str(name).strip():
+                raise ValueError("hierarchy: each %s must be a non-empty name, got %r" % (what, name))
+        pairs.append((str(child).strip(), str(parent).strip()))
+    tree_pairs(pairs)
+    return tuple(pairs)
+
+
+def tree_pairs(pairs):
+    """The ``(child, parent)`` pairs of a tree (self-mappings dropped), checked for a cycle (ValueError)."""
+    out = tuple((child, parent) for child, parent in pairs if child != parent)
+    Tree([], out)
+    return out
+
+
+def icm_signature(tree):
+    """ICM's parameters and what a replicate re-estimates, for the signature (``alpha1:2|...|tree:flat``)."""
+    if tree.flat:
+        shape = "flat"
+    else:
+        depth = max(len(tree.path(node)) for node in tree.nodes)
+        shape = "%d-level,%d-nodes" % (depth, len(tree.nodes))
+    return "alpha1:%g|alpha2:%g|beta:%g|ic:gold-per-replicate|tree:%s" % (ALPHA_1, ALPHA_2, BETA, shape)
 
 
 # ---------------------------------------------------------------------------

@@ -404,3 +404,68 @@ def test_icm_norm_is_0_where_pyevall_divides_by_zero(tmp_path):
     assert abs(scores["icm"].score - expected) <= TOL
     with pytest.raises(ZeroDivisionError):
         pyevall("ICMNorm", [(i, "sexist") for i in ids], list(zip(ids, pred)))
+
+
+@pytest.mark.parametrize("task", ["classification", "multilabel"])
+def test_end_of_phase_stacking_equals_the_per_submission_replicates_bit_for_bit(task):
+    """Three systems stacked at the end of phase give each system's own replicates, bit for bit."""
+    from leaderboard_ci.core.replicates import compute_replicates
+    from leaderboard_ci.phase.analysis.systems import score_systems
+    from leaderboard_ci.tasks.base import GoldStandard
+    from leaderboard_ci.tasks.scorer import SystemScorer
+
+    rng = np.random.RandomState(6)
+    n, b = 120, 200
+    if task == "classification":
+        labels, tree = EXIST23_T2, EXIST23_T2_TREE
+        y = rng.randint(0, 4, n).astype(np.intp)
+        systems = [np.where(rng.rand(n) < hit, y, rng.randint(0, 4, n)).astype(np.intp) for hit in (0.3, 0.5, 0.8)]
+        metrics = ["icm"]
+    else:
+        labels, tree = DIPROMATS, DIPROMATS_TREE
+        y = (rng.rand(n, 7) < 0.25).astype(np.int64)
+        systems = [np.where(rng.rand(n, 7) < hit, y, 1 - y).astype(np.int64) for hit in (0.6, 0.75, 0.9)]
+        metrics = ["icm", "coarse_icm_norm", "f1_macro"]
+    config = parse_config(
+        {
+            "task": task,
+            "metric": "icm_norm",
+            "extra_metrics": metrics,
+            "labels": list(labels),
+            "hierarchy": tree,
+            "bootstrap": {"n_resamples": b, "seed": SEED},
+        }
+    )
+    gold = GoldStandard(values=y, labels=labels, task=task, settings=config.task_settings)
+    stacked = score_systems(config, gold, systems, ["a", "b", "c"])
+    for j, system in enumerate(systems):
+        scorer = SystemScorer(config.metrics, gold, system)
+        full = scorer.scores([a.full()[None, :] for a in scorer.accumulators])[0]
+        reps = scorer.scores(compute_replicates(scorer.accumulators, gold.n, SEED, b))
+        assert np.array_equal(stacked.full[j], full)
+        assert np.array_equal(stacked.replicates[:, j, :], reps)
+
+
+def test_the_permutation_test_runs_on_icm_and_a_system_against_itself_gets_p_1():
+    from leaderboard_ci.phase.analysis import analyze
+    from leaderboard_ci.tasks.base import GoldStandard
+
+    rng = np.random.RandomState(12)
+    y = (rng.rand(80, 7) < 0.25).astype(np.int64)
+    p = np.where(rng.rand(80, 7) < 0.8, y, 1 - y).astype(np.int64)
+    other = np.where(rng.rand(80, 7) < 0.7, y, 1 - y).astype(np.int64)
+    config = parse_config(
+        {
+            "task": "multilabel",
+            "metric": "icm_norm",
+            "labels": list(DIPROMATS),
+            "hierarchy": DIPROMATS_TREE,
+            "bootstrap": {"n_resamples": 200, "seed": SEED},
+            "analysis": {"test": "permutation", "n_permutations": 200},
+        }
+    )
+    gold = GoldStandard(values=y, labels=DIPROMATS, task="multilabel", settings=config.task_settings)
+    pairs = analyze(gold, {"a": p, "b": p.copy(), "c": other}, config=config).official.pairs
+    same = pairs[((pairs["a"] == "a") & (pairs["b"] == "b")) | ((pairs["a"] == "b") & (pairs["b"] == "a"))]
+    assert len(same) == 1 and float(same["p_value"].iloc[0]) == 1.0
+    assert ((pairs["p_value"] > 0) & (pairs["p_value"] <= 1)).all()

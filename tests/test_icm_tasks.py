@@ -469,3 +469,40 @@ def test_the_permutation_test_runs_on_icm_and_a_system_against_itself_gets_p_1()
     same = pairs[((pairs["a"] == "a") & (pairs["b"] == "b")) | ((pairs["a"] == "b") & (pairs["b"] == "a"))]
     assert len(same) == 1 and float(same["p_value"].iloc[0]) == 1.0
     assert ((pairs["p_value"] > 0) & (pairs["p_value"] <= 1)).all()
+
+
+def _multilabel_competition(tmp_path):
+    """A DIPROMATS-like reference folder (``metric: icm_norm`` over the hierarchy) and one submission."""
+    ids, gold, pred = _multi_data(21, 120, DIPROMATS, empty=0.0)
+    ref = tmp_path / "reference_data"
+    ref.mkdir()
+    (ref / "gold.csv").write_text("id,labels\n" + "".join("%s,%s\n" % (i, "|".join(g)) for i, g in zip(ids, gold)))
+    hierarchy = ", ".join("'%s': '%s'" % kv for kv in DIPROMATS_TREE.items())
+    (ref / "config.yaml").write_text(
+        "task: multilabel\nmetric: icm_norm\nextra_metrics: [icm, coarse_icm_norm, f1_macro]\n"
+        "labels: [%s]\nhierarchy: {%s}\nfiles: {gold: gold.csv, id_column: id, gold_column: labels}\n"
+        "bootstrap: {n_resamples: 300, seed: 3}\n" % (", ".join("'%s'" % x for x in DIPROMATS), hierarchy)
+    )
+    text = "id,labels\n" + "".join("%s,%s\n" % (i, "|".join(p)) for i, p in zip(ids, pred))
+    return str(ref), _zip(tmp_path / "run.zip", "predictions.csv", text)
+
+
+@pytest.mark.image
+@pytest.mark.parametrize("task", ["classification", "multilabel"])
+def test_the_py37_and_py312_images_write_the_same_bytes(task, tmp_path):
+    from leaderboard_ci.tools.local_worker import run_scoring
+
+    pythons = [os.environ.get(v) for v in ("LEADERBOARD_CI_PY37", "LEADERBOARD_CI_PY312")]
+    if not all(pythons):
+        pytest.skip("set LEADERBOARD_CI_PY37 and LEADERBOARD_CI_PY312 to the images' interpreters (.ci/run does)")
+    if task == "classification":
+        ref, _, paths, _, _ = _competition(tmp_path)
+        path = paths[1]
+    else:
+        ref, path = _multilabel_competition(tmp_path)
+    program = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scoring_program")
+    runs = [run_scoring(str(tmp_path / ("run%d" % k)), program, ref, path, python=py) for k, py in enumerate(pythons)]
+    for run in runs:
+        assert run.returncode == 0 and run.stderr == "", run.stderr
+        assert "icm_norm_ci_low" in run.scores
+    assert runs[0].scores_json_bytes == runs[1].scores_json_bytes

@@ -163,12 +163,20 @@ def icm_from_sums(total, membership, coefficients):
     """Mean ICM per replicate from the weighted sums (``total (R,)``, the others ``(R, nodes)``).
 
     ``IC(node) = log2 N - log2 max(freq, 1)``: a node no gold item has gets
-    ``1/N`` as PyEvALL gives it.
+    ``1/N`` as PyEvALL gives it.  The coefficients and frequencies are
+    integers (exact sums); the products are summed over the nodes in their
+    order, so every numpy gives the same bits.
     """
     total = np.asarray(total, dtype=np.float64)
     safe = np.where(total > 0, total, 1.0)
     ic = np.log2(safe)[:, None] - np.log2(np.maximum(membership, 1.0))
-    out = np.einsum("rk,rk->r", coefficients, ic) / safe
+    coefficients = np.asarray(coefficients, dtype=np.float64)
+    # a fixed order over the nodes, not einsum: its summation order varies with numpy's version, and the
+    # py37 and py312 images must write the same bytes
+    out = np.zeros(total.shape)
+    for k in range(ic.shape[1]):
+        out += coefficients[:, k] * ic[:, k]
+    out /= safe
     return np.where(total > 0, out, np.nan)
 
 

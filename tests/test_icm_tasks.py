@@ -118,6 +118,8 @@ MONO = {
     "exist22_t2": (EXIST22_T2, [0.5, 0.15, 0.15, 0.1, 0.08, 0.02], None),
     "exist23_t2": (EXIST23_T2, [0.4, 0.25, 0.15, 0.2], EXIST23_T2_TREE),
     "three_levels": (DEEP, [0.3, 0.2, 0.2, 0.1, 0.2], DEEP_TREE),
+    # a label that is the parent of another (a2 under a1): a miss between them has a1 as common ancestor
+    "label_parent": (DEEP, [0.3, 0.2, 0.2, 0.1, 0.2], {"a1": "A", "a2": "a1", "b1": "A", "b2": "B"}),
 }
 
 
@@ -138,25 +140,32 @@ def test_classification_icm_equals_pyevall_on_the_sample_and_replicates(tmp_path
     _check(scores, metrics, len(ids), expected)
 
 
-def test_the_reduced_layout_gives_the_confusion_layouts_icm():
-    """Flat ICM from per-class hits, predictions and gold counts equals the per-item coefficients' sums."""
+@pytest.mark.parametrize("tree", [None, DEEP_TREE, {"a1": "A", "a2": "a1", "b1": "A", "b2": "B", "c": "c"}])
+def test_class_counts_give_the_per_item_coefficients_sums(tree):
+    """MonoLabelICM (class counts, misses per common ancestor) equals hard_icm_terms' per-item sums, weighted."""
+    from leaderboard_ci.tasks.icm import tree_pairs
+
     rng = np.random.RandomState(3)
-    labels = tuple("c%d" % k for k in range(20))
-    g, p = rng.randint(0, 20, 300), rng.randint(0, 20, 300)
-    p[:120] = g[:120]
-    w = rng.poisson(1.0, (5, 300)).astype(float)
-    conf = np.stack([np.bincount(g * 20 + p, weights=row, minlength=400).reshape(20, 20) for row in w])
+    labels = DEEP
+    t = Tree(labels, tree_pairs((tree or {}).items()), flat=tree is None)
+    g, p = rng.randint(0, 5, 300), rng.randint(0, 5, 300)
+    p[:100] = g[:100]
+    w = rng.poisson(1.0, (6, 300)).astype(float)
+    k = len(labels)
+    conf = np.stack([np.bincount(g * k + p, weights=row, minlength=k * k).reshape(k, k) for row in w])
     tp, pred, true = np.diagonal(conf, axis1=1, axis2=2), conf.sum(axis=1), conf.sum(axis=2)
-    flat = MonoLabelICM(Tree(labels, flat=True), labels)
-    assert not flat.needs_confusion
-    member, icm, self_icm = hard_icm_terms(Tree(labels, flat=True), [[labels[k]] for k in g], [[labels[k]] for k in p])
-    got, got_self = flat.scores(tp, pred, true)
+    icm_counts = MonoLabelICM(t, labels)
+    assert bool(icm_counts.lca_nodes) == (tree is not None)
+    width = len(icm_counts.lca_nodes) + 1
+    lca = np.stack([np.bincount(icm_counts.lca_codes(g, p), weights=row, minlength=width) for row in w])
+    member, icm, self_icm = hard_icm_terms(t, [[labels[x]] for x in g], [[labels[x]] for x in p])
+    got, got_self = icm_counts.scores(tp, pred, true, lca)
     np.testing.assert_allclose(got, icm_from_sums(w.sum(axis=1), w @ member, w @ icm), rtol=0, atol=1e-12)
     np.testing.assert_allclose(got_self, icm_from_sums(w.sum(axis=1), w @ member, w @ self_icm), rtol=0, atol=1e-12)
 
 
 def test_classification_icm_with_many_classes_and_groups(tmp_path):
-    """20 classes (the reduced layout) and a hierarchy (the confusion layout) score per group as on the group alone."""
+    """20 classes (the reduced layout), flat and over a hierarchy, score per group as on the group alone."""
     labels = tuple("c%02d" % k for k in range(20))
     tree = dict(("c%02d" % k, "P%d" % (k % 3)) for k in range(12))
     rng = np.random.RandomState(5)
@@ -304,7 +313,7 @@ def _zip(path, name, text):
 # ---------------------------------------------------------------------------
 # The scoring program end to end and the end of phase
 # ---------------------------------------------------------------------------
-def _competition(tmp_path, n=150, n_systems=4):
+def _competition(tmp_path, n=150, n_systems=4, hierarchy=""):
     """An EXIST 2022 task 2-like reference folder (``metric: icm_norm``) and ``n_systems`` submissions."""
     ids, gold, _ = _mono_data(11, n, EXIST22_T2, MONO["exist22_t2"][1])
     ref = tmp_path / "reference_data"
@@ -313,7 +322,7 @@ def _competition(tmp_path, n=150, n_systems=4):
     (ref / "config.yaml").write_text(
         "metric: icm_norm\nextra_metrics: [icm, accuracy]\nlabels: [%s]\n"
         "files: {gold: gold.tsv, id_column: id, gold_column: label}\n"
-        "bootstrap: {n_resamples: 500, seed: 99}\n" % ", ".join(EXIST22_T2),
+        "bootstrap: {n_resamples: 500, seed: 99}\n%s" % (", ".join(EXIST22_T2), hierarchy),
         encoding="utf-8",
     )
     subs = tmp_path / "submissions"
@@ -488,15 +497,16 @@ def _multilabel_competition(tmp_path):
 
 
 @pytest.mark.image
-@pytest.mark.parametrize("task", ["classification", "multilabel"])
+@pytest.mark.parametrize("task", ["classification", "classification_tree", "multilabel"])
 def test_the_py37_and_py312_images_write_the_same_bytes(task, tmp_path):
     from leaderboard_ci.tools.local_worker import run_scoring
 
     pythons = [os.environ.get(v) for v in ("LEADERBOARD_CI_PY37", "LEADERBOARD_CI_PY312")]
     if not all(pythons):
         pytest.skip("set LEADERBOARD_CI_PY37 and LEADERBOARD_CI_PY312 to the images' interpreters (.ci/run does)")
-    if task == "classification":
-        ref, _, paths, _, _ = _competition(tmp_path)
+    if task.startswith("classification"):
+        tree = "hierarchy: {%s}\n" % ", ".join("%s: sexist" % c for c in EXIST22_T2[1:4])
+        ref, _, paths, _, _ = _competition(tmp_path, hierarchy=tree if task.endswith("tree") else "")
         path = paths[1]
     else:
         ref, path = _multilabel_competition(tmp_path)

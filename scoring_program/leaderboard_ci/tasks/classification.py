@@ -592,10 +592,9 @@ class Statistics:
         pred = pred.astype(np.intp)
         self.n_classes = k
         needs_full = any(m.name == "cohen_kappa" and m.weights for m in metrics)
-        self._icm = None
+        self._icm = self._lca = None
         if any(m.name in _ICM for m in metrics):
             self._icm = MonoLabelICM(label_tree(tuple(gold.labels), getattr(gold, "settings", ())), gold.labels)
-            needs_full = needs_full or self._icm.needs_confusion
         if needs_full:
             self.layout = "confusion"
         elif layout is not None:
@@ -609,6 +608,9 @@ class Statistics:
             correct = (codes == pred).astype(np.intp)
             self._predicted = add(CodeCounts(g * 2 * k + k * correct + pred, n_groups * 2 * k))
             self._gold = add(CodeCounts(g * k + codes, n_groups * k))
+        if self._icm is not None and self._icm.lca_nodes:  # over a hierarchy: misses per common ancestor
+            width = len(self._icm.lca_nodes) + 1
+            self._lca = add(CodeCounts(g * width + self._icm.lca_codes(codes, pred), n_groups * width))
         self._label_index = dict((m.key, label_positions(m, list(gold.labels))) for m in metrics)
 
     def class_stats(self, stats):
@@ -627,11 +629,14 @@ class Statistics:
         return ClassStats(tp.sum(axis=1), pred.sum(axis=1), t.sum(axis=1)), ClassStats(tp, pred, t)
 
     def prepare(self, stats):
-        return self.class_stats(stats)
+        if self._lca is None:
+            return self.class_stats(stats) + (None,)
+        lca = np.asarray(stats[self._lca], dtype=np.float64)
+        return self.class_stats(stats) + (lca.reshape(lca.shape[0], -1, len(self._icm.lca_nodes) + 1),)
 
     def score(self, prepared, spec, j):
         """Scores of ``spec`` on all items (``j`` 0) or group ``j - 1``."""
-        overall, per_group = prepared
+        overall, per_group, lca = prepared
         if j == 0:
             cs = overall
         else:
@@ -642,7 +647,8 @@ class Statistics:
                 None if per_group.confusion is None else per_group.confusion[:, j - 1],
             )
         if spec.name in _ICM:
-            icm, self_icm = self._icm.scores(cs.tp, cs.pred, cs.true, cs.confusion)
+            counts = None if lca is None else (lca.sum(axis=1) if j == 0 else lca[:, j - 1])
+            icm, self_icm = self._icm.scores(cs.tp, cs.pred, cs.true, counts)
             return icm if spec.name == "icm" else norm(icm, self_icm)
         return classification_score(spec, cs, self._label_index[spec.key])
 

@@ -191,15 +191,15 @@ def norm(score, self_score):
 class MonoLabelICM:
     """Hard ICM and ICM(G, G) of mono-label classification from its class counts.
 
-    An item's ``ICM_i`` depends only on its (gold, predicted) pair of classes
-    and the node memberships only on its gold class, so the per-item
-    statistics of :func:`hard_icm_terms` are sums over the confusion matrix:
-    ``coefficients = sum_{g,p} C[g, p] icm[g, p]``, ``membership = true @
-    member``.  Flat (no two labels share an ancestor), ``ICM_i`` is
-    ``(a1 + a2 - b) IC(g)`` on a hit and ``(a2 - b) IC(g) + (a1 - b) IC(p)``
-    otherwise, so the per-class hits, predictions and gold counts suffice
-    (``needs_confusion`` False); over a tree the pairs' deepest common
-    ancestors need the confusion matrix.
+    With one label per item, PyEvALL's recursion gives ``ICM_i = (a1 + a2 - b)
+    IC(g)`` on a hit and ``(a2 - b) IC(g) + (a1 - b) IC(p) + b IC(a)`` on a
+    miss, ``a`` the deepest common ancestor of ``g`` and ``p`` in the tree (no
+    term when they have none; ``a`` is ``p`` when ``p`` is an ancestor of
+    ``g``).  So the per-item statistics of :func:`hard_icm_terms` sum to
+    the per-class hits, predictions and gold counts the other metrics already
+    have, plus, over a tree, the count of misses per deepest common ancestor:
+    ``lca_codes`` gives each item's code (``len(lca_nodes)`` when it has none),
+    a small linear accumulator.
 
     Parameters
     ----------
@@ -215,29 +215,37 @@ class MonoLabelICM:
         singles = [[label] for label in labels]
         self.member, _, self.self_icm = hard_icm_terms(tree, singles, singles)
         self.k, self.n_nodes = len(labels), len(tree.nodes)
-        self.needs_confusion = not tree.flat
-        self.pairs = None
-        if self.needs_confusion:
-            gold = [[a] for a in labels for _ in labels]
-            pred = [[b] for _ in labels for b in labels]
-            self.pairs = hard_icm_terms(tree, gold, pred)[1].reshape(self.k, self.k, self.n_nodes)
+        lca = np.full((self.k, self.k), -1, dtype=np.intp)
+        for g, gold in enumerate(labels):
+            for p, pred in enumerate(labels):
+                common = _deepest_common(tree, gold, [pred]) if g != p else []
+                if common:
+                    lca[g, p] = tree.index[common[0]]
+        #: The nodes some miss has as deepest common ancestor, and each (gold, predicted) pair's code among them.
+        self.lca_nodes = tuple(int(a) for a in np.unique(lca[lca >= 0]))
+        position = dict((a, j) for j, a in enumerate(self.lca_nodes))
+        self._pair_code = np.vectorize(lambda a: position.get(int(a), len(self.lca_nodes)), otypes=[np.intp])(lca)
 
-    def scores(self, tp, pred, true, confusion=None):
-        """``(ICM, ICM(G, G))`` per (re)sample from ``(R, K)`` counts (and ``(R, K, K)`` gold x predicted)."""
+    def lca_codes(self, gold, predicted):
+        """Each item's deepest-common-ancestor code (``len(lca_nodes)``: a hit, or no common ancestor)."""
+        return self._pair_code[np.asarray(gold, dtype=np.intp), np.asarray(predicted, dtype=np.intp)]
+
+    def scores(self, tp, pred, true, lca_counts=None):
+        """``(ICM, ICM(G, G))`` per (re)sample from ``(R, K)`` class counts and ``(R, len(lca_nodes) + 1)`` codes."""
         tp, pred, true = (np.asarray(a, dtype=np.float64) for a in (tp, pred, true))
         total = true.sum(axis=-1)
         member = true @ self.member
-        self_coefficients = true @ self.self_icm
-        if self.needs_confusion:
-            if confusion is None:
-                raise ValueError("ICM over a hierarchy needs the confusion matrix")
-            c = np.asarray(confusion, dtype=np.float64)
-            coefficients = np.einsum("rgp,gpk->rk", c, self.pairs)
-        else:
-            coefficients = (
-                (ALPHA_1 + ALPHA_2 - BETA) * tp + (ALPHA_2 - BETA) * (true - tp) + (ALPHA_1 - BETA) * (pred - tp)
-            )
-        return icm_from_sums(total, member, coefficients), icm_from_sums(total, member, self_coefficients)
+        coefficients = np.zeros(member.shape)
+        coefficients[:, : self.k] = (
+            (ALPHA_1 + ALPHA_2 - BETA) * tp + (ALPHA_2 - BETA) * (true - tp) + (ALPHA_1 - BETA) * (pred - tp)
+        )
+        if self.lca_nodes:
+            if lca_counts is None:
+                raise ValueError("ICM over a hierarchy needs the counts of the misses' common ancestors")
+            counts = np.asarray(lca_counts, dtype=np.float64)
+            for j, node in enumerate(self.lca_nodes):
+                coefficients[:, node] += BETA * counts[:, j]
+        return icm_from_sums(total, member, coefficients), icm_from_sums(total, member, true @ self.self_icm)
 
 
 def parse_hierarchy(value, example="{DIRECT: YES}"):

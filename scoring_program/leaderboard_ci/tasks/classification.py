@@ -608,7 +608,8 @@ class Statistics:
             correct = (codes == pred).astype(np.intp)
             self._predicted = add(CodeCounts(g * 2 * k + k * correct + pred, n_groups * 2 * k))
             self._gold = add(CodeCounts(g * k + codes, n_groups * k))
-        if self._icm is not None and self._icm.lca_nodes:  # over a hierarchy: misses per common ancestor
+        if self._icm is not None and self._icm.lca_nodes and self.layout != "confusion":
+            # over a hierarchy, without the confusion matrix: the misses per common ancestor
             width = len(self._icm.lca_nodes) + 1
             self._lca = add(CodeCounts(g * width + self._icm.lca_codes(codes, pred), n_groups * width))
         self._label_index = dict((m.key, label_positions(m, list(gold.labels))) for m in metrics)
@@ -647,7 +648,10 @@ class Statistics:
                 None if per_group.confusion is None else per_group.confusion[:, j - 1],
             )
         if spec.name in _ICM:
-            counts = None if lca is None else (lca.sum(axis=1) if j == 0 else lca[:, j - 1])
+            if lca is not None:
+                counts = lca.sum(axis=1) if j == 0 else lca[:, j - 1]
+            else:
+                counts = None if cs.confusion is None else self._icm.lca_counts(cs.confusion)
             icm, self_icm = self._icm.scores(cs.tp, cs.pred, cs.true, counts)
             return icm if spec.name == "icm" else norm(icm, self_icm)
         return classification_score(spec, cs, self._label_index[spec.key])

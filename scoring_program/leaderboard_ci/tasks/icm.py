@@ -199,7 +199,7 @@ class MonoLabelICM:
     the per-class hits, predictions and gold counts the other metrics already
     have, plus, over a tree, the count of misses per deepest common ancestor:
     ``lca_codes`` gives each item's code (``len(lca_nodes)`` when it has none),
-    a small linear accumulator.
+    a small linear accumulator, or :meth:`lca_counts` of a confusion matrix.
 
     Parameters
     ----------
@@ -225,6 +225,13 @@ class MonoLabelICM:
         self.lca_nodes = tuple(int(a) for a in np.unique(lca[lca >= 0]))
         position = dict((a, j) for j, a in enumerate(self.lca_nodes))
         self._pair_code = np.vectorize(lambda a: position.get(int(a), len(self.lca_nodes)), otypes=[np.intp])(lca)
+
+    def lca_counts(self, confusion):
+        """The code counts ``(R, len(lca_nodes) + 1)`` from a ``(R, K, K)`` gold x predicted confusion matrix."""
+        c = np.asarray(confusion, dtype=np.float64)
+        onehot = np.zeros((self.k * self.k, len(self.lca_nodes) + 1))
+        onehot[np.arange(self.k * self.k), self._pair_code.ravel()] = 1.0
+        return c.reshape(c.shape[0], -1) @ onehot  # integer sums: exact
 
     def lca_codes(self, gold, predicted):
         """Each item's deepest-common-ancestor code (``len(lca_nodes)``: a hit, or no common ancestor)."""

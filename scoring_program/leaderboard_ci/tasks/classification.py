@@ -11,7 +11,10 @@ The task module protocol (see :mod:`leaderboard_ci.tasks`) for labels:
 * **metrics**: accuracy, balanced accuracy, precision/recall/F1 (macro, micro,
   weighted, binary; over a labels subset), MCC, Cohen's kappa (linear and
   quadratic weights), vectorized over replicates, equal to scikit-learn's on
-  every replicate (``tests/test_metrics.py``);
+  every replicate (``tests/test_metrics.py``); PyEvALL's ICM and ICM-Norm
+  (flat, or over ``hierarchy: {label: parent}`` for hierarchical mono-label),
+  from the same class counts (:class:`.icm.MonoLabelICM`), equal to PyEvALL
+  0.2.11 on every replicate (``tests/test_icm_tasks.py``);
 * **unit table**: :func:`unit_rows`, per-class precision, recall, F1 and its CI.
 
 Statistical choices (also in docs/tasks/classification.md)
@@ -41,6 +44,7 @@ import numpy as np
 from ..core.accumulators import CodeCounts
 from ..core.intervals import confidence_interval
 from .base import ClassRow, MetricInfo, canonical_name, check_labels, resolve_averaged
+from .icm import MonoLabelICM, Tree, icm_signature, norm, parse_hierarchy, tree_pairs
 from .protocol import TaskType
 from .sign_test import mcnemar_pvalues
 from .sparse import is_macro  # the sparse_units hook
@@ -90,7 +94,10 @@ METRICS = {
     "f1": MetricInfo(NAME, "higher", 1.0, "F1"),
     "mcc": MetricInfo(NAME, "higher", 1.0, "MCC"),
     "cohen_kappa": MetricInfo(NAME, "higher", 1.0, "Cohen's kappa"),
+    "icm": MetricInfo(NAME, "higher", None, "ICM", ppi=False),
+    "icm_norm": MetricInfo(NAME, "higher", 1.0, "ICM-Norm", ppi=False),
 }
+_ICM = ("icm", "icm_norm")
 #: Other spellings of the metric names (listed in docs/configuration.md, generated from them).
 ALIASES = {
     "acc": "accuracy",
@@ -108,9 +115,17 @@ ALIASES = {
     "precision_score": "precision",
     "recall_score": "recall",
     "balanced_accuracy_score": "balanced_accuracy",
+    "icmnorm": "icm_norm",
 }
 #: The metric options of this task (besides ``name`` and ``key``).
 OPTIONS = ("average", "labels", "pos_label", "zero_division", "weights")
+#: Top-level config keys this task owns.
+SETTINGS = ("hierarchy",)
+SETTING_DOCS = {
+    "hierarchy": "{label: parent} for icm and icm_norm (hierarchical mono-label, e.g. EXIST 2023 task 2: "
+    "{DIRECT: YES, REPORTED: YES, JUDGEMENTAL: YES}); a parent need not be a label and may have a parent of its "
+    "own; without it ICM is flat."
+}
 
 
 class ClassStats:
@@ -376,6 +391,43 @@ def check_metrics(metrics, labels):
     return None
 
 
+def parse_settings(values):
+    """Validated ``hierarchy`` (ValueError)."""
+    if values.get("hierarchy") is None:
+        return {}
+    return {"hierarchy": parse_hierarchy(values["hierarchy"])}
+
+
+def check_config(metrics, settings, labels):
+    """A hierarchy is for icm / icm_norm, and names labels (or their parents) only (ValueError)."""
+    hierarchy = settings.get("hierarchy")
+    if hierarchy is None:
+        return
+    if not any(spec.name in _ICM for spec in metrics):
+        raise ValueError("hierarchy is used only by icm and icm_norm; add one of them to the metrics or drop hierarchy")
+    if labels is not None:
+        parents = set(parent for _, parent in hierarchy)
+        for child, _ in hierarchy:
+            if child not in labels and child not in parents:
+                raise ValueError(
+                    "hierarchy names %r, which is neither one of the labels (%s) nor a parent of one"
+                    % (child, ", ".join(labels))
+                )
+
+
+def label_tree(labels, settings):
+    """The label :class:`.icm.Tree` of ICM: over ``hierarchy`` if the settings have one, else flat."""
+    hierarchy = dict(settings or ()).get("hierarchy")
+    return Tree(labels, tree_pairs(hierarchy or ()), flat=hierarchy is None)
+
+
+def metric_signature(spec, gold):
+    """ICM's parameters and the shape of its tree (``alpha1:2|alpha2:2|beta:3|...``); None for other metrics."""
+    if spec.task != NAME or spec.name not in _ICM:
+        return None
+    return icm_signature(label_tree(tuple(gold.labels), gold.settings))
+
+
 # ---------------------------------------------------------------------------
 # Values
 # ---------------------------------------------------------------------------
@@ -540,6 +592,9 @@ class Statistics:
         pred = pred.astype(np.intp)
         self.n_classes = k
         needs_full = any(m.name == "cohen_kappa" and m.weights for m in metrics)
+        self._icm = self._lca = None
+        if any(m.name in _ICM for m in metrics):
+            self._icm = MonoLabelICM(label_tree(tuple(gold.labels), getattr(gold, "settings", ())), gold.labels)
         if needs_full:
             self.layout = "confusion"
         elif layout is not None:
@@ -553,6 +608,10 @@ class Statistics:
             correct = (codes == pred).astype(np.intp)
             self._predicted = add(CodeCounts(g * 2 * k + k * correct + pred, n_groups * 2 * k))
             self._gold = add(CodeCounts(g * k + codes, n_groups * k))
+        if self._icm is not None and self._icm.lca_nodes and self.layout != "confusion":
+            # over a hierarchy, without the confusion matrix: the misses per common ancestor
+            width = len(self._icm.lca_nodes) + 1
+            self._lca = add(CodeCounts(g * width + self._icm.lca_codes(codes, pred), n_groups * width))
         self._label_index = dict((m.key, label_positions(m, list(gold.labels))) for m in metrics)
 
     def class_stats(self, stats):
@@ -571,11 +630,14 @@ class Statistics:
         return ClassStats(tp.sum(axis=1), pred.sum(axis=1), t.sum(axis=1)), ClassStats(tp, pred, t)
 
     def prepare(self, stats):
-        return self.class_stats(stats)
+        if self._lca is None:
+            return self.class_stats(stats) + (None,)
+        lca = np.asarray(stats[self._lca], dtype=np.float64)
+        return self.class_stats(stats) + (lca.reshape(lca.shape[0], -1, len(self._icm.lca_nodes) + 1),)
 
     def score(self, prepared, spec, j):
         """Scores of ``spec`` on all items (``j`` 0) or group ``j - 1``."""
-        overall, per_group = prepared
+        overall, per_group, lca = prepared
         if j == 0:
             cs = overall
         else:
@@ -585,6 +647,13 @@ class Statistics:
                 per_group.true[:, j - 1],
                 None if per_group.confusion is None else per_group.confusion[:, j - 1],
             )
+        if spec.name in _ICM:
+            if lca is not None:
+                counts = lca.sum(axis=1) if j == 0 else lca[:, j - 1]
+            else:
+                counts = None if cs.confusion is None else self._icm.lca_counts(cs.confusion)
+            icm, self_icm = self._icm.scores(cs.tp, cs.pred, cs.true, counts)
+            return icm if spec.name == "icm" else norm(icm, self_icm)
         return classification_score(spec, cs, self._label_index[spec.key])
 
 
@@ -636,6 +705,9 @@ class ClassificationTask(TaskType):
     """Single-label classification (see the module's docstring)."""
 
     NAME, METRICS, ALIASES, OPTIONS, UNIT_NAME, Statistics = NAME, METRICS, ALIASES, OPTIONS, UNIT_NAME, Statistics
+    SETTINGS, SETTING_DOCS = SETTINGS, SETTING_DOCS
+    parse_settings, check_config = staticmethod(parse_settings), staticmethod(check_config)
+    metric_signature = staticmethod(metric_signature)
     PAIR_TESTS = (("p_mcnemar", "p (McNemar)", ("accuracy",)),)
     resolve_name, known_names = staticmethod(resolve_name), staticmethod(known_names)
     make_spec, check_metrics = staticmethod(make_spec), staticmethod(check_metrics)

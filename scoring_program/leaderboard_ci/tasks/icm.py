@@ -33,7 +33,20 @@ from collections import OrderedDict
 
 import numpy as np
 
-__all__ = ["ALPHA_1", "ALPHA_2", "BETA", "Tree", "hard_icm_terms", "icm_from_sums", "norm", "pyevall_prf"]
+__all__ = [
+    "ALPHA_1",
+    "ALPHA_2",
+    "BETA",
+    "Tree",
+    "MonoLabelICM",
+    "hard_icm_terms",
+    "icm_from_sums",
+    "icm_signature",
+    "norm",
+    "parse_hierarchy",
+    "tree_pairs",
+    "pyevall_prf",
+]
 
 ALPHA_1, ALPHA_2, BETA = 2.0, 2.0, 3.0
 
@@ -150,18 +163,20 @@ def icm_from_sums(total, membership, coefficients):
     """Mean ICM per replicate from the weighted sums (``total (R,)``, the others ``(R, nodes)``).
 
     ``IC(node) = log2 N - log2 max(freq, 1)``: a node no gold item has gets
-    ``1/N`` as PyEvALL gives it.
+    ``1/N`` as PyEvALL gives it.  The coefficients and frequencies are
+    integers (exact sums); the products are summed over the nodes in their
+    order, so every numpy gives the same bits.
     """
     total = np.asarray(total, dtype=np.float64)
     safe = np.where(total > 0, total, 1.0)
     ic = np.log2(safe)[:, None] - np.log2(np.maximum(membership, 1.0))
-    # A sum over the nodes in a fixed order, not einsum: einsum's SIMD reduction differs between numpy
-    # versions in the last bit, and the py37 and py312 images must write the same scores.json bytes.
     coefficients = np.asarray(coefficients, dtype=np.float64)
-    out = np.zeros(ic.shape[0])
+    # a fixed order over the nodes, not einsum: its summation order varies with numpy's version, and the
+    # py37 and py312 images must write the same bytes
+    out = np.zeros(total.shape)
     for k in range(ic.shape[1]):
-        out = out + coefficients[:, k] * ic[:, k]
-    out = out / safe
+        out += coefficients[:, k] * ic[:, k]
+    out /= safe
     return np.where(total > 0, out, np.nan)
 
 
@@ -171,6 +186,108 @@ def norm(score, self_score):
     den = np.where(self_score == 0, 1.0, 2.0 * self_score)
     out = np.maximum((score + self_score) / den, 0.0)
     return np.where(self_score == 0, 0.0, np.where(np.isnan(score), np.nan, out))
+
+
+class MonoLabelICM:
+    """Hard ICM and ICM(G, G) of mono-label classification from its class counts.
+
+    With one label per item, PyEvALL's recursion gives ``ICM_i = (a1 + a2 - b)
+    IC(g)`` on a hit and ``(a2 - b) IC(g) + (a1 - b) IC(p) + b IC(a)`` on a
+    miss, ``a`` the deepest common ancestor of ``g`` and ``p`` in the tree (no
+    term when they have none; ``a`` is ``p`` when ``p`` is an ancestor of
+    ``g``).  So the per-item statistics of :func:`hard_icm_terms` sum to
+    the per-class hits, predictions and gold counts the other metrics already
+    have, plus, over a tree, the count of misses per deepest common ancestor:
+    ``lca_codes`` gives each item's code (``len(lca_nodes)`` when it has none),
+    a small linear accumulator, or :meth:`lca_counts` of a confusion matrix.
+
+    Parameters
+    ----------
+    tree : Tree
+        Its first ``len(labels)`` nodes are ``labels``, in order.
+    labels : sequence of str
+    """
+
+    def __init__(self, tree, labels):
+        labels = list(labels)
+        if list(tree.nodes[: len(labels)]) != labels:
+            raise ValueError("the tree's first nodes must be the labels, in order")
+        singles = [[label] for label in labels]
+        self.member, _, self.self_icm = hard_icm_terms(tree, singles, singles)
+        self.k, self.n_nodes = len(labels), len(tree.nodes)
+        lca = np.full((self.k, self.k), -1, dtype=np.intp)
+        for g, gold in enumerate(labels):
+            for p, pred in enumerate(labels):
+                common = _deepest_common(tree, gold, [pred]) if g != p else []
+                if common:
+                    lca[g, p] = tree.index[common[0]]
+        #: The nodes some miss has as deepest common ancestor, and each (gold, predicted) pair's code among them.
+        self.lca_nodes = tuple(int(a) for a in np.unique(lca[lca >= 0]))
+        position = dict((a, j) for j, a in enumerate(self.lca_nodes))
+        self._pair_code = np.vectorize(lambda a: position.get(int(a), len(self.lca_nodes)), otypes=[np.intp])(lca)
+
+    def lca_counts(self, confusion):
+        """The code counts ``(R, len(lca_nodes) + 1)`` from a ``(R, K, K)`` gold x predicted confusion matrix."""
+        c = np.asarray(confusion, dtype=np.float64)
+        onehot = np.zeros((self.k * self.k, len(self.lca_nodes) + 1))
+        onehot[np.arange(self.k * self.k), self._pair_code.ravel()] = 1.0
+        return c.reshape(c.shape[0], -1) @ onehot  # integer sums: exact
+
+    def lca_codes(self, gold, predicted):
+        """Each item's deepest-common-ancestor code (``len(lca_nodes)``: a hit, or no common ancestor)."""
+        return self._pair_code[np.asarray(gold, dtype=np.intp), np.asarray(predicted, dtype=np.intp)]
+
+    def scores(self, tp, pred, true, lca_counts=None):
+        """``(ICM, ICM(G, G))`` per (re)sample from ``(R, K)`` class counts and ``(R, len(lca_nodes) + 1)`` codes."""
+        tp, pred, true = (np.asarray(a, dtype=np.float64) for a in (tp, pred, true))
+        total = true.sum(axis=-1)
+        member = true @ self.member
+        coefficients = np.zeros(member.shape)
+        coefficients[:, : self.k] = (
+            (ALPHA_1 + ALPHA_2 - BETA) * tp + (ALPHA_2 - BETA) * (true - tp) + (ALPHA_1 - BETA) * (pred - tp)
+        )
+        if self.lca_nodes:
+            if lca_counts is None:
+                raise ValueError("ICM over a hierarchy needs the counts of the misses' common ancestors")
+            counts = np.asarray(lca_counts, dtype=np.float64)
+            for j, node in enumerate(self.lca_nodes):
+                coefficients[:, node] += BETA * counts[:, j]
+        return icm_from_sums(total, member, coefficients), icm_from_sums(total, member, true @ self.self_icm)
+
+
+def parse_hierarchy(value, example="{DIRECT: YES}"):
+    """``((child, parent), ...)`` from a ``{child: parent}`` mapping (ValueError); a cycle is refused.
+
+    A label mapped to itself is top-level (the multi-label task's coarse
+    level lets a label be its own coarse label).
+    """
+    if not isinstance(value, dict) or not value:
+        raise ValueError("hierarchy must map each label to its parent label, e.g. %s, got %r" % (example, value))
+    pairs = []
+    for child, parent in value.items():
+        for what, name in (("label", child), ("parent", parent)):
+            if isinstance(name, bool) or not isinstance(name, (str, int)) or not str(name).strip():
+                raise ValueError("hierarchy: each %s must be a non-empty name, got %r" % (what, name))
+        pairs.append((str(child).strip(), str(parent).strip()))
+    tree_pairs(pairs)
+    return tuple(pairs)
+
+
+def tree_pairs(pairs):
+    """The ``(child, parent)`` pairs of a tree (self-mappings dropped), checked for a cycle (ValueError)."""
+    out = tuple((child, parent) for child, parent in pairs if child != parent)
+    Tree([], out)
+    return out
+
+
+def icm_signature(tree):
+    """ICM's parameters and what a replicate re-estimates, for the signature (``alpha1:2|...|tree:flat``)."""
+    if tree.flat:
+        shape = "flat"
+    else:
+        depth = max(len(tree.path(node)) for node in tree.nodes)
+        shape = "%d-level,%d-nodes" % (depth, len(tree.nodes))
+    return "alpha1:%g|alpha2:%g|beta:%g|ic:gold-per-replicate|tree:%s" % (ALPHA_1, ALPHA_2, BETA, shape)
 
 
 # ---------------------------------------------------------------------------

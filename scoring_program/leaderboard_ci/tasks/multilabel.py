@@ -17,7 +17,10 @@ The task module protocol (see :mod:`leaderboard_ci.tasks`) for label sets:
   ``labels`` subset), Jaccard (micro, macro, weighted, samples), Hamming loss
   and subset accuracy, equal to scikit-learn's on the label-indicator
   matrices with ``sample_weight`` = the resample counts
-  (``tests/test_multilabel.py``);
+  (``tests/test_multilabel.py``); PyEvALL's ICM and ICM-Norm (flat, or over
+  the hierarchy's tree at the fine level), from per-item integer coefficients
+  of the labels' information content (:func:`.icm.hard_icm_terms`), equal to
+  PyEvALL 0.2.11 on every replicate (``tests/test_icm_tasks.py``);
 * **hierarchy**: ``hierarchy: {fine: coarse}`` maps each label to a coarse
   label; a metric with ``level: coarse`` (or a ``coarse_`` name, e.g.
   ``coarse_f1_macro``) is the same metric on the coarse indicator matrices,
@@ -46,6 +49,7 @@ from ..core.accumulators import ExactSums, IndicatorSums
 from ..core.intervals import confidence_interval
 from .base import MetricInfo, item_mask, resolve_averaged
 from .classification import ClassRow
+from .icm import Tree, hard_icm_terms, icm_from_sums, icm_signature, norm, tree_pairs
 from .multilabel_files import DEFAULT_SEPARATOR, encode_label_sets, read_gold, read_predictions
 from .protocol import SubmissionFormat, TaskType
 from .sparse import few_units
@@ -92,7 +96,10 @@ METRICS = {
     "jaccard": MetricInfo(NAME, "higher", 1.0, "Jaccard"),
     "hamming_loss": MetricInfo(NAME, "lower", 0.0, "Hamming loss"),
     "subset_accuracy": MetricInfo(NAME, "higher", 1.0, "subset accuracy"),
+    "icm": MetricInfo(NAME, "higher", None, "ICM", ppi=False),
+    "icm_norm": MetricInfo(NAME, "higher", 1.0, "ICM-Norm", ppi=False),
 }
+_ICM = ("icm", "icm_norm")
 #: Other spellings of the metric names (listed in docs/configuration.md, generated from them).
 ALIASES = {
     "f1_score": "f1",
@@ -105,6 +112,7 @@ ALIASES = {
     "exact_match_ratio": "subset_accuracy",
     "accuracy": "subset_accuracy",
     "accuracy_score": "subset_accuracy",
+    "icmnorm": "icm_norm",
 }
 #: The metric options of this task (besides ``name`` and ``key``).
 OPTIONS = ("average", "labels", "zero_division", "level")
@@ -150,6 +158,11 @@ def _coarse_labels(hierarchy):
 def check_config(metrics, settings, labels):
     """Cross-checks of the metrics, the hierarchy and the configured labels (ValueError)."""
     hierarchy = settings.get("hierarchy")
+    if hierarchy is not None and any(spec.name in _ICM and spec.option("level", "fine") == "fine" for spec in metrics):
+        try:
+            tree_pairs(hierarchy)
+        except ValueError as exc:
+            raise ValueError("%s; icm over the hierarchy needs a tree (a label may map to itself)" % exc)
     for spec in metrics:
         if spec.task != NAME or spec.option("level", "fine") != "coarse":
             continue
@@ -197,7 +210,7 @@ def resolve_name(name):
 def known_names():
     """Every accepted spelling of this task's metrics (fine level), for messages and suggestions."""
     names = ["%s_%s" % (base, average) for base in _AVERAGED for average in AVERAGES]
-    return names + ["hamming_loss", "subset_accuracy", "coarse_f1_macro"]
+    return names + ["hamming_loss", "subset_accuracy", "icm", "icm_norm", "coarse_f1_macro"]
 
 
 def _canonical(text):
@@ -423,7 +436,7 @@ class Statistics:
             self.labels["coarse"] = coarse
             levels["coarse"] = ((y.astype(np.int64) @ matrix) > 0, (p.astype(np.int64) @ matrix) > 0)
         self.n_groups = n_groups
-        self._slots = {}
+        self._slots, self._nodes = {}, {}
         for level, (yl, pl) in levels.items():
             specs = [m for m in metrics if m.option("level", "fine") == level]
             values, pred_empty, true_empty, both_empty = _sample_values(yl, pl)
@@ -436,6 +449,12 @@ class Statistics:
             }
             if any(m.average == "samples" for m in specs):
                 slots["samples"] = add(ExactSums(_by_group(values, group_codes, n_groups)))
+            if any(m.name in _ICM for m in specs):
+                tree = label_tree(self.labels[level], settings, level)
+                self._nodes[level] = len(tree.nodes)
+                slots["icm"] = add(
+                    ExactSums(_by_group(_icm_terms(tree, self.labels[level], yl, pl), group_codes, n_groups))
+                )
             self._slots[level] = slots
         self._label_index = {}
         for m in metrics:
@@ -478,12 +497,44 @@ class Statistics:
             samples = pick(parts["samples"])
             for i, what in enumerate(_SAMPLE_VALUES):
                 out["s_" + what] = samples[:, i]
+        if "icm" in parts:
+            out["icm"] = pick(parts["icm"])
         return out
 
     def score(self, prepared, spec, j):
         """Scores of ``spec`` on all items (``j`` 0) or group ``j - 1``."""
-        sums = self.sums(prepared, spec.option("level", "fine"), j)
+        level = spec.option("level", "fine")
+        sums = self.sums(prepared, level, j)
+        if spec.name in _ICM:
+            k = self._nodes[level]
+            member, icm, self_icm = sums["icm"][:, :k], sums["icm"][:, k : 2 * k], sums["icm"][:, 2 * k :]
+            score = icm_from_sums(sums["n"], member, icm)
+            return score if spec.name == "icm" else norm(score, icm_from_sums(sums["n"], member, self_icm))
         return multilabel_score(spec, sums, self._label_index.get(spec.key))
+
+
+def label_tree(labels, settings, level="fine"):
+    """ICM's label :class:`.icm.Tree`: the hierarchy's (fine -> coarse) at the fine level if there is one, else flat."""
+    hierarchy = dict(settings or ()).get("hierarchy") if level == "fine" else None
+    return Tree(labels, tree_pairs(hierarchy or ()), flat=hierarchy is None)
+
+
+def _icm_terms(tree, labels, y, p):
+    """``(n, 3 nodes)``: each item's node memberships and its ICM and ICM(G, G) coefficients."""
+    gold = [[labels[k] for k in np.flatnonzero(row)] for row in y]
+    pred = [[labels[k] for k in np.flatnonzero(row)] for row in p]
+    return np.concatenate(hard_icm_terms(tree, gold, pred), axis=1)
+
+
+def metric_signature(spec, gold):
+    """ICM's parameters and the shape of its tree (``alpha1:2|alpha2:2|beta:3|...``); None for other metrics."""
+    if spec.task != NAME or spec.name not in _ICM:
+        return None
+    level = spec.option("level", "fine")
+    labels = tuple(gold.labels)
+    if level == "coarse":
+        labels = hierarchy_matrix(labels, dict(gold.settings)["hierarchy"])[0]
+    return icm_signature(label_tree(labels, gold.settings, level))
 
 
 def unit_rows(statistics, full_stats, rep_stats, labels, method, confidence_level, zero_division):
@@ -592,7 +643,7 @@ class MultilabelTask(TaskType):
     read_gold, read_predictions = staticmethod(read_gold), staticmethod(read_predictions)
     encode_values, decode = staticmethod(encode_values), staticmethod(decode)
     unit_rows, sparse_units = staticmethod(unit_rows), staticmethod(sparse_units)
-    submission_format = staticmethod(submission_format)
+    submission_format, metric_signature = staticmethod(submission_format), staticmethod(metric_signature)
 
 
 TASK = MultilabelTask()

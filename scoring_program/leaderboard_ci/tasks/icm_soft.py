@@ -66,6 +66,7 @@ TAIL = 4.0
 #: coefficients alpha_1 = 2 and -beta = -3 per item: at most 2.5e-11 bits per item).
 TOLERANCE = 5e-12
 _GRID = 1.0 / 64.0
+_WIDE = 4  # a product with this many times more columns than rows is computed columns-first
 _SQRT2 = math.sqrt(2.0)
 _LN2 = math.log(2.0)
 
@@ -185,14 +186,10 @@ def _rounded(values, total):
     ``2**52``.  Returns ``(integers, exponents)``.
     """
     bits = 52 - int(total).bit_length()
-    out = np.empty_like(values)
-    exponents = np.empty(values.shape[1], dtype=np.int64)
-    for j in range(values.shape[1]):
-        top = float(np.max(np.abs(values[:, j]))) if values.shape[0] else 0.0
-        e = math.frexp(top)[1] if top > 0 else 0
-        out[:, j] = np.rint(np.ldexp(values[:, j], bits - e))
-        exponents[j] = e - bits
-    return out, exponents
+    top = np.max(np.abs(values), axis=0) if values.shape[0] else np.zeros(values.shape[1])
+    _, e = np.frexp(top)  # top < 2**e (e = 0 for a column of zeros)
+    e = e.astype(np.int64)
+    return np.rint(np.ldexp(values, (bits - e)[None, :])), e - bits
 
 
 # ---------------------------------------------------------------------------
@@ -259,10 +256,10 @@ class _GoldState(object):
     """What every system's sums need from one block of replicates: totals, per-class moments, the orders."""
 
     def __init__(self, golds, weights):
-        self.total = weights.sum(axis=1)
         onehot = np.concatenate([g.onehot for g in golds], axis=1)
-        counts = weights @ onehot  # exact: integer-valued
+        counts = (onehot.T @ weights.T).T  # exact: integer-valued (columns first: see _Stack.sums)
         offsets = np.cumsum([0] + [g.values.size for g in golds])
+        self.total = counts[:, : offsets[1]].sum(axis=1) if golds else weights.sum(axis=1)  # exact integers
         self.classes = []
         need = np.zeros(weights.shape[0], dtype=np.intp)
         direct = np.zeros(weights.shape[0], dtype=bool)
@@ -350,7 +347,7 @@ class _ClassPlan(object):
         self.terms = [(x, k) for x, k, _ in full]
         self.order = g.order if order > 0 else 0  # the gold's order: every plan of a replicate takes the same
         self.values, self.onehot, self.mu0, self.sigma0 = g.values, g.onehot, g.mu0, g.sigma0
-        self.everything = _groups(full, lambda x: x != 0)
+        self._full, self._everything = full, None
         self.levels, self.tails = None, None
         if not self.order:
             return
@@ -370,6 +367,14 @@ class _ClassPlan(object):
                     level[smooth] += part * (k[smooth] if part.ndim == 1 else k[smooth, None])
         self.levels = levels
         self.tails = _groups(full, lambda x: (x != 0) & ~smooth_of(x))
+
+    @property
+    def everything(self):
+        """Every item's terms in groups of equal ``(x, k)`` (the direct path; built on first use)."""
+        if self._everything is None and self._full is not None:
+            self._everything = _groups(self._full, lambda x: x != 0) or False
+            self._full = None
+        return self._everything or None
 
 
 class _Stack(object):
@@ -401,14 +406,16 @@ class _Stack(object):
             column += sum(spans[m][k][1] for m in range(len(self.plans)) if k in spans[m])
             self.ends.append(column)
         self.spans = spans
-        # column-major: the columns of orders 0 .. K are one contiguous prefix (no copy for the product)
-        self.matrix = np.asfortranarray(np.concatenate(blocks, axis=1)) if blocks else np.zeros((0, 0))
+        self.matrix = np.ascontiguousarray(np.concatenate(blocks, axis=1)) if blocks else np.zeros((0, 0))
         self.exponents = np.concatenate(exponents) if exponents else np.zeros(0, dtype=np.int64)
 
     def sums(self, weights, order):
         """``[[order-k sums (R, k+1) for k <= order] per plan]``, exact, for the rows ``weights`` (R, n)."""
         end = self.ends[order]
-        raw = weights @ self.matrix[:, :end]
+        if end >= _WIDE * weights.shape[0]:  # columns x items x rows: OpenBLAS splits the wide side well
+            raw = (self.matrix[:, :end].T @ weights.T).T
+        else:
+            raw = weights @ self.matrix[:, :end]
         out = []
         for m, plan in enumerate(self.plans):
             levels = []
@@ -490,7 +497,14 @@ class SoftICM(object):
     def _init(self, total):
         self.total = int(total)
         self.expanding = [plan for plan in self.plans if plan.order]
-        self.stack = _Stack(self.expanding, self.total)
+        self._stack = None
+
+    @property
+    def stack(self):
+        """This system's :class:`_Stack` (built on first use: a batch builds its own)."""
+        if self._stack is None:
+            self._stack = _Stack(self.expanding, self.total)
+        return self._stack
 
     def sums(self, weights):
         """``(N, sum ICM_i, sum ICM(G_i, G_i))`` per replicate, each ``(R,)``; ``weights`` is ``(R, n)``."""
@@ -521,13 +535,39 @@ class SoftICM(object):
         return state.total, out_icm, out_self
 
 
-def _linear_sums(stack, weights, state):
-    """``(rows, per-plan column sums)``: the exact sums of the expanded replicates, to their largest order."""
+def _linear_sums(stack, weights, state, min_rows=None):
+    """``(rows, per-plan column sums)``: the exact sums of the expanded replicates.
+
+    Rows are taken in groups of ascending order, each group's product as wide
+    as its largest order (groups of at least ``min_rows`` rows; None: one
+    group).  A column's sum does not depend on the group, and the columns above
+    a row's order are multiplied by 0 (:func:`_expanded`), so the grouping
+    never changes a number.
+    """
     rows = np.flatnonzero(state.order > 0)
     if not stack.plans or not rows.size:
         return rows, None
-    chosen = weights if rows.size == weights.shape[0] else weights[rows]
-    return rows, stack.sums(chosen, int(state.order[rows].max()))
+    orders = state.order[rows]
+    top = int(orders.max())
+    if min_rows is None:
+        chosen = weights if rows.size == weights.shape[0] else weights[rows]
+        return rows, stack.sums(chosen, top)
+    out = [[np.zeros((rows.size,) + level.shape[1:]) for level in _shapes(plan, top)] for plan in stack.plans]
+    pending = np.zeros(rows.size, dtype=bool)
+    for order in np.unique(orders):
+        pending |= orders == order
+        if pending.sum() < min_rows and order < top:
+            continue
+        where = np.flatnonzero(pending)
+        for levels, part in zip(out, stack.sums(weights[rows[where]], int(order))):
+            for level, value in zip(levels, part):
+                level[where] = value
+        pending[:] = False
+    return rows, out
+
+
+def _shapes(plan, top):
+    return [np.zeros((1,))] + [np.zeros((1, k + 1)) for k in range(1, min(top, plan.order) + 1)]
 
 
 class SoftICMBatch(object):
@@ -536,6 +576,9 @@ class SoftICMBatch(object):
     Every system's numbers equal its own :meth:`SoftICM.sums` bit for bit (the
     same exact column sums, combined by the same code).
     """
+
+    #: Replicates per product of one order group (fewer are merged with the next order's).
+    min_rows = 16
 
     def __init__(self, systems):
         self.systems = list(systems)
@@ -550,7 +593,7 @@ class SoftICMBatch(object):
         state = _GoldState(self.golds, weights)
         if self.stack is None:
             return [s.sums_from(weights, state, _linear_sums(s.stack, weights, state)) for s in self.systems]
-        shared = _linear_sums(self.stack, weights, state)
+        shared = _linear_sums(self.stack, weights, state, min_rows=self.min_rows)
         out, m = [], 0
         for s in self.systems:
             count = len(s.expanding)

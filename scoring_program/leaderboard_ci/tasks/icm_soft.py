@@ -165,11 +165,15 @@ def _mills_derivatives(u, order):
 
 def _levels(u, h0, order):
     """Per item and order ``k``, the columns ``H^(k)(u) u^j C(k, j) / k!`` for ``j <= k``: ``[(n,), (n, 2), ...]``."""
-    derivatives = [d / _LN2 for d in _mills_derivatives(u, order)]
+    derivatives = _mills_derivatives(u, order)
+    powers = np.empty((u.shape[0], order + 1))
+    powers[:, 0] = 1.0
+    for j in range(1, order + 1):
+        powers[:, j] = powers[:, j - 1] * u
     out = [h0]
     for k in range(1, order + 1):
-        scale = 1.0 / float(math.factorial(k))
-        out.append(np.stack([derivatives[k - 1] * u**j * (_comb(k, j) * scale) for j in range(k + 1)], axis=1))
+        scale = np.array([_comb(k, j) / (float(math.factorial(k)) * _LN2) for j in range(k + 1)])
+        out.append(derivatives[k - 1][:, None] * powers[:, : k + 1] * scale[None, :])
     return out
 
 
@@ -283,13 +287,11 @@ class _Groups(object):
     """Items with equal weight ``x`` and coefficient ``k`` (non-zero), evaluated once per replicate."""
 
     def __init__(self, x, k, items):
-        keys = np.stack([x, k], axis=1)
-        unique, inverse = np.unique(keys, axis=0, return_inverse=True)
-        inverse = np.asarray(inverse).reshape(-1)
-        order = np.argsort(inverse, kind="stable")
+        order = np.lexsort((k, x))  # by x, then k
+        x, k = x[order], k[order]
         self.items = np.asarray(items, dtype=np.intp)[order]
-        self.starts = np.flatnonzero(np.r_[True, np.diff(inverse[order]) != 0])
-        self.x, self.k = unique[:, 0], unique[:, 1]
+        self.starts = np.flatnonzero(np.r_[True, (np.diff(x) != 0) | (np.diff(k) != 0)])
+        self.x, self.k = x[self.starts], k[self.starts]
 
     def sums(self, weights, mu, sigma, log_total):
         """``sum_v k_v W_v IC(x_v)`` per row, ``W_v`` the rows' total weight of the group (exact, fixed order)."""
@@ -348,7 +350,7 @@ class _ClassPlan(object):
         self.order = g.order if order > 0 else 0  # the gold's order: every plan of a replicate takes the same
         self.values, self.onehot, self.mu0, self.sigma0 = g.values, g.onehot, g.mu0, g.sigma0
         self._full, self._everything = full, None
-        self.levels, self.tails = None, None
+        self.levels, self.tails, self._fixed = None, None, None
         if not self.order:
             return
         log_n = math.log2(n)
@@ -357,16 +359,32 @@ class _ClassPlan(object):
             u = (x - g.mu0) / g.sigma0
             return (x != 0) & (u <= TAIL) & (np.abs(u) <= g.reach)
 
-        levels = [np.zeros(n)] + [np.zeros((n, k + 1)) for k in range(1, self.order + 1)]
+        widths = [1] + [k + 1 for k in range(1, self.order + 1)]
+        matrix = np.zeros((n, sum(widths)))  # every order's columns side by side
         for x, k, _ in full:
-            smooth = smooth_of(x) & (k != 0)
-            if np.any(smooth):
+            smooth = np.flatnonzero(smooth_of(x) & (k != 0))
+            if smooth.size:
                 u = (x[smooth] - g.mu0) / g.sigma0
                 h0 = information(x[smooth], g.mu0, g.sigma0, log_n)
-                for level, part in zip(levels, _levels(u, h0, self.order)):
-                    level[smooth] += part * (k[smooth] if part.ndim == 1 else k[smooth, None])
+                parts = _levels(u, h0, self.order)
+                matrix[smooth] += np.concatenate([parts[0][:, None]] + parts[1:], axis=1) * k[smooth, None]
+        ends = np.cumsum(widths)
+        levels = [matrix[:, 0]] + [matrix[:, ends[k - 1] : ends[k]] for k in range(1, self.order + 1)]
         self.levels = levels
         self.tails = _groups(full, lambda x: (x != 0) & ~smooth_of(x))
+
+    def fixed(self, total):
+        """Per order, the columns as integers and their exponents (order 0 in two parts), computed once."""
+        if self._fixed is None or self._fixed[0] != total:
+            parts = []
+            for k, level in enumerate(self.levels):
+                if k == 0:
+                    hi, lo, e, _ = split_fixed_point(level, total)
+                    parts.append((np.concatenate([hi, lo], axis=1), np.concatenate([e, e])))
+                else:
+                    parts.append(_rounded(level, total))
+            self._fixed = (total, parts)
+        return self._fixed[1]
 
     @property
     def everything(self):
@@ -383,19 +401,15 @@ class _Stack(object):
     def __init__(self, plans, total):
         self.plans = list(plans)
         self.order = max([p.order for p in self.plans] or [0])
-        blocks, exponents, self.where = [], [], []  # where[m][k]: (start, width) of plan m's order-k columns
+        blocks, exponents = [], []
         column = 0
-        spans = [dict() for _ in self.plans]
+        spans = [dict() for _ in self.plans]  # spans[m][k]: (start, width) of plan m's order-k columns
+        self.bits = 52 - int(total).bit_length()
         for k in range(self.order + 1):
             for m, plan in enumerate(self.plans):
                 if k > plan.order:
                     continue
-                if k == 0:
-                    hi, lo, e, bits = split_fixed_point(plan.levels[0], total)
-                    self.bits = bits
-                    part, exp = np.concatenate([hi, lo], axis=1), np.concatenate([e, e])
-                else:
-                    part, exp = _rounded(plan.levels[k], total)
+                part, exp = plan.fixed(total)[k]
                 blocks.append(part)
                 exponents.append(exp)
                 spans[m][k] = (column, part.shape[1])

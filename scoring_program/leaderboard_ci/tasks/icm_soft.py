@@ -378,8 +378,13 @@ class _ClassPlan(object):
         self.tails = _groups(full, lambda x: (x != 0) & ~smooth_of(x))
 
     def fixed(self, total):
-        """Per order, the columns as integers and their exponents (order 0 in two parts), computed once."""
-        if self._fixed is None or self._fixed[0] != total:
+        """Per order, the columns as integers and their exponents (order 0 in two parts), computed once.
+
+        The float columns are dropped then (a phase holds every system's plans): one ``total`` per plan.
+        """
+        if self._fixed is not None and self._fixed[0] != total:
+            raise ValueError("a plan's columns are rounded for one total weight, %d, not %d" % (self._fixed[0], total))
+        if self._fixed is None:
             parts = []
             for k, level in enumerate(self.levels):
                 if k == 0:
@@ -388,6 +393,7 @@ class _ClassPlan(object):
                 else:
                     parts.append(_rounded(level, total))
             self._fixed = (total, parts)
+            self.levels = None
         return self._fixed[1]
 
     @property

@@ -92,6 +92,29 @@ class _Stack:
         return {id(acc): acc.from_linear(sums[:, start : start + width]) for acc, start, width in self.members}
 
 
+def _batches(accumulators, stacked):
+    """``[(members, batch)]``: non-linear accumulators that share work across systems (``batch_key``, ``batch``).
+
+    Accumulators with equal ``batch_key()`` (e.g. ICM-Soft of every system on
+    one gold: the gold's per-replicate moments) are computed together by
+    ``batch(members).block(indices, counts)``, which returns each member's
+    ``block`` (the same bytes).
+    """
+    groups = {}
+    for acc in accumulators:
+        if id(acc) in stacked or not hasattr(acc, "batch_key"):
+            continue
+        key = acc.batch_key()
+        if key is not None:
+            groups.setdefault((type(acc).__name__, key), {})[id(acc)] = acc
+    out = []
+    for members in groups.values():
+        if len(members) > 1:
+            members = list(members.values())
+            out.append((members, members[0].batch(members)))
+    return out
+
+
 class PairedPlan:
     """Everything needed to score ``m`` systems on any span of replicates.
 
@@ -152,6 +175,7 @@ class PairedPlan:
             if st
         ]
         self._stacked = set(id(acc) for st in self._stacks for acc, _, _ in st.members)
+        self._batches = _batches(self._designed.values(), self._stacked)
 
     @property
     def m(self):
@@ -173,11 +197,13 @@ class PairedPlan:
         linear = {}
         for stack in self._stacks:
             linear.update(stack.outputs(counts))
+        for members, batch in self._batches:
+            linear.update(zip([id(acc) for acc in members], batch.block(indices, lambda: counts)))
         for j, scorer in enumerate(self.scorers):
             stats = []
             for acc in scorer.accumulators:
                 acc = self._designed[id(acc)]
-                stats.append(linear[id(acc)] if id(acc) in self._stacked else acc.block(indices, lambda: counts))
+                stats.append(linear[id(acc)] if id(acc) in linear else acc.block(indices, lambda: counts))
             out[:, j, :] = scorer.scores(stats)
 
     def _all_stacked(self):

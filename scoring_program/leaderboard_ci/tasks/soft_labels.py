@@ -20,12 +20,14 @@ repeated by their resample counts (``tests/test_icm.py``).
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 
 from ..core.accumulators import ExactSums, _FromCounts
 from .base import MetricInfo
 from .icm import Tree, hard_icm_terms, icm_from_sums, norm, pyevall_prf
-from .icm_soft import SoftICM
+from .icm_soft import SoftICM, SoftICMBatch
 from .protocol import TaskType
 from .soft_label_files import encode_items, read_items
 
@@ -271,18 +273,54 @@ def cross_entropy_terms(gold, predicted):
 
 
 class _SoftICM(_FromCounts):
-    """``(N, sum of ICM-Soft_i, sum of ICM-Soft(G_i, G_i))`` per replicate, the IC re-estimated from its counts."""
+    """``(N, sum of ICM-Soft_i, sum of ICM-Soft(G_i, G_i))`` per replicate, the IC re-estimated from its counts.
+
+    Systems scored against the same gold (and group) share the gold's part of
+    every replicate: :meth:`batch_key` and :meth:`batch` let the end-of-phase
+    analysis compute it once per block for all of them, with identical bytes.
+    """
 
     n_features = 3
     what = "ICM-Soft"
 
-    def __init__(self, gold, predicted, n_total, items=None):
+    def __init__(self, gold, predicted, n_total, items=None, total=None, golds=None):
         super(_SoftICM, self).__init__(n_total, items)
         sub = slice(None) if items is None else items
-        self.soft = SoftICM(np.nan_to_num(gold[sub]), np.nan_to_num(predicted[sub]))
+        self._args = (gold, predicted)
+        self._gold = np.nan_to_num(gold[sub])
+        self.total = int(n_total if total is None else total)  # a group's weight can exceed its size
+        self.soft = SoftICM(self._gold, np.nan_to_num(predicted[sub]), total=self.total, golds=golds)
 
     def _from_weights(self, weights):
         return np.stack(self.soft.sums(weights), axis=1)
+
+    def for_total(self, total):
+        """This accumulator, or one whose sums stay exact up to a replicate's total weight ``total``."""
+        if int(total).bit_length() <= self.total.bit_length():
+            return self
+        return _SoftICM(self._args[0], self._args[1], self.n_total, self.items, total, self.soft.golds)
+
+    def batch_key(self):
+        """Equal for accumulators on the same gold, items and exactness bound (they can share a batch)."""
+        digest = hashlib.sha1(np.ascontiguousarray(self._gold).view(np.uint8))
+        if self.items is not None:
+            digest.update(np.ascontiguousarray(self.items).view(np.uint8))
+        return (digest.hexdigest(), self._gold.shape, self.n_total, self.total)
+
+    @staticmethod
+    def batch(members):
+        """An object whose ``block(indices, counts)`` gives every member's :meth:`block`, the gold's part once."""
+        return _SoftICMBlocks(members)
+
+
+class _SoftICMBlocks(object):
+    def __init__(self, members):
+        self.members = list(members)
+        self.batch = SoftICMBatch([acc.soft for acc in self.members])
+
+    def block(self, indices, counts):
+        weights = self.members[0]._subset(counts())
+        return [np.stack(sums, axis=1) for sums in self.batch.sums(weights)]
 
 
 class Statistics:

@@ -1,0 +1,189 @@
+"""ICM-Soft's fast paths give the numbers of the plain ones (``tasks/icm_soft.py``).
+
+* the end-of-phase batch (the gold's part of every replicate computed once for
+  all systems, one product for all their columns) equals each system's own
+  sums, and the report's intervals equal the per-submission program's;
+* per-item coefficients (``_ClassPlan(gold, [(x, k_vector)], order)``, as a
+  hierarchy's terms use) equal a plain loop over items;
+* the order chosen per replicate is needed: a looser remainder bound fails the
+  comparison with the direct path.
+
+Timings are in ``benchmarks/task_icm.py``, not here.
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+from leaderboard_ci.core.resampling import replicate_indices
+from leaderboard_ci.tasks import icm_soft
+from leaderboard_ci.tasks.icm import ALPHA_1, ALPHA_2, BETA
+
+
+def _data(seed, n, p_yes=0.3, systems=3):
+    rng = np.random.RandomState(seed)
+    votes = rng.binomial(6, p_yes, size=n) / 6.0
+    gold = np.stack([votes, 1 - votes], axis=1)
+    out = []
+    for s in range(systems):
+        yes = np.clip(votes + rng.normal(0, 0.1 + 0.1 * s, n), 0, 1)
+        yes[rng.rand(n) < 0.05] = 1.0  # far tails (direct path) and repeated values
+        yes[rng.rand(n) < 0.05] = 0.0  # zero weights (IC 0)
+        out.append(np.stack([yes, 1 - yes], axis=1))
+    return gold, out
+
+
+def _weights(n, count, seed=5):
+    return np.array([np.bincount(row, minlength=n) for row in replicate_indices(seed, n, 0, count)], dtype=float)
+
+
+def _information(x, mu, sigma, total):
+    """PyEvALL's IC of one weight, with math.erf (its tail probability rounding to 0 gives log2 N)."""
+    if x == 0:
+        return 0.0
+    if sigma == 0:
+        prob = 0.0 if x > mu else (1.0 if x < mu else 0.5)
+    else:
+        prob = 1.0 - 0.5 * (1.0 + math.erf((x - mu) / (sigma * math.sqrt(2.0))))
+    return -math.log2(prob) if prob > 0 else math.log2(total)
+
+
+def _naive(gold, predicted, weights, coefficients):
+    """``sum_i w_i ICM_i`` per replicate by a loop over classes and items (PyEvALL's definition, scalar IC)."""
+    out = []
+    for w in weights:
+        total = math.fsum(w.tolist())
+        value = []
+        for c in range(gold.shape[1]):
+            g, p = gold[:, c].tolist(), predicted[:, c].tolist()
+            mu = math.fsum(wi * gi for wi, gi in zip(w.tolist(), g)) / total
+            sigma = math.fsum(wi * abs(gi - mu) for wi, gi in zip(w.tolist(), g)) / total
+            for i in np.flatnonzero(w):
+                terms = (
+                    coefficients[c][i] * _information(p[i], mu, sigma, total)
+                    + ALPHA_2 * _information(g[i], mu, sigma, total)
+                    - BETA * _information(max(g[i], p[i]), mu, sigma, total)
+                )
+                value.append(w[i] * terms)
+        out.append(math.fsum(value))
+    return np.array(out)
+
+
+def test_batch_equals_each_system():
+    """Three systems on one gold: the batch's sums are each system's own, bit for bit (expansion and direct)."""
+    n = 3000
+    gold, systems = _data(1, n)
+    weights = _weights(n, 48)
+    softs = [icm_soft.SoftICM(gold, p) for p in systems]
+    batch = icm_soft.SoftICMBatch(softs)
+    batch.min_rows = 4  # several order groups in one block
+    state = icm_soft._GoldState(softs[0].golds, weights)
+    assert (state.order > 0).any() and len(np.unique(state.order[state.order > 0])) > 1
+    for own, shared in zip([s.sums(weights) for s in softs], batch.sums(weights)):
+        for a, b in zip(own, shared):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_phase_report_equals_the_leaderboard(monkeypatch):
+    """The end-of-phase analysis (batched) gives each system the per-submission program's interval."""
+    pytest.importorskip("pandas")
+    from leaderboard_ci.phase import Execution, analyze
+    from leaderboard_ci.scoring.config import parse_config
+    from leaderboard_ci.scoring.evaluation import evaluate
+    from leaderboard_ci.tasks.base import GoldStandard
+    from leaderboard_ci.tasks.soft_labels import TASK
+
+    n = 1500
+    gold, systems = _data(2, n)
+    calls = []
+    original = icm_soft.SoftICMBatch.sums
+    monkeypatch.setattr(icm_soft.SoftICMBatch, "sums", lambda self, w: calls.append(1) or original(self, w))
+    gold_std = GoldStandard(values=gold, labels=("YES", "NO"), task=TASK.NAME)
+    named = dict(("s%d" % j, p) for j, p in enumerate(systems))
+    report = analyze(
+        gold_std,
+        named,
+        metric="icm_soft",
+        labels=["YES", "NO"],
+        task="soft_labels",
+        n_resamples=120,
+        seed=7,
+        execution=Execution(n_jobs=1),
+    )
+    rows = dict((row[0], row[1:]) for row in report.official.systems[["name", "score", "ci_low", "ci_high"]].to_numpy())
+    config = parse_config(
+        {
+            "task": "soft_labels",
+            "labels": ["YES", "NO"],
+            "metric": "icm_soft",
+            "bootstrap": {"n_resamples": 120, "seed": 7},
+        }
+    )
+    assert calls, "the phase did not batch the systems"
+    for name, values in named.items():
+        official = evaluate(config, gold_std, values).scores[0]
+        assert list(rows[name]) == [official.score, official.interval.low, official.interval.high]
+
+
+def test_per_item_coefficients_equal_a_loop_over_items():
+    """``_ClassPlan`` with one coefficient per item (a hierarchy's terms): the expansion, the direct path and a loop."""
+    n = 2500
+    gold, (predicted, _, _) = _data(3, n)
+    rng = np.random.RandomState(4)
+    coefficients = [rng.choice([0.0, 1.0, 2.0, 3.5], size=n) for _ in range(2)]
+    weights = _weights(n, 12, seed=6)
+
+    def system(order):
+        golds = [icm_soft._GoldClass(gold[:, c], order) for c in range(2)]
+        plans = [
+            icm_soft._ClassPlan(
+                gold[:, c],
+                ((predicted[:, c], coefficients[c]), (np.maximum(gold[:, c], predicted[:, c]), -BETA)),
+                order,
+                golds[c],
+            )
+            for c in range(2)
+        ]
+        return icm_soft.SoftICM.from_plans(plans, n)
+
+    fast, plain = system(icm_soft.ORDER), system(0)
+    assert any(plan.order for plan in fast.plans)
+    _, a, _ = fast.sums(weights)
+    _, b, _ = plain.sums(weights)
+    c = _naive(gold, predicted, weights, coefficients)
+    assert np.max(np.abs(a - c)) / n <= 1e-10
+    assert np.max(np.abs(b - c)) / n <= 1e-12
+    # a constant per-item vector is the scalar coefficient, bit for bit
+    scalar = icm_soft.SoftICM(gold, predicted).sums(weights)
+    golds = [icm_soft._GoldClass(gold[:, j], icm_soft.ORDER) for j in range(2)]
+    vector = icm_soft.SoftICM.from_plans(
+        [
+            icm_soft._ClassPlan(
+                gold[:, j],
+                ((predicted[:, j], np.full(n, ALPHA_1)), (np.maximum(gold[:, j], predicted[:, j]), np.full(n, -BETA))),
+                icm_soft.ORDER,
+                golds[j],
+            )
+            for j in range(2)
+        ],
+        n,
+    ).sums(weights)
+    for x, y in zip(scalar, vector):
+        np.testing.assert_array_equal(x, y)
+
+
+@pytest.mark.parametrize("tolerance, holds", [(icm_soft.TOLERANCE, True), (1e-4, False)])
+def test_the_order_bound_is_what_keeps_the_expansion_exact(monkeypatch, tolerance, holds):
+    """With the documented bound every replicate is within 1e-10 bits per item of the direct path; with a
+    looser one (lower orders) some replicate is not: the comparison can fail."""
+    monkeypatch.setattr(icm_soft, "TOLERANCE", tolerance)
+    n = 3000
+    gold, (predicted, _, _) = _data(8, n)
+    weights = _weights(n, 40, seed=9)
+    fast = icm_soft.SoftICM(gold, predicted)
+    plain = icm_soft.SoftICM(gold, predicted, order=0)
+    state = icm_soft._GoldState(fast.golds, weights)
+    assert (state.order > 0).sum() >= 20
+    error = np.max(np.abs(fast.sums(weights)[1] - plain.sums(weights)[1])) / n
+    assert (error <= 1e-10) == holds, error

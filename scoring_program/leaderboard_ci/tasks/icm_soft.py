@@ -166,9 +166,13 @@ def _shift_powers(a, c, order):
 # ---------------------------------------------------------------------------
 def _direct(x, coefficient, weights, mu, sigma, log_total, rows, chunk):
     out = np.zeros(rows.size)
+    per_item = np.ndim(coefficient) > 0  # a per-item coefficient vector (hierarchical ICM-Soft's terms)
     for start in range(0, rows.size, chunk):
         r = rows[start : start + chunk]
         ic = information(x[None, :], mu[r, None], sigma[r, None], log_total[r, None])
+        if per_item:
+            out[start : start + chunk] = [math.fsum(row) for row in (weights[r] * (ic * coefficient)).tolist()]
+            continue
         terms = weights[r] * ic
         out[start : start + chunk] = [coefficient * math.fsum(row) for row in terms.tolist()]
     return out
@@ -183,9 +187,15 @@ def _dot(columns, factors):
 
 
 class _ClassPlan(object):
-    """What one class's sums need that does not depend on the replicate (built once per submission)."""
+    """What one class's sums need that does not depend on the replicate (built once per submission).
 
-    def __init__(self, gold, terms, order):
+    ``terms``: ``(x, k)`` pairs, ``x`` an ``(n,)`` weight vector and ``k`` a scalar or an ``(n,)`` per-item
+    coefficient vector.  ``gold_terms`` (hierarchical ICM-Soft, :mod:`.icm_soft_tree`): ``(values, K)``, the
+    class's part of ``sum_i w_i IC(G_i)`` is ``sum_m (w @ K)[m] IC(values[m])``; without it, it is the flat
+    ``sum_i w_i IC(g_i)`` of the gold column itself.
+    """
+
+    def __init__(self, gold, terms, order, gold_terms=None):
         n = gold.shape[0]
         self.terms = terms
         self.values, codes = np.unique(gold, return_inverse=True)
@@ -193,6 +203,10 @@ class _ClassPlan(object):
         self.onehot = np.zeros((n, self.values.size))
         self.onehot[np.arange(n), codes] = 1.0
         base = np.bincount(codes, minlength=self.values.size).astype(np.float64)
+        self.gold_values = None
+        if gold_terms is not None:  # their counts ride along with the distinct values' (one product)
+            self.gold_values = np.asarray(gold_terms[0], dtype=np.float64)
+            self.onehot = np.concatenate([self.onehot, np.asarray(gold_terms[1], dtype=np.float64)], axis=1)
         self.mu0 = math.fsum((base * self.values).tolist()) / n
         self.sigma0 = math.fsum((base * np.abs(self.values - self.mu0)).tolist()) / n
         self.order = order
@@ -207,20 +221,24 @@ class _ClassPlan(object):
             tail = (x > 0) & (u > TAIL)
             if np.any(smooth):
                 h0 = information(x[smooth], self.mu0, self.sigma0, math.log2(n))
-                matrix[smooth] += k * _columns(u[smooth], h0, order)
+                kk = k[smooth][:, None] if np.ndim(k) else k
+                matrix[smooth] += kk * _columns(u[smooth], h0, order)
                 self.reach = max(self.reach, float(np.abs(u[smooth]).max()))
             if np.any(tail):
-                self.tails.append((x[tail], k, np.flatnonzero(tail)))
+                self.tails.append((x[tail], k[tail] if np.ndim(k) else k, np.flatnonzero(tail)))
         self.matrix = matrix
 
     def moments(self, counts, total):
         """``(mu, sigma, log2 N, sum_i w_i IC(c, g_i))`` per replicate from the distinct gold values' counts."""
         values = self.values
+        counts, extra = counts[:, : values.size], counts[:, values.size :]
         safe_total = np.where(total > 0, total, 1.0)
         spread = np.broadcast_to(values[None, :], counts.shape)
         mu = _dot(counts, spread) / safe_total
         sigma = _dot(counts, np.abs(spread - mu[:, None])) / safe_total
         log_total = np.log2(safe_total)
+        if self.gold_values is not None:
+            counts, spread = extra, np.broadcast_to(self.gold_values[None, :], extra.shape)
         gold_sum = _dot(counts, information(spread, mu[:, None], sigma[:, None], log_total[:, None]))
         return mu, sigma, log_total, gold_sum
 
@@ -240,18 +258,21 @@ class SoftICM(object):
     ----------
     gold, predicted : arrays ``(n, C)`` of label weights (0 where a label is absent).
     order : the expansion's order (0: always the direct path).
+    plans : the per-class plans, built elsewhere (hierarchical ICM-Soft); ``gold`` and ``predicted`` unused.
     """
 
-    def __init__(self, gold, predicted, order=ORDER):
-        gold = np.asarray(gold, dtype=np.float64)
-        predicted = np.asarray(predicted, dtype=np.float64)
-        both = np.maximum(gold, predicted)
-        self.plans = [
-            _ClassPlan(gold[:, c], ((predicted[:, c], ALPHA_1), (both[:, c], -BETA)), order)
-            for c in range(gold.shape[1])
-        ]
+    def __init__(self, gold, predicted, order=ORDER, plans=None):
+        if plans is None:
+            gold = np.asarray(gold, dtype=np.float64)
+            predicted = np.asarray(predicted, dtype=np.float64)
+            both = np.maximum(gold, predicted)
+            plans = [
+                _ClassPlan(gold[:, c], ((predicted[:, c], ALPHA_1), (both[:, c], -BETA)), order)
+                for c in range(gold.shape[1])
+            ]
+        self.plans = plans
         self.onehot = np.concatenate([plan.onehot for plan in self.plans], axis=1)
-        self.offsets = np.cumsum([0] + [plan.values.size for plan in self.plans])
+        self.offsets = np.cumsum([0] + [plan.onehot.shape[1] for plan in self.plans])
         self.expanding = [j for j, plan in enumerate(self.plans) if plan.order]
         self._exact = {}
 

@@ -7,7 +7,8 @@ and predictions of the same shape (``docs/tasks/soft_labels.md``):
 * **parse**: :mod:`.soft_label_files` (EXIST 2023 / PyEvALL JSON);
 * **soft metrics**: ICM-Soft, ICM-Soft-Norm (:func:`.icm.soft_icm_sums`, the
   gold's per-label mean and mean absolute deviation re-estimated in every
-  replicate from the resample counts) and PyEvALL's cross-entropy (a per-item
+  replicate from the resample counts; over ``hierarchy``, :mod:`.icm_soft_tree`)
+  and PyEvALL's cross-entropy (a per-item
   mean: exact sums);
 * **hard metrics** on the hard labels derived from the distributions by the
   campaign's rule (``hard_labels``, ``hard_threshold``): ICM, ICM-Norm (flat or
@@ -26,6 +27,7 @@ from ..core.accumulators import ExactSums, _FromCounts
 from .base import MetricInfo
 from .icm import Tree, hard_icm_terms, icm_from_sums, norm, pyevall_prf
 from .icm_soft import SoftICM
+from .icm_soft_tree import tree_soft_icm
 from .protocol import TaskType
 from .soft_label_files import encode_items, read_items
 
@@ -66,7 +68,8 @@ SETTING_DOCS = {
     "hard_threshold, for gold and predictions).",
     "hard_threshold": "A label is in the hard gold when its probability is above this (EXIST 2023: 0.5 for "
     "task 1, 1/3 for task 2, 1/6 for task 3; default 0.5).",
-    "hierarchy": "{label: parent label} for the hard ICM metrics (EXIST 2023 tasks 2 and 3); without it ICM is flat.",
+    "hierarchy": "{label: parent label} for ICM, ICM-Norm, ICM-Soft and ICM-Soft-Norm (EXIST 2023 tasks 2 and 3); "
+    "without it they are flat.",
     "annotations": "The gold holds annotators' labels: 'value' (the item's value is the list, one label or list of "
     "labels per annotator) or the key of each item's object that holds it (EXIST 2023: labels_task1).",
 }
@@ -109,14 +112,8 @@ def parse_settings(values):
 
 
 def check_config(metrics, settings, labels):
-    """The hierarchy's labels must be the configured labels; ICM-Soft over a hierarchy is refused (ValueError)."""
+    """The hierarchy's labels must be the configured labels (ValueError)."""
     hierarchy = settings.get("hierarchy")
-    for spec in metrics:
-        if hierarchy is not None and spec.name in _SOFT:
-            raise ValueError(
-                "metric %s: ICM-Soft over a hierarchy is not implemented (the hierarchy applies to the hard "
-                "ICM metrics); score it in a configuration without hierarchy" % spec.key
-            )
     if hierarchy is not None and labels is not None:
         parents = set(parent for _, parent in hierarchy)
         for child, _ in hierarchy:
@@ -276,10 +273,14 @@ class _SoftICM(_FromCounts):
     n_features = 3
     what = "ICM-Soft"
 
-    def __init__(self, gold, predicted, n_total, items=None):
+    def __init__(self, gold, predicted, n_total, items=None, tree=None, names=None):
         super(_SoftICM, self).__init__(n_total, items)
         sub = slice(None) if items is None else items
-        self.soft = SoftICM(np.nan_to_num(gold[sub]), np.nan_to_num(predicted[sub]))
+        if tree is None:
+            self.soft = SoftICM(np.nan_to_num(gold[sub]), np.nan_to_num(predicted[sub]))
+        else:  # over a hierarchy: PyEvALL's recursion reduced to per-item terms (:mod:`.icm_soft_tree`)
+            names = None if names is None else [names[i] for i in np.arange(len(names))[sub]]
+            self.soft = tree_soft_icm(tree[0], tree[1], gold[sub], predicted[sub], names=names)
 
     def _from_weights(self, weights):
         return np.stack(self.soft.sums(weights), axis=1)
@@ -304,9 +305,12 @@ class Statistics:
         masks = [None] + ([np.asarray(group_codes) == j for j in range(n_groups)] if gold.groups is not None else [])
         self._soft = {}
         if names & set(_SOFT):
+            tree = None
+            if settings.get("hierarchy") is not None:
+                tree = (Tree(labels, settings.get("hierarchy")), labels)
             for j, mask in enumerate(masks):
                 items = None if mask is None else np.flatnonzero(mask)
-                self._soft[j] = add(_SoftICM(values, p, self.n, items))
+                self._soft[j] = add(_SoftICM(values, p, self.n, items, tree, getattr(gold, "ids", None)))
         columns = []
         self._blocks = {}
 

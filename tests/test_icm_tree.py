@@ -195,3 +195,14 @@ def test_an_item_beyond_the_bound_gets_one_sentence(monkeypatch):
         icm_soft_tree.tree_soft_icm(t, DEEP, gold, copy.deepcopy(gold), names=["t1", "t2"])
     message = str(info.value)
     assert "item 't1'" in message and "\n" not in message and "0.5" not in message
+
+
+def test_a_tree_beyond_the_bound_is_refused_at_configuration(monkeypatch):
+    from leaderboard_ci.scoring.errors import ConfigError
+
+    _config(DEEP, ("icm_soft",), hierarchy=DEEP_TREE)
+    monkeypatch.setattr(icm_soft_tree, "MAX_STEPS", 5)
+    with pytest.raises(ConfigError) as info:
+        _config(DEEP, ("icm_soft",), hierarchy=DEEP_TREE)
+    assert "more than 5 steps" in str(info.value) and "\n" not in str(info.value)
+    _config(DEEP, ("icm_norm",), hierarchy=DEEP_TREE)  # the hard ICM has no such recursion per item

@@ -33,10 +33,10 @@ import numpy as np
 from .icm import ALPHA_1, BETA
 from .icm_soft import ORDER, SoftICM, _ClassPlan
 
-__all__ = ["MAX_STEPS", "TreeReducer", "propagated_gold", "tree_soft_icm"]
+__all__ = ["MAX_STEPS", "TreeReducer", "check_tree", "propagated_gold", "reduce_items", "tree_soft_icm"]
 
-#: Steps of the recursion allowed per item (a set of k labels under a tree of depth d takes about k 2^d steps;
-#: EXIST 2023 task 3's widest item, 6 labels, takes 40).
+#: Steps of the memoized recursion allowed per item (EXIST 2023 task 3's seven nodes at once take 13; 32 leaves of
+#: a binary tree of depth 5 take 113).
 MAX_STEPS = 100000
 _MEMO_LIMIT = 200000
 
@@ -111,6 +111,20 @@ class TreeReducer(object):
         return dict((key, k) for key, k in system.items() if k), self.terms(gold)
 
 
+def check_tree(tree, labels):
+    """ValueError (for the organizer) when an item with every label would exceed :data:`MAX_STEPS`."""
+    count = len(labels)
+    gold = tuple((label, (k + 1.0) / (count + 1.0)) for k, label in enumerate(labels))
+    predicted = dict((label, (count - k) / (count + 1.5)) for k, label in enumerate(labels))
+    try:
+        TreeReducer(tree).item(gold, predicted)
+    except RecursionBound:
+        raise ValueError(
+            "hierarchy: ICM-Soft over this tree needs more than %d steps of PyEvALL's recursion for an item with "
+            "all %d labels; use a shallower hierarchy or fewer labels" % (MAX_STEPS, count)
+        )
+
+
 def propagated_gold(tree, labels, gold):
     """The gold over ``tree.nodes`` ``(n, nodes)``: a node's weight is the largest of its own and its descendants'."""
     gold = np.nan_to_num(np.asarray(gold, dtype=np.float64))
@@ -133,6 +147,23 @@ def tree_soft_icm(tree, labels, gold, predicted, order=ORDER, names=None):
     ``names``: item names for the error of an item beyond :data:`MAX_STEPS` (ValueError).
     """
     gold = np.nan_to_num(np.asarray(gold, dtype=np.float64))
+    system_terms, gold_terms = reduce_items(tree, labels, gold, predicted, names)
+    column = propagated_gold(tree, labels, gold)
+    n = gold.shape[0]
+    plans = []
+    for j in range(len(tree.nodes)):
+        plans.append(
+            _ClassPlan(column[:, j], _slots(system_terms[j], n), order, gold_terms=_gold_columns(gold_terms[j], n))
+        )
+    return SoftICM(None, None, order, plans=plans)
+
+
+def reduce_items(tree, labels, gold, predicted, names=None):
+    """Every item's terms, per node: ``(system, gold)``, each a list over ``tree.nodes`` of ``{item: {weight: k}}``.
+
+    ``system`` holds ``2 IC(P_i) - 3 IC(P_i u G_i)``, ``gold`` holds ``IC(G_i)``.
+    """
+    gold = np.nan_to_num(np.asarray(gold, dtype=np.float64))
     predicted = np.nan_to_num(np.asarray(predicted, dtype=np.float64))
     n, nodes = gold.shape[0], tree.nodes
     reducer = TreeReducer(tree)
@@ -152,13 +183,7 @@ def tree_soft_icm(tree, labels, gold, predicted, order=ORDER, names=None):
             for (node, w), k in terms.items():
                 slot = target[tree.index[node]].setdefault(i, {})
                 slot[w] = slot.get(w, 0) + k
-    column = propagated_gold(tree, labels, gold)
-    plans = []
-    for j in range(len(nodes)):
-        plans.append(
-            _ClassPlan(column[:, j], _slots(system_terms[j], n), order, gold_terms=_gold_columns(gold_terms[j], n))
-        )
-    return SoftICM(None, None, order, plans=plans)
+    return system_terms, gold_terms
 
 
 def _slots(per_item, n):

@@ -27,7 +27,7 @@ from ..core.accumulators import ExactSums, _FromCounts
 from .base import MetricInfo
 from .icm import Tree, hard_icm_terms, icm_from_sums, norm, pyevall_prf
 from .icm_soft import SoftICM
-from .icm_soft_tree import tree_soft_icm
+from .icm_soft_tree import check_tree, tree_soft_icm
 from .protocol import TaskType
 from .soft_label_files import encode_items, read_items
 
@@ -112,8 +112,10 @@ def parse_settings(values):
 
 
 def check_config(metrics, settings, labels):
-    """The hierarchy's labels must be the configured labels (ValueError)."""
+    """The hierarchy's labels must be the configured labels, and ICM-Soft's recursion over it bounded (ValueError)."""
     hierarchy = settings.get("hierarchy")
+    if hierarchy is not None and labels is not None and any(spec.name in _SOFT for spec in metrics):
+        check_tree(Tree(labels, hierarchy), labels)
     if hierarchy is not None and labels is not None:
         parents = set(parent for _, parent in hierarchy)
         for child, _ in hierarchy:

@@ -206,3 +206,33 @@ def test_a_tree_beyond_the_bound_is_refused_at_configuration(monkeypatch):
         _config(DEEP, ("icm_soft",), hierarchy=DEEP_TREE)
     assert "more than 5 steps" in str(info.value) and "\n" not in str(info.value)
     _config(DEEP, ("icm_norm",), hierarchy=DEEP_TREE)  # the hard ICM has no such recursion per item
+
+
+def test_codabench_run_with_a_hierarchy_config_equals_pyevall(tmp_path):
+    """The scoring program end to end (ref/config.yaml with EXIST 2023 task 3's tree, res/run.json, scores.json)."""
+    import io
+    import json
+    import os
+
+    from leaderboard_ci.scoring.codabench import run
+
+    labels, tree, multi, _ = CASES["task3"]
+    gold_map, systems = _data("task3")
+    ref, path = _write(tmp_path, gold_map, systems["good"])
+    hierarchy = ", ".join('"%s": "YES"' % label for label in labels[1:])
+    config = (
+        "task: soft_labels\nlabels: [%s]\nhard_labels: multi\nhard_threshold: 0.166667\nhierarchy: {%s}\n"
+        "metric: icm_soft_norm\nextra_metrics: [icm_soft]\nfiles: {gold: gold.json}\nbootstrap: {n_resamples: 20}\n"
+        % (", ".join('"%s"' % label for label in labels), hierarchy)
+    )
+    os.makedirs(str(tmp_path / "res"))
+    os.rename(path, str(tmp_path / "res" / "run.json"))
+    (tmp_path / "ref" / "config.yaml").write_text(config, encoding="utf-8")
+    program = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scoring_program")
+    err = io.StringIO()
+    assert run(str(tmp_path), str(tmp_path / "out"), program, stdout=io.StringIO(), stderr=err) == 0, err.getvalue()
+    scores = json.loads((tmp_path / "out" / "scores.json").read_text(encoding="utf-8"))
+    order = sorted(gold_map)
+    for key, metric in (("icm_soft", "ICMSoft"), ("icm_soft_norm", "ICMSoftNorm")):
+        expected = _reference(metric, order, gold_map, systems["good"], list(range(len(order))), tree)
+        assert abs(scores[key] - expected) <= TOL, (key, scores[key], expected)

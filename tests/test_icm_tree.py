@@ -79,6 +79,8 @@ CASES = {
     "task3": (("NO",) + TASK3_LABELS[1:], TASK3_TREE, True, None),
     # three levels, multi-label
     "deep": (DEEP, DEEP_TREE, True, None),
+    # the parent is a label too: gold and systems weigh YES beside its children (its own weight joins the max)
+    "parent_label": (("NO", "YES") + TASK2[1:], TASK2_TREE, True, None),
     # predictions give weight to a label that no gold item lists (outside the tree: log2 N, as PyEvALL)
     "absent": (TASK2 + ("OTHER",), TASK2_TREE, False, "OTHER"),
 }

@@ -52,24 +52,29 @@ class TreeReducer(object):
         self.tree = tree
         self.memo = {}
         self.steps = 0
+        self._common = {}  # (node, node) -> their deepest common ancestor (None: none)
+
+    def _deepest(self, a, b):
+        key = (a, b)
+        if key not in self._common:
+            path_a, path_b = self.tree.path(a), self.tree.path(b)
+            common = [e for e in path_a if e in path_b] if path_a is not None and path_b is not None else []
+            self._common[key] = common[-1] if common else None
+        return self._common[key]
 
     def deepest_common(self, first, rest):
         """PyEvALL's ``calculate_set_deepest_common_ancestor``: ``((ancestor, min weight), ...)``, soft union."""
-        path_a = self.tree.path(first[0])
         out, where = [], {}
-        if path_a is None:
-            return ()
+        node_a, weight_a = first
         for node, weight in rest:
-            path_b = self.tree.path(node)
-            if path_b is None:
+            deepest = self._deepest(node_a, node)
+            if deepest is None:
                 continue
-            common = [e for e in path_a if e in path_b]
-            if not common:
-                continue
-            deepest, w = common[-1], min(first[1], weight)
+            w = weight_a if weight_a < weight else weight
             if deepest in where:
                 k = where[deepest]
-                out[k] = (deepest, max(out[k][1], w))
+                if w > out[k][1]:
+                    out[k] = (deepest, w)
             else:
                 where[deepest] = len(out)
                 out.append((deepest, w))
@@ -84,7 +89,9 @@ class TreeReducer(object):
         if self.steps > MAX_STEPS:
             raise RecursionBound("more than %d steps" % MAX_STEPS)
         out = {}
-        if members:
+        if len(members) == 1:
+            out = {members[0]: 1} if members[0][1] != 0 else {}
+        elif members:
             first, rest = members[0], members[1:]
             if first[1] != 0:
                 out[first] = 1

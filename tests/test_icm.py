@@ -281,8 +281,7 @@ def test_settings_are_validated():
     for bad in ({"hard_labels": "both"}, {"hard_threshold": 1.0}, {"hierarchy": {"A": "A"}}, {"annotations": 3}):
         with pytest.raises(ConfigError):
             _config(TASK1, ("icm_soft",), **bad)
-    with pytest.raises(ConfigError):
-        _config(TASK2, ("icm_soft",), hierarchy=TASK2_TREE)  # ICM-Soft over a hierarchy is not implemented
+    _config(TASK2, ("icm_soft",), hierarchy=TASK2_TREE)  # ICM-Soft over a hierarchy: tests/test_icm_tree.py
 
 
 def _large(seed, n, p_yes):

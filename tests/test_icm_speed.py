@@ -187,3 +187,52 @@ def test_the_order_bound_is_what_keeps_the_expansion_exact(monkeypatch, toleranc
     assert (state.order > 0).sum() >= 20
     error = np.max(np.abs(fast.sums(weights)[1] - plain.sums(weights)[1])) / n
     assert (error <= 1e-10) == holds, error
+
+
+def test_phase_report_equals_the_leaderboard_over_a_hierarchy(monkeypatch):
+    """ICM-Soft over a label tree: the systems share one batch and each gets the per-submission interval."""
+    pytest.importorskip("pandas")
+    from leaderboard_ci.phase import Execution, analyze
+    from leaderboard_ci.scoring.config import parse_config
+    from leaderboard_ci.scoring.evaluation import evaluate
+    from leaderboard_ci.tasks.base import GoldStandard
+    from leaderboard_ci.tasks.soft_labels import TASK
+
+    labels = ("NO", "DIRECT", "REPORTED", "JUDGEMENTAL")
+    tree = {"DIRECT": "YES", "REPORTED": "YES", "JUDGEMENTAL": "YES"}
+    n = 900
+    rng = np.random.RandomState(11)
+    gold = rng.multinomial(6, [0.5, 0.2, 0.2, 0.1], size=n) / 6.0
+    named = {}
+    for s in range(3):
+        noisy = np.clip(gold + rng.normal(0, 0.1 + 0.1 * s, gold.shape), 0, 1)
+        noisy[rng.rand(*gold.shape) < 0.1] = 0.0
+        named["s%d" % s] = noisy
+    calls = []
+    original = icm_soft.SoftICMBatch.sums
+    monkeypatch.setattr(icm_soft.SoftICMBatch, "sums", lambda self, w: calls.append(1) or original(self, w))
+    gold_std = GoldStandard(values=gold, labels=labels, task=TASK.NAME, settings=tuple(TASK.parse_settings({"hierarchy": tree}).items()))
+    report = analyze(
+        gold_std,
+        named,
+        metric="icm_soft",
+        labels=list(labels),
+        task="soft_labels",
+        n_resamples=60,
+        seed=3,
+        execution=Execution(n_jobs=1),
+    )
+    rows = dict((row[0], row[1:]) for row in report.official.systems[["name", "score", "ci_low", "ci_high"]].to_numpy())
+    config = parse_config(
+        {
+            "task": "soft_labels",
+            "labels": list(labels),
+            "metric": "icm_soft",
+            "hierarchy": tree,
+            "bootstrap": {"n_resamples": 60, "seed": 3},
+        }
+    )
+    assert calls, "the phase did not batch the systems"
+    for name, values in named.items():
+        official = evaluate(config, gold_std, values).scores[0]
+        assert list(rows[name]) == [official.score, official.interval.low, official.interval.high]

@@ -204,9 +204,14 @@ def _rounded(values, total):
 # The gold side of a class (shared by every system scored against that gold)
 # ---------------------------------------------------------------------------
 class _GoldClass(object):
-    """One class's distinct gold weights, full-sample ``(mu0, sigma0)`` and the remainder bounds ``D_k``."""
+    """One class's distinct gold weights, full-sample ``(mu0, sigma0)`` and the remainder bounds ``D_k``.
 
-    def __init__(self, gold, order):
+    ``gold_terms`` (hierarchical ICM-Soft, :mod:`.icm_soft_tree`): ``(values, K)``, the class's part of
+    ``sum_i w_i IC(G_i)`` is ``sum_m (w @ K)[m] IC(values[m])``; without it, it is the flat ``sum_i w_i IC(g_i)``
+    of the gold column itself.
+    """
+
+    def __init__(self, gold, order, gold_terms=None):
         gold = np.asarray(gold, dtype=np.float64)
         n = gold.shape[0]
         self.n = n
@@ -214,6 +219,10 @@ class _GoldClass(object):
         codes = np.asarray(codes).reshape(-1)
         self.onehot = np.zeros((n, self.values.size))
         self.onehot[np.arange(n), codes] = 1.0
+        self.gold_values = None
+        if gold_terms is not None:  # their counts ride along with the distinct values' (one product)
+            self.gold_values = np.asarray(gold_terms[0], dtype=np.float64)
+            self.onehot = np.concatenate([self.onehot, np.asarray(gold_terms[1], dtype=np.float64)], axis=1)
         base = np.bincount(codes, minlength=self.values.size).astype(np.float64)
         self.mu0 = math.fsum((base * self.values).tolist()) / n if n else 0.0
         self.sigma0 = math.fsum((base * np.abs(self.values - self.mu0)).tolist()) / n if n else 0.0
@@ -231,11 +240,14 @@ class _GoldClass(object):
     def moments(self, counts, total):
         """``(mu, sigma, log2 N, sum_i w_i IC(c, g_i))`` per replicate from the distinct gold values' counts."""
         values = self.values
+        counts, extra = counts[:, : values.size], counts[:, values.size :]
         safe_total = np.where(total > 0, total, 1.0)
         spread = np.broadcast_to(values[None, :], counts.shape)
         mu = _dot(counts, spread) / safe_total
         sigma = _dot(counts, np.abs(spread - mu[:, None])) / safe_total
         log_total = np.log2(safe_total)
+        if self.gold_values is not None:
+            counts, spread = extra, np.broadcast_to(self.gold_values[None, :], extra.shape)
         gold_sum = _dot(counts, information(spread, mu[:, None], sigma[:, None], log_total[:, None]))
         return mu, sigma, log_total, gold_sum
 
@@ -266,8 +278,8 @@ class _GoldState(object):
     def __init__(self, golds, weights):
         onehot = np.concatenate([g.onehot for g in golds], axis=1)
         counts = (onehot.T @ weights.T).T  # exact: integer-valued (columns first: see _Stack.sums)
-        offsets = np.cumsum([0] + [g.values.size for g in golds])
-        self.total = counts[:, : offsets[1]].sum(axis=1) if golds else weights.sum(axis=1)  # exact integers
+        offsets = np.cumsum([0] + [g.onehot.shape[1] for g in golds])  # distinct values, then any gold terms
+        self.total = counts[:, : golds[0].values.size].sum(axis=1) if golds else weights.sum(axis=1)  # exact
         self.classes = []
         need = np.zeros(weights.shape[0], dtype=np.intp)
         direct = np.zeros(weights.shape[0], dtype=bool)

@@ -7,7 +7,8 @@ and predictions of the same shape (``docs/tasks/soft_labels.md``):
 * **parse**: :mod:`.soft_label_files` (EXIST 2023 / PyEvALL JSON);
 * **soft metrics**: ICM-Soft, ICM-Soft-Norm (:func:`.icm.soft_icm_sums`, the
   gold's per-label mean and mean absolute deviation re-estimated in every
-  replicate from the resample counts) and PyEvALL's cross-entropy (a per-item
+  replicate from the resample counts; over ``hierarchy``, :mod:`.icm_soft_tree`)
+  and PyEvALL's cross-entropy (a per-item
   mean: exact sums);
 * **hard metrics** on the hard labels derived from the distributions by the
   campaign's rule (``hard_labels``, ``hard_threshold``): ICM, ICM-Norm (flat or
@@ -28,6 +29,7 @@ from ..core.accumulators import ExactSums, _FromCounts
 from .base import MetricInfo
 from .icm import Tree, hard_icm_terms, icm_from_sums, norm, pyevall_prf
 from .icm_soft import SoftICM, SoftICMBatch
+from .icm_soft_tree import check_tree, tree_soft_icm
 from .protocol import TaskType
 from .soft_label_files import encode_items, read_items
 
@@ -68,7 +70,8 @@ SETTING_DOCS = {
     "hard_threshold, for gold and predictions).",
     "hard_threshold": "A label is in the hard gold when its probability is above this (EXIST 2023: 0.5 for "
     "task 1, 1/3 for task 2, 1/6 for task 3; default 0.5).",
-    "hierarchy": "{label: parent label} for the hard ICM metrics (EXIST 2023 tasks 2 and 3); without it ICM is flat.",
+    "hierarchy": "{label: parent label} for ICM, ICM-Norm, ICM-Soft and ICM-Soft-Norm (EXIST 2023 tasks 2 and 3); "
+    "without it they are flat.",
     "annotations": "The gold holds annotators' labels: 'value' (the item's value is the list, one label or list of "
     "labels per annotator) or the key of each item's object that holds it (EXIST 2023: labels_task1).",
 }
@@ -111,14 +114,10 @@ def parse_settings(values):
 
 
 def check_config(metrics, settings, labels):
-    """The hierarchy's labels must be the configured labels; ICM-Soft over a hierarchy is refused (ValueError)."""
+    """The hierarchy's labels must be the configured labels, and ICM-Soft's recursion over it bounded (ValueError)."""
     hierarchy = settings.get("hierarchy")
-    for spec in metrics:
-        if hierarchy is not None and spec.name in _SOFT:
-            raise ValueError(
-                "metric %s: ICM-Soft over a hierarchy is not implemented (the hierarchy applies to the hard "
-                "ICM metrics); score it in a configuration without hierarchy" % spec.key
-            )
+    if hierarchy is not None and labels is not None and any(spec.name in _SOFT for spec in metrics):
+        check_tree(Tree(labels, hierarchy), labels)
     if hierarchy is not None and labels is not None:
         parents = set(parent for _, parent in hierarchy)
         for child, _ in hierarchy:
@@ -283,13 +282,19 @@ class _SoftICM(_FromCounts):
     n_features = 3
     what = "ICM-Soft"
 
-    def __init__(self, gold, predicted, n_total, items=None, total=None, golds=None):
+    def __init__(self, gold, predicted, n_total, items=None, total=None, golds=None, tree=None, names=None):
         super(_SoftICM, self).__init__(n_total, items)
         sub = slice(None) if items is None else items
-        self._args = (gold, predicted)
+        self._args = (gold, predicted, tree, names)
         self._gold = np.nan_to_num(gold[sub])
         self.total = int(n_total if total is None else total)  # a group's weight can exceed its size
-        self.soft = SoftICM(self._gold, np.nan_to_num(predicted[sub]), total=self.total, golds=golds)
+        if tree is None:
+            self.soft = SoftICM(self._gold, np.nan_to_num(predicted[sub]), total=self.total, golds=golds)
+        else:  # over a hierarchy: PyEvALL's recursion reduced to per-item terms (:mod:`.icm_soft_tree`)
+            names = None if names is None else [names[i] for i in np.arange(len(names))[sub]]
+            self.soft = tree_soft_icm(
+                tree[0], tree[1], gold[sub], predicted[sub], names=names, total=self.total, golds=golds
+            )
 
     def _from_weights(self, weights):
         return np.stack(self.soft.sums(weights), axis=1)
@@ -298,14 +303,17 @@ class _SoftICM(_FromCounts):
         """This accumulator, or one whose sums stay exact up to a replicate's total weight ``total``."""
         if int(total).bit_length() <= self.total.bit_length():
             return self
-        return _SoftICM(self._args[0], self._args[1], self.n_total, self.items, total, self.soft.golds)
+        gold, predicted, tree, names = self._args
+        return _SoftICM(gold, predicted, self.n_total, self.items, total, self.soft.golds, tree, names)
 
     def batch_key(self):
         """Equal for accumulators on the same gold, items and exactness bound (they can share a batch)."""
         digest = hashlib.sha1(np.ascontiguousarray(self._gold).view(np.uint8))
         if self.items is not None:
             digest.update(np.ascontiguousarray(self.items).view(np.uint8))
-        return (digest.hexdigest(), self._gold.shape, self.n_total, self.total)
+        tree = self._args[2]  # systems over one hierarchy share the gold's per-node terms too
+        shape = None if tree is None else (tuple(tree[0].nodes), tuple(tree[1]))
+        return (digest.hexdigest(), self._gold.shape, self.n_total, self.total, shape)
 
     @staticmethod
     def batch(members):
@@ -342,9 +350,12 @@ class Statistics:
         masks = [None] + ([np.asarray(group_codes) == j for j in range(n_groups)] if gold.groups is not None else [])
         self._soft = {}
         if names & set(_SOFT):
+            tree = None
+            if settings.get("hierarchy") is not None:
+                tree = (Tree(labels, settings.get("hierarchy")), labels)
             for j, mask in enumerate(masks):
                 items = None if mask is None else np.flatnonzero(mask)
-                self._soft[j] = add(_SoftICM(values, p, self.n, items))
+                self._soft[j] = add(_SoftICM(values, p, self.n, items, tree=tree, names=getattr(gold, "ids", None)))
         columns = []
         self._blocks = {}
 

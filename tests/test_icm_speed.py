@@ -211,7 +211,8 @@ def test_phase_report_equals_the_leaderboard_over_a_hierarchy(monkeypatch):
     calls = []
     original = icm_soft.SoftICMBatch.sums
     monkeypatch.setattr(icm_soft.SoftICMBatch, "sums", lambda self, w: calls.append(1) or original(self, w))
-    gold_std = GoldStandard(values=gold, labels=labels, task=TASK.NAME, settings=tuple(TASK.parse_settings({"hierarchy": tree}).items()))
+    settings = tuple(TASK.parse_settings({"hierarchy": tree}).items())
+    gold_std = GoldStandard(values=gold, labels=labels, task=TASK.NAME, settings=settings)
     report = analyze(
         gold_std,
         named,

@@ -292,10 +292,17 @@ def exist2023(rng, language, folder, task):
         )
     threshold = {1: 0.5, 2: 1 / 3.0, 3: 1 / 6.0}[task]
     return (
-        "task: soft_labels\nlabels: %s\nhard_labels: %s\nhard_threshold: %.6f\n"
+        "task: soft_labels\nlabels: %s\nhard_labels: %s\nhard_threshold: %.6f\n%s"
         "metric: icm_soft_norm\nextra_metrics: [icm_soft, cross_entropy, icm_norm, f1]\nfiles: {gold: gold.json}\n"
-        % (json.dumps(list(labels)), "multi" if task == 3 else "mono", threshold)
+        % (json.dumps(list(labels)), "multi" if task == 3 else "mono", threshold, _exist2023_tree(task, labels))
     ), ["baseline_prior.json"]
+
+
+def _exist2023_tree(task, labels):
+    """EXIST 2023 tasks 2 and 3 are hierarchical: every sexism category under YES (quoted: bare YES is a boolean)."""
+    if task == 1:
+        return ""
+    return "hierarchy: %s\n" % json.dumps(dict((label, "YES") for label in labels if label != "NO"))
 
 
 def squad(rng, language, folder):

@@ -368,6 +368,51 @@ def decode(gold, values):
     return np.asarray(values, dtype=object)
 
 
+# -- What participants submit (leaderboard-ci init's pages and sample) -----------------------------------------------
+def submission_format(gold, files, metrics):
+    """What participants submit: plain text, one hypothesis per line in test order, or JSON Lines with ids.
+
+    JSON Lines when the config names a ``*.jsonl`` prediction file or sets ``files.format: jsonl`` (and the
+    gold has segment ids), as :func:`.generation_files.is_jsonl` reads it; plain text otherwise.  The sample
+    holds one constant hypothesis per segment (it reveals no reference); the public file lists the ids only.
+    """
+    import json
+
+    from .protocol import SubmissionFormat
+
+    ids = list(gold.ids or ())
+    named = getattr(files, "predictions", None) or ""
+    jsonl = bool(ids) and (named.lower().endswith(".jsonl") or getattr(files, "format", None) == "jsonl")
+    placeholder = "your output"
+    public = (("test_ids.txt", "\n".join(ids) + "\n"),) if ids else ()
+    if jsonl:
+        rows = [json.dumps(OrderedDict([("id", i), ("hypothesis", placeholder)]), ensure_ascii=False) for i in ids]
+        what = (
+            'A JSON Lines file: one object per test segment, in any order, `{"id": ..., "hypothesis": "..."}` '
+            "(an empty string is an empty hypothesis); every test segment id of `test_ids.txt` exactly once."
+        )
+        name = "hypotheses.jsonl"
+    else:
+        rows = [placeholder] * int(gold.n)
+        what = (
+            "A plain-text UTF-8 file with exactly one line per test segment, in the order of the test set: "
+            "line i is your output for segment i (an empty line is an empty hypothesis; no header, no ids)."
+        )
+        if ids and not named:
+            what += ' Also accepted: a file named `*.jsonl` with one `{"id": ..., "hypothesis": "..."}` per segment.'
+        name = "hypotheses.txt"
+    example = "\n".join(rows[:3] + (["..."] if len(rows) > 3 else []))
+    return SubmissionFormat(
+        unit="segment",
+        units="test segments",
+        goal="Generate the output text of each of the {n} test segments.",
+        description="%s\n\n```\n%s\n```\n" % (what, example),
+        file_name=name,
+        sample="\n".join(rows) + "\n",
+        public_files=public,
+    )
+
+
 class GenerationTask(TaskType):
     """Generated text scored by corpus metrics (see the module's docstring)."""
 
@@ -379,6 +424,7 @@ class GenerationTask(TaskType):
     resolve_name = staticmethod(resolve_name)
     read_gold, read_predictions = staticmethod(read_gold), staticmethod(read_predictions)
     encode_values, decode = staticmethod(encode_values), staticmethod(decode)
+    submission_format = staticmethod(submission_format)
 
     def metric_signature(self, spec, gold):
         """sacrebleu's signature of ``spec`` for this gold (``nrefs``: references per segment, ``var`` if it varies)."""

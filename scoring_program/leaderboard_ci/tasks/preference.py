@@ -291,6 +291,32 @@ class Statistics:
         return prepared["elo"][:, self.model]
 
 
+# -- What participants submit (leaderboard-ci init's pages and sample) -----------------------------------------------
+def submission_format(gold, files, metrics):
+    """What participants submit: a one-line text file, the name under which their model entered the arena.
+
+    The sample names one model of the log (the first in name order, which the reader needs to accept it);
+    nothing of the battles (outcomes, counts) is shown and there are no public files.
+    """
+    from .protocol import SubmissionFormat
+
+    models = list(gold.labels or ())
+    example = models[0] if models else "your-model-name"
+    return SubmissionFormat(
+        unit="battle",
+        units="battles",
+        goal="Enter your model in the arena: it is scored by its Bradley-Terry (Elo-scale) rating over the {n} "
+        "battles of the log.",
+        description=(
+            "A plain-text file of one line: the name under which your model entered the arena (as the battle "
+            "log records it, case and punctuation included). No header, no other line.\n\n```\n%s\n```\n" % example
+        ),
+        file_name="model.txt",
+        sample=example + "\n",
+        public_files=(),
+    )
+
+
 class PreferenceTask(TaskType):
     """Bradley-Terry arenas: the gold is the battle log, a submission names its model."""
 
@@ -309,6 +335,7 @@ class PreferenceTask(TaskType):
     parse_settings, check_config = staticmethod(parse_settings), staticmethod(check_config)
     read_gold, read_predictions = staticmethod(read_gold), staticmethod(read_predictions)
     encode_values, decode = staticmethod(encode_values), staticmethod(decode)
+    submission_format = staticmethod(submission_format)
 
 
 TASK = PreferenceTask()

@@ -427,6 +427,54 @@ def item_contributions(spec, gold, predictions):
     return np.maximum(cross_entropy_terms(gold.values, predictions), 0.0), "cross-entropy", None
 
 
+# -- What participants submit (leaderboard-ci init's pages and sample) -----------------------------------------------
+def submission_format(gold, files, metrics):
+    """What participants submit: a PyEvALL JSON run, ``[{"test_case", "id", "value": {label: probability}}]``.
+
+    The sample gives every test item the uniform distribution over the configured labels (a constant: it
+    reveals no gold value); the public file lists the test ids only.
+    """
+    import json  # here, not at the top: this function is the task's only JSON writer
+
+    from .protocol import SubmissionFormat
+
+    labels = list(gold.labels or ())
+    ids = list(gold.ids or ())
+    settings = dict(gold.settings or ())
+    mode = settings.get("hard_labels", "mono")
+    threshold = settings.get("hard_threshold", 0.5)
+    uniform = 1.0 / len(labels) if labels else 0.0
+
+    def record(ident):
+        return '{"test_case": "EXIST2023", "id": %s, "value": {%s}}' % (
+            json.dumps(ident, ensure_ascii=False),
+            ", ".join("%s: %r" % (json.dumps(label, ensure_ascii=False), uniform) for label in labels),
+        )
+
+    shown = ",\n".join(record(i) for i in ids[:2]) + (",\n..." if len(ids) > 2 else "")
+    hard = (
+        "the hard metrics take each item's most probable label"
+        if mode == "mono"
+        else "the hard metrics take every label whose probability is above %g" % threshold
+    )
+    hard_used = any(getattr(spec, "name", None) in _HARD for spec in metrics or ())
+    return SubmissionFormat(
+        unit="test item",
+        units="test items",
+        goal="Predict the distribution of labels (the share of annotators giving each) of each of the {n} test items.",
+        description=(
+            "A JSON file, a PyEvALL / EXIST 2023 run: a list with one object per test item, in any order, "
+            '`{"test_case": ..., "id": ..., "value": {label: probability, ...}}`, every probability in [0, 1]. '
+            'Also accepted: one object `{"id": {label: probability, ...}, ...}`, or a label (or a list of labels) '
+            "as the value for a hard prediction. The labels are %s.%s\n\n```\n[\n%s\n]\n```\n"
+            % (", ".join("`%s`" % label for label in labels), (" For scoring, %s." % hard) if hard_used else "", shown)
+        ),
+        file_name="predictions.json",
+        sample="[\n" + ",\n".join(record(i) for i in ids) + "\n]\n",
+        public_files=(("test_ids.txt", "\n".join(ids) + "\n"),) if ids else (),
+    )
+
+
 class SoftLabelsTask(TaskType):
     """Per-item label distributions (see the module's docstring); the metrics take no options."""
 
@@ -437,6 +485,7 @@ class SoftLabelsTask(TaskType):
     read_gold, read_predictions = staticmethod(read_gold), staticmethod(read_predictions)
     encode_values, decode = staticmethod(encode_values), staticmethod(decode)
     item_contributions = staticmethod(item_contributions)
+    submission_format = staticmethod(submission_format)
 
 
 TASK = SoftLabelsTask()

@@ -65,22 +65,9 @@ def _records(path):
 
 
 def _nested(config):
-    """Our ``{child: parent}`` as PyEvALL's nested hierarchy (a dict where a level has subtrees, else a list)."""
+    """The config's ``{child: parent}`` as PyEvALL's nested hierarchy (None without one)."""
     tree = dict(config.task_settings).get("hierarchy")
-    if not tree:
-        return None
-    children_of = {}
-    for child, parent in tree:
-        children_of.setdefault(parent, []).append(child)
-
-    def below(node):
-        kids = children_of[node]
-        if any(k in children_of for k in kids):
-            return dict((k, below(k) if k in children_of else []) for k in kids)
-        return list(kids)
-
-    roots = [p for p in children_of if p not in set(c for c, _ in tree)]
-    return dict((root, below(root)) for root in roots)
+    return pytest.importorskip("test_icm_tree").nested(dict(tree)) if tree else None
 
 
 @pytest.mark.parametrize("language", ["en", "es"])

@@ -44,7 +44,7 @@ import numpy as np
 from ..core.accumulators import CodeCounts
 from ..core.intervals import confidence_interval
 from .base import ClassRow, MetricInfo, canonical_name, check_labels, resolve_averaged
-from .icm import MonoLabelICM, Tree, icm_signature, norm, parse_hierarchy, tree_pairs
+from .icm import MonoLabelICM, Tree, check_hierarchy_labels, icm_signature, norm, parse_hierarchy, tree_pairs
 from .protocol import TaskType
 from .sign_test import mcnemar_pvalues
 from .sparse import is_macro  # the sparse_units hook
@@ -406,13 +406,7 @@ def check_config(metrics, settings, labels):
     if not any(spec.name in _ICM for spec in metrics):
         raise ValueError("hierarchy is used only by icm and icm_norm; add one of them to the metrics or drop hierarchy")
     if labels is not None:
-        parents = set(parent for _, parent in hierarchy)
-        for child, _ in hierarchy:
-            if child not in labels and child not in parents:
-                raise ValueError(
-                    "hierarchy names %r, which is neither one of the labels (%s) nor a parent of one"
-                    % (child, ", ".join(labels))
-                )
+        check_hierarchy_labels(hierarchy, labels)
 
 
 def label_tree(labels, settings):

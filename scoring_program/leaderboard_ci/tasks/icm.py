@@ -45,6 +45,7 @@ __all__ = [
     "norm",
     "parse_hierarchy",
     "tree_pairs",
+    "check_hierarchy_labels",
     "pyevall_prf",
 ]
 
@@ -278,6 +279,17 @@ def tree_pairs(pairs):
     out = tuple((child, parent) for child, parent in pairs if child != parent)
     Tree([], out)
     return out
+
+
+def check_hierarchy_labels(hierarchy, labels):
+    """Every child of ``hierarchy`` (``(child, parent)`` pairs) is one of ``labels`` or a parent (ValueError)."""
+    parents = set(parent for _, parent in hierarchy)
+    for child, _ in hierarchy:
+        if child not in labels and child not in parents:
+            raise ValueError(
+                "hierarchy names %r, which is neither one of the labels (%s) nor a parent of one"
+                % (child, ", ".join(labels))
+            )
 
 
 def icm_signature(tree):

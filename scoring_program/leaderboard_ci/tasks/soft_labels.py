@@ -27,7 +27,7 @@ import numpy as np
 
 from ..core.accumulators import ExactSums, _FromCounts
 from .base import MetricInfo
-from .icm import Tree, hard_icm_terms, icm_from_sums, norm, pyevall_prf
+from .icm import Tree, check_hierarchy_labels, hard_icm_terms, icm_from_sums, norm, pyevall_prf
 from .icm_soft import SoftICM, SoftICMBatch
 from .icm_soft_tree import check_tree, tree_soft_icm
 from .protocol import TaskType
@@ -119,13 +119,7 @@ def check_config(metrics, settings, labels):
     if hierarchy is not None and labels is not None and any(spec.name in _SOFT for spec in metrics):
         check_tree(Tree(labels, hierarchy), labels)
     if hierarchy is not None and labels is not None:
-        parents = set(parent for _, parent in hierarchy)
-        for child, _ in hierarchy:
-            if child not in labels and child not in parents:
-                raise ValueError(
-                    "hierarchy names %r, which is neither one of the labels (%s) nor a parent of one"
-                    % (child, ", ".join(labels))
-                )
+        check_hierarchy_labels(hierarchy, labels)
 
 
 # ---------------------------------------------------------------------------

@@ -115,6 +115,11 @@ def test_statsmodels_accepts_every_correction_we_allow():
             "give metric .a_longer_metric_key_name_here. a shorter key .key: at most 28",
         ),
         ({"metric": "accuracy", "zero_division": "warn"}, "zero_division must be 0 or 1"),
+        (  # a setting several task types own names them all, not one of them
+            {"metric": "rmse", "hierarchy": {"a": "b"}},
+            "hierarchy is a setting of task classification or multilabel or soft_labels; this configuration's task "
+            "is regression",
+        ),
     ],
 )
 def test_errors_name_the_key_and_allowed_values(data, message):

@@ -564,9 +564,10 @@ def parse_config(data, source=CONFIG_NAME, program_dir=None):
     module = TASKS[task or metrics[0].task]
     foreign = sorted(key for key in data if key in task_keys and key not in module.SETTINGS)
     if foreign:
+        owners = sorted(other.NAME for other in TASKS.values() if foreign[0] in other.SETTINGS)
         raise ConfigError(
             "%s: %s is a setting of task %s; this configuration's task is %s"
-            % (source, foreign[0], task_keys[foreign[0]].NAME, module.NAME)
+            % (source, foreign[0], " or ".join(owners), module.NAME)
         )
     own = dict((key, data[key]) for key in module.SETTINGS if key in data)
     try:

@@ -294,6 +294,19 @@ def test_copies_as_clusters_give_the_originals_se(tmp_path):
         assert pair["design_effect"] == pytest.approx(5.0, rel=0.05)
 
 
+def test_the_configs_cluster_is_the_default(tmp_path):
+    """bootstrap.cluster in the config: the plan uses it as --cluster would, and --cluster still overrides it."""
+    config, pilots = _copies(tmp_path, 3)
+    with open(config, "a") as handle:
+        handle.write("  cluster: passage\n")
+    explicit = json.loads(_json(tmp_path / "explicit", "--config", config, "--pilot", *pilots, "--cluster", "passage"))
+    default = json.loads(_json(tmp_path / "default", "--config", config, "--pilot", *pilots))
+    assert default["cluster_column"] == "passage" and default["n_clusters"] == 540
+    assert default["se"] == explicit["se"] and default["mde"] == explicit["mde"]
+    for pair in default["pairs"]:
+        assert pair["design_effect"] == pytest.approx(3.0, rel=0.05)
+
+
 def _json(folder, *argv):
     code, text = run(*argv, "--n-resamples", "400", "--output", str(folder))
     assert code == 0, text

@@ -78,7 +78,8 @@ def make_parser():
         "--cluster",
         metavar="COLUMN",
         help="a gold column whose values are clusters of items (passages, documents): each pilot pair's SE "
-        "is multiplied by the square root of its design effect, estimated from the pilots (needs --pilot)",
+        "is multiplied by the square root of its design effect, estimated from the pilots (needs --pilot); "
+        "default with pilots: the config's bootstrap.cluster, read as the scoring program reads it",
     )
     parser.add_argument(
         "--n-resamples", type=int, metavar="B", help="bootstrap resamples (default: the config's bootstrap.n_resamples)"
@@ -107,7 +108,7 @@ def _config_path(args):
     return path
 
 
-def _read_gold(config, gold_path):
+def _read_gold(config, gold_path, config_path=None):
     from ..scoring.readers import read_gold
 
     if not os.path.isfile(gold_path):
@@ -115,6 +116,14 @@ def _read_gold(config, gold_path):
     workdir = tempfile.mkdtemp(prefix="leaderboard-ci-plan-")
     try:
         shutil.copy(gold_path, os.path.join(workdir, config.files.gold))
+        design = config.bootstrap.design_file  # the clusters of a task whose gold cannot carry them
+        for folder in (
+            os.path.dirname(os.path.abspath(gold_path)),
+            os.path.dirname(os.path.abspath(config_path or "")),
+        ):
+            if design and config_path is not None and os.path.isfile(os.path.join(folder, design)):
+                shutil.copy(os.path.join(folder, design), os.path.join(workdir, design))
+                break
         try:
             return read_gold(workdir, config)
         except ConfigError as exc:
@@ -194,12 +203,18 @@ def load_inputs(args):
         raise SetupError("the config file %s does not exist" % path)
     config = load_organizer_config(path)
     gold_path = args.gold or os.path.join(os.path.dirname(os.path.abspath(path)), config.files.gold)
-    gold = _read_gold(config, gold_path)
+    gold = _read_gold(config, gold_path, path)
     predictions, names, used = [], [], set()
     for pilot in args.pilot or ():
         predictions.append(_read_pilot(pilot, config, gold))
         names.append(_pilot_name(pilot, used))
-    clusters = None if args.cluster is None else _cluster_codes(config, gold_path, args.cluster, gold)
+    if args.cluster is not None:
+        clusters = _cluster_codes(config, gold_path, args.cluster, gold)
+    elif predictions and gold.clusters is not None:  # the competition's own design (bootstrap.cluster)
+        args.cluster = config.bootstrap.cluster
+        clusters = [int(c) for c in gold.clusters]
+    else:
+        clusters = None
     return config, gold, predictions, names, clusters
 
 

@@ -26,6 +26,8 @@ import json
 
 import numpy as np
 
+from . import json_documents
+
 __all__ = ["is_jsonl", "read_gold", "read_predictions", "text_array", "MAX_TER_WORDS"]
 
 #: The longest hypothesis TER is computed for: its shift search costs up to 1,000 beam edit distances
@@ -67,14 +69,7 @@ def _quoted(text):
     return repr(text).encode("ascii", "backslashreplace").decode("ascii")
 
 
-def _kind(value):
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    return {list: "list", dict: "object", str: "string"}.get(type(value), "value")
+_kind = json_documents.kind
 
 
 def _json_objects(source, lines, expected):

@@ -30,17 +30,9 @@ _EXPECTED = '[{"test_case": ..., "id": "...", "value": {"label": probability, ..
 
 
 def _kind(value):
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float, json_documents.LongNumber)):
-        return "a number"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "an object"
-    return "a string"
+    """A JSON value's type with its article, for messages: "null", "a number", "an object"..."""
+    name = json_documents.kind(value)
+    return name if name == "null" else ("an " if name == "object" else "a ") + name
 
 
 def read_items(source, lines, annotations=None, gold=True, quote=repr):

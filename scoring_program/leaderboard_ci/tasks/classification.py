@@ -44,7 +44,7 @@ import numpy as np
 from ..core.accumulators import CodeCounts
 from ..core.intervals import confidence_interval
 from .base import ClassRow, MetricInfo, canonical_name, check_labels, resolve_averaged
-from .icm import MonoLabelICM, Tree, check_hierarchy_labels, icm_signature, norm, parse_hierarchy, tree_pairs
+from .icm import MonoLabelICM, check_hierarchy_labels, hierarchy_tree, icm_signature, norm, parse_hierarchy
 from .protocol import TaskType
 from .sign_test import mcnemar_pvalues
 from .sparse import is_macro  # the sparse_units hook
@@ -411,8 +411,7 @@ def check_config(metrics, settings, labels):
 
 def label_tree(labels, settings):
     """The label :class:`.icm.Tree` of ICM: over ``hierarchy`` if the settings have one, else flat."""
-    hierarchy = dict(settings or ()).get("hierarchy")
-    return Tree(labels, tree_pairs(hierarchy or ()), flat=hierarchy is None)
+    return hierarchy_tree(labels, dict(settings or ()).get("hierarchy"))
 
 
 def metric_signature(spec, gold):
@@ -588,7 +587,7 @@ class Statistics:
         needs_full = any(m.name == "cohen_kappa" and m.weights for m in metrics)
         self._icm = self._lca = None
         if any(m.name in _ICM for m in metrics):
-            self._icm = MonoLabelICM(label_tree(tuple(gold.labels), getattr(gold, "settings", ())), gold.labels)
+            self._icm = MonoLabelICM(label_tree(tuple(gold.labels), gold.settings), gold.labels)
         if needs_full:
             self.layout = "confusion"
         elif layout is not None:

@@ -46,6 +46,7 @@ __all__ = [
     "parse_hierarchy",
     "tree_pairs",
     "check_hierarchy_labels",
+    "hierarchy_tree",
     "pyevall_prf",
 ]
 
@@ -73,6 +74,7 @@ class Tree:
         self.nodes = tuple(parent)
         self.index = dict((node, k) for k, node in enumerate(self.nodes))
         self.parent = parent
+        self._common = {}  # (node, node) -> their deepest common ancestor (None: none)
         self._paths = {}
         for node in self.nodes:
             path, seen = [node], set([node])
@@ -89,6 +91,15 @@ class Tree:
         """Root-to-node labels, or None (flat: no node has ancestors to share)."""
         return None if self.flat else self._paths.get(node)
 
+    def deepest_common(self, a, b):
+        """The deepest common ancestor of nodes ``a`` and ``b`` (either may be it), or None (none, flat, unknown)."""
+        key = (a, b)
+        if key not in self._common:
+            path_a, path_b = self.path(a), self.path(b)
+            common = [e for e in path_a if e in path_b] if path_a is not None and path_b is not None else []
+            self._common[key] = common[-1] if common else None
+        return self._common[key]
+
     def membership(self, labels):
         """0/1 row over the nodes: the node is one of ``labels`` or an ancestor of one."""
         row = np.zeros(len(self.nodes))
@@ -100,16 +111,10 @@ class Tree:
 
 def _deepest_common(tree, first, rest):
     out = []
-    path_a = tree.path(first)
-    if path_a is None:
-        return out
     for other in rest:
-        path_b = tree.path(other)
-        if path_b is None:
-            continue
-        common = [node for node in path_a if node in path_b]
-        if common and common[-1] not in out:
-            out.append(common[-1])
+        common = tree.deepest_common(first, other)
+        if common is not None and common not in out:
+            out.append(common)
     return out
 
 
@@ -256,21 +261,23 @@ class MonoLabelICM:
         return icm_from_sums(total, member, coefficients), icm_from_sums(total, member, true @ self.self_icm)
 
 
-def parse_hierarchy(value, example="{DIRECT: YES}"):
-    """``((child, parent), ...)`` from a ``{child: parent}`` mapping (ValueError); a cycle is refused.
+def parse_hierarchy(value, example="{DIRECT: YES}", parent="parent label", acyclic=True):
+    """``((child, parent), ...)`` from a ``{child: parent}`` mapping (ValueError); with ``acyclic``, a cycle is refused.
 
     A label mapped to itself is top-level (the multi-label task's coarse
-    level lets a label be its own coarse label).
+    level lets a label be its own coarse label).  ``parent`` names the mapped-to
+    side in messages (the multi-label task's "coarse label").
     """
     if not isinstance(value, dict) or not value:
-        raise ValueError("hierarchy must map each label to its parent label, e.g. %s, got %r" % (example, value))
+        raise ValueError("hierarchy must map each label to its %s, e.g. %s, got %r" % (parent, example, value))
     pairs = []
-    for child, parent in value.items():
-        for what, name in (("label", child), ("parent", parent)):
+    for child, up in value.items():
+        for what, name in (("label", child), (parent, up)):
             if isinstance(name, bool) or not isinstance(name, (str, int)) or not str(name).strip():
                 raise ValueError("hierarchy: each %s must be a non-empty name, got %r" % (what, name))
-        pairs.append((str(child).strip(), str(parent).strip()))
-    tree_pairs(pairs)
+        pairs.append((str(child).strip(), str(up).strip()))
+    if acyclic:
+        tree_pairs(pairs)
     return tuple(pairs)
 
 
@@ -279,6 +286,11 @@ def tree_pairs(pairs):
     out = tuple((child, parent) for child, parent in pairs if child != parent)
     Tree([], out)
     return out
+
+
+def hierarchy_tree(labels, hierarchy):
+    """ICM's label :class:`Tree`: over ``hierarchy`` (``(child, parent)`` pairs, self-mappings dropped), or flat."""
+    return Tree(labels, tree_pairs(hierarchy or ()), flat=hierarchy is None)
 
 
 def check_hierarchy_labels(hierarchy, labels):

@@ -52,22 +52,13 @@ class TreeReducer(object):
         self.tree = tree
         self.memo = {}
         self.steps = 0
-        self._common = {}  # (node, node) -> their deepest common ancestor (None: none)
-
-    def _deepest(self, a, b):
-        key = (a, b)
-        if key not in self._common:
-            path_a, path_b = self.tree.path(a), self.tree.path(b)
-            common = [e for e in path_a if e in path_b] if path_a is not None and path_b is not None else []
-            self._common[key] = common[-1] if common else None
-        return self._common[key]
 
     def deepest_common(self, first, rest):
         """PyEvALL's ``calculate_set_deepest_common_ancestor``: ``((ancestor, min weight), ...)``, soft union."""
         out, where = [], {}
         node_a, weight_a = first
         for node, weight in rest:
-            deepest = self._deepest(node_a, node)
+            deepest = self.tree.deepest_common(node_a, node)
             if deepest is None:
                 continue
             w = weight_a if weight_a < weight else weight
@@ -108,8 +99,9 @@ class TreeReducer(object):
     def item(self, gold, predicted):
         """``(ICM terms without IC(G), IC(G) terms)`` of one item: ``2 IC(P) - 3 IC(P u G)`` and ``IC(G)``."""
         self.steps = 0
+        in_gold = dict(gold)
         union = tuple((node, max(w, predicted.get(node, 0.0))) for node, w in gold) + tuple(
-            (node, w) for node, w in predicted.items() if node not in dict(gold)
+            (node, w) for node, w in predicted.items() if node not in in_gold
         )
         system = {}
         for scale, members in ((ALPHA_1, tuple(predicted.items())), (-BETA, union)):

@@ -49,7 +49,7 @@ from ..core.accumulators import ExactSums, IndicatorSums
 from ..core.intervals import confidence_interval
 from .base import MetricInfo, item_mask, resolve_averaged
 from .classification import ClassRow
-from .icm import Tree, hard_icm_terms, icm_from_sums, icm_signature, norm, tree_pairs
+from .icm import hard_icm_terms, hierarchy_tree, icm_from_sums, icm_signature, norm, parse_hierarchy, tree_pairs
 from .multilabel_files import DEFAULT_SEPARATOR, encode_label_sets, read_gold, read_predictions
 from .protocol import SubmissionFormat, TaskType
 from .sparse import few_units
@@ -133,20 +133,10 @@ def parse_settings(values):
     if "\n" in separator or "\r" in separator or '"' in separator:
         raise ValueError("label_separator cannot hold a line break or a double quote, got %r" % (separator,))
     out = {"label_separator": separator}
-    hierarchy = values.get("hierarchy")
-    if hierarchy is not None:
-        if not isinstance(hierarchy, dict) or not hierarchy:
-            raise ValueError(
-                "hierarchy must map each label to its coarse label, e.g. "
-                "{fine_label: coarse_label, ...}, got %r" % (hierarchy,)
-            )
-        pairs = []
-        for fine, coarse in hierarchy.items():
-            for what, value in (("label", fine), ("coarse label", coarse)):
-                if isinstance(value, bool) or not isinstance(value, (str, int)) or not str(value).strip():
-                    raise ValueError("hierarchy: each %s must be a non-empty name, got %r" % (what, value))
-            pairs.append((str(fine).strip(), str(coarse).strip()))
-        out["hierarchy"] = tuple(pairs)
+    if values.get("hierarchy") is not None:  # a fine -> coarse mapping (a tree only when icm needs one)
+        out["hierarchy"] = parse_hierarchy(
+            values["hierarchy"], "{fine_label: coarse_label, ...}", parent="coarse label", acyclic=False
+        )
     return out
 
 
@@ -515,8 +505,7 @@ class Statistics:
 
 def label_tree(labels, settings, level="fine"):
     """ICM's label :class:`.icm.Tree`: the hierarchy's (fine -> coarse) at the fine level if there is one, else flat."""
-    hierarchy = dict(settings or ()).get("hierarchy") if level == "fine" else None
-    return Tree(labels, tree_pairs(hierarchy or ()), flat=hierarchy is None)
+    return hierarchy_tree(labels, dict(settings or ()).get("hierarchy") if level == "fine" else None)
 
 
 def _icm_terms(tree, labels, y, p):

@@ -381,8 +381,8 @@ def submission_format(gold, files, metrics):
     from .protocol import SubmissionFormat
 
     ids = list(gold.ids or ())
-    named = getattr(files, "predictions", None) or ""
-    jsonl = bool(ids) and (named.lower().endswith(".jsonl") or getattr(files, "format", None) == "jsonl")
+    named = files.predictions or ""
+    jsonl = bool(ids) and (named.lower().endswith(".jsonl") or files.format == "jsonl")
     placeholder = "your output"
     public = (("test_ids.txt", "\n".join(ids) + "\n"),) if ids else ()
     if jsonl:

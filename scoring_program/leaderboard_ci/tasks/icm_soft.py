@@ -327,7 +327,7 @@ class _Groups(object):
 def _groups(terms, mask_of):
     """``_Groups`` of the items ``mask_of(x)`` selects, over every term, or None."""
     xs, ks, items = [], [], []
-    for x, k, _ in terms:
+    for x, k in terms:
         keep = mask_of(x) & (k != 0)
         xs.append(x[keep])
         ks.append(k[keep])
@@ -357,15 +357,12 @@ class _ClassPlan(object):
         self.gold = gold if gold is not None else _GoldClass(gold_column, order)
         g = self.gold
         n = g.n
-        full = []
-        for x, k in terms:
-            x = np.asarray(x, dtype=np.float64).reshape(n)
-            k = np.broadcast_to(np.asarray(k, dtype=np.float64), (n,))
-            full.append((x, k, n))
-        self.terms = [(x, k) for x, k, _ in full]
+        self.terms = [
+            (np.asarray(x, dtype=np.float64).reshape(n), np.broadcast_to(np.asarray(k, dtype=np.float64), (n,)))
+            for x, k in terms
+        ]
         self.order = g.order if order > 0 else 0  # the gold's order: every plan of a replicate takes the same
-        self.values, self.onehot, self.mu0, self.sigma0 = g.values, g.onehot, g.mu0, g.sigma0
-        self._full, self._everything = full, None
+        self._everything = None
         self.levels, self.tails, self._fixed = None, None, None
         if not self.order:
             return
@@ -377,7 +374,7 @@ class _ClassPlan(object):
 
         widths = [1] + [k + 1 for k in range(1, self.order + 1)]
         matrix = np.zeros((n, sum(widths)))  # every order's columns side by side
-        for x, k, _ in full:
+        for x, k in self.terms:
             smooth = np.flatnonzero(smooth_of(x) & (k != 0))
             if smooth.size:
                 u = (x[smooth] - g.mu0) / g.sigma0
@@ -387,7 +384,7 @@ class _ClassPlan(object):
         ends = np.cumsum(widths)
         levels = [matrix[:, 0]] + [matrix[:, ends[k - 1] : ends[k]] for k in range(1, self.order + 1)]
         self.levels = levels
-        self.tails = _groups(full, lambda x: (x != 0) & ~smooth_of(x))
+        self.tails = _groups(self.terms, lambda x: (x != 0) & ~smooth_of(x))
 
     def fixed(self, total):
         """Per order, the columns as integers and their exponents (order 0 in two parts), computed once.
@@ -411,9 +408,8 @@ class _ClassPlan(object):
     @property
     def everything(self):
         """Every item's terms in groups of equal ``(x, k)`` (the direct path; built on first use)."""
-        if self._everything is None and self._full is not None:
-            self._everything = _groups(self._full, lambda x: x != 0) or False
-            self._full = None
+        if self._everything is None:
+            self._everything = _groups(self.terms, lambda x: x != 0) or False
         return self._everything or None
 
 

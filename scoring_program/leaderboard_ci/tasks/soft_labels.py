@@ -285,7 +285,7 @@ class _SoftICM(_FromCounts):
         if tree is None:
             self.soft = SoftICM(self._gold, np.nan_to_num(predicted[sub]), total=self.total, golds=golds)
         else:  # over a hierarchy: PyEvALL's recursion reduced to per-item terms (:mod:`.icm_soft_tree`)
-            names = None if names is None else [names[i] for i in np.arange(len(names))[sub]]
+            names = names if names is None or items is None else [names[i] for i in items]
             self.soft = tree_soft_icm(
                 tree[0], tree[1], gold[sub], predicted[sub], names=names, total=self.total, golds=golds
             )
@@ -349,7 +349,7 @@ class Statistics:
                 tree = (Tree(labels, settings.get("hierarchy")), labels)
             for j, mask in enumerate(masks):
                 items = None if mask is None else np.flatnonzero(mask)
-                self._soft[j] = add(_SoftICM(values, p, self.n, items, tree=tree, names=getattr(gold, "ids", None)))
+                self._soft[j] = add(_SoftICM(values, p, self.n, items, tree=tree, names=gold.ids))
         columns = []
         self._blocks = {}
 
@@ -451,7 +451,7 @@ def submission_format(gold, files, metrics):
         if mode == "mono"
         else "the hard metrics take every label whose probability is above %g" % threshold
     )
-    hard_used = any(getattr(spec, "name", None) in _HARD for spec in metrics or ())
+    hard_used = any(spec.name in _HARD for spec in metrics or ())
     return SubmissionFormat(
         unit="test item",
         units="test items",

@@ -108,7 +108,7 @@ def _config_path(args):
     return path
 
 
-def _read_gold(config, gold_path, config_path=None):
+def _read_gold(config, gold_path, config_path):
     from ..scoring.readers import read_gold
 
     if not os.path.isfile(gold_path):
@@ -117,13 +117,11 @@ def _read_gold(config, gold_path, config_path=None):
     try:
         shutil.copy(gold_path, os.path.join(workdir, config.files.gold))
         design = config.bootstrap.design_file  # the clusters of a task whose gold cannot carry them
-        for folder in (
-            os.path.dirname(os.path.abspath(gold_path)),
-            os.path.dirname(os.path.abspath(config_path or "")),
-        ):
-            if design and config_path is not None and os.path.isfile(os.path.join(folder, design)):
-                shutil.copy(os.path.join(folder, design), os.path.join(workdir, design))
-                break
+        if design:
+            places = [os.path.join(os.path.dirname(os.path.abspath(p)), design) for p in (gold_path, config_path)]
+            found = [place for place in places if os.path.isfile(place)]
+            if found:
+                shutil.copy(found[0], os.path.join(workdir, design))
         try:
             return read_gold(workdir, config)
         except ConfigError as exc:
@@ -208,13 +206,7 @@ def load_inputs(args):
     for pilot in args.pilot or ():
         predictions.append(_read_pilot(pilot, config, gold))
         names.append(_pilot_name(pilot, used))
-    if args.cluster is not None:
-        clusters = _cluster_codes(config, gold_path, args.cluster, gold)
-    elif predictions and gold.clusters is not None:  # the competition's own design (bootstrap.cluster)
-        args.cluster = config.bootstrap.cluster
-        clusters = [int(c) for c in gold.clusters]
-    else:
-        clusters = None
+    clusters = None if args.cluster is None else _cluster_codes(config, gold_path, args.cluster, gold)
     return config, gold, predictions, names, clusters
 
 
@@ -239,10 +231,11 @@ def compute_plan(args):
                 "--cluster needs pilot predictions (--pilot FILE FILE): the design effect is estimated from them"
             )
         config, gold, predictions, names, clusters = load_inputs(args)
+        column = args.cluster
+        if predictions and column is None and gold.clusters is not None:  # the competition's own bootstrap.cluster
+            column, clusters = config.bootstrap.cluster, [int(c) for c in gold.clusters]
         if predictions:
-            return pilot_plan(
-                config, gold, predictions, names, clusters=clusters, cluster_column=args.cluster, **design
-            )
+            return pilot_plan(config, gold, predictions, names, clusters=clusters, cluster_column=column, **design)
         if not can_simulate(gold):
             raise SetupError(
                 "assumed rates describe systems that predict one label per item, and this gold holds other "

@@ -85,8 +85,8 @@ def test_batch_equals_each_system():
             np.testing.assert_array_equal(a, b)
 
 
-def test_phase_report_equals_the_leaderboard(monkeypatch):
-    """The end-of-phase analysis (batched) gives each system the per-submission program's interval."""
+def _phase_equals_the_leaderboard(monkeypatch, gold, named, labels, hierarchy, n_resamples, seed):
+    """The end of phase batches the systems, and each gets the per-submission program's score and interval."""
     pytest.importorskip("pandas")
     from leaderboard_ci.phase import Execution, analyze
     from leaderboard_ci.scoring.config import parse_config
@@ -94,36 +94,36 @@ def test_phase_report_equals_the_leaderboard(monkeypatch):
     from leaderboard_ci.tasks.base import GoldStandard
     from leaderboard_ci.tasks.soft_labels import TASK
 
-    n = 1500
-    gold, systems = _data(2, n)
     calls = []
     original = icm_soft.SoftICMBatch.sums
     monkeypatch.setattr(icm_soft.SoftICMBatch, "sums", lambda self, w: calls.append(1) or original(self, w))
-    gold_std = GoldStandard(values=gold, labels=("YES", "NO"), task=TASK.NAME)
-    named = dict(("s%d" % j, p) for j, p in enumerate(systems))
+    extra = {} if hierarchy is None else {"hierarchy": hierarchy}
+    settings = tuple(TASK.parse_settings(extra).items()) if extra else ()
+    gold_std = GoldStandard(values=gold, labels=tuple(labels), task=TASK.NAME, settings=settings)
     report = analyze(
         gold_std,
         named,
         metric="icm_soft",
-        labels=["YES", "NO"],
+        labels=list(labels),
         task="soft_labels",
-        n_resamples=120,
-        seed=7,
+        n_resamples=n_resamples,
+        seed=seed,
         execution=Execution(n_jobs=1),
     )
     rows = dict((row[0], row[1:]) for row in report.official.systems[["name", "score", "ci_low", "ci_high"]].to_numpy())
-    config = parse_config(
-        {
-            "task": "soft_labels",
-            "labels": ["YES", "NO"],
-            "metric": "icm_soft",
-            "bootstrap": {"n_resamples": 120, "seed": 7},
-        }
-    )
+    config = dict(task="soft_labels", labels=list(labels), metric="icm_soft", **extra)
+    config = parse_config(dict(config, bootstrap={"n_resamples": n_resamples, "seed": seed}))
     assert calls, "the phase did not batch the systems"
     for name, values in named.items():
         official = evaluate(config, gold_std, values).scores[0]
         assert list(rows[name]) == [official.score, official.interval.low, official.interval.high]
+
+
+def test_phase_report_equals_the_leaderboard(monkeypatch):
+    """The end-of-phase analysis (batched) gives each system the per-submission program's interval."""
+    gold, systems = _data(2, 1500)
+    named = dict(("s%d" % j, p) for j, p in enumerate(systems))
+    _phase_equals_the_leaderboard(monkeypatch, gold, named, ("YES", "NO"), None, 120, 7)
 
 
 def test_per_item_coefficients_equal_a_loop_over_items():
@@ -191,13 +191,6 @@ def test_the_order_bound_is_what_keeps_the_expansion_exact(monkeypatch, toleranc
 
 def test_phase_report_equals_the_leaderboard_over_a_hierarchy(monkeypatch):
     """ICM-Soft over a label tree: the systems share one batch and each gets the per-submission interval."""
-    pytest.importorskip("pandas")
-    from leaderboard_ci.phase import Execution, analyze
-    from leaderboard_ci.scoring.config import parse_config
-    from leaderboard_ci.scoring.evaluation import evaluate
-    from leaderboard_ci.tasks.base import GoldStandard
-    from leaderboard_ci.tasks.soft_labels import TASK
-
     labels = ("NO", "DIRECT", "REPORTED", "JUDGEMENTAL")
     tree = {"DIRECT": "YES", "REPORTED": "YES", "JUDGEMENTAL": "YES"}
     n = 900
@@ -208,32 +201,4 @@ def test_phase_report_equals_the_leaderboard_over_a_hierarchy(monkeypatch):
         noisy = np.clip(gold + rng.normal(0, 0.1 + 0.1 * s, gold.shape), 0, 1)
         noisy[rng.rand(*gold.shape) < 0.1] = 0.0
         named["s%d" % s] = noisy
-    calls = []
-    original = icm_soft.SoftICMBatch.sums
-    monkeypatch.setattr(icm_soft.SoftICMBatch, "sums", lambda self, w: calls.append(1) or original(self, w))
-    settings = tuple(TASK.parse_settings({"hierarchy": tree}).items())
-    gold_std = GoldStandard(values=gold, labels=labels, task=TASK.NAME, settings=settings)
-    report = analyze(
-        gold_std,
-        named,
-        metric="icm_soft",
-        labels=list(labels),
-        task="soft_labels",
-        n_resamples=60,
-        seed=3,
-        execution=Execution(n_jobs=1),
-    )
-    rows = dict((row[0], row[1:]) for row in report.official.systems[["name", "score", "ci_low", "ci_high"]].to_numpy())
-    config = parse_config(
-        {
-            "task": "soft_labels",
-            "labels": list(labels),
-            "metric": "icm_soft",
-            "hierarchy": tree,
-            "bootstrap": {"n_resamples": 60, "seed": 3},
-        }
-    )
-    assert calls, "the phase did not batch the systems"
-    for name, values in named.items():
-        official = evaluate(config, gold_std, values).scores[0]
-        assert list(rows[name]) == [official.score, official.interval.low, official.interval.high]
+    _phase_equals_the_leaderboard(monkeypatch, gold, named, labels, tree, 60, 3)

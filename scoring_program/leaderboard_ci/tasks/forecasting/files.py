@@ -150,7 +150,8 @@ def _encode_ids(block, column, known, ids, source):
             int(block.lines[np.flatnonzero(~same)[0]]), "two series ids collide in the reader's hash; rename one"
         )
     index = np.empty(len(unique), dtype=np.int64)
-    for u, (h, row) in enumerate(zip(unique.tolist(), first.tolist())):
+    for u in np.argsort(first, kind="stable").tolist():  # new series in order of first appearance
+        h, row = int(unique[u]), int(first[u])
         text = block.field(row, column)
         entry = known.get(h)
         if entry is None:

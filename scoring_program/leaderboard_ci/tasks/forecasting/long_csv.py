@@ -174,7 +174,7 @@ def _fast_block(text, first, width, delimiter):
     mark = ord(delimiter)
     newlines = np.flatnonzero(data == 10)
     breaks = np.flatnonzero((data == mark) | (data == 10))
-    per_line = np.diff(np.concatenate(([-1], np.searchsorted(breaks, newlines, side="right")))) - 1
+    per_line = np.diff(np.concatenate(([0], np.searchsorted(breaks, newlines, side="right")))) - 1
     lines = np.arange(first, first + len(newlines), dtype=np.int64)
     line_start = np.concatenate(([0], newlines[:-1] + 1))
     empty = newlines == line_start

@@ -79,9 +79,9 @@ def _seasonality(value):
 
 
 def _quantiles(value):
-    if value is None:
+    if value is None or (isinstance(value, (list, tuple)) and not value):
         return ()
-    if not isinstance(value, (list, tuple)) or not value:
+    if not isinstance(value, (list, tuple)):
         raise ValueError("quantiles must be a list of levels strictly between 0 and 1, e.g. [0.1, 0.5, 0.9]")
     levels = []
     for q in value:

@@ -332,7 +332,10 @@ def m5_wrmsse(gold, history, forecast, weights, levels):
     """M5's WRMSSE as its evaluator computes it: aggregate each level, scale from the first non-zero, weight."""
     total = 0.0
     for level in levels:
-        key = (lambda frame: frame[list(level)].astype(str).agg("|".join, axis=1)) if level else (lambda f: "all")
+
+        def key(frame, level=level):
+            return frame[list(level)].astype(str).agg("|".join, axis=1) if level else "all"
+
         g = gold.assign(key=key(gold)).groupby(["key", "ds"])[["y", "yhat"]].sum().reset_index()
         h = history.assign(key=key(history)).groupby(["key", "ds"])["y"].sum().reset_index()
         w = weights.assign(key=key(weights)).groupby("key")["weight"].sum()

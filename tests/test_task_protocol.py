@@ -36,6 +36,15 @@ DOCS_PAGE = os.path.join(ROOT, "docs", "adding_a_task_type.md")
 #: Per task: ``(gold values, {system: values}, labels, pos_label)`` in the in-memory format of
 #: ``encode_values``: a few items, two systems, enough for the task's pair tests to run.
 SAMPLES = {
+    "forecasting": (
+        [("a", 1, 1.0), ("a", 2, 2.0), ("b", 1, 3.0), ("b", 2, 5.0), ("c", 1, 2.0)],
+        {
+            "s1": [("a", 1, 1.5), ("a", 2, 2.0), ("b", 1, 3.0), ("b", 2, 4.0), ("c", 1, 2.5)],
+            "s2": [("a", 1, 0.5), ("a", 2, 2.5), ("b", 1, 3.5), ("b", 2, 5.0), ("c", 1, 2.0)],
+        },
+        None,
+        None,
+    ),
     "classification": (list("abababab"), {"s1": list("abababaa"), "s2": list("aaabbbab")}, None, "b"),
     "regression": (
         [1.0, 2.0, 3.5, 4.0, 5.5, 6.0],

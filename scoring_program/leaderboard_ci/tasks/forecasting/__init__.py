@@ -25,12 +25,15 @@ submission is ``unique_id, ds, yhat`` (plus quantile or sample columns).
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from ...core.accumulators import ExactSums
+from ..base import MetricSpec
 from ..protocol import SubmissionFormat, TaskType
 from . import files, metrics, timestamps
-from .gold import flat_points, read_gold
+from .gold import flat_points, gold_dtype, read_gold
 from .hierarchy import Hierarchy
 from .metrics import ALIASES, METRICS, NAME, OPTIONS, Points, series_columns, shape_of
 from .settings import OPTION_DOCS, SETTING_DOCS, SETTINGS, check_config, make_spec, parse_settings, settings_of
@@ -47,7 +50,7 @@ __all__ = [
     "read_gold",
     "read_predictions",
     "encode_forecasts",
-    "column_layout",
+    "encoded_dtype",
 ]
 
 UNIT_VALUES_NAME = "series"
@@ -68,17 +71,18 @@ def _width(spec):
     return 4 if shape == "owa" else (2 if shape == "ratio" else 1)
 
 
-def column_layout(metric_specs):
-    """``{metric key: (first column, number of columns)}`` of the encoded predictions."""
-    layout, at = {}, 0
-    for spec in _specs(metric_specs):
-        layout[spec.key] = (at, _width(spec))
-        at += _width(spec)
-    return layout
+def encoded_dtype(metric_specs):
+    """The encoded predictions' dtype: one float field of ``k`` columns per metric key (see :mod:`.metrics`).
+
+    The encoding names its metrics, so the statistics of any configuration
+    read the fields they need (and say which one is missing).
+    """
+    fields = [(spec.key, np.float64, (_width(spec),)) for spec in _specs(metric_specs)]
+    return np.dtype(fields or [("none", np.float64, (1,))])
 
 
 def encode_forecasts(values, yhat, quantiles, samples, metric_specs, settings):
-    """The encoded predictions ``(n, F)``: every configured metric's per-series columns (:mod:`.metrics`).
+    """The encoded predictions: every metric's per-series columns (:mod:`.metrics`), one field per metric key.
 
     ``values`` is the gold's rows; ``yhat`` ``(P,)``, ``quantiles`` ``(P, K)``
     and ``samples`` ``(P, S)`` the forecasts of its flat points (:func:`.gold.flat_points` order).
@@ -104,12 +108,10 @@ def encode_forecasts(values, yhat, quantiles, samples, metric_specs, settings):
         naive2=naive2,
         hierarchy=hierarchy,
     )
-    columns = []
+    out = np.zeros(n, dtype=encoded_dtype(specs))
     for spec in specs:
-        columns.extend(series_columns(spec.name, spec.options, points))
-    if not columns:
-        return np.zeros((n, 0))
-    return np.stack(columns, axis=1)
+        out[spec.key] = np.stack(series_columns(spec.name, spec.options, points), axis=1)
+    return out
 
 
 def read_predictions(source, lines, gold, settings=None):
@@ -123,7 +125,16 @@ def read_predictions(source, lines, gold, settings=None):
     starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
     kind = int(values["kind"][0])
     yhat, quantiles, samples = files.read_forecasts(
-        source, lines, gold.ids, flat_keys, date_values, kind, lengths, starts, own["quantiles"], own["samples"] or 0
+        source,
+        lines,
+        gold.ids,
+        flat_keys,
+        date_values,
+        kind,
+        lengths,
+        starts,
+        own["quantiles"],
+        own["sample_paths"] or 0,
     )
     metric_specs = (settings or {}).get("metrics") if isinstance(settings, dict) else None
     return encode_forecasts(values, yhat, quantiles, samples, metric_specs, own)
@@ -138,27 +149,33 @@ class Statistics:
     """
 
     def __init__(self, add, gold, predictions, metrics, group_codes, n_groups, layout=None):
-        predictions = np.asarray(predictions, dtype=np.float64)
-        self.layout = column_layout(metrics)
-        width = sum(k for _, k in self.layout.values())
+        predictions = np.asarray(predictions)
         n = gold.n
-        if predictions.shape != (n, width):
+        specs = _specs(metrics)
+        names = predictions.dtype.names or ()
+        missing = [spec.key for spec in specs if spec.key not in names]
+        if predictions.shape != (n,) or missing:
             raise ValueError(
-                "predictions must be the encoded per-series columns, shape (%d, %d), got %s"
-                % (n, width, predictions.shape)
+                "predictions must be %d encoded series (forecasting.read_predictions) with the metrics %s, got %s %s"
+                % (n, ", ".join(missing) or "configured", predictions.dtype, predictions.shape)
             )
-        if not np.all(np.isfinite(predictions)):
+        columns = [np.asarray(predictions[spec.key], dtype=np.float64).reshape(n, -1) for spec in specs]
+        table = np.concatenate(columns, axis=1) if columns else np.zeros((n, 0))
+        if not np.all(np.isfinite(table)):
             raise ValueError("the encoded per-series columns must be finite")
+        self.layout, at = {}, 0
+        for spec, column in zip(specs, columns):
+            self.layout[spec.key] = (at, column.shape[1])
+            at += column.shape[1]
         has_groups = gold.groups is not None
         masks = [np.ones(n, dtype=bool)] + ([group_codes == j for j in range(n_groups)] if has_groups else [])
         self.n_targets = len(masks)
-        self.width = width
-        blocks = [np.where(mask[:, None], predictions, 0.0) for mask in masks]
+        self.width = at
+        blocks = [np.where(mask[:, None], table, 0.0) for mask in masks]
         counts = np.stack([mask.astype(np.float64) for mask in masks], axis=1)
         self._acc = ExactSums(np.concatenate(blocks + [counts], axis=1))
         self._sums = add(self._acc)
         self._masks = masks
-        self._names = dict((spec.key, spec.name) for spec in _specs(metrics))
 
     def prepare(self, stats):
         return stats
@@ -180,11 +197,46 @@ class Statistics:
 
 
 def encode_values(gold_values, systems, labels=None, settings=None):
-    """In-memory encoding is not offered: read the gold with ``read_gold`` and the systems with ``read_predictions``."""
-    raise ValueError(
-        "forecasting systems are encoded from their files: read the gold with leaderboard_ci.scoring.readers."
-        "read_gold and each system with read_predictions, then pass the GoldStandard and the encoded arrays"
-    )
+    """``(gold rows, None, {name: encoded})`` from ``[(unique_id, ds, y), ...]`` and ``{name: [(unique_id, ds,
+    yhat), ...]}`` (ds whole numbers): the scale-free point metrics (MAE, MSE, RMSE, sMAPE), or those of
+    ``settings["metrics"]``.  Files (history, quantiles, hierarchy) go through :func:`read_gold` and
+    :func:`read_predictions`.
+    """
+    rows = [(str(i), int(t), float(v)) for i, t, v in gold_values]
+    ids = list(dict.fromkeys(i for i, _, _ in rows))
+    index = dict((ident, k) for k, ident in enumerate(ids))
+    rows.sort(key=lambda r: (index[r[0]], r[1]))
+    series = np.array([index[i] for i, _, _ in rows], dtype=np.int64)
+    length = np.bincount(series, minlength=len(ids))
+    width = int(length.max())
+    values = np.zeros(len(ids), dtype=gold_dtype(width, 1))
+    position = np.arange(len(rows)) - np.concatenate(([0], np.cumsum(length)[:-1]))[series]
+    values["length"] = length
+    values["y"], values["naive2"] = np.nan, np.nan
+    values["ds"][series, position] = [t for _, t, _ in rows]
+    values["y"][series, position] = [v for _, _, v in rows]
+    values["scale_mase"] = values["scale_rmsse"] = np.nan
+    values["weight"] = 1.0
+    values["codes"][:, 0] = np.arange(len(ids))
+    values["kind"] = timestamps.STEP
+    metric_specs = (settings or {}).get("metrics") or [
+        MetricSpec(name=name, key=name, info=METRICS[name]) for name in ("mae", "mse", "rmse", "smape")
+    ]
+    where = dict(((index[r[0]], r[1]), k) for k, r in enumerate(rows))
+    coded = {}
+    for name, forecast in systems.items():
+        yhat = np.full(len(rows), np.nan)
+        for ident, t, v in forecast:
+            k = where.get((index.get(str(ident), -1), int(t)))
+            if k is None:
+                raise ValueError("system %r forecasts series %r at %r, which the gold does not have" % (name, ident, t))
+            yhat[k] = float(v)
+        if not np.all(np.isfinite(yhat)):
+            raise ValueError(
+                "system %r misses a series and date of the gold, or gives a value that is not finite" % (name,)
+            )
+        coded[name] = encode_forecasts(values, yhat, None, None, metric_specs, settings)
+    return values, None, coded
 
 
 def decode(gold, values):
@@ -199,7 +251,7 @@ def _csv_cell(text):
 def _sample_rows(gold, own, value="0"):
     series, ds, _, _ = flat_points(gold.values)
     kind = int(gold.values["kind"][0])
-    extra = [value] * (len(own["quantiles"]) + (own["samples"] or 0))
+    extra = [value] * (len(own["quantiles"]) + (own["sample_paths"] or 0))
     return [
         ",".join([_csv_cell(gold.ids[s]), timestamps.format_key(d, kind), value] + extra)
         for s, d in zip(series.tolist(), ds.tolist())
@@ -212,14 +264,14 @@ def submission_format(gold, files_settings, metric_specs):
     header = (
         [files.ID, files.TIME, files.FORECAST]
         + files.quantile_columns(own["quantiles"])
-        + files.sample_columns(own["samples"] or 0)
+        + files.sample_columns(own["sample_paths"] or 0)
     )
     rows = _sample_rows(gold, own)
     extra = ""
     if own["quantiles"]:
         extra = " and one column per quantile level (%s)" % ", ".join("`%s`" % c for c in header[3:])
-    elif own["samples"]:
-        extra = " and one column per sample path (`sample_1` ... `sample_%d`)" % own["samples"]
+    elif own["sample_paths"]:
+        extra = " and one column per sample path (`sample_1` ... `sample_%d`)" % own["sample_paths"]
     example = "\n".join([",".join(header)] + rows[:3] + (["..."] if len(rows) > 3 else []))
     template = "\n".join(["%s,%s" % (files.ID, files.TIME)] + [r.rsplit(",", len(header) - 2)[0] for r in rows]) + "\n"
     return SubmissionFormat(
@@ -238,6 +290,27 @@ def submission_format(gold, files_settings, metric_specs):
     )
 
 
+_OPTION_NAME = re.compile(r"^(pinball|quantile_loss|wql)(?:@|_q)([0-9.]+)$|^(cov|coverage|msis)(?:@|_)([0-9._]+)$")
+
+
+def resolve_name(name):
+    """``(metric, options)`` for a name, an alias, or a key with its option (``pinball_q09``, ``cov_95``)."""
+    name = str(name)
+    base = ALIASES.get(name, name)
+    if base in METRICS:
+        return base, {}
+    match = _OPTION_NAME.match(name)
+    if match is None:
+        return None
+    if match.group(1):
+        text = match.group(2)
+        q = float(text) if "." in text else float("0." + text[1:]) if text.startswith("0") else None
+        return (ALIASES.get(match.group(1), match.group(1)), {"q": q}) if q is not None and 0 < q < 1 else None
+    metric = "coverage" if match.group(3) in ("cov", "coverage") else "msis"
+    level = float(match.group(4).replace("_", "."))
+    return (metric, {"level": level}) if 0 < level < 100 else None
+
+
 class ForecastingTask(TaskType):
     """Forecasting: long-format forecasts of many series, resampled by series (see the package docstring)."""
 
@@ -245,7 +318,11 @@ class ForecastingTask(TaskType):
     SETTING_DOCS, OPTION_DOCS = SETTING_DOCS, OPTION_DOCS
     UNIT_VALUES_NAME, UNIT_NAME, Statistics = UNIT_VALUES_NAME, "series", Statistics
     OWN_GOLD_FORMAT = OWN_PREDICTION_FORMAT = True
-    make_spec, parse_settings = staticmethod(make_spec), staticmethod(parse_settings)
+    resolve_name, make_spec, parse_settings = (
+        staticmethod(resolve_name),
+        staticmethod(make_spec),
+        staticmethod(parse_settings),
+    )
     check_config = staticmethod(check_config)
     read_gold, read_predictions = staticmethod(read_gold), staticmethod(read_predictions)
     encode_values, decode = staticmethod(encode_values), staticmethod(decode)

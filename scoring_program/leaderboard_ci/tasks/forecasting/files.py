@@ -17,7 +17,7 @@ All of them are long CSV (or TSV) files read in blocks with numpy
 * forecasts (a submission, the baseline, ``naive2:``): ``unique_id, ds,
   yhat``, plus one column per quantile level (``q0.1`` ... ``q0.9``, the levels
   of ``quantiles:``) or per sample path (``sample_1`` ... ``sample_S``,
-  ``samples: S``): one row per series and horizon date, in any order.
+  ``sample_paths: S``): one row per series and horizon date, in any order.
 
 A participant's mistake is one sentence naming the file, the line and what
 was expected; it may name a series id and a horizon date (both public: they

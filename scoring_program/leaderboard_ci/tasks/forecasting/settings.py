@@ -25,7 +25,7 @@ SETTINGS = (
     "seasonality",
     "frequency_column",
     "quantiles",
-    "samples",
+    "sample_paths",
     "hierarchy_levels",
     "history_start",
 )
@@ -42,7 +42,7 @@ SETTING_DOCS = {
     "frequency_column": "The per-series column that the seasonality mapping reads.",
     "quantiles": "The quantile levels a submission forecasts, one column each (q0.1 ... q0.9); needed by "
     "pinball, wql, scaled_crps, crps, coverage and msis.",
-    "samples": "The number of sample paths a submission gives, one column each (sample_1 ... sample_S); "
+    "sample_paths": "The number of sample paths a submission gives, one column each (sample_1 ... sample_S); "
     "CRPS then uses its energy form.",
     "hierarchy_levels": "WRMSSE's levels, each a list of per-series columns ([] is the total, [unique_id] the "
     "bottom); null: the bottom level only.",
@@ -117,7 +117,7 @@ def parse_settings(values):
         raise ValueError(
             "history_start must be one of: %s, got %r" % (", ".join(HISTORY_STARTS), values.get("history_start"))
         )
-    samples = values.get("samples")
+    samples = values.get("sample_paths")
     frequency = values.get("frequency_column", "frequency")
     if not isinstance(frequency, str) or not frequency.strip():
         raise ValueError("frequency_column must be a column name, got %r" % (frequency,))
@@ -128,7 +128,7 @@ def parse_settings(values):
         "seasonality": _seasonality(values.get("seasonality", 1)),
         "frequency_column": frequency.strip(),
         "quantiles": _quantiles(values.get("quantiles")),
-        "samples": None if samples is None else _positive_int("samples", samples, 2),
+        "sample_paths": None if samples is None else _positive_int("sample_paths", samples, 2),
         "hierarchy_levels": _hierarchy(values.get("hierarchy_levels")),
         "history_start": history_start,
     }
@@ -214,7 +214,7 @@ def check_config(metrics, settings, labels):
         if spec.task != "forecasting":
             continue
         options = dict(spec.options)
-        if spec.name == "crps" and not levels and not own["samples"]:
+        if spec.name == "crps" and not levels and not own["sample_paths"]:
             raise ValueError("metric crps needs quantiles (a list of levels) or samples (a number of paths)")
         if spec.name in QUANTILE_METRICS and not levels:
             raise ValueError(

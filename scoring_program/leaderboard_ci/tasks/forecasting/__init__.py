@@ -81,14 +81,14 @@ def encoded_dtype(metric_specs):
     return np.dtype(fields or [("none", np.float64, (1,))])
 
 
-def encode_forecasts(values, yhat, quantiles, samples, metric_specs, settings):
+def encode_forecasts(values, yhat, quantiles, samples, metric_specs, settings, flat=None):
     """The encoded predictions: every metric's per-series columns (:mod:`.metrics`), one field per metric key.
 
     ``values`` is the gold's rows; ``yhat`` ``(P,)``, ``quantiles`` ``(P, K)``
     and ``samples`` ``(P, S)`` the forecasts of its flat points (:func:`.gold.flat_points` order).
     """
     own = settings_of(settings)
-    series, ds, y, naive2 = flat_points(values)
+    series, ds, y, naive2 = flat_points(values) if flat is None else flat
     n = len(values)
     specs = _specs(metric_specs)
     hierarchy = None
@@ -118,7 +118,8 @@ def read_predictions(source, lines, gold, settings=None):
     """A forecast file into the encoded predictions (see :func:`encode_forecasts`)."""
     values = gold.values
     own = settings_of(settings if settings is not None else gold.settings)
-    series, ds, _, _ = flat_points(values)
+    flat = flat_points(values)
+    series, ds = flat[0], flat[1]
     date_values, code = np.unique(ds, return_inverse=True)
     flat_keys = series * len(date_values) + code.reshape(-1)
     lengths = values["length"]
@@ -137,7 +138,7 @@ def read_predictions(source, lines, gold, settings=None):
         own["sample_paths"] or 0,
     )
     metric_specs = (settings or {}).get("metrics") if isinstance(settings, dict) else None
-    return encode_forecasts(values, yhat, quantiles, samples, metric_specs, own)
+    return encode_forecasts(values, yhat, quantiles, samples, metric_specs, own, flat)
 
 
 class Statistics:

@@ -51,6 +51,8 @@ __all__ = [
 ]
 
 ID, TIME, TARGET, FORECAST = "unique_id", "ds", "y", "yhat"
+#: The largest forecast magnitude read: squares and sums of larger ones could overflow a double.
+MAX_ABS = 1e100
 
 
 def sibling(source, lines, name):
@@ -325,6 +327,8 @@ def read_forecasts(source, lines, ids, flat_keys, date_values, kind, lengths, st
             values[:, j], bad[:, j] = trec_runs.parse_numbers(
                 block.data, block.view, block.starts[:, column], block.lengths[:, column]
             )
+        with np.errstate(invalid="ignore"):
+            bad |= np.abs(values) > MAX_ABS
         repeated, first_line = _repeats(position, in_horizon, filled, block.lines)
         problem = (series < 0) | (kinds == timestamps.BAD) | ~in_horizon | bad.any(axis=1) | repeated
         if problem.any():

@@ -60,28 +60,49 @@ def parse(data, starts, lengths):
     kinds = np.full(n, BAD, dtype=np.int8)
     if not n:
         return keys, kinds
-    at = np.minimum(starts[:, None] + np.arange(_WIDTH)[None, :], len(data) - 1)
-    chars = np.where(np.arange(_WIDTH)[None, :] < lengths[:, None], data[at], 0)
-    # whole numbers: an optional sign and 1 to 18 digits
+    fifth = data[np.minimum(starts + 4, len(data) - 1)]
+    looks_dated = np.isin(lengths, (10, 16, 19)) & (fifth == 45)
+    rows = np.flatnonzero(~looks_dated)
+    if len(rows):
+        keys[rows], ok = _steps(data, starts[rows], lengths[rows])
+        kinds[rows[ok]] = STEP
+    rows = np.flatnonzero(looks_dated)
+    if len(rows):
+        keys[rows], ok = _times(data, starts[rows], lengths[rows])
+        kinds[rows[ok]] = TIME
+    return keys, kinds
+
+
+def _chars(data, starts, lengths, width):
+    at = np.minimum(starts[:, None] + np.arange(width)[None, :], len(data) - 1)
+    return np.where(np.arange(width)[None, :] < lengths[:, None], data[at], 0)
+
+
+def _steps(data, starts, lengths):
+    """Whole numbers: an optional sign and 1 to 18 digits."""
+    width = int(min(lengths.max(), 19))
+    chars = _chars(data, starts, lengths, width)
     negative = chars[:, 0] == 45
     signed = negative | (chars[:, 0] == 43)
-    step = np.zeros(n, dtype=np.int64)
-    step_ok = (lengths - signed >= 1) & (lengths - signed <= 18)
-    for c in range(_WIDTH):
+    value = np.zeros(len(starts), dtype=np.int64)
+    ok = (lengths - signed >= 1) & (lengths - signed <= 18)
+    for c in range(width):
         inside = (c >= signed) & (c < lengths)
         digit = chars[:, c].astype(np.int64) - 48
-        step_ok &= ~inside | ((digit >= 0) & (digit <= 9))
-        step = np.where(inside, step * 10 + np.clip(digit, 0, 9), step)
-    keys = np.where(step_ok, np.where(negative, -step, step), keys)
-    kinds[step_ok] = STEP
-    # dates and date-times
-    dated = np.isin(lengths, (10, 16, 19)) & (chars[:, 4] == 45) & (chars[:, 7] == 45)
+        ok &= ~inside | ((digit >= 0) & (digit <= 9))
+        value = np.where(inside, value * 10 + np.clip(digit, 0, 9), value)
+    return np.where(negative, -value, value), ok
+
+
+def _times(data, starts, lengths):
+    """Dates and date-times (seconds since 1970-01-01)."""
+    chars = _chars(data, starts, lengths, _WIDTH)
     year, ok_y = _digits(chars, (0, 1, 2, 3))
     month, ok_m = _digits(chars, (5, 6))
     day, ok_d = _digits(chars, (8, 9))
-    dated &= ok_y & ok_m & ok_d & (month >= 1) & (month <= 12) & (day >= 1)
-    dated &= day <= _days_in_month(year, month)
-    timed = dated & (lengths > 10)
+    ok = (chars[:, 7] == 45) & ok_y & ok_m & ok_d & (month >= 1) & (month <= 12) & (day >= 1)
+    ok &= day <= _days_in_month(year, month)
+    timed = lengths > 10
     separator = (chars[:, 10] == 32) | (chars[:, 10] == 84)
     hour, ok_h = _digits(chars, (11, 12))
     minute, ok_mi = _digits(chars, (14, 15))
@@ -89,12 +110,10 @@ def parse(data, starts, lengths):
     with_seconds = lengths == 19
     clock = separator & ok_h & ok_mi & (chars[:, 13] == 58) & (hour <= 23) & (minute <= 59)
     clock &= ~with_seconds | (ok_s & (chars[:, 16] == 58) & (second <= 59))
-    dated &= ~timed | clock
+    ok &= ~timed | clock
     seconds = _days_from_civil(year, month, day) * 86400
     seconds += np.where(timed, hour * 3600 + minute * 60 + np.where(with_seconds, second, 0), 0)
-    keys = np.where(dated, seconds, keys)
-    kinds[dated] = TIME
-    return keys, kinds
+    return seconds, ok
 
 
 def format_key(key, kind, with_time=False):

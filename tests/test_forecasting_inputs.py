@@ -13,12 +13,11 @@ import time
 
 import numpy as np
 import pytest
+from test_forecasting import hand_files
 
 from leaderboard_ci.scoring.config import parse_config
 from leaderboard_ci.scoring.errors import SubmissionError
 from leaderboard_ci.scoring.readers import read_gold, read_predictions
-
-from test_forecasting import hand_files
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HEADER = "unique_id,ds,yhat,q0.1,q0.9"

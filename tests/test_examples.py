@@ -54,7 +54,7 @@ class Example:
 
     samples: Optional[int] = None  # the exact number of sample submissions, where it is fixed
     scoring_resamples: Optional[int] = None  # B of the per-submission runs (None: the shipped config's)
-    phase_config: Dict[str, dict] = field(default_factory=dict)  # end-of-phase overrides, per section
+    phase_config: Dict[str, object] = field(default_factory=dict)  # end-of-phase overrides, per section or key
     phase_keys: Tuple[str, ...] = ()  # what report.json must name
     slow: Tuple[str, ...] = ()  # steps marked slow ("bundle", "phase"): another example's run
     # of the same step is their fast representative
@@ -204,7 +204,7 @@ def _phase_config(reference, overrides, path):
     merged = _read_yaml(os.path.join(PROGRAM, "config.yaml"))
     merged.update(_read_yaml(os.path.join(reference, "config.yaml")))
     for section, values in overrides.items():
-        merged[section] = dict(merged.get(section) or {}, **values)
+        merged[section] = dict(merged.get(section) or {}, **values) if isinstance(values, dict) else values
     with open(path, "w") as handle:
         yaml.safe_dump(merged, handle)
     return path

@@ -425,3 +425,60 @@ def test_example_config_is_the_shipped_one():
         shipped = yaml.safe_load(handle)
     assert shipped["task"] == "forecasting" and shipped["quantiles"] == list(LEVELS)
     assert shipped["seasonality"] == SEASON
+
+
+# ---------------------------------------------------------------------------
+# The end of phase: blocks, threads and Dask change nothing; the report's CI is the leaderboard's
+# ---------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def phase_inputs(example):
+    _, _, paths = example
+    cfg = example_config(
+        ("owa", "smape", "mase", "wql"),
+        groups="frequency",
+        bootstrap={"n_resamples": 120, "seed": 12345, "strata": "frequency", "n_jobs": 1},
+    )
+    gold = read_gold(REF, cfg)
+    names = ["theta", "naive", "comb", "naive2"]
+    return cfg, gold, [read_predictions(paths[name], cfg, gold) for name in names], names
+
+
+def test_blocks_threads_and_the_leaderboard_agree(phase_inputs):
+    from leaderboard_ci.phase.analysis.systems import score_systems
+
+    cfg, gold, preds, names = phase_inputs
+    one = score_systems(cfg, gold, preds, names, n_jobs=1)
+    two = score_systems(cfg, gold, preds, names, n_jobs=2)
+    assert two.replicates.tobytes() == one.replicates.tobytes() and two.full.tobytes() == one.full.tobytes()
+    for j, predictions in enumerate(preds):  # each system's replicates are its leaderboard replicates
+        result = evaluate(cfg, gold, predictions)
+        assert np.array_equal(one.replicates[:, j, 0], result.scores[0].replicates)
+
+
+def test_dask_gives_identical_results(phase_inputs):
+    pytest.importorskip("distributed")
+    from leaderboard_ci.phase.analysis.systems import score_systems
+    from leaderboard_ci.phase.execution.distributed import dask_executor
+
+    cfg, gold, preds, names = phase_inputs
+    single = score_systems(cfg, gold, preds, names, n_jobs=1)
+    spread = score_systems(cfg, gold, preds, names, executor=dask_executor("local", n_workers=2))
+    assert spread.replicates.tobytes() == single.replicates.tobytes()
+
+
+def test_the_end_of_phase_has_max_t_and_rank_sets(phase_inputs):
+    from leaderboard_ci.phase import Execution, analyze
+
+    cfg, gold, preds, names = phase_inputs
+    systems = dict(zip(names, preds))
+    base = analyze(gold, systems, config=cfg, execution=Execution(n_jobs=1))
+    blocks = analyze(gold, systems, config=cfg, execution=Execution(block_size=2))
+    table = base.official.systems
+    assert table[["name", "score", "ci_low", "ci_high"]].to_numpy().tolist() == (
+        blocks.official.systems[["name", "score", "ci_low", "ci_high"]].to_numpy().tolist()
+    )
+    assert {"rank_low", "rank_high"} <= set(table.columns)
+    assert "p_adjusted" in base.official.pairs.columns or "p_maxt" in base.official.pairs.columns
+    theta = evaluate(cfg, gold, preds[0]).scores[0]
+    row = table[table.name == "theta"].iloc[0]
+    assert row.score == theta.score

@@ -132,6 +132,9 @@ class GoldPoints(object):
 
     def sorted(self):
         """The points grouped by series (first appearance) and in date order."""
+        step = np.diff(self.series)
+        if np.all((step > 0) | ((step == 0) & (np.diff(self.keys) > 0))):  # already in order (the usual file)
+            return self.series, self.keys, self.values, self.lines
         order = np.lexsort((self.keys, self.series))
         return self.series[order], self.keys[order], self.values[order], self.lines[order]
 
@@ -166,12 +169,15 @@ def _encode_ids(block, column, known, ids, source):
     return index[inverse.reshape(-1)]
 
 
-def read_long(source, lines, extra=True):
+def read_long(source, lines, extra=True, ids_known=None):
     """A gold-like file (``unique_id, ds, y`` and per-series columns) as :class:`GoldPoints`.
 
     The organizer's file: problems are the source's errors (a ConfigError), by
-    line, quoting nothing.
+    line, quoting nothing.  With ``ids_known`` (the gold's ids: a history) the
+    series are looked up among them (hashed, compared byte by byte) and rows of
+    other series are dropped.
     """
+    queries = trec_runs.Queries(ids_known) if ids_known is not None else None
     header, delimiter, line, rest = read_header(source, text_blocks(lines))
     index = _column_index(source, header, line, (ID, TIME, TARGET))
     width = len(header)
@@ -181,7 +187,14 @@ def read_long(source, lines, extra=True):
     attributes = dict((name, {}) for name, _ in other)
     kind = None
     for block in iter_blocks(source, rest, width, delimiter):
-        series = _encode_ids(block, index[ID], known, ids, source)
+        if queries is None:
+            series = _encode_ids(block, index[ID], known, ids, source)
+        else:
+            series = queries.lookup(block.view, block.starts[:, index[ID]], block.lengths[:, index[ID]])
+            block = _rows(block, np.flatnonzero(series >= 0))
+            series = series[series >= 0]
+            if not block.rows:
+                continue
         keys, kinds = timestamps.parse(block.data, block.starts[:, index[TIME]], block.lengths[:, index[TIME]])
         values, bad = trec_runs.parse_numbers(
             block.data, block.view, block.starts[:, index[TARGET]], block.lengths[:, index[TARGET]]
@@ -206,17 +219,24 @@ def read_long(source, lines, extra=True):
             raise source.at(at, "the y field is not a finite number")
         for name, k in other:
             _check_attribute(source, block, series, k, name, attributes[name])
-        parts["series"].append(series)
+        parts["series"].append(series.astype(np.int32))
         parts["keys"].append(keys)
         parts["values"].append(values)
-        parts["lines"].append(block.lines)
-    if not ids:
+        parts["lines"].append(block.lines.astype(np.int32 if int(block.lines[-1]) < 2**31 else np.int64))
+    if ids_known is not None:
+        ids = list(ids_known)
+    if not ids or not parts["series"]:
         raise source.whole("has no rows; expected a header unique_id,ds,y and one row per series and date")
     joined = dict((k, np.concatenate(v)) for k, v in parts.items())
     attrs = dict((name, [values[s][1] for s in range(len(ids))]) for name, values in attributes.items())
     points = GoldPoints(tuple(ids), joined["series"], joined["keys"], kind, joined["values"], joined["lines"], attrs)
     _no_repeats(source, points)
     return points
+
+
+def _rows(block, rows):
+    """The block restricted to ``rows``."""
+    return type(block)(block.raw, block.starts[rows], block.lengths[rows], block.lines[rows])
 
 
 def _check_attribute(source, block, series, column, name, seen):

@@ -190,14 +190,11 @@ def read_gold(source, lines, labels=None, settings=None):
 def _history(source, lines, own, ids, keys, start, kind):
     """The history as :class:`~.scales.History` over the gold's series (checked against the horizon)."""
     other, other_lines = files.sibling(source, lines, own["history"])
-    points = files.read_long(other, other_lines, extra=False)
+    points = files.read_long(other, other_lines, extra=False, ids_known=ids)
     if points.kind != kind:
         raise other.whole("has dates of another kind than the gold's (%s)" % timestamps.describe_kind(kind))
-    index = dict((ident, k) for k, ident in enumerate(ids))
-    mapping = np.array([index.get(ident, -1) for ident in points.ids], dtype=np.int64)
-    gold_series = mapping[points.series]
-    known = gold_series >= 0
-    series, hkeys, z, hlines = gold_series[known], points.keys[known], points.values[known], points.lines[known]
+    series, hkeys, z, hlines = points.sorted()
+    del points
     late = hkeys >= keys[start][series]
     if late.any():
         raise other.at(
@@ -258,7 +255,7 @@ def _level_scales(source, series_source, table, history, own, codes, required, n
         return np.stack(
             [_numbers(series_source, table, name, table["__lines__"], positive=True) for name in names], axis=1
         )
-    if history is None:
+    if history is None or not required:
         if required:
             raise source.error(
                 "WRMSSE needs the scale of every level's series: give history, or series_file with "

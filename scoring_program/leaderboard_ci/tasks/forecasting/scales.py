@@ -116,19 +116,35 @@ def seasonal_scale(history, period, power=1):
         return np.where(count > 0, total / np.where(count > 0, count, 1.0), np.nan)
 
 
-def _autocorrelations(history, period, max_lag):
-    """``(r, c0)``: ``r[i, k-1]`` the lag-``k`` autocorrelation of series ``i`` for ``k <= max_lag``."""
+def _points_of(history, rows):
+    """The flat indices of the points of series ``rows`` (in point order)."""
+    chosen = np.zeros(history.n, dtype=bool)
+    chosen[rows] = True
+    return np.flatnonzero(chosen[history.series])
+
+
+def _autocorrelations(history, period, candidate):
+    """``(r, c0)``: ``r[i, k-1]`` the lag-``k`` autocorrelation of each candidate series ``i``, ``k <= m_i``.
+
+    Series are taken a period at a time, so each lag runs over the points that need it only.
+    """
     length = history.length.astype(np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        mean = np.bincount(history.series, weights=history.z, minlength=history.n) / length
-    centred = history.z - mean[history.series]
-    c0 = np.bincount(history.series, weights=centred * centred, minlength=history.n)
+    max_lag = int(period[candidate].max())
     r = np.zeros((history.n, max_lag))
-    for k in range(1, max_lag + 1):
-        rows = np.flatnonzero((history.position >= k) & (period[history.series] >= k))
-        if len(rows):
-            products = centred[rows] * centred[rows - k]
-            r[:, k - 1] = np.bincount(history.series[rows], weights=products, minlength=history.n)
+    c0 = np.zeros(history.n)
+    for m in np.unique(period[candidate]).tolist():
+        rows = np.flatnonzero(candidate & (period == m))
+        points = _points_of(history, rows)
+        series = history.series[points]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mean = np.bincount(series, weights=history.z[points], minlength=history.n) / length
+        centred = history.z[points] - mean[series]
+        c0 += np.bincount(series, weights=centred * centred, minlength=history.n)
+        position = history.position[points]
+        for k in range(1, m + 1):
+            later = np.flatnonzero(position >= k)  # the point k steps before is in the same series
+            products = centred[later] * centred[later - k]
+            r[:, k - 1] += np.bincount(series[later], weights=products, minlength=history.n)
     with np.errstate(divide="ignore", invalid="ignore"):
         return r / c0[:, None], c0
 
@@ -143,12 +159,11 @@ def seasonality_test(history, period):
     out = np.zeros(history.n, dtype=bool)
     if not candidate.any():
         return out
-    max_lag = int(period[candidate].max())
-    r, c0 = _autocorrelations(history, np.where(candidate, period, 0), max_lag)
+    r, c0 = _autocorrelations(history, period, candidate)
     rows = np.flatnonzero(candidate & (c0 > 0))
     m = period[rows]
     squares = np.zeros(len(rows))
-    for k in range(1, max_lag):
+    for k in range(1, r.shape[1]):
         squares += np.where(k < m, r[rows, k - 1] ** 2, 0.0)
     limit = _T_CRIT / np.sqrt(n_points[rows].astype(np.float64)) * np.sqrt(1.0 + 2.0 * squares)
     out[rows] = np.abs(r[rows, m - 1]) > limit
@@ -156,37 +171,33 @@ def seasonality_test(history, period):
 
 
 def seasonal_figures(history, period, rows):
-    """The multiplicative seasonal figures ``(len(rows), max m)`` of series ``rows`` (R's ``decompose``)."""
+    """The multiplicative seasonal figures ``(len(rows), max m)`` of series ``rows`` (R's ``decompose``).
+
+    The trend is R's ``filter(sides = 2)``: ``sum_j f[j] z[t + o - j]``, ``j = 0 .. taps - 1`` in that
+    order, computed where the whole window lies in the series (elsewhere R's trend is NA).
+    """
     period = np.broadcast_to(np.asarray(period, dtype=np.int64), (history.n,))
+    rows = np.asarray(rows, dtype=np.int64)
     width = int(period[rows].max()) if len(rows) else 1
-    figures = np.full((len(rows), width), np.nan)
-    chosen = np.zeros(history.n, dtype=bool)
-    chosen[rows] = True
-    points = np.flatnonzero(chosen[history.series])
-    series = history.series[points]
-    m = period[series]
-    position = history.position[points]
-    length = history.length[series]
-    even = m % 2 == 0
-    taps = np.where(even, m + 1, m)
-    offset = taps // 2
-    trend = np.zeros(len(points))
-    # R's filter(sides = 2): sum_j f[j] z[t + o - j], j = 0 .. taps - 1, in that order
-    for j in range(int(taps.max()) if len(points) else 0):
-        use = j < taps
-        source = position + offset - j
-        inside = use & (source >= 0) & (source < length)
-        weight = np.where(even & ((j == 0) | (j == taps - 1)), 0.5, 1.0) / m
-        value = history.z[np.clip(points + offset - j, 0, len(history.z) - 1)]
-        trend += np.where(inside, weight * value, 0.0)
-    whole = (position - offset >= 0) & (position - offset + taps - 1 < length)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = history.z[points] / trend
-    local = np.searchsorted(rows, series)
-    code = local * width + position % m
-    keep = np.flatnonzero(whole)
-    total = np.bincount(code[keep], weights=ratio[keep], minlength=len(rows) * width)
-    count = np.bincount(code[keep], minlength=len(rows) * width).astype(np.float64)
+    total = np.zeros(len(rows) * width)
+    count = np.zeros(len(rows) * width)
+    for m in np.unique(period[rows]).tolist():
+        local = np.flatnonzero(period[rows] == m)
+        points = _points_of(history, rows[local])
+        position = history.position[points]
+        length = history.length[history.series[points]]
+        taps = m + 1 if m % 2 == 0 else m
+        offset = taps // 2
+        whole = points[(position - offset >= 0) & (position + offset < length)]
+        trend = np.zeros(len(whole))
+        for j in range(taps):
+            weight = (0.5 if m % 2 == 0 and j in (0, taps - 1) else 1.0) / m
+            trend += weight * history.z[whole + offset - j]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = history.z[whole] / trend
+        code = np.searchsorted(rows, history.series[whole]) * width + history.position[whole] % m
+        total += np.bincount(code, weights=ratio, minlength=len(total))
+        count += np.bincount(code, minlength=len(count))
     with np.errstate(divide="ignore", invalid="ignore"):
         figures = (total / count).reshape(len(rows), width)
     m_rows = period[rows]

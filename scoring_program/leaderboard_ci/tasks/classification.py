@@ -45,7 +45,7 @@ from ..core.accumulators import CodeCounts
 from ..core.intervals import confidence_interval
 from .base import ClassRow, MetricInfo, canonical_name, check_labels, resolve_averaged
 from .icm import MonoLabelICM, check_hierarchy_labels, hierarchy_tree, icm_signature, norm, parse_hierarchy
-from .protocol import TaskType
+from .legacy import TaskType
 from .sign_test import mcnemar_pvalues
 from .sparse import is_macro  # the sparse_units hook
 from .sparse import macro_class_units as sparse_units

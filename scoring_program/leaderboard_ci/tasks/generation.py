@@ -44,7 +44,7 @@ from .generation_stats import (
     ter_scores,
 )
 from .generation_text import TOKENIZERS, tokenizer
-from .protocol import TaskType
+from .legacy import TaskType
 
 __all__ = ["NAME", "METRICS", "GenerationTask", "TASK", "metric_signature", "Statistics", "encode_values"]
 
@@ -378,7 +378,7 @@ def submission_format(gold, files, metrics):
     """
     import json
 
-    from .protocol import SubmissionFormat
+    from .legacy import SubmissionFormat
 
     ids = list(gold.ids or ())
     named = files.predictions or ""

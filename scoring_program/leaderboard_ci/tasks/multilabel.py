@@ -50,8 +50,8 @@ from ..core.intervals import confidence_interval
 from .base import MetricInfo, item_mask, resolve_averaged
 from .classification import ClassRow
 from .icm import hard_icm_terms, hierarchy_tree, icm_from_sums, icm_signature, norm, parse_hierarchy, tree_pairs
+from .legacy import SubmissionFormat, TaskType
 from .multilabel_files import DEFAULT_SEPARATOR, encode_label_sets, read_gold, read_predictions
-from .protocol import SubmissionFormat, TaskType
 from .sparse import few_units
 
 __all__ = [

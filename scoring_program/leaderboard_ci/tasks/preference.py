@@ -21,9 +21,9 @@ import numpy as np
 
 from ..core.accumulators import CodeCounts, WeightedFunction
 from .base import MetricInfo
+from .legacy import TaskType
 from .preference_fit import INIT_RATING, OUTCOMES, cells_from_battles, elo_from_theta, fit_bradley_terry
 from .preference_style import StyleModel, style_features
-from .protocol import TaskType
 
 __all__ = ["NAME", "METRICS", "ALIASES", "OPTIONS", "SETTINGS", "read_gold", "read_predictions", "Statistics", "TASK"]
 
@@ -298,7 +298,7 @@ def submission_format(gold, files, metrics):
     The sample names one model of the log (the first in name order, which the reader needs to accept it);
     nothing of the battles (outcomes, counts) is shown and there are no public files.
     """
-    from .protocol import SubmissionFormat
+    from .legacy import SubmissionFormat
 
     models = list(gold.labels or ())
     example = models[0] if models else "your-model-name"

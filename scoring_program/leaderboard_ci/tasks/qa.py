@@ -40,7 +40,7 @@ import numpy as np
 from ..core.accumulators import CodeCounts, ExactSums, split_fixed_point
 from . import json_documents
 from .base import MetricInfo
-from .protocol import SubmissionFormat, TaskType
+from .legacy import SubmissionFormat, TaskType
 
 __all__ = [
     "NAME",

@@ -51,7 +51,7 @@ import numpy as np
 
 from ..core.accumulators import CodeCounts, ExactSums
 from .base import MetricInfo
-from .protocol import SubmissionFormat, TaskType
+from .legacy import SubmissionFormat, TaskType
 from .ranking_files import MISSING_QUERIES, SETTINGS, gold_array, parse_settings, read_gold, read_predictions, run_array
 from .ranking_files import positions as _positions
 from .ranking_files import run_dtype as _run_dtype

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..core.accumulators import CodeCounts, ExactSums, RankSums
 from .base import MetricInfo
-from .protocol import TaskType
+from .legacy import TaskType
 
 __all__ = [
     "NAME",

@@ -40,7 +40,7 @@ from ..core.accumulators import CodeCounts, ExactSums
 from ..core.intervals import Interval
 from . import classification
 from .base import MetricInfo, SparseUnits, item_mask
-from .protocol import SubmissionFormat, TaskType
+from .legacy import SubmissionFormat, TaskType
 from .score_files import DEFAULT_SUM_TOLERANCE, PROBABILITY_METRICS, is_number, read_predictions
 from .score_metrics import BinaryCurve, ap_from_stats, auc_from_stats, delong_auc, delong_pvalues
 from .sparse import class_code_units, is_macro

@@ -60,7 +60,7 @@ import numpy as np
 from ..core.accumulators import ExactSums
 from ..core.intervals import Interval, confidence_interval
 from .base import MetricInfo, item_mask, resolve_averaged
-from .protocol import SubmissionFormat, TaskType
+from .legacy import SubmissionFormat, TaskType
 from .sparse import few_units
 from .tagged_files import Memory as _Memory
 from .tagged_files import align_ids as _align_ids

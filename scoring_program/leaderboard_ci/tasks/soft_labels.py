@@ -30,7 +30,7 @@ from .base import MetricInfo
 from .icm import Tree, check_hierarchy_labels, hard_icm_terms, icm_from_sums, norm, pyevall_prf
 from .icm_soft import SoftICM, SoftICMBatch
 from .icm_soft_tree import check_tree, tree_soft_icm
-from .protocol import TaskType
+from .legacy import TaskType
 from .soft_label_files import encode_items, read_items
 
 __all__ = ["NAME", "METRICS", "SoftLabelsTask", "TASK", "hard_sets", "cross_entropy_terms"]
@@ -430,7 +430,7 @@ def submission_format(gold, files, metrics):
     """
     import json  # here, not at the top: this function is the task's only JSON writer
 
-    from .protocol import SubmissionFormat
+    from .legacy import SubmissionFormat
 
     labels = list(gold.labels or ())
     ids = list(gold.ids or ())

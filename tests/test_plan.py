@@ -13,7 +13,7 @@ import pytest
 
 from leaderboard_ci.core.resampling import replicate_indices
 from leaderboard_ci.scoring.config import config_from_options
-from leaderboard_ci.tasks.base import GoldStandard
+from leaderboard_ci.tasks.shared.base import GoldStandard
 from leaderboard_ci.tools import plan as P
 from leaderboard_ci.tools.cli import main as cli_main
 from leaderboard_ci.tools.plan_cli import main as plan_main

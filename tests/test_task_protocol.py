@@ -25,10 +25,10 @@ import numpy as np
 import pytest
 
 from leaderboard_ci.tasks import protocol
-from leaderboard_ci.tasks.base import GoldStandard, MetricInfo, MetricSpec, canonical_name
-from leaderboard_ci.tasks.classification import ClassificationTask
+from leaderboard_ci.tasks.classification.metrics import ClassificationTask
 from leaderboard_ci.tasks.legacy import CONSTANTS, HOOKS, REQUIRED, TaskType
 from leaderboard_ci.tasks.registry import TASKS, pair_test_titles
+from leaderboard_ci.tasks.shared.base import GoldStandard, MetricInfo, MetricSpec, canonical_name
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGE = os.path.join(ROOT, "scoring_program", "leaderboard_ci")
@@ -423,18 +423,24 @@ def task_names_in(package_dir, task_names, module_names):
                         found.append((rel, node.lineno, "%s probe on a task" % node.func.id))
                     elif isinstance(node, ast.ImportFrom) and node.module:
                         modules = [node.module + "." + a.name for a in node.names] + [node.module]
-                        if any(m.split(".")[-1] in module_names and ".tasks" in "." + m for m in modules):
+                        if any(_in_a_task(m, module_names) for m in modules):
                             found.append((rel, node.lineno, "import from %s" % node.module))
                     elif isinstance(node, ast.Import):
                         for alias in node.names:
-                            parts = alias.name.split(".")
-                            if "tasks" in parts and parts[-1] in module_names:
+                            if _in_a_task(alias.name, module_names):
                                 found.append((rel, node.lineno, "import %s" % alias.name))
     return found
 
 
+def _in_a_task(module, packages):
+    """Whether a dotted module name is a task's subpackage or a module in it (``..tasks.ranking.files``)."""
+    parts = module.split(".")
+    return any(part == "tasks" and parts[i + 1 : i + 2] and parts[i + 1] in packages for i, part in enumerate(parts))
+
+
 def _task_module_names():
-    return set(type(task).__module__.split(".")[-1] for task in TASKS.values())
+    """The subpackages of the registered task types (``tasks/<name>/``)."""
+    return set(TASKS)
 
 
 def test_no_task_name_outside_tasks():

@@ -26,8 +26,8 @@ from ..core.intervals import METHODS
 from ..core.parallel import MAX_JOBS, check_jobs
 from ..core.resampling import check_seed
 from ..core.resolution import STATSMODELS_METHODS
-from ..tasks.base import MetricSpec, check_labels
 from ..tasks.registry import TASKS
+from ..tasks.shared.base import MetricSpec, check_labels
 from .custom import load_custom_metric
 from .errors import ConfigError
 from .metric_config import MAX_KEY_LENGTH, parse_metric

@@ -19,7 +19,7 @@ from ..core.intervals import Interval, confidence_interval
 from ..core.replicates import compute_replicates
 from ..core.signature import Signature
 from ..tasks.registry import official_metric_options
-from ..tasks.scorer import SystemScorer
+from ..tasks.shared.scorer import SystemScorer
 from .config import column_key
 from .custom import custom_functions
 from .outputs import written_keys
@@ -78,7 +78,7 @@ class BaselineComparison:
 class SubmissionResult:
     scores: Tuple[ScoreResult, ...]
     baseline: Tuple[BaselineComparison, ...]
-    per_class: tuple  # the task's unit rows (tasks.base.ClassRow: label, precision, recall, F1, ...)
+    per_class: tuple  # the task's unit rows (tasks.shared.base.ClassRow: label, precision, recall, F1, ...)
     signature: Signature
     unit_name: str = "class"  # what a row of per_class is: class, label, entity type
     #: Plain-language warnings where an interval rests on almost nothing (see :mod:`.validity`).

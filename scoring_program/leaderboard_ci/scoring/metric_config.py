@@ -1,7 +1,7 @@
 """Metric entries of ``config.yaml``: names, aliases, parameters and score keys.
 
 :func:`parse_metric` turns ``metric: f1_macro`` or ``{name: f1, average: macro,
-labels: [favor, against], key: f1_fa}`` into a :class:`~leaderboard_ci.tasks.base.MetricSpec`.
+labels: [favor, against], key: f1_fa}`` into a :class:`~leaderboard_ci.tasks.shared.base.MetricSpec`.
 The metric's task module (found by name in :mod:`leaderboard_ci.tasks.registry`)
 validates its options; this module adds what every metric shares: the entry's
 shape, the leaderboard key and Codabench's limits on it (36 characters;
@@ -11,8 +11,8 @@ naming the entry and the allowed values, with a suggestion for a misspelt name.
 
 from __future__ import annotations
 
-from ..tasks.base import MetricSpec
 from ..tasks.registry import canonical_name, find_metric, known_metric_names, suggest_metric
+from ..tasks.shared.base import MetricSpec
 from .errors import ConfigError
 from .limits import KEY_PATTERN, MAX_KEY_LENGTH
 

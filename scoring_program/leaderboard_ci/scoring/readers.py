@@ -2,7 +2,7 @@
 
 * :func:`find_prediction_file` (from :mod:`.submission_files`) locates the participant's file in ``res/``;
 * :func:`read_gold` reads the organizer's gold standard into a
-  :class:`~leaderboard_ci.tasks.scorer.GoldStandard`;
+  :class:`~leaderboard_ci.tasks.shared.scorer.GoldStandard`;
 * :func:`read_predictions` reads the participant's file and aligns it with
   the gold items (by id when both files have ids, else by order);
 * :func:`read_baseline` reads the organizer's baseline the same way.
@@ -22,8 +22,8 @@ import os
 
 import numpy as np
 
-from ..tasks.base import GoldStandard
 from ..tasks.registry import task_type
+from ..tasks.shared.base import GoldStandard
 from .alignment import align_by_id as _align_by_id
 from .alignment import align_by_order as _align_by_order
 from .config import check_key_lengths

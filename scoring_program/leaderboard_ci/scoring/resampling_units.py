@@ -1,7 +1,7 @@
 """The clusters and strata of the gold standard (``bootstrap.cluster``, ``bootstrap.strata``).
 
 :func:`attach_design` reads the two columns and puts their codes on the
-:class:`~leaderboard_ci.tasks.base.GoldStandard`, which hands the
+:class:`~leaderboard_ci.tasks.shared.base.GoldStandard`, which hands the
 :class:`~leaderboard_ci.core.resampling.Resampling` to the per-submission
 program and to the end-of-phase analysis alike (so both draw the same
 replicates).  A gold in a table format (CSV, TSV, JSON, JSON Lines) carries

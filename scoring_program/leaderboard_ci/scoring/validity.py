@@ -32,9 +32,9 @@ from collections import OrderedDict
 
 import numpy as np
 
-from ..tasks.base import FEW_UNITS, GoldStandard
 from ..tasks.registry import task_type
-from ..tasks.sparse import is_macro
+from ..tasks.shared.base import FEW_UNITS, GoldStandard
+from ..tasks.shared.sparse import is_macro
 
 __all__ = [
     "FEW",
@@ -101,7 +101,7 @@ def target_scopes(gold, group=None, every_group=True):
 # Sparse units
 # ---------------------------------------------------------------------------
 def sparse_units_of(spec, gold, predictions=None, items=None):
-    """The task's :class:`~leaderboard_ci.tasks.base.SparseUnits` of ``spec`` (empty without the hook)."""
+    """The task's :class:`~leaderboard_ci.tasks.shared.base.SparseUnits` of ``spec`` (empty without the hook)."""
     return tuple(task_type(gold.kind).sparse_units(spec, gold, predictions, items))
 
 

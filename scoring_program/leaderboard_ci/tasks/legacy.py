@@ -230,7 +230,7 @@ class TaskType(object):
         return None
 
     def sparse_units(self, spec, gold, predictions=None, items=None):
-        """Tuple of :class:`~leaderboard_ci.tasks.base.SparseUnits` where ``spec``'s interval rests on little."""
+        """Tuple of :class:`~leaderboard_ci.tasks.shared.base.SparseUnits` where ``spec``'s interval rests on little."""
         return ()
 
     def item_contributions(self, spec, gold, predictions):
@@ -271,7 +271,7 @@ class TaskType(object):
     def submission_format(self, gold, files, metrics):
         """The :data:`SubmissionFormat` of the prediction file, for the pages ``leaderboard-ci init`` writes.
 
-        ``gold`` is the :class:`~leaderboard_ci.tasks.base.GoldStandard`, ``files`` the config's ``files:``
+        ``gold`` is the :class:`~leaderboard_ci.tasks.shared.base.GoldStandard`, ``files`` the config's ``files:``
         section, ``metrics`` the MetricSpecs.  Default, for the tasks read by the id and value columns: a CSV
         with the id column and the gold column, and a sample holding one constant value (the first label,
         or 0) for every id.

@@ -23,7 +23,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Tuple
 
-from .base import MetricInfo
+from .shared.base import MetricInfo
 
 __all__ = ["Option", "Metric", "Metrics"]
 

@@ -52,9 +52,9 @@ from typing import Any, Callable, Optional, Tuple
 
 import numpy as np
 
-from .base import FEW_UNITS, ClassRow, GoldStandard, MetricInfo, MetricSpec, SparseUnits, Target, ppi
 from .metrics import Metric, Metrics, Option
 from .settings import TaskSettings, setting
+from .shared.base import FEW_UNITS, ClassRow, GoldStandard, MetricInfo, MetricSpec, SparseUnits, Target, ppi
 
 __all__ = [
     "TaskType",

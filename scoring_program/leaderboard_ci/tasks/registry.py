@@ -12,7 +12,7 @@ import difflib
 import importlib
 from collections import OrderedDict
 
-from .base import canonical_name
+from .shared.base import canonical_name
 
 __all__ = [
     "TASKS",

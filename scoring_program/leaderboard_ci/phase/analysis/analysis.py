@@ -60,8 +60,8 @@ import numpy as np
 import pandas as pd
 
 from ...scoring.config import config_from_options
-from ...tasks.base import GoldStandard
 from ...tasks.registry import task_type
+from ...tasks.shared.base import GoldStandard
 from ..execution.blocked import SystemSource, analyze_blocks
 from ..execution.runs import LEGACY_KEYWORDS, Execution, from_legacy, open_run
 from .results import PhaseResult, TargetAnalysis

@@ -42,8 +42,8 @@ from ...core.simultaneous import (
 from ...scoring.config import column_key
 from ...scoring.resampling_units import design_notes
 from ...scoring.validity import degenerate_notes
-from ...tasks.base import ppi as ppi_of
 from ...tasks.registry import task_type
+from ...tasks.shared.base import ppi as ppi_of
 from .corrections import adjust, adjust_within
 from .results import TargetAnalysis
 

@@ -20,7 +20,7 @@ from dataclasses import replace
 from ...scoring import readers
 from ...scoring.custom import custom_functions
 from ...scoring.errors import ConfigError, SubmissionError
-from ...tasks.scorer import SystemScorer
+from ...tasks.shared.scorer import SystemScorer
 from .discovery import FAILED_REASON, NamesMapWarning, SubmissionEntry, discover, natural_key
 from .names_map import apply_names_map, read_names_map
 from .safe_unzip import UnzipLimits, safe_extract

@@ -1,0 +1,5 @@
+"""The generation task type (see :mod:`.metrics`)."""
+
+from .metrics import TASK
+
+__all__ = ["TASK"]

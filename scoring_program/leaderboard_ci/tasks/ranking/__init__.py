@@ -1,0 +1,5 @@
+"""The ranking task type (see :mod:`.metrics`)."""
+
+from .metrics import TASK
+
+__all__ = ["TASK"]

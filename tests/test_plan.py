@@ -340,6 +340,6 @@ def test_design_effect_matches_a_naive_cluster_bootstrap():
 def test_cluster_mistakes_are_one_sentence(tmp_path):
     config, pilots = _copies(tmp_path, 1, pilots=("knn", "rbf_svm"))
     code, text = run("--config", config, "--pilot", *pilots, "--cluster", "document")
-    assert code == 2 and "no group column 'document'" in text and text.count("\n") == 1
+    assert code == 2 and "has no column 'document'" in text and text.count("\n") == 1
     code, text = run("--config", config, "--cluster", "passage")
     assert code == 2 and "--cluster needs pilot predictions" in text

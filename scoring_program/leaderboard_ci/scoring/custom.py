@@ -26,8 +26,8 @@ import math
 import os
 import threading
 
+from ..tasks.protocol import MetricInfo
 from ..tasks.registry import DEFAULT_TASK, TASKS
-from ..tasks.shared.base import MetricInfo
 from .errors import ConfigError
 
 __all__ = ["load_custom_metric", "custom_function", "custom_functions"]

@@ -1,4 +1,7 @@
-"""The task-type protocol as a base class: :class:`TaskType`.
+"""The previous task-type protocol, a base class, and :func:`as_task_type`, its bridge to :mod:`.protocol`.
+
+Temporary: each task type moves to :class:`leaderboard_ci.tasks.protocol.TaskType`
+in its own commit; until then the registry hands out ``as_task_type(TASK)``.
 
 A task type is one module of :mod:`leaderboard_ci.tasks` that defines a
 subclass of :class:`TaskType` and an instance of it named ``TASK``; the
@@ -17,8 +20,13 @@ task against them, and them against that page).
 from __future__ import annotations
 
 from collections import namedtuple
+from dataclasses import dataclass
 
 import numpy as np
+
+from . import protocol as new
+from .metrics import Metric, Metrics
+from .settings import TaskSettings
 
 __all__ = ["TaskType", "SubmissionFormat", "REQUIRED", "HOOKS", "CONSTANTS"]
 
@@ -307,3 +315,175 @@ class TaskType(object):
 
     def __repr__(self):
         return "<task type %s>" % self.NAME
+
+
+# ---------------------------------------------------------------------------
+# The bridge to the new protocol
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False, repr=False)
+class _BridgedMetric(Metric):
+    legacy: object = None
+
+    def make_spec(self, options, defaults):
+        return self.legacy.make_spec(self.name, options, defaults)
+
+    def signature(self, spec, gold):
+        return self.legacy.metric_signature(spec, gold)
+
+
+class _BridgedMetrics(Metrics):
+    def __init__(self, legacy):
+        super(_BridgedMetrics, self).__init__(
+            [
+                _BridgedMetric(info.task, name, info.title, info.direction, info.best, info.ppi, legacy=legacy)
+                for name, info in legacy.METRICS.items()
+            ]
+        )
+        self.legacy = legacy
+
+    @property
+    def aliases(self):
+        return dict(self.legacy.ALIASES)
+
+    @property
+    def shorthands(self):
+        return {}
+
+    @property
+    def options(self):
+        return tuple(self.legacy.OPTIONS)
+
+    @property
+    def option_docs(self):
+        return dict(self.legacy.OPTION_DOCS)
+
+    def resolve(self, name):
+        found = self.legacy.resolve_name(name)
+        return None if found is None else (self[found[0]], dict(found[1]))
+
+    def known_names(self):
+        return list(self.legacy.known_names())
+
+    def check_gold(self, specs, labels):
+        return self.legacy.check_metrics(specs, labels)
+
+
+class _Keys(object):
+    """``Settings.keys()``: the task's setting names; ``settings.keys()``: the keys an instance holds (``dict()``)."""
+
+    def __get__(self, obj, cls):
+        if obj is None:
+            return lambda: tuple(cls.legacy.SETTINGS)
+        return lambda: [key for key, _ in obj.pairs]
+
+
+@dataclass(frozen=True)
+class _BridgedSettings(TaskSettings):
+    """The old settings dict as sorted pairs; iterating gives the pairs (``dict(settings)``)."""
+
+    pairs: tuple = ()
+    legacy = None
+
+    def __iter__(self):
+        return iter(self.pairs)
+
+    def __getitem__(self, key):  # dict(settings): keys() then each value
+        return dict(self.pairs)[key]
+
+    keys = _Keys()
+
+    @classmethod
+    def docs(cls):
+        return dict(cls.legacy.SETTING_DOCS)
+
+    @classmethod
+    def defaults(cls):
+        return cls.legacy.parse_settings({})
+
+    @classmethod
+    def parse(cls, values):
+        return cls(pairs=tuple(sorted(cls.legacy.parse_settings(values).items())))
+
+    def check(self, metrics, labels):
+        return self.legacy.check_config(metrics, dict(self.pairs), labels)
+
+    def organizer_warnings(self, labels, source):
+        return self.legacy.organizer_warnings(labels, source)
+
+
+def _legacy_settings(context):
+    settings = dict(context.settings or ())
+    settings.update(
+        format=context.format,
+        id_column=context.id_column,
+        gold_column=context.gold_column,
+        prediction_columns=context.prediction_columns,
+        config_name=context.config_name,
+        labels=context.labels,
+        group_column=context.group_column,
+        public_labels=context.labels,
+        metrics=context.metrics,
+    )
+    return settings
+
+
+def _overrides(task, name):
+    return getattr(type(task), name) is not getattr(TaskType, name)
+
+
+def as_task_type(old):
+    """The :class:`~leaderboard_ci.tasks.protocol.TaskType` of a task written to the previous protocol."""
+    settings = type("%sSettings" % old.NAME.title(), (_BridgedSettings,), {"legacy": old})
+    settings = dataclass(frozen=True)(settings)
+
+    def read_gold(gold, context):
+        legacy = _legacy_settings(context)
+        if old.OWN_GOLD_FORMAT:
+            units = old.read_gold(gold.source, gold.lines(), context.labels, legacy)
+            return new.GoldData(
+                units["lines"],
+                units["values"],
+                units.get("labels"),
+                units.get("ids"),
+                units.get("groups"),
+                units.get("design"),
+            )
+        rows = gold.rows()
+        codes, labels = old.encode_gold(
+            gold.source, rows.lines, rows.values, context.labels, context.config_name, legacy
+        )
+        return new.GoldData(rows.lines, codes, labels, rows.ids, rows.groups, rows.design)
+
+    def read_predictions(submission, gold, context):
+        legacy = _legacy_settings(context)
+        predictions = submission.file()
+        if old.OWN_PREDICTION_FORMAT:
+            return old.read_predictions(predictions.source, predictions.lines(), gold, legacy)
+        convert, typecode = old.value_parser(predictions.source, gold, predictions.quote, legacy)
+        stack = None if typecode else (lambda values: old.stack(values, gold, legacy))
+        return predictions.values(convert, typecode, stack, lambda text: old.is_value(gold, text))
+
+    def encode_values(gold_values, systems, labels, settings):
+        return old.encode_values(gold_values, systems, labels, dict(settings or ()))
+
+    def optional(name, value):
+        return value if _overrides(old, name) else None
+
+    return new.TaskType(
+        name=old.NAME,
+        metrics=_BridgedMetrics(old),
+        Statistics=old.Statistics,
+        read_gold=read_gold,
+        read_predictions=read_predictions,
+        encode_values=encode_values,
+        Settings=settings,
+        decode=old.decode,
+        unit_name="item" if old.UNIT_VALUES_NAME == "unit" else old.UNIT_VALUES_NAME,
+        submission_format=old.submission_format,
+        pair_tests=new.PairTests(old.PAIR_TESTS, old.pair_tests) if old.PAIR_TESTS else None,
+        unit_table=new.UnitTable(old.UNIT_NAME, old.unit_rows) if _overrides(old, "unit_rows") else None,
+        unit_values=optional("unit_values", old.unit_values),
+        analytic_interval=optional("analytic_interval", old.analytic_interval),
+        sparse_units=optional("sparse_units", old.sparse_units),
+        item_contributions=optional("item_contributions", old.item_contributions),
+    )

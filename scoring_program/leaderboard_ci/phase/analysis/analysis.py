@@ -117,7 +117,7 @@ def encode_inputs(config, gold, systems, groups=None):
         gold_values,
         OrderedDict((str(k), v) for k, v in systems.items()),
         labels=config.labels,
-        settings=dict(config.task_settings),
+        settings=config.task_settings,
     )
     gold_std = GoldStandard(
         values=codes,
@@ -125,7 +125,7 @@ def encode_inputs(config, gold, systems, groups=None):
         groups=group_codes,
         group_values=group_values,
         source="gold",
-        task=task.NAME,
+        task=task.name,
         settings=config.task_settings,
     )
     coded = OrderedDict((name, coded[name]) for name in (str(k) for k in systems))

@@ -133,10 +133,9 @@ def item_pair_tests(config, gold, target, t, pairs, predictions, permutation=Non
     if permutation is not None:
         out["permutation"] = _permutation_for(permutation, pairs, t, m)
     # McNemar's and DeLong's tests assume independent items: not with clusters (bootstrap.cluster).
-    if m > 1 and gold.clusters is None:
-        tests = task_type(gold.kind).pair_tests(
-            spec, gold, predictions, target_items(gold, target.group), pairs, an.sides
-        )
+    pair_tests = task_type(gold.kind).pair_tests
+    if m > 1 and gold.clusters is None and pair_tests is not None:
+        tests = pair_tests.run(spec, gold, predictions, target_items(gold, target.group), pairs, an.sides)
         for column, (_title, values) in tests.items():
             out[column] = values
     return out

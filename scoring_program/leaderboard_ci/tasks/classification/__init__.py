@@ -1,4 +1,6 @@
-"""The classification task type (see :mod:`.metrics`)."""
+"""Single-label classification: one class label per item.
+
+The task type ``TASK`` (see :mod:`.metrics`)."""
 
 from .metrics import TASK
 

@@ -1,4 +1,6 @@
-"""The generation task type (see :mod:`.metrics`)."""
+"""Text generation (machine translation, summarization, speech recognition, captioning): corpus metrics.
+
+The task type ``TASK`` (see :mod:`.metrics`)."""
 
 from .metrics import TASK
 

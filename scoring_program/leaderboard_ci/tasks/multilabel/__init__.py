@@ -1,4 +1,6 @@
-"""The multilabel task type (see :mod:`.metrics`)."""
+"""Multi-label classification: a set of labels per item (``task: multilabel``).
+
+The task type ``TASK`` (see :mod:`.metrics`)."""
 
 from .metrics import TASK
 

@@ -1,4 +1,6 @@
-"""The qa task type (see :mod:`.metrics`)."""
+"""Extractive question answering: one answer string per question, scored as SQuAD v1.1 scores it.
+
+The task type ``TASK`` (see :mod:`.metrics`)."""
 
 from .metrics import TASK
 

@@ -1,4 +1,6 @@
-"""The ranking task type (see :mod:`.metrics`)."""
+"""Ranking and retrieval: a ranked list of documents per query, judged by graded relevance.
+
+The task type ``TASK`` (see :mod:`.metrics`)."""
 
 from .metrics import TASK
 

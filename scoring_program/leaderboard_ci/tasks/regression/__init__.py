@@ -1,4 +1,6 @@
-"""The regression task type (see :mod:`.metrics`)."""
+"""Regression: one real number per item.
+
+The task type ``TASK`` (see :mod:`.metrics`)."""
 
 from .metrics import TASK
 

@@ -1,4 +1,6 @@
-"""The scores task type (see :mod:`.metrics`)."""
+"""Scored predictions: a score or one probability per class for each item, gold class labels.
+
+The task type ``TASK`` (see :mod:`.metrics`)."""
 
 from .metrics import TASK
 

@@ -1,4 +1,6 @@
-"""The sequence task type (see :mod:`.metrics`)."""
+"""Sequence labelling: one tag per token, scored on the entities the tags spell (named-entity recognition).
+
+The task type ``TASK`` (see :mod:`.metrics`)."""
 
 from .metrics import TASK
 

@@ -54,9 +54,9 @@ class SystemScorer:
         self.metrics = tuple(metrics)
         self.task = task_type(gold.kind)
         for spec in self.metrics:
-            if spec.task != self.task.NAME:
+            if spec.task != self.task.name:
                 raise ValueError(
-                    "metric %r is a %s metric; this gold standard is %s" % (spec.key, spec.task, self.task.NAME)
+                    "metric %r is a %s metric; this gold standard is %s" % (spec.key, spec.task, self.task.name)
                 )
         self.group_values = tuple(gold.group_values) if gold.group_values is not None else ()
         self.targets = tuple(Target(spec, group) for spec in self.metrics for group in (None,) + self.group_values)

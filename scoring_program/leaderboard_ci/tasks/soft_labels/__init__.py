@@ -1,4 +1,6 @@
-"""The soft_labels task type (see :mod:`.metrics`)."""
+"""Soft labels (learning with disagreement): per-item label distributions, scored as PyEvALL scores EXIST 2023.
+
+The task type ``TASK`` (see :mod:`.metrics`)."""
 
 from .metrics import TASK
 

@@ -270,12 +270,12 @@ def test_names_titles_directions_and_signature():
     gold = GoldStandard(
         values=np.zeros(3, dtype=np.intp), labels=EXIST23_T2, task="classification", settings=config.task_settings
     )
-    sig = task_type("classification").metric_signature(specs["icm_norm"], gold)
+    sig = task_type("classification").metrics["icm_norm"].signature(specs["icm_norm"], gold)
     assert sig == "alpha1:2|alpha2:2|beta:3|ic:gold-per-replicate|tree:2-level,5-nodes"
     flat = _config("multilabel", DIPROMATS, ("icm",))
     gold = GoldStandard(values=np.zeros((3, 7), dtype=np.int64), labels=DIPROMATS, task="multilabel")
-    assert task_type("multilabel").metric_signature(flat.metrics[0], gold).endswith("tree:flat")
-    assert task_type("multilabel").metric_signature(flat.metrics[0], gold) is not None
+    signature = task_type("multilabel").metrics["icm"].signature
+    assert signature(flat.metrics[0], gold).endswith("tree:flat")
 
 
 @pytest.mark.parametrize(

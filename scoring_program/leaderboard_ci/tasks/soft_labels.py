@@ -275,6 +275,9 @@ class _SoftICM(_FromCounts):
 
     n_features = 3
     what = "ICM-Soft"
+    #: Replicates per block the per-submission program gives it (within its memory bound): the expansion's
+    #: products are bound by reading their columns on few rows, by arithmetic on 128 (about 4 times faster).
+    min_block_rows = 128
 
     def __init__(self, gold, predicted, n_total, items=None, total=None, golds=None, tree=None, names=None):
         super(_SoftICM, self).__init__(n_total, items)

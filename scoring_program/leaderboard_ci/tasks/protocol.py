@@ -28,6 +28,7 @@ REQUIRED = (
     "METRICS",
     "ALIASES",
     "OPTIONS",
+    "metric_options",
     "resolve_name",
     "known_names",
     "make_spec",
@@ -124,6 +125,10 @@ class TaskType(object):
         """
         name = self.ALIASES.get(name, name)
         return (name, {}) if name in self.METRICS else None
+
+    def metric_options(self, name):
+        """The options metric ``name`` takes, for messages (default: :attr:`OPTIONS`, all of the task's)."""
+        return tuple(self.OPTIONS)
 
     def known_names(self):
         """One spelling of every metric, for messages and "did you mean" (default: the metric names, sorted)."""

@@ -167,6 +167,11 @@ def known_names():
     return names + ["accuracy"]
 
 
+def metric_options(name):
+    """The options metric ``name`` takes: precision, recall and F1 take an average."""
+    return ("average", "zero_division") if name in _AVERAGED else ()
+
+
 def make_spec(name, options, defaults):
     """``(fields, default key, title)``; precision/recall/F1 take ``average`` (default micro, seqeval's)."""
     average = options.get("average")
@@ -741,6 +746,7 @@ class SequenceTask(TaskType):
     OWN_GOLD_FORMAT = OWN_PREDICTION_FORMAT = True
     resolve_name, known_names = staticmethod(resolve_name), staticmethod(known_names)
     make_spec = staticmethod(make_spec)
+    metric_options = staticmethod(metric_options)
     parse_settings, read_gold = staticmethod(parse_settings), staticmethod(read_gold)
     read_predictions, encode_values = staticmethod(read_predictions), staticmethod(encode_values)
     decode, unit_rows, sparse_units = staticmethod(decode), staticmethod(unit_rows), staticmethod(sparse_units)

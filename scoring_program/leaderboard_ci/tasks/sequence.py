@@ -410,18 +410,33 @@ def _check_sentence_breaks(source, sentences, lengths, fmt):
         )
 
 
+def _known_type(source, line, tag, pair, known, types):
+    """``pair`` (prefix, entity type) of ``tag``; the error when its type is not one of the gold's ``types``."""
+    if pair[0] != "O" and pair[1] not in known:
+        raise source.at(
+            line,
+            "tag %s has entity type %s, which is not one of the %s"
+            % (_q(source, tag), _q(source, pair[1]), _type_list(types)),
+        )
+    return pair
+
+
 def read_predictions(source, lines, gold, settings):
     """A participant's tags, checked against the gold's sentences and encoded like the gold."""
-    settings = _settings(settings)
+    given, settings = settings, _settings(settings)
     lengths, groups, width = _layout_of(gold)
     sentences, fmt = _read_sentences(source, lines, settings)
+    dropped = []
     if fmt == "jsonl" and gold.ids is not None and all(s.ident is not None for s in sentences):
-        sentences = _align_ids(source, sentences, gold.ids)
+        sentences, dropped = _align_ids(source, sentences, gold.ids, given)
     else:
         _check_sentence_breaks(source, sentences, lengths, fmt)
     reader = _TagReader(source, settings)
     encoder = _Encoder(gold.labels, settings)
     known = encoder.index
+    for s in dropped:  # sentences of unscored ids (files.unscored_ids: ignore): their tags are checked too
+        for line, tag in zip(s.tag_lines, s.tags):
+            _known_type(source, line, tag, reader(line, tag), known, gold.labels)
     codes = []
     for number, (s, length) in enumerate(zip(sentences, lengths), 1):
         if len(s.tags) != length:
@@ -433,14 +448,7 @@ def read_predictions(source, lines, gold, settings):
             )
         pairs = []
         for line, tag in zip(s.tag_lines, s.tags):
-            pair = reader(line, tag)
-            if pair[0] != "O" and pair[1] not in known:
-                raise source.at(
-                    line,
-                    "tag %s has entity type %s, which is not one of the %s"
-                    % (_q(source, tag), _q(source, pair[1]), _type_list(gold.labels)),
-                )
-            pairs.append(pair)
+            pairs.append(_known_type(source, line, tag, reader(line, tag), known, gold.labels))
         codes.append(encoder.sentence_codes(pairs))
     units, _ = _encode_units(groups, codes)
     return _records(units, width)

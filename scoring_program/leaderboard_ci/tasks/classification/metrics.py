@@ -335,8 +335,27 @@ class ICMMetric(ClassificationMetric):
         return icm_signature(label_tree(tuple(gold.labels), ClassificationSettings.of(gold)))
 
 
+def _option(*names):
+    return tuple(option for option in OPTIONS if option.name in names)
+
+
+#: What precision, recall and F1 take (an average over classes); Cohen's kappa takes its weights.
+_AVERAGED_OPTIONS = _option("average", "labels", "pos_label", "zero_division")
+_KAPPA_SHORTHANDS = (
+    ("qwk", "quadratic"),
+    ("quadratic_kappa", "quadratic"),
+    ("qw_kappa", "quadratic"),
+    ("linear_kappa", "linear"),
+    ("lw_kappa", "linear"),
+)
+
+
 def _metric(name, title, formula, best=1.0, **fields):
-    return ClassificationMetric(NAME, name, title, "higher", best, options=OPTIONS, formula=formula, **fields)
+    return ClassificationMetric(NAME, name, title, "higher", best, formula=formula, **fields)
+
+
+def _averaged_metric(name, title, aliases):
+    return _metric(name, title, _averaged(name), averaged=True, aliases=aliases, options=_AVERAGED_OPTIONS)
 
 
 METRICS = Metrics(
@@ -349,22 +368,12 @@ METRICS = Metrics(
             _kappa_formula,
             aliases=("kappa", "cohen_kappa_score"),
             spellings=("cohen_kappa", "qwk", "linear_kappa"),
+            shorthands=tuple((s, (("weights", w),)) for s, w in _KAPPA_SHORTHANDS),
+            options=_option("weights"),
             needs=("weighted_confusion",),
-            shorthands=tuple(
-                (s, (("weights", w),))
-                for s, w in (
-                    ("qwk", "quadratic"),
-                    ("quadratic_kappa", "quadratic"),
-                    ("qw_kappa", "quadratic"),
-                    ("linear_kappa", "linear"),
-                    ("lw_kappa", "linear"),
-                )
-            ),
         ),
-        _metric("f1", "F1", _averaged("f1"), averaged=True, aliases=("f1_score", "fscore")),
-        ICMMetric(
-            NAME, "icm", "ICM", "higher", None, ppi=False, options=OPTIONS, formula=_icm_formula(False), needs=("icm",)
-        ),
+        _averaged_metric("f1", "F1", ("f1_score", "fscore")),
+        ICMMetric(NAME, "icm", "ICM", "higher", None, ppi=False, formula=_icm_formula(False), needs=("icm",)),
         ICMMetric(
             NAME,
             "icm_norm",
@@ -373,14 +382,14 @@ METRICS = Metrics(
             1.0,
             ppi=False,
             aliases=("icmnorm",),
-            options=OPTIONS,
             formula=_icm_formula(True),
             needs=("icm",),
         ),
         _metric("mcc", "MCC", _mcc_formula, aliases=("matthews_corrcoef",)),
-        _metric("precision", "precision", _averaged("precision"), averaged=True, aliases=("precision_score",)),
-        _metric("recall", "recall", _averaged("recall"), averaged=True, aliases=("recall_score",)),
-    ]
+        _averaged_metric("precision", "precision", ("precision_score",)),
+        _averaged_metric("recall", "recall", ("recall_score",)),
+    ],
+    options=OPTIONS,
 )
 
 

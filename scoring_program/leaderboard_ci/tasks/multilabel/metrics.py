@@ -207,6 +207,11 @@ def _canonical(text):
     return str(text).strip().lower().replace("-", "_").replace(" ", "_")
 
 
+def metric_options(name):
+    """The options metric ``name`` takes: every metric takes ``level``; the averaged ones their average."""
+    return ("average", "labels", "zero_division", "level") if name in _AVERAGED else ("level",)
+
+
 def make_spec(name, options, defaults):
     """Validated fields of a metric of this task: ``(fields for MetricSpec, default key, title)``."""
     average = options.get("average")
@@ -628,6 +633,7 @@ class MultilabelTask(TaskType):
     OWN_GOLD_FORMAT = OWN_PREDICTION_FORMAT = True
     resolve_name, known_names = staticmethod(resolve_name), staticmethod(known_names)
     make_spec, check_metrics = staticmethod(make_spec), staticmethod(check_metrics)
+    metric_options = staticmethod(metric_options)
     parse_settings, check_config = staticmethod(parse_settings), staticmethod(check_config)
     read_gold, read_predictions = staticmethod(read_gold), staticmethod(read_predictions)
     encode_values, decode = staticmethod(encode_values), staticmethod(decode)

@@ -12,6 +12,7 @@ from array import array
 
 import numpy as np
 
+from ..shared.base import UnscoredIds
 from ..shared.numbers import decimal_comma_hint, number
 
 __all__ = ["read_predictions", "is_number", "DEFAULT_SUM_TOLERANCE", "PROBABILITY_METRICS"]
@@ -167,7 +168,9 @@ def read_predictions(submission, gold, context):
         source, gold, first, id_column, "\t" if (fmt == "tsv" or ("\t" in first[1] and fmt != "csv")) else ","
     )
     names_used = set(m.name for m in context.metrics)
-    values, lines_seen, row_ids = _read_rows(source, gold, rows, layout, names_used, context.settings.sum_tolerance)
+    unscored = UnscoredIds(source, context)
+    tolerance = context.settings.sum_tolerance
+    values, lines_seen, row_ids = _read_rows(source, gold, rows, layout, names_used, tolerance, unscored)
     n = gold.n
     if not lines_seen:
         raise source.whole("has a header but no predictions; expected one line per test item (%d)" % n)
@@ -183,7 +186,7 @@ def read_predictions(submission, gold, context):
                 % (matrix.shape[0], n)
             )
         return matrix
-    return _align(source, gold, row_ids, lines_seen, matrix)
+    return _align(source, gold, row_ids, lines_seen, matrix, unscored)
 
 
 class _Layout(object):
@@ -228,7 +231,7 @@ class _Layout(object):
         self.width = len(header)
 
 
-def _read_rows(source, gold, rows, layout, names_used, tolerance):
+def _read_rows(source, gold, rows, layout, names_used, tolerance, unscored):
     """``(values, line numbers, row ids)`` of the data rows, each value checked."""
     probabilities = sorted(names_used & set(PROBABILITY_METRICS))
     check_sum = "log_loss" in names_used
@@ -261,7 +264,7 @@ def _read_rows(source, gold, rows, layout, names_used, tolerance):
                 )
         if layout.ident is not None:
             row_id = fields[layout.ident]
-            if row_id not in ids:  # stop at the first unknown id, not after reading the rest
+            if row_id not in ids and not unscored.ignore:  # stop at the first unknown id, not after the rest
                 raise _unknown_id(source, lineno, row_id, gold)
             row_ids.append(row_id)
         values.extend(row)
@@ -275,7 +278,10 @@ def _unknown_id(source, line, ident, gold):
     return source.at(line, "id %s is not in the test set; expected ids like %s" % (_quote(ident), _quote(gold.ids[0])))
 
 
-def _align(source, gold, row_ids, lines_seen, matrix):
+def _align(source, gold, row_ids, lines_seen, matrix, unscored):
+    """The rows in gold order; rows of ids the gold lacks refused, or dropped (``files.unscored_ids: ignore``)."""
+    if unscored.max_ids is not None and len(row_ids) > unscored.max_ids:
+        raise unscored.limit(lines_seen[unscored.max_ids])
     index = dict((ident, position) for position, ident in enumerate(gold.ids))
     position = np.empty(len(row_ids), dtype=np.intp)
     first_line = {}
@@ -295,7 +301,7 @@ def _align(source, gold, row_ids, lines_seen, matrix):
             unknown.append(r)
             continue
         position[r] = p
-    if unknown:
+    if unknown and not unscored.ignore:
         r = unknown[0]
         raise source.whole(
             "has %d id%s that %s not in the test set (the first is %s, on line %d); expected ids "
@@ -309,13 +315,15 @@ def _align(source, gold, row_ids, lines_seen, matrix):
                 _quote(gold.ids[0]),
             )
         )
-    if len(row_ids) < gold.n:
+    if len(row_ids) - len(unknown) < gold.n:
         seen = set(row_ids)
         missing = [i for i in gold.ids if i not in seen]
-        raise source.whole(
+        raise unscored.missing(
             "is missing %d of the %d test ids (e.g. %s); give one prediction for every id"
             % (len(missing), gold.n, ", ".join(_quote(i) for i in missing[:3]))
         )
-    out = np.empty_like(matrix)
-    out[position] = matrix
+    scored = np.ones(len(row_ids), dtype=bool)
+    scored[unknown] = False
+    out = np.empty((gold.n,) + matrix.shape[1:], dtype=matrix.dtype)
+    out[position[scored]] = matrix[scored]
     return out

@@ -219,6 +219,10 @@ OPTIONS = classification.OPTIONS + (
 )
 
 
+def _options(*names):
+    return tuple(option for option in OPTIONS if option.name in names)
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class ScoresMetric(Metric):
     """A metric of scores: ROC-AUC, average precision, log loss, Brier score, top-k accuracy."""
@@ -288,7 +292,7 @@ METRICS = Metrics(
                 ]
             ),
             spellings=("roc_auc", "roc_auc_ovr", "roc_auc_ovr_weighted", "roc_auc_ovo"),
-            options=OPTIONS,
+            options=_options("average", "pos_label", "multi_class", "interval"),
             needs=("curves",),
             formula=_ranked(auc_from_stats),
         ),
@@ -306,7 +310,7 @@ METRICS = Metrics(
                 ]
             ),
             spellings=("average_precision", "average_precision_macro"),
-            options=OPTIONS,
+            options=_options("average", "pos_label"),
             needs=("curves", "precision_curve"),
             formula=_ranked(ap_from_stats),
         ),
@@ -318,7 +322,7 @@ METRICS = Metrics(
             0.0,
             ppi=False,
             aliases=("logloss", "cross_entropy"),
-            options=OPTIONS,
+            options=_options("pos_label"),
             needs=("log_loss",),
             formula=_mean_term,
         ),
@@ -329,7 +333,7 @@ METRICS = Metrics(
             "lower",
             0.0,
             aliases=("brier_score", "brier_score_loss"),
-            options=OPTIONS,
+            options=_options("pos_label"),
             needs=("brier",),
             formula=_mean_term,
         ),
@@ -340,7 +344,7 @@ METRICS = Metrics(
             "higher",
             1.0,
             aliases=("top_k_accuracy_score",),
-            options=OPTIONS,
+            options=_options("k"),
             needs=("hits",),
             formula=_top_k,
         ),
@@ -357,13 +361,14 @@ METRICS = Metrics(
             aliases=m.aliases,
             shorthands=m.shorthands,
             spellings=m.spellings,
-            options=OPTIONS,
+            options=m.options + _options("threshold", "positive_when"),
             needs=("labels",),
             formula=_label_score,
             averaged=m.averaged,
         )
         for m in classification.METRICS.values()
-    ]
+    ],
+    options=OPTIONS,
 )
 
 

@@ -41,9 +41,10 @@ import numpy as np
 
 from ...core.accumulators import CodeCounts
 from ...core.intervals import confidence_interval
-from ..metrics import Metric, Metrics, Option
+from ..metrics import Metrics, Option
 from ..protocol import PairTests, UnitTable
 from ..settings import TaskSettings, setting
+from ..shared.averaged import AveragedMetric
 from ..shared.base import ClassRow, canonical_name, check_labels
 from ..shared.icm import MonoLabelICM, check_hierarchy_labels, hierarchy_tree, icm_signature, norm, parse_hierarchy
 from ..shared.sign_test import mcnemar_pvalues
@@ -290,26 +291,12 @@ OPTIONS = (
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class ClassificationMetric(Metric):
+class ClassificationMetric(AveragedMetric):
     """A metric of class labels: the options ``average``, ``labels``, ``pos_label``, ``zero_division``,
     ``weights`` (each metric takes those that apply), named in the key and title (``f1_macro``, ``qw_kappa``).
 
     ``averaged`` metrics (precision, recall, F1) are spelled with their average (``f1_macro``, ``macro_f1``).
     """
-
-    averaged: bool = False
-
-    def known_names(self):
-        if self.averaged:
-            return tuple("%s_%s" % (self.name, average) for average in AVERAGES)
-        return self.spellings or (self.name,)
-
-    def parse_name(self, name):
-        if self.averaged:
-            for average in AVERAGES:
-                if name in ("%s_%s" % (self.name, average), "%s_%s" % (average, self.name)):
-                    return {"average": average}
-        return None
 
     def make_spec(self, options, defaults):
         """``(fields, default key, title)``, the options checked (ValueError saying what is wrong).
@@ -355,7 +342,7 @@ def _metric(name, title, formula, best=1.0, **fields):
 
 
 def _averaged_metric(name, title, aliases):
-    return _metric(name, title, _averaged(name), averaged=True, aliases=aliases, options=_AVERAGED_OPTIONS)
+    return _metric(name, title, _averaged(name), averages=AVERAGES, aliases=aliases, options=_AVERAGED_OPTIONS)
 
 
 METRICS = Metrics(

@@ -364,7 +364,7 @@ METRICS = Metrics(
             options=m.options + _options("threshold", "positive_when"),
             needs=("labels",),
             formula=_label_score,
-            averaged=m.averaged,
+            averages=m.averages,
         )
         for m in classification.METRICS.values()
     ],

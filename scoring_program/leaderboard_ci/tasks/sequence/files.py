@@ -33,8 +33,7 @@ class Sentence(object):
         self.document = document
 
 
-def _is_jsonl(source, first_text, settings):
-    fmt = settings.get("format", "auto")
+def _is_jsonl(source, first_text, fmt):
     if fmt == "jsonl" or fmt == "json":
         return True
     if fmt not in (None, "auto"):
@@ -44,7 +43,7 @@ def _is_jsonl(source, first_text, settings):
     return first_text is not None and first_text.lstrip().startswith("{")
 
 
-def read_sentences(source, lines, settings):
+def read_sentences(source, lines, fmt):
     """``(sentences, format)`` of a file; CoNLL documents are numbered by their ``-DOCSTART-`` lines."""
     lines = iter(lines)
     first = None
@@ -62,7 +61,7 @@ def read_sentences(source, lines, settings):
         for item in lines:
             yield item
 
-    if _is_jsonl(source, first[1], settings):
+    if _is_jsonl(source, first[1], fmt):
         return _jsonl_sentences(source, chained()), "jsonl"
     return _conll_sentences(source, chained()), "conll"
 
@@ -158,10 +157,10 @@ def type_list(types):
     return "entity types: %s" % shown
 
 
-def align_ids(source, sentences, idents, settings=None):
+def align_ids(source, sentences, idents, context):
     """``(sentences in gold order, dropped)``: an id the gold lacks is refused, or with ``files.unscored_ids:
     ignore`` its sentence is dropped (returned apart, for the caller to check its tags)."""
-    unscored = UnscoredIds(source, settings)
+    unscored = UnscoredIds(source, context)
     position = dict((ident, i) for i, ident in enumerate(idents))
     placed = [None] * len(idents)
     dropped = []

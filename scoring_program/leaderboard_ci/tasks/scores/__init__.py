@@ -20,8 +20,8 @@ from .metrics import (
     encode_values,
     item_contributions,
     sparse_units,
-    submission_format,
 )
+from .submission import submission_format
 
 __all__ = ["TASK"]
 

@@ -404,8 +404,9 @@ def read_gold(source, lines, labels, settings):
     hierarchy = settings.get("hierarchy")
     if hierarchy:
         mapped = set(fine for fine, _ in hierarchy)
+        inner = set(parent for child, parent in hierarchy if child != parent)  # a deeper tree's inner nodes
         for fine in mapped:
-            if fine not in label_set:
+            if fine not in label_set and fine not in inner:
                 raise source.whole(
                     "has no item with label %r, which hierarchy maps; list every label under "
                     "labels: in %s" % (fine, settings.get("config_name", "config.yaml"))

@@ -111,9 +111,7 @@ CASES = {
     "soft_labels": (
         {"metric": "icm_soft", "extra_metrics": ["cross_entropy", "f1"], "labels": ["YES", "NO"]},
         "gold.json",
-        json.dumps(
-            [{"test_case": "T", "id": str(i), "value": {"YES": i / 3.0, "NO": 1 - i / 3.0}} for i in range(3)]
-        ),
+        json.dumps([{"test_case": "T", "id": str(i), "value": {"YES": i / 3.0, "NO": 1 - i / 3.0}} for i in range(3)]),
         "run.json",
         None,  # a JSON list: built below
         None,

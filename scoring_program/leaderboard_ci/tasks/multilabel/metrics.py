@@ -22,9 +22,11 @@ The task type's pieces (see :mod:`leaderboard_ci.tasks`) for label sets:
   of the labels' information content (:func:`.icm.hard_icm_terms`), equal to
   PyEvALL 0.2.11 on every replicate (``tests/test_icm_tasks.py``);
 * **hierarchy**: ``hierarchy: {fine: coarse}`` maps each label to a coarse
-  label; a metric with ``level: coarse`` (or a ``coarse_`` name, e.g.
+  label (its parent); a metric with ``level: coarse`` (or a ``coarse_`` name, e.g.
   ``coarse_f1_macro``) is the same metric on the coarse indicator matrices,
-  where an item has a coarse label when it has any of its fine labels;
+  where an item has a coarse label when it has any of its fine labels; a
+  coarse label may have a parent of its own (a tree of three levels or more,
+  DIPROMATS' technique -> category -> true), which ICM's tree uses;
 * **unit table**: :func:`unit_rows`, per-label precision, recall, F1 and its CI.
 
 Conventions (scikit-learn's, also in docs/tasks/multilabel.md)
@@ -104,9 +106,17 @@ def _hierarchy(value):
     return parse_hierarchy(value, "{fine_label: coarse_label, ...}", parent="coarse label", acyclic=False)
 
 
-def _coarse_labels(hierarchy):
-    """Coarse labels in order of first appearance in the hierarchy."""
-    return tuple(dict.fromkeys(coarse for _, coarse in hierarchy))
+def _inner(hierarchy):
+    """The nodes that are some other node's parent (a self-mapping makes no parent)."""
+    return set(parent for child, parent in hierarchy if child != parent)
+
+
+def _coarse_labels(hierarchy, labels=None):
+    """Coarse labels, in order of first appearance: the parents of the labels (of the nodes that are no
+    other node's parent when ``labels`` is None).  Higher levels of a deeper tree serve ICM only."""
+    inner = _inner(hierarchy)
+    below = (lambda child: child in labels) if labels is not None else (lambda child: child not in inner)
+    return tuple(dict.fromkeys(coarse for fine, coarse in hierarchy if below(fine)))
 
 
 @dataclass(frozen=True)
@@ -137,7 +147,7 @@ class MultilabelSettings(TaskSettings):
                     "metric %s is computed on the coarse level, which needs hierarchy: "
                     "{fine_label: coarse_label, ...}" % spec.key
                 )
-            coarse = _coarse_labels(hierarchy)
+            coarse = _coarse_labels(hierarchy, labels)
             for label in spec.labels or ():
                 if label not in coarse:
                     raise ValueError(
@@ -150,9 +160,13 @@ class MultilabelSettings(TaskSettings):
 
 def _check_mapped(hierarchy, labels):
     """Every label of ``labels`` has a coarse label, and the hierarchy maps only labels (ValueError)."""
+    inner = _inner(hierarchy)
     for fine, _ in hierarchy:
-        if fine not in labels:
-            raise ValueError("hierarchy maps %r, which is not one of the labels: %s" % (fine, ", ".join(labels)))
+        if fine not in labels and fine not in inner:  # an inner node of a deeper tree maps to its own parent
+            raise ValueError(
+                "hierarchy maps %r, which is neither one of the labels (%s) nor the coarse label of one"
+                % (fine, ", ".join(labels))
+            )
     mapped = set(fine for fine, _ in hierarchy)
     unmapped = [label for label in labels if label not in mapped]
     if unmapped:
@@ -415,8 +429,12 @@ def decode(gold, values):
 
 
 def hierarchy_matrix(labels, hierarchy):
-    """``(coarse labels, 0/1 matrix (K, K_coarse))`` of a ``((fine, coarse), ...)`` hierarchy (ValueError)."""
-    coarse = _coarse_labels(hierarchy)
+    """``(coarse labels, 0/1 matrix (K, K_coarse))`` of a ``((fine, coarse), ...)`` hierarchy (ValueError).
+
+    A label's coarse label is its parent; in a tree of three levels or more (DIPROMATS: technique ->
+    category -> true), the entries of the inner nodes serve ICM's tree and are not coarse labels.
+    """
+    coarse = _coarse_labels(hierarchy, labels)
     mapping = dict(hierarchy)
     index = dict((c, j) for j, c in enumerate(coarse))
     matrix = np.zeros((len(labels), len(coarse)), dtype=np.int64)
@@ -426,7 +444,8 @@ def hierarchy_matrix(labels, hierarchy):
                 "hierarchy has no coarse label for label number %d of %d; map every label" % (k + 1, len(labels))
             )
         matrix[k, index[mapping[label]]] = 1
-    unknown = [fine for fine in mapping if fine not in set(labels)]
+    inner = _inner(hierarchy)
+    unknown = [fine for fine in mapping if fine not in set(labels) and fine not in inner]
     if unknown:
         raise ValueError("hierarchy maps %r, which is not one of the task's labels" % unknown[0])
     return coarse, matrix

@@ -33,6 +33,7 @@ import yaml
 
 from leaderboard_ci.scoring.readers import read_gold, read_predictions
 from leaderboard_ci.tasks.registry import TASKS, task_type
+from leaderboard_ci.tasks.soft_labels.metrics import _share as soft_label_share
 from leaderboard_ci.tools.cli import main
 from leaderboard_ci.tools.scaffold import load_organizer_config
 
@@ -226,7 +227,7 @@ def test_soft_labels_pages_follow_the_hard_labels_rule(tmp_path, name):
     if config.get("hard_labels", "mono") == "mono":
         assert "most probable label" in section
     else:
-        assert "above %g" % config["hard_threshold"] in section
+        assert "above %g" % soft_label_share(config["hard_threshold"], "hard_threshold") in section
     public = _read(folder, "public_data", "test_ids.txt").split()
     with io.open(gold_path, encoding="utf-8") as handle:
         gold = json.load(handle)
@@ -247,6 +248,6 @@ def test_the_no_leak_check_catches_a_sample_made_of_gold_values(tmp_path, monkey
         fmt = honest(gold, files, metrics)
         return fmt._replace(sample=json.dumps(np.nan_to_num(np.asarray(gold.values)).tolist()))
 
-    monkeypatch.setattr(task, "submission_format", leaking)
+    monkeypatch.setitem(TASKS._loaded, "soft_labels", dataclasses.replace(task, submission_format=leaking))
     with pytest.raises(AssertionError):
         assert_reveals_no_gold_value("soft_labels", config, gold)

@@ -36,6 +36,15 @@ DOCS_PAGE = os.path.join(ROOT, "docs", "adding_a_task_type.md")
 #: Per task: ``(gold values, {system: values}, labels, pos_label)`` in the in-memory format of
 #: ``encode_values``: a few items, two systems, enough for the task's pair tests to run.
 SAMPLES = {
+    "segmentation": (
+        [[[0, 0, 1], [2, 2, 255]], [[1, 1, 0], [0, 2, 2]]],
+        {
+            "s1": [[[0, 1, 1], [2, 2, 0]], [[1, 1, 0], [0, 0, 2]]],
+            "s2": [[[0, 0, 0], [0, 2, 1]], [[2, 1, 0], [1, 2, 2]]],
+        },
+        ("background", "road", "car"),
+        None,
+    ),
     "classification": (list("abababab"), {"s1": list("abababaa"), "s2": list("aaabbbab")}, None, "b"),
     "regression": (
         [1.0, 2.0, 3.5, 4.0, 5.5, 6.0],
@@ -150,6 +159,7 @@ def check_constants(task):
         value = getattr(task, attr)
         assert isinstance(value, tuple) and all(isinstance(k, str) for k in value), "%s.%s" % (task.NAME, attr)
     assert isinstance(task.OWN_GOLD_FORMAT, bool) and isinstance(task.OWN_PREDICTION_FORMAT, bool)
+    assert isinstance(task.READS_FOLDERS, bool)
     assert isinstance(task.UNIT_NAME, str) and isinstance(task.UNIT_VALUES_NAME, str)
     for attr, keys in (("SETTING_DOCS", task.SETTINGS), ("OPTION_DOCS", task.OPTIONS)):
         docs = getattr(task, attr)
@@ -184,7 +194,12 @@ def check_signatures(task):
     assert inspect.isclass(stats), "%s.Statistics is not a class" % task.NAME
     assert callable(getattr(stats, "prepare", None)) and callable(getattr(stats, "score", None))
     inspect.signature(stats).bind(*([None] * 6))  # add, gold, predictions, metrics, group_codes, n_groups
-    for flag, method in (("OWN_GOLD_FORMAT", "read_gold"), ("OWN_PREDICTION_FORMAT", "read_predictions")):
+    for flag, method in (
+        ("OWN_GOLD_FORMAT", "read_gold"),
+        ("OWN_PREDICTION_FORMAT", "read_predictions"),
+        ("READS_FOLDERS", "read_gold_folder"),
+        ("READS_FOLDERS", "read_prediction_folder"),
+    ):
         overridden = getattr(type(task), method) is not getattr(TaskType, method)
         assert getattr(task, flag) == overridden, "%s: %s is %s but %s is %s" % (
             task.NAME,

@@ -30,7 +30,7 @@ from .config import check_key_lengths
 from .errors import ConfigError, SubmissionError
 from .formats import Columns, Source, list_names, open_table, quote
 from .resampling_units import attach_design
-from .submission_files import find_prediction_file
+from .submission_files import find_prediction_file as _find_prediction_file
 from .text_files import TextFile
 
 __all__ = ["find_prediction_file", "read_gold", "read_predictions", "read_baseline", "organizer_warnings"]
@@ -48,15 +48,59 @@ def _display_name(path):
     return name
 
 
+def find_prediction_file(res_dir, config):
+    """The participant's prediction file in ``res/`` (:func:`.submission_files.find_prediction_file`).
+
+    For a task that reads folders (``READS_FOLDERS``) the submission is the
+    folder itself: ``res_dir`` is returned (named ``""`` in messages, whose
+    file names are then relative to it).
+    """
+    if task_type(config.kind).READS_FOLDERS:
+        if not os.path.isdir(res_dir):
+            raise SubmissionError("the submission is empty: expected a zip of your prediction files")
+        return _FolderPath(res_dir, "")
+    return _find_prediction_file(res_dir, config)
+
+
+class _FolderPath(str):
+    """A submission folder, remembering how messages name it (``""``: its files are named relative to it)."""
+
+    def __new__(cls, path, shown):
+        self = super(_FolderPath, cls).__new__(cls, path)
+        self.shown = shown
+        return self
+
+
+def _folder_sha256(path):
+    """SHA-256 of a folder: its files' relative names and bytes, in sorted order (hidden files left out)."""
+    digest = hashlib.sha256()
+    for root, dirs, files in os.walk(path):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(f for f in files if not f.startswith(".")):
+            full = os.path.join(root, name)
+            digest.update(os.path.relpath(full, path).replace(os.sep, "/").encode("utf-8") + b"\0")
+            digest.update(_sha256(full).encode("ascii"))
+    return digest.hexdigest()
+
+
 def _read_system(path, name, config, gold, max_bytes):
     """Read and align one system's predictions; errors are SubmissionError."""
     source = Source(path, name)
+    task = task_type(gold.kind)
+    if task.READS_FOLDERS:  # a folder of files the task reads itself (masks)
+        settings = task_settings(config)
+        settings["max_bytes"] = max_bytes
+        try:
+            return task.read_prediction_folder(source, gold, settings)
+        except (IOError, OSError) as exc:
+            raise SubmissionError("the submission cannot be read (%s)" % (exc.strerror or type(exc).__name__))
+        except MemoryError:
+            raise SubmissionError("the submission cannot be read within the memory the scoring program has")
     size = os.stat(path).st_size
     if max_bytes is not None and size > max_bytes:
         raise source.whole("is %s MB; the limit is %g MB" % (_megabytes(size), config.files.max_megabytes))
     ignore = config.files.unscored_ids == "ignore"
     by_id = gold.ids is not None and config.files.id_column is not None
-    task = task_type(gold.kind)
     is_value = _value_test(config, gold)
     columns = Columns(
         config.files.prediction_columns,
@@ -243,8 +287,12 @@ def read_baseline(ref_dir, config, gold):
     """
     name = config.baseline.file
     path = os.path.join(ref_dir, name)
-    if not os.path.isfile(path):
-        raise ConfigError("the baseline file ref/%s (baseline.file) is missing from the reference data" % name)
+    folder = task_type(gold.kind).READS_FOLDERS
+    if not (os.path.isdir(path) if folder else os.path.isfile(path)):
+        raise ConfigError(
+            "the baseline %s ref/%s (baseline.file) is missing from the reference data"
+            % ("folder" if folder else "file", name)
+        )
     try:
         return _read_system(path, "ref/" + name, config, gold, None)
     except SubmissionError as exc:
@@ -349,18 +397,22 @@ def read_gold(ref_dir, config):
     """
     name = config.files.gold
     path = os.path.join(ref_dir, name)
-    if not os.path.isfile(path):
+    task = task_type(config.kind)
+    if not (os.path.isdir(path) if task.READS_FOLDERS else os.path.isfile(path)):
         present = sorted(n for n in os.listdir(ref_dir) if not n.startswith(".")) if os.path.isdir(ref_dir) else []
         raise ConfigError(
-            "the gold file ref/%s (files.gold) is missing from the reference data (ref/ holds: %s)"
-            % (name, list_names(present, 5) or "nothing")
+            "the gold %s ref/%s (files.gold) is missing from the reference data (ref/ holds: %s)"
+            % ("folder" if task.READS_FOLDERS else "file", name, list_names(present, 5) or "nothing")
         )
     source = Source(path, "ref/" + name, error=ConfigError, may_quote=False)
-    task = task_type(config.kind)
     settings = task_settings(config)
+    units = None
     try:
-        if task.OWN_GOLD_FORMAT:  # a format of the task's own: the task parses and encodes the units
+        if task.READS_FOLDERS:  # a folder of files the task reads itself (masks)
+            units = task.read_gold_folder(source, config.labels, settings)
+        elif task.OWN_GOLD_FORMAT:  # a format of the task's own: the task parses and encodes the units
             units = task.read_gold(source, TextFile(source), config.labels, settings)
+        if units is not None:
             lines, ids, codes, labels, groups = (
                 units["lines"],
                 units.get("ids"),
@@ -370,7 +422,7 @@ def read_gold(ref_dir, config):
             )
         else:
             lines, ids, values, groups = _gold_rows(source, config)
-        sha256 = _sha256(path)
+        sha256 = _folder_sha256(path) if task.READS_FOLDERS else _sha256(path)
     except (IOError, OSError) as exc:
         raise source.whole("cannot be read (%s)" % (exc.strerror or type(exc).__name__))
     if ids is not None:
@@ -381,7 +433,7 @@ def read_gold(ref_dir, config):
                 "number of public test ids".format(config.files.max_ids)
                 % (config.source, name)
             )
-    if not task.OWN_GOLD_FORMAT:
+    if units is None:
         codes, labels = task.encode_gold(source, lines, values, config.labels, config.source, settings)
     mismatch = task.check_metrics(config.metrics, labels)
     if mismatch is not None:
@@ -411,6 +463,7 @@ def read_gold(ref_dir, config):
         sha256=sha256,
         task=task.NAME,
         settings=config.task_settings,
+        reference=units.get("reference") if units is not None else None,
     )
     # bootstrap.cluster / bootstrap.strata (issue 21): their codes, read by .resampling_units
-    return attach_design(source, config, gold, task, units if task.OWN_GOLD_FORMAT else None)
+    return attach_design(source, config, gold, task, units)

@@ -117,7 +117,7 @@ def attach_design(source, config, gold, task, units=None):
         return gold
     if config.bootstrap.design_file is not None:
         values = _file_values(source, config, gold, wanted)
-    elif task.OWN_GOLD_FORMAT:
+    elif task.OWN_GOLD_FORMAT or task.READS_FOLDERS:
         values = {}
         for key, column in wanted:
             found = design_values(units, column)

@@ -52,6 +52,9 @@ HOOKS = (
     "read_gold",
     "OWN_PREDICTION_FORMAT",
     "read_predictions",
+    "READS_FOLDERS",
+    "read_gold_folder",
+    "read_prediction_folder",
     "analytic_interval",
     "metric_signature",
     "UNIT_VALUES_NAME",
@@ -76,6 +79,7 @@ CONSTANTS = (
     "OPTION_DOCS",
     "OWN_GOLD_FORMAT",
     "OWN_PREDICTION_FORMAT",
+    "READS_FOLDERS",
     "UNIT_VALUES_NAME",
     "UNIT_NAME",
     "PAIR_TESTS",
@@ -207,6 +211,32 @@ class TaskType(object):
     def read_predictions(self, source, lines, gold, settings):
         """The predictions' array, aligned with the gold, from a file of the task's own format."""
         raise NotImplementedError("task %s reads predictions from the prediction columns" % self.NAME)
+
+    # -- Optional: folders of files (masks, images, many binary files) ---------------------------------------------
+    #: True when the gold (``files.gold``), the baseline (``baseline.file``) and every submission are folders of
+    #: files that the task reads itself (:meth:`read_gold_folder`, :meth:`read_prediction_folder`), instead of
+    #: one text file.  The submission is then the whole of ``res/`` (the platform's ``metadata`` and ``__MACOSX/``
+    #: are the task's to ignore), and ``files.max_megabytes`` bounds the total of its files.
+    READS_FOLDERS = False
+
+    def read_gold_folder(self, source, labels, settings):
+        """The units of a gold that is a folder: the dictionary of :meth:`read_gold`, plus an optional ``reference``.
+
+        ``source.path`` is the folder, ``source.name`` how messages name it
+        (``ref/masks``), ``source.error`` the exception class to raise with
+        one sentence.  ``reference`` is what the task keeps of the gold to
+        read submissions against (the gold standard's ``reference``).
+        """
+        raise NotImplementedError("task %s reads its gold from a file" % self.NAME)
+
+    def read_prediction_folder(self, source, gold, settings):
+        """The predictions' array, aligned with the gold, from a submission folder (``source.path``).
+
+        ``source.name`` prefixes the files' names in messages (``""`` for a
+        submission, ``ref/<baseline>`` for the baseline); ``settings`` carries
+        ``max_bytes``, the bound on the folder's total size (None: none).
+        """
+        raise NotImplementedError("task %s reads predictions from a file" % self.NAME)
 
     # -- Optional: intervals and per-unit values -------------------------------------------------------------------
     def analytic_interval(self, statistics, spec, group, confidence_level):

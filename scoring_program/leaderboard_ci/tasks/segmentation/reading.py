@@ -40,9 +40,9 @@ DEFAULT_IGNORE_INDEX = 255
 DEFAULT_MAX_PIXELS = 64 * 2**20
 #: The most files a gold folder may hold.
 MAX_GOLD_IMAGES = 2000000
-#: A mask file may take this many bytes per pixel (an int64 .npy), plus a header.
+#: A mask file may take this many bytes per pixel (an int64 .npy), plus a header (.npy's longest, 64 KiB).
 _BYTES_PER_PIXEL = 8
-_HEADER_BYTES = 1 << 20
+_HEADER_BYTES = (1 << 16) + 256
 
 
 class GoldMasks(object):
@@ -166,8 +166,8 @@ def read_prediction_folder(source, gold, settings):
         total = sum(os.stat(os.path.join(source.path, p)).st_size for p in paths)
         if total > max_bytes:
             raise source.error(
-                "the submission's masks take %.1f MB; the limit is %g MB (save them as 8-bit PNGs)"
-                % (total / 1e6, max_bytes / 1e6)
+                "the submission's masks take %s MB; the limit is %g MB (save them as 8-bit PNGs)"
+                % (("%.1f" if total >= 1e5 else "%.2g") % (total / 1e6), max_bytes / 1e6)
             )
     k = reference.n_classes
     out = np.zeros((gold.n, 2, k), dtype=np.int64)

@@ -91,7 +91,9 @@ CONSTANTS = (
 #: overview's first sentence with ``{n}`` for the number of units; ``description`` is Markdown (what the file
 #: holds, with a short example); ``file_name`` the prediction file's default name; ``sample`` the text of a
 #: file the scoring program accepts (built from public ids and labels only, never from gold answers);
-#: ``public_files`` ``((name, text), ...)`` for the ``public_data/`` scaffold.
+#: ``public_files`` ``((name, text), ...)`` for the ``public_data/`` scaffold.  A task that reads folders
+#: (``READS_FOLDERS``) gives ``sample`` as ``((relative name, bytes), ...)``, the files of a submission,
+#: and ``file_name`` as the name of the starting kit's folder holding them.
 SubmissionFormat = namedtuple("SubmissionFormat", "unit units goal description file_name sample public_files")
 
 

@@ -22,9 +22,10 @@ import re
 import numpy as np
 
 from ..base import MetricInfo
-from ..protocol import TaskType
+from ..protocol import SubmissionFormat, TaskType
 from .masks import check_values
 from .metrics import EMPTY, IMAGE_METRICS
+from .png import encode_png
 from .reading import (
     DEFAULT_IGNORE_INDEX,
     GoldMasks,
@@ -195,6 +196,42 @@ def metric_signature(spec, gold):
     return text
 
 
+def submission_format(gold, files, metrics):
+    """What participants submit: a zip of masks, one per test image; the sample predicts class 0 everywhere.
+
+    Built from public facts only: the image ids, their sizes (the test images' own) and the class names.
+    """
+    ids = list(gold.ids or ())
+    shapes = [mask.shape for mask in gold.reference.masks] if gold.reference is not None else [(1, 1)] * len(ids)
+    labels = list(gold.labels or ())
+    classes = ", ".join("%d `%s`" % (i, label) for i, label in enumerate(labels[:30]))
+    first = ids[0] if ids else "image_id"
+    sample = tuple((i + ".png", encode_png(np.zeros(shape, dtype=np.uint8))) for i, shape in zip(ids, shapes))
+    return SubmissionFormat(
+        unit="image",
+        units="images",
+        goal="Label every pixel of each of the {n} test images with its class.",
+        description=(
+            "One **mask** per test image, named by the image's id (`%s.png`; `test_ids.txt` lists the ids), the "
+            "size of its image (`image_sizes.csv`), holding the class index of every pixel: %s%s. A mask is an "
+            "8-bit grayscale or palette PNG (`PIL.Image.fromarray(mask.astype(numpy.uint8)).save(path)`), a "
+            "`.npy` file (`numpy.save`) or a `.npz` file holding the one array (`numpy.savez_compressed`); "
+            "folders inside the zip follow the ids. A missing or extra mask, a mask of the wrong size, a value "
+            "that is not a class index, a colour PNG or a damaged file is refused with the file's name.\n"
+            % (first, classes, "" if len(labels) <= 30 else ", ...")
+        ),
+        file_name="sample_submission",
+        sample=sample,
+        public_files=(
+            ("test_ids.txt", "".join(i + "\n" for i in ids)),
+            (
+                "image_sizes.csv",
+                "id,height,width\n" + "".join("%s,%d,%d\n" % (i, h, w) for i, (h, w) in zip(ids, shapes)),
+            ),
+        ),
+    )
+
+
 class SegmentationTask(TaskType):
     """Semantic segmentation: folders of class masks, one resampling unit per image (see the module docstring)."""
 
@@ -217,7 +254,7 @@ class SegmentationTask(TaskType):
     decode, metric_signature = staticmethod(decode), staticmethod(metric_signature)
     read_gold_folder = staticmethod(read_gold_folder)
     read_prediction_folder = staticmethod(read_prediction_folder)
-    unit_rows = staticmethod(unit_rows)
+    unit_rows, submission_format = staticmethod(unit_rows), staticmethod(submission_format)
 
     def unit_values(self, statistics, spec, j):
         """Each image's value of a per-image metric (their mean is the score); None for the dataset-level ones."""

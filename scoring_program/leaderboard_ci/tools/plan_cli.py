@@ -111,11 +111,14 @@ def _config_path(args):
 def _read_gold(config, gold_path, config_path):
     from ..scoring.readers import read_gold
 
-    if not os.path.isfile(gold_path):
+    if not os.path.exists(gold_path):
         raise SetupError("the gold file %s does not exist" % gold_path)
     workdir = tempfile.mkdtemp(prefix="leaderboard-ci-plan-")
     try:
-        shutil.copy(gold_path, os.path.join(workdir, config.files.gold))
+        if os.path.isdir(gold_path):  # a task that reads folders (segmentation masks)
+            shutil.copytree(gold_path, os.path.join(workdir, config.files.gold))
+        else:
+            shutil.copy(gold_path, os.path.join(workdir, config.files.gold))
         design = config.bootstrap.design_file  # the clusters of a task whose gold cannot carry them
         if design:
             places = [os.path.join(os.path.dirname(os.path.abspath(p)), design) for p in (gold_path, config_path)]
@@ -131,10 +134,9 @@ def _read_gold(config, gold_path, config_path):
 
 
 def _read_pilot(path, config, gold):
-    from ..scoring.readers import read_predictions
-    from ..scoring.submission_files import find_prediction_file
+    from ..scoring.readers import find_prediction_file, read_predictions
 
-    if not os.path.isfile(path):
+    if not os.path.exists(path):
         raise SetupError("the pilot file %s does not exist" % path)
     workdir = None
     try:
@@ -146,6 +148,8 @@ def _read_pilot(path, config, gold):
             except (zipfile.BadZipFile, OSError, RuntimeError) as exc:
                 raise SetupError("the pilot %s cannot be unzipped (%s)" % (path, exc))
             inner = find_prediction_file(workdir, config)
+        elif os.path.isdir(path):  # an unzipped submission
+            inner = find_prediction_file(path, config)
         else:
             inner = path
         return read_predictions(inner, config, gold)
@@ -171,7 +175,7 @@ def _cluster_codes(config, gold_path, column, gold):
     from ..scoring.formats import Columns, Source, open_table
     from ..tasks.registry import task_type
 
-    if task_type(config.kind).OWN_GOLD_FORMAT:
+    if task_type(config.kind).OWN_GOLD_FORMAT or task_type(config.kind).READS_FOLDERS:
         raise SetupError(
             "--cluster reads a column of the gold table, and %s is in a format of its own" % os.path.basename(gold_path)
         )

@@ -80,8 +80,14 @@ def _settings(settings):
 
 
 def gold_class_counts(mask, n_classes, ignore_index):
-    """``(k,)`` pixels of each class in a gold mask (``ignore_index`` pixels left out)."""
-    return np.bincount(mask.ravel(), minlength=int(n_classes))[: int(n_classes)].astype(np.int64)
+    """``(k,)`` pixels of each class in a gold mask, or None when it holds a value that is neither a class
+    nor ``ignore_index`` (one pass: the counts of every value)."""
+    k = int(n_classes)
+    counts = np.bincount(mask.ravel(), minlength=k)
+    others = counts[k:].sum() - (
+        counts[ignore_index] if ignore_index is not None and k <= ignore_index < counts.size else 0
+    )
+    return counts[:k].astype(np.int64) if others == 0 else None
 
 
 def read_gold_folder(source, labels, settings):
@@ -116,13 +122,14 @@ def read_gold_folder(source, labels, settings):
             )
         except MaskError as exc:
             raise source.error("%s %s" % (name, exc))
-        if check_values(mask, k, ignore) is not None:
+        class_counts = gold_class_counts(mask, k, ignore)
+        if class_counts is None:
             raise source.error(
                 "%s holds a value that is neither a class index (0 to %d, the %d labels) nor ignore_index %s; "
                 "check the labels and ignore_index in %s" % (name, k - 1, k, ignore, settings.get("config_name"))
             )
         masks.append(mask)
-        counts.append(gold_class_counts(mask, k, ignore))
+        counts.append(class_counts)
     folders = [ident.split("/", 1)[0] for ident in ids]
     group_column = settings.get("group_column")
     return {

@@ -149,12 +149,13 @@ def encode_values(gold_values, systems, labels=None, settings=None):
         labels = tuple(str(c) for c in range(top + 1))
     k = len(labels)
     reference = GoldMasks(gold_masks, k, ignore)
-    for i, mask in enumerate(gold_masks):
-        if check_values(mask, k, ignore) is not None:
+    counts = [gold_class_counts(m, k, ignore) for m in gold_masks]
+    for i, found in enumerate(counts):
+        if found is None:
             raise ValueError(
                 "gold image %d holds a value that is neither a class index below %d nor %s" % (i, k, ignore)
             )
-    gold = np.array([gold_class_counts(m, k, ignore) for m in gold_masks], dtype=np.int64)
+    gold = np.array(counts, dtype=np.int64).reshape(len(counts), k)
     coded = {}
     for name, masks in predicted.items():
         if len(masks) != len(gold_masks):

@@ -187,7 +187,7 @@ def our_replicates(gold, pred, seed, resamples):
     """Our first ``resamples`` mIoU replicates, in this process (to check the peers compute the same)."""
     from leaderboard_ci.scoring.config import parse_config
     from leaderboard_ci.scoring.evaluation import evaluate
-    from leaderboard_ci.tasks.base import GoldStandard
+    from leaderboard_ci.tasks.protocol import GoldStandard
     from leaderboard_ci.tasks.segmentation.task import encode_values
 
     labels = tuple("c%02d" % c for c in range(CLASSES))

@@ -161,7 +161,7 @@ def test_init_then_bundle_check_passes(tmp_path, task, case):
     config = load_organizer_config(os.path.join(ref, "config.yaml"))
     assert config.kind == task
     gold = read_gold(ref, config)
-    if task_type(task).READS_FOLDERS:
+    if task_type(task).submission_format(gold, config.files, config.metrics).sample_files:  # a folder of files
         check_folder_sample(folder, tmp, config, gold)
         assert_reveals_no_gold_value(task, config, gold)
         return
@@ -204,13 +204,13 @@ def test_init_then_bundle_check_passes(tmp_path, task, case):
 def check_folder_sample(folder, tmp, config, gold):
     """A task that reads folders: the format example unzips to a submission the reader takes, one value per
     unit, the starting kit holds the same files, and the pages say how to zip a folder (no CSV)."""
-    from leaderboard_ci.scoring.readers import find_prediction_file
+    from leaderboard_ci.scoring.readers import read_submission
 
     submission = os.path.join(tmp, "submission")
     with zipfile.ZipFile(os.path.join(folder, "sample_submissions", "format_example.zip")) as archive:
         names = archive.namelist()
         archive.extractall(submission)
-    predictions = read_predictions(find_prediction_file(submission, config), config, gold)
+    predictions = read_submission(submission, config, gold)
     assert np.asarray(predictions).shape[0] == gold.n
     kit = os.path.join(folder, "starting_kit", "sample_submission")
     for name in names:
@@ -237,7 +237,8 @@ def assert_reveals_no_gold_value(task, config, gold):
         shuffled = dataclasses.replace(gold, values=values[order])
         other = task_type(task).submission_format(shuffled, config.files, config.metrics)
         # field names only: pytest's diff of two large samples would take minutes
-        changed = [name for name in fmt._fields if getattr(fmt, name) != getattr(other, name)]
+        names = fmt._fields if isinstance(fmt, tuple) else [f.name for f in dataclasses.fields(fmt)]
+        changed = [name for name in names if getattr(fmt, name) != getattr(other, name)]
         assert not changed, "%s changes with the gold values: %s" % (task, ", ".join(changed))
 
 

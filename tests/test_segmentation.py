@@ -18,7 +18,7 @@ from _segmentation_data import draw_masks, predict
 from leaderboard_ci.core.resampling import Resampling, counts_from_indices, replicate_indices
 from leaderboard_ci.scoring.config import parse_config
 from leaderboard_ci.scoring.evaluation import evaluate
-from leaderboard_ci.tasks.base import GoldStandard
+from leaderboard_ci.tasks.protocol import GoldStandard
 from leaderboard_ci.tasks.segmentation import task as segmentation
 from leaderboard_ci.tasks.segmentation.counts import confusion_matrix
 
@@ -63,7 +63,7 @@ def config(metrics=METRICS, n_resamples=3, seed=11, **extra):
 
 
 def encoded(cfg, gold, systems, **fields):
-    values, labels, coded = segmentation.encode_values(gold, systems, LABELS, dict(cfg.task_settings))
+    values, labels, coded = segmentation.encode_values(gold, systems, LABELS, cfg.task_settings)
     return GoldStandard(values=values, labels=labels, task="segmentation", settings=cfg.task_settings, **fields), coded
 
 
@@ -231,7 +231,7 @@ def test_the_example_equals_scikit_learn_on_three_resamples_of_videos(tmp_path):
     from test_examples import PROGRAM, _folder, segmentation_masks
 
     from leaderboard_ci.scoring.config import load_config
-    from leaderboard_ci.scoring.readers import find_prediction_file, read_gold, read_predictions
+    from leaderboard_ci.scoring.readers import read_gold, read_submission
 
     reference = os.path.join(_folder("segmentation"), "reference_data")
     cfg = load_config(PROGRAM, reference)
@@ -250,7 +250,7 @@ def test_the_example_equals_scikit_learn_on_three_resamples_of_videos(tmp_path):
         unzipped = str(tmp_path / os.path.basename(path)[:-4])
         with zipfile.ZipFile(path) as archive:
             archive.extractall(unzipped)
-        coded = read_predictions(find_prediction_file(unzipped, cfg), cfg, standard)
+        coded = read_submission(unzipped, cfg, standard)
         result = evaluate(cfg, standard, coded)
         check_replicates(result, cfg, gold, [np.asarray(masks[i]) for i in ids], counts, tuple(cfg.labels))
 
@@ -264,7 +264,7 @@ def test_the_example_equals_scikit_learn_on_three_resamples_of_videos(tmp_path):
         ({"labels": None}, "needs labels"),
         ({"ignore_index": 2}, "ignore_index 2 is the index of class 'car'"),
         ({"ignore_index": -1}, "ignore_index must be an integer from 0 to 65535"),
-        ({"extra_metrics": [{"name": "dice", "empty": "one"}]}, "only the per-image metrics"),
+        ({"extra_metrics": [{"name": "dice", "empty": "one"}]}, "dice takes no option 'empty' (it takes: labels)"),
         ({"extra_metrics": [{"name": "image_dice", "empty": "zero"}]}, "empty must be one of: skip, one"),
         ({"extra_metrics": [{"name": "miou", "labels": ["truck"]}]}, "'truck' is not one of"),
         ({"extra_metrics": ["iou_macro"]}, "unknown metric"),

@@ -2,7 +2,7 @@
 
 A small gold (8 masks of 12 x 20 pixels, 4 classes, an ignored corner) is written to
 ``ref/masks``; each case builds a submission folder as Codabench unzips it into ``res/`` and
-reads it through the scoring program's readers (``find_prediction_file``, ``read_predictions``).
+reads it through the scoring program's reader (``read_submission``, as ``score.py`` does).
 Accepted layouts must give the counts of the clean submission; every refusal is one
 ``SubmissionError`` sentence naming the file and what was expected, never a gold pixel or class
 count.  One case runs ``score.py`` as the worker does (exit 1, one line on stderr).
@@ -22,7 +22,7 @@ import yaml
 
 from leaderboard_ci.scoring.config import load_config
 from leaderboard_ci.scoring.errors import ConfigError, SubmissionError
-from leaderboard_ci.scoring.readers import find_prediction_file, read_gold, read_predictions
+from leaderboard_ci.scoring.readers import read_gold, read_submission
 from leaderboard_ci.tasks.segmentation.png import encode_png
 
 LABELS = ["background", "lesion", "vessel", "bone"]
@@ -98,7 +98,7 @@ def clean(extension=".png", prefix=""):
 
 def read(competition, res):
     _, config, gold = competition
-    return read_predictions(find_prediction_file(res, config), config, gold)
+    return read_submission(res, config, gold)
 
 
 def refused(competition, tmp_path, files):
@@ -190,7 +190,7 @@ def _rgb_png():
 
 
 CASES = [
-    ("empty", {}, r"holds no mask; expected one mask per test image, named by the image's id \(e\.g\. case_00\.png\)"),
+    ("empty", {}, r"^the submission holds no files; expected one file per test unit"),
     (
         "missing",
         _with(lambda f: [f.pop("case_03.png"), f.pop("case_05.png")]),
@@ -207,7 +207,12 @@ CASES = [
         _with(lambda f: f.update({"predictions.csv": b"id,label\n"})),
         r"^predictions\.csv is not a mask; expected only masks \(\.png, \.npy or \.npz\)",
     ),
-    ("deep", dict((("a/" * 7) + k, v) for k, v in clean().items()), r"nested 7 folders deep"),
+    (
+        "deep",
+        dict((("a/" * 7) + k, v) for k, v in clean().items()),
+        r"^a/a/a/a/a/a/a/case_00\.png is nested 7 folders deep; expected the masks at the top of the zip or in "
+        r"folders at most 6 deep$",
+    ),
     (
         "two-folders",
         dict(clean(prefix="x/"), **{"y/case_00.png": encode_png(PRED[0])}),
@@ -306,14 +311,16 @@ def test_the_masks_total_size_is_bounded_by_max_megabytes(competition, tmp_path)
     files = dict(("case_%02d.npy" % i, npy_bytes(PRED[i].astype(np.int64))) for i in range(N))
     with pytest.raises(SubmissionError) as info:
         res = submit(tmp_path, files)
-        read_predictions(find_prediction_file(res, small), small, gold)
-    assert str(info.value) == "the submission's masks take 0.016 MB; the limit is 0.01 MB (save them as 8-bit PNGs)"
+        read_submission(res, small, gold)
+    assert str(info.value) == "the submission's files are 0.016 MB together; the limit is 0.01 MB"
 
 
-def test_too_many_files_stop_the_listing(competition, tmp_path):
+def test_many_extra_files_are_named_in_a_short_list(competition, tmp_path):
+    """1,010 extra masks: one sentence naming five and counting the rest (the listing itself stops at 200,000)."""
     files = clean()
     files.update(("junk/%04d.png" % i, b"") for i in range(1010))
-    assert "more than 1,008 files" in refused(competition, tmp_path, files)
+    message = refused(competition, tmp_path, files)
+    assert message.startswith("junk/0000.png, junk/0001.png, junk/0002.png, junk/0003.png, junk/0004.png and 1005 more")
 
 
 def test_a_symbolic_link_is_refused(competition, tmp_path):
@@ -377,10 +384,10 @@ def test_gold_mistakes_name_the_file_without_its_values(tmp_path):
     message = _gold_error(tmp_path / "a", {"case_00.png": encode_png(bad)})
     assert message.startswith("ref/masks/case_00.png holds a value that is neither a class index (0 to 3")
     assert "17" not in message and "row" not in message
-    assert "holds no mask" in _gold_error(tmp_path / "b", {"notes.md": b"#"})
+    assert "ref/masks holds no files" in _gold_error(tmp_path / "b", {"notes.md": b"#"})
     assert "is truncated" in _gold_error(tmp_path / "c", {"case_00.png": encode_png(GOLD[0])[:30]})
     message = _gold_error(tmp_path / "d", {"case_00.png": encode_png(GOLD[0])}, {"files": {"gold": "nowhere"}})
-    assert "the gold folder ref/nowhere (files.gold) is missing" in message
+    assert "the gold file ref/nowhere (files.gold) is missing" in message
 
 
 def test_the_program_exits_1_with_one_line(competition, tmp_path):

@@ -129,16 +129,10 @@ def _copy(source, target):
         shutil.copy(source, target)
 
 
-def _reads_folders(config):
-    from ..tasks.registry import task_type
-
-    return task_type(config.kind).READS_FOLDERS
-
-
-def _sample_entries(fmt, prediction_name, folder):
-    """``{name in the zip: bytes}`` of the sample submission: one file, or a folder task's files."""
-    if folder:
-        return dict((name, data) for name, data in fmt.sample)
+def _sample_entries(fmt, prediction_name):
+    """``{name in the zip: bytes}`` of the sample submission: one file, or the files of a folder."""
+    if fmt.sample_files:
+        return dict(fmt.sample_files)
     return {prediction_name: fmt.sample.encode("utf-8")}
 
 
@@ -160,10 +154,13 @@ def _prediction_name(config, baseline, fmt):
 
 
 def submission_format(config, gold):
-    """The task type's :data:`~leaderboard_ci.tasks.protocol.SubmissionFormat` for this config and gold."""
+    """The task type's :class:`~leaderboard_ci.tasks.protocol.SubmissionFormat` for this config and gold."""
     from ..tasks.registry import task_type
 
-    return task_type(config.kind).submission_format(gold, config.files, config.metrics)
+    task = task_type(config.kind)
+    if task.submission_format is None:
+        raise SetupError("task type %s does not describe its submission format for init" % task.name)
+    return task.submission_format(gold, config.files, config.metrics)
 
 
 def _pages(title, config, columns, n_items, prediction_name, fmt, folder=False):
@@ -291,7 +288,7 @@ def _starting_kit(prediction_name, fmt, folder=False):
         )
     )
     if folder:
-        files = dict((prediction_name + "/" + name, data) for name, data in fmt.sample)
+        files = dict((prediction_name + "/" + name, data) for name, data in fmt.sample_files)
         files["README.md"] = readme
         return files
     return {"README.md": readme, prediction_name: fmt.sample}
@@ -454,7 +451,7 @@ def init_competition(folder, gold, config_path, baseline=None, title=None, platf
                 _write(os.path.join(staging, "scoring_program", *name.split("/")), data_bytes)
         _write(os.path.join(staging, "scoring_program", CONFIG_NAME), config_text)
         fmt = submission_format(config, gold_data)
-        folder_task = _reads_folders(config)
+        folder_task = bool(fmt.sample_files)  # the task reads a folder of files
         writer = legacy_competition_yaml if platform == "codalab" else _competition_yaml
         _write(
             os.path.join(staging, "competition.yaml"),
@@ -471,8 +468,7 @@ def init_competition(folder, gold, config_path, baseline=None, title=None, platf
             _write(os.path.join(staging, "public_data", name), text)
         # A file the program accepts, so that the bundle check has a submission to score without --baseline.
         write_zip(
-            os.path.join(staging, "sample_submissions", "format_example.zip"),
-            _sample_entries(fmt, prediction_name, folder_task),
+            os.path.join(staging, "sample_submissions", "format_example.zip"), _sample_entries(fmt, prediction_name)
         )
         _write(os.path.join(staging, "logo.png"), _png())
         if baseline is not None:

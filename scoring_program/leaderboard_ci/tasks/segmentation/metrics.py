@@ -29,19 +29,38 @@ left is left out of the mean over images.  (torchmetrics' ``MeanIoU`` module
 averages over all (image, class) pairs instead, which weighs an image by its
 number of classes present; see ``docs/tasks/segmentation.md``.)
 
-``classes`` restricts any metric to some classes (the config's ``labels``
-option): the mean runs over those only, and ``pixel_accuracy`` and ``fwiou``
-count the gold pixels of those classes only.
+The ``labels`` option restricts any metric to some classes: the mean runs
+over those only, and ``pixel_accuracy`` and ``fwiou`` count the gold pixels of
+those classes only.
 
 A replicate whose drawn images leave no class to average over (no valid
-pixel) scores NaN.  Standard library and numpy only.
+pixel) scores NaN.  Each metric is one :class:`SegmentationMetric` of the
+catalog :data:`METRICS` (names, options, formula).  Standard library and numpy only.
 """
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
-__all__ = ["DATASET_METRICS", "IMAGE_METRICS", "EMPTY", "dataset_scores", "class_ratios", "image_values", "mean_over"]
+from ..metrics import Metric, Metrics, Option
+from .settings import SegmentationSettings
+
+__all__ = [
+    "NAME",
+    "METRICS",
+    "DATASET_METRICS",
+    "IMAGE_METRICS",
+    "EMPTY",
+    "SegmentationMetric",
+    "dataset_scores",
+    "class_ratios",
+    "image_values",
+    "mean_over",
+]
+
+NAME = "segmentation"
 
 #: Metrics of the pooled confusion matrix.
 DATASET_METRICS = ("miou", "dice", "pixel_accuracy", "mean_accuracy", "fwiou")
@@ -125,3 +144,129 @@ def image_values(name, tp, gold, pred, empty="skip"):
     values = mean_over(per_class)
     counted = ~np.isnan(values)
     return np.where(counted, values, 0.0), counted.astype(np.float64)
+
+
+# ---------------------------------------------------------------------------
+# The catalog
+# ---------------------------------------------------------------------------
+_KEY_PART = re.compile(r"[^A-Za-z0-9]+")
+
+
+def _labels(value):
+    if isinstance(value, (str, int, float)) or not value:
+        raise ValueError("labels must be a non-empty list of class names, got %r" % (value,))
+    labels = tuple(str(x) for x in value)
+    if len(set(labels)) != len(labels):
+        raise ValueError("labels lists a class twice: %s" % ", ".join(labels))
+    return labels
+
+
+def _empty(value):
+    if value not in EMPTY:
+        raise ValueError("empty must be one of: %s, got %r" % (", ".join(EMPTY), value))
+    return value
+
+
+LABELS_OPTION = Option(
+    "labels",
+    "The classes the metric averages over (a subset of labels); pixel_accuracy and fwiou count their gold pixels only.",
+    None,
+    _labels,
+)
+EMPTY_OPTION = Option(
+    "empty",
+    "Per-image metrics: a class absent from both an image's gold and prediction is skipped (default) or counts as one.",
+    "skip",
+    _empty,
+)
+
+
+class SegmentationMetric(Metric):
+    """A segmentation metric: ``labels`` (a class subset) and ``empty`` name themselves in the key and title.
+
+    ``formula(sums, spec)``: for a dataset-level metric ``sums`` is ``(tp, gold,
+    pred)``, each ``(R, k')`` over the chosen classes; for a per-image metric
+    ``(total, counted)``, each ``(R,)``: the weighted sums of the images' values
+    and of whether they count.
+    """
+
+    def make_spec(self, options, defaults):
+        allowed = dict((option.name, option) for option in self.options)
+        unknown = sorted(set(options) - set(allowed))
+        if unknown:
+            raise ValueError(
+                "%s takes no option %r (it takes: %s)" % (self.name, unknown[0], ", ".join(sorted(allowed)))
+            )
+        key, title = self.name, self.title
+        labels = options.get("labels")
+        if labels is not None:
+            labels = LABELS_OPTION.value(labels)
+            known = defaults.get("labels")
+            unknown = [label for label in labels if known is not None and label not in known]
+            if unknown:
+                raise ValueError("label %r is not one of the classes: %s" % (unknown[0], ", ".join(known)))
+            key = "%s_%s" % (key, "_".join(_KEY_PART.sub("_", label).strip("_").lower() for label in labels))
+            title = "%s (%s)" % (title, ", ".join(labels))
+        chosen = ()
+        if options.get("empty") is not None:
+            empty = EMPTY_OPTION.value(options["empty"])
+            if empty != EMPTY_OPTION.default:
+                key, title, chosen = "%s_empty_%s" % (key, empty), "%s, empty %s" % (title, empty), (("empty", empty),)
+        return {"labels": labels, "options": chosen}, key, title
+
+    def parse_name(self, name):
+        """``image_dice_empty_one`` is ``image_dice`` with ``empty: one`` (the key names the option)."""
+        for empty in EMPTY:
+            if self.name in IMAGE_METRICS and name == "%s_empty_%s" % (self.name, empty):
+                return {"empty": empty}
+        return None
+
+    def signature(self, spec, gold):
+        """``classes:19|ignore:255``, and ``agg:image|empty:skip`` for the per-image metrics."""
+        ignore = SegmentationSettings.of(gold).ignore_index
+        text = "classes:%d|ignore:%s" % (len(spec.labels or gold.labels or ()), "none" if ignore is None else ignore)
+        if self.name in IMAGE_METRICS:
+            text += "|agg:image|empty:%s" % spec.option("empty", "skip")
+        return text
+
+
+def _dataset(name):
+    def formula(sums, spec):
+        tp, gold, pred = sums
+        return dataset_scores(name, tp, gold, pred)
+
+    return formula
+
+
+def _image_mean(sums, spec):
+    total, counted = sums
+    out = np.full(np.shape(total), np.nan)
+    np.divide(total, counted, out=out, where=np.asarray(counted) > 0)
+    return out
+
+
+def _metric(name, title, aliases, per_image=False):
+    return SegmentationMetric(
+        NAME,
+        name,
+        title,
+        "higher",
+        1.0,
+        aliases=aliases,
+        options=(LABELS_OPTION, EMPTY_OPTION) if per_image else (LABELS_OPTION,),
+        needs=("image_values",) if per_image else ("tp", "gold", "pred"),
+        formula=_image_mean if per_image else _dataset(name),
+    )
+
+
+METRICS = Metrics(
+    [
+        _metric("miou", "mIoU", ("iou", "mean_iou", "jaccard")),
+        _metric("dice", "Dice", ("mdice", "mean_dice")),
+        _metric("pixel_accuracy", "Pixel accuracy", ("accuracy", "aacc", "overall_accuracy")),
+        _metric("mean_accuracy", "Mean class accuracy", ("macc", "mean_class_accuracy")),
+        _metric("fwiou", "FWIoU", ("frequency_weighted_iou",)),
+        _metric("image_iou", "mIoU per image", ("image_miou", "per_image_iou"), per_image=True),
+        _metric("image_dice", "Dice per image", ("per_image_dice", "case_dice"), per_image=True),
+    ]
+)

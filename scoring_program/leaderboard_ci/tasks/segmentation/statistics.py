@@ -19,13 +19,11 @@ import numpy as np
 
 from ...core.accumulators import ExactSums
 from ...core.intervals import confidence_interval
-from ..base import ClassRow
+from ..shared.base import ClassRow
 from .counts import GOLD, PRED, TP
-from .metrics import DATASET_METRICS, IMAGE_METRICS, class_ratios, dataset_scores, image_values
+from .metrics import DATASET_METRICS, IMAGE_METRICS, METRICS, NAME, class_ratios, image_values
 
-__all__ = ["Statistics", "chosen_classes", "check_predictions", "unit_rows", "NAME"]
-
-NAME = "segmentation"
+__all__ = ["Statistics", "chosen_classes", "check_predictions", "unit_rows", "unit_values"]
 
 
 def chosen_classes(spec, labels):
@@ -107,17 +105,18 @@ class Statistics:
         return block[:, TP], block[:, GOLD], block[:, PRED]
 
     def score(self, stats, spec, j):
-        """``spec`` on all images (``j`` 0) or group ``j - 1``, one value per replicate (NaN: nothing to average)."""
+        """``spec`` on all images (``j`` 0) or group ``j - 1``, one value per replicate (NaN: nothing to average).
+
+        The metric's formula (:data:`.metrics.METRICS`) gets the chosen classes' summed ``(tp, gold, pred)``,
+        or a per-image metric's summed ``(values, counted)``.
+        """
         if spec.name in DATASET_METRICS:
             chosen = chosen_classes(spec, self.labels)
             tp, gold, pred = self.class_counts(stats, j)
-            return dataset_scores(spec.name, tp[:, chosen], gold[:, chosen], pred[:, chosen])
+            return METRICS[spec.name].score((tp[:, chosen], gold[:, chosen], pred[:, chosen]), spec)
         sums = np.asarray(stats[self._images], dtype=np.float64)
         column = self._column[spec.key] + 2 * j
-        total, counted = sums[:, column], sums[:, column + 1]
-        out = np.full(total.shape, np.nan)
-        np.divide(total, counted, out=out, where=counted > 0)
-        return out
+        return METRICS[spec.name].score((sums[:, column], sums[:, column + 1]), spec)
 
     def unit_values(self, spec, j):
         """Each counted image's value of a per-image metric (their mean is the score), or None."""
@@ -133,6 +132,11 @@ class Statistics:
         if items is not None:
             present = present[np.asarray(items, dtype=bool)]
         return present.sum(axis=0)
+
+
+def unit_values(statistics, spec, j):
+    """Each image's value of a per-image metric (their mean is the score); None for the dataset-level ones."""
+    return statistics.unit_values(spec, j)
 
 
 def unit_rows(statistics, full_stats, rep_stats, labels, method, confidence_level, zero_division):

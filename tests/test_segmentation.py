@@ -9,6 +9,7 @@ program's own (``evaluate``), on the documented resample stream, for the item bo
 images clustered by video (``bootstrap.cluster``).
 """
 
+import dataclasses
 import warnings
 
 import numpy as np
@@ -253,6 +254,34 @@ def test_the_example_equals_scikit_learn_on_three_resamples_of_videos(tmp_path):
         coded = read_submission(unzipped, cfg, standard)
         result = evaluate(cfg, standard, coded)
         check_replicates(result, cfg, gold, [np.asarray(masks[i]) for i in ids], counts, tuple(cfg.labels))
+
+
+def test_the_end_of_phase_equals_the_leaderboard_in_any_blocks():
+    """analyze(): each system's replicates are the leaderboard's, bit for bit, in one block or blocks of one;
+    a copy of a system is tied with it (p = 1, permutation test too); the per-class table and per-image values."""
+    from leaderboard_ci.phase.analysis import Execution, analyze
+
+    gold, good = make_data(seed=5, n=30)
+    weak = predict(np.random.RandomState(9), gold, K, 0.5, ignore_index=IGNORE)
+    cfg = config(metrics=["miou", "image_dice"], n_resamples=60)
+    standard, coded = encoded(cfg, gold, {"good": good, "weak": weak})
+    coded["copy"] = coded["good"].copy()
+    analysis = dataclasses.replace(cfg.analysis, test="permutation", n_permutations=60)
+    kwargs = dict(config=dataclasses.replace(cfg, analysis=analysis))
+    one = analyze(standard, coded, execution=Execution(n_jobs=1), **kwargs)
+    blocks = analyze(standard, coded, execution=Execution(n_jobs=1, block_size=1), **kwargs)
+    for key, target in one.targets.items():
+        assert target.replicates.tobytes() == blocks.targets[key].replicates.tobytes(), key
+    leaderboard = evaluate(cfg, standard, coded["weak"])
+    official = one.official
+    row = list(official.systems["name"]).index("weak")  # rank order
+    np.testing.assert_array_equal(official.replicates[:, row], leaderboard.scores[0].replicates)
+    pairs = official.pairs
+    tied = pairs[pairs[["a", "b"]].isin(["good", "copy"]).all(axis=1)]
+    assert len(tied) == 1 and tied["p_value"].iloc[0] == 1.0 and tied["p_permutation"].iloc[0] == 1.0
+    assert set(one.units["unit"]) == set(LABELS) and len(one.units) == 3 * K
+    values = one.targets[[k for k in one.targets if "image_dice" in str(k)][0]].unit_values
+    assert values is not None and len(values)
 
 
 # ---------------------------------------------------------------------------

@@ -44,7 +44,7 @@ METRICS = [
 ]
 
 
-def make_data(seed=0, n=40, height=24, width=40, quality=0.75):
+def make_data(seed=0, n=30, height=20, width=32, quality=0.75):
     rng = np.random.RandomState(seed)
     gold = draw_masks(rng, n, height, width, K, ignore_index=IGNORE, rare_class=5)
     pred = predict(rng, gold, K, quality, ignore_index=IGNORE)

@@ -22,7 +22,7 @@ Run the full study (the figures quoted in docs/tasks/segmentation.md) with::
 
     python3 tests/test_segmentation_coverage.py --sets 1000
 
-The default run holds a fast subset (200 images, 200 test sets); the 95 +- 2 checks at 200 and
+The default run holds a fast subset (200 images, 120 test sets); the 95 +- 2 checks at 200 and
 1,000 images are behind ``@pytest.mark.slow``.
 """
 
@@ -143,10 +143,10 @@ def test_the_simulated_images_are_confusion_matrices():
 
 def test_fast_subset_200_images():
     """The image bootstrap covers near 95 %; the pixel bootstrap, blind to the images, almost never does."""
-    found = coverage(200, n_sets=200, n_resamples=300, seed=1, truths=truth(images=40000))
-    # 200 sets: a 95 % coverage has SD 1.54 points; allow 3 SD
-    assert 90.4 <= found["image"] <= 99.6, found
-    assert 90.4 <= found["per_image"] <= 99.6, found
+    found = coverage(200, n_sets=120, n_resamples=200, seed=1, truths=truth(images=20000))
+    # 120 sets: a 95 % coverage has SD 2.0 points; allow 3 SD (the slow test checks 95 +- 2 on 1,000 sets)
+    assert 89.0 <= found["image"] <= 100, found
+    assert 89.0 <= found["per_image"] <= 100, found
     assert found["pixel"] < 30, found
     assert found["width_ratio"] > 5, found
 

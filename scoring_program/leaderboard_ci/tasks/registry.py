@@ -41,6 +41,7 @@ _MODULES = OrderedDict(
         ("soft_labels", "soft_labels"),
         ("preference", "preference"),
         ("generation", "generation"),
+        ("segmentation", "segmentation"),
     ]
 )
 #: The task of a custom metric file that sets no ``KIND``: the first registered.

@@ -20,9 +20,9 @@ import pytest
 from leaderboard_ci.core.resampling import counts_from_indices, replicate_indices
 from leaderboard_ci.scoring.config import parse_config
 from leaderboard_ci.scoring.evaluation import evaluate
-from leaderboard_ci.tasks.base import GoldStandard
 from leaderboard_ci.tasks.forecasting import encode_forecasts
 from leaderboard_ci.tasks.forecasting.gold import gold_dtype
+from leaderboard_ci.tasks.shared.base import GoldStandard
 
 HORIZON = 12
 B = 1000

@@ -30,8 +30,9 @@ import re
 import numpy as np
 
 from ...core.accumulators import ExactSums
-from ..base import MetricSpec
-from ..protocol import SubmissionFormat, TaskType
+from ..legacy import TaskType  # the previous protocol, through the legacy adapter until ported
+from ..protocol import SubmissionFormat
+from ..shared.base import MetricSpec
 from . import files, metrics, timestamps
 from .gold import flat_points, gold_dtype, read_gold
 from .hierarchy import Hierarchy

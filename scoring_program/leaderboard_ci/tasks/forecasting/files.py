@@ -32,7 +32,7 @@ import os
 
 import numpy as np
 
-from .. import trec_runs
+from ..ranking import trec_runs
 from . import timestamps
 from .long_csv import iter_blocks, read_header, text_blocks
 

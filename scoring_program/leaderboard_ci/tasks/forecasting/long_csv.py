@@ -21,7 +21,7 @@ import csv
 
 import numpy as np
 
-from .. import trec_runs
+from ..ranking import trec_runs
 
 __all__ = ["Block", "read_header", "iter_blocks", "text_blocks", "token_text"]
 

@@ -68,7 +68,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import MetricInfo
+from ..shared.base import MetricInfo
 
 __all__ = [
     "NAME",

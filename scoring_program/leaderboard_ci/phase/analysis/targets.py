@@ -133,8 +133,9 @@ def item_pair_tests(config, gold, target, t, pairs, predictions, permutation=Non
     m = predictions.shape[1]
     if permutation is not None:
         out["permutation"] = _permutation_for(permutation, pairs, t, m)
-    # McNemar's and DeLong's tests assume independent items: not with clusters (bootstrap.cluster).
-    if m > 1 and gold.clusters is None:
+    # With bootstrap.cluster the tasks give their cluster-robust versions (Durkalski et al.'s McNemar,
+    # Obuchowski's DeLong): gold.clusters reaches them with the gold.
+    if m > 1:
         tests = task_type(gold.kind).pair_tests(
             spec, gold, predictions, target_items(gold, target.group), pairs, an.sides
         )

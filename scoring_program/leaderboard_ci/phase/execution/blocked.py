@@ -72,9 +72,7 @@ def needs_item_tests(config, gold):
     """Whether the pair stage needs per-item predictions (permutation, a task's own tests such as McNemar's)."""
     if config.analysis.test == "permutation":  # with bootstrap.cluster it swaps whole clusters
         return True
-    if gold.clusters is not None:  # McNemar's and DeLong's tests assume independent items
-        return False
-    return task_type(gold.kind).needs_pair_tests(config.metrics)
+    return task_type(gold.kind).needs_pair_tests(config.metrics)  # with clusters: their cluster-robust versions
 
 
 def plan_phase(

@@ -181,6 +181,46 @@ def check_json(result, count, label):
                 )
 
 
+#: Sources whose rendered page, Markdown and LaTeX tables are checked too: 2, 10 and 60 systems, and a
+#: verdict that is a direction only.
+RENDERED = (
+    ("examples", "two"),
+    ("competition", "competition_bundle"),
+    ("phase60", "classification"),
+    ("examples", "direction_only"),
+)
+
+
+def check_rendered(result, name):
+    """The HTML page, the Markdown and the LaTeX tables: every vs-winner verdict as printed (stars, the
+    direction-only mark, "Significant") agrees with the simultaneous interval printed beside it."""
+    import json
+
+    from test_report_consistency import _check_rendered, _latex_name, _latex_rows, _markdown_rows, _Tables
+
+    from leaderboard_ci.report.formatting import MINUS
+    from leaderboard_ci.report.html_report import render_report, target_anchor
+    from leaderboard_ci.report.json_report import result_to_json
+    from leaderboard_ci.report.tables import tables_latex, tables_markdown, target_tables
+
+    report = json.loads(result_to_json(result, top=None))
+    alpha = result.signature.alpha
+    parser = _Tables()
+    parser.feed(render_report(result, figures={}, top=None))
+    checked = 0
+    for key, target in result.targets.items():
+        metric = report["metrics"][key]
+        rows = [[c.replace(MINUS, "-") for c in r] for r in parser.sections[target_anchor(key)]]
+        checked += _check_rendered(rows, metric, alpha)
+        tables = target_tables(result, target)
+        checked += _check_rendered(_markdown_rows(tables_markdown(tables, title=target.title)), metric, alpha)
+        latex = _latex_rows(tables_latex(tables, title=target.title))
+        checked += _check_rendered(latex, metric, alpha, _latex_name)
+    assert checked >= 3 * sum(2 * len(m["systems"]) - 1 for m in report["metrics"].values())
+    if name == "direction_only":  # the mark is printed (the checks above hold it to the interval)
+        assert report["metrics"]["accuracy"]["vs_winner"][0]["direction_only"]
+
+
 SOURCES = (
     [("competition", c) for c in COMPETITIONS]
     + [("examples", name) for name in sorted(_report_examples.ALL)]
@@ -217,48 +257,10 @@ def test_every_verdict_agrees_with_its_interval(kind, name):
     count = Count()
     check_frames(result, count, name)
     check_json(result, count, name)
+    if (kind, name) in RENDERED:  # the page and the tables as printed, at 2, 10 and 60 systems
+        check_rendered(result, name)
     print("%s %s: %s" % (kind, name, count))  # the counts, with pytest -s
     if len(result.names) > 1:
         # max-t is the default (analysis.corrections starts with it): its intervals are in every table
         assert count.checked["interval_vs_p"] > 0 and count.checked["fw_vs_maxt"] > 0, "nothing was checked: %s" % count
     assert all(not v for v in count.bad.values()), "%s %s: %s" % (kind, name, count)
-
-
-RENDERED = (
-    ("examples", "two"),
-    ("competition", "competition_bundle"),
-    ("phase60", "classification"),
-    ("examples", "direction_only"),
-)
-
-
-@pytest.mark.parametrize("kind,name", RENDERED, ids=["2 systems", "10 systems", "60 systems", "a direction only"])
-def test_rendered_verdicts_agree_with_their_intervals(kind, name):
-    """The HTML page, the Markdown and the LaTeX tables: every vs-winner verdict as printed (stars, the
-    direction-only mark, "Significant") agrees with the simultaneous interval printed beside it."""
-    import json
-
-    from test_report_consistency import _check_rendered, _latex_name, _latex_rows, _markdown_rows, _Tables
-
-    from leaderboard_ci.report.formatting import MINUS
-    from leaderboard_ci.report.html_report import render_report, target_anchor
-    from leaderboard_ci.report.json_report import result_to_json
-    from leaderboard_ci.report.tables import tables_latex, tables_markdown, target_tables
-
-    result = _result(kind, name)
-    report = json.loads(result_to_json(result, top=None))
-    alpha = result.signature.alpha
-    parser = _Tables()
-    parser.feed(render_report(result, figures={}, top=None))
-    checked = 0
-    for key, target in result.targets.items():
-        metric = report["metrics"][key]
-        rows = [[c.replace(MINUS, "-") for c in r] for r in parser.sections[target_anchor(key)]]
-        checked += _check_rendered(rows, metric, alpha)
-        tables = target_tables(result, target)
-        checked += _check_rendered(_markdown_rows(tables_markdown(tables, title=target.title)), metric, alpha)
-        latex = _latex_rows(tables_latex(tables, title=target.title))
-        checked += _check_rendered(latex, metric, alpha, _latex_name)
-    assert checked >= 3 * sum(2 * len(m["systems"]) - 1 for m in report["metrics"].values())
-    if name == "direction_only":  # the mark is printed (the checks above hold it to the interval)
-        assert report["metrics"]["accuracy"]["vs_winner"][0]["direction_only"]

@@ -165,6 +165,7 @@ def test_fast_subset_qa_like_50_passages():
     found = coverage("qa", n_clusters=50, n_sets=300, n_resamples=500, seed=1)
     # 300 sets: a 95 % coverage has SD 1.26 points; allow 3 SD
     assert 91.2 <= found["design"] <= 98.8, found
+    assert 91.2 <= found["corrected"] <= 98.8 and found["corrected"] >= found["design"], found
     assert found["item"] < 85, found
     assert found["width_ratio"] > 1.6, found
 
@@ -183,6 +184,16 @@ def test_cluster_bootstrap_covers_95_within_2(population, n_clusters):
     found = coverage(population, n_clusters=n_clusters, n_sets=1000, n_resamples=1000, seed=n_clusters)
     assert 91.6 <= found["design"] <= 98.4, found
     assert found["item"] < 90, found
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("population, n_clusters", [("qa", 50), ("ner", 50), ("strata-qa", 25)])
+def test_the_small_cluster_correction_covers_95_within_1_5(population, n_clusters):
+    """Issue 33: at 50 clusters (25 per stratum) the corrected interval covers 95 +- 1.5 (2,000 sets: 2 SE = 1.0),
+    and the uncorrected one less."""
+    found = coverage(population, n_clusters=n_clusters, n_sets=2000, n_resamples=1000, seed=n_clusters + 11)
+    assert 92.5 <= found["corrected"] <= 97.5, found
+    assert found["corrected"] > found["design"], found
 
 
 @pytest.mark.slow

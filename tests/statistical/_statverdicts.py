@@ -83,7 +83,7 @@ def copies(reps, n_resamples):
 # ---------------------------------------------------------------------------
 # The ROC-AUC phase with near-copies
 # ---------------------------------------------------------------------------
-def auc_runs(seed=0, seeds=12):
+def auc_runs(seed=0, seeds=12, trees=100, distinct=46):
     """``(y, {name: scores})``: the issue's 61 runs on a 171-item test set (module docstring)."""
     from scipy.stats import norm
     from sklearn.datasets import load_breast_cancer
@@ -95,27 +95,27 @@ def auc_runs(seed=0, seeds=12):
     x_train, x_test, y_train, y_test = train_test_split(features, y, test_size=0.3, random_state=seed, stratify=y)
     rng = np.random.default_rng([seed, 5])
     runs = {}
-    for a in np.linspace(0.99, 0.60, 46):
+    for a in np.linspace(0.99, 0.60, distinct):
         mu = math.sqrt(2) * norm.ppf(a)
         runs["auc_%03d" % round(1000 * a)] = 1 / (1 + np.exp(-(y_test * mu + rng.normal(0, 1, y_test.size) - mu / 2)))
     runs["inverted"] = 1 - runs["auc_990"]
     runs["prior"] = np.full(y_test.size, y_train.mean())
     runs["random"] = rng.random(y_test.size)
     for s in range(seeds):
-        model = RandomForestClassifier(n_estimators=100, random_state=s, n_jobs=1).fit(x_train, y_train)
+        model = RandomForestClassifier(n_estimators=trees, random_state=s, n_jobs=1).fit(x_train, y_train)
         runs["rf_seed%02d" % s] = model.predict_proba(x_test)[:, 1]
     return y_test, runs
 
 
-def auc_phase(seed, n_resamples):
-    """The near-copy phase through ``analyze`` (module docstring)."""
+def auc_phase(seed, n_resamples, trees=100, seeds=12, distinct=46):
+    """The near-copy phase through ``analyze`` (module docstring); fewer trees, seeds, runs: a faster one."""
     from scipy.stats import norm
 
     from leaderboard_ci.core.pairs import ranked_pairs
     from leaderboard_ci.core.simultaneous import maxt_stepdown
     from leaderboard_ci.phase.analysis import analyze
 
-    y, runs = auc_runs(seed)
+    y, runs = auc_runs(seed, seeds, trees, distinct)
     gold = ["malignant" if v else "benign" for v in y]
     result = analyze(
         gold,

@@ -60,6 +60,8 @@ __all__ = ["MIN_RESAMPLES", "Shapes", "grid_for", "non_normal"]
 
 #: Below this many replicates no pair is balanced (its transform would rest on a handful of them).
 MIN_RESAMPLES = 100
+#: A near-copy's difference varies less across resamples than this times either system's score.
+TOGETHER = 1.0
 #: Monte-Carlo standard errors by which a near-copy's skewness or kurtosis must exceed a normal sample's.
 SIGMAS = 6.0
 _GRID_STEP = 0.05

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import balance as balance_rules
 from .balance import MIN_RESAMPLES, Shapes, grid_for, non_normal
 from .parallel import resolve_jobs
 from .resolution import STEPDOWN_METHODS, resamples_needed, resolved_resamples, smallest_level  # noqa: F401 (this module's API)
@@ -259,7 +260,8 @@ class _Family(object):
             d[flat] = 0.0
             built = []
             if grid is not None:
-                near = np.flatnonzero(~flat & (se < np.minimum(own[self.a[lo:hi]], own[self.b[lo:hi]])))
+                together = se < balance_rules.TOGETHER * np.minimum(own[self.a[lo:hi]], own[self.b[lo:hi]])
+                near = np.flatnonzero(~flat & together)
                 if near.size:
                     built = _near_copies(d, near, lo, count, grid)
                 for r, transform in built:

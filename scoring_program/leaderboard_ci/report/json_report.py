@@ -175,7 +175,7 @@ def primary_correction(result):
 # Per-target blocks
 # ---------------------------------------------------------------------------
 def _comparison(row, corrections, first_columns, verdict_interval=None, tests=TEST_COLUMNS):
-    """One vs-winner or pair row: its own columns, the family-wise interval, then p_adjusted, stars, other tests."""
+    """One vs-winner or pair row: its own columns, the simultaneous interval, then p_adjusted, stars, other tests."""
     out = OrderedDict((c, row[c]) for c in first_columns)
     out["fw_low"], out["fw_high"] = row.get("fw_low"), row.get("fw_high")
     for column in ("direction_only", "near_copy"):

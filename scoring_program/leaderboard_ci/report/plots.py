@@ -245,8 +245,9 @@ def difference_plot(target, confidence_level=0.95, baseline=None, decision=None,
     analysis' ``significant`` column); the bars are the unadjusted intervals, and the
     legend says so.  Without a ``significant`` column, red means the interval contains
     0.  With ``primary="maxt"`` and family-wise intervals in the frame, the bars are the
-    simultaneous/family-wise intervals ``[fw_low, fw_high]`` of the max-t step-down, the
-    intervals the verdict comes from (a bar excludes 0 exactly when the row is significant).
+    simultaneous intervals ``[fw_low, fw_high]`` of the max-t family, the intervals beside the
+    verdicts (a bar excludes 0 exactly when the row is significant and not ``direction_only``;
+    a direction-only row's bar is dashed).
     The stars of the corrected test are printed beside each interval.  A
     ``baseline`` far beyond every other system is drawn as an arrow at the edge with its
     difference, so that it does not squash the others.

@@ -12,7 +12,8 @@ The max-t step-down (``maxt``) always runs on the bootstrap replicates'
 studentized two-sided differences, whatever ``analysis.test`` and
 ``analysis.sides`` say: it needs the joint distribution of every pair's
 difference, which the bootstrap replicates give and the per-pair permutation
-and McNemar tests do not.  Its family-wise intervals (``fw_low``, ``fw_high``)
+and McNemar tests do not.  Its simultaneous intervals (``fw_low``, ``fw_high``, with
+``direction_only`` for the pairs a later step decides)
 and the rank sets are computed whether or not ``maxt`` is among the configured
 corrections; ``p_maxt`` is a column only when it is.
 """
@@ -317,7 +318,7 @@ def finish_target(config, gold, scores, t, names, order, notes, pairs, stats, it
         notes += [note[0].lower() + note[1:].rstrip(".") for note in design_notes(config, gold)]
 
     # Per-system scores and CIs (equal to the leaderboard's).
-    # Max-t step-down over all pairs: rank sets (simultaneous), family-wise intervals.
+    # Max-t step-down over all pairs: rank sets (simultaneous), simultaneous intervals, near-copies.
     all_test = maxt_stepdown(reps, full, pairs, sign, an.alpha, n_jobs=n_jobs)
     ranks = rank_sets(reps, full, sign, an.alpha, family_test=all_test, pairs=pairs, n_jobs=n_jobs)
     rows = []

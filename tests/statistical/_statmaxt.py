@@ -234,11 +234,22 @@ class FamilyTask:
         return out
 
 
-def family_study(spec, n, reps, n_resamples, study_seed, holm=True, ranks=True, label=None, plain=False):
-    """Rates over ``reps`` test sets, each with its binomial SE."""
+class _Shifted(object):
+    """Test sets ``first, first + 1, ...`` of ``task`` (a batch of a longer study)."""
+
+    def __init__(self, task, first):
+        self.task, self.first = task, first
+
+    def __call__(self, rep):
+        return self.task(self.first + rep)
+
+
+def family_study(spec, n, reps, n_resamples, study_seed, holm=True, ranks=True, label=None, plain=False, first=0):
+    """Rates over ``reps`` test sets (``first`` to ``first + reps - 1``), each with its binomial SE."""
     spec = spec if isinstance(spec, str) else tuple(spec)
     population(spec)  # built before the workers fork
-    raw = _statsim.run_reps(FamilyTask(spec, n, n_resamples, study_seed, holm, ranks, plain), reps)
+    task = FamilyTask(spec, n, n_resamples, study_seed, holm, ranks, plain)
+    raw = _statsim.run_reps(_Shifted(task, first) if first else task, reps)
     m = population(spec)[1].size
     row = {
         "label": label or "m=%d" % m,
@@ -246,6 +257,7 @@ def family_study(spec, n, reps, n_resamples, study_seed, holm=True, ranks=True, 
         "spec": spec if isinstance(spec, str) or spec[0] == "copies" else [list(g) for g in spec],
         "n": n,
         "reps": reps,
+        "first": first,
         "n_resamples": n_resamples,
         "pairs": m * (m - 1) // 2,
         "seconds": raw["_seconds"],

@@ -66,18 +66,44 @@ SEEDS = {"null-10": 331, "null-60": 332, "tiered-10": 333, "tiered-60": 334, "ph
 COPIES = ("copies", 20, 10, 0.002)
 
 
-def joint(name, reps, n_resamples, plain=True):
+def joint(name, reps, n_resamples, plain=True, first=0):
     n = 540 if name == "phase60" else 1000
     row = _statmaxt.family_study(
-        JOINT[name], n, reps, n_resamples, SEEDS[name], holm=False, ranks=False, label=name, plain=plain
+        JOINT[name], n, reps, n_resamples, SEEDS[name], holm=False, ranks=False, label=name, plain=plain, first=first
     )
     return row
 
 
-def copies(reps, n_resamples):
+def copies(reps, n_resamples, first=0):
     return _statmaxt.family_study(
-        COPIES, 1000, reps, n_resamples, SEEDS["copies"], holm=False, ranks=False, label="copies", plain=True
+        COPIES,
+        1000,
+        reps,
+        n_resamples,
+        SEEDS["copies"],
+        holm=False,
+        ranks=False,
+        label="copies",
+        plain=True,
+        first=first,
     )
+
+
+def combine(rows):
+    """One row from the batches of a study (test sets ``first`` ... of each): rates pooled over the test sets."""
+    total = sum(r["reps"] for r in rows)
+    out = dict(rows[0], reps=total, first=min(r["first"] for r in rows), batches=len(rows))
+    out["seconds"] = sum(r["seconds"] for r in rows)
+    for key, value in rows[0].items():
+        if isinstance(value, (list, tuple)) and len(value) == 2 and key.endswith(("_fwer", "coverage", "_only")):
+            p = sum(r[key][0] * r["reps"] for r in rows) / total
+            out[key] = (p, _statsim.binomial_se(p, total))
+        elif key.startswith("mean_") or key in ("maxt_share_found", "maxt_mean_rejections", "far_runs_per_test_set"):
+            out[key] = sum(r[key] * r["reps"] for r in rows) / total
+    far = [(r["far_runs_per_test_set"] * r["reps"], r["maxt_share_far_found"]) for r in rows]
+    weight = sum(w for w, share in far if share is not None)
+    out["maxt_share_far_found"] = sum(w * s for w, s in far if s is not None) / weight if weight else None
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -214,14 +240,45 @@ def pair_tests(kind, clusters, reps):
 # ---------------------------------------------------------------------------
 # The command
 # ---------------------------------------------------------------------------
-def run(study, reps, n_resamples):
+def _pct(pair):
+    return _statsim.fmt_pct(pair[0], pair[1], 1)
+
+
+def table(path=RESULTS):
+    """docs/validity.md's rows of the joint and near-copy studies, the batches of each pooled."""
+    rows = {}
+    for line in open(path):
+        row = json.loads(line)
+        if row.get("study", "").startswith(("joint:", "copies")) and row.get("n_resamples") == 10000:
+            rows.setdefault(row["study"], []).append(row)
+    lines = []
+    for study in ("joint:null-10", "joint:tiered-10", "joint:null-60", "joint:tiered-60", "copies", "joint:phase60"):
+        if study not in rows:
+            continue
+        r = combine(rows[study])
+        cells = [study.partition(":")[2] or study, "{:,}".format(r["reps"]), _pct(r["fw_interval_coverage"])]
+        cells += [_pct(r["maxt_fwer"]), "%.2f" % r["mean_critical_simultaneous"], "%.2f" % r["mean_direction_only"]]
+        cells.append(_pct(r["stepwise_interval_coverage"]))
+        plain = r.get("plain_fwer")
+        cells.append(
+            "%s; %s; %.2f" % (_pct(plain), _pct(r["plain_interval_coverage"]), r["mean_plain_critical"])
+            if plain
+            else "—"
+        )
+        far = r["maxt_share_far_found"]
+        cells.append("—" if far is None else "%.1f %%" % (100 * far))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def run(study, reps, n_resamples, first=0):
     kind, _, name = study.partition(":")
     started = time.perf_counter()
     load = os.getloadavg()
     if kind == "joint":
-        row = joint(name, reps, n_resamples)
+        row = joint(name, reps, n_resamples, plain=name != "phase60", first=first)
     elif kind == "copies":
-        row = copies(reps, n_resamples)
+        row = copies(reps, n_resamples, first=first)
     elif kind == "auc":
         row = auc_phase(int(name or 0), n_resamples)
     elif kind in ("mcnemar", "delong"):
@@ -236,16 +293,24 @@ def run(study, reps, n_resamples):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--study", action="append", required=True, help="joint:tiered-10, copies, auc:3, mcnemar:50")
+    parser.add_argument("--study", action="append", default=[], help="joint:tiered-10, copies, auc:3, mcnemar:50")
+    parser.add_argument("--table", action="store_true", help="print docs/validity.md's rows from --out")
     parser.add_argument("--reps", type=int, default=1000)
     parser.add_argument("--B", type=int, default=10000)
+    parser.add_argument("--batch", type=int, default=0, help="append a row every BATCH test sets (joint, copies)")
+    parser.add_argument("--first", type=int, default=0, help="first test set (continue a study cut off)")
     parser.add_argument("--out", default=RESULTS)
     args = parser.parse_args(argv)
+    if args.table:
+        print(table(args.out))
     for study in args.study:
-        row = run(study, args.reps, args.B)
-        print(json.dumps(row, default=float), flush=True)
-        with open(args.out, "a") as handle:
-            handle.write(json.dumps(row, default=float) + "\n")
+        batched = args.batch and study.partition(":")[0] in ("joint", "copies")
+        step = args.batch if batched else args.reps
+        for first in range(args.first, args.first + args.reps, step):
+            row = run(study, min(step, args.first + args.reps - first), args.B, first)
+            print(json.dumps(row, default=float), flush=True)
+            with open(args.out, "a") as handle:
+                handle.write(json.dumps(row, default=float) + "\n")
     return 0
 
 

@@ -218,11 +218,15 @@ def _multi_data(seed, n, labels, empty=0.1):
     return ids, gold, pred
 
 
+# DIPROMATS 2023 task 3 as PyEvALL's tree has it: technique -> category -> true (three levels)
+DIPROMATS_DEEP = dict(DIPROMATS_TREE, **{"1": "true", "2": "true", "3": "true"})
 MULTI = {
     # flat: PyEvALL implements multi-label ICM only with a hierarchy; every label a top-level leaf is flat ICM
     "flat": (DIPROMATS, None, "fine"),
     "dipromats_tree": (DIPROMATS, DIPROMATS_TREE, "fine"),
     "dipromats_coarse": (DIPROMATS, DIPROMATS_TREE, "coarse"),
+    "dipromats_three_levels": (DIPROMATS, DIPROMATS_DEEP, "fine"),
+    "dipromats_three_levels_coarse": (DIPROMATS, DIPROMATS_DEEP, "coarse"),
 }
 
 
@@ -242,7 +246,7 @@ def test_multilabel_icm_equals_pyevall_on_the_sample_and_replicates(tmp_path, ca
     if level == "coarse":
         up = lambda sets: [sorted(set(tree[x] for x in s)) for s in sets]  # noqa: E731
         gold, pred = up(gold), up(pred)
-        hierarchy = dict((c, []) for c in dict.fromkeys(tree.values()))
+        hierarchy = dict((c, []) for c in dict.fromkeys(tree[x] for x in labels))  # the labels' parents
     else:
         hierarchy = _pyevall_tree(tree, labels) if tree else dict((x, []) for x in labels)
 

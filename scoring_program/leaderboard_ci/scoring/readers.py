@@ -138,6 +138,8 @@ def task_settings(config):
         id_column=files.id_column,
         gold_column=files.gold_column,
         prediction_columns=files.prediction_columns,
+        unscored_ids=files.unscored_ids,
+        max_ids=files.max_ids,
         config_name=config.source,
         labels=config.labels,
         group_column=config.groups.column if config.groups else None,

@@ -424,6 +424,9 @@ def submission_warnings(metrics, gold, predictions, per_class=True):
     notes = sparse_notes(metrics, gold, predictions, participant=True, per_class=per_class)
     for items, where, _ in target_scopes(gold):
         notes += heavy_tail_notes(metrics, gold, predictions, items, where, participant=True)
+    task = task_type(gold.kind)
+    for spec in metrics:
+        notes += [note for note in task.score_notes(spec, gold, predictions) if note not in notes]
     return tuple(notes)
 
 

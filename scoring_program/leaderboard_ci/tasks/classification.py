@@ -309,6 +309,13 @@ def known_names():
     return names + ["qwk", "linear_kappa"]
 
 
+def metric_options(name):
+    """The options metric ``name`` takes: an average (with its labels, pos_label, zero_division), or kappa's weights."""
+    if name in _AVERAGED:
+        return ("average", "labels", "pos_label", "zero_division")
+    return ("weights",) if name == "cohen_kappa" else ()
+
+
 def make_spec(name, options, defaults):
     """Validated fields of a metric of this task (raises ValueError saying what is wrong).
 
@@ -709,6 +716,7 @@ class ClassificationTask(TaskType):
     PAIR_TESTS = (("p_mcnemar", "p (McNemar)", ("accuracy",)),)
     resolve_name, known_names = staticmethod(resolve_name), staticmethod(known_names)
     make_spec, check_metrics = staticmethod(make_spec), staticmethod(check_metrics)
+    metric_options = staticmethod(metric_options)
     encode_gold, value_parser, is_value = staticmethod(encode_gold), staticmethod(value_parser), staticmethod(is_value)
     encode_values, decode = staticmethod(encode_values), staticmethod(decode)
     organizer_warnings, sparse_units = staticmethod(organizer_warnings), staticmethod(sparse_units)

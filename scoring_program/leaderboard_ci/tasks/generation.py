@@ -18,9 +18,15 @@ The task type protocol for generated text:
 
 Metric options (sacrebleu's argument names): ``bleu`` takes ``tokenize``
 (``13a`` default, ``intl``, ``zh``, ``char``, ``none``), ``smooth`` (``exp``
-default, ``floor``, ``add-k``, ``none``), ``smooth_value``, ``lowercase`` and
-``effective_order``; ``chrf`` / ``chrf_pp`` take ``lowercase``,
-``whitespace`` and ``eps_smoothing``; ``ter`` takes ``case_sensitive``.  :func:`metric_signature`
+default, ``floor``, ``add-k``, ``none``), ``smooth_value``, ``lowercase``,
+``effective_order`` and ``max_ngram_order``; ``chrf`` / ``chrf_pp`` take
+``char_order``, ``word_order``, ``beta``, ``lowercase``, ``whitespace`` and
+``eps_smoothing``; ``ter`` takes ``case_sensitive``, ``normalized``,
+``no_punct`` and ``asian_support``; ``wer`` / ``cer`` take ``references``
+(``first``, jiwer's one reference per segment, or ``best``, the reference
+with the fewest edits).  sacrebleu's SentencePiece tokenizers (``flores101``,
+``flores200``, ``spm``) are not offered: they need the ``sentencepiece``
+package, which the stock images do not have.  :func:`metric_signature`
 writes a metric's configuration as sacrebleu's signature does.
 """
 
@@ -34,6 +40,9 @@ from ..core.accumulators import ExactSums
 from .base import MetricInfo
 from .generation_files import read_gold, read_predictions, text_array
 from .generation_stats import (
+    BETA,
+    BLEU_ORDER,
+    CHAR_ORDER,
     SMOOTHING,
     bleu_scores,
     bleu_statistics,
@@ -79,23 +88,51 @@ _DEFAULTS = {
             ("smooth_value", None),
             ("lowercase", False),
             ("effective_order", False),
+            ("max_ngram_order", BLEU_ORDER),
         ]
     ),
-    "chrf": OrderedDict([("lowercase", False), ("whitespace", False), ("eps_smoothing", False)]),
-    "ter": OrderedDict([("case_sensitive", False)]),
+    "chrf": OrderedDict(
+        [
+            ("char_order", CHAR_ORDER),
+            ("word_order", 0),
+            ("beta", BETA),
+            ("lowercase", False),
+            ("whitespace", False),
+            ("eps_smoothing", False),
+        ]
+    ),
+    "ter": OrderedDict(
+        [("case_sensitive", False), ("normalized", False), ("no_punct", False), ("asian_support", False)]
+    ),
+    "wer": OrderedDict([("references", "first")]),
 }
-_DEFAULTS["chrf_pp"] = _DEFAULTS["chrf"]
+_DEFAULTS["chrf_pp"] = OrderedDict((k, 2 if k == "word_order" else v) for k, v in _DEFAULTS["chrf"].items())
+_DEFAULTS["cer"] = _DEFAULTS["wer"]
 OPTIONS = tuple(sorted(set(k for d in _DEFAULTS.values() for k in d)))
 OPTION_DOCS = {
-    "tokenize": "bleu: sacrebleu's tokenizer: 13a (default), intl, zh, char or none.",
+    "tokenize": "bleu: sacrebleu's tokenizer: 13a (default), intl, zh, char or none (not flores101, flores200 or "
+    "spm: they need the sentencepiece package, which the stock images lack).",
     "smooth": "bleu: sacrebleu's smoothing: exp (default), floor, add-k or none.",
     "smooth_value": "bleu: the value of smooth floor (default 0.1) or add-k (default 1).",
     "lowercase": "bleu, chrf, chrf_pp: compare lower-cased text (default false).",
     "effective_order": "bleu: average only the n-gram orders the hypotheses have (default false).",
+    "max_ngram_order": "bleu: the largest n-gram order (default 4, sacrebleu's max_ngram_order).",
+    "char_order": "chrf, chrf_pp: the largest character n-gram order (default 6).",
+    "word_order": "chrf, chrf_pp: the largest word n-gram order (default 0 for chrf, 2 for chrf_pp).",
+    "beta": "chrf, chrf_pp: recall's weight in the F-score (default 2).",
     "whitespace": "chrf, chrf_pp: keep whitespace in character n-grams (default false).",
     "eps_smoothing": "chrf, chrf_pp: average the per-order F-scores (chrF++.py, NLTK) (default false).",
     "case_sensitive": "ter: compare case-sensitively (default false, as sacrebleu).",
+    "normalized": "ter: tercom's normalization of punctuation and XML entities (default false).",
+    "no_punct": "ter: remove punctuation (default false).",
+    "asian_support": "ter: with normalized, split CJK characters; with no_punct, remove CJK punctuation too "
+    "(default false).",
+    "references": "wer, cer: first (default; jiwer's one reference per segment) or best (per segment, the "
+    "reference with the fewest edits, and its length).",
 }
+#: sacrebleu's tokenizers that segment with a SentencePiece model (the sentencepiece package): not offered.
+SENTENCEPIECE_TOKENIZERS = ("flores101", "flores200", "spm")
+_LIMITS = {"max_ngram_order": (1, 9), "char_order": (0, 12), "word_order": (0, 6)}
 SETTINGS = ("reference_separator",)
 SETTING_DOCS = {
     "reference_separator": "Plain-text gold with several references per line: the text between them "
@@ -117,6 +154,11 @@ def _flag(name, value):
     return value
 
 
+def metric_options(name):
+    """The options metric ``name`` takes (sacrebleu's or jiwer's argument names)."""
+    return tuple(_DEFAULTS.get(name, ()))
+
+
 def make_spec(name, options, defaults):
     """``(fields, key, title)``: the options checked and stored; non-default ones named in the key and title."""
     allowed = _DEFAULTS.get(name, {})
@@ -128,8 +170,23 @@ def make_spec(name, options, defaults):
     chosen = []
     for option, default in allowed.items():
         value = options.get(option, default)
+        if option == "tokenize" and value in SENTENCEPIECE_TOKENIZERS:
+            raise ValueError(
+                "tokenize %s is sacrebleu's SentencePiece tokenizer: it needs the sentencepiece package and its "
+                "model, which the stock Codabench images do not have; use one of: %s" % (value, ", ".join(TOKENIZERS))
+            )
         if option == "tokenize" and value not in TOKENIZERS:
             raise ValueError("tokenize must be one of: %s, got %r" % (", ".join(TOKENIZERS), value))
+        elif option in _LIMITS:
+            low, high = _LIMITS[option]
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+                raise ValueError("%s must be a whole number from %d to %d, got %r" % (option, low, high, value))
+        elif option == "beta":
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1e6:
+                raise ValueError("beta must be a positive number (recall's weight), got %r" % (value,))
+        elif option == "references":
+            if value not in ("first", "best"):
+                raise ValueError("references must be first or best, got %r" % (value,))
         elif option == "smooth" and value not in SMOOTHING:
             raise ValueError("smooth must be one of: %s, got %r" % (", ".join(SMOOTHING), value))
         elif option == "smooth_value" and value is not None:
@@ -142,6 +199,9 @@ def make_spec(name, options, defaults):
             chosen.append((option, value))
     if dict(chosen).get("smooth_value") is not None and dict(chosen).get("smooth", "exp") not in ("floor", "add-k"):
         raise ValueError("smooth_value applies to smooth floor or add-k only")
+    settings = dict(allowed, **dict(chosen))
+    if name in ("chrf", "chrf_pp") and settings["char_order"] + settings["word_order"] == 0:
+        raise ValueError("char_order and word_order cannot both be 0")
     title = METRICS[name].title
     suffix = [_short(option, value) for option, value in chosen]
     key = "_".join([name] + suffix)
@@ -157,7 +217,14 @@ _FLAG_NAMES = OrderedDict(
         ("whitespace", "space"),
         ("eps_smoothing", "eps"),
         ("case_sensitive", "cs"),
+        ("normalized", "norm"),
+        ("no_punct", "nopunct"),
+        ("asian_support", "asian"),
     ]
+)
+#: Numeric options and the letter that starts their word in a key (``bleu_n2``, ``chrf_c4_w1_b3``).
+_NUMBER_NAMES = OrderedDict(
+    [("smooth_value", "k"), ("max_ngram_order", "n"), ("char_order", "c"), ("word_order", "w"), ("beta", "b")]
 )
 
 
@@ -167,8 +234,10 @@ def _short(option, value):
         return value
     if option == "smooth":
         return "s" + value.replace("-", "")
-    if option == "smooth_value":
-        return "k" + ("%g" % value).replace(".", "p")
+    if option == "references":
+        return "best" if value == "best" else value
+    if option in _NUMBER_NAMES:
+        return _NUMBER_NAMES[option] + ("%g" % value).replace(".", "p")
     return _FLAG_NAMES[option]
 
 
@@ -181,11 +250,15 @@ def _from_short(name, word):
         for method in SMOOTHING:
             if word[1:] == method.replace("-", ""):
                 return "smooth", method
-    if "smooth_value" in allowed and word.startswith("k"):
-        try:
-            return "smooth_value", float(word[1:].replace("p", "."))
-        except ValueError:
-            return None
+    if "references" in allowed and word == "best":
+        return "references", "best"
+    for option, letter in _NUMBER_NAMES.items():
+        if option in allowed and word.startswith(letter) and word[1:2].isdigit():
+            try:
+                number = float(word[1:].replace("p", "."))
+            except ValueError:
+                return None
+            return option, (int(number) if option in _LIMITS and number == int(number) else number)
     for option, short in _FLAG_NAMES.items():
         if option in allowed and word == short:
             return option, True
@@ -226,25 +299,36 @@ def metric_signature(spec, n_refs):
         smooth = o["smooth"]
         if SMOOTHING[smooth] is not None:
             smooth += "[%.2f]" % (SMOOTHING[smooth] if o["smooth_value"] is None else o["smooth_value"])
-        return "%s|case:%s|eff:%s|tok:%s|smooth:%s" % (
+        out = "%s|case:%s|eff:%s|tok:%s|smooth:%s" % (
             head,
             "lc" if o["lowercase"] else "mixed",
             "yes" if o["effective_order"] else "no",
             o["tokenize"],
             smooth,
         )
+        # sacrebleu's signature leaves max_ngram_order out; ours names it when it is not 4
+        return out + ("" if o["max_ngram_order"] == BLEU_ORDER else "|ngram:%d" % o["max_ngram_order"])
     if spec.name in ("chrf", "chrf_pp"):
-        return "%s|case:%s|eff:%s|nc:6|nw:%d|space:%s" % (
+        out = "%s|case:%s|eff:%s|nc:%d|nw:%d|space:%s" % (
             head,
             "lc" if o["lowercase"] else "mixed",
             "no" if o["eps_smoothing"] else "yes",
-            2 if spec.name == "chrf_pp" else 0,
+            o["char_order"],
+            o["word_order"],
             "yes" if o["whitespace"] else "no",
         )
+        # sacrebleu writes beta in the score's name (chrF2); ours names it in the signature when it is not 2
+        return out + ("" if o["beta"] == BETA else "|beta:%g" % o["beta"])
     if spec.name == "ter":
-        return "%s|case:%s|tok:tercom|norm:no|punct:yes|asian:no" % (head, "mixed" if o["case_sensitive"] else "lc")
+        return "%s|case:%s|tok:tercom|norm:%s|punct:%s|asian:%s" % (
+            head,
+            "mixed" if o["case_sensitive"] else "lc",
+            "yes" if o["normalized"] else "no",
+            "no" if o["no_punct"] else "yes",
+            "yes" if o["asian_support"] else "no",
+        )
     if spec.name in ("wer", "cer"):
-        return "%s|jiwer:%s_default" % (head, spec.name)
+        return "%s|jiwer:%s_default%s" % (head, spec.name, "|refs:best" if o["references"] == "best" else "")
     return head
 
 
@@ -270,23 +354,27 @@ def segment_statistics(spec, hypotheses, references):
             def preprocess(text):
                 return tokenize(text.rstrip())
 
-        return bleu_statistics(hypotheses, references, preprocess)
+        return bleu_statistics(hypotheses, references, preprocess, o["max_ngram_order"])
     if spec.name in ("chrf", "chrf_pp"):
         return chrf_statistics(
             hypotheses,
             references,
-            word_order=2 if spec.name == "chrf_pp" else 0,
+            word_order=o["word_order"],
             lowercase=o["lowercase"],
             whitespace=o["whitespace"],
             eps_smoothing=o["eps_smoothing"],
+            char_order=o["char_order"],
+            beta=o["beta"],
         )
     if spec.name in ("wer", "cer"):
-        return edit_statistics(hypotheses, references, "words" if spec.name == "wer" else "chars")
+        unit = "words" if spec.name == "wer" else "chars"
+        return edit_statistics(hypotheses, references, unit, best=o["references"] == "best")
     if spec.name == "ter":
         from .generation_ter import ter_statistics
 
         return ter_statistics(hypotheses, references, o)
-    out = np.zeros((len(hypotheses), 1), dtype=np.int64)
+    # exact match: [1 if the hypothesis equals one of the references, 1] (the second sums to the segments drawn)
+    out = np.ones((len(hypotheses), 2), dtype=np.int64)
     for i, (hypothesis, refs) in enumerate(zip(hypotheses, references)):
         out[i, 0] = hypothesis.strip() in set(r.strip() for r in refs)
     return out
@@ -296,14 +384,16 @@ def corpus_scores(spec, sums):
     """The corpus metric ``spec`` of each row of summed statistics ``(N, F)``."""
     o = _settings_of(spec)
     if spec.name == "bleu":
-        return bleu_scores(sums, o["smooth"], o["smooth_value"], o["effective_order"])
+        return bleu_scores(sums, o["smooth"], o["smooth_value"], o["effective_order"], o["max_ngram_order"])
     if spec.name in ("chrf", "chrf_pp"):
-        return chrf_scores(sums, 2 if spec.name == "chrf_pp" else 0, o["eps_smoothing"])
+        return chrf_scores(sums, o["word_order"], o["eps_smoothing"], o["beta"], o["char_order"])
     if spec.name in ("wer", "cer"):
         return edit_rates(sums)
     if spec.name == "ter":
         return ter_scores(sums)
-    return np.asarray(sums, dtype=np.float64)[:, 0]
+    # exact match: the fraction of the drawn segments whose hypothesis matches
+    sums = np.asarray(sums, dtype=np.float64).reshape(-1, 2)
+    return np.where(sums[:, 1] > 0, sums[:, 0] / np.where(sums[:, 1] > 0, sums[:, 1], 1.0), np.nan)
 
 
 class Statistics:
@@ -421,7 +511,7 @@ class GenerationTask(TaskType):
     OWN_GOLD_FORMAT = OWN_PREDICTION_FORMAT = True
     UNIT_VALUES_NAME = "segment"
     make_spec, parse_settings = staticmethod(make_spec), staticmethod(parse_settings)
-    resolve_name = staticmethod(resolve_name)
+    resolve_name, metric_options = staticmethod(resolve_name), staticmethod(metric_options)
     read_gold, read_predictions = staticmethod(read_gold), staticmethod(read_predictions)
     encode_values, decode = staticmethod(encode_values), staticmethod(decode)
     submission_format = staticmethod(submission_format)

@@ -27,6 +27,7 @@ import json
 import numpy as np
 
 from . import json_documents
+from .base import UnscoredIds
 
 __all__ = ["is_jsonl", "read_gold", "read_predictions", "text_array", "MAX_TER_WORDS"]
 
@@ -165,7 +166,8 @@ def _read_text(source, lines, n):
     return found, where
 
 
-def _read_jsonl(source, lines, gold):
+def _read_jsonl(source, lines, gold, settings=None):
+    unscored = UnscoredIds(source, settings)
     if gold.ids is None:
         raise source.whole(
             "is JSON Lines, but the test set has no segment ids; send plain text, one hypothesis per line in order"
@@ -175,15 +177,20 @@ def _read_jsonl(source, lines, gold):
     where = [0] * len(gold.ids)
     first = {}
     for lineno, value in _json_objects(source, lines, _EXAMPLE):
+        error = unscored.count(lineno)
+        if error is not None:
+            raise error
         ident = _ident(source, lineno, value, _EXAMPLE)
         i = position.get(ident)
         if i is None:
-            raise source.at(
+            error = unscored.unknown(
                 lineno,
                 "segment id %s is not in the test set (ids look like %s); give one hypothesis per test segment"
                 % (_quoted(ident), _quoted(gold.ids[0])),
             )
-        if found[i] is not None:
+            if error is not None:
+                raise error
+        if ident in first:
             raise source.at(
                 lineno,
                 "segment id %s appears again (first on line %d); give one hypothesis per segment"
@@ -197,12 +204,14 @@ def _read_jsonl(source, lines, gold):
                 'segment %s needs "hypothesis": a string (an empty string is allowed), got %s; expected %s'
                 % (_quoted(ident), "nothing" if key is None else "a JSON " + _kind(text), _EXAMPLE),
             )
+        first[ident] = lineno
+        if i is None:  # an unscored id (files.unscored_ids: ignore), read and checked
+            continue
         found[i] = text
         where[i] = lineno
-        first[ident] = lineno
     missing = [gold.ids[i] for i, v in enumerate(found) if v is None]
     if missing:
-        raise source.whole(
+        raise unscored.missing(
             "has no hypothesis for %d of the %d test segments (e.g. %s); give one per segment (an empty "
             "string if you have none)"
             % (len(missing), len(gold.ids), ", ".join(_quoted(m) for m in missing[:_SHOWN_IDS]))
@@ -213,7 +222,7 @@ def _read_jsonl(source, lines, gold):
 def read_predictions(source, lines, gold, settings):
     """A participant's hypotheses, aligned with the gold's segments (an object array of strings)."""
     if is_jsonl(source, settings):
-        found, where = _read_jsonl(source, lines, gold)
+        found, where = _read_jsonl(source, lines, gold, settings)
     else:
         found, where = _read_text(source, lines, gold.n)
     if any(getattr(spec, "name", None) == "ter" for spec in (settings or {}).get("metrics") or ()):

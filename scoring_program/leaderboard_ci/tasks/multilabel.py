@@ -22,9 +22,11 @@ The task module protocol (see :mod:`leaderboard_ci.tasks`) for label sets:
   of the labels' information content (:func:`.icm.hard_icm_terms`), equal to
   PyEvALL 0.2.11 on every replicate (``tests/test_icm_tasks.py``);
 * **hierarchy**: ``hierarchy: {fine: coarse}`` maps each label to a coarse
-  label; a metric with ``level: coarse`` (or a ``coarse_`` name, e.g.
+  label (its parent); a metric with ``level: coarse`` (or a ``coarse_`` name, e.g.
   ``coarse_f1_macro``) is the same metric on the coarse indicator matrices,
-  where an item has a coarse label when it has any of its fine labels;
+  where an item has a coarse label when it has any of its fine labels; a
+  coarse label may have a parent of its own (a tree of three levels or more,
+  DIPROMATS' technique -> category -> true), which ICM's tree uses;
 * **unit table**: :func:`unit_rows`, per-label precision, recall, F1 and its CI.
 
 Conventions (scikit-learn's, also in docs/tasks/multilabel.md)
@@ -140,9 +142,17 @@ def parse_settings(values):
     return out
 
 
-def _coarse_labels(hierarchy):
-    """Coarse labels in order of first appearance in the hierarchy."""
-    return tuple(dict.fromkeys(coarse for _, coarse in hierarchy))
+def _inner(hierarchy):
+    """The nodes that are some other node's parent (a self-mapping makes no parent)."""
+    return set(parent for child, parent in hierarchy if child != parent)
+
+
+def _coarse_labels(hierarchy, labels=None):
+    """Coarse labels, in order of first appearance: the parents of the labels (of the nodes that are no
+    other node's parent when ``labels`` is None).  Higher levels of a deeper tree serve ICM only."""
+    inner = _inner(hierarchy)
+    below = (lambda child: child in labels) if labels is not None else (lambda child: child not in inner)
+    return tuple(dict.fromkeys(coarse for fine, coarse in hierarchy if below(fine)))
 
 
 def check_config(metrics, settings, labels):
@@ -161,16 +171,20 @@ def check_config(metrics, settings, labels):
                 "metric %s is computed on the coarse level, which needs hierarchy: "
                 "{fine_label: coarse_label, ...}" % spec.key
             )
-        coarse = _coarse_labels(hierarchy)
+        coarse = _coarse_labels(hierarchy, labels)
         for label in spec.labels or ():
             if label not in coarse:
                 raise ValueError(
                     "metric %s: label %r is not a coarse label of hierarchy (%s)" % (spec.key, label, ", ".join(coarse))
                 )
     if hierarchy is not None and labels is not None:
+        inner = _inner(hierarchy)
         for fine, _ in hierarchy:
-            if fine not in labels:
-                raise ValueError("hierarchy maps %r, which is not one of the labels: %s" % (fine, ", ".join(labels)))
+            if fine not in labels and fine not in inner:  # an inner node of a deeper tree maps to its own parent
+                raise ValueError(
+                    "hierarchy maps %r, which is neither one of the labels (%s) nor the coarse label of one"
+                    % (fine, ", ".join(labels))
+                )
         mapped = set(fine for fine, _ in hierarchy)
         unmapped = [label for label in labels if label not in mapped]
         if unmapped:
@@ -205,6 +219,11 @@ def known_names():
 
 def _canonical(text):
     return str(text).strip().lower().replace("-", "_").replace(" ", "_")
+
+
+def metric_options(name):
+    """The options metric ``name`` takes: every metric takes ``level``; the averaged ones their average."""
+    return ("average", "labels", "zero_division", "level") if name in _AVERAGED else ("level",)
 
 
 def make_spec(name, options, defaults):
@@ -290,8 +309,12 @@ def decode(gold, values):
 
 
 def hierarchy_matrix(labels, hierarchy):
-    """``(coarse labels, 0/1 matrix (K, K_coarse))`` of a ``((fine, coarse), ...)`` hierarchy (ValueError)."""
-    coarse = _coarse_labels(hierarchy)
+    """``(coarse labels, 0/1 matrix (K, K_coarse))`` of a ``((fine, coarse), ...)`` hierarchy (ValueError).
+
+    A label's coarse label is its parent; in a tree of three levels or more (DIPROMATS: technique ->
+    category -> true), the entries of the inner nodes serve ICM's tree and are not coarse labels.
+    """
+    coarse = _coarse_labels(hierarchy, labels)
     mapping = dict(hierarchy)
     index = dict((c, j) for j, c in enumerate(coarse))
     matrix = np.zeros((len(labels), len(coarse)), dtype=np.int64)
@@ -301,7 +324,8 @@ def hierarchy_matrix(labels, hierarchy):
                 "hierarchy has no coarse label for label number %d of %d; map every label" % (k + 1, len(labels))
             )
         matrix[k, index[mapping[label]]] = 1
-    unknown = [fine for fine in mapping if fine not in set(labels)]
+    inner = _inner(hierarchy)
+    unknown = [fine for fine in mapping if fine not in set(labels) and fine not in inner]
     if unknown:
         raise ValueError("hierarchy maps %r, which is not one of the task's labels" % unknown[0])
     return coarse, matrix
@@ -628,6 +652,7 @@ class MultilabelTask(TaskType):
     OWN_GOLD_FORMAT = OWN_PREDICTION_FORMAT = True
     resolve_name, known_names = staticmethod(resolve_name), staticmethod(known_names)
     make_spec, check_metrics = staticmethod(make_spec), staticmethod(check_metrics)
+    metric_options = staticmethod(metric_options)
     parse_settings, check_config = staticmethod(parse_settings), staticmethod(check_config)
     read_gold, read_predictions = staticmethod(read_gold), staticmethod(read_predictions)
     encode_values, decode = staticmethod(encode_values), staticmethod(decode)

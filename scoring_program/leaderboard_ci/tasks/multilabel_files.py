@@ -24,6 +24,7 @@ import re
 import numpy as np
 
 from . import json_documents
+from .base import UnscoredIds
 
 __all__ = ["DEFAULT_SEPARATOR", "read_gold", "read_predictions", "encode_label_sets"]
 
@@ -403,8 +404,9 @@ def read_gold(source, lines, labels, settings):
     hierarchy = settings.get("hierarchy")
     if hierarchy:
         mapped = set(fine for fine, _ in hierarchy)
+        inner = set(parent for child, parent in hierarchy if child != parent)  # a deeper tree's inner nodes
         for fine in mapped:
-            if fine not in label_set:
+            if fine not in label_set and fine not in inner:
                 raise source.whole(
                     "has no item with label %r, which hierarchy maps; list every label under "
                     "labels: in %s" % (fine, settings.get("config_name", "config.yaml"))
@@ -465,24 +467,36 @@ def read_predictions(source, lines, gold, settings):
         order = [columns.index(label) for label in labels]
     n = gold.n
     by_id = gold.ids is not None and has_ids
+    unscored = UnscoredIds(source, settings)
     position = dict((ident, i) for i, ident in enumerate(gold.ids)) if by_id else None
     out = np.zeros((n, len(labels)), dtype=np.uint8)
     seen = np.zeros(n, dtype=np.int64)
+    first = {}
+    decoy = np.zeros((1, len(labels)), dtype=np.uint8)  # where an unscored id's labels are checked, then dropped
     count = 0
     for line, ident, payload, _ in records:
+        target = out
         if by_id:
+            error = unscored.count(line)
+            if error is not None:
+                raise error
             if ident == "":
                 raise source.at(line, "the id is empty; expected one of the test ids (like %r)" % (gold.ids[0],))
-            i = position.get(ident)
-            if i is None:  # the first unknown id stops the reading
-                raise source.at(
-                    line, "id %s is not in the test set; expected ids like %r" % (_q(source, ident), gold.ids[0])
-                )
-            if seen[i]:
+            if ident in first:
                 raise source.at(
                     line,
-                    "id %s appears again (first on line %d); give one prediction per id" % (_q(source, ident), seen[i]),
+                    "id %s appears again (first on line %d); give one prediction per id"
+                    % (_q(source, ident), first[ident]),
                 )
+            first[ident] = line
+            i = position.get(ident)
+            if i is None:  # the first unknown id stops the reading, unless unscored ids are ignored
+                error = unscored.unknown(
+                    line, "id %s is not in the test set; expected ids like %r" % (_q(source, ident), gold.ids[0])
+                )
+                if error is not None:
+                    raise error
+                target, i = decoy, 0
         else:
             if count == n:
                 raise source.at(
@@ -490,23 +504,24 @@ def read_predictions(source, lines, gold, settings):
                     "more predictions than the %d test items; expected exactly %d, one per test item in order" % (n, n),
                 )
             i = count
-        seen[i] = line
-        count += 1
+        if target is out:
+            seen[i] = line
+            count += 1
         if kind == "indicators":
             row = _indicator_row(source, line, payload, columns)
-            out[i] = [row[j] for j in order]
+            target[i] = [row[j] for j in order]
         else:
             for token in _tokens(source, line, payload, separator):
                 k = index.get(token)
                 if k is None:
                     raise _unknown_label(source, line, token, labels, settings)
-                out[i, k] = 1
-    if count == 0:
+                target[i, k] = 1
+    if count == 0 and not unscored.ignore:
         raise source.whole("has no predictions; expected one per test item (%d)" % n)
     if count < n:
         if by_id:
             missing = [gold.ids[i] for i in np.flatnonzero(seen == 0)[:3]]
-            raise source.whole(
+            raise unscored.missing(
                 "is missing %d of the %d test ids (e.g. %s); give one prediction for every id"
                 % (n - count, n, ", ".join(repr(x) for x in missing))
             )

@@ -28,6 +28,7 @@ REQUIRED = (
     "METRICS",
     "ALIASES",
     "OPTIONS",
+    "metric_options",
     "resolve_name",
     "known_names",
     "make_spec",
@@ -58,6 +59,7 @@ HOOKS = (
     "unit_values",
     "sparse_units",
     "item_contributions",
+    "score_notes",
     "UNIT_NAME",
     "unit_rows",
     "PAIR_TESTS",
@@ -124,6 +126,10 @@ class TaskType(object):
         """
         name = self.ALIASES.get(name, name)
         return (name, {}) if name in self.METRICS else None
+
+    def metric_options(self, name):
+        """The options metric ``name`` takes, for messages (default: :attr:`OPTIONS`, all of the task's)."""
+        return tuple(self.OPTIONS)
 
     def known_names(self):
         """One spelling of every metric, for messages and "did you mean" (default: the metric names, sorted)."""
@@ -236,6 +242,11 @@ class TaskType(object):
     def item_contributions(self, spec, gold, predictions):
         """``(non-negative per-item terms, noun, coverage)`` of a per-item-mean metric, or None (default)."""
         return None
+
+    def score_notes(self, spec, gold, predictions):
+        """Sentences for the participant about what ``spec``'s score on these ``predictions`` stands for, when
+        the number alone would mislead (a score with no maximum shown as a finite stand-in); ``()`` by default."""
+        return ()
 
     #: What a row of the per-unit table is (``"class"``, ``"label"``, ``"entity type"``).
     UNIT_NAME = "class"

@@ -39,7 +39,7 @@ import numpy as np
 
 from ..core.accumulators import CodeCounts, ExactSums, split_fixed_point
 from . import json_documents
-from .base import MetricInfo
+from .base import MetricInfo, UnscoredIds
 from .protocol import SubmissionFormat, TaskType
 
 __all__ = [
@@ -260,10 +260,14 @@ def read_gold(source, lines, labels, settings):
 def read_predictions(source, lines, gold, settings):
     """A participant's ``{question id: answer text}``, in the gold's question order, normalized."""
     normalize = normalizer(_normalization(settings))
+    unscored = UnscoredIds(source, settings)
     position = dict((ident, i) for i, ident in enumerate(gold.ids))
     found = [None] * len(gold.ids)
     first_line = {}
     for line, key, value in _object_items(source, json_documents.document_text(lines), _EXAMPLE):
+        error = unscored.count(line)
+        if error is not None:
+            raise error
         i = position.get(key)
         if i is None and key in ("data", "version") and key not in position:
             raise source.at(
@@ -271,12 +275,14 @@ def read_predictions(source, lines, gold, settings):
                 "holds the key %s of a SQuAD dataset file; expected the answers alone: %s" % (_quoted(key), _EXAMPLE),
             )
         if i is None:
-            raise source.at(
+            error = unscored.unknown(
                 line,
                 "question id %s is not in the test set (ids look like %s); give one answer per "
                 "test question" % (_quoted(key), _quoted(gold.ids[0])),
             )
-        if found[i] is not None:
+            if error is not None:
+                raise error
+        if key in first_line:
             raise source.at(
                 line,
                 "question id %s appears again (first on line %d); give one answer per question"
@@ -289,11 +295,12 @@ def read_predictions(source, lines, gold, settings):
                 "is allowed and scores 0)"
                 % (_quoted(key), _kind(value), " (write it in double quotes)" if _kind(value) == "number" else ""),
             )
-        found[i] = normalize(value)
         first_line[key] = line
+        if i is not None:  # else an unscored id (files.unscored_ids: ignore), read and checked
+            found[i] = normalize(value)
     missing = [gold.ids[i] for i, v in enumerate(found) if v is None]
     if missing:
-        raise source.whole(
+        raise unscored.missing(
             "has no answer for %d of the %d test questions (e.g. %s); give one answer per question "
             "(an empty string if you have none)"
             % (len(missing), len(gold.ids), ", ".join(_quoted(m) for m in missing[:_SHOWN_IDS]))

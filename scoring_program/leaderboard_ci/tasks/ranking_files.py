@@ -12,6 +12,7 @@ import re
 import numpy as np
 
 from . import json_documents, trec_runs
+from .base import UnscoredIds
 
 __all__ = [
     "SETTINGS",
@@ -330,11 +331,13 @@ def _check_id(source, ident, line, what):
 def read_predictions(source, lines, gold, settings=None):
     """A TREC run or JSON ``{qid: {docid: score}}``, aligned with the gold's queries.
 
-    Every query id must be one of the qrels'; a query the run omits counts as
+    Every query id must be one of the qrels' (with ``files.unscored_ids: ignore``, the lines of other
+    queries are read, checked and dropped); a query the run omits counts as
     a query with no retrieved document (see ``missing_queries``).  A TREC run
     is read in blocks with numpy (:mod:`.trec_runs`): the first wrong line
     stops the reading.
     """
+    ignore = UnscoredIds(source, settings).ignore
     index = dict((qid, q) for q, qid in enumerate(gold.ids))
     is_json, content, _ = _split_json(lines, MAX_JSON_RUN_BYTES)
     # a TREC line holds 6 tokens and 6 separators (12 bytes at least); a JSON entry "d":1, 6 bytes
@@ -344,11 +347,11 @@ def read_predictions(source, lines, gold, settings=None):
         for qid, docs in _load_json(source, content, "score"):
             _check_id(source, qid, None, "query id")
             q = index.get(qid)
-            if q is None:
+            if q is None and not ignore:
                 raise _unknown_query(source, None, qid, gold)
-            if q in seen:
+            if qid in seen:
                 raise source.whole("has query %s twice; give each query once" % _quote(source, qid))
-            seen.add(q)
+            seen.add(qid)
             if not isinstance(docs, _Pairs):
                 raise source.whole(
                     "query %s must map to an object {document id: score}, not a JSON %s"
@@ -357,7 +360,8 @@ def read_predictions(source, lines, gold, settings=None):
             _no_duplicate_documents(source, qid, docs)
             for doc, score in docs:
                 _check_json_score(source, qid, doc, score)
-            trec_runs.add_query_docs(rows, q, docs)
+            if q is not None:  # else an unscored query (files.unscored_ids: ignore), read and checked
+                trec_runs.add_query_docs(rows, q, docs)
     else:
         queries = trec_runs.Queries(gold.ids)
 
@@ -368,7 +372,7 @@ def read_predictions(source, lines, gold, settings=None):
             return source.at(line, "the score %s (the 5th column) %s" % (_quote(source, text), _why(text)))
 
         for first, text, count in _blocks(content):
-            trec_runs.parse_block(source, first, text, count, queries, rows, unknown, bad_score)
+            trec_runs.parse_block(source, first, text, count, queries, rows, None if ignore else unknown, bad_score)
 
     def duplicate(line, first, doc, q):
         return source.at(

@@ -13,6 +13,8 @@ from array import array
 
 import numpy as np
 
+from .base import UnscoredIds
+
 __all__ = ["read_predictions", "is_number", "DEFAULT_SUM_TOLERANCE", "PROBABILITY_METRICS"]
 
 #: How far a row of class probabilities may be from summing to 1 (log loss), by default.
@@ -172,6 +174,7 @@ def read_predictions(source, lines, gold, settings):
     delimiter = "\t" if (fmt == "tsv" or ("\t" in first[1] and fmt != "csv")) else ","
     header = _fields(first[1], delimiter)
     ids = frozenset(gold.ids or ())
+    unscored = UnscoredIds(source, settings)
     ident = None
     if id_column is not None:
         folded = [h.casefold() for h in header]
@@ -231,7 +234,7 @@ def read_predictions(source, lines, gold, settings):
                 )
         if ident is not None:
             row_id = fields[ident]
-            if row_id not in ids:  # stop at the first unknown id, not after reading the rest
+            if row_id not in ids and not unscored.ignore:  # stop at the first unknown id, not after the rest
                 raise _unknown_id(source, lineno, row_id, gold)
             row_ids.append(row_id)
         values.extend(row)
@@ -251,7 +254,7 @@ def read_predictions(source, lines, gold, settings):
                 % (matrix.shape[0], n)
             )
         return matrix
-    return _align(source, gold, row_ids, lines_seen, matrix)
+    return _align(source, gold, row_ids, lines_seen, matrix, unscored)
 
 
 def _unknown_id(source, line, ident, gold):
@@ -260,7 +263,10 @@ def _unknown_id(source, line, ident, gold):
     return source.at(line, "id %s is not in the test set; expected ids like %s" % (_quote(ident), _quote(gold.ids[0])))
 
 
-def _align(source, gold, row_ids, lines_seen, matrix):
+def _align(source, gold, row_ids, lines_seen, matrix, unscored):
+    """The rows in gold order; rows of ids the gold lacks refused, or dropped (``files.unscored_ids: ignore``)."""
+    if unscored.max_ids is not None and len(row_ids) > unscored.max_ids:
+        raise unscored.limit(lines_seen[unscored.max_ids])
     index = dict((ident, position) for position, ident in enumerate(gold.ids))
     position = np.empty(len(row_ids), dtype=np.intp)
     first_line = {}
@@ -280,7 +286,7 @@ def _align(source, gold, row_ids, lines_seen, matrix):
             unknown.append(r)
             continue
         position[r] = p
-    if unknown:
+    if unknown and not unscored.ignore:
         r = unknown[0]
         raise source.whole(
             "has %d id%s that %s not in the test set (the first is %s, on line %d); expected ids "
@@ -294,13 +300,15 @@ def _align(source, gold, row_ids, lines_seen, matrix):
                 _quote(gold.ids[0]),
             )
         )
-    if len(row_ids) < gold.n:
+    if len(row_ids) - len(unknown) < gold.n:
         seen = set(row_ids)
         missing = [i for i in gold.ids if i not in seen]
-        raise source.whole(
+        raise unscored.missing(
             "is missing %d of the %d test ids (e.g. %s); give one prediction for every id"
             % (len(missing), gold.n, ", ".join(_quote(i) for i in missing[:3]))
         )
-    out = np.empty_like(matrix)
-    out[position] = matrix
+    scored = np.ones(len(row_ids), dtype=bool)
+    scored[unknown] = False
+    out = np.empty((gold.n,) + matrix.shape[1:], dtype=matrix.dtype)
+    out[position[scored]] = matrix[scored]
     return out

@@ -170,6 +170,17 @@ def _no(name, option, value):
         raise ValueError("%s takes no %s (got %r)" % (name, option, value))
 
 
+def metric_options(name):
+    """The options metric ``name`` takes (a thresholded classification metric takes the threshold besides)."""
+    if name in classification.METRICS:
+        return classification.metric_options(name) + ("threshold", "positive_when")
+    return {
+        "roc_auc": ("average", "pos_label", "multi_class", "interval"),
+        "average_precision": ("average", "pos_label"),
+        "top_k_accuracy": ("k",),
+    }.get(name, ("pos_label",))
+
+
 def make_spec(name, options, defaults):
     """``(fields, default key, title)`` of a metric of this task (ValueError saying what is wrong)."""
     options = dict(options)
@@ -730,6 +741,7 @@ class ScoresTask(TaskType):
     PAIR_TESTS = (("p_delong", "p (DeLong)", ("roc_auc",)),)
     resolve_name, known_names = staticmethod(resolve_name), staticmethod(known_names)
     make_spec, check_metrics = staticmethod(make_spec), staticmethod(check_metrics)
+    metric_options = staticmethod(metric_options)
     parse_settings, read_predictions = staticmethod(parse_settings), staticmethod(read_predictions)
     encode_gold, value_parser, is_value = staticmethod(encode_gold), staticmethod(value_parser), staticmethod(is_value)
     encode_values, decode = staticmethod(encode_values), staticmethod(decode)

@@ -167,6 +167,11 @@ def known_names():
     return names + ["accuracy"]
 
 
+def metric_options(name):
+    """The options metric ``name`` takes: precision, recall and F1 take an average."""
+    return ("average", "zero_division") if name in _AVERAGED else ()
+
+
 def make_spec(name, options, defaults):
     """``(fields, default key, title)``; precision/recall/F1 take ``average`` (default micro, seqeval's)."""
     average = options.get("average")
@@ -405,18 +410,33 @@ def _check_sentence_breaks(source, sentences, lengths, fmt):
         )
 
 
+def _known_type(source, line, tag, pair, known, types):
+    """``pair`` (prefix, entity type) of ``tag``; the error when its type is not one of the gold's ``types``."""
+    if pair[0] != "O" and pair[1] not in known:
+        raise source.at(
+            line,
+            "tag %s has entity type %s, which is not one of the %s"
+            % (_q(source, tag), _q(source, pair[1]), _type_list(types)),
+        )
+    return pair
+
+
 def read_predictions(source, lines, gold, settings):
     """A participant's tags, checked against the gold's sentences and encoded like the gold."""
-    settings = _settings(settings)
+    given, settings = settings, _settings(settings)
     lengths, groups, width = _layout_of(gold)
     sentences, fmt = _read_sentences(source, lines, settings)
+    dropped = []
     if fmt == "jsonl" and gold.ids is not None and all(s.ident is not None for s in sentences):
-        sentences = _align_ids(source, sentences, gold.ids)
+        sentences, dropped = _align_ids(source, sentences, gold.ids, given)
     else:
         _check_sentence_breaks(source, sentences, lengths, fmt)
     reader = _TagReader(source, settings)
     encoder = _Encoder(gold.labels, settings)
     known = encoder.index
+    for s in dropped:  # sentences of unscored ids (files.unscored_ids: ignore): their tags are checked too
+        for line, tag in zip(s.tag_lines, s.tags):
+            _known_type(source, line, tag, reader(line, tag), known, gold.labels)
     codes = []
     for number, (s, length) in enumerate(zip(sentences, lengths), 1):
         if len(s.tags) != length:
@@ -428,14 +448,7 @@ def read_predictions(source, lines, gold, settings):
             )
         pairs = []
         for line, tag in zip(s.tag_lines, s.tags):
-            pair = reader(line, tag)
-            if pair[0] != "O" and pair[1] not in known:
-                raise source.at(
-                    line,
-                    "tag %s has entity type %s, which is not one of the %s"
-                    % (_q(source, tag), _q(source, pair[1]), _type_list(gold.labels)),
-                )
-            pairs.append(pair)
+            pairs.append(_known_type(source, line, tag, reader(line, tag), known, gold.labels))
         codes.append(encoder.sentence_codes(pairs))
     units, _ = _encode_units(groups, codes)
     return _records(units, width)
@@ -741,6 +754,7 @@ class SequenceTask(TaskType):
     OWN_GOLD_FORMAT = OWN_PREDICTION_FORMAT = True
     resolve_name, known_names = staticmethod(resolve_name), staticmethod(known_names)
     make_spec = staticmethod(make_spec)
+    metric_options = staticmethod(metric_options)
     parse_settings, read_gold = staticmethod(parse_settings), staticmethod(read_gold)
     read_predictions, encode_values = staticmethod(read_predictions), staticmethod(encode_values)
     decode, unit_rows, sparse_units = staticmethod(decode), staticmethod(unit_rows), staticmethod(sparse_units)

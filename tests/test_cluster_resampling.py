@@ -19,7 +19,7 @@ from leaderboard_ci.core.resampling import Resampling, replicate_indices, unit_c
 from leaderboard_ci.scoring.config import parse_config
 from leaderboard_ci.scoring.errors import ConfigError
 from leaderboard_ci.scoring.evaluation import evaluate
-from leaderboard_ci.tasks.scorer import GoldStandard
+from leaderboard_ci.tasks.shared.scorer import GoldStandard
 
 
 def documented_units(seed, clusters, strata, start, stop):
@@ -473,7 +473,7 @@ def test_permutation_swaps_whole_clusters_and_mcnemar_is_the_clustered_one():
     """Copies x3 with the original as cluster: the cluster permutation p-values are the originals' item ones, and
     McNemar's test is Durkalski et al.'s cluster-robust one (tests/test_clustered_pair_tests.py)."""
     from leaderboard_ci.phase import Execution, analyze
-    from leaderboard_ci.tasks.sign_test import mcnemar_clustered_pvalues
+    from leaderboard_ci.tasks.shared.sign_test import mcnemar_clustered_pvalues
 
     y, pred, clusters = _clustered_case(n_clusters=30, seed=6)
     y, pred = y[:150], pred[:150]
@@ -499,7 +499,7 @@ def test_permutation_swaps_whole_clusters_and_mcnemar_is_the_clustered_one():
 
 def test_cluster_permutation_with_one_item_per_cluster_is_the_item_test():
     from leaderboard_ci.core.permutation import permutation_pvalues
-    from leaderboard_ci.tasks.scorer import SystemScorer
+    from leaderboard_ci.tasks.shared.scorer import SystemScorer
 
     y, pred, _ = _clustered_case(n_clusters=40, seed=9)
     systems = [pred, np.where(np.arange(y.size) % 5 == 0, y, pred), np.where(np.arange(y.size) % 2 == 0, y, pred)]

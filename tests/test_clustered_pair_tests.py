@@ -11,8 +11,8 @@ import math
 import numpy as np
 import pytest
 
-from leaderboard_ci.tasks.score_metrics import DeLong, delong_pvalues
-from leaderboard_ci.tasks.sign_test import mcnemar_clustered_pvalues
+from leaderboard_ci.tasks.scores.curves import DeLong, delong_pvalues
+from leaderboard_ci.tasks.shared.sign_test import mcnemar_clustered_pvalues
 
 
 def _clustered_correct(seed, clusters=40, m=4):
@@ -139,7 +139,7 @@ def test_the_pairs_table_has_the_clustered_tests_with_bootstrap_cluster():
 
     from leaderboard_ci.phase.analysis import analyze
     from leaderboard_ci.scoring.config import config_from_options
-    from leaderboard_ci.tasks.base import GoldStandard
+    from leaderboard_ci.tasks.shared.base import GoldStandard
 
     correct, codes = _clustered_correct(9, clusters=30, m=3)
     codes = np.unique(codes, return_inverse=True)[1]  # the gold's cluster codes are 0 .. C-1

@@ -21,10 +21,10 @@ from leaderboard_ci.scoring.config import parse_config
 from leaderboard_ci.scoring.errors import ConfigError, SubmissionError
 from leaderboard_ci.scoring.evaluation import evaluate
 from leaderboard_ci.scoring.readers import read_gold, read_predictions
-from leaderboard_ci.tasks import generation
-from leaderboard_ci.tasks.base import GoldStandard, MetricSpec
-from leaderboard_ci.tasks.generation_ter import segment_ter
-from leaderboard_ci.tasks.generation_text import edit_distance, tokenize_13a, tokenize_char, tokenize_intl, tokenize_zh
+from leaderboard_ci.tasks.generation import metrics as generation
+from leaderboard_ci.tasks.generation.ter import segment_ter
+from leaderboard_ci.tasks.generation.text import edit_distance, tokenize_13a, tokenize_char, tokenize_intl, tokenize_zh
+from leaderboard_ci.tasks.shared.base import GoldStandard, MetricSpec
 
 sacrebleu = pytest.importorskip("sacrebleu")
 jiwer = pytest.importorskip("jiwer")
@@ -49,9 +49,15 @@ HOSTILE = [
 ]
 
 
+def _resolve(name):
+    """``(metric name, implied options)`` of a spelling, or None (the catalog's lookup)."""
+    found = generation.METRICS.resolve(name)
+    return None if found is None else (found[0].name, found[1])
+
+
 def _spec(name, **options):
-    fields, key, title = generation.make_spec(name, options, {})
-    return MetricSpec(name=name, key=key, info=generation.METRICS[name], display_title=title, **fields)
+    fields, key, title = generation.METRICS.make_spec(name, options, {})
+    return MetricSpec(name=name, key=key, info=generation.METRICS[name].info, display_title=title, **fields)
 
 
 # ---------------------------------------------------------------------------
@@ -174,7 +180,7 @@ REFERENCE_METRICS = {
 
 
 def _config(metrics, n_resamples=30, gold="references.jsonl", seed=3, **extra):
-    entries = [generation.resolve_name(key) for key in metrics]
+    entries = [_resolve(key) for key in metrics]
     entries = [dict(options, name=name) for name, options in entries]
     config = {
         "task": "generation",
@@ -402,9 +408,9 @@ def test_paired_bootstrap_p_values_match_sacrebleus_in_distribution():
 def test_keys_titles_and_signatures():
     spec = _spec("bleu", tokenize="intl", lowercase=True)
     assert (spec.key, spec.title) == ("bleu_intl_lc", "BLEU (intl, lc)")
-    assert generation.resolve_name("bleu_intl_lc") == ("bleu", {"tokenize": "intl", "lowercase": True})
-    assert generation.resolve_name("chrf++") == ("chrf_pp", {})
-    assert generation.resolve_name("bleu_nonsense") is None
+    assert _resolve("bleu_intl_lc") == ("bleu", {"tokenize": "intl", "lowercase": True})
+    assert _resolve("chrf++") == ("chrf_pp", {})
+    assert _resolve("bleu_nonsense") is None
     assert generation.metric_signature(_spec("bleu"), 2) == "nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp"
     for metric, spec in (
         (sacrebleu.BLEU(smooth_method="floor", tokenize="intl"), _spec("bleu", smooth="floor", tokenize="intl")),
@@ -446,7 +452,7 @@ def test_keys_titles_and_signatures():
 )
 def test_bad_options_say_what_is_allowed(name, options, message):
     with pytest.raises(ValueError) as info:
-        generation.make_spec(name, options, {})
+        generation.METRICS.make_spec(name, options, {})
     assert message in str(info.value)
 
 
@@ -617,8 +623,8 @@ def test_the_signature_carries_sacrebleus_for_the_official_metric(tmp_path):
 
     from leaderboard_ci.core.signature import Signature
     from leaderboard_ci.scoring.config import parse_config
-    from leaderboard_ci.tasks.base import GoldStandard
     from leaderboard_ci.tasks.registry import official_metric_options
+    from leaderboard_ci.tasks.shared.base import GoldStandard
 
     config = parse_config({"task": "generation", "metric": {"name": "bleu", "tokenize": "intl"}})
     gold = GoldStandard(values=np.array([("a b", "a c"), ("d", "e")], dtype=object), task="generation")

@@ -1,7 +1,8 @@
 """``files.unscored_ids: ignore`` in every task type that reads its own prediction format (issue 31).
 
-Classification and regression go through the scoring program's own alignment (``tests/test_batched_reading.py``);
-the task types with ``OWN_PREDICTION_FORMAT`` read their files themselves, and each must honour the setting the
+Classification and regression read by the id/value columns (``tasks/shared/columns.ColumnFormat``), which go
+through the scoring program's own alignment (``tests/test_batched_reading.py``); the other task types read their
+files in a format of their own, and each must honour the setting the
 same way: with ``error`` a prediction for an id the gold does not have is refused; with ``ignore`` it is read,
 checked (a bad value is refused even under a decoy id) and dropped, so the scores are those of the file without
 it; a missing scored item is reported with no count and no id.  The registry is walked: a new task type with its
@@ -17,6 +18,7 @@ from leaderboard_ci.scoring.config import parse_config
 from leaderboard_ci.scoring.errors import SubmissionError
 from leaderboard_ci.scoring.readers import read_gold, read_predictions
 from leaderboard_ci.tasks.registry import TASKS
+from leaderboard_ci.tasks.shared.columns import ColumnFormat
 
 #: Task types whose submissions carry no item ids, so that no id can be unscored.
 NO_IDS = {"preference": "a submission is one line, the name of the participant's model"}
@@ -158,8 +160,13 @@ def _read(tmp_path, task, rows, ignore):
     return read_predictions(str(path), parsed, gold)
 
 
+def _reads_the_columns(task):
+    """Whether the task's predictions are read by the shared id/value-column reader."""
+    return isinstance(getattr(task.read_predictions, "__self__", None), ColumnFormat)
+
+
 def test_every_task_with_its_own_prediction_format_has_a_case():
-    own = sorted(name for name in TASKS if TASKS[name].OWN_PREDICTION_FORMAT)
+    own = sorted(name for name in TASKS if not _reads_the_columns(TASKS[name]))
     assert sorted(set(CASES) | set(NO_IDS)) == own
 
 

@@ -208,8 +208,8 @@ class PairTestTask:
         self.kind, self.clusters, self.seed = kind, clusters, seed
 
     def __call__(self, rep):
-        from leaderboard_ci.tasks.score_metrics import delong_pvalues
-        from leaderboard_ci.tasks.sign_test import mcnemar_clustered_pvalues, mcnemar_pvalues
+        from leaderboard_ci.tasks.scores.curves import delong_pvalues
+        from leaderboard_ci.tasks.shared.sign_test import mcnemar_clustered_pvalues, mcnemar_pvalues
 
         rng = np.random.default_rng([self.seed, self.clusters, rep])
         data, code = _clustered_sample(self.kind, self.clusters, rng)

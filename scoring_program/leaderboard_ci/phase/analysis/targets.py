@@ -43,8 +43,8 @@ from ...core.simultaneous import (
 from ...scoring.config import column_key
 from ...scoring.resampling_units import design_notes
 from ...scoring.validity import degenerate_notes
-from ...tasks.base import ppi as ppi_of
 from ...tasks.registry import task_type
+from ...tasks.shared.base import ppi as ppi_of
 from .corrections import adjust, adjust_within
 from .results import TargetAnalysis
 
@@ -136,10 +136,9 @@ def item_pair_tests(config, gold, target, t, pairs, predictions, permutation=Non
         out["permutation"] = _permutation_for(permutation, pairs, t, m)
     # With bootstrap.cluster the tasks give their cluster-robust versions (Durkalski et al.'s McNemar,
     # Obuchowski's DeLong): gold.clusters reaches them with the gold.
-    if m > 1:
-        tests = task_type(gold.kind).pair_tests(
-            spec, gold, predictions, target_items(gold, target.group), pairs, an.sides
-        )
+    pair_tests = task_type(gold.kind).pair_tests
+    if m > 1 and pair_tests is not None:
+        tests = pair_tests.run(spec, gold, predictions, target_items(gold, target.group), pairs, an.sides)
         for column, (_title, values) in tests.items():
             out[column] = values
     return out

@@ -15,7 +15,7 @@ import re
 from ..core.numeric import is_finite_number
 from .formatting import DASH, MINUS, correction_name, format_ci, format_number, format_p, slug
 from .json_report import primary_correction, sides_of
-from .verdicts import dual_interval, has_rank_sets
+from .verdicts import DIRECTION_MARK, dual_interval, has_rank_sets
 
 __all__ = ["FIGURE_DPI", "target_anchor", "view_figures"]
 
@@ -232,14 +232,16 @@ def _figure(name, data, target, result, primary):
             if has_rank_sets(target.systems)
             else "not significantly different from it, %s" % _esc(correction_name(primary))
         ),
-        "interval": (
-            "its simultaneous/family-wise %s interval (max-t step-down), the interval the verdict comes "
-            "from" % _level(result)
-        )
+        "interval": ("its simultaneous %s interval (max-t), the interval beside the verdict" % _level(result))
         if dual.family_wise
         else ("its %s interval, this pair alone" % _level(result)),
         "agree": (
-            "The bar excludes 0 exactly when the difference is significant."
+            (
+                "The bar excludes 0 exactly when the difference is significant at the step-down&rsquo;s first "
+                "step; a dashed green bar (%s) is a difference whose direction a later step decides." % DIRECTION_MARK
+            )
+            if dual.family_wise
+            else "The bar excludes 0 exactly when the difference is significant."
             if dual.decides
             else "%s has no interval: the bar is this pair's alone and goes with the unadjusted p-value."
             % _esc(correction_name(primary, long=True))

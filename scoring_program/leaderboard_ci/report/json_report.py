@@ -50,11 +50,13 @@ __all__ = [
 
 GENERATOR = "leaderboard-ci"
 #: The major number changes when a reader of an older report.json would misread this one.
-SCHEMA_VERSION = "1.3"  # 1.1: "units" (per-class, per-label or per-type scores of every system)
+SCHEMA_VERSION = "1.4"  # 1.1: "units" (per-class, per-label or per-type scores of every system)
 #                          1.2: "pairs_listed" (above the report's threshold "pairs" holds the top systems' pairs)
 #                          1.3: per system "rank_set" {"simultaneous", "marginal"}; per comparison "fw_low",
 #                               "fw_high" (max-t family-wise interval) and "interval" (which one the verdict
 #                               goes with); per target "family_note" and "critical_value"
+#                          1.4: "fw_low", "fw_high" are the simultaneous (single-step max-t) intervals; per
+#                               comparison "direction_only" (a later step decides the direction) and "near_copy"
 
 #: Columns of the vs-winner and pairs tables that carry other tests' p-values
 #: (present only when that test was run), in the order they are written; then
@@ -173,9 +175,12 @@ def primary_correction(result):
 # Per-target blocks
 # ---------------------------------------------------------------------------
 def _comparison(row, corrections, first_columns, verdict_interval=None, tests=TEST_COLUMNS):
-    """One vs-winner or pair row: its own columns, the family-wise interval, then p_adjusted, stars, other tests."""
+    """One vs-winner or pair row: its own columns, the simultaneous interval, then p_adjusted, stars, other tests."""
     out = OrderedDict((c, row[c]) for c in first_columns)
     out["fw_low"], out["fw_high"] = row.get("fw_low"), row.get("fw_high")
+    for column in ("direction_only", "near_copy"):
+        if column in row:
+            out[column] = row[column]
     if verdict_interval is not None:
         out["interval"] = verdict_interval
     out["p_value"] = row["p_value"]
@@ -188,7 +193,7 @@ def _comparison(row, corrections, first_columns, verdict_interval=None, tests=TE
             out[column] = row[column]
     known = (
         set(first_columns)
-        | {"p_value", "stars", "significant", "fw_low", "fw_high"}
+        | {"p_value", "stars", "significant", "fw_low", "fw_high", "direction_only", "near_copy"}
         | set(tests)
         | {"p_" + m for m in corrections}
     )

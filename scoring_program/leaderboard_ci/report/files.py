@@ -11,6 +11,7 @@
     units.csv              every system's precision, recall and F1 per class (label, entity type)
     <target>/systems.csv, vs_winner.csv, pairs.csv, pair_matrix.csv, gains.csv,
              tables.md, tables.tex
+    shakeup/...            with the public-to-private shake-up (leaderboard_ci.report.shakeup_files)
     <target>/systems.parquet, vs_winner.parquet, pairs.parquet, gains.parquet
     units.parquet          with pyarrow installed (pip install 'leaderboard-ci[parquet]')
     figures/<target>-<figure>.png and .pdf
@@ -168,6 +169,12 @@ def write_report(
         writer.csv("units.csv", result.units)
         if scope.parquet:
             writer.parquet("units.parquet", result.units)
+    if getattr(result, "shakeup", None) is not None:  # shakeup/*.csv, .md, .tex, figures/shakeup-*
+        from .shakeup_files import write_shakeup_parts
+
+        page_figures["shakeup"] = write_shakeup_parts(
+            result.shakeup, writer, top, figures, figure_formats, dpi, digits
+        )
     everything = result_tables(result, digits, scope=scope)
     title = "leaderboard-ci: %s" % result.official.title
     writer.text("tables.md", tables_markdown(everything, title=title))

@@ -555,6 +555,10 @@ def render_report(result, figures=None, digits=4, top=DEFAULT_TOP, scope=None):
         sections.append(
             _target_section(result, key, view, target_figures, digits, primary, corrections, folder=scope.folders[key])
         )
+    if getattr(result, "shakeup", None) is not None:
+        from .shakeup_html import shakeup_section
+
+        sections.append(shakeup_section(result.shakeup, figures=(figures or {}).get("shakeup"), top=scope.top))
     sections += [
         _indicators_section(result, digits),
         group_gaps_section(result, digits, scope.official_names),

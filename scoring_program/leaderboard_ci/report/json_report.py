@@ -50,11 +50,12 @@ __all__ = [
 
 GENERATOR = "leaderboard-ci"
 #: The major number changes when a reader of an older report.json would misread this one.
-SCHEMA_VERSION = "1.3"  # 1.1: "units" (per-class, per-label or per-type scores of every system)
+SCHEMA_VERSION = "1.4"  # 1.1: "units" (per-class, per-label or per-type scores of every system)
 #                          1.2: "pairs_listed" (above the report's threshold "pairs" holds the top systems' pairs)
 #                          1.3: per system "rank_set" {"simultaneous", "marginal"}; per comparison "fw_low",
 #                               "fw_high" (max-t family-wise interval) and "interval" (which one the verdict
 #                               goes with); per target "family_note" and "critical_value"
+#                          1.4: "shakeup" (the public-to-private shake-up, when both sets were given)
 
 #: Columns of the vs-winner and pairs tables that carry other tests' p-values
 #: (present only when that test was run), in the order they are written; then
@@ -337,7 +338,7 @@ def result_to_dict(result, top=DEFAULT_TOP, scope=None):
     level = _clean(result.signature.confidence_level)
     official = result.official
     scope = report_scope(result, top) if scope is None else scope
-    return OrderedDict(
+    out = OrderedDict(
         [
             ("schema_version", SCHEMA_VERSION),
             ("generator", OrderedDict([("name", GENERATOR), ("version", __version__)])),
@@ -360,6 +361,11 @@ def result_to_dict(result, top=DEFAULT_TOP, scope=None):
             ("skipped", _records(result.skipped, ["submission", "reason"])),
         ]
     )
+    if getattr(result, "shakeup", None) is not None:
+        from .shakeup_json import shakeup_to_dict
+
+        out["shakeup"] = shakeup_to_dict(result.shakeup)
+    return out
 
 
 def result_to_json(result, top=DEFAULT_TOP, scope=None):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 
+from .._version import __version__
 from .formatting import MINUS
 from .html_parts import FIGURE_DPI, WIDE_FIGURE, _esc, _name, _png_size, _png_text
 from .html_style import CSS
@@ -90,7 +91,9 @@ def _html_table(table, result=None, first_is_name=True):
             cells.append('<td class="n">%s</td>' % text if kind == "num" else "<td>%s</td>" % text)
         css = ' class="winner"' if winner is not None and row[0] == winner and first_is_name else ""
         body.append("<tr%s>%s</tr>" % (css, "".join(cells)))
-    notes = "".join('<p class="note">%s</p>' % _esc(n) for n in table.notes)
+    notes = "".join(
+        '<p class="note%s">%s</p>' % (" truncated" if " participants shown: " in n else "", _esc(n)) for n in table.notes
+    )
     return '<div class="scroll"><table><thead><tr>%s</tr></thead><tbody>%s</tbody></table></div>%s' % (
         head,
         "".join(body),
@@ -235,6 +238,6 @@ def render_shakeup_page(result, figures=None, top=None, digits=4):
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        "<title>Shake-up: %s</title><style>%s</style></head><body><main>%s</main>"
-        '<footer><p class="muted">leaderboard-ci</p></footer></body></html>\n' % (_esc(result.metric.title), CSS, body)
+        "<title>Shake-up: %s</title><style>%s</style></head><body><main>%s<footer>leaderboard-ci %s</footer></main>"
+        "</body></html>\n" % (_esc(result.metric.title), CSS, body, _esc(__version__))
     )

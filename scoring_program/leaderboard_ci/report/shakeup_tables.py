@@ -55,7 +55,7 @@ def shown_rows(result, top=None):
     keep = np.zeros(len(frame), dtype=bool)
     keep[:top] = True
     keep |= frame["flagged"].to_numpy(dtype=bool)
-    return frame[keep], True
+    return frame[keep], bool(not keep.all())
 
 
 def gap_header(result):

@@ -1,8 +1,8 @@
-"""The noise model of the shake-up: centres with the spread of the true scores, plus bootstrap noise.
+"""The noise model of selection: centres with the spread of the true scores, plus bootstrap noise.
 
-Every number of the shake-up that asks "what would noise alone do?" (the
-Kendall tau of two leaderboards that nobody adapted to, the optimism of
-picking the best of ``k`` submissions, the winner's curse) draws *worlds*:
+The optimism of picking the best of ``k`` scores on one test set (a
+participant's best of ``k`` public submissions, the winner's curse) is measured
+on *worlds*:
 each system gets a **centre**, a stand-in for its true score, and each world
 adds one bootstrap draw of the test set's noise to the centres.
 
@@ -25,18 +25,9 @@ With systems that differ by much more than the noise ``lam`` is about 1 and
 the centres are the scores; with systems of equal quality it is about 0 and
 every world is pure noise around one common centre.
 
-Two leaderboards (public, private) have joint centres: their 2 x 2 covariance
-across systems is the observed one minus the noise of each set on its diagonal
-(the two sets' noises are independent, so the cross-covariance carries none),
-and :func:`moment_centres` moves the observed pairs to it by the linear map
-that moves them least (the optimal-transport map between Gaussians with
-these covariances; Dowson & Landau 1982): with no noise it is the identity.
-
 References
 ----------
 Efron, B. (2010). *Large-Scale Inference*. Cambridge University Press.
-Dowson, D. C. & Landau, B. V. (1982). The Frechet distance between
-multivariate normal distributions. J. Multivariate Anal. 12, 450-455.
 Tibshirani, R. J. & Tibshirani, R. (2009). A bias correction for the minimum
 error rate in cross-validation. Ann. Appl. Stat. 3(2), 822-829.
 """
@@ -47,15 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = [
-    "deviations",
-    "noise_spread",
-    "shrunk_centres",
-    "moment_centres",
-    "SelectionBias",
-    "selection_optimism",
-    "finite_rows",
-]
+__all__ = ["deviations", "noise_spread", "shrunk_centres", "SelectionBias", "selection_optimism", "finite_rows"]
 
 
 def finite_rows(*matrices):
@@ -107,54 +90,6 @@ def shrunk_centres(full, dev):
     lam = float(np.sqrt(max(0.0, 1.0 - noise / spread))) if spread > 0 else 0.0
     centre = float(full.mean())
     return centre + lam * (full - centre), lam
-
-
-def _psd_root(matrix):
-    """Symmetric square root of a symmetric matrix, negative eigenvalues set to 0."""
-    values, vectors = np.linalg.eigh((matrix + matrix.T) / 2.0)
-    return (vectors * np.sqrt(np.clip(values, 0.0, None))) @ vectors.T
-
-
-def _pinv_root(matrix):
-    """Symmetric inverse square root (pseudo-inverse on a null space)."""
-    values, vectors = np.linalg.eigh((matrix + matrix.T) / 2.0)
-    top = max(float(values.max()), 0.0)
-    keep = values > top * 1e-12
-    inverse = np.zeros_like(values)
-    inverse[keep] = 1.0 / np.sqrt(values[keep])
-    return (vectors * inverse) @ vectors.T
-
-
-def moment_centres(first, first_dev, second, second_dev):
-    """Joint centres of two leaderboards of the same ``k`` systems (module docstring).
-
-    Parameters
-    ----------
-    first, second : ndarray ``(k,)``
-        The systems' scores on each set.
-    first_dev, second_dev : ndarray ``(B1, k)``, ``(B2, k)``
-        Their deviations (:func:`deviations`) on each set's own resamples.
-
-    Returns
-    -------
-    (ndarray, ndarray)
-        The centres on each set: their covariance across systems is the observed
-        one minus each set's noise spread (made positive semi-definite), reached by
-        the linear map ``A = S^-1/2 (S^1/2 T S^1/2)^1/2 S^-1/2`` (``S`` observed,
-        ``T`` target), which moves the points least.
-    """
-    y = np.stack([np.asarray(first, np.float64), np.asarray(second, np.float64)], axis=1)
-    mean = y.mean(axis=0)
-    if y.shape[0] < 2:
-        return y[:, 0].copy(), y[:, 1].copy()
-    observed = np.cov(y, rowvar=False, ddof=1)
-    target = observed - np.diag([noise_spread(first_dev), noise_spread(second_dev)])
-    target = _psd_root(target) @ _psd_root(target)  # nearest PSD (negative eigenvalues -> 0)
-    root = _psd_root(observed)
-    inverse = _pinv_root(observed)
-    transport = inverse @ _psd_root(root @ target @ root) @ inverse
-    centres = mean + (y - mean) @ transport
-    return centres[:, 0], centres[:, 1]
 
 
 @dataclass(frozen=True)

@@ -1,24 +1,33 @@
 """How well two leaderboards agree: Kendall's tau and Spearman's rho, their interval and their noise band.
 
 The observed agreement is Kendall's tau-b and Spearman's rho between the
-participants' public and private scores (``scipy.stats.kendalltau`` and
-``spearmanr`` give the same values).  Two distributions come from worlds of
-the noise model (:mod:`.noise`), ``B`` of each:
+participants' public scores ``p`` and private scores ``q``
+(``scipy.stats.kendalltau`` and ``spearmanr`` give the same values).  With
+``DP``, ``DQ`` the deviations of the public and private replicates from their
+bootstrap means (:func:`~.noise.deviations`) and ``s(b) = (b + 1) mod B``
+(world ``b`` takes the public set's replicate ``b + 1`` and the private set's
+replicate ``b``: two replicate numbers, hence independent draws whatever the
+two sets' sizes and seeds), two distributions of ``B`` values each:
 
-* **the interval**: ``tau(cP + DP[s(b)], cQ + DQ[b])`` with the joint centres
-  ``(cP, cQ)`` of :func:`~.noise.moment_centres` (the observed agreement between
-  the two sets, the noise taken out): how much tau moves when both test sets are
-  drawn again.  Its percentile interval is reported.
-* **the noise band**: the same with the private centres on both sides,
-  ``tau(cQ0 + DP[s(b)], cQ0 + DQ[b])`` (``cQ0``: :func:`~.noise.shrunk_centres` of
-  the private scores): the tau of two leaderboards whose participants are exactly
-  as good on both sets, so that only the two test sets' noise reorders them.  The
-  private scores are used because nobody could adapt to the private set.
-
-``DP``, ``DQ`` are the deviations of the public and private replicates and
-``s(b) = (b + 1) mod B``: world ``b`` takes the public set's replicate ``b + 1``
-and the private set's replicate ``b``, two different replicate numbers, hence
-independent draws whatever the two sets' sizes and seeds.
+* **the noise band**, the rank correlation of two leaderboards whose
+  participants are exactly as good on both sets, so that only the two test
+  sets' noise reorders them.  Each participant's scores are split into their
+  precision-weighted mean ``a = (vQ p + vP q) / (vP + vQ)`` and their
+  difference ``d = p - q`` (``vP``, ``vQ``: the variances of its replicates on
+  each set).  If nobody adapted to the public set, ``d`` is the difference of two
+  independent noises, independent of ``a`` (exactly so for normal noise), so the
+  leaderboards could as well have been ``(a + wP d*, a - wQ d*)`` with
+  ``d* = DP[s(b)] - DQ[b]`` another draw of that difference (``wP = vP / (vP + vQ)``,
+  ``wQ = 1 - wP``).  The observed ``(p, q)`` is one such pair, so the observed
+  tau falls in the band's middle ``1 - alpha`` share as often as that share says
+  (measured in the validity suite).  The band is conditional on ``a``: nothing
+  about the participants' true scores is estimated.
+* **the interval**, the observed value moved by the spread of
+  ``tau(p + DP[s(b)], q + DQ[b])``, both test sets resampled:
+  ``[tau - (median - Q(a)), tau + (Q(1 - a) - median)]`` (clipped to [-1, 1]).
+  Resampling adds noise to scores that already hold one draw of it, which moves
+  the replicates' centre below the observed value but keeps their spread; the
+  interval therefore takes the spread and keeps the observed centre.
 
 The shake-up is larger than noise when the observed tau is below what the
 noise band gives: the one-sided p-value ``(1 + #{tau0_b <= tau + tol}) / (B + 1)``
@@ -29,6 +38,11 @@ Kendall's tau-b of many rows is computed in ``O(B k log k)`` without SciPy:
 each row is sorted by (x, y) and its discordant pairs are counted with a
 Fenwick (binary indexed) tree, one position at a time for all rows at once;
 ties are counted from the sorted runs (Knight 1966).
+
+References
+----------
+Knight, W. R. (1966). A computer method for calculating Kendall's tau with
+ungrouped data. J. Am. Stat. Assoc. 61(314), 436-439.
 """
 
 from __future__ import annotations
@@ -39,9 +53,9 @@ import numpy as np
 
 from ...core.quantiles import quantile
 from ...core.significance import tolerance
-from .noise import deviations, finite_rows, moment_centres, shrunk_centres
+from .noise import deviations, finite_rows
 
-__all__ = ["kendall_tau_rows", "spearman_rho_rows", "Agreement", "AgreementStatistic", "rank_agreement"]
+__all__ = ["kendall_tau_rows", "spearman_rho_rows", "Agreement", "AgreementStatistic", "rank_agreement", "noise_worlds"]
 
 
 def _tied_pairs(sorted_rows):
@@ -174,11 +188,13 @@ class AgreementStatistic:
     value : float
         Between the observed public and private scores.
     ci_low, ci_high : float
-        Percentile interval of the worlds that keep the observed agreement.
+        The interval (the module docstring): the observed value moved by the
+        spread of the correlation when both test sets are resampled.
     noise : float
         The median of the noise-only worlds (the value expected if nobody adapted).
     noise_low, noise_high : float
-        The noise band: the same percentiles of the noise-only worlds.
+        The noise band: the ``(1 - level) / 2`` and ``(1 + level) / 2`` quantiles of
+        the noise-only worlds.
     p_value : float
         One-sided: the share of noise-only worlds that agree at most as little
         (``(1 + count) / (B + 1)``).
@@ -205,25 +221,41 @@ class Agreement:
     m: int
 
 
-def _statistic(name, value, world, noise, confidence_level):
+def _statistic(name, value, resampled, noise, confidence_level):
     a = (1.0 - confidence_level) / 2.0
-    world = np.sort(world[np.isfinite(world)])
+    resampled = np.sort(resampled[np.isfinite(resampled)])
     noise = np.sort(noise[np.isfinite(noise)])
-    if not np.isfinite(value) or world.size == 0 or noise.size == 0:
+    if not np.isfinite(value) or resampled.size == 0 or noise.size == 0:
         nan = float("nan")
         return AgreementStatistic(name, float(value), nan, nan, nan, nan, nan, nan)
+    middle = quantile(resampled, 0.5)
     gamma = float(tolerance(1.0, value))
     count = int(np.count_nonzero(noise <= value + gamma))
     return AgreementStatistic(
         name,
         float(value),
-        quantile(world, a),
-        quantile(world, 1.0 - a),
+        max(-1.0, value - (middle - quantile(resampled, a))),
+        min(1.0, value + (quantile(resampled, 1.0 - a) - middle)),
         quantile(noise, 0.5),
         quantile(noise, a),
         quantile(noise, 1.0 - a),
         (count + 1.0) / (noise.size + 1.0),
     )
+
+
+def noise_worlds(public, private, dev_public, dev_private):
+    """The noise-only leaderboards ``(a + wP d*, a - wQ d*)`` of the module docstring, each ``(B, m)``.
+
+    ``dev_public`` and ``dev_private`` are already paired (row ``b`` of each is one world).
+    """
+    vp = dev_public.var(axis=0)
+    vq = dev_private.var(axis=0)
+    total = vp + vq
+    wp = np.where(total > 0, vp / np.where(total > 0, total, 1.0), 0.5)
+    wq = 1.0 - wp
+    mean = wq * public + wp * private
+    diff = dev_public - dev_private
+    return mean + wp * diff, mean - wq * diff
 
 
 def rank_agreement(public, public_replicates, private, private_replicates, confidence_level=0.95):
@@ -252,12 +284,11 @@ def rank_agreement(public, public_replicates, private, private_replicates, confi
     keep = finite_rows(pub, priv)
     pub, priv = pub[keep], priv[keep]
     dev_pub, dev_priv = deviations(pub), deviations(priv)
-    c_pub, c_priv = moment_centres(public, dev_pub, private, dev_priv)
-    c_null, _ = shrunk_centres(private, dev_priv)
+    null_pub, null_priv = noise_worlds(public, private, dev_pub, dev_priv)
     out = []
     for name, rows in (("kendall_tau", kendall_tau_rows), ("spearman_rho", spearman_rho_rows)):
         value = float(rows(public[None, :], private[None, :])[0])
-        world = rows(c_pub + dev_pub, c_priv + dev_priv)
-        noise = rows(c_null + dev_pub, c_null + dev_priv)
-        out.append(_statistic(name, value, world, noise, confidence_level))
+        resampled = rows(public + dev_pub, private + dev_priv)
+        noise = rows(null_pub, null_priv)
+        out.append(_statistic(name, value, resampled, noise, confidence_level))
     return Agreement(out[0], out[1], float(confidence_level), int(pub.shape[0]), int(public.shape[0]))

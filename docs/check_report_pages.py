@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Open report.html (or a benchmark's benchmark.html, a shake-up's shakeup.html) in headless Chromium (Playwright); check what a reader sees.
+"""Open report.html (benchmark.html, shakeup.html) in headless Chromium (Playwright); check what a reader sees.
 
     pip install playwright            # the Python package; it drives the system's chromium
     PYTHONPATH=scoring_program python3 docs/check_report_pages.py OUT_DIR [OUT_DIR ...] [--shots DIR]

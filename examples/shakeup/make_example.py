@@ -88,14 +88,19 @@ def sweeps():
             (
                 "dee_forest",
                 [
-                    ("forest_%d_%s" % (t, d or "full"), RandomForestClassifier(n_estimators=t, max_depth=d, random_state=s))
+                    (
+                        "forest_%d_%s" % (t, d or "full"),
+                        RandomForestClassifier(n_estimators=t, max_depth=d, random_state=s),
+                    )
                     for s, (t, d) in enumerate(((10, 4), (30, 6), (60, 8), (100, 12), (200, None)))
                 ],
             ),
             (
                 "eli_linear",
-                [("linsvm_c%g" % c, make_pipeline(StandardScaler(), LinearSVC(C=c, max_iter=20000, random_state=0)))
-                 for c in (0.001, 0.01)],
+                [
+                    ("linsvm_c%g" % c, make_pipeline(StandardScaler(), LinearSVC(C=c, max_iter=20000, random_state=0)))
+                    for c in (0.001, 0.01)
+                ],
             ),
             (
                 "fay_trees",
@@ -151,7 +156,15 @@ def probe_runs(X_train, y_train, X_test, y_test, public):
 def member(index, owner, phase, minute, label):
     """A Codabench bulk member's name (``%Y-%m-%d:%M-%S`` with ``:`` written ``_``)."""
     day = 1 + minute // 600
-    return "%d_%s_PhaseId%d_2026-03-%02d_%02d-%02d_%s.zip" % (index, owner, phase, day, (minute // 10) % 60, minute % 60, label)
+    return "%d_%s_PhaseId%d_2026-03-%02d_%02d-%02d_%s.zip" % (
+        index,
+        owner,
+        phase,
+        day,
+        (minute // 10) % 60,
+        minute % 60,
+        label,
+    )
 
 
 def zip_of_zips(path, members):
@@ -229,7 +242,10 @@ def build(out=HERE, verbose=True):
         for owner, subs in runs.items():
             scores = [macro_f1(y_test[public], p[public]) for _, p in subs]
             label, p = subs[int(np.argmax(scores))]
-            print("%-14s %5d  %-14s %9.4f %9.4f" % (owner, len(subs), label, max(scores), macro_f1(y_test[~public], p[~public])))
+            print(
+                "%-14s %5d  %-14s %9.4f %9.4f"
+                % (owner, len(subs), label, max(scores), macro_f1(y_test[~public], p[~public]))
+            )
     return runs
 
 

@@ -172,9 +172,7 @@ def write_report(
     if getattr(result, "shakeup", None) is not None:  # shakeup/*.csv, .md, .tex, figures/shakeup-*
         from .shakeup_files import write_shakeup_parts
 
-        page_figures["shakeup"] = write_shakeup_parts(
-            result.shakeup, writer, top, figures, figure_formats, dpi, digits
-        )
+        page_figures["shakeup"] = write_shakeup_parts(result.shakeup, writer, top, figures, figure_formats, dpi, digits)
     everything = result_tables(result, digits, scope=scope)
     title = "leaderboard-ci: %s" % result.official.title
     writer.text("tables.md", tables_markdown(everything, title=title))

@@ -558,7 +558,8 @@ def render_report(result, figures=None, digits=4, top=DEFAULT_TOP, scope=None):
     if getattr(result, "shakeup", None) is not None:
         from .shakeup_html import shakeup_section
 
-        sections.append(shakeup_section(result.shakeup, figures=(figures or {}).get("shakeup"), top=scope.top))
+        drawn = figures.get("shakeup", {}) if figures is not None else None  # None: drawn here
+        sections.append(shakeup_section(result.shakeup, figures=drawn, top=scope.top))
     sections += [
         _indicators_section(result, digits),
         group_gaps_section(result, digits, scope.official_names),

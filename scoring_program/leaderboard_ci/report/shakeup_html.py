@@ -92,7 +92,8 @@ def _html_table(table, result=None, first_is_name=True):
         css = ' class="winner"' if winner is not None and row[0] == winner and first_is_name else ""
         body.append("<tr%s>%s</tr>" % (css, "".join(cells)))
     notes = "".join(
-        '<p class="note%s">%s</p>' % (" truncated" if " participants shown: " in n else "", _esc(n)) for n in table.notes
+        '<p class="note%s">%s</p>' % (" truncated" if " participants shown: " in n else "", _esc(n))
+        for n in table.notes
     )
     return '<div class="scroll"><table><thead><tr>%s</tr></thead><tbody>%s</tbody></table></div>%s' % (
         head,

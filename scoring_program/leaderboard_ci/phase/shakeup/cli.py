@@ -182,7 +182,7 @@ def shakeup_from_args(args, workdir, stdout, private=None):
     from ..execution.budget import parse_memory
     from ..execution.runs import Execution
     from ..ingestion.safe_unzip import UnzipLimits
-    from .pipeline import DEFAULT_BLOCK_SIZE, run_shakeup
+    from .pipeline import DEFAULT_BLOCK_SIZE, check_sets, run_shakeup
     from .references import TestSet, load_reference, official_only, split_reference, subset_gold
 
     mode = wants_shakeup(args)
@@ -208,6 +208,7 @@ def shakeup_from_args(args, workdir, stdout, private=None):
                 % (neither, config.files.gold, args.split_column, args.public_value, args.private_value)
             )
         readers = ((scoring, gold), None)
+        check_sets(public, private_set)
         participants, skipped = _download(args.submissions, workdir, args, "the", limits, notes)
         private_participants = None
     else:
@@ -221,6 +222,7 @@ def shakeup_from_args(args, workdir, stdout, private=None):
             "private", official_only(config), gold, None, "private reference ref/%s" % config.files.gold
         )
         readers = ((pub_config, pub_gold), (config, gold))
+        check_sets(public, private_set)  # before any download is unpacked
         participants, _ = _download(args.public_submissions, workdir, args, "public", limits, notes)
         private_participants, _ = _download(args.submissions, workdir, args, "private", limits, notes)
     try:

@@ -27,7 +27,7 @@ from .analysis import analyze_shakeup, check_settings
 from .results import SetScores
 from .scoring import SELECTIONS, ShakeupContext, score_all
 
-__all__ = ["DEFAULT_BLOCK_SIZE", "run_shakeup", "set_signature"]
+__all__ = ["DEFAULT_BLOCK_SIZE", "run_shakeup", "set_signature", "check_sets"]
 
 #: Runs per block when none is given: about 20 MB of replicates per block at B = 10,000.
 DEFAULT_BLOCK_SIZE = 256
@@ -55,7 +55,8 @@ def set_signature(test_set, m, alpha, sides, method):
     )
 
 
-def _check_sets(public, private):
+def check_sets(public, private):
+    """One sentence when the two sets cannot be compared (different metrics) or a setting is not available."""
     a, b = public.config.official, private.config.official
     if a.key != b.key or a.sign != b.sign:
         raise ConfigError(
@@ -140,7 +141,7 @@ def run_shakeup(
     for option, value in (("select", select), ("private_select", private_select)):
         if value not in SELECTIONS:
             raise ConfigError("%s must be one of %s, got %r" % (option, ", ".join(SELECTIONS), value))
-    _check_sets(public, private)
+    check_sets(public, private)
     split = private_participants is None
     pub_parts, priv_parts, unmatched = _matched(public_participants, private_participants)
     if not pub_parts:

@@ -177,8 +177,9 @@ def _others(result):
             "<tbody>%s</tbody></table></div></details>"
             % (len(result.skipped), "" if len(result.skipped) == 1 else "s", rows)
         )
-    if result.notes:
-        parts.append('<ul class="notes">%s</ul>' % "".join("<li>%s</li>" % _esc(n) for n in result.notes))
+    others = [n for n in result.notes if not n.startswith("With B = ")]
+    if others:
+        parts.append('<ul class="notes">%s</ul>' % "".join("<li>%s</li>" % _esc(n) for n in others))
     return "".join(parts)
 
 
@@ -200,6 +201,7 @@ def shakeup_section(result, figures=None, top=None, digits=4, heading="h2", file
         '<section id="%s"><%s>Shake-up: from the public to the private leaderboard <span class="muted">(%s, %s)'
         "</span></%s>" % (SECTION_ID, heading, _esc(result.metric.title), _esc(result.metric.better), heading),
         '<p class="%s shakeup-verdict">%s</p>' % (lead_class, _esc(agreement_sentence(result))),
+        "".join('<p class="warn">%s.</p>' % _esc(n) for n in result.notes if n.startswith("With B = ")),
         '<ul class="notes">%s</ul>' % "".join("<li>%s</li>" % _esc(s) for s in sentences[1:]),
         _explanations(result),
         "<%s>The competition</%s>" % (sub, sub),

@@ -50,7 +50,9 @@ def agreement_sentence(result):
     agreement = result.competition.get("agreement")
     m = result.m
     if agreement is None:
-        return "With %d participant%s there is no ranking to compare." % (m, "" if m == 1 else "s")
+        if m == 1:
+            return "With 1 participant there is no ranking to compare."
+        return "With %d participants Kendall's \u03c4 can only be +1 or \u22121: no verdict on the shake-up." % m
     tau = agreement.tau
     larger = shakeup_larger_than_noise(result)
     numbers = (
@@ -86,7 +88,12 @@ def flags_sentence(result):
     """How many gaps are beyond noise, and whose (false-discovery control named)."""
     frame = result.participants
     flagged = frame[frame["flagged"]]
-    control = "%s, false-discovery rate %g" % (correction_name(result.settings["correction"]), result.settings["alpha"])
+    control = "%s, false-discovery rate %g" % (
+        "Benjamini-Hochberg"
+        if result.settings["correction"] == "fdr_bh"
+        else correction_name(result.settings["correction"], long=True),
+        result.settings["alpha"],
+    )
     sides = "either direction" if result.settings["sides"] == "two" else "private worse than public"
     if flagged.empty:
         return "No participant's private-minus-public gap is beyond what noise explains (%s; %s)." % (sides, control)
@@ -97,9 +104,10 @@ def flags_sentence(result):
         parts.append("%d worse on the private set: %s" % (len(worse), _who(worse)))
     if len(better):
         parts.append("%d better on the private set: %s" % (len(better), _who(better)))
-    return "%d of %d participants have a gap beyond what noise explains (%s; %s): %s." % (
+    return "%d of %d participants %s a gap beyond what noise explains (%s; %s): %s." % (
         len(flagged),
         result.m,
+        "has" if len(flagged) == 1 else "have",
         sides,
         control,
         "; ".join(parts),

@@ -45,7 +45,7 @@ from .noise import selection_optimism
 from .rank_agreement import rank_agreement
 from .results import PARTICIPANT_COLUMNS, ShakeupResult, WinnersCurse
 
-__all__ = ["analyze_shakeup", "WINNERS_CURSE_METHOD", "check_settings"]
+__all__ = ["analyze_shakeup", "WINNERS_CURSE_METHOD", "check_settings", "resamples_to_flag_one"]
 
 #: The winner's-curse correction, as the page and report.json name it.
 WINNERS_CURSE_METHOD = (
@@ -232,6 +232,7 @@ def analyze_shakeup(
         ]
     )
     curse = _winners_curse(private, names, sign, priv_low, priv_high) if m >= 2 else None
+    notes = list(notes) + _resolution_notes(gaps.n_valid, m, alpha)
     recorded = OrderedDict(
         [
             ("alpha", float(alpha)),
@@ -261,6 +262,25 @@ def analyze_shakeup(
 
 
 _RANK_COLUMNS = ("rank", "rank_low", "rank_high", "rank_low_marginal", "rank_high_marginal")
+
+
+def resamples_to_flag_one(m, alpha):
+    """The smallest B at which one gap among ``m`` can be flagged alone: ``1/(B+1) <= alpha/m``."""
+    import math
+
+    return int(math.ceil(m / float(alpha))) - 1
+
+
+def _resolution_notes(n_valid, m, alpha):
+    """One sentence when B is too small for Benjamini-Hochberg to flag a single gap among ``m``."""
+    needed = resamples_to_flag_one(m, alpha)
+    if m < 2 or n_valid >= needed:
+        return []
+    return [
+        "With B = %d paired resamples the smallest p-value is 1/%d, and a gap flagged on its own needs p <= "
+        "alpha/m = %.2g: B >= %s resamples are needed before a single participant can be flagged"
+        % (n_valid, n_valid + 1, alpha / m, format(needed, ","))
+    ]
 
 
 def _direction(worse, flagged):

@@ -284,6 +284,9 @@ def print_summary(result, stdout):
 
     for sentence in summary_sentences(result):
         stdout.write(sentence + "\n")
+    for note in result.notes:
+        if note.startswith("With B = "):
+            sys.stderr.write("warning: %s.\n" % note)
 
 
 def run(args, stdout=None):

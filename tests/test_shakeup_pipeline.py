@@ -176,3 +176,26 @@ def test_bca_is_refused_with_the_alternatives():
     gold, split, runs = _competition(n=60, m=2)
     with pytest.raises(ConfigError, match="percentile, basic or normal"):
         shakeup(gold, runs, split=split, metric="accuracy", n_resamples=50, method="bca")
+
+
+def test_the_pick_of_a_participants_run():
+    """best: the highest score, ties to the latest; last: the latest by day then id; listed: the names map's."""
+    from leaderboard_ci.phase.execution.blocks import SystemSource
+    from leaderboard_ci.phase.ingestion.discovery import SubmissionEntry
+    from leaderboard_ci.phase.shakeup.scoring import choose
+
+    def run(name, day, number, renamed=False):
+        entry = SubmissionEntry(
+            name, "alice", str(number), "1", "2026-03-%02d_10-00" % day, name, "/x", "codabench", renamed=renamed
+        )
+        return SystemSource(name, entry=entry)
+
+    runs = [run("a", 2, 30), run("b", 1, 40), run("c", 2, 31, renamed=True)]
+    assert choose(runs, [0.7, 0.9, 0.9], "best", 1.0, "alice") == 2  # tie of b and c: c is the latest (day 2)
+    assert choose(runs, [0.7, 0.9, 0.9], "best", -1.0, "alice") == 0  # lower is better
+    assert choose(runs, [0.7, float("nan"), 0.6], "best", 1.0, "alice") == 0  # a failed score never wins
+    assert choose(runs, [0.7, 0.9, 0.9], "last", 1.0, "alice") == 2  # day 2, id 31 after id 30
+    assert choose(runs, [0.7, 0.9, 0.9], "listed", 1.0, "alice") == 2
+    assert choose(runs[:2], [0.7, 0.9], "listed", 1.0, "alice") is None
+    with pytest.raises(ConfigError, match="lists 2 runs of alice"):
+        choose(runs + [run("d", 3, 50, renamed=True)], [0.1] * 4, "listed", 1.0, "alice")

@@ -13,7 +13,7 @@ import base64
 
 from .._version import __version__
 from .formatting import MINUS
-from .html_parts import FIGURE_DPI, WIDE_FIGURE, _esc, _name, _png_size, _png_text
+from .html_parts import FIGURE_DPI, _esc, _name, img_attributes
 from .html_style import CSS
 from .shakeup_tables import shakeup_tables, shown_rows
 from .shakeup_words import agreement_sentence, level_words, shakeup_larger_than_noise, summary_sentences
@@ -55,11 +55,6 @@ def render_shakeup_figures(result, top=None):
 def _figure(name, data, result):
     if not data:
         return ""
-    size = _png_size(data)
-    dims = ' width="%d" height="%d"' % size if size else ""
-    smallest = _png_text(data, "leaderboard-ci:smallest-text-px")
-    dims += (' data-text-px="%s"' % _esc(smallest)) if smallest else ""
-    wide = ' class="wide"' if size and size[0] > WIDE_FIGURE else ""
     text = _CAPTIONS[name] % {
         "level": level_words(result),
         "minus": MINUS,
@@ -69,9 +64,9 @@ def _figure(name, data, result):
         "control": "Benjamini-Hochberg at %g" % result.settings["alpha"],
     }
     return (
-        '<figure class="plot" id="shakeup-%s"><img alt="%s" src="data:image/png;base64,%s"%s%s><figcaption>%s'
+        '<figure class="plot" id="shakeup-%s"><img alt="%s" src="data:image/png;base64,%s"%s><figcaption>%s'
         "</figcaption></figure>"
-        % (name, _esc("Shake-up: " + _TITLES[name]), base64.b64encode(data).decode("ascii"), dims, wide, text)
+        % (name, _esc("Shake-up: " + _TITLES[name]), base64.b64encode(data).decode("ascii"), img_attributes(data), text)
     )
 
 

@@ -20,7 +20,10 @@ from collections import OrderedDict
 import numpy as np
 import pandas as pd
 
-from .formatting import DASH, MINUS, correction_name, format_ci, format_number, format_p
+from .formatting import DASH, MINUS, correction_name, format_p
+from .shakeup_words import interval_text as _ci
+from .shakeup_words import level_words as _level
+from .shakeup_words import number_text as _n
 from .tables import Table
 from .verdicts import format_rank_set
 
@@ -33,18 +36,6 @@ __all__ = [
     "shakeup_tables",
     "gap_header",
 ]
-
-
-def _n(value, digits=4, signed=False):
-    return format_number(value, digits, signed).replace("-", MINUS)
-
-
-def _ci(low, high, digits=4):
-    return format_ci(low, high, digits).replace("-", MINUS)
-
-
-def _level(result):
-    return "%g%%" % (100.0 * float(result.settings["confidence_level"]))
 
 
 def shown_rows(result, top=None):

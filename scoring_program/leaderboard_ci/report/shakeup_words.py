@@ -22,15 +22,22 @@ __all__ = [
     "best_of_k_sentence",
     "summary_sentences",
     "level_words",
+    "number_text",
+    "interval_text",
 ]
 
 
-def _n(value, digits=4, signed=False):
+def number_text(value, digits=4, signed=False):
+    """A number as the shake-up's page and tables show it (true minus sign; an en dash when missing)."""
     return format_number(value, digits, signed).replace("-", MINUS)
 
 
-def _ci(low, high, digits=4):
+def interval_text(low, high, digits=4):
+    """``[low, high]`` as :func:`number_text` writes its ends."""
     return format_ci(low, high, digits).replace("-", MINUS)
+
+
+_n, _ci = number_text, interval_text
 
 
 def level_words(result):

@@ -22,7 +22,8 @@ Inputs are in memory, encoded as the command's readers encode them (reading 10,0
 same reader code for both commands and is not measured here; ``leaderboard-ci shakeup`` on the
 example shows the whole command).  Synthetic data: 3 classes (priors 0.5/0.3/0.2), participant p
 right with probability 0.55 + 0.35 p/499 on an item of average difficulty, items of shared
-difficulty, each submission its own noise.
+difficulty; a participant's 20 public submissions and its private one are equally good, each with
+its own noise (so the best of 20 is picked by noise alone: the best-of-k optimism at work).
 
 Usage::
 
@@ -71,7 +72,7 @@ def predict(gold, difficulty, ability):
 abilities = norm.ppf(0.55 + 0.35 * np.arange(participants) / max(1, participants - 1)) * np.sqrt(2)
 pub_gold, pub_d = test_set()
 priv_gold, priv_d = test_set()
-public = {"team_%03d" % p: [predict(pub_gold, pub_d, abilities[p] + rng.normal(0, 0.05)) for _ in range(runs)]
+public = {"team_%03d" % p: [predict(pub_gold, pub_d, abilities[p]) for _ in range(runs)]
           for p in range(participants)}
 private = {"team_%03d" % p: [predict(priv_gold, priv_d, abilities[p])] for p in range(participants)}
 gold_pub = GoldStandard(values=pub_gold, labels=labels)

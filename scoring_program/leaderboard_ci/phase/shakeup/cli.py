@@ -183,7 +183,7 @@ def shakeup_from_args(args, workdir, stdout, private=None):
     from ..execution.runs import Execution
     from ..ingestion.safe_unzip import UnzipLimits
     from .pipeline import DEFAULT_BLOCK_SIZE, check_sets, run_shakeup
-    from .references import TestSet, load_reference, official_only, split_reference, subset_gold
+    from .references import TestSet, load_reference, official_only, split_reference, subset_gold, without_groups
 
     mode = wants_shakeup(args)
     limits = UnzipLimits(max_total_bytes=parse_memory(args.max_unpacked, "--max-unpacked"))
@@ -216,10 +216,14 @@ def shakeup_from_args(args, workdir, stdout, private=None):
             args.public_reference, program, workdir, "public", args.public_config
         )
         public = TestSet(
-            "public", official_only(pub_config), pub_gold, None, "public reference ref/%s" % pub_config.files.gold
+            "public",
+            official_only(pub_config),
+            without_groups(pub_gold),
+            None,
+            "public reference ref/%s" % pub_config.files.gold,
         )
         private_set = TestSet(
-            "private", official_only(config), gold, None, "private reference ref/%s" % config.files.gold
+            "private", official_only(config), without_groups(gold), None, "private reference ref/%s" % config.files.gold
         )
         readers = ((pub_config, pub_gold), (config, gold))
         check_sets(public, private_set)  # before any download is unpacked

@@ -28,7 +28,15 @@ from ...scoring.config import load_config
 from ...scoring.errors import ConfigError
 from ...scoring.readers import read_gold
 
-__all__ = ["TestSet", "load_reference", "official_only", "split_reference", "subset_gold", "subset_values"]
+__all__ = [
+    "TestSet",
+    "load_reference",
+    "official_only",
+    "without_groups",
+    "split_reference",
+    "subset_gold",
+    "subset_values",
+]
 
 
 @dataclass(frozen=True)
@@ -64,6 +72,11 @@ class TestSet:
 def official_only(config):
     """``config`` with the official metric only: no extra metrics, groups or baseline."""
     return replace(config, metrics=(config.official,), groups=None, baseline=None)
+
+
+def without_groups(gold):
+    """The gold standard without its group codes (the shake-up scores the official metric on all items)."""
+    return replace(gold, groups=None, group_values=None)
 
 
 def _reference_dir(path, workdir, label):

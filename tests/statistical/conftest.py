@@ -114,7 +114,7 @@ FAST = StatSettings(
         "phase60": 6,
         "power-10": 40,
     },
-    shakeup_reps={"null": 12, "probe": 10, "curse": 60},
+    shakeup_reps={"null": 12, "probe": 10, "curse": 30},
 )
 FULL = StatSettings(
     full=True,

@@ -14,7 +14,7 @@ product's ``phase.shakeup`` functions):
 * ``curse``: 20 systems of exactly equal accuracy: the private winner's plain score overestimates its
   accuracy by the expected maximum of 20 correlated noises; the corrected score removes most of it.
 
-The default (fast) run uses a few competitions per study with 3 binomial SEs of tolerance; the
+The default (fast) run uses a few competitions per study (12, 10, 30) with 3 binomial SEs of tolerance; the
 ``slow`` cases run more; ``--full-stats`` runs the full counts (``conftest.FULL.shakeup_reps``).
 """
 

@@ -154,7 +154,7 @@ def _participants(entries, skipped):
     return [ParticipantRuns(key, tuple(runs), len(runs) + failed[key]) for key, runs in owners.items()]
 
 
-def _download(path, workdir, args, label, limits, notes):
+def _download(path, workdir, args, label, limits, warnings_out):
     from ..ingestion.submissions import find_submissions
 
     warnings_list = []
@@ -166,9 +166,12 @@ def _download(path, workdir, args, label, limits, notes):
         limits=limits,
         warnings_list=warnings_list,
     )
-    notes.extend("%s phase: %s" % (label, w) for w in warnings_list)
+    warnings_out.extend(warnings_list)
     if not entries:
-        raise ConfigError("the %s download %s holds no readable submission (%d skipped)" % (label, path, len(skipped)))
+        raise ConfigError(
+            "the %sdownload %s holds no readable submission (%d skipped)"
+            % ("" if label == "split" else label + " ", path, len(skipped))
+        )
     return _participants(entries, skipped), skipped
 
 
@@ -209,7 +212,7 @@ def shakeup_from_args(args, workdir, stdout, private=None):
             )
         readers = ((scoring, gold), None)
         check_sets(public, private_set)
-        participants, skipped = _download(args.submissions, workdir, args, "the", limits, notes)
+        participants, skipped = _download(args.submissions, workdir, args, "split", limits, notes)
         private_participants = None
     else:
         pub_dir, pub_config, pub_gold = load_reference(
@@ -227,8 +230,11 @@ def shakeup_from_args(args, workdir, stdout, private=None):
         )
         readers = ((pub_config, pub_gold), (config, gold))
         check_sets(public, private_set)  # before any download is unpacked
-        participants, _ = _download(args.public_submissions, workdir, args, "public", limits, notes)
-        private_participants, _ = _download(args.submissions, workdir, args, "private", limits, notes)
+        public_warnings, private_warnings = [], []
+        participants, _ = _download(args.public_submissions, workdir, args, "public", limits, public_warnings)
+        private_participants, _ = _download(args.submissions, workdir, args, "private", limits, private_warnings)
+        # one names map serves both phases: a row is worth a warning only when it matches in neither
+        notes.extend(w for w in public_warnings if w in set(private_warnings))
     try:
         jobs = check_jobs(args.jobs if args.jobs == "auto" else int(args.jobs))
     except ValueError:

@@ -294,3 +294,62 @@ def test_different_metrics_are_refused(example, tmp_path, capsys):
     args = _phases_args(example, tmp_path / "o") + ["--public-config", str(config)]
     code, err = _error(args, capsys)
     assert code == 2 and len(err) == 1 and "different official metrics" in err[0]
+
+
+def test_hostile_downloads_and_references_are_one_sentence(example, tmp_path, capsys):
+    binary = tmp_path / "noise.zip"
+    binary.write_bytes(bytes(range(256)) * 64)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    args = _phases_args(example, tmp_path / "o")
+    at = args.index("--public-submissions") + 1
+    for bad, expected in (
+        (str(binary), "not a valid zip file"),
+        (str(tmp_path / "missing.zip"), "does not exist"),
+        (str(empty), "holds no submission"),
+    ):
+        changed = list(args)
+        changed[at] = bad
+        code, err = _error(changed, capsys)
+        assert code == 2 and len(err) == 1 and expected in err[0] and "Traceback" not in err[0], (bad, err)
+    changed = list(args)
+    changed[args.index("--public-reference") + 1] = str(binary)
+    code, err = _error(changed, capsys)
+    assert code == 2 and len(err) == 1 and "public reference" in err[0]
+
+
+def test_a_participant_whose_runs_all_fail_is_left_out_with_a_note(tmp_path):
+    """Split mode on a folder of plain files: one participant's file is not a prediction file."""
+    from leaderboard_ci.phase.shakeup.cli import make_parser, shakeup_from_args
+
+    ref = tmp_path / "ref"
+    ref.mkdir()
+    rng = np.random.default_rng(0)
+    n = 200
+    gold = rng.integers(0, 2, n)
+    usage = np.where(np.arange(n) % 2 == 0, "Public", "Private")
+    ref.joinpath("gold.csv").write_text(
+        "id,label,Usage\n" + "".join("i%d,%d,%s\n" % (i, g, u) for i, (g, u) in enumerate(zip(gold, usage)))
+    )
+    ref.joinpath("config.yaml").write_text(
+        "metric: accuracy\nextra_metrics: []\nlabels: ['0', '1']\nbootstrap: {n_resamples: 200}\n"
+    )
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    for k in range(3):
+        pred = np.where(rng.random(n) < 0.6 + 0.1 * k, gold, 1 - gold)
+        subs.joinpath("team%d.csv" % k).write_text(
+            "id,label\n" + "".join("i%d,%d\n" % (i, p) for i, p in enumerate(pred))
+        )
+    subs.joinpath("broken.csv").write_bytes(b"\x00\xff" * 100)
+    args = make_parser().parse_args(
+        ["--reference", str(ref), "--split-column", "Usage", "--submissions", str(subs), "--out", str(tmp_path / "o")]
+    )
+    work = tmp_path / "work"
+    work.mkdir()
+    result = shakeup_from_args(args, str(work), io.StringIO())  # the analysis; writing is tested above
+    assert sorted(result.participants["participant"]) == ["team0", "team1", "team2"]
+    assert result.notes == ["1 participant left out: no run could be read on the reference (broken)"]
+    assert list(result.skipped["participant"]) == ["broken"] and list(result.skipped["phase"]) == ["public"]
+    reason = result.skipped["reason"].iloc[0]  # what the participant was told: its file and what to do
+    assert reason.startswith("broken.csv ") and "UTF-8" in reason and "\n" not in reason and "gold" not in reason

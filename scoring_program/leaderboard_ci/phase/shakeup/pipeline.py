@@ -159,9 +159,7 @@ def run_shakeup(
         priv_scores = score_all(runner, context, priv_parts, block_size, progress)
     kept, dropped, skipped = [], [], []
     for p_pub, p_priv in zip(pub_scores, priv_scores):
-        for phase, scores in (("public", p_pub), ("private", p_priv)):
-            if scores is p_priv and split:
-                continue
+        for phase, scores in [("public", p_pub)] + ([] if split else [("private", p_priv)]):
             skipped.extend((scores.key, run, phase, reason) for run, reason in scores.skipped)
         if p_pub.chosen is None or p_priv.chosen is None:
             dropped.append((p_pub.key, p_pub, p_priv))

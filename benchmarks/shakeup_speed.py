@@ -55,7 +55,7 @@ import numpy as np
 from leaderboard_ci.core.parallel import keep_freed_memory
 keep_freed_memory()
 from scipy.stats import norm
-from leaderboard_ci.tasks.scorer import GoldStandard
+from leaderboard_ci.tasks.shared.base import GoldStandard
 case, participants, runs, n, B, m, dask = (sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]),
                                            int(sys.argv[6]), int(sys.argv[7]), sys.argv[8] == "1")
 rng = np.random.default_rng(35)

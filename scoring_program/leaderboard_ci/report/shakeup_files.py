@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from .files import FIGURE_FORMATS, _Writer
+from .file_writer import FIGURE_FORMATS, _Writer
 from .shakeup_json import shakeup_to_json
 from .shakeup_tables import shakeup_tables
 from .tables import tables_latex, tables_markdown

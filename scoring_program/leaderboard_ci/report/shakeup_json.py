@@ -16,8 +16,7 @@ import json
 from collections import OrderedDict
 
 from .._version import __version__
-from .json_report import GENERATOR, SCHEMA_VERSION
-from .json_report import _clean as clean
+from .json_values import GENERATOR, SCHEMA_VERSION, clean
 from .shakeup_words import shakeup_larger_than_noise, summary_sentences
 
 __all__ = ["shakeup_to_dict", "shakeup_document", "shakeup_to_json", "SHAKEUP_KIND"]

@@ -563,6 +563,11 @@ def render_report(result, figures=None, digits=4, top=DEFAULT_TOP, scope=None):
         sections.append(
             _target_section(result, key, view, target_figures, digits, primary, corrections, folder=scope.folders[key])
         )
+    if getattr(result, "shakeup", None) is not None:
+        from .shakeup_html import shakeup_section
+
+        drawn = figures.get("shakeup", {}) if figures is not None else None  # None: drawn here
+        sections.append(shakeup_section(result.shakeup, figures=drawn, top=scope.top))
     sections += [
         _indicators_section(result, digits),
         group_gaps_section(result, digits, scope.official_names),

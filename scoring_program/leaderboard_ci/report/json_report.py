@@ -21,16 +21,13 @@ two-sided values the one-sided ones are in ``p_one_sided``.
 from __future__ import annotations
 
 import json
-import math
-import numbers
 from collections import OrderedDict
 from collections.abc import Mapping
-
-import numpy as np
 
 from .._version import __version__
 from ..core.significance import stars
 from ..tasks.registry import pair_test_titles
+from .json_values import GENERATOR, SCHEMA_VERSION, clean
 from .scale import DEFAULT_TOP, report_scope
 from .verdicts import dual_interval, rank_sets
 from .verdicts import family_note as family_note_of
@@ -48,15 +45,6 @@ __all__ = [
     "SCHEMA_VERSION",
 ]
 
-GENERATOR = "leaderboard-ci"
-#: The major number changes when a reader of an older report.json would misread this one.
-SCHEMA_VERSION = "1.4"  # 1.1: "units" (per-class, per-label or per-type scores of every system)
-#                          1.2: "pairs_listed" (above the report's threshold "pairs" holds the top systems' pairs)
-#                          1.3: per system "rank_set" {"simultaneous", "marginal"}; per comparison "fw_low",
-#                               "fw_high" (max-t family-wise interval) and "interval" (which one the verdict
-#                               goes with); per target "family_note" and "critical_value"
-#                          1.4: "fw_low", "fw_high" are the simultaneous (single-step max-t) intervals; per
-#                               comparison "direction_only" (a later step decides the direction) and "near_copy"
 
 #: Columns of the vs-winner and pairs tables that carry other tests' p-values
 #: (present only when that test was run), in the order they are written; then
@@ -71,37 +59,8 @@ class ReportFormatError(ValueError):
 # ---------------------------------------------------------------------------
 # Plain JSON values
 # ---------------------------------------------------------------------------
-def _clean(value):
-    """``value`` as plain JSON types: NaN/inf -> None, numpy -> Python, mappings keep their order.
-
-    Raises
-    ------
-    TypeError
-        For a value with no JSON counterpart (a bug in the caller).
-    """
-    if value is None or isinstance(value, str):
-        return value
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    if isinstance(value, numbers.Integral):
-        return int(value)
-    if isinstance(value, numbers.Real):
-        value = float(value)
-        if not math.isfinite(value):
-            return None
-        return 0.0 if value == 0.0 else value  # no "-0.0"
-    if isinstance(value, Mapping):
-        return OrderedDict((str(k), _clean(v)) for k, v in value.items())
-    if isinstance(value, (list, tuple, np.ndarray)):
-        return [_clean(v) for v in value]
-    try:
-        import pandas as pd
-
-        if value is pd.NA or value is pd.NaT:
-            return None
-    except ImportError:  # pragma: no cover - pandas is a dependency of the analysis
-        pass
-    raise TypeError("cannot write %r (%s) to report.json" % (value, type(value).__name__))
+#: The cleaner under its old private name (other report modules import it from here).
+_clean = clean
 
 
 def _records(frame, columns=None):
@@ -342,7 +301,7 @@ def result_to_dict(result, top=DEFAULT_TOP, scope=None):
     level = _clean(result.signature.confidence_level)
     official = result.official
     scope = report_scope(result, top) if scope is None else scope
-    return OrderedDict(
+    out = OrderedDict(
         [
             ("schema_version", SCHEMA_VERSION),
             ("generator", OrderedDict([("name", GENERATOR), ("version", __version__)])),
@@ -365,6 +324,11 @@ def result_to_dict(result, top=DEFAULT_TOP, scope=None):
             ("skipped", _records(result.skipped, ["submission", "reason"])),
         ]
     )
+    if getattr(result, "shakeup", None) is not None:
+        from .shakeup_json import shakeup_to_dict
+
+        out["shakeup"] = shakeup_to_dict(result.shakeup)
+    return out
 
 
 def result_to_json(result, top=DEFAULT_TOP, scope=None):

@@ -33,7 +33,7 @@ PROGRAM = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 if PROGRAM not in sys.path:
     sys.path.insert(0, PROGRAM)
 
-from leaderboard_ci.scoring import alignment, formats, readers, text_files  # noqa: E402
+from leaderboard_ci.scoring import alignment, formats, inputs, text_files  # noqa: E402
 from leaderboard_ci.scoring.config import parse_config  # noqa: E402
 from leaderboard_ci.scoring.errors import SubmissionError  # noqa: E402
 from leaderboard_ci.scoring.readers import read_gold, read_predictions  # noqa: E402
@@ -263,7 +263,7 @@ def _both_ways(monkeypatch, path, config, gold, chunk, batch):
         batched = _outcome(path, config, gold)
     with monkeypatch.context() as patch:
         patch.setattr(formats, "_plain_fields", lambda *args: None)
-        patch.setattr(readers, "_align_by_id", _reference_align_by_id)
+        patch.setattr(inputs, "align_by_id", _reference_align_by_id)
         reference = _outcome(path, config, gold)
     return batched, reference
 

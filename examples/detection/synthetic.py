@@ -106,8 +106,12 @@ def make_gold(seed, n_images=300, n_categories=10, mean_objects=6.0, crowd_share
     }
 
 
-def make_detections(gold, quality, seed, per_image=None, score_decimals=None):
-    """A COCO results list (``image_id, category_id, bbox, score``) of a system of ``quality`` in (0, 1]."""
+def make_detections(gold, quality, seed, per_image=None, score_decimals=None, flood=0.0):
+    """A COCO results list (``image_id, category_id, bbox, score``) of a system of ``quality`` in (0, 1].
+
+    ``flood``: the share of images that also get 120 low-scored boxes of one category (beyond
+    pycocotools' 100 per image and category, so that ``maxDets`` truncates).
+    """
     rng = np.random.RandomState(seed)
     cat_ids = [c["id"] for c in gold["categories"]]
     by_image = {}
@@ -131,7 +135,7 @@ def make_detections(gold, quality, seed, per_image=None, score_decimals=None):
             for copy in range(2):
                 if rng.rand() >= (found if copy == 0 else 0.05 + 0.2 * miss):
                     break
-                jitter = miss * (0.22 if copy == 0 else 0.4)
+                jitter = 0.03 + miss * (0.12 if copy == 0 else 0.25)
                 box = [
                     x + rng.normal(0.0, jitter) * w,
                     y + rng.normal(0.0, jitter) * h,
@@ -143,6 +147,10 @@ def make_detections(gold, quality, seed, per_image=None, score_decimals=None):
                 dets.append((box, category, score))
         for _ in range(rng.poisson(1.5 + 8.0 * miss)):
             dets.append((_box(rng, 6.0, 300.0), cat_ids[rng.randint(len(cat_ids))], rng.normal(0.25, 0.12)))
+        if flood and rng.rand() < flood:
+            category = cat_ids[rng.randint(len(cat_ids))]
+            for _ in range(120):
+                dets.append((_box(rng, 6.0, 200.0), category, rng.uniform(0.001, 0.2)))
         if per_image is not None:
             while len(dets) < per_image:
                 dets.append((_box(rng, 6.0, 300.0), cat_ids[rng.randint(len(cat_ids))], rng.uniform(0.001, 0.1)))

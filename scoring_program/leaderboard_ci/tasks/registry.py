@@ -40,6 +40,7 @@ _MODULES = OrderedDict(
         ("soft_labels", "soft_labels"),
         ("preference", "preference"),
         ("generation", "generation"),
+        ("detection", "detection"),
     ]
 )
 #: The task of a custom metric file that sets no ``KIND``: the first registered.

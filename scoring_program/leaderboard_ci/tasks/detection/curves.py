@@ -81,24 +81,33 @@ _N_POINTS = RECALL_THRESHOLDS.shape[0]
 def thresholds_reached(recall):
     """``N``: how many of the 101 recall thresholds are at most each ``recall`` (searchsorted, side right).
 
-    ``floor(100 * recall) + 1``, corrected by comparing with the thresholds themselves, so the count
-    is the one a binary search of :data:`~.boxes.RECALL_THRESHOLDS` gives.
+    ``floor(100 * recall) + 1``; where ``100 * recall`` is within rounding of an integer the count is
+    checked against the thresholds themselves, so it is the one a binary search of
+    :data:`~.boxes.RECALL_THRESHOLDS` gives.
     """
     recall = np.asarray(recall, dtype=np.float64)
-    n = np.floor(recall * (_N_POINTS - 1)).astype(np.intp) + 1
-    np.clip(n, 0, _N_POINTS, out=n)
-    for _ in range(2):
-        n += (n < _N_POINTS) & (_RECALL_PADDED[np.minimum(n, _N_POINTS)] <= recall)
-        n -= (n > 0) & (_RECALL_PADDED[np.maximum(n - 1, 0)] > recall)
-    return n
+    flat = np.ravel(recall)
+    scaled = flat * (_N_POINTS - 1)
+    n = scaled.astype(np.intp)  # recall >= 0: truncation is the floor
+    scaled -= n
+    n += 1
+    near = np.flatnonzero((scaled < 1e-6) | (scaled > 1 - 1e-6))
+    if near.size:
+        m, x = n[near], flat[near]
+        m += _RECALL_PADDED[np.minimum(m, _N_POINTS)] <= x
+        m -= _RECALL_PADDED[np.maximum(m - 1, 0)] > x
+        n[near] = m
+    return n.reshape(recall.shape)
 
 
 class _Layout(object):
-    """The units of one expansion (``copies`` of each tied image), and what each row sums over them.
+    """The units of one expansion (``copies`` of each tied image), and where each row reads its sums.
 
-    Per row, the *queries* are its true positives and its corrections to the base set, up to its
-    last true positive (later units change nothing it reports); its true positives form *runs*,
-    maximal sequences with no false positive between them.
+    Per row: its true positives (TP) up to its last one, in order, cut into *runs* (maximal sequences
+    with no false positive between them); its *corrections* (units whose non-ignored status differs
+    from the base set's membership: +1 joins, -1 leaves); and, for each run, how many TPs, corrections
+    and base units come before its last TP.  The rows' lists are concatenated, so one cumulative sum
+    per list serves every row (a row subtracts the sum before its own first entry).
     """
 
     def __init__(self, curves, copies):
@@ -111,15 +120,15 @@ class _Layout(object):
         src = piece_start[piece] + offset % piece_len[piece]
         copy = offset // piece_len[piece]
         slot = piece_slot[piece]
-        self.column = np.where(slot < 0, curves.image[src], curves.n_images + np.maximum(slot, 0) * copies + copy)
+        column = np.where(slot < 0, curves.image[src], curves.n_images + np.maximum(slot, 0) * copies + copy)
         outcome = curves.outcome[:, src] if total != n else curves.outcome
         base = curves.base_member[:, src] if total != n else curves.base_member
-        n_rows = outcome.shape[0]
-        queries, tp_flags, deltas, starts, ends = [], [], [], [], []
-        row_len = np.zeros(n_rows, dtype=np.intp)
-        run_count = np.zeros(n_rows, dtype=np.intp)
-        last_query = np.full(base.shape[0], -1, dtype=np.intp)
-        offset = 0
+        n_rows, n_bases = outcome.shape[0], base.shape[0]
+        tp_cols, d_cols, d_signs = [], [], []
+        run = dict((k, []) for k in ("row", "end", "tp_row", "d_before", "d_row"))
+        last_tp = np.full(n_bases, -1, dtype=np.intp)
+        per_row = []
+        tp_total = d_total = 0
         for row in range(n_rows):
             tp = outcome[row] == TP
             tp_at = np.flatnonzero(tp)
@@ -129,47 +138,50 @@ class _Layout(object):
             b = curves.row_base[row]
             member = base[b][:stop]
             nonig = outcome[row][:stop] != IGNORED
-            tp = tp[:stop]
-            q = np.flatnonzero(tp | (nonig != member))
-            queries.append(q)
-            tp_flags.append(tp[q])
-            deltas.append(nonig[q].astype(np.int8) - member[q].astype(np.int8))
-            # runs: a true positive opens a run when a false positive precedes it (since the last one)
-            fp_before = np.cumsum(nonig & ~tp)[tp_at]  # false positives up to each true positive
-            new_run = np.ones(tp_at.shape[0], dtype=bool)
-            new_run[1:] = fp_before[1:] != fp_before[:-1]
-            at = np.searchsorted(q, tp_at) + offset  # each true positive's query number
-            starts.append(at[new_run])
-            ends.append(at[np.append(np.flatnonzero(new_run)[1:] - 1, tp_at.shape[0] - 1)])
-            row_len[row] = q.shape[0]
-            run_count[row] = starts[-1].shape[0]
-            last_query[b] = max(last_query[b], q[-1])
-            offset += q.shape[0]
-        self.row_len = row_len
-        self.run_count = run_count
-        self.rows = np.flatnonzero(run_count)
+            d_at = np.flatnonzero(nonig != member)
+            # a true positive opens a run when a false positive came since the previous one
+            fp_count = np.cumsum(nonig & ~tp[:stop])[tp_at]
+            opens = np.ones(tp_at.shape[0], dtype=bool)
+            opens[1:] = fp_count[1:] != fp_count[:-1]
+            starts = np.flatnonzero(opens)
+            ends = np.append(starts[1:] - 1, tp_at.shape[0] - 1)
+            tp_cols.append(column[tp_at])
+            d_cols.append(column[d_at])
+            d_signs.append(nonig[d_at].astype(np.int8) - member[d_at].astype(np.int8))
+            end_at = tp_at[ends]
+            run["row"].append(np.full(starts.shape[0], row, dtype=np.intp))
+            run["end"].append(tp_total + ends)
+            run["tp_row"].append(np.full(starts.shape[0], tp_total, dtype=np.intp))
+            run["d_before"].append(d_total + np.searchsorted(d_at, end_at, side="left"))
+            run["d_row"].append(np.full(starts.shape[0], d_total, dtype=np.intp))
+            per_row.append((b, end_at))
+            last_tp[b] = max(last_tp[b], tp_at[-1])
+            tp_total += tp_at.shape[0]
+            d_total += d_at.shape[0]
         self.size = 0
-        if not queries:
-            self.query = np.zeros(0, dtype=np.intp)
+        self.n_runs = 0
+        if not tp_cols:
             return
-        self.query = np.concatenate(queries)
-        self.is_tp = np.concatenate(tp_flags)
-        self.delta = np.concatenate(deltas)
-        self.has_delta = bool(np.any(self.delta))
-        self.run_start = np.concatenate(starts)
-        self.run_end = np.concatenate(ends)
-        self.run_row = np.repeat(np.arange(n_rows), run_count)
-        self.run_bounds = np.cumsum(run_count)
-        # the base units each base's rows need (up to their last query), and each query's count of them before it
-        row_base = curves.row_base[np.repeat(np.arange(n_rows), row_len)]
-        self.base_units, self.base_queries, self.base_before = [], [], []
-        for b in range(base.shape[0]):
-            units = np.flatnonzero(base[b][: last_query[b] + 1]) if last_query[b] >= 0 else np.zeros(0, np.intp)
-            mine = np.flatnonzero(row_base == b)
-            self.base_units.append(units)
-            self.base_queries.append(mine)
-            self.base_before.append(np.searchsorted(units, self.query[mine], side="left"))
-        self.size = self.query.shape[0] + sum(u.shape[0] for u in self.base_units)
+        self.tp_column = np.concatenate(tp_cols)
+        self.d_column = np.concatenate(d_cols)
+        self.d_sign = np.concatenate(d_signs)
+        for key, parts in run.items():
+            setattr(self, "run_" + key, np.concatenate(parts))
+        self.n_runs = self.run_row.shape[0]
+        # the base units each base's rows need (up to their last TP); each run's count of them before its end
+        self.base_columns, self.base_runs, self.base_before = [], [], []
+        run_base = curves.row_base[self.run_row]
+        ends = np.concatenate([end_at for _, end_at in per_row])
+        for b in range(n_bases):
+            units = np.flatnonzero(base[b][: last_tp[b] + 1]) if last_tp[b] >= 0 else np.zeros(0, np.intp)
+            mine = np.flatnonzero(run_base == b)
+            self.base_columns.append(column[units])
+            self.base_runs.append(mine)
+            self.base_before.append(np.searchsorted(units, ends[mine], side="left"))
+        self.row_runs = np.bincount(self.run_row, minlength=n_rows)
+        self.rows = np.flatnonzero(self.row_runs)
+        self.first_run = (np.cumsum(self.row_runs) - self.row_runs)[self.rows]
+        self.size = self.tp_column.shape[0] + self.d_column.shape[0] + sum(c.shape[0] for c in self.base_columns)
 
 
 class Curves(object):
@@ -256,86 +268,84 @@ class Curves(object):
         return found
 
     def sums(self, weights, positives):
-        """Per row and replicate: sum of the 101 interpolated precisions (COCO) or the AP (VOC).
+        """Per replicate and row: the sum of the 101 interpolated precisions (COCO) or the AP (VOC).
 
         Parameters
         ----------
-        weights : int array ``(n_images, R)``
-            Item-major resample counts (how often each image is drawn in each replicate).
-        positives : float array ``(rows, R)``
+        weights : int array ``(R, n_images)``
+            Resample counts (how often each image is drawn in each replicate), int32 or int64.
+        positives : float array ``(R, rows)``
             The rows' numbers of non-ignored gold boxes (``npig``) in each replicate.
 
         Returns
         -------
-        float64 array ``(rows, R)``; 0 where a row has no true positive or no positive.
+        sums : float64 array ``(R, rows)``
+            0 where a row has no true positive or no positive.
+        true_positives : float64 array ``(R, rows)``
+            Each row's weighted number of true positives (exact integers).
         """
         weights = np.asarray(weights)
-        reps = weights.shape[1]
-        out = np.zeros((self.n_rows, reps))
+        reps = weights.shape[0]
+        out = np.zeros((reps, self.n_rows))
+        totals = np.zeros((reps, self.n_rows))
         if not self.n or not reps:
-            return out
+            return out, totals
         copies = 1
         if self.tied_images.size:
-            copies = max(1, int(weights[self.tied_images].max()))
+            copies = max(1, int(weights[:, self.tied_images].max()))
         layout = self.layout(copies)
         if not layout.size:
-            return out
+            return out, totals
         if self.tied_images.size:  # copy c of tied image i is present when w_i > c
-            present = weights[self.tied_images][:, None, :] > np.arange(copies)[None, :, None]
-            weights = np.concatenate([weights, present.reshape(-1, reps).astype(weights.dtype)], axis=0)
+            present = weights[:, self.tied_images][:, :, None] > np.arange(copies)[None, None, :]
+            weights = np.concatenate([weights, present.reshape(reps, -1).astype(weights.dtype)], axis=1)
         # every partial sum is at most the largest weight times the units summed
         wide = np.int64 if int(weights.max()) * layout.size > 2**31 - 1 else np.int32
-        w = np.take(weights, layout.column[layout.query], axis=0).astype(wide, copy=False)
-        tp_incl = _segmented_cumsum(np.where(layout.is_tp[:, None], w, 0).astype(wide, copy=False), layout.row_len)
-        if layout.has_delta:
-            d_w = w * layout.delta[:, None].astype(wide)
-            nonig_before = _segmented_cumsum(d_w.copy(), layout.row_len)
-            nonig_before -= d_w  # exclusive: the units before each query
-        else:
-            nonig_before = np.zeros_like(w)
-        for units, mine, before in zip(layout.base_units, layout.base_queries, layout.base_before):
-            if not units.size or not mine.size:
-                continue
-            prefix = np.zeros((units.shape[0] + 1, reps), dtype=wide)
-            np.cumsum(np.take(weights, layout.column[units], axis=0), axis=0, dtype=wide, out=prefix[1:])
-            nonig_before[mine] += prefix[before]
-        s, e = layout.run_start, layout.run_end
-        tp_end = tp_incl[e]
-        tp_before = (tp_incl[s] - w[s]).astype(np.float64)
-        fp = (nonig_before[e] - (tp_end - w[e])).astype(np.float64)
-        tp = tp_end.astype(np.float64)
+        if weights.dtype != wide:
+            weights = weights.astype(wide)
+        tp_sums = _prefix_sums(weights, layout.tp_column)
+        d_sums = _prefix_sums(weights, layout.d_column, layout.d_sign)
+        row_offset = tp_sums[:, layout.run_tp_row]
+        tp = (tp_sums[:, layout.run_end + 1] - row_offset).astype(np.float64)  # TPs up to the run's end
+        # non-ignored units before the run's last TP: the base's, plus the corrections, minus its TPs
+        nonig = d_sums[:, layout.run_d_before] - d_sums[:, layout.run_d_row]
+        for columns, runs, before in zip(layout.base_columns, layout.base_runs, layout.base_before):
+            if runs.size:
+                nonig[:, runs] += _prefix_sums(weights, columns)[:, before]
+        fp = (nonig - (tp_sums[:, layout.run_end] - row_offset)).astype(np.float64)
         if self.points == "coco":
             envelope = tp / ((fp + tp) + EPS)
         else:
             envelope = np.zeros_like(tp)
             np.divide(tp, fp + tp, out=envelope, where=tp > 0)
-        bounds, counts = layout.run_bounds, layout.run_count
-        for row in layout.rows:
-            lo, hi = bounds[row] - counts[row], bounds[row]
-            envelope[lo:hi] = np.maximum.accumulate(envelope[lo:hi][::-1], axis=0)[::-1]
-        npig = positives[layout.run_row]
+        counts = layout.row_runs
+        for row, lo in zip(layout.rows, layout.first_run):
+            hi = lo + counts[row]
+            envelope[:, lo:hi] = np.maximum.accumulate(envelope[:, lo:hi][:, ::-1], axis=1)[:, ::-1]
+        npig = positives[:, layout.run_row]
         valid = npig > 0
         safe = np.where(valid, npig, 1.0)
-        firsts = (bounds - counts)[layout.rows]
-        if self.points == "coco":
-            served = thresholds_reached(tp / safe)
-            earlier = thresholds_reached(tp_before / safe)
-            earlier[firsts] = 0  # the first run also serves the threshold 0
-            terms = envelope * (served - earlier)
-        else:
-            terms = envelope * (tp - tp_before) / safe
+        # a run serves what its row has reached at its end, less what the row had reached before it
+        # (the previous run's end: runs partition the row's TPs; the first run also serves threshold 0)
+        reached = thresholds_reached(tp / safe) if self.points == "coco" else tp
+        before = np.zeros_like(reached)
+        before[:, 1:] = reached[:, :-1]
+        before[:, layout.first_run] = 0
+        terms = envelope * (reached - before)
+        if self.points == "voc":
+            terms /= safe
         terms[~valid] = 0.0
-        out[layout.rows] = np.add.reduceat(terms, firsts, axis=0)
-        return out
+        out[:, layout.rows] = np.add.reduceat(terms, layout.first_run, axis=1)
+        totals[:, layout.rows] = tp[:, layout.first_run + layout.row_runs[layout.rows] - 1]
+        return out, totals
 
 
-def _segmented_cumsum(values, lengths):
-    """Inclusive cumulative sums along axis 0 restarting at each segment of ``lengths`` (in place)."""
-    np.cumsum(values, axis=0, dtype=values.dtype, out=values)
-    ends = np.cumsum(lengths)
-    present = lengths > 0
-    offsets = np.zeros((lengths.shape[0], values.shape[1]), dtype=values.dtype)
-    starts = (ends - lengths)[present]
-    offsets[present] = np.where((starts > 0)[:, None], values[np.maximum(starts - 1, 0)], 0)
-    values -= np.repeat(offsets, lengths, axis=0)
-    return values
+def _prefix_sums(weights, columns, signs=None):
+    """``(R, len(columns) + 1)``: 0, then the cumulative sums of the weights of ``columns`` (times ``signs``)."""
+    out = np.zeros((weights.shape[0], columns.shape[0] + 1), dtype=weights.dtype)
+    if columns.size:
+        taken = np.take(weights, columns, axis=1)
+        if signs is not None:
+            taken *= signs.astype(weights.dtype)
+        np.cumsum(taken, axis=1, out=out[:, 1:])
+    return out

@@ -38,6 +38,9 @@ __all__ = ["RECALL_COMBOS", "BLOCK_ELEMENTS", "Features", "SystemFeatures"]
 
 #: The (area range, maxDet) pairs of the recall metrics: AR@1, AR@10, AR@100, then AR small/medium/large at 100.
 RECALL_COMBOS = ((0, 1), (0, 10), (0, 100), (1, 100), (2, 100), (3, 100))
+#: The recall combinations summed linearly (maxDet below 100); the others come with the curves.
+_LINEAR_COMBOS = tuple(c for c in RECALL_COMBOS if c[1] < MAX_DETS[-1])
+_CURVE_COMBOS = [i for i, c in enumerate(RECALL_COMBOS) if c[1] == MAX_DETS[-1]]
 #: Units times replicates per sub-block of :meth:`SystemFeatures.features` (memory only).
 BLOCK_ELEMENTS = 1 << 21
 _A = AREA_RANGES.shape[0]
@@ -74,20 +77,23 @@ class SystemFeatures(object):
         n_pairs = pairs.shape[0]
         at_gold = np.searchsorted(pairs, pair_gold)
         at_det = np.searchsorted(pairs, pair_det)
-        values = np.zeros((n_pairs, _A + len(RECALL_COMBOS) * _T))
+        # the linear part: npig per area range, and true positives among the first 1 and 10 (those
+        # among the first 100 are the curves' totals); integer sums, exact in float32 below 2**24
+        values = np.zeros((n_pairs, _A + len(_LINEAR_COMBOS) * _T))
         for a in range(_A):
             values[:, a] = np.bincount(at_gold, weights=~m.gold_ignored[a], minlength=n_pairs)
-        for c, (a, max_det) in enumerate(RECALL_COMBOS):
+        for c, (a, max_det) in enumerate(_LINEAR_COMBOS):
             first = m.rank < max_det
             for t in range(_T):
                 hit = first & (m.coco[a * _T + t] == TP)
                 values[:, _A + c * _T + t] = np.bincount(at_det, weights=hit, minlength=n_pairs)
+        self._largest = float(values.max()) if values.size else 0.0
         self._pair_values = []
         self._pair_images = []
         pair_category = pairs % n_categories
         for k in range(n_categories):
             mine = pair_category == k
-            self._pair_values.append(values[mine])
+            self._pair_values.append(values[mine].astype(np.float32))  # exact: small integers
             self._pair_images.append((pairs[mine] // n_categories).astype(np.intp))
         # per category: the curves, detections in the resampled data set's order
         det_area = dets.box[:, 2] * dets.box[:, 3]
@@ -116,15 +122,15 @@ class SystemFeatures(object):
                 )
 
     def features(self, weights):
-        """:class:`Features` of an item-major integer weight matrix ``(n_images, R)``.
+        """:class:`Features` of an integer weight matrix ``(R, n_images)`` (one replicate per row).
 
         Replicates are processed in sub-blocks of about :data:`BLOCK_ELEMENTS` units times
         replicates (memory; the values do not depend on it).
         """
         weights = np.asarray(weights)
-        if weights.ndim != 2 or weights.shape[0] != self.n_images:
-            raise ValueError("weights must be (n_images, R) = (%d, R), got %s" % (self.n_images, weights.shape))
-        reps = weights.shape[1]
+        if weights.ndim != 2 or weights.shape[1] != self.n_images:
+            raise ValueError("weights must be (R, n_images) = (R, %d), got %s" % (self.n_images, weights.shape))
+        reps = weights.shape[0]
         k_count = self.n_categories
         positives = np.zeros((reps, k_count, _A))
         true_positives = np.zeros((reps, k_count, len(RECALL_COMBOS), _T))
@@ -134,18 +140,22 @@ class SystemFeatures(object):
         step = max(1, min(reps, BLOCK_ELEMENTS // units))
         for r0 in range(0, reps, step):
             r1 = min(reps, r0 + step)
-            part = np.ascontiguousarray(weights[:, r0:r1], dtype=np.int32)
+            part = np.ascontiguousarray(weights[r0:r1], dtype=np.int32)
+            n = r1 - r0
+            exact32 = float(part.sum(axis=1).max()) * self._largest < 2**24
             for k in range(k_count):
                 if self._pair_images[k].size:
-                    w = np.take(part, self._pair_images[k], axis=0).astype(np.float64)
-                    linear = w.T @ self._pair_values[k]  # integers: exact
+                    dtype = np.float32 if exact32 else np.float64
+                    w = np.take(part, self._pair_images[k], axis=1).astype(dtype)
+                    linear = (w @ self._pair_values[k].astype(dtype, copy=False)).astype(np.float64)
                     positives[r0:r1, k] = linear[:, :_A]
-                    true_positives[r0:r1, k] = linear[:, _A:].reshape(r1 - r0, len(RECALL_COMBOS), _T)
-                npig = positives[r0:r1, k, :].T  # (4, R)
-                sums = self.curves[k].sums(part, np.repeat(npig, _T, axis=0))
-                precision_sums[r0:r1, k] = sums.T.reshape(r1 - r0, _A, _T)
+                    true_positives[r0:r1, k, : len(_LINEAR_COMBOS)] = linear[:, _A:].reshape(n, -1, _T)
+                npig = positives[r0:r1, k, :]  # (R, 4)
+                sums, totals = self.curves[k].sums(part, np.repeat(npig, _T, axis=1))
+                precision_sums[r0:r1, k] = sums.reshape(n, _A, _T)
+                true_positives[r0:r1, k, _CURVE_COMBOS] = totals.reshape(n, _A, _T)
                 if self.voc:
-                    voc[r0:r1, k] = self.voc_curves[k].sums(part, npig[:1])[0]
+                    voc[r0:r1, k] = self.voc_curves[k].sums(part, npig[:, :1])[0][:, 0]
         return Features(positives, true_positives, precision_sums, voc)
 
 

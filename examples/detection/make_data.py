@@ -69,11 +69,7 @@ def main():
             os.makedirs(folder)
     _write(os.path.join(ref, "instances_test.json"), _json_text(gold))
     _write(os.path.join(ref, "baseline.json"), _json_text(detections(gold, BASELINE)))
-    public = {
-        "info": gold["info"],
-        "images": gold["images"],
-        "categories": gold["categories"],
-    }
+    public = {"info": gold["info"], "images": gold["images"], "categories": gold["categories"]}
     _write(os.path.join(pub, "image_info_test.json"), _json_text(public, indent=1))
     for name, spec in sorted(SYSTEMS.items()):
         _zip(os.path.join(subs, name + ".zip"), "detections.json", _json_text(detections(gold, spec)))

@@ -322,20 +322,22 @@ class Curves(object):
         for row, lo in zip(layout.rows, layout.first_run):
             hi = lo + counts[row]
             envelope[:, lo:hi] = np.maximum.accumulate(envelope[:, lo:hi][:, ::-1], axis=1)[:, ::-1]
-        npig = positives[:, layout.run_row]
-        valid = npig > 0
-        safe = np.where(valid, npig, 1.0)
         # a run serves what its row has reached at its end, less what the row had reached before it
         # (the previous run's end: runs partition the row's TPs; the first run also serves threshold 0)
-        reached = thresholds_reached(tp / safe) if self.points == "coco" else tp
+        npig = positives[:, layout.run_row]
+        if self.points == "coco":
+            reached = thresholds_reached(tp / np.where(npig > 0, npig, 1.0)).astype(np.float64)
+        else:
+            reached = tp
         before = np.zeros_like(reached)
         before[:, 1:] = reached[:, :-1]
         before[:, layout.first_run] = 0
-        terms = envelope * (reached - before)
+        sums = _exact_weighted_sums(envelope, reached - before, layout.first_run)
+        row_npig = positives[:, layout.rows]
         if self.points == "voc":
-            terms /= safe
-        terms[~valid] = 0.0
-        out[:, layout.rows] = np.add.reduceat(terms, layout.first_run, axis=1)
+            np.divide(sums, row_npig, out=sums, where=row_npig > 0)
+        sums[row_npig <= 0] = 0.0
+        out[:, layout.rows] = sums
         totals[:, layout.rows] = tp[:, layout.first_run + layout.row_runs[layout.rows] - 1]
         return out, totals
 
@@ -349,3 +351,24 @@ def _prefix_sums(weights, columns, signs=None):
             taken *= signs.astype(weights.dtype)
         np.cumsum(taken, axis=1, out=out[:, 1:])
     return out
+
+
+def _exact_weighted_sums(values, weights, starts):
+    """Sums of ``values * weights`` over the segments of axis 1 that begin at ``starts``, exactly.
+
+    ``values`` lie in [0, 1], ``weights`` are non-negative integers (as floats) whose sum over a
+    segment stays below 2**22.  Each value is split on a fixed grid into two integer-valued parts
+    (30 and 22 bits), whose weighted sums are exact in float64; one rounding combines them.  So
+    ``v * a + v * b`` and ``v * (a + b)`` give the same bytes, whatever the runs' layout (a run split
+    in two by a copy of weight 0, a run of weight 0), and the part left out is below 2**-52 per unit
+    of weight.
+    """
+    if weights.size and float(np.max(np.add.reduceat(weights, starts, axis=1))) >= 2**22:
+        return np.add.reduceat(values * weights, starts, axis=1)  # beyond 4 million positives: rounded sums
+    scaled = np.ldexp(values, 30)
+    high = np.floor(scaled)
+    scaled -= high
+    low = np.floor(np.ldexp(scaled, 22))
+    high *= weights
+    low *= weights
+    return np.ldexp(np.add.reduceat(high, starts, axis=1) + np.ldexp(np.add.reduceat(low, starts, axis=1), -22), -30)

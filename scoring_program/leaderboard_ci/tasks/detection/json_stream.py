@@ -176,10 +176,13 @@ class JsonStream(object):
             )
 
     def expect_start(self, opening, found_message):
-        """Check that the next character opens the expected container (``found_message(char)`` otherwise)."""
+        """Check that the next character opens the expected container (``found_message(char)`` otherwise).
+
+        An empty or blank file is named as a whole (``found_message("")``), anything else by its line.
+        """
         char = self.peek()
         if char != opening:
-            raise self.error(found_message(char))
+            raise self.source.whole(found_message(char)) if not char else self.error(found_message(char))
 
     def members(self):
         """Yield ``(line, key)`` for each member of the object at the position.

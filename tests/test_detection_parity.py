@@ -137,10 +137,10 @@ def small_gold(seed, n_images=40, n_categories=4, empty_share=0.1):
 @pytest.mark.parametrize(
     "case",
     [
-        dict(quality=0.8, seed=1),
-        dict(quality=0.7, seed=2, score_decimals=1),  # ties inside images and across them
-        dict(quality=0.6, seed=3, flood=0.3),  # > 100 detections of one image and category: maxDets cuts
-        dict(quality=0.9, seed=4, score_decimals=2, flood=0.2),
+        pytest.param(dict(quality=0.8, seed=1), marks=pytest.mark.slow),
+        pytest.param(dict(quality=0.7, seed=2, score_decimals=1), marks=pytest.mark.slow),  # ties
+        pytest.param(dict(quality=0.6, seed=3, flood=0.3), marks=pytest.mark.slow),  # > 100 per image and category
+        dict(quality=0.9, seed=4, score_decimals=2, flood=0.2),  # both: the fast representative
         dict(quality=0.3, seed=5),  # a poor system: few true positives, long false-positive tails
     ],
     ids=["plain", "ties", "maxdets", "ties_and_maxdets", "poor"],

@@ -69,6 +69,7 @@ CASES = {
         "dipromats2023_t3": (os.path.join(ODESIA, "en", "dipromats_2023_t3", "reference_data"), {}),
     },
     "preference": {"example": (os.path.join(EXAMPLES, "preference", "reference_data"), {})},
+    "detection": {"example": (os.path.join(EXAMPLES, "detection", "reference_data"), {})},
     "generation": {
         "text_lines": (os.path.join(EXAMPLES, "generation", "reference_data"), {}),
         "jsonl": (os.path.join(EXAMPLES, "generation", "reference_data"), {"files": {"predictions": "run.jsonl"}}),

@@ -77,11 +77,12 @@ def id_text(value):
     Numbers equal to an integer (``7`` and ``7.0``, which pycocotools takes as equal) give the integer's
     text; strings their JSON text (``"a"`` quoted, so that the string ``"7"`` is not the number 7).
     """
-    if type(value) is float and value.is_integer() and math.isfinite(value):
-        value = int(value)
-    if type(value) not in _ID:
-        return None
-    return json.dumps(value)
+    kind_of = type(value)
+    if kind_of is int:
+        return str(value)
+    if kind_of is float and math.isfinite(value) and value.is_integer():
+        return str(int(value))
+    return json.dumps(value) if kind_of is str else None
 
 
 def category_ids(labels):
@@ -395,11 +396,17 @@ def _shown(value, quote):
 
 
 class _Ids(dict):
-    """``{id text: code}`` with an example id for messages."""
+    """``{id text: code}`` with an example id for messages, and :attr:`raw`: ``{id as JSON decodes it: code}``.
+
+    A record's id is looked up by its decoded value in :attr:`raw` (``7`` and ``7.0`` are one key, as in
+    pycocotools; the string ``"7"`` is another); booleans, which Python counts as 0 and 1, are refused
+    before the lookup.
+    """
 
     def __init__(self, items, example):
         super(_Ids, self).__init__(items)
         self.example = example
+        self.raw = dict((json.loads(text), code) for text, code in self.items())
 
 
 class _Detections(object):
@@ -415,17 +422,20 @@ def _add_detections(out, values, images, categories):
     """Append a batch of records; the index of the first record that is not valid, or None."""
     x, y, w, h, s = (c.append for c in out.columns)
     add_image, add_category = out.image.append, out.category.append
-    image_get, category_get = images.get, categories.get
+    image_get, category_get = images.raw.get, categories.raw.get
     start = len(out.image)
     for i, record in enumerate(values):
         try:
-            image = image_get(id_text(record["image_id"]))
-            category = category_get(id_text(record["category_id"]))
+            image_id, category_id = record["image_id"], record["category_id"]
+            image = image_get(image_id)
+            category = category_get(category_id)
             box = record["bbox"]
             score = record["score"]
             if (
                 image is None
                 or category is None
+                or type(image_id) is bool
+                or type(category_id) is bool
                 or type(box) is not list
                 or len(box) != 4
                 or type(score) not in _NUMBER

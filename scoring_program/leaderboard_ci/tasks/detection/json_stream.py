@@ -231,13 +231,7 @@ class JsonStream(object):
         while True:
             self._more(BATCH_CHARS)
             start = self.pos
-            cut = self.text.rfind("},", start, start + BATCH_CHARS)
-            values = None
-            if cut > start:
-                try:
-                    values = json.loads("[" + self.text[start : cut + 1] + "]", parse_int=json_documents.integer)
-                except (ValueError, RecursionError):
-                    values = None
+            values, cut = self._fast_batch(start)
             if values is not None:
                 line = self.line_at(start)
                 batch = Batch(self, values, self.text[start : cut + 1], line)
@@ -248,6 +242,24 @@ class JsonStream(object):
             yield batch
             if finished:
                 return
+
+    def _fast_batch(self, start):
+        """``(records, position of the last one's "}")`` of a slice of the list, or ``(None, cut)``.
+
+        The slice ends at a ``},`` before the first ``}]`` of the window (the list's likely end, when
+        another list follows it), else at the window's last ``},``.
+        """
+        window = start + BATCH_CHARS
+        end = self.text.find("}]", start, window)
+        cuts = [self.text.rfind("},", start, end)] if end > start else []
+        cuts.append(self.text.rfind("},", start, window))
+        for cut in cuts:
+            if cut > start:
+                try:
+                    return json.loads("[" + self.text[start : cut + 1] + "]", parse_int=json_documents.integer), cut
+                except (ValueError, RecursionError):
+                    pass
+        return None, cuts[-1]
 
     def _slow_batch(self, until):
         """Records one by one up to position ``until`` (or the list's end): ``(list ended, Batch)``."""

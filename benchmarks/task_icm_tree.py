@@ -3,7 +3,7 @@
 A self-contained benchmark on EXIST-2023-like data (six annotators per item,
 the gold a share of annotators; one system's soft predictions, some zeros):
 
-* **reduction**: :func:`leaderboard_ci.tasks.icm_soft_tree.reduce_items`, every
+* **reduction**: :func:`leaderboard_ci.tasks.soft_labels.icm_soft_tree.reduce_items`, every
   item's ``2 IC(P) - 3 IC(P u G)`` and ``IC(G)`` turned into signed terms,
   once per submission (task 2's tree: YES -> DIRECT, REPORTED, JUDGEMENTAL;
   NO; task 3's: YES -> five categories; NO);
@@ -27,9 +27,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, os.pardir, "scoring_program"))
 
 from leaderboard_ci.core.resampling import replicate_indices  # noqa: E402
-from leaderboard_ci.tasks.icm import Tree  # noqa: E402
-from leaderboard_ci.tasks.icm_soft import SoftICM  # noqa: E402
-from leaderboard_ci.tasks.icm_soft_tree import reduce_items, tree_soft_icm  # noqa: E402
+from leaderboard_ci.tasks.shared.icm import Tree  # noqa: E402
+from leaderboard_ci.tasks.soft_labels.icm_soft import SoftICM  # noqa: E402
+from leaderboard_ci.tasks.soft_labels.icm_soft_tree import reduce_items, tree_soft_icm  # noqa: E402
 
 TASK2 = ("NO", "DIRECT", "REPORTED", "JUDGEMENTAL")
 TASK3 = (

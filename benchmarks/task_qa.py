@@ -34,8 +34,8 @@ from leaderboard_ci.core.resampling import replicate_indices  # noqa: E402
 from leaderboard_ci.phase.analysis import analyze  # noqa: E402
 from leaderboard_ci.scoring.config import parse_config  # noqa: E402
 from leaderboard_ci.scoring.evaluation import evaluate  # noqa: E402
-from leaderboard_ci.tasks import qa  # noqa: E402
-from leaderboard_ci.tasks.base import GoldStandard  # noqa: E402
+from leaderboard_ci.tasks.qa import metrics as qa  # noqa: E402
+from leaderboard_ci.tasks.shared.base import GoldStandard  # noqa: E402
 
 WORDS = (
     "the a an river city born year Paris Nile 1998 state-of-the-art U.S. don't Lisbon prize award medal "

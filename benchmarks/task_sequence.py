@@ -34,8 +34,8 @@ from leaderboard_ci.core.resampling import replicate_indices  # noqa: E402
 from leaderboard_ci.phase.analysis import analyze  # noqa: E402
 from leaderboard_ci.scoring.config import parse_config  # noqa: E402
 from leaderboard_ci.scoring.evaluation import evaluate  # noqa: E402
-from leaderboard_ci.tasks import sequence  # noqa: E402
-from leaderboard_ci.tasks.base import GoldStandard  # noqa: E402
+from leaderboard_ci.tasks.sequence import metrics as sequence  # noqa: E402
+from leaderboard_ci.tasks.shared.base import GoldStandard  # noqa: E402
 
 TYPES = ("LOC", "MISC", "ORG", "PER")
 METRICS = ["f1_micro", "f1_macro", "f1_weighted", "precision_micro", "recall_micro", "accuracy"]

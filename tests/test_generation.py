@@ -21,10 +21,10 @@ from leaderboard_ci.scoring.config import parse_config
 from leaderboard_ci.scoring.errors import ConfigError, SubmissionError
 from leaderboard_ci.scoring.evaluation import evaluate
 from leaderboard_ci.scoring.readers import read_gold, read_predictions
-from leaderboard_ci.tasks import generation
-from leaderboard_ci.tasks.base import GoldStandard, MetricSpec
-from leaderboard_ci.tasks.generation_ter import segment_ter
-from leaderboard_ci.tasks.generation_text import edit_distance, tokenize_13a, tokenize_char, tokenize_intl, tokenize_zh
+from leaderboard_ci.tasks.generation import metrics as generation
+from leaderboard_ci.tasks.generation.ter import segment_ter
+from leaderboard_ci.tasks.generation.text import edit_distance, tokenize_13a, tokenize_char, tokenize_intl, tokenize_zh
+from leaderboard_ci.tasks.shared.base import GoldStandard, MetricSpec
 
 sacrebleu = pytest.importorskip("sacrebleu")
 jiwer = pytest.importorskip("jiwer")
@@ -521,8 +521,8 @@ def test_the_signature_carries_sacrebleus_for_the_official_metric(tmp_path):
 
     from leaderboard_ci.core.signature import Signature
     from leaderboard_ci.scoring.config import parse_config
-    from leaderboard_ci.tasks.base import GoldStandard
     from leaderboard_ci.tasks.registry import official_metric_options
+    from leaderboard_ci.tasks.shared.base import GoldStandard
 
     config = parse_config({"task": "generation", "metric": {"name": "bleu", "tokenize": "intl"}})
     gold = GoldStandard(values=np.array([("a b", "a c"), ("d", "e")], dtype=object), task="generation")

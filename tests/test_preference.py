@@ -16,9 +16,10 @@ import pytest
 from leaderboard_ci.core.resampling import counts_from_indices, replicate_indices
 from leaderboard_ci.scoring.errors import ConfigError, SubmissionError
 from leaderboard_ci.scoring.text_files import Source, iter_lines
-from leaderboard_ci.tasks import preference, preference_fit
-from leaderboard_ci.tasks.base import GoldStandard
-from leaderboard_ci.tasks.preference_fit import OUTCOMES
+from leaderboard_ci.tasks.preference import fit as preference_fit
+from leaderboard_ci.tasks.preference import metrics as preference
+from leaderboard_ci.tasks.preference.fit import OUTCOMES
+from leaderboard_ci.tasks.shared.base import GoldStandard
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLE = os.path.join(ROOT, "examples", "preference")

@@ -15,9 +15,9 @@ from leaderboard_ci.scoring.config import parse_config
 from leaderboard_ci.scoring.errors import ConfigError
 from leaderboard_ci.scoring.evaluation import evaluate
 from leaderboard_ci.scoring.readers import read_gold, read_predictions
-from leaderboard_ci.tasks import ranking
-from leaderboard_ci.tasks.base import GoldStandard
+from leaderboard_ci.tasks.ranking import metrics as ranking
 from leaderboard_ci.tasks.registry import find_metric
+from leaderboard_ci.tasks.shared.base import GoldStandard
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 

@@ -4,7 +4,7 @@
 
 Reads the log with the task's own reader (CSV, JSON Lines or a JSON array of
 ``model_a, model_b, winner``), fits the Bradley-Terry scores on the Elo scale and their bootstrap
-replicates (``tasks.preference_fit.arena_leaderboard``: B resamples of the battles, every model
+replicates (``tasks.preference.fit.arena_leaderboard``: B resamples of the battles, every model
 refitted on each), and writes
 
 * ``leaderboard.csv``: model, battles, Elo, 95% interval, rank and simultaneous / marginal rank sets;
@@ -14,7 +14,7 @@ refitted on each), and writes
 * ``elo_intervals.png``: the scores with their intervals;
 * with ``--style tokens,bold`` (columns ``tokens_a, tokens_b, bold_a, bold_b`` of a CSV or JSON
   Lines log): ``style_control.csv``, every model's style-controlled score (LMArena's
-  ``compute_style_control``: ``tasks.preference_style``) with its 95% percentile interval over
+  ``compute_style_control``: ``tasks.preference.style``) with its 95% percentile interval over
   the same number of resamples of the battles (core's resample stream, as weights), and the
   style coefficients.
 
@@ -34,8 +34,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.p
 from leaderboard_ci.core.resampling import counts_from_indices, replicate_indices  # noqa: E402
 from leaderboard_ci.scoring.errors import ConfigError  # noqa: E402
 from leaderboard_ci.scoring.text_files import Source, iter_lines  # noqa: E402
-from leaderboard_ci.tasks import preference, preference_fit, preference_style  # noqa: E402
-from leaderboard_ci.tasks.base import GoldStandard  # noqa: E402
+from leaderboard_ci.tasks.preference import fit as preference_fit
+from leaderboard_ci.tasks.preference import metrics as preference
+from leaderboard_ci.tasks.preference import style as preference_style  # noqa: E402
+from leaderboard_ci.tasks.shared.base import GoldStandard  # noqa: E402
 
 
 def read_log(path, settings=None):

@@ -26,8 +26,9 @@ from ..core.intervals import METHODS
 from ..core.parallel import MAX_JOBS, check_jobs
 from ..core.resampling import check_seed
 from ..core.resolution import STATSMODELS_METHODS
-from ..tasks.base import MetricSpec, check_labels
+from ..tasks.protocol import TaskSettings
 from ..tasks.registry import TASKS
+from ..tasks.shared.base import MetricSpec, check_labels
 from .custom import load_custom_metric
 from .errors import ConfigError
 from .metric_config import MAX_KEY_LENGTH, parse_metric
@@ -369,8 +370,8 @@ class Config:
     detailed_results: DetailedSettings = setting(default_factory=DetailedSettings, section=DetailedSettings)
     source: str = CONFIG_NAME
     program_dir: Optional[str] = None
-    #: The task module's own settings (its ``SETTINGS`` keys), as sorted ``(key, value)`` pairs.
-    task_settings: Tuple[Tuple[str, object], ...] = ()
+    #: The task type's own settings (its ``Settings`` dataclass, :mod:`leaderboard_ci.tasks.settings`).
+    task_settings: TaskSettings = TaskSettings()
 
     @property
     def official(self):
@@ -542,7 +543,7 @@ def parse_config(data, source=CONFIG_NAME, program_dir=None):
     top, parts = section_keys(Config), sections()
     extra = set(data) - set(top)
     # Task modules are imported only when a key might be a task's setting.
-    task_keys = dict((key, module) for module in (TASKS.values() if extra else ()) for key in module.SETTINGS)
+    task_keys = dict((key, module) for module in (TASKS.values() if extra else ()) for key in module.Settings.keys())
     unknown = sorted(extra - set(task_keys), key=str)
     if unknown:
         raise unknown_key(
@@ -562,20 +563,21 @@ def parse_config(data, source=CONFIG_NAME, program_dir=None):
     metrics = _parse_metrics(data, source, program_dir, labels, pos_label, zero_division, task)
 
     module = TASKS[task or metrics[0].task]
-    foreign = sorted(key for key in data if key in task_keys and key not in module.SETTINGS)
+    keys = module.Settings.keys()
+    foreign = sorted(key for key in data if key in task_keys and key not in keys)
     if foreign:
-        owners = sorted(other.NAME for other in TASKS.values() if foreign[0] in other.SETTINGS)
+        owners = sorted(other.name for other in TASKS.values() if foreign[0] in other.Settings.keys())
         raise ConfigError(
             "%s: %s is a setting of task %s; this configuration's task is %s"
-            % (source, foreign[0], " or ".join(owners), module.NAME)
+            % (source, foreign[0], " or ".join(owners), module.name)
         )
-    own = dict((key, data[key]) for key in module.SETTINGS if key in data)
+    own = dict((key, data[key]) for key in keys if key in data)
     try:
-        task_settings = module.parse_settings(own)
+        task_settings = module.Settings.parse(own)
     except ValueError as exc:
         raise ConfigError("%s: %s" % (source, exc))
     try:  # settings that constrain the metrics (e.g. a coarse level)
-        module.check_config(tuple(metrics), task_settings, labels)
+        task_settings.check(tuple(metrics), labels)
     except ValueError as exc:
         raise ConfigError("%s: %s" % (source, exc))
     if pos_label is not None and labels is not None:
@@ -603,7 +605,7 @@ def parse_config(data, source=CONFIG_NAME, program_dir=None):
     )
     return Config(
         task=task,
-        task_settings=tuple(sorted(task_settings.items())),
+        task_settings=task_settings,
         metrics=metrics,
         labels=labels,
         pos_label=pos_label,
@@ -631,7 +633,7 @@ def option_names():
     for name in OPTION_SECTIONS:
         names.update((key, name) for key in section_keys(sections()[name]))
     for module in TASKS.values():
-        names.update((key, None) for key in module.SETTINGS)
+        names.update((key, None) for key in module.Settings.keys())
     return names
 
 

@@ -114,7 +114,7 @@ def _metric_entries():
     lines += _table(("key", "description"), [(_code(key), _cell(doc)) for key, doc in ENTRY_KEYS])
     options = []
     for module in TASKS.values():
-        for option in module.OPTIONS:
+        for option in module.metrics.options:
             if option not in options:
                 options.append(option)
     lines += [
@@ -126,25 +126,29 @@ def _metric_entries():
     ]
     rows = []
     for option in options:
-        tasks = [m for m in TASKS.values() if option in m.OPTIONS]
-        own = [m.OPTION_DOCS[option] for m in tasks if option in m.OPTION_DOCS]
+        tasks = [m for m in TASKS.values() if option in m.metrics.options]
+        own = [m.metrics.option_docs[option] for m in tasks if m.metrics.option_docs.get(option)]
         doc = own[0] if own else OPTION_DOCS.get(option, "")
-        rows.append((_code(option), ", ".join(_code(m.NAME) for m in tasks), _cell(doc)))
+        rows.append((_code(option), ", ".join(_code(m.name) for m in tasks), _cell(doc)))
     return lines + _table(("option", "task types", "description"), rows) + [""]
 
 
 def _task(module):
-    name = module.NAME
-    described = sys.modules[type(module).__module__]  # its docstring opens with what the task scores
+    name = module.name
+    described = sys.modules[TASKS.module_name(name)]  # its docstring opens with what the task scores
     lines = ["### `%s`" % name, "", "%s Its page: [%s](%s)." % (_summary(described), name, TASK_PAGE % name), ""]
     metrics = [
         (_code(metric), _cell(info.title), _cell(info.direction), _code(_value(info.best)))
-        for metric, info in sorted(module.METRICS.items())
+        for metric, info in sorted((n, m.info) for n, m in module.metrics.items())
     ]
     lines += _table(("metric", "title", "better", "best"), metrics)
-    names = ", ".join(_code(n) for n in module.known_names())
+    names = ", ".join(_code(n) for n in module.metrics.known_names())
     lines += ["", "Names: %s." % names]
-    aliases = module.ALIASES
+    aliases = dict(module.metrics.aliases)
+    aliases.update(
+        (spelling, "%s:%s" % (metric, ":".join(str(v) for _, v in sorted(options.items()))))
+        for spelling, (metric, options) in module.metrics.shorthands.items()
+    )
     if aliases:
         lines += [
             "",
@@ -154,14 +158,14 @@ def _task(module):
                 for a in sorted(aliases)
             ),
         ]
-    options = module.OPTIONS
+    options = module.metrics.options
     lines += ["", "Metric options: %s." % (", ".join(_code(o) for o in options) if options else "none")]
-    settings = module.SETTINGS
+    settings = module.Settings.keys()
     if settings:
-        defaults = module.parse_settings({})
-        docs = module.SETTING_DOCS
+        defaults = module.Settings.defaults()
+        docs = module.Settings.docs()
         lines += ["", "Top-level keys of this task type:", ""]
-        if docs:
+        if any(docs.values()):
             lines += _table(
                 ("key", "default", "description"),
                 [(_code(key), _code(_value(defaults.get(key))), _cell(docs.get(key, ""))) for key in settings],
@@ -172,7 +176,7 @@ def _task(module):
 
 
 def _options():
-    owners = dict((key, module.NAME) for module in TASKS.values() for key in module.SETTINGS)
+    owners = dict((key, module.name) for module in TASKS.values() for key in module.Settings.keys())
     rows = [
         (
             _code(name),

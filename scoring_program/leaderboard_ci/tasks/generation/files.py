@@ -1,0 +1,227 @@
+"""The generation task's files: plain text (one segment per line) and JSON Lines with ids.
+
+Gold standard
+    *Plain text*: line ``i`` holds the reference(s) of segment ``i``.  With
+    the setting ``reference_separator`` (e.g. ``"\\t"`` or ``" ||| "``), a line
+    holds several references separated by it; without it, one.  Blank lines
+    at the end of the file are dropped (an empty reference elsewhere is an
+    empty line).  *JSON Lines* (a file named ``*.jsonl``, or ``files.format:
+    jsonl``): one object per segment, ``{"id": ..., "references": [...]}`` or
+    ``{"id": ..., "reference": "..."}``; the number of references may vary.
+Predictions
+    *Plain text*: line ``i`` is the hypothesis of segment ``i`` (an empty line
+    is an empty hypothesis); exactly as many lines as segments, blank lines
+    after the last one are ignored.  *JSON Lines* (``*.jsonl``): ``{"id": ...,
+    "hypothesis": "..."}``, one per gold id, in any order (the gold must have ids).
+
+Lines are read by the scoring program's line reader (encoding checks, a
+bounded line length); messages name the file and line, never quote a
+reference, and quote a participant's id shortened.  With ``ter`` among the
+metrics a hypothesis may have at most :data:`MAX_TER_WORDS` words.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from ..shared import json_documents
+
+__all__ = ["is_jsonl", "read_gold", "read_predictions", "text_array", "MAX_TER_WORDS"]
+
+#: The longest hypothesis TER is computed for: its shift search costs up to 1,000 beam edit distances
+#: of the hypothesis' length (sacrebleu's limits), so a hostile line of a million words would not end.
+MAX_TER_WORDS = 1000
+
+_HYPOTHESIS_KEYS = ("hypothesis", "prediction", "translation", "output")
+_EXAMPLE = '{"id": "segment id", "hypothesis": "the system output"}'
+_SHOWN_IDS = 3
+
+
+def text_array(items):
+    """A one-dimensional object array of the given items (strings or tuples of strings)."""
+    out = np.empty(len(items), dtype=object)
+    for i, item in enumerate(items):
+        out[i] = item
+    return out
+
+
+def is_jsonl(source, settings):
+    """Whether ``source`` is read as JSON Lines: a ``.jsonl`` name, or ``files.format: jsonl``."""
+    return source.extension == ".jsonl" or (settings or {}).get("format") == "jsonl"
+
+
+def _every_line(lines):
+    """``(line, text)`` of every line, the blank lines the reader folds into one given back one by one."""
+    expected = 1
+    for lineno, text in lines:
+        while expected < lineno:
+            yield expected, ""
+            expected += 1
+        yield lineno, text
+        expected = lineno + 1
+
+
+def _quoted(text):
+    text = str(text)
+    text = text if len(text) <= 40 else text[:40] + "..."
+    return repr(text).encode("ascii", "backslashreplace").decode("ascii")
+
+
+_kind = json_documents.kind
+
+
+def _json_objects(source, lines, expected):
+    """``(line, object)`` of each non-blank line, which must hold one JSON object."""
+    for lineno, text in lines:
+        if not text.strip():
+            continue
+        try:
+            value = json.loads(text)
+        except RecursionError:
+            raise source.at(lineno, "the JSON is nested too deeply; expected one object per line, %s" % expected)
+        except ValueError as exc:
+            raise source.at(
+                lineno,
+                "not valid JSON (%s); expected one object per line, %s" % (getattr(exc, "msg", "error"), expected),
+            )
+        if not isinstance(value, dict):
+            raise source.at(lineno, "holds a JSON %s; expected one object per line, %s" % (_kind(value), expected))
+        yield lineno, value
+
+
+def _ident(source, lineno, value, expected):
+    ident = value.get("id")
+    if isinstance(ident, bool) or not isinstance(ident, (str, int)):
+        raise source.at(lineno, 'needs an "id" (a string or an integer); expected %s' % expected)
+    return str(ident)
+
+
+def read_gold(source, lines, labels, settings):
+    """``{"lines", "values", "ids", "labels", "groups"}``: the references of every segment (tuples of strings)."""
+    settings = settings or {}
+    where, ids, values = [], [], []
+    if is_jsonl(source, settings):
+        expected = '{"id": "segment id", "references": ["reference", ...]}'
+        seen = {}
+        for lineno, value in _json_objects(source, lines, expected):
+            ident = _ident(source, lineno, value, expected)
+            refs = value.get("references", value.get("reference"))
+            if isinstance(refs, str):
+                refs = [refs]
+            if not isinstance(refs, list) or not refs or any(not isinstance(r, str) for r in refs):
+                raise source.at(lineno, 'needs "references": a non-empty list of strings; expected %s' % expected)
+            if ident in seen:
+                raise source.at(
+                    lineno, "segment id %s appears again (first on line %d)" % (_quoted(ident), seen[ident])
+                )
+            seen[ident] = lineno
+            where.append(lineno)
+            ids.append(ident)
+            values.append(tuple(refs))
+        if not values:
+            raise source.whole("has no segments; expected one JSON object per line, %s" % expected)
+        return {"lines": where, "values": text_array(values), "ids": ids, "labels": None, "groups": None}
+    separator = settings.get("reference_separator")
+    for lineno, text in _every_line(lines):
+        where.append(lineno)
+        values.append(tuple(text.split(separator)) if separator else (text,))
+    while values and not any(ref.strip() for ref in values[-1]):
+        values.pop()
+        where.pop()
+    if not values:
+        raise source.whole("has no segments; expected one line of reference text per segment")
+    counts = set(len(v) for v in values)
+    if separator and len(counts) > 1:
+        line = next(w for w, v in zip(where, values) if len(v) != len(values[0]))
+        raise source.at(
+            line,
+            "has %d references where line %d has %d (reference_separator splits each line into the "
+            "same number of references; use JSON Lines for a varying number)"
+            % (len(values[where.index(line)]), where[0], len(values[0])),
+        )
+    return {"lines": where, "values": text_array(values), "ids": None, "labels": None, "groups": None}
+
+
+def _read_text(source, lines, n):
+    found, where = [], []
+    for lineno, text in _every_line(lines):
+        if len(found) == n:
+            if text.strip():
+                raise source.at(
+                    lineno,
+                    "more lines than the %d test segments; expected exactly %d lines, one hypothesis per "
+                    "segment in the order of the test set" % (n, n),
+                )
+            continue
+        found.append(text)
+        where.append(lineno)
+    if len(found) < n:
+        raise source.whole(
+            "has %d lines, expected %d (one hypothesis per test segment, in order; an empty line is an "
+            "empty hypothesis)" % (len(found), n)
+        )
+    return found, where
+
+
+def _read_jsonl(source, lines, gold):
+    if gold.ids is None:
+        raise source.whole(
+            "is JSON Lines, but the test set has no segment ids; send plain text, one hypothesis per line in order"
+        )
+    position = dict((ident, i) for i, ident in enumerate(gold.ids))
+    found = [None] * len(gold.ids)
+    where = [0] * len(gold.ids)
+    first = {}
+    for lineno, value in _json_objects(source, lines, _EXAMPLE):
+        ident = _ident(source, lineno, value, _EXAMPLE)
+        i = position.get(ident)
+        if i is None:
+            raise source.at(
+                lineno,
+                "segment id %s is not in the test set (ids look like %s); give one hypothesis per test segment"
+                % (_quoted(ident), _quoted(gold.ids[0])),
+            )
+        if found[i] is not None:
+            raise source.at(
+                lineno,
+                "segment id %s appears again (first on line %d); give one hypothesis per segment"
+                % (_quoted(ident), first[ident]),
+            )
+        key = next((k for k in _HYPOTHESIS_KEYS if k in value), None)
+        text = value.get(key) if key else None
+        if not isinstance(text, str):
+            raise source.at(
+                lineno,
+                'segment %s needs "hypothesis": a string (an empty string is allowed), got %s; expected %s'
+                % (_quoted(ident), "nothing" if key is None else "a JSON " + _kind(text), _EXAMPLE),
+            )
+        found[i] = text
+        where[i] = lineno
+        first[ident] = lineno
+    missing = [gold.ids[i] for i, v in enumerate(found) if v is None]
+    if missing:
+        raise source.whole(
+            "has no hypothesis for %d of the %d test segments (e.g. %s); give one per segment (an empty "
+            "string if you have none)"
+            % (len(missing), len(gold.ids), ", ".join(_quoted(m) for m in missing[:_SHOWN_IDS]))
+        )
+    return found, where
+
+
+def read_predictions(source, lines, gold, settings):
+    """A participant's hypotheses, aligned with the gold's segments (an object array of strings)."""
+    if is_jsonl(source, settings):
+        found, where = _read_jsonl(source, lines, gold)
+    else:
+        found, where = _read_text(source, lines, gold.n)
+    if any(getattr(spec, "name", None) == "ter" for spec in (settings or {}).get("metrics") or ()):
+        for text, lineno in zip(found, where):
+            if len(text) > MAX_TER_WORDS and len(text.split()) > MAX_TER_WORDS:
+                raise source.at(
+                    lineno,
+                    "the hypothesis has {:,} words; TER (a search over word shifts) is computed for "
+                    "hypotheses of at most {:,} words".format(len(text.split()), MAX_TER_WORDS),
+                )
+    return text_array(found)

@@ -1,0 +1,742 @@
+"""Scored predictions: a score or one probability per class for each item, gold class labels.
+
+The task module protocol (see :mod:`leaderboard_ci.tasks`) for scores:
+
+* **files**: the gold standard is ``id,label`` (classes, read like
+  classification); a submission is a CSV/TSV file with a header, read by
+  :func:`read_predictions`: binary ``id,score`` (any real score for the
+  positive class; a probability for log loss and Brier), or one column per
+  class named by the class labels (``id,cat,dog,bird``), in any order;
+* **per-item statistics**: tie-group counts of the sorted scores for ROC-AUC
+  and average precision (:class:`~.score_metrics.BinaryCurve`: weighted rank
+  statistics from the resample counts, O(n) per replicate), exact sums of
+  the per-item log loss and Brier terms, hit counts for top-k accuracy, and
+  the class counts of :mod:`.classification` for the label metrics of the
+  thresholded (binary) or arg-max (multi-class) predictions;
+* **metrics**: ``roc_auc`` (binary; multi-class ``multi_class: ovr`` with
+  ``average: macro`` or ``weighted``, ``ovo`` macro), ``average_precision``
+  (binary; multi-class macro or weighted one-vs-rest), ``log_loss``,
+  ``brier``, ``top_k_accuracy`` (``k``), and every classification metric
+  (``accuracy``, ``f1_macro``, ...) of the predicted labels (binary:
+  positive when the score is above ``threshold``, 0.5 by default, or at
+  least it with ``positive_when: at_or_above``;
+  multi-class: the arg-max, the first class on ties).  Each equals
+  scikit-learn's with ``sample_weight`` = the resample counts
+  (``tests/test_scores.py``).
+
+Undefined values: a replicate in which a class needed by ROC-AUC or average
+precision is absent gives NaN (scikit-learn raises), and the interval uses
+the other replicates; with the usual sizes this does not happen.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+
+from ...core.accumulators import CodeCounts, ExactSums
+from ...core.intervals import Interval
+from ..classification import metrics as classification
+from ..legacy import SubmissionFormat, TaskType
+from ..shared.base import MetricInfo, SparseUnits, item_mask
+from ..shared.sparse import class_code_units, is_macro
+from .curves import BinaryCurve, ap_from_stats, auc_from_stats, delong_auc, delong_pvalues
+from .files import DEFAULT_SUM_TOLERANCE, PROBABILITY_METRICS, is_number, read_predictions
+
+__all__ = [
+    "NAME",
+    "METRICS",
+    "ScoresTask",
+    "TASK",
+    "resolve_name",
+    "make_spec",
+    "known_names",
+    "check_metrics",
+    "encode_gold",
+    "encode_values",
+    "value_parser",
+    "is_value",
+    "decode",
+    "read_predictions",
+    "Statistics",
+    "SETTINGS",
+    "parse_settings",
+    "pair_tests",
+    "log_loss_terms",
+    "brier_terms",
+    "sparse_units",
+    "item_contributions",
+    "FEW_RANKED",
+]
+
+NAME = "scores"
+_LABEL_METRICS = tuple(classification.METRICS)
+METRICS = {
+    "roc_auc": MetricInfo(NAME, "higher", 1.0, "ROC-AUC"),
+    "average_precision": MetricInfo(NAME, "higher", 1.0, "average precision"),
+    "log_loss": MetricInfo(NAME, "lower", 0.0, "log loss", ppi=False),
+    "brier": MetricInfo(NAME, "lower", 0.0, "Brier score"),
+    "top_k_accuracy": MetricInfo(NAME, "higher", 1.0, "top-k accuracy"),
+}
+METRICS.update(
+    (name, MetricInfo(NAME, info.direction, info.best, info.title, info.ppi))
+    for name, info in classification.METRICS.items()
+)
+#: Other spellings of the metric names (listed in docs/configuration.md, generated from them).
+ALIASES = {
+    "auc": "roc_auc",
+    "roc_auc_score": "roc_auc",
+    "rocauc": "roc_auc",
+    "auroc": "roc_auc",
+    "ap": "average_precision",
+    "average_precision_score": "average_precision",
+    "logloss": "log_loss",
+    "cross_entropy": "log_loss",
+    "brier_score": "brier",
+    "brier_score_loss": "brier",
+    "top_k_accuracy_score": "top_k_accuracy",
+}
+_SHORTHANDS = {
+    "roc_auc_ovr": ("roc_auc", {"multi_class": "ovr", "average": "macro"}),
+    "roc_auc_ovr_weighted": ("roc_auc", {"multi_class": "ovr", "average": "weighted"}),
+    "roc_auc_ovo": ("roc_auc", {"multi_class": "ovo", "average": "macro"}),
+    "average_precision_macro": ("average_precision", {"average": "macro"}),
+    "average_precision_weighted": ("average_precision", {"average": "weighted"}),
+}
+#: The metric options of this task (besides ``name`` and ``key``).
+OPTIONS = (
+    "average",
+    "labels",
+    "pos_label",
+    "zero_division",
+    "weights",
+    "multi_class",
+    "k",
+    "threshold",
+    "positive_when",
+    "interval",
+)
+
+#: ``positive_when``: a binary score is positive when it is above the threshold (default) or at least it.
+POSITIVE_WHEN = ("above", "at_or_above")
+#: Top-level config keys of this task.
+SETTINGS = ("sum_tolerance",)
+_PROBABILITY_METRICS = PROBABILITY_METRICS
+
+
+# ---------------------------------------------------------------------------
+# Metric names and options
+# ---------------------------------------------------------------------------
+def resolve_name(name):
+    """``(metric, implied options)`` for a name, alias or shorthand (``roc_auc_ovo``, ``top_3_accuracy``)."""
+    name = ALIASES.get(name, name)
+    if name in _SHORTHANDS:
+        metric, options = _SHORTHANDS[name]
+        return metric, dict(options)
+    match = re.match(r"^top_([0-9]+)_accuracy$", name)
+    if match:
+        return "top_k_accuracy", {"k": int(match.group(1))}
+    if name in ("roc_auc", "average_precision", "log_loss", "brier", "top_k_accuracy"):
+        return name, {}
+    return classification.resolve_name(name)
+
+
+def known_names():
+    return [
+        "roc_auc",
+        "roc_auc_ovr",
+        "roc_auc_ovr_weighted",
+        "roc_auc_ovo",
+        "average_precision",
+        "average_precision_macro",
+        "log_loss",
+        "brier",
+        "top_k_accuracy",
+    ] + classification.known_names()
+
+
+def parse_settings(values):
+    """``{"sum_tolerance": float}`` (ValueError for a bad value)."""
+    tolerance = values.get("sum_tolerance", DEFAULT_SUM_TOLERANCE)
+    if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 0 <= tolerance < 1:
+        raise ValueError("sum_tolerance must be a number from 0 to 1 (e.g. 1e-6), got %r" % (tolerance,))
+    return {"sum_tolerance": float(tolerance)}
+
+
+def _no(name, option, value):
+    if value is not None:
+        raise ValueError("%s takes no %s (got %r)" % (name, option, value))
+
+
+def make_spec(name, options, defaults):
+    """``(fields, default key, title)`` of a metric of this task (ValueError saying what is wrong)."""
+    options = dict(options)
+    interval = options.pop("interval", None)
+    if interval is not None:
+        interval = str(interval).strip().lower()
+        if name != "roc_auc" or interval not in ("bootstrap", "delong"):
+            raise ValueError(
+                "interval: delong is an option of roc_auc only (interval: bootstrap or delong), got "
+                "%s for %s" % (interval, name)
+            )
+    threshold = options.pop("threshold", None)
+    positive_when = options.pop("positive_when", None)
+    multi_class = options.pop("multi_class", None)
+    k = options.pop("k", None)
+    if name in classification.METRICS:
+        _no(name, "multi_class", multi_class)
+        _no(name, "k", k)
+        if threshold is not None and (
+            isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not math.isfinite(threshold)
+        ):
+            raise ValueError("threshold must be a number, got %r" % (threshold,))
+        if positive_when is not None and str(positive_when).strip().lower() not in POSITIVE_WHEN:
+            raise ValueError("positive_when must be above or at_or_above, got %r" % (positive_when,))
+        fields, key, title = classification.make_spec(name, options, defaults)
+        threshold = 0.5 if threshold is None else float(threshold)
+        fields["options"] = (("threshold", threshold),)
+        if positive_when is not None and str(positive_when).strip().lower() == "at_or_above":
+            fields["options"] = (("positive_when", "at_or_above"), ("threshold", threshold))
+        return fields, key, title
+    _no(name, "threshold", threshold)
+    _no(name, "positive_when", positive_when)
+    for option in ("labels", "weights", "zero_division"):
+        _no(name, option, options.get(option))
+    average = options.get("average")
+    if average is not None:
+        average = str(average).strip().lower()
+    pos_label = options.get("pos_label", defaults.get("pos_label"))
+    pos_label = None if pos_label is None else str(pos_label)
+    title = METRICS[name].title
+    extra = []
+    if name == "roc_auc":
+        _no(name, "k", k)
+        named = multi_class is not None  # roc_auc_ovr or multi_class: ovr keep their name in the key
+        multi_class = "ovr" if multi_class is None else str(multi_class).strip().lower()
+        if multi_class not in ("ovr", "ovo"):
+            raise ValueError("multi_class must be ovr or ovo, got %r" % (multi_class,))
+        average = average or "macro"
+        allowed = ("macro", "weighted") if multi_class == "ovr" else ("macro",)
+        if average not in allowed:
+            raise ValueError(
+                "roc_auc with multi_class %s takes average %s, got %r" % (multi_class, " or ".join(allowed), average)
+            )
+        extra = [("multi_class", multi_class)] + ([("interval", interval)] if interval == "delong" else [])
+        key = (
+            "roc_auc"
+            if (multi_class, average) == ("ovr", "macro") and not named
+            else "roc_auc_%s%s" % (multi_class, "_weighted" if average == "weighted" else "")
+        )
+    elif name == "average_precision":
+        _no(name, "k", k)
+        _no(name, "multi_class", multi_class)
+        average = average or "macro"
+        if average not in ("macro", "weighted"):
+            raise ValueError("average_precision takes average macro or weighted, got %r" % (average,))
+        key = "average_precision" if average == "macro" else "average_precision_weighted"
+    elif name == "top_k_accuracy":
+        _no(name, "multi_class", multi_class)
+        _no(name, "average", average)
+        if k is None:
+            raise ValueError("top_k_accuracy needs k (e.g. top_3_accuracy, or k: 3)")
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise ValueError("k must be a whole number of at least 1, got %r" % (k,))
+        extra = [("k", int(k))]
+        key = "top_%d_accuracy" % k
+        title = "top-%d accuracy" % k
+    else:
+        _no(name, "k", k)
+        _no(name, "multi_class", multi_class)
+        _no(name, "average", average)
+        key = name
+    if defaults.get("labels") is not None and pos_label is not None:
+        classification.check_labels(name, None, None, pos_label, defaults["labels"])
+    fields = dict(average=average, pos_label=pos_label, options=tuple(sorted(extra)))
+    return fields, key, title
+
+
+def check_metrics(metrics, labels):
+    """``(metric key, message)`` of the first metric that the gold's classes do not allow, or None."""
+    k = len(labels or ())
+    for spec in metrics:
+        if spec.task != NAME:
+            continue
+        if k < 2:
+            return spec.key, "the gold standard has %d class; scored predictions need at least two" % k
+        if spec.name == "top_k_accuracy" and k == 2:
+            return spec.key, "top_k_accuracy needs more than two classes (binary tasks: use accuracy)"
+        if spec.name == "top_k_accuracy" and spec.option("k") >= k:
+            return spec.key, "k = %d is not below the number of classes (%d)" % (spec.option("k"), k)
+        if spec.name == "roc_auc" and k > 2 and spec.option("interval") == "delong":
+            return spec.key, "interval: delong is for binary ROC-AUC; this task has %d classes" % k
+        if spec.name == "roc_auc" and k == 2 and spec.option("multi_class") == "ovo":
+            return spec.key, "roc_auc_ovo needs more than two classes; use roc_auc"
+        if spec.name in classification.METRICS:
+            found = classification.check_metrics([spec], labels)
+            if found is not None:
+                return found
+        elif spec.pos_label is not None and spec.pos_label not in labels:
+            return spec.key, "pos_label %r is not one of the task's labels" % spec.pos_label
+    return None
+
+
+# ---------------------------------------------------------------------------
+# Values
+# ---------------------------------------------------------------------------
+def encode_gold(source, lines, values, labels=None, config_name="config.yaml", settings=None):
+    """``(class codes, labels)``: the gold labels, as in classification."""
+    return classification.encode_gold(source, lines, values, labels, config_name, settings)
+
+
+def encode_values(gold_values, systems, labels=None, settings=None):
+    """In-memory encoding for the analysis API: ``(codes, labels, {name: (n, C) float64 scores})``.
+
+    A system's scores are an array ``(n,)`` (binary: the positive class's
+    score) or ``(n, K)`` (a column per class in label order).
+    """
+    codes, labels, _ = classification.encode_values(gold_values, {}, labels)
+    coded = {}
+    for name, scores in systems.items():
+        arr = np.asarray(scores, dtype=np.float64)
+        if arr.ndim == 1:
+            arr = arr[:, None]
+        if (
+            arr.ndim != 2
+            or arr.shape[0] != codes.shape[0]
+            or arr.shape[1] not in (1, len(labels))
+            or (arr.shape[1] == 1 and len(labels) != 2)
+        ):
+            raise ValueError(
+                "system %r needs %d rows of scores with one column (binary) or %d (one per class), "
+                "got shape %s" % (name, codes.shape[0], len(labels), np.shape(scores))
+            )
+        if not np.all(np.isfinite(arr)):
+            raise ValueError("system %r has scores that are not finite numbers" % (name,))
+        coded[name] = arr
+    return codes, labels, coded
+
+
+def value_parser(source, gold, quote=repr, settings=None):
+    """Not used: submissions are read by :func:`read_predictions` (several value columns)."""
+    raise NotImplementedError("scores are read by read_predictions")
+
+
+def is_value(gold, text):
+    """Whether a would-be header field is really a value (a number)."""
+    return is_number(text)
+
+
+def decode(gold, values):
+    """Custom metrics receive the gold labels' codes and the ``(n, C)`` scores."""
+    return np.asarray(values)
+
+
+# ---------------------------------------------------------------------------
+# Per-item statistics and scores
+# ---------------------------------------------------------------------------
+def _positive_code(metrics, labels):
+    for spec in metrics:
+        if spec.pos_label is not None and spec.name not in classification.METRICS:
+            return list(labels).index(spec.pos_label)
+    return len(labels) - 1
+
+
+def _score_column(p, pos):
+    """The positive class's scores of a binary problem: the single column, or column ``pos``."""
+    return p[:, 0] if p.shape[1] == 1 else p[:, pos]
+
+
+def log_loss_terms(y, p, pos):
+    """Per-item log loss ``-log p(true class)``, clipped to machine epsilon as scikit-learn does.
+
+    ``y`` class codes ``(n,)``; ``p`` ``(n, 1)`` (binary: the positive class ``pos``'s
+    probability) or ``(n, k)``.
+    """
+    eps = np.finfo(np.float64).eps
+    if p.shape[1] == 1 or p.shape[1] == 2:
+        s = _score_column(p, pos)
+        prob_true = np.where(y == pos, np.clip(s, eps, 1 - eps), np.clip(1.0 - s, eps, 1 - eps))
+    else:
+        prob_true = np.clip(p[np.arange(y.shape[0]), y], eps, 1 - eps)
+    # math.log (the C library's), not np.log: numpy's SIMD logarithm differs in the last
+    # bit between numpy versions, and scores.json must have the same bytes in every image.
+    return -np.array([math.log(x) for x in prob_true.tolist()], dtype=np.float64)
+
+
+def brier_terms(y, p, pos):
+    """Per-item Brier score (binary: of the positive class; else summed over the classes)."""
+    if p.shape[1] == 1 or p.shape[1] == 2:
+        return ((y == pos) - _score_column(p, pos)) ** 2
+    onehot = np.zeros_like(p)
+    onehot[np.arange(y.shape[0]), y] = 1.0
+    return ((onehot - p) ** 2).sum(axis=1)
+
+
+class Statistics:
+    """Accumulators of one system's scores, and the metrics from their sums.
+
+    * ROC-AUC and average precision: one :class:`BinaryCurve` per binary
+      problem (the positive class; each class against the rest; each ordered
+      pair of classes for one-vs-one) and per group;
+    * log loss and Brier score: :class:`ExactSums` of the per-item terms;
+    * top-k accuracy: :class:`CodeCounts` of ``group * 2 + hit``;
+    * label metrics: :class:`classification.Statistics` of the predicted
+      labels, one per distinct threshold.
+    """
+
+    def __init__(self, add, gold, predictions, metrics, group_codes, n_groups, layout=None):
+        y = np.asarray(gold.values, dtype=np.intp)
+        p = np.asarray(predictions, dtype=np.float64)
+        if p.ndim == 1:
+            p = p[:, None]
+        labels = list(gold.labels)
+        k = len(labels)
+        if p.ndim != 2 or p.shape[0] != y.shape[0] or p.shape[1] not in (1, k) or (p.shape[1] == 1 and k != 2):
+            raise ValueError(
+                "predictions must have shape (%d, %d)%s, got %s"
+                % (y.shape[0], k, " or (%d, 1)" % y.shape[0] if k == 2 else "", p.shape)
+            )
+        if not np.all(np.isfinite(p)):
+            raise ValueError("predictions must be finite numbers")
+        self.n = n = y.shape[0]
+        self.k = k
+        self.binary = k == 2
+        pos = _positive_code(metrics, labels)
+        self.pos = pos
+        self._score = p[:, 0] if p.shape[1] == 1 else p[:, pos] if self.binary else None
+        has_groups = gold.groups is not None
+        g = np.asarray(group_codes, dtype=np.intp)
+        self._n_groups = n_groups
+        self._group_values = tuple(gold.group_values or ())
+        self._subsets = [None] + ([np.flatnonzero(g == j) for j in range(n_groups)] if has_groups else [])
+        self._group_counts = add(CodeCounts(g, n_groups)) if has_groups else None
+        self._curves = {}
+        self._add = add
+        names = set(m.name for m in metrics)
+        self._y, self._p = y, p
+        if names & set(_PROBABILITY_METRICS):
+            if np.any((p < 0) | (p > 1)):
+                raise ValueError("log loss and the Brier score need probabilities between 0 and 1")
+            terms = []
+            if "log_loss" in names:
+                terms.append(self._log_loss_terms())
+            if "brier" in names:
+                terms.append(self._brier_terms())
+            self._term_names = [m for m in _PROBABILITY_METRICS if m in names]
+            columns = [
+                t if sub is None else np.where(np.isin(np.arange(n), sub), t, 0.0)
+                for t in terms
+                for sub in self._subsets
+            ]
+            self._terms = add(ExactSums(np.stack(columns, axis=1)))
+        self._hits = {}
+        # average precision first: its curves also serve ROC-AUC
+        for spec in sorted(metrics, key=lambda m: m.name != "average_precision"):
+            if spec.name == "top_k_accuracy":
+                kk = spec.option("k")
+                if kk not in self._hits:
+                    self._hits[kk] = add(CodeCounts(2 * g + self._top_k_hits(kk), 2 * n_groups))
+            elif spec.name in ("roc_auc", "average_precision"):
+                for j in range(len(self._subsets)):
+                    for problem in self._problems(spec):
+                        self._curve(problem, j, with_ap=spec.name == "average_precision")
+        label_specs = [m for m in metrics if m.name in classification.METRICS]
+        self._labels = {}
+        for cut in sorted(set(_cut(m) for m in label_specs)):
+            specs = [m for m in label_specs if _cut(m) == cut]
+            self._labels[cut] = classification.Statistics(
+                add, gold, self._predicted(*cut), specs, group_codes, n_groups, layout
+            )
+
+    # -- per-item quantities --------------------------------------------------
+    def _log_loss_terms(self):
+        return log_loss_terms(self._y, self._p, self.pos)
+
+    def _brier_terms(self):
+        return brier_terms(self._y, self._p, self.pos)
+
+    def _top_k_hits(self, k):
+        # scikit-learn: a stable ascending argsort, reversed (among ties the higher class index ranks first)
+        ranked = np.argsort(self._p, axis=1, kind="mergesort")[:, ::-1][:, :k]
+        return (ranked == self._y[:, None]).any(axis=1).astype(np.intp)
+
+    def _predicted(self, threshold, inclusive=False):
+        if self.binary:
+            positive = self._score >= threshold if inclusive else self._score > threshold
+            return np.where(positive, self.pos, 1 - self.pos).astype(np.intp)
+        return np.argmax(self._p, axis=1).astype(np.intp)
+
+    # -- binary ranking problems ----------------------------------------------
+    def _problems(self, spec):
+        """The binary problems of a rank metric: ``("pos",)``, ``("ovr", c)`` or ``("ovo", a, b)``."""
+        if self.binary:
+            return [("pos",)]
+        if spec.name == "roc_auc" and spec.option("multi_class") == "ovo":
+            return [("ovo", a, b) for a in range(self.k) for b in range(self.k) if a != b]
+        return [("ovr", c) for c in range(self.k)]
+
+    def _curve(self, problem, j, with_ap):
+        key = (problem, j)
+        found = self._curves.get(key)
+        if found is not None and (found[1] or not with_ap):
+            return found[0]
+        sub = self._subsets[j]
+        items = np.arange(self.n) if sub is None else sub
+        if problem[0] == "pos":
+            scores, positive = self._score[items], self._y[items] == self.pos
+        elif problem[0] == "ovr":
+            scores, positive = self._p[items, problem[1]], self._y[items] == problem[1]
+        else:
+            a, b = problem[1], problem[2]
+            items = items[(self._y[items] == a) | (self._y[items] == b)]
+            scores, positive = self._p[items, a], self._y[items] == a
+        slot = self._add(
+            BinaryCurve(
+                scores, positive, n_total=self.n, items=None if items.size == self.n else items, with_ap=with_ap
+            )
+        )
+        self._curves[key] = (slot, with_ap)
+        return slot
+
+    # -- scores ----------------------------------------------------------------
+    def prepare(self, stats):
+        return stats
+
+    def _count(self, stats, j):
+        rows = np.asarray(stats[0]).shape[0]
+        if j == 0:
+            return np.full(rows, float(self.n))
+        return np.asarray(stats[self._group_counts], dtype=np.float64)[:, j - 1]
+
+    def score(self, stats, spec, j):
+        """Scores of ``spec`` on all items (``j`` 0) or group ``j - 1``, one per row of ``stats``."""
+        name = spec.name
+        if name in classification.METRICS:
+            labels = self._labels[_cut(spec)]
+            return labels.score(labels.prepare(stats), spec, j)
+        if name in _PROBABILITY_METRICS:
+            column = self._term_names.index(name) * len(self._subsets) + j
+            total = np.asarray(stats[self._terms], dtype=np.float64)[:, column]
+            count = self._count(stats, j)
+            return np.where(count == 0, np.nan, total / np.where(count == 0, 1.0, count))
+        if name == "top_k_accuracy":
+            c = np.asarray(stats[self._hits[spec.option("k")]], dtype=np.float64).reshape(-1, self._n_groups, 2)
+            hits = c[:, :, 1].sum(axis=1) if j == 0 else c[:, j - 1, 1]
+            count = c.sum(axis=(1, 2)) if j == 0 else c[:, j - 1].sum(axis=1)
+            return np.where(count == 0, np.nan, hits / np.where(count == 0, 1.0, count))
+        curves = [
+            np.asarray(stats[self._curve(problem, j, name == "average_precision")], dtype=np.float64)
+            for problem in self._problems(spec)
+        ]
+        per = np.stack([auc_from_stats(c) if name == "roc_auc" else ap_from_stats(c) for c in curves], axis=1)
+        if self.binary:
+            return per[:, 0]
+        if name == "roc_auc" and spec.option("multi_class") == "ovo":
+            # each unordered pair: the mean of its two directions; then the mean over pairs
+            return per.mean(axis=1)
+        if spec.average == "weighted":
+            weights = np.stack([c[:, 0] for c in curves], axis=1)  # the positives of each class
+            total = weights.sum(axis=1)
+            return (per * weights).sum(axis=1) / np.where(total == 0, np.nan, total)
+        return per.mean(axis=1)
+
+    def analytic_interval(self, spec, group, confidence_level):
+        """DeLong's interval of a binary ROC-AUC configured with ``interval: delong``, else None.
+
+        ``(AUC - z se, AUC + z se)`` clipped to [0, 1] as R's pROC does, with DeLong's
+        (1988) variance from the placements of the positives and negatives.
+        """
+        if spec.name != "roc_auc" or spec.option("interval") != "delong" or not self.binary:
+            return None
+        sub = self._subsets[0 if group is None else 1 + list(self._group_values).index(group)]
+        items = np.arange(self.n) if sub is None else sub
+        try:
+            _, _, low, high = delong_auc(self._y[items] == self.pos, self._score[items], confidence_level)
+        except ValueError as exc:
+            return Interval(float("nan"), float("nan"), "delong", confidence_level, 0, note=str(exc))
+        return Interval(low, high, "delong", confidence_level, int(items.size), note="DeLong (1988) normal interval")
+
+
+def pair_tests(spec, gold, predictions, items, pairs, sides):
+    """Tests of the end-of-phase pairs table besides the bootstrap: DeLong's test for binary ROC-AUC.
+
+    ``predictions`` is ``(n, m, C)`` (every system's scores), ``items`` a boolean
+    mask of the target's items, ``pairs`` ``(P, 2)``.  Returns ``{column: (title, p-values)}``.
+    """
+    labels = list(gold.labels)
+    if spec.name != "roc_auc" or len(labels) != 2:
+        return {}
+    pos = _positive_code([spec], labels)
+    p = np.asarray(predictions, dtype=np.float64)
+    if p.ndim == 2:
+        p = p[:, :, None]
+    scores = p[items][:, :, 0 if p.shape[2] == 1 else pos]
+    positive = np.asarray(gold.values)[items] == pos
+    try:
+        return {"p_delong": ("p (DeLong)", delong_pvalues(positive, scores.T, pairs, sides))}
+    except ValueError:
+        return {}
+
+
+# ---------------------------------------------------------------------------
+# Where an interval rests on almost nothing (sparse_units) and heavy tails (item_contributions)
+# ---------------------------------------------------------------------------
+#: ROC-AUC and average precision with this many positive (or negative) items, or fewer, are flagged:
+#: each of them then moves the score by a tenth or more, and the resamples that miss or repeat one swing it.
+FEW_RANKED = 10
+#: What the coverage study found for ROC-AUC.
+RANKED_COVERAGE = "87% instead of 95% for ROC-AUC at n = 200 in a coverage study"
+
+
+def _cut(spec):
+    """``(threshold, inclusive)`` of a binary label metric: positive above (or at least) the threshold."""
+    return spec.option("threshold", 0.5), spec.option("positive_when", "above") == "at_or_above"
+
+
+def _as_matrix(predictions):
+    p = np.asarray(predictions, dtype=np.float64)
+    return p[:, None] if p.ndim == 1 else p
+
+
+def _predicted_labels(spec, labels, predictions):
+    """The class codes a label metric scores: the threshold (binary) or the arg-max."""
+    p = _as_matrix(predictions)
+    if len(labels) == 2:
+        pos = _positive_code([spec], labels)
+        threshold, inclusive = _cut(spec)
+        score = _score_column(p, pos)
+        positive = score >= threshold if inclusive else score > threshold
+        return np.where(positive, pos, 1 - pos).astype(np.intp)
+    return np.argmax(p, axis=1).astype(np.intp)
+
+
+def sparse_units(spec, gold, predictions=None, items=None):
+    """Classes on which ``spec``'s interval rests on almost nothing, in the ``items``.
+
+    ROC-AUC and average precision: a binary problem with at most :data:`FEW_RANKED`
+    positive or negative items (the positive class, or each class of a macro
+    one-vs-rest or one-vs-one average); the macro-averaged label metrics: as in
+    :func:`.classification.sparse_units`, with the system's thresholded labels.
+    """
+    labels = list(gold.labels or ())
+    y = np.asarray(gold.values, dtype=np.intp)
+    keep = item_mask(y.shape[0], items)
+    if spec.name in classification.METRICS:
+        if not is_macro(spec) or not labels:
+            return ()
+        predicted = None if predictions is None else _predicted_labels(spec, labels, predictions)
+        return class_code_units(labels, y, predicted, keep)
+    if spec.name not in ("roc_auc", "average_precision") or not labels:
+        return ()
+    counts = np.bincount(y[keep], minlength=len(labels))[: len(labels)]
+    total = int(keep.sum())
+    if len(labels) == 2:
+        pos = _positive_code([spec], labels)
+        few = [(str(labels[pos]), int(counts[pos]))] if counts[pos] <= FEW_RANKED else []
+        if total - counts[pos] <= FEW_RANKED:
+            few.append((str(labels[1 - pos]), int(total - counts[pos])))
+    elif spec.average == "weighted":
+        return ()
+    else:
+        few = [(str(labels[c]), int(counts[c])) for c in range(len(labels)) if counts[c] <= FEW_RANKED]
+    if not few:
+        return ()
+    return (SparseUnits("class", "gold", tuple(few), FEW_RANKED, RANKED_COVERAGE),)
+
+
+def item_contributions(spec, gold, predictions):
+    """Per-item terms whose mean is log loss or the Brier score; None for the other metrics.
+
+    Returns ``(terms, noun, coverage)`` as :func:`.regression.item_contributions`.
+    A true class given (near-)zero probability makes a term of up to 36 (the
+    clipping at machine epsilon) beside terms below 1.
+    """
+    if spec.name not in _PROBABILITY_METRICS or not gold.labels:
+        return None
+    y = np.asarray(gold.values, dtype=np.intp)
+    p = _as_matrix(predictions)
+    pos = _positive_code([spec], list(gold.labels))
+    if spec.name == "log_loss":
+        return log_loss_terms(y, p, pos), "log loss", None
+    return brier_terms(y, p, pos), "Brier score", None
+
+
+def submission_format(gold, files, metrics):
+    """What participants submit: one score column (binary) or one probability column per class."""
+    labels = list(gold.labels or ())
+    names = set(spec.name for spec in metrics)
+    probabilities = sorted(names & set(PROBABILITY_METRICS))
+    id_column = files.id_column if gold.ids is not None else None
+    one_column = len(labels) == 2 and "log_loss" not in names
+    if one_column:
+        positive = labels[_positive_code(list(metrics), labels)]
+        columns, row = ["score"], ["0.5"]
+        what = "a column `score`: the %s of the positive class `%s` (or one column per class, named by the labels)" % (
+            "probability" if probabilities else "score (any real number; higher means more likely)",
+            positive,
+        )
+    else:
+        columns = labels
+        share = repr(1.0 / len(labels)) if labels else "1"
+        row = [share] * len(labels)
+        what = "one column per class, named by its label (%s), in any order, holding the probability of that class" % (
+            ", ".join("`%s`" % label for label in labels)
+        )
+    rules = []
+    if probabilities:
+        rules.append("Every value must be a probability between 0 and 1 (%s)." % ", ".join(probabilities))
+    if "log_loss" in names and not one_column:
+        tolerance = dict(gold.settings).get("sum_tolerance", DEFAULT_SUM_TOLERANCE)
+        rules.append(
+            "For log loss each row must **sum to 1 within %g**: write the probabilities at full precision "
+            "(Python's `repr`, or `%%.10f`); rounded to three decimals, a row such as `0.333,0.333,0.333` sums "
+            "to 0.999 and the file is refused. A probability of 0 for the true class costs about 36 "
+            "(scores are clipped at machine epsilon): avoid writing exactly 0." % tolerance
+        )
+    header = ([id_column] if id_column else []) + columns
+    if id_column:
+        rows = [",".join([_csv_id(i)] + row) for i in gold.ids]
+        where = "one row per test item, in any order, with the id column `%s` and %s" % (id_column, what)
+    else:
+        rows = [",".join(row)] * int(gold.values.shape[0])
+        where = "one row per test item, in the order of the test items, with %s" % what
+    example = "\n".join([",".join(header)] + rows[:3] + (["..."] if len(rows) > 3 else []))
+    return SubmissionFormat(
+        unit="test item",
+        units="test items",
+        goal="Give, for each of the {n} test items, %s."
+        % ("a score for the positive class" if one_column else "the probability of each class"),
+        description="A CSV file with a header and %s. %s\n\n```\n%s\n```\n" % (where, " ".join(rules), example),
+        file_name="predictions.csv",
+        sample="\n".join([",".join(header)] + rows) + "\n",
+        public_files=(("test_ids.txt", "\n".join(gold.ids) + "\n"),) if id_column else (),
+    )
+
+
+def _csv_id(text):
+    return '"%s"' % text.replace('"', '""') if any(c in text for c in ',"') else text
+
+
+class ScoresTask(TaskType):
+    """Scores or probabilities per class (see the module's docstring)."""
+
+    NAME, METRICS, ALIASES, OPTIONS, SETTINGS, Statistics = NAME, METRICS, ALIASES, OPTIONS, SETTINGS, Statistics
+    SETTING_DOCS = {"sum_tolerance": "How far a row of class probabilities may be from 1 (log loss only)."}
+    OWN_PREDICTION_FORMAT = True
+    PAIR_TESTS = (("p_delong", "p (DeLong)", ("roc_auc",)),)
+    resolve_name, known_names = staticmethod(resolve_name), staticmethod(known_names)
+    make_spec, check_metrics = staticmethod(make_spec), staticmethod(check_metrics)
+    parse_settings, read_predictions = staticmethod(parse_settings), staticmethod(read_predictions)
+    encode_gold, value_parser, is_value = staticmethod(encode_gold), staticmethod(value_parser), staticmethod(is_value)
+    encode_values, decode = staticmethod(encode_values), staticmethod(decode)
+    sparse_units, item_contributions = staticmethod(sparse_units), staticmethod(item_contributions)
+    pair_tests, submission_format = staticmethod(pair_tests), staticmethod(submission_format)
+
+    def analytic_interval(self, statistics, spec, group, confidence_level):
+        """DeLong's interval for ``roc_auc`` with ``interval: delong`` (see ``Statistics.analytic_interval``)."""
+        return statistics.analytic_interval(spec, group, confidence_level)
+
+
+TASK = ScoresTask()

@@ -1,0 +1,485 @@
+"""Soft labels (learning with disagreement): per-item label distributions, scored as PyEvALL scores EXIST 2023.
+
+The task type protocol (see ``docs/adding_a_task_type.md``) for a gold of
+per-item ``{label: probability}`` (or the annotators' labels they come from)
+and predictions of the same shape (``docs/tasks/soft_labels.md``):
+
+* **parse**: :mod:`.soft_label_files` (EXIST 2023 / PyEvALL JSON);
+* **soft metrics**: ICM-Soft, ICM-Soft-Norm (:func:`.icm.soft_icm_sums`, the
+  gold's per-label mean and mean absolute deviation re-estimated in every
+  replicate from the resample counts; over ``hierarchy``, :mod:`.icm_soft_tree`)
+  and PyEvALL's cross-entropy (a per-item
+  mean: exact sums);
+* **hard metrics** on the hard labels derived from the distributions by the
+  campaign's rule (``hard_labels``, ``hard_threshold``): ICM, ICM-Norm (flat or
+  over ``hierarchy``, :func:`.icm.hard_icm_terms`: linear per-item sums) and
+  PyEvALL's macro precision, recall and F (:func:`.icm.pyevall_prf`).
+
+Every metric equals PyEvALL 0.2.11 run on the data set whose items are
+repeated by their resample counts (``tests/test_icm.py``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+
+from ...core.accumulators import ExactSums, _FromCounts
+from ..legacy import TaskType
+from ..shared.base import MetricInfo
+from ..shared.icm import Tree, check_hierarchy_labels, hard_icm_terms, icm_from_sums, norm, pyevall_prf
+from .files import encode_items, read_items
+from .icm_soft import SoftICM, SoftICMBatch
+from .icm_soft_tree import check_tree, tree_soft_icm
+
+__all__ = ["NAME", "METRICS", "SoftLabelsTask", "TASK", "hard_sets", "cross_entropy_terms"]
+
+NAME = "soft_labels"
+SMOOTH = 0.001  # PyEvALL's cross-entropy smoothing of non-positive probabilities
+HARD_MODES = ("mono", "multi")
+
+METRICS = {
+    "icm_soft": MetricInfo(NAME, "higher", None, "ICM-Soft", ppi=False),
+    "icm_soft_norm": MetricInfo(NAME, "higher", 1.0, "ICM-Soft-Norm", ppi=False),
+    "cross_entropy": MetricInfo(NAME, "lower", None, "cross-entropy", ppi=False),
+    "icm": MetricInfo(NAME, "higher", None, "ICM (hard)", ppi=False),
+    "icm_norm": MetricInfo(NAME, "higher", 1.0, "ICM-Norm (hard)", ppi=False),
+    "f1": MetricInfo(NAME, "higher", 1.0, "macro F1 (hard)"),
+    "precision": MetricInfo(NAME, "higher", 1.0, "macro precision (hard)"),
+    "recall": MetricInfo(NAME, "higher", 1.0, "macro recall (hard)"),
+}
+ALIASES = {
+    "icmsoft": "icm_soft",
+    "icmsoftnorm": "icm_soft_norm",
+    "ce": "cross_entropy",
+    "crossentropy": "cross_entropy",
+    "icmnorm": "icm_norm",
+    "fmeasure": "f1",
+    "f_measure": "f1",
+    "f1_macro": "f1",
+    "macro_f1": "f1",
+}
+_SOFT = ("icm_soft", "icm_soft_norm")
+_HARD = ("icm", "icm_norm", "f1", "precision", "recall")
+OPTIONS = ()
+SETTINGS = ("hard_labels", "hard_threshold", "hierarchy", "annotations")
+SETTING_DOCS = {
+    "hard_labels": "How hard labels are derived for the hard metrics: mono (the one label above hard_threshold, "
+    "items with none are left out; predictions: the most probable label) or multi (every label above "
+    "hard_threshold, for gold and predictions).",
+    "hard_threshold": "A label is in the hard gold when its probability is above this (EXIST 2023: 0.5 for "
+    "task 1, 1/3 for task 2, 1/6 for task 3; default 0.5).",
+    "hierarchy": "{label: parent label} for ICM, ICM-Norm, ICM-Soft and ICM-Soft-Norm (EXIST 2023 tasks 2 and 3); "
+    "without it they are flat.",
+    "annotations": "The gold holds annotators' labels: 'value' (the item's value is the list, one label or list of "
+    "labels per annotator) or the key of each item's object that holds it (EXIST 2023: labels_task1).",
+}
+
+
+# ---------------------------------------------------------------------------
+# Settings
+# ---------------------------------------------------------------------------
+def parse_settings(values):
+    """Validated ``hard_labels``, ``hard_threshold``, ``hierarchy`` and ``annotations`` (ValueError)."""
+    mode = values.get("hard_labels", "mono")
+    if mode not in HARD_MODES:
+        raise ValueError("hard_labels must be one of: %s, got %r" % (", ".join(HARD_MODES), mode))
+    threshold = values.get("hard_threshold", 0.5)
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 <= threshold < 1:
+        raise ValueError("hard_threshold must be a number in [0, 1), got %r" % (threshold,))
+    out = {"hard_labels": mode, "hard_threshold": float(threshold)}
+    hierarchy = values.get("hierarchy")
+    if hierarchy is not None:
+        if not isinstance(hierarchy, dict) or not hierarchy:
+            raise ValueError(
+                "hierarchy must map each label to its parent label, e.g. {DIRECT: YES}, got %r" % (hierarchy,)
+            )
+        pairs = []
+        for child, parent in hierarchy.items():
+            for value in (child, parent):
+                if not isinstance(value, str) or not value.strip():
+                    raise ValueError("hierarchy: each label and parent must be a non-empty name, got %r" % (value,))
+            pairs.append((child.strip(), parent.strip()))
+        Tree([], pairs)  # refuses a cycle
+        out["hierarchy"] = tuple(pairs)
+    annotations = values.get("annotations")
+    if annotations is not None:
+        if not isinstance(annotations, str) or not annotations.strip():
+            raise ValueError(
+                "annotations must be 'value' or the key holding each item's labels, got %r" % (annotations,)
+            )
+        out["annotations"] = annotations.strip()
+    return out
+
+
+def check_config(metrics, settings, labels):
+    """The hierarchy's labels must be the configured labels, and ICM-Soft's recursion over it bounded (ValueError)."""
+    hierarchy = settings.get("hierarchy")
+    if hierarchy is not None and labels is not None and any(spec.name in _SOFT for spec in metrics):
+        check_tree(Tree(labels, hierarchy), labels)
+    if hierarchy is not None and labels is not None:
+        check_hierarchy_labels(hierarchy, labels)
+
+
+# ---------------------------------------------------------------------------
+# Reading
+# ---------------------------------------------------------------------------
+def _quote(text):
+    text = str(text)
+    return repr(text if len(text) <= 40 else text[:40] + "...")
+
+
+def read_gold(source, lines, labels, settings):
+    """The gold distributions ``(n, C)`` (NaN: a label the item's object omits), its ids and labels."""
+    annotations = settings.get("annotations")
+    items = read_items(source, lines, annotations=annotations, gold=True)
+    if labels is None:
+        found = set()
+        for _, _, value in items:
+            if isinstance(value, dict):
+                found.update(k for k in value if isinstance(k, str))
+            elif isinstance(value, str):
+                found.add(value)
+            elif isinstance(value, list):
+                for v in value:
+                    found.update(
+                        [v]
+                        if isinstance(v, str)
+                        else [x for x in v if isinstance(x, str)]
+                        if isinstance(v, list)
+                        else []
+                    )
+        labels = tuple(sorted(found))
+    index = dict((label, k) for k, label in enumerate(labels))
+    values = encode_items(source, items, index, labels, gold=True, annotators=annotations is not None)
+    seen = {}
+    for line, ident, _ in items:
+        if ident in seen:
+            raise source.at(line, "item id %s appears again (first on line %d)" % (_quote(ident), seen[ident]))
+        seen[ident] = line
+    return {
+        "lines": [line for line, _, _ in items],
+        "values": values,
+        "labels": tuple(labels),
+        "ids": [ident for _, ident, _ in items],
+        "groups": None,
+    }
+
+
+def read_predictions(source, lines, gold, settings):
+    """A participant's distributions in gold order; every gold item needs one, and no other id may appear."""
+    items = read_items(source, lines, gold=False)
+    position = dict((ident, i) for i, ident in enumerate(gold.ids))
+    public = settings.get("public_labels")
+    index = dict((label, k) for k, label in enumerate(gold.labels))
+    values = encode_items(source, items, index, public, gold=False, quote=_quote)
+    out = np.full(gold.values.shape, np.nan)
+    found = np.zeros(len(gold.ids), dtype=bool)
+    first = {}
+    for row, (line, ident, _) in enumerate(items):
+        i = position.get(ident)
+        if i is None:
+            raise source.at(line, "item id %s is not in the test set; give one value per test item" % _quote(ident))
+        if found[i]:
+            raise source.at(line, "item id %s appears again (first on line %d)" % (_quote(ident), first[ident]))
+        found[i], first[ident] = True, line
+        out[i] = values[row]
+    if not found.all():
+        missing = int((~found).sum())
+        raise source.whole(
+            "has no value for %d of the %d test items (e.g. %s); give one value per item"
+            % (missing, len(found), _quote(gold.ids[int(np.flatnonzero(~found)[0])]))
+        )
+    return out
+
+
+def encode_values(gold_values, systems, labels=None, settings=None):
+    """In-memory encoding: ``{label: probability}`` per item (ValueError naming the system)."""
+    gold_values = list(gold_values)
+    if labels is None:
+        labels = tuple(sorted(set(k for d in gold_values for k in d)))
+    index = dict((label, k) for k, label in enumerate(labels))
+
+    def encode(rows, who):
+        out = np.full((len(rows), len(labels)), np.nan)
+        for i, row in enumerate(rows):
+            if not isinstance(row, dict):
+                raise ValueError("%s: item %d is not a {label: probability} dict" % (who, i))
+            for label, p in row.items():
+                if label not in index or not 0 <= float(p) <= 1:
+                    raise ValueError(
+                        "%s: item %d has %r: %r (labels %s, probabilities in [0, 1])" % (who, i, label, p, labels)
+                    )
+                out[i, index[label]] = float(p)
+        return out
+
+    gold = encode(gold_values, "the gold")
+    coded = {}
+    for name, rows in systems.items():
+        rows = list(rows)
+        if len(rows) != len(gold_values):
+            raise ValueError("system %r has %d values for %d items" % (name, len(rows), len(gold_values)))
+        coded[name] = encode(rows, "system %r" % (name,))
+    return gold, tuple(labels), coded
+
+
+def decode(gold, values):
+    return np.asarray(values, dtype=np.float64)
+
+
+# ---------------------------------------------------------------------------
+# Hard labels and per-item terms
+# ---------------------------------------------------------------------------
+def hard_sets(weights, labels, mode, threshold, gold):
+    """Hard label sets of each item (lists; None: no hard gold, the item is left out of the hard metrics).
+
+    Gold: the labels above ``threshold`` (mono: exactly one, else None).
+    Predictions: mono, the most probable label (the first in label order on a
+    tie; none when every probability is 0); multi, the labels above ``threshold``.
+    """
+    w = np.nan_to_num(np.asarray(weights, dtype=np.float64))
+    out = []
+    for row in w:
+        above = [labels[k] for k in np.flatnonzero(row > threshold)]
+        if mode == "multi":
+            out.append(above if (above or not gold) else None)
+        elif gold:
+            out.append(above if len(above) == 1 else None)
+        else:
+            out.append([labels[int(np.argmax(row))]] if row.max() > 0 else [])
+    return out
+
+
+def cross_entropy_terms(gold, predicted):
+    """PyEvALL's per-item cross-entropy (bits): both sides' present entries smoothed and normalized."""
+
+    def smooth(values):
+        present = ~np.isnan(values)
+        v = np.where(present, np.where(values <= 0, SMOOTH, values), 0.0)
+        return v / v.sum(axis=1, keepdims=True), present
+
+    g, g_present = smooth(np.asarray(gold, dtype=np.float64))
+    p, p_present = smooth(np.asarray(predicted, dtype=np.float64))
+    both = g_present & p_present
+    return -np.where(both, g * np.log2(np.where(both, p, 1.0)), 0.0).sum(axis=1)
+
+
+class _SoftICM(_FromCounts):
+    """``(N, sum of ICM-Soft_i, sum of ICM-Soft(G_i, G_i))`` per replicate, the IC re-estimated from its counts.
+
+    Systems scored against the same gold (and group) share the gold's part of
+    every replicate: :meth:`batch_key` and :meth:`batch` let the end-of-phase
+    analysis compute it once per block for all of them, with identical bytes.
+    """
+
+    n_features = 3
+    what = "ICM-Soft"
+
+    def __init__(self, gold, predicted, n_total, items=None, total=None, golds=None, tree=None, names=None):
+        super(_SoftICM, self).__init__(n_total, items)
+        sub = slice(None) if items is None else items
+        self._args = (gold, predicted, tree, names)
+        self._gold = np.nan_to_num(gold[sub])
+        self.total = int(n_total if total is None else total)  # a group's weight can exceed its size
+        if tree is None:
+            self.soft = SoftICM(self._gold, np.nan_to_num(predicted[sub]), total=self.total, golds=golds)
+        else:  # over a hierarchy: PyEvALL's recursion reduced to per-item terms (:mod:`.icm_soft_tree`)
+            names = names if names is None or items is None else [names[i] for i in items]
+            self.soft = tree_soft_icm(
+                tree[0], tree[1], gold[sub], predicted[sub], names=names, total=self.total, golds=golds
+            )
+
+    def _from_weights(self, weights):
+        return np.stack(self.soft.sums(weights), axis=1)
+
+    def for_total(self, total):
+        """This accumulator, or one whose sums stay exact up to a replicate's total weight ``total``."""
+        if int(total).bit_length() <= self.total.bit_length():
+            return self
+        gold, predicted, tree, names = self._args
+        return _SoftICM(gold, predicted, self.n_total, self.items, total, self.soft.golds, tree, names)
+
+    def batch_key(self):
+        """Equal for accumulators on the same gold, items and exactness bound (they can share a batch)."""
+        digest = hashlib.sha1(np.ascontiguousarray(self._gold).view(np.uint8))
+        if self.items is not None:
+            digest.update(np.ascontiguousarray(self.items).view(np.uint8))
+        tree = self._args[2]  # systems over one hierarchy share the gold's per-node terms too
+        shape = None if tree is None else (tuple(tree[0].nodes), tuple(tree[1]))
+        return (digest.hexdigest(), self._gold.shape, self.n_total, self.total, shape)
+
+    @staticmethod
+    def batch(members):
+        """An object whose ``block(indices, counts)`` gives every member's :meth:`block`, the gold's part once."""
+        return _SoftICMBlocks(members)
+
+
+class _SoftICMBlocks(object):
+    def __init__(self, members):
+        self.members = list(members)
+        self.batch = SoftICMBatch([acc.soft for acc in self.members])
+
+    def block(self, indices, counts):
+        weights = self.members[0]._subset(counts())
+        return [np.stack(sums, axis=1) for sums in self.batch.sums(weights)]
+
+
+class Statistics:
+    """Per-item statistics of one system: soft ICM from the counts, the rest exact linear sums."""
+
+    def __init__(self, add, gold, predictions, metrics, group_codes, n_groups, layout=None):
+        values = np.asarray(gold.values, dtype=np.float64)
+        p = np.asarray(predictions, dtype=np.float64)
+        if p.shape != values.shape:
+            raise ValueError("predictions must have shape %s (one weight per label), got %s" % (values.shape, p.shape))
+        if np.any(np.nan_to_num(p) < 0) or np.any(np.nan_to_num(p) > 1):
+            raise ValueError("predicted probabilities must lie in [0, 1]")
+        settings = dict(gold.settings)
+        labels = tuple(gold.labels)
+        mode = settings.get("hard_labels", "mono")
+        threshold = settings.get("hard_threshold", 0.5)
+        names = set(spec.name for spec in metrics)
+        self.n = values.shape[0]
+        masks = [None] + ([np.asarray(group_codes) == j for j in range(n_groups)] if gold.groups is not None else [])
+        self._soft = {}
+        if names & set(_SOFT):
+            tree = None
+            if settings.get("hierarchy") is not None:
+                tree = (Tree(labels, settings.get("hierarchy")), labels)
+            for j, mask in enumerate(masks):
+                items = None if mask is None else np.flatnonzero(mask)
+                self._soft[j] = add(_SoftICM(values, p, self.n, items, tree=tree, names=gold.ids))
+        columns = []
+        self._blocks = {}
+
+        def put(j, key, block):
+            self._blocks[(j, key)] = (len(columns), block.shape[1])
+            columns.extend(block.T)
+
+        if "cross_entropy" in names:
+            ce = cross_entropy_terms(values, p)[:, None]
+            for j, mask in enumerate(masks):
+                m = np.ones(self.n) if mask is None else mask.astype(np.float64)
+                put(j, "ce", np.concatenate([m[:, None], ce * m[:, None]], axis=1))
+        if names & set(_HARD):
+            tree = Tree(labels, settings.get("hierarchy"), flat=settings.get("hierarchy") is None)
+            gold_sets = hard_sets(values, labels, mode, threshold, gold=True)
+            pred_sets = hard_sets(p, labels, mode, threshold, gold=False)
+            kept = np.array([s is not None for s in gold_sets])
+            gs = [s or [] for s in gold_sets]
+            member, icm, self_icm = hard_icm_terms(tree, gs, pred_sets)
+            gi = np.array([[label in s for label in labels] for s in gs], dtype=np.float64).reshape(self.n, -1)
+            pi = np.array([[label in s for label in labels] for s in pred_sets], dtype=np.float64).reshape(self.n, -1)
+            for j, mask in enumerate(masks):
+                m = kept if mask is None else kept & mask
+                m = m.astype(np.float64)[:, None]
+                put(
+                    j,
+                    "hard",
+                    np.concatenate([m, member * m, icm * m, self_icm * m, gi * m, pi * m, gi * pi * m], axis=1),
+                )
+            self._nodes = len(tree.nodes)
+            self._labels = len(labels)
+        self._sums = add(ExactSums(np.stack(columns, axis=1))) if columns else None
+
+    def prepare(self, stats):
+        return stats
+
+    def _block(self, stats, j, key):
+        start, width = self._blocks[(j, key)]
+        return np.asarray(stats[self._sums], dtype=np.float64)[:, start : start + width]
+
+    def score(self, stats, spec, j):
+        name = spec.name
+        if name in _SOFT:
+            s = np.asarray(stats[self._soft[j]], dtype=np.float64)
+            total = s[:, 0]
+            safe = np.where(total > 0, total, 1.0)
+            icm = np.where(total > 0, s[:, 1] / safe, np.nan)
+            return icm if name == "icm_soft" else norm(icm, s[:, 2] / safe)
+        if name == "cross_entropy":
+            b = self._block(stats, j, "ce")
+            return np.where(b[:, 0] > 0, b[:, 1] / np.where(b[:, 0] > 0, b[:, 0], 1.0), np.nan)
+        b = self._block(stats, j, "hard")
+        k, c = self._nodes, self._labels
+        total = b[:, 0]
+        if name in ("icm", "icm_norm"):
+            member, icm, self_icm = b[:, 1 : 1 + k], b[:, 1 + k : 1 + 2 * k], b[:, 1 + 2 * k : 1 + 3 * k]
+            score = icm_from_sums(total, member, icm)
+            return score if name == "icm" else norm(score, icm_from_sums(total, member, self_icm))
+        base = 1 + 3 * k
+        gi, pi, tp = b[:, base : base + c], b[:, base + c : base + 2 * c], b[:, base + 2 * c : base + 3 * c]
+        precision, recall, f = pyevall_prf(tp, gi, pi)
+        return {"precision": precision, "recall": recall, "f1": f}[name]
+
+
+def item_contributions(spec, gold, predictions):
+    """The per-item cross-entropies (non-negative) of ``cross_entropy``; None for the other metrics."""
+    if spec.name != "cross_entropy":
+        return None
+    return np.maximum(cross_entropy_terms(gold.values, predictions), 0.0), "cross-entropy", None
+
+
+# -- What participants submit (leaderboard-ci init's pages and sample) -----------------------------------------------
+def submission_format(gold, files, metrics):
+    """What participants submit: a PyEvALL JSON run, ``[{"test_case", "id", "value": {label: probability}}]``.
+
+    The sample gives every test item the uniform distribution over the configured labels (a constant: it
+    reveals no gold value); the public file lists the test ids only.
+    """
+    import json  # here, not at the top: this function is the task's only JSON writer
+
+    from ..legacy import SubmissionFormat
+
+    labels = list(gold.labels or ())
+    ids = list(gold.ids or ())
+    settings = dict(gold.settings or ())
+    mode = settings.get("hard_labels", "mono")
+    threshold = settings.get("hard_threshold", 0.5)
+    uniform = 1.0 / len(labels) if labels else 0.0
+
+    def record(ident):
+        return '{"test_case": "EXIST2023", "id": %s, "value": {%s}}' % (
+            json.dumps(ident, ensure_ascii=False),
+            ", ".join("%s: %r" % (json.dumps(label, ensure_ascii=False), uniform) for label in labels),
+        )
+
+    shown = ",\n".join(record(i) for i in ids[:2]) + (",\n..." if len(ids) > 2 else "")
+    hard = (
+        "the hard metrics take each item's most probable label"
+        if mode == "mono"
+        else "the hard metrics take every label whose probability is above %g" % threshold
+    )
+    hard_used = any(spec.name in _HARD for spec in metrics or ())
+    return SubmissionFormat(
+        unit="test item",
+        units="test items",
+        goal="Predict the distribution of labels (the share of annotators giving each) of each of the {n} test items.",
+        description=(
+            "A JSON file, a PyEvALL / EXIST 2023 run: a list with one object per test item, in any order, "
+            '`{"test_case": ..., "id": ..., "value": {label: probability, ...}}`, every probability in [0, 1]. '
+            'Also accepted: one object `{"id": {label: probability, ...}, ...}`, or a label (or a list of labels) '
+            "as the value for a hard prediction. The labels are %s.%s\n\n```\n[\n%s\n]\n```\n"
+            % (", ".join("`%s`" % label for label in labels), (" For scoring, %s." % hard) if hard_used else "", shown)
+        ),
+        file_name="predictions.json",
+        sample="[\n" + ",\n".join(record(i) for i in ids) + "\n]\n",
+        public_files=(("test_ids.txt", "\n".join(ids) + "\n"),) if ids else (),
+    )
+
+
+class SoftLabelsTask(TaskType):
+    """Per-item label distributions (see the module's docstring); the metrics take no options."""
+
+    NAME, METRICS, ALIASES, OPTIONS, SETTINGS, Statistics = NAME, METRICS, ALIASES, OPTIONS, SETTINGS, Statistics
+    SETTING_DOCS = SETTING_DOCS
+    OWN_GOLD_FORMAT = OWN_PREDICTION_FORMAT = True
+    parse_settings, check_config = staticmethod(parse_settings), staticmethod(check_config)
+    read_gold, read_predictions = staticmethod(read_gold), staticmethod(read_predictions)
+    encode_values, decode = staticmethod(encode_values), staticmethod(decode)
+    item_contributions = staticmethod(item_contributions)
+    submission_format = staticmethod(submission_format)
+
+
+TASK = SoftLabelsTask()

@@ -26,12 +26,12 @@ import pytest
 
 from leaderboard_ci.core.replicates import compute_replicates
 from leaderboard_ci.core.resampling import counts_from_indices, replicate_indices
-from leaderboard_ci.tasks.base import GoldStandard, MetricSpec
-from leaderboard_ci.tasks.detection import METRICS, TASK
+from leaderboard_ci.tasks.detection import TASK
 from leaderboard_ci.tasks.detection.boxes import RECALL_THRESHOLDS
 from leaderboard_ci.tasks.detection.curves import thresholds_reached
-from leaderboard_ci.tasks.detection.metrics import METRIC_ORDER
-from leaderboard_ci.tasks.scorer import SystemScorer
+from leaderboard_ci.tasks.detection.metrics import METRIC_ORDER, METRICS
+from leaderboard_ci.tasks.shared.base import GoldStandard, MetricSpec
+from leaderboard_ci.tasks.shared.scorer import SystemScorer
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLE = os.path.join(ROOT, "examples", "detection")
@@ -89,7 +89,7 @@ def resampled(gold, results, counts):
 
 
 def specs(names):
-    return [MetricSpec(name, name, METRICS[name]) for name in names]
+    return [MetricSpec(name, name, METRICS[name].info) for name in names]
 
 
 def ours(gold, results, n_replicates=3, names=COCO_NAMES, block_rows=None, n_jobs=1):

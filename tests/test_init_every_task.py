@@ -205,7 +205,8 @@ def assert_reveals_no_gold_value(task, config, gold):
         shuffled = dataclasses.replace(gold, values=values[order])
         other = task_type(task).submission_format(shuffled, config.files, config.metrics)
         # field names only: pytest's diff of two large samples would take minutes
-        changed = [name for name in fmt._fields if getattr(fmt, name) != getattr(other, name)]
+        names = [f.name for f in dataclasses.fields(fmt)] if dataclasses.is_dataclass(fmt) else fmt._fields
+        changed = [name for name in names if getattr(fmt, name) != getattr(other, name)]
         assert not changed, "%s changes with the gold values: %s" % (task, ", ".join(changed))
 
 

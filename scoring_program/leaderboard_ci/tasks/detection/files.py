@@ -44,8 +44,11 @@ from collections import OrderedDict
 
 import numpy as np
 
-from ..json_documents import LongNumber, kind
+from ..protocol import GoldData, SubmissionFormat
+from ..shared.json_documents import LongNumber, kind
+from .boxes import in_area_range
 from .json_stream import JsonStream
+from .metrics import METRICS, NAME, metric_area
 
 __all__ = [
     "GOLD_COLUMNS",
@@ -54,10 +57,14 @@ __all__ = [
     "RESULTS_SHAPE",
     "id_text",
     "category_ids",
-    "read_gold",
-    "read_results",
+    "gold_units",
+    "results_arrays",
     "gold_from_coco",
     "results_from_list",
+    "read_gold",
+    "read_predictions",
+    "encode_values",
+    "submission_format",
 ]
 
 #: Columns of a gold image's array and of a submission image's array.
@@ -292,7 +299,7 @@ def _per_image(table, image, n_images):
     return out
 
 
-def read_gold(source, chunks):
+def gold_units(source, chunks):
     """The gold units from a COCO instances file (see the module docstring); errors through ``source``.
 
     Returns ``{"lines", "values", "labels", "ids", "groups", "design"}``: ``design`` offers every
@@ -478,7 +485,7 @@ def _encode_detections(out, n_images):
     return _per_image(table, np.frombuffer(out.image, dtype=np.int64), n_images)
 
 
-def read_results(source, chunks, gold_ids, labels, quote):
+def results_arrays(source, chunks, gold_ids, labels, quote):
     """A participant's COCO results file as one ``(d, 6)`` array per gold image (see the module docstring).
 
     Parameters
@@ -518,7 +525,7 @@ def read_results(source, chunks, gold_ids, labels, quote):
 
 
 def results_from_list(records, gold_ids, labels, name):
-    """A system's results list (the Python API) as :func:`read_results` encodes it; ValueError names ``name``."""
+    """A system's results list (the Python API) as :func:`results_arrays` encodes it; ValueError names ``name``."""
     if not isinstance(records, list):
         raise ValueError("system %r: expected %s" % (name, RESULTS_SHAPE))
     images, categories = _gold_ids(gold_ids, labels)
@@ -528,3 +535,75 @@ def results_from_list(records, gold_ids, labels, name):
         problem = _record_problem(records[bad], images, categories, repr)
         raise ValueError("system %r: detection %d %s" % (name, bad + 1, problem))
     return _encode_detections(out, len(gold_ids))
+
+
+# ---------------------------------------------------------------------------
+# The task protocol's readers
+# ---------------------------------------------------------------------------
+_AREA_WORDS = ("", " of area up to 32\u00b2", " of area 32\u00b2 to 96\u00b2", " of area above 96\u00b2")
+
+
+def _check_defined(source, values, context):
+    """Refuse a configured metric that is undefined on the whole gold (no non-crowd box in its area range)."""
+    from .stats import gold_objects
+
+    gold = gold_objects(values)
+    counted = ~gold.crowd & in_area_range(gold.area)  # (4, boxes)
+    for spec in context.metrics:
+        if spec.task == NAME and spec.name in METRICS and not np.any(counted[metric_area(spec.name)]):
+            area = metric_area(spec.name)
+            raise source.whole(
+                "holds no non-crowd object%s, so metric %s is undefined (pycocotools reports -1); remove it "
+                "from %s" % (_AREA_WORDS[area], spec.key, context.config_name)
+            )
+
+
+def read_gold(gold, context):
+    """The images of a COCO instances file (:func:`gold_units`), the configured metrics checked."""
+    units = gold_units(gold.source, gold.lines().chunks())
+    _check_defined(gold.source, units["values"], context)
+    return GoldData(units["lines"], units["values"], units["labels"], units["ids"], None, units["design"])
+
+
+def read_predictions(submission, gold, context):
+    """A participant's COCO results file, one array of detections per gold image (:func:`results_arrays`)."""
+    found = submission.file()
+    return results_arrays(found.source, found.lines().chunks(), gold.ids, gold.labels, found.quote)
+
+
+def encode_values(gold_values, systems, labels=None, settings=None):
+    """In-memory encoding: the gold a COCO instances dict, each system a COCO results list."""
+    units = gold_from_coco(gold_values)
+    coded = OrderedDict()
+    for name, records in systems.items():
+        coded[name] = results_from_list(records, units["ids"], units["labels"], name)
+    return units["values"], units["labels"], coded
+
+
+def submission_format(gold, files, metrics):
+    """What participants submit: a COCO results file, one JSON list of detections for all test images."""
+    ids = [json.loads(i) for i in (gold.ids or ())]
+    categories = []
+    for label in gold.labels or ():
+        cut = label.rindex(" (")
+        categories.append({"id": json.loads(label[cut + 2 : -1]), "name": label[:cut]})
+    first = categories[0]["id"] if categories else 1
+    sample = [{"image_id": i, "category_id": first, "bbox": [0.0, 0.0, 10.0, 10.0], "score": 0.5} for i in ids]
+    shown = ",\n".join("  " + json.dumps(record) for record in sample[:2])
+    public = json.dumps({"images": [{"id": i} for i in ids], "categories": categories}, indent=1) + "\n"
+    return SubmissionFormat(
+        unit="image",
+        units="images",
+        goal="Detect the objects of each of the {n} test images: a box, a category and a score for each object.",
+        description=(
+            "A **COCO results file** (what pycocotools' `loadRes` reads): one JSON list of detections for all "
+            'test images, each `{"image_id": ..., "category_id": ..., "bbox": [x, y, width, height], '
+            '"score": ...}` with the box in pixels from the top-left corner. The image and category ids are '
+            "those of `image_info_test.json` in the public data. Only the 100 highest-scored detections of an "
+            "image and category count for the COCO metrics, as in pycocotools.\n\n```\n[\n%s%s\n]\n```\n"
+            % (shown, ",\n  ..." if len(sample) > 2 else "")
+        ),
+        file_name="detections.json",
+        sample=json.dumps(sample) + "\n",
+        public_files=(("image_info_test.json", public),),
+    )

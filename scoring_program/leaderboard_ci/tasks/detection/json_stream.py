@@ -18,7 +18,7 @@ record and its line.  A record the caller refuses is located the same way
 
 Bounds: a single value longer than :data:`MAX_VALUE_CHARS` characters, nesting
 deeper than Python's recursion limit and integers of more than 4,000 digits
-(kept as :class:`~leaderboard_ci.tasks.json_documents.LongNumber`) are refused
+(kept as :class:`~leaderboard_ci.tasks.shared.json_documents.LongNumber`) are refused
 or left for the caller to refuse, each with a sentence naming the line.
 
 Standard library only (Python 3.7).
@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 import re
 
-from .. import json_documents
+from ..shared import json_documents
 
 __all__ = ["JsonStream", "Batch", "MAX_VALUE_CHARS", "BATCH_CHARS"]
 

@@ -40,9 +40,12 @@ from collections import OrderedDict
 
 import numpy as np
 
+from ..metrics import Metric, Metrics
 from .boxes import IOU_THRESHOLDS, RECALL_THRESHOLDS
 
-__all__ = ["COCO_METRICS", "METRIC_ORDER", "metric_values", "category_ap"]
+__all__ = ["NAME", "METRICS", "COCO_METRICS", "METRIC_ORDER", "metric_values", "metric_area", "category_ap"]
+
+NAME = "detection"
 
 _ALL_T = tuple(range(IOU_THRESHOLDS.shape[0]))
 _T50 = (int(np.where(IOU_THRESHOLDS == 0.5)[0][0]),)
@@ -104,3 +107,46 @@ def category_ap(features):
     valid = features.positives[:, :, 0] > 0
     ap = features.precision_sums[:, :, 0, :].sum(axis=2) / float(_POINTS * len(_ALL_T))
     return np.where(valid, ap, np.nan)
+
+
+def _formula(name):
+    def formula(features, spec):
+        return metric_values(name, features)
+
+    return formula
+
+
+def _metric(name, title, aliases=()):
+    return Metric(NAME, name, title, "higher", 1.0, aliases=tuple(aliases), formula=_formula(name))
+
+
+#: The task's metrics (names in canonical spelling: lower case, ``-`` and spaces as ``_``).
+METRICS = Metrics(
+    [
+        _metric(
+            "map",
+            "AP@[.50:.95]",
+            ("ap", "coco_map", "bbox_map", "map_coco", "ap@[.5:.95]", "ap@[.50:.95]", "map@[.5:.95]", "map_50_95"),
+        ),
+        _metric("ap50", "AP50", ("ap_50", "map50", "map_50")),
+        _metric("ap75", "AP75", ("ap_75", "map75", "map_75")),
+        _metric("ap_small", "AP small", ("aps",)),
+        _metric("ap_medium", "AP medium", ("apm",)),
+        _metric("ap_large", "AP large", ("apl",)),
+        _metric("ar1", "AR@1", ("ar@1", "ar_1")),
+        _metric("ar10", "AR@10", ("ar@10", "ar_10")),
+        _metric("ar100", "AR@100", ("ar@100", "ar_100")),
+        _metric("ar_small", "AR small", ("ars",)),
+        _metric("ar_medium", "AR medium", ("arm",)),
+        _metric("ar_large", "AR large", ("arl",)),
+        _metric("voc_ap50", "VOC AP50", ("voc_map", "voc_ap", "voc_map50", "pascal_voc_ap50")),
+    ]
+)
+
+
+def metric_area(name):
+    """The area range number (:data:`~.boxes.AREA_NAMES`) a metric's categories need a positive in."""
+    if name in COCO_METRICS:
+        kind, first, second = COCO_METRICS[name]
+        return first if kind == "ap" else second
+    return 0

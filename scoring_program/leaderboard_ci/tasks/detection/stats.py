@@ -15,12 +15,14 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.accumulators import _FromCounts
+from ...core.intervals import confidence_interval
+from ..shared.base import ClassRow
 from .boxes import AREA_RANGES, IOU_THRESHOLDS
 from .features import RECALL_COMBOS, Features, SystemFeatures
 from .matching import Detections, GoldObjects
-from .metrics import metric_values
+from .metrics import category_ap, metric_values
 
-__all__ = ["Statistics", "DetectionSums", "gold_objects", "detections"]
+__all__ = ["Statistics", "DetectionSums", "gold_objects", "detections", "decode", "category_rows"]
 
 _A = AREA_RANGES.shape[0]
 _T = IOU_THRESHOLDS.shape[0]
@@ -121,13 +123,49 @@ class Statistics(object):
         if dets.category.size and (dets.category.min() < 0 or dets.category.max() >= n_categories):
             raise ValueError("detection category codes must lie in [0, %d)" % n_categories)
         self.system = SystemFeatures(gold_objects(gold.values), dets, gold.n, n_categories, voc=voc)
+        self.detection_categories = dets.category
         self.sums = DetectionSums(self.system, gold.n)
-        self._slot = add(self.sums)
+        self.slot = add(self.sums)
 
     def prepare(self, stats):
-        return self.sums.unpack(stats[self._slot])
+        return self.sums.unpack(stats[self.slot])
 
     def score(self, prepared, spec, j):
         if j != 0:
             raise ValueError("the detection task has no groups")
         return metric_values(spec.name, prepared)
+
+
+def decode(gold, values):
+    """The per-image arrays as they are (``x, y, w, h, area, crowd, category`` / ``x, y, w, h, score, category``)."""
+    return np.asarray(values, dtype=object)
+
+
+def category_rows(statistics, full_stats, rep_stats, labels, method, confidence_level, zero_division):
+    """Per category: AP@[.50:.95] with its interval (the table's F1 column), AP50, AR@100, counts.
+
+    A :class:`~leaderboard_ci.tasks.shared.base.ClassRow` per category with gold boxes: ``precision``
+    holds its AP50, ``recall`` its AR@100, ``f1`` its AP@[.50:.95] and ``f1_interval`` that AP's
+    interval over the replicates; ``predicted`` counts the system's detections of the category
+    and ``support`` the gold's non-crowd boxes (the detailed results show a row only when both
+    reach ``detailed_results.min_count``, as for classes).
+    """
+    sums = statistics.sums
+    full = sums.unpack(full_stats[statistics.slot])
+    reps = sums.unpack(rep_stats[statistics.slot])
+    ap, ap_reps = category_ap(full)[0], category_ap(reps)
+    ap50 = full.precision_sums[0, :, 0, 0] / 101.0
+    npig = full.positives[0, :, 0]
+    ar100 = np.where(npig > 0, full.true_positives[0, :, 2, :].mean(axis=1) / np.where(npig > 0, npig, 1.0), np.nan)
+    predicted = np.bincount(statistics.detection_categories, minlength=len(labels))
+    method = method if method != "bca" else "percentile"  # BCa would need per-category jackknife values
+    rows = []
+    for k, label in enumerate(labels):
+        if npig[k] <= 0:
+            continue
+        reps_k = ap_reps[:, k]
+        interval = confidence_interval(method, reps_k[~np.isnan(reps_k)], ap[k], confidence_level)
+        rows.append(
+            ClassRow(label, float(ap50[k]), float(ar100[k]), float(ap[k]), interval, int(predicted[k]), int(npig[k]))
+        )
+    return tuple(rows)

@@ -50,11 +50,13 @@ __all__ = [
 
 GENERATOR = "leaderboard-ci"
 #: The major number changes when a reader of an older report.json would misread this one.
-SCHEMA_VERSION = "1.3"  # 1.1: "units" (per-class, per-label or per-type scores of every system)
+SCHEMA_VERSION = "1.4"  # 1.1: "units" (per-class, per-label or per-type scores of every system)
 #                          1.2: "pairs_listed" (above the report's threshold "pairs" holds the top systems' pairs)
 #                          1.3: per system "rank_set" {"simultaneous", "marginal"}; per comparison "fw_low",
 #                               "fw_high" (max-t family-wise interval) and "interval" (which one the verdict
 #                               goes with); per target "family_note" and "critical_value"
+#                          1.4: "units" has "titles", what its precision, recall and f1 are (detection:
+#                               AP50, AR@100, AP)
 
 #: Columns of the vs-winner and pairs tables that carry other tests' p-values
 #: (present only when that test was run), in the order they are written; then
@@ -300,6 +302,7 @@ def _units(result):
     return OrderedDict(
         [
             ("unit", units.attrs.get("unit_name", "class")),
+            ("titles", list(units.attrs.get("titles", ("precision", "recall", "F1")))),
             ("rows", _records(units, ["system", "unit", "precision", "recall", "f1", "predicted"])),
         ]
     )

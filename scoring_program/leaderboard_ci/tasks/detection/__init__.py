@@ -38,5 +38,5 @@ TASK = TaskType(
     decode=decode,
     unit_name="image",
     submission_format=submission_format,
-    unit_table=UnitTable("category", category_rows),
+    unit_table=UnitTable("category", category_rows, ("AP50", "AR@100", "AP")),
 )

@@ -76,7 +76,7 @@ GoldObjects = namedtuple("GoldObjects", "image category box area crowd")
 Detections = namedtuple("Detections", "image category box score")
 
 
-class Matches(namedtuple("Matches", "order rank coco voc gold_ignored")):
+class Matches(namedtuple("Matches", "order rank coco voc gold_ignored matched_box")):
     """What matching found.
 
     Attributes
@@ -92,6 +92,8 @@ class Matches(namedtuple("Matches", "order rank coco voc gold_ignored")):
         VOC outcome at IoU 0.5 (None when not asked for).
     gold_ignored : bool array ``(4, G)``
         Whether each gold box is ignored in each area range (crowd or out of range).
+    matched_box : int array ``(D,)``
+        The gold box each detection is matched to at IoU .50, area all (-1: none).
     """
 
 
@@ -153,6 +155,7 @@ def _coco_greedy(gold, n_dets, rank_sorted, det_sorted, cand_pos, cand_gold, can
     """COCO outcomes ``(N_ROWS, D)`` of the matched detections (FP elsewhere), rank by rank."""
     n_gold = gold.crowd.shape[0]
     outcome = np.zeros((N_ROWS, n_dets), dtype=np.int8)
+    matched_box = np.full(n_dets, -1, dtype=np.intp)
     matched = np.zeros((N_ROWS, n_gold), dtype=bool)
     thresholds = np.minimum(IOU_THRESHOLDS, 1 - 1e-10)
     row_threshold = np.tile(thresholds, _A)[:, None]  # row a * T + t
@@ -183,7 +186,9 @@ def _coco_greedy(gold, n_dets, rank_sorted, det_sorted, cand_pos, cand_gold, can
         matched[rows, e_gold[chosen]] = True
         dets = det_sorted[cand_pos[sel][chosen]]
         outcome[rows, dets] = np.where(ignored[rows, chosen], IGNORED, TP)
-    return outcome, matched
+        first = rows == 0  # area all, IoU .50
+        matched_box[dets[first]] = e_gold[chosen[first]]
+    return outcome, matched_box
 
 
 def _voc_outcomes(gold, n_dets, det_sorted, cand_pos, cand_gold, cand_iou):
@@ -244,7 +249,9 @@ def match(gold, dets, n_categories, voc=False):
     kept = rank_sorted < MAX_DETS[-1]
     coco_sorted = order[kept]
     cand_pos, cand_gold, cand_iou = _candidates(gold, dets, coco_sorted, gold_key, det_key_sorted[kept])
-    coco, _ = _coco_greedy(gold, n_dets, rank_sorted[kept], coco_sorted, cand_pos, cand_gold, cand_iou, gold_ignored)
+    coco, matched_box = _coco_greedy(
+        gold, n_dets, rank_sorted[kept], coco_sorted, cand_pos, cand_gold, cand_iou, gold_ignored
+    )
     # unmatched detections whose own area lies outside the range are ignored; beyond maxDet, all are
     det_area = dets.box[:, 2] * dets.box[:, 3]
     outside = ~in_area_range(det_area)  # (4, D)
@@ -258,4 +265,4 @@ def match(gold, dets, n_categories, voc=False):
         else:
             vpos, vgold, viou = _candidates(gold, dets, order, gold_key, det_key_sorted)
         voc_outcome = _voc_outcomes(gold, n_dets, order, vpos, vgold, viou)
-    return Matches(order, rank, coco, voc_outcome, gold_ignored)
+    return Matches(order, rank, coco, voc_outcome, gold_ignored, matched_box)

@@ -21,7 +21,7 @@ from leaderboard_ci.scoring.errors import ConfigError, SubmissionError
 from leaderboard_ci.scoring.formats import Source
 from leaderboard_ci.scoring.readers import read_gold, read_predictions
 from leaderboard_ci.scoring.text_files import TextFile
-from leaderboard_ci.tasks.detection import json_stream
+from leaderboard_ci.tasks.shared import json_stream
 from leaderboard_ci.tools.local_worker import run_scoring
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

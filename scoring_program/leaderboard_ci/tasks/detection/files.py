@@ -46,8 +46,8 @@ import numpy as np
 
 from ..protocol import GoldData, SubmissionFormat
 from ..shared.json_documents import LongNumber, kind
+from ..shared.json_stream import JsonStream
 from .boxes import in_area_range
-from .json_stream import JsonStream
 from .metrics import METRICS, NAME, metric_area
 
 __all__ = [
@@ -174,25 +174,33 @@ def _add_annotations(gold, batch, offset):
         gold.ann_where.append(offset + i)
 
 
-def _add_images(gold, batch, offset):
+def _identified(what, batch, offset):
+    """``(line, id text, record, index)`` of each record of ``images`` or ``categories``; an error on a record
+    without an id is yielded as ``(line, message, None, None)``."""
     lines = batch.all_lines()
     for i, record in enumerate(batch.values):
         ident = id_text(record.get("id")) if isinstance(record, dict) else None
         if ident is None:
-            yield lines[i], 'images[%d] has no "id" (a number or a string)' % (offset + i)
+            yield lines[i], '%s[%d] has no "id" (a number or a string)' % (what, offset + i), None, None
+            return
+        yield lines[i], ident, record, offset + i
+
+
+def _add_images(gold, batch, offset):
+    for line, ident, record, index in _identified("images", batch, offset):
+        if record is None:
+            yield line, ident
             return
         fields = dict((k, v) for k, v in record.items() if k != "id" and isinstance(v, (str, int, float)))
-        gold.images.append((lines[i], ident, fields, offset + i))
+        gold.images.append((line, ident, fields, index))
 
 
 def _add_categories(gold, batch, offset):
-    lines = batch.all_lines()
-    for i, record in enumerate(batch.values):
-        ident = id_text(record.get("id")) if isinstance(record, dict) else None
-        if ident is None:
-            yield lines[i], 'categories[%d] has no "id" (a number or a string)' % (offset + i)
+    for line, ident, record, _ in _identified("categories", batch, offset):
+        if record is None:
+            yield line, ident
             return
-        gold.categories.append((lines[i], ident, record.get("name")))
+        gold.categories.append((line, ident, record.get("name")))
 
 
 _READERS = OrderedDict([("images", _add_images), ("annotations", _add_annotations), ("categories", _add_categories)])

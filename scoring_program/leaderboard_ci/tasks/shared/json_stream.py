@@ -1,11 +1,13 @@
-"""A JSON document read as a stream of records: bounded memory, C-speed decoding, exact line numbers.
+"""A JSON document read as a stream: bounded memory, C-speed decoding, exact line numbers.
 
-COCO files are large JSON documents, often one line (``json.dump`` writes no
-line ends): a detection results file of a few million boxes is hundreds of MB,
-which ``json.load`` would turn into gigabytes of dictionaries.  :class:`JsonStream`
-reads the decoded chunks of the file (``TextFile.chunks``) and keeps only the
-text not consumed yet; the records of a list come in batches
-(:meth:`JsonStream.batches`), which the caller converts to arrays and drops.
+Large JSON documents are often one line (``json.dump`` writes no line ends): a
+COCO results file of a few million boxes is hundreds of MB, which ``json.load``
+would turn into gigabytes of dictionaries.  :class:`JsonStream` reads the decoded
+chunks of the file (``TextFile.chunks``) and keeps only the text not consumed
+yet.  A caller reads it value by value (:meth:`JsonStream.value`, the members of
+an object or list with :meth:`JsonStream.members`: the scoring program's JSON
+tables), or takes the records of a list in batches (:meth:`JsonStream.batches`),
+converts them to arrays and drops them (the detection task's COCO files).
 
 A batch is decoded by one ``json.loads`` of a slice of the list that ends
 right after a record (at a ``},``): if every slice of the list parses as JSON,
@@ -18,8 +20,9 @@ record and its line.  A record the caller refuses is located the same way
 
 Bounds: a single value longer than :data:`MAX_VALUE_CHARS` characters, nesting
 deeper than Python's recursion limit and integers of more than 4,000 digits
-(kept as :class:`~leaderboard_ci.tasks.shared.json_documents.LongNumber`) are refused
-or left for the caller to refuse, each with a sentence naming the line.
+(kept as :class:`~leaderboard_ci.tasks.shared.json_documents.LongNumber`, or what
+``parse_int`` makes of them) are refused or left for the caller to refuse, each
+with a sentence naming the line; a subclass words the sentences (the ``*_message`` methods).
 
 Standard library only (Python 3.7).
 """
@@ -29,7 +32,7 @@ from __future__ import annotations
 import json
 import re
 
-from ..shared import json_documents
+from . import json_documents
 
 __all__ = ["JsonStream", "Batch", "MAX_VALUE_CHARS", "BATCH_CHARS"]
 
@@ -92,13 +95,16 @@ class JsonStream(object):
         The decoded text in order, ``final`` True on the last chunk.
     expected : str
         The expected shape, for messages.
+    parse_int : callable
+        How integers are decoded (default: ``int``, or a ``LongNumber`` beyond 4,000 digits).
     """
 
-    def __init__(self, source, chunks, expected):
+    def __init__(self, source, chunks, expected, parse_int=json_documents.integer):
         self.source = source
         self.expected = expected
         self._chunks = iter(chunks)
-        self.decoder = json.JSONDecoder(parse_int=json_documents.integer)
+        self._parse_int = parse_int
+        self.decoder = json.JSONDecoder(parse_int=parse_int)
         self.text = ""
         self.pos = 0
         self.done = False
@@ -155,11 +161,9 @@ class JsonStream(object):
                     self._check_size(left)
                     self._more(2 * left + 1)
                     continue
-                raise self.error(
-                    "not valid JSON (%s, column %d); expected %s" % (exc.msg, exc.colno, self.expected), exc.pos
-                )
+                raise self.error(self.invalid_message("%s, column %d" % (exc.msg, exc.colno)), exc.pos)
             except RecursionError:
-                raise self.error("the JSON is nested too deeply (hundreds of levels); expected %s" % self.expected)
+                raise self.error(self.nested_message())
             if end >= len(self.text) and not self.done:  # a number may go on in the next chunk
                 self._check_size(len(self.text) - self.pos)
                 self._more(2 * (len(self.text) - self.pos) + 1)
@@ -169,11 +173,21 @@ class JsonStream(object):
 
     def _check_size(self, chars):
         if chars > MAX_VALUE_CHARS:
-            raise self.error(
-                "a single JSON value here is longer than {:,} characters; expected {}".format(
-                    MAX_VALUE_CHARS, self.expected
-                )
-            )
+            raise self.error(self.long_message(MAX_VALUE_CHARS))
+
+    # -- the sentences (a subclass words them for its readers) --------------------------------------------------
+    def invalid_message(self, what):
+        """Malformed JSON: ``what`` says what the parser found."""
+        return "not valid JSON (%s); expected %s" % (what, self.expected)
+
+    def nested_message(self):
+        return "the JSON is nested too deeply (hundreds of levels); expected %s" % self.expected
+
+    def long_message(self, limit):
+        return "a single JSON value here is longer than {:,} characters; expected {}".format(limit, self.expected)
+
+    def extra_message(self):
+        return self.invalid_message("extra data after the end of the document")
 
     def expect_start(self, opening, found_message):
         """Check that the next character opens the expected container (``found_message(char)`` otherwise).
@@ -185,25 +199,28 @@ class JsonStream(object):
             raise self.source.whole(found_message(char)) if not char else self.error(found_message(char))
 
     def members(self):
-        """Yield ``(line, key)`` for each member of the object at the position.
+        """Yield ``(line, key)`` for each member of the object or list at the position (``key`` None in a list).
 
-        The caller reads each member's value (:meth:`value` or :meth:`batches`) before asking for the next.
+        The caller reads each member's value (:meth:`value`, :meth:`batches` or a nested
+        :meth:`members`) before asking for the next.
         """
+        closing = "]" if self.peek() == "[" else "}"
         self.pos += 1
-        if self.peek() == "}":
+        if self.peek() == closing:
             self.pos += 1
             return
         while True:
-            if self.peek() != '"':
-                raise self.error("not valid JSON (expected a key in double quotes); expected %s" % self.expected)
-            line = self.line_at(self.pos)
-            key = self.value()
-            if self.peek() != ":":
-                raise self.error("not valid JSON (expected ':' after a key); expected %s" % self.expected)
-            self.pos += 1
+            key = None
+            if closing == "}":
+                if self.peek() != '"':
+                    raise self.error(self.invalid_message("expected a key in double quotes"))
+                key = self.value()
+                if self.peek() != ":":
+                    raise self.error(self.invalid_message("expected ':' after a key"))
+                self.pos += 1
             self.peek()
-            yield line, key
-            if self._after_member("}"):
+            yield self.line_at(self.pos), key
+            if self._after_member(closing):
                 return
 
     def _after_member(self, closing):
@@ -216,11 +233,8 @@ class JsonStream(object):
             self.pos += 1
             return True
         if after == "":
-            raise self.error(
-                "not valid JSON (the file ends before the closing '%s'); expected %s" % (closing, self.expected)
-            )
-        else:
-            raise self.error("not valid JSON (expected ',' or '%s'); expected %s" % (closing, self.expected))
+            raise self.error(self.invalid_message("the file ends before the closing '%s'" % closing))
+        raise self.error(self.invalid_message("expected ',' or '%s'" % closing))
 
     def batches(self):
         """Yield :class:`Batch` es of the records of the list at the position, in order."""
@@ -256,7 +270,7 @@ class JsonStream(object):
         for cut in cuts:
             if cut > start:
                 try:
-                    return json.loads("[" + self.text[start : cut + 1] + "]", parse_int=json_documents.integer), cut
+                    return json.loads("[" + self.text[start : cut + 1] + "]", parse_int=self._parse_int), cut
                 except (ValueError, RecursionError):
                     pass
         return None, cuts[-1]
@@ -276,4 +290,4 @@ class JsonStream(object):
     def finish(self):
         """Check that nothing but white space follows the document."""
         if self.peek() != "":
-            raise self.error("not valid JSON (extra data after the end of the document); expected %s" % self.expected)
+            raise self.error(self.extra_message())

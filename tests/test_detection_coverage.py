@@ -142,8 +142,12 @@ def box_replicates(gold, dets, n, b, seed):
     return np.where(valid.any(axis=1), (out * valid).sum(axis=1) / np.maximum(valid.sum(axis=1), 1), np.nan)
 
 
-def study(n, sets, b, seed=1, true_value=None, box=True):
-    """``{"image": coverage, "box": coverage, ...}`` over ``sets`` test sets of ``n`` images."""
+def study(n, sets, b, seed=1, true_value=None, box=True, log=None):
+    """``{"image": coverage, "box": coverage, ...}`` over ``sets`` test sets of ``n`` images.
+
+    ``log``: a text file that receives one JSON line per test set (its intervals), so that a long run
+    cut short still tells its coverage so far.
+    """
     true_value = TRUTH if true_value is None else true_value
     rng = np.random.RandomState(seed)
     hits = {"image": 0, "box": 0}
@@ -159,6 +163,10 @@ def study(n, sets, b, seed=1, true_value=None, box=True):
             interval = confidence_interval("percentile", values, point, 0.95)
             hits[kind] += interval.low <= true_value <= interval.high
             widths[kind].append(interval.high - interval.low)
+            if log is not None:
+                record = dict(n=n, b=b, seed=seed, set=s, kind=kind, low=interval.low, high=interval.high)
+                log.write(json.dumps(record) + "\n")
+                log.flush()
     out = {"n": n, "sets": sets, "b": b, "truth": true_value}
     for kind in ("image", "box") if box else ("image",):
         out[kind] = hits[kind] / float(sets)
@@ -195,13 +203,16 @@ def main(argv=None):
     parser.add_argument("--b", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--out")
+    parser.add_argument("--log", help="a JSON-lines file: one line per test set and kind of interval")
+    parser.add_argument("--no-box", action="store_true", help="the image bootstrap only")
     args = parser.parse_args(argv)
+    log = open(args.log, "a") if args.log else None
     start = time.time()
     true_value = TRUTH
     print("truth: AP@[.50:.95] = %.5f (%d images)" % (true_value, TRUTH_IMAGES), flush=True)
     results = []
     for n in args.n:
-        result = study(n, args.sets, args.b, seed=args.seed + n, true_value=true_value)
+        result = study(n, args.sets, args.b, seed=args.seed + n, true_value=true_value, box=not args.no_box, log=log)
         result["seconds"] = time.time() - start
         results.append(result)
         print(json.dumps(result), flush=True)

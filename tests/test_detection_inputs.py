@@ -7,6 +7,7 @@ so that every path (a batch parsed at once, a batch read record by record, a rec
 chunks) meets every case.
 """
 
+import gzip
 import io
 import json
 import os
@@ -181,6 +182,32 @@ def test_a_bad_submission_gets_one_sentence_with_file_line_and_record(
     assert message in text_out, text_out
     assert "\n" not in text_out
     assert_no_gold_leak(text_out)
+
+
+#: Files that are not a JSON text at all: one sentence about the file as a whole (or its line), as other readers give.
+NOT_TEXT = [
+    ("png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)), "detections.json is a PNG image"),
+    ("gzip", gzip.compress(records_text(RECORDS).encode("utf-8")), "detections.json is a gzip archive"),
+    ("latin1", records_text(RECORDS)[:-1].encode("utf-8") + b', "caf\xe9"]', "detections.json is not UTF-8 text"),
+    ("utf32", records_text(RECORDS).encode("utf-32"), "detections.json is UTF-32 text; save it as UTF-8"),
+    ("nul", records_text(RECORDS).encode("utf-8").replace(b", ", b",\x00 ", 1), "detections.json line 1: the line"),
+    ("json_lines", "\n".join(json.dumps(r) for r in RECORDS).encode("utf-8"), "line 1: is a JSON object; expected"),
+]
+
+
+@pytest.mark.parametrize("name,data,message", NOT_TEXT, ids=[c[0] for c in NOT_TEXT])
+def test_binary_wrong_encodings_and_json_lines_get_one_sentence(tmp_path, name, data, message):
+    with pytest.raises(SubmissionError) as info:
+        predictions_of(tmp_path, data)
+    assert message in str(info.value) and "\n" not in str(info.value), str(info.value)
+
+
+def test_duplicate_detections_are_scored_as_pycocotools_scores_them(tmp_path):
+    gold = gold_of(tmp_path)
+    twice = _scores(tmp_path, records_text(RECORDS + RECORDS), gold)
+    assert sum(part.shape[0] for part in twice) == 2 * sum(
+        part.shape[0] for part in _scores(tmp_path, records_text(RECORDS), gold, "c.json")
+    )
 
 
 def _scores(tmp_path, text, gold=None, name="detections.json"):
@@ -370,3 +397,15 @@ def test_through_the_worker_a_clean_file_scores(tmp_path):
     assert 0 < run.scores["map"] <= 1 and run.scores["voc_ap50"] > 0
     with io.open(os.path.join(run.output_dir, "detailed_results.html"), encoding="utf-8") as handle:
         assert_no_gold_leak(handle.read())
+
+
+def test_through_the_worker_a_nested_folder_with_macosx_junk_scores_like_the_file_at_the_top(tmp_path):
+    ref, sub = _tree(tmp_path, json.dumps(RECORDS))
+    nested = str(tmp_path / "nested.zip")
+    with zipfile.ZipFile(nested, "w") as z:
+        z.writestr("my_run/detections.json", json.dumps(RECORDS))
+        z.writestr("__MACOSX/my_run/._detections.json", b"\x00\x05\x16\x07junk")
+    flat = run_scoring(str(tmp_path / "run_flat"), PROGRAM, ref, sub)
+    run = run_scoring(str(tmp_path / "run_nested"), PROGRAM, ref, nested)
+    assert run.returncode == 0 and run.stderr == "", run.stderr
+    assert flat.returncode == 0 and run.scores_json_bytes == flat.scores_json_bytes

@@ -19,7 +19,7 @@ other in the same run, with the load average before and after:
   ``accumulate`` / ``summarize``; ``--peer-b`` replicates are run and their mean time is scaled to B
   (said so in the table);
 * **faster-coco-eval loop**: the same with faster-coco-eval's ``COCOeval_faster`` (C++), when installed;
-* **big file** (``--big-mb``): reading a results file of that size (the same images, about 1,100
+* **big file** (``--big-mb``): reading a results file of that size (the same images, 1,000
   detections per image) and scoring it with B = 100: wall, CPU and peak memory of the whole process.
 
 Run (about 10 minutes the first time, the data are cached)::

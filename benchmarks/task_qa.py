@@ -121,7 +121,7 @@ def main(argv=None):
         )
 
     start = time.perf_counter()
-    values, _, coded = qa.encode_values(gold, {"s0": systems[0]}, settings={})
+    values, _, coded = qa.encode_values(gold, {"s0": systems[0]}, None, qa.QASettings())
     print(
         "data: n = %d questions, B = %d; normalization (untimed below): %.2f s"
         % (args.n, args.b, time.perf_counter() - start)
@@ -149,7 +149,7 @@ def main(argv=None):
         names = {"s%d" % i: s for i, s in enumerate(systems)}
         cfg = config("auto")
         start = time.perf_counter()
-        values, _, coded = qa.encode_values(gold, names, settings={})
+        values, _, coded = qa.encode_values(gold, names, None, qa.QASettings())
         encoding = time.perf_counter() - start
         gold_std = GoldStandard(values=values, task="qa")
         med = median_time(lambda: analyze(gold_std, coded, config=cfg), repeats=1)

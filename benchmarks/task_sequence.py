@@ -109,7 +109,7 @@ def main(argv=None):
         )
 
     start = time.perf_counter()
-    values, types, coded = sequence.encode_values(gold, {"s0": systems[0]}, settings={})
+    values, types, coded = sequence.encode_values(gold, {"s0": systems[0]}, None, sequence.SequenceSettings())
     parse_seconds = time.perf_counter() - start
     gold_std = GoldStandard(values=values, labels=types, task="sequence")
     print("encoding (parsing side, untimed below): %.2f s" % parse_seconds)
@@ -147,7 +147,7 @@ def main(argv=None):
         names = {"s%d" % i: s for i, s in enumerate(systems)}
         cfg = config("auto")
         start = time.perf_counter()
-        values, types, coded = sequence.encode_values(gold, names, settings={})
+        values, types, coded = sequence.encode_values(gold, names, None, sequence.SequenceSettings())
         encoding = time.perf_counter() - start
         gold_std = GoldStandard(values=values, labels=types, task="sequence")
         med, times = median_time(lambda: analyze(gold_std, coded, config=cfg), repeats=1)

@@ -29,8 +29,8 @@ POPULATION = 20000
 
 
 def _spec(name):
-    fields, key, _ = generation.make_spec(name, {}, {})
-    return MetricSpec(name=name, key=key, info=generation.METRICS[name], **fields)
+    fields, key, _ = generation.METRICS.make_spec(name, {}, {})
+    return MetricSpec(name=name, key=key, info=generation.METRICS[name].info, **fields)
 
 
 def _population(seed=11):

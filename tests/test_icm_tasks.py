@@ -218,11 +218,15 @@ def _multi_data(seed, n, labels, empty=0.1):
     return ids, gold, pred
 
 
+# DIPROMATS 2023 task 3 as PyEvALL's tree has it: technique -> category -> true (three levels)
+DIPROMATS_DEEP = dict(DIPROMATS_TREE, **{"1": "true", "2": "true", "3": "true"})
 MULTI = {
     # flat: PyEvALL implements multi-label ICM only with a hierarchy; every label a top-level leaf is flat ICM
     "flat": (DIPROMATS, None, "fine"),
     "dipromats_tree": (DIPROMATS, DIPROMATS_TREE, "fine"),
     "dipromats_coarse": (DIPROMATS, DIPROMATS_TREE, "coarse"),
+    "dipromats_three_levels": (DIPROMATS, DIPROMATS_DEEP, "fine"),
+    "dipromats_three_levels_coarse": (DIPROMATS, DIPROMATS_DEEP, "coarse"),
 }
 
 
@@ -242,7 +246,7 @@ def test_multilabel_icm_equals_pyevall_on_the_sample_and_replicates(tmp_path, ca
     if level == "coarse":
         up = lambda sets: [sorted(set(tree[x] for x in s)) for s in sets]  # noqa: E731
         gold, pred = up(gold), up(pred)
-        hierarchy = dict((c, []) for c in dict.fromkeys(tree.values()))
+        hierarchy = dict((c, []) for c in dict.fromkeys(tree[x] for x in labels))  # the labels' parents
     else:
         hierarchy = _pyevall_tree(tree, labels) if tree else dict((x, []) for x in labels)
 
@@ -270,12 +274,12 @@ def test_names_titles_directions_and_signature():
     gold = GoldStandard(
         values=np.zeros(3, dtype=np.intp), labels=EXIST23_T2, task="classification", settings=config.task_settings
     )
-    sig = task_type("classification").metric_signature(specs["icm_norm"], gold)
+    sig = task_type("classification").metrics["icm_norm"].signature(specs["icm_norm"], gold)
     assert sig == "alpha1:2|alpha2:2|beta:3|ic:gold-per-replicate|tree:2-level,5-nodes"
     flat = _config("multilabel", DIPROMATS, ("icm",))
     gold = GoldStandard(values=np.zeros((3, 7), dtype=np.int64), labels=DIPROMATS, task="multilabel")
-    assert task_type("multilabel").metric_signature(flat.metrics[0], gold).endswith("tree:flat")
-    assert task_type("multilabel").metric_signature(flat.metrics[0], gold) is not None
+    signature = task_type("multilabel").metrics["icm"].signature
+    assert signature(flat.metrics[0], gold).endswith("tree:flat")
 
 
 @pytest.mark.parametrize(

@@ -337,7 +337,7 @@ def test_both_layouts_give_the_same_bytes():
         for q in p["qas"]
     }
     config = _config()
-    values, _, coded = qa.encode_values([answers[k] for k in order], {"s": [predictions[k] for k in order]})
+    values, _, coded = qa.encode_values([answers[k] for k in order], {"s": [predictions[k] for k in order]}, None, None)
     from leaderboard_ci.tasks.shared.base import GoldStandard
 
     gold = GoldStandard(values=values, task="qa")

@@ -27,7 +27,7 @@ from ..core.parallel import MAX_JOBS, check_jobs
 from ..core.resampling import check_seed
 from ..core.resolution import STATSMODELS_METHODS
 from ..tasks.protocol import TaskSettings
-from ..tasks.registry import TASKS
+from ..tasks.registry import TASKS, find_metric
 from ..tasks.shared.base import MetricSpec, check_labels
 from .custom import load_custom_metric
 from .errors import ConfigError
@@ -336,7 +336,14 @@ class Config:
                 "(`f1_macro`), a mapping (`{name: f1, average: macro, labels: [favor, against], key: f1_fa}`) or "
                 "`{custom: file.py}`; see Metric entries.",
             ),
-            ("extra_metrics", "list of metric entries", "[]", "More metrics, each with its own columns."),
+            (
+                "extra_metrics",
+                "list of metric entries",
+                "[]",
+                "More metrics, each with its own columns. A reference-data config.yaml that names its task or "
+                "metric but no extra_metrics keeps those of the program's config.yaml that its task type offers "
+                "(the stock program's accuracy stays with a classification task, goes with another).",
+            ),
         ),
     )
     task: Optional[str] = setting(
@@ -455,9 +462,41 @@ def load_config(program_dir, ref_dir=None, path=None):
     if ref_dir is not None:
         override = os.path.join(ref_dir, CONFIG_NAME)
         if os.path.isfile(override):
-            data = merge_configs(data, read_config(override, "ref/" + CONFIG_NAME))
+            ref = read_config(override, "ref/" + CONFIG_NAME)
+            data = merge_configs(data, ref)
+            if "extra_metrics" not in ref and ("task" in ref or "metric" in ref):
+                data["extra_metrics"] = offered_extra_metrics(data)
             source = "%s + ref/%s" % (source, CONFIG_NAME)
     return parse_config(data, source=source, program_dir=program_dir)
+
+
+def offered_extra_metrics(data):
+    """The ``extra_metrics`` of ``data`` that its task type offers (custom metrics kept).
+
+    A ``ref/config.yaml`` that names its task or official metric but no extra metrics keeps, of the
+    program's ``extra_metrics``, those its task type has: the stock program's ``[accuracy]`` stays with a
+    classification task and goes with a soft-label or preference one (its metrics would be refused there).
+    An entry the lookup cannot place (a misspelt name) is kept, and refused later with its own sentence.
+    """
+    extra = data.get("extra_metrics")
+    if not isinstance(extra, (list, tuple)):
+        return extra
+    task = data.get("task")
+    if task is None:
+        official = data.get("metric")
+        name = official.get("name") if isinstance(official, dict) else official
+        found = find_metric(name) if isinstance(name, str) else None
+        task = found[0].name if found is not None else None
+    else:
+        task = _task_name(task)
+    if task not in TASKS:
+        return extra
+    kept = []
+    for entry in extra:
+        name = entry.get("name") if isinstance(entry, dict) else entry
+        if not isinstance(name, str) or find_metric(name, task) is not None or find_metric(name) is None:
+            kept.append(entry)
+    return kept
 
 
 # ---------------------------------------------------------------------------

@@ -115,10 +115,10 @@ def parse_metric(
     if found is None:
         raise _unknown_metric(where, entry["name"], task)
     module, name, implied = found
-    allowed = {"name", "key"} | set(module.metrics.options)
-    unknown = sorted(set(entry) - allowed)
+    unknown = sorted(set(entry) - {"name", "key"} - set(module.metrics.options))
     if unknown:
-        raise ConfigError("%s has unknown key %r; %s takes: %s" % (where, unknown[0], name, ", ".join(sorted(allowed))))
+        own = ["name", "key"] + sorted(option.name for option in module.metrics[name].options)
+        raise ConfigError("%s has unknown key %r; %s takes: %s" % (where, unknown[0], name, ", ".join(own)))
     options = dict(implied)
     options.update((k, entry[k]) for k in module.metrics.options if k in entry)
     defaults = {"labels": label_set, "pos_label": default_pos_label, "zero_division": default_zero_division}

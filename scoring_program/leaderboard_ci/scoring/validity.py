@@ -426,6 +426,9 @@ def submission_warnings(metrics, gold, predictions, per_class=True):
     notes = sparse_notes(metrics, gold, predictions, participant=True, per_class=per_class)
     for items, where, _ in target_scopes(gold):
         notes += heavy_tail_notes(metrics, gold, predictions, items, where, participant=True)
+    score_notes = task_type(gold.kind).score_notes
+    for spec in metrics if score_notes is not None else ():
+        notes += [note for note in score_notes(spec, gold, predictions) if note not in notes]
     return tuple(notes)
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import protocol as new
-from .metrics import Metric, Metrics
+from .metrics import Metric, Metrics, Option
 from .settings import TaskSettings
 
 __all__ = ["TaskType", "SubmissionFormat", "REQUIRED", "HOOKS", "CONSTANTS"]
@@ -66,6 +66,7 @@ HOOKS = (
     "unit_values",
     "sparse_units",
     "item_contributions",
+    "score_notes",
     "UNIT_NAME",
     "unit_rows",
     "PAIR_TESTS",
@@ -132,6 +133,14 @@ class TaskType(object):
         """
         name = self.ALIASES.get(name, name)
         return (name, {}) if name in self.METRICS else None
+
+    def metric_options(self, name):
+        """The options metric ``name`` takes, for messages (default: :attr:`OPTIONS`, all of the task's)."""
+        return tuple(self.OPTIONS)
+
+    def score_notes(self, spec, gold, predictions):
+        """Sentences about what the score of ``spec`` stands for (default: none)."""
+        return ()
 
     def known_names(self):
         """One spelling of every metric, for messages and "did you mean" (default: the metric names, sorted)."""
@@ -335,7 +344,16 @@ class _BridgedMetrics(Metrics):
     def __init__(self, legacy):
         super(_BridgedMetrics, self).__init__(
             [
-                _BridgedMetric(info.task, name, info.title, info.direction, info.best, info.ppi, legacy=legacy)
+                _BridgedMetric(
+                    info.task,
+                    name,
+                    info.title,
+                    info.direction,
+                    info.best,
+                    info.ppi,
+                    options=tuple(Option(o, "-") for o in legacy.metric_options(name)),
+                    legacy=legacy,
+                )
                 for name, info in legacy.METRICS.items()
             ]
         )
@@ -411,8 +429,15 @@ class _BridgedSettings(TaskSettings):
         return self.legacy.organizer_warnings(labels, source)
 
 
+class _LegacyDict(dict):
+    """The previous protocol's settings dict; its keys read as attributes too (``UnscoredIds``)."""
+
+    def __getattr__(self, name):
+        return self.get(name)
+
+
 def _legacy_settings(context):
-    settings = dict(context.settings or ())
+    settings = _LegacyDict(context.settings or ())
     settings.update(
         format=context.format,
         id_column=context.id_column,
@@ -423,6 +448,8 @@ def _legacy_settings(context):
         group_column=context.group_column,
         public_labels=context.labels,
         metrics=context.metrics,
+        unscored_ids=context.unscored_ids,
+        max_ids=context.max_ids,
     )
     return settings
 
@@ -486,4 +513,5 @@ def as_task_type(old):
         analytic_interval=optional("analytic_interval", old.analytic_interval),
         sparse_units=optional("sparse_units", old.sparse_units),
         item_contributions=optional("item_contributions", old.item_contributions),
+        score_notes=optional("score_notes", old.score_notes),
     )

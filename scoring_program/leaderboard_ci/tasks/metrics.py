@@ -181,12 +181,16 @@ class Metrics(object):
     metrics : sequence of Metric
         In the order the reference lists them; names, aliases and shorthands
         must not collide.
+    options : sequence of Option, optional
+        Every option of the catalog, in the order the reference lists them,
+        with their lines (default: the metrics' options in order of first appearance).
 
     Iterating gives the names; ``catalog[name]`` the :class:`Metric`.
     """
 
-    def __init__(self, metrics):
+    def __init__(self, metrics, options=None):
         self._metrics = OrderedDict()
+        self._options = None if options is None else tuple(options)
         self._spelled = {}
         for metric in metrics:
             if metric.name in self._metrics:
@@ -199,6 +203,12 @@ class Metrics(object):
                     raise ValueError("%s names two metrics" % spelling)
                 self._spelled[spelling] = metric.name
         self._shorthands = dict((s, dict(o)) for m in self._metrics.values() for s, o in m.shorthands)
+        if self._options is not None:
+            listed = set(o.name for o in self._options)
+            for metric in self._metrics.values():
+                missing = [o.name for o in metric.options if o.name not in listed]
+                if missing:
+                    raise ValueError("metric %s's option %s is not in the catalog" % (metric.name, missing[0]))
 
     def __getitem__(self, name):
         return self._metrics[name]
@@ -234,6 +244,8 @@ class Metrics(object):
     @property
     def options(self):
         """Every option name any metric of the catalog takes, in order of first appearance."""
+        if self._options is not None:
+            return tuple(o.name for o in self._options)
         names = []
         for metric in self._metrics.values():
             names.extend(o.name for o in metric.options if o.name not in names)
@@ -242,7 +254,7 @@ class Metrics(object):
     @property
     def option_docs(self):
         """``{option: its line in the reference}`` (the first metric's, when several take it)."""
-        docs = OrderedDict()
+        docs = OrderedDict((o.name, o.doc) for o in self._options or ())
         for metric in self._metrics.values():
             for option in metric.options:
                 docs.setdefault(option.name, option.doc)

@@ -23,7 +23,7 @@ The optional capabilities (:data:`CAPABILITIES`)
     ``pair_tests`` (:class:`PairTests`: McNemar, DeLong), ``unit_table``
     (:class:`UnitTable`: per class, label or entity type), ``unit_values``
     (per-unit values whose mean is the score), ``analytic_interval`` (DeLong's),
-    ``sparse_units`` and ``item_contributions`` (the validity notes).
+    ``sparse_units``, ``item_contributions`` and ``score_notes`` (the validity notes).
 
 Reading files
     A task reads its inputs itself: ``read_gold(gold, context)`` and
@@ -484,6 +484,11 @@ class TaskType:
         coverage) or None``: for a metric that is the mean of non-negative
         per-unit terms, those terms, what they are called and what a coverage
         study found when a few dominate; the heavy-tail note reads them.
+    score_notes : callable
+        ``score_notes(spec, gold, predictions) -> tuple of str``: sentences for
+        the participant's page about what the score of ``spec`` on these
+        predictions stands for, when the number alone would mislead
+        (``preference``: a model that never won has no finite maximum-likelihood score).
     """
 
     name: str
@@ -502,6 +507,7 @@ class TaskType:
     analytic_interval: Optional[Callable[..., Any]] = None
     sparse_units: Optional[Callable[..., Any]] = None
     item_contributions: Optional[Callable[..., Any]] = None
+    score_notes: Optional[Callable[..., Any]] = None
 
     def __post_init__(self):
         for metric in self.metrics.values():
@@ -533,4 +539,5 @@ CAPABILITIES = (
     "analytic_interval",
     "sparse_units",
     "item_contributions",
+    "score_notes",
 )

@@ -72,9 +72,12 @@ class TaskSettings:
 
     @classmethod
     def of(cls, gold):
-        """The settings a :class:`~leaderboard_ci.tasks.shared.base.GoldStandard` carries (the defaults when none)."""
-        settings = gold.settings
-        return cls() if settings is None or settings == () else settings
+        """The settings a :class:`~leaderboard_ci.tasks.shared.base.GoldStandard` carries.
+
+        The defaults when it carries none, or another task's (``scores`` scores its labels with
+        ``classification``'s statistics).
+        """
+        return gold.settings if isinstance(gold.settings, cls) else cls()
 
     @classmethod
     def parse(cls, values):

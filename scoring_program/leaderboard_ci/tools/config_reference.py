@@ -144,20 +144,13 @@ def _task(module):
     lines += _table(("metric", "title", "better", "best"), metrics)
     names = ", ".join(_code(n) for n in module.metrics.known_names())
     lines += ["", "Names: %s." % names]
-    aliases = dict(module.metrics.aliases)
+    aliases = dict((alias, _code(name)) for alias, name in module.metrics.aliases.items())
     aliases.update(
-        (spelling, "%s:%s" % (metric, ":".join(str(v) for _, v in sorted(options.items()))))
-        for spelling, (metric, options) in module.metrics.shorthands.items()
+        (spelling, _code("{%s}" % ", ".join(["name: %s" % name] + ["%s: %s" % o for o in sorted(options.items())])))
+        for spelling, (name, options) in module.metrics.shorthands.items()
     )
     if aliases:
-        lines += [
-            "",
-            "Aliases: %s."
-            % ", ".join(
-                "%s = %s" % (_code(a), _code(aliases[a]) if isinstance(aliases[a], str) else _code(aliases[a][0]))
-                for a in sorted(aliases)
-            ),
-        ]
+        lines += ["", "Aliases: %s." % ", ".join("%s = %s" % (_code(a), aliases[a]) for a in sorted(aliases))]
     options = module.metrics.options
     lines += ["", "Metric options: %s." % (", ".join(_code(o) for o in options) if options else "none")]
     settings = module.Settings.keys()

@@ -1,17 +1,15 @@
 """Single-label classification: one class label per item.
 
-The task module protocol (see :mod:`leaderboard_ci.tasks`) for labels:
+The task type's metrics and statistics (its labels are read in :mod:`.files`):
 
-* **parse**: :func:`encode_gold` (the gold column's labels into codes over the
-  task's label set) and :func:`value_parser` (a participant's label into a code,
-  with a hint for case variants and ``1.0`` for ``1``);
 * **per-item statistics**: :class:`Statistics` counts codes
   (``group*K*K + gold*K + predicted``, or ``group*2K + K*correct + predicted``
   and ``group*K + gold`` for many classes): exact integers under any resample;
 * **metrics**: accuracy, balanced accuracy, precision/recall/F1 (macro, micro,
   weighted, binary; over a labels subset), MCC, Cohen's kappa (linear and
   quadratic weights), vectorized over replicates, equal to scikit-learn's on
-  every replicate (``tests/test_metrics.py``); PyEvALL's ICM and ICM-Norm
+  every replicate (``tests/test_metrics.py``), one
+  :class:`~leaderboard_ci.tasks.metrics.Metric` each (:data:`METRICS`); PyEvALL's ICM and ICM-Norm
   (flat, or over ``hierarchy: {label: parent}`` for hierarchical mono-label),
   from the same class counts (:class:`.icm.MonoLabelICM`), equal to PyEvALL
   0.2.11 on every replicate (``tests/test_icm_tasks.py``);
@@ -37,95 +35,83 @@ Statistical choices (also in docs/tasks/classification.md)
 
 from __future__ import annotations
 
-import math
+from dataclasses import dataclass
 
 import numpy as np
 
 from ...core.accumulators import CodeCounts
 from ...core.intervals import confidence_interval
-from ..legacy import TaskType
-from ..shared.base import ClassRow, MetricInfo, canonical_name, check_labels, resolve_averaged
+from ..metrics import Metrics, Option
+from ..protocol import PairTests, UnitTable
+from ..settings import TaskSettings, setting
+from ..shared.averaged import AveragedMetric
+from ..shared.base import ClassRow, canonical_name, check_labels
 from ..shared.icm import MonoLabelICM, check_hierarchy_labels, hierarchy_tree, icm_signature, norm, parse_hierarchy
 from ..shared.sign_test import mcnemar_pvalues
-from ..shared.sparse import is_macro  # the sparse_units hook
-from ..shared.sparse import macro_class_units as sparse_units
+from ..shared.sparse import is_macro
 
 __all__ = [
     "NAME",
     "METRICS",
+    "ClassificationMetric",
+    "ClassificationSettings",
     "ClassStats",
     "ClassRow",
     "classification_score",
     "per_class_scores",
-    "resolve_name",
-    "make_spec",
     "check_labels",
-    "known_names",
-    "encode_gold",
-    "encode_values",
-    "value_parser",
-    "is_value",
-    "decode",
     "Statistics",
-    "unit_rows",
+    "UNIT_TABLE",
+    "PAIR_TESTS",
     "AVERAGES",
     "KAPPA_WEIGHTS",
     "is_macro",
-    "sparse_units",
-    "pair_tests",
-    "ClassificationTask",
-    "TASK",
 ]
 
 NAME = "classification"
-#: What a row of the per-unit table is.
-UNIT_NAME = "class"
 AVERAGES = ("macro", "micro", "weighted", "binary")
 KAPPA_WEIGHTS = ("linear", "quadratic")
 _AVERAGED = ("precision", "recall", "f1")
 _FULL_CONFUSION_MAX_CLASSES = 16
-_LISTED_LABELS = 20
 
-METRICS = {
-    "accuracy": MetricInfo(NAME, "higher", 1.0, "accuracy"),
-    "balanced_accuracy": MetricInfo(NAME, "higher", 1.0, "balanced accuracy"),
-    "precision": MetricInfo(NAME, "higher", 1.0, "precision"),
-    "recall": MetricInfo(NAME, "higher", 1.0, "recall"),
-    "f1": MetricInfo(NAME, "higher", 1.0, "F1"),
-    "mcc": MetricInfo(NAME, "higher", 1.0, "MCC"),
-    "cohen_kappa": MetricInfo(NAME, "higher", 1.0, "Cohen's kappa"),
-    "icm": MetricInfo(NAME, "higher", None, "ICM", ppi=False),
-    "icm_norm": MetricInfo(NAME, "higher", 1.0, "ICM-Norm", ppi=False),
-}
-_ICM = ("icm", "icm_norm")
-#: Other spellings of the metric names (listed in docs/configuration.md, generated from them).
-ALIASES = {
-    "acc": "accuracy",
-    "accuracy_score": "accuracy",
-    "matthews_corrcoef": "mcc",
-    "kappa": "cohen_kappa",
-    "cohen_kappa_score": "cohen_kappa",
-    "qwk": "cohen_kappa:quadratic",
-    "quadratic_kappa": "cohen_kappa:quadratic",
-    "qw_kappa": "cohen_kappa:quadratic",
-    "linear_kappa": "cohen_kappa:linear",
-    "lw_kappa": "cohen_kappa:linear",
-    "f1_score": "f1",
-    "fscore": "f1",
-    "precision_score": "precision",
-    "recall_score": "recall",
-    "balanced_accuracy_score": "balanced_accuracy",
-    "icmnorm": "icm_norm",
-}
-#: The metric options of this task (besides ``name`` and ``key``).
-OPTIONS = ("average", "labels", "pos_label", "zero_division", "weights")
-#: Top-level config keys this task owns.
-SETTINGS = ("hierarchy",)
-SETTING_DOCS = {
-    "hierarchy": "{label: parent} for icm and icm_norm (hierarchical mono-label, e.g. EXIST 2023 task 2: "
-    "{DIRECT: YES, REPORTED: YES, JUDGEMENTAL: YES}); a parent need not be a label and may have a parent of its "
-    "own; without it ICM is flat."
-}
+
+@dataclass(frozen=True)
+class ClassificationSettings(TaskSettings):
+    """The top-level keys of a classification task: ``hierarchy`` for ICM over a label tree."""
+
+    hierarchy: object = setting(
+        None,
+        "{label: parent} for icm and icm_norm (hierarchical mono-label, e.g. EXIST 2023 task 2: "
+        "{DIRECT: YES, REPORTED: YES, JUDGEMENTAL: YES}); a parent need not be a label and may have a parent of its "
+        "own; without it ICM is flat.",
+        parse=lambda value: None if value is None else parse_hierarchy(value),
+    )
+
+    def check(self, metrics, labels):
+        """A hierarchy is for icm / icm_norm, and names labels (or their parents) only (ValueError)."""
+        if self.hierarchy is None:
+            return
+        if not any("icm" in _needs(spec) for spec in metrics):
+            raise ValueError(
+                "hierarchy is used only by icm and icm_norm; add one of them to the metrics or drop hierarchy"
+            )
+        if labels is not None:
+            check_hierarchy_labels(self.hierarchy, labels)
+
+    def organizer_warnings(self, labels, source):
+        """Without ``labels`` the label set is the gold's: participants' messages cannot list it."""
+        if labels is not None:
+            return ()
+        return (
+            "%s: labels is not set, so the label set is read from the gold: participants' messages cannot list the "
+            "valid labels, and a valid label absent from the gold is rejected; list the task's classes under labels"
+            % source,
+        )
+
+
+def label_tree(labels, settings):
+    """The label :class:`~..shared.icm.Tree` of ICM: over the ``hierarchy`` setting if there is one, else flat."""
+    return hierarchy_tree(labels, settings.hierarchy)
 
 
 class ClassStats:
@@ -138,15 +124,24 @@ class ClassStats:
     confusion : array_like of shape ``(..., K, K)``, optional
         Gold classes in rows, predicted classes in columns.  Only weighted
         kappa needs it.
+    index : sequence of int, optional
+        Positions of the classes precision, recall and F1 average over (a
+        ``labels`` subset, the ``pos_label``); all when None.
+    icm, lca : optional
+        What ``icm`` and ``icm_norm`` read: the :class:`~..shared.icm.MonoLabelICM`
+        and the misses per common ancestor (None: from the confusion matrix).
     """
 
-    __slots__ = ("tp", "pred", "true", "confusion")
+    __slots__ = ("tp", "pred", "true", "confusion", "index", "icm", "lca")
 
-    def __init__(self, tp, pred, true, confusion=None):
+    def __init__(self, tp, pred, true, confusion=None, index=None, icm=None, lca=None):
         self.tp = np.asarray(tp, dtype=np.float64)
         self.pred = np.asarray(pred, dtype=np.float64)
         self.true = np.asarray(true, dtype=np.float64)
         self.confusion = None if confusion is None else np.asarray(confusion, dtype=np.float64)
+        self.index = index  # positions of the classes an average runs over (None: all)
+        self.icm = icm  # the MonoLabelICM of icm / icm_norm, and its misses per common ancestor
+        self.lca = lca
 
     @classmethod
     def from_confusion(cls, confusion):
@@ -237,8 +232,156 @@ def _balanced_accuracy(stats):
     return (recall * present).sum(axis=-1) / np.where(n_present == 0, 1, n_present)
 
 
+# ---------------------------------------------------------------------------
+# The metrics: one object each
+# ---------------------------------------------------------------------------
+def _accuracy(stats, spec):
+    n = stats.n
+    return stats.tp.sum(axis=-1) / np.where(n == 0, 1.0, n)
+
+
+def _balanced(stats, spec):
+    return _balanced_accuracy(stats)
+
+
+def _averaged(kind):
+    def formula(stats, spec):
+        tp, pred, true = stats.tp, stats.pred, stats.true
+        if stats.index is not None:
+            sel = np.asarray(stats.index, dtype=np.intp)
+            tp, pred, true = tp[..., sel], pred[..., sel], true[..., sel]
+        return _prf(kind, tp, pred, true, spec.average, spec.zero_division)
+
+    return formula
+
+
+def _mcc_formula(stats, spec):
+    return _mcc(stats)
+
+
+def _kappa_formula(stats, spec):
+    return _kappa(stats, spec.weights)
+
+
+def _icm_formula(normalized):
+    def formula(stats, spec):
+        counts = stats.lca
+        if counts is None and stats.confusion is not None:
+            counts = stats.icm.lca_counts(stats.confusion)
+        icm, self_icm = stats.icm.scores(stats.tp, stats.pred, stats.true, counts)
+        return norm(icm, self_icm) if normalized else icm
+
+    return formula
+
+
+#: The options of the label metrics (each metric's ``make_spec`` says which apply to it).
+OPTIONS = (
+    Option(
+        "average",
+        "How per-class (per-label, per-entity-type) values are averaged: macro, micro, weighted, and binary "
+        "(one class) or samples (per item) where the task has them.",
+    ),
+    Option("labels", "The classes a macro average runs over: a subset of the label set (scikit-learn's labels=)."),
+    Option("pos_label", "The positive class of a binary average; default: the top-level pos_label."),
+    Option(
+        "zero_division", "The value of a 0/0 precision, recall or F1 (0 or 1); default: the top-level zero_division."
+    ),
+    Option("weights", "Cohen's kappa weights: linear or quadratic (qwk is quadratic)."),
+)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class ClassificationMetric(AveragedMetric):
+    """A metric of class labels: the options ``average``, ``labels``, ``pos_label``, ``zero_division``,
+    ``weights`` (each metric takes those that apply), named in the key and title (``f1_macro``, ``qw_kappa``).
+
+    ``averaged`` metrics (precision, recall, F1) are spelled with their average (``f1_macro``, ``macro_f1``).
+    """
+
+    def make_spec(self, options, defaults):
+        """``(fields, default key, title)``, the options checked (ValueError saying what is wrong).
+
+        ``defaults`` holds the config's ``labels``, ``pos_label`` and ``zero_division``.
+        """
+        return _make_spec(self, options, defaults)
+
+    def check_gold(self, spec, labels):
+        if spec.labels is not None or spec.pos_label is not None or spec.average == "binary":
+            try:
+                check_labels(spec.name, spec.average, spec.labels, spec.pos_label, labels)
+            except ValueError as exc:
+                return str(exc)
+        return None
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class ICMMetric(ClassificationMetric):
+    """ICM and ICM-Norm over the gold's labels, flat or over ``hierarchy``: their signature names the tree."""
+
+    def signature(self, spec, gold):
+        return icm_signature(label_tree(tuple(gold.labels), ClassificationSettings.of(gold)))
+
+
+def _option(*names):
+    return tuple(option for option in OPTIONS if option.name in names)
+
+
+#: What precision, recall and F1 take (an average over classes); Cohen's kappa takes its weights.
+_AVERAGED_OPTIONS = _option("average", "labels", "pos_label", "zero_division")
+_KAPPA_SHORTHANDS = (
+    ("qwk", "quadratic"),
+    ("quadratic_kappa", "quadratic"),
+    ("qw_kappa", "quadratic"),
+    ("linear_kappa", "linear"),
+    ("lw_kappa", "linear"),
+)
+
+
+def _metric(name, title, formula, best=1.0, **fields):
+    return ClassificationMetric(NAME, name, title, "higher", best, formula=formula, **fields)
+
+
+def _averaged_metric(name, title, aliases):
+    return _metric(name, title, _averaged(name), averages=AVERAGES, aliases=aliases, options=_AVERAGED_OPTIONS)
+
+
+METRICS = Metrics(
+    [
+        _metric("accuracy", "accuracy", _accuracy, aliases=("acc", "accuracy_score")),
+        _metric("balanced_accuracy", "balanced accuracy", _balanced, aliases=("balanced_accuracy_score",)),
+        _metric(
+            "cohen_kappa",
+            "Cohen's kappa",
+            _kappa_formula,
+            aliases=("kappa", "cohen_kappa_score"),
+            spellings=("cohen_kappa", "qwk", "linear_kappa"),
+            shorthands=tuple((s, (("weights", w),)) for s, w in _KAPPA_SHORTHANDS),
+            options=_option("weights"),
+            needs=("weighted_confusion",),
+        ),
+        _averaged_metric("f1", "F1", ("f1_score", "fscore")),
+        ICMMetric(NAME, "icm", "ICM", "higher", None, ppi=False, formula=_icm_formula(False), needs=("icm",)),
+        ICMMetric(
+            NAME,
+            "icm_norm",
+            "ICM-Norm",
+            "higher",
+            1.0,
+            ppi=False,
+            aliases=("icmnorm",),
+            formula=_icm_formula(True),
+            needs=("icm",),
+        ),
+        _metric("mcc", "MCC", _mcc_formula, aliases=("matthews_corrcoef",)),
+        _averaged_metric("precision", "precision", ("precision_score",)),
+        _averaged_metric("recall", "recall", ("recall_score",)),
+    ],
+    options=OPTIONS,
+)
+
+
 def classification_score(spec, stats, label_index=None):
-    """Score a classification metric for every (re)sample in ``stats``.
+    """Score a classification metric for every (re)sample in ``stats`` (its formula).
 
     Parameters
     ----------
@@ -253,26 +396,12 @@ def classification_score(spec, stats, label_index=None):
     -------
     ndarray of scores, one per (re)sample; NaN where the sample is empty.
     """
-    n = stats.n
-    name = spec.name
-    if name == "accuracy":
-        out = stats.tp.sum(axis=-1) / np.where(n == 0, 1.0, n)
-    elif name == "balanced_accuracy":
-        out = _balanced_accuracy(stats)
-    elif name in ("precision", "recall", "f1"):
-        tp, pred, true = stats.tp, stats.pred, stats.true
-        if label_index is not None:
-            sel = np.asarray(label_index, dtype=np.intp)
-            tp, pred, true = tp[..., sel], pred[..., sel], true[..., sel]
-        out = _prf(name, tp, pred, true, spec.average, spec.zero_division)
-    elif name == "mcc":
-        out = _mcc(stats)
-    elif name == "cohen_kappa":
-        out = _kappa(stats, spec.weights)
-    else:
-        raise ValueError("%r is not a classification metric" % (name,))
-    out = np.asarray(out, dtype=np.float64)
-    return np.where(n == 0, np.nan, out)
+    if spec.name not in METRICS:
+        raise ValueError("%r is not a classification metric" % (spec.name,))
+    if label_index is not None:
+        stats = ClassStats(stats.tp, stats.pred, stats.true, stats.confusion, label_index, stats.icm, stats.lca)
+    out = np.asarray(METRICS[spec.name].score(stats, spec), dtype=np.float64)
+    return np.where(stats.n == 0, np.nan, out)
 
 
 def per_class_scores(stats, zero_division=0.0):
@@ -284,38 +413,11 @@ def per_class_scores(stats, zero_division=0.0):
 
 
 # ---------------------------------------------------------------------------
-# Metric names and options
+# Metric options
 # ---------------------------------------------------------------------------
-def resolve_name(name):
-    """``(metric, implied options)`` for a canonical name or shorthand, or None.
-
-    ``f1_macro`` and ``macro_f1`` -> ``("f1", {"average": "macro"})``;
-    ``qwk`` -> ``("cohen_kappa", {"weights": "quadratic"})``.
-    """
-    name = ALIASES.get(name, name)
-    if name.startswith("cohen_kappa:"):
-        return "cohen_kappa", {"weights": name.split(":", 1)[1]}
-    return resolve_averaged(name, METRICS, _AVERAGED, AVERAGES)
-
-
-def known_names():
-    """Every accepted spelling of this task's metrics, for messages and suggestions."""
-    names = []
-    for name in sorted(METRICS):
-        if name in _AVERAGED:
-            names.extend("%s_%s" % (name, average) for average in AVERAGES)
-        else:
-            names.append(name)
-    return names + ["qwk", "linear_kappa"]
-
-
-def make_spec(name, options, defaults):
-    """Validated fields of a metric of this task (raises ValueError saying what is wrong).
-
-    ``options`` are the entry's options (implied by the name or given);
-    ``defaults`` holds the config's ``labels``, ``pos_label`` and
-    ``zero_division``.  Returns ``(fields for MetricSpec, default key, title)``.
-    """
+def _make_spec(metric, options, defaults):
+    """Validated fields of ``metric`` with ``options`` (ValueError saying what is wrong)."""
+    name = metric.name
     average = options.get("average")
     weights = options.get("weights")
     if average is not None:
@@ -361,11 +463,11 @@ def make_spec(name, options, defaults):
     fields = dict(
         average=average, labels=labels, pos_label=pos_label, zero_division=float(zero_division), weights=weights
     )
-    return fields, key, _title(name, average, labels, pos_label, weights)
+    return fields, key, _title(metric, average, labels, pos_label, weights)
 
 
-def _title(name, average, labels, pos_label, weights):
-    title = METRICS[name].title
+def _title(metric, average, labels, pos_label, weights):
+    name, title = metric.name, metric.title
     if name in _AVERAGED:
         if average == "binary" and pos_label is not None:
             return "%s (%s)" % (title, pos_label)
@@ -376,173 +478,6 @@ def _title(name, average, labels, pos_label, weights):
     if name == "cohen_kappa" and weights:
         return "%s-weighted kappa" % weights
     return title
-
-
-def check_metrics(metrics, labels):
-    """``(metric key, message)`` of the first metric whose labels disagree with the gold's, or None."""
-    for spec in metrics:
-        if spec.task != NAME:
-            continue
-        if spec.labels is not None or spec.pos_label is not None or spec.average == "binary":
-            try:
-                check_labels(spec.name, spec.average, spec.labels, spec.pos_label, labels)
-            except ValueError as exc:
-                return spec.key, str(exc)
-    return None
-
-
-def parse_settings(values):
-    """Validated ``hierarchy`` (ValueError)."""
-    if values.get("hierarchy") is None:
-        return {}
-    return {"hierarchy": parse_hierarchy(values["hierarchy"])}
-
-
-def check_config(metrics, settings, labels):
-    """A hierarchy is for icm / icm_norm, and names labels (or their parents) only (ValueError)."""
-    hierarchy = settings.get("hierarchy")
-    if hierarchy is None:
-        return
-    if not any(spec.name in _ICM for spec in metrics):
-        raise ValueError("hierarchy is used only by icm and icm_norm; add one of them to the metrics or drop hierarchy")
-    if labels is not None:
-        check_hierarchy_labels(hierarchy, labels)
-
-
-def label_tree(labels, settings):
-    """The label :class:`.icm.Tree` of ICM: over ``hierarchy`` if the settings have one, else flat."""
-    return hierarchy_tree(labels, dict(settings or ()).get("hierarchy"))
-
-
-def metric_signature(spec, gold):
-    """ICM's parameters and the shape of its tree (``alpha1:2|alpha2:2|beta:3|...``); None for other metrics."""
-    if spec.task != NAME or spec.name not in _ICM:
-        return None
-    return icm_signature(label_tree(tuple(gold.labels), gold.settings))
-
-
-# ---------------------------------------------------------------------------
-# Values
-# ---------------------------------------------------------------------------
-def _as_number(text):
-    """The finite float ``text`` denotes, or None."""
-    try:
-        value = float(text)
-    except ValueError:
-        return None
-    return value if math.isfinite(value) and "_" not in text else None
-
-
-def _sorted_labels(values):
-    """Unique labels, numerically sorted when all are numbers, else as strings."""
-    unique = sorted(set(values))
-    numbers = [_as_number(label) for label in unique]
-    if all(number is not None for number in numbers):
-        return tuple(label for _, label in sorted(zip(numbers, unique)))
-    return tuple(unique)
-
-
-def encode_gold(source, lines, values, labels=None, config_name="config.yaml", settings=None):
-    """``(codes, labels)`` of the gold column: codes into the configured or found label set.
-
-    Messages name the file and line, never a gold label.
-    """
-    for line, value in zip(lines, values):
-        if value == "":
-            raise source.at(line, "the label is empty; expected a class label on every line")
-    if labels is None:
-        labels = _sorted_labels(values)
-    else:
-        labels = tuple(labels)
-        known = set(labels)
-        for line, value in zip(lines, values):
-            if value not in known:
-                raise source.at(line, "the label is not in the labels list of %s; add it to labels" % config_name)
-    index = dict((label, code) for code, label in enumerate(labels))
-    return np.array([index[value] for value in values], dtype=np.intp), labels
-
-
-def encode_values(gold_values, systems, labels=None, settings=None):
-    """In-memory encoding for the analysis API: ``(codes, labels, {name: codes})`` (ValueError)."""
-    gold_values = [str(v) for v in gold_values]
-    if labels is None:
-        labels = _natural_sorted(set(gold_values))
-    labels = tuple(str(x) for x in labels)
-    index = dict((label, i) for i, label in enumerate(labels))
-    unknown = sorted(set(gold_values) - set(index))
-    if unknown:
-        raise ValueError("gold label %r is not one of the labels: %s" % (unknown[0], ", ".join(labels)))
-    coded = {}
-    for name, preds in systems.items():
-        preds = [str(v) for v in preds]
-        if len(preds) != len(gold_values):
-            raise ValueError("system %r has %d predictions for %d items" % (name, len(preds), len(gold_values)))
-        bad = [p for p in preds if p not in index]
-        if bad:
-            raise ValueError("system %r predicts %r, not one of the labels: %s" % (name, bad[0], ", ".join(labels)))
-        coded[name] = np.array([index[p] for p in preds], dtype=np.intp)
-    return np.array([index[v] for v in gold_values], dtype=np.intp), labels, coded
-
-
-def _natural_sorted(values):
-    values = [str(v) for v in values]
-    try:
-        return tuple(sorted(values, key=float))
-    except ValueError:
-        return tuple(sorted(values))
-
-
-def _label_list(labels):
-    if len(labels) <= _LISTED_LABELS:
-        return "one of: %s" % ", ".join(labels)
-    return "one of the %d labels (%s, ...)" % (len(labels), ", ".join(labels[:_LISTED_LABELS]))
-
-
-def _label_hint(text, labels, quote):
-    """Why a participant's label may not match: letter case or a number's spelling."""
-    same_case = [label for label in labels if label.casefold() == text.casefold()]
-    if len(same_case) == 1:
-        return " (labels are case-sensitive; did you mean %s?)" % quote(same_case[0])
-    number = _as_number(text)
-    if number is not None:
-        same_number = [label for label in labels if _as_number(label) == number]
-        if len(same_number) == 1:
-            return " (write %s, not %s)" % (quote(same_number[0])[1:-1], quote(text)[1:-1])
-    return ""
-
-
-def value_parser(source, gold, quote=repr, settings=None):
-    """``(convert(line, text) -> code, typecode)``; messages list labels only if configured (``public_labels``)."""
-    labels = gold.labels
-    index = dict((label, code) for code, label in enumerate(labels))
-    public = (settings or {}).get("public_labels", labels)
-
-    def convert(line, text):
-        found = index.get(text)
-        if found is not None:
-            return found
-        if public is None:
-            what = "one of the task's labels"
-            if text == "":
-                raise source.at(line, "the prediction is empty; expected %s" % what)
-            raise source.at(line, "label %s is not %s" % (quote(text), what))
-        if text == "":
-            raise source.at(line, "the prediction is empty; expected %s" % _label_list(labels))
-        raise source.at(
-            line, "label %s is not %s%s" % (quote(text), _label_list(labels), _label_hint(text, labels, quote))
-        )
-
-    return convert, "q"
-
-
-def is_value(gold, text):
-    """Whether a header field is really a value (a label), i.e. the file has no header."""
-    return text in set(gold.labels or ())
-
-
-def decode(gold, codes):
-    """Labels as strings, for custom metric functions."""
-    return np.asarray(gold.labels, dtype=object)[np.asarray(codes, dtype=np.intp)]
 
 
 # ---------------------------------------------------------------------------
@@ -584,10 +519,10 @@ class Statistics:
             raise ValueError("predictions must be class codes from 0 to %d" % (k - 1))
         pred = pred.astype(np.intp)
         self.n_classes = k
-        needs_full = any(m.name == "cohen_kappa" and m.weights for m in metrics)
+        needs_full = any(m.weights for m in metrics if "weighted_confusion" in _needs(m))
         self._icm = self._lca = None
-        if any(m.name in _ICM for m in metrics):
-            self._icm = MonoLabelICM(label_tree(tuple(gold.labels), gold.settings), gold.labels)
+        if any("icm" in _needs(m) for m in metrics):
+            self._icm = MonoLabelICM(label_tree(tuple(gold.labels), ClassificationSettings.of(gold)), gold.labels)
         if needs_full:
             self.layout = "confusion"
         elif layout is not None:
@@ -629,7 +564,7 @@ class Statistics:
         return self.class_stats(stats) + (lca.reshape(lca.shape[0], -1, len(self._icm.lca_nodes) + 1),)
 
     def score(self, prepared, spec, j):
-        """Scores of ``spec`` on all items (``j`` 0) or group ``j - 1``."""
+        """Scores of ``spec`` on all items (``j`` 0) or group ``j - 1``, by its formula."""
         overall, per_group, lca = prepared
         if j == 0:
             cs = overall
@@ -640,14 +575,17 @@ class Statistics:
                 per_group.true[:, j - 1],
                 None if per_group.confusion is None else per_group.confusion[:, j - 1],
             )
-        if spec.name in _ICM:
-            if lca is not None:
-                counts = lca.sum(axis=1) if j == 0 else lca[:, j - 1]
-            else:
-                counts = None if cs.confusion is None else self._icm.lca_counts(cs.confusion)
-            icm, self_icm = self._icm.scores(cs.tp, cs.pred, cs.true, counts)
-            return icm if spec.name == "icm" else norm(icm, self_icm)
+        if "icm" in _needs(spec):  # ICM's own value on an empty sample (no NaN)
+            counts = None if lca is None else (lca.sum(axis=1) if j == 0 else lca[:, j - 1])
+            return METRICS[spec.name].score(
+                ClassStats(cs.tp, cs.pred, cs.true, cs.confusion, None, self._icm, counts), spec
+            )
         return classification_score(spec, cs, self._label_index[spec.key])
+
+
+def _needs(spec):
+    """What ``spec``'s formula needs beyond the class counts (nothing for a custom metric)."""
+    return METRICS[spec.name].needs if spec.name in METRICS else ()
 
 
 def unit_rows(statistics, full_stats, rep_stats, labels, method, confidence_level, zero_division):
@@ -683,31 +621,6 @@ def pair_tests(spec, gold, predictions, items, pairs, sides):
     return {"p_mcnemar": ("p (McNemar)", mcnemar_pvalues(correct[:, pairs[:, 0]], correct[:, pairs[:, 1]], sides))}
 
 
-def organizer_warnings(labels, source):
-    """Without ``labels`` the label set is the gold's: participants' messages cannot list it."""
-    if labels is not None:
-        return ()
-    return (
-        "%s: labels is not set, so the label set is read from the gold: participants' messages cannot list the "
-        "valid labels, and a valid label absent from the gold is rejected; list the task's classes under labels"
-        % source,
-    )
-
-
-class ClassificationTask(TaskType):
-    """Single-label classification (see the module's docstring)."""
-
-    NAME, METRICS, ALIASES, OPTIONS, UNIT_NAME, Statistics = NAME, METRICS, ALIASES, OPTIONS, UNIT_NAME, Statistics
-    SETTINGS, SETTING_DOCS = SETTINGS, SETTING_DOCS
-    parse_settings, check_config = staticmethod(parse_settings), staticmethod(check_config)
-    metric_signature = staticmethod(metric_signature)
-    PAIR_TESTS = (("p_mcnemar", "p (McNemar)", ("accuracy",)),)
-    resolve_name, known_names = staticmethod(resolve_name), staticmethod(known_names)
-    make_spec, check_metrics = staticmethod(make_spec), staticmethod(check_metrics)
-    encode_gold, value_parser, is_value = staticmethod(encode_gold), staticmethod(value_parser), staticmethod(is_value)
-    encode_values, decode = staticmethod(encode_values), staticmethod(decode)
-    organizer_warnings, sparse_units = staticmethod(organizer_warnings), staticmethod(sparse_units)
-    unit_rows, pair_tests = staticmethod(unit_rows), staticmethod(pair_tests)
-
-
-TASK = ClassificationTask()
+#: The per-class table (precision, recall, F1 and its interval) and McNemar's test of accuracy.
+UNIT_TABLE = UnitTable("class", unit_rows)
+PAIR_TESTS = PairTests((("p_mcnemar", "p (McNemar)", ("accuracy",)),), pair_tests)

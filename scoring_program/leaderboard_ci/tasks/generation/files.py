@@ -26,7 +26,9 @@ import json
 
 import numpy as np
 
+from ..protocol import GoldData
 from ..shared import json_documents
+from ..shared.base import UnscoredIds
 
 __all__ = ["is_jsonl", "read_gold", "read_predictions", "text_array", "MAX_TER_WORDS"]
 
@@ -47,9 +49,9 @@ def text_array(items):
     return out
 
 
-def is_jsonl(source, settings):
-    """Whether ``source`` is read as JSON Lines: a ``.jsonl`` name, or ``files.format: jsonl``."""
-    return source.extension == ".jsonl" or (settings or {}).get("format") == "jsonl"
+def is_jsonl(source, fmt):
+    """Whether ``source`` is read as JSON Lines: a ``.jsonl`` name, or ``files.format: jsonl`` (``fmt``)."""
+    return source.extension == ".jsonl" or fmt == "jsonl"
 
 
 def _every_line(lines):
@@ -98,11 +100,11 @@ def _ident(source, lineno, value, expected):
     return str(ident)
 
 
-def read_gold(source, lines, labels, settings):
-    """``{"lines", "values", "ids", "labels", "groups"}``: the references of every segment (tuples of strings)."""
-    settings = settings or {}
+def read_gold(gold, context):
+    """The references of every segment (tuples of strings), with their ids in JSON Lines."""
+    source, lines = gold.source, gold.lines()
     where, ids, values = [], [], []
-    if is_jsonl(source, settings):
+    if is_jsonl(source, context.format):
         expected = '{"id": "segment id", "references": ["reference", ...]}'
         seen = {}
         for lineno, value in _json_objects(source, lines, expected):
@@ -122,8 +124,8 @@ def read_gold(source, lines, labels, settings):
             values.append(tuple(refs))
         if not values:
             raise source.whole("has no segments; expected one JSON object per line, %s" % expected)
-        return {"lines": where, "values": text_array(values), "ids": ids, "labels": None, "groups": None}
-    separator = settings.get("reference_separator")
+        return GoldData(where, text_array(values), ids=ids)
+    separator = context.settings.reference_separator
     for lineno, text in _every_line(lines):
         where.append(lineno)
         values.append(tuple(text.split(separator)) if separator else (text,))
@@ -141,7 +143,7 @@ def read_gold(source, lines, labels, settings):
             "same number of references; use JSON Lines for a varying number)"
             % (len(values[where.index(line)]), where[0], len(values[0])),
         )
-    return {"lines": where, "values": text_array(values), "ids": None, "labels": None, "groups": None}
+    return GoldData(where, text_array(values))
 
 
 def _read_text(source, lines, n):
@@ -165,7 +167,8 @@ def _read_text(source, lines, n):
     return found, where
 
 
-def _read_jsonl(source, lines, gold):
+def _read_jsonl(source, lines, gold, context):
+    unscored = UnscoredIds(source, context)
     if gold.ids is None:
         raise source.whole(
             "is JSON Lines, but the test set has no segment ids; send plain text, one hypothesis per line in order"
@@ -175,15 +178,20 @@ def _read_jsonl(source, lines, gold):
     where = [0] * len(gold.ids)
     first = {}
     for lineno, value in _json_objects(source, lines, _EXAMPLE):
+        error = unscored.count(lineno)
+        if error is not None:
+            raise error
         ident = _ident(source, lineno, value, _EXAMPLE)
         i = position.get(ident)
         if i is None:
-            raise source.at(
+            error = unscored.unknown(
                 lineno,
                 "segment id %s is not in the test set (ids look like %s); give one hypothesis per test segment"
                 % (_quoted(ident), _quoted(gold.ids[0])),
             )
-        if found[i] is not None:
+            if error is not None:
+                raise error
+        if ident in first:
             raise source.at(
                 lineno,
                 "segment id %s appears again (first on line %d); give one hypothesis per segment"
@@ -197,12 +205,14 @@ def _read_jsonl(source, lines, gold):
                 'segment %s needs "hypothesis": a string (an empty string is allowed), got %s; expected %s'
                 % (_quoted(ident), "nothing" if key is None else "a JSON " + _kind(text), _EXAMPLE),
             )
+        first[ident] = lineno
+        if i is None:  # an unscored id (files.unscored_ids: ignore), read and checked
+            continue
         found[i] = text
         where[i] = lineno
-        first[ident] = lineno
     missing = [gold.ids[i] for i, v in enumerate(found) if v is None]
     if missing:
-        raise source.whole(
+        raise unscored.missing(
             "has no hypothesis for %d of the %d test segments (e.g. %s); give one per segment (an empty "
             "string if you have none)"
             % (len(missing), len(gold.ids), ", ".join(_quoted(m) for m in missing[:_SHOWN_IDS]))
@@ -210,13 +220,15 @@ def _read_jsonl(source, lines, gold):
     return found, where
 
 
-def read_predictions(source, lines, gold, settings):
+def read_predictions(submission, gold, context):
     """A participant's hypotheses, aligned with the gold's segments (an object array of strings)."""
-    if is_jsonl(source, settings):
-        found, where = _read_jsonl(source, lines, gold)
+    hypotheses = submission.file()
+    source, lines = hypotheses.source, hypotheses.lines()
+    if is_jsonl(source, context.format):
+        found, where = _read_jsonl(source, lines, gold, context)
     else:
         found, where = _read_text(source, lines, gold.n)
-    if any(getattr(spec, "name", None) == "ter" for spec in (settings or {}).get("metrics") or ()):
+    if any(spec.name == "ter" for spec in context.metrics):
         for text, lineno in zip(found, where):
             if len(text) > MAX_TER_WORDS and len(text.split()) > MAX_TER_WORDS:
                 raise source.at(

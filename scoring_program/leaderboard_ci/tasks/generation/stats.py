@@ -8,7 +8,7 @@ statistics weighted by their resample counts.  The formulas below take an
 ``(N, F)`` array of such sums and return the ``N`` scores at once.
 
 BLEU (sacrebleu's ``BLEU``)
-    Statistics ``[hyp_len, ref_len, correct_1..4, total_1..4]``: the
+    Statistics ``[hyp_len, ref_len, correct_1..N, total_1..N]`` (N = ``max_ngram_order``, 4 by default): the
     hypothesis' token count, the reference length closest to it (the shorter
     on a tie), and per order the hypothesis n-grams and those matched, each
     clipped by its largest count in any one reference.  Brevity penalty
@@ -18,15 +18,18 @@ BLEU (sacrebleu's ``BLEU``)
     matches; ``effective_order`` averages only the orders up to the last
     with n-grams.
 chrF / chrF++ (sacrebleu's ``CHRF``)
-    Per character order 1..6 (and word order 1..2 for chrF++): hypothesis
-    n-grams, reference n-grams, matches, from the reference whose segment
-    chrF is highest (the first on a tie).  The corpus score averages
-    precision and recall over the orders where both sides have n-grams, then
-    takes the F-beta (beta = 2); ``eps_smoothing`` averages the per-order
+    Per character order 1..``char_order`` (6 by default) and word order
+    1..``word_order`` (0 for chrF, 2 for chrF++): hypothesis n-grams,
+    reference n-grams, matches, from the reference whose segment chrF is
+    highest (the first on a tie).  The corpus score averages precision and
+    recall over the orders where both sides have n-grams, then takes the
+    F-beta (``beta``, 2 by default); ``eps_smoothing`` averages the per-order
     F-scores instead.
 WER / CER (jiwer's ``wer`` / ``cer`` with their default transforms)
-    ``[edits, reference length]`` against the first reference; the rate is
-    their ratio, or the edits when no reference has a token (jiwer's rule).
+    ``[edits, reference length]`` against the first reference, or (``best``)
+    against the reference with the fewest edits (the first on a tie); the
+    rate is their ratio, or the edits when no reference has a token (jiwer's
+    rule).
 TER (sacrebleu's ``TER``)
     ``[edits, mean reference length]``, the fewest edits over the
     references (see :mod:`.generation_ter`); ``100 * edits / length``.
@@ -60,9 +63,9 @@ CHAR_ORDER, BETA = 6, 2
 # ---------------------------------------------------------------------------
 # BLEU
 # ---------------------------------------------------------------------------
-def _all_word_ngrams(tokens):
+def _all_word_ngrams(tokens, order):
     counts = {}
-    for n in range(1, BLEU_ORDER + 1):
+    for n in range(1, order + 1):
         for i in range(len(tokens) - n + 1):
             gram = tuple(tokens[i : i + n])
             counts[gram] = counts.get(gram, 0) + 1
@@ -79,9 +82,9 @@ def _closest(hyp_len, ref_lens):
     return best
 
 
-def bleu_statistics(hypotheses, references, preprocess):
-    """``(n, 10)`` int64 BLEU statistics; ``references[i]`` is a tuple of strings, ``preprocess`` tokenizes."""
-    out = np.zeros((len(hypotheses), 2 + 2 * BLEU_ORDER), dtype=np.int64)
+def bleu_statistics(hypotheses, references, preprocess, order=BLEU_ORDER):
+    """``(n, 2 + 2 order)`` int64 BLEU statistics; ``references[i]`` is a tuple of strings, ``preprocess`` tokenizes."""
+    out = np.zeros((len(hypotheses), 2 + 2 * order), dtype=np.int64)
     cache = {}
     for i, (hypothesis, refs) in enumerate(zip(hypotheses, references)):
         info = cache.get(refs)
@@ -90,7 +93,7 @@ def bleu_statistics(hypotheses, references, preprocess):
             for ref in refs:
                 tokens = preprocess(ref).split()
                 lengths.append(len(tokens))
-                for gram, count in _all_word_ngrams(tokens).items():
+                for gram, count in _all_word_ngrams(tokens, order).items():
                     if count > merged.get(gram, 0):
                         merged[gram] = count
             info = cache[refs] = (merged, lengths)
@@ -99,9 +102,9 @@ def bleu_statistics(hypotheses, references, preprocess):
         row = out[i]
         row[0] = len(tokens)
         row[1] = _closest(len(tokens), lengths) if lengths else 0
-        for gram, count in _all_word_ngrams(tokens).items():
+        for gram, count in _all_word_ngrams(tokens, order).items():
             n = len(gram) + 1
-            row[n + BLEU_ORDER] += count
+            row[n + order] += count
             if gram in merged:
                 row[n] += min(count, merged[gram])
     return out
@@ -112,14 +115,14 @@ def _my_log(values):
         return np.where(values == 0.0, _LOG_ZERO, np.log(np.where(values == 0.0, 1.0, values)))
 
 
-def bleu_scores(sums, smooth="exp", smooth_value=None, effective_order=False):
-    """Corpus BLEU (0-100) of each row of ``(N, 10)`` summed statistics, as sacrebleu computes it."""
-    sums = np.asarray(sums, dtype=np.float64).reshape(-1, 2 + 2 * BLEU_ORDER)
+def bleu_scores(sums, smooth="exp", smooth_value=None, effective_order=False, order=BLEU_ORDER):
+    """Corpus BLEU (0-100) of each row of ``(N, 2 + 2 order)`` summed statistics, as sacrebleu computes it."""
+    sums = np.asarray(sums, dtype=np.float64).reshape(-1, 2 + 2 * order)
     if smooth_value is None:
         smooth_value = SMOOTHING[smooth]
     sys_len, ref_len = sums[:, 0], sums[:, 1]
-    correct = sums[:, 2 : 2 + BLEU_ORDER].copy()
-    total = sums[:, 2 + BLEU_ORDER :].copy()
+    correct = sums[:, 2 : 2 + order].copy()
+    total = sums[:, 2 + order :].copy()
     with np.errstate(divide="ignore", invalid="ignore"):
         bp = np.where(
             sys_len < ref_len, np.where(sys_len > 0, np.exp(1.0 - ref_len / np.maximum(sys_len, 1)), 0.0), 1.0
@@ -130,11 +133,11 @@ def bleu_scores(sums, smooth="exp", smooth_value=None, effective_order=False):
         total[:, 1:] += smooth_value
     precisions = np.zeros_like(correct)
     alive = np.ones(sums.shape[0], dtype=bool)  # no order so far without n-grams (sacrebleu's loop breaks there)
-    eff_order = np.full(sums.shape[0], float(BLEU_ORDER))
+    eff_order = np.full(sums.shape[0], float(order))
     if effective_order:
         eff_order[:] = 0.0
     doubling = np.ones(sums.shape[0])  # sacrebleu's smooth_mteval
-    for n in range(BLEU_ORDER):
+    for n in range(order):
         alive &= total[:, n] != 0
         if effective_order:
             eff_order[alive] = n + 1
@@ -150,9 +153,9 @@ def bleu_scores(sums, smooth="exp", smooth_value=None, effective_order=False):
         p = np.where(zero, p_zero, 100.0 * correct[:, n] / safe_total)
         precisions[:, n] = np.where(alive, p, 0.0)
     logs = _my_log(precisions)
-    used = np.arange(BLEU_ORDER)[None, :] < eff_order[:, None]
+    used = np.arange(order)[None, :] < eff_order[:, None]
     log_sum = np.zeros(sums.shape[0])
-    for n in range(BLEU_ORDER):  # in sacrebleu's order, left to right
+    for n in range(order):  # in sacrebleu's order, left to right
         log_sum = log_sum + np.where(used[:, n], logs[:, n], 0.0)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         score = bp * np.exp(log_sum / np.maximum(eff_order, 1.0))
@@ -189,28 +192,40 @@ def _chrf_f(stats, orders, eps_smoothing, beta=BETA):
     return 0.0
 
 
-def _chrf_ngrams(text, word_order, whitespace):
+def _chrf_ngrams(text, word_order, whitespace, char_order=CHAR_ORDER):
     chars = text if whitespace else "".join(text.split())
-    grams = [char_ngrams(chars, n) for n in range(1, CHAR_ORDER + 1)]
+    grams = [char_ngrams(chars, n) for n in range(1, char_order + 1)]
     if word_order:
         words = chrf_words(text)
         grams.extend(word_ngrams(words, n) for n in range(1, word_order + 1))
     return grams
 
 
-def chrf_statistics(hypotheses, references, word_order=0, lowercase=False, whitespace=False, eps_smoothing=False):
+def chrf_statistics(
+    hypotheses,
+    references,
+    word_order=0,
+    lowercase=False,
+    whitespace=False,
+    eps_smoothing=False,
+    char_order=CHAR_ORDER,
+    beta=BETA,
+):
     """``(n, 3 * orders)`` int64 chrF statistics: per order hypothesis, reference and matched n-grams."""
-    orders = CHAR_ORDER + word_order
+    orders = char_order + word_order
     out = np.zeros((len(hypotheses), 3 * orders), dtype=np.int64)
     cache = {}
     for i, (hypothesis, refs) in enumerate(zip(hypotheses, references)):
         ref_grams = cache.get(refs)
         if ref_grams is None:
             ref_grams = cache[refs] = [
-                [(g, sum(g.values())) for g in _chrf_ngrams(r.lower() if lowercase else r, word_order, whitespace)]
+                [
+                    (g, sum(g.values()))
+                    for g in _chrf_ngrams(r.lower() if lowercase else r, word_order, whitespace, char_order)
+                ]
                 for r in refs
             ]
-        hyp_grams = _chrf_ngrams(hypothesis.lower() if lowercase else hypothesis, word_order, whitespace)
+        hyp_grams = _chrf_ngrams(hypothesis.lower() if lowercase else hypothesis, word_order, whitespace, char_order)
         hyp_totals = [sum(g.values()) for g in hyp_grams]
         best, best_f = None, -1.0
         for grams in ref_grams:
@@ -222,7 +237,7 @@ def chrf_statistics(hypotheses, references, word_order=0, lowercase=False, white
                     if other:
                         match += min(count, other)
                 stats.extend((h_total if r else 0, r_total, match))
-            f = _chrf_f(stats, orders, eps_smoothing)
+            f = _chrf_f(stats, orders, eps_smoothing, beta)
             if f > best_f:
                 best, best_f = stats, f
         if best is not None:
@@ -230,9 +245,9 @@ def chrf_statistics(hypotheses, references, word_order=0, lowercase=False, white
     return out
 
 
-def chrf_scores(sums, word_order=0, eps_smoothing=False, beta=BETA):
+def chrf_scores(sums, word_order=0, eps_smoothing=False, beta=BETA, char_order=CHAR_ORDER):
     """Corpus chrF (0-100) of each row of ``(N, 3 * orders)`` summed statistics, as sacrebleu computes it."""
-    orders = CHAR_ORDER + word_order
+    orders = char_order + word_order
     sums = np.asarray(sums, dtype=np.float64).reshape(-1, 3 * orders)
     eps = 1e-16
     factor = float(beta**2)
@@ -264,14 +279,23 @@ def chrf_scores(sums, word_order=0, eps_smoothing=False, beta=BETA):
 # ---------------------------------------------------------------------------
 # WER, CER, TER
 # ---------------------------------------------------------------------------
-def edit_statistics(hypotheses, references, unit):
-    """``(n, 2)`` int64 ``[edits, reference length]`` against the first reference; ``unit`` words or chars."""
+def edit_statistics(hypotheses, references, unit, best=False):
+    """``(n, 2)`` int64 ``[edits, reference length]`` per segment; ``unit`` words or chars.
+
+    Against the first reference (jiwer's one reference per segment), or with ``best`` against the
+    reference with the fewest edits (the first of those on a tie), whose own length is the denominator.
+    """
     split = jiwer_words if unit == "words" else jiwer_chars
     out = np.zeros((len(hypotheses), 2), dtype=np.int64)
     for i, (hypothesis, refs) in enumerate(zip(hypotheses, references)):
-        ref = split(refs[0]) if refs else []
-        out[i, 0] = edit_distance(ref, split(hypothesis))
-        out[i, 1] = len(ref)
+        hyp = split(hypothesis)
+        chosen = None
+        for ref in refs if best else refs[:1]:
+            tokens = split(ref)
+            edits = edit_distance(tokens, hyp)
+            if chosen is None or edits < chosen[0]:
+                chosen = (edits, len(tokens))
+        out[i] = chosen if chosen is not None else (len(hyp), 0)
     return out
 
 

@@ -13,20 +13,24 @@ much longer), whose trace of operations gives the alignment the candidate
 shifts are chosen from.  Ties between operations go substitution or match,
 then deletion, then insertion, as sacrebleu's.
 
-The text is lower-cased unless ``case_sensitive`` and split on whitespace
-(sacrebleu's ``TercomTokenizer`` without its ``normalized``, ``no_punct`` and
-``asian_support`` options, which this task does not offer).  With several
-references a segment's statistics are the fewest edits over them and the mean
-of their lengths.
+The text goes through sacrebleu's ``TercomTokenizer`` rules (:func:`tercom_words`):
+lower-cased unless ``case_sensitive``; with ``normalized``, tercom's
+normalization (XML entities, punctuation split off, possessives, periods and
+commas unless next to a digit; with ``asian_support`` also CJK characters
+split one by one); with ``no_punct``, ASCII punctuation removed (with
+``asian_support`` also CJK and full-width punctuation); then split on
+whitespace.  With several references a segment's statistics are the fewest
+edits over them and the mean of their lengths.
 """
 
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 
-__all__ = ["segment_ter", "ter_statistics"]
+__all__ = ["segment_ter", "ter_statistics", "tercom_words"]
 
 _MAX_SHIFT_SIZE = 10
 _MAX_SHIFT_DIST = 50
@@ -178,21 +182,80 @@ def segment_ter(hyp, ref):
     return shifts + _beam_distance(hyp, ref)[0], len(ref)
 
 
-def _words(text, case_sensitive):
+# Tercom's normalization as sacrebleu 2.6 writes it (``sacrebleu/tokenizers/tokenizer_ter.py``), rule by rule.
+_WESTERN = (
+    (re.compile(r"\n-"), ""),  # end-of-line hyphenation
+    (re.compile(r"\n"), " "),
+    (re.compile(r"&quot;"), '"'),
+    (re.compile(r"&amp;"), "&"),
+    (re.compile(r"&lt;"), "<"),
+    (re.compile(r"&gt;"), ">"),
+)
+_WESTERN_PADDED = (
+    (re.compile(r"([{-~[-` -&(-+:-@/])"), r" \1 "),  # ASCII punctuation and symbols, but ' , - .
+    (re.compile(r"'s "), r" 's "),
+    (re.compile(r"'s$"), r" 's"),
+    (re.compile(r"([^0-9])([\.,])"), r"\1 \2 "),
+    (re.compile(r"([\.,])([^0-9])"), r" \1 \2"),
+    (re.compile(r"([0-9])(-)"), r"\1 \2 "),
+)
+_CJK_PUNCT = r"([\u3001\u3002\u3008-\u3011\u3014-\u301f\uff61-\uff65\u30fb])"
+_FULL_WIDTH_PUNCT = r"([\uff0e\uff0c\uff1f\uff1a\uff1b\uff01\uff02\uff08\uff09])"
+_ASIAN = (
+    tuple(
+        (re.compile(pattern), r" \1 ")
+        for pattern in (
+            r"([\u4e00-\u9fff\u3400-\u4dbf])",
+            r"([\u31c0-\u31ef\u2e80-\u2eff])",
+            r"([\u3300-\u33ff\uf900-\ufaff\ufe30-\ufe4f])",
+            r"([\u3200-\u3f22])",
+        )
+    )
+    + tuple(
+        # kana runs, written as sacrebleu writes them (in effect: a whole line of one script)
+        (re.compile(r"(^|^[%s])([%s]+)(?=$|^[%s])" % (block, block, block)), r"\1 \2 ")
+        for block in ("\u3040-\u309f", "\u30a0-\u30ff", "\u31f0-\u31ff")
+    )
+    + ((re.compile(_CJK_PUNCT), r" \1 "), (re.compile(_FULL_WIDTH_PUNCT), r" \1 "))
+)
+_PUNCT = re.compile(r"[\.,\?:;!\"\(\)]")
+_ASIAN_PUNCT = (re.compile(_CJK_PUNCT), re.compile(_FULL_WIDTH_PUNCT))
+
+
+def tercom_words(text, case_sensitive=False, normalized=False, no_punct=False, asian_support=False):
+    """sacrebleu's ``TercomTokenizer(normalized, no_punct, asian_support, case_sensitive)``, split into words."""
     if not text:
         return []
-    return (text if case_sensitive else text.lower()).split()
+    if not case_sensitive:
+        text = text.lower()
+    if normalized:
+        for pattern, replacement in _WESTERN:
+            text = pattern.sub(replacement, text)
+        text = " %s " % text
+        for pattern, replacement in _WESTERN_PADDED:
+            text = pattern.sub(replacement, text)
+        if asian_support:
+            for pattern, replacement in _ASIAN:
+                text = pattern.sub(replacement, text)
+    if no_punct:
+        text = _PUNCT.sub("", text)
+        if asian_support:
+            for pattern in _ASIAN_PUNCT:
+                text = pattern.sub("", text)
+    return text.split()
 
 
 def ter_statistics(hypotheses, references, options):
     """``(n, 2)`` float64 ``[fewest edits over the references, mean reference length]`` per segment."""
-    case_sensitive = bool(options.get("case_sensitive", False))
+    flags = dict(
+        (name, bool(options.get(name, False))) for name in ("case_sensitive", "normalized", "no_punct", "asian_support")
+    )
     out = np.zeros((len(hypotheses), 2), dtype=np.float64)
     for i, (hypothesis, refs) in enumerate(zip(hypotheses, references)):
-        hyp = _words(hypothesis.rstrip(), case_sensitive)
+        hyp = tercom_words(hypothesis.rstrip(), **flags)
         best, total = None, 0
         for ref in refs:
-            edits, length = segment_ter(hyp, _words(ref.rstrip(), case_sensitive))
+            edits, length = segment_ter(hyp, tercom_words(ref.rstrip(), **flags))
             total += length
             if best is None or edits < best:
                 best = edits

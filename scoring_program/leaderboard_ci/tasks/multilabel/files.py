@@ -20,10 +20,13 @@ import csv
 import json
 import math
 import re
+from dataclasses import replace
 
 import numpy as np
 
+from ..protocol import GoldData
 from ..shared import json_documents
+from ..shared.base import UnscoredIds
 
 __all__ = ["DEFAULT_SEPARATOR", "read_gold", "read_predictions", "encode_label_sets"]
 
@@ -55,21 +58,21 @@ def _listing(labels):
 # ---------------------------------------------------------------------------
 # Records: (line, id, labels or 0/1 row, group)
 # ---------------------------------------------------------------------------
-def _json_aware_lines(source, text_file, settings):
+def _json_aware_lines(source, text_file, context):
     """The file's lines; a JSON file (by its setting, name or first character) is decoded whole, then split.
 
     A minified JSON document is one line of any length: reading it as lines
     would refuse it as a line too long.
     """
-    configured = settings.get("format") or "auto"
+    configured = context.format or "auto"
     fmt = configured if configured != "auto" else _EXTENSIONS.get(source.extension)
     if fmt in ("csv", "tsv", "lines") or (fmt is None and text_file.first_character() not in ("{", "[")):
         return text_file
     return enumerate(text_file.text().split("\n"), 1)
 
 
-def _format_of(source, settings, lines):
-    configured = settings.get("format") or "auto"
+def _format_of(source, context, lines):
+    configured = context.format or "auto"
     if configured != "auto":
         return configured
     by_name = _EXTENSIONS.get(source.extension)
@@ -115,7 +118,7 @@ def _find(names, wanted):
     return None
 
 
-def _delimited(source, lines, fmt, settings, value_names):
+def _delimited(source, lines, fmt, context, value_names):
     """Records of a CSV/TSV file: ``(kind, label columns or None, [(line, id, payload, group)])``."""
     delimiter = _DELIMITERS[fmt]
     lines = list(lines)
@@ -134,8 +137,8 @@ def _delimited(source, lines, fmt, settings, value_names):
                     "the columns are separated by %s, but a %s file must separate them by %s"
                     % (_DELIMITER_NAMES[other], fmt.upper(), _DELIMITER_NAMES[delimiter]),
                 )
-    id_column = settings.get("id_column")
-    group_column = settings.get("group_column")
+    id_column = context.id_column
+    group_column = context.group_column
     ident = _find(header, [id_column]) if id_column else None
     group = _find(header, [group_column]) if group_column else None
     value = _find(header, value_names)
@@ -168,7 +171,7 @@ def _delimited(source, lines, fmt, settings, value_names):
             hint = ""
             if len(row) > width and kind == "cells" and delimiter != "\t":
                 hint = " (a cell holding several labels must be in double quotes, or separate its labels by %s)" % repr(
-                    settings.get("label_separator", DEFAULT_SEPARATOR)
+                    context.settings.label_separator
                 )
             raise source.at(lineno, "expected %d fields, found %d%s" % (width, len(row), hint))
         payload = row[value] if kind == "cells" else [row[i] for i in label_columns]
@@ -199,10 +202,10 @@ def _json_line(source, line, text):
         )
 
 
-def _object_record(source, line, obj, settings, value_names):
+def _object_record(source, line, obj, context, value_names):
     """``(id, labels, group)`` of one JSON object ``{"id": ..., "labels": [...]}``."""
     keys = list(obj)
-    id_column = settings.get("id_column")
+    id_column = context.id_column
     value = _find(keys, value_names)
     if value is None:
         raise source.at(
@@ -216,7 +219,7 @@ def _object_record(source, line, obj, settings, value_names):
             'the object has no %s key; expected objects like {"%s": ..., "labels": [...]}'
             % (repr(id_column), id_column),
         )
-    group_column = settings.get("group_column")
+    group_column = context.group_column
     group = _find(keys, [group_column]) if group_column else None
     if group_column and group is None:
         raise source.at(line, "the object has no group key %s (groups.column)" % repr(group_column))
@@ -233,7 +236,7 @@ def _scalar(source, line, value, what):
     return str(value).strip()
 
 
-def _json_records(source, lines, fmt, settings, value_names):
+def _json_records(source, lines, fmt, context, value_names):
     records, has_ids = [], None
     if fmt == "json":
         items = _json_items(source, json_documents.document_text(lines))
@@ -243,7 +246,7 @@ def _json_records(source, lines, fmt, settings, value_names):
         if key is not None:  # {"id": [labels]}
             record = (line, key.strip(), value, None)
         elif isinstance(value, dict):
-            ident, labels, group = _object_record(source, line, value, settings, value_names)
+            ident, labels, group = _object_record(source, line, value, context, value_names)
             record = (line, ident, labels, group)
         else:  # a bare list: aligned by order
             record = (line, None, value, None)
@@ -259,15 +262,14 @@ def _json_records(source, lines, fmt, settings, value_names):
     return "lists", None, records, bool(has_ids)
 
 
-def _records(source, lines, settings, value_names):
-    if hasattr(lines, "first_character"):  # a TextFile: a JSON document is read whole, never as lines
-        lines = _json_aware_lines(source, lines, settings)
+def _records(source, lines, context, value_names):
+    lines = _json_aware_lines(source, lines, context)  # a JSON document is read whole, never as lines
     lines = list(lines)
-    fmt = _format_of(source, settings, lines)
+    fmt = _format_of(source, context, lines)
     if fmt in ("csv", "tsv"):
-        return _delimited(source, lines, fmt, settings, value_names)
+        return _delimited(source, lines, fmt, context, value_names)
     if fmt in ("json", "jsonl"):
-        return _json_records(source, lines, fmt, settings, value_names)
+        return _json_records(source, lines, fmt, context, value_names)
     # "lines": one cell of labels per line, in order (an empty line is an item with no label)
     return "cells", None, [(line, None, text.strip(), None) for line, text in lines], False
 
@@ -311,19 +313,16 @@ def _tokens(source, line, payload, separator):
     return tokens
 
 
-def _unknown_label(source, line, token, labels, settings):
-    configured = settings.get("labels")
-    separator = settings.get("label_separator", DEFAULT_SEPARATOR)
+def _unknown_label(source, line, token, labels, context):
+    configured = context.labels
+    separator = context.settings.label_separator
     hint = ""
     for other in _LIKELY_SEPARATORS:
         if other != separator and other in token:
             hint = "; labels in one cell are separated by %s, not %s" % (repr(separator), repr(other))
             break
     if not source.may_quote:
-        return source.at(
-            line,
-            "a label is not in the labels list of %s; add it to labels" % settings.get("config_name", "config.yaml"),
-        )
+        return source.at(line, "a label is not in the labels list of %s; add it to labels" % context.config_name)
     if configured is None:  # the label set is the gold's: never list or hint at it
         return source.at(
             line, "label %s is not one of the task's labels (labels are case-sensitive)%s" % (_q(source, token), hint)
@@ -360,13 +359,12 @@ def _natural(values):
     return tuple(values)
 
 
-def read_gold(source, lines, labels, settings):
-    """The gold standard's items: ``{"lines", "ids", "values" (n, K) uint8, "labels", "groups"}``."""
-    settings = dict(settings, labels=labels, format="auto")  # files.format is the predictions' format
-    separator = settings.get("label_separator", DEFAULT_SEPARATOR)
-    kind, columns, records, has_ids = _records(
-        source, lines, settings, [settings.get("gold_column")] + list(_LABEL_COLUMNS)
-    )
+def read_gold(gold, context):
+    """The gold standard's items (:class:`~leaderboard_ci.tasks.protocol.GoldData`): ``values`` (n, K) uint8."""
+    source, lines, labels = gold.source, gold.lines(), context.labels
+    context = replace(context, format="auto")  # files.format is the predictions' format
+    separator = context.settings.label_separator
+    kind, columns, records, has_ids = _records(source, lines, context, [context.gold_column] + list(_LABEL_COLUMNS))
     if not records:
         raise source.whole("has no items")
     if kind == "indicators":
@@ -375,7 +373,7 @@ def read_gold(source, lines, labels, settings):
                 if name not in labels:
                     raise source.whole(
                         "has a label column (number %d of the label columns) that the labels list "
-                        "of %s does not name" % (position + 1, settings.get("config_name", "config.yaml"))
+                        "of %s does not name" % (position + 1, context.config_name)
                     )
             missing = [label for label in labels if label not in columns]
             if missing:
@@ -398,16 +396,17 @@ def read_gold(source, lines, labels, settings):
             for token in tokens:
                 k = index.get(token)
                 if k is None:
-                    raise _unknown_label(source, line, token, label_set, settings)
+                    raise _unknown_label(source, line, token, label_set, context)
                 values[row, k] = 1
-    hierarchy = settings.get("hierarchy")
+    hierarchy = context.settings.hierarchy
     if hierarchy:
         mapped = set(fine for fine, _ in hierarchy)
+        inner = set(parent for child, parent in hierarchy if child != parent)  # a deeper tree's inner nodes
         for fine in mapped:
-            if fine not in label_set:
+            if fine not in label_set and fine not in inner:
                 raise source.whole(
                     "has no item with label %r, which hierarchy maps; list every label under "
-                    "labels: in %s" % (fine, settings.get("config_name", "config.yaml"))
+                    "labels: in %s" % (fine, context.config_name)
                 )
         for k, label in enumerate(label_set):
             if label not in mapped:
@@ -415,24 +414,26 @@ def read_gold(source, lines, labels, settings):
                 raise source.at(
                     line, "a label has no coarse label in hierarchy; map every label (a label may map to itself)"
                 )
-    return {
-        "lines": [r[0] for r in records],
-        "ids": [r[1] for r in records] if has_ids else None,
-        "values": values,
-        "labels": label_set,
-        "groups": [r[3] for r in records] if settings.get("group_column") else None,
-    }
+    return GoldData(
+        [r[0] for r in records],
+        values,
+        label_set,
+        [r[1] for r in records] if has_ids else None,
+        [r[3] for r in records] if context.group_column else None,
+    )
 
 
-def read_predictions(source, lines, gold, settings):
+def read_predictions(submission, gold, context):
     """The participant's label sets as a 0/1 matrix ``(n, K)`` in the gold's item and label order."""
+    predictions = submission.file()
+    source, lines = predictions.source, predictions.lines()
     labels = tuple(gold.labels)
-    settings = dict(settings, group_column=None)  # groups come from the gold only
-    separator = settings.get("label_separator", DEFAULT_SEPARATOR)
-    names = list(settings.get("prediction_columns") or ()) + list(_LABEL_COLUMNS)
-    kind, columns, records, has_ids = _records(source, lines, settings, names)
+    context = replace(context, group_column=None)  # groups come from the gold only
+    separator = context.settings.label_separator
+    names = list(context.prediction_columns or ()) + list(_LABEL_COLUMNS)
+    kind, columns, records, has_ids = _records(source, lines, context, names)
     if gold.ids is not None and records and not has_ids:
-        id_column = settings.get("id_column") or "id"
+        id_column = context.id_column or "id"
         raise source.at(
             records[0][0],
             "the item has no id; give each prediction its id (a %r column, or "
@@ -441,7 +442,7 @@ def read_predictions(source, lines, gold, settings):
     index = dict((label, k) for k, label in enumerate(labels))
     if kind == "indicators":
         if not any(name in index for name in columns):
-            id_name = settings.get("id_column") or "id"
+            id_name = context.id_column or "id"
             raise source.at(
                 1,
                 "the header has no labels column; the header should be '%s,labels' (the labels of an "
@@ -449,10 +450,10 @@ def read_predictions(source, lines, gold, settings):
             )
         for name in columns:
             if name not in index:
-                raise _unknown_label(source, 1, name, labels, settings)
+                raise _unknown_label(source, 1, name, labels, context)
         missing = [label for label in labels if label not in columns]
         if missing:
-            if settings.get("labels") is not None:
+            if context.labels is not None:
                 raise source.at(
                     1,
                     "the header has no 0/1 column for label %s; expected one column per label: %s"
@@ -465,24 +466,36 @@ def read_predictions(source, lines, gold, settings):
         order = [columns.index(label) for label in labels]
     n = gold.n
     by_id = gold.ids is not None and has_ids
+    unscored = UnscoredIds(source, context)
     position = dict((ident, i) for i, ident in enumerate(gold.ids)) if by_id else None
     out = np.zeros((n, len(labels)), dtype=np.uint8)
     seen = np.zeros(n, dtype=np.int64)
+    first = {}
+    decoy = np.zeros((1, len(labels)), dtype=np.uint8)  # where an unscored id's labels are checked, then dropped
     count = 0
     for line, ident, payload, _ in records:
+        target = out
         if by_id:
+            error = unscored.count(line)
+            if error is not None:
+                raise error
             if ident == "":
                 raise source.at(line, "the id is empty; expected one of the test ids (like %r)" % (gold.ids[0],))
-            i = position.get(ident)
-            if i is None:  # the first unknown id stops the reading
-                raise source.at(
-                    line, "id %s is not in the test set; expected ids like %r" % (_q(source, ident), gold.ids[0])
-                )
-            if seen[i]:
+            if ident in first:
                 raise source.at(
                     line,
-                    "id %s appears again (first on line %d); give one prediction per id" % (_q(source, ident), seen[i]),
+                    "id %s appears again (first on line %d); give one prediction per id"
+                    % (_q(source, ident), first[ident]),
                 )
+            first[ident] = line
+            i = position.get(ident)
+            if i is None:  # the first unknown id stops the reading, unless unscored ids are ignored
+                error = unscored.unknown(
+                    line, "id %s is not in the test set; expected ids like %r" % (_q(source, ident), gold.ids[0])
+                )
+                if error is not None:
+                    raise error
+                target, i = decoy, 0
         else:
             if count == n:
                 raise source.at(
@@ -490,23 +503,24 @@ def read_predictions(source, lines, gold, settings):
                     "more predictions than the %d test items; expected exactly %d, one per test item in order" % (n, n),
                 )
             i = count
-        seen[i] = line
-        count += 1
+        if target is out:
+            seen[i] = line
+            count += 1
         if kind == "indicators":
             row = _indicator_row(source, line, payload, columns)
-            out[i] = [row[j] for j in order]
+            target[i] = [row[j] for j in order]
         else:
             for token in _tokens(source, line, payload, separator):
                 k = index.get(token)
                 if k is None:
-                    raise _unknown_label(source, line, token, labels, settings)
-                out[i, k] = 1
-    if count == 0:
+                    raise _unknown_label(source, line, token, labels, context)
+                target[i, k] = 1
+    if count == 0 and not unscored.ignore:
         raise source.whole("has no predictions; expected one per test item (%d)" % n)
     if count < n:
         if by_id:
             missing = [gold.ids[i] for i in np.flatnonzero(seen == 0)[:3]]
-            raise source.whole(
+            raise unscored.missing(
                 "is missing %d of the %d test ids (e.g. %s); give one prediction for every id"
                 % (n - count, n, ", ".join(repr(x) for x in missing))
             )

@@ -1,6 +1,6 @@
 """Multi-label classification: a set of labels per item (``task: multilabel``).
 
-The task module protocol (see :mod:`leaderboard_ci.tasks`) for label sets:
+The task type's pieces (see :mod:`leaderboard_ci.tasks`) for label sets:
 
 * **parse**: :mod:`.multilabel_files` reads CSV/TSV ``id,labels`` (labels of an
   item in one cell, separated by ``label_separator``, default ``|``), CSV/TSV
@@ -22,9 +22,11 @@ The task module protocol (see :mod:`leaderboard_ci.tasks`) for label sets:
   of the labels' information content (:func:`.icm.hard_icm_terms`), equal to
   PyEvALL 0.2.11 on every replicate (``tests/test_icm_tasks.py``);
 * **hierarchy**: ``hierarchy: {fine: coarse}`` maps each label to a coarse
-  label; a metric with ``level: coarse`` (or a ``coarse_`` name, e.g.
+  label (its parent); a metric with ``level: coarse`` (or a ``coarse_`` name, e.g.
   ``coarse_f1_macro``) is the same metric on the coarse indicator matrices,
-  where an item has a coarse label when it has any of its fine labels;
+  where an item has a coarse label when it has any of its fine labels; a
+  coarse label may have a parent of its own (a tree of three levels or more,
+  DIPROMATS' technique -> category -> true), which ICM's tree uses;
 * **unit table**: :func:`unit_rows`, per-label precision, recall, F1 and its CI.
 
 Conventions (scikit-learn's, also in docs/tasks/multilabel.md)
@@ -43,13 +45,17 @@ Conventions (scikit-learn's, also in docs/tasks/multilabel.md)
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ...core.accumulators import ExactSums, IndicatorSums
 from ...core.intervals import confidence_interval
-from ..classification.metrics import ClassRow
-from ..legacy import SubmissionFormat, TaskType
-from ..shared.base import MetricInfo, item_mask, resolve_averaged
+from ..metrics import Metrics, Option
+from ..protocol import SubmissionFormat, UnitTable
+from ..settings import TaskSettings, setting
+from ..shared.averaged import AveragedMetric
+from ..shared.base import ClassRow, item_mask
 from ..shared.icm import hard_icm_terms, hierarchy_tree, icm_from_sums, icm_signature, norm, parse_hierarchy, tree_pairs
 from ..shared.sparse import few_units
 from .files import DEFAULT_SEPARATOR, encode_label_sets, read_gold, read_predictions
@@ -57,162 +63,198 @@ from .files import DEFAULT_SEPARATOR, encode_label_sets, read_gold, read_predict
 __all__ = [
     "NAME",
     "METRICS",
-    "MultilabelTask",
-    "TASK",
-    "ALIASES",
-    "OPTIONS",
-    "SETTINGS",
+    "MultilabelMetric",
+    "MultilabelSettings",
     "AVERAGES",
     "LEVELS",
-    "UNIT_NAME",
-    "resolve_name",
-    "known_names",
-    "make_spec",
-    "check_metrics",
-    "check_config",
-    "parse_settings",
     "read_gold",
     "read_predictions",
     "encode_values",
     "decode",
     "Statistics",
-    "unit_rows",
+    "UNIT_TABLE",
     "hierarchy_matrix",
     "multilabel_score",
     "sparse_units",
+    "submission_format",
 ]
 
 NAME = "multilabel"
-UNIT_NAME = "label"
 AVERAGES = ("micro", "macro", "weighted", "samples")
 LEVELS = ("fine", "coarse")
-_AVERAGED = ("precision", "recall", "f1", "jaccard")
 _SAMPLE_VALUES = ("precision", "recall", "f1", "jaccard")  # per-item values of the samples averages
 
-METRICS = {
-    "precision": MetricInfo(NAME, "higher", 1.0, "precision"),
-    "recall": MetricInfo(NAME, "higher", 1.0, "recall"),
-    "f1": MetricInfo(NAME, "higher", 1.0, "F1"),
-    "jaccard": MetricInfo(NAME, "higher", 1.0, "Jaccard"),
-    "hamming_loss": MetricInfo(NAME, "lower", 0.0, "Hamming loss"),
-    "subset_accuracy": MetricInfo(NAME, "higher", 1.0, "subset accuracy"),
-    "icm": MetricInfo(NAME, "higher", None, "ICM", ppi=False),
-    "icm_norm": MetricInfo(NAME, "higher", 1.0, "ICM-Norm", ppi=False),
-}
-_ICM = ("icm", "icm_norm")
-#: Other spellings of the metric names (listed in docs/configuration.md, generated from them).
-ALIASES = {
-    "f1_score": "f1",
-    "fscore": "f1",
-    "precision_score": "precision",
-    "recall_score": "recall",
-    "jaccard_score": "jaccard",
-    "hamming": "hamming_loss",
-    "exact_match": "subset_accuracy",
-    "exact_match_ratio": "subset_accuracy",
-    "accuracy": "subset_accuracy",
-    "accuracy_score": "subset_accuracy",
-    "icmnorm": "icm_norm",
-}
-#: The metric options of this task (besides ``name`` and ``key``).
-OPTIONS = ("average", "labels", "zero_division", "level")
-#: Top-level config keys this task owns.
-SETTINGS = ("label_separator", "hierarchy")
-
 
 # ---------------------------------------------------------------------------
-# Settings and metric names
+# Settings
 # ---------------------------------------------------------------------------
-def parse_settings(values):
-    """Validate ``label_separator`` and ``hierarchy`` (ValueError naming the key)."""
-    separator = values.get("label_separator", DEFAULT_SEPARATOR)
+def _separator(separator):
+    """``label_separator``: a non-empty string without surrounding spaces, line breaks or quotes (ValueError)."""
     if not isinstance(separator, str) or not separator or (separator.strip() and separator.strip() != separator):
         raise ValueError(
             "label_separator must be a non-empty string such as '|' (no surrounding spaces), got %r" % (separator,)
         )
     if "\n" in separator or "\r" in separator or '"' in separator:
         raise ValueError("label_separator cannot hold a line break or a double quote, got %r" % (separator,))
-    out = {"label_separator": separator}
-    if values.get("hierarchy") is not None:  # a fine -> coarse mapping (a tree only when icm needs one)
-        out["hierarchy"] = parse_hierarchy(
-            values["hierarchy"], "{fine_label: coarse_label, ...}", parent="coarse label", acyclic=False
-        )
-    return out
+    return separator
 
 
-def _coarse_labels(hierarchy):
-    """Coarse labels in order of first appearance in the hierarchy."""
-    return tuple(dict.fromkeys(coarse for _, coarse in hierarchy))
+def _hierarchy(value):
+    """A fine -> coarse mapping (a tree only when icm needs one), or None."""
+    if value is None:
+        return None
+    return parse_hierarchy(value, "{fine_label: coarse_label, ...}", parent="coarse label", acyclic=False)
 
 
-def check_config(metrics, settings, labels):
-    """Cross-checks of the metrics, the hierarchy and the configured labels (ValueError)."""
-    hierarchy = settings.get("hierarchy")
-    if hierarchy is not None and any(spec.name in _ICM and spec.option("level", "fine") == "fine" for spec in metrics):
-        try:
-            tree_pairs(hierarchy)
-        except ValueError as exc:
-            raise ValueError("%s; icm over the hierarchy needs a tree (a label may map to itself)" % exc)
-    for spec in metrics:
-        if spec.task != NAME or spec.option("level", "fine") != "coarse":
-            continue
-        if hierarchy is None:
-            raise ValueError(
-                "metric %s is computed on the coarse level, which needs hierarchy: "
-                "{fine_label: coarse_label, ...}" % spec.key
-            )
-        coarse = _coarse_labels(hierarchy)
-        for label in spec.labels or ():
-            if label not in coarse:
+def _inner(hierarchy):
+    """The nodes that are some other node's parent (a self-mapping makes no parent)."""
+    return set(parent for child, parent in hierarchy if child != parent)
+
+
+def _coarse_labels(hierarchy, labels=None):
+    """Coarse labels, in order of first appearance: the parents of the labels (of the nodes that are no
+    other node's parent when ``labels`` is None).  Higher levels of a deeper tree serve ICM only."""
+    inner = _inner(hierarchy)
+    below = (lambda child: child in labels) if labels is not None else (lambda child: child not in inner)
+    return tuple(dict.fromkeys(coarse for fine, coarse in hierarchy if below(fine)))
+
+
+@dataclass(frozen=True)
+class MultilabelSettings(TaskSettings):
+    """The top-level keys of a multi-label task: the ``label_separator`` of a cell, the coarse ``hierarchy``."""
+
+    label_separator: str = setting(
+        DEFAULT_SEPARATOR, "Separates the labels of an item in one CSV/TSV cell.", parse=_separator
+    )
+    hierarchy: object = setting(
+        None, "{fine_label: coarse_label} for every label; enables the coarse level (level: coarse).", parse=_hierarchy
+    )
+
+    def check(self, metrics, labels):
+        """Cross-checks of the metrics, the hierarchy and the configured labels (ValueError)."""
+        hierarchy = self.hierarchy
+        fine_icm = any("icm" in _needs(spec) and spec.option("level", "fine") == "fine" for spec in metrics)
+        if hierarchy is not None and fine_icm:
+            try:
+                tree_pairs(hierarchy)
+            except ValueError as exc:
+                raise ValueError("%s; icm over the hierarchy needs a tree (a label may map to itself)" % exc)
+        for spec in metrics:
+            if spec.task != NAME or spec.option("level", "fine") != "coarse":
+                continue
+            if hierarchy is None:
                 raise ValueError(
-                    "metric %s: label %r is not a coarse label of hierarchy (%s)" % (spec.key, label, ", ".join(coarse))
+                    "metric %s is computed on the coarse level, which needs hierarchy: "
+                    "{fine_label: coarse_label, ...}" % spec.key
                 )
-    if hierarchy is not None and labels is not None:
-        for fine, _ in hierarchy:
-            if fine not in labels:
-                raise ValueError("hierarchy maps %r, which is not one of the labels: %s" % (fine, ", ".join(labels)))
-        mapped = set(fine for fine, _ in hierarchy)
-        unmapped = [label for label in labels if label not in mapped]
-        if unmapped:
+            coarse = _coarse_labels(hierarchy, labels)
+            for label in spec.labels or ():
+                if label not in coarse:
+                    raise ValueError(
+                        "metric %s: label %r is not a coarse label of hierarchy (%s)"
+                        % (spec.key, label, ", ".join(coarse))
+                    )
+        if hierarchy is not None and labels is not None:
+            _check_mapped(hierarchy, labels)
+
+
+def _check_mapped(hierarchy, labels):
+    """Every label of ``labels`` has a coarse label, and the hierarchy maps only labels (ValueError)."""
+    inner = _inner(hierarchy)
+    for fine, _ in hierarchy:
+        if fine not in labels and fine not in inner:  # an inner node of a deeper tree maps to its own parent
             raise ValueError(
-                "hierarchy has no coarse label for %s; map every label (a label may map to itself)"
-                % ", ".join(repr(x) for x in unmapped)
+                "hierarchy maps %r, which is neither one of the labels (%s) nor the coarse label of one"
+                % (fine, ", ".join(labels))
             )
+    mapped = set(fine for fine, _ in hierarchy)
+    unmapped = [label for label in labels if label not in mapped]
+    if unmapped:
+        raise ValueError(
+            "hierarchy has no coarse label for %s; map every label (a label may map to itself)"
+            % ", ".join(repr(x) for x in unmapped)
+        )
 
 
-def resolve_name(name):
-    """``(metric, implied options)`` for a canonical name or shorthand, or None.
-
-    ``f1_macro`` / ``macro_f1`` -> ``("f1", {"average": "macro"})``;
-    ``coarse_jaccard_samples`` -> ``("jaccard", {"average": "samples", "level": "coarse"})``.
-    """
-    for level in LEVELS:
-        prefix = level + "_"
-        if name.startswith(prefix):
-            found = resolve_name(name[len(prefix) :])
-            if found is None or "level" in found[1]:
-                return None
-            return found[0], dict(found[1], level=level)
-    name = ALIASES.get(name, name)
-    return resolve_averaged(name, METRICS, _AVERAGED, AVERAGES)
-
-
-def known_names():
-    """Every accepted spelling of this task's metrics (fine level), for messages and suggestions."""
-    names = ["%s_%s" % (base, average) for base in _AVERAGED for average in AVERAGES]
-    return names + ["hamming_loss", "subset_accuracy", "icm", "icm_norm", "coarse_f1_macro"]
-
-
+# ---------------------------------------------------------------------------
+# The metrics: one object each
+# ---------------------------------------------------------------------------
 def _canonical(text):
     return str(text).strip().lower().replace("-", "_").replace(" ", "_")
 
 
-def make_spec(name, options, defaults):
-    """Validated fields of a metric of this task: ``(fields for MetricSpec, default key, title)``."""
+#: The options of the multi-label metrics: every metric takes ``level``; the averaged ones their average.
+OPTIONS = (
+    Option(
+        "average",
+        "How per-class (per-label, per-entity-type) values are averaged: macro, micro, weighted, and binary "
+        "(one class) or samples (per item) where the task has them.",
+    ),
+    Option("labels", "The classes a macro average runs over: a subset of the label set (scikit-learn's labels=)."),
+    Option(
+        "zero_division", "The value of a 0/0 precision, recall or F1 (0 or 1); default: the top-level zero_division."
+    ),
+    Option(
+        "level", "fine (default) or coarse: the metric on the coarse labels that the hierarchy maps the fine ones to."
+    ),
+)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class MultilabelMetric(AveragedMetric):
+    """A metric of label sets, at the fine level or (``level: coarse``, ``coarse_f1_macro``) the coarse one."""
+
+    def parse_name(self, name):
+        for level in LEVELS:
+            prefix = level + "_"
+            if name.startswith(prefix):
+                rest = name[len(prefix) :]
+                if rest in (self.name,) + self.aliases:
+                    return {"level": level}
+                implied = AveragedMetric.parse_name(self, rest)
+                return None if implied is None else dict(implied, level=level)
+        return AveragedMetric.parse_name(self, name)
+
+    def known_names(self):
+        return AveragedMetric.known_names(self) + (self.spellings if self.averages else ())
+
+    def make_spec(self, options, defaults):
+        """Validated fields: ``(fields for MetricSpec, default key, title)`` (ValueError saying what is wrong)."""
+        return _make_spec(self, options, defaults)
+
+    def check_gold(self, spec, labels):
+        """A fine-level labels subset the label set lacks (the message names only the configured label)."""
+        if spec.option("level", "fine") != "fine":
+            return None
+        present = set(labels or ())
+        for label in spec.labels or ():
+            if label not in present:
+                return (
+                    "label %r of its labels is not one of the task's labels (no gold item has it); "
+                    "list every label under labels: to score a label the gold never uses" % label
+                )
+        return None
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class MultilabelICM(MultilabelMetric):
+    """ICM and ICM-Norm of label sets: their signature names the tree (the hierarchy's at the fine level)."""
+
+    def signature(self, spec, gold):
+        level = spec.option("level", "fine")
+        labels = tuple(gold.labels)
+        settings = MultilabelSettings.of(gold)
+        if level == "coarse":
+            labels = hierarchy_matrix(labels, settings.hierarchy)[0]
+        return icm_signature(label_tree(labels, settings, level))
+
+
+def _make_spec(metric, options, defaults):
+    name, averaged = metric.name, metric.averaged
     average = options.get("average")
     if average is not None:
         average = _canonical(average)
-    if name in _AVERAGED:
+    if averaged:
         if average is None:
             raise ValueError("%s needs an average, one of: %s (e.g. %s_macro)" % (name, ", ".join(AVERAGES), name))
         if average not in AVERAGES:
@@ -222,27 +264,12 @@ def make_spec(name, options, defaults):
     level = _canonical(options.get("level", "fine"))
     if level not in LEVELS:
         raise ValueError("level must be one of: %s, got %r" % (", ".join(LEVELS), options.get("level")))
-    labels = options.get("labels")
-    if labels is not None:
-        if name not in _AVERAGED or average == "samples":
-            raise ValueError(
-                "a labels subset is for precision, recall, f1 and jaccard with average micro, macro or weighted"
-            )
-        if isinstance(labels, (str, int, float)) or not isinstance(labels, (list, tuple)) or not labels:
-            raise ValueError("labels must be a non-empty list of labels, got %r" % (labels,))
-        labels = tuple(str(x) for x in labels)
-        if len(set(labels)) != len(labels):
-            raise ValueError("labels lists a label twice: %s" % ", ".join(labels))
-        known = defaults.get("labels")
-        if known is not None and level == "fine":
-            for label in labels:
-                if label not in known:
-                    raise ValueError("label %r is not one of the labels: %s" % (label, ", ".join(known)))
+    labels = _labels_subset(metric, options.get("labels"), average, level, defaults.get("labels"))
     zero_division = options.get("zero_division", defaults.get("zero_division", 0.0))
     if isinstance(zero_division, bool) or zero_division not in (0, 1):
         raise ValueError("zero_division must be 0 or 1, got %r" % (zero_division,))
     key = name if average is None else "%s_%s" % (name, average)
-    title = METRICS[name].title if average is None else "%s-%s" % (average, METRICS[name].title)
+    title = metric.title if average is None else "%s-%s" % (average, metric.title)
     if labels is not None:
         title += " (%s)" % ", ".join(labels)
     extra = ()
@@ -252,23 +279,135 @@ def make_spec(name, options, defaults):
     return fields, key, title
 
 
-def check_metrics(metrics, labels):
-    """``(metric key, message)`` of the first fine-level labels subset the label set lacks, or None.
+def _labels_subset(metric, labels, average, level, known):
+    """The ``labels`` option, checked (ValueError), as a tuple of str; or None."""
+    if labels is None:
+        return None
+    if not metric.averaged or average == "samples":
+        raise ValueError(
+            "a labels subset is for precision, recall, f1 and jaccard with average micro, macro or weighted"
+        )
+    if isinstance(labels, (str, int, float)) or not isinstance(labels, (list, tuple)) or not labels:
+        raise ValueError("labels must be a non-empty list of labels, got %r" % (labels,))
+    labels = tuple(str(x) for x in labels)
+    if len(set(labels)) != len(labels):
+        raise ValueError("labels lists a label twice: %s" % ", ".join(labels))
+    if known is not None and level == "fine":
+        for label in labels:
+            if label not in known:
+                raise ValueError("label %r is not one of the labels: %s" % (label, ", ".join(known)))
+    return labels
 
-    Without configured labels the label set is the gold's: the message names
-    only the configured label, never the gold's labels.
-    """
-    present = set(labels or ())
-    for spec in metrics:
-        if spec.task != NAME or spec.option("level", "fine") != "fine":
-            continue
-        for label in spec.labels or ():
-            if label not in present:
-                return spec.key, (
-                    "label %r of its labels is not one of the task's labels (no gold item has it); "
-                    "list every label under labels: to score a label the gold never uses" % label
-                )
-    return None
+
+def _hamming(sums, spec):
+    tp, pred, true = sums["tp"], sums["pred"], sums["true"]
+    k = tp.shape[-1]
+    return (pred + true - 2.0 * tp).sum(axis=-1) / (np.where(sums["n"] == 0, 1.0, sums["n"]) * k)
+
+
+def _subset_accuracy(sums, spec):
+    return sums["exact"] / np.where(sums["n"] == 0, 1.0, sums["n"])
+
+
+def _averaged(sums, spec):
+    """Precision, recall, F1 or Jaccard: per item (samples) or per label (micro, macro, weighted)."""
+    safe_n = np.where(sums["n"] == 0, 1.0, sums["n"])
+    name, zd = spec.name, spec.zero_division
+    if spec.average == "samples":
+        undefined = {"precision": "pred_empty", "recall": "true_empty"}.get(name, "both_empty")
+        return (sums["s_" + name] + zd * sums[undefined]) / safe_n
+    tp, pred, true = sums["tp"], sums["pred"], sums["true"]
+    index = sums.get("index")
+    if index is not None:
+        tp, pred, true = tp[:, index], pred[:, index], true[:, index]
+    if spec.average == "micro":
+        return _per_label(name, tp.sum(axis=-1), pred.sum(axis=-1), true.sum(axis=-1), zd)
+    values = _per_label(name, tp, pred, true, zd)
+    if spec.average == "macro":
+        return values.mean(axis=-1)
+    total = true.sum(axis=-1)  # weighted by gold counts; the plain mean when they are all zero
+    weighted = (values * true).sum(axis=-1) / np.where(total == 0, 1.0, total)
+    return np.where(total == 0, values.mean(axis=-1), weighted)
+
+
+def _icm(normalized):
+    def formula(sums, spec):
+        k = sums["icm_nodes"]
+        member, icm, self_icm = sums["icm"][:, :k], sums["icm"][:, k : 2 * k], sums["icm"][:, 2 * k :]
+        score = icm_from_sums(sums["n"], member, icm)
+        return norm(score, icm_from_sums(sums["n"], member, self_icm)) if normalized else score
+
+    return formula
+
+
+def _option(*names):
+    return tuple(option for option in OPTIONS if option.name in names)
+
+
+def _averaged_metric(name, title, aliases, spellings=()):
+    return MultilabelMetric(
+        NAME,
+        name,
+        title,
+        "higher",
+        1.0,
+        aliases=aliases,
+        spellings=spellings,
+        options=OPTIONS,
+        averages=AVERAGES,
+        formula=_averaged,
+    )
+
+
+METRICS = Metrics(
+    [
+        _averaged_metric("precision", "precision", ("precision_score",)),
+        _averaged_metric("recall", "recall", ("recall_score",)),
+        _averaged_metric("f1", "F1", ("f1_score", "fscore"), spellings=("coarse_f1_macro",)),
+        _averaged_metric("jaccard", "Jaccard", ("jaccard_score",)),
+        MultilabelMetric(
+            NAME,
+            "hamming_loss",
+            "Hamming loss",
+            "lower",
+            0.0,
+            aliases=("hamming",),
+            options=_option("level"),
+            formula=_hamming,
+        ),
+        MultilabelMetric(
+            NAME,
+            "subset_accuracy",
+            "subset accuracy",
+            "higher",
+            1.0,
+            aliases=("exact_match", "exact_match_ratio", "accuracy", "accuracy_score"),
+            options=_option("level"),
+            formula=_subset_accuracy,
+        ),
+        MultilabelICM(
+            NAME, "icm", "ICM", "higher", None, ppi=False, options=_option("level"), needs=("icm",), formula=_icm(False)
+        ),
+        MultilabelICM(
+            NAME,
+            "icm_norm",
+            "ICM-Norm",
+            "higher",
+            1.0,
+            ppi=False,
+            aliases=("icmnorm",),
+            options=_option("level"),
+            needs=("icm",),
+            formula=_icm(True),
+        ),
+    ],
+    options=OPTIONS,
+)
+
+
+def _needs(spec):
+    """What ``spec``'s formula needs beyond the label counts (nothing for a custom metric)."""
+    return METRICS[spec.name].needs if spec.name in METRICS else ()
 
 
 # ---------------------------------------------------------------------------
@@ -290,8 +429,12 @@ def decode(gold, values):
 
 
 def hierarchy_matrix(labels, hierarchy):
-    """``(coarse labels, 0/1 matrix (K, K_coarse))`` of a ``((fine, coarse), ...)`` hierarchy (ValueError)."""
-    coarse = _coarse_labels(hierarchy)
+    """``(coarse labels, 0/1 matrix (K, K_coarse))`` of a ``((fine, coarse), ...)`` hierarchy (ValueError).
+
+    A label's coarse label is its parent; in a tree of three levels or more (DIPROMATS: technique ->
+    category -> true), the entries of the inner nodes serve ICM's tree and are not coarse labels.
+    """
+    coarse = _coarse_labels(hierarchy, labels)
     mapping = dict(hierarchy)
     index = dict((c, j) for j, c in enumerate(coarse))
     matrix = np.zeros((len(labels), len(coarse)), dtype=np.int64)
@@ -301,7 +444,8 @@ def hierarchy_matrix(labels, hierarchy):
                 "hierarchy has no coarse label for label number %d of %d; map every label" % (k + 1, len(labels))
             )
         matrix[k, index[mapping[label]]] = 1
-    unknown = [fine for fine in mapping if fine not in set(labels)]
+    inner = _inner(hierarchy)
+    unknown = [fine for fine in mapping if fine not in set(labels) and fine not in inner]
     if unknown:
         raise ValueError("hierarchy maps %r, which is not one of the task's labels" % unknown[0])
     return coarse, matrix
@@ -328,40 +472,15 @@ def _per_label(name, tp, pred, true, zero_division):
 
 
 def multilabel_score(spec, sums, label_index=None):
-    """Score a multi-label metric for every (re)sample of ``sums``.
+    """Score a multi-label metric for every (re)sample of ``sums`` (its formula).
 
     ``sums`` is a dict of arrays: ``tp``, ``pred``, ``true`` ``(N, K)``; ``n``,
     ``exact``, ``pred_empty``, ``true_empty``, ``both_empty`` ``(N,)``; and the
     samples sums ``s_precision``, ``s_recall``, ``s_f1``, ``s_jaccard`` ``(N,)``
     where configured.  NaN where the sample is empty.
     """
-    n = sums["n"]
-    safe_n = np.where(n == 0, 1.0, n)
-    name = spec.name
-    zd = spec.zero_division
-    tp, pred, true = sums["tp"], sums["pred"], sums["true"]
-    if name == "hamming_loss":
-        k = tp.shape[-1]
-        out = (pred + true - 2.0 * tp).sum(axis=-1) / (safe_n * k)
-    elif name == "subset_accuracy":
-        out = sums["exact"] / safe_n
-    elif spec.average == "samples":
-        undefined = {"precision": "pred_empty", "recall": "true_empty"}.get(name, "both_empty")
-        out = (sums["s_" + name] + zd * sums[undefined]) / safe_n
-    else:
-        if label_index is not None:
-            tp, pred, true = tp[:, label_index], pred[:, label_index], true[:, label_index]
-        if spec.average == "micro":
-            out = _per_label(name, tp.sum(axis=-1), pred.sum(axis=-1), true.sum(axis=-1), zd)
-        else:
-            values = _per_label(name, tp, pred, true, zd)
-            if spec.average == "macro":
-                out = values.mean(axis=-1)
-            else:  # weighted by gold counts; the plain mean when they are all zero
-                total = true.sum(axis=-1)
-                weighted = (values * true).sum(axis=-1) / np.where(total == 0, 1.0, total)
-                out = np.where(total == 0, values.mean(axis=-1), weighted)
-    return np.where(n == 0, np.nan, np.asarray(out, dtype=np.float64))
+    out = METRICS[spec.name].score(dict(sums, index=label_index), spec)
+    return np.where(sums["n"] == 0, np.nan, np.asarray(out, dtype=np.float64))
 
 
 def _sample_values(y, p):
@@ -418,11 +537,11 @@ class Statistics:
         y, p = y.astype(bool), p.astype(bool)
         self.labels = {"fine": tuple(gold.labels)}
         levels = {"fine": (y, p)}
-        settings = dict(getattr(gold, "settings", ()) or ())
+        settings = MultilabelSettings.of(gold)
         if any(m.option("level", "fine") == "coarse" for m in metrics):
-            if not settings.get("hierarchy"):
+            if not settings.hierarchy:
                 raise ValueError("coarse-level metrics need hierarchy in the task settings")
-            coarse, matrix = hierarchy_matrix(self.labels["fine"], settings["hierarchy"])
+            coarse, matrix = hierarchy_matrix(self.labels["fine"], settings.hierarchy)
             self.labels["coarse"] = coarse
             levels["coarse"] = ((y.astype(np.int64) @ matrix) > 0, (p.astype(np.int64) @ matrix) > 0)
         self.n_groups = n_groups
@@ -439,7 +558,7 @@ class Statistics:
             }
             if any(m.average == "samples" for m in specs):
                 slots["samples"] = add(ExactSums(_by_group(values, group_codes, n_groups)))
-            if any(m.name in _ICM for m in specs):
+            if any("icm" in _needs(m) for m in specs):
                 tree = label_tree(self.labels[level], settings, level)
                 self._nodes[level] = len(tree.nodes)
                 slots["icm"] = add(
@@ -489,23 +608,20 @@ class Statistics:
                 out["s_" + what] = samples[:, i]
         if "icm" in parts:
             out["icm"] = pick(parts["icm"])
+            out["icm_nodes"] = self._nodes[level]
         return out
 
     def score(self, prepared, spec, j):
         """Scores of ``spec`` on all items (``j`` 0) or group ``j - 1``."""
-        level = spec.option("level", "fine")
-        sums = self.sums(prepared, level, j)
-        if spec.name in _ICM:
-            k = self._nodes[level]
-            member, icm, self_icm = sums["icm"][:, :k], sums["icm"][:, k : 2 * k], sums["icm"][:, 2 * k :]
-            score = icm_from_sums(sums["n"], member, icm)
-            return score if spec.name == "icm" else norm(score, icm_from_sums(sums["n"], member, self_icm))
+        sums = self.sums(prepared, spec.option("level", "fine"), j)
+        if "icm" in _needs(spec):  # ICM's own value on an empty sample (no NaN)
+            return METRICS[spec.name].score(sums, spec)
         return multilabel_score(spec, sums, self._label_index.get(spec.key))
 
 
 def label_tree(labels, settings, level="fine"):
     """ICM's label :class:`.icm.Tree`: the hierarchy's (fine -> coarse) at the fine level if there is one, else flat."""
-    return hierarchy_tree(labels, dict(settings or ()).get("hierarchy") if level == "fine" else None)
+    return hierarchy_tree(labels, settings.hierarchy if level == "fine" else None)
 
 
 def _icm_terms(tree, labels, y, p):
@@ -513,17 +629,6 @@ def _icm_terms(tree, labels, y, p):
     gold = [[labels[k] for k in np.flatnonzero(row)] for row in y]
     pred = [[labels[k] for k in np.flatnonzero(row)] for row in p]
     return np.concatenate(hard_icm_terms(tree, gold, pred), axis=1)
-
-
-def metric_signature(spec, gold):
-    """ICM's parameters and the shape of its tree (``alpha1:2|alpha2:2|beta:3|...``); None for other metrics."""
-    if spec.task != NAME or spec.name not in _ICM:
-        return None
-    level = spec.option("level", "fine")
-    labels = tuple(gold.labels)
-    if level == "coarse":
-        labels = hierarchy_matrix(labels, dict(gold.settings)["hierarchy"])[0]
-    return icm_signature(label_tree(labels, gold.settings, level))
 
 
 def unit_rows(statistics, full_stats, rep_stats, labels, method, confidence_level, zero_division):
@@ -558,8 +663,7 @@ def _level_indicators(spec, gold, values):
     x = np.asarray(values).astype(bool)
     labels = tuple(gold.labels)
     if spec.option("level", "fine") == "coarse":
-        settings = dict(getattr(gold, "settings", ()) or ())
-        labels, matrix = hierarchy_matrix(labels, settings["hierarchy"])
+        labels, matrix = hierarchy_matrix(labels, MultilabelSettings.of(gold).hierarchy)
         x = (x.astype(np.int64) @ matrix) > 0
     return labels, x
 
@@ -572,7 +676,7 @@ def sparse_units(spec, gold, predictions=None, items=None):
     items and, with ``predictions`` (one system's 0/1 rows), those it predicts at
     most that many times.  An empty tuple for other metrics.
     """
-    if spec.average != "macro" or spec.name not in _AVERAGED or gold.labels is None:
+    if spec.average != "macro" or spec.name not in METRICS or not METRICS[spec.name].averaged or gold.labels is None:
         return ()
     labels, y = _level_indicators(spec, gold, gold.values)
     keep = item_mask(y.shape[0], items)
@@ -583,7 +687,7 @@ def sparse_units(spec, gold, predictions=None, items=None):
 
 def submission_format(gold, files, metrics):
     """What participants submit: a label set per id (a separated cell, 0/1 columns or JSON)."""
-    separator = dict(gold.settings).get("label_separator", DEFAULT_SEPARATOR)
+    separator = MultilabelSettings.of(gold).label_separator
     labels = list(gold.labels or ())
     id_column = files.id_column if gold.ids is not None else None
     header = ",".join(([id_column] if id_column else []) + [files.gold_column])
@@ -616,23 +720,5 @@ def _csv_id(text):
     return '"%s"' % text.replace('"', '""') if any(c in text for c in ',"') else text
 
 
-class MultilabelTask(TaskType):
-    """Multi-label classification: a set of labels per item (see the module's docstring)."""
-
-    NAME, METRICS, ALIASES, OPTIONS, SETTINGS = NAME, METRICS, ALIASES, OPTIONS, SETTINGS
-    SETTING_DOCS = {
-        "label_separator": "Separates the labels of an item in one CSV/TSV cell.",
-        "hierarchy": "{fine_label: coarse_label} for every label; enables the coarse level (level: coarse).",
-    }
-    UNIT_NAME, Statistics = UNIT_NAME, Statistics
-    OWN_GOLD_FORMAT = OWN_PREDICTION_FORMAT = True
-    resolve_name, known_names = staticmethod(resolve_name), staticmethod(known_names)
-    make_spec, check_metrics = staticmethod(make_spec), staticmethod(check_metrics)
-    parse_settings, check_config = staticmethod(parse_settings), staticmethod(check_config)
-    read_gold, read_predictions = staticmethod(read_gold), staticmethod(read_predictions)
-    encode_values, decode = staticmethod(encode_values), staticmethod(decode)
-    unit_rows, sparse_units = staticmethod(unit_rows), staticmethod(sparse_units)
-    submission_format, metric_signature = staticmethod(submission_format), staticmethod(metric_signature)
-
-
-TASK = MultilabelTask()
+#: The per-label table (fine labels) of the detailed results and the end-of-phase report.
+UNIT_TABLE = UnitTable("label", unit_rows)

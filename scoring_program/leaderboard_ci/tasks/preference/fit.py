@@ -22,11 +22,21 @@ when one is named, has the anchor rating (FastChat: 1114 for mixtral-8x7b-instru
 The fit is Newton's method on all replicates at once (the Hessian is the weighted graph
 Laplacian of the pairs; the null direction of the constant vector is removed by adding
 ``1 1^T``, which leaves the fixed point unchanged), with steps capped at ``MAX_STEP``
-(log-``BASE`` units) so that a replicate in which a model wins (or loses) every battle,
-where no maximum exists, moves a bounded distance per iteration; such a replicate is
-reported as not converged after ``MAX_ITER`` iterations (FastChat's L-BFGS also stops
-after 100 iterations there).  The scores are then rounded to multiples of ``2**-32``
+(log-``BASE`` units).  The scores are then rounded to multiples of ``2**-32``
 (about 1e-7 Elo points), so that the py37 and py312 images write the same bytes.
+
+Unbounded scores.  A model that never won nor tied (or never lost nor tied) a battle has
+no maximum: its score goes to minus (plus) infinity, and its battles then weigh nothing
+on the others.  :func:`unbounded_models` finds such models (again after setting them
+aside, since a model whose only wins were against one of them becomes one); the fit
+leaves their battles out, the bounded models' scores sum to zero among themselves, and
+each unbounded model gets a finite stand-in, ``UNBOUNDED`` log-``BASE`` units (4,000 Elo
+points) below (above) the bounded models' average, one unit (400 points) farther for each
+round of setting aside it preceded: it sorts last (first) in the limit's order and keeps
+``scores.json`` finite, and a note says what it stands for (FastChat's L-BFGS stops after
+100 iterations there and reports wherever it stopped).  A replicate that still moves
+after ``MAX_ITER`` iterations (the pairs do not connect every model, or a group of models
+never beat the rest) is reported as not converged.
 """
 
 from __future__ import annotations
@@ -54,6 +64,9 @@ __all__ = [
     "bootstrap_elo",
     "win_fraction_matrix",
     "battle_count_matrix",
+    "unbounded_models",
+    "UNBOUNDED",
+    "TIES",
     "ArenaLeaderboard",
     "arena_leaderboard",
 ]
@@ -65,6 +78,11 @@ INIT_RATING = 1000.0
 OUTCOMES = ("model_a", "model_b", "tie", "tie (bothbad)")
 MAX_STEP = 2.0
 MAX_ITER = 100
+#: A score with no maximum is written this many log-BASE units from the bounded models' average (4,000 Elo).
+UNBOUNDED = 10.0
+#: How the win-fraction and battle-count matrices take ties: ``exclude`` (LMArena's published heatmaps, from
+#: FastChat's battles without ties) or ``count`` (a tie is a battle, not a win).
+TIES = ("exclude", "count")
 CHORD_ITER = 40
 TOLERANCE = 1e-10  # largest Newton step (log-BASE units) at which the fit has converged
 #: The scores are rounded to multiples of 1 / _GRID (log-BASE units; 1e-7 Elo points): the last bits of
@@ -172,6 +190,11 @@ def fit_bradley_terry(cells, counts=None, base=BASE, start=None):
     m = cells.n_models
     alpha = math.log(base)
     e = _pair_matrix(cells)
+    side, depth = _peel(cells, k)
+    out = side != 0
+    if out.any():  # their battles weigh nothing at the limit: leave them out of the fit
+        gone = out[:, cells.first] | out[:, cells.second]
+        k = k * np.repeat(~gone, 3, axis=1)
     theta = np.zeros((k.shape[0], m))
     if start is not None:
         theta += np.asarray(start, dtype=np.float64)
@@ -183,9 +206,49 @@ def fit_bradley_terry(cells, counts=None, base=BASE, start=None):
     for begin in range(0, rest.size, chunk):
         rows = rest[begin : begin + chunk]
         theta[rows], converged[rows] = _newton(cells, e, k[rows], alpha, theta[rows])
-    theta = theta - theta.mean(axis=1, keepdims=True)
+    bounded = (~out).astype(np.float64)
+    centre = (theta * bounded).sum(axis=1, keepdims=True) / np.maximum(bounded.sum(axis=1, keepdims=True), 1.0)
+    theta = np.where(out, side * (UNBOUNDED + depth), theta - centre)
     theta = np.round(theta * _GRID) / _GRID
     return (theta[0], bool(converged[0])) if single else (theta, converged)
+
+
+def unbounded_models(cells, counts=None):
+    """``(R, m)`` int8 per replicate: -1 a model whose score has no maximum below, +1 above, 0 bounded.
+
+    A model with battles that never won nor tied one is unbounded below (never lost nor tied: above);
+    setting it aside can leave another model with only losses (or wins) among the rest, so the check is
+    repeated until nothing changes.  A model with no battles is bounded (its score is the average).
+    """
+    side, _ = _peel(cells, counts)
+    return side[0] if counts is not None and np.asarray(counts).ndim == 1 else side
+
+
+def _peel(cells, counts):
+    """``(side, depth)``: :func:`unbounded_models`, and how many rounds after it each such model's last peer
+    was set aside (0 for the last round): the model set aside first is the farthest from the others."""
+    k = np.atleast_2d(cells.counts if counts is None else np.asarray(counts)).astype(np.float64)
+    m = cells.n_models
+    side = np.zeros((k.shape[0], m), dtype=np.int8)
+    found = np.zeros((k.shape[0], m), dtype=np.int64)  # the round in which each was set aside
+    first_wins, second_wins, ties = k[:, 0::3], k[:, 1::3], k[:, 2::3]
+    first, second = np.zeros((cells.first.shape[0], m)), np.zeros((cells.first.shape[0], m))
+    first[np.arange(cells.first.shape[0]), cells.first] = 1.0
+    second[np.arange(cells.first.shape[0]), cells.second] = 1.0
+    for round_ in range(m):
+        alive = (side[:, cells.first] == 0) & (side[:, cells.second] == 0)
+        # wins and ties, losses and ties, against the models still in (integer counts: exact products)
+        scored = np.dot((first_wins + ties) * alive, first) + np.dot((second_wins + ties) * alive, second)
+        conceded = np.dot((second_wins + ties) * alive, first) + np.dot((first_wins + ties) * alive, second)
+        played = (scored + conceded) > 0
+        new = np.where(played & (scored == 0), -1, np.where(played & (conceded == 0), 1, 0)).astype(np.int8)
+        new = np.where(side != 0, side, new)
+        if np.array_equal(new, side):
+            break
+        found = np.where((new != 0) & (side == 0), round_, found)
+        side = new
+    last = np.where(side != 0, found, -1).max(axis=1, keepdims=True)
+    return side, np.where(side != 0, last - found, 0)
 
 
 def _gradient(cells, e, wins, total, theta, alpha):
@@ -317,29 +380,42 @@ def bootstrap_elo(cells, seed, n_resamples, anchor=None, anchor_rating=INIT_RATI
     return elo_from_theta(full, anchor, anchor_rating), elo_from_theta(theta, anchor, anchor_rating), converged
 
 
-def battle_count_matrix(cells):
-    """``(m, m)`` symmetric battle counts between every two models (ties included)."""
+def _ties(ties):
+    if ties not in TIES:
+        raise ValueError("ties must be one of: %s, got %r" % (", ".join(TIES), ties))
+    return ties
+
+
+def battle_count_matrix(cells, ties="count"):
+    """``(m, m)`` symmetric battle counts between every two models.
+
+    ``ties="count"`` (default): every battle, as a model's number of battles on the leaderboard;
+    ``"exclude"``: the decisive ones, as LMArena's battle-count heatmap (FastChat's ``battles_no_ties``).
+    """
     m = cells.n_models
     k = cells.counts.reshape(-1, 3)
-    total = k.sum(axis=1)
+    total = k.sum(axis=1) if _ties(ties) == "count" else k[:, 0] + k[:, 1]
     out = np.zeros((m, m), dtype=np.int64)
     out[cells.first, cells.second] = total
     out[cells.second, cells.first] = total
     return out
 
 
-def win_fraction_matrix(cells):
+def win_fraction_matrix(cells, ties="exclude"):
     """``(m, m)``: the share of the battles between row and column that the row model won.
 
-    As FastChat's ``compute_pairwise_win_fraction``: ties count in the battles, not as
-    wins; NaN where two models never met.
+    FastChat's ``compute_pairwise_win_fraction`` counts the battles it is given; LMArena's
+    published matrix gives it the battles without ties (``battles_no_ties`` in FastChat's
+    ``report_elo_analysis_results``): ``ties="exclude"`` (default), the share of the decisive
+    battles.  ``ties="count"``: ties count as battles, not as wins.  NaN where two models never
+    met (or, excluding ties, only tied).
     """
     m = cells.n_models
     k = cells.counts.reshape(-1, 3)
     wins = np.zeros((m, m))
     wins[cells.first, cells.second] = k[:, 0]
     wins[cells.second, cells.first] = k[:, 1]
-    total = battle_count_matrix(cells).astype(np.float64)
+    total = battle_count_matrix(cells, ties).astype(np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(total > 0, wins / np.where(total > 0, total, 1.0), np.nan)
 
@@ -361,7 +437,12 @@ class ArenaLeaderboard:
         Each model's number of battles.
     replicates : ndarray ``(B, m)``
     converged : ndarray of bool ``(B,)``
-        Replicates whose fit converged (a non-converged one had a model that won or lost every battle).
+        Replicates whose fit converged.
+    unbounded : ndarray of int8 ``(m,)``
+        On the whole log, -1 (+1) for a model whose score has no maximum below (above): its ``elo`` is
+        the stand-in of :func:`fit_bradley_terry`; 0 for the others.
+    unbounded_replicates : ndarray of int ``(m,)``
+        In how many replicates each model's score had no maximum (and was a stand-in).
     """
 
     elo: np.ndarray
@@ -375,6 +456,8 @@ class ArenaLeaderboard:
     battles: np.ndarray
     replicates: np.ndarray
     converged: np.ndarray
+    unbounded: np.ndarray
+    unbounded_replicates: np.ndarray
 
 
 def arena_leaderboard(
@@ -387,6 +470,7 @@ def arena_leaderboard(
     same replicates (paired: every model is refitted on each resample of the battles).
     """
     full, reps, converged = bootstrap_elo(cells, seed, n_resamples, anchor, anchor_rating)
+    counts = resample_cell_counts(seed, cells.counts, n_resamples)  # the replicates bootstrap_elo fitted
     rows = interval_rows("percentile", reps.T.copy(), full, confidence_level)
     ranks = rank_sets(reps, full, 1.0, alpha)
     return ArenaLeaderboard(
@@ -401,4 +485,6 @@ def arena_leaderboard(
         battle_count_matrix(cells).sum(axis=1),
         reps,
         converged,
+        unbounded_models(cells, cells.counts),
+        (unbounded_models(cells, counts) != 0).sum(axis=0),
     )

@@ -22,7 +22,16 @@ import numpy as np
 from ...core.accumulators import CodeCounts, WeightedFunction
 from ..legacy import TaskType
 from ..shared.base import MetricInfo
-from .fit import INIT_RATING, OUTCOMES, cells_from_battles, elo_from_theta, fit_bradley_terry
+from .fit import (
+    INIT_RATING,
+    OUTCOMES,
+    SCALE,
+    UNBOUNDED,
+    cells_from_battles,
+    elo_from_theta,
+    fit_bradley_terry,
+    unbounded_models,
+)
 from .style import StyleModel, style_features
 
 __all__ = ["NAME", "METRICS", "ALIASES", "OPTIONS", "SETTINGS", "read_gold", "read_predictions", "Statistics", "TASK"]
@@ -291,6 +300,40 @@ class Statistics:
         return prepared["elo"][:, self.model]
 
 
+def score_notes(spec, gold, predictions):
+    """When the submitted model's Bradley-Terry score has no maximum (:func:`.preference_fit.unbounded_models`)."""
+    if spec.name != "elo" or gold.labels is None or not len(predictions):
+        return ()
+    model = int(np.asarray(predictions)[0])
+    cells = battle_cells(gold)
+    side = int(unbounded_models(cells, cells.counts)[model])
+    if side == 0:
+        return ()
+    k = cells.counts.reshape(-1, 3)
+    as_first, as_second = cells.first == model, cells.second == model
+    won = int(k[as_first, 0].sum() + k[as_second, 1].sum())
+    lost = int(k[as_first, 1].sum() + k[as_second, 0].sum())
+    tied = int(k[as_first | as_second, 2].sum())
+    if side < 0:
+        how = (
+            "never won nor tied any of its %d battles" % lost
+            if won + tied == 0
+            else ("won or tied only against models whose own scores are unbounded below")
+        )
+    else:
+        how = (
+            "never lost nor tied any of its %d battles" % won
+            if lost + tied == 0
+            else ("lost or tied only against models whose own scores are unbounded above")
+        )
+    where = "below" if side < 0 else "above"
+    return (
+        "Your model %s, so its Bradley-Terry score has no maximum: it lies %s the other models' by an unbounded "
+        "margin. The leaderboard shows a stand-in, %d Elo points %s the average of the models whose scores "
+        "are bounded, and its interval rests on such stand-ins." % (how, where, int(SCALE * UNBOUNDED), where),
+    )
+
+
 # -- What participants submit (leaderboard-ci init's pages and sample) -----------------------------------------------
 def submission_format(gold, files, metrics):
     """What participants submit: a one-line text file, the name under which their model entered the arena.
@@ -335,7 +378,7 @@ class PreferenceTask(TaskType):
     parse_settings, check_config = staticmethod(parse_settings), staticmethod(check_config)
     read_gold, read_predictions = staticmethod(read_gold), staticmethod(read_predictions)
     encode_values, decode = staticmethod(encode_values), staticmethod(decode)
-    submission_format = staticmethod(submission_format)
+    submission_format, score_notes = staticmethod(submission_format), staticmethod(score_notes)
 
 
 TASK = PreferenceTask()

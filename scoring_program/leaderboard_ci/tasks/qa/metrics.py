@@ -1,6 +1,6 @@
 """Extractive question answering: one answer string per question, scored as SQuAD v1.1 scores it.
 
-The task module protocol (see :mod:`leaderboard_ci.tasks`) for answers:
+The task type's pieces (see :mod:`leaderboard_ci.tasks`) for answers:
 
 * **parse**: :func:`read_gold` reads SQuAD v1.1 JSON (``data`` / ``paragraphs``
   / ``qas`` / ``answers``) or ``{question id: [answer, ...]}``;
@@ -34,58 +34,43 @@ import json
 import re
 import string
 from collections import Counter, OrderedDict
+from dataclasses import dataclass
 
 import numpy as np
 
 from ...core.accumulators import CodeCounts, ExactSums, split_fixed_point
-from ..legacy import SubmissionFormat, TaskType
+from ..metrics import Metric, Metrics
+from ..protocol import GoldData, SubmissionFormat
+from ..settings import TaskSettings, setting
 from ..shared import json_documents
-from ..shared.base import MetricInfo
+from ..shared.base import UnscoredIds
 
 __all__ = [
     "NAME",
     "METRICS",
-    "QATask",
-    "TASK",
+    "QASettings",
     "NORMALIZATIONS",
     "SPANISH_ARTICLES",
     "normalizer",
     "exact_match",
     "token_f1",
     "question_scores",
-    "parse_settings",
     "read_gold",
     "read_predictions",
     "encode_values",
+    "decode",
+    "submission_format",
     "Statistics",
 ]
 
 NAME = "qa"
 NORMALIZATIONS = ("en", "es", "none")
-#: The top-level config.yaml keys this task owns.
-SETTINGS = ("normalization",)
 SPANISH_ARTICLES = ("el", "la", "los", "las", "un", "una", "unos", "unas")
 _SPANISH_PUNCTUATION = "\u00bf\u00a1\u00ab\u00bb\u201c\u201d\u2018\u2019"
 _EXAMPLE = '{"question id": "answer text", ...}'
 _SHOWN_IDS = 3
 #: The nesting of SQuAD v1.1, for messages.
 _SQUAD_SHAPE = '{"data": [{"paragraphs": [{"qas": [{"id": "...", "answers": [{"text": "..."}, ...]}, ...]}]}]}'
-
-METRICS = {
-    "exact_match": MetricInfo(NAME, "higher", 1.0, "exact match"),
-    "f1": MetricInfo(NAME, "higher", 1.0, "token F1"),
-}
-#: Other spellings of the metric names (listed in docs/configuration.md, generated from them).
-ALIASES = {
-    "em": "exact_match",
-    "exact": "exact_match",
-    "squad_em": "exact_match",
-    "token_f1": "f1",
-    "squad_f1": "f1",
-    "f1_score": "f1",
-}
-#: The metric options of this task: none.
-OPTIONS = ()
 
 
 # ---------------------------------------------------------------------------
@@ -141,21 +126,59 @@ def question_scores(gold_answers, predictions):
 
 
 # ---------------------------------------------------------------------------
-# Settings and metric names
+# Settings and metrics
 # ---------------------------------------------------------------------------
-def parse_settings(values):
-    """``{"normalization": ...}`` with the default ``en`` (ValueError for anything else)."""
-    value = values.get("normalization")
-    value = "en" if value is None else str(value).strip().lower()
-    if value not in NORMALIZATIONS:
-        raise ValueError(
-            "normalization must be one of: %s, got %r" % (", ".join(NORMALIZATIONS), values.get("normalization"))
-        )
-    return {"normalization": value}
+def _normalization(value):
+    """``normalization`` (default ``en``; ValueError for anything else)."""
+    text = "en" if value is None else str(value).strip().lower()
+    if text not in NORMALIZATIONS:
+        raise ValueError("normalization must be one of: %s, got %r" % (", ".join(NORMALIZATIONS), value))
+    return text
 
 
-def _normalization(settings):
-    return parse_settings({"normalization": (settings or {}).get("normalization")})["normalization"]
+@dataclass(frozen=True)
+class QASettings(TaskSettings):
+    """The top-level key of a question-answering task: ``normalization``."""
+
+    normalization: str = setting(
+        "en",
+        "Answer normalization: en (SQuAD v1.1), es (SQAC: Spanish articles, \u00bf\u00a1\u00ab\u00bb), none.",
+        parse=_normalization,
+    )
+
+
+def _mean_of(column):
+    def formula(means, spec):
+        return means[:, column]
+
+    return formula
+
+
+#: Each metric is the mean of its per-question value (the columns of :meth:`Statistics.prepare`).
+METRICS = Metrics(
+    [
+        Metric(
+            NAME,
+            "exact_match",
+            "exact match",
+            "higher",
+            1.0,
+            aliases=("em", "exact", "squad_em"),
+            needs=("em",),
+            formula=_mean_of(0),
+        ),
+        Metric(
+            NAME,
+            "f1",
+            "token F1",
+            "higher",
+            1.0,
+            aliases=("token_f1", "squad_f1", "f1_score"),
+            needs=("f1",),
+            formula=_mean_of(1),
+        ),
+    ]
+)
 
 
 # ---------------------------------------------------------------------------
@@ -220,10 +243,11 @@ def _squad_questions(source, line, data):
                 )
 
 
-def read_gold(source, lines, labels, settings):
+def read_gold(gold, context):
     """The gold answers: SQuAD v1.1 JSON or ``{id: [answer, ...]}`` (messages never quote an answer)."""
-    normalize = normalizer(_normalization(settings))
-    text = json_documents.document_text(lines)
+    source = gold.source
+    normalize = normalizer(context.settings.normalization)
+    text = gold.lines().text()
     expected = 'SQuAD v1.1 JSON or {"question id": ["answer", ...], ...}'
     items = list(_object_items(source, text, expected))
     ids, answers, where, design = [], [], [], None
@@ -254,16 +278,22 @@ def read_gold(source, lines, labels, settings):
             raise source.at(line, "question id %r appears again (first on line %d)" % (ident, seen[ident]))
         seen[ident] = line
     values = _answers_array([tuple(normalize(a) for a in texts) for texts in answers])
-    return {"lines": where, "values": values, "labels": None, "ids": ids, "groups": None, "design": design}
+    return GoldData(where, values, ids=ids, design=design)
 
 
-def read_predictions(source, lines, gold, settings):
+def read_predictions(submission, gold, context):
     """A participant's ``{question id: answer text}``, in the gold's question order, normalized."""
-    normalize = normalizer(_normalization(settings))
+    answers = submission.file()
+    source = answers.source
+    normalize = normalizer(context.settings.normalization)
+    unscored = UnscoredIds(source, context)
     position = dict((ident, i) for i, ident in enumerate(gold.ids))
     found = [None] * len(gold.ids)
     first_line = {}
-    for line, key, value in _object_items(source, json_documents.document_text(lines), _EXAMPLE):
+    for line, key, value in _object_items(source, answers.lines().text(), _EXAMPLE):
+        error = unscored.count(line)
+        if error is not None:
+            raise error
         i = position.get(key)
         if i is None and key in ("data", "version") and key not in position:
             raise source.at(
@@ -271,12 +301,14 @@ def read_predictions(source, lines, gold, settings):
                 "holds the key %s of a SQuAD dataset file; expected the answers alone: %s" % (_quoted(key), _EXAMPLE),
             )
         if i is None:
-            raise source.at(
+            error = unscored.unknown(
                 line,
                 "question id %s is not in the test set (ids look like %s); give one answer per "
                 "test question" % (_quoted(key), _quoted(gold.ids[0])),
             )
-        if found[i] is not None:
+            if error is not None:
+                raise error
+        if key in first_line:
             raise source.at(
                 line,
                 "question id %s appears again (first on line %d); give one answer per question"
@@ -289,11 +321,12 @@ def read_predictions(source, lines, gold, settings):
                 "is allowed and scores 0)"
                 % (_quoted(key), _kind(value), " (write it in double quotes)" if _kind(value) == "number" else ""),
             )
-        found[i] = normalize(value)
         first_line[key] = line
+        if i is not None:  # else an unscored id (files.unscored_ids: ignore), read and checked
+            found[i] = normalize(value)
     missing = [gold.ids[i] for i, v in enumerate(found) if v is None]
     if missing:
-        raise source.whole(
+        raise unscored.missing(
             "has no answer for %d of the %d test questions (e.g. %s); give one answer per question "
             "(an empty string if you have none)"
             % (len(missing), len(gold.ids), ", ".join(_quoted(m) for m in missing[:_SHOWN_IDS]))
@@ -306,9 +339,9 @@ def _quoted(text):
     return repr(text if len(text) <= 40 else text[:40] + "...")
 
 
-def encode_values(gold_values, systems, labels=None, settings=None):
+def encode_values(gold_values, systems, labels, settings):
     """In-memory encoding: gold = one answer or a list of answers per question; systems = one answer each."""
-    normalize = normalizer(_normalization(settings))
+    normalize = normalizer((settings or QASettings()).normalization)
     gold = []
     for i, value in enumerate(gold_values):
         texts = [value] if isinstance(value, str) else list(value)
@@ -378,7 +411,7 @@ class Statistics:
     def score(self, prepared, spec, j):
         if j != 0:
             raise ValueError("the qa task has no groups")
-        return prepared[:, 0 if spec.name == "exact_match" else 1]
+        return METRICS[spec.name].score(prepared, spec)
 
 
 def submission_format(gold, files, metrics):
@@ -398,20 +431,3 @@ def submission_format(gold, files, metrics):
         sample=json.dumps(OrderedDict((i, "") for i in ids), ensure_ascii=False) + "\n",
         public_files=(("test_ids.txt", "\n".join(ids) + "\n"),),
     )
-
-
-class QATask(TaskType):
-    """Extractive question answering, SQuAD-style (see the module's docstring); its metrics take no options."""
-
-    NAME, METRICS, ALIASES, OPTIONS, SETTINGS, Statistics = NAME, METRICS, ALIASES, OPTIONS, SETTINGS, Statistics
-    SETTING_DOCS = {
-        "normalization": "Answer normalization: en (SQuAD v1.1), es (SQAC: Spanish articles, "
-        "\u00bf\u00a1\u00ab\u00bb), none."
-    }
-    OWN_GOLD_FORMAT = OWN_PREDICTION_FORMAT = True
-    parse_settings, read_gold = staticmethod(parse_settings), staticmethod(read_gold)
-    read_predictions, encode_values = staticmethod(read_predictions), staticmethod(encode_values)
-    decode, submission_format = staticmethod(decode), staticmethod(submission_format)
-
-
-TASK = QATask()

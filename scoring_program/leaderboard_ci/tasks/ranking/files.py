@@ -1,23 +1,23 @@
-"""The ranking task's settings, its encoding of qrels and runs, and its file formats (TREC qrels and runs, JSON).
-
-Split from :mod:`leaderboard_ci.tasks.ranking.metrics`, which re-exports what is public here.
-"""
+"""The ranking task's settings, its encoding of qrels and runs, and its file formats (TREC qrels and runs, JSON)."""
 
 from __future__ import annotations
 
 import json
 import math
 import re
+from dataclasses import dataclass
 
 import numpy as np
 
+from ..protocol import GoldData
+from ..settings import TaskSettings, setting
 from ..shared import json_documents
+from ..shared.base import UnscoredIds
 from . import trec_runs
 
 __all__ = [
-    "SETTINGS",
+    "RankingSettings",
     "MISSING_QUERIES",
-    "parse_settings",
     "gold_array",
     "run_array",
     "read_gold",
@@ -26,7 +26,6 @@ __all__ = [
     "run_dtype",
 ]
 
-SETTINGS = ("relevance_threshold", "missing_queries")
 MISSING_QUERIES = ("zero", "skip")
 _WHOLE_NUMBER = re.compile(r"^[+-]?[0-9]+$")
 #: What a line of each format holds, for messages.
@@ -34,9 +33,8 @@ _RUN_COLUMNS = "6 columns: query id, Q0, document id, rank, score, run tag"
 _QRELS_COLUMNS = "4 columns: query id, iteration, document id, relevance"
 
 
-def parse_settings(values):
-    """``relevance_threshold`` (whole number >= 1, default 1) and ``missing_queries`` (zero or skip)."""
-    threshold = values.get("relevance_threshold", 1)
+def _threshold(threshold):
+    """``relevance_threshold``: a whole number >= 1 (ValueError)."""
     if (
         isinstance(threshold, bool)
         or not isinstance(threshold, (int, float))
@@ -47,17 +45,32 @@ def parse_settings(values):
             "relevance_threshold must be a whole number >= 1 (the lowest relevance that counts as "
             "relevant), got %r" % (threshold,)
         )
-    missing = str(values.get("missing_queries", "zero")).strip().lower()
+    return int(threshold)
+
+
+def _missing_queries(value):
+    """``missing_queries``: zero or skip (ValueError)."""
+    missing = str(value).strip().lower()
     if missing not in MISSING_QUERIES:
-        raise ValueError(
-            "missing_queries must be one of: %s, got %r" % (", ".join(MISSING_QUERIES), values.get("missing_queries"))
-        )
-    return {"relevance_threshold": int(threshold), "missing_queries": missing}
+        raise ValueError("missing_queries must be one of: %s, got %r" % (", ".join(MISSING_QUERIES), value))
+    return missing
 
 
-def _settings_of(settings):
-    settings = dict(settings or {})
-    return parse_settings(dict((k, settings[k]) for k in SETTINGS if k in settings))
+@dataclass(frozen=True)
+class RankingSettings(TaskSettings):
+    """The top-level keys of a ranking task: what counts as relevant, and how an unanswered query counts."""
+
+    relevance_threshold: int = setting(
+        1,
+        "Least relevance grade counted as relevant by MAP, MRR, P, recall, hit rate "
+        "(trec_eval -l); nDCG uses the grades as gains.",
+        parse=_threshold,
+    )
+    missing_queries: str = setting(
+        "zero",
+        "zero: an unanswered query scores 0 (trec_eval -c, ranx); skip: the mean runs over the answered queries.",
+        parse=_missing_queries,
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -83,8 +96,8 @@ def gold_array(judgments, settings=None):
 
     Only documents with relevance > 0 are kept, by grade descending then id.
     """
-    settings = _settings_of(settings)
-    threshold = settings["relevance_threshold"]
+    settings = settings or RankingSettings()
+    threshold = settings.relevance_threshold
     kept = [sorted(((d, int(r)) for d, r in docs if int(r) > 0), key=lambda x: (-x[1], x[0])) for docs in judgments]
     m = max([len(docs) for docs in kept] + [1])
     width = max([len(d) for docs in kept for d, _ in docs] + [1])
@@ -95,7 +108,7 @@ def gold_array(judgments, settings=None):
             out["grade"][q, : len(docs)] = grades
             out["relevant"][q, : len(docs)] = [r >= threshold for r in grades]
             out["doc"][q, : len(docs)] = [d for d, _ in docs]
-    out["count_empty"] = settings["missing_queries"] == "zero"
+    out["count_empty"] = settings.missing_queries == "zero"
     return out
 
 
@@ -139,57 +152,20 @@ MAX_JSON_RUN_BYTES = 20 * 1000 * 1000
 def _split_json(lines, max_bytes=None):
     """``(True, text, 1)`` when the file is JSON (starts with ``{``), else ``(False, lines, None)``.
 
-    A :class:`~leaderboard_ci.scoring.text_files.TextFile` is read as one
-    document (a minified JSON run is one long line); a plain sequence of
-    ``(line, text)`` is joined.
+    The file (its decoded ``lines``) is then read as one document: a minified
+    JSON run is one long line.
     """
-    if hasattr(lines, "first_character"):
-        if lines.first_character() == "{":
-            if max_bytes is not None and lines.source_size() > max_bytes:
-                raise lines.source.whole(
-                    "is a JSON run of {:.1f} MB; a JSON run is read up to {:,} MB (its entries become Python "
-                    "objects): send larger runs as TREC runs, one line 'query_id Q0 doc_id rank score "
-                    "run_tag' per document, read at any size up to the file limit".format(
-                        lines.source_size() / 1e6, max_bytes // 1000000
-                    )
+    if lines.first_character() == "{":
+        if max_bytes is not None and lines.source_size() > max_bytes:
+            raise lines.source.whole(
+                "is a JSON run of {:.1f} MB; a JSON run is read up to {:,} MB (its entries become Python "
+                "objects): send larger runs as TREC runs, one line 'query_id Q0 doc_id rank score "
+                "run_tag' per document, read at any size up to the file limit".format(
+                    lines.source_size() / 1e6, max_bytes // 1000000
                 )
-            return True, lines.text(), 1
-        return False, lines, None
-    lines = iter(lines)
-    skipped = []
-    for line, text in lines:
-        if text.strip():
-            if text.lstrip().startswith("{"):
-                rest = [t for _, t in lines]
-                return True, "\n".join([""] * len(skipped) + [text] + rest), line
-            return False, _chain(skipped + [(line, text)], lines), None
-        skipped.append((line, text))
-    return False, iter(skipped), None
-
-
-def _blocks(content):
-    """Blocks ``(first line, text, count)`` of ``content``: a TextFile's own, or made of its lines."""
-    if hasattr(content, "blocks"):
-        for block in content.blocks():
-            yield block
-        return
-    first, texts = None, []
-    for line, text in content:
-        if first is None:
-            first = line
-        elif line != first + len(texts) or len(texts) >= 1 << 16:
-            yield first, "\n".join(texts), len(texts)
-            first, texts = line, []
-        texts.append(text)
-    if texts:
-        yield first, "\n".join(texts), len(texts)
-
-
-def _chain(first, rest):
-    for item in first:
-        yield item
-    for item in rest:
-        yield item
+            )
+        return True, lines.text(), 1
+    return False, lines, None
 
 
 class _Pairs(list):
@@ -254,12 +230,13 @@ def _load_json(source, text, what):
     return data
 
 
-def read_gold(source, lines, labels=None, settings=None):
+def read_gold(gold, context):
     """TREC qrels or JSON ``{qid: {docid: relevance}}`` into one encoded row per query.
 
     Messages name the file and the line (or the query, in JSON), never a relevance judgment.
     """
-    is_json, content, _ = _split_json(lines)
+    source = gold.source
+    is_json, content, _ = _split_json(gold.lines())
     qids, first_lines, judgments = [], [], []
     index = {}
     if is_json:
@@ -315,10 +292,10 @@ def read_gold(source, lines, labels=None, settings=None):
             judgments[q].append((doc, int(rel)))
     if not qids:
         raise source.whole("has no relevance judgments; expected %s per line (TREC qrels)" % _QRELS_COLUMNS)
-    values = gold_array(judgments, settings)
+    values = gold_array(judgments, context.settings)
     if not values["grade"].any():
         raise source.whole("judges no document relevant; qrels need at least one positive judgment")
-    return {"lines": first_lines, "values": values, "labels": None, "ids": tuple(qids), "groups": None}
+    return GoldData(first_lines, values, ids=tuple(qids))
 
 
 def _check_id(source, ident, line, what):
@@ -328,28 +305,32 @@ def _check_id(source, ident, line, what):
         raise source.at(line, "the %s is empty" % what)
 
 
-def read_predictions(source, lines, gold, settings=None):
+def read_predictions(submission, gold, context):
     """A TREC run or JSON ``{qid: {docid: score}}``, aligned with the gold's queries.
 
-    Every query id must be one of the qrels'; a query the run omits counts as
+    Every query id must be one of the qrels' (with ``files.unscored_ids: ignore``, the lines of other
+    queries are read, checked and dropped); a query the run omits counts as
     a query with no retrieved document (see ``missing_queries``).  A TREC run
     is read in blocks with numpy (:mod:`.trec_runs`): the first wrong line
     stops the reading.
     """
+    run_file = submission.file()
+    source = run_file.source
+    ignore = UnscoredIds(source, context).ignore
     index = dict((qid, q) for q, qid in enumerate(gold.ids))
-    is_json, content, _ = _split_json(lines, MAX_JSON_RUN_BYTES)
+    is_json, content, _ = _split_json(run_file.lines(), MAX_JSON_RUN_BYTES)
     # a TREC line holds 6 tokens and 6 separators (12 bytes at least); a JSON entry "d":1, 6 bytes
-    rows = trec_runs.RunRows(*trec_runs.capacity(getattr(source, "path", None), 6 if is_json else 12))
+    rows = trec_runs.RunRows(*trec_runs.capacity(run_file.path, 6 if is_json else 12))
     if is_json:
         seen = set()
         for qid, docs in _load_json(source, content, "score"):
             _check_id(source, qid, None, "query id")
             q = index.get(qid)
-            if q is None:
+            if q is None and not ignore:
                 raise _unknown_query(source, None, qid, gold)
-            if q in seen:
+            if qid in seen:
                 raise source.whole("has query %s twice; give each query once" % _quote(source, qid))
-            seen.add(q)
+            seen.add(qid)
             if not isinstance(docs, _Pairs):
                 raise source.whole(
                     "query %s must map to an object {document id: score}, not a JSON %s"
@@ -358,7 +339,8 @@ def read_predictions(source, lines, gold, settings=None):
             _no_duplicate_documents(source, qid, docs)
             for doc, score in docs:
                 _check_json_score(source, qid, doc, score)
-            trec_runs.add_query_docs(rows, q, docs)
+            if q is not None:  # else an unscored query (files.unscored_ids: ignore), read and checked
+                trec_runs.add_query_docs(rows, q, docs)
     else:
         queries = trec_runs.Queries(gold.ids)
 
@@ -368,8 +350,8 @@ def read_predictions(source, lines, gold, settings=None):
         def bad_score(line, text):
             return source.at(line, "the score %s (the 5th column) %s" % (_quote(source, text), _why(text)))
 
-        for first, text, count in _blocks(content):
-            trec_runs.parse_block(source, first, text, count, queries, rows, unknown, bad_score)
+        for first, text, count in content.blocks():
+            trec_runs.parse_block(source, first, text, count, queries, rows, None if ignore else unknown, bad_score)
 
     def duplicate(line, first, doc, q):
         return source.at(

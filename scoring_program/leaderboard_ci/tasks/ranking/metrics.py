@@ -1,6 +1,6 @@
 """Ranking and retrieval: a ranked list of documents per query, judged by graded relevance.
 
-The task module protocol (see :mod:`leaderboard_ci.tasks`) for runs:
+The task type's pieces for runs:
 
 * **formats**: :func:`read_gold` reads TREC qrels (``qid 0 docid relevance``)
   or JSON ``{qid: {docid: relevance}}``; :func:`read_predictions` reads TREC
@@ -46,98 +46,42 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
+from typing import Any, Callable, Optional
 
 import numpy as np
 
 from ...core.accumulators import CodeCounts, ExactSums
-from ..legacy import SubmissionFormat, TaskType
-from ..shared.base import MetricInfo
+from ..metrics import Metric, Metrics, Option
+from ..protocol import SubmissionFormat
 from ..shared.sparse import few_queries
-from .files import MISSING_QUERIES, SETTINGS, gold_array, parse_settings, read_gold, read_predictions, run_array
+from .files import MISSING_QUERIES, RankingSettings, gold_array, read_gold, read_predictions, run_array
 from .files import positions as _positions
 from .files import run_dtype as _run_dtype
 
 __all__ = [
     "NAME",
     "METRICS",
-    "ALIASES",
-    "OPTIONS",
-    "SETTINGS",
-    "resolve_name",
-    "known_names",
-    "make_spec",
-    "parse_settings",
+    "RankingMetric",
+    "RankingSettings",
     "read_gold",
     "read_predictions",
     "encode_values",
     "decode",
     "per_query_values",
     "Statistics",
+    "unit_values",
     "gold_array",
     "run_array",
-    "UNIT_VALUES_NAME",
     "sparse_units",
+    "submission_format",
     "FEW_QUERIES",
     "MISSING_QUERIES",
-    "RankingTask",
-    "TASK",
 ]
 
 NAME = "ranking"
-#: The unit of :meth:`Statistics.unit_values` (the end-of-phase report's distribution figure).
-UNIT_VALUES_NAME = "query"
 _MAX_K = 1000000
-
-METRICS = {
-    "ndcg": MetricInfo(NAME, "higher", 1.0, "nDCG"),
-    "map": MetricInfo(NAME, "higher", 1.0, "MAP"),
-    "mrr": MetricInfo(NAME, "higher", 1.0, "MRR"),
-    "p": MetricInfo(NAME, "higher", 1.0, "P"),
-    "recall": MetricInfo(NAME, "higher", 1.0, "Recall"),
-    "hit_rate": MetricInfo(NAME, "higher", 1.0, "Hit rate"),
-}
-#: Metrics that need a cut-off ``@k``.
-_NEEDS_K = ("p", "recall", "hit_rate")
-#: Other spellings (listed in docs/configuration.md, generated from them); a cut-off may follow any of them
-#: (``precision@5``).
-ALIASES = {
-    "precision": "p",
-    "ndcg_cut": "ndcg",
-    "map_cut": "map",
-    "ap": "map",
-    "rr": "mrr",
-    "recip_rank": "mrr",
-    "mean_reciprocal_rank": "mrr",
-    "hitrate": "hit_rate",
-    "hit": "hit_rate",
-    "success": "hit_rate",
-}
-#: The metric options of this task (besides ``name`` and ``key``): the cut-off.
-OPTIONS = ("k",)
 _NAME_PATTERN = re.compile(r"^([a-z_]+?)(?:[@_]([0-9]+))?$")
-
-
-# ---------------------------------------------------------------------------
-# Metric names and options
-# ---------------------------------------------------------------------------
-def resolve_name(name):
-    """``(metric, {"k": k})`` for ``ndcg@10``, ``ndcg_10``, ``p@5``, ``map``, ``recip_rank``..., or None."""
-    name = str(name)
-    base = ALIASES.get(name, name)
-    if base in METRICS:
-        return base, {}
-    match = _NAME_PATTERN.match(name)
-    if match is None or match.group(2) is None:
-        return None
-    base = ALIASES.get(match.group(1), match.group(1))
-    if base not in METRICS:
-        return None
-    return base, {"k": int(match.group(2))}
-
-
-def known_names():
-    """One spelling of every metric (``k`` stands for the cut-off)."""
-    return ["ndcg", "ndcg@k", "map", "map@k", "mrr", "mrr@k", "p@k", "recall@k", "hit_rate@k"]
 
 
 def _cutoff(value):
@@ -151,17 +95,135 @@ def _cutoff(value):
     return int(value)
 
 
-def make_spec(name, options, defaults):
-    """``(fields, default key, title)``: the cut-off ``k`` lives in ``options`` (``ndcg@10`` -> k=10)."""
-    k = options.get("k")
-    if k is not None:
-        k = _cutoff(k)
-    if k is None and name in _NEEDS_K:
-        raise ValueError("%s needs a cut-off, e.g. %s@10" % (name, name))
-    title = METRICS[name].title
-    if k is None:
-        return {"options": ()}, name, title
-    return {"options": (("k", k),)}, "%s_%d" % (name, k), "%s@%d" % (title, k)
+#: The one option of the ranking metrics.
+K = Option("k", "The cut-off: the first k documents of a ranking (ndcg@10), or the k best classes (top-k accuracy).")
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class RankingMetric(Metric):
+    """A mean over queries of a per-query value (trec_eval's definitions), with a cut-off ``@k``.
+
+    ``per_query(k, gold, run) -> (Q,)`` is the per-query value (``k`` None: no
+    cut-off); ``needs_k``: the metric needs a cut-off (``p@10``).  Every spelling
+    takes a cut-off: ``ndcg@10``, ``ndcg_10``, ``precision@5`` (an alias).
+    """
+
+    per_query: Optional[Callable[..., Any]] = None
+    needs_k: bool = False
+
+    def parse_name(self, name):
+        match = _NAME_PATTERN.match(name)
+        if match is None or match.group(2) is None:
+            return None
+        if match.group(1) not in (self.name,) + self.aliases:
+            return None
+        return {"k": int(match.group(2))}
+
+    def make_spec(self, options, defaults):
+        """``(fields, default key, title)``: the cut-off ``k`` lives in ``options`` (``ndcg@10`` -> k=10)."""
+        k = options.get("k")
+        if k is not None:
+            k = _cutoff(k)
+        if k is None and self.needs_k:
+            raise ValueError("%s needs a cut-off, e.g. %s@10" % (self.name, self.name))
+        if k is None:
+            return {"options": ()}, self.name, self.title
+        return {"options": (("k", k),)}, "%s_%d" % (self.name, k), "%s@%d" % (self.title, k)
+
+
+def _judged(gold, run, k):
+    """``(grade, relevant, rank, within, hits, n_relevant, safe_r)`` of the encoded rows."""
+    grade = np.asarray(gold["grade"], dtype=np.float64)
+    relevant = np.asarray(gold["relevant"], dtype=bool)
+    rank = np.asarray(run["rank"], dtype=np.int64)
+    found = rank > 0
+    within = found if k is None else found & (rank <= k)
+    hits = relevant & within
+    n_relevant = relevant.sum(axis=1).astype(np.float64)
+    safe_r = np.where(n_relevant == 0, 1.0, n_relevant)
+    return grade, relevant, rank, within, hits, n_relevant, safe_r
+
+
+def _precision(k, gold, run):
+    hits = _judged(gold, run, k)[4]
+    return hits.sum(axis=1) / float(k)
+
+
+def _recall(k, gold, run):
+    _, _, _, _, hits, n_relevant, safe_r = _judged(gold, run, k)
+    return np.where(n_relevant == 0, 0.0, hits.sum(axis=1) / safe_r)
+
+
+def _hit_rate(k, gold, run):
+    return _judged(gold, run, k)[4].any(axis=1).astype(np.float64)
+
+
+def _reciprocal_rank(k, gold, run):
+    _, _, rank, _, hits, _, _ = _judged(gold, run, k)
+    inverse = np.where(hits, 1.0 / np.where(hits, rank, 1), 0.0)
+    return inverse.max(axis=1) if inverse.shape[1] else np.zeros(inverse.shape[0])
+
+
+def _average_precision(k, gold, run):
+    _, _, rank, _, hits, n_relevant, safe_r = _judged(gold, run, k)
+    ranks = np.sort(np.where(hits, rank, np.iinfo(np.int64).max), axis=1)
+    order = np.arange(1, ranks.shape[1] + 1, dtype=np.float64)
+    counted = ranks != np.iinfo(np.int64).max
+    precision = np.where(counted, order / np.where(counted, ranks, 1), 0.0)
+    return np.where(n_relevant == 0, 0.0, precision.sum(axis=1) / safe_r)
+
+
+def _ndcg(k, gold, run):
+    grade, _, rank, within, _, _, _ = _judged(gold, run, k)
+    gains = np.where(within, grade / np.log2(np.where(within, rank, 1) + 1.0), 0.0)
+    dcg = gains.sum(axis=1)
+    depth = grade.shape[1] if k is None else min(k, grade.shape[1])
+    ideal = (grade[:, :depth] / np.log2(np.arange(2, depth + 2, dtype=np.float64))).sum(axis=1)
+    return np.where(ideal == 0, 0.0, dcg / np.where(ideal == 0, 1.0, ideal))
+
+
+def _mean_over_queries(view, spec):
+    """The mean of ``spec``'s per-query values (NaN for an empty group; see :meth:`Statistics.score`)."""
+    return view.mean(spec)
+
+
+def _metric(name, title, per_query, aliases=(), spellings=(), needs_k=False):
+    return RankingMetric(
+        NAME,
+        name,
+        title,
+        "higher",
+        1.0,
+        aliases=aliases,
+        spellings=spellings,
+        options=(K,),
+        needs=("per_query",),
+        formula=_mean_over_queries,
+        per_query=per_query,
+        needs_k=needs_k,
+    )
+
+
+METRICS = Metrics(
+    [
+        _metric("ndcg", "nDCG", _ndcg, ("ndcg_cut",), ("ndcg", "ndcg@k")),
+        _metric("map", "MAP", _average_precision, ("map_cut", "ap"), ("map", "map@k")),
+        _metric("mrr", "MRR", _reciprocal_rank, ("rr", "recip_rank", "mean_reciprocal_rank"), ("mrr", "mrr@k")),
+        _metric("p", "P", _precision, ("precision",), ("p@k",), needs_k=True),
+        _metric("recall", "Recall", _recall, (), ("recall@k",), needs_k=True),
+        _metric("hit_rate", "Hit rate", _hit_rate, ("hitrate", "hit", "success"), ("hit_rate@k",), needs_k=True),
+    ]
+)
+
+
+def per_query_values(spec_name, k, gold, run):
+    """One metric's value on every query, shape ``(Q,)`` (trec_eval's definitions).
+
+    ``gold`` and ``run`` are the encoded rows (:func:`gold_array`, :func:`run_array`).
+    """
+    if spec_name not in METRICS:
+        raise ValueError("%r is not a ranking metric" % (spec_name,))
+    return METRICS[spec_name].per_query(k, gold, run)
 
 
 # ---------------------------------------------------------------------------
@@ -215,43 +277,6 @@ def decode(gold, values):
 # ---------------------------------------------------------------------------
 # Per-query values and scores
 # ---------------------------------------------------------------------------
-def per_query_values(spec_name, k, gold, run):
-    """One metric's value on every query, shape ``(Q,)`` (trec_eval's definitions).
-
-    ``gold`` and ``run`` are the encoded rows (:func:`gold_array`, :func:`run_array`).
-    """
-    grade = np.asarray(gold["grade"], dtype=np.float64)
-    relevant = np.asarray(gold["relevant"], dtype=bool)
-    rank = np.asarray(run["rank"], dtype=np.int64)
-    found = rank > 0
-    within = found if k is None else found & (rank <= k)
-    hits = relevant & within
-    n_relevant = relevant.sum(axis=1).astype(np.float64)
-    safe_r = np.where(n_relevant == 0, 1.0, n_relevant)
-    if spec_name == "p":
-        return hits.sum(axis=1) / float(k)
-    if spec_name == "recall":
-        return np.where(n_relevant == 0, 0.0, hits.sum(axis=1) / safe_r)
-    if spec_name == "hit_rate":
-        return hits.any(axis=1).astype(np.float64)
-    if spec_name == "mrr":
-        inverse = np.where(hits, 1.0 / np.where(hits, rank, 1), 0.0)
-        return inverse.max(axis=1) if inverse.shape[1] else np.zeros(inverse.shape[0])
-    if spec_name == "map":
-        ranks = np.sort(np.where(hits, rank, np.iinfo(np.int64).max), axis=1)
-        order = np.arange(1, ranks.shape[1] + 1, dtype=np.float64)
-        counted = ranks != np.iinfo(np.int64).max
-        precision = np.where(counted, order / np.where(counted, ranks, 1), 0.0)
-        return np.where(n_relevant == 0, 0.0, precision.sum(axis=1) / safe_r)
-    if spec_name == "ndcg":
-        gains = np.where(within, grade / np.log2(np.where(within, rank, 1) + 1.0), 0.0)
-        dcg = gains.sum(axis=1)
-        depth = grade.shape[1] if k is None else min(k, grade.shape[1])
-        ideal = (grade[:, :depth] / np.log2(np.arange(2, depth + 2, dtype=np.float64))).sum(axis=1)
-        return np.where(ideal == 0, 0.0, dcg / np.where(ideal == 0, 1.0, ideal))
-    raise ValueError("%r is not a ranking metric" % (spec_name,))
-
-
 class Statistics:
     """Exact sums of the per-query values of every metric, overall and per group.
 
@@ -309,6 +334,10 @@ class Statistics:
         return self._sums_acc.item_values()[keep, column + j].copy()
 
     def score(self, stats, spec, j):
+        """``spec``'s score on all queries (``j`` 0) or group ``j - 1``: its formula."""
+        return METRICS[spec.name].score(_View(self, stats, j), spec)
+
+    def mean(self, stats, spec, j):
         """Mean per-query value of ``spec`` on all queries (``j`` 0) or group ``j - 1``.
 
         NaN only for a group with no query in the replicate; with
@@ -328,8 +357,23 @@ class Statistics:
         return np.where(n == 0, np.nan, out)
 
 
+class _View(object):
+    """What a ranking metric's formula reads: the statistics of one block, on all queries or one group."""
+
+    def __init__(self, statistics, stats, j):
+        self.statistics, self.stats, self.j = statistics, stats, j
+
+    def mean(self, spec):
+        return self.statistics.mean(self.stats, spec, self.j)
+
+
+def unit_values(statistics, spec, j):
+    """Each query's value of ``spec`` (its mean is the score); the protocol's ``unit_values`` capability."""
+    return statistics.unit_values(spec, j)
+
+
 # ---------------------------------------------------------------------------
-# Where an interval rests on almost nothing (the sparse_units hook)
+# Where an interval rests on almost nothing (the sparse_units capability)
 # ---------------------------------------------------------------------------
 #: A target with this many queries that have a relevant document, or fewer, is flagged: the
 #: mean over queries then rests on a handful of values (the other queries score 0 for everyone).
@@ -357,7 +401,7 @@ def submission_format(gold, files, metrics):
     """What participants submit: a TREC run (or its JSON form), documents ranked per query."""
     queries = list(gold.ids or ())
     lines = ["%s Q0 example_document 1 1.0 sample" % q for q in queries]
-    missing = dict(gold.settings).get("missing_queries", "zero")
+    missing = RankingSettings.of(gold).missing_queries
     return SubmissionFormat(
         unit="query",
         units="queries",
@@ -382,30 +426,3 @@ def submission_format(gold, files, metrics):
         sample="\n".join(lines) + "\n",
         public_files=(("queries.tsv", "".join("%s\t(the text of query %s)\n" % (q, q) for q in queries)),),
     )
-
-
-class RankingTask(TaskType):
-    """Ranking: TREC runs against qrels, one resampling unit per query (see the module's docstring)."""
-
-    NAME, METRICS, ALIASES, OPTIONS, SETTINGS = NAME, METRICS, ALIASES, OPTIONS, SETTINGS
-    SETTING_DOCS = {
-        "relevance_threshold": "Least relevance grade counted as relevant by MAP, MRR, P, recall, hit rate "
-        "(trec_eval -l); nDCG uses the grades as gains.",
-        "missing_queries": "zero: an unanswered query scores 0 (trec_eval -c, ranx); skip: the mean "
-        "runs over the answered queries.",
-    }
-    UNIT_VALUES_NAME, Statistics = UNIT_VALUES_NAME, Statistics
-    OWN_GOLD_FORMAT = OWN_PREDICTION_FORMAT = True
-    resolve_name, known_names = staticmethod(resolve_name), staticmethod(known_names)
-    make_spec = staticmethod(make_spec)
-    parse_settings, read_gold = staticmethod(parse_settings), staticmethod(read_gold)
-    read_predictions, encode_values = staticmethod(read_predictions), staticmethod(encode_values)
-    decode, sparse_units = staticmethod(decode), staticmethod(sparse_units)
-    submission_format = staticmethod(submission_format)
-
-    def unit_values(self, statistics, spec, j):
-        """Each query's value of ``spec`` (its mean is the score)."""
-        return statistics.unit_values(spec, j)
-
-
-TASK = RankingTask()

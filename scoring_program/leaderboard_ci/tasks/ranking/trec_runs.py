@@ -181,7 +181,8 @@ def parse_block(source, first_line, text, count, queries, rows, unknown, bad_sco
     """Add the rows of ``count`` lines of ``text`` (lines ``first_line``...) to ``rows``.
 
     ``queries`` is :class:`Queries`; ``unknown(line, qid)`` and ``bad_score(line, text)``
-    make the errors.  The first problem in line order is raised.
+    make the errors.  The first problem in line order is raised.  ``unknown`` None: the lines of
+    a query that is no test query are checked and dropped (``files.unscored_ids: ignore``).
     """
     if not _is_ascii(text) and _UNICODE_SPACE.search(text) is not None:
         return _parse_lines(source, first_line, text, queries, rows, unknown, bad_score)
@@ -202,12 +203,17 @@ def parse_block(source, first_line, text, count, queries, rows, unknown, bad_sco
     view = _word_view(raw)
     query = queries.lookup(view, starts[:, 0], lengths[:, 0])
     score, score_bad = _scores(data, view, starts[:, 4], lengths[:, 4])
-    problem = (query < 0) | score_bad
+    problem = ((query < 0) if unknown is not None else np.zeros(query.shape, dtype=bool)) | score_bad
     if problem.any():
         k = int(np.flatnonzero(problem)[0])
-        if query[k] < 0:
+        if query[k] < 0 and unknown is not None:
             raise unknown(int(lines[k]), _token(data, starts[k, 0], lengths[k, 0]))
         raise bad_score(int(lines[k]), _token(data, starts[k, 4], lengths[k, 4]))
+    if unknown is None and (query < 0).any():  # the lines of unscored queries: checked, dropped
+        keep = query >= 0
+        query, score, starts, lengths, lines = query[keep], score[keep], starts[keep], lengths[keep], lines[keep]
+        if not len(query):
+            return
     rows.add(query, score, data, starts[:, 2], lengths[:, 2], lines)
 
 
@@ -320,11 +326,13 @@ def _parse_lines(source, first_line, text, queries, rows, unknown, bad_score):
         if len(fields) != 6:
             raise _columns_error(source, line, len(fields))
         q = index.get(fields[0].encode("utf-8"))
-        if q is None:
+        if q is None and unknown is not None:
             raise unknown(line, fields[0])
         value = _float(fields[4].encode("utf-8"))
         if not np.isfinite(value):
             raise bad_score(line, fields[4])
+        if q is None:  # an unscored query's line (files.unscored_ids: ignore): checked, dropped
+            continue
         query.append(q)
         score.append(value + 0.0)
         docs.append(fields[2].encode("utf-8"))

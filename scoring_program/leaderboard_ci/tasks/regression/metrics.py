@@ -1,14 +1,14 @@
 """Regression: one real number per item.
 
-The task module protocol (see :mod:`leaderboard_ci.tasks`) for numbers:
+The task type's metrics and statistics (its values are read in :mod:`.files`):
 
-* **parse**: :func:`encode_gold` and :func:`value_parser` (finite numbers;
-  a decimal comma, NaN, infinity and out-of-range values get their own sentence);
 * **per-item statistics**: exact fixed-point sums (:class:`~leaderboard_ci.core.accumulators.ExactSums`)
   of ``|y - p|``, ``(y - p)^2`` and the centred moments, within-sample ranks
   for Spearman (:class:`~leaderboard_ci.core.accumulators.RankSums`);
-* **metrics**: MAE, MSE, RMSE, R², Pearson r, Spearman rho, equal to
-  scikit-learn's / SciPy's on every replicate (``tests/test_metrics.py``).
+* **metrics**: MAE, MSE, RMSE, R², Pearson r, Spearman rho, one
+  :class:`~leaderboard_ci.tasks.metrics.Metric` each (the sums it needs and
+  its formula), equal to scikit-learn's / SciPy's on every replicate
+  (``tests/test_metrics.py``).
 
 Undefined values never become NaN: R² is 1 for a perfect prediction of a
 constant gold and 0 otherwise (scikit-learn's ``force_finite``); Pearson and
@@ -18,56 +18,18 @@ is for a *group* with no items in a replicate.
 
 from __future__ import annotations
 
-import math
-import re
-
 import numpy as np
 
 from ...core.accumulators import CodeCounts, ExactSums, RankSums
-from ..legacy import TaskType
-from ..shared.base import MetricInfo
+from ..metrics import Metric, Metrics
 
-__all__ = [
-    "NAME",
-    "METRICS",
-    "RegressionSums",
-    "regression_score",
-    "RegressionTask",
-    "TASK",
-    "encode_gold",
-    "encode_values",
-    "value_parser",
-    "is_value",
-    "decode",
-    "Statistics",
-    "item_contributions",
-]
+__all__ = ["NAME", "METRICS", "RegressionSums", "regression_score", "Statistics", "item_contributions"]
 
 NAME = "regression"
 _EPS = np.finfo(np.float64).eps
-_MAX_ABS = 1e100
 _SUM_ORDER = ("abs_err", "sq_err", "y", "yy", "p", "pp", "yp")
-
-METRICS = {
-    "mae": MetricInfo(NAME, "lower", 0.0, "MAE", ppi=False),
-    "mse": MetricInfo(NAME, "lower", 0.0, "MSE", ppi=False),
-    "rmse": MetricInfo(NAME, "lower", 0.0, "RMSE", ppi=False),
-    "r2": MetricInfo(NAME, "higher", 1.0, "R\u00b2"),
-    "pearson": MetricInfo(NAME, "higher", 1.0, "Pearson r"),
-    "spearman": MetricInfo(NAME, "higher", 1.0, "Spearman rho"),
-}
-#: Other spellings of the metric names (listed in docs/configuration.md, generated from them).
-ALIASES = {
-    "pearsonr": "pearson",
-    "spearmanr": "spearman",
-    "mean_absolute_error": "mae",
-    "mean_squared_error": "mse",
-    "root_mean_squared_error": "rmse",
-    "r2_score": "r2",
-    "r_squared": "r2",
-}
-#: The metric options of this task (besides ``name`` and ``key``): none.
-OPTIONS = ()
+#: The sums of within-sample ranks (Spearman): a RankSums accumulator of their own.
+_RANKS = "ranks"
 
 
 class RegressionSums:
@@ -118,109 +80,93 @@ def _correlation(sums):
     return np.where(prod == 0, 0.0, np.clip(r, -1.0, 1.0))
 
 
+def _mae(sums, spec):
+    return sums.abs_err / np.where(sums.n == 0, 1.0, sums.n)
+
+
+def _mse(sums, spec):
+    return sums.sq_err / np.where(sums.n == 0, 1.0, sums.n)
+
+
+def _rmse(sums, spec):
+    return np.sqrt(sums.sq_err / np.where(sums.n == 0, 1.0, sums.n))
+
+
+def _r2(sums, spec):
+    den = _variance_sum(sums.y, sums.yy, sums.n)
+    num = sums.sq_err
+    return np.where(den == 0, np.where(num == 0, 1.0, 0.0), 1.0 - num / np.where(den == 0, 1.0, den))
+
+
+def _pearson(sums, spec):
+    return _correlation(sums)
+
+
+_MOMENTS = ("y", "yy", "p", "pp", "yp")
+METRICS = Metrics(
+    [
+        Metric(
+            NAME,
+            "mae",
+            "MAE",
+            "lower",
+            0.0,
+            ppi=False,
+            aliases=("mean_absolute_error",),
+            needs=("abs_err",),
+            formula=_mae,
+        ),
+        Metric(
+            NAME,
+            "mse",
+            "MSE",
+            "lower",
+            0.0,
+            ppi=False,
+            aliases=("mean_squared_error",),
+            needs=("sq_err",),
+            formula=_mse,
+        ),
+        Metric(
+            NAME,
+            "rmse",
+            "RMSE",
+            "lower",
+            0.0,
+            ppi=False,
+            aliases=("root_mean_squared_error",),
+            needs=("sq_err",),
+            formula=_rmse,
+        ),
+        Metric(
+            NAME,
+            "r2",
+            "R\u00b2",
+            "higher",
+            1.0,
+            aliases=("r2_score", "r_squared"),
+            needs=("sq_err", "y", "yy"),
+            formula=_r2,
+        ),
+        Metric(NAME, "pearson", "Pearson r", "higher", 1.0, aliases=("pearsonr",), needs=_MOMENTS, formula=_pearson),
+        # the same formula on within-sample ranks (RankSums)
+        Metric(
+            NAME, "spearman", "Spearman rho", "higher", 1.0, aliases=("spearmanr",), needs=(_RANKS,), formula=_pearson
+        ),
+    ]
+)
+
+
 def regression_score(spec, sums):
-    """Score a regression metric for every (re)sample in ``sums``.
+    """Score a regression metric for every (re)sample in ``sums`` (its formula; NaN marks an empty sample).
 
     ``spearman`` expects ``sums`` computed on within-sample ranks (see
-    :class:`leaderboard_ci.core.accumulators.RankSums`).  NaN marks an empty sample.
+    :class:`leaderboard_ci.core.accumulators.RankSums`).
     """
-    n = sums.n
-    safe_n = np.where(n == 0, 1.0, n)
-    name = spec.name
-    if name == "mae":
-        out = sums.abs_err / safe_n
-    elif name == "mse":
-        out = sums.sq_err / safe_n
-    elif name == "rmse":
-        out = np.sqrt(sums.sq_err / safe_n)
-    elif name == "r2":
-        den = _variance_sum(sums.y, sums.yy, n)
-        num = sums.sq_err
-        out = np.where(den == 0, np.where(num == 0, 1.0, 0.0), 1.0 - num / np.where(den == 0, 1.0, den))
-    elif name in ("pearson", "spearman"):
-        out = _correlation(sums)
-    else:
-        raise ValueError("%r is not a regression metric" % (name,))
-    return np.where(n == 0, np.nan, np.asarray(out, dtype=np.float64))
-
-
-# Which per-item sums each regression metric needs.
-REGRESSION_NEEDS = {
-    "mae": ("abs_err",),
-    "mse": ("sq_err",),
-    "rmse": ("sq_err",),
-    "r2": ("sq_err", "y", "yy"),
-    "pearson": ("y", "yy", "p", "pp", "yp"),
-}
-
-
-# ---------------------------------------------------------------------------
-# Values (the metric names and options are the protocol's defaults)
-# ---------------------------------------------------------------------------
-def _as_number(text):
-    try:
-        value = float(text)
-    except ValueError:
-        return None
-    return value if math.isfinite(value) and "_" not in text else None
-
-
-def encode_gold(source, lines, values, labels=None, config_name="config.yaml", settings=None):
-    """``(float64 targets, None)``; a value that is not a finite number names its line."""
-    numbers = [_as_number(value) for value in values]
-    for line, number in zip(lines, numbers):
-        if number is None:
-            raise source.at(line, "the value is not a finite number (the metric is a regression metric)")
-    return np.array(numbers, dtype=np.float64), None
-
-
-def encode_values(gold_values, systems, labels=None, settings=None):
-    """In-memory encoding for the analysis API: ``(targets, None, {name: values})`` (ValueError)."""
-    gold = np.asarray(gold_values, dtype=np.float64)
-    if gold.ndim != 1 or not np.all(np.isfinite(gold)):
-        raise ValueError("the gold values must be %d finite numbers" % gold.size)
-    coded = {}
-    for name, preds in systems.items():
-        arr = np.asarray(preds, dtype=np.float64)
-        if arr.shape != gold.shape or not np.all(np.isfinite(arr)):
-            raise ValueError("system %r needs %d finite numeric predictions" % (name, gold.size))
-        coded[name] = arr
-    return gold, None, coded
-
-
-def value_parser(source, gold, quote=repr, settings=None):
-    """``(convert(line, text) -> float, typecode)`` for a participant's numbers."""
-
-    def convert(line, text):
-        if text == "":
-            raise source.at(line, "the prediction is empty; expected a number")
-        try:
-            value = float(text)
-        except ValueError:
-            value = None
-        if value is None or "_" in text:
-            hint = " (use a dot as the decimal separator)" if re.match(r"^[+-]?[0-9]*,[0-9]+$", text) else ""
-            raise source.at(line, "%s is not a number%s" % (quote(text), hint))
-        if value != value:
-            raise source.at(line, "the prediction is NaN; expected a finite number")
-        if math.isinf(value) and text.strip("+-").lower() in ("inf", "infinity"):
-            raise source.at(line, "the prediction is infinite; expected a finite number")
-        if not abs(value) <= _MAX_ABS:
-            raise source.at(
-                line, "the prediction %s is out of range (the limit is 1e100 in absolute value)" % quote(text)
-            )
-        return value
-
-    return convert, "d"
-
-
-def is_value(gold, text):
-    """Whether a header field is really a value (a number), i.e. the file has no header."""
-    return _as_number(text) is not None
-
-
-def decode(gold, values):
-    return np.asarray(values, dtype=np.float64)
+    if spec.name not in METRICS:
+        raise ValueError("%r is not a regression metric" % (spec.name,))
+    out = METRICS[spec.name].score(sums, spec)
+    return np.where(sums.n == 0, np.nan, np.asarray(out, dtype=np.float64))
 
 
 # ---------------------------------------------------------------------------
@@ -259,7 +205,8 @@ class Statistics:
         }
         needed = set()
         for spec in metrics:
-            needed.update(REGRESSION_NEEDS.get(spec.name, ()))
+            if spec.name in METRICS:
+                needed.update(METRICS[spec.name].needs)
         self._sum_names = [name for name in _SUM_ORDER if name in needed]
         has_groups = gold.groups is not None
         g = group_codes
@@ -273,7 +220,7 @@ class Statistics:
         self._sums = add(ExactSums(np.stack(columns, axis=1))) if columns else None
         self._group_counts = add(CodeCounts(g, n_groups)) if has_groups else None
         self._ranks = {}
-        if any(m.name == "spearman" for m in metrics):
+        if _RANKS in needed:
             self._ranks[0] = add(RankSums(y, p))
             for j in range(n_groups if has_groups else 0):
                 items = np.flatnonzero(g == j)
@@ -300,7 +247,7 @@ class Statistics:
         return RegressionSums(n, **sums)
 
     def score(self, stats, spec, j):
-        if spec.name == "spearman":
+        if _RANKS in METRICS[spec.name].needs:
             r = np.asarray(stats[self._ranks[j]], dtype=np.float64)
             return regression_score(
                 spec, RegressionSums(r[:, 0], y=r[:, 1], yy=r[:, 2], p=r[:, 3], pp=r[:, 4], yp=r[:, 5])
@@ -321,15 +268,3 @@ def item_contributions(spec, gold, predictions):
     if spec.name == "mae":
         return np.abs(errors), "absolute error", None
     return errors**2, "squared error", "about 90% instead of 95% at n = 300 in a coverage study"
-
-
-class RegressionTask(TaskType):
-    """Regression: one real number per item; the metrics take no options (the protocol's defaults)."""
-
-    NAME, METRICS, ALIASES, OPTIONS, Statistics = NAME, METRICS, ALIASES, OPTIONS, Statistics
-    encode_gold, value_parser, is_value = staticmethod(encode_gold), staticmethod(value_parser), staticmethod(is_value)
-    encode_values, decode = staticmethod(encode_values), staticmethod(decode)
-    item_contributions = staticmethod(item_contributions)
-
-
-TASK = RegressionTask()

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import csv
 import math
-import re
 from array import array
 
 import numpy as np
+
+from ..shared.base import UnscoredIds
+from ..shared.numbers import decimal_comma_hint, number
 
 __all__ = ["read_predictions", "is_number", "DEFAULT_SUM_TOLERANCE", "PROBABILITY_METRICS"]
 
@@ -113,13 +115,9 @@ def _value_columns(source, gold, names, id_column, delimiter, header_line=1):
 def _number(source, line, text, column):
     if text == "":
         raise source.at(line, "the %s is empty; expected a number" % column)
-    try:
-        value = float(text)
-    except ValueError:
-        value = None
-    if value is None or "_" in text:
-        hint = " (use a dot as the decimal separator)" if re.match(r"^[+-]?[0-9]*,[0-9]+$", text) else ""
-        raise source.at(line, "the %s %s is not a number%s" % (column, _quote(text), hint))
+    value = number(text)
+    if value is None:
+        raise source.at(line, "the %s %s is not a number%s" % (column, _quote(text), decimal_comma_hint(text)))
     if value != value or math.isinf(value):
         beyond = value == value and text.strip().lstrip("+-").lower() not in ("inf", "infinity")
         raise source.at(
@@ -134,7 +132,7 @@ def _number(source, line, text, column):
     return value
 
 
-def read_predictions(source, lines, gold, settings):
+def read_predictions(submission, gold, context):
     """A submission's scores, aligned with the gold items: float64 ``(n, C)``, C = 1 or the number of classes.
 
     The file is CSV (or TSV, when the header holds tabs) with a header: the
@@ -145,20 +143,17 @@ def read_predictions(source, lines, gold, settings):
     row must sum to 1 within ``sum_tolerance``.  Each mistake is one
     sentence naming the file and line.
     """
-    metrics = settings.get("metrics") or ()
-    names_used = set(m.name for m in metrics)
-    probabilities = sorted(names_used & set(PROBABILITY_METRICS))
-    check_sum = "log_loss" in names_used
-    tolerance = settings.get("sum_tolerance", DEFAULT_SUM_TOLERANCE)
-    fmt = settings.get("format", "auto")
+    predictions = submission.file()
+    source = predictions.source
+    fmt = context.format
     if fmt in ("json", "jsonl", "lines"):
         raise source.whole(
             "cannot be read as %s: scored predictions are a CSV or TSV file with a header "
             "(files.format: csv or tsv)" % fmt
         )
-    rows = _non_blank(source, lines)
+    rows = _non_blank(source, predictions.lines())
     first = next(rows, None)
-    id_column = settings.get("id_column") if gold.ids is not None else None
+    id_column = context.id_column if gold.ids is not None else None
     if first is None:
         raise source.whole(
             "is empty; expected the header %s and one line per test item" % _expected_header(gold, id_column, ",")
@@ -169,52 +164,90 @@ def read_predictions(source, lines, gold, settings):
             "looks like JSON; scored predictions are a CSV file with the header %s"
             % _expected_header(gold, id_column, ","),
         )
-    delimiter = "\t" if (fmt == "tsv" or ("\t" in first[1] and fmt != "csv")) else ","
-    header = _fields(first[1], delimiter)
-    ids = frozenset(gold.ids or ())
-    ident = None
-    if id_column is not None:
-        folded = [h.casefold() for h in header]
-        ident = (
-            header.index(id_column)
-            if id_column in header
-            else (folded.index(id_column.casefold()) if id_column.casefold() in folded else None)
-        )
-        if ident is None:
-            if any(h in ids or is_number(h) for h in header):
+    layout = _Layout(
+        source, gold, first, id_column, "\t" if (fmt == "tsv" or ("\t" in first[1] and fmt != "csv")) else ","
+    )
+    names_used = set(m.name for m in context.metrics)
+    unscored = UnscoredIds(source, context)
+    tolerance = context.settings.sum_tolerance
+    values, lines_seen, row_ids = _read_rows(source, gold, rows, layout, names_used, tolerance, unscored)
+    n = gold.n
+    if not lines_seen:
+        raise source.whole("has a header but no predictions; expected one line per test item (%d)" % n)
+    matrix = np.frombuffer(values, dtype=np.float64).reshape(-1, layout.k_cols)
+    if layout.classes is not None:
+        reordered = np.empty_like(matrix)
+        reordered[:, layout.classes] = matrix
+        matrix = reordered
+    if layout.ident is None:
+        if matrix.shape[0] != n:
+            raise source.whole(
+                "has %d predictions, expected %d (one per test item, in the order of the test set)"
+                % (matrix.shape[0], n)
+            )
+        return matrix
+    return _align(source, gold, row_ids, lines_seen, matrix, unscored)
+
+
+class _Layout(object):
+    """The header of a file of scores: where the id is, which column holds which class's score."""
+
+    def __init__(self, source, gold, first, id_column, delimiter):
+        self.delimiter = delimiter
+        header = _fields(first[1], delimiter)
+        ids = frozenset(gold.ids or ())
+        ident = None
+        if id_column is not None:
+            folded = [h.casefold() for h in header]
+            ident = (
+                header.index(id_column)
+                if id_column in header
+                else (folded.index(id_column.casefold()) if id_column.casefold() in folded else None)
+            )
+            if ident is None:
+                if any(h in ids or is_number(h) for h in header):
+                    raise source.at(
+                        first[0],
+                        "the first line is data, not a header; start the file with the header %s"
+                        % _expected_header(gold, id_column, delimiter),
+                    )
                 raise source.at(
                     first[0],
-                    "the first line is data, not a header; start the file with the header %s"
-                    % _expected_header(gold, id_column, delimiter),
+                    "the header has no id column %s; the header should be %s"
+                    % (_quote(id_column), _expected_header(gold, id_column, delimiter)),
                 )
+        elif any(is_number(h) for h in header):
             raise source.at(
                 first[0],
-                "the header has no id column %s; the header should be %s"
-                % (_quote(id_column), _expected_header(gold, id_column, delimiter)),
+                "the first line is data, not a header; start the file with the header %s"
+                % _expected_header(gold, id_column, delimiter),
             )
-    elif any(is_number(h) for h in header):
-        raise source.at(
-            first[0],
-            "the first line is data, not a header; start the file with the header %s"
-            % _expected_header(gold, id_column, delimiter),
-        )
-    value_names = [h for i, h in enumerate(header) if i != ident]
-    value_at = [i for i in range(len(header)) if i != ident]
-    positions, classes = _value_columns(source, gold, value_names, id_column, delimiter, first[0])
-    k_cols = len(value_names)
-    order = [value_at[p] for p in positions]
-    column_names = ["score"] if classes is None else ["probability of class %s" % _quote(n) for n in value_names]
+        self.ident = ident
+        self.value_names = [h for i, h in enumerate(header) if i != ident]
+        value_at = [i for i in range(len(header)) if i != ident]
+        positions, self.classes = _value_columns(source, gold, self.value_names, id_column, delimiter, first[0])
+        self.k_cols = len(self.value_names)
+        self.order = [value_at[p] for p in positions]
+        self.width = len(header)
+
+
+def _read_rows(source, gold, rows, layout, names_used, tolerance, unscored):
+    """``(values, line numbers, row ids)`` of the data rows, each value checked."""
+    probabilities = sorted(names_used & set(PROBABILITY_METRICS))
+    check_sum = "log_loss" in names_used
+    classes = layout.classes
+    column_names = ["score"] if classes is None else ["probability of class %s" % _quote(n) for n in layout.value_names]
     if classes is None and probabilities:
         column_names = ["probability"]
-    width = len(header)
+    ids = frozenset(gold.ids or ())
     values = array("d")
     lines_seen = array("q")
     row_ids = []
     for lineno, text in rows:
-        fields = _fields(text, delimiter)
-        if len(fields) != width:
-            raise source.at(lineno, "expected %d fields, found %d" % (width, len(fields)))
-        row = [_number(source, lineno, fields[i], column_names[c]) for c, i in enumerate(order)]
+        fields = _fields(text, layout.delimiter)
+        if len(fields) != layout.width:
+            raise source.at(lineno, "expected %d fields, found %d" % (layout.width, len(fields)))
+        row = [_number(source, lineno, fields[i], column_names[c]) for c, i in enumerate(layout.order)]
         if probabilities:
             for c, value in enumerate(row):
                 if not 0.0 <= value <= 1.0:
@@ -229,29 +262,14 @@ def read_predictions(source, lines, gold, settings):
                     "the class probabilities sum to %r; for log_loss each row must sum to 1 "
                     "(within sum_tolerance %g)" % (sum(row), tolerance),
                 )
-        if ident is not None:
-            row_id = fields[ident]
-            if row_id not in ids:  # stop at the first unknown id, not after reading the rest
+        if layout.ident is not None:
+            row_id = fields[layout.ident]
+            if row_id not in ids and not unscored.ignore:  # stop at the first unknown id, not after the rest
                 raise _unknown_id(source, lineno, row_id, gold)
             row_ids.append(row_id)
         values.extend(row)
         lines_seen.append(lineno)
-    n = gold.n
-    if not lines_seen:
-        raise source.whole("has a header but no predictions; expected one line per test item (%d)" % n)
-    matrix = np.frombuffer(values, dtype=np.float64).reshape(-1, k_cols)
-    if classes is not None:
-        reordered = np.empty_like(matrix)
-        reordered[:, classes] = matrix
-        matrix = reordered
-    if ident is None:
-        if matrix.shape[0] != n:
-            raise source.whole(
-                "has %d predictions, expected %d (one per test item, in the order of the test set)"
-                % (matrix.shape[0], n)
-            )
-        return matrix
-    return _align(source, gold, row_ids, lines_seen, matrix)
+    return values, lines_seen, row_ids
 
 
 def _unknown_id(source, line, ident, gold):
@@ -260,7 +278,10 @@ def _unknown_id(source, line, ident, gold):
     return source.at(line, "id %s is not in the test set; expected ids like %s" % (_quote(ident), _quote(gold.ids[0])))
 
 
-def _align(source, gold, row_ids, lines_seen, matrix):
+def _align(source, gold, row_ids, lines_seen, matrix, unscored):
+    """The rows in gold order; rows of ids the gold lacks refused, or dropped (``files.unscored_ids: ignore``)."""
+    if unscored.max_ids is not None and len(row_ids) > unscored.max_ids:
+        raise unscored.limit(lines_seen[unscored.max_ids])
     index = dict((ident, position) for position, ident in enumerate(gold.ids))
     position = np.empty(len(row_ids), dtype=np.intp)
     first_line = {}
@@ -280,7 +301,7 @@ def _align(source, gold, row_ids, lines_seen, matrix):
             unknown.append(r)
             continue
         position[r] = p
-    if unknown:
+    if unknown and not unscored.ignore:
         r = unknown[0]
         raise source.whole(
             "has %d id%s that %s not in the test set (the first is %s, on line %d); expected ids "
@@ -294,13 +315,15 @@ def _align(source, gold, row_ids, lines_seen, matrix):
                 _quote(gold.ids[0]),
             )
         )
-    if len(row_ids) < gold.n:
+    if len(row_ids) - len(unknown) < gold.n:
         seen = set(row_ids)
         missing = [i for i in gold.ids if i not in seen]
-        raise source.whole(
+        raise unscored.missing(
             "is missing %d of the %d test ids (e.g. %s); give one prediction for every id"
             % (len(missing), gold.n, ", ".join(_quote(i) for i in missing[:3]))
         )
-    out = np.empty_like(matrix)
-    out[position] = matrix
+    scored = np.ones(len(row_ids), dtype=bool)
+    scored[unknown] = False
+    out = np.empty((gold.n,) + matrix.shape[1:], dtype=matrix.dtype)
+    out[position[scored]] = matrix[scored]
     return out

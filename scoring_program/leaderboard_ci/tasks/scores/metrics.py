@@ -1,6 +1,6 @@
 """Scored predictions: a score or one probability per class for each item, gold class labels.
 
-The task module protocol (see :mod:`leaderboard_ci.tasks`) for scores:
+The task type's metrics and statistics:
 
 * **files**: the gold standard is ``id,label`` (classes, read like
   classification); a submission is a CSV/TSV file with a header, read by
@@ -22,7 +22,8 @@ The task module protocol (see :mod:`leaderboard_ci.tasks`) for scores:
   least it with ``positive_when: at_or_above``;
   multi-class: the arg-max, the first class on ties).  Each equals
   scikit-learn's with ``sample_weight`` = the resample counts
-  (``tests/test_scores.py``).
+  (``tests/test_scores.py``).  One :class:`~leaderboard_ci.tasks.metrics.Metric`
+  each (:data:`METRICS`), whose formula reads the statistics' view of a (re)sample.
 
 Undefined values: a replicate in which a class needed by ROC-AUC or average
 precision is absent gives NaN (scikit-learn raises), and the interval uses
@@ -33,145 +34,72 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 
 import numpy as np
 
 from ...core.accumulators import CodeCounts, ExactSums
 from ...core.intervals import Interval
+from ..classification import files as classification_files
 from ..classification import metrics as classification
-from ..legacy import SubmissionFormat, TaskType
-from ..shared.base import MetricInfo, SparseUnits, item_mask
+from ..metrics import Metric, Metrics, Option
+from ..protocol import PairTests
+from ..settings import TaskSettings, setting
+from ..shared.base import SparseUnits, item_mask
 from ..shared.sparse import class_code_units, is_macro
 from .curves import BinaryCurve, ap_from_stats, auc_from_stats, delong_auc, delong_pvalues
-from .files import DEFAULT_SUM_TOLERANCE, PROBABILITY_METRICS, is_number, read_predictions
+from .files import DEFAULT_SUM_TOLERANCE, PROBABILITY_METRICS
 
 __all__ = [
     "NAME",
     "METRICS",
-    "ScoresTask",
-    "TASK",
-    "resolve_name",
-    "make_spec",
-    "known_names",
-    "check_metrics",
-    "encode_gold",
+    "ScoresSettings",
     "encode_values",
-    "value_parser",
-    "is_value",
     "decode",
-    "read_predictions",
     "Statistics",
-    "SETTINGS",
-    "parse_settings",
+    "PAIR_TESTS",
     "pair_tests",
     "log_loss_terms",
     "brier_terms",
     "sparse_units",
     "item_contributions",
+    "analytic_interval",
     "FEW_RANKED",
 ]
 
 NAME = "scores"
-_LABEL_METRICS = tuple(classification.METRICS)
-METRICS = {
-    "roc_auc": MetricInfo(NAME, "higher", 1.0, "ROC-AUC"),
-    "average_precision": MetricInfo(NAME, "higher", 1.0, "average precision"),
-    "log_loss": MetricInfo(NAME, "lower", 0.0, "log loss", ppi=False),
-    "brier": MetricInfo(NAME, "lower", 0.0, "Brier score"),
-    "top_k_accuracy": MetricInfo(NAME, "higher", 1.0, "top-k accuracy"),
-}
-METRICS.update(
-    (name, MetricInfo(NAME, info.direction, info.best, info.title, info.ppi))
-    for name, info in classification.METRICS.items()
-)
-#: Other spellings of the metric names (listed in docs/configuration.md, generated from them).
-ALIASES = {
-    "auc": "roc_auc",
-    "roc_auc_score": "roc_auc",
-    "rocauc": "roc_auc",
-    "auroc": "roc_auc",
-    "ap": "average_precision",
-    "average_precision_score": "average_precision",
-    "logloss": "log_loss",
-    "cross_entropy": "log_loss",
-    "brier_score": "brier",
-    "brier_score_loss": "brier",
-    "top_k_accuracy_score": "top_k_accuracy",
-}
-_SHORTHANDS = {
-    "roc_auc_ovr": ("roc_auc", {"multi_class": "ovr", "average": "macro"}),
-    "roc_auc_ovr_weighted": ("roc_auc", {"multi_class": "ovr", "average": "weighted"}),
-    "roc_auc_ovo": ("roc_auc", {"multi_class": "ovo", "average": "macro"}),
-    "average_precision_macro": ("average_precision", {"average": "macro"}),
-    "average_precision_weighted": ("average_precision", {"average": "weighted"}),
-}
-#: The metric options of this task (besides ``name`` and ``key``).
-OPTIONS = (
-    "average",
-    "labels",
-    "pos_label",
-    "zero_division",
-    "weights",
-    "multi_class",
-    "k",
-    "threshold",
-    "positive_when",
-    "interval",
-)
 
 #: ``positive_when``: a binary score is positive when it is above the threshold (default) or at least it.
 POSITIVE_WHEN = ("above", "at_or_above")
-#: Top-level config keys of this task.
-SETTINGS = ("sum_tolerance",)
 _PROBABILITY_METRICS = PROBABILITY_METRICS
 
 
+def _tolerance(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1:
+        raise ValueError("sum_tolerance must be a number from 0 to 1 (e.g. 1e-6), got %r" % (value,))
+    return float(value)
+
+
+@dataclass(frozen=True)
+class ScoresSettings(TaskSettings):
+    """The top-level key of a scored-predictions task: ``sum_tolerance``."""
+
+    sum_tolerance: float = setting(
+        DEFAULT_SUM_TOLERANCE, "How far a row of class probabilities may be from 1 (log loss only).", parse=_tolerance
+    )
+
+
 # ---------------------------------------------------------------------------
-# Metric names and options
+# The metrics: one object each
 # ---------------------------------------------------------------------------
-def resolve_name(name):
-    """``(metric, implied options)`` for a name, alias or shorthand (``roc_auc_ovo``, ``top_3_accuracy``)."""
-    name = ALIASES.get(name, name)
-    if name in _SHORTHANDS:
-        metric, options = _SHORTHANDS[name]
-        return metric, dict(options)
-    match = re.match(r"^top_([0-9]+)_accuracy$", name)
-    if match:
-        return "top_k_accuracy", {"k": int(match.group(1))}
-    if name in ("roc_auc", "average_precision", "log_loss", "brier", "top_k_accuracy"):
-        return name, {}
-    return classification.resolve_name(name)
-
-
-def known_names():
-    return [
-        "roc_auc",
-        "roc_auc_ovr",
-        "roc_auc_ovr_weighted",
-        "roc_auc_ovo",
-        "average_precision",
-        "average_precision_macro",
-        "log_loss",
-        "brier",
-        "top_k_accuracy",
-    ] + classification.known_names()
-
-
-def parse_settings(values):
-    """``{"sum_tolerance": float}`` (ValueError for a bad value)."""
-    tolerance = values.get("sum_tolerance", DEFAULT_SUM_TOLERANCE)
-    if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 0 <= tolerance < 1:
-        raise ValueError("sum_tolerance must be a number from 0 to 1 (e.g. 1e-6), got %r" % (tolerance,))
-    return {"sum_tolerance": float(tolerance)}
-
-
 def _no(name, option, value):
     if value is not None:
         raise ValueError("%s takes no %s (got %r)" % (name, option, value))
 
 
-def make_spec(name, options, defaults):
+def _make_spec(metric, options, defaults):
     """``(fields, default key, title)`` of a metric of this task (ValueError saying what is wrong)."""
+    name = metric.name
     options = dict(options)
     interval = options.pop("interval", None)
     if interval is not None:
@@ -185,7 +113,7 @@ def make_spec(name, options, defaults):
     positive_when = options.pop("positive_when", None)
     multi_class = options.pop("multi_class", None)
     k = options.pop("k", None)
-    if name in classification.METRICS:
+    if isinstance(metric, _LabelMetric):
         _no(name, "multi_class", multi_class)
         _no(name, "k", k)
         if threshold is not None and (
@@ -194,7 +122,7 @@ def make_spec(name, options, defaults):
             raise ValueError("threshold must be a number, got %r" % (threshold,))
         if positive_when is not None and str(positive_when).strip().lower() not in POSITIVE_WHEN:
             raise ValueError("positive_when must be above or at_or_above, got %r" % (positive_when,))
-        fields, key, title = classification.make_spec(name, options, defaults)
+        fields, key, title = classification.ClassificationMetric.make_spec(metric, options, defaults)
         threshold = 0.5 if threshold is None else float(threshold)
         fields["options"] = (("threshold", threshold),)
         if positive_when is not None and str(positive_when).strip().lower() == "at_or_above":
@@ -209,7 +137,7 @@ def make_spec(name, options, defaults):
         average = str(average).strip().lower()
     pos_label = options.get("pos_label", defaults.get("pos_label"))
     pos_label = None if pos_label is None else str(pos_label)
-    title = METRICS[name].title
+    title = metric.title
     extra = []
     if name == "roc_auc":
         _no(name, "k", k)
@@ -257,46 +185,202 @@ def make_spec(name, options, defaults):
     return fields, key, title
 
 
-def check_metrics(metrics, labels):
-    """``(metric key, message)`` of the first metric that the gold's classes do not allow, or None."""
+def _check_gold(spec, labels):
+    """Why the gold's classes do not allow ``spec``, or None."""
     k = len(labels or ())
-    for spec in metrics:
-        if spec.task != NAME:
-            continue
-        if k < 2:
-            return spec.key, "the gold standard has %d class; scored predictions need at least two" % k
-        if spec.name == "top_k_accuracy" and k == 2:
-            return spec.key, "top_k_accuracy needs more than two classes (binary tasks: use accuracy)"
-        if spec.name == "top_k_accuracy" and spec.option("k") >= k:
-            return spec.key, "k = %d is not below the number of classes (%d)" % (spec.option("k"), k)
-        if spec.name == "roc_auc" and k > 2 and spec.option("interval") == "delong":
-            return spec.key, "interval: delong is for binary ROC-AUC; this task has %d classes" % k
-        if spec.name == "roc_auc" and k == 2 and spec.option("multi_class") == "ovo":
-            return spec.key, "roc_auc_ovo needs more than two classes; use roc_auc"
-        if spec.name in classification.METRICS:
-            found = classification.check_metrics([spec], labels)
-            if found is not None:
-                return found
-        elif spec.pos_label is not None and spec.pos_label not in labels:
-            return spec.key, "pos_label %r is not one of the task's labels" % spec.pos_label
+    if k < 2:
+        return "the gold standard has %d class; scored predictions need at least two" % k
+    if spec.name == "top_k_accuracy" and k == 2:
+        return "top_k_accuracy needs more than two classes (binary tasks: use accuracy)"
+    if spec.name == "top_k_accuracy" and spec.option("k") >= k:
+        return "k = %d is not below the number of classes (%d)" % (spec.option("k"), k)
+    if spec.name == "roc_auc" and k > 2 and spec.option("interval") == "delong":
+        return "interval: delong is for binary ROC-AUC; this task has %d classes" % k
+    if spec.name == "roc_auc" and k == 2 and spec.option("multi_class") == "ovo":
+        return "roc_auc_ovo needs more than two classes; use roc_auc"
+    if spec.name in classification.METRICS:
+        return classification.METRICS[spec.name].check_gold(spec, labels)
+    if spec.pos_label is not None and spec.pos_label not in labels:
+        return "pos_label %r is not one of the task's labels" % spec.pos_label
     return None
+
+
+#: Every option a metric of this task may be given (each metric's ``make_spec`` says which apply to it).
+OPTIONS = classification.OPTIONS + (
+    Option("multi_class", "ROC-AUC of more than two classes: ovr (one against the rest) or ovo (one against one)."),
+    Option("k", "The cut-off: the first k documents of a ranking (ndcg@10), or the k best classes (top-k accuracy)."),
+    Option("threshold", "The score above which a binary prediction is positive (default 0.5)."),
+    Option("positive_when", "Binary scores: a score is positive when above the threshold (default) or at_or_above it."),
+    Option(
+        "interval",
+        "roc_auc only: bootstrap (default) or delong, DeLong's analytic interval in the per-submission page.",
+    ),
+)
+
+
+def _options(*names):
+    return tuple(option for option in OPTIONS if option.name in names)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class ScoresMetric(Metric):
+    """A metric of scores: ROC-AUC, average precision, log loss, Brier score, top-k accuracy."""
+
+    def parse_name(self, name):
+        if self.name == "top_k_accuracy":
+            match = re.match(r"^top_([0-9]+)_accuracy$", name)
+            if match:
+                return {"k": int(match.group(1))}
+        return None
+
+    def make_spec(self, options, defaults):
+        return _make_spec(self, options, defaults)
+
+    def check_gold(self, spec, labels):
+        return _check_gold(spec, labels)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class _LabelMetric(classification.ClassificationMetric):
+    """A classification metric of the labels the scores give: thresholded (binary) or the arg-max."""
+
+    def make_spec(self, options, defaults):
+        return _make_spec(self, options, defaults)
+
+    def check_gold(self, spec, labels):
+        return _check_gold(spec, labels)
+
+
+def _label_score(view, spec):
+    return view.label_score(spec)
+
+
+def _mean_term(view, spec):
+    return view.mean_term(spec.name)
+
+
+def _top_k(view, spec):
+    return view.top_k(spec)
+
+
+def _ranked(of_curve):
+    def formula(view, spec):
+        return view.ranked(spec, of_curve)
+
+    return formula
+
+
+def _shorthands(pairs):
+    return tuple((spelling, tuple(sorted(options.items()))) for spelling, options in pairs)
+
+
+METRICS = Metrics(
+    [
+        ScoresMetric(
+            NAME,
+            "roc_auc",
+            "ROC-AUC",
+            "higher",
+            1.0,
+            aliases=("auc", "roc_auc_score", "rocauc", "auroc"),
+            shorthands=_shorthands(
+                [
+                    ("roc_auc_ovr", {"multi_class": "ovr", "average": "macro"}),
+                    ("roc_auc_ovr_weighted", {"multi_class": "ovr", "average": "weighted"}),
+                    ("roc_auc_ovo", {"multi_class": "ovo", "average": "macro"}),
+                ]
+            ),
+            spellings=("roc_auc", "roc_auc_ovr", "roc_auc_ovr_weighted", "roc_auc_ovo"),
+            options=_options("average", "pos_label", "multi_class", "interval"),
+            needs=("curves",),
+            formula=_ranked(auc_from_stats),
+        ),
+        ScoresMetric(
+            NAME,
+            "average_precision",
+            "average precision",
+            "higher",
+            1.0,
+            aliases=("ap", "average_precision_score"),
+            shorthands=_shorthands(
+                [
+                    ("average_precision_macro", {"average": "macro"}),
+                    ("average_precision_weighted", {"average": "weighted"}),
+                ]
+            ),
+            spellings=("average_precision", "average_precision_macro"),
+            options=_options("average", "pos_label"),
+            needs=("curves", "precision_curve"),
+            formula=_ranked(ap_from_stats),
+        ),
+        ScoresMetric(
+            NAME,
+            "log_loss",
+            "log loss",
+            "lower",
+            0.0,
+            ppi=False,
+            aliases=("logloss", "cross_entropy"),
+            options=_options("pos_label"),
+            needs=("log_loss",),
+            formula=_mean_term,
+        ),
+        ScoresMetric(
+            NAME,
+            "brier",
+            "Brier score",
+            "lower",
+            0.0,
+            aliases=("brier_score", "brier_score_loss"),
+            options=_options("pos_label"),
+            needs=("brier",),
+            formula=_mean_term,
+        ),
+        ScoresMetric(
+            NAME,
+            "top_k_accuracy",
+            "top-k accuracy",
+            "higher",
+            1.0,
+            aliases=("top_k_accuracy_score",),
+            options=_options("k"),
+            needs=("hits",),
+            formula=_top_k,
+        ),
+    ]
+    + [
+        # every classification metric, of the thresholded (binary) or arg-max (multi-class) labels
+        _LabelMetric(
+            NAME,
+            m.name,
+            m.title,
+            m.direction,
+            m.best,
+            m.ppi,
+            aliases=m.aliases,
+            shorthands=m.shorthands,
+            spellings=m.spellings,
+            options=m.options + _options("threshold", "positive_when"),
+            needs=("labels",),
+            formula=_label_score,
+            averages=m.averages,
+        )
+        for m in classification.METRICS.values()
+    ],
+    options=OPTIONS,
+)
 
 
 # ---------------------------------------------------------------------------
 # Values
 # ---------------------------------------------------------------------------
-def encode_gold(source, lines, values, labels=None, config_name="config.yaml", settings=None):
-    """``(class codes, labels)``: the gold labels, as in classification."""
-    return classification.encode_gold(source, lines, values, labels, config_name, settings)
-
-
-def encode_values(gold_values, systems, labels=None, settings=None):
+def encode_values(gold_values, systems, labels, settings):
     """In-memory encoding for the analysis API: ``(codes, labels, {name: (n, C) float64 scores})``.
 
     A system's scores are an array ``(n,)`` (binary: the positive class's
     score) or ``(n, K)`` (a column per class in label order).
     """
-    codes, labels, _ = classification.encode_values(gold_values, {}, labels)
+    codes, labels, _ = classification_files.encode_values(gold_values, {}, labels)
     coded = {}
     for name, scores in systems.items():
         arr = np.asarray(scores, dtype=np.float64)
@@ -316,16 +400,6 @@ def encode_values(gold_values, systems, labels=None, settings=None):
             raise ValueError("system %r has scores that are not finite numbers" % (name,))
         coded[name] = arr
     return codes, labels, coded
-
-
-def value_parser(source, gold, quote=repr, settings=None):
-    """Not used: submissions are read by :func:`read_predictions` (several value columns)."""
-    raise NotImplementedError("scores are read by read_predictions")
-
-
-def is_value(gold, text):
-    """Whether a would-be header field is really a value (a number)."""
-    return is_number(text)
 
 
 def decode(gold, values):
@@ -511,36 +585,8 @@ class Statistics:
         return np.asarray(stats[self._group_counts], dtype=np.float64)[:, j - 1]
 
     def score(self, stats, spec, j):
-        """Scores of ``spec`` on all items (``j`` 0) or group ``j - 1``, one per row of ``stats``."""
-        name = spec.name
-        if name in classification.METRICS:
-            labels = self._labels[_cut(spec)]
-            return labels.score(labels.prepare(stats), spec, j)
-        if name in _PROBABILITY_METRICS:
-            column = self._term_names.index(name) * len(self._subsets) + j
-            total = np.asarray(stats[self._terms], dtype=np.float64)[:, column]
-            count = self._count(stats, j)
-            return np.where(count == 0, np.nan, total / np.where(count == 0, 1.0, count))
-        if name == "top_k_accuracy":
-            c = np.asarray(stats[self._hits[spec.option("k")]], dtype=np.float64).reshape(-1, self._n_groups, 2)
-            hits = c[:, :, 1].sum(axis=1) if j == 0 else c[:, j - 1, 1]
-            count = c.sum(axis=(1, 2)) if j == 0 else c[:, j - 1].sum(axis=1)
-            return np.where(count == 0, np.nan, hits / np.where(count == 0, 1.0, count))
-        curves = [
-            np.asarray(stats[self._curve(problem, j, name == "average_precision")], dtype=np.float64)
-            for problem in self._problems(spec)
-        ]
-        per = np.stack([auc_from_stats(c) if name == "roc_auc" else ap_from_stats(c) for c in curves], axis=1)
-        if self.binary:
-            return per[:, 0]
-        if name == "roc_auc" and spec.option("multi_class") == "ovo":
-            # each unordered pair: the mean of its two directions; then the mean over pairs
-            return per.mean(axis=1)
-        if spec.average == "weighted":
-            weights = np.stack([c[:, 0] for c in curves], axis=1)  # the positives of each class
-            total = weights.sum(axis=1)
-            return (per * weights).sum(axis=1) / np.where(total == 0, np.nan, total)
-        return per.mean(axis=1)
+        """Scores of ``spec`` on all items (``j`` 0) or group ``j - 1``, one per row of ``stats``: its formula."""
+        return METRICS[spec.name].score(_View(self, stats, j), spec)
 
     def analytic_interval(self, spec, group, confidence_level):
         """DeLong's interval of a binary ROC-AUC configured with ``interval: delong``, else None.
@@ -557,6 +603,56 @@ class Statistics:
         except ValueError as exc:
             return Interval(float("nan"), float("nan"), "delong", confidence_level, 0, note=str(exc))
         return Interval(low, high, "delong", confidence_level, int(items.size), note="DeLong (1988) normal interval")
+
+
+class _View(object):
+    """What a metric's formula reads: the statistics of one (re)sample block, on all items or one group."""
+
+    def __init__(self, statistics, stats, j):
+        self.statistics, self.stats, self.j = statistics, stats, j
+
+    def label_score(self, spec):
+        """A classification metric of the thresholded (binary) or arg-max labels."""
+        labels = self.statistics._labels[_cut(spec)]
+        return labels.score(labels.prepare(self.stats), spec, self.j)
+
+    def mean_term(self, name):
+        """The mean of a per-item term (log loss, Brier score); NaN for an empty group."""
+        st, stats, j = self.statistics, self.stats, self.j
+        column = st._term_names.index(name) * len(st._subsets) + j
+        total = np.asarray(stats[st._terms], dtype=np.float64)[:, column]
+        count = st._count(stats, j)
+        return np.where(count == 0, np.nan, total / np.where(count == 0, 1.0, count))
+
+    def top_k(self, spec):
+        """The share of items whose true class is among the k best scores."""
+        st, stats, j = self.statistics, self.stats, self.j
+        c = np.asarray(stats[st._hits[spec.option("k")]], dtype=np.float64).reshape(-1, st._n_groups, 2)
+        hits = c[:, :, 1].sum(axis=1) if j == 0 else c[:, j - 1, 1]
+        count = c.sum(axis=(1, 2)) if j == 0 else c[:, j - 1].sum(axis=1)
+        return np.where(count == 0, np.nan, hits / np.where(count == 0, 1.0, count))
+
+    def ranked(self, spec, of_curve):
+        """A ranking metric (``of_curve``: ROC-AUC or average precision of one binary problem), averaged."""
+        st, stats, j = self.statistics, self.stats, self.j
+        with_ap = "precision_curve" in METRICS[spec.name].needs
+        curves = [np.asarray(stats[st._curve(problem, j, with_ap)], dtype=np.float64) for problem in st._problems(spec)]
+        per = np.stack([of_curve(c) for c in curves], axis=1)
+        if st.binary:
+            return per[:, 0]
+        if spec.name == "roc_auc" and spec.option("multi_class") == "ovo":
+            # each unordered pair: the mean of its two directions; then the mean over pairs
+            return per.mean(axis=1)
+        if spec.average == "weighted":
+            weights = np.stack([c[:, 0] for c in curves], axis=1)  # the positives of each class
+            total = weights.sum(axis=1)
+            return (per * weights).sum(axis=1) / np.where(total == 0, np.nan, total)
+        return per.mean(axis=1)
+
+
+def analytic_interval(statistics, spec, group, confidence_level):
+    """DeLong's interval for ``roc_auc`` with ``interval: delong`` (:meth:`Statistics.analytic_interval`)."""
+    return statistics.analytic_interval(spec, group, confidence_level)
 
 
 def pair_tests(spec, gold, predictions, items, pairs, sides):
@@ -663,80 +759,5 @@ def item_contributions(spec, gold, predictions):
     return brier_terms(y, p, pos), "Brier score", None
 
 
-def submission_format(gold, files, metrics):
-    """What participants submit: one score column (binary) or one probability column per class."""
-    labels = list(gold.labels or ())
-    names = set(spec.name for spec in metrics)
-    probabilities = sorted(names & set(PROBABILITY_METRICS))
-    id_column = files.id_column if gold.ids is not None else None
-    one_column = len(labels) == 2 and "log_loss" not in names
-    if one_column:
-        positive = labels[_positive_code(list(metrics), labels)]
-        columns, row = ["score"], ["0.5"]
-        what = "a column `score`: the %s of the positive class `%s` (or one column per class, named by the labels)" % (
-            "probability" if probabilities else "score (any real number; higher means more likely)",
-            positive,
-        )
-    else:
-        columns = labels
-        share = repr(1.0 / len(labels)) if labels else "1"
-        row = [share] * len(labels)
-        what = "one column per class, named by its label (%s), in any order, holding the probability of that class" % (
-            ", ".join("`%s`" % label for label in labels)
-        )
-    rules = []
-    if probabilities:
-        rules.append("Every value must be a probability between 0 and 1 (%s)." % ", ".join(probabilities))
-    if "log_loss" in names and not one_column:
-        tolerance = dict(gold.settings).get("sum_tolerance", DEFAULT_SUM_TOLERANCE)
-        rules.append(
-            "For log loss each row must **sum to 1 within %g**: write the probabilities at full precision "
-            "(Python's `repr`, or `%%.10f`); rounded to three decimals, a row such as `0.333,0.333,0.333` sums "
-            "to 0.999 and the file is refused. A probability of 0 for the true class costs about 36 "
-            "(scores are clipped at machine epsilon): avoid writing exactly 0." % tolerance
-        )
-    header = ([id_column] if id_column else []) + columns
-    if id_column:
-        rows = [",".join([_csv_id(i)] + row) for i in gold.ids]
-        where = "one row per test item, in any order, with the id column `%s` and %s" % (id_column, what)
-    else:
-        rows = [",".join(row)] * int(gold.values.shape[0])
-        where = "one row per test item, in the order of the test items, with %s" % what
-    example = "\n".join([",".join(header)] + rows[:3] + (["..."] if len(rows) > 3 else []))
-    return SubmissionFormat(
-        unit="test item",
-        units="test items",
-        goal="Give, for each of the {n} test items, %s."
-        % ("a score for the positive class" if one_column else "the probability of each class"),
-        description="A CSV file with a header and %s. %s\n\n```\n%s\n```\n" % (where, " ".join(rules), example),
-        file_name="predictions.csv",
-        sample="\n".join([",".join(header)] + rows) + "\n",
-        public_files=(("test_ids.txt", "\n".join(gold.ids) + "\n"),) if id_column else (),
-    )
-
-
-def _csv_id(text):
-    return '"%s"' % text.replace('"', '""') if any(c in text for c in ',"') else text
-
-
-class ScoresTask(TaskType):
-    """Scores or probabilities per class (see the module's docstring)."""
-
-    NAME, METRICS, ALIASES, OPTIONS, SETTINGS, Statistics = NAME, METRICS, ALIASES, OPTIONS, SETTINGS, Statistics
-    SETTING_DOCS = {"sum_tolerance": "How far a row of class probabilities may be from 1 (log loss only)."}
-    OWN_PREDICTION_FORMAT = True
-    PAIR_TESTS = (("p_delong", "p (DeLong)", ("roc_auc",)),)
-    resolve_name, known_names = staticmethod(resolve_name), staticmethod(known_names)
-    make_spec, check_metrics = staticmethod(make_spec), staticmethod(check_metrics)
-    parse_settings, read_predictions = staticmethod(parse_settings), staticmethod(read_predictions)
-    encode_gold, value_parser, is_value = staticmethod(encode_gold), staticmethod(value_parser), staticmethod(is_value)
-    encode_values, decode = staticmethod(encode_values), staticmethod(decode)
-    sparse_units, item_contributions = staticmethod(sparse_units), staticmethod(item_contributions)
-    pair_tests, submission_format = staticmethod(pair_tests), staticmethod(submission_format)
-
-    def analytic_interval(self, statistics, spec, group, confidence_level):
-        """DeLong's interval for ``roc_auc`` with ``interval: delong`` (see ``Statistics.analytic_interval``)."""
-        return statistics.analytic_interval(spec, group, confidence_level)
-
-
-TASK = ScoresTask()
+#: DeLong's test of binary ROC-AUC in the end-of-phase pairs table.
+PAIR_TESTS = PairTests((("p_delong", "p (DeLong)", ("roc_auc",)),), pair_tests)

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import json
 
+from ..shared.base import UnscoredIds
+
 __all__ = ["DOCSTART", "Sentence", "read_sentences", "align_ids", "quoted", "type_list", "Memory", "memory_units"]
 
 DOCSTART = "-DOCSTART-"
@@ -31,8 +33,7 @@ class Sentence(object):
         self.document = document
 
 
-def _is_jsonl(source, first_text, settings):
-    fmt = settings.get("format", "auto")
+def _is_jsonl(source, first_text, fmt):
     if fmt == "jsonl" or fmt == "json":
         return True
     if fmt not in (None, "auto"):
@@ -42,7 +43,7 @@ def _is_jsonl(source, first_text, settings):
     return first_text is not None and first_text.lstrip().startswith("{")
 
 
-def read_sentences(source, lines, settings):
+def read_sentences(source, lines, fmt):
     """``(sentences, format)`` of a file; CoNLL documents are numbered by their ``-DOCSTART-`` lines."""
     lines = iter(lines)
     first = None
@@ -60,7 +61,7 @@ def read_sentences(source, lines, settings):
         for item in lines:
             yield item
 
-    if _is_jsonl(source, first[1], settings):
+    if _is_jsonl(source, first[1], fmt):
         return _jsonl_sentences(source, chained()), "jsonl"
     return _conll_sentences(source, chained()), "conll"
 
@@ -156,30 +157,43 @@ def type_list(types):
     return "entity types: %s" % shown
 
 
-def align_ids(source, sentences, idents):
+def align_ids(source, sentences, idents, context):
+    """``(sentences in gold order, dropped)``: an id the gold lacks is refused, or with ``files.unscored_ids:
+    ignore`` its sentence is dropped (returned apart, for the caller to check its tags)."""
+    unscored = UnscoredIds(source, context)
     position = dict((ident, i) for i, ident in enumerate(idents))
     placed = [None] * len(idents)
+    dropped = []
+    first = {}
     for s in sentences:
-        i = position.get(s.ident)
-        if i is None:
-            raise source.at(
-                s.line,
-                "id %s is not a test sentence id (e.g. %s)" % (quoted(source, s.ident), quoted(source, idents[0])),
-            )
-        if placed[i] is not None:
+        error = unscored.count(s.line)
+        if error is not None:
+            raise error
+        if s.ident in first:
             raise source.at(
                 s.line,
                 "id %s appears again (first on line %d); give one line per sentence"
-                % (quoted(source, s.ident), placed[i].line),
+                % (quoted(source, s.ident), first[s.ident]),
             )
+        first[s.ident] = s.line
+        i = position.get(s.ident)
+        if i is None:
+            error = unscored.unknown(
+                s.line,
+                "id %s is not a test sentence id (e.g. %s)" % (quoted(source, s.ident), quoted(source, idents[0])),
+            )
+            if error is None:
+                dropped.append(s)
+                continue
+            raise error
         placed[i] = s
     missing = [idents[i] for i, s in enumerate(placed) if s is None]
     if missing:
-        raise source.whole(
+        raise unscored.missing(
             "is missing %d of the %d test sentence ids (e.g. %s); give one line per sentence"
             % (len(missing), len(idents), ", ".join(quoted(source, m) for m in missing[:3]))
         )
-    return placed
+    return placed, dropped
 
 
 class Memory(object):

@@ -1,6 +1,6 @@
 """Sequence labelling: one tag per token, scored on the entities the tags spell (named-entity recognition).
 
-The task module protocol (see :mod:`leaderboard_ci.tasks`) for tag sequences:
+The task type's pieces (see :mod:`leaderboard_ci.tasks`) for tag sequences:
 
 * **parse**: :func:`read_gold` and :func:`read_predictions` read CoNLL files
   (one token per line, the tag in the last column, a blank line between
@@ -59,8 +59,11 @@ import numpy as np
 
 from ...core.accumulators import ExactSums
 from ...core.intervals import Interval, confidence_interval
-from ..legacy import SubmissionFormat, TaskType
-from ..shared.base import MetricInfo, item_mask, resolve_averaged
+from ..metrics import Metrics, Option
+from ..protocol import GoldData, SubmissionFormat, UnitTable
+from ..settings import TaskSettings, setting
+from ..shared.averaged import AveragedMetric
+from ..shared.base import item_mask
 from ..shared.sparse import few_units
 from .files import Memory as _Memory
 from .files import align_ids as _align_ids
@@ -76,114 +79,161 @@ from .tagging import sentence_entities as _sentence_entities
 __all__ = [
     "NAME",
     "METRICS",
-    "SequenceTask",
-    "TASK",
+    "SequenceSettings",
     "SCHEMES",
     "MODES",
     "UNITS",
     "EntityCounts",
     "sequence_score",
-    "resolve_name",
-    "make_spec",
-    "known_names",
-    "parse_settings",
     "read_gold",
     "read_predictions",
     "encode_values",
+    "decode",
     "entities_default",
     "entities_strict",
     "Statistics",
-    "unit_rows",
+    "UNIT_TABLE",
     "TypeRow",
     "sparse_units",
+    "submission_format",
 ]
 
 NAME = "sequence"
-#: What a row of the per-unit table is.
-UNIT_NAME = "entity type"
 AVERAGES = ("micro", "macro", "weighted")
 _AVERAGED = ("precision", "recall", "f1")
 UNITS = ("sentence", "document")
-#: The top-level config.yaml keys this task owns.
-SETTINGS = ("scheme", "mode", "unit")
-DEFAULT_SETTINGS = {"scheme": "IOB2", "mode": "default", "unit": "sentence"}
 #: Marks a sentence's first token in its tag code (gold and predictions alike).
 _SENTENCE_START = 1 << 30
-
-METRICS = {
-    "precision": MetricInfo(NAME, "higher", 1.0, "entity precision"),
-    "recall": MetricInfo(NAME, "higher", 1.0, "entity recall"),
-    "f1": MetricInfo(NAME, "higher", 1.0, "entity F1"),
-    "accuracy": MetricInfo(NAME, "higher", 1.0, "token accuracy"),
-}
-#: Other spellings of the metric names (listed in docs/configuration.md, generated from them).
-ALIASES = {
-    "f1_score": "f1",
-    "fscore": "f1",
-    "precision_score": "precision",
-    "recall_score": "recall",
-    "accuracy_score": "accuracy",
-    "token_accuracy": "accuracy",
-    "acc": "accuracy",
-}
-#: The metric options of this task (besides ``name`` and ``key``).
-OPTIONS = ("average", "zero_division")
 
 
 # ---------------------------------------------------------------------------
 # Settings
 # ---------------------------------------------------------------------------
-def parse_settings(values):
-    """Validated task settings with defaults: ``scheme``, ``mode``, ``unit`` (ValueError)."""
-    out = dict(DEFAULT_SETTINGS)
-    for key, allowed in (("scheme", SCHEMES), ("mode", MODES), ("unit", UNITS)):
-        if key not in values or values[key] is None:
-            continue
-        text = str(values[key]).strip()
-        text = text.upper() if key == "scheme" else text.lower()
+_DEFAULTS = {"scheme": "IOB2", "mode": "default", "unit": "sentence"}
+
+
+def _choice(key, allowed, case):
+    def parse(value):
+        if value is None:
+            return _DEFAULTS[key]
+        text = case(str(value).strip())
         if text not in allowed:
-            raise ValueError("%s must be one of: %s, got %r" % (key, ", ".join(allowed), values[key]))
-        out[key] = text
-    return out
+            raise ValueError("%s must be one of: %s, got %r" % (key, ", ".join(allowed), value))
+        return text
+
+    return parse
 
 
-def _settings(settings):
-    merged = dict(DEFAULT_SETTINGS)
-    merged.update((k, v) for k, v in (settings or {}).items() if k in SETTINGS and v is not None)
-    return parse_settings(merged)
+@dataclass(frozen=True)
+class SequenceSettings(TaskSettings):
+    """The keys of a sequence-labelling task: the tagging ``scheme``, the ``mode``, the resampling ``unit``."""
+
+    scheme: str = setting(
+        _DEFAULTS["scheme"], "IOB1, IOB2, IOE1, IOE2, IOBES or BILOU.", parse=_choice("scheme", SCHEMES, str.upper)
+    )
+    mode: str = setting(
+        _DEFAULTS["mode"],
+        "default: conlleval's lenient chunking; strict: seqeval's mode=\"strict\" with the scheme.",
+        parse=_choice("mode", MODES, str.lower),
+    )
+    unit: str = setting(
+        _DEFAULTS["unit"],
+        'The resampling unit: sentence, or document (-DOCSTART- or a "document" key).',
+        parse=_choice("unit", UNITS, str.lower),
+    )
 
 
 # ---------------------------------------------------------------------------
-# Metric names and options
+# The metrics: one object each
 # ---------------------------------------------------------------------------
-def resolve_name(name):
-    """``(metric, implied options)``: ``f1_macro`` and ``macro_f1`` -> ``("f1", {"average": "macro"})``."""
-    name = ALIASES.get(name, name)
-    return resolve_averaged(name, METRICS, _AVERAGED, AVERAGES)
+#: The options of the entity metrics.
+OPTIONS = (
+    Option(
+        "average",
+        "How per-class (per-label, per-entity-type) values are averaged: macro, micro, weighted, and binary "
+        "(one class) or samples (per item) where the task has them.",
+    ),
+    Option(
+        "zero_division", "The value of a 0/0 precision, recall or F1 (0 or 1); default: the top-level zero_division."
+    ),
+)
 
 
-def known_names():
-    names = ["%s_%s" % (base, average) for base in _AVERAGED for average in AVERAGES]
-    return names + ["accuracy"]
+@dataclass(frozen=True, eq=False, repr=False)
+class SequenceMetric(AveragedMetric):
+    """A metric of entities or tokens; precision, recall and F1 take ``average`` (default micro, seqeval's)."""
+
+    def make_spec(self, options, defaults):
+        """``(fields, default key, title)`` (ValueError saying what is wrong)."""
+        name = self.name
+        average = options.get("average")
+        if average is not None:
+            average = str(average).strip().lower()
+        if self.averaged:
+            average = average or "micro"
+            if average not in AVERAGES:
+                raise ValueError("average must be one of: %s, got %r" % (", ".join(AVERAGES), options.get("average")))
+        elif average is not None:
+            raise ValueError("%s takes no average (got %r)" % (name, average))
+        zero_division = options.get("zero_division", defaults.get("zero_division", 0.0))
+        if isinstance(zero_division, bool) or zero_division not in (0, 1):
+            raise ValueError("zero_division must be 0 or 1, got %r" % (zero_division,))
+        key = name if average is None else "%s_%s" % (name, average)
+        title = self.title if average is None else "entity %s-%s" % (average, "F1" if name == "f1" else name)
+        return dict(average=average, zero_division=float(zero_division)), key, title
 
 
-def make_spec(name, options, defaults):
-    """``(fields, default key, title)``; precision/recall/F1 take ``average`` (default micro, seqeval's)."""
-    average = options.get("average")
-    if average is not None:
-        average = str(average).strip().lower()
-    if name in _AVERAGED:
-        average = average or "micro"
-        if average not in AVERAGES:
-            raise ValueError("average must be one of: %s, got %r" % (", ".join(AVERAGES), options.get("average")))
-    elif average is not None:
-        raise ValueError("%s takes no average (got %r)" % (name, average))
-    zero_division = options.get("zero_division", defaults.get("zero_division", 0.0))
-    if isinstance(zero_division, bool) or zero_division not in (0, 1):
-        raise ValueError("zero_division must be 0 or 1, got %r" % (zero_division,))
-    key = name if average is None else "%s_%s" % (name, average)
-    title = METRICS[name].title if average is None else "entity %s-%s" % (average, "F1" if name == "f1" else name)
-    return dict(average=average, zero_division=float(zero_division)), key, title
+def _token_accuracy(counts, spec):
+    tokens = counts.tokens
+    return np.where(tokens == 0, np.nan, counts.correct_tokens / np.where(tokens == 0, 1.0, tokens))
+
+
+def _entity_metric(counts, spec):
+    """seqeval's precision, recall or F1 of the entities: micro, macro (types with an entity) or weighted."""
+    which = _AVERAGED.index(spec.name)
+    zd = spec.zero_division
+    micro = _prf(counts.correct.sum(axis=-1), counts.pred.sum(axis=-1), counts.true.sum(axis=-1), zd)[which]
+    if spec.average == "micro":
+        return micro
+    values = _prf(counts.correct, counts.pred, counts.true, zd)[which]
+    if spec.average == "macro":
+        present = (counts.true + counts.pred) > 0
+        k = present.sum(axis=-1)
+        mean = (values * present).sum(axis=-1) / np.where(k == 0, 1, k)
+        return np.where(k == 0, micro, mean)
+    weights = counts.true
+    total = weights.sum(axis=-1)
+    weighted = (values * weights).sum(axis=-1) / np.where(total == 0, 1.0, total)
+    if spec.name == "recall":
+        fallback = np.full_like(total, zd)
+    else:
+        fallback = np.where(counts.pred.sum(axis=-1) == 0, zd, 0.0)
+    return np.where(total == 0, fallback, weighted)
+
+
+def _entity(name, title, aliases):
+    return SequenceMetric(
+        NAME, name, title, "higher", 1.0, aliases=aliases, options=OPTIONS, averages=AVERAGES, formula=_entity_metric
+    )
+
+
+METRICS = Metrics(
+    [
+        _entity("precision", "entity precision", ("precision_score",)),
+        _entity("recall", "entity recall", ("recall_score",)),
+        _entity("f1", "entity F1", ("f1_score", "fscore")),
+        SequenceMetric(
+            NAME,
+            "accuracy",
+            "token accuracy",
+            "higher",
+            1.0,
+            aliases=("accuracy_score", "token_accuracy", "acc"),
+            options=OPTIONS[1:],
+            formula=_token_accuracy,
+        ),
+    ]
+)
 
 
 # ---------------------------------------------------------------------------
@@ -248,7 +298,7 @@ def unit_codes(values):
 
 def _group_units(sentences, settings, lengths=None):
     """Sentence positions per unit: one per sentence, or per document."""
-    if settings["unit"] == "sentence":
+    if settings.unit == "sentence":
         return [[i] for i in range(len(sentences))]
     order = OrderedDict()
     for i, s in enumerate(sentences):
@@ -270,13 +320,13 @@ def _encode_units(groups, sentence_codes):
     return units, width
 
 
-def read_gold(source, lines, labels, settings):
-    """The gold standard: ``{"lines", "values", "labels", "ids", "groups"}``, one entry per unit.
+def read_gold(gold, context):
+    """The gold standard, one entry per unit (sentence or document).
 
     Messages name the file and line and never quote a gold tag.
     """
-    settings = _settings(settings)
-    sentences, fmt = _read_sentences(source, lines, settings)
+    source, labels, settings = gold.source, context.labels, context.settings
+    sentences, fmt = _read_sentences(source, gold.lines(), context.format)
     reader = _TagReader(source, settings)
     pairs = [[reader(line, tag) for line, tag in zip(s.tag_lines, s.tags)] for s in sentences]
     found = sorted(set(t for sentence in pairs for p, t in sentence if p != "O"))
@@ -287,15 +337,14 @@ def read_gold(source, lines, labels, settings):
                 if p != "O" and t not in known:
                     raise source.at(
                         line,
-                        "the tag's entity type is not in the labels list of %s; add it to labels"
-                        % settings.get("config_name", "config.yaml"),
+                        "the tag's entity type is not in the labels list of %s; add it to labels" % context.config_name,
                     )
         types = tuple(labels)
     else:
         types = tuple(found)
     if not types:
         raise source.whole("has no entity tags (every tag is O); entity-level scores need entities")
-    if settings["unit"] == "document":
+    if settings.unit == "document":
         if fmt == "jsonl" and any(s.document is None for s in sentences):
             missing = next(s for s in sentences if s.document is None)
             raise source.at(missing.line, 'has no "document" key; with unit: document every sentence needs one')
@@ -319,19 +368,13 @@ def read_gold(source, lines, labels, settings):
     groups = _group_units(sentences, settings)
     units, width = _encode_units(groups, codes)
     ids = None
-    if fmt == "jsonl" and settings["unit"] == "sentence" and all(s.ident is not None for s in sentences):
+    if fmt == "jsonl" and settings.unit == "sentence" and all(s.ident is not None for s in sentences):
         ids = [s.ident for s in sentences]
     design = None  # bootstrap.cluster: document (the -DOCSTART- document or the "document" key of each unit)
     if all(s.document is not None for s in sentences):
         design = {"document": [str(sentences[g[0]].document) for g in groups]}
-    return {
-        "lines": [sentences[g[0]].line for g in groups],
-        "values": _records(units, width),
-        "labels": types,
-        "ids": ids,
-        "groups": None,
-        "design": design,
-    }
+    lines = [sentences[g[0]].line for g in groups]
+    return GoldData(lines, _records(units, width), types, ids, None, design)
 
 
 def _layout_of(gold):
@@ -405,18 +448,34 @@ def _check_sentence_breaks(source, sentences, lengths, fmt):
         )
 
 
-def read_predictions(source, lines, gold, settings):
+def _known_type(source, line, tag, pair, known, types):
+    """``pair`` (prefix, entity type) of ``tag``; the error when its type is not one of the gold's ``types``."""
+    if pair[0] != "O" and pair[1] not in known:
+        raise source.at(
+            line,
+            "tag %s has entity type %s, which is not one of the %s"
+            % (_q(source, tag), _q(source, pair[1]), _type_list(types)),
+        )
+    return pair
+
+
+def read_predictions(submission, gold, context):
     """A participant's tags, checked against the gold's sentences and encoded like the gold."""
-    settings = _settings(settings)
+    tags = submission.file()
+    source, settings = tags.source, context.settings
     lengths, groups, width = _layout_of(gold)
-    sentences, fmt = _read_sentences(source, lines, settings)
+    sentences, fmt = _read_sentences(source, tags.lines(), context.format)
+    dropped = []
     if fmt == "jsonl" and gold.ids is not None and all(s.ident is not None for s in sentences):
-        sentences = _align_ids(source, sentences, gold.ids)
+        sentences, dropped = _align_ids(source, sentences, gold.ids, context)
     else:
         _check_sentence_breaks(source, sentences, lengths, fmt)
     reader = _TagReader(source, settings)
     encoder = _Encoder(gold.labels, settings)
     known = encoder.index
+    for s in dropped:  # sentences of unscored ids (files.unscored_ids: ignore): their tags are checked too
+        for line, tag in zip(s.tag_lines, s.tags):
+            _known_type(source, line, tag, reader(line, tag), known, gold.labels)
     codes = []
     for number, (s, length) in enumerate(zip(sentences, lengths), 1):
         if len(s.tags) != length:
@@ -428,14 +487,7 @@ def read_predictions(source, lines, gold, settings):
             )
         pairs = []
         for line, tag in zip(s.tag_lines, s.tags):
-            pair = reader(line, tag)
-            if pair[0] != "O" and pair[1] not in known:
-                raise source.at(
-                    line,
-                    "tag %s has entity type %s, which is not one of the %s"
-                    % (_q(source, tag), _q(source, pair[1]), _type_list(gold.labels)),
-                )
-            pairs.append(pair)
+            pairs.append(_known_type(source, line, tag, reader(line, tag), known, gold.labels))
         codes.append(encoder.sentence_codes(pairs))
     units, _ = _encode_units(groups, codes)
     return _records(units, width)
@@ -444,13 +496,13 @@ def read_predictions(source, lines, gold, settings):
 # ---------------------------------------------------------------------------
 # In-memory encoding (the analysis API) and the readers' fallbacks
 # ---------------------------------------------------------------------------
-def encode_values(gold_values, systems, labels=None, settings=None):
+def encode_values(gold_values, systems, labels, settings):
     """In-memory encoding: ``(records, entity types, {name: records})`` (ValueError naming the system).
 
     ``gold_values`` and each system: one entry per resampling unit, a
     sentence (a list of tags) or a document (a list of sentences).
     """
-    settings = _settings(settings)
+    settings = settings or SequenceSettings()
     gold_units = _memory_units(gold_values, "the gold")
     source = _Memory("the gold")
     reader = _TagReader(source, settings)
@@ -549,29 +601,8 @@ def per_type_scores(counts, zero_division=0.0):
 
 
 def sequence_score(spec, counts):
-    """Scores of ``spec`` for every (re)sample in ``counts`` (EntityCounts)."""
-    if spec.name == "accuracy":
-        tokens = counts.tokens
-        return np.where(tokens == 0, np.nan, counts.correct_tokens / np.where(tokens == 0, 1.0, tokens))
-    which = _AVERAGED.index(spec.name)
-    zd = spec.zero_division
-    micro = _prf(counts.correct.sum(axis=-1), counts.pred.sum(axis=-1), counts.true.sum(axis=-1), zd)[which]
-    if spec.average == "micro":
-        return micro
-    values = _prf(counts.correct, counts.pred, counts.true, zd)[which]
-    if spec.average == "macro":
-        present = (counts.true + counts.pred) > 0
-        k = present.sum(axis=-1)
-        mean = (values * present).sum(axis=-1) / np.where(k == 0, 1, k)
-        return np.where(k == 0, micro, mean)
-    weights = counts.true
-    total = weights.sum(axis=-1)
-    weighted = (values * weights).sum(axis=-1) / np.where(total == 0, 1.0, total)
-    if spec.name == "recall":
-        fallback = np.full_like(total, zd)
-    else:
-        fallback = np.where(counts.pred.sum(axis=-1) == 0, zd, 0.0)
-    return np.where(total == 0, fallback, weighted)
+    """Scores of ``spec`` for every (re)sample in ``counts`` (EntityCounts): its formula."""
+    return METRICS[spec.name].score(counts, spec)
 
 
 def unit_statistics(gold_values, predictions, n_types):
@@ -706,9 +737,8 @@ def submission_format(gold, files, metrics):
     lengths = _layout_of(gold)[0]
     sample = "\n".join("\n".join(["O"] * length) + "\n" for length in lengths)
     types = list(gold.labels or ())
-    settings = dict(gold.settings)
-    scheme = settings.get("scheme", "IOB2")
-    unit = "document" if settings.get("unit") == "document" else "sentence"
+    settings = SequenceSettings.of(gold)
+    scheme, unit = settings.scheme, settings.unit
     kind = types[0] if types else "PER"
     example = "Ada B-%s\nLovelace I-%s\nwrote O\n\nShe O" % (kind, kind)
     return SubmissionFormat(
@@ -728,23 +758,5 @@ def submission_format(gold, files, metrics):
     )
 
 
-class SequenceTask(TaskType):
-    """Sequence labelling: entities from BIO-style tags (see the module's docstring)."""
-
-    NAME, METRICS, ALIASES, OPTIONS, SETTINGS = NAME, METRICS, ALIASES, OPTIONS, SETTINGS
-    SETTING_DOCS = {
-        "scheme": "IOB1, IOB2, IOE1, IOE2, IOBES or BILOU.",
-        "mode": "default: conlleval's lenient chunking; strict: seqeval's mode=\"strict\" with the scheme.",
-        "unit": 'The resampling unit: sentence, or document (-DOCSTART- or a "document" key).',
-    }
-    UNIT_NAME, Statistics = UNIT_NAME, Statistics
-    OWN_GOLD_FORMAT = OWN_PREDICTION_FORMAT = True
-    resolve_name, known_names = staticmethod(resolve_name), staticmethod(known_names)
-    make_spec = staticmethod(make_spec)
-    parse_settings, read_gold = staticmethod(parse_settings), staticmethod(read_gold)
-    read_predictions, encode_values = staticmethod(read_predictions), staticmethod(encode_values)
-    decode, unit_rows, sparse_units = staticmethod(decode), staticmethod(unit_rows), staticmethod(sparse_units)
-    submission_format = staticmethod(submission_format)
-
-
-TASK = SequenceTask()
+#: The per-entity-type table of the detailed results and the end-of-phase report.
+UNIT_TABLE = UnitTable("entity type", unit_rows)

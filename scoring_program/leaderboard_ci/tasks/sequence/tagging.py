@@ -189,9 +189,9 @@ def expected_tags(settings):
 
 
 def allowed_prefixes(settings):
-    if settings["mode"] == "strict":
-        return STRICT_PREFIXES[settings["scheme"]]
-    return "BIESLU" if settings["scheme"] == "BILOU" else "BIES"
+    if settings.mode == "strict":
+        return STRICT_PREFIXES[settings.scheme]
+    return "BIESLU" if settings.scheme == "BILOU" else "BIES"
 
 
 class TagReader(object):
@@ -224,26 +224,26 @@ class TagReader(object):
         settings = self.settings
         shown = "tag %r" % (tag if len(tag) <= 40 else tag[:40] + "...") if self.source.may_quote else "the tag"
         if prefix in _PREFIXES and (len(tag) == 1 or tag[1:2] == "-") and prefix not in self.allowed:
-            if settings["mode"] == "strict":
+            if settings.mode == "strict":
                 return self.source.at(
                     line,
                     "%s breaks scheme %s (strict mode allows only %s); expected %s"
-                    % (shown, settings["scheme"], ", ".join(self.allowed + "O"), expected_tags(settings)),
+                    % (shown, settings.scheme, ", ".join(self.allowed + "O"), expected_tags(settings)),
                 )
             which = "prefix %s" % prefix if self.source.may_quote else "a prefix"
             return self.source.at(
                 line,
                 "%s has %s, which scheme %s does not use; expected %s"
-                % (shown, which, settings["scheme"], expected_tags(settings)),
+                % (shown, which, settings.scheme, expected_tags(settings)),
             )
         return self.source.at(
-            line, "%s is not a tag of scheme %s; expected %s" % (shown, settings["scheme"], expected_tags(settings))
+            line, "%s is not a tag of scheme %s; expected %s" % (shown, settings.scheme, expected_tags(settings))
         )
 
 
 def sentence_entities(pairs, settings):
-    if settings["mode"] == "strict":
-        return entities_strict(pairs, settings["scheme"])
-    if settings["scheme"] == "BILOU":
+    if settings.mode == "strict":
+        return entities_strict(pairs, settings.scheme)
+    if settings.scheme == "BILOU":
         pairs = [(("E" if p == "L" else "S" if p == "U" else p), t) for p, t in pairs]
     return entities_default(pairs)

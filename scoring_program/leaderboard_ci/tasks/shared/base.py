@@ -24,6 +24,7 @@ __all__ = [
     "SparseUnits",
     "FEW_UNITS",
     "item_mask",
+    "UnscoredIds",
     "ClassRow",
     "canonical_name",
     "check_labels",
@@ -277,3 +278,42 @@ def resolve_averaged(name, metrics, averaged, averages):
     if name in metrics:
         return name, {}
     return None
+
+
+class UnscoredIds(object):
+    """``files.unscored_ids`` for a task that reads its own prediction format (its ``read_predictions``).
+
+    With ``error`` (the default) a prediction for an id the gold does not have is refused by the task's own
+    sentence.  With ``ignore`` (decoys: the public test set holds more ids than the gold scores) it is read,
+    checked like any other and dropped; the file may hold at most ``files.max_ids`` predictions, and no
+    message gives a count of scored items or names a scored id (:meth:`missing`).
+    """
+
+    MISSING = "has no prediction for some of the test ids; give one prediction for every id of the test set"
+
+    def __init__(self, source, context):
+        self.source = source
+        self.ignore = context.unscored_ids == "ignore"
+        self.max_ids = context.max_ids if self.ignore else None
+        self.read = 0
+
+    def unknown(self, line, message):
+        """None when an id the gold does not have is ignored; else the task's error ``message`` at ``line``."""
+        if self.ignore:
+            return None
+        return self.source.whole(message) if line is None else self.source.at(line, message)
+
+    def count(self, line):
+        """One more prediction read: the error past ``files.max_ids`` (with ``ignore``), else None."""
+        self.read += 1
+        return self.limit(line) if self.max_ids is not None and self.read > self.max_ids else None
+
+    def limit(self, line):
+        """The error of a prediction past ``files.max_ids`` at ``line`` (None: the whole file)."""
+        what = "has more than %d predictions (files.max_ids, the number of public test ids)" % self.max_ids
+        return self.source.whole(what) if line is None else self.source.at(line, what)
+
+    def missing(self, counted):
+        """The error for test items without a prediction: ``counted`` (counts and an example id), or with
+        ``ignore`` one sentence with neither."""
+        return self.source.whole(self.MISSING if self.ignore else counted)

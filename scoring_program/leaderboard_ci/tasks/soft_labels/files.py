@@ -4,9 +4,12 @@ Accepted shapes (gold and predictions alike):
 
 * PyEvALL's list ``[{"test_case": "EXIST2023", "id": "...", "value": V}, ...]``
   (the official EXIST 2023 run format);
-* an object ``{"id": V, ...}``;
+* an object ``{"id": V, ...}``, or the EXIST evaluation kit's ``{"id": {"soft_label":
+  V, "hard_label": ...}, ...}`` (its ``soft_label`` is read);
 * the EXIST 2023 data set ``{"id": {"labels_task1": [...], ...}, ...}`` with
-  ``annotations: labels_task1`` naming the key (gold only).
+  ``annotations: labels_task1`` naming the key (gold only); an annotator's
+  ``-`` (the data set's NO in tasks 2 and 3) is the label ``NO`` when the
+  labels have ``NO`` and not ``-``.
 
 ``V`` is ``{label: probability}`` (soft), a label (hard), a list of labels
 (hard multi-label) or, for the gold, the annotators' labels: a list with one
@@ -53,6 +56,8 @@ def read_items(source, lines, annotations=None, gold=True, quote=repr):
             if not isinstance(value, dict) or annotations not in value:
                 raise source.at(line, "the item has no %r key (the annotations setting)" % annotations)
             value = value[annotations]
+        elif isinstance(value, dict) and isinstance(value.get("soft_label"), dict):
+            value = value["soft_label"]  # the EXIST kit's {"id": {"soft_label": {...}, "hard_label": ...}}
         out.append((line, key, value))
     if not out:
         raise source.whole("has no items; expected %s" % _EXPECTED)
@@ -79,6 +84,14 @@ def _label_of(source, line, label, index, labels, gold, quote):
     raise source.at(line, "%s is not a label of this task%s" % (shown, listing))
 
 
+def _no_for_dash(labels, index):
+    """EXIST's data set writes an annotator's NO as ``-`` in tasks 2 and 3: read it as ``NO`` (when ``-`` is no
+    label and ``NO`` is)."""
+    if "-" in index or "NO" not in index:
+        return labels
+    return ["NO" if label == "-" else label for label in labels]
+
+
 def _labels_given(value):
     return isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value))
 
@@ -97,7 +110,7 @@ def encode_items(source, items, index, public_labels, gold=True, quote=repr, ann
                 raise source.at(line, "the annotations are not a list of labels (one per annotator)")
             values[row, :] = 0.0  # the share of annotators who gave each label
             for given in value:
-                for label in set([given] if isinstance(given, str) else given):
+                for label in set(_no_for_dash([given] if isinstance(given, str) else given, index)):
                     values[row, _label_of(source, line, label, index, public_labels, gold, quote)] += 1.0
             values[row] /= len(value)
         elif isinstance(value, dict):

@@ -70,6 +70,9 @@ TAIL = 4.0
 #: coefficients alpha_1 = 2 and -beta = -3 per item: at most 2.5e-11 bits per item).
 TOLERANCE = 5e-12
 _GRID = 1.0 / 64.0
+#: Replicates per product of one class's order group (fewer are merged with the next order's): one product per
+#: order would be narrowest, but a product of a few rows is bound by reading its columns.
+MIN_ROWS = 16
 _WIDE = 4  # a product with this many times more columns than rows is computed columns-first
 _SQRT2 = math.sqrt(2.0)
 _LN2 = math.log(2.0)
@@ -79,49 +82,66 @@ _LN2 = math.log(2.0)
 # ---------------------------------------------------------------------------
 _STEP = 1.0 / 32.0
 _DEGREE = 11
-_LIMIT = 6.0  # |x| > 6: erf is +-1 in float64
-_EXACT_ABOVE = 3.0  # x > 3 (Q below 1.2e-5, where 1 - Phi keeps few digits): math.erf itself
+_LIMIT = 6.0  # |x| >= 6: erf is +-1 in float64 (math.erf(6.0) == 1.0)
+_TAIL_FROM = 3.0  # x > 3 (Q below 1.1e-5, where 1 - Phi keeps few digits): 1 - erfc, erfc to a few ulps
 
 
-def _taylor_table():
-    centres = np.arange(0.0, _LIMIT + _STEP, _STEP)
+def _taylor_table(function, start):
+    """Taylor coefficients of ``function`` (erf or erfc) about the multiples of 1/32 from ``start`` to 6.
+
+    ``erf^(k+1)(a) = 2/sqrt(pi) (-1)^k H_k(a) exp(-a^2)`` (``H`` the physicists' Hermite polynomials), and
+    erfc's derivatives are their negatives; the coefficients are divided by ``k!``.
+    """
+    centres = np.arange(start, _LIMIT + _STEP, _STEP)
     table = np.zeros((_DEGREE + 1, centres.size))
+    sign = 1.0 if function is math.erf else -1.0
     scale = 2.0 / math.sqrt(math.pi)
     for j, a in enumerate(centres):
-        table[0, j] = math.erf(a)
-        # erf^(k+1)(a) = 2/sqrt(pi) (-1)^k H_k(a) exp(-a^2), H the physicists' Hermite polynomials
+        table[0, j] = function(a)
         h_prev, h = 0.0, 1.0
         factorial = 1.0
         for k in range(_DEGREE):
             factorial *= k + 1
-            table[k + 1, j] = scale * (-1.0) ** k * h * math.exp(-a * a) / factorial
+            table[k + 1, j] = sign * scale * (-1.0) ** k * h * math.exp(-a * a) / factorial
             h_prev, h = h, 2.0 * a * h - 2.0 * k * h_prev
     return centres, table
 
 
-_TABLE = []
+_TABLES = {}
 
 
-def erf(x):
-    """``erf`` of an array: Taylor series about the nearest multiple of 1/32; ``math.erf`` above 3."""
-    if not _TABLE:
-        _TABLE.append(_taylor_table())
-    centres, table = _TABLE[0]
-    x = np.asarray(x, dtype=np.float64)
-    ax = np.minimum(np.abs(x), _LIMIT)
-    j = np.rint(ax / _STEP).astype(np.intp)
-    h = ax - centres[j]
+def _horner(x, function, start):
+    """``function`` (erf or erfc) of ``x`` (values in ``[start, 6]``) by the Taylor table; + and * only."""
+    if function not in _TABLES:
+        _TABLES[function] = _taylor_table(function, start)
+    centres, table = _TABLES[function]
+    j = np.rint((x - start) / _STEP).astype(np.intp)
+    h = x - centres[j]
     acc = table[_DEGREE].take(j)
     for k in range(_DEGREE - 1, -1, -1):
         acc = acc * h + table[k].take(j) if k else table[0].take(j) + acc * h
-    out = np.where(np.abs(x) >= _LIMIT, 1.0, acc)
-    out = np.where(x < 0, -out, out)
-    far = x > _EXACT_ABOVE
-    if np.any(far):
-        flat, where = out.reshape(-1), np.flatnonzero(far.reshape(-1))
-        values = x.reshape(-1)[where]
-        flat[where] = [math.erf(v) for v in values]
-    return out
+    return acc
+
+
+def erf(x):
+    """``erf`` of an array, within two ulps of ``math.erf``, with ``+`` and ``*`` only (the same bytes in every numpy).
+
+    A Taylor series about the nearest multiple of 1/32 (``-6 < x <= 3``).  ``3 < x < 6``: ``1 - erfc(x)``, erfc by
+    its own Taylor series (accurate to a few ulps *of erfc*), so that PyEvALL's tail probability
+    ``1 - (1 + erf) / 2``, which keeps only the bits of ``erf`` near 1, comes out as with ``math.erf``: both
+    round ``1 - erfc`` to the nearest double, and differ only where ``1 - erfc`` lies within a few ulps of erfc
+    of a rounding midpoint (near x = 3, a relative change of the tail probability below 1e-11).
+    ``|x| >= 6``: +-1, as ``math.erf``.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    ax = np.minimum(np.abs(x), _LIMIT)
+    out = _horner(ax, math.erf, 0.0)
+    tail = (x > _TAIL_FROM) & (x < _LIMIT)
+    if np.any(tail):
+        flat, where = out.reshape(-1), np.flatnonzero(tail.reshape(-1))
+        flat[where] = 1.0 - _horner(x.reshape(-1)[where], math.erfc, _TAIL_FROM)
+    out = np.where(ax >= _LIMIT, 1.0, out)
+    return np.where(x < 0, -out, out)
 
 
 def information(x, mu, sigma, log_total):
@@ -131,13 +151,23 @@ def information(x, mu, sigma, log_total):
     raises; here the tail probability is 0 above the common value (``log2 N``),
     1 below it and 1/2 at it.
     """
-    safe = np.where(sigma > 0, sigma, 1.0)
+    x, mu, sigma, log_total = np.broadcast_arrays(*[np.asarray(v, dtype=np.float64) for v in (x, mu, sigma, log_total)])
+    degenerate = sigma <= 0
+    safe = np.where(degenerate, 1.0, sigma) if degenerate.any() else sigma
     z = (x - mu) / (safe * _SQRT2)
-    prob = 1.0 - 0.5 * (1.0 + erf(z))
-    degenerate = np.where(x > mu, 0.0, np.where(x < mu, 1.0, 0.5))
-    prob = np.where(sigma > 0, prob, degenerate)
-    ic = np.where(prob > 0, -np.log2(np.where(prob > 0, prob, 1.0)), log_total)
-    return np.where(x == 0, 0.0, ic)
+    prob = np.where(z > 0, 0.0, 1.0)  # |z| >= 6: erf is +-1, the probability 0 or 1 (most of a rare class's tail)
+    middle = np.abs(z) < _LIMIT
+    if middle.any():
+        prob[middle] = 1.0 - 0.5 * (1.0 + erf(z[middle]))
+    if degenerate.any():
+        prob = np.where(degenerate, np.where(x > mu, 0.0, np.where(x < mu, 1.0, 0.5)), prob)
+    positive = prob > 0
+    ic = np.array(log_total, dtype=np.float64)  # a tail probability of 0: log2 N
+    ic[positive] = -np.log2(prob[positive])
+    zero = x == 0
+    if zero.any():
+        ic[zero] = 0.0
+    return ic
 
 
 # ---------------------------------------------------------------------------
@@ -273,27 +303,29 @@ class _GoldClass(object):
 
 
 class _GoldState(object):
-    """What every system's sums need from one block of replicates: totals, per-class moments, the orders."""
+    """What every system's sums need from one block of replicates: totals, per-class moments, the orders.
+
+    ``class_orders[j]`` is class ``j``'s order in each replicate (0: the direct path for that class alone),
+    ``order`` the largest over the classes (0: no class expands), the width of the replicate's product.
+    """
 
     def __init__(self, golds, weights):
+        self.golds = list(golds)
         onehot = np.concatenate([g.onehot for g in golds], axis=1)
         counts = (onehot.T @ weights.T).T  # exact: integer-valued (columns first: see _Stack.sums)
         offsets = np.cumsum([0] + [g.onehot.shape[1] for g in golds])  # distinct values, then any gold terms
         self.total = counts[:, : golds[0].values.size].sum(axis=1) if golds else weights.sum(axis=1)  # exact
         self.classes = []
-        need = np.zeros(weights.shape[0], dtype=np.intp)
-        direct = np.zeros(weights.shape[0], dtype=bool)
+        self.class_orders = []
+        self.order = np.zeros(weights.shape[0], dtype=np.intp)
         self.gold_sum = np.zeros(weights.shape[0])
         for j, g in enumerate(golds):
             mu, sigma, log_total, gold_sum = g.moments(counts[:, offsets[j] : offsets[j + 1]], self.total)
             a, c, order = g.orders(mu, sigma)
             self.classes.append((mu, sigma, log_total, a, c))
+            self.class_orders.append(order)
             self.gold_sum += gold_sum
-            if g.order:
-                need = np.maximum(need, order)
-                direct |= order == 0
-        #: per replicate, the order every expanding class takes (0: all classes on the direct path)
-        self.order = np.where(direct, 0, need)
+            self.order = np.maximum(self.order, order)
 
 
 # ---------------------------------------------------------------------------
@@ -310,18 +342,20 @@ class _Groups(object):
         self.x, self.k = x[self.starts], k[self.starts]
 
     def sums(self, weights, mu, sigma, log_total):
-        """``sum_v k_v W_v IC(x_v)`` per row, ``W_v`` the rows' total weight of the group (exact, fixed order)."""
+        """``sum_v k_v W_v IC(x_v)`` per row, ``W_v`` the rows' total weight of the group (summed in group order).
+
+        Each row's sum is its own (a vector add per group, never a pairwise or BLAS sum), so it does not
+        depend on the other rows of the block: the block size and the batch change no bit.
+        """
         if weights.shape[0] == 0:
             return np.zeros(0)
         grouped = np.add.reduceat(weights[:, self.items], self.starts, axis=1) if self.items.size else weights[:, :0]
         ic = information(self.x[None, :], mu[:, None], sigma[:, None], log_total[:, None])
-        terms = grouped * ic * self.k[None, :]
-        if terms.shape[1] <= 32:
-            out = np.zeros(terms.shape[0])
-            for v in range(terms.shape[1]):
-                out += terms[:, v]
-            return out
-        return np.array([math.fsum(row) for row in terms.tolist()])
+        terms = np.ascontiguousarray((grouped * ic * self.k[None, :]).T)
+        out = np.zeros(terms.shape[1])
+        for row in terms:  # left to right, one vector add per group: the same bytes in every numpy
+            out += row
+        return out
 
 
 def _groups(terms, mask_of):
@@ -414,52 +448,71 @@ class _ClassPlan(object):
 
 
 class _Stack(object):
-    """The fixed-point columns of many class plans, order-major, for one exact product per block of replicates."""
+    """The fixed-point columns of many class plans: per gold class, its plans' columns order-major.
 
-    def __init__(self, plans, total):
+    The plans of one gold class (one per system) expand with the same order in a replicate, so each class
+    takes one exact product per block of replicates, as wide as *its* order there: a rare class that needs
+    a high order (or the direct path) does not widen the other classes' products.
+    """
+
+    def __init__(self, plans, total, classes):
         self.plans = list(plans)
-        self.order = max([p.order for p in self.plans] or [0])
-        blocks, exponents = [], []
-        column = 0
-        spans = [dict() for _ in self.plans]  # spans[m][k]: (start, width) of plan m's order-k columns
+        self.class_of = list(classes)  # each plan's gold class (its position in its system)
         self.bits = 52 - int(total).bit_length()
-        for k in range(self.order + 1):
-            for m, plan in enumerate(self.plans):
+        self.classes = []  # [(class, [(m, plan)], matrix, exponents, spans, ends)]
+        where = {}
+        for m, (j, plan) in enumerate(zip(self.class_of, self.plans)):
+            if j not in where:
+                where[j] = len(self.classes)
+                self.classes.append((j, []))
+            self.classes[where[j]][1].append((m, plan))
+        self.classes = [self._columns(j, members, total) for j, members in self.classes]
+
+    @staticmethod
+    def _columns(j, members, total):
+        top = max(plan.order for _, plan in members)
+        blocks, exponents, spans, ends = [], [], [dict() for _ in members], []
+        column = 0
+        for k in range(top + 1):
+            for i, (_, plan) in enumerate(members):
                 if k > plan.order:
                     continue
                 part, exp = plan.fixed(total)[k]
                 blocks.append(part)
                 exponents.append(exp)
-                spans[m][k] = (column, part.shape[1])
+                spans[i][k] = (column, part.shape[1])
                 column += part.shape[1]
-        self.ends = []  # columns needed for orders 0 .. K
-        column = 0
-        for k in range(self.order + 1):
-            column += sum(spans[m][k][1] for m in range(len(self.plans)) if k in spans[m])
-            self.ends.append(column)
-        self.spans = spans
-        self.matrix = np.ascontiguousarray(np.concatenate(blocks, axis=1)) if blocks else np.zeros((0, 0))
-        self.exponents = np.concatenate(exponents) if exponents else np.zeros(0, dtype=np.int64)
+            ends.append(column)
+        matrix = np.ascontiguousarray(np.concatenate(blocks, axis=1))
+        return j, members, matrix, np.concatenate(exponents), spans, ends
 
-    def sums(self, weights, order):
-        """``[[order-k sums (R, k+1) for k <= order] per plan]``, exact, for the rows ``weights`` (R, n)."""
-        end = self.ends[order]
-        if end >= _WIDE * weights.shape[0]:  # columns x items x rows: OpenBLAS splits the wide side well
-            raw = (self.matrix[:, :end].T @ weights.T).T
-        else:
-            raw = weights @ self.matrix[:, :end]
-        out = []
-        for m, plan in enumerate(self.plans):
-            levels = []
-            for k in range(min(order, plan.order) + 1):
-                start, width = self.spans[m][k]
-                block = raw[:, start : start + width]
-                e = self.exponents[start : start + width]
-                if k == 0:
-                    levels.append(_combine(block[:, 0], block[:, 1], e[0], self.bits))
-                else:
-                    levels.append(np.ldexp(block, e[None, :]))
-            out.append(levels)
+    def sums(self, weights, orders):
+        """``[levels (order-k sums (R, k+1) for k <= the class's order) or None, per plan]``, exact.
+
+        ``orders`` maps each gold class (its position) to the order its product needs for the rows ``weights``
+        (R, n); 0 (or absent): no product, its plans get None.
+        """
+        out = [None] * len(self.plans)
+        for j, members, matrix, exponents, spans, ends in self.classes:
+            order = min(int(orders.get(j, 0)), len(ends) - 1)
+            if order <= 0:
+                continue
+            end = ends[order]
+            if end >= _WIDE * weights.shape[0]:  # columns x items x rows: OpenBLAS splits the wide side well
+                raw = (matrix[:, :end].T @ weights.T).T
+            else:
+                raw = weights @ matrix[:, :end]
+            for i, (m, plan) in enumerate(members):
+                levels = []
+                for k in range(min(order, plan.order) + 1):
+                    start, width = spans[i][k]
+                    block = raw[:, start : start + width]
+                    e = exponents[start : start + width]
+                    if k == 0:
+                        levels.append(_combine(block[:, 0], block[:, 1], e[0], self.bits))
+                    else:
+                        levels.append(np.ldexp(block, e[None, :]))
+                out[m] = levels
         return out
 
 
@@ -529,13 +582,14 @@ class SoftICM(object):
     def _init(self, total):
         self.total = int(total)
         self.expanding = [plan for plan in self.plans if plan.order]
+        self.expanding_classes = [j for j, plan in enumerate(self.plans) if plan.order]
         self._stack = None
 
     @property
     def stack(self):
         """This system's :class:`_Stack` (built on first use: a batch builds its own)."""
         if self._stack is None:
-            self._stack = _Stack(self.expanding, self.total)
+            self._stack = _Stack(self.expanding, self.total, self.expanding_classes)
         return self._stack
 
     def sums(self, weights):
@@ -545,22 +599,29 @@ class SoftICM(object):
         return self.sums_from(weights, state, _linear_sums(self.stack, weights, state))
 
     def sums_from(self, weights, state, linear):
-        """:meth:`sums` from the block's gold state and the expansion's column sums ``(rows, sums)``."""
+        """:meth:`sums` from the block's gold state and the expansion's column sums ``(rows, sums)``.
+
+        Class ``j`` expands on the replicates where its own order is positive and takes the direct path on
+        the others (:class:`_GoldState`); its tail items always take the direct path.
+        """
         out_icm = ALPHA_2 * state.gold_sum
         out_self = (ALPHA_1 + ALPHA_2 - BETA) * state.gold_sum
-        expanded = np.flatnonzero(state.order > 0)
-        direct = np.flatnonzero(state.order == 0)
+        everywhere = np.arange(weights.shape[0])
         position = dict((id(plan), m) for m, plan in enumerate(self.expanding))
         for j, plan in enumerate(self.plans):
             mu, sigma, log_total, a, c = state.classes[j]
-            rest = direct if plan.order else np.arange(weights.shape[0])
+            rest = everywhere
             if plan.order:
-                rows, sums = linear
-                if rows.size:
-                    out_icm[rows] += _expanded(sums[position[id(plan)]], a[rows], c[rows], state.order[rows])
-                if plan.tails is not None and expanded.size:
-                    r = expanded
-                    out_icm[r] += plan.tails.sums(weights[r], mu[r], sigma[r], log_total[r])
+                order = state.class_orders[j]
+                expanded, rest = np.flatnonzero(order > 0), np.flatnonzero(order == 0)
+                if expanded.size:
+                    rows, sums = linear
+                    at = np.searchsorted(rows, expanded)  # ``rows``: every replicate where some class expands
+                    levels = [level[at] for level in sums[position[id(plan)]]]
+                    out_icm[expanded] += _expanded(levels, a[expanded], c[expanded], order[expanded])
+                    if plan.tails is not None:
+                        r = expanded
+                        out_icm[r] += plan.tails.sums(weights[r], mu[r], sigma[r], log_total[r])
             if plan.everything is not None and rest.size:
                 r = rest
                 out_icm[r] += plan.everything.sums(weights[r], mu[r], sigma[r], log_total[r])
@@ -568,38 +629,47 @@ class SoftICM(object):
 
 
 def _linear_sums(stack, weights, state, min_rows=None):
-    """``(rows, per-plan column sums)``: the exact sums of the expanded replicates.
+    """``(rows, per-plan column sums)``: the exact sums of the replicates where some class expands.
 
-    Rows are taken in groups of ascending order, each group's product as wide
-    as its largest order (groups of at least ``min_rows`` rows; None: one
-    group).  A column's sum does not depend on the group, and the columns above
-    a row's order are multiplied by 0 (:func:`_expanded`), so the grouping
-    never changes a number.
+    Each class takes its own products: its replicates in groups of ascending order (at least ``min_rows``
+    rows a group, :data:`MIN_ROWS` by default), each product as wide as the group's largest order of that class.  A
+    column's sum does not depend on the group, and the columns above a row's order are multiplied by 0
+    (:func:`_expanded`), so the grouping never changes a number.  A plan's levels are zero on the rows its
+    class did not expand.
     """
     rows = np.flatnonzero(state.order > 0)
     if not stack.plans or not rows.size:
         return rows, None
-    orders = state.order[rows]
-    top = int(orders.max())
-    if min_rows is None:
-        chosen = weights if rows.size == weights.shape[0] else weights[rows]
-        return rows, stack.sums(chosen, top)
-    out = [[np.zeros((rows.size,) + level.shape[1:]) for level in _shapes(plan, top)] for plan in stack.plans]
-    pending = np.zeros(rows.size, dtype=bool)
-    for order in np.unique(orders):
-        pending |= orders == order
-        if pending.sum() < min_rows and order < top:
-            continue
-        where = np.flatnonzero(pending)
-        for levels, part in zip(out, stack.sums(weights[rows[where]], int(order))):
-            for level, value in zip(levels, part):
-                level[where] = value
-        pending[:] = False
+    min_rows = MIN_ROWS if min_rows is None else min_rows
+    tops = [min(plan.order, int(state.class_orders[j][rows].max())) for j, plan in zip(stack.class_of, stack.plans)]
+    out = [[np.zeros((rows.size,) + shape) for shape in _shapes(top)] for top in tops]
+    for j in sorted(set(stack.class_of)):
+        orders = state.class_orders[j][rows]
+        for where in _order_groups(orders, min_rows):
+            chosen = rows[where]
+            block = weights if chosen.size == weights.shape[0] else weights[chosen]
+            for levels, part in zip(out, stack.sums(block, {j: int(orders[where].max())})):
+                for level, value in zip(levels, part or ()):
+                    level[where] = value
     return rows, out
 
 
-def _shapes(plan, top):
-    return [np.zeros((1,))] + [np.zeros((1, k + 1)) for k in range(1, min(top, plan.order) + 1)]
+def _order_groups(orders, min_rows):
+    """Positions of the positive ``orders`` in groups of ascending order, each of at least ``min_rows``."""
+    groups = []
+    pending = np.zeros(orders.size, dtype=bool)
+    top = int(orders.max()) if orders.size else 0
+    for order in np.unique(orders[orders > 0]):
+        pending |= orders == order
+        if pending.sum() < min_rows and order < top:
+            continue
+        groups.append(np.flatnonzero(pending))
+        pending[:] = False
+    return groups
+
+
+def _shapes(top):
+    return [()] + [(k + 1,) for k in range(1, top + 1)]
 
 
 class SoftICMBatch(object):
@@ -610,14 +680,15 @@ class SoftICMBatch(object):
     """
 
     #: Replicates per product of one order group (fewer are merged with the next order's).
-    min_rows = 16
+    min_rows = None
 
     def __init__(self, systems):
         self.systems = list(systems)
         self.golds = self.systems[0].golds
         plans = [plan for s in self.systems for plan in s.expanding]
+        classes = [j for s in self.systems for j in s.expanding_classes]
         total = max(s.total for s in self.systems)
-        self.stack = _Stack(plans, total) if all(s.total == total for s in self.systems) else None
+        self.stack = _Stack(plans, total, classes) if all(s.total == total for s in self.systems) else None
 
     def sums(self, weights):
         """One ``(N, sum ICM_i, sum ICM(G_i, G_i))`` per system."""
@@ -625,7 +696,7 @@ class SoftICMBatch(object):
         state = _GoldState(self.golds, weights)
         if self.stack is None:
             return [s.sums_from(weights, state, _linear_sums(s.stack, weights, state)) for s in self.systems]
-        shared = _linear_sums(self.stack, weights, state, min_rows=self.min_rows)
+        shared = _linear_sums(self.stack, weights, state, self.min_rows)
         out, m = [], 0
         for s in self.systems:
             count = len(s.expanding)

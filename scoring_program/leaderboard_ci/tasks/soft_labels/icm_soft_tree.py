@@ -72,7 +72,19 @@ class TreeReducer(object):
         return tuple(out)
 
     def terms(self, members):
-        """``IC(members)`` (a tuple of ``(node, weight)``) as ``{(node, weight): integer coefficient}``."""
+        """``IC(members)`` (a tuple of ``(node, weight)``) as ``{(node, weight): integer coefficient}``.
+
+        The recursion compares weights (``<``, ``>``, ``==``, ``!= 0``) and nothing else, so it is run once
+        per *pattern*: the members' nodes and the ranks 1, 2, ... of their distinct weights.  Items whose
+        weights are ordered alike share it (a few hundred patterns at n = 10,000 on EXIST 2023 task 3's
+        tree), and the ranks are mapped back to the weights.
+        """
+        values = sorted(set(w for _, w in members if w != 0))
+        rank = dict((w, r + 1) for r, w in enumerate(values))
+        pattern = tuple((node, rank.get(w, 0)) for node, w in members)
+        return dict(((node, values[r - 1]), k) for (node, r), k in self._pattern_terms(pattern).items())
+
+    def _pattern_terms(self, members):
         found = self.memo.get(members)
         if found is not None:
             return found
@@ -86,9 +98,9 @@ class TreeReducer(object):
             first, rest = members[0], members[1:]
             if first[1] != 0:
                 out[first] = 1
-            for key, k in self.terms(rest).items():
+            for key, k in self._pattern_terms(rest).items():
                 out[key] = out.get(key, 0) + k
-            for key, k in self.terms(self.deepest_common(first, rest)).items():
+            for key, k in self._pattern_terms(self.deepest_common(first, rest)).items():
                 out[key] = out.get(key, 0) - k
             out = dict((key, k) for key, k in out.items() if k and key[1] != 0)
         if len(self.memo) > _MEMO_LIMIT:

@@ -7,13 +7,12 @@ and predictions of the same shape (``docs/tasks/soft_labels.md``):
 * **parse**: :mod:`.soft_label_files` (EXIST 2023 / PyEvALL JSON);
 * **soft metrics**: ICM-Soft, ICM-Soft-Norm (:func:`.icm.soft_icm_sums`, the
   gold's per-label mean and mean absolute deviation re-estimated in every
-  replicate from the resample counts; over ``hierarchy``, :mod:`.icm_soft_tree`)
-  and PyEvALL's cross-entropy (a per-item
-  mean: exact sums);
+  replicate from the resample counts; over ``hierarchy``, :mod:`.icm_soft_tree`),
+  PyEvALL's cross-entropy and mean absolute error (per-item means: exact sums);
 * **hard metrics** on the hard labels derived from the distributions by the
-  campaign's rule (``hard_labels``, ``hard_threshold``): ICM, ICM-Norm (flat or
-  over ``hierarchy``, :func:`.icm.hard_icm_terms`: linear per-item sums) and
-  PyEvALL's macro precision, recall and F (:func:`.icm.pyevall_prf`).
+  campaign's rule (``hard_labels``, ``hard_threshold``, ``hard_exclusive``): ICM,
+  ICM-Norm (flat or over ``hierarchy``, :func:`.icm.hard_icm_terms`: linear
+  per-item sums) and PyEvALL's macro precision, recall and F (:func:`.icm.pyevall_prf`).
 
 Every metric equals PyEvALL 0.2.11 run on the data set whose items are
 repeated by their resample counts (``tests/test_icm.py``).
@@ -27,7 +26,7 @@ import numpy as np
 
 from ...core.accumulators import ExactSums, _FromCounts
 from ..legacy import TaskType
-from ..shared.base import MetricInfo
+from ..shared.base import MetricInfo, UnscoredIds
 from ..shared.icm import Tree, check_hierarchy_labels, hard_icm_terms, icm_from_sums, norm, pyevall_prf
 from .files import encode_items, read_items
 from .icm_soft import SoftICM, SoftICMBatch
@@ -38,11 +37,17 @@ __all__ = ["NAME", "METRICS", "SoftLabelsTask", "TASK", "hard_sets", "cross_entr
 NAME = "soft_labels"
 SMOOTH = 0.001  # PyEvALL's cross-entropy smoothing of non-positive probabilities
 HARD_MODES = ("mono", "multi")
+#: A share counts as above a threshold when it exceeds it by more than this: 2/6 written 0.33333334 is not
+#: above 1/3 (annotators' shares k/m of up to 1,000 annotators differ by far more).
+SLACK = 1e-6
+#: ``hard_exclusive``'s default share: a label given by a majority of the annotators.
+MAJORITY = 0.5
 
 METRICS = {
     "icm_soft": MetricInfo(NAME, "higher", None, "ICM-Soft", ppi=False),
     "icm_soft_norm": MetricInfo(NAME, "higher", 1.0, "ICM-Soft-Norm", ppi=False),
     "cross_entropy": MetricInfo(NAME, "lower", None, "cross-entropy", ppi=False),
+    "mae": MetricInfo(NAME, "lower", 0.0, "MAE", ppi=False),
     "icm": MetricInfo(NAME, "higher", None, "ICM (hard)", ppi=False),
     "icm_norm": MetricInfo(NAME, "higher", 1.0, "ICM-Norm (hard)", ppi=False),
     "f1": MetricInfo(NAME, "higher", 1.0, "macro F1 (hard)"),
@@ -54,6 +59,7 @@ ALIASES = {
     "icmsoftnorm": "icm_soft_norm",
     "ce": "cross_entropy",
     "crossentropy": "cross_entropy",
+    "mean_absolute_error": "mae",
     "icmnorm": "icm_norm",
     "fmeasure": "f1",
     "f_measure": "f1",
@@ -63,17 +69,22 @@ ALIASES = {
 _SOFT = ("icm_soft", "icm_soft_norm")
 _HARD = ("icm", "icm_norm", "f1", "precision", "recall")
 OPTIONS = ()
-SETTINGS = ("hard_labels", "hard_threshold", "hierarchy", "annotations")
+SETTINGS = ("hard_labels", "hard_threshold", "hard_exclusive", "hierarchy", "annotations")
 SETTING_DOCS = {
     "hard_labels": "How hard labels are derived for the hard metrics: mono (the one label above hard_threshold, "
     "items with none are left out; predictions: the most probable label) or multi (every label above "
     "hard_threshold, for gold and predictions).",
-    "hard_threshold": "A label is in the hard gold when its probability is above this (EXIST 2023: 0.5 for "
-    "task 1, 1/3 for task 2, 1/6 for task 3; default 0.5).",
+    "hard_threshold": "A label is in the hard gold when its probability is above this, a number or a fraction "
+    "(EXIST 2023 with six annotators, 'more than k of 6': 1/2 for task 1, 1/3 for task 2, 1/6 for task 3; "
+    "default 0.5). A share within 1e-6 of it is not above it.",
+    "hard_exclusive": "hard_labels multi: a label that is only ever a hard gold label alone, and the share above "
+    "which it is (EXIST 2023 task 3: NO, or {NO: 1/2}: a majority of NO gives only NO; below it NO is no hard "
+    "label and the item's hard labels are the other labels above hard_threshold).",
     "hierarchy": "{label: parent label} for ICM, ICM-Norm, ICM-Soft and ICM-Soft-Norm (EXIST 2023 tasks 2 and 3); "
     "without it they are flat.",
     "annotations": "The gold holds annotators' labels: 'value' (the item's value is the list, one label or list of "
-    "labels per annotator) or the key of each item's object that holds it (EXIST 2023: labels_task1).",
+    "labels per annotator) or the key of each item's object that holds it (EXIST 2023: labels_task1). An "
+    "annotator's '-' (EXIST's NO in tasks 2 and 3) is the label NO when the labels have NO and not '-'.",
 }
 
 
@@ -85,10 +96,23 @@ def parse_settings(values):
     mode = values.get("hard_labels", "mono")
     if mode not in HARD_MODES:
         raise ValueError("hard_labels must be one of: %s, got %r" % (", ".join(HARD_MODES), mode))
-    threshold = values.get("hard_threshold", 0.5)
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 <= threshold < 1:
-        raise ValueError("hard_threshold must be a number in [0, 1), got %r" % (threshold,))
-    out = {"hard_labels": mode, "hard_threshold": float(threshold)}
+    threshold = _share(values.get("hard_threshold", 0.5), "hard_threshold")
+    out = {"hard_labels": mode, "hard_threshold": threshold}
+    exclusive = values.get("hard_exclusive")
+    if exclusive is not None:
+        if isinstance(exclusive, dict) and len(exclusive) == 1:
+            ((label, share),) = exclusive.items()
+        else:
+            label, share = exclusive, MAJORITY
+        if not isinstance(label, str) or not label.strip():
+            raise ValueError(
+                'hard_exclusive must be a label (e.g. "NO") or {label: share} (e.g. {"NO": 1/2}), got %r%s'
+                % (
+                    exclusive,
+                    " (YAML reads a bare NO or YES as a boolean: quote the label)" if label in (True, False) else "",
+                )
+            )
+        out["hard_exclusive"] = (label.strip(), _share(share, "hard_exclusive's share"))
     hierarchy = values.get("hierarchy")
     if hierarchy is not None:
         if not isinstance(hierarchy, dict) or not hierarchy:
@@ -113,8 +137,30 @@ def parse_settings(values):
     return out
 
 
+def _share(value, what):
+    """A threshold in [0, 1): a number or a fraction ``"a/b"`` (``1/3``: more than 2 of 6 annotators)."""
+    if isinstance(value, str):
+        parts = value.split("/")
+        try:
+            value = int(parts[0]) / float(int(parts[1])) if len(parts) == 2 else float(value)
+        except (ValueError, ZeroDivisionError):
+            raise ValueError("%s must be a number or a fraction such as 1/3, got %r" % (what, value))
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1:
+        raise ValueError("%s must be a number in [0, 1) or a fraction such as 1/3, got %r" % (what, value))
+    return float(value)
+
+
 def check_config(metrics, settings, labels):
-    """The hierarchy's labels must be the configured labels, and ICM-Soft's recursion over it bounded (ValueError)."""
+    """The hierarchy's labels must be the configured labels, and ICM-Soft's recursion over it bounded (ValueError).
+
+    ``hard_exclusive`` needs ``hard_labels: multi`` and one of the labels.
+    """
+    exclusive = settings.get("hard_exclusive")
+    if exclusive is not None:
+        if settings.get("hard_labels", "mono") != "multi":
+            raise ValueError("hard_exclusive is a rule of multi-label hard gold: set hard_labels: multi")
+        if labels is not None and exclusive[0] not in labels:
+            raise ValueError("hard_exclusive names %r, which is not one of the labels" % (exclusive[0],))
     hierarchy = settings.get("hierarchy")
     if hierarchy is not None and labels is not None and any(spec.name in _SOFT for spec in metrics):
         check_tree(Tree(labels, hierarchy), labels)
@@ -168,26 +214,40 @@ def read_gold(source, lines, labels, settings):
 
 
 def read_predictions(source, lines, gold, settings):
-    """A participant's distributions in gold order; every gold item needs one, and no other id may appear."""
+    """A participant's distributions in gold order; every gold item needs one.
+
+    Another id is refused, or with ``files.unscored_ids: ignore`` read, checked and dropped
+    (:class:`~.base.UnscoredIds`).
+    """
+    unscored = UnscoredIds(source, settings)
     items = read_items(source, lines, gold=False)
     position = dict((ident, i) for i, ident in enumerate(gold.ids))
     public = settings.get("public_labels")
     index = dict((label, k) for k, label in enumerate(gold.labels))
-    values = encode_items(source, items, index, public, gold=False, quote=_quote)
+    values = encode_items(source, items, index, public, gold=False, quote=_quote)  # every value checked
     out = np.full(gold.values.shape, np.nan)
     found = np.zeros(len(gold.ids), dtype=bool)
     first = {}
     for row, (line, ident, _) in enumerate(items):
+        error = unscored.count(line)
+        if error is not None:
+            raise error
+        if ident in first:
+            raise source.at(line, "item id %s appears again (first on line %d)" % (_quote(ident), first[ident]))
+        first[ident] = line
         i = position.get(ident)
         if i is None:
-            raise source.at(line, "item id %s is not in the test set; give one value per test item" % _quote(ident))
-        if found[i]:
-            raise source.at(line, "item id %s appears again (first on line %d)" % (_quote(ident), first[ident]))
-        found[i], first[ident] = True, line
+            error = unscored.unknown(
+                line, "item id %s is not in the test set; give one value per test item" % _quote(ident)
+            )
+            if error is None:
+                continue
+            raise error
+        found[i] = True
         out[i] = values[row]
     if not found.all():
         missing = int((~found).sum())
-        raise source.whole(
+        raise unscored.missing(
             "has no value for %d of the %d test items (e.g. %s); give one value per item"
             % (missing, len(found), _quote(gold.ids[int(np.flatnonzero(~found)[0])]))
         )
@@ -231,17 +291,25 @@ def decode(gold, values):
 # ---------------------------------------------------------------------------
 # Hard labels and per-item terms
 # ---------------------------------------------------------------------------
-def hard_sets(weights, labels, mode, threshold, gold):
+def hard_sets(weights, labels, mode, threshold, gold, exclusive=None):
     """Hard label sets of each item (lists; None: no hard gold, the item is left out of the hard metrics).
 
-    Gold: the labels above ``threshold`` (mono: exactly one, else None).
-    Predictions: mono, the most probable label (the first in label order on a
-    tie; none when every probability is 0); multi, the labels above ``threshold``.
+    "Above" a threshold is more than :data:`SLACK` above it.  Gold: the labels above ``threshold`` (mono:
+    exactly one, else None); with ``exclusive = (label, share)`` (multi), that label alone when its share is
+    above ``share``, else the other labels above ``threshold`` (EXIST 2023 task 3: a majority of NO gives
+    only NO).  Predictions: mono, the most probable label (the first in label order on a tie; none when
+    every probability is 0); multi, the labels above ``threshold``.
     """
     w = np.nan_to_num(np.asarray(weights, dtype=np.float64))
+    alone = None
+    if exclusive is not None and gold and mode == "multi":
+        alone = (list(labels).index(exclusive[0]), exclusive[1])
     out = []
     for row in w:
-        above = [labels[k] for k in np.flatnonzero(row > threshold)]
+        above = [labels[k] for k in np.flatnonzero(row > threshold + SLACK)]
+        if alone is not None:
+            label = labels[alone[0]]
+            above = [label] if row[alone[0]] > alone[1] + SLACK else [x for x in above if x != label]
         if mode == "multi":
             out.append(above if (above or not gold) else None)
         elif gold:
@@ -265,6 +333,35 @@ def cross_entropy_terms(gold, predicted):
     return -np.where(both, g * np.log2(np.where(both, p, 1.0)), 0.0).sum(axis=1)
 
 
+def mae_terms(gold, predicted):
+    """PyEvALL's ``MAE`` per item and label: ``(present (n, C), |g - p| (n, C))``.
+
+    ``present`` marks the labels an item's gold object lists; a label no object lists is not one of the
+    classes PyEvALL averages over, and an omitted value (gold or prediction) counts as 0.
+    """
+    g = np.asarray(gold, dtype=np.float64)
+    present = (~np.isnan(g)).astype(np.float64)
+    return present, np.abs(np.nan_to_num(g) - np.nan_to_num(np.asarray(predicted, dtype=np.float64)))
+
+
+def mae_from_sums(sums):
+    """MAE of each row of summed ``[items, present (C), |g - p| (C)]``: over the labels some drawn gold lists.
+
+    ``sum_c D_c / (K N)``, ``K`` the labels with ``present_c > 0``: PyEvALL's mean over items of the mean
+    over its gold's classes, on the data set the replicate draws.
+    """
+    sums = np.asarray(sums, dtype=np.float64)
+    c = (sums.shape[1] - 1) // 2
+    total, present, distance = sums[:, 0], sums[:, 1 : 1 + c], sums[:, 1 + c :]
+    listed = present > 0
+    k = listed.sum(axis=1)
+    summed = np.zeros(sums.shape[0])
+    for label in range(c):  # in label order: the same bytes in every numpy
+        summed = summed + np.where(listed[:, label], distance[:, label], 0.0)
+    ok = (total > 0) & (k > 0)
+    return np.where(ok, summed / np.where(ok, k * total, 1.0), np.nan)
+
+
 class _SoftICM(_FromCounts):
     """``(N, sum of ICM-Soft_i, sum of ICM-Soft(G_i, G_i))`` per replicate, the IC re-estimated from its counts.
 
@@ -275,6 +372,9 @@ class _SoftICM(_FromCounts):
 
     n_features = 3
     what = "ICM-Soft"
+    #: Replicates per block the per-submission program gives it (within its memory bound): the expansion's
+    #: products are bound by reading their columns on few rows, by arithmetic on 128 (about 4 times faster).
+    min_block_rows = 128
 
     def __init__(self, gold, predicted, n_total, items=None, total=None, golds=None, tree=None, names=None):
         super(_SoftICM, self).__init__(n_total, items)
@@ -339,6 +439,7 @@ class Statistics:
         labels = tuple(gold.labels)
         mode = settings.get("hard_labels", "mono")
         threshold = settings.get("hard_threshold", 0.5)
+        exclusive = settings.get("hard_exclusive")
         names = set(spec.name for spec in metrics)
         self.n = values.shape[0]
         masks = [None] + ([np.asarray(group_codes) == j for j in range(n_groups)] if gold.groups is not None else [])
@@ -362,9 +463,14 @@ class Statistics:
             for j, mask in enumerate(masks):
                 m = np.ones(self.n) if mask is None else mask.astype(np.float64)
                 put(j, "ce", np.concatenate([m[:, None], ce * m[:, None]], axis=1))
+        if "mae" in names:
+            present, distance = mae_terms(values, p)
+            for j, mask in enumerate(masks):
+                m = (np.ones(self.n) if mask is None else mask.astype(np.float64))[:, None]
+                put(j, "mae", np.concatenate([m, present * m, distance * m], axis=1))
         if names & set(_HARD):
             tree = Tree(labels, settings.get("hierarchy"), flat=settings.get("hierarchy") is None)
-            gold_sets = hard_sets(values, labels, mode, threshold, gold=True)
+            gold_sets = hard_sets(values, labels, mode, threshold, gold=True, exclusive=exclusive)
             pred_sets = hard_sets(p, labels, mode, threshold, gold=False)
             kept = np.array([s is not None for s in gold_sets])
             gs = [s or [] for s in gold_sets]
@@ -401,6 +507,8 @@ class Statistics:
         if name == "cross_entropy":
             b = self._block(stats, j, "ce")
             return np.where(b[:, 0] > 0, b[:, 1] / np.where(b[:, 0] > 0, b[:, 0], 1.0), np.nan)
+        if name == "mae":
+            return mae_from_sums(self._block(stats, j, "mae"))
         b = self._block(stats, j, "hard")
         k, c = self._nodes, self._labels
         total = b[:, 0]
@@ -415,7 +523,12 @@ class Statistics:
 
 
 def item_contributions(spec, gold, predictions):
-    """The per-item cross-entropies (non-negative) of ``cross_entropy``; None for the other metrics."""
+    """The per-item cross-entropies (non-negative) of ``cross_entropy``, the per-item absolute errors of ``mae``;
+    None for the other metrics."""
+    if spec.name == "mae":
+        present, distance = mae_terms(gold.values, predictions)
+        listed = present.any(axis=0)
+        return distance[:, listed].sum(axis=1) / max(1, int(listed.sum())), "absolute error", None
     if spec.name != "cross_entropy":
         return None
     return np.maximum(cross_entropy_terms(gold.values, predictions), 0.0), "cross-entropy", None

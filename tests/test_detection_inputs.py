@@ -140,6 +140,11 @@ PREDICTION_CASES = [
     ),
     ("bbox_strings", json.dumps(_with(0, bbox=["1", 2, 3, 4])), "detection 1 has the bbox '[\"1\", 2, 3, 4]'"),
     (
+        "bbox_corners",
+        json.dumps(_with(0, bbox=[[1, 2], [3, 4]])),
+        "detection 1 has the bbox '[[1, 2], [3, 4]]'; expected",
+    ),
+    (
         "negative_width",
         json.dumps(_with(2, bbox=[5, 5, -3, 4])),
         "detection 3 has the bbox '[5, 5, -3, 4]'; expected [x, y, width, height] with width and height at least 0",

@@ -196,7 +196,11 @@ NOT_TEXT = [
     ("latin1", records_text(RECORDS)[:-1].encode("utf-8") + b', "caf\xe9"]', "detections.json is not UTF-8 text"),
     ("utf32", records_text(RECORDS).encode("utf-32"), "detections.json is UTF-32 text; save it as UTF-8"),
     ("nul", records_text(RECORDS).encode("utf-8").replace(b", ", b",\x00 ", 1), "detections.json line 1: the line"),
-    ("json_lines", "\n".join(json.dumps(r) for r in RECORDS).encode("utf-8"), "line 1: is a JSON object; expected"),
+    (
+        "json_lines",
+        "\n".join(json.dumps(r) for r in RECORDS).encode("utf-8"),
+        "line 1: holds one JSON object per line (JSON Lines); expected a JSON list",
+    ),
 ]
 
 

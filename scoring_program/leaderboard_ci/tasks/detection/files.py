@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from array import array
 from collections import OrderedDict
 
@@ -73,6 +74,8 @@ DETECTION_COLUMNS = ("x", "y", "w", "h", "score", "category")
 GOLD_SHAPE = 'a COCO instances object {"images": [...], "annotations": [...], "categories": [...]}'
 _EXAMPLE_RECORD = '{"image_id": 42, "category_id": 18, "bbox": [x, y, width, height], "score": 0.93}'
 RESULTS_SHAPE = "a JSON list of detections like [%s, ...] (COCO's results format)" % _EXAMPLE_RECORD
+#: The start of a JSON Lines file: an object on the first line, another object on the next.
+_JSON_LINES = re.compile(r"\{[^\n]*\}[ \t\r]*\n\s*\{")
 _NUMBER = (int, float)
 _ID = (int, str)
 _KEYS = ("image_id", "category_id", "bbox", "score")
@@ -515,6 +518,8 @@ def results_arrays(source, chunks, gold_ids, labels, quote):
     def found(char):
         if not char:
             return "is empty; expected %s (an empty list [] if you have no detection)" % RESULTS_SHAPE
+        if char == "{" and _JSON_LINES.match(stream.text, stream.pos, stream.pos + (1 << 16)):
+            return "holds one JSON object per line (JSON Lines); expected %s: the objects in one list" % RESULTS_SHAPE
         if char == "{":
             return "is a JSON object; expected %s, as pycocotools' loadRes reads" % RESULTS_SHAPE
         return "does not start a JSON list; expected %s" % RESULTS_SHAPE

@@ -58,7 +58,10 @@ SECRETS = ("123.456", "78.9012", "45.6789", "33.3171", "90417", "1234.5678", "55
 def gold_of(tmp_path, gold=GOLD, text=None, config=CONFIG):
     ref = tmp_path / "ref"
     ref.mkdir(exist_ok=True)
-    (ref / "instances.json").write_text(json.dumps(gold) if text is None else text, encoding="utf-8")
+    if isinstance(text, bytes):
+        (ref / "instances.json").write_bytes(text)
+    else:
+        (ref / "instances.json").write_text(json.dumps(gold) if text is None else text, encoding="utf-8")
     parsed = parse_config(dict(config))
     return parsed, read_gold(str(ref), parsed)
 
@@ -347,6 +350,8 @@ GOLD_CASES = [
     ),
     ("unknown_image", _gold_with(ann_image_id=1), "annotations[0]: its image_id is not the id of an image in images"),
     ("unknown_category", _gold_with(ann_category_id=4), "annotations[0]: its category_id is not in categories"),
+    ("binary", b"\x01\x02\x03\x04\x05\x06" * 20, "ref/instances.json is a binary file, not a text file"),
+    ("gzip", gzip.compress(b"{}"), "ref/instances.json is a gzip archive, not a text file; put the text file itself"),
     ("mixed_ids", _gold_with(images=GOLD["images"] + [{"id": "x"}]), "mixes numbers and strings as image ids"),
 ]
 
@@ -354,11 +359,11 @@ GOLD_CASES = [
 @pytest.mark.parametrize("name,gold,message", GOLD_CASES, ids=[c[0] for c in GOLD_CASES])
 def test_a_bad_gold_is_the_organizers_error_and_quotes_nothing(tmp_path, name, gold, message):
     with pytest.raises(ConfigError) as info:
-        if isinstance(gold, str):
+        if isinstance(gold, (str, bytes)):
             gold_of(tmp_path, text=gold)
         else:
             gold_of(tmp_path, gold)
-    assert message in str(info.value), str(info.value)
+    assert message in str(info.value) and "predictions" not in str(info.value), str(info.value)
     assert_no_gold_leak(str(info.value))
 
 

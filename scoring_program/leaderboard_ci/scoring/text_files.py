@@ -347,17 +347,20 @@ def sniff_encoding(source, head):
         return "UTF-16-LE", 2
     if head.startswith(codecs.BOM_UTF16_BE):
         return "UTF-16-BE", 2
+    participant = source.error is SubmissionError  # the gold is not "predictions", nor in "your zip"
     for magic, what in _MAGIC:
         if head.startswith(magic):
             raise source.whole(
                 "is %s, not a text file of predictions; put the text file itself at the top of your zip" % what
+                if participant
+                else "is %s, not a text file; put the text file itself in the reference data" % what
             )
     sample = head[:_SNIFF]
     if b"\x00" in sample and _looks_like_utf16(head):
         raise source.whole("is UTF-16 text without a byte-order mark; save it as UTF-8")
     controls = sum(sample.count(bytes([c])) for c in range(32) if c not in (9, 10, 12, 13))
     if sample and controls > 0.05 * len(sample):
-        raise source.whole("is a binary file, not a text file of predictions")
+        raise source.whole("is a binary file, not a text file%s" % (" of predictions" if participant else ""))
     return "UTF-8", 0
 
 

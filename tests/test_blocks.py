@@ -150,9 +150,10 @@ def assert_same_result(one, other):
         assert (frame is None and getattr(other, attr) is None) or frame.equals(getattr(other, attr)), attr
 
 
-#: Examples whose run in blocks is slow (a fit per replicate, TER's shift search): in the slow run only; the
-#: table-based and ranking examples stay in the default run as the representatives.
-SLOW_IN_BLOCKS = ("generation", "preference", "odesia")
+#: Examples whose run in blocks is slow (a fit per replicate, TER's shift search; segmentation reads 200 masks
+#: per submission on each worker): in the slow run only; the table-based and ranking examples stay in the
+#: default run as the representatives (segmentation's in-memory blocks: tests/test_segmentation.py).
+SLOW_IN_BLOCKS = ("generation", "preference", "odesia", "segmentation")
 
 
 @pytest.mark.parametrize(

@@ -81,6 +81,13 @@ SPECS = {
     "detection": Example(
         samples=6, scoring_resamples=50, phase_config=FAST_PHASE, phase_keys=("map",), slow=("bundle", "phase")
     ),
+    "segmentation": Example(
+        samples=6,
+        scoring_resamples=200,
+        phase_config=FAST_PHASE,
+        phase_keys=("miou", "image_dice"),
+        slow=("bundle", "phase"),
+    ),
 }
 
 
@@ -494,6 +501,56 @@ def check_detection(scored):
     assert order[0] == "cascade_swin.zip" and order[-1] == "ssd_mobile.zip"
 
 
+def segmentation_masks(path):
+    """``{image id: mask}`` of a folder or zip of masks, read by Pillow and numpy (not the program's readers)."""
+    from PIL import Image
+
+    def load(name, data):
+        if name.endswith(".png"):
+            return np.asarray(Image.open(io.BytesIO(data)))
+        if name.endswith(".npz"):
+            with np.load(io.BytesIO(data)) as archive:
+                return archive[archive.files[0]]
+        return np.load(io.BytesIO(data))
+
+    if os.path.isdir(path):
+        names = sorted(os.listdir(path))
+        return dict((n[:-4], load(n, open(os.path.join(path, n), "rb").read())) for n in names)
+    with zipfile.ZipFile(path) as archive:
+        return dict((os.path.basename(n)[:-4], load(n, archive.read(n))) for n in archive.namelist())
+
+
+def check_segmentation(scored):
+    """mIoU and pixel accuracy equal scikit-learn over the pixels of the 200 images (two samples: PNG and .npy).
+
+    The slow ``test_the_example_equals_scikit_learn_on_three_resamples_of_videos`` (tests/test_segmentation.py)
+    checks every metric of every sample on the full sample and three resamples of videos.
+    """
+    metrics = pytest.importorskip("sklearn.metrics")
+    gold = segmentation_masks(os.path.join(scored.reference, "masks"))
+    ids = sorted(gold)
+    true = np.concatenate([gold[i].ravel() for i in ids])
+    keep = true != 255
+    classes = list(range(6))
+    for zip_name in ("sharp.zip", "fair.zip"):
+        run = scored.runs[zip_name]
+        masks = segmentation_masks(os.path.join(_folder("segmentation"), "sample_submissions", zip_name))
+        guess = np.concatenate([np.asarray(masks[i]).ravel() for i in ids])[keep]
+        iou = metrics.jaccard_score(true[keep], guess, labels=classes, average=None, zero_division=0)
+        present = [np.any(true[keep] == c) or np.any(guess == c) for c in classes]
+        assert abs(run.scores["miou"] - iou[present].mean()) <= 1e-12, zip_name
+        assert abs(run.scores["pixel_accuracy"] - metrics.accuracy_score(true[keep], guess)) <= 1e-12, zip_name
+    for zip_name, run in scored.runs.items():
+        assert run.scores["miou_ci_low"] < run.scores["miou"] < run.scores["miou_ci_high"]
+        with io.open(os.path.join(run.output_dir, "detailed_results.html"), encoding="utf-8") as handle:
+            page = handle.read()
+        # No per-class table by default (tests/test_probes.py shows it with per_class: true)
+        assert "Per-class" not in page and "vegetation" not in page, zip_name
+    scores = dict((name[:-4], run.scores["miou"]) for name, run in scored.runs.items())
+    assert sorted(scores, key=scores.get, reverse=True) == ["sharp", "strong", "good", "fair", "coarse", "blocky"]
+    assert all(run.scores["miou_vs_base"] > 0 for run in scored.runs.values())
+
+
 CHECKS: Dict[str, Callable[[Scored], None]] = {
     "detection": check_detection,
     "generation": check_generation,
@@ -505,6 +562,7 @@ CHECKS: Dict[str, Callable[[Scored], None]] = {
     "scores": check_scores,
     "scores_multiclass": check_scores_multiclass,
     "sequence": check_sequence,
+    "segmentation": check_segmentation,
 }
 
 

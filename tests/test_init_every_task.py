@@ -33,6 +33,7 @@ import yaml
 
 from leaderboard_ci.scoring.readers import read_gold, read_predictions
 from leaderboard_ci.tasks.registry import TASKS, task_type
+from leaderboard_ci.tasks.soft_labels.metrics import _share as soft_label_share
 from leaderboard_ci.tools.cli import main
 from leaderboard_ci.tools.scaffold import load_organizer_config
 
@@ -70,6 +71,13 @@ CASES = {
     },
     "preference": {"example": (os.path.join(EXAMPLES, "preference", "reference_data"), {})},
     "detection": {"example": (os.path.join(EXAMPLES, "detection", "reference_data"), {})},
+    "segmentation": {
+        # masks as a folder; the example's video clusters need its design file, which init does not copy
+        "example": (
+            os.path.join(EXAMPLES, "segmentation", "reference_data"),
+            {"bootstrap": {"cluster": None, "design_file": None}},
+        )
+    },
     "generation": {
         "text_lines": (os.path.join(EXAMPLES, "generation", "reference_data"), {}),
         "jsonl": (os.path.join(EXAMPLES, "generation", "reference_data"), {"files": {"predictions": "run.jsonl"}}),
@@ -107,6 +115,8 @@ def _inputs(tmp, task, case):
     if isinstance(source, dict):
         with io.open(gold_path, "w", encoding="utf-8") as handle:
             handle.write(files[gold_name])
+    elif os.path.isdir(os.path.join(source, gold_name)):  # a task that reads folders (segmentation masks)
+        shutil.copytree(os.path.join(source, gold_name), gold_path)
     else:
         shutil.copy(os.path.join(source, gold_name), gold_path)
     config_path = os.path.join(tmp, "config.yaml")
@@ -153,6 +163,10 @@ def test_init_then_bundle_check_passes(tmp_path, task, case):
     config = load_organizer_config(os.path.join(ref, "config.yaml"))
     assert config.kind == task
     gold = read_gold(ref, config)
+    if task_type(task).submission_format(gold, config.files, config.metrics).sample_files:  # a folder of files
+        check_folder_sample(folder, tmp, config, gold)
+        assert_reveals_no_gold_value(task, config, gold)
+        return
     with zipfile.ZipFile(os.path.join(folder, "sample_submissions", "format_example.zip")) as archive:
         (inner,) = archive.namelist()
         sample = archive.read(inner).decode("utf-8")
@@ -189,6 +203,26 @@ def test_init_then_bundle_check_passes(tmp_path, task, case):
     assert_reveals_no_gold_value(task, config, gold)
 
 
+def check_folder_sample(folder, tmp, config, gold):
+    """A task that reads folders: the format example unzips to a submission the reader takes, one value per
+    unit, the starting kit holds the same files, and the pages say how to zip a folder (no CSV)."""
+    from leaderboard_ci.scoring.readers import read_submission
+
+    submission = os.path.join(tmp, "submission")
+    with zipfile.ZipFile(os.path.join(folder, "sample_submissions", "format_example.zip")) as archive:
+        names = archive.namelist()
+        archive.extractall(submission)
+    predictions = read_submission(submission, config, gold)
+    assert np.asarray(predictions).shape[0] == gold.n
+    kit = os.path.join(folder, "starting_kit", "sample_submission")
+    for name in names:
+        with open(os.path.join(kit, name), "rb") as handle, open(os.path.join(submission, name), "rb") as other:
+            assert handle.read() == other.read(), name
+    section = _what_you_submit(_read(folder, "pages", "evaluation.md"))
+    assert "zip file of the files described below" in section and "CSV" not in section
+    assert "zip -r ../submission.zip" in _read(folder, "starting_kit", "README.md")
+
+
 #: Task types whose encoded gold carries the participants' input layout (the CoNLL sample repeats each
 #: sentence's tokens with a constant tag, so permuting whole sentences changes it legitimately).
 LAYOUT_IN_GOLD = {"sequence"}
@@ -205,7 +239,7 @@ def assert_reveals_no_gold_value(task, config, gold):
         shuffled = dataclasses.replace(gold, values=values[order])
         other = task_type(task).submission_format(shuffled, config.files, config.metrics)
         # field names only: pytest's diff of two large samples would take minutes
-        names = [f.name for f in dataclasses.fields(fmt)] if dataclasses.is_dataclass(fmt) else fmt._fields
+        names = fmt._fields if isinstance(fmt, tuple) else [f.name for f in dataclasses.fields(fmt)]
         changed = [name for name in names if getattr(fmt, name) != getattr(other, name)]
         assert not changed, "%s changes with the gold values: %s" % (task, ", ".join(changed))
 
@@ -228,7 +262,7 @@ def test_soft_labels_pages_follow_the_hard_labels_rule(tmp_path, name):
     if config.get("hard_labels", "mono") == "mono":
         assert "most probable label" in section
     else:
-        assert "above %g" % config["hard_threshold"] in section
+        assert "above %g" % soft_label_share(config["hard_threshold"], "hard_threshold") in section
     public = _read(folder, "public_data", "test_ids.txt").split()
     with io.open(gold_path, encoding="utf-8") as handle:
         gold = json.load(handle)
@@ -249,6 +283,6 @@ def test_the_no_leak_check_catches_a_sample_made_of_gold_values(tmp_path, monkey
         fmt = honest(gold, files, metrics)
         return fmt._replace(sample=json.dumps(np.nan_to_num(np.asarray(gold.values)).tolist()))
 
-    monkeypatch.setattr(task, "submission_format", leaking)
+    monkeypatch.setitem(TASKS._loaded, "soft_labels", dataclasses.replace(task, submission_format=leaking))
     with pytest.raises(AssertionError):
         assert_reveals_no_gold_value("soft_labels", config, gold)

@@ -4,7 +4,7 @@ Every ``import`` and ``from ... import`` of every module of ``leaderboard_ci`` i
 with :mod:`ast`, at module level and inside functions, and checked against the rules:
 
 * ``core``: the standard library, numpy and ``core`` only;
-* ``tasks``: adds ``core``;
+* ``tasks``: adds ``core`` (and Pillow, optional: segmentation's PNG masks decode faster with it);
 * ``scoring``: adds ``tasks`` and PyYAML (the per-submission path: Python 3.7, no more);
 * ``phase``: adds ``scoring``, pandas, SciPy, statsmodels, tqdm and Dask; ``report`` only inside
   functions (to write what it computed);
@@ -33,7 +33,7 @@ NAME = "leaderboard_ci"
 #: Third-party top-level modules each layer may import (the standard library is always allowed).
 THIRD_PARTY = {
     "core": {"numpy", "threadpoolctl"},  # threadpoolctl: optional, used when installed
-    "tasks": {"numpy"},
+    "tasks": {"numpy", "PIL"},  # PIL: optional, the faster decoder of 8-bit PNG masks when installed
     "scoring": {"numpy", "yaml"},
     "phase": {"numpy", "yaml", "pandas", "scipy", "statsmodels", "tqdm", "dask", "distributed"},
     "report": {"numpy", "pandas", "matplotlib", "PIL"},  # PIL: matplotlib's own dependency, in plots

@@ -50,6 +50,15 @@ DOCS_PAGE = os.path.join(ROOT, "docs", "adding_a_task_type.md")
 #: Per task: ``(gold values, {system: values}, labels, pos_label)`` in the in-memory format of
 #: ``encode_values``: a few items, two systems, enough for the task's pair tests to run.
 SAMPLES = {
+    "segmentation": (
+        [[[0, 0, 1], [2, 2, 255]], [[1, 1, 0], [0, 2, 2]]],
+        {
+            "s1": [[[0, 1, 1], [2, 2, 0]], [[1, 1, 0], [0, 0, 2]]],
+            "s2": [[[0, 0, 0], [0, 2, 1]], [[2, 1, 0], [1, 2, 2]]],
+        },
+        ("background", "road", "car"),
+        None,
+    ),
     "classification": (list("abababab"), {"s1": list("abababaa"), "s2": list("aaabbbab")}, None, "b"),
     "regression": (
         [1.0, 2.0, 3.5, 4.0, 5.5, 6.0],

@@ -263,6 +263,7 @@ def read_gold(ref_dir, config):
         sha256=sha256,
         task=task.name,
         settings=config.task_settings,
+        reference=units.reference,
     )
     # bootstrap.cluster / bootstrap.strata (issue 21): their codes, read by .resampling_units
     return attach_design(source, config, gold, task, units.design)

@@ -97,7 +97,9 @@ CONSTANTS = (
 #: holds, with a short example); ``file_name`` the prediction file's default name; ``sample`` the text of a
 #: file the scoring program accepts (built from public ids and labels only, never from gold answers);
 #: ``public_files`` ``((name, text), ...)`` for the ``public_data/`` scaffold.
-SubmissionFormat = namedtuple("SubmissionFormat", "unit units goal description file_name sample public_files")
+SubmissionFormat = namedtuple(
+    "SubmissionFormat", "unit units goal description file_name sample public_files sample_files", defaults=((),)
+)
 
 
 def _csv_cell(text):

@@ -158,6 +158,11 @@ class GoldData:
         ``{column: one string per unit}``: the values ``bootstrap.cluster`` and
         ``bootstrap.strata`` may name (the SQuAD article ``title``, the CoNLL
         ``document``); the column format's mapping reads the gold table's columns.
+    reference : object or None
+        What the task keeps of the gold to read each submission against,
+        besides the encoded ``values`` the statistics use (segmentation: the
+        gold masks, which every predicted mask is compared with); it becomes
+        ``GoldStandard.reference``, never hashed, compared or resampled.
     """
 
     lines: Any
@@ -166,6 +171,7 @@ class GoldData:
     ids: Optional[Any] = None
     groups: Optional[Any] = None
     design: Optional[Any] = None
+    reference: Optional[Any] = None
 
 
 @dataclass(frozen=True)
@@ -313,6 +319,11 @@ class SubmissionFormat:
         probabilities, an empty answer).
     public_files : tuple of (str, str)
         ``(name, text)`` of the files of ``public_data/`` (the test ids).
+    sample_files : tuple of (str, bytes)
+        For a task that reads a folder of files: ``(relative name, bytes)`` of
+        the files of a submission the program accepts (a mask of class 0 per
+        image), built from public facts only; then ``sample`` is empty and
+        ``file_name`` names the starting kit's folder that holds them.
     """
 
     unit: str
@@ -322,6 +333,7 @@ class SubmissionFormat:
     file_name: str
     sample: str
     public_files: Tuple[Tuple[str, str], ...] = ()
+    sample_files: Tuple[Tuple[str, bytes], ...] = ()
 
 
 # ---------------------------------------------------------------------------

@@ -42,6 +42,7 @@ _MODULES = OrderedDict(
         ("preference", "preference"),
         ("generation", "generation"),
         ("detection", "detection"),
+        ("segmentation", "segmentation"),
     ]
 )
 #: The task of a custom metric file that sets no ``KIND``: the first registered.

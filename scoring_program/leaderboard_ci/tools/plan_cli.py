@@ -112,11 +112,14 @@ def _config_path(args):
 def _read_gold(config, gold_path, config_path):
     from ..scoring.readers import read_gold
 
-    if not os.path.isfile(gold_path):
+    if not os.path.exists(gold_path):
         raise SetupError("the gold file %s does not exist" % gold_path)
     workdir = tempfile.mkdtemp(prefix="leaderboard-ci-plan-")
     try:
-        shutil.copy(gold_path, os.path.join(workdir, config.files.gold))
+        if os.path.isdir(gold_path):  # a task that reads a folder of files (segmentation masks)
+            shutil.copytree(gold_path, os.path.join(workdir, config.files.gold))
+        else:
+            shutil.copy(gold_path, os.path.join(workdir, config.files.gold))
         design = config.bootstrap.design_file  # the clusters of a task whose gold cannot carry them
         if design:
             places = [os.path.join(os.path.dirname(os.path.abspath(p)), design) for p in (gold_path, config_path)]
@@ -134,7 +137,7 @@ def _read_gold(config, gold_path, config_path):
 def _read_pilot(path, config, gold):
     from ..scoring.readers import read_predictions, read_submission
 
-    if not os.path.isfile(path):
+    if not os.path.exists(path):
         raise SetupError("the pilot file %s does not exist" % path)
     workdir = None
     try:
@@ -146,6 +149,8 @@ def _read_pilot(path, config, gold):
             except (zipfile.BadZipFile, OSError, RuntimeError) as exc:
                 raise SetupError("the pilot %s cannot be unzipped (%s)" % (path, exc))
             return read_submission(workdir, config, gold)
+        if os.path.isdir(path):  # an unzipped submission
+            return read_submission(path, config, gold)
         return read_predictions(path, config, gold)
     except (SubmissionError, ConfigError) as exc:
         raise SetupError("the pilot %s cannot be used: %s" % (path, exc.message))

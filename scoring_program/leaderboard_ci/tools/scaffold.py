@@ -57,7 +57,7 @@ def group_values_of(config, gold_path):
         return None
     if config.groups.values is not None and gold_path is None:
         return config.groups.values
-    if gold_path is None or not os.path.isfile(gold_path):
+    if gold_path is None or not os.path.exists(gold_path):
         raise SetupError(
             "the config groups items by %r but lists no groups.values, and the gold file %s "
             "is not there to read them from; give --gold FILE" % (config.groups.column, gold_path or "(none given)")
@@ -66,7 +66,7 @@ def group_values_of(config, gold_path):
 
     workdir = tempfile.mkdtemp(prefix="leaderboard-ci-gold-")
     try:
-        shutil.copy(gold_path, os.path.join(workdir, config.files.gold))
+        _copy(gold_path, os.path.join(workdir, config.files.gold))
         try:
             return read_gold(workdir, config).group_values
         except ConfigError as exc:
@@ -121,6 +121,21 @@ def _png(size=128):
     )
 
 
+def _copy(source, target):
+    """Copy a gold or baseline file, or a folder of them (a task that reads folders: segmentation masks)."""
+    if os.path.isdir(source):
+        shutil.copytree(source, target)
+    else:
+        shutil.copy(source, target)
+
+
+def _sample_entries(fmt, prediction_name):
+    """``{name in the zip: bytes}`` of the sample submission: one file, or the files of a folder."""
+    if fmt.sample_files:
+        return dict(fmt.sample_files)
+    return {prediction_name: fmt.sample.encode("utf-8")}
+
+
 def _write(path, data):
     folder = os.path.dirname(path)
     if not os.path.isdir(folder):
@@ -148,7 +163,7 @@ def submission_format(config, gold):
     return task.submission_format(gold, config.files, config.metrics)
 
 
-def _pages(title, config, columns, n_items, prediction_name, fmt):
+def _pages(title, config, columns, n_items, prediction_name, fmt, folder=False):
     level = "%g%%" % (100 * config.bootstrap.confidence_level)
     rows = "\n".join(
         "| %s | `%s` | %s |" % (c["title"], c["key"], "higher first" if c["sorting"] == "desc" else "lower first")
@@ -168,9 +183,9 @@ def _pages(title, config, columns, n_items, prediction_name, fmt):
 
 ## What you submit
 
-A zip file holding one file, `{pred}` (any name works when it is the only file in the zip).
+{what}
 {description}
-Any mistake in the file is reported in the submission's error log in one sentence naming the line,
+Any mistake in the {file} is reported in the submission's error log in one sentence naming it,
 and the submission is not scored. The starting kit holds a sample submission in this format.
 
 ## The scores
@@ -197,7 +212,14 @@ B scores ({method} method).
 {baseline}
 The detailed results of each submission show the same numbers with a plain-language explanation.
 """.format(
-        pred=prediction_name,
+        what=(
+            "A zip file of the files described below, at the top of the zip or inside one folder "
+            "(`%s/` in the starting kit is an example)." % prediction_name
+            if folder
+            else "A zip file holding one file, `%s` (any name works when it is the only file in the zip)."
+            % prediction_name
+        ),
+        file="files" if folder else "file",
         description=fmt.description,
         metrics=metrics,
         rows=rows,
@@ -221,10 +243,17 @@ The detailed results of each submission show the same numbers with a plain-langu
     data = (
         "# Data\n\n* **Public data** (`public_data.zip`): what you predict from%s.\n"
         "* **Starting kit** (`starting_kit.zip`): `%s`, a sample submission in the expected format (it "
-        "scores, but poorly), and a README. Zip your own file the same way:\n\n"
-        "      zip submission.zip %s\n\n"
+        "scores, but poorly), and a README. Zip your own %s the same way:\n\n"
+        "      %s\n\n"
         "The test set has %d %s; the answers stay private (only the scoring program sees them).\n"
-        % (" (" + public + ")" if public else "", prediction_name, prediction_name, n_items, fmt.units)
+        % (
+            " (" + public + ")" if public else "",
+            prediction_name + ("/" if folder else ""),
+            "files" if folder else "file",
+            _zip_command(prediction_name, folder),
+            n_items,
+            fmt.units,
+        )
     )
     terms = (
         "# Terms and conditions\n\n* Submissions are scored automatically; scores, intervals and "
@@ -235,16 +264,33 @@ The detailed results of each submission show the same numbers with a plain-langu
     return {"overview.md": overview, "evaluation.md": evaluation, "data.md": data, "terms.md": terms}
 
 
-def _starting_kit(prediction_name, fmt):
-    """The starting kit: the sample prediction file and a README saying how to submit it."""
+def _zip_command(prediction_name, folder):
+    if folder:
+        return "cd %s && zip -r ../submission.zip . && cd .." % prediction_name
+    return "zip submission.zip %s" % prediction_name
+
+
+def _starting_kit(prediction_name, fmt, folder=False):
+    """The starting kit: the sample prediction file (or folder of files) and a README saying how to submit it."""
     readme = (
         "# Starting kit\n\n`%s` is a sample submission in the format the scoring program reads (a constant "
         "or empty prediction: it scores, but poorly).\n\n## The format\n\n%s\n## Submitting\n\n"
-        "Put your own predictions in a file of the same format and zip it alone:\n\n"
-        "    zip submission.zip %s\n\nthen upload `submission.zip` on the My Submissions page. A mistake in the "
-        "file is reported in the error log in one sentence naming the line.\n"
-        % (prediction_name, fmt.description, prediction_name)
+        "Put your own predictions in %s of the same format and zip %s:\n\n"
+        "    %s\n\nthen upload `submission.zip` on the My Submissions page. A mistake in the "
+        "%s is reported in the error log in one sentence naming it.\n"
+        % (
+            prediction_name + ("/" if folder else ""),
+            fmt.description,
+            "files" if folder else "a file",
+            "them" if folder else "it alone",
+            _zip_command(prediction_name, folder),
+            "files" if folder else "file",
+        )
     )
+    if folder:
+        files = dict((prediction_name + "/" + name, data) for name, data in fmt.sample_files)
+        files["README.md"] = readme
+        return files
     return {"README.md": readme, prediction_name: fmt.sample}
 
 
@@ -344,9 +390,9 @@ def init_competition(folder, gold, config_path, baseline=None, title=None, platf
         raise SetupError("--platform must be one of %s, got %r" % (", ".join(PLATFORMS), platform))
     if os.path.isfile(folder) or (os.path.isdir(folder) and os.listdir(folder)):
         raise SetupError("%s already exists and is not empty; init writes a new competition folder" % folder)
-    if not os.path.isfile(gold):
+    if not os.path.exists(gold):
         raise SetupError("the gold file %s does not exist" % gold)
-    if baseline is not None and not os.path.isfile(baseline):
+    if baseline is not None and not os.path.exists(baseline):
         raise SetupError("the baseline file %s does not exist" % baseline)
     if not os.path.isfile(config_path):
         raise SetupError("the config file %s does not exist" % config_path)
@@ -380,9 +426,9 @@ def init_competition(folder, gold, config_path, baseline=None, title=None, platf
     try:
         ref = os.path.join(staging, "reference_data")
         os.makedirs(ref)
-        shutil.copy(gold, os.path.join(ref, config.files.gold))
+        _copy(gold, os.path.join(ref, config.files.gold))
         if baseline is not None:
-            shutil.copy(baseline, os.path.join(ref, config.baseline.file))
+            _copy(baseline, os.path.join(ref, config.baseline.file))
         with io.open(config_path, encoding="utf-8-sig") as handle:
             config_text = handle.read()
         if baseline is not None and "baseline" in original:
@@ -405,29 +451,31 @@ def init_competition(folder, gold, config_path, baseline=None, title=None, platf
                 _write(os.path.join(staging, "scoring_program", *name.split("/")), data_bytes)
         _write(os.path.join(staging, "scoring_program", CONFIG_NAME), config_text)
         fmt = submission_format(config, gold_data)
+        folder_task = bool(fmt.sample_files)  # the task reads a folder of files
         writer = legacy_competition_yaml if platform == "codalab" else _competition_yaml
         _write(
             os.path.join(staging, "competition.yaml"),
             writer(title, columns, config, gold_data.n, os.path.basename(os.path.abspath(folder)), fmt.units),
         )
         prediction_name = _prediction_name(config, baseline, fmt)
-        for name, text in _pages(title, config, columns, gold_data.n, prediction_name, fmt).items():
+        for name, text in _pages(title, config, columns, gold_data.n, prediction_name, fmt, folder_task).items():
             if platform == "codalab":  # CodaLab shows the page files as HTML
                 name, text = name[:-3] + ".html", markdown_to_html(text)
             _write(os.path.join(staging, "pages", name), text)
-        for name, text in _starting_kit(prediction_name, fmt).items():
+        for name, text in _starting_kit(prediction_name, fmt, folder_task).items():
             _write(os.path.join(staging, "starting_kit", name), text)
         for name, text in _public_data(fmt, gold_data.n).items():
             _write(os.path.join(staging, "public_data", name), text)
         # A file the program accepts, so that the bundle check has a submission to score without --baseline.
         write_zip(
-            os.path.join(staging, "sample_submissions", "format_example.zip"),
-            {prediction_name: fmt.sample.encode("utf-8")},
+            os.path.join(staging, "sample_submissions", "format_example.zip"), _sample_entries(fmt, prediction_name)
         )
         _write(os.path.join(staging, "logo.png"), _png())
         if baseline is not None:
-            with open(baseline, "rb") as handle:
-                write_zip(os.path.join(staging, "sample_submissions", "baseline.zip"), {prediction_name: handle.read()})
+            write_zip(
+                os.path.join(staging, "sample_submissions", "baseline.zip"),
+                _baseline_entries(baseline, prediction_name),
+            )
         readme = _readme(title, os.path.basename(os.path.abspath(folder)), baseline is not None, platform)
         # What this test set can detect (leaderboard-ci plan), appended to the README.
         from .plan_output import readme_plan_section
@@ -448,6 +496,20 @@ def init_competition(folder, gold, config_path, baseline=None, title=None, platf
         return sorted(written)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def _baseline_entries(baseline, prediction_name):
+    """``{name in the zip: bytes}`` of the baseline as a submission: the file, or a folder's files."""
+    if not os.path.isdir(baseline):
+        with open(baseline, "rb") as handle:
+            return {prediction_name: handle.read()}
+    entries = {}
+    for root, _, files in os.walk(baseline):
+        for name in files:
+            path = os.path.join(root, name)
+            with open(path, "rb") as handle:
+                entries[os.path.relpath(path, baseline).replace(os.sep, "/")] = handle.read()
+    return entries
 
 
 def _check_reference(ref, config, source):

@@ -140,6 +140,10 @@ class GoldStandard:
     clusters, strata : ndarray of int or None
         Each unit's cluster and stratum code (``bootstrap.cluster``,
         ``bootstrap.strata``; codes in order of first appearance), or None.
+    reference : object or None
+        What a task that reads its submissions itself keeps of the gold to
+        compare each submission with (segmentation: the gold masks); not part
+        of the statistics, never resampled, compared or hashed.
     """
 
     values: np.ndarray
@@ -153,6 +157,7 @@ class GoldStandard:
     settings: Tuple[Tuple[str, Any], ...] = ()
     clusters: Optional[np.ndarray] = None
     strata: Optional[np.ndarray] = None
+    reference: Any = field(default=None, compare=False, repr=False)
 
     @property
     def n(self):

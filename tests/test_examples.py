@@ -54,7 +54,7 @@ class Example:
 
     samples: Optional[int] = None  # the exact number of sample submissions, where it is fixed
     scoring_resamples: Optional[int] = None  # B of the per-submission runs (None: the shipped config's)
-    phase_config: Dict[str, dict] = field(default_factory=dict)  # end-of-phase overrides, per section
+    phase_config: Dict[str, object] = field(default_factory=dict)  # end-of-phase overrides, per section or key
     phase_keys: Tuple[str, ...] = ()  # what report.json must name
     slow: Tuple[str, ...] = ()  # steps marked slow ("bundle", "phase"): another example's run
     # of the same step is their fast representative
@@ -74,6 +74,9 @@ SPECS = {
     "generation": Example(samples=6, phase_config=FAST_PHASE, phase_keys=("bleu", "ter"), slow=("bundle", "phase")),
     "qa": Example(samples=4, phase_keys=("exact_match",)),
     "ranking": Example(scoring_resamples=500, phase_keys=("ndcg_10",), slow=("phase",)),
+    "forecasting": Example(
+        samples=6, scoring_resamples=300, phase_config=FAST_PHASE, phase_keys=("owa",), slow=("phase",)
+    ),
     "preference": Example(samples=6, scoring_resamples=50, phase_keys=("elo", "style_elo"), slow=("bundle", "phase")),
     "scores": Example(phase_config=FAST_PHASE, phase_keys=("roc_auc",), slow=("phase",)),
     "scores_multiclass": Example(phase_config=FAST_PHASE, phase_keys=("roc_auc_ovr",), slow=("bundle", "phase")),
@@ -211,7 +214,7 @@ def _phase_config(reference, overrides, path):
     merged = _read_yaml(os.path.join(PROGRAM, "config.yaml"))
     merged.update(_read_yaml(os.path.join(reference, "config.yaml")))
     for section, values in overrides.items():
-        merged[section] = dict(merged.get(section) or {}, **values)
+        merged[section] = dict(merged.get(section) or {}, **values) if isinstance(values, dict) else values
     with open(path, "w") as handle:
         yaml.safe_dump(merged, handle)
     return path
@@ -464,6 +467,35 @@ def check_preference(scored):
         assert run.scores["style_elo_ci_low"] < run.scores["style_elo"] < run.scores["style_elo_ci_high"]
 
 
+def check_forecasting(scored):
+    """sMAPE, MASE and MAE equal utilsforecast's; OWA equals M4's formula with Naive2 from M4's R steps."""
+    test_forecasting = pytest.importorskip("test_forecasting")
+    import pandas as pd
+
+    reference = os.path.join(_folder("forecasting"), "reference_data")
+    gold = pd.read_csv(os.path.join(reference, "gold.csv"))
+    history = pd.read_csv(os.path.join(reference, "history.csv"))
+    naive2 = []
+    for ident, part in gold.groupby("unique_id", sort=False):
+        z = history[history.unique_id == ident].y.to_numpy(float)
+        naive2.append(test_forecasting.naive2_reference(z, test_forecasting.SEASON[part.frequency.iloc[0]], len(part)))
+    gold = gold.assign(n2=np.concatenate(naive2))
+    for zip_name, run in scored.runs.items():
+        with zipfile.ZipFile(os.path.join(_folder("forecasting"), "sample_submissions", zip_name)) as z:
+            forecasts = pd.read_csv(io.BytesIO(z.read("forecasts.csv")))
+        df = gold.merge(forecasts.rename(columns={"yhat": "m"}), on=["unique_id", "ds"])
+        values = dict((key, test_forecasting.utils_value(key, df, history)) for key in ("smape", "mase", "mae"))
+        for key, value in values.items():
+            assert run.scores[key] == pytest.approx(value, rel=1e-9), (zip_name, key)
+        n2 = df.assign(m=df.n2)
+        owa = 0.5 * (
+            values["smape"] / test_forecasting.utils_value("smape", n2, history)
+            + values["mase"] / test_forecasting.utils_value("mase", n2, history)
+        )
+        assert run.scores["owa"] == pytest.approx(owa, rel=1e-9), zip_name
+        assert run.scores["owa_ci_low"] <= run.scores["owa"] <= run.scores["owa_ci_high"]
+
+
 #: The reference check of each example: ``check(scored)``.
 def check_odesia(scored):
     """EXIST 2023 task 1 (soft labels): every soft metric equals PyEvALL 0.2.11 on the same files."""
@@ -553,6 +585,7 @@ def check_segmentation(scored):
 
 CHECKS: Dict[str, Callable[[Scored], None]] = {
     "detection": check_detection,
+    "forecasting": check_forecasting,
     "generation": check_generation,
     "multilabel": check_multilabel,
     "odesia": check_odesia,

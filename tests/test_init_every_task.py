@@ -69,6 +69,7 @@ CASES = {
         "exist2023_t3_multi": (os.path.join(ODESIA, "en", "exist_2023_t3", "reference_data"), {}),
         "dipromats2023_t3": (os.path.join(ODESIA, "en", "dipromats_2023_t3", "reference_data"), {}),
     },
+    "forecasting": {"example": (os.path.join(EXAMPLES, "forecasting", "reference_data"), {})},
     "preference": {"example": (os.path.join(EXAMPLES, "preference", "reference_data"), {})},
     "detection": {"example": (os.path.join(EXAMPLES, "detection", "reference_data"), {})},
     "segmentation": {
@@ -122,7 +123,12 @@ def _inputs(tmp, task, case):
     config_path = os.path.join(tmp, "config.yaml")
     with io.open(config_path, "w", encoding="utf-8") as handle:
         yaml.safe_dump(config, handle, sort_keys=False, allow_unicode=True)
-    return gold_path, config_path
+    data = []  # the other reference files the config names (a forecasting history)
+    if not isinstance(source, dict):
+        for key in ("history", "series_file", "naive2"):
+            if config.get(key):
+                data.append(os.path.join(source, config[key]))
+    return gold_path, config_path, data
 
 
 def _read(folder, *parts):
@@ -148,10 +154,11 @@ def test_init_then_bundle_check_passes(tmp_path, task, case):
             "config to CASES (and a submission_format if its submissions are not the default CSV)" % task
         )
     tmp = str(tmp_path)
-    gold_path, config_path = _inputs(tmp, task, case)
+    gold_path, config_path, data = _inputs(tmp, task, case)
     folder = os.path.join(tmp, "competition")
     out = io.StringIO()
-    assert main(["init", folder, "--gold", gold_path, "--config", config_path], out) == 0, out.getvalue()
+    extra = [arg for path in data for arg in ("--data", path)]
+    assert main(["init", folder, "--gold", gold_path, "--config", config_path] + extra, out) == 0, out.getvalue()
 
     # 1. The folder passes its own bundle check (the format example is scored by the program).
     out = io.StringIO()
@@ -224,8 +231,9 @@ def check_folder_sample(folder, tmp, config, gold):
 
 
 #: Task types whose encoded gold carries the participants' input layout (the CoNLL sample repeats each
-#: sentence's tokens with a constant tag, so permuting whole sentences changes it legitimately).
-LAYOUT_IN_GOLD = {"sequence"}
+#: sentence's tokens with a constant tag, so permuting whole sentences changes it legitimately; a forecasting
+#: gold row holds its series' horizon dates: test_forecasting permutes the actuals alone instead).
+LAYOUT_IN_GOLD = {"sequence", "forecasting"}
 
 
 def assert_reveals_no_gold_value(task, config, gold):
@@ -248,7 +256,7 @@ def assert_reveals_no_gold_value(task, config, gold):
 def test_soft_labels_pages_follow_the_hard_labels_rule(tmp_path, name):
     """The pages say how the hard metrics read a distribution: mono (most probable) or multi (threshold)."""
     tmp = str(tmp_path)
-    gold_path, config_path = _inputs(tmp, "soft_labels", name)
+    gold_path, config_path, _ = _inputs(tmp, "soft_labels", name)
     config = yaml.safe_load(_read(tmp, "config.yaml"))
     config["extra_metrics"] = list(config.get("extra_metrics") or []) + ["f1"]
     config["extra_metrics"] = sorted(set(config["extra_metrics"]), key=config["extra_metrics"].index)
@@ -272,7 +280,7 @@ def test_soft_labels_pages_follow_the_hard_labels_rule(tmp_path, name):
 def test_the_no_leak_check_catches_a_sample_made_of_gold_values(tmp_path, monkeypatch):
     """The permutation check can fail: a submission_format that copies the gold into its sample is caught."""
     tmp = str(tmp_path)
-    gold_path, config_path = _inputs(tmp, "soft_labels", "exist2023_t1_mono")
+    gold_path, config_path, _ = _inputs(tmp, "soft_labels", "exist2023_t1_mono")
     ref = os.path.dirname(gold_path)
     config = load_organizer_config(config_path)
     gold = read_gold(ref, config)

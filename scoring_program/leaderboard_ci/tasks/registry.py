@@ -42,6 +42,7 @@ _MODULES = OrderedDict(
         ("preference", "preference"),
         ("generation", "generation"),
         ("detection", "detection"),
+        ("forecasting", "forecasting"),
         ("segmentation", "segmentation"),
     ]
 )

@@ -97,6 +97,13 @@ def make_parser():
         help="the scoring config.yaml (see the README's configuration reference)",
     )
     p.add_argument("--baseline", metavar="FILE", help="a baseline's predictions; every submission is compared with it")
+    p.add_argument(
+        "--data",
+        metavar="FILE",
+        action="append",
+        default=[],
+        help="another reference data file the config names (a forecasting history, a design file); repeatable",
+    )
     p.add_argument("--title", help="the competition's title (default: from DIR's name)")
     p.add_argument(
         "--platform",
@@ -208,7 +215,13 @@ def main(argv=None, out=None):
 # ---------------------------------------------------------------------------
 def run_init(args, out):
     written = init_competition(
-        args.folder, args.gold, args.config, baseline=args.baseline, title=args.title, platform=args.platform
+        args.folder,
+        args.gold,
+        args.config,
+        baseline=args.baseline,
+        title=args.title,
+        platform=args.platform,
+        data_files=args.data,
     )
     with open(os.path.join(args.folder, "competition.yaml"), "rb") as handle:
         competition = yaml.safe_load(handle)

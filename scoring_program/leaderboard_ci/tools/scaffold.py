@@ -64,6 +64,11 @@ def group_values_of(config, gold_path):
         )
     from ..scoring.readers import read_gold
 
+    if os.path.basename(gold_path) == config.files.gold:  # read in place, beside the files the config names
+        try:
+            return read_gold(os.path.dirname(os.path.abspath(gold_path)), config).group_values
+        except ConfigError as exc:
+            raise SetupError("%s: %s" % (gold_path, exc.message))
     workdir = tempfile.mkdtemp(prefix="leaderboard-ci-gold-")
     try:
         _copy(gold_path, os.path.join(workdir, config.files.gold))
@@ -366,7 +371,7 @@ def _competition_yaml(title, columns, config, n_items, name, units="test items")
 PLATFORMS = ("codabench", "codalab")
 
 
-def init_competition(folder, gold, config_path, baseline=None, title=None, platform="codabench"):
+def init_competition(folder, gold, config_path, baseline=None, title=None, platform="codabench", data_files=()):
     """Write a complete competition folder; returns the list of files written (relative paths).
 
     Parameters
@@ -385,7 +390,13 @@ def init_competition(folder, gold, config_path, baseline=None, title=None, platf
     platform : {"codabench", "codalab"}
         Codabench's competition.yaml v2 with Markdown pages, or legacy CodaLab's v1.5 with HTML pages
         and the leaderboard read from ``scores.txt``.
+    data_files : sequence of str
+        More files of the reference data, copied under their own names: what the config names besides
+        the gold (a forecasting history or per-series file, a ``bootstrap.design_file``).
     """
+    for path in data_files:
+        if not os.path.isfile(path):
+            raise SetupError("the reference data file %s (--data) does not exist" % path)
     if platform not in PLATFORMS:
         raise SetupError("--platform must be one of %s, got %r" % (", ".join(PLATFORMS), platform))
     if os.path.isfile(folder) or (os.path.isdir(folder) and os.listdir(folder)):
@@ -427,6 +438,8 @@ def init_competition(folder, gold, config_path, baseline=None, title=None, platf
         ref = os.path.join(staging, "reference_data")
         os.makedirs(ref)
         _copy(gold, os.path.join(ref, config.files.gold))
+        for path in data_files:
+            _copy(path, os.path.join(ref, os.path.basename(path)))
         if baseline is not None:
             _copy(baseline, os.path.join(ref, config.baseline.file))
         with io.open(config_path, encoding="utf-8-sig") as handle:

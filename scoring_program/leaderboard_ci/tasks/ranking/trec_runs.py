@@ -499,3 +499,15 @@ def _doc_order(group, view, offset, length):
     docs = [bytes(raw[o : o + n]) for o, n in zip(offset.tolist(), length.tolist())]
     by_doc = sorted(range(len(group)), key=docs.__getitem__, reverse=True)
     return np.array(by_doc, dtype=np.int64)[np.argsort(group[by_doc], kind="stable")]
+
+
+# ---------------------------------------------------------------------------
+# Shared with the other readers of long text files (the forecasting task's CSV files)
+# ---------------------------------------------------------------------------
+#: Every 8 bytes of a padded buffer as big-endian words (see :func:`_word_view`).
+word_view = _word_view
+#: ``(values, bad)`` of number tokens (see :func:`_scores`).
+parse_numbers = _scores
+#: 64-bit hashes of tokens (see :func:`_hash`) and their byte-by-byte comparison (:func:`_same`).
+hash_tokens = _hash
+same_tokens = _same

@@ -1,0 +1,470 @@
+"""The forecasting task's files: the gold horizon, the history, the per-series file, forecasts.
+
+All of them are long CSV (or TSV) files read in blocks with numpy
+(:mod:`.long_csv`).  Columns (utilsforecast's and StatsForecast's names):
+
+* gold (``files.gold``): ``unique_id, ds, y``, one row per series and horizon
+  date; any other column is a per-series attribute (constant within a series:
+  ``frequency``, a hierarchy column), which ``groups``, ``bootstrap.strata``,
+  ``bootstrap.cluster``, ``seasonality`` and ``hierarchy`` may name;
+* history (``history:``): ``unique_id, ds, y``, the in-sample values, dates
+  before each series' horizon;
+* per-series file (``series_file:``): ``unique_id`` and any of ``seasonality``,
+  ``weight`` (M5's dollar sales), ``scale_mase``, ``scale_rmsse``,
+  ``level_scale_1`` ... ``level_scale_L`` (the RMSSE scale of the series' group at
+  each hierarchy level) for organizers who do not ship the history, and
+  per-series attributes;
+* forecasts (a submission, the baseline, ``naive2:``): ``unique_id, ds,
+  yhat``, plus one column per quantile level (``q0.1`` ... ``q0.9``, the levels
+  of ``quantiles:``) or per sample path (``sample_1`` ... ``sample_S``,
+  ``sample_paths: S``): one row per series and horizon date, in any order.
+
+A participant's mistake is one sentence naming the file, the line and what
+was expected; it may name a series id and a horizon date (both public: they
+are what the participant forecasts), never an actual value.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+
+import numpy as np
+
+from ..ranking import trec_runs
+from . import timestamps
+from .long_csv import iter_blocks, read_header, text_blocks
+
+__all__ = [
+    "ID",
+    "TIME",
+    "TARGET",
+    "FORECAST",
+    "read_long",
+    "GoldPoints",
+    "read_forecasts",
+    "read_series_file",
+    "sibling",
+    "quantile_columns",
+    "sample_columns",
+]
+
+ID, TIME, TARGET, FORECAST = "unique_id", "ds", "y", "yhat"
+#: The largest forecast magnitude read: squares and sums of larger ones could overflow a double.
+MAX_ABS = 1e100
+
+
+def sibling(source, lines, name):
+    """``(source, lines)`` of file ``name`` beside ``source`` (same error class, never quoted)."""
+    path = os.path.join(os.path.dirname(source.path), name)
+    folder = os.path.dirname(source.name)
+    other = type(source)(path, (folder + "/" if folder else "") + name, error=source.error, may_quote=False)
+    if not os.path.isfile(path):
+        raise source.error("the file %s (named in the configuration) is missing from the reference data" % other.name)
+    return other, type(lines)(other)
+
+
+def quantile_columns(levels):
+    """The column names of quantile ``levels``: ``q0.1``, ``q0.025``..."""
+    return ["q%s" % _short(level) for level in levels]
+
+
+def sample_columns(count):
+    return ["sample_%d" % (k + 1) for k in range(count)]
+
+
+def _short(value):
+    text = "%.10g" % value
+    return text
+
+
+def _quote(source, text, limit=40):
+    if not source.may_quote:
+        return "(not shown)"
+    text = str(text)
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+def _column_index(source, header, line, wanted, optional=()):
+    """``{name: index}`` of the ``wanted`` columns (all needed) and of the ``optional`` ones present."""
+    index = {}
+    for k, name in enumerate(header):
+        if name in index:
+            raise source.at(line, "the header names the column %r twice" % name)
+        index[name] = k
+    missing = [name for name in wanted if name not in index]
+    if missing:
+        raise source.at(
+            line,
+            "the header has no column %s; expected a header with the columns %s"
+            % (", ".join(repr(m) for m in missing), ",".join(list(wanted) + [o for o in optional if o in index])),
+        )
+    return index
+
+
+def _quantile_header(header, levels):
+    """``{level index: column index}`` of the quantile columns: ``q0.1`` (or ``0.1``) matches level 0.1."""
+    found = {}
+    for k, name in enumerate(header):
+        text = name[1:] if name[:1] in ("q", "Q") else name
+        try:
+            value = float(text)
+        except ValueError:
+            continue
+        for j, level in enumerate(levels):
+            if abs(value - level) < 1e-9:
+                found[j] = k
+    return found
+
+
+class GoldPoints(object):
+    """The rows of a gold-like file (gold, history): series (by first appearance), dates, values, attributes."""
+
+    def __init__(self, ids, series, keys, kind, values, lines, attributes):
+        self.ids = ids
+        self.series = series
+        self.keys = keys
+        self.kind = kind
+        self.values = values
+        self.lines = lines
+        self.attributes = attributes
+
+    def sorted(self):
+        """The points grouped by series (first appearance) and in date order."""
+        step = np.diff(self.series)
+        if np.all((step > 0) | ((step == 0) & (np.diff(self.keys) > 0))):  # already in order (the usual file)
+            return self.series, self.keys, self.values, self.lines
+        order = np.lexsort((self.keys, self.series))
+        return self.series[order], self.keys[order], self.values[order], self.lines[order]
+
+
+def _encode_ids(block, column, known, ids, source):
+    """Series indices of the block's ids (new ids appended to ``ids``; ``known``: hash -> index)."""
+    starts, lengths = block.starts[:, column], block.lengths[:, column]
+    empty = np.flatnonzero(lengths == 0)
+    if len(empty):
+        raise source.at(int(block.lines[empty[0]]), "the unique_id field is empty; every row needs its series id")
+    hashes = trec_runs.hash_tokens(block.view, starts, lengths, np.zeros(len(starts), np.int64))
+    unique, first, inverse = np.unique(hashes, return_index=True, return_inverse=True)
+    same = trec_runs.same_tokens(
+        block.view, starts, lengths, block.view, starts[first][inverse], lengths[first][inverse]
+    )
+    if not same.all():  # two ids with one 64-bit hash in a block: astronomically rare, said plainly
+        raise source.at(
+            int(block.lines[np.flatnonzero(~same)[0]]), "two series ids collide in the reader's hash; rename one"
+        )
+    index = np.empty(len(unique), dtype=np.int64)
+    for u in np.argsort(first, kind="stable").tolist():  # new series in order of first appearance
+        h, row = int(unique[u]), int(first[u])
+        text = block.field(row, column)
+        entry = known.get(h)
+        if entry is None:
+            entry = known[h] = (len(ids), text)
+            ids.append(text)
+        elif entry[1] != text:
+            raise source.at(int(block.lines[row]), "two series ids collide in the reader's hash; rename one")
+        index[u] = entry[0]
+    # series in order of first appearance in the file
+    return index[inverse.reshape(-1)]
+
+
+def read_long(source, lines, extra=True, ids_known=None):
+    """A gold-like file (``unique_id, ds, y`` and per-series columns) as :class:`GoldPoints`.
+
+    The organizer's file: problems are the source's errors (a ConfigError), by
+    line, quoting nothing.  With ``ids_known`` (the gold's ids: a history) the
+    series are looked up among them (hashed, compared byte by byte) and rows of
+    other series are dropped.
+    """
+    queries = trec_runs.Queries(ids_known) if ids_known is not None else None
+    header, delimiter, line, rest = read_header(source, text_blocks(lines))
+    index = _column_index(source, header, line, (ID, TIME, TARGET))
+    width = len(header)
+    other = [(name, k) for name, k in index.items() if name not in (ID, TIME, TARGET)] if extra else []
+    known, ids = {}, []
+    parts = {"series": [], "keys": [], "values": [], "lines": []}
+    attributes = dict((name, {}) for name, _ in other)
+    kind = None
+    for block in iter_blocks(source, rest, width, delimiter):
+        if queries is None:
+            series = _encode_ids(block, index[ID], known, ids, source)
+        else:
+            series = queries.lookup(block.view, block.starts[:, index[ID]], block.lengths[:, index[ID]])
+            block = _rows(block, np.flatnonzero(series >= 0))
+            series = series[series >= 0]
+            if not block.rows:
+                continue
+        keys, kinds = timestamps.parse(block.data, block.starts[:, index[TIME]], block.lengths[:, index[TIME]])
+        values, bad = trec_runs.parse_numbers(
+            block.data, block.view, block.starts[:, index[TARGET]], block.lengths[:, index[TARGET]]
+        )
+        if kind is None and len(kinds):
+            kind = int(kinds[0]) if kinds[0] != timestamps.BAD else None
+        wrong_kind = (kinds != kind) if kind is not None else np.ones(len(kinds), dtype=bool)
+        problem = (kinds == timestamps.BAD) | wrong_kind | bad
+        if problem.any():
+            k = int(np.flatnonzero(problem)[0])
+            at = int(block.lines[k])
+            if kinds[k] == timestamps.BAD or kind is None:
+                raise source.at(
+                    at,
+                    "the ds field is not a date (YYYY-MM-DD), a date-time (YYYY-MM-DD HH:MM:SS) "
+                    "or a whole number (a time step)",
+                )
+            if wrong_kind[k]:
+                raise source.at(
+                    at, "the ds field is not of the kind of the file's first row (%s)" % timestamps.describe_kind(kind)
+                )
+            raise source.at(at, "the y field is not a finite number")
+        for name, k in other:
+            _check_attribute(source, block, series, k, name, attributes[name])
+        parts["series"].append(series.astype(np.int32))
+        parts["keys"].append(keys)
+        parts["values"].append(values)
+        parts["lines"].append(block.lines.astype(np.int32 if int(block.lines[-1]) < 2**31 else np.int64))
+    if ids_known is not None:
+        ids = list(ids_known)
+    if not ids or not parts["series"]:
+        raise source.whole("has no rows; expected a header unique_id,ds,y and one row per series and date")
+    joined = dict((k, np.concatenate(v)) for k, v in parts.items())
+    attrs = dict((name, [values[s][1] for s in range(len(ids))]) for name, values in attributes.items())
+    points = GoldPoints(tuple(ids), joined["series"], joined["keys"], kind, joined["values"], joined["lines"], attrs)
+    _no_repeats(source, points)
+    return points
+
+
+def _rows(block, rows):
+    """The block restricted to ``rows``."""
+    return type(block)(block.raw, block.starts[rows], block.lengths[rows], block.lines[rows])
+
+
+def _check_attribute(source, block, series, column, name, seen):
+    """A per-series column must hold one value per series: ``seen`` maps series -> (hash, text, line)."""
+    hashes = trec_runs.hash_tokens(
+        block.view, block.starts[:, column], block.lengths[:, column], np.zeros(block.rows, np.int64)
+    )
+    present, first, inverse = np.unique(series, return_index=True, return_inverse=True)
+    for s, row in zip(present.tolist(), first.tolist()):
+        if s not in seen:
+            seen[s] = (int(hashes[row]), block.field(row, column), int(block.lines[row]))
+    expected = np.array([seen[s][0] for s in present.tolist()], dtype=np.uint64)[inverse.reshape(-1)]
+    differ = np.flatnonzero(hashes != expected)
+    if len(differ):
+        row = int(differ[0])
+        raise source.at(
+            int(block.lines[row]),
+            "the column %r differs from the series' first row (line %d); a column besides unique_id, ds and y "
+            "holds one value per series" % (name, seen[int(series[row])][2]),
+        )
+
+
+def _no_repeats(source, points):
+    series, keys, _, lines = points.sorted()
+    repeat = np.flatnonzero((series[1:] == series[:-1]) & (keys[1:] == keys[:-1]))
+    if len(repeat):
+        later = np.maximum(lines[repeat], lines[repeat + 1])
+        k = int(np.argmin(later))
+        raise source.at(
+            int(later[k]),
+            "repeats the series and date of line %d; give each series and date once"
+            % int(np.minimum(lines[repeat], lines[repeat + 1])[k]),
+        )
+
+
+def read_series_file(source, lines):
+    """``{column: [value per row]}`` and the ids of a small per-series CSV (csv module; organizer's)."""
+    text = "\n".join(t for _, t in lines)
+    delimiter = "\t" if source.name.endswith((".tsv", ".tab")) else ","
+    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
+    try:
+        header = [h.strip() for h in next(reader)]
+    except StopIteration:
+        raise source.whole("is empty; expected a header with unique_id and the per-series columns")
+    except csv.Error:
+        raise source.at(1, "cannot be read as CSV")
+    index = _column_index(source, header, 1, (ID,))
+    columns = dict((name, []) for name in header)
+    seen = {}
+    for row in reader:
+        line = reader.line_num
+        if not row or not "".join(row).strip():
+            continue
+        if len(row) != len(header):
+            raise source.at(line, "expected %d fields, found %d" % (len(header), len(row)))
+        ident = row[index[ID]].strip()
+        if ident in seen:
+            raise source.at(line, "repeats the series of line %d; give each series once" % seen[ident])
+        seen[ident] = line
+        for name, value in zip(header, row):
+            columns[name].append(value.strip())
+    return columns, seen
+
+
+def read_forecasts(source, lines, ids, flat_keys, date_values, kind, lengths, starts, levels=(), samples=0):
+    """A forecast file aligned with the gold points: ``(yhat, quantiles, samples)`` flat arrays.
+
+    ``ids`` are the gold's series ids; ``flat_keys`` ``(P,)`` the sorted keys
+    ``series * D + date code`` of the gold's points, ``date_values`` the ``D``
+    sorted distinct gold dates, ``kind`` their kind, ``lengths``/``starts`` each
+    series' points.  The first wrong row in line order raises one sentence.
+    """
+    header, delimiter, line, rest = read_header(source, text_blocks(lines))
+    qnames, snames = quantile_columns(levels), sample_columns(samples)
+    index = _column_index(source, header, line, (ID, TIME, FORECAST))
+    quantile_at = _quantile_header(header, levels)
+    missing = [qnames[j] for j in range(len(levels)) if j not in quantile_at]
+    missing += [name for name in snames if name not in index]
+    if missing:
+        raise source.at(
+            line,
+            "the header has no column %s; expected the columns %s"
+            % (
+                ", ".join(repr(m) for m in missing[:3]) + (" ..." if len(missing) > 3 else ""),
+                ",".join([ID, TIME, FORECAST] + qnames + snames),
+            ),
+        )
+    value_columns = [index[FORECAST]] + [quantile_at[j] for j in range(len(levels))] + [index[s] for s in snames]
+    value_names = [FORECAST] + [header[quantile_at[j]] for j in range(len(levels))] + snames
+    n_points = len(flat_keys)
+    out = np.full((n_points, len(value_columns)), np.nan)
+    filled = np.zeros(n_points, dtype=np.int64)
+    queries = trec_runs.Queries(ids)
+    n_dates = len(date_values)
+    width = len(header)
+    for block in iter_blocks(source, rest, width, delimiter):
+        rows = block.rows
+        series = queries.lookup(block.view, block.starts[:, index[ID]], block.lengths[:, index[ID]])
+        keys, kinds = timestamps.parse(block.data, block.starts[:, index[TIME]], block.lengths[:, index[TIME]])
+        code = np.minimum(np.searchsorted(date_values, keys), max(n_dates - 1, 0))
+        dated = (kinds == kind) & (date_values[code] == keys) if n_dates else np.zeros(rows, dtype=bool)
+        flat = np.where(series >= 0, series, 0) * max(n_dates, 1) + code
+        position = np.minimum(np.searchsorted(flat_keys, flat), n_points - 1)
+        in_horizon = dated & (series >= 0) & (flat_keys[position] == flat)
+        values = np.empty((rows, len(value_columns)))
+        bad = np.zeros((rows, len(value_columns)), dtype=bool)
+        for j, column in enumerate(value_columns):
+            values[:, j], bad[:, j] = trec_runs.parse_numbers(
+                block.data, block.view, block.starts[:, column], block.lengths[:, column]
+            )
+        with np.errstate(invalid="ignore"):
+            bad |= np.abs(values) > MAX_ABS
+        repeated, first_line = _repeats(position, in_horizon, filled, block.lines)
+        problem = (series < 0) | (kinds == timestamps.BAD) | ~in_horizon | bad.any(axis=1) | repeated
+        if problem.any():
+            k = int(np.flatnonzero(problem)[0])
+            raise _row_error(
+                source,
+                block,
+                k,
+                index,
+                series,
+                kinds,
+                kind,
+                in_horizon,
+                bad,
+                value_names,
+                value_columns,
+                repeated,
+                first_line,
+                ids,
+                date_values,
+                lengths,
+                starts,
+                flat_keys,
+            )
+        out[position] = values
+        filled[position] = block.lines
+    empty = np.flatnonzero(filled == 0)
+    if len(empty):
+        p = int(empty[0])
+        s = int(np.searchsorted(starts, p, side="right") - 1)
+        date = timestamps.format_key(date_values[flat_keys[p] % max(n_dates, 1)], kind)
+        raise source.whole(
+            "has no forecast for series %r at %s; expected one row per series and date of its horizon "
+            "(%s)" % (ids[s], date, _horizon_text(s, ids, date_values, lengths, starts, flat_keys, kind))
+        )
+    k = len(levels)
+    return out[:, 0], (out[:, 1 : 1 + k] if k else None), (out[:, 1 + k :] if samples else None)
+
+
+def _repeats(position, in_horizon, filled, lines):
+    """Rows that forecast a point already forecast (before in the file or earlier in the block), and that line."""
+    first = np.where(in_horizon, filled[position], 0)
+    repeated = first > 0
+    rows = np.flatnonzero(in_horizon)
+    if len(rows) > 1:
+        order = rows[np.argsort(position[rows], kind="stable")]
+        same = np.flatnonzero(position[order][1:] == position[order][:-1])
+        later, earlier = order[same + 1], order[same]
+        fresh = ~repeated[later]
+        repeated[later[fresh]] = True
+        first[later[fresh]] = lines[earlier[fresh]]
+    return repeated, first
+
+
+def _horizon_text(s, ids, date_values, lengths, starts, flat_keys, kind):
+    n_dates = max(len(date_values), 1)
+    first = timestamps.format_key(date_values[flat_keys[starts[s]] % n_dates], kind)
+    last = timestamps.format_key(date_values[flat_keys[starts[s] + lengths[s] - 1] % n_dates], kind)
+    count = int(lengths[s])
+    return "%s to %s, %d date%s" % (first, last, count, "" if count == 1 else "s") if count > 1 else first
+
+
+def _row_error(
+    source,
+    block,
+    k,
+    index,
+    series,
+    kinds,
+    kind,
+    in_horizon,
+    bad,
+    value_names,
+    value_columns,
+    repeated,
+    first_line,
+    ids,
+    date_values,
+    lengths,
+    starts,
+    flat_keys,
+):
+    line = int(block.lines[k])
+    if series[k] < 0:
+        return source.at(
+            line,
+            "series %s is not one of the test series; expected ids like %r"
+            % (_quote(source, block.field(k, index[ID])), ids[0]),
+        )
+    s = int(series[k])
+    if kinds[k] == timestamps.BAD or kinds[k] != kind:
+        return source.at(
+            line,
+            "the ds field %s is not one of the horizon's dates; expected %s"
+            % (_quote(source, block.field(k, index[TIME])), timestamps.describe_kind(kind)),
+        )
+    if not in_horizon[k]:
+        return source.at(
+            line,
+            "series %r has no horizon date %s; its horizon is %s"
+            % (
+                ids[s],
+                _quote(source, block.field(k, index[TIME])),
+                _horizon_text(s, ids, date_values, lengths, starts, flat_keys, kind),
+            ),
+        )
+    if bad[k].any():
+        j = int(np.flatnonzero(bad[k])[0])
+        text = block.field(k, value_columns[j])
+        return source.at(
+            line,
+            "the %s field %s is not a finite number; expected a number such as 12.5"
+            % (value_names[j], _quote(source, text) if text else "(empty)"),
+        )
+    return source.at(
+        line,
+        "series %r at %s is forecast again (first on line %d); give each series and date once"
+        % (ids[s], _quote(source, block.field(k, index[TIME])), int(first_line[k])),
+    )

@@ -81,6 +81,9 @@ SPECS = {
     "scores": Example(phase_config=FAST_PHASE, phase_keys=("roc_auc",), slow=("phase",)),
     "scores_multiclass": Example(phase_config=FAST_PHASE, phase_keys=("roc_auc_ovr",), slow=("bundle", "phase")),
     "sequence": Example(samples=5, phase_keys=("f1_macro",), slow=("phase",)),
+    "detection": Example(
+        samples=6, scoring_resamples=50, phase_config=FAST_PHASE, phase_keys=("map",), slow=("bundle", "phase")
+    ),
     "segmentation": Example(
         samples=6,
         scoring_resamples=200,
@@ -511,6 +514,25 @@ def check_odesia(scored):
             assert run.scores[key + "_ci_low"] <= run.scores[key] <= run.scores[key + "_ci_high"]
 
 
+def check_detection(scored):
+    """pycocotools' COCOeval on the same files (one system with tied scores here; all seven, on resampled
+    data sets too, and VOC's AP50 against the devkit in tests/test_detection_parity.py)."""
+    import test_detection_parity as parity
+
+    gold, systems = parity._example_systems()
+    keys = ("map", "ap50", "ap75", "ap_small", "ap_medium", "ap_large", "ar100")
+    for zip_name, run in scored.runs.items():
+        for key in keys + ("voc_ap50",):
+            assert run.scores[key + "_ci_low"] <= run.scores[key] <= run.scores[key + "_ci_high"], (zip_name, key)
+    stats = parity.pycocotools_stats(gold, systems["dino_r50"])  # its scores have two decimals: many ties
+    run = scored.runs["dino_r50.zip"]
+    for key in keys:
+        assert abs(run.scores[key] - stats[list(parity.COCO_NAMES).index(key)]) <= 1e-9, key
+    # graded quality: the best detector ranks first, the worst last
+    order = sorted(scored.runs, key=lambda z: -scored.runs[z].scores["map"])
+    assert order[0] == "cascade_swin.zip" and order[-1] == "ssd_mobile.zip"
+
+
 def segmentation_masks(path):
     """``{image id: mask}`` of a folder or zip of masks, read by Pillow and numpy (not the program's readers)."""
     from PIL import Image
@@ -562,6 +584,7 @@ def check_segmentation(scored):
 
 
 CHECKS: Dict[str, Callable[[Scored], None]] = {
+    "detection": check_detection,
     "forecasting": check_forecasting,
     "generation": check_generation,
     "multilabel": check_multilabel,

@@ -71,6 +71,7 @@ CASES = {
     },
     "forecasting": {"example": (os.path.join(EXAMPLES, "forecasting", "reference_data"), {})},
     "preference": {"example": (os.path.join(EXAMPLES, "preference", "reference_data"), {})},
+    "detection": {"example": (os.path.join(EXAMPLES, "detection", "reference_data"), {})},
     "segmentation": {
         # masks as a folder; the example's video clusters need its design file, which init does not copy
         "example": (

@@ -141,6 +141,7 @@ SCHEMA = {
         type(None),
         {
             "unit": STR,
+            "titles": [STR],
             "rows": [
                 {"system": STR, "unit": STR, "precision": OPT_NUM, "recall": OPT_NUM, "f1": OPT_NUM, "predicted": int}
             ],

@@ -222,7 +222,7 @@ def test_end_of_phase_report_has_the_section(example, tmp_path, mode):
         args[0] = "end-of-phase"
     assert main(args) == 0
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
-    assert report["schema_version"] == "1.5" and report["shakeup"]["mode"] == mode
+    assert report["schema_version"] == "1.6" and report["shakeup"]["mode"] == mode
     assert [p["participant"] for p in report["shakeup"]["participants"] if p["gap"]["flagged"]] == [PROBER]
     html = (out / "report.html").read_text(encoding="utf-8")
     assert '<section id="shakeup">' in html and 'id="shakeup-rank_change"' in html

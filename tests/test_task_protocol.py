@@ -135,6 +135,26 @@ SAMPLES = {
         None,
         None,
     ),
+    "detection": (
+        {
+            "images": [{"id": 1}, {"id": 2}, {"id": 3}],
+            "categories": [{"id": 1, "name": "cat"}, {"id": 2, "name": "dog"}],
+            "annotations": [
+                {"id": 1, "image_id": 1, "category_id": 1, "bbox": [0, 0, 10, 10], "area": 100, "iscrowd": 0},
+                {"id": 2, "image_id": 2, "category_id": 2, "bbox": [5, 5, 40, 30], "area": 1200, "iscrowd": 0},
+                {"id": 3, "image_id": 3, "category_id": 1, "bbox": [0, 0, 200, 200], "area": 40000, "iscrowd": 0},
+            ],
+        },
+        {
+            "s1": [
+                {"image_id": 1, "category_id": 1, "bbox": [1, 1, 10, 10], "score": 0.9},
+                {"image_id": 3, "category_id": 1, "bbox": [0, 0, 190, 200], "score": 0.7},
+            ],
+            "s2": [{"image_id": 2, "category_id": 2, "bbox": [5, 5, 40, 30], "score": 0.8}],
+        },
+        None,
+        None,
+    ),
 }
 
 #: The defaults ``make_spec`` receives from a config that sets none (besides a sample's pos_label).

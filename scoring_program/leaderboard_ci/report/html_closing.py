@@ -63,9 +63,11 @@ def units_section(result, digits):
     if table is None:
         return ""
     unit = _esc(result.units.attrs.get("unit_name", "class"))
+    score = _esc(result.units.attrs.get("titles", ("precision", "recall", "F1"))[2])
     rows = [[(_esc(row[0]), "")] + [(_esc(cell).replace("-", MINUS), "n") for cell in row[1:]] for row in table.rows]
-    return '<section id="units"><h2>Per-%s F1</h2><p class="note">%s.</p>%s</section>' % (
+    return '<section id="units"><h2>Per-%s %s</h2><p class="note">%s.</p>%s</section>' % (
         unit,
+        score,
         _esc(table.caption),
         _table([_esc(h) for h in table.header], rows),
     )

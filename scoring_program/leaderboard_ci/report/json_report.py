@@ -264,6 +264,7 @@ def _units(result):
     return OrderedDict(
         [
             ("unit", units.attrs.get("unit_name", "class")),
+            ("titles", list(units.attrs.get("titles", ("precision", "recall", "F1")))),
             ("rows", _records(units, ["system", "unit", "precision", "recall", "f1", "predicted"])),
         ]
     )

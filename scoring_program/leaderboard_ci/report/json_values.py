@@ -17,7 +17,7 @@ __all__ = ["clean", "GENERATOR", "SCHEMA_VERSION"]
 
 GENERATOR = "leaderboard-ci"
 #: The major number changes when a reader of an older report.json would misread this one.
-SCHEMA_VERSION = "1.5"  # 1.1: "units" (per-class, per-label or per-type scores of every system)
+SCHEMA_VERSION = "1.6"  # 1.1: "units" (per-class, per-label or per-type scores of every system)
 #                          1.2: "pairs_listed" (above the report's threshold "pairs" holds the top systems' pairs)
 #                          1.3: per system "rank_set" {"simultaneous", "marginal"}; per comparison "fw_low",
 #                               "fw_high" (max-t family-wise interval) and "interval" (which one the verdict
@@ -25,6 +25,8 @@ SCHEMA_VERSION = "1.5"  # 1.1: "units" (per-class, per-label or per-type scores 
 #                          1.4: "fw_low", "fw_high" are the simultaneous (single-step max-t) intervals; per
 #                               comparison "direction_only" (a later step decides the direction) and "near_copy"
 #                          1.5: "shakeup" (the public-to-private shake-up, when both sets were given)
+#                          1.6: "units" has "titles", what its precision, recall and f1 are (detection:
+#                               AP50, AR@100, AP)
 
 
 def clean(value):

@@ -646,18 +646,20 @@ UNIT_TABLE_SYSTEMS = 8
 
 
 def unit_f1_table(result, digits=4, max_systems=UNIT_TABLE_SYSTEMS):
-    """F1 of each unit (class, label, entity type) for the best-ranked systems: units as rows."""
+    """The F1 of each unit (the third of ``attrs["titles"]``) for the best-ranked systems: units as rows."""
     units = getattr(result, "units", None)
     if units is None or len(units) == 0:
         return None
     unit_name = units.attrs.get("unit_name", "class")
+    score = units.attrs.get("titles", ("precision", "recall", "F1"))[2]
     systems = list(OrderedDict.fromkeys(units["system"]))[:max_systems]
     labels = list(OrderedDict.fromkeys(units["unit"]))
     lookup = {(r.system, r.unit): r.f1 for r in units.itertuples(index=False)}
     header = [unit_name[:1].upper() + unit_name[1:]] + systems
     rows = [[label] + [format_number(lookup.get((name, label)), digits) for name in systems] for label in labels]
     more = len(OrderedDict.fromkeys(units["system"])) - len(systems)
-    caption = "F1 per %s on all items, systems in rank order of the official metric%s" % (
+    caption = "%s per %s on all items, systems in rank order of the official metric%s" % (
+        score,
         unit_name,
         " (the first %d; all in units.csv)" % len(systems) if more > 0 else "",
     )

@@ -439,6 +439,7 @@ def _per_class_section(result, config=None):
         )
     level = _level(result.per_class[0].f1_interval.confidence_level)
     unit = _esc(result.unit_name)
+    first, second, third = (_esc(t[:1].upper() + t[1:]) for t in result.unit_titles)
     withheld = ""
     if len(shown) < len(result.per_class):
         withheld = (
@@ -448,10 +449,10 @@ def _per_class_section(result, config=None):
         )
     return (
         '<section><h2>Per-%s scores</h2><div class="scroll"><table><thead><tr><th>%s</th>'
-        "<th>Precision</th><th>Recall</th><th>F1</th><th>F1 %s CI</th><th>Predicted</th></tr></thead>"
+        "<th>%s</th><th>%s</th><th>%s</th><th>%s %s CI</th><th>Predicted</th></tr></thead>"
         '<tbody>%s</tbody></table></div><p class="muted">On all test items. &ldquo;Predicted&rdquo; is how '
         "many times your submission predicted the %s.%s</p></section>"
-        % (unit, unit[:1].upper() + unit[1:], level, "".join(rows), unit, withheld)
+        % (unit, unit[:1].upper() + unit[1:], first, second, third, third, level, "".join(rows), unit, withheld)
     )
 
 
@@ -555,13 +556,19 @@ def _notes_section(result, config=None):
             "%s, %s, difference to the baseline" % (c.metric.title, _group_name(c.group)), c.interval, b
         )
     per_class = _shown_rows(result, config)
+    score = result.unit_titles[2]
     for r in per_class:
-        notes += _interval_notes("F1 of %s %s" % (result.unit_name, r.label), r.f1_interval, b, 1.0, "F1")
+        notes += _interval_notes("%s of %s %s" % (score, result.unit_name, r.label), r.f1_interval, b, 1.0, score)
     methods = set(r.f1_interval.method for r in per_class) - {result.signature.method}
     if methods:
         notes.append(
-            "Per-class F1 intervals use the %s method, not %s."
-            % (", ".join(sorted(methods)), METHOD_NAMES.get(result.signature.method, result.signature.method))
+            "Per-%s %s intervals use the %s method, not %s."
+            % (
+                result.unit_name,
+                score,
+                ", ".join(sorted(methods)),
+                METHOD_NAMES.get(result.signature.method, result.signature.method),
+            )
         )
     if not notes:
         return ""

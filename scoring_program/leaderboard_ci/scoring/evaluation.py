@@ -83,6 +83,8 @@ class SubmissionResult:
     unit_name: str = "class"  # what a row of per_class is: class, label, entity type
     #: Plain-language warnings where an interval rests on almost nothing (see :mod:`.validity`).
     warnings: Tuple[str, ...] = ()
+    #: What the per-unit table calls its precision, recall and F1 columns (the task's ``UnitTable.titles``).
+    unit_titles: Tuple[str, str, str] = ("precision", "recall", "F1")
 
     @property
     def official(self):
@@ -289,6 +291,7 @@ def evaluate(config, gold, predictions, baseline=None, progress=None):
         signature,
         table.unit if table is not None else "class",
         tuple(validity_warnings(config, gold, predictions)) + tuple(design_notes(config, gold, hide_counts)),
+        tuple(table.titles) if table is not None else ("precision", "recall", "F1"),
     )
 
 

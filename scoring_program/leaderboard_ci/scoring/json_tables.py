@@ -1,8 +1,9 @@
 """JSON documents and JSON Lines as tables of ``(line, id, value, group)`` rows.
 
-A JSON document is read value by value from the decoded blocks of the file
-(:class:`_JsonStream`): only the text not consumed yet is in memory, and the
-rows are produced lazily, so reading stops as soon as the answer is known.
+A JSON document is read value by value from the decoded chunks of the file
+(:class:`_JsonStream`, the shared
+:class:`~leaderboard_ci.tasks.shared.json_stream.JsonStream`): only the text
+not consumed yet is in memory, and the rows are produced lazily, so reading stops as soon as the answer is known.
 Accepted shapes: a list of objects or of values, an object mapping ids to
 values, either inside a wrapper object (``{"predictions": [...]}``), and
 what pandas' ``DataFrame.to_json`` writes with ``orient`` ``records``,
@@ -13,18 +14,16 @@ Standard library only (Python 3.7).
 """
 
 import json
-import re
 
-from .text_files import Table, _nul_error, iter_blocks, list_names, quote, without_blank_lines
+from ..tasks.shared.json_stream import MAX_VALUE_CHARS, JsonStream
+from .text_files import Table, TextFile, list_names, quote, without_blank_lines
 from .text_files import find_name as _find
 from .text_files import names_a_column as _names_a_column
 from .text_files import per_class_columns as _per_class
 
 __all__ = ["json_table", "jsonl_table", "MAX_VALUE_CHARS"]
 
-#: The longest single JSON value read whole (a prediction, a record, a pandas column): 32 Mi characters.
-MAX_VALUE_CHARS = 1 << 25
-_JSON_SPACE = re.compile(r"[ \t\n\r]*")
+_EXPECTED = "one prediction per item"
 #: Keys of an object wrapping the list of predictions (``{"predictions": [...]}``, pandas' ``data``).
 _WRAPPERS = (
     "predictions",
@@ -76,133 +75,34 @@ def _scalar_text(source, line, value, what):
     raise source.at(line, "the %s is a JSON object; expected a single value (one prediction per item)" % what)
 
 
-class _JsonStream(object):
-    """A JSON document read value by value from the decoded blocks of a file.
+class _JsonStream(JsonStream):
+    """A JSON document read value by value (:class:`~leaderboard_ci.tasks.shared.json_stream.JsonStream`).
 
     Only the text not consumed yet (at least one block, and the value being
     read) is kept in memory; line numbers are counted as the text goes by.
+    The sentences speak of predictions.
     """
 
     def __init__(self, source):
-        self.source = source
-        self._blocks = iter_blocks(source)
-        self._decoder = json.JSONDecoder(parse_int=_int_text)
-        self.text = ""
-        self.pos = 0
-        self.done = False
-        self._seen = 0  # offset in text up to which lines are counted
-        self._line = 1  # line number at _seen
+        super(_JsonStream, self).__init__(source, TextFile(source).chunks(), _EXPECTED, parse_int=_int_text)
 
-    def line_at(self, pos):
-        if pos > self._seen:
-            self._line += self.text.count("\n", self._seen, pos)
-            self._seen = pos
-        return self._line
+    def invalid_message(self, what):
+        return "not valid JSON (%s)" % what
 
-    def _more(self, wanted=1):
-        """Read blocks until ``wanted`` characters are left to read (or the end); False at the end."""
-        if self.done:
-            return False
-        if self.pos > (1 << 20):  # drop what is consumed
-            self.line_at(self.pos)
-            self.text, self._seen, self.pos = self.text[self.pos :], self._seen - self.pos, 0
-        added = []
-        left = len(self.text) - self.pos
-        while left < wanted and not self.done:
-            text, final = next(self._blocks)
-            if "\x00" in text:
-                before = "".join(added) + text[: text.index("\x00")]
-                raise _nul_error(self.source, self.line_at(self.pos), self.text[self.pos :] + before)
-            added.append(text)
-            left += len(text)
-            self.done = final
-        self.text += "".join(added)
-        return True
+    def nested_message(self):
+        return (
+            "the JSON value is nested too deeply (lists or objects inside each other "
+            "hundreds of levels deep); expected %s" % _EXPECTED
+        )
 
-    def peek(self):
-        """The next character that is not white space ('' at the end)."""
-        while True:
-            self.pos = _JSON_SPACE.match(self.text, self.pos).end()
-            if self.pos < len(self.text):
-                return self.text[self.pos]
-            if not self._more():
-                return ""
+    def long_message(self, limit):
+        return (
+            "a single JSON value here is longer than {:,} characters, more than the predictions of a test set "
+            "can be; expected {}".format(limit, _EXPECTED)
+        )
 
-    def error(self, message, pos=None):
-        return self.source.at(self.line_at(self.pos if pos is None else pos), message)
-
-    def value(self):
-        """Decode the value at the current position."""
-        self.peek()
-        while True:
-            try:
-                value, end = self._decoder.raw_decode(self.text, self.pos)
-            except json.JSONDecodeError as exc:
-                left = len(self.text) - self.pos
-                if not self.done and (exc.pos >= len(self.text) - 6 or exc.msg.startswith("Unterminated")):
-                    self._check_size(left)
-                    self._more(2 * left + 1)  # the value goes on in the next blocks
-                    continue
-                raise self.error("not valid JSON (%s, column %d)" % (exc.msg, exc.colno), exc.pos)
-            except RecursionError:
-                raise self.error(
-                    "the JSON value is nested too deeply (lists or objects inside each other "
-                    "hundreds of levels deep); expected one prediction per item"
-                )
-            if end >= len(self.text) and not self.done:
-                self._check_size(len(self.text) - self.pos)
-                self._more(2 * (len(self.text) - self.pos) + 1)  # a number may go on in the next block
-                continue
-            self.pos = end
-            return value
-
-    def _check_size(self, chars):
-        if chars > MAX_VALUE_CHARS:
-            raise self.error(
-                "a single JSON value here is longer than {:,} characters, more than the predictions "
-                "of a test set can be; expected one prediction per item".format(MAX_VALUE_CHARS)
-            )
-
-    def members(self):
-        """Yield ``(line, key)`` for each member of the list (key None) or object at the current position.
-
-        The caller reads each member's value (:meth:`value` or a nested
-        :meth:`members`) before asking for the next.
-        """
-        opening = self.peek()
-        closing = "]" if opening == "[" else "}"
-        self.pos += 1
-        if self.peek() == closing:
-            self.pos += 1
-            return
-        while True:
-            key = None
-            if opening == "{":
-                if self.peek() != '"':
-                    raise self.error("not valid JSON (expected a key in double quotes)")
-                key = self.value()
-                if self.peek() != ":":
-                    raise self.error("not valid JSON (expected ':' after a key)")
-                self.pos += 1
-            self.peek()
-            yield self.line_at(self.pos), key
-            after = self.peek()
-            if after == ",":
-                self.pos += 1
-            elif after == closing:
-                self.pos += 1
-                return
-            elif after == "":
-                raise self.error("not valid JSON (the file ends before the closing '%s')" % closing)
-            else:
-                raise self.error("not valid JSON (expected ',' or '%s')" % closing)
-
-    def finish(self):
-        """Check that nothing but white space follows the document."""
-        if self.peek() != "":
-            raise self.error(
-                "not valid JSON (extra data after the end); for one JSON value per line, name the file .jsonl"
-            )
+    def extra_message(self):
+        return "not valid JSON (extra data after the end); for one JSON value per line, name the file .jsonl"
 
 
 def _object_keys(source, line, obj, columns):

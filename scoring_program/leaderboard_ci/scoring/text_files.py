@@ -347,17 +347,20 @@ def sniff_encoding(source, head):
         return "UTF-16-LE", 2
     if head.startswith(codecs.BOM_UTF16_BE):
         return "UTF-16-BE", 2
+    participant = source.error is SubmissionError  # the gold is not "predictions", nor in "your zip"
     for magic, what in _MAGIC:
         if head.startswith(magic):
             raise source.whole(
                 "is %s, not a text file of predictions; put the text file itself at the top of your zip" % what
+                if participant
+                else "is %s, not a text file; put the text file itself in the reference data" % what
             )
     sample = head[:_SNIFF]
     if b"\x00" in sample and _looks_like_utf16(head):
         raise source.whole("is UTF-16 text without a byte-order mark; save it as UTF-8")
     controls = sum(sample.count(bytes([c])) for c in range(32) if c not in (9, 10, 12, 13))
     if sample and controls > 0.05 * len(sample):
-        raise source.whole("is a binary file, not a text file of predictions")
+        raise source.whole("is a binary file, not a text file%s" % (" of predictions" if participant else ""))
     return "UTF-8", 0
 
 
@@ -561,11 +564,12 @@ def without_blank_lines(source, lines):
 
 
 class TextFile(object):
-    """A text file that a task's own reader takes as lines, as blocks of lines or as one document.
+    """A text file that a task's own reader takes as lines, as blocks of lines, as chunks or as one document.
 
     Iterating gives ``(line number, text)`` like :func:`iter_lines` (lines of
     at most ``max_chars`` characters); :meth:`blocks` gives the blocks of
-    :func:`iter_line_texts`; :meth:`text` the whole decoded file, every line end
+    :func:`iter_line_texts`; :meth:`chunks` the decoded file in pieces of about
+    1 MB, for a reader that streams one long document; :meth:`text` the whole decoded file, every line end
     written ``\\n``, with no limit on a line (a JSON document may be one line;
     the file's size is limited before reading).  :meth:`starts_with` looks at
     the first character that is not whitespace.
@@ -581,6 +585,26 @@ class TextFile(object):
     def blocks(self):
         return iter_line_texts(self.source, self.max_chars)
 
+    def chunks(self):
+        """Yield ``(text, final)``: the decoded file about 1 MB at a time, with no limit on a line.
+
+        For a document read as a stream (a minified JSON list of millions of
+        records is one line): every line end is written ``\\n`` (a ``\\r`` at a
+        chunk's end waits for the next chunk), and a NUL byte is an error naming its line.
+        """
+        hold = ""
+        lineno = 1
+        for text, final in iter_blocks(self.source):
+            text, hold = hold + text, ""
+            if not final:
+                kept = text.rstrip("\r")
+                text, hold = kept, text[len(kept) :]
+            if "\x00" in text:
+                raise _nul_error(self.source, lineno, text[: text.index("\x00")])
+            text = _normalized(text)
+            lineno += text.count("\n")
+            yield text, final
+
     def source_size(self):
         """The file's size in bytes."""
         return os.path.getsize(self.source.path)
@@ -595,16 +619,4 @@ class TextFile(object):
 
     def text(self):
         """The whole file as one string (see the class); a NUL byte is an error naming its line."""
-        parts = []
-        hold = ""
-        for text, final in iter_blocks(self.source):
-            text, hold = hold + text, ""
-            if not final:
-                kept = text.rstrip("\r")
-                text, hold = kept, text[len(kept) :]
-            parts.append(_normalized(text))
-        whole = "".join(parts)
-        if "\x00" in whole:
-            cut = whole.index("\x00")
-            raise _nul_error(self.source, 1, whole[:cut])
-        return whole
+        return "".join(text for text, _ in self.chunks())

@@ -414,10 +414,15 @@ class UnitTable:
         ``rows(statistics, full_stats, rep_stats, labels, method,
         confidence_level, zero_division) -> tuple of ClassRow``: per unit the
         precision, recall, F1 and its interval, and the predicted count.
+    titles : tuple of 3 str
+        What the reports call the rows' ``precision``, ``recall`` and ``f1``
+        (the one with the interval): ``("precision", "recall", "F1")`` by
+        default; detection's per-category table says ``("AP50", "AR@100", "AP")``.
     """
 
     unit: str
     rows: Callable[..., Any]
+    titles: Tuple[str, str, str] = ("precision", "recall", "F1")
 
 
 def as_array(gold, values):

@@ -41,6 +41,7 @@ _MODULES = OrderedDict(
         ("soft_labels", "soft_labels"),
         ("preference", "preference"),
         ("generation", "generation"),
+        ("detection", "detection"),
         ("forecasting", "forecasting"),
         ("segmentation", "segmentation"),
     ]

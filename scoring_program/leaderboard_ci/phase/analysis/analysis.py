@@ -55,6 +55,7 @@ winner; the others are reported beside it.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
@@ -83,8 +84,9 @@ def _natural_sorted(values):
 def encode_inputs(config, gold, systems, groups=None):
     """Turn raw gold values and system outputs into a GoldStandard and coded arrays.
 
-    ``gold``: a GoldStandard (then ``systems`` must already be coded) or a
-    sequence of labels/values.  ``systems``: mapping name -> sequence.
+    ``gold``: a GoldStandard (then ``systems`` must already be coded), a
+    sequence of labels/values, or a mapping the task reads whole (detection: a
+    COCO instances dict).  ``systems``: mapping name -> sequence.
     """
     if isinstance(gold, GoldStandard):
         coded = OrderedDict((str(k), np.asarray(v)) for k, v in systems.items())
@@ -95,7 +97,8 @@ def encode_inputs(config, gold, systems, groups=None):
                     % (name, values.shape[0] if values.ndim else 1, gold.n)
                 )
         return gold, coded
-    gold_values = list(gold)
+    # a mapping is one document (a COCO instances dict): the task's encode_values reads it whole
+    gold_values = gold if isinstance(gold, Mapping) else list(gold)
     n = len(gold_values)
     group_codes = group_values = None
     if groups is not None:

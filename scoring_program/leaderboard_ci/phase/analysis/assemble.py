@@ -50,7 +50,8 @@ def unit_table(plan, gold, config, names):
 
     Uses the task's ``unit_rows`` (the detailed results' table); the end of phase shows
     the full-sample values only, so the rows' intervals are not used.  Columns: system,
-    unit, precision, recall, f1, predicted; ``attrs["unit_name"]`` names the unit.
+    unit, precision, recall, f1, predicted; ``attrs["unit_name"]`` names the unit and ``attrs["titles"]``
+    the three score columns (``UnitTable.titles``: detection's are AP50, AR@100 and AP).
     """
     table = plan.scorers[0].task.unit_table
     if table is None:  # the task has no per-unit table
@@ -86,6 +87,7 @@ def unit_table(plan, gold, config, names):
             )
     frame = pd.DataFrame(rows, columns=["system", "unit", "precision", "recall", "f1", "predicted"])
     frame.attrs["unit_name"] = table.unit
+    frame.attrs["titles"] = tuple(table.titles)  # what precision, recall and f1 are called (UnitTable.titles)
     return frame
 
 

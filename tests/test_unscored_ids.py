@@ -55,7 +55,28 @@ _SQUAD = {
 
 #: task -> (config, gold file name, gold text, prediction file name, predictions of every scored id,
 #: a prediction of the unscored id ``zz``, the same with a bad value, the predictions without one scored id)
+_COCO = {
+    "images": [{"id": i, "width": 100, "height": 100} for i in range(3)],
+    "categories": [{"id": 1, "name": "cat"}],
+    "annotations": [
+        {"id": i + 1, "image_id": i, "category_id": 1, "bbox": [10, 10, 20, 20], "area": 400, "iscrowd": 0}
+        for i in range(3)
+    ],
+}
+
 CASES = {
+    "detection": (
+        {"metric": "ap"},
+        "instances.json",
+        json.dumps(_COCO),
+        "results.json",
+        [
+            json.dumps({"image_id": i, "category_id": 1, "bbox": [10 + i, 10, 20, 20], "score": 0.5 + i / 10})
+            for i in range(3)
+        ],
+        json.dumps({"image_id": 99, "category_id": 1, "bbox": [10, 10, 20, 20], "score": 0.9}),
+        json.dumps({"image_id": 99, "category_id": 1, "bbox": [10, 10, -20, 20], "score": 0.9}),
+    ),
     "forecasting": (
         {"metric": "mae", "extra_metrics": ["smape"]},
         "gold.csv",
@@ -152,7 +173,7 @@ def _rows(task):
 
 
 def _text(task, rows):
-    if task in ("qa", "soft_labels"):
+    if task in ("detection", "qa", "soft_labels"):
         return _json_document(task, rows)
     return _lines(rows)
 
@@ -185,6 +206,8 @@ def test_every_task_with_its_own_prediction_format_has_a_case():
 def _equal(a, b):
     if isinstance(a, np.ndarray) and a.dtype.names:
         return all(_equal(a[f], b[f]) for f in a.dtype.names)
+    if isinstance(a, np.ndarray) and a.dtype == object:  # one array per unit (detection: per image)
+        return a.shape == np.shape(b) and all(_equal(x, y) for x, y in zip(a.ravel(), np.asarray(b).ravel()))
     return np.array_equal(np.asarray(a), np.asarray(b)) or (
         np.asarray(a).dtype.kind == "f" and np.allclose(a, b, equal_nan=True, rtol=0, atol=0)
     )
@@ -205,7 +228,7 @@ def test_unscored_ids_are_refused_or_read_checked_and_dropped(tmp_path, task):
     with pytest.raises(SubmissionError):
         _read(tmp_path, task, head + [bad] + body, ignore=True)
     # ignore: a missing scored item is reported with neither a count nor an id
-    if task != "ranking":  # a query the run omits is a query with no retrieved document (missing_queries)
+    if task not in ("detection", "ranking"):  # an image or query without predictions is one without detections
         with pytest.raises(SubmissionError) as info:
             _read(tmp_path, task, head + body[1:] + [decoy], ignore=True)
         message = str(info.value)

@@ -488,15 +488,46 @@ def _gold_ids(ids, labels):
     return images, categories
 
 
+class _DecoyRaw(dict):
+    """``files.unscored_ids: ignore``: an image id the gold does not have maps to the decoy code ``n``."""
+
+    def __init__(self, raw, decoy):
+        super(_DecoyRaw, self).__init__(raw)
+        self.decoy = decoy
+
+    def get(self, key, default=None):
+        found = super(_DecoyRaw, self).get(key)
+        if found is not None or type(key) not in _NUMBER + (str,):
+            return found
+        if isinstance(key, str) and super(_DecoyRaw, self).get(_as_number(key)) is not None:
+            return None  # a test image's number id written as a string: refused with its own sentence
+        return self.decoy
+
+
+class _DecoyIds(_Ids):
+    """The gold's image ids, where any other id stands for an unscored image (read, checked, dropped)."""
+
+    def __init__(self, images):
+        super(_DecoyIds, self).__init__(images.items(), images.example)
+        self.raw = _DecoyRaw(images.raw, len(images))
+
+    def __contains__(self, text):
+        return text is not None
+
+
 def _encode_detections(out, n_images):
     n = len(out.image)
     columns = [np.frombuffer(c, dtype=np.float64) for c in out.columns]
     columns.append(np.frombuffer(out.category, dtype=np.int64).astype(np.float64))
     table = np.stack(columns, axis=1) if n else np.zeros((0, len(DETECTION_COLUMNS)))
-    return _per_image(table, np.frombuffer(out.image, dtype=np.int64), n_images)
+    image = np.frombuffer(out.image, dtype=np.int64)
+    scored = image < n_images  # an unscored image's detections (files.unscored_ids: ignore) are dropped
+    if not scored.all():
+        table, image = table[scored], image[scored]
+    return _per_image(table, image, n_images)
 
 
-def results_arrays(source, chunks, gold_ids, labels, quote):
+def results_arrays(source, chunks, gold_ids, labels, quote, ignore_unscored=False):
     """A participant's COCO results file as one ``(d, 6)`` array per gold image (see the module docstring).
 
     Parameters
@@ -511,8 +542,13 @@ def results_arrays(source, chunks, gold_ids, labels, quote):
         The gold's category labels (``name (id)``).
     quote : callable
         Quotes a participant's text for a message.
+    ignore_unscored : bool
+        ``files.unscored_ids: ignore``: a detection on an image the gold does not have is
+        read, checked like any other and dropped.
     """
     images, categories = _gold_ids(gold_ids, labels)
+    if ignore_unscored:
+        images = _DecoyIds(images)
     stream = JsonStream(source, chunks, RESULTS_SHAPE)
 
     def found(char):
@@ -581,7 +617,9 @@ def read_gold(gold, context):
 def read_predictions(submission, gold, context):
     """A participant's COCO results file, one array of detections per gold image (:func:`results_arrays`)."""
     found = submission.file()
-    return results_arrays(found.source, found.lines().chunks(), gold.ids, gold.labels, found.quote)
+    return results_arrays(
+        found.source, found.lines().chunks(), gold.ids, gold.labels, found.quote, context.unscored_ids == "ignore"
+    )
 
 
 def encode_values(gold_values, systems, labels=None, settings=None):

@@ -15,7 +15,7 @@ import pytest
 
 from leaderboard_ci.core.resampling import counts_from_indices, replicate_indices
 from leaderboard_ci.scoring.errors import ConfigError, SubmissionError
-from leaderboard_ci.scoring.text_files import Source, iter_lines
+from leaderboard_ci.scoring.text_files import Source, TextFile, iter_lines
 from leaderboard_ci.tasks import preference, preference_fit
 from leaderboard_ci.tasks.base import GoldStandard
 from leaderboard_ci.tasks.preference_fit import OUTCOMES
@@ -210,7 +210,7 @@ def _read_gold(tmp_path, text, name="battles.csv", settings=None):
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
     source = Source(str(path), "ref/" + name, error=ConfigError, may_quote=False)
-    return preference.read_gold(source, iter_lines(source), None, settings or {})
+    return preference.read_gold(source, TextFile(source), None, settings or {})
 
 
 def test_the_three_log_formats_read_alike(tmp_path):

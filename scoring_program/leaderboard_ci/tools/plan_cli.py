@@ -21,6 +21,7 @@ import zipfile
 
 from ..scoring.errors import ConfigError, SubmissionError
 from .bundle import BUNDLE_DIR
+from .organizer_files import read_given_gold
 from .plan import ASSUMPTION_KEYS, DEFAULT_ASSUMPTIONS, assumed_plan, can_simulate, parse_assumptions, pilot_plan
 from .plan_output import plan_paragraph, write_plan
 from .scaffold import SetupError, load_organizer_config
@@ -109,25 +110,7 @@ def _config_path(args):
 
 
 def _read_gold(config, gold_path, config_path):
-    from ..scoring.readers import read_gold
-
-    if not os.path.isfile(gold_path):
-        raise SetupError("the gold file %s does not exist" % gold_path)
-    workdir = tempfile.mkdtemp(prefix="leaderboard-ci-plan-")
-    try:
-        shutil.copy(gold_path, os.path.join(workdir, config.files.gold))
-        design = config.bootstrap.design_file  # the clusters of a task whose gold cannot carry them
-        if design:
-            places = [os.path.join(os.path.dirname(os.path.abspath(p)), design) for p in (gold_path, config_path)]
-            found = [place for place in places if os.path.isfile(place)]
-            if found:
-                shutil.copy(found[0], os.path.join(workdir, design))
-        try:
-            return read_gold(workdir, config)
-        except ConfigError as exc:
-            raise SetupError("%s: %s" % (gold_path, exc.message))
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+    return read_given_gold(config, gold_path, config.source, [os.path.dirname(os.path.abspath(config_path))])
 
 
 def _read_pilot(path, config, gold):

@@ -27,6 +27,7 @@ import sys
 import traceback
 
 from .._version import __version__
+from ..console import entry_point
 from .config import load_config
 from .errors import ConfigError, SubmissionError
 from .outputs import check_output_groups
@@ -158,6 +159,7 @@ def run(input_dir, output_dir, program_dir, stdout=None, stderr=None):
     return EXIT_OK
 
 
+@entry_point
 def main(argv=None, program_dir=None):
     """Entry point of ``score.py INPUT OUTPUT``."""
     argv = sys.argv[1:] if argv is None else list(argv)

@@ -411,6 +411,7 @@ def read_gold(ref_dir, config):
         sha256=sha256,
         task=task.NAME,
         settings=config.task_settings,
+        public_inputs=tuple(units.get("public") or ()) if task.OWN_GOLD_FORMAT else (),
     )
     # bootstrap.cluster / bootstrap.strata (issue 21): their codes, read by .resampling_units
     return attach_design(source, config, gold, task, units if task.OWN_GOLD_FORMAT else None)

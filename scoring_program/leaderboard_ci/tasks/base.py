@@ -139,6 +139,10 @@ class GoldStandard:
     clusters, strata : ndarray of int or None
         Each unit's cluster and stratum code (``bootstrap.cluster``,
         ``bootstrap.strata``; codes in order of first appearance), or None.
+    public_inputs : tuple of (str, value) pairs
+        Files of the participants' inputs that a gold of the task's own format
+        carries, without its answers (``((file name, JSON value), ...)``, e.g.
+        SQuAD's contexts and questions), for ``init``'s ``public_data/``; ``()``.
     """
 
     values: np.ndarray
@@ -152,6 +156,7 @@ class GoldStandard:
     settings: Tuple[Tuple[str, Any], ...] = ()
     clusters: Optional[np.ndarray] = None
     strata: Optional[np.ndarray] = None
+    public_inputs: Tuple[Tuple[str, Any], ...] = ()
 
     @property
     def n(self):

@@ -197,7 +197,9 @@ class TaskType(object):
         """``{"lines", "values", "labels", "ids", "groups"}`` from a gold file of the task's own format.
 
         An optional ``"design"``, ``{name: per-unit strings}``, offers the values that
-        ``bootstrap.cluster`` / ``bootstrap.strata`` may name (e.g. the SQuAD article ``title``).
+        ``bootstrap.cluster`` / ``bootstrap.strata`` may name (e.g. the SQuAD article ``title``); an optional
+        ``"public"``, ``((file name, JSON value), ...)``, the participants' inputs the gold carries without
+        its answers (``GoldStandard.public_inputs``, for :meth:`submission_format`).
         """
         raise NotImplementedError("task %s reads its gold from the gold column" % self.NAME)
 

@@ -179,6 +179,36 @@ def _answers_array(items):
     return out
 
 
+def _without_answers(data):
+    """The SQuAD articles as participants see them: titles, contexts, question ids and texts; no answer.
+
+    A whitelist (``title``, ``paragraphs``, ``context``, ``qas``, ``id``, ``question``): any other key of a
+    question (``answers``, ``plausible_answers``, ``is_impossible``) could tell an answer.
+    """
+    articles = []
+    for article in data:
+        kept = OrderedDict()
+        if isinstance(article.get("title"), str):
+            kept["title"] = article["title"]
+        kept["paragraphs"] = [
+            OrderedDict(
+                [
+                    ("context", paragraph.get("context", "")),
+                    (
+                        "qas",
+                        [
+                            OrderedDict([("id", qa["id"]), ("question", qa.get("question", ""))])
+                            for qa in paragraph["qas"]
+                        ],
+                    ),
+                ]
+            )
+            for paragraph in article["paragraphs"]
+        ]
+        articles.append(kept)
+    return OrderedDict([("version", "test"), ("data", articles)])
+
+
 def _squad_questions(source, line, data):
     """``(id, [answer texts])`` of SQuAD v1.1's ``data`` list (organizer errors name the path)."""
     if not isinstance(data, list):
@@ -228,6 +258,7 @@ def read_gold(source, lines, labels, settings):
     items = list(_object_items(source, text, expected))
     ids, answers, where, design = [], [], [], None
     squad = [(line, value) for line, key, value in items if key == "data" and isinstance(value, list)]
+    public = ()
     if squad:  # SQuAD v1.1: {"version": ..., "data": [...]}; other keys are ignored
         line, data = squad[0]
         design = {"title": [], "paragraph": []}  # clusters for bootstrap.cluster (the article, the passage)
@@ -237,6 +268,7 @@ def read_gold(source, lines, labels, settings):
             where.append(line)
             design["title"].append(title)
             design["paragraph"].append(paragraph)
+        public = (("test.json", _without_answers(data)),)
     else:
         for line, key, value in items:
             if isinstance(value, str):
@@ -254,7 +286,15 @@ def read_gold(source, lines, labels, settings):
             raise source.at(line, "question id %r appears again (first on line %d)" % (ident, seen[ident]))
         seen[ident] = line
     values = _answers_array([tuple(normalize(a) for a in texts) for texts in answers])
-    return {"lines": where, "values": values, "labels": None, "ids": ids, "groups": None, "design": design}
+    return {
+        "lines": where,
+        "values": values,
+        "labels": None,
+        "ids": ids,
+        "groups": None,
+        "design": design,
+        "public": public,
+    }
 
 
 def read_predictions(source, lines, gold, settings):
@@ -396,7 +436,8 @@ def submission_format(gold, files, metrics):
         ),
         file_name="predictions.json",
         sample=json.dumps(OrderedDict((i, "") for i in ids), ensure_ascii=False) + "\n",
-        public_files=(("test_ids.txt", "\n".join(ids) + "\n"),),
+        public_files=(("test_ids.txt", "\n".join(ids) + "\n"),)
+        + tuple((name, json.dumps(value, ensure_ascii=False, indent=1) + "\n") for name, value in gold.public_inputs),
     )
 
 

@@ -22,6 +22,7 @@ repeated by their resample counts (``tests/test_icm.py``).
 from __future__ import annotations
 
 import hashlib
+from collections import OrderedDict
 
 import numpy as np
 
@@ -447,11 +448,23 @@ def submission_format(gold, files, metrics):
 
     shown = ",\n".join(record(i) for i in ids[:2]) + (",\n..." if len(ids) > 2 else "")
     hard = (
-        "the hard metrics take each item's most probable label"
+        "the hard metrics compare your most probable label with an item's gold label, the label whose share of "
+        "annotators is above %g (hard_threshold; items with no such label are left out of the hard metrics)" % threshold
         if mode == "mono"
-        else "the hard metrics take every label whose probability is above %g" % threshold
+        else "the hard metrics compare label sets: every label whose probability is above %g (hard_threshold), "
+        "in the gold and in your predictions alike" % threshold
     )
     hard_used = any(spec.name in _HARD for spec in metrics or ())
+    tree = ""
+    if settings.get("hierarchy"):
+        children = OrderedDict()
+        for child, parent in settings["hierarchy"]:
+            children.setdefault(parent, []).append(child)
+        tree = (
+            " The labels form a tree, which ICM and ICM-Soft read (a label's ancestors share its information, so a "
+            "prediction of a sibling or of the parent earns partial credit): %s."
+            % "; ".join("`%s` under `%s`" % ("`, `".join(kids), parent) for parent, kids in children.items())
+        )
     return SubmissionFormat(
         unit="test item",
         units="test items",
@@ -460,8 +473,13 @@ def submission_format(gold, files, metrics):
             "A JSON file, a PyEvALL / EXIST 2023 run: a list with one object per test item, in any order, "
             '`{"test_case": ..., "id": ..., "value": {label: probability, ...}}`, every probability in [0, 1]. '
             'Also accepted: one object `{"id": {label: probability, ...}, ...}`, or a label (or a list of labels) '
-            "as the value for a hard prediction. The labels are %s.%s\n\n```\n[\n%s\n]\n```\n"
-            % (", ".join("`%s`" % label for label in labels), (" For scoring, %s." % hard) if hard_used else "", shown)
+            "as the value for a hard prediction. The labels are %s.%s%s\n\n```\n[\n%s\n]\n```\n"
+            % (
+                ", ".join("`%s`" % label for label in labels),
+                tree,
+                (" For scoring, %s." % hard) if hard_used else "",
+                shown,
+            )
         ),
         file_name="predictions.json",
         sample="[\n" + ",\n".join(record(i) for i in ids) + "\n]\n",

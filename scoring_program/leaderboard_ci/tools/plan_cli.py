@@ -19,6 +19,7 @@ import sys
 import tempfile
 import zipfile
 
+from ..console import entry_point
 from ..scoring.errors import ConfigError, SubmissionError
 from .bundle import BUNDLE_DIR
 from .organizer_files import read_given_gold
@@ -230,6 +231,7 @@ def compute_plan(args):
         raise SetupError(str(exc))
 
 
+@entry_point
 def main(argv=None, out=None):
     """Run ``leaderboard-ci plan``; returns the exit code."""
     out = sys.stdout if out is None else out

@@ -482,7 +482,7 @@ def init_competition(folder, gold, config_path, baseline=None, title=None, platf
         # What this test set can detect (leaderboard-ci plan), appended to the README.
         from .plan_output import readme_plan_section
 
-        readme += readme_plan_section(config, gold_data, os.path.basename(os.path.abspath(folder)))
+        readme += readme_plan_section(config, gold_data, os.path.basename(os.path.abspath(folder)), prediction_name)
         _write(os.path.join(staging, "README.md"), readme)
         if not os.path.isdir(folder):
             os.makedirs(folder)
@@ -523,8 +523,9 @@ Written by `leaderboard-ci init`. What is here:
 * `reference_data/`: the gold file and `config.yaml` (private: only the scoring program sees them).
 * `scoring_program/`: the drop-in scoring program, with the same `config.yaml`.
 * `pages/`, `logo.png`: what participants read (the Data page describes the downloads).
-* `public_data/`: what participants download to predict from. It holds only the test ids (or query
-  ids): **add the test inputs** (texts, features, the document collection) before you bundle.
+* `public_data/`: what participants download to predict from. It holds the test ids (or query ids),
+  and the inputs a gold file carries without its answers (a SQuAD gold's contexts and questions, as
+  `test.json`): **add the other test inputs** (texts, features, the document collection) before you bundle.
 * `starting_kit/`: a sample prediction file in the format the program reads, and a README.
 * `sample_submissions/`: submissions the bundle check scores ({samples}); add your own zips.
 

@@ -83,6 +83,9 @@ class SubmissionResult:
     unit_name: str = "class"  # what a row of per_class is: class, label, entity type
     #: Plain-language warnings where an interval rests on almost nothing (see :mod:`.validity`).
     warnings: Tuple[str, ...] = ()
+    #: How many clusters and strata the resamples draw (``bootstrap.cluster``/``strata``); None without, or withheld.
+    n_clusters: Optional[int] = None
+    n_strata: Optional[int] = None
 
     @property
     def official(self):
@@ -282,6 +285,8 @@ def evaluate(config, gold, predictions, baseline=None, progress=None):
         signature,
         main.task.UNIT_NAME,
         tuple(validity_warnings(config, gold, predictions)) + tuple(design_notes(config, gold, hide_counts)),
+        n_clusters=resampling.n_units if resampling is not None and resampling.clustered and not hide_counts else None,
+        n_strata=resampling.n_strata if gold.strata is not None and not hide_counts else None,
     )
 
 

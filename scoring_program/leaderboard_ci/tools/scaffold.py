@@ -21,6 +21,7 @@ import zlib
 
 import yaml
 
+from ..core.resampling import draw_in_words
 from ..scoring.config import CONFIG_NAME, FileSettings, merge_configs, parse_config, read_config
 from ..scoring.errors import ConfigError
 from ..scoring.outputs import written_columns
@@ -214,7 +215,7 @@ def _config_text(config_path, original, data, source):
     )
 
 
-def _pages(title, config, columns, n_items, prediction_name, fmt):
+def _pages(title, config, columns, n_items, prediction_name, fmt, design=None):
     level = "%g%%" % (100 * config.bootstrap.confidence_level)
     rows = "\n".join(
         "| %s | `%s` | %s |" % (c["title"], c["key"], "higher first" if c["sorting"] == "desc" else "lower first")
@@ -251,12 +252,12 @@ and the submission is not scored. The starting kit holds a sample submission in 
 
 ## What the intervals mean
 
-The test set is a sample of {n} {units}. On another {n} {units} from the same source, every submission
+The test set is a sample of {sample}. On another {another} from the same source, every submission
 would score a little differently. The **{level} confidence interval** ("CI low" to "CI high") is the
 range of scores your predictions could plausibly get on a test set like this one. Two submissions whose
 difference is small compared with their intervals may differ by luck.
 
-The intervals come from the **bootstrap**: {n} {units} are drawn at random with replacement, your
+The intervals come from the **bootstrap**: {draw}; your
 score is recomputed on that resample, and this is repeated B = {b} times from a fixed seed
 ({seed}), so every submission is scored on exactly the same resamples. The interval is read from those
 B scores ({method} method).
@@ -267,8 +268,18 @@ The detailed results of each submission show the same numbers with a plain-langu
         description=fmt.description,
         metrics=metrics,
         rows=rows,
-        n=n_items,
-        units=fmt.units,
+        draw=_draw(config, n_items, fmt.units, design),
+        sample=(
+            "%d clusters of %s (%d %s, grouped by `%s`)"
+            % (design.n_units, fmt.units, n_items, fmt.units, config.bootstrap.cluster)
+            if design is not None and config.bootstrap.cluster
+            else "%d %s" % (n_items, fmt.units)
+        ),
+        another=(
+            "%d clusters" % design.n_units
+            if design is not None and config.bootstrap.cluster
+            else "%d %s" % (n_items, fmt.units)
+        ),
         level=level,
         b=config.bootstrap.n_resamples,
         seed=config.bootstrap.seed,
@@ -299,6 +310,19 @@ The detailed results of each submission show the same numbers with a plain-langu
         "By registering, you accept these terms.\n"
     )
     return {"overview.md": overview, "evaluation.md": evaluation, "data.md": data, "terms.md": terms}
+
+
+def _draw(config, n_items, units, design):
+    """How a resample is drawn (items, clusters of a column, within strata), for the Evaluation page."""
+    bs = config.bootstrap
+    return draw_in_words(
+        n_items,
+        units,
+        cluster=bs.cluster,
+        n_clusters=design.n_units if design is not None and bs.cluster else None,
+        strata=bs.strata,
+        n_strata=design.n_strata if design is not None and bs.strata else None,
+    )
 
 
 def _starting_kit(prediction_name, fmt):
@@ -461,7 +485,8 @@ def init_competition(folder, gold, config_path, baseline=None, title=None, platf
             writer(title, columns, config, gold_data.n, os.path.basename(os.path.abspath(folder)), fmt.units),
         )
         _check_sample(staging, config, gold_data, prediction_name, fmt.sample, source)
-        for name, text in _pages(title, config, columns, gold_data.n, prediction_name, fmt).items():
+        pages = _pages(title, config, columns, gold_data.n, prediction_name, fmt, gold_data.resampling())
+        for name, text in pages.items():
             if platform == "codalab":  # CodaLab shows the page files as HTML
                 name, text = name[:-3] + ".html", markdown_to_html(text)
             _write(os.path.join(staging, "pages", name), text)

@@ -94,7 +94,7 @@ def parse_settings(values):
     if hierarchy is not None:
         if not isinstance(hierarchy, dict) or not hierarchy:
             raise ValueError(
-                "hierarchy must map each label to its parent label, e.g. {DIRECT: YES}, got %r" % (hierarchy,)
+                'hierarchy must map each label to its parent label, e.g. {DIRECT: "YES"}, got %r' % (hierarchy,)
             )
         pairs = []
         for child, parent in hierarchy.items():

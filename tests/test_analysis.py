@@ -175,7 +175,18 @@ def test_family_note_names_the_resamples_needed():
     # 28/(B+1) <= 0.05 needs B >= 559; about 10 replicates beyond alpha/28 needs B >= 5,600.
     assert "B = 200" in holm.family_note and "B >= 5,600" in holm.family_note
     assert "no difference can be significant" in holm.family_note
-    assert analyze(y, systems, metric="accuracy", n_resamples=300).official.family_note is None
+    assert analyze(y, systems, metric="accuracy", n_resamples=600).official.family_note is None
+    # B = 300: the max-t step-down (primary) is resolved, but Holm and Bonferroni, shown beside it, are at
+    # their floor (28/301 = 0.093): one sentence names them, and their indicators are empty, not "all tied".
+    floor = analyze(y, systems, metric="accuracy", n_resamples=300).official
+    assert "after Holm" in floor.family_note and "Bonferroni" in floor.family_note, floor.family_note
+    assert "smallest adjusted p-value is 0.093" in floor.family_note and "B >= 559" in floor.family_note
+    assert "max-t" not in floor.family_note.split("after", 1)[1].split("(", 1)[0]
+    for block in ("ties_with_winner", "non_significant_pairs"):
+        counts = floor.indicators[block]
+        assert counts["holm"] is None and counts["bonferroni"] is None, counts
+        assert isinstance(counts["maxt"], int) and isinstance(counts["fdr_bh"], int), counts
+    assert np.nanmin(floor.pairs["p_holm"]) == pytest.approx(28 / 301)
     # max-t over 28 pairs: about 10 replicates beyond alpha (B >= 200) and B >= 10 n = 280.
     coarse = analyze(y, systems, metric="accuracy", n_resamples=100).official
     assert "not resolved" in coarse.family_note and "B >= 280" in coarse.family_note

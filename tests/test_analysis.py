@@ -255,6 +255,22 @@ def test_gains_against_the_baseline(case):
     assert gains.loc["majority", "gain"] == 0.0
 
 
+def test_a_metric_without_a_best_value_gets_no_percentage_gain():
+    """ICM has no fixed scale: a gain as a share of the way to r = 0 (gains of 169 %) would be a fake best."""
+    from leaderboard_ci.report.tables import gains_table
+
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 3, 200)
+    systems = {"s%d" % k: np.where(rng.random(200) < 0.5 + 0.1 * k, y, (y + 1) % 3) for k in range(3)}
+    systems["prior"] = np.zeros(200, dtype=int)
+    result = analyze(y, systems, metric="icm", n_resamples=100, baseline="prior")
+    icm = result.official
+    assert icm.gains is None and gains_table(result, icm) is None
+    assert any("ICM has no fixed best value" in n and "analysis.reference_point" in n for n in icm.notes)
+    chosen = analyze(y, systems, metric="icm", n_resamples=100, baseline="prior", reference_point=1.0).official
+    assert chosen.gains is not None and chosen.gains.attrs["reference_point"] == 1.0
+
+
 def test_mcnemar_beside_accuracy(case):
     from scipy.stats import binomtest
 

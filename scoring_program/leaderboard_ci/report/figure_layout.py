@@ -64,7 +64,7 @@ FIGURES = OrderedDict(
         ("rank_sets", "Rank confidence sets, simultaneous and marginal"),
         ("vs_winner", "Differences to the winner"),
         ("pair_heatmap", "All pairwise differences"),
-        ("bootstrap_difference", "Bootstrap distribution of winner minus runner-up"),
+        ("bootstrap_difference", "Bootstrap distribution of the winner's advantage over the runner-up"),
         ("unit_distribution", "Distribution of the per-unit values (per query)"),
     ]
 )
@@ -536,6 +536,11 @@ def p_value_tail(target, method="percentile", two=False):
             )
         elif not mask.any():
             relation = "%s, the floor 1/(B+1):\nno replicate is shaded" % head
+        elif abs(p_one - share) <= floor + 1e-12 and format_p(p_one, 4) == format_p(share, 4):
+            # the same digits: say it once ("0.2569 ≈ 0.2569" read as a contradiction)
+            relation = (
+                "%s,\nthe shaded share" % head if not two else "%s\n%s, the shaded share" % (head, format_p(p_one, 4))
+            )
         elif abs(p_one - share) <= floor + 1e-12:
             relation = (
                 "%s %s %s,\nthe shaded share (interpolated)" % (head, _approx(p_one, share), format_p(share, 4))

@@ -36,7 +36,7 @@ _FIGURE_TEXT = {
     "pair_heatmap": "Every pair of systems: the cell is the difference oriented so that positive means the "
     "column's system is better (%(pair_sub)s), blue for larger differences, with the stars of "
     "its %(primary)s-adjusted p-value.",
-    "bootstrap_difference": "The winner minus the runner-up on each bootstrap resample. Under the null "
+    "bootstrap_difference": "%(winner_sub)s on each bootstrap resample. Under the null "
     "hypothesis of no difference this distribution would be centred at 0 instead of "
     "at the observed difference &delta;; %(tail)s",
     "unit_distribution": "Each system's values over the %(units)s, best system at the top: the box spans the "
@@ -51,7 +51,7 @@ _FIGURE_TITLES = {
     "vs_winner": "Differences to the winner",
     "rank_sets": "Rank confidence sets",
     "pair_heatmap": "All pairwise differences",
-    "bootstrap_difference": "Winner minus runner-up: the bootstrap distribution",
+    "bootstrap_difference": "The winner's advantage over the runner-up: the bootstrap distribution",
     "score_distribution": "The scores of all systems",
     "unit_distribution": "Distribution of the per-unit values",
 }
@@ -249,6 +249,9 @@ def _figure(name, data, target, result, primary):
             if getattr(target, "unit_values", None) is not None
             else "units"
         ),
+        "winner_sub": "The winner minus the runner-up"
+        if target.metric.sign > 0
+        else "The runner-up minus the winner (%s, so positive means the winner is better)" % _esc(target.metric.better),
         "pair_sub": ("column %s row" if target.metric.sign > 0 else "row %s column, as %s")
         % ((MINUS,) if target.metric.sign > 0 else (MINUS, _esc(target.metric.better))),
         "base": (

@@ -337,7 +337,8 @@ def difference_plot(target, confidence_level=0.95, baseline=None, decision=None,
                     "significant" % (100 * confidence_level)
                 )
                 if dual.family_wise
-                else "bars: %g%% intervals, each pair alone; colour: the %s decision" % (100 * confidence_level, how),
+                else "bars: %g%% intervals, each pair alone; colour: %s decision"
+                % (100 * confidence_level, "the %s" % decision if decision else "the corrected test's"),
             ),
         ]
     else:

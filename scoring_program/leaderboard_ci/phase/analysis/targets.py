@@ -472,7 +472,15 @@ def finish_target(config, gold, scores, t, names, order, notes, pairs, stats, it
         strict=("maxt",),
         unresolved=at_floor,
     )
-    gains = _gains(config, spec, names, full, reps, baseline, order) if baseline is not None else None
+    gains = None
+    if baseline is not None and config.analysis.reference_point is None and spec.info.best is None:
+        # no fixed scale (ICM, ICM-Soft, Elo): a share of the way to a best value it does not have means nothing
+        notes.append(
+            "%s has no fixed best value, so no baseline-calibrated gain (the share of the way from the baseline "
+            "to the best value) is shown; set analysis.reference_point to give one" % spec.title
+        )
+    elif baseline is not None:
+        gains = _gains(config, spec, names, full, reps, baseline, order)
     return TargetAnalysis(
         key=column_key(spec.key, target.group),
         metric=spec,
@@ -518,7 +526,7 @@ def validity_notes(gold, spec, group, names, flags, limit=5):
 
 
 def reference_point(config, spec):
-    """ODESIA's reference r: the configured point, else the metric's best value, else 0."""
+    """ODESIA's reference r: the configured point, else the metric's best value, else 0 (then no gain is shown)."""
     if config.analysis.reference_point is not None:
         return float(config.analysis.reference_point)
     best = spec.info.best

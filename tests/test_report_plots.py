@@ -1,9 +1,9 @@
 """Figures: they build for every kind of competition, and what they draw matches the analysis."""
 
-import re
 import dataclasses
 import functools
 import os
+import re
 import subprocess
 import sys
 

@@ -32,7 +32,7 @@ def group_gaps_section(result, digits, names=None):
         [
             (_esc(r.metric), ""),
             (_esc(r.groups), ""),
-            (_name(r.name), ""),
+            (_name(r.name), "name"),
             (_num(r.gap, 2 if r.quantity == "gain" else digits, signed=True), "n"),
             (
                 _esc(

@@ -76,7 +76,7 @@ def summary(result, scope=None):
             [
                 ('<a href="#%s">%s</a>' % (target_anchor(key), _esc(t.title)), ""),
                 (_esc(t.metric.better), ""),
-                (_name(t.winner), ""),
+                (_name(t.winner), "name"),
                 (_num(w["score"]), "n"),
                 (_ci(w["ci_low"], w["ci_high"]), "n"),
                 (

@@ -447,19 +447,32 @@ def pair_heatmap(target, cmap="RdBu"):
                     linespacing=1.0,
                     color="white" if dark else INK,
                 )
-    # the colour bar hugs the image (an inset of the axes, which aspect="equal" shrinks to the image)
-    cax = ax.inset_axes([1.03, 0.1, 0.035 if k > 8 else 0.05, 0.8])
-    bar = fig.colorbar(image, cax=cax, extend=scale.extend)
-    bar.set_label(
-        "%s (positive: column better)%s"
-        % (
-            oriented_difference(target.metric, "column", "row"),
-            "\nhatched: beyond %s (far-off systems; values in the table)" % ("%.*f" % (decimals_for([vmax]), vmax))
-            if scale.clipped.any()
-            else "",
-        ),
-        fontsize=8,
+    # the colour bar hugs the image (an inset of the axes, which aspect="equal" shrinks to the image); a large
+    # matrix is wider than a window, so its bar lies across the empty upper triangle, near the names on the left
+    # (on the right it was off-screen at 800 px)
+    across = k > HEATMAP_VALUES_MAX
+    if across:
+        height = k * cell  # inches of the matrix
+        rows = int(np.ceil(0.8 / cell)) + 1  # the rows the bar and its label cover from the top
+        left = min(0.6, (rows + 1.0) / k)
+        cax = ax.inset_axes([left, 1 - 0.22 / height, min(0.9 - left, 2.6 / height), 0.09 / height])
+    else:
+        cax = ax.inset_axes([1.03, 0.1, 0.035 if k > 8 else 0.05, 0.8])
+    cax.set_gid("key")  # what the reader needs to read the colours: the page checks that it is on screen
+    bar = fig.colorbar(image, cax=cax, extend=scale.extend, orientation="horizontal" if across else "vertical")
+    set_png_text(
+        fig, MARKS_KEY, "values stars" if k <= HEATMAP_VALUES_MAX else "stars" if k <= HEATMAP_STARS_MAX else ""
     )
+    label = "%s (positive: column better)%s" % (
+        oriented_difference(target.metric, "column", "row"),
+        "\nhatched: beyond %s (far-off systems; values in the table)" % ("%.*f" % (decimals_for([vmax]), vmax))
+        if scale.clipped.any()
+        else "",
+    )
+    if across:  # from the bar's left end rightwards: over the empty triangle, never over the cells
+        cax.set_xlabel(label, fontsize=8, loc="left")
+    else:
+        bar.set_label(label, fontsize=8)
     bar.ax.tick_params(labelsize=8)
     ax.set_title("%s: pairwise differences" % figure_title(target), fontsize=11, loc="left")
     return _fit(fig)
@@ -768,6 +781,32 @@ def smallest_text_px(fig, dpi):
 PALETTE_TOLERANCE = 12
 
 
+#: The PNG text chunk naming the marks a figure draws in its cells (``values stars``, ``stars``, or empty).
+MARKS_KEY = "leaderboard-ci:marks"
+#: The PNG text chunk with the right edge, in pixels of the image, of what a reader needs (a colour bar).
+KEY_RIGHT_KEY = "leaderboard-ci:key-right-px"
+
+
+def set_png_text(fig, key, value):
+    """Record a fact about what ``fig`` draws, written into its PNG by :func:`figure_png` (the page reads it)."""
+    texts = dict(getattr(fig, "leaderboard_ci_png_text", {}))
+    texts[key] = str(value)
+    fig.leaderboard_ci_png_text = texts
+
+
+def _png_texts(fig, dpi):
+    """The PNG text chunks of ``fig``: its smallest text, the facts it recorded, the right edge of its key."""
+    texts = {MIN_FONT_KEY: "%.2f" % smallest_text_px(fig, dpi)}
+    texts.update(getattr(fig, "leaderboard_ci_png_text", {}))
+    keys = [ax for parent in fig.axes for ax in [parent] + list(parent.child_axes) if ax.get_gid() == "key"]
+    if keys:
+        fig.set_dpi(dpi)
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        texts[KEY_RIGHT_KEY] = "%.0f" % max(ax.get_tightbbox(renderer).x1 for ax in keys)
+    return texts
+
+
 def figure_png(fig, dpi=110, palette=False):
     """The figure as PNG bytes.
 
@@ -777,8 +816,8 @@ def figure_png(fig, dpi=110, palette=False):
     :data:`PALETTE_TOLERANCE` the full-colour PNG is returned instead.
     """
     buffer = io.BytesIO()
-    smallest = "%.2f" % smallest_text_px(fig, dpi)
-    fig.savefig(buffer, format="png", dpi=dpi, metadata=dict(_metadata("png"), **{MIN_FONT_KEY: smallest}))
+    texts = _png_texts(fig, dpi)
+    fig.savefig(buffer, format="png", dpi=dpi, metadata=dict(_metadata("png"), **texts))
     data = buffer.getvalue()
     if not palette:
         return data
@@ -799,7 +838,7 @@ def figure_png(fig, dpi=110, palette=False):
     from PIL.PngImagePlugin import PngInfo
 
     info = PngInfo()
-    for key, value in dict(_metadata("png"), **{MIN_FONT_KEY: smallest}).items():
+    for key, value in dict(_metadata("png"), **texts).items():
         info.add_text(key, value)
     reduced.save(out, format="PNG", optimize=True, pnginfo=info)
     return out.getvalue() if out.tell() < len(data) else data

@@ -25,6 +25,7 @@ import json
 import os
 import sys
 import traceback
+import warnings
 
 from .._version import __version__
 from ..console import entry_point
@@ -168,4 +169,9 @@ def main(argv=None, program_dir=None):
         return EXIT_CONFIG
     if program_dir is None:
         program_dir = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    return run(argv[0], argv[1], program_dir)
+    with warnings.catch_warnings():
+        # stderr is what the participant reads: one sentence or nothing.  A numpy RuntimeWarning (numpy 1.17 warns
+        # on comparisons with NaN) would print the program's path and a source line there; what such a warning
+        # could signal, a non-finite score, is caught by the outputs' own checks.
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return run(argv[0], argv[1], program_dir)

@@ -144,7 +144,9 @@ def read_gold(source, lines, labels, settings):
                 raise source.at(lineno, 'needs "references": a non-empty list of strings; expected %s' % expected)
             if ident in seen:
                 raise source.at(
-                    lineno, "segment id %s appears again (first on line %d)" % (_quoted(ident), seen[ident])
+                    lineno,
+                    "segment id %s appears again (first on line %d); each segment id must be unique"
+                    % (_quoted(ident), seen[ident]),
                 )
             seen[ident] = lineno
             where.append(lineno)

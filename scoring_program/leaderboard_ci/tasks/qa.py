@@ -68,6 +68,9 @@ SPANISH_ARTICLES = ("el", "la", "los", "las", "un", "una", "unos", "unas")
 _SPANISH_PUNCTUATION = "\u00bf\u00a1\u00ab\u00bb\u201c\u201d\u2018\u2019"
 _EXAMPLE = '{"question id": "answer text", ...}'
 _SHOWN_IDS = 3
+#: The longest answer read (characters): an answer is a span of a passage, and a 100 MB one would take gigabytes
+#: to normalize and tokenize (docs/tasks/qa.md says the bound).
+MAX_ANSWER_CHARS = 100000
 #: The nesting of SQuAD v1.1, for messages.
 _SQUAD_SHAPE = '{"data": [{"paragraphs": [{"qas": [{"id": "...", "answers": [{"text": "..."}, ...]}, ...]}]}]}'
 
@@ -283,7 +286,9 @@ def read_gold(source, lines, labels, settings):
     seen = {}
     for line, ident in zip(where, ids):
         if ident in seen:
-            raise source.at(line, "question id %r appears again (first on line %d)" % (ident, seen[ident]))
+            raise source.at(
+                line, "question id %r appears again (first on line %d); gold ids must be unique" % (ident, seen[ident])
+            )
         seen[ident] = line
     values = _answers_array([tuple(normalize(a) for a in texts) for texts in answers])
     return {
@@ -319,7 +324,7 @@ def read_predictions(source, lines, gold, settings):
         if found[i] is not None:
             raise source.at(
                 line,
-                "question id %s appears again (first on line %d); give one answer per question"
+                "question id %s appears again (first on line %d); give one answer per question, each id once"
                 % (_quoted(key), first_line[key]),
             )
         if not isinstance(value, str):
@@ -328,6 +333,12 @@ def read_predictions(source, lines, gold, settings):
                 "the answer to question %s is a JSON %s; expected a string%s (an empty string "
                 "is allowed and scores 0)"
                 % (_quoted(key), _kind(value), " (write it in double quotes)" if _kind(value) == "number" else ""),
+            )
+        if len(value) > MAX_ANSWER_CHARS:
+            raise source.at(
+                line,
+                "the answer to question %s is %s characters long; expected at most %s (an answer is a short span "
+                "of text)" % (_quoted(key), format(len(value), ","), format(MAX_ANSWER_CHARS, ",")),
             )
         found[i] = normalize(value)
         first_line[key] = line

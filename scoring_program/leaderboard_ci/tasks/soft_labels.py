@@ -157,7 +157,10 @@ def read_gold(source, lines, labels, settings):
     seen = {}
     for line, ident, _ in items:
         if ident in seen:
-            raise source.at(line, "item id %s appears again (first on line %d)" % (_quote(ident), seen[ident]))
+            raise source.at(
+                line,
+                "item id %s appears again (first on line %d); gold ids must be unique" % (_quote(ident), seen[ident]),
+            )
         seen[ident] = line
     return {
         "lines": [line for line, _, _ in items],
@@ -170,22 +173,29 @@ def read_gold(source, lines, labels, settings):
 
 def read_predictions(source, lines, gold, settings):
     """A participant's distributions in gold order; every gold item needs one, and no other id may appear."""
-    items = read_items(source, lines, gold=False)
     position = dict((ident, i) for i, ident in enumerate(gold.ids))
-    public = settings.get("public_labels")
-    index = dict((label, k) for k, label in enumerate(gold.labels))
-    values = encode_items(source, items, index, public, gold=False, quote=_quote)
-    out = np.full(gold.values.shape, np.nan)
     found = np.zeros(len(gold.ids), dtype=bool)
     first = {}
-    for row, (line, ident, _) in enumerate(items):
+
+    def check(line, ident):  # as each item is read: a file of unknown ids stops at its first line
         i = position.get(ident)
         if i is None:
             raise source.at(line, "item id %s is not in the test set; give one value per test item" % _quote(ident))
         if found[i]:
-            raise source.at(line, "item id %s appears again (first on line %d)" % (_quote(ident), first[ident]))
+            raise source.at(
+                line,
+                "item id %s appears again (first on line %d); give one value per item, each id once"
+                % (_quote(ident), first[ident]),
+            )
         found[i], first[ident] = True, line
-        out[i] = values[row]
+
+    items = read_items(source, lines, gold=False, check=check)
+    public = settings.get("public_labels")
+    index = dict((label, k) for k, label in enumerate(gold.labels))
+    values = encode_items(source, items, index, public, gold=False, quote=_quote)
+    out = np.full(gold.values.shape, np.nan)
+    for row, (_, ident, _) in enumerate(items):
+        out[position[ident]] = values[row]
     if not found.all():
         missing = int((~found).sum())
         raise source.whole(
@@ -257,7 +267,8 @@ def cross_entropy_terms(gold, predicted):
 
     def smooth(values):
         present = ~np.isnan(values)
-        v = np.where(present, np.where(values <= 0, SMOOTH, values), 0.0)
+        filled = np.where(present, values, 1.0)  # no comparison with NaN (numpy 1.17 warns on stderr)
+        v = np.where(present, np.where(filled <= 0, SMOOTH, filled), 0.0)
         return v / v.sum(axis=1, keepdims=True), present
 
     g, g_present = smooth(np.asarray(gold, dtype=np.float64))

@@ -29,7 +29,7 @@ from leaderboard_ci.phase.benchmark.benchmark import (  # noqa: E402
     seed_for_test_set,
 )
 from leaderboard_ci.scoring.config import parse_config  # noqa: E402
-from leaderboard_ci.tasks.base import GoldStandard  # noqa: E402
+from leaderboard_ci.tasks.shared.base import GoldStandard  # noqa: E402
 
 
 def main(argv=None):

@@ -142,7 +142,7 @@ def _build_ours(n_jobs):
             return _build_ours_eop(ctx, n_jobs)
         from leaderboard_ci.scoring.config import parse_config
         from leaderboard_ci.scoring.evaluation import evaluate
-        from leaderboard_ci.tasks.scorer import GoldStandard
+        from leaderboard_ci.tasks.shared.scorer import GoldStandard
 
         data, workload = ctx["data"], ctx["workload"]
         classification = data["gold"].dtype.kind in "iu"
@@ -300,7 +300,7 @@ def build_bootci(ctx):
 # ---------------------------------------------------------------------------
 def _eop_inputs(data):
     """Gold and coded predictions as the end-of-phase command holds them (built before timing)."""
-    from leaderboard_ci.tasks.scorer import GoldStandard
+    from leaderboard_ci.tasks.shared.scorer import GoldStandard
 
     gold = GoldStandard(values=np.ascontiguousarray(data["gold"], dtype=np.intp), labels=tuple(str(c) for c in LABELS))
     names = [str(x) for x in data["names"]]

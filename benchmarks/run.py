@@ -953,7 +953,8 @@ def main(argv=None):
         "ours_imports_seconds": measure_startup(
             sys.executable,
             "import sys; sys.path.insert(0, 'scoring_program'); "
-            "import leaderboard_ci.scoring.evaluation, leaderboard_ci.scoring.config, leaderboard_ci.tasks.scorer",
+            "import leaderboard_ci.scoring.evaluation, leaderboard_ci.scoring.config, "
+            "leaderboard_ci.tasks.shared.scorer",
         ),
     }
     print(

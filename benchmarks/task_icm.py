@@ -48,8 +48,8 @@ sys.path.insert(0, os.path.join(HERE, os.pardir, "scoring_program"))
 from leaderboard_ci.core.resampling import replicate_indices  # noqa: E402
 from leaderboard_ci.scoring.config import parse_config  # noqa: E402
 from leaderboard_ci.scoring.evaluation import evaluate  # noqa: E402
-from leaderboard_ci.tasks.base import GoldStandard  # noqa: E402
-from leaderboard_ci.tasks.soft_labels import TASK  # noqa: E402
+from leaderboard_ci.tasks.shared.base import GoldStandard  # noqa: E402
+from leaderboard_ci.tasks.soft_labels.metrics import TASK  # noqa: E402
 
 
 def make_data(n, seed=1, noise=0.2):
@@ -156,7 +156,7 @@ def main(argv=None):
     per_submission = rows[0][1]
 
     from leaderboard_ci.phase import Execution, analyze
-    from leaderboard_ci.tasks import icm_soft
+    from leaderboard_ci.tasks.soft_labels import icm_soft
 
     def phase(systems, batched=True):
         kwargs = dict(metric="icm_soft", labels=["YES", "NO"], task="soft_labels", n_resamples=args.b, seed=12345)

@@ -34,7 +34,7 @@ sys.path.insert(0, os.path.join(HERE, os.pardir, "tests"))
 
 from leaderboard_ci.scoring.config import parse_config  # noqa: E402
 from leaderboard_ci.scoring.evaluation import evaluate  # noqa: E402
-from leaderboard_ci.tasks.base import GoldStandard  # noqa: E402
+from leaderboard_ci.tasks.shared.base import GoldStandard  # noqa: E402
 
 CLASSES = ("non-sexist", "ideological", "stereotyping", "objectification", "sexual-violence", "misogyny")
 CLASS_TREE = dict((c, "sexist") for c in CLASSES[1:])

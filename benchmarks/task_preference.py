@@ -37,7 +37,7 @@ sys.path.insert(0, os.path.join(HERE, os.pardir, "tests"))
 
 from leaderboard_ci.core.accumulators import CodeCounts  # noqa: E402
 from leaderboard_ci.core.replicates import compute_replicates  # noqa: E402
-from leaderboard_ci.tasks import preference_fit as pf  # noqa: E402
+from leaderboard_ci.tasks.preference import fit as pf  # noqa: E402
 
 
 def make_battles(n_battles, n_models, seed=7):

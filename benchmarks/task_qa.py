@@ -34,8 +34,8 @@ from leaderboard_ci.core.resampling import replicate_indices  # noqa: E402
 from leaderboard_ci.phase.analysis import analyze  # noqa: E402
 from leaderboard_ci.scoring.config import parse_config  # noqa: E402
 from leaderboard_ci.scoring.evaluation import evaluate  # noqa: E402
-from leaderboard_ci.tasks import qa  # noqa: E402
-from leaderboard_ci.tasks.base import GoldStandard  # noqa: E402
+from leaderboard_ci.tasks.qa import metrics as qa  # noqa: E402
+from leaderboard_ci.tasks.shared.base import GoldStandard  # noqa: E402
 
 WORDS = (
     "the a an river city born year Paris Nile 1998 state-of-the-art U.S. don't Lisbon prize award medal "
@@ -121,7 +121,7 @@ def main(argv=None):
         )
 
     start = time.perf_counter()
-    values, _, coded = qa.encode_values(gold, {"s0": systems[0]}, settings={})
+    values, _, coded = qa.encode_values(gold, {"s0": systems[0]}, None, qa.QASettings())
     print(
         "data: n = %d questions, B = %d; normalization (untimed below): %.2f s"
         % (args.n, args.b, time.perf_counter() - start)
@@ -149,7 +149,7 @@ def main(argv=None):
         names = {"s%d" % i: s for i, s in enumerate(systems)}
         cfg = config("auto")
         start = time.perf_counter()
-        values, _, coded = qa.encode_values(gold, names, settings={})
+        values, _, coded = qa.encode_values(gold, names, None, qa.QASettings())
         encoding = time.perf_counter() - start
         gold_std = GoldStandard(values=values, task="qa")
         med = median_time(lambda: analyze(gold_std, coded, config=cfg), repeats=1)

@@ -37,8 +37,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.p
 from leaderboard_ci.core.resampling import replicate_indices  # noqa: E402
 from leaderboard_ci.scoring.config import parse_config  # noqa: E402
 from leaderboard_ci.scoring.evaluation import evaluate  # noqa: E402
-from leaderboard_ci.tasks import ranking  # noqa: E402
-from leaderboard_ci.tasks.base import GoldStandard  # noqa: E402
+from leaderboard_ci.tasks.ranking import metrics as ranking  # noqa: E402
+from leaderboard_ci.tasks.shared.base import GoldStandard  # noqa: E402
 
 METRICS = {"ndcg@10": "ndcg@10", "map": "map", "mrr": "mrr", "p@10": "precision@10", "recall@100": "recall@100"}
 

@@ -65,7 +65,7 @@ def _ours(n, b):
 
     from leaderboard_ci.scoring.config import parse_config
     from leaderboard_ci.scoring.evaluation import evaluate
-    from leaderboard_ci.tasks.base import GoldStandard
+    from leaderboard_ci.tasks.shared.base import GoldStandard
 
     y, s = _data(n)
     config = parse_config(
@@ -84,7 +84,7 @@ def _ours_f1(n, b):
 
     from leaderboard_ci.scoring.config import parse_config
     from leaderboard_ci.scoring.evaluation import evaluate
-    from leaderboard_ci.tasks.base import GoldStandard
+    from leaderboard_ci.tasks.shared.base import GoldStandard
 
     y, s = _data(n)
     config = parse_config({"metric": "f1_macro", "labels": ["0", "1"], "bootstrap": {"n_resamples": b, "seed": SEED}})
@@ -113,7 +113,7 @@ def _phase_systems(m, n):
 
 def _ours_phase_cells(m, n, b):
     """The previous code path: every system's ROC-AUC from its own cell counts (``_cell_block``)."""
-    from leaderboard_ci.tasks.score_metrics import BinaryCurve
+    from leaderboard_ci.tasks.scores.curves import BinaryCurve
 
     BinaryCurve.block = lambda self, indices, counts=None: self._cell_block(indices)
     return _ours_phase(m, n, b)

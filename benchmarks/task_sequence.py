@@ -34,8 +34,8 @@ from leaderboard_ci.core.resampling import replicate_indices  # noqa: E402
 from leaderboard_ci.phase.analysis import analyze  # noqa: E402
 from leaderboard_ci.scoring.config import parse_config  # noqa: E402
 from leaderboard_ci.scoring.evaluation import evaluate  # noqa: E402
-from leaderboard_ci.tasks import sequence  # noqa: E402
-from leaderboard_ci.tasks.base import GoldStandard  # noqa: E402
+from leaderboard_ci.tasks.sequence import metrics as sequence  # noqa: E402
+from leaderboard_ci.tasks.shared.base import GoldStandard  # noqa: E402
 
 TYPES = ("LOC", "MISC", "ORG", "PER")
 METRICS = ["f1_micro", "f1_macro", "f1_weighted", "precision_micro", "recall_micro", "accuracy"]
@@ -109,7 +109,7 @@ def main(argv=None):
         )
 
     start = time.perf_counter()
-    values, types, coded = sequence.encode_values(gold, {"s0": systems[0]}, settings={})
+    values, types, coded = sequence.encode_values(gold, {"s0": systems[0]}, None, sequence.SequenceSettings())
     parse_seconds = time.perf_counter() - start
     gold_std = GoldStandard(values=values, labels=types, task="sequence")
     print("encoding (parsing side, untimed below): %.2f s" % parse_seconds)
@@ -147,7 +147,7 @@ def main(argv=None):
         names = {"s%d" % i: s for i, s in enumerate(systems)}
         cfg = config("auto")
         start = time.perf_counter()
-        values, types, coded = sequence.encode_values(gold, names, settings={})
+        values, types, coded = sequence.encode_values(gold, names, None, sequence.SequenceSettings())
         encoding = time.perf_counter() - start
         gold_std = GoldStandard(values=values, labels=types, task="sequence")
         med, times = median_time(lambda: analyze(gold_std, coded, config=cfg), repeats=1)

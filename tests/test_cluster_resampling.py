@@ -19,7 +19,7 @@ from leaderboard_ci.core.resampling import Resampling, replicate_indices, unit_c
 from leaderboard_ci.scoring.config import parse_config
 from leaderboard_ci.scoring.errors import ConfigError
 from leaderboard_ci.scoring.evaluation import evaluate
-from leaderboard_ci.tasks.scorer import GoldStandard
+from leaderboard_ci.tasks.shared.scorer import GoldStandard
 
 
 def documented_units(seed, clusters, strata, start, stop):
@@ -491,7 +491,7 @@ def test_permutation_swaps_whole_clusters_and_item_tests_are_left_out():
 
 def test_cluster_permutation_with_one_item_per_cluster_is_the_item_test():
     from leaderboard_ci.core.permutation import permutation_pvalues
-    from leaderboard_ci.tasks.scorer import SystemScorer
+    from leaderboard_ci.tasks.shared.scorer import SystemScorer
 
     y, pred, _ = _clustered_case(n_clusters=40, seed=9)
     systems = [pred, np.where(np.arange(y.size) % 5 == 0, y, pred), np.where(np.arange(y.size) % 2 == 0, y, pred)]

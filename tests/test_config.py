@@ -239,7 +239,7 @@ def test_config_from_options_puts_each_option_in_its_section():
     assert (config.analysis.alpha, config.analysis.corrections, config.analysis.primary) == (0.01, ("holm",), "holm")
     assert config.labels == ("a", "b") and config.zero_division == 1.0 and config.source == "analyze()"
     assert [m.key for m in config.metrics] == ["f1_macro", "accuracy"]
-    assert dict(config_from_options("ndcg@10", relevance_threshold=2).task_settings)["relevance_threshold"] == 2
+    assert config_from_options("ndcg@10", relevance_threshold=2).task_settings.relevance_threshold == 2
     with pytest.raises(TypeError, match=r"unexpected keyword argument 'n_resample' \(did you mean 'n_resamples'\?\)"):
         config_from_options("accuracy", n_resample=10)
     with pytest.raises(ConfigError, match=r"^analyze\(\): analysis.alpha must be a number > 0 and < 1, got 2"):

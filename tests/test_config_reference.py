@@ -29,8 +29,8 @@ def test_the_page_names_every_key_section_and_task_setting():
         for key in section_keys(cls):
             assert "| `%s.%s` |" % (name, key) in text
     for module in TASKS.values():
-        assert "\n### `%s`\n" % module.NAME in text
-        for key in getattr(module, "SETTINGS", ()):
+        assert "\n### `%s`\n" % module.name in text
+        for key in module.Settings.keys():
             assert "| `%s` |" % key in text
 
 

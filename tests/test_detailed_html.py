@@ -13,7 +13,7 @@ import pytest
 from leaderboard_ci.scoring.config import parse_config
 from leaderboard_ci.scoring.detailed_html import HISTOGRAM_BINS, render_detailed_results
 from leaderboard_ci.scoring.evaluation import evaluate
-from leaderboard_ci.tasks.scorer import GoldStandard
+from leaderboard_ci.tasks.shared.scorer import GoldStandard
 
 NASTY = '<b>&"x"'
 VOID = {"meta", "br", "wbr", "hr", "img", "input", "link", "col", "source"}

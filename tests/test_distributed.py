@@ -8,7 +8,7 @@ import pytest
 from leaderboard_ci.phase.analysis.systems import score_systems
 from leaderboard_ci.scoring.config import parse_config
 from leaderboard_ci.scoring.errors import ConfigError
-from leaderboard_ci.tasks.scorer import GoldStandard
+from leaderboard_ci.tasks.shared.scorer import GoldStandard
 
 
 def _inputs():

@@ -19,8 +19,8 @@ from leaderboard_ci.phase.analysis.systems import build_plan
 from leaderboard_ci.scoring.config import parse_config
 from leaderboard_ci.scoring.errors import ConfigError
 from leaderboard_ci.scoring.evaluation import evaluate
-from leaderboard_ci.tasks.base import GoldStandard
-from leaderboard_ci.tasks.scorer import SystemScorer
+from leaderboard_ci.tasks.shared.base import GoldStandard
+from leaderboard_ci.tasks.shared.scorer import SystemScorer
 
 CFG = parse_config({"metric": "f1_macro", "labels": ["a", "b", "c"], "bootstrap": {"n_resamples": 50}})
 REG = parse_config({"metric": "mae", "bootstrap": {"n_resamples": 50}})

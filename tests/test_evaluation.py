@@ -10,7 +10,7 @@ from leaderboard_ci.core.intervals import confidence_interval
 from leaderboard_ci.core.resampling import replicate_indices
 from leaderboard_ci.scoring.config import parse_config
 from leaderboard_ci.scoring.evaluation import evaluate
-from leaderboard_ci.tasks.scorer import GoldStandard
+from leaderboard_ci.tasks.shared.scorer import GoldStandard
 
 
 @pytest.fixture(scope="module")

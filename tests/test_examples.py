@@ -437,7 +437,7 @@ def check_preference(scored):
     # style_elo: LMArena's style control, FastChat's objective fitted by scikit-learn (tests/_fastchat_reference.py)
     from _fastchat_reference import OUTCOMES, style_control_elo
 
-    from leaderboard_ci.tasks.preference_style import style_features
+    from leaderboard_ci.tasks.preference.style import style_features
 
     names = sorted(set(r["model_a"] for r in rows) | set(r["model_b"] for r in rows))
     index = dict((name, k) for k, name in enumerate(names))

@@ -21,10 +21,10 @@ from leaderboard_ci.scoring.config import parse_config
 from leaderboard_ci.scoring.errors import ConfigError, SubmissionError
 from leaderboard_ci.scoring.evaluation import evaluate
 from leaderboard_ci.scoring.readers import read_gold, read_predictions
-from leaderboard_ci.tasks import generation
-from leaderboard_ci.tasks.base import GoldStandard, MetricSpec
-from leaderboard_ci.tasks.generation_ter import segment_ter
-from leaderboard_ci.tasks.generation_text import edit_distance, tokenize_13a, tokenize_char, tokenize_intl, tokenize_zh
+from leaderboard_ci.tasks.generation import metrics as generation
+from leaderboard_ci.tasks.generation.ter import segment_ter
+from leaderboard_ci.tasks.generation.text import edit_distance, tokenize_13a, tokenize_char, tokenize_intl, tokenize_zh
+from leaderboard_ci.tasks.shared.base import GoldStandard, MetricSpec
 
 sacrebleu = pytest.importorskip("sacrebleu")
 jiwer = pytest.importorskip("jiwer")
@@ -49,9 +49,15 @@ HOSTILE = [
 ]
 
 
+def _resolve(name):
+    """``(metric name, implied options)`` of a spelling, or None (the catalog's lookup)."""
+    found = generation.METRICS.resolve(name)
+    return None if found is None else (found[0].name, found[1])
+
+
 def _spec(name, **options):
-    fields, key, title = generation.make_spec(name, options, {})
-    return MetricSpec(name=name, key=key, info=generation.METRICS[name], display_title=title, **fields)
+    fields, key, title = generation.METRICS.make_spec(name, options, {})
+    return MetricSpec(name=name, key=key, info=generation.METRICS[name].info, display_title=title, **fields)
 
 
 # ---------------------------------------------------------------------------
@@ -114,7 +120,44 @@ def _references(refs, rows):
     return [[refs[i][k] if k < len(refs[i]) else None for i in rows] for k in range(width)]
 
 
+def _segment_references(r, i):
+    return [stream[i] for stream in r if stream[i] is not None]
+
+
+def _best_reference_rate(h, r, words):
+    """jiwer's WER (CER) of the corpus whose segment i has, as its one reference, the one with the fewest edits
+    (the first on a tie): jiwer's own edit counts per segment, then jiwer's corpus rate."""
+    chosen = []
+    for i, hyp in enumerate(h):
+        best = None
+        for ref in _segment_references(r, i):
+            out = (jiwer.process_words if words else jiwer.process_characters)(ref, hyp) if ref.strip() else None
+            edits = out.substitutions + out.deletions + out.insertions if out is not None else None
+            if edits is None:  # jiwer refuses an empty reference alone: every hypothesis token is an insertion
+                edits = len(hyp.split()) if words else len(hyp.strip())
+            if best is None or edits < best[0]:
+                best = (edits, ref)
+        chosen.append(best[1])
+    return (jiwer.wer if words else jiwer.cer)(chosen, h)
+
+
+def _exact_match(h, r):
+    """The share of the (resampled) segments whose stripped hypothesis is one of their stripped references."""
+    hits = [hyp.strip() in set(ref.strip() for ref in _segment_references(r, i)) for i, hyp in enumerate(h)]
+    return sum(hits) / float(len(hits))
+
+
 REFERENCE_METRICS = {
+    "bleu_n2": lambda h, r: sacrebleu.BLEU(max_ngram_order=2).corpus_score(h, r).score,
+    "bleu_eff_n6": lambda h, r: sacrebleu.BLEU(max_ngram_order=6, effective_order=True).corpus_score(h, r).score,
+    "chrf_c4_w1_b3": lambda h, r: sacrebleu.CHRF(char_order=4, word_order=1, beta=3).corpus_score(h, r).score,
+    "chrf_pp_b1": lambda h, r: sacrebleu.CHRF(word_order=2, beta=1).corpus_score(h, r).score,
+    "ter_norm": lambda h, r: sacrebleu.TER(normalized=True).corpus_score(h, r).score,
+    "ter_nopunct_asian": lambda h, r: sacrebleu.TER(no_punct=True, asian_support=True).corpus_score(h, r).score,
+    "ter_cs_norm_nopunct_asian": lambda h, r: (
+        sacrebleu.TER(case_sensitive=True, normalized=True, no_punct=True, asian_support=True).corpus_score(h, r).score
+    ),
+    "exact_match": _exact_match,
     "bleu": lambda h, r: sacrebleu.corpus_bleu(h, r).score,
     "bleu_intl": lambda h, r: sacrebleu.corpus_bleu(h, r, tokenize="intl").score,
     "bleu_zh_lc": lambda h, r: sacrebleu.corpus_bleu(h, r, tokenize="zh", lowercase=True).score,
@@ -131,11 +174,13 @@ REFERENCE_METRICS = {
     "ter_cs": lambda h, r: sacrebleu.corpus_ter(h, r, case_sensitive=True).score,
     "wer": lambda h, r: jiwer.wer(r[0], h),
     "cer": lambda h, r: jiwer.cer(r[0], h),
+    "wer_best": lambda h, r: _best_reference_rate(h, r, True),
+    "cer_best": lambda h, r: _best_reference_rate(h, r, False),
 }
 
 
 def _config(metrics, n_resamples=30, gold="references.jsonl", seed=3, **extra):
-    entries = [generation.resolve_name(key) for key in metrics]
+    entries = [_resolve(key) for key in metrics]
     entries = [dict(options, name=name) for name, options in entries]
     config = {
         "task": "generation",
@@ -203,7 +248,7 @@ def _hostile_corpus(seed, n, n_refs):
 def test_every_replicate_on_hostile_text_equals_sacrebleu_and_jiwer(n_refs):
     refs, hyps = _hostile_corpus(10 + n_refs, 60, n_refs)
     keys = sorted(REFERENCE_METRICS)
-    if n_refs != 1:
+    if n_refs != 1:  # jiwer takes one reference per segment: wer and cer take the first, wer_best the best
         keys = [k for k in keys if k not in ("wer", "cer")]
     config = _config(keys, n_resamples=12)
     values, _, coded = generation.encode_values(refs, {"s": hyps})
@@ -229,6 +274,31 @@ def test_exact_match_is_the_share_of_hypotheses_equal_to_a_reference():
     refs = [("a b", "c"), ("x",), ("y ",)]
     stats = generation.segment_statistics(_spec("exact_match"), [" c", "x y", "y"], refs)
     assert stats[:, 0].tolist() == [1, 0, 1]
+    assert generation.corpus_scores(_spec("exact_match"), stats.sum(axis=0)[None, :]).tolist() == [2 / 3.0]
+
+
+def test_exact_match_is_a_fraction_in_the_leaderboard_its_interval_and_the_end_of_phase():
+    """On the example (800 segments), the score, every replicate and the end-of-phase value are the share of
+    matching segments (0..1, best 1.0), computed here from the drawn segments themselves."""
+    import zipfile
+
+    config = _config(["exact_match"], n_resamples=40)
+    gold = read_gold(os.path.join(EXAMPLE, "reference_data"), config)
+    with zipfile.ZipFile(os.path.join(EXAMPLE, "sample_submissions", "lowercase_nopunct.zip")) as z:
+        hypotheses = z.read("hypotheses.txt").decode("utf-8").split("\n")[: gold.n]
+    hypotheses[:91] = [gold.values[i][0] for i in range(91)]  # 91 exact matches at least
+    result = evaluate(config, gold, generation.text_array(hypotheses)).scores[0]
+    hits = np.array([h.strip() in set(r.strip() for r in refs) for h, refs in zip(hypotheses, gold.values)])
+    assert result.score == hits.mean() and 91 / 800.0 <= result.score < 1
+    rows = replicate_indices(3, gold.n, 0, 40)
+    np.testing.assert_allclose(result.replicates, [hits[row].mean() for row in rows], rtol=0, atol=1e-15)
+    assert 0 <= result.interval.low <= result.score <= result.interval.high <= 1
+    systems = {"s": hypotheses, "copy": [refs[0] for refs in gold.values]}
+    table = analyze([list(v) for v in gold.values], systems, config=config).targets["exact_match"].systems
+    table = table.set_index("name")
+    assert table.loc["s", "score"] == result.score and table.loc["copy", "score"] == 1.0
+    assert (table.loc["s", "ci_low"], table.loc["s", "ci_high"]) == (result.interval.low, result.interval.high)
+    assert table.loc["s", "ci_high"] <= 1 and table.loc["s", "ci_low"] >= 0
 
 
 def test_analyze_api_ranks_the_example_systems():
@@ -338,9 +408,9 @@ def test_paired_bootstrap_p_values_match_sacrebleus_in_distribution():
 def test_keys_titles_and_signatures():
     spec = _spec("bleu", tokenize="intl", lowercase=True)
     assert (spec.key, spec.title) == ("bleu_intl_lc", "BLEU (intl, lc)")
-    assert generation.resolve_name("bleu_intl_lc") == ("bleu", {"tokenize": "intl", "lowercase": True})
-    assert generation.resolve_name("chrf++") == ("chrf_pp", {})
-    assert generation.resolve_name("bleu_nonsense") is None
+    assert _resolve("bleu_intl_lc") == ("bleu", {"tokenize": "intl", "lowercase": True})
+    assert _resolve("chrf++") == ("chrf_pp", {})
+    assert _resolve("bleu_nonsense") is None
     assert generation.metric_signature(_spec("bleu"), 2) == "nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp"
     for metric, spec in (
         (sacrebleu.BLEU(smooth_method="floor", tokenize="intl"), _spec("bleu", smooth="floor", tokenize="intl")),
@@ -349,6 +419,12 @@ def test_keys_titles_and_signatures():
         (sacrebleu.CHRF(whitespace=True, eps_smoothing=True), _spec("chrf", whitespace=True, eps_smoothing=True)),
         (sacrebleu.TER(), _spec("ter")),
         (sacrebleu.TER(case_sensitive=True), _spec("ter", case_sensitive=True)),
+        (
+            sacrebleu.TER(normalized=True, no_punct=True, asian_support=True),
+            _spec("ter", normalized=True, no_punct=True, asian_support=True),
+        ),
+        (sacrebleu.CHRF(char_order=4, word_order=1), _spec("chrf", char_order=4, word_order=1)),
+        (sacrebleu.BLEU(max_ngram_order=4), _spec("bleu", max_ngram_order=4)),
     ):
         metric.corpus_score(["a b"], [["a b"], ["a c"]])  # sacrebleu knows nrefs once it has scored
         assert metric.get_signature().format().startswith(generation.metric_signature(spec, 2) + "|")
@@ -361,14 +437,40 @@ def test_keys_titles_and_signatures():
         ("bleu", {"smooth": "laplace"}, "smooth must be one of"),
         ("bleu", {"smooth_value": 0.2}, "smooth_value applies to smooth floor or add-k only"),
         ("bleu", {"lowercase": "yes"}, "lowercase must be true or false, got 'yes'"),
-        ("chrf", {"tokenize": "13a"}, "chrf takes no option 'tokenize'; it takes: lowercase, whitespace"),
-        ("wer", {"lowercase": True}, "wer takes no option 'lowercase'"),
+        (
+            "chrf",
+            {"tokenize": "13a"},
+            "chrf takes no option 'tokenize'; it takes: char_order, word_order, beta, lowercase, whitespace",
+        ),
+        ("wer", {"lowercase": True}, "wer takes no option 'lowercase'; it takes: references"),
+        ("bleu", {"tokenize": "flores200"}, "needs the sentencepiece package and its model"),
+        ("bleu", {"max_ngram_order": 0}, "max_ngram_order must be a whole number from 1 to 9, got 0"),
+        ("chrf", {"char_order": 0, "word_order": 0}, "char_order and word_order cannot both be 0"),
+        ("chrf", {"beta": -1}, "beta must be a positive number"),
+        ("wer", {"references": "all"}, "references must be first or best, got 'all'"),
     ],
 )
 def test_bad_options_say_what_is_allowed(name, options, message):
     with pytest.raises(ValueError) as info:
-        generation.make_spec(name, options, {})
+        generation.METRICS.make_spec(name, options, {})
     assert message in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "entry, listed",
+    [
+        ({"name": "chrf", "foo": 3}, "chrf takes: name, key, beta, char_order, eps_smoothing, lowercase, whitespace, "),
+        ({"name": "ter", "foo": 3}, "ter takes: name, key, asian_support, case_sensitive, no_punct, normalized"),
+        ({"name": "exact_match", "foo": 3}, "exact_match takes: name, key"),
+    ],
+)
+def test_an_unknown_option_lists_only_what_that_metric_takes(entry, listed):
+    with pytest.raises(ConfigError) as info:
+        parse_config({"task": "generation", "metric": entry})
+    message = str(info.value)
+    assert listed in message
+    if entry["name"] != "bleu":
+        assert "tokenize" not in message and "smooth_value" not in message
 
 
 def test_config_rejects_a_bad_separator():
@@ -521,8 +623,8 @@ def test_the_signature_carries_sacrebleus_for_the_official_metric(tmp_path):
 
     from leaderboard_ci.core.signature import Signature
     from leaderboard_ci.scoring.config import parse_config
-    from leaderboard_ci.tasks.base import GoldStandard
     from leaderboard_ci.tasks.registry import official_metric_options
+    from leaderboard_ci.tasks.shared.base import GoldStandard
 
     config = parse_config({"task": "generation", "metric": {"name": "bleu", "tokenize": "intl"}})
     gold = GoldStandard(values=np.array([("a b", "a c"), ("d", "e")], dtype=object), task="generation")

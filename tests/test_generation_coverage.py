@@ -4,7 +4,7 @@ A population of 20,000 segments (a translation-like system: references of 8-30 w
 Zipf-like vocabulary, the hypothesis a damaged copy with a segment-specific damage rate, so that
 segments differ in difficulty) has a known corpus BLEU and WER: the corpus formula on all of it.
 Each test set draws ``n`` segments without replacement; its 95 % percentile interval is computed
-as the product computes it (the per-segment statistics of ``tasks.generation``, the replicate
+as the product computes it (the per-segment statistics of ``tasks.generation.metrics``, the replicate
 indices of ``core.resampling``, the corpus formula on the count-weighted sums,
 ``core.intervals.confidence_interval``) and the study counts how often it holds the population
 value.
@@ -22,15 +22,15 @@ import pytest
 
 from leaderboard_ci.core.intervals import confidence_interval
 from leaderboard_ci.core.resampling import replicate_indices
-from leaderboard_ci.tasks import generation
-from leaderboard_ci.tasks.base import MetricSpec
+from leaderboard_ci.tasks.generation import metrics as generation
+from leaderboard_ci.tasks.shared.base import MetricSpec
 
 POPULATION = 20000
 
 
 def _spec(name):
-    fields, key, _ = generation.make_spec(name, {}, {})
-    return MetricSpec(name=name, key=key, info=generation.METRICS[name], **fields)
+    fields, key, _ = generation.METRICS.make_spec(name, {}, {})
+    return MetricSpec(name=name, key=key, info=generation.METRICS[name].info, **fields)
 
 
 def _population(seed=11):

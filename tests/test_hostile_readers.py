@@ -15,7 +15,7 @@ import pytest
 from leaderboard_ci.scoring.config import parse_config
 from leaderboard_ci.scoring.errors import SubmissionError
 from leaderboard_ci.scoring.readers import read_gold, read_predictions
-from leaderboard_ci.tasks import ranking_files
+from leaderboard_ci.tasks.ranking import files as ranking_files
 
 RANKING = {"task": "ranking", "metric": "ndcg@10", "files": {"gold": "qrels.txt"}}
 
@@ -113,7 +113,7 @@ def test_a_json_run_beyond_its_limit_is_refused_before_parsing(tmp_path, monkeyp
 
 
 def test_the_plain_decimals_are_what_float_gives(tmp_path):
-    from leaderboard_ci.tasks import trec_runs
+    from leaderboard_ci.tasks.ranking import trec_runs
 
     raw = (" ".join(SCORES)).encode() + b"\x00" * 8
     data = np.frombuffer(raw, np.uint8)[:-8]

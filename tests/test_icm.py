@@ -22,8 +22,8 @@ from leaderboard_ci.scoring.config import parse_config
 from leaderboard_ci.scoring.errors import ConfigError, SubmissionError
 from leaderboard_ci.scoring.evaluation import evaluate
 from leaderboard_ci.scoring.readers import read_gold, read_predictions
-from leaderboard_ci.tasks import icm_soft
-from leaderboard_ci.tasks.soft_labels import hard_sets
+from leaderboard_ci.tasks.soft_labels import icm_soft
+from leaderboard_ci.tasks.soft_labels.metrics import hard_sets
 
 TOL = 1e-9
 N_CHECKED = 4  # replicates re-run through PyEvALL (it takes ~50 ms per metric and replicate)

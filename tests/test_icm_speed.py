@@ -1,4 +1,4 @@
-"""ICM-Soft's fast paths give the numbers of the plain ones (``tasks/icm_soft.py``).
+"""ICM-Soft's fast paths give the numbers of the plain ones (``tasks/soft_labels/icm_soft.py``).
 
 * the end-of-phase batch (the gold's part of every replicate computed once for
   all systems, one product for all their columns) equals each system's own
@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 from leaderboard_ci.core.resampling import replicate_indices
-from leaderboard_ci.tasks import icm_soft
-from leaderboard_ci.tasks.icm import ALPHA_1, ALPHA_2, BETA
+from leaderboard_ci.tasks.shared.icm import ALPHA_1, ALPHA_2, BETA
+from leaderboard_ci.tasks.soft_labels import icm_soft
 
 
 def _data(seed, n, p_yes=0.3, systems=3):
@@ -91,8 +91,8 @@ def _phase_equals_the_leaderboard(monkeypatch, gold, named, labels, hierarchy, n
     from leaderboard_ci.phase import Execution, analyze
     from leaderboard_ci.scoring.config import parse_config
     from leaderboard_ci.scoring.evaluation import evaluate
-    from leaderboard_ci.tasks.base import GoldStandard
-    from leaderboard_ci.tasks.soft_labels import TASK
+    from leaderboard_ci.tasks.shared.base import GoldStandard
+    from leaderboard_ci.tasks.soft_labels.metrics import TASK
 
     calls = []
     original = icm_soft.SoftICMBatch.sums

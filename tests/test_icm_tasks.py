@@ -21,7 +21,7 @@ from leaderboard_ci.scoring.config import parse_config
 from leaderboard_ci.scoring.errors import ConfigError
 from leaderboard_ci.scoring.evaluation import evaluate
 from leaderboard_ci.scoring.readers import read_gold, read_predictions
-from leaderboard_ci.tasks.icm import MonoLabelICM, Tree, hard_icm_terms, icm_from_sums
+from leaderboard_ci.tasks.shared.icm import MonoLabelICM, Tree, hard_icm_terms, icm_from_sums
 
 TOL = 1e-9
 SEED = 7
@@ -143,7 +143,7 @@ def test_classification_icm_equals_pyevall_on_the_sample_and_replicates(tmp_path
 @pytest.mark.parametrize("tree", [None, DEEP_TREE, {"a1": "A", "a2": "a1", "b1": "A", "b2": "B", "c": "c"}])
 def test_class_counts_give_the_per_item_coefficients_sums(tree):
     """MonoLabelICM (class counts, misses per common ancestor) equals hard_icm_terms' per-item sums, weighted."""
-    from leaderboard_ci.tasks.icm import tree_pairs
+    from leaderboard_ci.tasks.shared.icm import tree_pairs
 
     rng = np.random.RandomState(3)
     labels = DEEP
@@ -218,11 +218,15 @@ def _multi_data(seed, n, labels, empty=0.1):
     return ids, gold, pred
 
 
+# DIPROMATS 2023 task 3 as PyEvALL's tree has it: technique -> category -> true (three levels)
+DIPROMATS_DEEP = dict(DIPROMATS_TREE, **{"1": "true", "2": "true", "3": "true"})
 MULTI = {
     # flat: PyEvALL implements multi-label ICM only with a hierarchy; every label a top-level leaf is flat ICM
     "flat": (DIPROMATS, None, "fine"),
     "dipromats_tree": (DIPROMATS, DIPROMATS_TREE, "fine"),
     "dipromats_coarse": (DIPROMATS, DIPROMATS_TREE, "coarse"),
+    "dipromats_three_levels": (DIPROMATS, DIPROMATS_DEEP, "fine"),
+    "dipromats_three_levels_coarse": (DIPROMATS, DIPROMATS_DEEP, "coarse"),
 }
 
 
@@ -242,7 +246,7 @@ def test_multilabel_icm_equals_pyevall_on_the_sample_and_replicates(tmp_path, ca
     if level == "coarse":
         up = lambda sets: [sorted(set(tree[x] for x in s)) for s in sets]  # noqa: E731
         gold, pred = up(gold), up(pred)
-        hierarchy = dict((c, []) for c in dict.fromkeys(tree.values()))
+        hierarchy = dict((c, []) for c in dict.fromkeys(tree[x] for x in labels))  # the labels' parents
     else:
         hierarchy = _pyevall_tree(tree, labels) if tree else dict((x, []) for x in labels)
 
@@ -264,18 +268,18 @@ def test_names_titles_directions_and_signature():
     specs = dict((m.key, m) for m in config.metrics)
     assert specs["icm_norm"].title == "ICM-Norm" and specs["icm"].title == "ICM" and specs["n2"].name == "icm_norm"
     assert specs["icm"].info.direction == "higher" and specs["icm_norm"].info.best == 1.0
-    from leaderboard_ci.tasks.base import GoldStandard
     from leaderboard_ci.tasks.registry import task_type
+    from leaderboard_ci.tasks.shared.base import GoldStandard
 
     gold = GoldStandard(
         values=np.zeros(3, dtype=np.intp), labels=EXIST23_T2, task="classification", settings=config.task_settings
     )
-    sig = task_type("classification").metric_signature(specs["icm_norm"], gold)
+    sig = task_type("classification").metrics["icm_norm"].signature(specs["icm_norm"], gold)
     assert sig == "alpha1:2|alpha2:2|beta:3|ic:gold-per-replicate|tree:2-level,5-nodes"
     flat = _config("multilabel", DIPROMATS, ("icm",))
     gold = GoldStandard(values=np.zeros((3, 7), dtype=np.int64), labels=DIPROMATS, task="multilabel")
-    assert task_type("multilabel").metric_signature(flat.metrics[0], gold).endswith("tree:flat")
-    assert task_type("multilabel").metric_signature(flat.metrics[0], gold) is not None
+    signature = task_type("multilabel").metrics["icm"].signature
+    assert signature(flat.metrics[0], gold).endswith("tree:flat")
 
 
 @pytest.mark.parametrize(
@@ -421,8 +425,8 @@ def test_end_of_phase_stacking_equals_the_per_submission_replicates_bit_for_bit(
     """Three systems stacked at the end of phase give each system's own replicates, bit for bit."""
     from leaderboard_ci.core.replicates import compute_replicates
     from leaderboard_ci.phase.analysis.systems import score_systems
-    from leaderboard_ci.tasks.base import GoldStandard
-    from leaderboard_ci.tasks.scorer import SystemScorer
+    from leaderboard_ci.tasks.shared.base import GoldStandard
+    from leaderboard_ci.tasks.shared.scorer import SystemScorer
 
     rng = np.random.RandomState(6)
     n, b = 120, 200
@@ -458,7 +462,7 @@ def test_end_of_phase_stacking_equals_the_per_submission_replicates_bit_for_bit(
 
 def test_the_permutation_test_runs_on_icm_and_a_system_against_itself_gets_p_1():
     from leaderboard_ci.phase.analysis import analyze
-    from leaderboard_ci.tasks.base import GoldStandard
+    from leaderboard_ci.tasks.shared.base import GoldStandard
 
     rng = np.random.RandomState(12)
     y = (rng.rand(80, 7) < 0.25).astype(np.int64)

@@ -18,9 +18,9 @@ from test_icm import TASK2, TASK3, _config, _write, make_data, pyevall
 from leaderboard_ci.core.resampling import replicate_indices
 from leaderboard_ci.scoring.evaluation import evaluate
 from leaderboard_ci.scoring.readers import read_gold, read_predictions
-from leaderboard_ci.tasks import icm_soft_tree
-from leaderboard_ci.tasks.icm import Tree
-from leaderboard_ci.tasks.icm_soft import information
+from leaderboard_ci.tasks.shared.icm import Tree
+from leaderboard_ci.tasks.soft_labels import icm_soft_tree
+from leaderboard_ci.tasks.soft_labels.icm_soft import information
 
 TOL = 1e-9
 N_CHECKED = 3  # replicates re-run through PyEvALL

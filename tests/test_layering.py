@@ -265,7 +265,7 @@ def test_no_module_is_over_the_size_limit():
 PLANTED = [
     ("core/resampling.py", "import pandas\n", "imports pandas"),
     ("core/intervals.py", "from ..scoring import config\n", "imports leaderboard_ci.scoring"),
-    ("tasks/scorer.py", "import yaml\n", "imports yaml"),
+    ("tasks/shared/scorer.py", "import yaml\n", "imports yaml"),
     ("report/tables.py", "from ..phase import analysis\n", "imports leaderboard_ci.phase"),
     ("report/json_report.py", "import matplotlib\n", "imports matplotlib"),
     ("phase/analysis/analysis.py", "from ...report import files\n", "only inside functions"),

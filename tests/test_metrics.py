@@ -19,9 +19,9 @@ from leaderboard_ci.scoring.config import parse_config
 from leaderboard_ci.scoring.errors import ConfigError
 from leaderboard_ci.scoring.evaluation import evaluate
 from leaderboard_ci.scoring.metric_config import parse_metric
-from leaderboard_ci.tasks.classification import ClassStats, classification_score
-from leaderboard_ci.tasks.regression import RegressionSums
-from leaderboard_ci.tasks.scorer import GoldStandard, SystemScorer
+from leaderboard_ci.tasks.classification.metrics import ClassStats, classification_score
+from leaderboard_ci.tasks.regression.metrics import RegressionSums
+from leaderboard_ci.tasks.shared.scorer import GoldStandard, SystemScorer
 
 TOL = 1e-12
 LABELS = ("a", "b", "c", "d")
@@ -253,7 +253,7 @@ def test_empty_sample_is_nan_only_for_groups():
     stats = ClassStats(np.zeros((1, 2)), np.zeros((1, 2)), np.zeros((1, 2)))
     assert np.isnan(classification_score(spec, stats)[0])
     sums = RegressionSums(np.array([0.0]), abs_err=np.array([0.0]))
-    from leaderboard_ci.tasks.regression import regression_score
+    from leaderboard_ci.tasks.regression.metrics import regression_score
 
     assert np.isnan(regression_score(parse_metric("mae", "test"), sums)[0])
 

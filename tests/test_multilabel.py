@@ -15,8 +15,8 @@ from leaderboard_ci.core.accumulators import IndicatorSums
 from leaderboard_ci.core.replicates import compute_replicates
 from leaderboard_ci.core.resampling import counts_from_indices, replicate_indices
 from leaderboard_ci.scoring.config import parse_config
-from leaderboard_ci.tasks.base import GoldStandard
-from leaderboard_ci.tasks.scorer import SystemScorer
+from leaderboard_ci.tasks.shared.base import GoldStandard
+from leaderboard_ci.tasks.shared.scorer import SystemScorer
 
 metrics = pytest.importorskip("sklearn.metrics")
 

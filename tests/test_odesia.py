@@ -66,7 +66,7 @@ def _records(path):
 
 def _nested(config):
     """The config's ``{child: parent}`` as PyEvALL's nested hierarchy (None without one)."""
-    tree = dict(config.task_settings).get("hierarchy")
+    tree = getattr(config.task_settings, "hierarchy", None)  # classification, multilabel, soft_labels have one
     return pytest.importorskip("test_icm_tree").nested(dict(tree)) if tree else None
 
 

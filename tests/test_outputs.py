@@ -8,7 +8,7 @@ from leaderboard_ci.scoring.config import parse_config
 from leaderboard_ci.scoring.errors import ConfigError
 from leaderboard_ci.scoring.evaluation import evaluate
 from leaderboard_ci.scoring.outputs import written_columns, written_keys
-from leaderboard_ci.tasks.scorer import GoldStandard
+from leaderboard_ci.tasks.shared.scorer import GoldStandard
 
 
 @pytest.fixture(scope="module")

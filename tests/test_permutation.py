@@ -8,7 +8,7 @@ from sklearn.metrics import f1_score
 from leaderboard_ci.core.permutation import EXACT_LIMIT, permutation_pvalues
 from leaderboard_ci.phase.analysis.systems import build_plan as PairedPlan
 from leaderboard_ci.scoring.config import parse_config
-from leaderboard_ci.tasks.scorer import GoldStandard
+from leaderboard_ci.tasks.shared.scorer import GoldStandard
 
 CFG = parse_config({"metric": "f1_macro", "extra_metrics": ["accuracy"], "labels": ["x", "y", "z"]})
 

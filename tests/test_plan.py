@@ -13,7 +13,7 @@ import pytest
 
 from leaderboard_ci.core.resampling import replicate_indices
 from leaderboard_ci.scoring.config import config_from_options
-from leaderboard_ci.tasks.base import GoldStandard
+from leaderboard_ci.tasks.shared.base import GoldStandard
 from leaderboard_ci.tools import plan as P
 from leaderboard_ci.tools.cli import main as cli_main
 from leaderboard_ci.tools.plan_cli import main as plan_main
@@ -340,6 +340,6 @@ def test_design_effect_matches_a_naive_cluster_bootstrap():
 def test_cluster_mistakes_are_one_sentence(tmp_path):
     config, pilots = _copies(tmp_path, 1, pilots=("knn", "rbf_svm"))
     code, text = run("--config", config, "--pilot", *pilots, "--cluster", "document")
-    assert code == 2 and "no group column 'document'" in text and text.count("\n") == 1
+    assert code == 2 and "has no column 'document'" in text and text.count("\n") == 1
     code, text = run("--config", config, "--cluster", "passage")
     assert code == 2 and "--cluster needs pilot predictions" in text

@@ -31,7 +31,7 @@ import pytest
 
 from leaderboard_ci.core.intervals import confidence_interval
 from leaderboard_ci.scoring.config import config_from_options
-from leaderboard_ci.tasks.base import GoldStandard
+from leaderboard_ci.tasks.shared.base import GoldStandard
 from leaderboard_ci.tools import plan as P
 
 pytestmark = pytest.mark.statistical

@@ -16,15 +16,19 @@ import pytest
 from leaderboard_ci.core.resampling import counts_from_indices, replicate_indices
 from leaderboard_ci.scoring.errors import ConfigError, SubmissionError
 from leaderboard_ci.scoring.text_files import Source, TextFile, iter_lines
-from leaderboard_ci.tasks import preference, preference_fit
-from leaderboard_ci.tasks.base import GoldStandard
-from leaderboard_ci.tasks.preference_fit import OUTCOMES
+from leaderboard_ci.tasks.preference import fit as preference_fit
+from leaderboard_ci.tasks.preference import metrics as preference
+from leaderboard_ci.tasks.preference.fit import OUTCOMES
+from leaderboard_ci.tasks.shared.base import GoldStandard
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLE = os.path.join(ROOT, "examples", "preference")
 BATTLES = os.path.join(EXAMPLE, "reference_data", "battles.csv")
 #: A Newton solver of scikit-learn on FastChat's regression: it reaches the maximum (L-BFGS stops ~1e-4 short).
 TIGHT = {"tol": 1e-12, "max_iter": 10000, "solver": "newton-cg"}
+
+
+PROGRAM = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "scoring_program")
 
 
 def _example_rows():
@@ -131,16 +135,62 @@ def test_anchor_fixes_one_model_and_keeps_the_differences():
     np.testing.assert_allclose(anchored - anchored[0], plain - plain[0], atol=1e-9)
 
 
-def test_a_model_that_wins_every_battle_is_not_converged_and_stays_finite():
-    a = np.array([0, 0, 1, 2, 1, 2])
-    b = np.array([1, 2, 2, 1, 0, 0])
-    o = np.array([0, 0, 0, 0, 1, 1])  # model 0 wins all its battles
-    cells = preference_fit.cells_from_battles(a, b, o, 3)
+def test_a_score_with_no_maximum_is_a_documented_stand_in_and_the_others_keep_their_limit():
+    """Model 0 wins every battle: its score is +inf.  The others' scores are their fit without its battles
+    (the limit of the likelihood), centred among themselves; model 0 is written UNBOUNDED log-10 units above
+    their average (not wherever an iteration cap left it), and the fit converges."""
+    a = np.array([0, 0, 1, 2, 1, 2, 1, 3, 3])
+    b = np.array([1, 2, 2, 1, 0, 0, 3, 2, 1])
+    o = np.array([0, 0, 0, 0, 1, 1, 0, 0, 2])  # model 0 wins all its battles
+    cells = preference_fit.cells_from_battles(a, b, o, 4)
+    assert preference_fit.unbounded_models(cells, cells.counts).tolist() == [1, 0, 0, 0]
     theta, converged = preference_fit.fit_bradley_terry(cells)
-    assert not converged and np.all(np.isfinite(theta))
+    keep = (a != 0) & (b != 0)
+    rest, ok = preference_fit.fit_bradley_terry(preference_fit.cells_from_battles(a[keep], b[keep], o[keep], 4))
+    assert converged and ok and np.all(np.isfinite(theta))
+    np.testing.assert_allclose(theta[1:] - theta[1:].mean(), rest[1:] - rest[1:].mean(), atol=1e-9)
+    assert theta[1:].sum() == pytest.approx(0.0, abs=1e-9) and theta[0] == preference_fit.UNBOUNDED
+    # one level further for a model set aside earlier: 3 never lost but to none; 2's only wins were over 0
+    a2, b2, o2 = np.array([3, 2, 0, 1]), np.array([2, 0, 1, 0]), np.array([0, 0, 0, 0])
+    cells = preference_fit.cells_from_battles(a2, b2, o2, 4)
+    theta, _ = preference_fit.fit_bradley_terry(cells)
+    assert preference_fit.unbounded_models(cells, cells.counts).tolist() == [0, 0, 1, 1]
+    assert theta[3] == theta[2] + 1 == preference_fit.UNBOUNDED + 1
     a, b, o = _simulate([1000.0, 1010.0, 990.0], 300, np.random.default_rng(0))
     theta, converged = preference_fit.fit_bradley_terry(preference_fit.cells_from_battles(a, b, o, 3))
     assert converged
+
+
+def test_a_model_that_never_wins_is_told_and_scores_json_stays_finite(tmp_path):
+    """Through the scoring program as the worker runs it: a finite score, and the note on the page."""
+    import json
+
+    from leaderboard_ci.tools.local_worker import run_scoring
+
+    rows = _example_rows() + [("never-wins", m, "model_b") for m in ("atlas-70b-chat", "ion-3b", "gale-2-9b")] * 20
+    ref = tmp_path / "ref"
+    ref.mkdir()
+    with io.open(str(ref / "battles.csv"), "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["model_a", "model_b", "winner"])
+        writer.writerows(rows)
+    (ref / "config.yaml").write_text(
+        "task: preference\nmetric: elo\nfiles: {gold: battles.csv, predictions: model.txt}\n"
+        "bootstrap: {n_resamples: 40, seed: 3}\n",
+        encoding="utf-8",
+    )
+    submission = tmp_path / "sub.zip"
+    with zipfile.ZipFile(str(submission), "w") as archive:
+        archive.writestr("model.txt", "never-wins\n")
+    result = run_scoring(str(tmp_path / "run"), PROGRAM, str(ref), str(submission))
+    assert result.returncode == 0, result.stderr
+    scores = json.loads(result.scores_json_bytes.decode("utf-8"))
+    assert all(np.isfinite(v) for v in scores.values())
+    others = preference_fit.elo_scores(preference.battle_cells(_gold(rows)))
+    assert scores["elo"] == pytest.approx(1000.0 - 4000.0, abs=1e-6) and others.min() == scores["elo"]
+    with io.open(os.path.join(result.output_dir, "detailed_results.html"), encoding="utf-8") as handle:
+        page = handle.read()
+    assert "never won nor tied any of its 60 battles" in page and "has no maximum" in page
 
 
 def test_fit_is_the_same_in_chunks_and_alone():
@@ -174,9 +224,45 @@ def test_win_fraction_and_battle_count_matrices_count_the_log():
     cells = preference.battle_cells(_gold(rows))
     counts = preference_fit.battle_count_matrix(cells)
     assert counts.tolist() == [[0, 3, 1], [3, 0, 0], [1, 0, 0]]
-    wins = preference_fit.win_fraction_matrix(cells)
+    assert preference_fit.battle_count_matrix(cells, ties="exclude").tolist() == [[0, 2, 0], [2, 0, 0], [0, 0, 0]]
+    wins = preference_fit.win_fraction_matrix(cells, ties="count")
     assert wins[0, 1] == pytest.approx(1 / 3) and wins[1, 0] == pytest.approx(1 / 3)
     assert wins[0, 2] == 0.0 and np.isnan(wins[1, 2]) and np.isnan(wins[0, 0])
+    wins = preference_fit.win_fraction_matrix(cells)  # LMArena's: the decisive battles only
+    assert wins[0, 1] == 0.5 and wins[1, 0] == 0.5 and np.isnan(wins[0, 2])
+    with pytest.raises(ValueError, match="ties must be one of: exclude, count"):
+        preference_fit.win_fraction_matrix(cells, ties="half")
+
+
+def _fastchat_win_fraction(rows, models):
+    """FastChat's ``compute_pairwise_win_fraction`` (pandas pivot tables) on the battles LMArena draws it from,
+    ``battles_no_ties``; and ``visualize_battle_count``'s counts on the same battles."""
+    pd = pytest.importorskip("pandas")
+    battles = pd.DataFrame(rows, columns=["model_a", "model_b", "winner"])
+    battles = battles[~battles["winner"].str.contains("tie")]
+
+    def pivot(frame):
+        table = pd.pivot_table(frame, index="model_a", columns="model_b", aggfunc="size", fill_value=0)
+        return table.reindex(index=models, columns=models, fill_value=0)
+
+    a_win, b_win = pivot(battles[battles["winner"] == "model_a"]), pivot(battles[battles["winner"] == "model_b"])
+    played = pivot(battles)
+    row_beats_col = (a_win + b_win.T) / (played + played.T)
+    return row_beats_col.to_numpy(dtype=float), (played + played.T).to_numpy()
+
+
+def test_the_matrices_equal_lmarenas_on_the_example():
+    """LMArena's heatmaps drop ties: up to 0.15 apart from counting them as battles on this log."""
+    rows = _example_rows()
+    gold = _gold(rows)
+    cells = preference.battle_cells(gold)
+    wins, counts = _fastchat_win_fraction(rows, list(gold.labels))
+    ours = preference_fit.win_fraction_matrix(cells)
+    assert np.array_equal(np.isnan(ours), np.isnan(wins))
+    np.testing.assert_allclose(ours[~np.isnan(ours)], wins[~np.isnan(wins)], rtol=0, atol=1e-12)
+    assert np.array_equal(preference_fit.battle_count_matrix(cells, ties="exclude"), counts)
+    with_ties = preference_fit.win_fraction_matrix(cells, ties="count")
+    assert np.nanmax(np.abs(with_ties - ours)) > 0.05
 
 
 # -- coverage --------------------------------------------------------------------------------------------------------

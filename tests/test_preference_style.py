@@ -13,7 +13,7 @@ import pytest
 from _fastchat_reference import style_control_elo
 
 from leaderboard_ci.core.resampling import counts_from_indices, replicate_indices
-from leaderboard_ci.tasks.preference_style import fit_style_control, style_features
+from leaderboard_ci.tasks.preference.style import fit_style_control, style_features
 
 
 def _log(seed=4, n=3000, m=6):

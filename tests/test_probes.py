@@ -35,7 +35,7 @@ import yaml
 from leaderboard_ci.scoring.config import parse_config
 from leaderboard_ci.scoring.detailed_html import render_detailed_results
 from leaderboard_ci.scoring.evaluation import evaluate
-from leaderboard_ci.tasks.base import GoldStandard
+from leaderboard_ci.tasks.shared.base import GoldStandard
 from leaderboard_ci.tools.local_worker import run_scoring
 
 K = 21  # class 0, and one class for each of the 20 probed items

@@ -34,7 +34,7 @@ from leaderboard_ci.scoring.codabench import write_outputs
 from leaderboard_ci.scoring.config import parse_config
 from leaderboard_ci.scoring.evaluation import evaluate
 from leaderboard_ci.scoring.readers import find_prediction_file, read_gold, read_predictions
-from leaderboard_ci.tasks.scorer import GoldStandard
+from leaderboard_ci.tasks.shared.scorer import GoldStandard
 
 SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 NAMES = ("against", "favor", "none", "neg", "pos", "x1", "10", "9", "Zeta", "b")

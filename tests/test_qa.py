@@ -22,7 +22,7 @@ from leaderboard_ci.scoring.config import parse_config
 from leaderboard_ci.scoring.errors import ConfigError, SubmissionError
 from leaderboard_ci.scoring.evaluation import evaluate
 from leaderboard_ci.scoring.readers import read_gold, read_predictions
-from leaderboard_ci.tasks import qa
+from leaderboard_ci.tasks.qa import metrics as qa
 
 TOL = 1e-12
 
@@ -327,7 +327,7 @@ def test_bad_gold_names_the_question_not_the_answer(tmp_path):
 
 def test_both_layouts_give_the_same_bytes():
     from leaderboard_ci.core.accumulators import block_counts_factory
-    from leaderboard_ci.tasks.scorer import SystemScorer
+    from leaderboard_ci.tasks.shared.scorer import SystemScorer
 
     squad, predictions, order = make_dataset(17, 300)
     answers = {
@@ -337,8 +337,8 @@ def test_both_layouts_give_the_same_bytes():
         for q in p["qas"]
     }
     config = _config()
-    values, _, coded = qa.encode_values([answers[k] for k in order], {"s": [predictions[k] for k in order]})
-    from leaderboard_ci.tasks.base import GoldStandard
+    values, _, coded = qa.encode_values([answers[k] for k in order], {"s": [predictions[k] for k in order]}, None, None)
+    from leaderboard_ci.tasks.shared.base import GoldStandard
 
     gold = GoldStandard(values=values, task="qa")
     plain = SystemScorer(config.metrics, gold, coded["s"])

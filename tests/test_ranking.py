@@ -15,9 +15,9 @@ from leaderboard_ci.scoring.config import parse_config
 from leaderboard_ci.scoring.errors import ConfigError
 from leaderboard_ci.scoring.evaluation import evaluate
 from leaderboard_ci.scoring.readers import read_gold, read_predictions
-from leaderboard_ci.tasks import ranking
-from leaderboard_ci.tasks.base import GoldStandard
-from leaderboard_ci.tasks.registry import find_metric
+from leaderboard_ci.tasks.ranking import metrics as ranking
+from leaderboard_ci.tasks.registry import TASKS, find_metric
+from leaderboard_ci.tasks.shared.base import GoldStandard
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
@@ -121,7 +121,7 @@ def encoded(qrels, runs, settings=None):
 )
 def test_the_name_is_the_configuration(text, name, k):
     task, found, options = find_metric(text)
-    assert task is ranking.TASK and found == name and options.get("k") == k
+    assert task is TASKS["ranking"] and found == name and options.get("k") == k
 
 
 def test_config_keys_titles_and_settings():
@@ -146,7 +146,7 @@ def test_config_keys_titles_and_settings():
     ]
     assert [m.title for m in cfg.metrics][:3] == ["nDCG@10", "MAP", "MAP@100"]
     assert cfg.metrics[0].option("k") == 10 and cfg.metrics[1].option("k") is None
-    assert dict(cfg.task_settings) == {"relevance_threshold": 2, "missing_queries": "skip"}
+    assert cfg.task_settings == ranking.RankingSettings(relevance_threshold=2, missing_queries="skip")
 
 
 @pytest.mark.parametrize(
@@ -172,7 +172,7 @@ def test_config_mistakes_say_what_is_allowed(data, fragment):
 @pytest.mark.parametrize("ties", [True, False])
 def test_per_query_values_equal_trec_eval(threshold, ties):
     qrels, runs = make_data(5 + threshold, ties=ties)
-    gold, coded = encoded(qrels, runs, {"relevance_threshold": threshold})
+    gold, coded = encoded(qrels, runs, ranking.RankingSettings(relevance_threshold=threshold))
     assert coded[0].shape == coded[1].shape == (len(qrels),)
     for run, rows in zip(runs, coded):
         for metric in METRICS:
@@ -241,7 +241,7 @@ def _config(missing="zero", n_resamples=40, seed=17):
 def test_every_replicate_is_the_reference_mean_weighted_by_the_counts(missing):
     qrels, runs = make_data(21)
     cfg = _config(missing)
-    gold, coded = encoded(qrels, runs, dict(cfg.task_settings))
+    gold, coded = encoded(qrels, runs, cfg.task_settings)
     n = gold.n
     counts = counts_from_indices(replicate_indices(17, n, 0, 40), n)
     unanswered = 0

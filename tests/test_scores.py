@@ -15,8 +15,8 @@ from leaderboard_ci.core.replicates import compute_replicates  # noqa: E402
 from leaderboard_ci.core.resampling import counts_from_indices, replicate_indices  # noqa: E402
 from leaderboard_ci.scoring.config import parse_config  # noqa: E402
 from leaderboard_ci.scoring.errors import ConfigError  # noqa: E402
-from leaderboard_ci.tasks.base import GoldStandard  # noqa: E402
-from leaderboard_ci.tasks.scorer import SystemScorer  # noqa: E402
+from leaderboard_ci.tasks.shared.base import GoldStandard  # noqa: E402
+from leaderboard_ci.tasks.shared.scorer import SystemScorer  # noqa: E402
 
 SEED, B = 20261123, 40
 TOL = 1e-12
@@ -163,7 +163,7 @@ def test_groups_equal_sklearn_on_the_group_items():
 
 def test_auc_jackknife_is_exact_and_bounded():
     from leaderboard_ci.core.accumulators import _FromCounts
-    from leaderboard_ci.tasks.score_metrics import BinaryCurve
+    from leaderboard_ci.tasks.scores.curves import BinaryCurve
 
     y, p = _binary_data(n=200)
     auc_only = BinaryCurve(p, y == 1, with_ap=False)
@@ -178,7 +178,7 @@ def test_auc_jackknife_is_exact_and_bounded():
 
 
 def test_block_and_weights_paths_agree():
-    from leaderboard_ci.tasks.score_metrics import BinaryCurve
+    from leaderboard_ci.tasks.scores.curves import BinaryCurve
 
     y, p = _binary_data(n=250)
     acc = BinaryCurve(p[50:], y[50:] == 1, n_total=250, items=np.arange(50, 250))
@@ -257,7 +257,7 @@ def _curve_cases():
 def test_auc_prefix_path_equals_the_cell_path_bit_for_bit(rows):
     """Both block paths give the same integers (P, Q, 2U), whatever the chunk length the block size picks."""
     from leaderboard_ci.core.accumulators import block_counts_factory
-    from leaderboard_ci.tasks.score_metrics import BinaryCurve
+    from leaderboard_ci.tasks.scores.curves import BinaryCurve
 
     n, cases = _curve_cases()
     indices = replicate_indices(SEED, n, 0, rows)
@@ -272,7 +272,7 @@ def test_auc_prefix_path_equals_the_cell_path_bit_for_bit(rows):
 def test_auc_prefix_path_int64_products_beyond_92681_items():
     """Past 92,681 items a product sum may exceed int32: the int64 path gives the cell path's integers."""
     from leaderboard_ci.core.accumulators import block_counts_factory
-    from leaderboard_ci.tasks.score_metrics import _INT32_PRODUCTS, BinaryCurve
+    from leaderboard_ci.tasks.scores.curves import _INT32_PRODUCTS, BinaryCurve
 
     n = _INT32_PRODUCTS + 1
     rng = np.random.default_rng(3)
@@ -293,7 +293,7 @@ def test_auc_prefix_path_int64_products_beyond_92681_items():
 def test_auc_shared_counts_follow_the_block():
     """Curves of one thread share the block's item-major counts; a new block (even a matrix refilled
     in place) is transposed again, so no curve reads another block's counts."""
-    from leaderboard_ci.tasks.score_metrics import BinaryCurve
+    from leaderboard_ci.tasks.scores.curves import BinaryCurve
 
     n, cases = _curve_cases()
     curves = [BinaryCurve(s, pos, n_total=n, items=it, with_ap=False) for _, s, pos, it in cases]

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import yaml
 
-from leaderboard_ci.tasks.score_metrics import delong_auc, delong_pvalues, delong_test, normal_quantile
+from leaderboard_ci.tasks.scores.curves import delong_auc, delong_pvalues, delong_test, normal_quantile
 
 mlstatkit = pytest.importorskip("MLstatkit")
 confidenceinterval = pytest.importorskip("confidenceinterval")

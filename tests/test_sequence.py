@@ -25,8 +25,8 @@ from leaderboard_ci.scoring.config import parse_config  # noqa: E402
 from leaderboard_ci.scoring.errors import ConfigError, SubmissionError  # noqa: E402
 from leaderboard_ci.scoring.evaluation import evaluate  # noqa: E402
 from leaderboard_ci.scoring.readers import read_gold, read_predictions  # noqa: E402
-from leaderboard_ci.tasks import sequence as sq  # noqa: E402
-from leaderboard_ci.tasks.tagging import STRICT_PREFIXES  # noqa: E402
+from leaderboard_ci.tasks.sequence import metrics as sq  # noqa: E402
+from leaderboard_ci.tasks.sequence.tagging import STRICT_PREFIXES  # noqa: E402
 
 TOL = 1e-12
 TYPES = ("LOC", "MISC", "ORG", "PER")

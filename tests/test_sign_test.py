@@ -1,4 +1,4 @@
-"""McNemar's exact test (``tasks/sign_test.py``, numpy only) against SciPy's binomial distribution.
+"""McNemar's exact test (``tasks/shared/sign_test.py``, numpy only) against SciPy's binomial distribution.
 
 The end of phase computed it with ``scipy.stats.binom`` before it moved into the
 classification task, which runs where SciPy is not installed.
@@ -7,7 +7,7 @@ classification task, which runs where SciPy is not installed.
 import numpy as np
 import pytest
 
-from leaderboard_ci.tasks.sign_test import binomial_half_sf, mcnemar_pvalues
+from leaderboard_ci.tasks.shared.sign_test import binomial_half_sf, mcnemar_pvalues
 
 stats = pytest.importorskip("scipy.stats")
 

@@ -462,14 +462,14 @@ def test_reader_errors_are_the_exact_leaderboard_message(tmp_path, config, gold)
 def test_unexpected_reader_exception_is_skipped(tmp_path, config, gold, monkeypatch):
     write(tmp_path / "in" / "knn.zip", sample("knn"))
     write(tmp_path / "in" / "svm.zip", sample("rbf_svm"))
-    real = readers.read_predictions
+    real = readers.read_submission
 
     def flaky(path, config, gold):
         if "00002" in path:
             raise RuntimeError("boom")
         return real(path, config, gold)
 
-    monkeypatch.setattr(readers, "read_predictions", flaky)
+    monkeypatch.setattr(readers, "read_submission", flaky)
     coded, skipped, _ = load_systems(str(tmp_path / "in"), config, gold, str(tmp_path / "work"))
     assert list(coded) == ["knn"] and skipped == [("svm", "could not be read: RuntimeError")]
 

@@ -7,7 +7,7 @@ from leaderboard_ci.phase.analysis.systems import build_plan as PairedPlan
 from leaderboard_ci.phase.analysis.systems import score_systems
 from leaderboard_ci.scoring.config import parse_config
 from leaderboard_ci.scoring.evaluation import evaluate
-from leaderboard_ci.tasks.scorer import GoldStandard
+from leaderboard_ci.tasks.shared.scorer import GoldStandard
 
 
 def _classification(n=400, m=5, seed=0):

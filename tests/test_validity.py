@@ -17,8 +17,8 @@ from leaderboard_ci.scoring.config import parse_config
 from leaderboard_ci.scoring.detailed_html import render_detailed_results
 from leaderboard_ci.scoring.evaluation import evaluate
 from leaderboard_ci.scoring.validity import degenerate_interval_note, degenerate_notes, sparse_notes, tail_share
-from leaderboard_ci.tasks.base import GoldStandard
 from leaderboard_ci.tasks.registry import task_type
+from leaderboard_ci.tasks.shared.base import GoldStandard
 
 B = 100
 

@@ -43,7 +43,7 @@ def main():
 
     from leaderboard_ci.scoring.config import parse_config
     from leaderboard_ci.scoring.evaluation import evaluate
-    from leaderboard_ci.tasks.scorer import GoldStandard
+    from leaderboard_ci.tasks.shared.scorer import GoldStandard
 
     kind = "classification3" if args.metric in ("f1_macro", "accuracy") else "regression_diabetes"
     path, _ = datasets.ensure(kind, args.n)

@@ -263,9 +263,17 @@ def exist2023(rng, language, folder, task):
     skew = rng.dirichlet(np.ones(len(labels)) * 4.0)
     ids = ["%06d" % (200000 + i) for i in range(N_ITEMS)]
     gold = []
+    categories = list(labels[1:])
+    category_skew = skew[1:] / skew[1:].sum()
     for _ in ids:
-        if task == 3:
-            votes = [set(rng.choice(labels, size=rng.randint(1, 3), replace=False, p=skew)) for _ in range(6)]
+        if task == 3:  # as EXIST's annotators: NO alone, or one to three sexism categories
+            no_rate = rng.choice([0.2, 0.5, 0.8])
+            votes = [
+                {"NO"}
+                if rng.rand() < no_rate
+                else set(rng.choice(categories, size=rng.randint(1, 4), replace=False, p=category_skew))
+                for _ in range(6)
+            ]
             shares = dict((label, sum(label in v for v in votes) / 6.0) for label in labels)
         else:
             votes = list(rng.choice(labels, size=6, p=skew))
@@ -290,9 +298,10 @@ def exist2023(rng, language, folder, task):
             os.path.join(folder, "submissions", name + ".json"),
             _records(campaign, ids, system(_quality(name, language))),
         )
-    threshold = {1: 0.5, 2: 1 / 3.0, 3: 1 / 6.0}[task]
+    # EXIST's hard gold: more than 3, 2 and 1 of the six annotators; in task 3 a majority of NO gives only NO
+    threshold = {1: "1/2", 2: "1/3", 3: '1/6\nhard_exclusive: "NO"'}[task]  # quoted: bare NO is YAML's false
     return (
-        "task: soft_labels\nlabels: %s\nhard_labels: %s\nhard_threshold: %.6f\n%s"
+        "task: soft_labels\nlabels: %s\nhard_labels: %s\nhard_threshold: %s\n%s"
         "metric: icm_soft_norm\nextra_metrics: [icm_soft, cross_entropy, icm_norm, f1]\nfiles: {gold: gold.json}\n"
         % (json.dumps(list(labels)), "multi" if task == 3 else "mono", threshold, _exist2023_tree(task, labels))
     ), ["baseline_prior.json"]

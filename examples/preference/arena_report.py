@@ -4,7 +4,7 @@
 
 Reads the log with the task's own reader (CSV, JSON Lines or a JSON array of
 ``model_a, model_b, winner``), fits the Bradley-Terry scores on the Elo scale and their bootstrap
-replicates (``tasks.preference_fit.arena_leaderboard``: B resamples of the battles, every model
+replicates (``tasks.preference.fit.arena_leaderboard``: B resamples of the battles, every model
 refitted on each), and writes
 
 * ``leaderboard.csv``: model, battles, Elo, 95% interval, rank and simultaneous / marginal rank sets;
@@ -14,7 +14,7 @@ refitted on each), and writes
 * ``elo_intervals.png``: the scores with their intervals;
 * with ``--style tokens,bold`` (columns ``tokens_a, tokens_b, bold_a, bold_b`` of a CSV or JSON
   Lines log): ``style_control.csv``, every model's style-controlled score (LMArena's
-  ``compute_style_control``: ``tasks.preference_style``) with its 95% percentile interval over
+  ``compute_style_control``: ``tasks.preference.style``) with its 95% percentile interval over
   the same number of resamples of the battles (core's resample stream, as weights), and the
   style coefficients.
 
@@ -34,8 +34,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.p
 from leaderboard_ci.core.resampling import counts_from_indices, replicate_indices  # noqa: E402
 from leaderboard_ci.scoring.errors import ConfigError  # noqa: E402
 from leaderboard_ci.scoring.text_files import Source, iter_lines  # noqa: E402
-from leaderboard_ci.tasks import preference, preference_fit, preference_style  # noqa: E402
-from leaderboard_ci.tasks.base import GoldStandard  # noqa: E402
+from leaderboard_ci.tasks.preference import fit as preference_fit
+from leaderboard_ci.tasks.preference import metrics as preference
+from leaderboard_ci.tasks.preference import style as preference_style  # noqa: E402
+from leaderboard_ci.tasks.shared.base import GoldStandard  # noqa: E402
 
 
 def read_log(path, settings=None):
@@ -65,7 +67,10 @@ def _heatmap(matrix, names, title, path, fmt, cmap):
         for i in range(len(names)):
             for j in range(len(names)):
                 if not np.ma.is_masked(shown[i, j]):
-                    ax.text(j, i, fmt % matrix[i, j], ha="center", va="center", fontsize=6)
+                    red, green, blue, _ = image.cmap(image.norm(matrix[i, j]))
+                    dark = 0.299 * red + 0.587 * green + 0.114 * blue < 0.5  # white text on dark cells
+                    color = "white" if dark else "black"
+                    ax.text(j, i, fmt % matrix[i, j], ha="center", va="center", fontsize=6, color=color)
     fig.colorbar(image, ax=ax, shrink=0.8)
     ax.set_title(title)
     fig.tight_layout()
@@ -125,6 +130,26 @@ def style_control(gold, features, names, seed, n_resamples, chunk=100):
     return full, low, high
 
 
+def unbounded_notes(board, names):
+    """One sentence per model whose Bradley-Terry score had no maximum on the log or in some replicates."""
+    stand_in = int(preference_fit.SCALE * preference_fit.UNBOUNDED)
+    out = []
+    for k in np.flatnonzero(board.unbounded_replicates):
+        count = "%d of %d replicates" % (board.unbounded_replicates[k], len(board.replicates))
+        if board.unbounded[k]:
+            where = "below" if board.unbounded[k] < 0 else "above"
+            out.append(
+                "%s: its Bradley-Terry score has no maximum (no %s nor tie against a model with a bounded score); "
+                "its Elo is a stand-in %d points %s the bounded models' average (so in %s)"
+                % (names[k], "win" if board.unbounded[k] < 0 else "loss", stand_in, where, count)
+            )
+        else:
+            out.append(
+                "%s: its score had no maximum in %s, which hold a stand-in: its interval is wider" % (names[k], count)
+            )
+    return out
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("battles")
@@ -175,17 +200,25 @@ def main(argv=None):
                 ]
             )
     shown = [names[k] for k in order]
-    wins = preference_fit.win_fraction_matrix(cells)[np.ix_(order, order)]
-    counts = preference_fit.battle_count_matrix(cells)[np.ix_(order, order)]
+    # LMArena's published heatmaps are drawn from FastChat's battles without ties
+    wins = preference_fit.win_fraction_matrix(cells, ties="exclude")[np.ix_(order, order)]
+    counts = preference_fit.battle_count_matrix(cells, ties="exclude")[np.ix_(order, order)]
     _heatmap(
         wins,
         shown,
-        "Share of battles won (row model against column model)",
+        "Share of decisive battles won, row against column (ties excluded, as LMArena)",
         os.path.join(args.out, "win_fraction.png"),
         "%.2f",
         "RdBu",
     )
-    _heatmap(counts, shown, "Battles between two models", os.path.join(args.out, "battle_counts.png"), "%d", "Blues")
+    _heatmap(
+        counts,
+        shown,
+        "Decisive battles between two models (ties excluded, as LMArena)",
+        os.path.join(args.out, "battle_counts.png"),
+        "%d",
+        "Blues",
+    )
     _interval_plot(board, names, os.path.join(args.out, "elo_intervals.png"))
     if args.style:
         elements = [e.strip() for e in args.style.split(",") if e.strip()]
@@ -204,6 +237,8 @@ def main(argv=None):
         "%d models, %d battles, B = %d (%d replicates converged): %s"
         % (len(names), gold.n, args.resamples, board.converged.sum(), args.out)
     )
+    for note in unbounded_notes(board, names):
+        print("note: " + note)
     return 0
 
 

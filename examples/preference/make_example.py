@@ -58,7 +58,7 @@ N_BATTLES = 30000
 
 
 def simulate(strengths, n_battles, rng, tie_scale=200.0, tie_max=0.3):
-    """``(model_a, model_b, outcome)`` index arrays (outcome codes 0 to 3 as in tasks.preference_fit.OUTCOMES)."""
+    """``(model_a, model_b, outcome)`` index arrays (outcome codes 0 to 3 as in tasks.preference.fit.OUTCOMES)."""
     s = np.asarray(strengths, dtype=np.float64)
     m = s.shape[0]
     popularity = rng.gamma(2.0, 1.0, m)

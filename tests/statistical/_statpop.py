@@ -115,7 +115,7 @@ def config_for(kind, n_resamples=1000, seed=12345, method="percentile", baseline
 
 
 def gold_standard(kind, values):
-    from leaderboard_ci.tasks.scorer import GoldStandard
+    from leaderboard_ci.tasks.shared.scorer import GoldStandard
 
     if kind == "classification":
         return GoldStandard(values=np.asarray(values, dtype=np.intp), labels=LABELS)
@@ -124,7 +124,7 @@ def gold_standard(kind, values):
 
 def population_scores(kind, gold, systems):
     """Full-sample scores of every system on the whole population, with our scorer."""
-    from leaderboard_ci.tasks.scorer import SystemScorer
+    from leaderboard_ci.tasks.shared.scorer import SystemScorer
 
     config = config_for(kind)
     gs = gold_standard(kind, gold)

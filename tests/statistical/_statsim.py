@@ -363,7 +363,7 @@ def pvalues_against_first(config, ts, n_permutations, permutation=True):
     from leaderboard_ci.core.pairs import pair_statistics
     from leaderboard_ci.core.permutation import permutation_pvalues
     from leaderboard_ci.phase.analysis.systems import score_systems
-    from leaderboard_ci.tasks.scorer import SystemScorer
+    from leaderboard_ci.tasks.shared.scorer import SystemScorer
 
     scores = score_systems(config, ts.gold, ts.predictions, ts.names, n_jobs=1)
     m, n_targets = scores.full.shape
@@ -489,7 +489,7 @@ def family_decisions(config, ts, n_permutations, tests=("bootstrap",)):
     from leaderboard_ci.core.permutation import permutation_pvalues
     from leaderboard_ci.phase.analysis.corrections import adjust
     from leaderboard_ci.phase.analysis.systems import score_systems
-    from leaderboard_ci.tasks.scorer import SystemScorer
+    from leaderboard_ci.tasks.shared.scorer import SystemScorer
 
     scores = score_systems(config, ts.gold, ts.predictions, ts.names, n_jobs=1)
     m, n_targets = scores.full.shape

@@ -54,7 +54,7 @@ def competition_indicators(
         (including ``"none"`` for the raw ones).
     pair_adjusted : mapping correction -> array ``(m (m - 1) / 2,)``.
     alpha : float
-    ppi_value, ppi_reason : from :func:`leaderboard_ci.tasks.base.ppi`.
+    ppi_value, ppi_reason : from :func:`leaderboard_ci.tasks.shared.base.ppi`.
     strict : tuple of str
         Corrections whose verdict is ``p < alpha`` (the max-t step-down), so a tie is
         ``p >= alpha``; for the others (statsmodels' ``reject``) a tie is ``p > alpha``.

@@ -26,6 +26,9 @@ __all__ = ["compute_replicates", "DRAW_CHUNK"]
 #: and one thread is also 10 % faster (benchmarks/README.md).  Counts are
 #: integers, so the chunk size never changes a result.
 DRAW_CHUNK = 1 << 17
+#: The most memory a block's index and count matrices may take when an accumulator asks for more rows
+#: (``min_block_rows``): 16 bytes per item and replicate.
+BLOCK_BYTES = 32 << 20
 
 
 def compute_replicates(
@@ -47,7 +50,9 @@ def compute_replicates(
     start : int
         First replicate number (to compute a slice of the replicates).
     block_rows : int, optional
-        Replicates per block (memory only; never changes results).
+        Replicates per block (memory only; never changes results).  By default about 2**17 draws,
+        or more when an accumulator's ``min_block_rows`` asks for it (its work per block is a
+        matrix product that is faster on more rows), within :data:`BLOCK_BYTES`.
     progress : callable, optional
         Called with the number of replicates just finished (thread-safe).
     resampling : Resampling, optional
@@ -65,6 +70,9 @@ def compute_replicates(
     outputs = [np.empty((n_resamples, acc.n_features), dtype=acc.dtype) for acc in accumulators]
     if block_rows is None:
         block_rows = rows_per_block(n)
+        wanted = max([getattr(acc, "min_block_rows", 1) for acc in accumulators] or [1])
+        if wanted > block_rows:
+            block_rows = max(block_rows, min(wanted, BLOCK_BYTES // (16 * max(1, n))))
     lock = threading.Lock()
     if resampling is not None and not resampling.trivial:
         if resampling.n_items != n:

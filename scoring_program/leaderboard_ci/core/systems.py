@@ -1,7 +1,7 @@
 """Replicate scores of many systems on the same resamples: the paired engine.
 
 Each system is scored by a *scorer* (in practice a
-:class:`~leaderboard_ci.tasks.scorer.SystemScorer`, the same as in the
+:class:`~leaderboard_ci.tasks.shared.scorer.SystemScorer`, the same as in the
 per-submission program, so every number equals the leaderboard's).  A scorer
 here is any object with ``accumulators`` (see :mod:`.accumulators`),
 ``targets`` and ``scores(stats) -> (N, T)``.

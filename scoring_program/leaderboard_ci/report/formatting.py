@@ -6,6 +6,7 @@ import math
 import re
 
 from ..core.numeric import is_finite_number
+from ..tasks.registry import TASKS
 
 __all__ = [
     "unit_nouns",
@@ -220,17 +221,10 @@ def p_phrase(value, digits=3, alpha=None):
 def unit_nouns(metric):
     """("query", "queries"): what one resampled unit of ``metric``'s task is, from the task type.
 
-    The task type names it in ``UNIT_VALUES_NAME`` (``tasks/protocol.py``: "query" for ranking);
-    the protocol's placeholder ``"unit"``, an unknown task or a metric without one reads as "item".
+    The task type names it in ``unit_name`` (``tasks/protocol.py``: "query" for ranking,
+    "item" by default); a metric of no registered task reads as "item".
     """
-    word = "item"
-    try:
-        from ..tasks.registry import task_type
-
-        word = str(task_type(metric.task).UNIT_VALUES_NAME or "unit")
-    except (AttributeError, KeyError, ValueError, TypeError):
-        pass
-    word = "item" if word == "unit" else word
+    word = TASKS[metric.task].unit_name if metric.task in TASKS else "item"
     if word.endswith("y") and word[-2:-1] not in ("a", "e", "i", "o", "u", ""):
         return word, word[:-1] + "ies"
     return word, word + ("es" if word.endswith(("s", "x", "ch", "sh")) else "s")

@@ -118,7 +118,7 @@ def run(input_dir, output_dir, program_dir, stdout=None, stderr=None):
     Returns the exit code; messages go to ``stdout`` / ``stderr``.
     """
     from .evaluation import evaluate
-    from .readers import find_prediction_file, read_baseline, read_gold, read_predictions
+    from .readers import read_baseline, read_gold, read_submission
 
     stdout = sys.stdout if stdout is None else stdout
     stderr = sys.stderr if stderr is None else stderr
@@ -132,8 +132,7 @@ def run(input_dir, output_dir, program_dir, stdout=None, stderr=None):
         if config.groups is not None:
             check_output_groups(config.outputs, gold.group_values, config.source)
         baseline = read_baseline(ref_dir, config, gold) if config.baseline is not None else None
-        path = find_prediction_file(res_dir, config)
-        predictions = read_predictions(path, config, gold)
+        predictions = read_submission(res_dir, config, gold)
         result = evaluate(config, gold, predictions, baseline=baseline)
         write_outputs(result, config, output_dir)
     except SubmissionError as exc:

@@ -26,8 +26,9 @@ from ..core.intervals import METHODS
 from ..core.parallel import MAX_JOBS, check_jobs
 from ..core.resampling import check_seed
 from ..core.resolution import STATSMODELS_METHODS
-from ..tasks.base import MetricSpec, check_labels
-from ..tasks.registry import TASKS
+from ..tasks.protocol import TaskSettings
+from ..tasks.registry import TASKS, find_metric
+from ..tasks.shared.base import MetricSpec, check_labels
 from .custom import load_custom_metric
 from .errors import ConfigError
 from .metric_config import MAX_KEY_LENGTH, parse_metric
@@ -335,7 +336,14 @@ class Config:
                 "(`f1_macro`), a mapping (`{name: f1, average: macro, labels: [favor, against], key: f1_fa}`) or "
                 "`{custom: file.py}`; see Metric entries.",
             ),
-            ("extra_metrics", "list of metric entries", "[]", "More metrics, each with its own columns."),
+            (
+                "extra_metrics",
+                "list of metric entries",
+                "[]",
+                "More metrics, each with its own columns. A reference-data config.yaml that names its task or "
+                "metric but no extra_metrics keeps those of the program's config.yaml that its task type offers "
+                "(the stock program's accuracy stays with a classification task, goes with another).",
+            ),
         ),
     )
     task: Optional[str] = setting(
@@ -369,8 +377,8 @@ class Config:
     detailed_results: DetailedSettings = setting(default_factory=DetailedSettings, section=DetailedSettings)
     source: str = CONFIG_NAME
     program_dir: Optional[str] = None
-    #: The task module's own settings (its ``SETTINGS`` keys), as sorted ``(key, value)`` pairs.
-    task_settings: Tuple[Tuple[str, object], ...] = ()
+    #: The task type's own settings (its ``Settings`` dataclass, :mod:`leaderboard_ci.tasks.settings`).
+    task_settings: TaskSettings = TaskSettings()
 
     @property
     def official(self):
@@ -454,9 +462,41 @@ def load_config(program_dir, ref_dir=None, path=None):
     if ref_dir is not None:
         override = os.path.join(ref_dir, CONFIG_NAME)
         if os.path.isfile(override):
-            data = merge_configs(data, read_config(override, "ref/" + CONFIG_NAME))
+            ref = read_config(override, "ref/" + CONFIG_NAME)
+            data = merge_configs(data, ref)
+            if "extra_metrics" not in ref and ("task" in ref or "metric" in ref):
+                data["extra_metrics"] = offered_extra_metrics(data)
             source = "%s + ref/%s" % (source, CONFIG_NAME)
     return parse_config(data, source=source, program_dir=program_dir)
+
+
+def offered_extra_metrics(data):
+    """The ``extra_metrics`` of ``data`` that its task type offers (custom metrics kept).
+
+    A ``ref/config.yaml`` that names its task or official metric but no extra metrics keeps, of the
+    program's ``extra_metrics``, those its task type has: the stock program's ``[accuracy]`` stays with a
+    classification task and goes with a soft-label or preference one (its metrics would be refused there).
+    An entry the lookup cannot place (a misspelt name) is kept, and refused later with its own sentence.
+    """
+    extra = data.get("extra_metrics")
+    if not isinstance(extra, (list, tuple)):
+        return extra
+    task = data.get("task")
+    if task is None:
+        official = data.get("metric")
+        name = official.get("name") if isinstance(official, dict) else official
+        found = find_metric(name) if isinstance(name, str) else None
+        task = found[0].name if found is not None else None
+    else:
+        task = _task_name(task)
+    if task not in TASKS:
+        return extra
+    kept = []
+    for entry in extra:
+        name = entry.get("name") if isinstance(entry, dict) else entry
+        if not isinstance(name, str) or find_metric(name, task) is not None or find_metric(name) is None:
+            kept.append(entry)
+    return kept
 
 
 # ---------------------------------------------------------------------------
@@ -542,7 +582,7 @@ def parse_config(data, source=CONFIG_NAME, program_dir=None):
     top, parts = section_keys(Config), sections()
     extra = set(data) - set(top)
     # Task modules are imported only when a key might be a task's setting.
-    task_keys = dict((key, module) for module in (TASKS.values() if extra else ()) for key in module.SETTINGS)
+    task_keys = dict((key, module) for module in (TASKS.values() if extra else ()) for key in module.Settings.keys())
     unknown = sorted(extra - set(task_keys), key=str)
     if unknown:
         raise unknown_key(
@@ -562,20 +602,21 @@ def parse_config(data, source=CONFIG_NAME, program_dir=None):
     metrics = _parse_metrics(data, source, program_dir, labels, pos_label, zero_division, task)
 
     module = TASKS[task or metrics[0].task]
-    foreign = sorted(key for key in data if key in task_keys and key not in module.SETTINGS)
+    keys = module.Settings.keys()
+    foreign = sorted(key for key in data if key in task_keys and key not in keys)
     if foreign:
-        owners = sorted(other.NAME for other in TASKS.values() if foreign[0] in other.SETTINGS)
+        owners = sorted(other.name for other in TASKS.values() if foreign[0] in other.Settings.keys())
         raise ConfigError(
             "%s: %s is a setting of task %s; this configuration's task is %s"
-            % (source, foreign[0], " or ".join(owners), module.NAME)
+            % (source, foreign[0], " or ".join(owners), module.name)
         )
-    own = dict((key, data[key]) for key in module.SETTINGS if key in data)
+    own = dict((key, data[key]) for key in keys if key in data)
     try:
-        task_settings = module.parse_settings(own)
+        task_settings = module.Settings.parse(own)
     except ValueError as exc:
         raise ConfigError("%s: %s" % (source, exc))
     try:  # settings that constrain the metrics (e.g. a coarse level)
-        module.check_config(tuple(metrics), task_settings, labels)
+        task_settings.check(tuple(metrics), labels)
     except ValueError as exc:
         raise ConfigError("%s: %s" % (source, exc))
     if pos_label is not None and labels is not None:
@@ -603,7 +644,7 @@ def parse_config(data, source=CONFIG_NAME, program_dir=None):
     )
     return Config(
         task=task,
-        task_settings=tuple(sorted(task_settings.items())),
+        task_settings=task_settings,
         metrics=metrics,
         labels=labels,
         pos_label=pos_label,
@@ -631,7 +672,7 @@ def option_names():
     for name in OPTION_SECTIONS:
         names.update((key, name) for key in section_keys(sections()[name]))
     for module in TASKS.values():
-        names.update((key, None) for key in module.SETTINGS)
+        names.update((key, None) for key in module.Settings.keys())
     return names
 
 

@@ -26,7 +26,7 @@ import math
 import os
 import threading
 
-from ..tasks.base import MetricInfo
+from ..tasks.protocol import MetricInfo
 from ..tasks.registry import DEFAULT_TASK, TASKS
 from .errors import ConfigError
 

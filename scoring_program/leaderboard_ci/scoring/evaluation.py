@@ -19,7 +19,7 @@ from ..core.intervals import Interval, confidence_interval
 from ..core.replicates import compute_replicates
 from ..core.signature import Signature
 from ..tasks.registry import official_metric_options
-from ..tasks.scorer import SystemScorer
+from ..tasks.shared.scorer import SystemScorer
 from .config import column_key
 from .custom import custom_functions
 from .outputs import written_keys
@@ -78,7 +78,7 @@ class BaselineComparison:
 class SubmissionResult:
     scores: Tuple[ScoreResult, ...]
     baseline: Tuple[BaselineComparison, ...]
-    per_class: tuple  # the task's unit rows (tasks.base.ClassRow: label, precision, recall, F1, ...)
+    per_class: tuple  # the task's unit rows (tasks.shared.base.ClassRow: label, precision, recall, F1, ...)
     signature: Signature
     unit_name: str = "class"  # what a row of per_class is: class, label, entity type
     #: Plain-language warnings where an interval rests on almost nothing (see :mod:`.validity`).
@@ -203,9 +203,9 @@ def evaluate(config, gold, predictions, baseline=None, progress=None):
             bs.method, rep_scores[0][:, t], full_scores[0][t], bs.confidence_level, jackknife=jk
         )
         # a task's own interval for this metric (e.g. DeLong's for ROC-AUC), if it has one
-        interval = (
-            main.task.analytic_interval(main.statistics, target.metric, target.group, bs.confidence_level) or interval
-        )
+        if main.task.analytic_interval is not None:
+            own = main.task.analytic_interval(main.statistics, target.metric, target.group, bs.confidence_level)
+            interval = own or interval
         results.append(
             ScoreResult(
                 target.metric,
@@ -250,8 +250,10 @@ def evaluate(config, gold, predictions, baseline=None, progress=None):
             )
 
     n_own = len(main.accumulators)
-    per_class = (
-        main.task.unit_rows(
+    table = main.task.unit_table
+    per_class = ()
+    if table is not None:
+        rows = table.rows(
             main.statistics,
             full[:n_own],
             reps[:n_own],
@@ -260,8 +262,7 @@ def evaluate(config, gold, predictions, baseline=None, progress=None):
             bs.confidence_level,
             config.zero_division,
         )
-        or ()
-    )
+        per_class = rows or ()
 
     # No gold hash: the signature is shown to participants, and a hash would let anyone confirm a
     # reconstructed gold offline.  The end-of-phase report (for organizers) keeps it.
@@ -283,7 +284,7 @@ def evaluate(config, gold, predictions, baseline=None, progress=None):
         tuple(comparisons),
         per_class,
         signature,
-        main.task.UNIT_NAME,
+        table.unit if table is not None else "class",
         tuple(validity_warnings(config, gold, predictions)) + tuple(design_notes(config, gold, hide_counts)),
         n_clusters=resampling.n_units if resampling is not None and resampling.clustered and not hide_counts else None,
         n_strata=resampling.n_strata if gold.strata is not None and not hide_counts else None,

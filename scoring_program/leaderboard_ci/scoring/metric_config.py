@@ -1,7 +1,7 @@
 """Metric entries of ``config.yaml``: names, aliases, parameters and score keys.
 
 :func:`parse_metric` turns ``metric: f1_macro`` or ``{name: f1, average: macro,
-labels: [favor, against], key: f1_fa}`` into a :class:`~leaderboard_ci.tasks.base.MetricSpec`.
+labels: [favor, against], key: f1_fa}`` into a :class:`~leaderboard_ci.tasks.shared.base.MetricSpec`.
 The metric's task module (found by name in :mod:`leaderboard_ci.tasks.registry`)
 validates its options; this module adds what every metric shares: the entry's
 shape, the leaderboard key and Codabench's limits on it (36 characters;
@@ -11,7 +11,7 @@ naming the entry and the allowed values, with a suggestion for a misspelt name.
 
 from __future__ import annotations
 
-from ..tasks.base import MetricSpec
+from ..tasks.protocol import MetricSpec
 from ..tasks.registry import canonical_name, find_metric, known_metric_names, suggest_metric
 from .errors import ConfigError
 from .limits import KEY_PATTERN, MAX_KEY_LENGTH
@@ -36,8 +36,8 @@ ENTRY_KEYS = (
         "a custom metric takes key besides.",
     ),
 )
-#: What each metric option means; a task type lists the options it takes in its ``OPTIONS`` and may
-#: document its own in an ``OPTION_DOCS`` mapping of the same form, which wins over this one.
+#: What each metric option means; a task type's metrics declare the options they take
+#: (:class:`~leaderboard_ci.tasks.metrics.Option`), whose own line wins over this one.
 OPTION_DOCS = {
     "average": "How per-class (per-label, per-entity-type) values are averaged: macro, micro, weighted, and binary "
     "(one class) or samples (per item) where the task has them.",
@@ -115,19 +115,23 @@ def parse_metric(
     if found is None:
         raise _unknown_metric(where, entry["name"], task)
     module, name, implied = found
-    allowed = {"name", "key"} | set(module.OPTIONS)
-    unknown = sorted(set(entry) - allowed)
+    unknown = sorted(set(entry) - {"name", "key"} - set(module.metrics.options))
     if unknown:
-        raise ConfigError("%s has unknown key %r; %s takes: %s" % (where, unknown[0], name, ", ".join(sorted(allowed))))
+        own = ["name", "key"] + sorted(option.name for option in module.metrics[name].options)
+        raise ConfigError("%s has unknown key %r; %s takes: %s" % (where, unknown[0], name, ", ".join(own)))
     options = dict(implied)
-    options.update((k, entry[k]) for k in module.OPTIONS if k in entry)
+    options.update((k, entry[k]) for k in module.metrics.options if k in entry)
     defaults = {"labels": label_set, "pos_label": default_pos_label, "zero_division": default_zero_division}
     try:
-        fields, default_key, title = module.make_spec(name, options, defaults)
+        fields, default_key, title = module.metrics.make_spec(name, options, defaults)
     except ValueError as exc:
         raise ConfigError("%s: %s" % (where, exc))
     spec = MetricSpec(
-        name=name, key=str(entry.get("key") or default_key), info=module.METRICS[name], display_title=title, **fields
+        name=name,
+        key=str(entry.get("key") or default_key),
+        info=module.metrics[name].info,
+        display_title=title,
+        **fields,
     )
     check_key(spec.key, where)
     return spec

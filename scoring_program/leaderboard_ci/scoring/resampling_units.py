@@ -1,12 +1,12 @@
 """The clusters and strata of the gold standard (``bootstrap.cluster``, ``bootstrap.strata``).
 
 :func:`attach_design` reads the two columns and puts their codes on the
-:class:`~leaderboard_ci.tasks.base.GoldStandard`, which hands the
+:class:`~leaderboard_ci.tasks.shared.base.GoldStandard`, which hands the
 :class:`~leaderboard_ci.core.resampling.Resampling` to the per-submission
 program and to the end-of-phase analysis alike (so both draw the same
 replicates).  A gold in a table format (CSV, TSV, JSON, JSON Lines) carries
 them as columns; a task with a gold format of its own carries them when its
-parser gives per-unit ``design`` values (:func:`design_values`); any task
+parser gives per-unit ``design`` values; any task
 with unit ids can take them from ``bootstrap.design_file``, a CSV of the
 reference data (e.g. the topic of each ranking query).  Otherwise the setting
 is an organizer error that says so.
@@ -26,7 +26,7 @@ from ..core.resampling import unit_codes
 from .errors import ConfigError
 from .formats import Columns, Source, open_table, quote
 
-__all__ = ["attach_design", "design_values", "design_notes", "DESIGN_KEYS", "FEW_CLUSTERS", "UNEQUAL_SIZES_CV"]
+__all__ = ["attach_design", "TableDesign", "design_notes", "DESIGN_KEYS", "FEW_CLUSTERS", "UNEQUAL_SIZES_CV"]
 
 #: The settings this module reads, in the order they are checked.
 DESIGN_KEYS = ("cluster", "strata")
@@ -37,27 +37,36 @@ def _columns(config):
     return [(key, getattr(bs, key)) for key in DESIGN_KEYS if getattr(bs, key) is not None]
 
 
-def _table_values(source, config, wanted, n):
-    """``{key: values}`` of the wanted columns of a table-format gold, in the gold's row order."""
-    files = config.files
-    out = {}
-    for key, column in wanted:
-        columns = Columns((column,), id=files.id_column, id_required=True)
+class TableDesign(object):
+    """The design values of a gold table: ``get(column)`` reads that column of every gold row.
+
+    What :meth:`GoldFile.rows <leaderboard_ci.scoring.inputs.GoldFile.rows>` gives
+    as ``design``: the column format's gold carries its clusters and strata as
+    columns.  A column that is missing, or empty on a row, is the organizer's
+    error, named by the setting (``bootstrap.cluster`` or ``bootstrap.strata``).
+    """
+
+    def __init__(self, source, config, n):
+        self.source, self.config, self.n = source, config, n
+
+    def get(self, column):
+        config = self.config
+        key = [k for k, c in _columns(config) if c == column][0]
+        columns = Columns((column,), id=config.files.id_column, id_required=True)
         try:
-            table = open_table(source, files.format, columns)
+            table = open_table(self.source, config.files.format, columns)
             values = [value for _, _, value, _ in table.rows]
         except ConfigError:
             raise ConfigError(
                 "%s: bootstrap.%s %s: ref/%s has no column %s, or it is empty on some row; add it to the gold"
                 % (config.source, key, quote(column), config.files.gold, quote(column))
             )
-        if len(values) != n or any(v == "" for v in values):
+        if len(values) != self.n or any(v == "" for v in values):
             raise ConfigError(
                 "%s: bootstrap.%s %s: the column %s of ref/%s must have a value on every gold row"
                 % (config.source, key, quote(column), quote(column), config.files.gold)
             )
-        out[key] = values
-    return out
+        return values
 
 
 def _file_values(gold_source, config, gold, wanted):
@@ -91,45 +100,37 @@ def _file_values(gold_source, config, gold, wanted):
     return out
 
 
-def design_values(units, column):
-    """Per-unit values of ``column`` that a task's own gold parser gave (``units["design"]``), or None."""
-    design = units.get("design") if units else None
-    if not design:
-        return None
-    return design.get(column)
-
-
-def attach_design(source, config, gold, task, units=None):
+def attach_design(source, config, gold, task, design=None):
     """The gold with its cluster and strata codes (the same gold when neither is set).
 
     Parameters
     ----------
     source : Source
-        The gold file (for a table format, read again for the columns).
+        The gold (its folder holds ``bootstrap.design_file``).
     config : Config
     gold : GoldStandard
     task : TaskType
-    units : dict, optional
-        What a task with its own gold format parsed (``design``: column -> per-unit values).
+    design : mapping, optional
+        What the task's ``read_gold`` gave as ``design``: ``get(column)`` gives
+        one string per unit, or None when the format has no such values (a gold
+        table's :class:`TableDesign` reads the column).
     """
     wanted = _columns(config)
     if not wanted:
         return gold
     if config.bootstrap.design_file is not None:
         values = _file_values(source, config, gold, wanted)
-    elif task.OWN_GOLD_FORMAT:
+    else:
         values = {}
         for key, column in wanted:
-            found = design_values(units, column)
+            found = None if design is None else design.get(column)
             if found is None:
                 raise ConfigError(
                     "%s: bootstrap.%s %s: the %s gold format of ref/%s gives no %s per unit; "
                     "give it in a bootstrap.design_file (a CSV of unit ids and %s)"
-                    % (config.source, key, quote(column), task.NAME, config.files.gold, quote(column), quote(column))
+                    % (config.source, key, quote(column), task.name, config.files.gold, quote(column), quote(column))
                 )
             values[key] = list(found)
-    else:
-        values = _table_values(source, config, wanted, gold.n)
     codes = {key: unit_codes(v)[0] for key, v in values.items()}
     if "cluster" in codes and "strata" in codes:
         clusters, strata = codes["cluster"], codes["strata"]

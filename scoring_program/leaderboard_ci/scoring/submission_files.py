@@ -18,7 +18,7 @@ from .errors import SubmissionError
 from .formats import Columns, Source, has_columns, list_names, quote
 from .text_files import escape
 
-__all__ = ["find_prediction_file"]
+__all__ = ["find_prediction_file", "list_folder", "MAX_FOLDER_FILES"]
 
 #: Files and folders the platform or an operating system adds; ignored without a word.
 _SYSTEM_NAMES = ("__MACOSX", "metadata", ".DS_Store")
@@ -315,3 +315,55 @@ def find_prediction_file(res_dir, config):
             % (len(listing.folders), _names([f + "/" for f in listing.folders]))
         )
     raise _nothing(listing)
+
+
+# ---------------------------------------------------------------------------
+# A folder of files (a task that reads the submission's folder itself)
+# ---------------------------------------------------------------------------
+#: A submission folder with more files than this is refused (a bound on the listing's time and memory).
+MAX_FOLDER_FILES = 200000
+
+
+def list_folder(path, error=SubmissionError, enter_one=False, what="the submission"):
+    """``(folder, names)``: every file under ``path`` by its relative name (``/``-separated), sorted.
+
+    The platform's and the operating system's files (``metadata``, ``__MACOSX/``,
+    ``._*``, ``.DS_Store``), hidden files and folders, and documentation or
+    editor files are left out; a symbolic link, or anything whose real path
+    leaves ``path``, is refused with ``error``.  With ``enter_one``, a folder
+    whose top holds nothing but one folder (a zip of a folder) is listed from
+    inside that folder, which is then the returned ``folder``.  ``what`` names
+    the folder in messages.
+    """
+    real_root = os.path.realpath(path)
+    if enter_one:
+        top = _entries(path, path, "")
+        if not top.files and len(top.folders) == 1:
+            path = os.path.join(path, top.folders[0])
+    names = []
+    for folder, dirs, files in os.walk(path):
+        kept = []
+        for name in sorted(dirs):
+            full = os.path.join(folder, name)
+            if os.path.islink(full):
+                raise error("%s is a symbolic link; submit the files themselves" % escape(_relative(full, path), 200))
+            if not (_is_system(name) or name.startswith(".")):
+                kept.append(name)
+        dirs[:] = kept
+        for name in sorted(files):
+            full = os.path.join(folder, name)
+            if _is_system(name) or name.startswith(".") or _never_predictions(name):
+                continue
+            if os.path.islink(full) or not os.path.realpath(full).startswith(real_root + os.sep):
+                raise error("%s is a symbolic link; submit the files themselves" % escape(_relative(full, path), 200))
+            if stat.S_ISREG(os.lstat(full).st_mode):
+                names.append(_relative(full, path))
+            if len(names) > MAX_FOLDER_FILES:
+                raise error("%s holds more than %d files; expected one file per test unit" % (what, MAX_FOLDER_FILES))
+    if not names:
+        raise error("%s holds no files; expected one file per test unit (see the evaluation page)" % what)
+    return path, sorted(names)
+
+
+def _relative(full, root):
+    return os.path.relpath(full, root).replace(os.sep, "/")

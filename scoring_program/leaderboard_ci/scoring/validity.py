@@ -32,9 +32,9 @@ from collections import OrderedDict
 
 import numpy as np
 
-from ..tasks.base import FEW_UNITS, GoldStandard
 from ..tasks.registry import task_type
-from ..tasks.sparse import is_macro
+from ..tasks.shared.base import FEW_UNITS, GoldStandard
+from ..tasks.shared.sparse import is_macro
 
 __all__ = [
     "FEW",
@@ -101,8 +101,9 @@ def target_scopes(gold, group=None, every_group=True):
 # Sparse units
 # ---------------------------------------------------------------------------
 def sparse_units_of(spec, gold, predictions=None, items=None):
-    """The task's :class:`~leaderboard_ci.tasks.base.SparseUnits` of ``spec`` (empty without the hook)."""
-    return tuple(task_type(gold.kind).sparse_units(spec, gold, predictions, items))
+    """The task's :class:`~leaderboard_ci.tasks.shared.base.SparseUnits` of ``spec`` (empty without the capability)."""
+    sparse_units = task_type(gold.kind).sparse_units
+    return () if sparse_units is None else tuple(sparse_units(spec, gold, predictions, items))
 
 
 def _gold_sentence(found, titles, where, participant):
@@ -254,7 +255,8 @@ def sparse_class_notes(
 # ---------------------------------------------------------------------------
 def item_contributions_of(spec, gold, predictions):
     """The task's ``(terms, noun, coverage)`` of a per-item-mean metric, or None."""
-    return task_type(gold.kind).item_contributions(spec, gold, predictions)
+    item_contributions = task_type(gold.kind).item_contributions
+    return None if item_contributions is None else item_contributions(spec, gold, predictions)
 
 
 def _top_count(n):
@@ -443,6 +445,9 @@ def submission_warnings(metrics, gold, predictions, per_class=True):
     notes = sparse_notes(metrics, gold, predictions, participant=True, per_class=per_class)
     for items, where, _ in target_scopes(gold):
         notes += heavy_tail_notes(metrics, gold, predictions, items, where, participant=True)
+    score_notes = task_type(gold.kind).score_notes
+    for spec in metrics if score_notes is not None else ():
+        notes += [note for note in score_notes(spec, gold, predictions) if note not in notes]
     return tuple(notes)
 
 
@@ -470,7 +475,8 @@ def phase_notes(gold, spec, group, names, flags, limit=5):
     """
     where = "the test set" if group is None else "group '%s'" % group
     notes = [_lower_first(n) for n in sparse_notes([spec], gold, None, group=group, every_group=False)]
-    unit = task_type(gold.kind).UNIT_NAME
+    table = task_type(gold.kind).unit_table
+    unit = table.unit if table is not None else "class"
 
     def listed(found):
         return ", ".join(found[:limit]) + (" ..." if len(found) > limit else "")

@@ -1,323 +1,542 @@
-"""The task-type protocol as a base class: :class:`TaskType`.
+"""The task-type protocol: a small required core and optional, typed capabilities.
 
-A task type is one module of :mod:`leaderboard_ci.tasks` that defines a
-subclass of :class:`TaskType` and an instance of it named ``TASK``; the
-registry (:mod:`leaderboard_ci.tasks.registry`) hands out these instances.
-The rest of the package (configuration, readers, evaluation, end of phase,
-reports) reaches a task only through the attributes below, never by its
-name: the optional hooks have documented no-op defaults here, so no caller
-asks whether a task has a hook.
+A task type is one subpackage of :mod:`leaderboard_ci.tasks` whose ``__init__``
+builds one :class:`TaskType` named ``TASK``; the registry
+(:mod:`leaderboard_ci.tasks.registry`) hands it out by name.  The rest of the
+package (configuration, readers, evaluation, end of phase, reports, tools)
+reaches a task only through the fields below, never by its name.
 
-What each attribute means, with the rules a task's messages follow, is in
-``docs/adding_a_task_type.md``; :data:`REQUIRED` and :data:`HOOKS` list them
-(the conformance test ``tests/test_task_protocol.py`` checks every registered
-task against them, and them against that page).
+The required core (:data:`CORE`)
+    ``name``; ``metrics``, the catalog of :class:`~leaderboard_ci.tasks.metrics.Metric`
+    objects; ``Settings``, the frozen dataclass of the task's own ``config.yaml``
+    keys (:class:`~leaderboard_ci.tasks.settings.TaskSettings`); ``read_gold`` and
+    ``read_predictions``, which read the organizer's and a participant's files
+    through the :class:`GoldInput` and :class:`SubmissionInput` the scoring
+    program hands them; ``encode_values``, the same encoding from Python values
+    (``analyze``); ``Statistics``, the per-unit sufficient statistics whose
+    weighted sums under the resample counts give every metric (:class:`TaskStatistics`).
+
+The optional capabilities (:data:`CAPABILITIES`)
+    Each is None when the task has none, a typed piece when it has it, so a
+    caller asks ``task.pair_tests is not None`` and never probes for a hook:
+    ``submission_format`` (what ``leaderboard-ci init`` shows participants),
+    ``pair_tests`` (:class:`PairTests`: McNemar, DeLong), ``unit_table``
+    (:class:`UnitTable`: per class, label or entity type), ``unit_values``
+    (per-unit values whose mean is the score), ``analytic_interval`` (DeLong's),
+    ``sparse_units``, ``item_contributions`` and ``score_notes`` (the validity notes).
+
+Reading files
+    A task reads its inputs itself: ``read_gold(gold, context)`` and
+    ``read_predictions(submission, gold, context)`` are the only parsing path.
+    The inputs offer every view a format needs: the decoded text lines of one
+    file (CoNLL, TREC runs, JSON), the id and value columns of a table
+    (:meth:`GoldInput.rows`, :meth:`PredictionFile.values`: what
+    :class:`~leaderboard_ci.tasks.shared.columns.ColumnFormat` reads for the
+    tasks that opt into it), or the files of a folder (masks, one file per
+    image: :meth:`SubmissionInput.folder`).  The scoring program implements
+    them (:mod:`leaderboard_ci.scoring.inputs`): finding the file in ``res/``,
+    size limits, encodings, and messages that name the file and line.
+
+What each field means, with the rules a task's messages follow and the tests a
+task ships: ``docs/adding_a_task_type.md``.  ``tests/test_task_protocol.py``
+checks every registered task against this module, and this module against that page.
+
+Python 3.7, numpy only.
 """
 
 from __future__ import annotations
 
-from collections import namedtuple
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any, Callable, Optional, Tuple
 
 import numpy as np
 
-from .prediction_tables import TableWords, table_format, table_sample
+from .metrics import Metric, Metrics, Option
+from .settings import TaskSettings, setting
+from .shared.base import FEW_UNITS, ClassRow, GoldStandard, MetricInfo, MetricSpec, SparseUnits, Target, ppi
 
-__all__ = ["TaskType", "SubmissionFormat", "REQUIRED", "HOOKS", "CONSTANTS"]
-
-#: What every task type defines (or inherits a default of): names, parsing, statistics.
-REQUIRED = (
-    "NAME",
-    "METRICS",
-    "ALIASES",
-    "OPTIONS",
-    "resolve_name",
-    "known_names",
-    "make_spec",
-    "check_metrics",
-    "encode_gold",
-    "value_parser",
-    "is_value",
-    "encode_values",
-    "decode",
-    "Statistics",
-)
-#: Optional hooks: each has a default that does nothing (or says "nothing of the kind").
-HOOKS = (
-    "SETTINGS",
-    "SETTING_DOCS",
-    "OPTION_DOCS",
-    "parse_settings",
-    "check_config",
-    "organizer_warnings",
-    "stack",
-    "OWN_GOLD_FORMAT",
-    "read_gold",
-    "OWN_PREDICTION_FORMAT",
-    "read_predictions",
-    "analytic_interval",
-    "metric_signature",
-    "UNIT_VALUES_NAME",
-    "unit_values",
-    "sparse_units",
-    "item_contributions",
-    "UNIT_NAME",
-    "unit_rows",
-    "PAIR_TESTS",
-    "needs_pair_tests",
-    "pair_tests",
-    "submission_format",
-)
-#: The attributes above that are values, not callables (``Statistics`` is a class).
-CONSTANTS = (
-    "NAME",
-    "METRICS",
-    "ALIASES",
-    "OPTIONS",
-    "SETTINGS",
-    "SETTING_DOCS",
-    "OPTION_DOCS",
-    "OWN_GOLD_FORMAT",
-    "OWN_PREDICTION_FORMAT",
-    "UNIT_VALUES_NAME",
-    "UNIT_NAME",
-    "PAIR_TESTS",
-)
+__all__ = [
+    "TaskType",
+    "CORE",
+    "CAPABILITIES",
+    "TaskStatistics",
+    "ReadContext",
+    "GoldData",
+    "GoldRows",
+    "GoldInput",
+    "InputFile",
+    "InputFolder",
+    "PredictionFile",
+    "SubmissionInput",
+    "SubmissionFormat",
+    "PairTests",
+    "UnitTable",
+    "as_array",
+    # the protocol's values, defined beside it
+    "Metric",
+    "Metrics",
+    "Option",
+    "TaskSettings",
+    "setting",
+    "GoldStandard",
+    "MetricSpec",
+    "MetricInfo",
+    "Target",
+    "ClassRow",
+    "SparseUnits",
+    "FEW_UNITS",
+    "ppi",
+]
 
 
-#: What participants submit, for the pages, starting kit and sample submission ``leaderboard-ci init`` writes:
-#: ``unit``/``units`` name a resampling unit ("test item"/"test items", "query"/"queries"); ``goal`` is the
-#: overview's first sentence with ``{n}`` for the number of units; ``description`` is Markdown (what the file
-#: holds, with a short example); ``file_name`` the prediction file's default name; ``sample`` the text of a
-#: file the scoring program accepts (built from public ids and labels only, never from gold answers);
-#: ``public_files`` ``((name, text), ...)`` for the ``public_data/`` scaffold.
-SubmissionFormat = namedtuple("SubmissionFormat", "unit units goal description file_name sample public_files")
+# ---------------------------------------------------------------------------
+# What the readers get and give
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ReadContext:
+    """What a task's readers know of the configuration besides their own files.
 
-
-class TaskType(object):
-    """One task type: how its values are parsed and encoded, its statistics, metrics and hooks.
-
-    A subclass sets the names (``NAME``, ``METRICS``...) and ``Statistics``,
-    overrides what differs from the defaults below, and its module creates the
-    one instance ``TASK``.  Methods take no state of their own: a module may
-    bind its functions as ``staticmethod``; the signatures are the ones here.
+    Attributes
+    ----------
+    settings : TaskSettings
+        The task's own settings (its ``Settings`` class).
+    metrics : tuple of MetricSpec
+        The configured metrics (a check that depends on them, such as
+        probabilities in [0, 1] for log loss, can then name the line).
+    labels : tuple of str or None
+        The configured ``labels``; None when the label set comes from the
+        gold.  The only label set a participant's message may list.
+    config_name : str
+        How messages name the configuration (``config.yaml``).
+    format : str
+        ``files.format`` (``auto``, ``csv``, ``tsv``, ``json``, ``jsonl``, ``lines``).
+    id_column, gold_column : str or None
+        ``files.id_column`` and ``files.gold_column``.
+    prediction_columns : tuple of str
+        ``files.prediction_columns``: accepted names of the value column.
+    group_column : str or None
+        ``groups.column``.
+    unscored_ids : {"error", "ignore"}
+        ``files.unscored_ids``: whether ids the gold does not have are an
+        error or (decoy ids) read, checked and left out.
+    max_ids : int or None
+        ``files.max_ids``: how many rows a file may hold with decoy ids.
     """
 
-    # -- Names -----------------------------------------------------------------------------------------------------
-    #: The task's name, the value of ``task:`` in ``config.yaml``.
-    NAME = None
-    #: ``{metric name: MetricInfo(NAME, direction, best, title, ppi)}``.
-    METRICS = {}
-    #: Other spellings of metric names, ``{alias: name}``.
-    ALIASES = {}
-    #: The metric options a config entry may give besides ``name`` and ``key``.
-    OPTIONS = ()
-    #: The ``Statistics`` class (per-item accumulators of one system, and scores from their sums).
-    Statistics = None
+    settings: TaskSettings = TaskSettings()
+    metrics: Tuple[MetricSpec, ...] = ()
+    labels: Optional[Tuple[str, ...]] = None
+    config_name: str = "config.yaml"
+    format: str = "auto"
+    id_column: Optional[str] = "id"
+    gold_column: Optional[str] = "label"
+    prediction_columns: Tuple[str, ...] = ("prediction",)
+    group_column: Optional[str] = None
+    unscored_ids: str = "error"
+    max_ids: Optional[int] = None
 
-    def resolve_name(self, name):
-        """``(metric, implied options)`` for a canonical metric name, alias or shorthand, or None.
 
-        Default: the aliases, then the metric names themselves, with no implied options.
+@dataclass(frozen=True)
+class GoldData:
+    """What a task's ``read_gold`` gives: one entry per resampling unit.
+
+    Attributes
+    ----------
+    lines : sequence of int
+        The line where each unit starts (a format without lines: 1 for every
+        unit); messages about a unit's id or group name it.
+    values : ndarray
+        The encoded gold, one row per unit (the task's encoding).
+    labels : tuple of str or None
+        The task's label set, where it has one.
+    ids : sequence of str or None
+        The units' ids (public: participants name them), when the format has them.
+    groups : sequence of str or None
+        Each unit's value of ``groups.column``, when the format carries it.
+    design : mapping or None
+        ``{column: one string per unit}``: the values ``bootstrap.cluster`` and
+        ``bootstrap.strata`` may name (the SQuAD article ``title``, the CoNLL
+        ``document``); the column format's mapping reads the gold table's columns.
+    public : tuple of (str, value) pairs
+        ``(file name, JSON value)`` of the participants' inputs the gold carries without its answers (a SQuAD
+        file's articles, contexts and questions), for ``public_data/`` (``GoldStandard.public_inputs``).
+    """
+
+    lines: Any
+    values: Any
+    labels: Optional[Tuple[str, ...]] = None
+    ids: Optional[Any] = None
+    groups: Optional[Any] = None
+    design: Optional[Any] = None
+    public: Tuple[Tuple[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class GoldRows:
+    """The id, gold and group columns of a gold table, row by row (:meth:`GoldInput.rows`).
+
+    ``ids`` is None when the table has no id column (or ``files.id_column`` is
+    not set), ``groups`` when no ``groups.column`` is configured; ``design``
+    reads any other column of the table, ``{column: one string per row}``.
+    """
+
+    lines: Tuple[int, ...]
+    ids: Optional[Tuple[str, ...]]
+    values: Tuple[str, ...]
+    groups: Optional[Tuple[str, ...]]
+    design: Any = None
+
+
+class InputFile(object):
+    """One file a task reads: the gold file, a participant's prediction file, a file of a folder.
+
+    Attributes
+    ----------
+    source
+        How messages name the file: ``source.at(line, text)`` and
+        ``source.whole(text)`` return the exception to raise (the participant's
+        for a submission, the organizer's for the gold; a gold value is never
+        quoted); ``source.shown`` is its escaped name, ``source.extension`` its
+        lower-case extension, ``source.path`` where it is.
+    path : str
+        Where the file is (a task that reads bytes opens it itself).
+    """
+
+    source = None
+    path = None
+
+    def quote(self, text):
+        """A participant's ``text`` in quotes for a message: invisible characters shown, long text shortened."""
+        raise NotImplementedError
+
+    def lines(self):
+        """The decoded text: iterating gives ``(line number, text)`` (encodings, NUL bytes and overlong lines
+        already refused); ``.text()`` is the whole document, ``.blocks()`` batches of lines,
+        ``.first_character()`` the first non-blank character, ``.source_size()`` the size in bytes."""
+        raise NotImplementedError
+
+
+class InputFolder(object):
+    """The files of a folder a task reads whole (one mask per image, one file per series).
+
+    Attributes
+    ----------
+    source
+        Messages about the folder as a whole (``source.whole(text)``).
+    names : tuple of str
+        The files' names relative to the folder (``a/b.png``), sorted; the
+        platform's files (``metadata``, ``__MACOSX/``, ``._*``), hidden files
+        and documentation are left out, symbolic links refused.
+    """
+
+    source = None
+    names = ()
+
+    def file(self, name):
+        """The :class:`InputFile` of one of :attr:`names`."""
+        raise NotImplementedError
+
+
+class GoldInput(InputFile):
+    """The organizer's gold standard (``ref/<files.gold>``), a file or a folder."""
+
+    def rows(self):
+        """The :class:`GoldRows` of a gold table (CSV, TSV, JSON, JSON Lines) by the ``files:`` columns."""
+        raise NotImplementedError
+
+    def folder(self):
+        """The :class:`InputFolder` when ``files.gold`` names a folder."""
+        raise NotImplementedError
+
+
+class PredictionFile(InputFile):
+    """The one prediction file of a submission."""
+
+    def values(self, convert, typecode, stack=None, is_value=None):
+        """The file's value column, aligned with the gold units (by id when both have ids, else in order).
+
+        Parameters
+        ----------
+        convert : callable
+            ``convert(line, text) -> value``: one cell into the task's encoding
+            (raises ``source.at(line, ...)``); it depends on ``text`` alone, so
+            each distinct text of a batch is converted once.
+        typecode : {"q", "d"} or None
+            The ``array`` code the values are collected in (int64, float64);
+            None for structured values, built by ``stack``.
+        stack : callable, optional
+            ``stack(values) -> array`` of the values in gold order (typecode None).
+        is_value : callable, optional
+            ``is_value(text) -> bool``: whether a would-be header field is a
+            value (a label, a number), i.e. the file has no header.
         """
-        name = self.ALIASES.get(name, name)
-        return (name, {}) if name in self.METRICS else None
+        raise NotImplementedError
 
-    def known_names(self):
-        """One spelling of every metric, for messages and "did you mean" (default: the metric names, sorted)."""
-        return sorted(self.METRICS)
 
-    def make_spec(self, name, options, defaults):
-        """``(fields for MetricSpec, default key, title)`` of metric ``name`` (ValueError saying what is wrong).
+class SubmissionInput(object):
+    """A participant's submission (``res/``) or the organizer's baseline, as the task chooses to read it.
 
-        Default, for a task whose metrics take no options: no fields, the
-        metric's name as key and its title.  The configuration has already
-        refused options outside :attr:`OPTIONS`.
-        """
-        return {}, name, self.METRICS[name].title
+    Attributes
+    ----------
+    name : str
+        How messages name the submission.
+    """
 
-    def check_metrics(self, metrics, labels):
-        """``(metric key, message)`` of the first metric the gold's ``labels`` do not allow, or None (default)."""
-        return None
+    name = "the submission"
 
-    # -- Values ----------------------------------------------------------------------------------------------------
-    def encode_gold(self, source, lines, values, labels=None, config_name="config.yaml", settings=None):
-        """``(encoded values, labels)`` of the gold column's text ``values`` (unless :attr:`OWN_GOLD_FORMAT`)."""
-        raise NotImplementedError("task %s reads its gold with read_gold" % self.NAME)
+    def file(self):
+        """The :class:`PredictionFile`: the one file of the submission, found by the documented rules
+        (``files.predictions``, the only candidate, the only data file, the only one with the columns)."""
+        raise NotImplementedError
 
-    def value_parser(self, source, gold, quote=repr, settings=None):
-        """``(convert(line, text), typecode)`` for participant values (unless :attr:`OWN_PREDICTION_FORMAT`)."""
-        raise NotImplementedError("task %s reads predictions with read_predictions" % self.NAME)
+    def folder(self):
+        """The :class:`InputFolder` of the submission's files (a zip of one folder is read inside it)."""
+        raise NotImplementedError
 
-    def is_value(self, gold, text):
-        """Whether a would-be header field is really a value (default: never, the file must have its header)."""
-        return False
 
-    def encode_values(self, gold_values, systems, labels=None, settings=None):
-        """``(gold values, labels, {system: values})`` for the in-memory analysis API (ValueError)."""
-        raise NotImplementedError("task %s has no in-memory encoding" % self.NAME)
+#: What participants submit, for the pages, starting kit and sample submission ``leaderboard-ci init``
+#: writes (the ``submission_format`` capability).
+@dataclass(frozen=True)
+class SubmissionFormat:
+    """What participants submit.
 
-    def decode(self, gold, values):
-        """Encoded values as a custom metric function receives them (default: as an array)."""
-        return np.asarray(values)
+    Attributes
+    ----------
+    unit, units : str
+        One resampling unit, and several ("test item"/"test items", "query"/"queries").
+    goal : str
+        The overview's first sentence, ``{n}`` for the number of units.
+    description : str
+        Markdown: what the file holds, with a short example.
+    file_name : str
+        The prediction file's default name.
+    sample : str
+        The text of a file the scoring program accepts, built from public ids
+        and labels only (never from gold answers: a constant label, uniform
+        probabilities, an empty answer).
+    public_files : tuple of (str, str)
+        ``(name, text)`` of the files of ``public_data/`` (the test ids).
+    """
 
-    # -- Optional: settings ----------------------------------------------------------------------------------------
-    #: Top-level ``config.yaml`` keys this task owns.
-    SETTINGS = ()
-    #: ``{setting: one line}`` and ``{metric option: one line}``: what the configuration reference
-    #: (``docs/configuration.md``, generated) says of each; an option left out gets the generic sentence.
-    SETTING_DOCS = {}
-    OPTION_DOCS = {}
+    unit: str
+    units: str
+    goal: str
+    description: str
+    file_name: str
+    sample: str
+    public_files: Tuple[Tuple[str, str], ...] = ()
 
-    def parse_settings(self, values):
-        """Validated ``{key: hashable value}`` of the task's own keys present in the config (default: as given)."""
-        return dict(values)
 
-    def check_config(self, metrics, settings, labels):
-        """Cross-check the metrics with the task's settings and the configured labels (ValueError; default: none)."""
-        return None
+# ---------------------------------------------------------------------------
+# Statistics
+# ---------------------------------------------------------------------------
+class TaskStatistics(object):
+    """What a task's ``Statistics`` class does (a task may subclass this; only the methods count).
 
-    def organizer_warnings(self, labels, source):
-        """Sentences for the organizer about settings that weaken participants' messages (default: none).
+    ``Statistics(add, gold, predictions, metrics, group_codes, n_groups, layout)``
+    validates one system's encoded ``predictions`` against the ``gold``
+    (ValueError saying what it got), creates the accumulators of
+    :mod:`leaderboard_ci.core.accumulators` (per-unit statistics whose weighted
+    sums under the resample counts are exact) and registers each with
+    ``add(accumulator) -> slot``.  ``group_codes`` gives each unit's group
+    (``n_groups`` of them; all 0 without groups); ``layout`` is a
+    task-specific storage choice that never changes a score.  The unit of
+    resampling is whatever one row of ``gold.values`` is.
 
-        ``labels`` is the configured label set (None: read from the gold), ``source`` the config's name.
-        """
-        return ()
+    Linear accumulators (``linear_matrix``) make the end-of-phase stacking and
+    the permutation test work with no more code; a non-linear replicate (AP
+    from cumulative sums in score order) is an accumulator of its own.
+    """
 
-    # -- Optional: file formats ------------------------------------------------------------------------------------
-    #: True when the task parses its gold file itself (:meth:`read_gold`) instead of the gold column.
-    OWN_GOLD_FORMAT = False
-    #: True when the task parses prediction files itself (:meth:`read_predictions`).
-    OWN_PREDICTION_FORMAT = False
+    def prepare(self, stats):
+        """Whatever :meth:`score` reads, from ``stats`` (one ``(N, features)`` array per slot); once per block."""
+        return stats
 
-    def stack(self, values, gold, settings):
-        """The array of structured values (``value_parser``'s ``typecode`` None), in gold order."""
-        raise NotImplementedError("task %s stores scalar values (typecode q or d)" % self.NAME)
+    def score(self, prepared, spec, j):
+        """The ``(N,)`` scores of MetricSpec ``spec`` on all units (``j == 0``) or on group ``j - 1``."""
+        raise NotImplementedError
 
-    def read_gold(self, source, lines, labels, settings):
-        """``{"lines", "values", "labels", "ids", "groups"}`` from a gold file of the task's own format.
 
-        An optional ``"design"``, ``{name: per-unit strings}``, offers the values that
-        ``bootstrap.cluster`` / ``bootstrap.strata`` may name (e.g. the SQuAD article ``title``); an optional
-        ``"public"``, ``((file name, JSON value), ...)``, the participants' inputs the gold carries without
-        its answers (``GoldStandard.public_inputs``, for :meth:`submission_format`).
-        """
-        raise NotImplementedError("task %s reads its gold from the gold column" % self.NAME)
+# ---------------------------------------------------------------------------
+# Capabilities
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class PairTests:
+    """Exact tests of the end-of-phase pairs table, beside the bootstrap's and the permutation test's.
 
-    def read_predictions(self, source, lines, gold, settings):
-        """The predictions' array, aligned with the gold, from a file of the task's own format."""
-        raise NotImplementedError("task %s reads predictions from the prediction columns" % self.NAME)
+    Attributes
+    ----------
+    columns : tuple of (str, str, tuple of str)
+        ``(column, title, metric names)``: every column :attr:`run` may
+        return, its title in the reports, the metrics it tests; in the order
+        the reports show them (classification: ``("p_mcnemar", "p (McNemar)",
+        ("accuracy",))``).
+    run : callable
+        ``run(spec, gold, predictions, items, pairs, sides) -> {column: (title,
+        p-values)}`` for the columns that apply to ``spec``: ``predictions`` is
+        ``(n, m, ...)`` (every system's encoded values), ``items`` the target's
+        boolean unit mask, ``pairs`` the ``(P, 2)`` ranked pairs (better first),
+        ``sides`` ``"one"`` or ``"two"``.
+    """
 
-    # -- Optional: intervals and per-unit values -------------------------------------------------------------------
-    def analytic_interval(self, statistics, spec, group, confidence_level):
-        """A closed-form Interval the per-submission program shows instead of the bootstrap's, or None (default)."""
-        return None
+    columns: Tuple[Tuple[str, str, Tuple[str, ...]], ...]
+    run: Callable[..., Any]
 
-    def metric_signature(self, spec, gold):
-        """The options behind ``spec``'s numbers in the field's own signature style, or None (default).
+    def titles(self):
+        """``{column: title}`` in the declared order."""
+        return OrderedDict((column, title) for column, title, _ in self.columns)
 
-        Written into the signature after ``metric:`` (generation: sacrebleu's
-        ``nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp``), so a score can be
-        compared with one computed by the field's reference tool.
-        """
-        return None
-
-    #: What one resampling unit is, for the per-unit value plots (``"query"``).
-    UNIT_VALUES_NAME = "unit"
-
-    def unit_values(self, statistics, spec, j):
-        """Per-unit values whose mean is the score (all units, ``j`` 0, or group ``j - 1``), or None (default)."""
-        return None
-
-    def sparse_units(self, spec, gold, predictions=None, items=None):
-        """Tuple of :class:`~leaderboard_ci.tasks.base.SparseUnits` where ``spec``'s interval rests on little."""
-        return ()
-
-    def item_contributions(self, spec, gold, predictions):
-        """``(non-negative per-item terms, noun, coverage)`` of a per-item-mean metric, or None (default)."""
-        return None
-
-    #: What a row of the per-unit table is (``"class"``, ``"label"``, ``"entity type"``).
-    UNIT_NAME = "class"
-
-    def unit_rows(self, statistics, full_stats, rep_stats, labels, method, confidence_level, zero_division):
-        """The per-unit table's rows (``ClassRow``), or None when the task has no such table (default)."""
-        return None
-
-    # -- Optional: the end of phase's pair tests -------------------------------------------------------------------
-    #: ``((column, title, metric names), ...)``: every column :meth:`pair_tests` may return, its title in the
-    #: reports, and the metrics it tests; in the order the reports show them.
-    PAIR_TESTS = ()
-
-    def needs_pair_tests(self, metrics):
-        """Whether :meth:`pair_tests` may return a column for one of ``metrics`` (MetricSpecs).
-
-        The end of phase then keeps every system's per-item predictions for the pair stage.
-        """
-        tested = set(name for _, _, names in self.PAIR_TESTS for name in names)
+    def needed(self, metrics):
+        """Whether a column applies to one of ``metrics`` (MetricSpecs): the end of phase then keeps every
+        system's per-unit predictions for the pair stage."""
+        tested = set(name for _, _, names in self.columns for name in names)
         return any(spec.name in tested for spec in metrics)
 
-    def pair_tests(self, spec, gold, predictions, items, pairs, sides):
-        """Tests of the pairs table beside the bootstrap's: ``{column: (title, p-values over pairs)}``.
 
-        ``predictions`` is ``(n, m, ...)`` (every system's encoded values),
-        ``items`` the target's boolean item mask, ``pairs`` the ``(P, 2)``
-        ranked pairs (better first), ``sides`` ``"one"`` or ``"two"``.  Only
-        columns of :attr:`PAIR_TESTS`, with the title given there (default: none, ``{}``).
-        """
-        return {}
+@dataclass(frozen=True)
+class UnitTable:
+    """The per-unit table (class, label, entity type) of ``detailed_results.html`` and the end-of-phase report.
 
-    # -- Optional: what participants submit -------------------------------------------------------------------------
-    def submission_format(self, gold, files, metrics):
-        """The :data:`SubmissionFormat` of the prediction file, for the pages ``leaderboard-ci init`` writes.
+    Attributes
+    ----------
+    unit : str
+        What a row is, singular (``"class"``, ``"label"``, ``"entity type"``).
+    rows : callable
+        ``rows(statistics, full_stats, rep_stats, labels, method,
+        confidence_level, zero_division) -> tuple of ClassRow``: per unit the
+        precision, recall, F1 and its interval, and the predicted count.
+    """
 
-        ``gold`` is the :class:`~leaderboard_ci.tasks.base.GoldStandard`, ``files`` the config's ``files:``
-        section, ``metrics`` the MetricSpecs.  Default, for the tasks read by the id and value columns: a CSV
-        with the id column and the gold column, and a sample holding one constant value (the first label,
-        or 0) for every id.
-        """
-        fmt, name = table_format(files, "predictions.csv")
-        words = TableWords(fmt)
-        value = gold.labels[0] if gold.labels else (0 if fmt in ("json", "jsonl") else "0")
-        target = files.gold_column
-        ids = gold.ids
-        n = int(np.asarray(gold.values).shape[0])
-        if ids is not None and files.id_column and fmt != "lines":
-            header, rows = (files.id_column, target), [(i, value) for i in ids]
-            what = "one %s per test item, in any order, with the %s `%s` and `%s`" % (
-                words.row,
-                words.columns,
-                files.id_column,
-                target,
-            )
-            public = (("test_ids.txt", "\n".join(ids) + "\n"),)
-        else:
-            header, rows = (target,), [(value,)] * n
-            if fmt == "lines":
-                what = "one value per line, without a header, in the order of the test items"
-            elif words.header:
-                what = "a header `%s`, then one value per line, in the order of the test items" % target
-            else:
-                what = "one %s per test item, in the order of the test items, with the %s `%s`" % (
-                    words.row,
-                    words.columns,
-                    target,
-                )
-            public = (("test_ids.txt", "\n".join(ids) + "\n"),) if ids is not None else ()
-        labels = (
-            " The %s is one of: %s." % (target, ", ".join("`%s`" % label for label in gold.labels))
-            if gold.labels and len(gold.labels) <= 30
-            else ""
-        )
-        sample, example = table_sample(fmt, header, rows)
-        return SubmissionFormat(
-            unit="test item",
-            units="test items",
-            goal="Predict the %s of each of the {n} test items." % target,
-            description="A %s file with %s.%s\n\n```\n%s\n```\n" % (words.noun, what, labels, example),
-            file_name=name,
-            sample=sample,
-            public_files=public,
-        )
+    unit: str
+    rows: Callable[..., Any]
+
+
+def as_array(gold, values):
+    """The default ``decode``: encoded values as the array a custom metric function receives."""
+    return np.asarray(values)
+
+
+# ---------------------------------------------------------------------------
+# The task type
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class TaskType:
+    """One task type: its core (names, metrics, settings, readers, statistics) and its capabilities.
+
+    Functions are plain functions of the task's modules, stored in the fields
+    (never bound to the instance); arguments are positional, in the order given.
+
+    Core
+    ----
+    name : str
+        The value of ``task:`` in ``config.yaml``.
+    metrics : Metrics
+        The catalog of the task's metrics (names, options, formulas).
+    Statistics : type
+        The per-unit statistics of one system (:class:`TaskStatistics`).
+    read_gold : callable
+        ``read_gold(gold, context) -> GoldData`` from a :class:`GoldInput` and
+        the :class:`ReadContext`; errors through ``gold.source``, never quoting
+        a gold value.
+    read_predictions : callable
+        ``read_predictions(submission, gold, context) -> array`` aligned with
+        the gold's units, from a :class:`SubmissionInput` (errors through the
+        source of the file or folder the task asked for).
+    encode_values : callable
+        ``encode_values(gold_values, systems, labels, settings) -> (values,
+        labels, {name: values})``: the same encoding from Python values, for
+        ``analyze`` (ValueError naming the system).
+    Settings : type
+        The task's :class:`~leaderboard_ci.tasks.settings.TaskSettings` subclass.
+    decode : callable
+        ``decode(gold, values)``: encoded values as a custom metric function
+        receives them (default :func:`as_array`).
+    unit_name : str
+        What one resampling unit is, singular, in reports (``"query"``,
+        ``"segment"``; default ``"item"``).
+
+    Capabilities (None: the task has none)
+    --------------------------------------
+    submission_format : callable
+        ``submission_format(gold, files, metrics) -> SubmissionFormat`` for
+        ``leaderboard-ci init`` (``files``: the config's ``files:`` section).
+    pair_tests : PairTests
+    unit_table : UnitTable
+    unit_values : callable
+        ``unit_values(statistics, spec, j) -> array or None``: for a metric that
+        is the mean of a value per unit, that value on every unit (``j == 0``)
+        or on the units of group ``j - 1``; the report draws each system's
+        distribution of them.
+    analytic_interval : callable
+        ``analytic_interval(statistics, spec, group, confidence_level) ->
+        Interval or None``: a closed-form interval the per-submission program
+        shows instead of the bootstrap's (DeLong's for ``roc_auc`` with
+        ``interval: delong``).
+    sparse_units : callable
+        ``sparse_units(spec, gold, predictions, items) -> tuple of SparseUnits``:
+        where ``spec``'s interval rests on almost nothing in the ``items`` (a
+        boolean mask; all when None), with one system's ``predictions`` or
+        none; ``scoring.validity`` turns them into sentences.
+    item_contributions : callable
+        ``item_contributions(spec, gold, predictions) -> (terms, noun,
+        coverage) or None``: for a metric that is the mean of non-negative
+        per-unit terms, those terms, what they are called and what a coverage
+        study found when a few dominate; the heavy-tail note reads them.
+    score_notes : callable
+        ``score_notes(spec, gold, predictions) -> tuple of str``: sentences for
+        the participant's page about what the score of ``spec`` on these
+        predictions stands for, when the number alone would mislead
+        (``preference``: a model that never won has no finite maximum-likelihood score).
+    """
+
+    name: str
+    metrics: Metrics
+    Statistics: type
+    read_gold: Callable[..., Any]
+    read_predictions: Callable[..., Any]
+    encode_values: Callable[..., Any]
+    Settings: type = TaskSettings
+    decode: Callable[..., Any] = as_array
+    unit_name: str = "item"
+    submission_format: Optional[Callable[..., Any]] = None
+    pair_tests: Optional[PairTests] = None
+    unit_table: Optional[UnitTable] = None
+    unit_values: Optional[Callable[..., Any]] = None
+    analytic_interval: Optional[Callable[..., Any]] = None
+    sparse_units: Optional[Callable[..., Any]] = None
+    item_contributions: Optional[Callable[..., Any]] = None
+    score_notes: Optional[Callable[..., Any]] = None
+
+    def __post_init__(self):
+        for metric in self.metrics.values():
+            if metric.task != self.name:
+                raise ValueError("metric %s belongs to task %s, not %s" % (metric.name, metric.task, self.name))
 
     def __repr__(self):
-        return "<task type %s>" % self.NAME
+        return "<task type %s>" % self.name
+
+
+#: The fields every task type defines (or takes the default of).
+CORE = (
+    "name",
+    "metrics",
+    "Statistics",
+    "read_gold",
+    "read_predictions",
+    "encode_values",
+    "Settings",
+    "decode",
+    "unit_name",
+)
+#: The optional capabilities: None when the task has none.
+CAPABILITIES = (
+    "submission_format",
+    "pair_tests",
+    "unit_table",
+    "unit_values",
+    "analytic_interval",
+    "sparse_units",
+    "item_contributions",
+    "score_notes",
+)

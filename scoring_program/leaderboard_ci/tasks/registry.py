@@ -1,9 +1,8 @@
 """The task types, and which task each metric name belongs to.
 
-A new task type is registered by adding its module to :data:`TASKS`; the
-module defines a :class:`~leaderboard_ci.tasks.protocol.TaskType` subclass
-and its instance ``TASK``, which is what the registry hands out (see
-``docs/adding_a_task_type.md``).
+A new task type is registered by adding its subpackage to ``_MODULES``; the
+subpackage's ``__init__`` builds its :class:`~leaderboard_ci.tasks.protocol.TaskType`
+``TASK``, which is what the registry hands out (see ``docs/adding_a_task_type.md``).
 """
 
 from __future__ import annotations
@@ -12,7 +11,9 @@ import difflib
 import importlib
 from collections import OrderedDict
 
-from .base import canonical_name
+from . import legacy
+from .protocol import TaskType
+from .shared.base import canonical_name
 
 __all__ = [
     "TASKS",
@@ -26,7 +27,7 @@ __all__ = [
     "official_metric_options",
 ]
 
-#: Task name -> module name under leaderboard_ci.tasks, in the order metric names are looked up
+#: Task name -> subpackage under leaderboard_ci.tasks, in the order metric names are looked up
 #: and messages list them.  A new task type is one more entry.
 _MODULES = OrderedDict(
     [
@@ -62,6 +63,8 @@ class _Registry(object):
         task = self._loaded.get(name)
         if task is None:
             task = importlib.import_module("%s.%s" % (__package__, self._names[name])).TASK
+            if not isinstance(task, TaskType):  # not yet migrated from the previous protocol
+                task = legacy.as_task_type(task)
             self._loaded[name] = task
         return task
 
@@ -77,6 +80,10 @@ class _Registry(object):
     def values(self):
         return [self[name] for name in self._names]
 
+    def module_name(self, name):
+        """The dotted name of task ``name``'s subpackage (its docstring says what the task scores)."""
+        return "%s.%s" % (__package__, self._names[name])
+
 
 TASKS = _Registry(_MODULES)
 
@@ -90,15 +97,16 @@ def task_type(name):
 
 
 def pair_test_titles():
-    """``{column: title}`` of every task's pair tests (``PAIR_TESTS``), in registry order.
+    """``{column: title}`` of every task's pair tests (its ``pair_tests`` capability), in registry order.
 
     The reports show a pairs table's column under this title when the column is
     there; no report names a test.
     """
     titles = OrderedDict()
     for task in TASKS.values():
-        for column, title, _ in task.PAIR_TESTS:
-            titles.setdefault(column, title)
+        if task.pair_tests is not None:
+            for column, title in task.pair_tests.titles().items():
+                titles.setdefault(column, title)
     return titles
 
 
@@ -112,9 +120,9 @@ def find_metric(text, task=None):
         if task is not None and task_name != task:
             continue
         module = TASKS[task_name]
-        found = module.resolve_name(name)
+        found = module.metrics.resolve(name)
         if found is not None:
-            return (module,) + tuple(found)
+            return module, found[0].name, found[1]
     return None
 
 
@@ -122,8 +130,8 @@ def known_metric_names(task=None):
     """Every accepted metric name (one spelling each), task by task."""
     names = []
     for module in TASKS.values():
-        if task is None or module.NAME == task:
-            names.extend(module.known_names())
+        if task is None or module.name == task:
+            names.extend(module.metrics.known_names())
     return names
 
 
@@ -132,15 +140,17 @@ def suggest_metric(text, task=None):
     name = canonical_name(text)
     candidates = set(known_metric_names(task))
     for module in TASKS.values():
-        if task is None or module.NAME == task:
-            candidates.update(module.ALIASES)
+        if task is None or module.name == task:
+            candidates.update(module.metrics.aliases)
+            candidates.update(module.metrics.shorthands)
     close = difflib.get_close_matches(name, sorted(candidates), n=1, cutoff=0.75)
     return close[0] if close else None
 
 
 def official_metric_options(config, gold):
-    """The official metric's options in its task type's signature style (``metric_signature``), or None."""
+    """The official metric's options in its task type's signature style (:meth:`Metric.signature
+    <leaderboard_ci.tasks.metrics.Metric.signature>`), or None."""
     spec = config.official
-    if spec.task not in TASKS:
+    if spec.task not in TASKS or spec.name not in TASKS[spec.task].metrics:
         return None
-    return task_type(spec.task).metric_signature(spec, gold)
+    return TASKS[spec.task].metrics[spec.name].signature(spec, gold)

@@ -115,7 +115,7 @@ def _metric_entries():
     lines += _table(("key", "description"), [(_code(key), _cell(doc)) for key, doc in ENTRY_KEYS])
     options = []
     for module in TASKS.values():
-        for option in module.OPTIONS:
+        for option in module.metrics.options:
             if option not in options:
                 options.append(option)
     lines += [
@@ -127,42 +127,39 @@ def _metric_entries():
     ]
     rows = []
     for option in options:
-        tasks = [m for m in TASKS.values() if option in m.OPTIONS]
-        own = [m.OPTION_DOCS[option] for m in tasks if option in m.OPTION_DOCS]
+        tasks = [m for m in TASKS.values() if option in m.metrics.options]
+        own = [m.metrics.option_docs[option] for m in tasks if m.metrics.option_docs.get(option)]
         doc = own[0] if own else OPTION_DOCS.get(option, "")
-        rows.append((_code(option), ", ".join(_code(m.NAME) for m in tasks), _cell(doc)))
+        rows.append((_code(option), ", ".join(_code(m.name) for m in tasks), _cell(doc)))
     return lines + _table(("option", "task types", "description"), rows) + [""]
 
 
 def _task(module):
-    name = module.NAME
-    described = sys.modules[type(module).__module__]  # its docstring opens with what the task scores
+    name = module.name
+    described = sys.modules[TASKS.module_name(name)]  # its docstring opens with what the task scores
     lines = ["### `%s`" % name, "", "%s Its page: [%s](%s)." % (_summary(described), name, TASK_PAGE % name), ""]
     metrics = [
         (_code(metric), _cell(info.title), _cell(info.direction), _code(_value(info.best)))
-        for metric, info in sorted(module.METRICS.items())
+        for metric, info in sorted((n, m.info) for n, m in module.metrics.items())
     ]
     lines += _table(("metric", "title", "better", "best"), metrics)
-    names = ", ".join(_code(n) for n in module.known_names())
+    names = ", ".join(_code(n) for n in module.metrics.known_names())
     lines += ["", "Names: %s." % names]
-    aliases = module.ALIASES
+    aliases = dict((alias, _code(name)) for alias, name in module.metrics.aliases.items())
+    aliases.update(
+        (spelling, _code("{%s}" % ", ".join(["name: %s" % name] + ["%s: %s" % o for o in sorted(options.items())])))
+        for spelling, (name, options) in module.metrics.shorthands.items()
+    )
     if aliases:
-        lines += [
-            "",
-            "Aliases: %s."
-            % ", ".join(
-                "%s = %s" % (_code(a), _code(aliases[a]) if isinstance(aliases[a], str) else _code(aliases[a][0]))
-                for a in sorted(aliases)
-            ),
-        ]
-    options = module.OPTIONS
+        lines += ["", "Aliases: %s." % ", ".join("%s = %s" % (_code(a), aliases[a]) for a in sorted(aliases))]
+    options = module.metrics.options
     lines += ["", "Metric options: %s." % (", ".join(_code(o) for o in options) if options else "none")]
-    settings = module.SETTINGS
+    settings = module.Settings.keys()
     if settings:
-        defaults = module.parse_settings({})
-        docs = module.SETTING_DOCS
+        defaults = module.Settings.defaults()
+        docs = module.Settings.docs()
         lines += ["", "Top-level keys of this task type:", ""]
-        if docs:
+        if any(docs.values()):
             lines += _table(
                 ("key", "default", "description"),
                 [(_code(key), _code(_value(defaults.get(key))), _cell(docs.get(key, ""))) for key in settings],
@@ -173,7 +170,7 @@ def _task(module):
 
 
 def _options():
-    owners = dict((key, module.NAME) for module in TASKS.values() for key in module.SETTINGS)
+    owners = dict((key, module.name) for module in TASKS.values() for key in module.Settings.keys())
     rows = [
         (
             _code(name),

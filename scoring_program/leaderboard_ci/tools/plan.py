@@ -16,7 +16,7 @@ needed for a difference ``delta`` is ``n = ((z_{1-alpha/(2m)} + z_power) *
 sigma / delta)**2``, rounded up.
 
 ``SE(n)`` is estimated with the package's own machinery: the scorers of the
-per-submission program (:class:`~leaderboard_ci.tasks.scorer.SystemScorer`)
+per-submission program (:class:`~leaderboard_ci.tasks.shared.scorer.SystemScorer`)
 and the paired engine of the end-of-phase analysis
 (:func:`~leaderboard_ci.core.systems.paired_scores`: both systems on the same
 resamples), as the standard deviation of the replicate differences.
@@ -50,7 +50,7 @@ import numpy as np
 
 from ..core.systems import PairedPlan, paired_scores
 from ..scoring.custom import custom_functions
-from ..tasks.scorer import SystemScorer
+from ..tasks.shared.scorer import SystemScorer
 
 __all__ = [
     "Plan",

@@ -13,6 +13,7 @@ sentence and exit code 2, never a traceback.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import shutil
 import sys
@@ -115,8 +116,7 @@ def _read_gold(config, gold_path, config_path):
 
 
 def _read_pilot(path, config, gold):
-    from ..scoring.readers import read_predictions
-    from ..scoring.submission_files import find_prediction_file
+    from ..scoring.readers import read_predictions, read_submission
 
     if not os.path.isfile(path):
         raise SetupError("the pilot file %s does not exist" % path)
@@ -129,10 +129,8 @@ def _read_pilot(path, config, gold):
                     archive.extractall(workdir)
             except (zipfile.BadZipFile, OSError, RuntimeError) as exc:
                 raise SetupError("the pilot %s cannot be unzipped (%s)" % (path, exc))
-            inner = find_prediction_file(workdir, config)
-        else:
-            inner = path
-        return read_predictions(inner, config, gold)
+            return read_submission(workdir, config, gold)
+        return read_predictions(path, config, gold)
     except (SubmissionError, ConfigError) as exc:
         raise SetupError("the pilot %s cannot be used: %s" % (path, exc.message))
     finally:
@@ -150,32 +148,18 @@ def _pilot_name(path, used):
     return name
 
 
-def _cluster_codes(config, gold_path, column, gold):
-    """One cluster code per gold item, from the gold file's column ``column`` (read as the gold is)."""
-    from ..scoring.formats import Columns, Source, open_table
-    from ..tasks.registry import task_type
+def _cluster_codes(config, gold_path, config_path, column, gold):
+    """One cluster code per gold unit, from the gold's ``column``, read as the gold is with ``bootstrap.cluster``.
 
-    if task_type(config.kind).OWN_GOLD_FORMAT:
-        raise SetupError(
-            "--cluster reads a column of the gold table, and %s is in a format of its own" % os.path.basename(gold_path)
-        )
-    source = Source(gold_path, os.path.basename(gold_path), error=ConfigError, may_quote=False)
-    columns = Columns((config.files.gold_column,), id=config.files.id_column, id_required=True, group=column)
-    try:
-        table = open_table(source, "auto", columns)
-        if not table.has_groups:
-            raise SetupError("the gold file %s has no column %r (--cluster)" % (gold_path, column))
-        values = []
-        for line, _, _, value in table.rows:
-            if value == "":
-                raise SetupError("the gold file %s line %d: the cluster column %r is empty" % (gold_path, line, column))
-            values.append(value)
-    except ConfigError as exc:
-        raise SetupError("%s: %s" % (gold_path, exc.message))
-    if len(values) != gold.n:
-        raise SetupError("the gold file %s has %d cluster values for %d items" % (gold_path, len(values), gold.n))
-    index = {}
-    return [index.setdefault(v, len(index)) for v in values]
+    A gold table has it as a column; a task type's own gold format (CoNLL documents,
+    SQuAD titles) when its reader gives per-unit values of that name; any task with
+    unit ids, from the configured ``bootstrap.design_file``.
+    """
+    bootstrap = dataclasses.replace(config.bootstrap, cluster=column, strata=None)
+    clustered = _read_gold(dataclasses.replace(config, bootstrap=bootstrap), gold_path, config_path)
+    if clustered.n != gold.n:
+        raise SetupError("the gold file %s has %d cluster values for %d items" % (gold_path, clustered.n, gold.n))
+    return [int(code) for code in clustered.clusters]
 
 
 def load_inputs(args):
@@ -190,7 +174,7 @@ def load_inputs(args):
     for pilot in args.pilot or ():
         predictions.append(_read_pilot(pilot, config, gold))
         names.append(_pilot_name(pilot, used))
-    clusters = None if args.cluster is None else _cluster_codes(config, gold_path, args.cluster, gold)
+    clusters = None if args.cluster is None else _cluster_codes(config, gold_path, path, args.cluster, gold)
     return config, gold, predictions, names, clusters
 
 

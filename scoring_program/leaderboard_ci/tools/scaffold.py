@@ -130,10 +130,13 @@ def _prediction_name(config, baseline, fmt):
 
 
 def submission_format(config, gold):
-    """The task type's :data:`~leaderboard_ci.tasks.protocol.SubmissionFormat` for this config and gold."""
+    """The task type's :class:`~leaderboard_ci.tasks.protocol.SubmissionFormat` for this config and gold."""
     from ..tasks.registry import task_type
 
-    return task_type(config.kind).submission_format(gold, config.files, config.metrics)
+    task = task_type(config.kind)
+    if task.submission_format is None:
+        raise SetupError("task type %s does not describe its submission format for init" % task.name)
+    return task.submission_format(gold, config.files, config.metrics)
 
 
 def _submission_format(config, gold, baseline):

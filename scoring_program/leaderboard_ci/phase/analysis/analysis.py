@@ -60,8 +60,8 @@ import numpy as np
 import pandas as pd
 
 from ...scoring.config import config_from_options
-from ...tasks.base import GoldStandard
 from ...tasks.registry import task_type
+from ...tasks.shared.base import GoldStandard
 from ..execution.blocked import SystemSource, analyze_blocks
 from ..execution.runs import LEGACY_KEYWORDS, Execution, from_legacy, open_run
 from .results import PhaseResult, TargetAnalysis
@@ -117,7 +117,7 @@ def encode_inputs(config, gold, systems, groups=None):
         gold_values,
         OrderedDict((str(k), v) for k, v in systems.items()),
         labels=config.labels,
-        settings=dict(config.task_settings),
+        settings=config.task_settings,
     )
     gold_std = GoldStandard(
         values=codes,
@@ -125,7 +125,7 @@ def encode_inputs(config, gold, systems, groups=None):
         groups=group_codes,
         group_values=group_values,
         source="gold",
-        task=task.NAME,
+        task=task.name,
         settings=config.task_settings,
     )
     coded = OrderedDict((name, coded[name]) for name in (str(k) for k in systems))

@@ -51,13 +51,15 @@ def unit_table(plan, gold, config, names):
     the full-sample values only, so the rows' intervals are not used.  Columns: system,
     unit, precision, recall, f1, predicted; ``attrs["unit_name"]`` names the unit.
     """
-    task = plan.scorers[0].task
+    table = plan.scorers[0].task.unit_table
+    if table is None:  # the task has no per-unit table
+        return None
     by_name = dict(zip(plan.names, plan.scorers))
     rows = []
     for name in names:
         scorer = by_name[name]
         full = [acc.full()[None, :] for acc in scorer.accumulators]
-        units = task.unit_rows(
+        units = table.rows(
             scorer.statistics,
             full,
             full,
@@ -82,7 +84,7 @@ def unit_table(plan, gold, config, names):
                 )
             )
     frame = pd.DataFrame(rows, columns=["system", "unit", "precision", "recall", "f1", "predicted"])
-    frame.attrs["unit_name"] = task.UNIT_NAME
+    frame.attrs["unit_name"] = table.unit
     return frame
 
 

@@ -1,6 +1,6 @@
 """Score every system of a phase on shared resamples, from a configuration.
 
-Builds one :class:`~leaderboard_ci.tasks.scorer.SystemScorer` per system
+Builds one :class:`~leaderboard_ci.tasks.shared.scorer.SystemScorer` per system
 (the same as the per-submission program, in the ``reduced`` layout) and runs
 the paired engine of :mod:`leaderboard_ci.core.systems` with the configured
 seed, number of resamples and interval method.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ...core.systems import PairedPlan, paired_scores
 from ...scoring.custom import custom_functions
-from ...tasks.scorer import SystemScorer
+from ...tasks.shared.scorer import SystemScorer
 
 __all__ = ["build_plan", "score_systems"]
 

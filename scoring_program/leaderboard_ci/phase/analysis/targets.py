@@ -42,8 +42,8 @@ from ...core.simultaneous import (
 from ...scoring.config import column_key
 from ...scoring.resampling_units import design_notes
 from ...scoring.validity import degenerate_notes
-from ...tasks.base import ppi as ppi_of
 from ...tasks.registry import task_type
+from ...tasks.shared.base import ppi as ppi_of
 from .corrections import adjust, adjust_within
 from .results import TargetAnalysis
 
@@ -133,10 +133,9 @@ def item_pair_tests(config, gold, target, t, pairs, predictions, permutation=Non
     if permutation is not None:
         out["permutation"] = _permutation_for(permutation, pairs, t, m)
     # McNemar's and DeLong's tests assume independent items: not with clusters (bootstrap.cluster).
-    if m > 1 and gold.clusters is None:
-        tests = task_type(gold.kind).pair_tests(
-            spec, gold, predictions, target_items(gold, target.group), pairs, an.sides
-        )
+    pair_tests = task_type(gold.kind).pair_tests
+    if m > 1 and gold.clusters is None and pair_tests is not None:
+        tests = pair_tests.run(spec, gold, predictions, target_items(gold, target.group), pairs, an.sides)
         for column, (_title, values) in tests.items():
             out[column] = values
     return out

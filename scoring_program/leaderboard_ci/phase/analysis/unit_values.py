@@ -53,8 +53,10 @@ def unit_value_summaries(plan, names):
     if not scorers:
         return {}
     task = scorers[0].task
-    unit = task.UNIT_VALUES_NAME
+    unit = task.unit_name
     out = OrderedDict()
+    if task.unit_values is None:
+        return out
     for spec in scorers[0].metrics:
         for j, group in enumerate((None,) + scorers[0].group_values):
             rows = []

@@ -74,7 +74,8 @@ def needs_item_tests(config, gold):
         return True
     if gold.clusters is not None:  # McNemar's and DeLong's tests assume independent items
         return False
-    return task_type(gold.kind).needs_pair_tests(config.metrics)
+    pair_tests = task_type(gold.kind).pair_tests
+    return pair_tests is not None and pair_tests.needed(config.metrics)
 
 
 def plan_phase(

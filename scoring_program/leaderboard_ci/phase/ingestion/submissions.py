@@ -3,8 +3,7 @@
 :func:`~leaderboard_ci.phase.ingestion.discovery.discover` turns ``--submissions PATH``
 into one folder per submission; :func:`load_systems` then reads every
 submission exactly as the scoring program did
-(:func:`~leaderboard_ci.scoring.readers.find_prediction_file` and
-:func:`~leaderboard_ci.scoring.readers.read_predictions`), so a submission that
+(:func:`~leaderboard_ci.scoring.readers.read_submission`), so a submission that
 failed on the leaderboard is skipped with the very message its participant
 saw, renames systems with the names map and keeps all, the best or the last
 run of each participant, or the runs the names map lists.
@@ -20,7 +19,7 @@ from dataclasses import replace
 from ...scoring import readers
 from ...scoring.custom import custom_functions
 from ...scoring.errors import ConfigError, SubmissionError
-from ...tasks.scorer import SystemScorer
+from ...tasks.shared.scorer import SystemScorer
 from .discovery import FAILED_REASON, NamesMapWarning, SubmissionEntry, discover, natural_key
 from .names_map import apply_names_map, read_names_map
 from .safe_unzip import UnzipLimits, safe_extract
@@ -59,8 +58,7 @@ INVENTORY_COLUMNS = ("system", "owner", "submission_id", "phase_id", "date", "fi
 def read_entry(entry, config, gold):
     """``(values, None)``, or ``(None, reason)`` with the participant's message."""
     try:
-        path = readers.find_prediction_file(entry.path, config)
-        return readers.read_predictions(path, config, gold), None
+        return readers.read_submission(entry.path, config, gold), None
     except SubmissionError as exc:
         links = [note[len(_SYMLINK_NOTE) :] for note in entry.notes if note.startswith(_SYMLINK_NOTE)]
         if links and exc.message.startswith("the submission is empty"):

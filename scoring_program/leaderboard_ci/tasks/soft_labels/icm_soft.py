@@ -1,0 +1,711 @@
+"""ICM-Soft over resamples: PyEvALL's soft information content re-estimated in every replicate.
+
+``IC(c, x) = -log2 Q((x - mu_c) / sigma_c)`` for a weight ``x > 0`` of class
+``c`` (0 for ``x = 0``), ``Q = 1 - Phi`` evaluated as PyEvALL evaluates it
+(``1 - 0.5 * (1 + erf(z / sqrt 2))``, Python's ``statistics.NormalDist``), a
+``Q`` that rounds to 0 giving ``log2 N``; ``mu_c`` and ``sigma_c`` are the mean
+and the mean absolute deviation of the gold's weights of ``c`` in the
+replicate (see :mod:`.icm`).
+
+A system's sum is ``sum_t sum_i k_ti w_i IC(c, x_ti)`` over its *terms*
+``(x_t, k_t)`` per class (``k`` a scalar or one coefficient per item).  Two
+exact-to-rounding paths give it for a replicate:
+
+* **direct**: every item's ``IC`` under the replicate's ``(mu, sigma)``
+  (items with equal ``(x, k)`` evaluated once);
+* **expansion**: with ``u_i`` the item's standardized weight under the full
+  sample's ``(mu0, sigma0)``, the replicate's is ``u_i + a u_i + c`` with
+  ``a = sigma0 / sigma - 1`` and ``c = (mu0 - mu) / sigma``, small for large
+  ``n``; a Taylor expansion of ``H(z) = -log2 Q(z)`` of order ``K`` in that
+  shift turns the sum into ``sum_{k<=K, j<=k} a^j c^(k-j) S_kj`` with
+  ``S_kj = sum_i w_i H^(k)(u_i) u_i^j C(k, j) / k!``: one matrix product of the
+  resample counts with the per-item columns.
+
+**The order of a replicate** is the smallest ``K`` (from :data:`MIN_ORDER`)
+whose Lagrange remainder bound ``D_(K+1) s^(K+1)`` is at most
+:data:`TOLERANCE` bits per item and unit coefficient, where ``s = |a| r + |c|``
+is the largest shift of an item (``r`` bounds ``|u|`` of the expanded items:
+``max(TAIL, mu0 / sigma0)``) and ``D_k`` is twice the largest
+``|H^(k)| / k!`` over ``[-r - MAX_SHIFT, TAIL + MAX_SHIFT]`` (a grid of step
+1/64).  It depends on the gold and the replicate only, so every system of a
+phase takes the same order in a replicate.  Replicates that shift more than
+:data:`MAX_SHIFT`, or need more than the plan's order, take the direct path;
+so do items far in the tail (``u > TAIL``, where PyEvALL's rounding of ``Q``
+matters) in every replicate.  At ``n = 10**4`` the order is 4 to 8, mostly 5 or 6.
+
+**Exact sums.** Column sums are integer-valued fixed-point sums (below
+``2**52``, so exact whatever BLAS does, the same bytes in every numpy): the
+order-0 column in two parts (:func:`~..core.accumulators.split_fixed_point`),
+the others (multiplied by ``s^k``, ``s`` at most 0.2) rounded to
+``52 - bitlength(N)`` bits of their largest value (at most
+``M_kj 2**-(53 - bitlength(N)) s^k`` per item and column, ``M_kj`` the
+column's largest value: a few 1e-11 bits at ``n = 10**4`` and ``s = 0.2`` if
+every item rounded the same way; measured, 7e-13 with the remainder).  The
+sums do not depend on
+which other columns, systems or replicates share the product, so the
+end-of-phase batch (:class:`SoftICMBatch`) equals the per-submission path bit
+for bit.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...core.accumulators import _combine, split_fixed_point
+from ..shared.icm import ALPHA_1, ALPHA_2, BETA
+
+__all__ = ["erf", "information", "SoftICM", "SoftICMBatch", "soft_icm_sums", "ORDER", "MAX_SHIFT", "TAIL"]
+
+#: The largest order of the expansion (the columns a plan builds); 0 is always the direct path.
+ORDER = 10
+#: The smallest order a replicate takes.
+MIN_ORDER = 3
+#: Replicates whose items shift more than this (in gold standard deviations) take the direct path.
+MAX_SHIFT = 0.2
+#: Items standardized above this take the direct path (PyEvALL's rounding of small tail probabilities).
+TAIL = 4.0
+#: Bound on the expansion's remainder, bits per item and unit of coefficient (PyEvALL's flat ICM-Soft has
+#: coefficients alpha_1 = 2 and -beta = -3 per item: at most 2.5e-11 bits per item).
+TOLERANCE = 5e-12
+_GRID = 1.0 / 64.0
+#: Replicates per product of one class's order group (fewer are merged with the next order's): one product per
+#: order would be narrowest, but a product of a few rows is bound by reading its columns.
+MIN_ROWS = 16
+_WIDE = 4  # a product with this many times more columns than rows is computed columns-first
+_SQRT2 = math.sqrt(2.0)
+_LN2 = math.log(2.0)
+
+# ---------------------------------------------------------------------------
+# erf, vectorized, within two ulps of math.erf
+# ---------------------------------------------------------------------------
+_STEP = 1.0 / 32.0
+_DEGREE = 11
+_LIMIT = 6.0  # |x| >= 6: erf is +-1 in float64 (math.erf(6.0) == 1.0)
+_TAIL_FROM = 3.0  # x > 3 (Q below 1.1e-5, where 1 - Phi keeps few digits): 1 - erfc, erfc to a few ulps
+
+
+def _taylor_table(function, start):
+    """Taylor coefficients of ``function`` (erf or erfc) about the multiples of 1/32 from ``start`` to 6.
+
+    ``erf^(k+1)(a) = 2/sqrt(pi) (-1)^k H_k(a) exp(-a^2)`` (``H`` the physicists' Hermite polynomials), and
+    erfc's derivatives are their negatives; the coefficients are divided by ``k!``.
+    """
+    centres = np.arange(start, _LIMIT + _STEP, _STEP)
+    table = np.zeros((_DEGREE + 1, centres.size))
+    sign = 1.0 if function is math.erf else -1.0
+    scale = 2.0 / math.sqrt(math.pi)
+    for j, a in enumerate(centres):
+        table[0, j] = function(a)
+        h_prev, h = 0.0, 1.0
+        factorial = 1.0
+        for k in range(_DEGREE):
+            factorial *= k + 1
+            table[k + 1, j] = sign * scale * (-1.0) ** k * h * math.exp(-a * a) / factorial
+            h_prev, h = h, 2.0 * a * h - 2.0 * k * h_prev
+    return centres, table
+
+
+_TABLES = {}
+
+
+def _horner(x, function, start):
+    """``function`` (erf or erfc) of ``x`` (values in ``[start, 6]``) by the Taylor table; + and * only."""
+    if function not in _TABLES:
+        _TABLES[function] = _taylor_table(function, start)
+    centres, table = _TABLES[function]
+    j = np.rint((x - start) / _STEP).astype(np.intp)
+    h = x - centres[j]
+    acc = table[_DEGREE].take(j)
+    for k in range(_DEGREE - 1, -1, -1):
+        acc = acc * h + table[k].take(j) if k else table[0].take(j) + acc * h
+    return acc
+
+
+def erf(x):
+    """``erf`` of an array, within two ulps of ``math.erf``, with ``+`` and ``*`` only (the same bytes in every numpy).
+
+    A Taylor series about the nearest multiple of 1/32 (``-6 < x <= 3``).  ``3 < x < 6``: ``1 - erfc(x)``, erfc by
+    its own Taylor series (accurate to a few ulps *of erfc*), so that PyEvALL's tail probability
+    ``1 - (1 + erf) / 2``, which keeps only the bits of ``erf`` near 1, comes out as with ``math.erf``: both
+    round ``1 - erfc`` to the nearest double, and differ only where ``1 - erfc`` lies within a few ulps of erfc
+    of a rounding midpoint (near x = 3, a relative change of the tail probability below 1e-11).
+    ``|x| >= 6``: +-1, as ``math.erf``.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    ax = np.minimum(np.abs(x), _LIMIT)
+    out = _horner(ax, math.erf, 0.0)
+    tail = (x > _TAIL_FROM) & (x < _LIMIT)
+    if np.any(tail):
+        flat, where = out.reshape(-1), np.flatnonzero(tail.reshape(-1))
+        flat[where] = 1.0 - _horner(x.reshape(-1)[where], math.erfc, _TAIL_FROM)
+    out = np.where(ax >= _LIMIT, 1.0, out)
+    return np.where(x < 0, -out, out)
+
+
+def information(x, mu, sigma, log_total):
+    """``IC(c, x)`` for weights ``x`` against ``mu``, ``sigma`` (broadcast), PyEvALL's rules.
+
+    sigma = 0 (every gold weight of the class equal): PyEvALL's NormalDist
+    raises; here the tail probability is 0 above the common value (``log2 N``),
+    1 below it and 1/2 at it.
+    """
+    x, mu, sigma, log_total = np.broadcast_arrays(*[np.asarray(v, dtype=np.float64) for v in (x, mu, sigma, log_total)])
+    degenerate = sigma <= 0
+    safe = np.where(degenerate, 1.0, sigma) if degenerate.any() else sigma
+    z = (x - mu) / (safe * _SQRT2)
+    prob = np.where(z > 0, 0.0, 1.0)  # |z| >= 6: erf is +-1, the probability 0 or 1 (most of a rare class's tail)
+    middle = np.abs(z) < _LIMIT
+    if middle.any():
+        prob[middle] = 1.0 - 0.5 * (1.0 + erf(z[middle]))
+    if degenerate.any():
+        prob = np.where(degenerate, np.where(x > mu, 0.0, np.where(x < mu, 1.0, 0.5)), prob)
+    positive = prob > 0
+    ic = np.array(log_total, dtype=np.float64)  # a tail probability of 0: log2 N
+    ic[positive] = -np.log2(prob[positive])
+    zero = x == 0
+    if zero.any():
+        ic[zero] = 0.0
+    return ic
+
+
+# ---------------------------------------------------------------------------
+# The expansion's per-item columns
+# ---------------------------------------------------------------------------
+def _mills_derivatives(u, order):
+    """``lambda^(k)(u)`` for k < order, lambda = phi / Q the inverse Mills ratio (lambda' = lambda (lambda - u))."""
+    q = 1.0 - 0.5 * (1.0 + erf(u / _SQRT2))
+    lam = np.exp(-0.5 * u * u) / math.sqrt(2.0 * math.pi) / q
+    poly = {(1, 0): 1.0}  # {(power of lambda, power of u): coefficient}
+    lam_powers, u_powers = [np.ones_like(u)], [np.ones_like(u)]
+    for _ in range(order + 1):
+        lam_powers.append(lam_powers[-1] * lam)
+        u_powers.append(u_powers[-1] * u)
+    out = []
+    for _ in range(order):
+        total = np.zeros_like(u)
+        for (a, b), c in poly.items():
+            total += c * lam_powers[a] * u_powers[b]
+        out.append(total)
+        nxt = {}
+        for (a, b), c in poly.items():
+            for key, value in (((a + 1, b), a * c), ((a, b + 1), -a * c), ((a, b - 1), b * c)):
+                if value:
+                    nxt[key] = nxt.get(key, 0.0) + value
+        poly = nxt
+    return out
+
+
+def _levels(u, h0, order):
+    """Per item and order ``k``, the columns ``H^(k)(u) u^j C(k, j) / k!`` for ``j <= k``: ``[(n,), (n, 2), ...]``."""
+    derivatives = _mills_derivatives(u, order)
+    powers = np.empty((u.shape[0], order + 1))
+    powers[:, 0] = 1.0
+    for j in range(1, order + 1):
+        powers[:, j] = powers[:, j - 1] * u
+    out = [h0]
+    for k in range(1, order + 1):
+        scale = np.array([_comb(k, j) / (float(math.factorial(k)) * _LN2) for j in range(k + 1)])
+        out.append(derivatives[k - 1][:, None] * powers[:, : k + 1] * scale[None, :])
+    return out
+
+
+def _comb(k, j):
+    return math.factorial(k) // (math.factorial(j) * math.factorial(k - j))
+
+
+def _rounded(values, total):
+    """``values`` (n, F) rounded to integers times ``2**e`` per column, so that weighted sums stay exact.
+
+    With ``b = 52 - bitlength(total)`` and ``M < 2**E`` the column's largest
+    magnitude, ``rint(v * 2**(b - E))`` has magnitude at most ``2**b``: a sum
+    with non-negative integer weights totalling at most ``total`` stays below
+    ``2**52``.  Returns ``(integers, exponents)``.
+    """
+    bits = 52 - int(total).bit_length()
+    top = np.max(np.abs(values), axis=0) if values.shape[0] else np.zeros(values.shape[1])
+    _, e = np.frexp(top)  # top < 2**e (e = 0 for a column of zeros)
+    e = e.astype(np.int64)
+    return np.rint(np.ldexp(values, (bits - e)[None, :])), e - bits
+
+
+# ---------------------------------------------------------------------------
+# The gold side of a class (shared by every system scored against that gold)
+# ---------------------------------------------------------------------------
+class _GoldClass(object):
+    """One class's distinct gold weights, full-sample ``(mu0, sigma0)`` and the remainder bounds ``D_k``.
+
+    ``gold_terms`` (hierarchical ICM-Soft, :mod:`.icm_soft_tree`): ``(values, K)``, the class's part of
+    ``sum_i w_i IC(G_i)`` is ``sum_m (w @ K)[m] IC(values[m])``; without it, it is the flat ``sum_i w_i IC(g_i)``
+    of the gold column itself.
+    """
+
+    def __init__(self, gold, order, gold_terms=None):
+        gold = np.asarray(gold, dtype=np.float64)
+        n = gold.shape[0]
+        self.n = n
+        self.values, codes = np.unique(gold, return_inverse=True)
+        codes = np.asarray(codes).reshape(-1)
+        self.onehot = np.zeros((n, self.values.size))
+        self.onehot[np.arange(n), codes] = 1.0
+        self.gold_values = None
+        if gold_terms is not None:  # their counts ride along with the distinct values' (one product)
+            self.gold_values = np.asarray(gold_terms[0], dtype=np.float64)
+            self.onehot = np.concatenate([self.onehot, np.asarray(gold_terms[1], dtype=np.float64)], axis=1)
+        base = np.bincount(codes, minlength=self.values.size).astype(np.float64)
+        self.mu0 = math.fsum((base * self.values).tolist()) / n if n else 0.0
+        self.sigma0 = math.fsum((base * np.abs(self.values - self.mu0)).tolist()) / n if n else 0.0
+        self.order = int(order) if order > 0 and self.sigma0 > 0 and n >= 2 else 0
+        self.reach = max(TAIL, self.mu0 / self.sigma0) if self.order else 0.0
+        self.bounds = np.zeros(0)
+        if self.order:
+            grid = np.arange(-self.reach - MAX_SHIFT, TAIL + MAX_SHIFT + _GRID, _GRID)
+            derivatives = _mills_derivatives(grid, self.order + 1)  # H^(k) = lambda^(k-1) / ln 2
+            self.bounds = np.array(
+                [0.0]
+                + [2.0 * float(np.max(np.abs(d))) / _LN2 / math.factorial(k + 1) for k, d in enumerate(derivatives)]
+            )
+
+    def moments(self, counts, total):
+        """``(mu, sigma, log2 N, sum_i w_i IC(c, g_i))`` per replicate from the distinct gold values' counts."""
+        values = self.values
+        counts, extra = counts[:, : values.size], counts[:, values.size :]
+        safe_total = np.where(total > 0, total, 1.0)
+        spread = np.broadcast_to(values[None, :], counts.shape)
+        mu = _dot(counts, spread) / safe_total
+        sigma = _dot(counts, np.abs(spread - mu[:, None])) / safe_total
+        log_total = np.log2(safe_total)
+        if self.gold_values is not None:
+            counts, spread = extra, np.broadcast_to(self.gold_values[None, :], extra.shape)
+        gold_sum = _dot(counts, information(spread, mu[:, None], sigma[:, None], log_total[:, None]))
+        return mu, sigma, log_total, gold_sum
+
+    def orders(self, mu, sigma):
+        """``(a, c, order)`` per replicate: the shift's parts and the order it needs (0: the direct path)."""
+        safe_sigma = np.where(sigma > 0, sigma, 1.0)
+        a = self.sigma0 / safe_sigma - 1.0
+        c = (self.mu0 - mu) / safe_sigma
+        order = np.zeros(mu.shape, dtype=np.intp)
+        if not self.order:
+            return a, c, order
+        shift = np.where((sigma > 0) & np.isfinite(a) & np.isfinite(c), np.abs(a) * self.reach + np.abs(c), np.inf)
+        fits = shift <= MAX_SHIFT
+        step = np.where(fits, shift, 0.0)
+        power = np.ones(mu.shape)
+        for _ in range(MIN_ORDER + 1):
+            power = power * step
+        for k in range(MIN_ORDER, self.order + 1):  # the Lagrange bound D_(k+1) s^(k+1) of order k
+            ok = fits & (order == 0) & (self.bounds[k + 1] * power <= TOLERANCE)
+            order[ok] = k
+            power = power * step
+        return a, c, order
+
+
+class _GoldState(object):
+    """What every system's sums need from one block of replicates: totals, per-class moments, the orders.
+
+    ``class_orders[j]`` is class ``j``'s order in each replicate (0: the direct path for that class alone),
+    ``order`` the largest over the classes (0: no class expands), the width of the replicate's product.
+    """
+
+    def __init__(self, golds, weights):
+        self.golds = list(golds)
+        onehot = np.concatenate([g.onehot for g in golds], axis=1)
+        counts = (onehot.T @ weights.T).T  # exact: integer-valued (columns first: see _Stack.sums)
+        offsets = np.cumsum([0] + [g.onehot.shape[1] for g in golds])  # distinct values, then any gold terms
+        self.total = counts[:, : golds[0].values.size].sum(axis=1) if golds else weights.sum(axis=1)  # exact
+        self.classes = []
+        self.class_orders = []
+        self.order = np.zeros(weights.shape[0], dtype=np.intp)
+        self.gold_sum = np.zeros(weights.shape[0])
+        for j, g in enumerate(golds):
+            mu, sigma, log_total, gold_sum = g.moments(counts[:, offsets[j] : offsets[j + 1]], self.total)
+            a, c, order = g.orders(mu, sigma)
+            self.classes.append((mu, sigma, log_total, a, c))
+            self.class_orders.append(order)
+            self.gold_sum += gold_sum
+            self.order = np.maximum(self.order, order)
+
+
+# ---------------------------------------------------------------------------
+# Direct sums over groups of equal (x, k)
+# ---------------------------------------------------------------------------
+class _Groups(object):
+    """Items with equal weight ``x`` and coefficient ``k`` (non-zero), evaluated once per replicate."""
+
+    def __init__(self, x, k, items):
+        order = np.lexsort((k, x))  # by x, then k
+        x, k = x[order], k[order]
+        self.items = np.asarray(items, dtype=np.intp)[order]
+        self.starts = np.flatnonzero(np.r_[True, (np.diff(x) != 0) | (np.diff(k) != 0)])
+        self.x, self.k = x[self.starts], k[self.starts]
+
+    def sums(self, weights, mu, sigma, log_total):
+        """``sum_v k_v W_v IC(x_v)`` per row, ``W_v`` the rows' total weight of the group (summed in group order).
+
+        Each row's sum is its own (a vector add per group, never a pairwise or BLAS sum), so it does not
+        depend on the other rows of the block: the block size and the batch change no bit.
+        """
+        if weights.shape[0] == 0:
+            return np.zeros(0)
+        grouped = np.add.reduceat(weights[:, self.items], self.starts, axis=1) if self.items.size else weights[:, :0]
+        ic = information(self.x[None, :], mu[:, None], sigma[:, None], log_total[:, None])
+        terms = np.ascontiguousarray((grouped * ic * self.k[None, :]).T)
+        out = np.zeros(terms.shape[1])
+        for row in terms:  # left to right, one vector add per group: the same bytes in every numpy
+            out += row
+        return out
+
+
+def _groups(terms, mask_of):
+    """``_Groups`` of the items ``mask_of(x)`` selects, over every term, or None."""
+    xs, ks, items = [], [], []
+    for x, k in terms:
+        keep = mask_of(x) & (k != 0)
+        xs.append(x[keep])
+        ks.append(k[keep])
+        items.append(np.flatnonzero(keep))
+    if not sum(v.size for v in xs):
+        return None
+    return _Groups(np.concatenate(xs), np.concatenate(ks), np.concatenate(items))
+
+
+# ---------------------------------------------------------------------------
+# A class of one system
+# ---------------------------------------------------------------------------
+class _ClassPlan(object):
+    """What one class's sums need that does not depend on the replicate (built once per submission).
+
+    Parameters
+    ----------
+    gold_column : (n,) gold weights of the class.
+    terms : iterable of ``(x, k)``: ``x`` an (n,) weight vector, ``k`` a scalar or an (n,) coefficient per item;
+        the class contributes ``sum_i w_i k_i IC(x_i)``.
+    order : the expansion's largest order (0: always the direct path; with ``gold`` given, any other value
+        takes the gold's order).
+    gold : the class's :class:`_GoldClass`, shared between systems (built from ``gold_column`` if None).
+    """
+
+    def __init__(self, gold_column, terms, order, gold=None):
+        self.gold = gold if gold is not None else _GoldClass(gold_column, order)
+        g = self.gold
+        n = g.n
+        self.terms = [
+            (np.asarray(x, dtype=np.float64).reshape(n), np.broadcast_to(np.asarray(k, dtype=np.float64), (n,)))
+            for x, k in terms
+        ]
+        self.order = g.order if order > 0 else 0  # the gold's order: every plan of a replicate takes the same
+        self._everything = None
+        self.levels, self.tails, self._fixed = None, None, None
+        if not self.order:
+            return
+        log_n = math.log2(n)
+
+        def smooth_of(x):
+            u = (x - g.mu0) / g.sigma0
+            return (x != 0) & (u <= TAIL) & (np.abs(u) <= g.reach)
+
+        widths = [1] + [k + 1 for k in range(1, self.order + 1)]
+        matrix = np.zeros((n, sum(widths)))  # every order's columns side by side
+        for x, k in self.terms:
+            smooth = np.flatnonzero(smooth_of(x) & (k != 0))
+            if smooth.size:
+                u = (x[smooth] - g.mu0) / g.sigma0
+                h0 = information(x[smooth], g.mu0, g.sigma0, log_n)
+                parts = _levels(u, h0, self.order)
+                matrix[smooth] += np.concatenate([parts[0][:, None]] + parts[1:], axis=1) * k[smooth, None]
+        ends = np.cumsum(widths)
+        levels = [matrix[:, 0]] + [matrix[:, ends[k - 1] : ends[k]] for k in range(1, self.order + 1)]
+        self.levels = levels
+        self.tails = _groups(self.terms, lambda x: (x != 0) & ~smooth_of(x))
+
+    def fixed(self, total):
+        """Per order, the columns as integers and their exponents (order 0 in two parts), computed once.
+
+        The float columns are dropped then (a phase holds every system's plans): one ``total`` per plan.
+        """
+        if self._fixed is not None and self._fixed[0] != total:
+            raise ValueError("a plan's columns are rounded for one total weight, %d, not %d" % (self._fixed[0], total))
+        if self._fixed is None:
+            parts = []
+            for k, level in enumerate(self.levels):
+                if k == 0:
+                    hi, lo, e, _ = split_fixed_point(level, total)
+                    parts.append((np.concatenate([hi, lo], axis=1), np.concatenate([e, e])))
+                else:
+                    parts.append(_rounded(level, total))
+            self._fixed = (total, parts)
+            self.levels = None
+        return self._fixed[1]
+
+    @property
+    def everything(self):
+        """Every item's terms in groups of equal ``(x, k)`` (the direct path; built on first use)."""
+        if self._everything is None:
+            self._everything = _groups(self.terms, lambda x: x != 0) or False
+        return self._everything or None
+
+
+class _Stack(object):
+    """The fixed-point columns of many class plans: per gold class, its plans' columns order-major.
+
+    The plans of one gold class (one per system) expand with the same order in a replicate, so each class
+    takes one exact product per block of replicates, as wide as *its* order there: a rare class that needs
+    a high order (or the direct path) does not widen the other classes' products.
+    """
+
+    def __init__(self, plans, total, classes):
+        self.plans = list(plans)
+        self.class_of = list(classes)  # each plan's gold class (its position in its system)
+        self.bits = 52 - int(total).bit_length()
+        self.classes = []  # [(class, [(m, plan)], matrix, exponents, spans, ends)]
+        where = {}
+        for m, (j, plan) in enumerate(zip(self.class_of, self.plans)):
+            if j not in where:
+                where[j] = len(self.classes)
+                self.classes.append((j, []))
+            self.classes[where[j]][1].append((m, plan))
+        self.classes = [self._columns(j, members, total) for j, members in self.classes]
+
+    @staticmethod
+    def _columns(j, members, total):
+        top = max(plan.order for _, plan in members)
+        blocks, exponents, spans, ends = [], [], [dict() for _ in members], []
+        column = 0
+        for k in range(top + 1):
+            for i, (_, plan) in enumerate(members):
+                if k > plan.order:
+                    continue
+                part, exp = plan.fixed(total)[k]
+                blocks.append(part)
+                exponents.append(exp)
+                spans[i][k] = (column, part.shape[1])
+                column += part.shape[1]
+            ends.append(column)
+        matrix = np.ascontiguousarray(np.concatenate(blocks, axis=1))
+        return j, members, matrix, np.concatenate(exponents), spans, ends
+
+    def sums(self, weights, orders):
+        """``[levels (order-k sums (R, k+1) for k <= the class's order) or None, per plan]``, exact.
+
+        ``orders`` maps each gold class (its position) to the order its product needs for the rows ``weights``
+        (R, n); 0 (or absent): no product, its plans get None.
+        """
+        out = [None] * len(self.plans)
+        for j, members, matrix, exponents, spans, ends in self.classes:
+            order = min(int(orders.get(j, 0)), len(ends) - 1)
+            if order <= 0:
+                continue
+            end = ends[order]
+            if end >= _WIDE * weights.shape[0]:  # columns x items x rows: OpenBLAS splits the wide side well
+                raw = (matrix[:, :end].T @ weights.T).T
+            else:
+                raw = weights @ matrix[:, :end]
+            for i, (m, plan) in enumerate(members):
+                levels = []
+                for k in range(min(order, plan.order) + 1):
+                    start, width = spans[i][k]
+                    block = raw[:, start : start + width]
+                    e = exponents[start : start + width]
+                    if k == 0:
+                        levels.append(_combine(block[:, 0], block[:, 1], e[0], self.bits))
+                    else:
+                        levels.append(np.ldexp(block, e[None, :]))
+                out[m] = levels
+        return out
+
+
+def _expanded(levels, a, c, orders):
+    """``sum_{k <= K, j <= k} S_kj a^j c^(k-j)`` per row of order ``K = orders``, in a fixed order.
+
+    The terms above a row's order are multiplied by 0: adding the zeros leaves
+    every sum as it is, so the value does not depend on the other rows.
+    """
+    pa, pc = [np.ones_like(a)], [np.ones_like(c)]
+    for _ in range(len(levels) - 1):
+        pa.append(pa[-1] * a)
+        pc.append(pc[-1] * c)
+    out = levels[0].copy()
+    for k in range(1, len(levels)):
+        level = levels[k]
+        keep = np.where(orders >= k, 1.0, 0.0)
+        for j in range(k + 1):
+            out += level[:, j] * (pa[j] * pc[k - j] * keep)
+    return out
+
+
+def _dot(columns, factors):
+    """Row-wise ``sum_k columns[:, k] * factors[:, k]`` in a fixed order (the same bytes in every numpy)."""
+    out = np.zeros(columns.shape[0])
+    for k in range(columns.shape[1]):
+        out += columns[:, k] * factors[:, k]
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Systems
+# ---------------------------------------------------------------------------
+class SoftICM(object):
+    """Soft ICM of one system against the gold, for any resample counts (the per-class plans built once).
+
+    Parameters
+    ----------
+    gold, predicted : arrays ``(n, C)`` of label weights (0 where a label is absent).
+    order : the expansion's largest order (0: always the direct path).
+    total : the largest total weight of a replicate (default ``n``; a cluster bootstrap's bound).
+    golds : the gold's per-class :class:`_GoldClass` (shared between systems; built if None).
+    """
+
+    def __init__(self, gold, predicted, order=ORDER, total=None, golds=None):
+        gold = np.asarray(gold, dtype=np.float64)
+        predicted = np.asarray(predicted, dtype=np.float64)
+        both = np.maximum(gold, predicted)
+        if golds is None:
+            golds = [_GoldClass(gold[:, c], order) for c in range(gold.shape[1])]
+        self.golds = list(golds)
+        self.plans = [
+            _ClassPlan(gold[:, c], ((predicted[:, c], ALPHA_1), (both[:, c], -BETA)), order, self.golds[c])
+            for c in range(gold.shape[1])
+        ]
+        self._init(total if total is not None else gold.shape[0])
+
+    @classmethod
+    def from_plans(cls, plans, total):
+        """A system from its class plans (``_ClassPlan``, e.g. a hierarchy's per-item terms)."""
+        self = cls.__new__(cls)
+        self.plans = list(plans)
+        self.golds = [plan.gold for plan in self.plans]
+        self._init(total)
+        return self
+
+    def _init(self, total):
+        self.total = int(total)
+        self.expanding = [plan for plan in self.plans if plan.order]
+        self.expanding_classes = [j for j, plan in enumerate(self.plans) if plan.order]
+        self._stack = None
+
+    @property
+    def stack(self):
+        """This system's :class:`_Stack` (built on first use: a batch builds its own)."""
+        if self._stack is None:
+            self._stack = _Stack(self.expanding, self.total, self.expanding_classes)
+        return self._stack
+
+    def sums(self, weights):
+        """``(N, sum ICM_i, sum ICM(G_i, G_i))`` per replicate, each ``(R,)``; ``weights`` is ``(R, n)``."""
+        weights = np.asarray(weights, dtype=np.float64)
+        state = _GoldState(self.golds, weights)
+        return self.sums_from(weights, state, _linear_sums(self.stack, weights, state))
+
+    def sums_from(self, weights, state, linear):
+        """:meth:`sums` from the block's gold state and the expansion's column sums ``(rows, sums)``.
+
+        Class ``j`` expands on the replicates where its own order is positive and takes the direct path on
+        the others (:class:`_GoldState`); its tail items always take the direct path.
+        """
+        out_icm = ALPHA_2 * state.gold_sum
+        out_self = (ALPHA_1 + ALPHA_2 - BETA) * state.gold_sum
+        everywhere = np.arange(weights.shape[0])
+        position = dict((id(plan), m) for m, plan in enumerate(self.expanding))
+        for j, plan in enumerate(self.plans):
+            mu, sigma, log_total, a, c = state.classes[j]
+            rest = everywhere
+            if plan.order:
+                order = state.class_orders[j]
+                expanded, rest = np.flatnonzero(order > 0), np.flatnonzero(order == 0)
+                if expanded.size:
+                    rows, sums = linear
+                    at = np.searchsorted(rows, expanded)  # ``rows``: every replicate where some class expands
+                    levels = [level[at] for level in sums[position[id(plan)]]]
+                    out_icm[expanded] += _expanded(levels, a[expanded], c[expanded], order[expanded])
+                    if plan.tails is not None:
+                        r = expanded
+                        out_icm[r] += plan.tails.sums(weights[r], mu[r], sigma[r], log_total[r])
+            if plan.everything is not None and rest.size:
+                r = rest
+                out_icm[r] += plan.everything.sums(weights[r], mu[r], sigma[r], log_total[r])
+        return state.total, out_icm, out_self
+
+
+def _linear_sums(stack, weights, state, min_rows=None):
+    """``(rows, per-plan column sums)``: the exact sums of the replicates where some class expands.
+
+    Each class takes its own products: its replicates in groups of ascending order (at least ``min_rows``
+    rows a group, :data:`MIN_ROWS` by default), each product as wide as the group's largest order of that class.  A
+    column's sum does not depend on the group, and the columns above a row's order are multiplied by 0
+    (:func:`_expanded`), so the grouping never changes a number.  A plan's levels are zero on the rows its
+    class did not expand.
+    """
+    rows = np.flatnonzero(state.order > 0)
+    if not stack.plans or not rows.size:
+        return rows, None
+    min_rows = MIN_ROWS if min_rows is None else min_rows
+    tops = [min(plan.order, int(state.class_orders[j][rows].max())) for j, plan in zip(stack.class_of, stack.plans)]
+    out = [[np.zeros((rows.size,) + shape) for shape in _shapes(top)] for top in tops]
+    for j in sorted(set(stack.class_of)):
+        orders = state.class_orders[j][rows]
+        for where in _order_groups(orders, min_rows):
+            chosen = rows[where]
+            block = weights if chosen.size == weights.shape[0] else weights[chosen]
+            for levels, part in zip(out, stack.sums(block, {j: int(orders[where].max())})):
+                for level, value in zip(levels, part or ()):
+                    level[where] = value
+    return rows, out
+
+
+def _order_groups(orders, min_rows):
+    """Positions of the positive ``orders`` in groups of ascending order, each of at least ``min_rows``."""
+    groups = []
+    pending = np.zeros(orders.size, dtype=bool)
+    top = int(orders.max()) if orders.size else 0
+    for order in np.unique(orders[orders > 0]):
+        pending |= orders == order
+        if pending.sum() < min_rows and order < top:
+            continue
+        groups.append(np.flatnonzero(pending))
+        pending[:] = False
+    return groups
+
+
+def _shapes(top):
+    return [()] + [(k + 1,) for k in range(1, top + 1)]
+
+
+class SoftICMBatch(object):
+    """Many systems scored against one gold on the same replicates: the gold's part once, one product in all.
+
+    Every system's numbers equal its own :meth:`SoftICM.sums` bit for bit (the
+    same exact column sums, combined by the same code).
+    """
+
+    #: Replicates per product of one order group (fewer are merged with the next order's).
+    min_rows = None
+
+    def __init__(self, systems):
+        self.systems = list(systems)
+        self.golds = self.systems[0].golds
+        plans = [plan for s in self.systems for plan in s.expanding]
+        classes = [j for s in self.systems for j in s.expanding_classes]
+        total = max(s.total for s in self.systems)
+        self.stack = _Stack(plans, total, classes) if all(s.total == total for s in self.systems) else None
+
+    def sums(self, weights):
+        """One ``(N, sum ICM_i, sum ICM(G_i, G_i))`` per system."""
+        weights = np.asarray(weights, dtype=np.float64)
+        state = _GoldState(self.golds, weights)
+        if self.stack is None:
+            return [s.sums_from(weights, state, _linear_sums(s.stack, weights, state)) for s in self.systems]
+        shared = _linear_sums(self.stack, weights, state, self.min_rows)
+        out, m = [], 0
+        for s in self.systems:
+            count = len(s.expanding)
+            rows, sums = shared
+            out.append(s.sums_from(weights, state, (rows, None if sums is None else sums[m : m + count])))
+            m += count
+        return out
+
+
+def soft_icm_sums(gold, predicted, weights, order=ORDER):
+    """``SoftICM(gold, predicted, order).sums(weights)``: ``(N, sum ICM_i, sum ICM(G_i, G_i))`` per replicate."""
+    return SoftICM(gold, predicted, order).sums(weights)

@@ -23,7 +23,7 @@ import pytest
 
 from leaderboard_ci.scoring import text_files
 from leaderboard_ci.scoring.errors import SubmissionError
-from leaderboard_ci.tasks import qa
+from leaderboard_ci.tasks.qa import metrics as qa
 from leaderboard_ci.tools.local_worker import run_scoring
 
 PROGRAM = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scoring_program")
@@ -242,8 +242,8 @@ def test_the_large_hostile_files_in_the_images(tmp_path, image, case):
     ids=["string", "5000_digits", "400_digits", "nan"],
 )
 def test_a_soft_probability_that_is_no_probability_is_named_for_what_it_is(tmp_path, number, expected):
-    from leaderboard_ci.tasks import soft_label_files
-    from leaderboard_ci.tasks.soft_labels import _quote
+    from leaderboard_ci.tasks.soft_labels import files as soft_label_files
+    from leaderboard_ci.tasks.soft_labels.metrics import _quote
 
     path = tmp_path / "run.json"
     path.write_text('{"a": {"YES": %s}}' % number)

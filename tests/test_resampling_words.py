@@ -17,7 +17,7 @@ from leaderboard_ci.core.resampling import draw_in_words, unit_codes
 from leaderboard_ci.scoring.config import parse_config
 from leaderboard_ci.scoring.detailed_html import render_detailed_results
 from leaderboard_ci.scoring.evaluation import evaluate
-from leaderboard_ci.tasks.base import GoldStandard
+from leaderboard_ci.tasks.shared.base import GoldStandard
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 QA = os.path.join(ROOT, "examples", "qa", "reference_data")

@@ -45,6 +45,7 @@ from .figure_layout import (
     HEATMAP_STARS_MAX,
     HEATMAP_VALUES_MAX,
     INK,
+    MARKS_KEY,
     MINUS,
     OTHER,
     RED,
@@ -55,12 +56,16 @@ from .figure_layout import (
     decimals_for,
     far_off,
     figure_title,
+    heatmap_key_box,
+    heatmap_marks,
     heatmap_scale,
     name_fontsize,
     name_width,
     oriented_difference,
     p_value_tail,
+    png_texts,
     ranked_axis,
+    set_png_text,
     short_name,
     short_names,
 )
@@ -450,19 +455,11 @@ def pair_heatmap(target, cmap="RdBu"):
     # the colour bar hugs the image (an inset of the axes, which aspect="equal" shrinks to the image); a large
     # matrix is wider than a window, so its bar lies across the empty upper triangle, near the names on the left
     # (on the right it was off-screen at 800 px)
-    across = k > HEATMAP_VALUES_MAX
-    if across:
-        height = k * cell  # inches of the matrix
-        rows = int(np.ceil(0.8 / cell)) + 1  # the rows the bar and its label cover from the top
-        left = min(0.6, (rows + 1.0) / k)
-        cax = ax.inset_axes([left, 1 - 0.22 / height, min(0.9 - left, 2.6 / height), 0.09 / height])
-    else:
-        cax = ax.inset_axes([1.03, 0.1, 0.035 if k > 8 else 0.05, 0.8])
+    box, across = heatmap_key_box(k, cell)  # a large matrix's bar lies across its empty upper triangle
+    cax = ax.inset_axes(box)
     cax.set_gid("key")  # what the reader needs to read the colours: the page checks that it is on screen
     bar = fig.colorbar(image, cax=cax, extend=scale.extend, orientation="horizontal" if across else "vertical")
-    set_png_text(
-        fig, MARKS_KEY, "values stars" if k <= HEATMAP_VALUES_MAX else "stars" if k <= HEATMAP_STARS_MAX else ""
-    )
+    set_png_text(fig, MARKS_KEY, heatmap_marks(k))
     label = "%s (positive: column better)%s" % (
         oriented_difference(target.metric, "column", "row"),
         "\nhatched: beyond %s (far-off systems; values in the table)" % ("%.*f" % (decimals_for([vmax]), vmax))
@@ -781,32 +778,6 @@ def smallest_text_px(fig, dpi):
 PALETTE_TOLERANCE = 12
 
 
-#: The PNG text chunk naming the marks a figure draws in its cells (``values stars``, ``stars``, or empty).
-MARKS_KEY = "leaderboard-ci:marks"
-#: The PNG text chunk with the right edge, in pixels of the image, of what a reader needs (a colour bar).
-KEY_RIGHT_KEY = "leaderboard-ci:key-right-px"
-
-
-def set_png_text(fig, key, value):
-    """Record a fact about what ``fig`` draws, written into its PNG by :func:`figure_png` (the page reads it)."""
-    texts = dict(getattr(fig, "leaderboard_ci_png_text", {}))
-    texts[key] = str(value)
-    fig.leaderboard_ci_png_text = texts
-
-
-def _png_texts(fig, dpi):
-    """The PNG text chunks of ``fig``: its smallest text, the facts it recorded, the right edge of its key."""
-    texts = {MIN_FONT_KEY: "%.2f" % smallest_text_px(fig, dpi)}
-    texts.update(getattr(fig, "leaderboard_ci_png_text", {}))
-    keys = [ax for parent in fig.axes for ax in [parent] + list(parent.child_axes) if ax.get_gid() == "key"]
-    if keys:
-        fig.set_dpi(dpi)
-        fig.canvas.draw()
-        renderer = fig.canvas.get_renderer()
-        texts[KEY_RIGHT_KEY] = "%.0f" % max(ax.get_tightbbox(renderer).x1 for ax in keys)
-    return texts
-
-
 def figure_png(fig, dpi=110, palette=False):
     """The figure as PNG bytes.
 
@@ -816,7 +787,7 @@ def figure_png(fig, dpi=110, palette=False):
     :data:`PALETTE_TOLERANCE` the full-colour PNG is returned instead.
     """
     buffer = io.BytesIO()
-    texts = _png_texts(fig, dpi)
+    texts = png_texts(fig, dpi, {MIN_FONT_KEY: "%.2f" % smallest_text_px(fig, dpi)})
     fig.savefig(buffer, format="png", dpi=dpi, metadata=dict(_metadata("png"), **texts))
     data = buffer.getvalue()
     if not palette:

@@ -79,7 +79,7 @@ SETTING_DOCS = {
     "(EXIST 2023 with six annotators, 'more than k of 6': 1/2 for task 1, 1/3 for task 2, 1/6 for task 3; "
     "default 0.5). A share within 1e-6 of it is not above it.",
     "hard_exclusive": "hard_labels multi: a label that is only ever a hard gold label alone, and the share above "
-    "which it is (EXIST 2023 task 3: NO, or {NO: 1/2}: a majority of NO gives only NO; below it NO is no hard "
+    'which it is (EXIST 2023 task 3: "NO", or {"NO": 1/2}: a majority of NO gives only NO; below it NO is no hard '
     "label and the item's hard labels are the other labels above hard_threshold).",
     "hierarchy": "{label: parent label} for ICM, ICM-Norm, ICM-Soft and ICM-Soft-Norm (EXIST 2023 tasks 2 and 3); "
     "without it they are flat.",
@@ -242,7 +242,9 @@ def read_predictions(source, lines, gold, settings):
         first[ident] = line
         i = position.get(ident)
         if i is None:
-            error = unscored.unknown(line, "item id %s is not in the test set; give one value per test item" % _quote(ident))
+            error = unscored.unknown(
+                line, "item id %s is not in the test set; give one value per test item" % _quote(ident)
+            )
             if error is not None:
                 raise error
             return

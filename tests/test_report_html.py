@@ -130,7 +130,7 @@ def test_winner_ties_and_letters_are_marked():
     assert '<span class="tag win">winner</span>' in section
     assert '<span class="tag">baseline</span>' in section
     for letters in target.systems["letters"]:
-        assert "<td>%s</td>" % letters in section
+        assert '<td class="letters">%s</td>' % letters in section  # its own class: it scrolls, key columns stay
     # the differences table marks intervals containing 0 in red: the family-wise ones and the marginal ones
     red = re.findall(r'<td class="n zero">([^<]*)</td>', section)
     family_wise = sum(1 for r in target.vs_winner.itertuples() if r.fw_low <= 0 <= r.fw_high)

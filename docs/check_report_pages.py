@@ -14,7 +14,11 @@ width, never cropped, never squeezed below 60 % of the width it could take) and 
 nothing is hidden by ``overflow: hidden``; no two systems share a shortened figure label; no table cell
 breaks a system name inside a word; at 1,400 px the page is at most 45,000 px high; every relative link
 (the full tables above the threshold) names a file that exists; a truncated page shows its "Top N of M"
-notes.  Prints one line per problem and a summary, and with ``--shots`` saves
+notes; the columns the report marks as key (``th.key``: rank, system, score, interval, tied with the
+winner) are on screen without scrolling sideways; no system name (``td.name``) wraps onto more than 3 lines; a figure's
+colour bar (``data-key-right``, recorded in its PNG) is on screen without scrolling sideways; a figure's
+caption promises exactly the marks it draws (``data-marks``: values, stars).  Prints one line per problem
+and a summary, and with ``--shots`` saves
 a full-page screenshot per report.  Exit code 1 when a problem was found.
 """
 
@@ -29,7 +33,7 @@ UNFOLD = """() => {
   for (const d of document.querySelectorAll('details')) d.open = true;
   return new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => done({height, folded}))));
 }"""
-CHECK = """([minTextPx]) => {
+CHECK = """([minTextPx, MAX_NAME_LINES]) => {
   const width = document.documentElement.clientWidth;
   const problems = [];
   for (const el of document.querySelectorAll('main *')) {
@@ -100,6 +104,54 @@ CHECK = """([minTextPx]) => {
     }
   }
   if (midWord) problems.push(midWord + ' table cell(s) break a name inside a word, e.g. ' + example);
+  // a column the report marks as key (th.key: rank, name, score, interval, tied) is on screen without scrolling
+  for (const th of document.querySelectorAll('th.key')) {
+    const box = th.closest('.scroll');
+    if (!box || th.getClientRects().length === 0) continue;
+    if (th.getBoundingClientRect().right > box.getBoundingClientRect().right + 1)
+      problems.push('the column "' + th.innerText.replace(/\\s+/g, ' ') + '" is off-screen, behind a sideways scroll'
+                    + ' (ends at ' + Math.round(th.getBoundingClientRect().right) + ' px of '
+                    + Math.round(box.getBoundingClientRect().right) + ')');
+  }
+  // a system's name (td.name: one name per cell) that wraps onto more lines than a reader can follow
+  let tall = 0, tallExample = '';
+  for (const cell of document.querySelectorAll('td.name')) {
+    if (cell.getClientRects().length === 0) continue;
+    const range = document.createRange();
+    range.selectNodeContents(cell);
+    const tops = [];
+    for (const rect of range.getClientRects()) {
+      if (rect.width > 0 && !tops.some(t => Math.abs(t - rect.top) < 6)) tops.push(rect.top);
+    }
+    if (tops.length > MAX_NAME_LINES) { tall++; if (!tallExample) tallExample = tops.length + ' lines: '
+      + cell.innerText.replace(/\\s+/g, ' ').slice(0, 60); }
+  }
+  if (tall) problems.push(tall + ' name cell(s) wrap onto more than ' + MAX_NAME_LINES + ' lines, e.g. ' + tallExample);
+  for (const img of document.querySelectorAll('img')) {
+    if (img.getClientRects().length === 0 || !img.naturalWidth) continue;
+    const box = img.getBoundingClientRect(), scale = box.width / img.naturalWidth;
+    // what a reader needs to read the figure (its colour bar) is on screen without scrolling sideways
+    if (img.dataset.keyRight) {
+      const frame = img.closest('figure') || img.parentElement;
+      const visible = frame.getBoundingClientRect().left + frame.clientWidth;
+      const right = box.left + parseFloat(img.dataset.keyRight) * scale;
+      if (right > visible + 1) problems.push('the colour bar of "' + img.alt + '" is off-screen (ends at '
+                                            + Math.round(right) + ' px, the window shows ' + Math.round(visible) + ')');
+    }
+    // the caption promises only the marks the figure draws (data-marks, recorded when it was drawn)
+    if (img.dataset.marks !== undefined) {
+      const caption = ((img.closest('figure') || {}).querySelector ? img.closest('figure').querySelector('figcaption')
+                       : null);
+      const text = caption ? caption.innerText : '';
+      const drawn = img.dataset.marks.split(' ').filter(Boolean);
+      for (const [mark, words] of [['stars', /\\bstars? of\\b/], ['values', /\\bits value\\b/]]) {
+        if (words.test(text) && !drawn.includes(mark))
+          problems.push('the caption of "' + img.alt + '" promises ' + mark + ' the figure does not draw');
+        if (!words.test(text) && drawn.includes(mark))
+          problems.push('the figure "' + img.alt + '" draws ' + mark + ' its caption does not mention');
+      }
+    }
+  }
   const links = [...document.querySelectorAll('a[href]')].map(a => a.getAttribute('href'));
   const truncated = [...document.querySelectorAll('.truncated')].map(p => p.innerText);
   return {problems, links, truncated, opened: document.documentElement.scrollHeight,
@@ -112,6 +164,8 @@ MIN_TEXT_PX = 9.0
 #: ... and in a window narrower than 1,200 px, where figures shrink to the window's width.
 MIN_TEXT_PX_NARROW = 7.0
 MAX_HEIGHT = 45000
+#: The most lines a system name may wrap onto in a table cell (a 55-character name takes 3 at 800 px).
+MAX_NAME_LINES = 3
 
 
 #: The page each kind of report folder has: an end of phase's report, a benchmark's (ODESIA's tables), a shake-up's.
@@ -257,7 +311,7 @@ def check(page, folder, shots=None, width=1400, max_height=MAX_HEIGHT):
     page.set_viewport_size({"width": width, "height": 900})
     page.goto("file://" + path)
     unfolded = page.evaluate(UNFOLD)  # what a reader can unfold is checked too
-    found = page.evaluate(CHECK, [MIN_TEXT_PX if width >= 1200 else MIN_TEXT_PX_NARROW])
+    found = page.evaluate(CHECK, [MIN_TEXT_PX if width >= 1200 else MIN_TEXT_PX_NARROW, MAX_NAME_LINES])
     found.update(unfolded)
     problems = list(found["problems"])
     if width >= 1400 and max_height and found["height"] > max_height:

@@ -175,7 +175,18 @@ def test_family_note_names_the_resamples_needed():
     # 28/(B+1) <= 0.05 needs B >= 559; about 10 replicates beyond alpha/28 needs B >= 5,600.
     assert "B = 200" in holm.family_note and "B >= 5,600" in holm.family_note
     assert "no difference can be significant" in holm.family_note
-    assert analyze(y, systems, metric="accuracy", n_resamples=300).official.family_note is None
+    assert analyze(y, systems, metric="accuracy", n_resamples=600).official.family_note is None
+    # B = 300: the max-t step-down (primary) is resolved, but Holm and Bonferroni, shown beside it, are at
+    # their floor (28/301 = 0.093): one sentence names them, and their indicators are empty, not "all tied".
+    floor = analyze(y, systems, metric="accuracy", n_resamples=300).official
+    assert "after Holm" in floor.family_note and "Bonferroni" in floor.family_note, floor.family_note
+    assert "smallest adjusted p-value is 0.093" in floor.family_note and "B >= 559" in floor.family_note
+    assert "max-t" not in floor.family_note.split("after", 1)[1].split("(", 1)[0]
+    for block in ("ties_with_winner", "non_significant_pairs"):
+        counts = floor.indicators[block]
+        assert counts["holm"] is None and counts["bonferroni"] is None, counts
+        assert isinstance(counts["maxt"], int) and isinstance(counts["fdr_bh"], int), counts
+    assert np.nanmin(floor.pairs["p_holm"]) == pytest.approx(28 / 301)
     # max-t over 28 pairs: about 10 replicates beyond alpha (B >= 200) and B >= 10 n = 280.
     coarse = analyze(y, systems, metric="accuracy", n_resamples=100).official
     assert "not resolved" in coarse.family_note and "B >= 280" in coarse.family_note
@@ -242,6 +253,22 @@ def test_gains_against_the_baseline(case):
     for name in scores.index:
         assert gains.loc[name, "gain"] == pytest.approx(100 * (scores[name] - b) / abs(b - 1.0), abs=1e-10)
     assert gains.loc["majority", "gain"] == 0.0
+
+
+def test_a_metric_without_a_best_value_gets_no_percentage_gain():
+    """ICM has no fixed scale: a gain as a share of the way to r = 0 (gains of 169 %) would be a fake best."""
+    from leaderboard_ci.report.tables import gains_table
+
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 3, 200)
+    systems = {"s%d" % k: np.where(rng.random(200) < 0.5 + 0.1 * k, y, (y + 1) % 3) for k in range(3)}
+    systems["prior"] = np.zeros(200, dtype=int)
+    result = analyze(y, systems, metric="icm", n_resamples=100, baseline="prior")
+    icm = result.official
+    assert icm.gains is None and gains_table(result, icm) is None
+    assert any("ICM has no fixed best value" in n and "analysis.reference_point" in n for n in icm.notes)
+    chosen = analyze(y, systems, metric="icm", n_resamples=100, baseline="prior", reference_point=1.0).official
+    assert chosen.gains is not None and chosen.gains.attrs["reference_point"] == 1.0
 
 
 def test_mcnemar_beside_accuracy(case):

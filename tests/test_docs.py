@@ -74,3 +74,27 @@ def test_readme_links_resolve():
             continue
         path = target.split("#", 1)[0]
         assert os.path.exists(os.path.join(ROOT, path)), "README.md links to %s, which does not exist" % target
+
+
+def test_getting_started_gives_the_readme_test_command():
+    """Both pages say .ci/run runs their test command: it must be the same one (issue 37)."""
+    with open(os.path.join(ROOT, "docs", "getting-started.md"), encoding="utf-8") as handle:
+        page = handle.read()
+    lines = _readme().split("\n")
+    command = lines[lines.index("<!-- ci:test-command -->") + 2]
+    assert "```bash\n%s\n```" % command in page
+    assert not re.search(r"python3 -m pytest\n```", page)  # no second, shorter test command
+
+
+def test_the_organizer_guide_lists_every_subcommand():
+    """The guide's list of subcommands names each one the command line has (plan and demo were missing)."""
+    import argparse
+
+    from leaderboard_ci.tools.cli import make_parser
+
+    parser = make_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    with open(os.path.join(ROOT, "docs", "organizer-guide.md"), encoding="utf-8") as handle:
+        guide = handle.read()
+    listing = guide[guide.index("its\nsubcommands are") :].split("(`leaderboard-ci COMMAND --help`)")[0]
+    assert sorted(c for c in commands if "`%s`" % c not in listing) == []

@@ -5,6 +5,7 @@ import configparser
 import importlib
 import os
 import shutil
+import site
 import subprocess
 import sys
 
@@ -162,6 +163,7 @@ def installed(tmp_path_factory):
     env = str(work / "env")
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", env], check=True)
     bin_dir = os.path.join(env, "Scripts" if os.name == "nt" else "bin")
+    _see_the_running_packages(os.path.join(bin_dir, "python"))
     pip = subprocess.run(
         [
             os.path.join(bin_dir, "python"),
@@ -182,6 +184,25 @@ def installed(tmp_path_factory):
         "pip install of this checkout failed (it builds with setuptools and wheel):\n" + pip.stdout[-3000:]
     )
     return bin_dir
+
+
+def _see_the_running_packages(python):
+    """Let the venv at ``python`` import what the interpreter running the tests imports (pandas, numpy ...).
+
+    ``--system-site-packages`` adds the *base* interpreter's packages: when pytest runs in a virtualenv, as the
+    README allows, the dependencies are in that virtualenv instead ("No module named 'pandas'").  A ``.pth`` file
+    in the new venv lists the running interpreter's site directories after the venv's own (plain path lines: the
+    ``.pth`` files inside them, such as an editable install of another checkout, are not run).
+    """
+    purelib = subprocess.run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        stdout=subprocess.PIPE,
+        universal_newlines=True,
+        check=True,
+    ).stdout.strip()
+    running = [p for p in site.getsitepackages() + [site.getusersitepackages()] if os.path.isdir(p)]
+    with open(os.path.join(purelib, "running_interpreter.pth"), "w") as handle:
+        handle.write("\n".join(running) + "\n")
 
 
 def _run(command, **kwargs):

@@ -244,7 +244,7 @@ def test_annotator_labels_give_the_shares(tmp_path):
         ("[1, 2]", 'line 1: each element must be an object with "id" and "value"'),
         ('{"200000": {"YES": 1.5, "NO": 0}}', "outside [0, 1]"),
         ('{"200000": {"MAYBE": 1}}', "'MAYBE' is not a label of this task; the labels are YES, NO"),
-        ('{"200000": {"YES": "x"}}', "is not a finite number"),
+        ('{"200000": {"YES": "x"}}', "is a string; expected a number in [0, 1] (write it without quotes)"),
         ('{"999": {"YES": 1}}', "item id '999' is not in the test set"),
         ('{"200000": {"YES": 1}, "200000": {"NO": 1}}', "appears again"),
         ('{"200000": {"YES": 1}', "not valid JSON"),

@@ -137,7 +137,9 @@ BAD = [
         "empty label",
         "id,labels\nt1,alpha||beta\n",
         "",
-        "predictions.csv line 2: a label is empty (two separators '|' in a row, or one at the start or end)",
+        "predictions.csv line 2: a label is empty (two separators '|' in a row, or one at the start or end); "
+        "remove the extra "
+        "separator (an item with no labels is an empty cell)",
     ),
     (
         "non-0/1 indicator",
@@ -268,7 +270,9 @@ def test_unknown_label_never_reveals_the_gold_label_set(tmp_path):
         (
             "id,labels\nt1,alpha||beta\n",
             "",
-            "ref/gold.csv line 2: a label is empty (two separators '|' in a row, or one at the start or end)",
+            "ref/gold.csv line 2: a label is empty (two separators '|' in a row, or one at the start or end); "
+            "remove the extra "
+            "separator (an item with no labels is an empty cell)",
         ),
         (
             "id,labels\nt1,alpha\nt2,%s\n" % SECRET,

@@ -175,3 +175,23 @@ def test_heavy_tailed_errors_flag_rmse_not_normal_ones():
     heavy = evaluate(config, GoldStandard(values=y), y + rng.standard_t(2, size=300)).warnings
     assert len(heavy) == 1 and "heavy tails" in heavy[0] and "RMSE" in heavy[0]
     assert evaluate(config, GoldStandard(values=y), y + rng.normal(size=300)).warnings == ()
+
+
+@pytest.mark.parametrize("metric, title", [("mae", "MAE below baseline"), ("r2", "R² minus baseline")])
+def test_a_difference_column_is_titled_by_what_it_holds(metric, title):
+    """``KEY_vs_base`` holds the baseline minus X for a lower-is-better metric: "X below baseline", not "X minus"."""
+    config = parse_config({"metric": metric, "baseline": {"file": "b.csv"}, "bootstrap": {"n_resamples": 50}})
+    (column,) = [c for c in written_columns(config) if c.part == "vs_base"]
+    assert column.title() == title
+    rng = np.random.RandomState(0)
+    y = rng.normal(size=60)
+    gold = GoldStandard(values=y)
+    mine, base = y + rng.normal(scale=0.1, size=60), y + rng.normal(scale=1.0, size=60)
+    result = evaluate(config, gold, mine, baseline=base)
+    (comparison,) = [b for b in result.baseline if b.key == column.key]
+    score = result.scores[0].score
+    held = comparison.difference
+    if metric == "mae":  # below the baseline: the baseline's MAE minus mine, positive as mine is better
+        assert held == pytest.approx(comparison.baseline_score - score) and held > 0
+    else:
+        assert held == pytest.approx(score - comparison.baseline_score) and held > 0

@@ -15,7 +15,7 @@ import pytest
 
 from leaderboard_ci.core.resampling import counts_from_indices, replicate_indices
 from leaderboard_ci.scoring.errors import ConfigError, SubmissionError
-from leaderboard_ci.scoring.text_files import Source, iter_lines
+from leaderboard_ci.scoring.text_files import Source, TextFile, iter_lines
 from leaderboard_ci.tasks.preference import fit as preference_fit
 from leaderboard_ci.tasks.preference import metrics as preference
 from leaderboard_ci.tasks.preference.fit import OUTCOMES
@@ -296,7 +296,7 @@ def _read_gold(tmp_path, text, name="battles.csv", settings=None):
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
     source = Source(str(path), "ref/" + name, error=ConfigError, may_quote=False)
-    return preference.read_gold(source, iter_lines(source), None, settings or {})
+    return preference.read_gold(source, TextFile(source), None, settings or {})
 
 
 def test_the_three_log_formats_read_alike(tmp_path):

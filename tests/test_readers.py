@@ -207,7 +207,11 @@ class TestEncodings:
         text = "first\r\nsecond caf\u00e9\r\n\u4e2d\u6587\r\r\nlast\r\r \U0001f600"
         path = write(tmp_path, "x.txt", prefix + text.encode(encoding))
         got = list(formats.iter_lines(formats.Source(path, "x.txt")))
-        # \r\r\n (Python's csv writer on Windows without newline='') is one line end; \r alone is one too
+        # \r\r\n (Python's csv writer on Windows without newline='') is one line end; a \r alone is text in a file
+        # whose first line end is \r\n (as sacrebleu reads it; issue 37), and a line end in a classic Mac file
+        assert got == [(1, "first"), (2, "second caf\u00e9"), (3, "\u4e2d\u6587"), (4, "last\r\r \U0001f600")]
+        path = write(tmp_path, "mac.txt", prefix + text.replace("\r\r\n", "\r").replace("\r\n", "\r").encode(encoding))
+        got = list(formats.iter_lines(formats.Source(path, "mac.txt")))
         assert got == [
             (1, "first"),
             (2, "second caf\u00e9"),

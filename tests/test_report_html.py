@@ -130,7 +130,7 @@ def test_winner_ties_and_letters_are_marked():
     assert '<span class="tag win">winner</span>' in section
     assert '<span class="tag">baseline</span>' in section
     for letters in target.systems["letters"]:
-        assert "<td>%s</td>" % letters in section
+        assert '<td class="letters">%s</td>' % letters in section  # its own class: it scrolls, key columns stay
     # the differences table marks intervals containing 0 in red: the family-wise ones and the marginal ones
     red = re.findall(r'<td class="n zero">([^<]*)</td>', section)
     family_wise = sum(1 for r in target.vs_winner.itertuples() if r.fw_low <= 0 <= r.fw_high)
@@ -185,3 +185,15 @@ def test_the_all_pairs_note_says_which_way_each_cell_subtracts():
     assert ("row &minus; column" in lower_note or "row \u2212 column" in lower_note) and "better lower" in lower_note
     # the heading of the winner's bootstrap distribution reads as its axis subtracts
     assert "<h3>Winner \u2212 runner-up</h3>" in higher and "<h3>Runner-up \u2212 winner</h3>" in lower
+
+
+def test_the_runner_up_caption_subtracts_as_its_heading_for_lower_is_better():
+    """Under a "Runner-up − winner" heading (MAE) the caption says the runner-up minus the winner (issue 37)."""
+    for name, heading, caption in (
+        ("classification", "Winner \u2212 runner-up", "The winner minus the runner-up on each bootstrap resample"),
+        ("regression", "Runner-up \u2212 winner", "The runner-up minus the winner (lower is better, so positive"),
+    ):
+        text = page(name)
+        section = text.split("<h3>%s</h3>" % heading, 1)[1].split("<h3>", 1)[0]
+        assert caption in section, section[-600:]
+        assert ("winner minus the runner-up" in section) == (name == "classification")

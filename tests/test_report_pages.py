@@ -90,3 +90,31 @@ def test_the_checker_finds_hidden_columns_small_text_shared_labels_and_broken_na
         "inside a word",
     ):
         assert any(expected in p for p in problems), (expected, problems)
+
+
+def test_the_checker_finds_hidden_key_columns_tall_names_an_off_screen_colour_bar_and_a_false_caption(page, tmp_path):
+    """The classes of issue 37 at 800 px, each on a page made to have it: a key column behind a sideways scroll,
+    a name wrapped onto 6 lines, a colour bar beyond the window, a caption promising stars the figure lacks."""
+    out = tmp_path / "faults37"
+    out.mkdir()
+    png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+    filler = "".join("<td>%s</td>" % ("x" * 30) for _ in range(6))
+    (out / "report.html").write_text(
+        '<main><div class="scroll" style="overflow-x:auto;border-right:3px solid #888"><table><thead><tr>'
+        '<th class="key">System</th>%s<th class="key">Tied with winner</th></tr></thead><tbody><tr>'
+        '<td class="name" style="width:40px;max-width:40px">%s</td>%s<td>y</td>'
+        "</tr></tbody></table></div>"
+        '<figure class="plot" style="overflow-x:auto"><img alt="heat" class="wide" style="max-width:none" '
+        'width="2000" height="10" data-key-right="1900" data-marks="" src="data:image/png;base64,%s">'
+        "<figcaption>cells with the stars of its max-t-adjusted p-value</figcaption></figure></main>"
+        % ("<th>x</th>" * 6, "_<wbr>".join("part%d" % i for i in range(6)), filler, png)
+    )
+    problems = _checker().check(page, str(out), width=800)
+    for expected in (
+        'the column "Tied with winner" is off-screen',
+        "wrap onto more than 3 lines",
+        'the colour bar of "heat" is off-screen',
+        'the caption of "heat" promises stars the figure does not draw',
+    ):
+        assert any(expected in p for p in problems), (expected, problems)
+    assert not any('the column "System"' in p for p in problems), problems

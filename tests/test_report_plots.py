@@ -3,6 +3,7 @@
 import dataclasses
 import functools
 import os
+import re
 import subprocess
 import sys
 
@@ -458,3 +459,27 @@ def test_with_max_t_the_differences_figure_draws_the_family_wise_interval(name):
         assert (False, True) in seen  # a dashed green bar over 0
     else:
         assert {(True, False), (False, False)} <= seen
+
+
+def test_the_legend_does_not_relate_a_p_value_to_itself():
+    """p and the shaded share printed with the same digits: said once, not "0.2569 ≈ 0.2569" (issue 37)."""
+    import types
+
+    import pandas as pd
+
+    from leaderboard_ci.report.figure_layout import p_value_tail
+
+    rng = np.random.default_rng(5)
+    d = rng.normal(0.01, 0.02, 9999)
+    share = float(np.mean(d <= 0))
+    reps = np.column_stack([d, np.zeros_like(d)])
+    for p, expected in ((share + 2e-7, "the shaded share"), (share + 5e-5, "\u2248")):
+        target = types.SimpleNamespace(
+            replicates=reps,
+            metric=types.SimpleNamespace(sign=1.0),
+            vs_winner=pd.DataFrame({"diff": [0.01], "p_bootstrap": [p]}),
+        )
+        relation = p_value_tail(target, "percentile", two=False).relation
+        assert expected in relation, relation
+        shown = re.findall(r"\d\.\d+", relation)
+        assert len(shown) == len(set(shown)), relation

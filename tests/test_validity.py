@@ -251,6 +251,22 @@ def test_the_page_notes_perfect_and_almost_perfect_predictions():
     assert "zero width" not in html and "best value" not in html
 
 
+def test_a_constant_score_is_not_explained_as_no_errors():
+    """A zero-width interval away from the best value (constant scores: ROC-AUC 0.5) is not "no errors"."""
+    note = degenerate_interval_note(0.5, 0.5, "ROC-AUC, all items", 1.0, "ROC-AUC")
+    assert "zero width" in note and "ROC-AUC of 0.5 for scores that are all equal" in note
+    assert "rule of three" not in note and "no errors" not in note
+    difference = degenerate_interval_note(0.0, 0.0, "MCC minus the baseline", None)
+    assert "identical predictions" in difference and "rule of three" not in difference
+    gold = np.array([0, 1] * 100)
+    config = _config("scores", "roc_auc", labels=["0", "1"])
+    _, html = _participant(config, GoldStandard(values=gold, labels=("0", "1"), task="scores"), np.full(200, 0.3))
+    assert "the interval [0.5, 0.5] has zero width" in html and "rule of three" not in html
+    notes = degenerate_notes("ROC-AUC", 1.0, ["flat", "perfect"], [0.5, 1.0], [0.5, 1.0])
+    assert notes[0].startswith("1 system has a zero-width ROC-AUC interval (perfect)") and "rule of three" in notes[0]
+    assert notes[1].startswith("1 system has a zero-width ROC-AUC interval (flat)") and "all equal" in notes[1]
+
+
 def test_qa_has_no_sparse_units_but_a_perfect_system_gets_the_zero_width_note():
     config = _config("qa", "exact_match")
     answers = ["answer %d" % i for i in range(50)]

@@ -40,7 +40,7 @@ def coefficient_of_variation(scores):
 
 
 def competition_indicators(
-    n, scores, winner, vs_winner_adjusted, pair_adjusted, alpha, ppi_value, ppi_reason, strict=()
+    n, scores, winner, vs_winner_adjusted, pair_adjusted, alpha, ppi_value, ppi_reason, strict=(), unresolved=()
 ):
     """The indicators of one metric as an ordered mapping.
 
@@ -58,6 +58,9 @@ def competition_indicators(
     strict : tuple of str
         Corrections whose verdict is ``p < alpha`` (the max-t step-down), so a tie is
         ``p >= alpha``; for the others (statsmodels' ``reject``) a tie is ``p > alpha``.
+    unresolved : tuple of str
+        Corrections that cannot declare any difference at this number of resamples (every
+        adjusted p-value at the resampling floor): their counts are None, not "all tied".
     """
     scores = np.asarray(scores, dtype=np.float64)
     m = int(scores.size)
@@ -67,6 +70,8 @@ def competition_indicators(
     out["possible_comparisons"] = m * (m - 1) // 2
 
     def ties(c, p):
+        if c in unresolved:
+            return None
         p = np.asarray(p)
         return int(np.count_nonzero(p >= alpha if c in strict else p > alpha))
 

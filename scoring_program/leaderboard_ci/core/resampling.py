@@ -70,6 +70,7 @@ __all__ = [
     "SWAP_STREAM_OFFSET",
     "Resampling",
     "unit_codes",
+    "draw_in_words",
 ]
 
 #: Where the coin flips of the randomization test start in the PCG64 stream.
@@ -476,3 +477,53 @@ class Resampling(object):
     def describe(self):
         """``(units, strata)`` in words for notes: ``"300 clusters"``, ``"4 strata"``."""
         return "%d %s" % (self.n_units, "clusters" if self.clustered else "items"), "%d strata" % self.n_strata
+
+
+def _counted(n, noun):
+    return noun if n is None else "{:,} {}".format(int(n), noun)
+
+
+def draw_in_words(n, units, cluster=None, n_clusters=None, strata=None, n_strata=None, code=None):
+    """How one bootstrap resample is drawn, in words, for the pages and reports that describe an interval.
+
+    Parameters
+    ----------
+    n : int or None
+        The test set's resampling units (items, questions, queries); None when the count is withheld.
+    units : str
+        Their name in the plural ("test items", "questions").
+    cluster, strata : str or None
+        The gold columns of ``bootstrap.cluster`` and ``bootstrap.strata`` (None: no such design, or a
+        design given without a column name, e.g. codes passed to the Python API).
+    n_clusters, n_strata : int or None
+        How many clusters and strata (None: no such design, or withheld); a count without a column
+        still describes the design.
+    code : callable, optional
+        Marks a column name up (Markdown backquotes by default; HTML callers pass their own).
+
+    Returns
+    -------
+    str
+        A clause without a final stop, e.g. ``"the 540 test items are drawn at random with replacement"``,
+        ``"the 60 clusters of questions (one per value of `paragraph`) are drawn at random with
+        replacement, each with all its questions"``, with ``", within each of the 3 strata of the
+        column `lang` (each stratum keeps its size)"`` after it when there are strata.
+    """
+    code = code or (lambda name: "`%s`" % name)
+    clustered = cluster is not None or n_clusters is not None
+    if clustered:
+        text = "the %s of %s%s are drawn at random with replacement, each with all its %s" % (
+            _counted(n_clusters, "clusters"),
+            units,
+            "" if cluster is None else " (one per value of %s)" % code(cluster),
+            units,
+        )
+    else:
+        text = "the %s are drawn at random with replacement" % _counted(n, units)
+    if strata is not None or n_strata is not None:
+        text += ", within each of the %s%s (each stratum keeps its number of %s)" % (
+            _counted(n_strata, "strata"),
+            "" if strata is None else " of the column %s" % code(strata),
+            "clusters" if clustered else units,
+        )
+    return text

@@ -23,6 +23,7 @@ import zipfile
 from contextlib import contextmanager
 
 from .._version import __version__
+from ..console import entry_point
 from ..core.parallel import MAX_JOBS, check_jobs, keep_freed_memory
 from ..scoring.errors import ConfigError
 
@@ -479,6 +480,7 @@ def _print_summary(result, written, out_dir, seconds, stdout, stderr=None):
     stdout.write("Done in %.1f s.\n" % seconds)
 
 
+@entry_point
 def main(argv=None):
     """Entry point; returns the exit code (0 ok, 2 organizer error)."""
 

@@ -21,6 +21,7 @@ import os
 import sys
 from collections import OrderedDict
 
+from ..console import entry_point
 from .json_report import ReportFormatError, read_report
 from .tables import csv_text, indicator_rows, indicators_text_table, tables_latex, tables_markdown
 
@@ -174,6 +175,7 @@ def make_parser():
     return parser
 
 
+@entry_point
 def main(argv=None):
     """Run the comparison; returns the exit code (0 done, 1 a bad report file, 2 a usage error)."""
     parser = make_parser()

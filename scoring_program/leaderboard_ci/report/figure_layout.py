@@ -64,7 +64,7 @@ FIGURES = OrderedDict(
         ("rank_sets", "Rank confidence sets, simultaneous and marginal"),
         ("vs_winner", "Differences to the winner"),
         ("pair_heatmap", "All pairwise differences"),
-        ("bootstrap_difference", "Bootstrap distribution of winner minus runner-up"),
+        ("bootstrap_difference", "Bootstrap distribution of the winner's advantage over the runner-up"),
         ("unit_distribution", "Distribution of the per-unit values (per query)"),
     ]
 )
@@ -536,6 +536,11 @@ def p_value_tail(target, method="percentile", two=False):
             )
         elif not mask.any():
             relation = "%s, the floor 1/(B+1):\nno replicate is shaded" % head
+        elif abs(p_one - share) <= floor + 1e-12 and format_p(p_one, 4) == format_p(share, 4):
+            # the same digits: say it once ("0.2569 ≈ 0.2569" read as a contradiction)
+            relation = (
+                "%s,\nthe shaded share" % head if not two else "%s\n%s, the shaded share" % (head, format_p(p_one, 4))
+            )
         elif abs(p_one - share) <= floor + 1e-12:
             relation = (
                 "%s %s %s,\nthe shaded share (interpolated)" % (head, _approx(p_one, share), format_p(share, 4))
@@ -569,3 +574,47 @@ def ranked_axis(ax, names, winner, baseline, fontsize):
     ax.set_axisbelow(True)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
+
+
+#: The PNG text chunk naming the marks a figure draws in its cells (``values stars``, ``stars``, or empty).
+MARKS_KEY = "leaderboard-ci:marks"
+#: The PNG text chunk with the right edge, in pixels of the image, of what a reader needs (a colour bar).
+KEY_RIGHT_KEY = "leaderboard-ci:key-right-px"
+
+
+def set_png_text(fig, key, value):
+    """Record a fact about what ``fig`` draws, written into its PNG by ``plots.figure_png`` (the page reads it)."""
+    texts = dict(getattr(fig, "leaderboard_ci_png_text", {}))
+    texts[key] = str(value)
+    fig.leaderboard_ci_png_text = texts
+
+
+def png_texts(fig, dpi, texts):
+    """``texts`` and the PNG text chunks ``fig`` recorded, with the right edge of its key (an axes of gid "key")."""
+    texts = dict(texts, **getattr(fig, "leaderboard_ci_png_text", {}))
+    keys = [ax for parent in fig.axes for ax in [parent] + list(parent.child_axes) if ax.get_gid() == "key"]
+    if keys:
+        fig.set_dpi(dpi)
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        texts[KEY_RIGHT_KEY] = "%.0f" % max(ax.get_tightbbox(renderer).x1 for ax in keys)
+    return texts
+
+
+def heatmap_marks(k):
+    """What the cells of a ``k``-system pair heatmap show: ``values stars``, ``stars`` or nothing (too small)."""
+    return "values stars" if k <= HEATMAP_VALUES_MAX else "stars" if k <= HEATMAP_STARS_MAX else ""
+
+
+def heatmap_key_box(k, cell):
+    """``(inset box in axes fractions, horizontal)`` of a ``k``-system pair heatmap's colour bar (``cell`` inches).
+
+    Up to :data:`HEATMAP_VALUES_MAX` systems the bar stands at the matrix's right.  A larger matrix is wider than
+    an 800 px window, so the bar lies across the empty upper triangle, near the names on the left, from the row
+    below the ones the bar and its label cover (on the right it was off-screen).
+    """
+    if k <= HEATMAP_VALUES_MAX:
+        return [1.03, 0.1, 0.035 if k > 8 else 0.05, 0.8], False
+    height = k * cell  # inches of the matrix
+    left = min(0.6, (int(np.ceil(0.8 / cell)) + 2.0) / k)
+    return [left, 1 - 0.22 / height, min(0.9 - left, 2.6 / height), 0.09 / height], True

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from .._version import __version__
 from .formatting import DASH, MINUS, correction_name, family_description, format_ci, unit_nouns
+from .html_intro import draw_text
 from .html_parts import _count, _esc, _level, _name, _num, _p, _table, target_anchor
 from .json_report import corrections_of
 from .scale import PARQUET_HINT, full_files
@@ -31,7 +32,7 @@ def group_gaps_section(result, digits, names=None):
         [
             (_esc(r.metric), ""),
             (_esc(r.groups), ""),
-            (_name(r.name), ""),
+            (_name(r.name), "name"),
             (_num(r.gap, 2 if r.quantity == "gain" else digits, signed=True), "n"),
             (
                 _esc(
@@ -130,6 +131,7 @@ def settings_section(result, primary):
         ("systems (m)", _count(len(result.names))),
         ("baseline", result.baseline or DASH),
         ("resamples (B)", _count(sig.n_resamples)),
+        ("each resample", draw_text(result, html=False)),
         ("seed", sig.seed),
         ("interval method", sig.method),
         ("confidence level", sig.confidence_level),

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from ..core.resampling import draw_in_words
 from .formatting import STAR_LEGEND, correction_name, family_description, unit_nouns
 from .html_parts import _ci, _count, _esc, _level, _name, _names, _num, _table, target_anchor
 from .json_report import corrections_of, sides_of
 from .verdicts import DIRECTION_MARK, family_notes, has_rank_sets
 
-__all__ = ["header", "summary", "explanations", "baseline_above_winner"]
+__all__ = ["header", "summary", "explanations", "baseline_above_winner", "draw_text"]
 
 
 def header(result, primary):
@@ -75,7 +76,7 @@ def summary(result, scope=None):
             [
                 ('<a href="#%s">%s</a>' % (target_anchor(key), _esc(t.title)), ""),
                 (_esc(t.metric.better), ""),
-                (_name(t.winner), ""),
+                (_name(t.winner), "name"),
                 (_num(w["score"]), "n"),
                 (_ci(w["ci_low"], w["ci_high"]), "n"),
                 (
@@ -130,6 +131,20 @@ def _duality_text(result, primary):
     )
 
 
+def draw_text(result, html=True):
+    """How one resample is drawn: the test units, or the clusters of a column, within strata (HTML, or text)."""
+    sig, settings = result.signature, result.settings or {}
+    return draw_in_words(
+        result.n,
+        "test %s" % unit_nouns(result.official.metric)[1],
+        cluster=sig.cluster,
+        n_clusters=settings.get("n_clusters"),
+        strata=sig.strata,
+        n_strata=settings.get("n_strata"),
+        code=(lambda name: "<code>%s</code>" % _esc(name)) if html else (lambda name: name),
+    )
+
+
 def explanations(result, primary):
     sig = result.signature
     level = _level(result)
@@ -157,7 +172,7 @@ def explanations(result, primary):
     return (
         '<section id="how-to-read"><h2>How to read this report</h2><div class="explain">'
         "<p><b>Score and its interval.</b> The score is computed on the whole test set. Its %(level)s "
-        "confidence interval (CI) comes from %(b)s bootstrap resamples of the test %(units)s: if the test set "
+        "confidence interval (CI) comes from %(b)s bootstrap resamples (in each, %(draw)s): if the test set "
         "were drawn again, the score would likely fall in that range.</p>"
         "<p><b>CI of a difference.</b> Both systems are scored on the <i>same</i> resampled test sets, so "
         "their difference is resampled as a pair. If the interval of the difference contains 0, the data "
@@ -178,7 +193,7 @@ def explanations(result, primary):
         % {
             "level": level,
             "b": _count(sig.n_resamples),
-            "units": unit_nouns(result.official.metric)[1],
+            "draw": draw_text(result),
             "p_text": p_text,
             "stars": _esc(STAR_LEGEND),
             "mark": (

@@ -34,9 +34,8 @@ _FIGURE_TEXT = {
     "one (this system alone). Blue: 1 is in the simultaneous rank set (tied with the winner); grey: "
     "it is not. Best system at the top.",
     "pair_heatmap": "Every pair of systems: the cell is the difference oriented so that positive means the "
-    "column's system is better (%(pair_sub)s), blue for larger differences, with the stars of "
-    "its %(primary)s-adjusted p-value.",
-    "bootstrap_difference": "The winner minus the runner-up on each bootstrap resample. Under the null "
+    "column's system is better (%(pair_sub)s), blue for larger differences%(marks)s.",
+    "bootstrap_difference": "%(winner_sub)s on each bootstrap resample. Under the null "
     "hypothesis of no difference this distribution would be centred at 0 instead of "
     "at the observed difference &delta;; %(tail)s",
     "unit_distribution": "Each system's values over the %(units)s, best system at the top: the box spans the "
@@ -51,7 +50,7 @@ _FIGURE_TITLES = {
     "vs_winner": "Differences to the winner",
     "rank_sets": "Rank confidence sets",
     "pair_heatmap": "All pairwise differences",
-    "bootstrap_difference": "Winner minus runner-up: the bootstrap distribution",
+    "bootstrap_difference": "The winner's advantage over the runner-up: the bootstrap distribution",
     "score_distribution": "The scores of all systems",
     "unit_distribution": "Distribution of the per-unit values",
 }
@@ -108,9 +107,15 @@ def target_anchor(key):
     return "t-" + slug(key)
 
 
-def _table(header, rows, classes=None, table_class=""):
-    """An HTML table from escaped header cells and rows of (html, css class) cells."""
-    head = "".join("<th>%s</th>" % h for h in header)
+def _table(header, rows, classes=None, table_class="", key_columns=()):
+    """An HTML table from escaped header cells and rows of (html, css class) cells.
+
+    ``key_columns``: the columns a reader must see without scrolling sideways (their headers get the class
+    ``key``, which ``docs/check_report_pages.py`` checks at 800 px).
+    """
+    head = "".join(
+        '<th class="key">%s</th>' % h if k in key_columns else "<th>%s</th>" % h for k, h in enumerate(header)
+    )
     body = []
     for i, row in enumerate(rows):
         row_class = ' class="%s"' % classes[i] if classes and classes[i] else ""
@@ -213,12 +218,17 @@ def img_attributes(data):
     dims = ' width="%d" height="%d"' % size if size else ""
     smallest = _png_text(data, "leaderboard-ci:smallest-text-px")
     dims += (' data-text-px="%s"' % _esc(smallest)) if smallest else ""
+    marks = _png_text(data, "leaderboard-ci:marks")  # what the cells show, as drawn: the caption says that
+    dims += (' data-marks="%s"' % _esc(marks)) if marks is not None else ""
+    key_right = _png_text(data, "leaderboard-ci:key-right-px")  # the colour bar: the page checks it is on screen
+    dims += (' data-key-right="%s"' % _esc(key_right)) if key_right else ""
     return dims + (' class="wide"' if size and size[0] > WIDE_FIGURE else "")
 
 
 def _figure(name, data, target, result, primary):
     if not data:
         return ""
+    marks = _png_text(data, "leaderboard-ci:marks")
     two = sides_of(result) == "two"
     dual = dual_interval(target.vs_winner, primary)
     text = _FIGURE_TEXT.get(name, "") % {
@@ -254,6 +264,17 @@ def _figure(name, data, target, result, primary):
             target.unit_values.attrs.get("unit_plural", "units")
             if getattr(target, "unit_values", None) is not None
             else "units"
+        ),
+        "winner_sub": "The winner minus the runner-up"
+        if target.metric.sign > 0
+        else "The runner-up minus the winner (%s, so positive means the winner is better)" % _esc(target.metric.better),
+        "marks": {
+            "values stars": ", with its value and the stars of its %s-adjusted p-value"
+            % _esc(correction_name(primary)),
+            "stars": ", with the stars of its %s-adjusted p-value" % _esc(correction_name(primary)),
+        }.get(
+            marks,
+            "; with this many systems the cells are too small for values or stars (they are in the table of all pairs)",
         ),
         "pair_sub": ("column %s row" if target.metric.sign > 0 else "row %s column, as %s")
         % ((MINUS,) if target.metric.sign > 0 else (MINUS, _esc(target.metric.better))),

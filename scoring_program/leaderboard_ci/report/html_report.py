@@ -128,16 +128,13 @@ def _systems_table(result, target, digits):
             if ranked
             else []
         )
+        # "Tied with winner" right after the interval: at 800 px it stays on screen, the long letters scroll
         rows.append(
             [
                 ("%d" % r.rank, "n"),
-                (_name(r.name) + tags, ""),
+                (_name(r.name) + tags, "name"),
                 (_num(r.score, digits), "n"),
                 (_ci(r.ci_low, r.ci_high, digits), "n"),
-            ]
-            + sets
-            + [
-                (_esc(getattr(r, "letters", "") or ""), ""),
                 (
                     '<span class="yes" title="%s">&#10003;</span>'
                     % ("1 is in its simultaneous rank set" if ranked else "not significantly different from the winner")
@@ -146,13 +143,16 @@ def _systems_table(result, target, digits):
                     "c",
                 ),
             ]
+            + sets
+            + [(_esc(getattr(r, "letters", "") or ""), "letters")]
         )
         classes.append("winner" if r.name == target.winner else ("baseline" if r.name == result.baseline else ""))
     sets = ["Rank set, simultaneous", "Rank set, marginal"] if ranked else []
     return _table(
-        ["Rank", "System", _esc(target.title), "%s CI" % _level(result)] + sets + ["Letters", "Tied with winner"],
+        ["Rank", "System", _esc(target.title), "%s CI" % _level(result), "Tied with winner"] + sets + ["Letters"],
         rows,
         classes,
+        key_columns=(0, 1, 2, 3, 4),
     )
 
 
@@ -163,7 +163,7 @@ def _vs_winner_table(result, target, digits, corrections):
     alpha = result.signature.alpha
     rows = []
     for _, r in frame.iterrows():
-        cells = [(_name(r["name"]), ""), (_num(r["diff"], digits), "n")]
+        cells = [(_name(r["name"]), "name"), (_num(r["diff"], digits), "n")]
         for column, _ in cols:
             if isinstance(column, tuple):
                 low, high = r.get(column[0]), r.get(column[1])
@@ -291,7 +291,7 @@ def _gains_table(result, target):
     rows = []
     for _, r in frame.iterrows():
         rows.append(
-            [(_name(r["name"]), ""), (_num(r["gain"], 2), "n"), (_ci(r["ci_low"], r["ci_high"], 2), "n")]
+            [(_name(r["name"]), "name"), (_num(r["gain"], 2), "n"), (_ci(r["ci_low"], r["ci_high"], 2), "n")]
             + ([(_esc(r.get("note") or ""), "note")] if with_notes else [])
         )
     ref = frame.attrs.get("reference_point")
@@ -378,7 +378,7 @@ def _label_legend(target):
     names = [str(n) for n in target.systems["name"]]
     labels = short_names(names)
     rows = [
-        [(_esc(label.replace("\\$", "$")), "label"), (_name(name), "")]
+        [(_esc(label.replace("\\$", "$")), "label"), (_name(name), "name")]
         for label, name in zip(labels, names)
         if label != name
     ]

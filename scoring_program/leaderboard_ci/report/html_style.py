@@ -31,6 +31,7 @@ th,td{padding:3px 9px;border-bottom:1px solid #e4e8ec;text-align:left;vertical-a
 th{background:#f6f8fa;font-weight:600;overflow-wrap:normal}
 td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap;overflow-wrap:normal}
 td.c{text-align:center}
+td.name{min-width:16em}
 tr.winner td{font-weight:600;background:#eef3fb}
 tr.baseline td{color:#8a5200}
 .tag{display:inline-block;font-size:11px;font-weight:600;padding:0 5px;border-radius:8px;margin-left:6px;

@@ -45,6 +45,7 @@ from .figure_layout import (
     HEATMAP_STARS_MAX,
     HEATMAP_VALUES_MAX,
     INK,
+    MARKS_KEY,
     MINUS,
     OTHER,
     RED,
@@ -55,12 +56,16 @@ from .figure_layout import (
     decimals_for,
     far_off,
     figure_title,
+    heatmap_key_box,
+    heatmap_marks,
     heatmap_scale,
     name_fontsize,
     name_width,
     oriented_difference,
     p_value_tail,
+    png_texts,
     ranked_axis,
+    set_png_text,
     short_name,
     short_names,
 )
@@ -343,7 +348,8 @@ def difference_plot(target, confidence_level=0.95, baseline=None, decision=None,
                     % (100 * confidence_level)
                 )
                 if dual.family_wise
-                else "bars: %g%% intervals, each pair alone; colour: the %s decision" % (100 * confidence_level, how),
+                else "bars: %g%% intervals, each pair alone; colour: %s decision"
+                % (100 * confidence_level, "the %s" % decision if decision else "the corrected test's"),
             ),
         ]
         words = "%s dashed: a later step decides the direction; the interval still holds 0" % DIRECTION_MARK
@@ -454,19 +460,24 @@ def pair_heatmap(target, cmap="RdBu"):
                     linespacing=1.0,
                     color="white" if dark else INK,
                 )
-    # the colour bar hugs the image (an inset of the axes, which aspect="equal" shrinks to the image)
-    cax = ax.inset_axes([1.03, 0.1, 0.035 if k > 8 else 0.05, 0.8])
-    bar = fig.colorbar(image, cax=cax, extend=scale.extend)
-    bar.set_label(
-        "%s (positive: column better)%s"
-        % (
-            oriented_difference(target.metric, "column", "row"),
-            "\nhatched: beyond %s (far-off systems; values in the table)" % ("%.*f" % (decimals_for([vmax]), vmax))
-            if scale.clipped.any()
-            else "",
-        ),
-        fontsize=8,
+    # the colour bar hugs the image (an inset of the axes, which aspect="equal" shrinks to the image); a large
+    # matrix is wider than a window, so its bar lies across the empty upper triangle, near the names on the left
+    # (on the right it was off-screen at 800 px)
+    box, across = heatmap_key_box(k, cell)  # a large matrix's bar lies across its empty upper triangle
+    cax = ax.inset_axes(box)
+    cax.set_gid("key")  # what the reader needs to read the colours: the page checks that it is on screen
+    bar = fig.colorbar(image, cax=cax, extend=scale.extend, orientation="horizontal" if across else "vertical")
+    set_png_text(fig, MARKS_KEY, heatmap_marks(k))
+    label = "%s (positive: column better)%s" % (
+        oriented_difference(target.metric, "column", "row"),
+        "\nhatched: beyond %s (far-off systems; values in the table)" % ("%.*f" % (decimals_for([vmax]), vmax))
+        if scale.clipped.any()
+        else "",
     )
+    if across:  # from the bar's left end rightwards: over the empty triangle, never over the cells
+        cax.set_xlabel(label, fontsize=8, loc="left")
+    else:
+        bar.set_label(label, fontsize=8)
     bar.ax.tick_params(labelsize=8)
     ax.set_title("%s: pairwise differences" % figure_title(target), fontsize=11, loc="left")
     return _fit(fig)
@@ -784,8 +795,8 @@ def figure_png(fig, dpi=110, palette=False):
     :data:`PALETTE_TOLERANCE` the full-colour PNG is returned instead.
     """
     buffer = io.BytesIO()
-    smallest = "%.2f" % smallest_text_px(fig, dpi)
-    fig.savefig(buffer, format="png", dpi=dpi, metadata=dict(_metadata("png"), **{MIN_FONT_KEY: smallest}))
+    texts = png_texts(fig, dpi, {MIN_FONT_KEY: "%.2f" % smallest_text_px(fig, dpi)})
+    fig.savefig(buffer, format="png", dpi=dpi, metadata=dict(_metadata("png"), **texts))
     data = buffer.getvalue()
     if not palette:
         return data
@@ -806,7 +817,7 @@ def figure_png(fig, dpi=110, palette=False):
     from PIL.PngImagePlugin import PngInfo
 
     info = PngInfo()
-    for key, value in dict(_metadata("png"), **{MIN_FONT_KEY: smallest}).items():
+    for key, value in dict(_metadata("png"), **texts).items():
         info.add_text(key, value)
     reduced.save(out, format="PNG", optimize=True, pnginfo=info)
     return out.getvalue() if out.tell() < len(data) else data

@@ -392,7 +392,16 @@ def target_n(result, target):
 
 def _settings_phrase(result, target):
     sig = result.signature
-    return "%s bootstrap, B = %s, n = %s" % (sig.method, sig.n_resamples, target_n(result, target))
+    settings = result.settings or {}
+    design = "".join(
+        ", %s%s%s" % (what, "" if column is None else " of %s" % column, "" if count is None else " (%s)" % count)
+        for what, column, count in (
+            ("clusters resampled", sig.cluster, settings.get("n_clusters")),
+            ("within strata", sig.strata, settings.get("n_strata")),
+        )
+        if column is not None or count is not None
+    )
+    return "%s bootstrap, B = %s, n = %s%s" % (sig.method, sig.n_resamples, target_n(result, target), design)
 
 
 def _label(target, what):

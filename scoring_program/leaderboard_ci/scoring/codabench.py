@@ -25,8 +25,10 @@ import json
 import os
 import sys
 import traceback
+import warnings
 
 from .._version import __version__
+from ..console import entry_point
 from .config import load_config
 from .errors import ConfigError, SubmissionError
 from .outputs import check_output_groups
@@ -157,6 +159,7 @@ def run(input_dir, output_dir, program_dir, stdout=None, stderr=None):
     return EXIT_OK
 
 
+@entry_point
 def main(argv=None, program_dir=None):
     """Entry point of ``score.py INPUT OUTPUT``."""
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -165,4 +168,9 @@ def main(argv=None, program_dir=None):
         return EXIT_CONFIG
     if program_dir is None:
         program_dir = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    return run(argv[0], argv[1], program_dir)
+    with warnings.catch_warnings():
+        # stderr is what the participant reads: one sentence or nothing.  A numpy RuntimeWarning (numpy 1.17 warns
+        # on comparisons with NaN) would print the program's path and a source line there; what such a warning
+        # could signal, a non-finite score, is caught by the outputs' own checks.
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return run(argv[0], argv[1], program_dir)

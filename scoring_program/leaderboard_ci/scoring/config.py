@@ -279,7 +279,7 @@ class AnalysisSettings:
         None,
         "r of the baseline-calibrated gain.",
         Nullable(Number(-1e300, 1e300, kind="number")),
-        default_doc="the metric's best value, else 0",
+        default_doc="the metric's best value (a metric without one, such as ICM or ICM-Soft, gets no gain)",
     )
     primary: str = setting(
         "maxt",

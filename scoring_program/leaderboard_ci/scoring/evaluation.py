@@ -85,6 +85,9 @@ class SubmissionResult:
     warnings: Tuple[str, ...] = ()
     #: What the per-unit table calls its precision, recall and F1 columns (the task's ``UnitTable.titles``).
     unit_titles: Tuple[str, str, str] = ("precision", "recall", "F1")
+    #: How many clusters and strata the resamples draw (``bootstrap.cluster``/``strata``); None without, or withheld.
+    n_clusters: Optional[int] = None
+    n_strata: Optional[int] = None
 
     @property
     def official(self):
@@ -292,6 +295,8 @@ def evaluate(config, gold, predictions, baseline=None, progress=None):
         table.unit if table is not None else "class",
         tuple(validity_warnings(config, gold, predictions)) + tuple(design_notes(config, gold, hide_counts)),
         tuple(table.titles) if table is not None else ("precision", "recall", "F1"),
+        n_clusters=resampling.n_units if resampling is not None and resampling.clustered and not hide_counts else None,
+        n_strata=resampling.n_strata if gold.strata is not None and not hide_counts else None,
     )
 
 

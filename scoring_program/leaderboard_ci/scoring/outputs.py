@@ -127,7 +127,8 @@ class Column:
             "ci_low": " %s CI low" % level,
             "ci_high": " %s CI high" % level,
             "se": " SE",
-            "vs_base": " minus baseline",
+            # what the column holds, positive = better: the baseline minus X when lower is better
+            "vs_base": " minus baseline" if self.metric.direction == "higher" else " below baseline",
             "vs_base_ci_low": " diff. %s CI low" % level,
             "vs_base_ci_high": " diff. %s CI high" % level,
             "vs_base_p": " p (beats baseline)",

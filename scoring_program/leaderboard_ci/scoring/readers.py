@@ -264,6 +264,7 @@ def read_gold(ref_dir, config):
         task=task.name,
         settings=config.task_settings,
         reference=units.reference,
+        public_inputs=tuple(units.public or ()),
     )
     # bootstrap.cluster / bootstrap.strata (issue 21): their codes, read by .resampling_units
     return attach_design(source, config, gold, task, units.design)

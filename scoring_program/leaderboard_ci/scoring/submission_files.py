@@ -181,6 +181,18 @@ def _pick_named(res_dir, wanted, listing, nested):
     for name in listing.files + nested + listing.other:
         if os.path.basename(name) == wanted:
             return _found(res_dir, name)
+    inside = [
+        name
+        for folder in ([] if nested else listing.folders[:_MAX_LOOKED_AT])
+        for name in _entries(os.path.join(res_dir, folder), res_dir, folder + "/", _Listing()).files
+        if os.path.basename(name) == wanted
+    ]
+    if inside:  # in several folders (one folder alone would be ``nested``): say where, and the fix
+        raise SubmissionError(
+            "the submission has %d folder%s holding a file named %s (%s); expected one "
+            "prediction file, at the top of the zip or in a single folder: zip only the file to be scored"
+            % (len(inside), "s" if len(inside) > 1 else "", quote(wanted), _names(inside))
+        )
     found = listing.files + nested + [f + "/" for f in listing.folders if not nested] + listing.hidden
     raise SubmissionError(
         "the submission has no file named %s (found: %s); name your prediction file %s "

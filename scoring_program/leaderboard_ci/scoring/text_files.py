@@ -5,7 +5,8 @@
 :class:`~leaderboard_ci.scoring.errors.ConfigError`), :class:`Columns` the
 columns a file may have, :class:`Table` its rows; :func:`iter_lines` streams a
 file as numbered lines, decoded chunk by chunk (UTF-8 with or without a BOM,
-UTF-16 with one; ``\\n``, ``\\r\\n``, ``\\r\\r\\n`` or ``\\r`` line ends).  The formats
+UTF-16 with one; ``\\n``, ``\\r\\n``, ``\\r\\r\\n`` or ``\\r`` line ends, the last only in a file
+whose first line end is one: elsewhere a ``\\r`` alone is text inside its line, as sacrebleu reads it).  The formats
 themselves are in :mod:`leaderboard_ci.scoring.formats`.
 
 Everything a message echoes from a participant's file (a file name, a header,
@@ -51,6 +52,8 @@ _SNIFF = 4096  # bytes looked at to recognize the encoding or a binary file
 #: A line end: ``\\n`` after any number of ``\\r`` (``\\r\\r\\n`` is what Python's csv writer
 #: writes on Windows without ``newline=''``), or a ``\\r`` alone.
 _NEWLINE = re.compile(r"\r*\n|\r")
+#: A line end in a file whose lines end in ``\\n`` (or ``\\r\\n``): there a ``\\r`` alone is text, not a line end.
+_LF_NEWLINE = re.compile(r"\r*\n")
 #: The longest line read as CSV, TSV or one value per line (a JSON document may be one line).
 MAX_LINE_CHARS = 1 << 22
 _BOM = "\ufeff"
@@ -359,7 +362,7 @@ def sniff_encoding(source, head):
     if b"\x00" in sample and _looks_like_utf16(head):
         raise source.whole("is UTF-16 text without a byte-order mark; save it as UTF-8")
     controls = sum(sample.count(bytes([c])) for c in range(32) if c not in (9, 10, 12, 13))
-    if sample and controls > 0.05 * len(sample):
+    if sample and controls > max(0.05 * len(sample), 3):  # a short text with a stray control is read as text
         raise source.whole("is a binary file, not a text file%s" % (" of predictions" if participant else ""))
     return "UTF-8", 0
 
@@ -384,9 +387,20 @@ def _decode_failure(source, encoding, bom, position, byte):
     return source.whole("is not valid UTF-16 text (at line %d); save it as UTF-8" % line)
 
 
-def _count_ends(text):
+def _cr_ends(text, decided=None):
+    """Whether a ``\\r`` alone ends a line: decided by the first text holding a line end (``decided`` once known).
+
+    Only a file whose first line end is a ``\\r`` alone (a classic Mac file) has them; in a file of ``\\n`` or
+    ``\\r\\n`` line ends a lone ``\\r`` is text inside its line.  None while no line end was seen.
+    """
+    if decided is not None or ("\n" not in text and "\r" not in text):
+        return decided
+    return _NEWLINE.search(text).group() == "\r"
+
+
+def _count_ends(text, cr_ends=True):
     """How many line ends ``text`` holds (see ``_NEWLINE``), without a Python loop over lines."""
-    if "\r" not in text:
+    if "\r" not in text or cr_ends is False:
         return text.count("\n")
     for _ in range(4):
         if "\r\n" not in text:
@@ -395,21 +409,21 @@ def _count_ends(text):
     return len(_NEWLINE.findall(text))
 
 
-def _normalized(text):
+def _normalized(text, cr_ends=True):
     """``text`` with every line end (see ``_NEWLINE``) written ``\\n``, with ``str.replace``.
 
     The regular expression costs about 0.35 us per line, ``str.replace`` a
     tenth of that.  Each ``\\r\\n`` pass folds one ``\\r`` of every ``\\r...\\r\\n`` run
-    into its ``\\n``; the lone ``\\r`` left are line ends.  After four passes (a run
-    of five ``\\r`` before a ``\\n``) the expression decides.
+    into its ``\\n``; the lone ``\\r`` left are line ends (text, when ``cr_ends`` is False: see
+    :func:`_cr_ends`).  After four passes (a run of five ``\\r`` before a ``\\n``) the expression decides.
     """
     if "\r" not in text:
         return text
     for _ in range(4):
         if "\r\n" not in text:
-            return text.replace("\r", "\n")
+            return text if cr_ends is False else text.replace("\r", "\n")
         text = text.replace("\r\n", "\n")
-    return "\n".join(_NEWLINE.split(text))
+    return "\n".join((_LF_NEWLINE if cr_ends is False else _NEWLINE).split(text))
 
 
 def _split_lines(text):
@@ -458,9 +472,9 @@ def iter_blocks(source):
             yield text, final
 
 
-def _nul_error(source, lineno, before):
+def _nul_error(source, lineno, before, cr_ends=True):
     return source.at(
-        lineno + _count_ends(before),
+        lineno + _count_ends(before, cr_ends),
         "the line holds a NUL byte (\\x00), which a text file of "
         "predictions cannot contain; save the file as plain UTF-8 text",
     )
@@ -483,15 +497,17 @@ def iter_line_texts(source, max_chars=MAX_LINE_CHARS):
     hold = ""  # \r at the block end: maybe the start of \r\n or \r\r\n
     lineno = 1
     last_blank = False
+    cr_ends = None  # whether a lone \r ends a line: decided by the first line end (see _cr_ends)
     for text, final in iter_blocks(source):
         text, hold = hold + text, ""
         if not final:
             kept = text.rstrip("\r")
             text, hold = kept, text[len(kept) :]
+        cr_ends = _cr_ends(text, cr_ends)
         if "\x00" in text:
-            raise _nul_error(source, lineno, "".join(pending) + text[: text.index("\x00")])
+            raise _nul_error(source, lineno, "".join(pending) + text[: text.index("\x00")], cr_ends)
         if text and not text.strip() and (not pending or not "".join(pending).strip()):
-            ends = _count_ends(text)  # a block of blank lines: one Python step, not one per line
+            ends = _count_ends(text, cr_ends)  # a block of blank lines: one Python step, not one per line
             if ends:
                 if not last_blank:
                     yield lineno, "", 1
@@ -499,7 +515,7 @@ def iter_line_texts(source, max_chars=MAX_LINE_CHARS):
                 lineno += ends
                 pending, pending_chars = [], 0
             continue
-        text = _normalized(text)
+        text = _normalized(text, cr_ends)
         cut = text.rfind("\n")
         if cut < 0:
             pending.append(text)
@@ -594,14 +610,16 @@ class TextFile(object):
         """
         hold = ""
         lineno = 1
+        cr_ends = None  # whether a lone \r ends a line (_cr_ends): decided by the file's first line end
         for text, final in iter_blocks(self.source):
             text, hold = hold + text, ""
             if not final:
                 kept = text.rstrip("\r")
                 text, hold = kept, text[len(kept) :]
+            cr_ends = _cr_ends(text, cr_ends)
             if "\x00" in text:
-                raise _nul_error(self.source, lineno, text[: text.index("\x00")])
-            text = _normalized(text)
+                raise _nul_error(self.source, lineno, text[: text.index("\x00")], cr_ends)
+            text = _normalized(text, cr_ends)
             lineno += text.count("\n")
             yield text, final
 

@@ -327,6 +327,18 @@ _NOT_CERTAIN = (
     "is larger (with no errors among n items, a 95%% bound on the error rate is still about 3/n, the "
     "rule of three)"
 )
+#: A zero-width interval away from the best value: the value does not depend on which items are drawn.
+_CONSTANT = (
+    "every resample gave the same value whichever items it drew, because the predictions do not vary in "
+    "the way the metric reads them (for example, a ROC-AUC of 0.5 for scores that are all equal, an MCC or "
+    "kappa of 0 for a single predicted class, a difference of 0 between identical predictions), so the "
+    "interval shows no uncertainty; it is not certainty: it says nothing about how the value would vary"
+)
+
+
+def _zero_width_reason(value, best):
+    """Why an interval has zero width: no errors (the value is the best one: the rule of three) or a constant."""
+    return _NOT_CERTAIN % () if best is not None and abs(value - best) <= 1e-12 else _CONSTANT
 
 
 def _fmt(value):
@@ -346,7 +358,12 @@ def degenerate_interval_note(low, high, where, best=None, title="the metric"):
     if low is None or high is None or not (np.isfinite(low) and np.isfinite(high)):
         return None
     if _zero_width(low, high):
-        return "%s: the interval [%s, %s] has zero width: %s." % (where, _fmt(low), _fmt(high), _NOT_CERTAIN % ())
+        return "%s: the interval [%s, %s] has zero width: %s." % (
+            where,
+            _fmt(low),
+            _fmt(high),
+            _zero_width_reason(low, best),
+        )
     if best is not None and (abs(high - best) <= 1e-12 or abs(low - best) <= 1e-12):
         return (
             "%s: the interval ends at %s, the best value %s can take: the resamples without the few "
@@ -365,12 +382,12 @@ def degenerate_notes(title, best, names, lows, highs, limit=5, what="interval", 
     For the end-of-phase report and the benchmark (organizers): names are the
     systems', and ``n_items`` (the target's items) makes the rule of three concrete.
     """
-    zero, bound = [], []
+    zero, constant, bound = [], [], []
     for name, low, high in zip(names, lows, highs):
         if low is None or high is None or not (np.isfinite(low) and np.isfinite(high)):
             continue
         if _zero_width(low, high):
-            zero.append(str(name))
+            (zero if best is not None and abs(low - best) <= 1e-12 else constant).append(str(name))
         elif best is not None and (abs(high - best) <= 1e-12 or abs(low - best) <= 1e-12):
             bound.append(str(name))
 
@@ -385,17 +402,19 @@ def degenerate_notes(title, best, names, lows, highs, limit=5, what="interval", 
             % (n_items, n_items, 3.0 / n_items),
         )
     notes = []
-    if zero:
+    for found, why in ((zero, reason), (constant, _CONSTANT)):
+        if not found:
+            continue
         notes.append(
             "%d system%s ha%s a zero-width %s %s (%s): %s"
             % (
-                len(zero),
-                "s" if len(zero) > 1 else "",
-                "ve" if len(zero) > 1 else "s",
+                len(found),
+                "s" if len(found) > 1 else "",
+                "ve" if len(found) > 1 else "s",
                 title,
                 what,
-                listed(zero),
-                reason,
+                listed(found),
+                why,
             )
         )
     if bound:

@@ -163,6 +163,9 @@ class GoldData:
         besides the encoded ``values`` the statistics use (segmentation: the
         gold masks, which every predicted mask is compared with); it becomes
         ``GoldStandard.reference``, never hashed, compared or resampled.
+    public : tuple of (str, value) pairs
+        ``(file name, JSON value)`` of the participants' inputs the gold carries without its answers (a SQuAD
+        file's articles, contexts and questions), for ``public_data/`` (``GoldStandard.public_inputs``).
     """
 
     lines: Any
@@ -172,6 +175,7 @@ class GoldData:
     groups: Optional[Any] = None
     design: Optional[Any] = None
     reference: Optional[Any] = None
+    public: Tuple[Tuple[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import io
 import os
 import shutil
 import sys
@@ -31,6 +32,7 @@ import zipfile
 import yaml
 
 from .._version import __version__
+from ..console import entry_point
 from .bundle import (
     BUNDLE_DIR,
     PROGRAM_DIR,
@@ -99,7 +101,7 @@ def make_parser():
         "--config",
         required=True,
         metavar="FILE",
-        help="the scoring config.yaml (see the README's configuration reference)",
+        help="the scoring config.yaml (every key: docs/configuration.md, the configuration reference)",
     )
     p.add_argument("--baseline", metavar="FILE", help="a baseline's predictions; every submission is compared with it")
     p.add_argument(
@@ -193,6 +195,7 @@ def make_parser():
     return parser
 
 
+@entry_point
 def main(argv=None, out=None):
     """Run a subcommand; returns its exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -407,13 +410,14 @@ def _score_sources(args):
 
 
 def _leaderboard_columns(path):
-    """{key: title} of the first leaderboard of a competition.yaml."""
+    """``({key: title}, legacy)``: the first leaderboard of a competition.yaml, and whether it is CodaLab v1.5."""
     try:
         with open(path, "rb") as handle:
             competition = yaml.safe_load(handle)
-        if is_legacy(competition):  # CodaLab v1.5: {key: {label, ...}}
-            return dict((key, c.get("label", "")) for key, c in competition["leaderboard"]["columns"].items())
-        return dict((c["key"], c.get("title", "")) for c in competition["leaderboards"][0]["columns"])
+        if is_legacy(competition):  # CodaLab v1.5: {key: {label, ...}}, read from scores.txt
+            columns = competition["leaderboard"]["columns"]
+            return dict((key, c.get("label", "")) for key, c in columns.items()), True
+        return dict((c["key"], c.get("title", "")) for c in competition["leaderboards"][0]["columns"]), False
     except (OSError, yaml.YAMLError, KeyError, IndexError, TypeError):
         raise SetupError("%s has no readable leaderboards[0].columns (nor a v1.5 leaderboard.columns)" % path)
 
@@ -484,12 +488,13 @@ def run_score(args, out):
         _section("stdout", run.stdout, out)
         _section("stderr", run.stderr, out)
         if run.scores is not None:
-            columns = _leaderboard_columns(competition) if competition else None
-            _section(
-                "scores (%s)" % ("scores.json" if run.scores_json_bytes is not None else "scores.txt"),
-                format_scores(run.scores, columns),
-                out,
-            )
+            columns, legacy = _leaderboard_columns(competition) if competition else (None, False)
+            scores, label = run.scores, ("scores.json" if run.scores_json_bytes is not None else "scores.txt")
+            text_scores = os.path.join(run.output_dir, "scores.txt")
+            if legacy and os.path.isfile(text_scores):  # what legacy CodaLab reads
+                with io.open(text_scores, encoding="utf-8") as handle:
+                    scores, label = yaml.safe_load(handle), "scores.txt, which CodaLab reads"
+            _section("scores (%s)" % label, format_scores(scores, columns), out)
         else:
             out.write("no scores were written\n")
         if workdir is None:

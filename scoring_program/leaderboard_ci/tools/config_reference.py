@@ -20,6 +20,7 @@ import html
 import io
 import sys
 
+from ..console import entry_point
 from ..scoring.config import CONFIG_NAME, Config, option_names, sections
 from ..scoring.metric_config import ENTRY_KEYS, OPTION_DOCS
 from ..scoring.schema import schema_rows
@@ -221,6 +222,7 @@ def reference():
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
+@entry_point
 def main(argv=None):
     """Print the page, or write it to ``--output``; returns the exit code."""
     parser = argparse.ArgumentParser(

@@ -27,6 +27,7 @@ import time
 from dataclasses import dataclass
 from typing import List, Optional
 
+from ..console import entry_point
 from ..scoring.config import load_config
 from .bundle import (
     PROGRAM_DIR,
@@ -187,6 +188,7 @@ def end_of_phase_report(demo):
     return code
 
 
+@entry_point
 def main(argv=None):
     args = make_parser().parse_args(argv)
     submissions = sample_submissions(args.submissions)

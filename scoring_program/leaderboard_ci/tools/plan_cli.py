@@ -20,8 +20,10 @@ import sys
 import tempfile
 import zipfile
 
+from ..console import entry_point
 from ..scoring.errors import ConfigError, SubmissionError
 from .bundle import BUNDLE_DIR
+from .organizer_files import read_given_gold
 from .plan import ASSUMPTION_KEYS, DEFAULT_ASSUMPTIONS, assumed_plan, can_simulate, parse_assumptions, pilot_plan
 from .plan_output import plan_paragraph, write_plan
 from .scaffold import SetupError, load_organizer_config
@@ -110,28 +112,7 @@ def _config_path(args):
 
 
 def _read_gold(config, gold_path, config_path):
-    from ..scoring.readers import read_gold
-
-    if not os.path.exists(gold_path):
-        raise SetupError("the gold file %s does not exist" % gold_path)
-    workdir = tempfile.mkdtemp(prefix="leaderboard-ci-plan-")
-    try:
-        if os.path.isdir(gold_path):  # a task that reads a folder of files (segmentation masks)
-            shutil.copytree(gold_path, os.path.join(workdir, config.files.gold))
-        else:
-            shutil.copy(gold_path, os.path.join(workdir, config.files.gold))
-        design = config.bootstrap.design_file  # the clusters of a task whose gold cannot carry them
-        if design:
-            places = [os.path.join(os.path.dirname(os.path.abspath(p)), design) for p in (gold_path, config_path)]
-            found = [place for place in places if os.path.isfile(place)]
-            if found:
-                shutil.copy(found[0], os.path.join(workdir, design))
-        try:
-            return read_gold(workdir, config)
-        except ConfigError as exc:
-            raise SetupError("%s: %s" % (gold_path, exc.message))
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+    return read_given_gold(config, gold_path, config.source, [os.path.dirname(os.path.abspath(config_path))])
 
 
 def _read_pilot(path, config, gold):
@@ -236,6 +217,7 @@ def compute_plan(args):
         raise SetupError(str(exc))
 
 
+@entry_point
 def main(argv=None, out=None):
     """Run ``leaderboard-ci plan``; returns the exit code."""
     out = sys.stdout if out is None else out

@@ -217,11 +217,17 @@ def write_plan(plan, folder):
     return paths
 
 
-def readme_section(plan, folder_name, reason=None):
-    """The README section ``init`` writes: the plan's paragraph (or ``reason`` there is none) and how to refine it."""
+def readme_section(plan, folder_name, reason=None, prediction_name="predictions.csv"):
+    """The README section ``init`` writes: the plan's paragraph (or ``reason`` there is none) and how to refine it.
+
+    The pilots of the example command are named like the competition's prediction file (``A.json`` for a
+    JSON task), and submission zips work for every task.
+    """
+    extension = os.path.splitext(prediction_name)[1] or ".zip"
     rerun = (
-        "Refine it with pilot predictions of two or more systems (files or submission zips):\n\n"
-        "    leaderboard-ci plan %s --pilot A.csv B.csv --difference 0.01 --output plan\n" % folder_name
+        "Refine it with pilot predictions of two or more systems (prediction files like `%s`, or submission "
+        "zips):\n\n    leaderboard-ci plan %s --pilot A%s B%s --difference 0.01 --output plan\n"
+        % (prediction_name, folder_name, extension, extension)
     )
     if plan is None:
         return "\n%s\n\n%s\n\n%s" % (SECTION_TITLE, reason, rerun)
@@ -232,16 +238,22 @@ def readme_section(plan, folder_name, reason=None):
 INIT_RESAMPLES = 2000
 
 
-def readme_plan_section(config, gold, folder_name):
+def readme_plan_section(config, gold, folder_name, prediction_name="predictions.csv"):
     """The README section ``init`` appends: the plan from the default assumed rates, or why there is none."""
     if not can_simulate(gold):
         return readme_section(
             None,
             folder_name,
             reason="The gold holds values other than one label per item, so no plan can be made from assumed rates.",
+            prediction_name=prediction_name,
         )
     try:
         plan = assumed_plan(config, gold, DEFAULT_ASSUMPTIONS, n_resamples=INIT_RESAMPLES, check_scaling=False)
     except ValueError as exc:
-        return readme_section(None, folder_name, reason="No plan could be made: %s." % str(exc).rstrip("."))
-    return readme_section(plan, folder_name)
+        return readme_section(
+            None,
+            folder_name,
+            reason="No plan could be made: %s." % str(exc).rstrip("."),
+            prediction_name=prediction_name,
+        )
+    return readme_section(plan, folder_name, prediction_name=prediction_name)

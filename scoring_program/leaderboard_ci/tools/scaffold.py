@@ -9,7 +9,9 @@ characters, precision 4.  :func:`init_competition` writes a folder that
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
+import functools
 import io
 import os
 import shutil
@@ -19,11 +21,13 @@ import zlib
 
 import yaml
 
-from ..scoring.config import CONFIG_NAME, merge_configs, parse_config, read_config
+from ..core.resampling import draw_in_words
+from ..scoring.config import CONFIG_NAME, FileSettings, merge_configs, parse_config, read_config
 from ..scoring.errors import ConfigError
 from ..scoring.outputs import written_columns
 from .bundle import PROGRAM_DIR, program_entries, write_zip
 from .codalab import legacy_competition_yaml, markdown_to_html
+from .organizer_files import SetupError, as_given, check_gold_name, read_given_gold
 
 __all__ = [
     "SetupError",
@@ -33,10 +37,6 @@ __all__ = [
     "columns_yaml",
     "init_competition",
 ]
-
-
-class SetupError(Exception):
-    """An organizer's mistake in ``init`` or ``columns``: one sentence, no traceback."""
 
 
 def load_organizer_config(path):
@@ -62,22 +62,7 @@ def group_values_of(config, gold_path):
             "the config groups items by %r but lists no groups.values, and the gold file %s "
             "is not there to read them from; give --gold FILE" % (config.groups.column, gold_path or "(none given)")
         )
-    from ..scoring.readers import read_gold
-
-    if os.path.basename(gold_path) == config.files.gold:  # read in place, beside the files the config names
-        try:
-            return read_gold(os.path.dirname(os.path.abspath(gold_path)), config).group_values
-        except ConfigError as exc:
-            raise SetupError("%s: %s" % (gold_path, exc.message))
-    workdir = tempfile.mkdtemp(prefix="leaderboard-ci-gold-")
-    try:
-        _copy(gold_path, os.path.join(workdir, config.files.gold))
-        try:
-            return read_gold(workdir, config).group_values
-        except ConfigError as exc:
-            raise SetupError("%s: %s" % (gold_path, exc.message))
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+    return read_given_gold(config, gold_path, config.source).group_values
 
 
 def leaderboard_columns(config, group_values=None):
@@ -97,6 +82,7 @@ def columns_yaml(columns):
 # ---------------------------------------------------------------------------
 # init
 # ---------------------------------------------------------------------------
+@functools.lru_cache(maxsize=None)
 def _png(size=128):
     """A small logo: a PNG of interval bars, written with zlib (no imaging library)."""
     rows = []
@@ -168,7 +154,86 @@ def submission_format(config, gold):
     return task.submission_format(gold, config.files, config.metrics)
 
 
-def _pages(title, config, columns, n_items, prediction_name, fmt, folder=False):
+def _submission_format(config, gold, baseline):
+    """``(format, prediction file name)``: the task's format, described for the name participants use.
+
+    The name is ``files.predictions``, else the task's default with the
+    baseline's extension; the task describes the file again under that name,
+    so that a sample read as TSV (by its name or ``files.format``) is a TSV.
+    """
+    fmt = submission_format(config, gold)
+    name = _prediction_name(config, baseline, fmt)
+    if name != fmt.file_name:
+        files = dataclasses.replace(config.files, predictions=name)
+        fmt = submission_format(dataclasses.replace(config, files=files), gold)
+    return fmt, name
+
+
+def _check_sample(staging, config, gold, name, sample, source):
+    """The program must read the sample init writes; a config it cannot serve stops init with one sentence."""
+    from ..scoring.errors import SubmissionError
+    from ..scoring.readers import read_predictions
+
+    folder = os.path.join(staging, "sample_check")
+    path = os.path.join(folder, name)
+    _write(path, sample)
+    try:
+        read_predictions(path, config, gold)
+    except (SubmissionError, ConfigError) as exc:
+        raise SetupError(
+            "%s: the scoring program cannot read a submission in the format this config sets (files.format "
+            "%s, the prediction file %s): %s" % (source, config.files.format, name, exc.message)
+        )
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _init_settings(data, gold, baseline, source):
+    """What init adds to the organizer's config: ``baseline.file`` (``--baseline``), ``files.gold`` (``--gold``).
+
+    ``files.gold`` is set to the given gold's name when the config leaves it at
+    its default and the extensions differ (``gold.tsv`` would otherwise be read
+    as ``gold.csv``, a CSV).  A ``baseline`` section without a file and without
+    ``--baseline`` is refused here, in the organizer's terms.
+    """
+    added = {}
+    current = data.get("baseline")
+    if baseline is not None:
+        name = current.get("name", "baseline") if isinstance(current, dict) else "baseline"
+        added["baseline"] = {"file": os.path.basename(baseline), "name": name}
+    elif isinstance(current, dict) and not current.get("file"):
+        raise SetupError(
+            "%s names a baseline (%s) without its file; give its predictions with --baseline FILE (init sets "
+            "baseline.file), or remove the baseline section" % (source, current.get("name", "baseline"))
+        )
+    files = data.get("files") if isinstance(data.get("files"), dict) else {}
+    default = FileSettings.__dataclass_fields__["gold"].default
+    if not files.get("gold") and os.path.splitext(gold)[1].lower() != os.path.splitext(default)[1]:
+        added["files"] = {"gold": os.path.basename(gold)}
+    return added
+
+
+def _config_text(config_path, original, data, source):
+    """The config init writes: the organizer's text, with what init set appended (or the merged config)."""
+    with io.open(config_path, encoding="utf-8-sig") as handle:
+        text = handle.read()
+    added = [key for key in data if data[key] != original.get(key)]
+    if not added:
+        return text
+    flags = " and ".join(("--%s" % key if key == "baseline" else "--gold") for key in added)
+    if any(key in original for key in added):
+        # A second key would be read silently (the last one wins): write the merged config.
+        return "# Written by leaderboard-ci init from %s, with %s.\n" % (source, flags) + yaml.safe_dump(
+            data, sort_keys=False, allow_unicode=True
+        )
+    return (
+        text.rstrip("\n")
+        + "\n\n# Added by leaderboard-ci init (%s):\n" % flags
+        + yaml.safe_dump(dict((key, data[key]) for key in added), sort_keys=False, allow_unicode=True)
+    )
+
+
+def _pages(title, config, columns, n_items, prediction_name, fmt, design=None, folder=False):
     level = "%g%%" % (100 * config.bootstrap.confidence_level)
     rows = "\n".join(
         "| %s | `%s` | %s |" % (c["title"], c["key"], "higher first" if c["sorting"] == "desc" else "lower first")
@@ -205,12 +270,12 @@ and the submission is not scored. The starting kit holds a sample submission in 
 
 ## What the intervals mean
 
-The test set is a sample of {n} {units}. On another {n} {units} from the same source, every submission
+The test set is a sample of {sample}. On another {another} from the same source, every submission
 would score a little differently. The **{level} confidence interval** ("CI low" to "CI high") is the
 range of scores your predictions could plausibly get on a test set like this one. Two submissions whose
 difference is small compared with their intervals may differ by luck.
 
-The intervals come from the **bootstrap**: {n} {units} are drawn at random with replacement, your
+The intervals come from the **bootstrap**: {draw}; your
 score is recomputed on that resample, and this is repeated B = {b} times from a fixed seed
 ({seed}), so every submission is scored on exactly the same resamples. The interval is read from those
 B scores ({method} method).
@@ -228,8 +293,18 @@ The detailed results of each submission show the same numbers with a plain-langu
         description=fmt.description,
         metrics=metrics,
         rows=rows,
-        n=n_items,
-        units=fmt.units,
+        draw=_draw(config, n_items, fmt.units, design),
+        sample=(
+            "%d clusters of %s (%d %s, grouped by `%s`)"
+            % (design.n_units, fmt.units, n_items, fmt.units, config.bootstrap.cluster)
+            if design is not None and config.bootstrap.cluster
+            else "%d %s" % (n_items, fmt.units)
+        ),
+        another=(
+            "%d clusters" % design.n_units
+            if design is not None and config.bootstrap.cluster
+            else "%d %s" % (n_items, fmt.units)
+        ),
         level=level,
         b=config.bootstrap.n_resamples,
         seed=config.bootstrap.seed,
@@ -273,6 +348,19 @@ def _zip_command(prediction_name, folder):
     if folder:
         return "cd %s && zip -r ../submission.zip . && cd .." % prediction_name
     return "zip submission.zip %s" % prediction_name
+
+
+def _draw(config, n_items, units, design):
+    """How a resample is drawn (items, clusters of a column, within strata), for the Evaluation page."""
+    bs = config.bootstrap
+    return draw_in_words(
+        n_items,
+        units,
+        cluster=bs.cluster,
+        n_clusters=design.n_units if design is not None and bs.cluster else None,
+        strata=bs.strata,
+        n_strata=design.n_strata if design is not None and bs.strata else None,
+    )
 
 
 def _starting_kit(prediction_name, fmt, folder=False):
@@ -412,12 +500,8 @@ def init_competition(folder, gold, config_path, baseline=None, title=None, platf
     except ConfigError as exc:
         raise SetupError(exc.message)
     original = dict(data)
-    if baseline is not None:
-        current = data.get("baseline") if isinstance(data.get("baseline"), dict) else {}
-        data = merge_configs(
-            data, {"baseline": {"file": os.path.basename(baseline), "name": current.get("name", "baseline")}}
-        )
     source = os.path.basename(config_path)
+    data = merge_configs(data, _init_settings(data, gold, baseline, source))
     try:
         config = parse_config(data, source=source, program_dir=os.path.dirname(os.path.abspath(config_path)))
     except ConfigError as exc:
@@ -431,6 +515,7 @@ def init_competition(folder, gold, config_path, baseline=None, title=None, platf
             "%s uses a custom metric; init copies only the built-in program, so add the metric's "
             "file to scoring_program/ by hand after init with a config without it" % source
         )
+    check_gold_name(config, gold, source)
     title = title or os.path.basename(os.path.abspath(folder)).replace("_", " ").replace("-", " ").strip().title()
 
     staging = tempfile.mkdtemp(prefix="leaderboard-ci-init-")
@@ -442,36 +527,25 @@ def init_competition(folder, gold, config_path, baseline=None, title=None, platf
             _copy(path, os.path.join(ref, os.path.basename(path)))
         if baseline is not None:
             _copy(baseline, os.path.join(ref, config.baseline.file))
-        with io.open(config_path, encoding="utf-8-sig") as handle:
-            config_text = handle.read()
-        if baseline is not None and "baseline" in original:
-            # A second 'baseline:' key would be read silently (the last one wins): write the merged config.
-            config_text = (
-                "# Written by leaderboard-ci init from %s, with baseline.file from --baseline.\n" % source
-                + yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
-            )
-        elif baseline is not None:
-            config_text = (
-                config_text.rstrip("\n")
-                + "\n\n# Added by leaderboard-ci init (--baseline):\n"
-                + yaml.safe_dump({"baseline": data["baseline"]}, sort_keys=False)
-            )
+        config_text = _config_text(config_path, original, data, source)
         _write(os.path.join(ref, CONFIG_NAME), config_text)
-        gold_data = _check_reference(ref, config, source)
+        gold_data = _check_reference(ref, config, gold, baseline)
         columns = leaderboard_columns(config, gold_data.group_values)
         for name, data_bytes in program_entries(PROGRAM_DIR).items():
             if name != CONFIG_NAME:
                 _write(os.path.join(staging, "scoring_program", *name.split("/")), data_bytes)
         _write(os.path.join(staging, "scoring_program", CONFIG_NAME), config_text)
-        fmt = submission_format(config, gold_data)
+        fmt, prediction_name = _submission_format(config, gold_data, baseline)
         folder_task = bool(fmt.sample_files)  # the task reads a folder of files
         writer = legacy_competition_yaml if platform == "codalab" else _competition_yaml
         _write(
             os.path.join(staging, "competition.yaml"),
             writer(title, columns, config, gold_data.n, os.path.basename(os.path.abspath(folder)), fmt.units),
         )
-        prediction_name = _prediction_name(config, baseline, fmt)
-        for name, text in _pages(title, config, columns, gold_data.n, prediction_name, fmt, folder_task).items():
+        if not folder_task:  # a folder's sample files are checked by the bundle check's run
+            _check_sample(staging, config, gold_data, prediction_name, fmt.sample, source)
+        pages = _pages(title, config, columns, gold_data.n, prediction_name, fmt, gold_data.resampling(), folder_task)
+        for name, text in pages.items():
             if platform == "codalab":  # CodaLab shows the page files as HTML
                 name, text = name[:-3] + ".html", markdown_to_html(text)
             _write(os.path.join(staging, "pages", name), text)
@@ -493,7 +567,7 @@ def init_competition(folder, gold, config_path, baseline=None, title=None, platf
         # What this test set can detect (leaderboard-ci plan), appended to the README.
         from .plan_output import readme_plan_section
 
-        readme += readme_plan_section(config, gold_data, os.path.basename(os.path.abspath(folder)))
+        readme += readme_plan_section(config, gold_data, os.path.basename(os.path.abspath(folder)), prediction_name)
         _write(os.path.join(staging, "README.md"), readme)
         if not os.path.isdir(folder):
             os.makedirs(folder)
@@ -525,17 +599,17 @@ def _baseline_entries(baseline, prediction_name):
     return entries
 
 
-def _check_reference(ref, config, source):
-    """Read the gold (and baseline) as the program will: a mistake stops init with one sentence."""
+def _check_reference(ref, config, gold, baseline):
+    """Read the gold (and baseline) as the program will: a mistake stops init with one sentence naming the file."""
     from ..scoring.readers import read_baseline, read_gold
 
     try:
-        gold = read_gold(ref, config)
+        data = read_gold(ref, config)
         if config.baseline is not None:
-            read_baseline(ref, config, gold)
+            read_baseline(ref, config, data)
     except ConfigError as exc:
-        raise SetupError(exc.message)
-    return gold
+        raise SetupError(as_given(exc.message, config, gold, baseline))
+    return data
 
 
 def _readme(title, name, has_baseline, platform="codabench"):
@@ -548,8 +622,9 @@ Written by `leaderboard-ci init`. What is here:
 * `reference_data/`: the gold file and `config.yaml` (private: only the scoring program sees them).
 * `scoring_program/`: the drop-in scoring program, with the same `config.yaml`.
 * `pages/`, `logo.png`: what participants read (the Data page describes the downloads).
-* `public_data/`: what participants download to predict from. It holds only the test ids (or query
-  ids): **add the test inputs** (texts, features, the document collection) before you bundle.
+* `public_data/`: what participants download to predict from. It holds the test ids (or query ids),
+  and the inputs a gold file carries without its answers (a SQuAD gold's contexts and questions, as
+  `test.json`): **add the other test inputs** (texts, features, the document collection) before you bundle.
 * `starting_kit/`: a sample prediction file in the format the program reads, and a README.
 * `sample_submissions/`: submissions the bundle check scores ({samples}); add your own zips.
 

@@ -35,7 +35,7 @@ def phase_result(config, gold, targets, names, baseline, skipped, units):
     return PhaseResult(
         targets=targets,
         signature=_signature(config, gold, len(names)),
-        settings=_settings(config),
+        settings=_settings(config, gold),
         n=gold.n,
         names=tuple(names),
         baseline=baseline,
@@ -134,8 +134,8 @@ def _expansion(config, gold):
     return None if expansion == 1.0 else float("%.4g" % expansion)
 
 
-def _settings(config):
-    return OrderedDict(
+def _settings(config, gold):
+    settings = OrderedDict(
         [
             ("metrics", [m.key for m in config.metrics]),
             ("labels", list(config.labels) if config.labels else None),
@@ -143,3 +143,9 @@ def _settings(config):
             ("reference_point", config.analysis.reference_point),
         ]
     )
+    resampling = gold.resampling()  # how many clusters and strata the resamples draw, for the pages' words
+    if resampling is not None and resampling.clustered:
+        settings["n_clusters"] = resampling.n_units
+    if gold.strata is not None:
+        settings["n_strata"] = resampling.n_strata
+    return settings

@@ -230,6 +230,37 @@ def near_copy_note(names, pairs, near, critical, limit=3):
     )
 
 
+def floor_note(smallest, n_tests, n_valid, alpha, what):
+    """One sentence for shown corrections (not the primary) that no B this small lets declare a difference, or None.
+
+    ``smallest`` maps each such correction to its smallest adjusted p-value: all of them sit at the resampling
+    floor (about ``n_tests/(B+1)`` for Holm and Bonferroni), so their columns say nothing and their indicators
+    (ties with the winner, non-significant pairs) are left empty.
+    """
+    if not smallest:
+        return None
+    from ...report.formatting import correction_name  # display names only (no rendering)
+
+    needed = max(resamples_needed(method, n_tests, alpha) for method in smallest)
+    names = [correction_name(method, long=True) for method in smallest]
+    several = len(names) > 1
+    return (
+        "with B = %s resamples no difference can be significant after %s over %s (%s tests): %s smallest "
+        "adjusted p-value is %s, not below alpha = %g, so %s indicators are left empty; B >= %s is needed"
+        % (
+            format(n_valid, ","),
+            " or ".join([", ".join(names[:-1]), names[-1]]) if several else names[0],
+            what,
+            format(n_tests, ","),
+            "their" if several else "its",
+            " and ".join("%.3g" % p for p in sorted(set(float(v) for v in smallest.values()))),
+            alpha,
+            "their" if several else "its",
+            format(needed, ","),
+        )
+    )
+
+
 def family_note(method, n_tests, n_valid, alpha, what):
     """One sentence when ``n_valid`` resamples are too few for ``method`` over ``n_tests`` tests, else None.
 
@@ -441,7 +472,18 @@ def finish_target(config, gold, scores, t, names, order, notes, pairs, stats, it
         "vs_winner": "the comparisons with the winner",
         "per_row": "each row's comparisons",
     }[an.family]
-    note = family_note(primary, family_size, all_test.n_valid, an.alpha, what) if m > 1 else None
+    at_floor = [  # shown corrections that cannot declare any difference at this B: their counts mean nothing
+        c
+        for c in an.corrections
+        if m > 1
+        and c != "none"
+        and all_test.n_valid < resamples_needed(c, family_size, an.alpha)
+        and not np.any(_significant(pair_adjusted[c], c, an.alpha))
+    ]
+    notes_of_family = [family_note(primary, family_size, all_test.n_valid, an.alpha, what) if m > 1 else None]
+    smallest = OrderedDict((c, np.nanmin(pair_adjusted[c])) for c in at_floor if c != primary and c in pair_adjusted)
+    notes_of_family.append(floor_note(smallest, family_size, all_test.n_valid, an.alpha, what))
+    note = "; ".join(n for n in notes_of_family if n) or None
     copies = near_copy_note(names, pairs, all_test.near_copy, all_test.critical_simultaneous)
     if copies:
         notes.append(copies)
@@ -449,9 +491,26 @@ def finish_target(config, gold, scores, t, names, order, notes, pairs, stats, it
     ppi_value, ppi_reason = ppi_of(spec, full[winner])
     n_items = int(np.count_nonzero(target_items(gold, target.group)))
     indicators = competition_indicators(
-        n_items, full, winner, winner_adjusted, pair_adjusted, an.alpha, ppi_value, ppi_reason, strict=("maxt",)
+        n_items,
+        full,
+        winner,
+        winner_adjusted,
+        pair_adjusted,
+        an.alpha,
+        ppi_value,
+        ppi_reason,
+        strict=("maxt",),
+        unresolved=at_floor,
     )
-    gains = _gains(config, spec, names, full, reps, baseline, order) if baseline is not None else None
+    gains = None
+    if baseline is not None and config.analysis.reference_point is None and spec.info.best is None:
+        # no fixed scale (ICM, ICM-Soft, Elo): a share of the way to a best value it does not have means nothing
+        notes.append(
+            "%s has no fixed best value, so no baseline-calibrated gain (the share of the way from the baseline "
+            "to the best value) is shown; set analysis.reference_point to give one" % spec.title
+        )
+    elif baseline is not None:
+        gains = _gains(config, spec, names, full, reps, baseline, order)
     return TargetAnalysis(
         key=column_key(spec.key, target.group),
         metric=spec,
@@ -497,7 +556,7 @@ def validity_notes(gold, spec, group, names, flags, limit=5):
 
 
 def reference_point(config, spec):
-    """ODESIA's reference r: the configured point, else the metric's best value, else 0."""
+    """ODESIA's reference r: the configured point, else the metric's best value, else 0 (then no gain is shown)."""
     if config.analysis.reference_point is not None:
         return float(config.analysis.reference_point)
     best = spec.info.best

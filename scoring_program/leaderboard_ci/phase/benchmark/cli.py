@@ -12,6 +12,7 @@ import sys
 import time
 
 from ..._version import __version__
+from ...console import entry_point
 from ...core.parallel import MAX_JOBS, check_jobs, keep_freed_memory
 from ...scoring.errors import ConfigError
 
@@ -32,6 +33,7 @@ def make_parser():
     return parser
 
 
+@entry_point
 def main(argv=None, stdout=sys.stdout):
     """Entry point; 0 on success, 2 for the organizer's mistake (one line on stderr)."""
     from .benchmark import analyze_benchmark, load_benchmark

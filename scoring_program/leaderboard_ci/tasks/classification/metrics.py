@@ -82,8 +82,8 @@ class ClassificationSettings(TaskSettings):
     hierarchy: object = setting(
         None,
         "{label: parent} for icm and icm_norm (hierarchical mono-label, e.g. EXIST 2023 task 2: "
-        "{DIRECT: YES, REPORTED: YES, JUDGEMENTAL: YES}); a parent need not be a label and may have a parent of its "
-        "own; without it ICM is flat.",
+        '{DIRECT: "YES", REPORTED: "YES", JUDGEMENTAL: "YES"}, YES quoted since YAML reads a bare YES as true); a '
+        "parent need not be a label and may have a parent of its own; without it ICM is flat.",
         parse=lambda value: None if value is None else parse_hierarchy(value),
     )
 

@@ -100,14 +100,44 @@ def _ident(source, lineno, value, expected):
     return str(ident)
 
 
+def _object(source, lineno, value, expected):
+    if not isinstance(value, dict):
+        raise source.at(lineno, "holds a JSON %s; expected %s" % (_kind(value), expected))
+    return value
+
+
+def _refuse_table_gold(source, fmt, separator):
+    """A CSV (or TSV) gold would be read as plain text, its header a reference: refuse it in one sentence.
+
+    A ``.tsv`` file of plain text whose references are separated by tabs (``reference_separator: "\\t"``) is read.
+    """
+    kind = fmt if fmt in ("csv", "tsv") else None
+    kind = kind or {".csv": "csv", ".tsv": "tsv", ".tab": "tsv"}.get(source.extension)
+    if kind is None or (kind == "tsv" and separator == "\t"):
+        return
+    raise source.whole(
+        "is named as a %s table, which the generation task does not read (its header would be a reference); "
+        "give plain text, one reference per line (e.g. references.txt), JSON Lines (references.jsonl, one "
+        '{"id": "segment id", "references": ["...", ...]} per line) or a JSON array of those objects' % kind.upper()
+    )
+
+
 def read_gold(gold, context):
-    """The references of every segment (tuples of strings), with their ids in JSON Lines."""
+    """The references of every segment (tuples of strings), with their ids in JSON Lines or a JSON array."""
     source, lines = gold.source, gold.lines()
     where, ids, values = [], [], []
-    if is_jsonl(source, context.format):
+    _refuse_table_gold(source, context.format, context.settings.reference_separator)
+    json_array = source.extension == ".json" or context.format == "json"
+    if json_array or is_jsonl(source, context.format):
         expected = '{"id": "segment id", "references": ["reference", ...]}'
         seen = {}
-        for lineno, value in _json_objects(source, lines, expected):
+        if json_array:  # a JSON array of the same objects, read as one document
+            text = json_documents.document_text(lines)
+            listed = json_documents.members(source, text, "a JSON array of %s" % expected, allow_list=True)
+            objects = ((line, _object(source, line, value, expected)) for line, _, value in listed)
+        else:
+            objects = _json_objects(source, lines, expected)
+        for lineno, value in objects:
             ident = _ident(source, lineno, value, expected)
             refs = value.get("references", value.get("reference"))
             if isinstance(refs, str):
@@ -116,7 +146,9 @@ def read_gold(gold, context):
                 raise source.at(lineno, 'needs "references": a non-empty list of strings; expected %s' % expected)
             if ident in seen:
                 raise source.at(
-                    lineno, "segment id %s appears again (first on line %d)" % (_quoted(ident), seen[ident])
+                    lineno,
+                    "segment id %s appears again (first on line %d); each segment id must be unique"
+                    % (_quoted(ident), seen[ident]),
                 )
             seen[ident] = lineno
             where.append(lineno)
@@ -146,9 +178,39 @@ def read_gold(gold, context):
     return GoldData(where, text_array(values))
 
 
+def _structured_line(source, lineno, text):
+    """Refuse a first line that is a JSON object or a table header of hypotheses: the file is not plain text.
+
+    Read as text, JSON Lines would be scored as the hypotheses' JSON (BLEU far below the real one), and a
+    header ``id,hypothesis`` would be a hypothesis.
+    """
+    stripped = text.strip()
+    if stripped.startswith("{") and stripped.endswith("}"):
+        try:
+            value = json.loads(stripped)
+        except (ValueError, RecursionError):
+            return
+        if isinstance(value, dict) and any(key in value for key in _HYPOTHESIS_KEYS):
+            raise source.at(
+                lineno,
+                "holds a JSON object with a hypothesis, but this file is read as plain text (one hypothesis per "
+                "line, scored as written); write each hypothesis's text alone on its line, or send JSON Lines in "
+                "a file named .jsonl",
+            )
+    fields = [f.strip().strip('"').lower() for f in stripped.replace("\t", ",").split(",")]
+    if len(fields) > 1 and any(f in _HYPOTHESIS_KEYS for f in fields) and source.extension in (".csv", ".tsv"):
+        raise source.at(
+            lineno,
+            "is a table header, but hypotheses are read as plain text (one hypothesis per line, in the order of "
+            "the test set, no header); write each hypothesis's text alone on its line",
+        )
+
+
 def _read_text(source, lines, n):
     found, where = [], []
     for lineno, text in _every_line(lines):
+        if not found:
+            _structured_line(source, lineno, text)
         if len(found) == n:
             if text.strip():
                 raise source.at(

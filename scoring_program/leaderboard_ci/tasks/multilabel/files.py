@@ -302,9 +302,10 @@ def _tokens(source, line, payload, separator):
         if token == "":
             raise source.at(
                 line,
-                "a label is empty (two separators %s in a row, or one at the start or end)" % repr(separator)
+                "a label is empty (two separators %s in a row, or one at the start or end); remove the extra "
+                "separator (an item with no labels is an empty cell)" % repr(separator)
                 if isinstance(payload, str)
-                else "a label is an empty string",
+                else "a label is an empty string; leave it out of the list (an item with no labels is [])",
             )
         if token in seen:
             what = "the label %s" % _q(source, token) if source.may_quote else "a label"

@@ -52,6 +52,7 @@ import numpy as np
 from ...core.accumulators import ExactSums, IndicatorSums
 from ...core.intervals import confidence_interval
 from ..metrics import Metrics, Option
+from ..prediction_tables import TableWords, table_format, table_sample
 from ..protocol import SubmissionFormat, UnitTable
 from ..settings import TaskSettings, setting
 from ..shared.averaged import AveragedMetric
@@ -690,34 +691,44 @@ def submission_format(gold, files, metrics):
     separator = MultilabelSettings.of(gold).label_separator
     labels = list(gold.labels or ())
     id_column = files.id_column if gold.ids is not None else None
-    header = ",".join(([id_column] if id_column else []) + [files.gold_column])
-    rows = [(("%s," % _csv_id(i)) if id_column else "") for i in (gold.ids or [""] * int(gold.values.shape[0]))]
-    example_rows = []
-    for k, row in enumerate(rows[:3]):
-        chosen = separator.join(labels[: k % 3]) if labels else ""
-        example_rows.append(row + (_csv_id(chosen) if chosen else ""))
-    example = "\n".join([header] + example_rows + (["..."] if len(rows) > 3 else []))
-    where = (
-        "one row per test item, in any order" if id_column else "one row per test item, in the order of the test items"
+    fmt, name = table_format(files, "predictions.csv")
+    words = TableWords(fmt)
+    as_list = fmt in ("json", "jsonl")
+    header = ([id_column] if id_column else []) + [files.gold_column]
+    ids = gold.ids or [None] * int(gold.values.shape[0])
+
+    def row(ident, chosen):
+        cell = chosen if as_list else separator.join(chosen)
+        return ([ident] if id_column else []) + [cell]
+
+    sample, _ = table_sample(fmt, header, [row(i, []) for i in ids])
+    _, example = table_sample(fmt, header, [row(i, labels[: k % 3]) for k, i in enumerate(ids[:4])])
+    where = "one %s per test item, %s" % (words.row, "in any order" if id_column else "in the order of the test items")
+    cell = (
+        "the labels of an item in a list; an empty list means no label"
+        if as_list
+        else "the labels of an item in one cell, separated by `%s`; an empty cell means no label" % separator
     )
     return SubmissionFormat(
         unit="test item",
         units="test items",
         goal="Predict the set of labels of each of the {n} test items.",
         description=(
-            "A CSV file with a header and %s: the labels of an item in one cell, separated by `%s`; an empty "
-            "cell means no label. The labels are %s. Also accepted: one 0/1 column per label, JSON "
-            '`{"id": ["label", ...]}` or JSON Lines `{"id": ..., "labels": [...]}`.\n\n```\n%s\n```\n'
-            % (where, separator, ", ".join("`%s`" % label for label in labels), example)
+            "A %s file with %s%s: %s. The labels are %s. Also accepted: one 0/1 column per label (CSV or TSV), "
+            'JSON `{"id": ["label", ...]}` or JSON Lines `{"id": ..., "labels": [...]}`.\n\n```\n%s\n```\n'
+            % (
+                words.noun,
+                "a header and " if words.header else "",
+                where,
+                cell,
+                ", ".join("`%s`" % label for label in labels),
+                example,
+            )
         ),
-        file_name="predictions.csv",
-        sample="\n".join([header] + rows) + "\n",
+        file_name=name,
+        sample=sample,
         public_files=(("test_ids.txt", "\n".join(gold.ids) + "\n"),) if id_column else (),
     )
-
-
-def _csv_id(text):
-    return '"%s"' % text.replace('"', '""') if any(c in text for c in ',"') else text
 
 
 #: The per-label table (fine labels) of the detailed results and the end-of-phase report.

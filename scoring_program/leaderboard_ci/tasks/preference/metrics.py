@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 
 import numpy as np
@@ -100,40 +101,46 @@ def _settings(settings):
 
 # -- the battle log --------------------------------------------------------------------------------------------------
 def _battle_rows(source, lines, extra=()):
-    """``(line, model_a, model_b, winner, (extra values...))`` of every battle, whatever the format."""
-    content = [(line, text) for line, text in lines if text.strip()]
-    if not content:
-        raise source.whole("has no battles; expected the columns %s" % _EXPECTED)
-    first = content[0][1].lstrip("\ufeff").lstrip()
-    if first.startswith("["):  # one JSON array (FastChat's clean_battle_*.json)
+    """``(line, model_a, model_b, winner, (extra values...))`` of every battle, whatever the format.
+
+    ``lines`` is the log's :class:`~leaderboard_ci.scoring.text_files.TextFile`: a JSON array is read as one
+    document (a minified one is a single line of any length), CSV, TSV and JSON Lines line by line.
+    """
+    if lines.first_character() == "[":  # one JSON array (FastChat's clean_battle_*.json)
         try:
-            records = json.loads("\n".join(text for _, text in content).lstrip("\ufeff"))
-        except ValueError:
+            records = json.loads(lines.text().lstrip("\ufeff"))
+        except (ValueError, RecursionError):
             raise source.whole("is not valid JSON; expected a JSON array of battles or one battle per line")
         if not isinstance(records, list):
             raise source.whole("must be a JSON array of battles {%s}" % _EXPECTED)
         for k, record in enumerate(records):
             yield _from_object(source, None, record, k + 1, extra)
-    elif first.startswith("{"):  # JSON Lines
-        for line, text in content:
+        return
+    content = ((line, text) for line, text in lines if text.strip())
+    first = next(content, None)
+    if first is None:
+        raise source.whole("has no battles; expected the columns %s" % _EXPECTED)
+    head = first[1].lstrip("\ufeff").lstrip()
+    if head.startswith("{"):  # JSON Lines
+        for line, text in itertools.chain([first], content):
             try:
                 record = json.loads(text.lstrip("\ufeff"))
-            except ValueError:
+            except (ValueError, RecursionError):
                 raise source.at(line, "is not a JSON object; expected one battle per line {%s}" % _EXPECTED)
             yield _from_object(source, line, record, None, extra)
-    else:
-        header = next(csv.reader([content[0][1].lstrip("\ufeff")]))
-        header = [h.strip() for h in header]
-        missing = [c for c in _COLUMNS + tuple(extra) if c not in header]
-        if missing:
-            raise source.at(content[0][0], "has no column %s; the header must name %s" % (missing[0], _EXPECTED))
-        where = [header.index(c) for c in _COLUMNS]
-        more = [header.index(c) for c in extra]
-        for line, text in content[1:]:
-            fields = next(csv.reader([text]))
-            if len(fields) != len(header):
-                raise source.at(line, "has %d fields; the header has %d" % (len(fields), len(header)))
-            yield (line,) + tuple(fields[i].strip() for i in where) + (tuple(fields[i] for i in more),)
+        return
+    delimiter = "\t" if "\t" in head else ","  # CSV, or TSV when the header holds tabs
+    header = [h.strip() for h in next(csv.reader([head], delimiter=delimiter))]
+    missing = [c for c in _COLUMNS + tuple(extra) if c not in header]
+    if missing:
+        raise source.at(first[0], "has no column %s; the header must name %s" % (missing[0], _EXPECTED))
+    where = [header.index(c) for c in _COLUMNS]
+    more = [header.index(c) for c in extra]
+    for line, text in content:
+        fields = next(csv.reader([text], delimiter=delimiter))
+        if len(fields) != len(header):
+            raise source.at(line, "has %d fields; the header has %d" % (len(fields), len(header)))
+        yield (line,) + tuple(fields[i].strip() for i in where) + (tuple(fields[i] for i in more),)
 
 
 def _from_object(source, line, record, index, extra=()):
@@ -203,12 +210,14 @@ def _style_numbers(source, line, raw, columns):
 
 def read_predictions(source, lines, gold, settings=None):
     """The submission's one line, the name of its model in the battle log, as an array of its index (one per battle)."""
-    names = [(line, text.strip().lstrip("\ufeff").strip()) for line, text in lines if text.strip()]
-    if not names:
+    names = ((line, text.strip().lstrip("\ufeff").strip()) for line, text in lines if text.strip())
+    first = next(names, None)
+    if first is None:
         raise source.whole("is empty; expected one line: the name of your model in the arena")
-    if len(names) > 1:
-        raise source.at(names[1][0], "is a second line; expected one line: the name of your model in the arena")
-    line, name = names[0]
+    second = next(names, None)  # stop there: a name followed by millions of lines is not read to its end
+    if second is not None:
+        raise source.at(second[0], "is a second line; expected one line: the name of your model in the arena")
+    line, name = first
     models = gold.labels or ()
     if name not in models:
         raise source.at(line, "names no model of the arena's battles; expected your model's name as registered")

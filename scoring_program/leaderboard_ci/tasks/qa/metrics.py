@@ -69,6 +69,9 @@ SPANISH_ARTICLES = ("el", "la", "los", "las", "un", "una", "unos", "unas")
 _SPANISH_PUNCTUATION = "\u00bf\u00a1\u00ab\u00bb\u201c\u201d\u2018\u2019"
 _EXAMPLE = '{"question id": "answer text", ...}'
 _SHOWN_IDS = 3
+#: The longest answer read (characters): an answer is a span of a passage, and a 100 MB one would take gigabytes
+#: to normalize and tokenize (docs/tasks/qa.md says the bound).
+MAX_ANSWER_CHARS = 100000
 #: The nesting of SQuAD v1.1, for messages.
 _SQUAD_SHAPE = '{"data": [{"paragraphs": [{"qas": [{"id": "...", "answers": [{"text": "..."}, ...]}, ...]}]}]}'
 
@@ -202,6 +205,36 @@ def _answers_array(items):
     return out
 
 
+def _without_answers(data):
+    """The SQuAD articles as participants see them: titles, contexts, question ids and texts; no answer.
+
+    A whitelist (``title``, ``paragraphs``, ``context``, ``qas``, ``id``, ``question``): any other key of a
+    question (``answers``, ``plausible_answers``, ``is_impossible``) could tell an answer.
+    """
+    articles = []
+    for article in data:
+        kept = OrderedDict()
+        if isinstance(article.get("title"), str):
+            kept["title"] = article["title"]
+        kept["paragraphs"] = [
+            OrderedDict(
+                [
+                    ("context", paragraph.get("context", "")),
+                    (
+                        "qas",
+                        [
+                            OrderedDict([("id", qa["id"]), ("question", qa.get("question", ""))])
+                            for qa in paragraph["qas"]
+                        ],
+                    ),
+                ]
+            )
+            for paragraph in article["paragraphs"]
+        ]
+        articles.append(kept)
+    return OrderedDict([("version", "test"), ("data", articles)])
+
+
 def _squad_questions(source, line, data):
     """``(id, [answer texts])`` of SQuAD v1.1's ``data`` list (organizer errors name the path)."""
     if not isinstance(data, list):
@@ -252,6 +285,7 @@ def read_gold(gold, context):
     items = list(_object_items(source, text, expected))
     ids, answers, where, design = [], [], [], None
     squad = [(line, value) for line, key, value in items if key == "data" and isinstance(value, list)]
+    public = ()
     if squad:  # SQuAD v1.1: {"version": ..., "data": [...]}; other keys are ignored
         line, data = squad[0]
         design = {"title": [], "paragraph": []}  # clusters for bootstrap.cluster (the article, the passage)
@@ -261,6 +295,7 @@ def read_gold(gold, context):
             where.append(line)
             design["title"].append(title)
             design["paragraph"].append(paragraph)
+        public = (("test.json", _without_answers(data)),)
     else:
         for line, key, value in items:
             if isinstance(value, str):
@@ -275,10 +310,12 @@ def read_gold(gold, context):
     seen = {}
     for line, ident in zip(where, ids):
         if ident in seen:
-            raise source.at(line, "question id %r appears again (first on line %d)" % (ident, seen[ident]))
+            raise source.at(
+                line, "question id %r appears again (first on line %d); gold ids must be unique" % (ident, seen[ident])
+            )
         seen[ident] = line
     values = _answers_array([tuple(normalize(a) for a in texts) for texts in answers])
-    return GoldData(where, values, ids=ids, design=design)
+    return GoldData(where, values, ids=ids, design=design, public=public)
 
 
 def read_predictions(submission, gold, context):
@@ -311,7 +348,7 @@ def read_predictions(submission, gold, context):
         if key in first_line:
             raise source.at(
                 line,
-                "question id %s appears again (first on line %d); give one answer per question"
+                "question id %s appears again (first on line %d); give one answer per question, each id once"
                 % (_quoted(key), first_line[key]),
             )
         if not isinstance(value, str):
@@ -320,6 +357,12 @@ def read_predictions(submission, gold, context):
                 "the answer to question %s is a JSON %s; expected a string%s (an empty string "
                 "is allowed and scores 0)"
                 % (_quoted(key), _kind(value), " (write it in double quotes)" if _kind(value) == "number" else ""),
+            )
+        if len(value) > MAX_ANSWER_CHARS:
+            raise source.at(
+                line,
+                "the answer to question %s is %s characters long; expected at most %s (an answer is a short span "
+                "of text)" % (_quoted(key), format(len(value), ","), format(MAX_ANSWER_CHARS, ",")),
             )
         first_line[key] = line
         if i is not None:  # else an unscored id (files.unscored_ids: ignore), read and checked
@@ -429,5 +472,6 @@ def submission_format(gold, files, metrics):
         ),
         file_name="predictions.json",
         sample=json.dumps(OrderedDict((i, "") for i in ids), ensure_ascii=False) + "\n",
-        public_files=(("test_ids.txt", "\n".join(ids) + "\n"),),
+        public_files=(("test_ids.txt", "\n".join(ids) + "\n"),)
+        + tuple((name, json.dumps(value, ensure_ascii=False, indent=1) + "\n") for name, value in gold.public_inputs),
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..prediction_tables import TableWords, table_format, table_sample
 from ..protocol import SubmissionFormat
 from .files import PROBABILITY_METRICS
 from .metrics import ScoresSettings, _positive_code
@@ -18,15 +19,14 @@ def submission_format(gold, files, metrics):
     one_column = len(labels) == 2 and "log_loss" not in names
     if one_column:
         positive = labels[_positive_code(list(metrics), labels)]
-        columns, row = ["score"], ["0.5"]
+        columns, row = ["score"], [0.5]
         what = "a column `score`: the %s of the positive class `%s` (or one column per class, named by the labels)" % (
             "probability" if probabilities else "score (any real number; higher means more likely)",
             positive,
         )
     else:
         columns = labels
-        share = repr(1.0 / len(labels)) if labels else "1"
-        row = [share] * len(labels)
+        row = [1.0 / len(labels)] * len(labels)
         what = "one column per class, named by its label (%s), in any order, holding the probability of that class" % (
             ", ".join("`%s`" % label for label in labels)
         )
@@ -41,25 +41,24 @@ def submission_format(gold, files, metrics):
             "to 0.999 and the file is refused. A probability of 0 for the true class costs about 36 "
             "(scores are clipped at machine epsilon): avoid writing exactly 0." % tolerance
         )
+    fmt, name = table_format(files, "predictions.csv")
+    words = TableWords(fmt)
     header = ([id_column] if id_column else []) + columns
     if id_column:
-        rows = [",".join([_csv_id(i)] + row) for i in gold.ids]
-        where = "one row per test item, in any order, with the id column `%s` and %s" % (id_column, what)
+        rows = [[i] + row for i in gold.ids]
+        where = "one %s per test item, in any order, with the id column `%s` and %s" % (words.row, id_column, what)
     else:
-        rows = [",".join(row)] * int(gold.values.shape[0])
-        where = "one row per test item, in the order of the test items, with %s" % what
-    example = "\n".join([",".join(header)] + rows[:3] + (["..."] if len(rows) > 3 else []))
+        rows = [row] * int(gold.values.shape[0])
+        where = "one %s per test item, in the order of the test items, with %s" % (words.row, what)
+    sample, example = table_sample(fmt, header, rows)
     return SubmissionFormat(
         unit="test item",
         units="test items",
         goal="Give, for each of the {n} test items, %s."
         % ("a score for the positive class" if one_column else "the probability of each class"),
-        description="A CSV file with a header and %s. %s\n\n```\n%s\n```\n" % (where, " ".join(rules), example),
-        file_name="predictions.csv",
-        sample="\n".join([",".join(header)] + rows) + "\n",
+        description="A %s file with %s%s. %s\n\n```\n%s\n```\n"
+        % (words.noun, "a header and " if words.header else "", where, " ".join(rules), example),
+        file_name=name,
+        sample=sample,
         public_files=(("test_ids.txt", "\n".join(gold.ids) + "\n"),) if id_column else (),
     )
-
-
-def _csv_id(text):
-    return '"%s"' % text.replace('"', '""') if any(c in text for c in ',"') else text

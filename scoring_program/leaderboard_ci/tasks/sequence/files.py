@@ -63,6 +63,13 @@ def read_sentences(source, lines, fmt):
 
     if _is_jsonl(source, first[1], fmt):
         return _jsonl_sentences(source, chained()), "jsonl"
+    if source.extension == ".csv" and "," in first[1]:
+        raise source.at(
+            first[0],
+            "is a CSV file (its fields separated by commas), which sequence labelling does not read; give CoNLL "
+            "(one token per line, its tag in the last column, separated by spaces or tabs) or JSON Lines "
+            '({"id": ..., "tags": [...]} per sentence)',
+        )
     return _conll_sentences(source, chained()), "conll"
 
 

@@ -144,6 +144,10 @@ class GoldStandard:
         What a task that reads its submissions itself keeps of the gold to
         compare each submission with (segmentation: the gold masks); not part
         of the statistics, never resampled, compared or hashed.
+    public_inputs : tuple of (str, value) pairs
+        Files of the participants' inputs that a gold of the task's own format
+        carries, without its answers (``((file name, JSON value), ...)``, e.g.
+        SQuAD's contexts and questions), for ``init``'s ``public_data/``; ``()``.
     """
 
     values: np.ndarray
@@ -158,6 +162,7 @@ class GoldStandard:
     clusters: Optional[np.ndarray] = None
     strata: Optional[np.ndarray] = None
     reference: Any = field(default=None, compare=False, repr=False)
+    public_inputs: Tuple[Tuple[str, Any], ...] = ()
 
     @property
     def n(self):

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..prediction_tables import TableWords, table_format, table_sample
 from ..protocol import GoldData, SubmissionFormat
 
 __all__ = ["ColumnFormat", "csv_cell"]
@@ -93,31 +94,46 @@ class ColumnFormat(object):
 
         The sample holds one constant value (the first label, or 0) for every id.
         """
-        value = gold.labels[0] if gold.labels else "0"
+        fmt, name = table_format(files, "predictions.csv")
+        words = TableWords(fmt)
+        value = gold.labels[0] if gold.labels else (0 if fmt in ("json", "jsonl") else "0")
         target = files.gold_column
         ids = gold.ids
         n = int(np.asarray(gold.values).shape[0])
-        if ids is not None and files.id_column:
-            header = "%s,%s" % (files.id_column, target)
-            rows = ["%s,%s" % (csv_cell(i), csv_cell(value)) for i in ids]
-            what = "one row per test item, in any order, with the columns `%s` and `%s`" % (files.id_column, target)
+        if ids is not None and files.id_column and fmt != "lines":
+            header, rows = (files.id_column, target), [(i, value) for i in ids]
+            what = "one %s per test item, in any order, with the %s `%s` and `%s`" % (
+                words.row,
+                words.columns,
+                files.id_column,
+                target,
+            )
             public = (("test_ids.txt", "\n".join(ids) + "\n"),)
         else:
-            header, rows = target, [csv_cell(value)] * n
-            what = "a header `%s`, then one value per line, in the order of the test items" % target
-            public = ()
+            header, rows = (target,), [(value,)] * n
+            if fmt == "lines":
+                what = "one value per line, without a header, in the order of the test items"
+            elif words.header:
+                what = "a header `%s`, then one value per line, in the order of the test items" % target
+            else:
+                what = "one %s per test item, in the order of the test items, with the %s `%s`" % (
+                    words.row,
+                    words.columns,
+                    target,
+                )
+            public = (("test_ids.txt", "\n".join(ids) + "\n"),) if ids is not None else ()
         labels = (
             " The %s is one of: %s." % (target, ", ".join("`%s`" % label for label in gold.labels))
             if gold.labels and len(gold.labels) <= 30
             else ""
         )
-        example = "\n".join([header] + rows[:3] + (["..."] if len(rows) > 3 else []))
+        sample, example = table_sample(fmt, header, rows)
         return SubmissionFormat(
             unit="test item",
             units="test items",
             goal="Predict the %s of each of the {n} test items." % target,
-            description="A CSV file with %s.%s\n\n```\n%s\n```\n" % (what, labels, example),
-            file_name="predictions.csv",
-            sample="\n".join([header] + rows) + "\n",
+            description="A %s file with %s.%s\n\n```\n%s\n```\n" % (words.noun, what, labels, example),
+            file_name=name,
+            sample=sample,
             public_files=public,
         )

@@ -261,7 +261,7 @@ class MonoLabelICM:
         return icm_from_sums(total, member, coefficients), icm_from_sums(total, member, true @ self.self_icm)
 
 
-def parse_hierarchy(value, example="{DIRECT: YES}", parent="parent label", acyclic=True):
+def parse_hierarchy(value, example='{DIRECT: "YES"}', parent="parent label", acyclic=True):
     """``((child, parent), ...)`` from a ``{child: parent}`` mapping (ValueError); with ``acyclic``, a cycle is refused.
 
     A label mapped to itself is top-level (the multi-label task's coarse

@@ -38,8 +38,12 @@ def _kind(value):
     return name if name == "null" else ("an " if name == "object" else "a ") + name
 
 
-def read_items(source, lines, annotations=None, gold=True, quote=repr):
-    """``[(line, id, value)]`` of a soft-label file (ValueError-free: errors come from ``source``)."""
+def read_items(source, lines, annotations=None, gold=True, quote=repr, check=None):
+    """``[(line, id, value)]`` of a soft-label file (ValueError-free: errors come from ``source``).
+
+    ``check(line, id)``, when given, is called on each item as it is read (a participant's unknown or repeated
+    id then stops the reading at its line instead of after every record of a large file).
+    """
     text = json_documents.document_text(lines)  # read as one document: no line-length limit on minified JSON
     out = []
     for line, key, value in json_documents.members(source, text, _EXPECTED, allow_list=True):
@@ -58,6 +62,8 @@ def read_items(source, lines, annotations=None, gold=True, quote=repr):
             value = value[annotations]
         elif isinstance(value, dict) and isinstance(value.get("soft_label"), dict):
             value = value["soft_label"]  # the EXIST kit's {"id": {"soft_label": {...}, "hard_label": ...}}
+        if check is not None:
+            check(line, key)
         out.append((line, key, value))
     if not out:
         raise source.whole("has no items; expected %s" % _EXPECTED)
@@ -65,12 +71,16 @@ def read_items(source, lines, annotations=None, gold=True, quote=repr):
 
 
 def _weight(source, line, label, number, gold, quote):
-    if isinstance(number, bool) or not isinstance(number, (int, float)) or not math.isfinite(number):
-        what = "a gold probability" if gold else "the probability of %s" % quote(label)
-        raise source.at(line, "%s is not a finite number" % what)
-    if not 0.0 <= number <= 1.0:
-        what = "a gold probability" if gold else "the probability of %s (%s)" % (quote(label), quote(repr(number)))
-        raise source.at(line, "%s is outside [0, 1]" % what)
+    what = "a gold probability" if gold else "the probability of %s" % quote(label)
+    if isinstance(number, bool) or not isinstance(number, (int, float, json_documents.LongNumber)):
+        hint = " (write it without quotes)" if isinstance(number, str) else ""
+        raise source.at(line, "%s is %s; expected a number in [0, 1]%s" % (what, _kind(number), hint))
+    if isinstance(number, float) and not math.isfinite(number):
+        raise source.at(line, "%s is not a finite number (NaN or Infinity); expected a number in [0, 1]" % what)
+    # compared as an int where it is one: a 400-digit integer does not convert to a float, a 5,000-digit one is text
+    if isinstance(number, json_documents.LongNumber) or not 0 <= number <= 1:
+        shown = "" if gold else " (%s)" % quote(str(number))
+        raise source.at(line, "%s%s is outside [0, 1]" % (what, shown))
     return float(number)
 
 

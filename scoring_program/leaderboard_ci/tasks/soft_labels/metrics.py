@@ -21,6 +21,7 @@ repeated by their resample counts (``tests/test_icm.py``).
 from __future__ import annotations
 
 import hashlib
+from collections import OrderedDict
 
 import numpy as np
 
@@ -78,7 +79,7 @@ SETTING_DOCS = {
     "(EXIST 2023 with six annotators, 'more than k of 6': 1/2 for task 1, 1/3 for task 2, 1/6 for task 3; "
     "default 0.5). A share within 1e-6 of it is not above it.",
     "hard_exclusive": "hard_labels multi: a label that is only ever a hard gold label alone, and the share above "
-    "which it is (EXIST 2023 task 3: NO, or {NO: 1/2}: a majority of NO gives only NO; below it NO is no hard "
+    'which it is (EXIST 2023 task 3: "NO", or {"NO": 1/2}: a majority of NO gives only NO; below it NO is no hard '
     "label and the item's hard labels are the other labels above hard_threshold).",
     "hierarchy": "{label: parent label} for ICM, ICM-Norm, ICM-Soft and ICM-Soft-Norm (EXIST 2023 tasks 2 and 3); "
     "without it they are flat.",
@@ -117,7 +118,7 @@ def parse_settings(values):
     if hierarchy is not None:
         if not isinstance(hierarchy, dict) or not hierarchy:
             raise ValueError(
-                "hierarchy must map each label to its parent label, e.g. {DIRECT: YES}, got %r" % (hierarchy,)
+                'hierarchy must map each label to its parent label, e.g. {DIRECT: "YES"}, got %r' % (hierarchy,)
             )
         pairs = []
         for child, parent in hierarchy.items():
@@ -202,7 +203,10 @@ def read_gold(source, lines, labels, settings):
     seen = {}
     for line, ident, _ in items:
         if ident in seen:
-            raise source.at(line, "item id %s appears again (first on line %d)" % (_quote(ident), seen[ident]))
+            raise source.at(
+                line,
+                "item id %s appears again (first on line %d); gold ids must be unique" % (_quote(ident), seen[ident]),
+            )
         seen[ident] = line
     return {
         "lines": [line for line, _, _ in items],
@@ -217,34 +221,44 @@ def read_predictions(source, lines, gold, settings):
     """A participant's distributions in gold order; every gold item needs one.
 
     Another id is refused, or with ``files.unscored_ids: ignore`` read, checked and dropped
-    (:class:`~.base.UnscoredIds`).
+    (:class:`~.base.UnscoredIds`).  Ids are checked as each item is read: a large file of unknown ids stops at
+    its first line instead of after every record.
     """
     unscored = UnscoredIds(source, settings)
-    items = read_items(source, lines, gold=False)
     position = dict((ident, i) for i, ident in enumerate(gold.ids))
-    public = settings.get("public_labels")
-    index = dict((label, k) for k, label in enumerate(gold.labels))
-    values = encode_items(source, items, index, public, gold=False, quote=_quote)  # every value checked
-    out = np.full(gold.values.shape, np.nan)
     found = np.zeros(len(gold.ids), dtype=bool)
     first = {}
-    for row, (line, ident, _) in enumerate(items):
+
+    def check(line, ident):
         error = unscored.count(line)
         if error is not None:
             raise error
         if ident in first:
-            raise source.at(line, "item id %s appears again (first on line %d)" % (_quote(ident), first[ident]))
+            raise source.at(
+                line,
+                "item id %s appears again (first on line %d); give one value per item, each id once"
+                % (_quote(ident), first[ident]),
+            )
         first[ident] = line
         i = position.get(ident)
         if i is None:
             error = unscored.unknown(
                 line, "item id %s is not in the test set; give one value per test item" % _quote(ident)
             )
-            if error is None:
-                continue
-            raise error
+            if error is not None:
+                raise error
+            return
         found[i] = True
-        out[i] = values[row]
+
+    items = read_items(source, lines, gold=False, check=check)
+    public = settings.get("public_labels")
+    index = dict((label, k) for k, label in enumerate(gold.labels))
+    values = encode_items(source, items, index, public, gold=False, quote=_quote)  # every value checked
+    out = np.full(gold.values.shape, np.nan)
+    for row, (_, ident, _) in enumerate(items):
+        i = position.get(ident)
+        if i is not None:  # else an unscored id (files.unscored_ids: ignore), read and checked
+            out[i] = values[row]
     if not found.all():
         missing = int((~found).sum())
         raise unscored.missing(
@@ -324,7 +338,8 @@ def cross_entropy_terms(gold, predicted):
 
     def smooth(values):
         present = ~np.isnan(values)
-        v = np.where(present, np.where(values <= 0, SMOOTH, values), 0.0)
+        filled = np.where(present, values, 1.0)  # no comparison with NaN (numpy 1.17 warns on stderr)
+        v = np.where(present, np.where(filled <= 0, SMOOTH, filled), 0.0)
         return v / v.sum(axis=1, keepdims=True), present
 
     g, g_present = smooth(np.asarray(gold, dtype=np.float64))
@@ -560,11 +575,23 @@ def submission_format(gold, files, metrics):
 
     shown = ",\n".join(record(i) for i in ids[:2]) + (",\n..." if len(ids) > 2 else "")
     hard = (
-        "the hard metrics take each item's most probable label"
+        "the hard metrics compare your most probable label with an item's gold label, the label whose share of "
+        "annotators is above %g (hard_threshold; items with no such label are left out of the hard metrics)" % threshold
         if mode == "mono"
-        else "the hard metrics take every label whose probability is above %g" % threshold
+        else "the hard metrics compare label sets: every label whose probability is above %g (hard_threshold), "
+        "in the gold and in your predictions alike" % threshold
     )
     hard_used = any(spec.name in _HARD for spec in metrics or ())
+    tree = ""
+    if settings.get("hierarchy"):
+        children = OrderedDict()
+        for child, parent in settings["hierarchy"]:
+            children.setdefault(parent, []).append(child)
+        tree = (
+            " The labels form a tree, which ICM and ICM-Soft read (a label's ancestors share its information, so a "
+            "prediction of a sibling or of the parent earns partial credit): %s."
+            % "; ".join("`%s` under `%s`" % ("`, `".join(kids), parent) for parent, kids in children.items())
+        )
     return SubmissionFormat(
         unit="test item",
         units="test items",
@@ -573,8 +600,13 @@ def submission_format(gold, files, metrics):
             "A JSON file, a PyEvALL / EXIST 2023 run: a list with one object per test item, in any order, "
             '`{"test_case": ..., "id": ..., "value": {label: probability, ...}}`, every probability in [0, 1]. '
             'Also accepted: one object `{"id": {label: probability, ...}, ...}`, or a label (or a list of labels) '
-            "as the value for a hard prediction. The labels are %s.%s\n\n```\n[\n%s\n]\n```\n"
-            % (", ".join("`%s`" % label for label in labels), (" For scoring, %s." % hard) if hard_used else "", shown)
+            "as the value for a hard prediction. The labels are %s.%s%s\n\n```\n[\n%s\n]\n```\n"
+            % (
+                ", ".join("`%s`" % label for label in labels),
+                tree,
+                (" For scoring, %s." % hard) if hard_used else "",
+                shown,
+            )
         ),
         file_name="predictions.json",
         sample="[\n" + ",\n".join(record(i) for i in ids) + "\n]\n",

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Open report.html (or a benchmark's benchmark.html) in headless Chromium (Playwright); check what a reader sees.
+"""Open report.html (benchmark.html, shakeup.html) in headless Chromium (Playwright); check what a reader sees.
 
     pip install playwright            # the Python package; it drives the system's chromium
     PYTHONPATH=scoring_program python3 docs/check_report_pages.py OUT_DIR [OUT_DIR ...] [--shots DIR]
@@ -114,12 +114,12 @@ MIN_TEXT_PX_NARROW = 7.0
 MAX_HEIGHT = 45000
 
 
-#: The page each kind of report folder has: an end of phase's report, a benchmark's (ODESIA's tables).
-PAGES = ("report.html", "benchmark.html")
+#: The page each kind of report folder has: an end of phase's report, a benchmark's (ODESIA's tables), a shake-up's.
+PAGES = ("report.html", "benchmark.html", "shakeup.html")
 
 
 def report_page(folder):
-    """The folder's report page: ``report.html`` (end of phase) or ``benchmark.html`` (a benchmark)."""
+    """The folder's report page: ``report.html`` (end of phase), ``benchmark.html`` or ``shakeup.html``."""
     for name in PAGES:
         path = os.path.join(os.path.abspath(folder), name)
         if os.path.isfile(path):

@@ -107,6 +107,18 @@ def two_systems():
 
 
 @functools.lru_cache(maxsize=None)
+def direction_only():
+    """3 systems where the max-t step-down decides ``close``'s direction at its second step only: p (max-t) < 0.05
+    while its simultaneous interval includes 0 (seed found by trying seeds; the tests assert it)."""
+    rng = np.random.default_rng(1)
+    n = 300
+    gold = rng.integers(0, 2, n)
+    accuracies = (("top", 0.85), ("close", 0.78), ("far", 0.3))
+    systems = {name: [str(x) for x in _noisy(rng, gold, acc, 2)] for name, acc in accuracies}
+    return analyze([str(g) for g in gold], systems, metric="accuracy", n_resamples=1000)
+
+
+@functools.lru_cache(maxsize=None)
 def one_system():
     rng = np.random.default_rng(6)
     gold = rng.integers(0, 2, 120)

@@ -146,7 +146,8 @@ def test_replicates_equal_sklearn_on_the_resampled_items():
     strata = (clusters % 2).astype(np.intp)
     for c, s in ((clusters, None), (clusters, strata), (None, strata)):
         gold = _gold(y, c, s)
-        result = evaluate(_config(cluster="c" if c is not None else None), gold, pred)
+        # the engine's replicates (the small-cluster correction, tested below, expands them afterwards)
+        result = evaluate(_config(cluster="c" if c is not None else None, cluster_correction=False), gold, pred)
         units = gold.resampling().unit_indices(11, 0, 200)
         members = [np.flatnonzero(clusters == k) for k in range(clusters.max() + 1)]
         for r in (0, 1, 57, 199):
@@ -216,7 +217,9 @@ def test_copies_with_a_cluster_column_give_the_originals_width():
     config = parse_config(
         {"metric": "f1_macro", "extra_metrics": ["accuracy"], "labels": list(labels), "bootstrap": {"seed": 5}}
     )
-    clustered_config = dataclasses.replace(config, bootstrap=dataclasses.replace(config.bootstrap, cluster="orig"))
+    clustered_config = dataclasses.replace(
+        config, bootstrap=dataclasses.replace(config.bootstrap, cluster="orig", cluster_correction=False)
+    )
     original = evaluate(config, GoldStandard(values=yte, labels=labels), pred)
     y5, p5 = np.tile(yte, 5), np.tile(pred, 5)
     clusters = np.tile(np.arange(540), 5)
@@ -433,7 +436,7 @@ def test_scores_task_roc_auc_and_average_precision_with_clusters(tmp_path):
         csv.writer(handle).writerows(rows)
     data = yaml.safe_load((ref / "config.yaml").read_text())
     data["extra_metrics"] = ["average_precision"]
-    data["bootstrap"].update(cluster="patient", n_resamples=300)
+    data["bootstrap"].update(cluster="patient", n_resamples=300, cluster_correction=False)  # the engine's replicates
     data.pop("baseline")
     (ref / "config.yaml").write_text(yaml.safe_dump(data))
     config = load_config(os.path.join(root, "scoring_program"), str(ref))
@@ -466,9 +469,11 @@ def test_scores_task_roc_auc_and_average_precision_with_clusters(tmp_path):
             np.testing.assert_allclose([s.replicates[r] for s in result.scores], expected, atol=1e-12)
 
 
-def test_permutation_swaps_whole_clusters_and_item_tests_are_left_out():
-    """Copies x3 with the original as cluster: the cluster permutation p-values are the originals' item ones."""
+def test_permutation_swaps_whole_clusters_and_mcnemar_is_the_clustered_one():
+    """Copies x3 with the original as cluster: the cluster permutation p-values are the originals' item ones, and
+    McNemar's test is Durkalski et al.'s cluster-robust one (tests/test_clustered_pair_tests.py)."""
     from leaderboard_ci.phase import Execution, analyze
+    from leaderboard_ci.tasks.shared.sign_test import mcnemar_clustered_pvalues
 
     y, pred, clusters = _clustered_case(n_clusters=30, seed=6)
     y, pred = y[:150], pred[:150]
@@ -485,8 +490,11 @@ def test_permutation_swaps_whole_clusters_and_item_tests_are_left_out():
     )
     one, three = original.official.pairs, clustered.official.pairs
     assert "p_permutation" in one.columns and one["p_permutation"].tolist() == three["p_permutation"].tolist()
-    assert [c for c in one.columns if "mcnemar" in c.lower()]
-    assert not [c for c in three.columns if "mcnemar" in c.lower()]
+    assert "p_mcnemar" in one.columns and "p_mcnemar" in three.columns
+    right = np.tile(pred == y, 3), np.tile(other == y, 3)
+    a_first = three["a"].iloc[0] == "a"
+    expected = mcnemar_clustered_pvalues(right[0 if a_first else 1], right[1 if a_first else 0], copies, "two")
+    assert three["p_mcnemar"].iloc[0] == pytest.approx(float(expected), rel=1e-12)
 
 
 def test_cluster_permutation_with_one_item_per_cluster_is_the_item_test():
@@ -528,3 +536,33 @@ def test_bca_report_equals_leaderboard_with_clusters():
     for name, values in systems.items():
         official = evaluate(config, gold, values).scores[0]
         assert rows[name] == [official.score, official.interval.low, official.interval.high]
+
+
+# ---------------------------------------------------------------------------
+# The small-cluster correction (bootstrap.cluster_correction)
+# ---------------------------------------------------------------------------
+def test_the_correction_expands_every_replicate_by_the_designs_factor():
+    """Replicates = full + k (raw - full) with k = sqrt(mean C_s/(C_s - 1)) t_(C-S)/z, kept within the best value;
+    the interval follows, and the signature says k."""
+    from scipy.stats import norm, t
+
+    y, pred, clusters = _clustered_case(n_clusters=24, seed=3)
+    strata = (clusters % 2).astype(np.intp)
+    gold = _gold(y, clusters, strata)
+    raw = evaluate(_config(cluster="c", strata="s", cluster_correction=False), gold, pred)
+    fixed = evaluate(_config(cluster="c", strata="s"), gold, pred)
+    sizes = np.bincount(np.unique(np.stack([clusters, strata], 1), axis=0)[:, 1]).astype(float)
+    k = np.sqrt(np.mean(sizes / (sizes - 1))) * t.ppf(0.975, 24 - 2) / norm.ppf(0.975)
+    assert gold.resampling().expansion(0.95) == pytest.approx(k, rel=1e-10)
+    for a, b in zip(raw.scores, fixed.scores):
+        expected = np.minimum(a.score + k * (a.replicates - a.score), 1.0)  # f1, accuracy, mcc: best 1
+        np.testing.assert_allclose(b.replicates, expected, rtol=1e-12, atol=1e-15)
+        assert b.score == a.score
+        assert b.interval.high - b.interval.low > a.interval.high - a.interval.low
+    assert "|k:%g|" % float("%.4g" % k) in str(fixed.signature)
+    assert "|k:" not in str(raw.signature) and "|k:" not in str(evaluate(_config(), _gold(y), pred).signature)
+
+
+def test_no_correction_for_the_item_bootstrap():
+    assert Resampling(100).expansion(0.95) == 1.0
+    assert Resampling(6, clusters=np.array([0, 0, 1, 1, 2, 2])).expansion(0.95) > 1.2  # 3 clusters: t_2

@@ -278,7 +278,7 @@ def test_read_and_merge_configs(tmp_path):
         (
             {"bootstrap": 3},
             "bootstrap must be a mapping (keys: n_resamples, confidence_level, method, seed, n_jobs, "
-            "cluster, strata, design_file), got 3",
+            "cluster, strata, cluster_correction, design_file), got 3",
         ),
         ({"groups": 3}, "groups must be a column name or a mapping (keys: column, values), got 3"),
     ],

@@ -10,8 +10,11 @@ between
     (with ``analysis.test: permutation`` the bootstrap p-value ``p_bootstrap`` is the
     one that goes with the bootstrap interval; ``p_value`` is then the permutation
     test's);
-(b) ``p_maxt < alpha`` (and ``significant``, where max-t decides) and the family-wise
-    interval ``[fw_low, fw_high]`` excluding 0;
+(b) the simultaneous interval ``[fw_low, fw_high]`` excluding 0 and the max-t verdict
+    that it goes with: ``p_maxt < alpha`` and not ``direction_only`` (``significant`` too,
+    where max-t decides); a ``direction_only`` row has ``p_maxt < alpha`` and an interval
+    that includes 0 (a later step of the step-down decides its direction only, and the
+    rendered verdict says so with its mark, :func:`leaderboard_ci.report.verdicts.verdict_mark`);
 (c) ``tied_with_winner`` and ``rank_low == 1`` (1 in the simultaneous rank set).
 
 Each count must be zero.  The example competitions run as the organizer's command
@@ -83,9 +86,11 @@ class Count(object):
 
     def __init__(self):
         self.bad = OrderedDict(
-            (k, []) for k in ("interval_vs_p", "fw_vs_maxt", "fw_vs_significant", "tied_vs_rank_set")
+            (k, [])
+            for k in ("interval_vs_p", "fw_vs_maxt", "direction_vs_maxt", "fw_vs_significant", "tied_vs_rank_set")
         )
         self.checked = OrderedDict((k, 0) for k in self.bad)
+        self.directions = 0  # rows whose direction only is decided (a later step of the step-down)
 
     def check(self, kind, agree, where):
         self.checked[kind] += 1
@@ -93,9 +98,12 @@ class Count(object):
             self.bad[kind].append(where)
 
     def __str__(self):
-        return "; ".join(
-            "%s: %d of %d disagree%s" % (k, len(v), self.checked[k], (" (e.g. %s)" % v[:3]) if v else "")
-            for k, v in self.bad.items()
+        return (
+            "; ".join(
+                "%s: %d of %d disagree%s" % (k, len(v), self.checked[k], (" (e.g. %s)" % v[:3]) if v else "")
+                for k, v in self.bad.items()
+            )
+            + "; %d direction-only rows" % self.directions
         )
 
 
@@ -120,9 +128,12 @@ def check_frames(result, count, label):
                     )
                 if "fw_low" in row and not _missing(row.get("p_maxt")):
                     fw = bool(_excludes_zero(row["fw_low"], row["fw_high"]))
-                    count.check("fw_vs_maxt", (row["p_maxt"] < alpha) == fw, where)
+                    direction = bool(row["direction_only"])
+                    count.check("fw_vs_maxt", (row["p_maxt"] < alpha and not direction) == fw, where)
+                    count.check("direction_vs_maxt", not direction or (row["p_maxt"] < alpha and not fw), where)
+                    count.directions += direction
                     if primary == "maxt" and "significant" in row:
-                        count.check("fw_vs_significant", bool(row["significant"]) == fw, where)
+                        count.check("fw_vs_significant", (bool(row["significant"]) and not direction) == fw, where)
         systems = target.systems
         if "rank_low" in systems.columns:
             for row in systems.to_dict("records"):
@@ -153,9 +164,11 @@ def check_json(result, count, label):
                 p_maxt = (row.get("p_adjusted") or {}).get("maxt")
                 if "fw_low" in row and not _missing(p_maxt) and not _missing(row["fw_low"]):
                     fw = bool(_excludes_zero(row["fw_low"], row["fw_high"]))
-                    count.check("fw_vs_maxt", (p_maxt < alpha) == fw, where)
+                    direction = bool(row["direction_only"])
+                    count.check("fw_vs_maxt", (p_maxt < alpha and not direction) == fw, where)
+                    count.check("direction_vs_maxt", not direction or (p_maxt < alpha and not fw), where)
                     if primary == "maxt" and "significant" in row:
-                        count.check("fw_vs_significant", bool(row["significant"]) == fw, where)
+                        count.check("fw_vs_significant", (bool(row["significant"]) and not direction) == fw, where)
         for row in target["systems"]:
             low = row.get("rank_low")
             if low is None and isinstance(row.get("rank_set"), dict) and row["rank_set"].get("simultaneous"):
@@ -168,10 +181,50 @@ def check_json(result, count, label):
                 )
 
 
+#: Sources whose rendered page, Markdown and LaTeX tables are checked too: 2, 10 and 60 systems, and a
+#: verdict that is a direction only.
+RENDERED = (
+    ("examples", "two"),
+    ("competition", "competition_bundle"),
+    ("phase60", "classification"),
+    ("examples", "direction_only"),
+)
+
+
+def check_rendered(result, name):
+    """The HTML page, the Markdown and the LaTeX tables: every vs-winner verdict as printed (stars, the
+    direction-only mark, "Significant") agrees with the simultaneous interval printed beside it."""
+    import json
+
+    from test_report_consistency import _check_rendered, _latex_name, _latex_rows, _markdown_rows, _Tables
+
+    from leaderboard_ci.report.formatting import MINUS
+    from leaderboard_ci.report.html_report import render_report, target_anchor
+    from leaderboard_ci.report.json_report import result_to_json
+    from leaderboard_ci.report.tables import tables_latex, tables_markdown, target_tables
+
+    report = json.loads(result_to_json(result, top=None))
+    alpha = result.signature.alpha
+    parser = _Tables()
+    parser.feed(render_report(result, figures={}, top=None))
+    checked = 0
+    for key, target in result.targets.items():
+        metric = report["metrics"][key]
+        rows = [[c.replace(MINUS, "-") for c in r] for r in parser.sections[target_anchor(key)]]
+        checked += _check_rendered(rows, metric, alpha)
+        tables = target_tables(result, target)
+        checked += _check_rendered(_markdown_rows(tables_markdown(tables, title=target.title)), metric, alpha)
+        latex = _latex_rows(tables_latex(tables, title=target.title))
+        checked += _check_rendered(latex, metric, alpha, _latex_name)
+    assert checked >= 3 * sum(2 * len(m["systems"]) - 1 for m in report["metrics"].values())
+    if name == "direction_only":  # the mark is printed (the checks above hold it to the interval)
+        assert report["metrics"]["accuracy"]["vs_winner"][0]["direction_only"]
+
+
 SOURCES = (
     [("competition", c) for c in COMPETITIONS]
     + [("examples", name) for name in sorted(_report_examples.ALL)]
-    + [("examples", "many"), ("examples", "one_sided")]
+    + [("examples", "many"), ("examples", "one_sided"), ("examples", "direction_only")]
     + [("phase60", v) for v in ("classification", "scores", "ranking")]
 )
 
@@ -185,6 +238,8 @@ def _result(kind, name):
         return _report_examples.many_systems()
     if name == "one_sided":
         return _report_examples.one_sided()
+    if name == "direction_only":
+        return _report_examples.direction_only()
     return _report_examples.ALL[name]()
 
 
@@ -202,6 +257,8 @@ def test_every_verdict_agrees_with_its_interval(kind, name):
     count = Count()
     check_frames(result, count, name)
     check_json(result, count, name)
+    if (kind, name) in RENDERED:  # the page and the tables as printed, at 2, 10 and 60 systems
+        check_rendered(result, name)
     print("%s %s: %s" % (kind, name, count))  # the counts, with pytest -s
     if len(result.names) > 1:
         # max-t is the default (analysis.corrections starts with it): its intervals are in every table

@@ -17,7 +17,7 @@ from leaderboard_ci.report.html_report import render_report, target_anchor
 from leaderboard_ci.report.json_report import result_to_json
 from leaderboard_ci.report.scale import target_folders
 from leaderboard_ci.report.tables import tables_latex, tables_markdown, target_tables
-from leaderboard_ci.report.verdicts import format_rank_set, interval_header
+from leaderboard_ci.report.verdicts import DIRECTION_MARK, format_rank_set, interval_header, verdict_mark
 
 
 # ---------------------------------------------------------------------------
@@ -32,18 +32,25 @@ def _markdown_rows(text):
     return rows
 
 
+def _latex_plain(cell):
+    """A LaTeX cell with the signs the renderer writes as math turned back into text."""
+    for latex, text in (("$-$", "-"), ("$<$", "<"), (r"$\ddagger$", "\u2021"), (r"$\dagger$", "\u2020")):
+        cell = cell.replace(latex, text)
+    return cell
+
+
 def _latex_rows(text):
     rows = []
     for line in text.splitlines():
         line = line.strip()
         if line.endswith(r"\\") and "&" in line:
             cells = [c.strip() for c in re.split(r"(?<!\\)&", line[:-2])]
-            rows.append([c.replace("$-$", "-").replace("$<$", "<") for c in cells])
+            rows.append([_latex_plain(c) for c in cells])
     return rows
 
 
 def _latex_name(name):
-    return latex_escape(name).replace("$-$", "-").replace("$<$", "<")
+    return _latex_plain(latex_escape(name))
 
 
 class _Tables(HTMLParser):
@@ -104,7 +111,7 @@ def _expected_comparisons(metric, alpha):
             "Difference": format_number(v["diff"], 4),
             MARGINAL: format_ci(v["ci_low"], v["ci_high"], 4),
             "p (this pair alone)": format_p(v["p_value"], alpha=alpha),
-            "Stars": v["stars"],
+            "Stars": verdict_mark(v),
         }
         for c, p in v["p_adjusted"].items():
             cells["p (%s)" % correction_name(c, header=True)] = format_p(p, alpha=alpha)
@@ -125,7 +132,7 @@ def _tables_by_header(rows, first):
         if row[: len(first)] == first:
             header = row
             continue
-        if header is not None and len(row) == len(header):
+        if header is not None and len(row) == len(header) and row[0] != "":  # "": the next table's header
             out.append(dict(zip([h.replace("\\%", "%") for h in header], row)))
         else:
             header = None
@@ -171,12 +178,18 @@ def _check_rendered(rows, metric, alpha, name_of=str):
         assert list(row).index(dual) == 2, row  # right after the difference
         p_heading = "p (%s)" % correction_name(primary, header=True) if dual == FAMILY_WISE else "p (this pair alone)"
         p = verdict["p_adjusted"][primary] if dual == FAMILY_WISE else verdict["p_value"]
-        assert _excludes_zero(row[dual]) == (p < alpha), (name, row)
+        direction = dual == FAMILY_WISE and bool(verdict.get("direction_only"))
+        assert _excludes_zero(row[dual]) == (p < alpha and not direction), (name, row)
         assert row[p_heading] == format_p(p, alpha=alpha)
-        if dual == FAMILY_WISE:  # the verdict itself is this interval's
-            assert _excludes_zero(row[dual]) == verdict["significant"] == bool(verdict["stars"].strip("\u2020")), row
-        if "Significant (%s)" % correction_name(primary) in row:
-            assert (row["Significant (%s)" % correction_name(primary)] == "yes") == verdict["significant"]
+        if dual == FAMILY_WISE:  # the verdict itself: the interval's, or a direction only, marked
+            stars = row["Stars"].rstrip(DIRECTION_MARK)
+            assert row["Stars"].endswith(DIRECTION_MARK) == direction, row
+            assert verdict["significant"] == bool(stars.strip("\u2020")) == (p < alpha), row
+            assert _excludes_zero(row[dual]) == (verdict["significant"] and not direction), row
+        heading = "Significant (%s)" % correction_name(primary)
+        if heading in row:
+            expected = "no" if not verdict["significant"] else ("direction" + DIRECTION_MARK if direction else "yes")
+            assert row[heading] == expected, row
         checked += 1
     return checked
 
@@ -229,7 +242,8 @@ def test_csv_tables_equal_report_json(example, tmp_path):
             if "fw_low" in vs.columns:
                 assert v["fw_low"] == pytest.approx(row["fw_low"], rel=1e-12)
                 excludes = row["fw_low"] > 0 or row["fw_high"] < 0
-                assert excludes == bool(row["significant"]) == (row["p_maxt"] < alpha)
+                assert bool(row["significant"]) == (row["p_maxt"] < alpha)
+                assert excludes == (bool(row["significant"]) and not bool(row["direction_only"]))
             assert (row["ci_low"] > 0 or row["ci_high"] < 0) == (row["p_value"] < alpha), row
 
 
@@ -243,9 +257,10 @@ def test_json_verdicts_agree_with_their_intervals(example):
         for v in metric["vs_winner"] + metric["pairs"]:
             assert (v["ci_low"] > 0 or v["ci_high"] < 0) == (v["p_value"] < alpha), v
             if v["interval"] == "family_wise":
-                assert (v["fw_low"] > 0 or v["fw_high"] < 0) == (v["p_adjusted"][primary] < alpha), v
+                excludes = v["fw_low"] > 0 or v["fw_high"] < 0
+                assert excludes == (v["p_adjusted"][primary] < alpha and not v["direction_only"]), v
                 if "significant" in v:
-                    assert v["significant"] == (v["fw_low"] > 0 or v["fw_high"] < 0)
+                    assert excludes == (v["significant"] and not v["direction_only"])
         for s in metric["systems"]:
             if s["rank_set"]["simultaneous"] is not None:
                 low, high = s["rank_set"]["simultaneous"]

@@ -38,6 +38,8 @@ COMPARISON = {
     "ci_high": OPT_NUM,
     "fw_low": OPT_NUM,
     "fw_high": OPT_NUM,
+    "direction_only?": bool,
+    "near_copy?": bool,
     "interval": STR,
     "p_value": NUM,
     "p_adjusted": P_ADJUSTED,

@@ -434,10 +434,11 @@ def test_the_rank_set_figure_needs_rank_sets():
         rank_set_plot(dataclasses.replace(target, systems=bare))
 
 
-@pytest.mark.parametrize("name", ["classification", "regression", "groups"])
+@pytest.mark.parametrize("name", ["classification", "regression", "groups", "direction_only"])
 def test_with_max_t_the_differences_figure_draws_the_family_wise_interval(name):
-    """The bar beside each verdict is the interval it comes from: it excludes 0 exactly when the row is green."""
-    result = E.ALL[name]()
+    """The bar beside each verdict is its simultaneous interval: green when the row is significant, dashed when only
+    its direction is decided (then the bar holds 0), and it excludes 0 exactly when the row is green and solid."""
+    result = E.ALL[name]() if name in E.ALL else getattr(E, name)()
     seen = set()
     for target in result.targets.values():
         fig = difference_plot(target, decision="max-t", primary="maxt")
@@ -445,10 +446,15 @@ def test_with_max_t_the_differences_figure_draws_the_family_wise_interval(name):
         for row in target.vs_winner.itertuples(index=False):
             assert list(lines[row.name].get_xdata()) == [row.fw_low, row.fw_high]
             excludes = not ci_contains_zero(row.fw_low, row.fw_high)
-            assert excludes == bool(row.significant)
-            assert to_hex(lines[row.name].get_color()) == (GREEN if excludes else RED)
-            seen.add(excludes)
+            assert excludes == (bool(row.significant) and not row.direction_only)
+            assert to_hex(lines[row.name].get_color()) == (GREEN if row.significant else RED)
+            assert (lines[row.name].get_linestyle() == "--") == bool(row.direction_only)
+            seen.add((excludes, bool(row.direction_only)))
         labels = [t.get_text() for t in fig.legends[0].get_texts()]
-        assert any("simultaneous/family-wise" in l for l in labels)
-        assert "family-wise interval" in fig.axes[0].get_xlabel()
-    assert seen == {True, False}
+        assert any("simultaneous" in l for l in labels)
+        assert any("dashed" in l for l in labels) == bool(target.vs_winner["direction_only"].any())
+        assert "simultaneous interval" in fig.axes[0].get_xlabel()
+    if name == "direction_only":
+        assert (False, True) in seen  # a dashed green bar over 0
+    else:
+        assert {(True, False), (False, False)} <= seen

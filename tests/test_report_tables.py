@@ -30,6 +30,7 @@ from leaderboard_ci.report.tables import (
     target_tables,
     vs_winner_table,
 )
+from leaderboard_ci.report.verdicts import DIRECTION_MARK
 
 TABLE6_ORDER = [
     "n",
@@ -263,7 +264,8 @@ def test_pair_matrix_reads_column_minus_row(example):
             expected = sign * (scores[names[j]] - scores[names[i]])  # column minus row, oriented
             assert value == pytest.approx(expected, abs=1e-6)
             assert value >= 0
-            stars = target.pairs.set_index(["a", "b"]).loc[(names[j], names[i]), "stars"]
+            row_ = target.pairs.set_index(["a", "b"]).loc[(names[j], names[i])]
+            stars = row_["stars"] + (DIRECTION_MARK if row_["stars"] and row_["direction_only"] else "")
             assert cell == format_number(value, 6) + (" " + stars if stars else "")
 
 

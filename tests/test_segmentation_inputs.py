@@ -406,3 +406,36 @@ def test_the_program_exits_1_with_one_line(competition, tmp_path):
     )
     assert run.returncode == 1 and run.scores is None
     assert run.stderr.strip().count("\n") == 0 and "no mask for 1 of the 8 test images (case_03)" in run.stderr
+
+
+# ---------------------------------------------------------------------------
+# files.unscored_ids: ignore (decoy images in the public test set)
+# ---------------------------------------------------------------------------
+def _ignoring(competition, **files):
+    ref, config, gold = competition
+    return (
+        ref,
+        dataclasses.replace(config, files=dataclasses.replace(config.files, unscored_ids="ignore", **files)),
+        gold,
+    )
+
+
+def test_unscored_masks_are_refused_or_read_checked_and_dropped(competition, tmp_path, expected):
+    decoy = np.zeros((5, 7), dtype=np.uint8)  # an unscored image may have any size
+    with_decoy = dict(clean(), **{"zz_decoy.png": encode_png(decoy)})
+    assert "zz_decoy" in refused(competition, tmp_path / "a", with_decoy)  # error (the default)
+    ignoring = _ignoring(competition)
+    assert np.array_equal(read(ignoring, submit(tmp_path / "b", with_decoy)), expected)
+    bad = dict(clean(), **{"zz_decoy.png": encode_png(np.full((5, 7), 9, dtype=np.uint8))})
+    with pytest.raises(SubmissionError, match="zz_decoy"):  # a decoy's values are still checked
+        read(ignoring, submit(tmp_path / "c", bad))
+    short = dict(with_decoy)
+    del short[IDS[3] + ".png"]
+    with pytest.raises(SubmissionError) as info:  # a missing scored mask: neither a count nor an id
+        read(ignoring, submit(tmp_path / "d", short))
+    message = str(info.value)
+    assert "some of the test images" in message and IDS[3] not in message and not any(c.isdigit() for c in message), (
+        message
+    )
+    with pytest.raises(SubmissionError, match="max_ids"):
+        read(_ignoring(competition, max_ids=N), submit(tmp_path / "e", with_decoy))

@@ -14,8 +14,15 @@ from leaderboard_ci.core.simultaneous import (
 )
 
 
-def _naive(reps, full, pairs, sign, alpha):
-    """Explicit step-down: sets of remaining pairs, the maximum recomputed at every step."""
+def _naive(reps, full, pairs, sign, alpha, shapes=None):
+    """Explicit step-down of the one-sided hypotheses: the maximum recomputed at every step.
+
+    Each pair's forward hypothesis (against the observed direction ``s``) has threshold
+    ``u = s g(s (|delta| - gamma)/se)`` and replicates ``s g(t*)``; its reverse one, replicates
+    ``-s g(t*)``, is in every maximum and never rejected.  ``g`` is the identity, or the
+    product's balance transform from ``shapes`` (its construction is tested on its own).
+    Returns ``(p_adjusted, critical, c_1, se, p_single, low, high)``.
+    """
     reps = reps[np.all(np.isfinite(reps), axis=1)]
     count = reps.shape[0]
     pairs = np.asarray(pairs)
@@ -23,41 +30,53 @@ def _naive(reps, full, pairs, sign, alpha):
     d = sign * (reps[:, a] - reps[:, b])  # (B, P)
     delta = sign * (full[a] - full[b])
     gamma = tolerance(np.maximum(np.abs(full[a]), np.abs(full[b])), delta)
-    se = np.empty(len(pairs))
-    for j in range(len(pairs)):
+    P = len(pairs)
+    se = np.empty(P)
+    for j in range(P):
         col = d[:, j]
         dev = col - col.sum() / count
         se[j] = np.sqrt((dev * dev).sum() / (count - 1.0))
     zero = np.abs(delta) <= gamma
     flat = se <= gamma
-    u = np.empty(len(pairs))
-    tstar = np.zeros_like(d)
-    for j in range(len(pairs)):
+    s = np.where(delta < 0, -1.0, 1.0)
+
+    def g(j, x):
+        return x if shapes is None or shapes.row[j] < 0 else shapes.apply(j, np.asarray(x, dtype=float))
+
+    u = np.empty(P)
+    forward = np.zeros_like(d)
+    reverse = np.zeros_like(d)
+    for j in range(P):
         if zero[j]:
             u[j] = 0.0
         elif flat[j]:
             u[j] = np.inf
         else:
-            u[j] = (abs(delta[j]) - gamma[j]) / se[j]
+            u[j] = s[j] * float(np.atleast_1d(g(j, np.array([s[j] * (abs(delta[j]) - gamma[j]) / se[j]])))[0])
         if not flat[j]:
-            tstar[:, j] = np.abs((d[:, j] - delta[j]) / se[j])
-    raw = np.empty(len(pairs))
-    for j in range(len(pairs)):
-        in_r = u <= u[j]
-        mx = tstar[:, in_r].max(axis=1)
+            z = g(j, (d[:, j] - delta[j]) / se[j])
+            forward[:, j] = s[j] * z
+            reverse[:, j] = -s[j] * z
+    rev = reverse.max(axis=1)
+    raw = np.empty(P)
+    for j in range(P):
+        below = u <= u[j]
+        mx = np.maximum(rev, forward[:, below].max(axis=1))
         raw[j] = (np.count_nonzero(mx >= u[j]) + 1.0) / (count + 1.0)
-    p = np.array([raw[u >= u[j]].max() for j in range(len(pairs))])
+    p = np.array([raw[u >= u[j]].max() for j in range(P)])
+    whole = np.maximum(rev, forward.max(axis=1))
+    p_single = np.array([(np.count_nonzero(whole >= u[j]) + 1.0) / (count + 1.0) for j in range(P)])
     k = -1
     while (k + 2.0) / (count + 1.0) < alpha:
         k += 1
-    crit = np.empty(len(pairs))
-    remaining = np.ones(len(pairs), bool)
+    crit = np.empty(P)
+    remaining = np.ones(P, bool)
     first = None
     while True:
         if k < 0:
             c = np.inf
         else:
-            mx = tstar[:, remaining].max(axis=1)
+            mx = np.maximum(rev, forward[:, remaining].max(axis=1)) if remaining.any() else rev
             c = np.sort(mx)[::-1][k]
         first = c if first is None else first
         rejected = remaining & (u > c)
@@ -68,7 +87,12 @@ def _naive(reps, full, pairs, sign, alpha):
         remaining &= ~rejected
         if not remaining.any():
             break
-    return p, crit, first, se
+    low, high = delta - first * se, delta + first * se
+    if shapes is not None and np.isfinite(first):
+        for j in np.flatnonzero(shapes.row >= 0):
+            low[j] = delta[j] - se[j] * shapes.inverse(j, first)
+            high[j] = delta[j] - se[j] * shapes.inverse(j, -first)
+    return p, crit, first, se, p_single, low, high
 
 
 def _case(seed, m=6, b=199, ties=False):
@@ -98,13 +122,20 @@ def test_equals_naive_stepdown(seed, sign):
     if seed % 3 == 0:
         pairs = pairs[::-1, ::-1]  # any order, any orientation
     alpha = [0.05, 0.1, 0.2][seed % 3]
-    test = maxt_stepdown(reps, full, pairs, sign, alpha)
-    p, crit, first, se = _naive(reps, full, pairs, sign, alpha)
-    np.testing.assert_array_equal(test.p_adjusted, p)
-    np.testing.assert_array_equal(test.critical, crit)
-    np.testing.assert_array_equal(test.se, se)
-    assert test.critical_simultaneous == first
-    assert test.n_valid == reps.shape[0]
+    for balance in (False, True):
+        test = maxt_stepdown(reps, full, pairs, sign, alpha, balance=balance)
+        p, crit, first, se, p_single, low, high = _naive(reps, full, pairs, sign, alpha, test.shapes)
+        np.testing.assert_array_equal(test.p_adjusted, p)
+        np.testing.assert_array_equal(test.p_single, p_single)
+        np.testing.assert_array_equal(test.critical, crit)
+        np.testing.assert_array_equal(test.se, se)
+        assert test.critical_simultaneous == first
+        assert test.n_valid == reps.shape[0]
+        # the simultaneous intervals, up to the duality's rounding move at 0
+        moved = np.isclose(low, 0.0, atol=1e-12) | np.isclose(high, 0.0, atol=1e-12)
+        np.testing.assert_allclose(test.low[~moved], low[~moved], rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(test.high[~moved], high[~moved], rtol=1e-12, atol=1e-15)
+        assert balance or not test.near_copy.any()
 
 
 def test_nan_rows_left_out():
@@ -112,7 +143,7 @@ def test_nan_rows_left_out():
     reps[[4, 17], 2] = np.nan
     pairs = _all_pairs(full.size)
     test = maxt_stepdown(reps, full, pairs, 1, 0.05)
-    p, crit, _, _ = _naive(reps, full, pairs, 1, 0.05)
+    p, crit = _naive(reps, full, pairs, 1, 0.05, test.shapes)[:2]
     np.testing.assert_array_equal(test.p_adjusted, p)
     assert test.n_valid == reps.shape[0] - 2
 
@@ -124,7 +155,7 @@ def test_chunks_and_threads_change_nothing(chunk, jobs):
     pairs = _all_pairs(full.size)
     ref = maxt_stepdown(reps, full, pairs, 1, 0.05)
     got = maxt_stepdown(reps, full, pairs, 1, 0.05, chunk_pairs=chunk, n_jobs=jobs)
-    for field in ("p_adjusted", "low", "high", "critical", "t", "se"):
+    for field in ("p_adjusted", "p_single", "low", "high", "critical", "t", "se", "near_copy"):
         np.testing.assert_array_equal(getattr(got, field), getattr(ref, field), err_msg=field)
     assert (got.critical_simultaneous, got.steps) == (ref.critical_simultaneous, ref.steps)
 
@@ -136,7 +167,7 @@ def test_many_checkpoints_equal_naive(monkeypatch):
     reps, full = _case(2, m=14, b=199)
     pairs = _all_pairs(full.size)
     test = maxt_stepdown(reps, full, pairs, 1, 0.1, chunk_pairs=2)
-    p, crit, _, _ = _naive(reps, full, pairs, 1, 0.1)
+    p, crit = _naive(reps, full, pairs, 1, 0.1, test.shapes)[:2]
     np.testing.assert_array_equal(test.p_adjusted, p)
     np.testing.assert_array_equal(test.critical, crit)
     assert test.steps >= 2
@@ -149,7 +180,7 @@ def test_within_families_equals_one_call_per_family():
     families = [np.flatnonzero(pairs[:, 0] == r) for r in range(6)]
     for members, test in zip(families, maxt_within(reps, full, pairs, -1, families, 0.1, chunk_pairs=2)):
         alone = maxt_stepdown(reps, full, pairs[members], -1, 0.1)
-        for field in ("p_adjusted", "low", "high", "critical", "t", "se"):
+        for field in ("p_adjusted", "p_single", "low", "high", "critical", "t", "se", "near_copy"):
             np.testing.assert_array_equal(getattr(test, field), getattr(alone, field))
 
 
@@ -206,8 +237,14 @@ def test_duality_zero_exceptions(seed):
     for alpha in (0.01, 0.05, 0.1, 0.3, 0.5):
         test = maxt_stepdown(reps, full, pairs, [1, -1][seed % 2], alpha)
         excludes = (test.low > 0) | (test.high < 0)
-        np.testing.assert_array_equal(test.p_adjusted < alpha, excludes)
+        np.testing.assert_array_equal(test.p_single < alpha, excludes)
+        np.testing.assert_array_equal(test.simultaneous, excludes)
+        assert np.all(test.significant[excludes])  # the first step rejects them too
+        np.testing.assert_array_equal(test.direction_only, test.significant & ~excludes)
+        assert np.all(test.p_adjusted <= test.p_single)
         assert np.all(test.low <= test.high)
+        # a rejected direction is the sign of the observed difference
+        assert np.all(np.sign(test.t[test.significant]) != 0)
 
 
 def test_b_too_small_means_no_verdicts_and_infinite_intervals():
@@ -272,7 +309,7 @@ def test_rank_sets_equal_naive_counts():
     m = full.size
     sets = rank_sets(reps, full, sign, 0.1)
     pairs = _all_pairs(m)
-    p, _, _, _ = _naive(reps, full, pairs, sign, 0.1)
+    p = _naive(reps, full, pairs, sign, 0.1, maxt_stepdown(reps, full, pairs, sign, 0.1).shapes)[0]
     delta = sign * (full[pairs[:, 0]] - full[pairs[:, 1]])
     for j in range(m):
         better = sum(
@@ -283,7 +320,10 @@ def test_rank_sets_equal_naive_counts():
         )
         assert sets.low[j] == 1 + better and sets.high[j] == m - worse
         own = np.array([[j, k] for k in range(m) if k != j])
-        pm, _, _, _ = _naive(reps, full, own, sign, 0.1)
+        mine = maxt_stepdown(reps, full, pairs, sign, 0.1).shapes.subset(
+            [np.flatnonzero((pairs == sorted([j, k])).all(axis=1))[0] for k in own[:, 1]], own[:, 0] > own[:, 1]
+        )
+        pm = _naive(reps, full, own, sign, 0.1, mine)[0]
         dj = sign * (full[j] - full[own[:, 1]])
         assert sets.low_marginal[j] == 1 + np.count_nonzero((pm < 0.1) & (dj < 0))
         assert sets.high_marginal[j] == m - np.count_nonzero((pm < 0.1) & (dj > 0))
@@ -380,3 +420,103 @@ def test_family_note_says_when_b_is_too_small_and_what_b_is_needed():
     assert "standard deviation" in large and "B >= 10,000" in large
     coarse = family_note("holm", 45, 1000, 0.05, "all 45 pairs")
     assert "not resolved" in coarse and "B >= 9,000" in coarse
+
+
+# Balance: near-copies through their own bootstrap distribution ----------------------------------------------
+
+
+def _near_copy_case(seed=0, n=200, m=8, b=2000, copies=((0, 3), (0, -2), (1, 1))):
+    """Distinct systems plus near-copies: a copy of system ``j`` with ``k`` of its wrong items made right
+    (``k < 0``: ``-k`` right items made wrong).  Returns ``(reps, full, copies' indices)``."""
+    rng = np.random.default_rng(seed)
+    correct = rng.uniform(size=(n, m)) < rng.uniform(0.6, 0.85, m)
+    extra = []
+    for j, k in copies:
+        c = correct[:, j].copy()
+        pool = np.flatnonzero(~c if k > 0 else c)
+        c[rng.choice(pool, abs(k), replace=False)] = k > 0
+        extra.append(c)
+    correct = np.column_stack([correct] + extra)
+    idx = rng.integers(0, n, size=(b, n))
+    reps = correct[idx].mean(axis=1)
+    return reps, correct.mean(axis=0), list(range(m, m + len(copies)))
+
+
+def test_near_copies_are_found_and_balanced():
+    reps, full, copies = _near_copy_case()
+    pairs = _all_pairs(full.size)
+    test = maxt_stepdown(reps, full, pairs, 1, 0.05)
+    near = {tuple(p) for p in pairs[test.near_copy]}
+    assert near == {(0, 8), (0, 9), (1, 10), (8, 9)}, near
+    plain = maxt_stepdown(reps, full, pairs, 1, 0.05, balance=False)
+    assert not plain.near_copy.any()
+    # the near-copies no longer set the critical value: it is the one of the family without them
+    distinct = maxt_stepdown(reps[:, :8], full[:8], _all_pairs(8), 1, 0.05, balance=False)
+    assert plain.critical_simultaneous > test.critical_simultaneous
+    assert abs(test.critical_simultaneous - distinct.critical_simultaneous) < 0.05
+    p, crit, first, _, p_single, low, high = _naive(reps, full, pairs, 1, 0.05, test.shapes)
+    np.testing.assert_array_equal(test.p_adjusted, p)
+    np.testing.assert_array_equal(test.p_single, p_single)
+    assert test.critical_simultaneous == first
+    moved = np.isclose(low, 0.0, atol=1e-12) | np.isclose(high, 0.0, atol=1e-12)
+    np.testing.assert_allclose(test.low[~moved], low[~moved], rtol=1e-12)
+    np.testing.assert_allclose(test.high[~moved], high[~moved], rtol=1e-12)
+    excludes = (test.low > 0) | (test.high < 0)
+    np.testing.assert_array_equal(test.p_single < 0.05, excludes)
+
+
+def test_balance_transform_against_a_naive_construction():
+    """Knots at the type-7 quantiles of Phi(z) for z on a 0.05 grid, equal quantiles merged, exponential tails."""
+    from scipy.stats import norm
+
+    from leaderboard_ci.core.balance import Shapes, grid_for
+
+    rng = np.random.default_rng(3)
+    count = 4000
+    tstar = np.round(rng.poisson(3, count) - 3 + rng.normal(0, 0.05, count) * (rng.uniform(size=count) < 0.5), 1)
+    tstar = (tstar - tstar.mean()) / tstar.std(ddof=1)
+    g = Shapes.transform(tstar, grid_for(count))
+    k0 = max(10, int(np.ceil(count / 200)))
+    z0 = norm.isf(k0 / count)
+    z = np.linspace(-z0, z0, int(np.ceil(2 * z0 / 0.05)) + 1)
+    kt = np.percentile(tstar, 100 * norm.cdf(z))
+    knots_t, knots_z = [], []
+    for value in np.unique(kt):  # one knot per distinct quantile, at the mean of its z
+        knots_t.append(value)
+        knots_z.append(z[kt == value].mean())
+    np.testing.assert_allclose(g.kt, knots_t, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(g.kz, knots_z, rtol=0, atol=1e-12)
+    top = knots_t[-1]
+    beta = max(np.mean(tstar[tstar > top] - top), 1 / z0)
+    x = np.array([top + 0.3, top + 2.0, knots_t[0] - 1.0, 0.123])
+    bottom = knots_t[0]
+    beta_low = max(np.mean(bottom - tstar[tstar < bottom]), 1 / z0)
+    expected = [
+        norm.isf(norm.sf(knots_z[-1]) * np.exp(-0.3 / beta)),
+        norm.isf(norm.sf(knots_z[-1]) * np.exp(-2.0 / beta)),
+        -norm.isf(norm.cdf(knots_z[0]) * np.exp(-1.0 / beta_low)),
+        np.interp(0.123, knots_t, knots_z),
+    ]
+    np.testing.assert_allclose(g.forward(x), expected, rtol=1e-9)
+    grid = np.linspace(-12, 40, 2001)  # strictly increasing, and the inverse is exact
+    values = g.forward(grid)
+    assert np.all(np.diff(values) > 0)
+    np.testing.assert_allclose([g.inverse(v) for v in values[::50]], grid[::50], rtol=1e-9, atol=1e-9)
+
+
+def test_balance_is_mirrored_with_the_orientation():
+    reps, full, _ = _near_copy_case(seed=1)
+    pairs = _all_pairs(full.size)
+    forward = maxt_stepdown(reps, full, pairs, 1, 0.05)
+    backward = maxt_stepdown(reps, full, pairs[:, ::-1], 1, 0.05)
+    np.testing.assert_array_equal(forward.near_copy, backward.near_copy)
+    np.testing.assert_allclose(forward.p_adjusted, backward.p_adjusted)
+    np.testing.assert_allclose(forward.low, -backward.high, atol=1e-15)
+    j = np.flatnonzero(forward.near_copy)[0]
+    x = np.linspace(-5, 5, 11)
+    np.testing.assert_allclose(backward.shapes.apply(j, x), -forward.shapes.apply(j, -x))
+    # rank sets use the all-pairs family's transforms, mirrored for the marginal families
+    a = rank_sets(reps, full, 1, 0.05, family_test=forward, pairs=pairs)
+    b = rank_sets(reps, full, 1, 0.05, family_test=backward, pairs=pairs[:, ::-1])
+    for field in ("low", "high", "low_marginal", "high_marginal"):
+        np.testing.assert_array_equal(getattr(a, field), getattr(b, field))

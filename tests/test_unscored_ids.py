@@ -21,7 +21,10 @@ from leaderboard_ci.tasks.registry import TASKS
 from leaderboard_ci.tasks.shared.columns import ColumnFormat
 
 #: Task types whose submissions carry no item ids, so that no id can be unscored.
-NO_IDS = {"preference": "a submission is one line, the name of the participant's model"}
+NO_IDS = {
+    "preference": "a submission is one line, the name of the participant's model",
+    "segmentation": "a folder of masks named by image id: tests/test_segmentation_inputs.py has its case",
+}
 
 
 def _lines(rows):
@@ -53,6 +56,15 @@ _SQUAD = {
 #: task -> (config, gold file name, gold text, prediction file name, predictions of every scored id,
 #: a prediction of the unscored id ``zz``, the same with a bad value, the predictions without one scored id)
 CASES = {
+    "forecasting": (
+        {"metric": "mae", "extra_metrics": ["smape"]},
+        "gold.csv",
+        _lines(["unique_id,ds,y", "a,2020-01-01,1.0", "b,2020-01-01,2.0", "c,2020-01-01,4.0"]),
+        "forecast.csv",
+        ["unique_id,ds,yhat", "a,2020-01-01,1.5", "b,2020-01-01,2.5", "c,2020-01-01,3.0"],
+        "zz,2020-01-01,9.0",
+        "zz,2020-01-01,nan",
+    ),
     "generation": (
         {"metric": "bleu", "extra_metrics": ["exact_match"]},
         "references.jsonl",
@@ -181,7 +193,7 @@ def _equal(a, b):
 @pytest.mark.parametrize("task", sorted(CASES))
 def test_unscored_ids_are_refused_or_read_checked_and_dropped(tmp_path, task):
     scored, decoy, bad = _rows(task)
-    head = scored[:1] if task in ("multilabel", "scores") else []
+    head = scored[:1] if task in ("forecasting", "multilabel", "scores") else []
     body = scored[len(head) :]
     plain = _read(tmp_path, task, scored, ignore=False)
     with pytest.raises(SubmissionError, match="not"):  # error (the default): the task's own sentence

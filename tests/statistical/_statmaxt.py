@@ -58,6 +58,8 @@ def population(spec, seed=2020):
     """
     if spec == "phase60":
         return _phase60_population(seed)
+    if spec[0] == "copies":  # ("copies", equal systems, near-copies of the first, population share changed)
+        return _copies_population(spec[1], spec[2], spec[3], seed)
     rng = np.random.default_rng([seed, 1])
     h = rng.integers(0, N_BINS, N_POP)
     base = rng.random(N_POP) < DIFFICULTY[h]
@@ -78,6 +80,29 @@ def population(spec, seed=2020):
             j += 1
     truth = correct.sum(axis=0) / float(N_POP)
     return correct, truth
+
+
+def _copies_population(m_equal, n_copies, changed, seed):
+    """``m_equal`` twins of equal accuracy, then ``n_copies`` near-copies of the first twin.
+
+    A near-copy is the first twin with ``k = round(changed * N)`` of its right items made wrong
+    and ``k`` of its wrong items made right (a fresh random choice per copy): exactly the same
+    population accuracy, and on a test set of ``n`` items about ``2 k n / N`` items differ from
+    the twin (4 at ``changed = 0.002``, ``n = 1,000``).  Every system is of equal quality: the
+    complete null.
+    """
+    correct, _ = population(((m_equal, 0.0),), seed)
+    rng = np.random.default_rng([seed, 33])
+    k = int(round(changed * N_POP))
+    base = correct[:, 0]
+    copies = []
+    for _ in range(n_copies):
+        c = base.copy()
+        c[rng.choice(np.flatnonzero(base), k, replace=False)] = False
+        c[rng.choice(np.flatnonzero(~base), k, replace=False)] = True
+        copies.append(c)
+    correct = np.column_stack([correct] + copies)
+    return correct, correct.sum(axis=0) / float(N_POP)
 
 
 def _phase60_population(seed):
@@ -128,14 +153,14 @@ def true_rank(truth):
 class FamilyTask:
     """On one test set: maxt and Holm verdicts, family-wise intervals and rank sets against the truth."""
 
-    def __init__(self, spec, n, n_resamples, study_seed, holm=True, ranks=True):
+    def __init__(self, spec, n, n_resamples, study_seed, holm=True, ranks=True, plain=False):
         self.spec, self.n, self.b, self.seed = (
             spec if isinstance(spec, str) else tuple(spec),
             n,
             n_resamples,
             study_seed,
         )
-        self.holm, self.ranks = holm, ranks
+        self.holm, self.ranks, self.plain = holm, ranks, plain
 
     def __call__(self, rep):
         from leaderboard_ci.core.pairs import pair_statistics
@@ -165,12 +190,22 @@ class FamilyTask:
             "maxt_rejections": int(maxt.sum()),
             "far": int(far.sum()),
             "maxt_far_found": int((maxt & far).sum()),
+            # the simultaneous intervals the report shows (single-step max-t, near-copies balanced)
             "fw_covered": bool(np.all((fam.low <= true_diff) & (true_diff <= fam.high))),
-            # the single-step max-t intervals delta -/+ c_1 * se (the step-down's first step)
+            # delta -/+ c_1 * se for every pair (the same, but for near-copies)
             "c1_covered": bool(np.all(np.abs(full[a] - full[b] - true_diff) <= fam.critical_simultaneous * fam.se)),
             "critical_simultaneous": fam.critical_simultaneous,
             "steps": fam.steps,
+            "direction_only": int(fam.direction_only.sum()),
+            "near_copies": int(fam.near_copy.sum()),
+            # the intervals shown before issue 33: delta -/+ c_s se with the step that decided the pair
+            "stepwise_covered": bool(np.all(np.abs(full[a] - full[b] - true_diff) <= fam.critical * fam.se)),
         }
+        if self.plain:  # today's studentized maximum for every pair, on the same replicates
+            plain = maxt_stepdown(reps, full, pairs, 1, ALPHA, balance=False)
+            out["plain_false"] = bool((plain.significant & (null | (true_diff < 0))).any())
+            out["plain_covered"] = bool(np.all((plain.low <= true_diff) & (true_diff <= plain.high)))
+            out["plain_critical"] = plain.critical_simultaneous
         if self.holm:
             st = pair_statistics(reps, full, pairs, 1, "percentile", LEVEL)
             holm = adjust(np.asarray(st.p_two_sided), "holm", ALPHA) <= ALPHA
@@ -199,18 +234,30 @@ class FamilyTask:
         return out
 
 
-def family_study(spec, n, reps, n_resamples, study_seed, holm=True, ranks=True, label=None):
-    """Rates over ``reps`` test sets, each with its binomial SE."""
+class _Shifted(object):
+    """Test sets ``first, first + 1, ...`` of ``task`` (a batch of a longer study)."""
+
+    def __init__(self, task, first):
+        self.task, self.first = task, first
+
+    def __call__(self, rep):
+        return self.task(self.first + rep)
+
+
+def family_study(spec, n, reps, n_resamples, study_seed, holm=True, ranks=True, label=None, plain=False, first=0):
+    """Rates over ``reps`` test sets (``first`` to ``first + reps - 1``), each with its binomial SE."""
     spec = spec if isinstance(spec, str) else tuple(spec)
     population(spec)  # built before the workers fork
-    raw = _statsim.run_reps(FamilyTask(spec, n, n_resamples, study_seed, holm, ranks), reps)
+    task = FamilyTask(spec, n, n_resamples, study_seed, holm, ranks, plain)
+    raw = _statsim.run_reps(_Shifted(task, first) if first else task, reps)
     m = population(spec)[1].size
     row = {
         "label": label or "m=%d" % m,
         "m": m,
-        "spec": spec if isinstance(spec, str) else [list(g) for g in spec],
+        "spec": spec if isinstance(spec, str) or spec[0] == "copies" else [list(g) for g in spec],
         "n": n,
         "reps": reps,
+        "first": first,
         "n_resamples": n_resamples,
         "pairs": m * (m - 1) // 2,
         "seconds": raw["_seconds"],
@@ -225,7 +272,18 @@ def family_study(spec, n, reps, n_resamples, study_seed, holm=True, ranks=True, 
         "single_step_interval_coverage": rate(raw["c1_covered"]),
         "mean_critical_simultaneous": float(np.mean(raw["critical_simultaneous"])),
         "mean_steps": float(np.mean(raw["steps"])),
+        "stepwise_interval_coverage": rate(raw["stepwise_covered"]),
+        "mean_direction_only": float(np.mean(raw["direction_only"])),
+        "mean_near_copies": float(np.mean(raw["near_copies"])),
     }
+    if plain:
+        row.update(
+            {
+                "plain_fwer": rate(raw["plain_false"]),
+                "plain_interval_coverage": rate(raw["plain_covered"]),
+                "mean_plain_critical": float(np.mean(raw["plain_critical"])),
+            }
+        )
     if holm:
         row.update(
             {

@@ -84,6 +84,7 @@ class StatSettings:
     fdr_reps: int = 0
     b_sensitivity_reps: int = 0
     simultaneous_reps: dict = field(default_factory=dict)  # study name (test_stat_simultaneous.py) -> test sets
+    shakeup_reps: dict = field(default_factory=dict)  # study name (test_stat_shakeup.py) -> competitions
 
     @property
     def mode(self):
@@ -113,6 +114,7 @@ FAST = StatSettings(
         "phase60": 6,
         "power-10": 40,
     },
+    shakeup_reps={"null": 12, "probe": 10, "curse": 30},
 )
 FULL = StatSettings(
     full=True,
@@ -131,6 +133,7 @@ FULL = StatSettings(
         "phase60": 200,
         "power-10": 1000,
     },
+    shakeup_reps={"null": 1000, "probe": 400, "curse": 2000},
 )
 
 
@@ -188,6 +191,7 @@ def _scaled(settings, factor):
         fdr_reps=scale(settings.fdr_reps),
         b_sensitivity_reps=scale(settings.b_sensitivity_reps),
         simultaneous_reps={k: scale(v) for k, v in settings.simultaneous_reps.items()},
+        shakeup_reps={k: scale(v) for k, v in settings.shakeup_reps.items()},
     )
 
 

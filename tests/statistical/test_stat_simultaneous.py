@@ -22,12 +22,10 @@ its (small) number of test sets.  Holm over P pairs cannot reject anything when
 P/(B + 1) > alpha (m = 60 and 200 at B = 1,000): its FWER and power there are 0 by
 construction, recorded as measured.
 
-The family-wise intervals of pairs rejected at a later step of the step-down use a
-smaller critical value than the first step (``maxt_stepdown``'s Notes): taken
-together they need not keep simultaneous coverage.  The single-step intervals
-``delta -/+ c_1 se`` must; both are measured, the single-step ones asserted, the
-step-wise ones recorded (and asserted only under the complete null, where the
-step-down stops after its first step).
+Since issue 33 the intervals shown (``fw_low``, ``fw_high``) are the single-step
+intervals ``delta -/+ c_1 se`` (a near-copy's through its own bootstrap distribution),
+which must hold together; the step-wise ones ``delta -/+ c_s se`` shown before are recorded
+(``stepwise_interval_coverage``) for comparison.
 """
 
 import math

@@ -8,8 +8,8 @@ interval endpoints (:mod:`.intervals`) and the p-values that invert them
 (:mod:`.inversion`) both evaluate quantiles with :func:`_positions` and
 :func:`_interpolate`, so an endpoint and its p-value see the same doubles.
 
-``ndtr``/``ndtri`` are the standard normal CDF and quantile without SciPy
-(the per-submission program may not import it).
+``ndtr``/``ndtri`` are the standard normal CDF and quantile, and ``t_quantile``
+Student's t quantile, without SciPy (the per-submission program may not import it).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-__all__ = ["quantile", "ndtr", "ndtri"]
+__all__ = ["quantile", "ndtr", "ndtri", "t_quantile"]
 
 
 def _positions(count, levels):
@@ -165,3 +165,56 @@ def ndtri(p):
         u = e * _SQRT2PI * math.exp(0.5 * x * x)
         x = x - u / (1.0 + 0.5 * x * u)
     return x
+
+
+def _t_central(t, df):
+    """``P(|T| <= t)`` for Student's t with an integer ``df`` (Abramowitz & Stegun 26.7.3-26.7.4), ``t >= 0``."""
+    theta = math.atan(t / math.sqrt(df))
+    c2 = math.cos(theta) ** 2
+    if df % 2:  # odd: (2/pi) (theta + sin cos (1 + 2/3 c2 + 2*4/(3*5) c2^2 + ...)), df - 3 powers of cos
+        term, total = 1.0, 1.0
+        for k in range(1, (df - 1) // 2):
+            term *= c2 * (2.0 * k) / (2.0 * k + 1.0)
+            total += term
+        return 2.0 / math.pi * (theta + math.sin(theta) * math.cos(theta) * (total if df > 1 else 0.0))
+    term, total = 1.0, 1.0  # even: sin (1 + 1/2 c2 + 1*3/(2*4) c2^2 + ...), df - 2 powers of cos
+    for k in range(1, df // 2):
+        term *= c2 * (2.0 * k - 1.0) / (2.0 * k)
+        total += term
+    return math.sin(theta) * total
+
+
+def t_quantile(p, df):
+    """Student's t quantile for ``0.5 < p < 1`` and an integer ``df >= 1``.
+
+    Up to ``df = 200`` the exact central probability (Abramowitz & Stegun 26.7.3-26.7.4)
+    inverted by bisection to about 1e-12; beyond, the Cornish-Fisher expansion in ``1/df``
+    (A&S 26.7.5, four terms: error below 1e-12 there).
+
+    >>> round(t_quantile(0.975, 10), 4), round(t_quantile(0.975, 49), 4)
+    (2.2281, 2.0096)
+    """
+    p, df = float(p), int(df)
+    if not 0.5 < p < 1.0 or df < 1:
+        raise ValueError("t_quantile needs 0.5 < p < 1 and df >= 1, got p = %r, df = %r" % (p, df))
+    z = ndtri(p)
+    if df > 200:
+        z2 = z * z
+        g1 = (z2 + 1.0) * z / 4.0
+        g2 = ((5.0 * z2 + 16.0) * z2 + 3.0) * z / 96.0
+        g3 = (((3.0 * z2 + 19.0) * z2 + 17.0) * z2 - 15.0) * z / 384.0
+        g4 = ((((79.0 * z2 + 776.0) * z2 + 1482.0) * z2 - 1920.0) * z2 - 945.0) * z / 92160.0
+        return z + g1 / df + g2 / df**2 + g3 / df**3 + g4 / df**4
+    target = 2.0 * p - 1.0
+    lo, hi = z, max(2.0 * z, 1.0)
+    while _t_central(hi, df) < target:
+        hi *= 2.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if _t_central(mid, df) < target:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= 1e-13 * hi:
+            break
+    return 0.5 * (lo + hi)

@@ -18,7 +18,7 @@ from .accumulators import block_counts_factory, for_resampling
 from .parallel import resolve_jobs, run_spans, split_range
 from .resampling import check_n_resamples, check_seed, iter_draw_chunks, iter_index_blocks, rows_per_block
 
-__all__ = ["compute_replicates", "DRAW_CHUNK"]
+__all__ = ["compute_replicates", "expand_replicates", "DRAW_CHUNK"]
 
 #: Draws per chunk when one replicate is processed in pieces (large n).  Each
 #: chunk costs about a dozen numpy calls; with 32K draws two threads contended
@@ -119,3 +119,43 @@ def compute_replicates(
 
     run_spans(work, split_range(start, stop, jobs * 4 if jobs > 1 else 1), jobs)
     return outputs
+
+
+def expand_replicates(replicates, full, factor, best=None, sign=None):
+    """The small-cluster correction: ``full + factor * (replicates - full)``, kept within each metric's best.
+
+    Parameters
+    ----------
+    replicates : ndarray ``(B, ..., T)``
+        Replicate scores, targets last.
+    full : ndarray ``(..., T)``
+        Full-sample scores (broadcast against each replicate).
+    factor : float
+        :meth:`~leaderboard_ci.core.resampling.Resampling.expansion`; 1 returns ``replicates``.
+    best, sign : ndarray ``(T,)``, optional
+        Each target's best value (NaN: unbounded) and direction (+1: higher is better): an
+        expanded replicate never passes the best value (an accuracy never exceeds 1, an
+        error never falls below 0).
+
+    Returns
+    -------
+    ndarray of the replicates' shape (a new array unless ``factor`` is 1).
+
+    Notes
+    -----
+    Every statistic downstream follows: a percentile end becomes ``full + factor * (Q -
+    full)``, a paired difference's replicates ``delta + factor * (d* - delta)`` (linear), its
+    p-values invert those intervals, and the max-t statistics are divided by ``factor``.
+    NaN replicates (an empty group) stay NaN.
+    """
+    if factor == 1.0:
+        return replicates
+    out = full + float(factor) * (np.asarray(replicates, dtype=np.float64) - full)
+    if best is not None:
+        best = np.asarray(best, dtype=np.float64)
+        higher = np.asarray(sign, dtype=np.float64) > 0
+        cap = np.where(np.isfinite(best) & higher, best, np.inf)
+        floor = np.where(np.isfinite(best) & ~higher, best, -np.inf)
+        with np.errstate(invalid="ignore"):
+            out = np.where(np.isnan(out), np.nan, np.minimum(np.maximum(out, floor), cap))
+    return out

@@ -445,6 +445,34 @@ class Resampling(object):
             weights = (owner[None, :] != units[:, None]).astype(np.float64)
             yield units, weights
 
+    def expansion(self, confidence_level):
+        """The small-cluster correction's factor ``k`` for intervals at ``confidence_level`` (1 for the item bootstrap).
+
+        With ``U_s`` units in stratum ``s`` (``S`` strata, ``U`` units in all),
+
+            k = sqrt(mean_s U_s / (U_s - 1)) * t_(U - S)((1 + level)/2) / z((1 + level)/2),
+
+        the bootstrap's variance factor ``(U_s - 1)/U_s`` per stratum undone (exactly, for a
+        mean, when the strata hold as many units each) and Student's t with ``U - S`` degrees
+        of freedom in place of the normal reference, the two small-sample corrections of
+        cluster-robust inference (CR1's ``G/(G - 1)`` and ``t(G - 1)``: Cameron, Gelbach &
+        Miller 2008; Cameron & Miller 2015).  Each replicate's deviation from the full-sample
+        score is multiplied by ``k``
+        (:func:`leaderboard_ci.core.replicates.expand_replicates`).  Strata with one unit,
+        which the bootstrap cannot vary, are left out of the mean; 1 when no stratum has two
+        units or ``U - S < 1``.
+        """
+        from .quantiles import ndtri, t_quantile
+
+        if self.trivial:
+            return 1.0
+        sizes = self.stratum_units[self.stratum_units > 1].astype(np.float64)
+        df = int(self.n_units - np.count_nonzero(self.stratum_units))
+        if sizes.size == 0 or df < 1:
+            return 1.0
+        upper = 0.5 * (1.0 + float(confidence_level))
+        return float(np.sqrt(np.mean(sizes / (sizes - 1.0))) * t_quantile(upper, df) / ndtri(upper))
+
     def describe(self):
         """``(units, strata)`` in words for notes: ``"300 clusters"``, ``"4 strata"``."""
         return "%d %s" % (self.n_units, "clusters" if self.clustered else "items"), "%d strata" % self.n_strata

@@ -33,12 +33,13 @@ _FIELDS = (
     ("n_systems", "m"),
     ("cluster", "cluster"),
     ("strata", "strata"),
+    ("expansion", "k"),
     ("gold_sha256", "gold"),
     ("version", "version"),
 )
 
 #: Fields left out of :meth:`Signature.as_dict` when None (added after report.json's layout was fixed).
-_OPTIONAL = ("metric_options", "cluster", "strata")
+_OPTIONAL = ("metric_options", "cluster", "strata", "expansion")
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,10 @@ class Signature:
         The gold columns resampled as clusters and as strata (``bootstrap.cluster``,
         ``bootstrap.strata``); None for the item bootstrap (and then left out of
         both forms, so item-bootstrap signatures are as before).
+    expansion : float or None
+        The small-cluster correction's factor ``k`` applied to the replicates
+        (``bootstrap.cluster_correction``), to 4 significant digits; None (left out) when no
+        correction applies.
     environment : tuple of (name, version)
         Interpreter and library versions, end of phase only.
     """
@@ -85,6 +90,7 @@ class Signature:
     cluster: Optional[str] = None
     strata: Optional[str] = None
     metric_options: Optional[str] = None
+    expansion: Optional[float] = None
 
     def __str__(self):
         parts = []

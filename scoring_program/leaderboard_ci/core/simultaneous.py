@@ -27,10 +27,12 @@ from __future__ import annotations
 
 import math
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import balance as balance_rules
+from .balance import MIN_RESAMPLES, Shapes, grid_for, non_normal
 from .parallel import resolve_jobs
 from .resolution import STEPDOWN_METHODS, resamples_needed, resolved_resamples, smallest_level  # noqa: F401 (this module's API)
 from .significance import tolerance
@@ -57,28 +59,40 @@ class FamilyTest:
     Attributes
     ----------
     p_adjusted : ndarray ``(P,)``
-        Step-down adjusted p-values, in ``[1/(B+1), 1]``; significant means ``p_adjusted < alpha``.
+        Step-down adjusted p-values of the observed direction, in ``[1/(B+1), 1]``;
+        significant means ``p_adjusted < alpha``: the pair's direction is decided.
+    p_single : ndarray ``(P,)``
+        Single-step adjusted p-values (the first step's maximum for every pair):
+        ``p_single < alpha`` exactly when ``[low, high]`` excludes 0.
     low, high : ndarray ``(P,)``
-        Family-wise interval ``delta -/+ critical * se``; it excludes 0 exactly when
-        ``p_adjusted < alpha``.
+        The simultaneous interval of each pair, the single-step max-t interval
+        ``{theta : |g((delta - theta)/se)| <= c_1}`` (``delta -/+ c_1 se`` for a pair that is not
+        a near-copy): all of them hold together at level ``1 - alpha``.
     critical : ndarray ``(P,)``
-        The critical value ``c_s`` of the step at which each pair was decided.
+        The critical value ``c_s`` of the step at which each pair was decided (on the
+        balanced scale; pairs never rejected: the last step's).
     t : ndarray ``(P,)``
         Observed studentized difference (0 within rounding of no difference, +/-inf when
         the replicates have no spread).
     se : ndarray ``(P,)``
         Bootstrap standard deviation of the difference (``ddof=1``).
     critical_simultaneous : float
-        ``c_1``: the single-step max-t critical value of the whole family (inf when B is too
-        small for any p-value to fall below alpha).
+        ``c_1``: the single-step max-t critical value of the whole family, in standard errors
+        of a pair that is not a near-copy (inf when B is too small for any p-value to fall
+        below alpha).
     alpha : float
     n_valid : int
         Replicates used (rows with any NaN are left out).
     steps : int
         Steps of the step-down (the last one rejects nothing more).
+    near_copy : ndarray of bool ``(P,)``
+        Pairs balanced through their own bootstrap distribution (:mod:`.balance`).
+    shapes : :class:`~leaderboard_ci.core.balance.Shapes`
+        Their transforms (for families built from this one's pairs).
     """
 
     p_adjusted: np.ndarray
+    p_single: np.ndarray
     low: np.ndarray
     high: np.ndarray
     critical: np.ndarray
@@ -88,11 +102,23 @@ class FamilyTest:
     alpha: float
     n_valid: int
     steps: int
+    near_copy: np.ndarray
+    shapes: object = field(default=None, repr=False, compare=False)
 
     @property
     def significant(self):
-        """``p_adjusted < alpha`` (equivalently: the family-wise interval excludes 0)."""
+        """``p_adjusted < alpha``: the step-down decides the pair's direction."""
         return self.p_adjusted < self.alpha
+
+    @property
+    def simultaneous(self):
+        """``p_single < alpha``, equivalently: the simultaneous interval excludes 0."""
+        return self.p_single < self.alpha
+
+    @property
+    def direction_only(self):
+        """Decided by a later step of the step-down: the direction holds, the simultaneous interval still includes 0."""
+        return self.significant & ~self.simultaneous
 
 
 @dataclass(frozen=True)
@@ -152,12 +178,19 @@ def _largest_rejecting_count(n_valid, alpha):
 
 
 class _Family(object):
-    """Per-pair numbers of one family and the studentized replicates of any range of its sorted pairs.
+    """Per-pair numbers of one family and the one-sided statistics of any range of its sorted pairs.
 
-    ``pool`` (:class:`_pool`) runs the chunks.
+    Each pair ``(a, b)`` carries two one-sided hypotheses, "a is not better than b" and "b is
+    not better than a" (csranks' step-down).  Its *forward* hypothesis is the one its observed
+    difference points against (``s = sign(delta)``, +1 for a tie), with statistic ``s g(t)``
+    and replicates ``s g(t*)``; the *reverse* one has ``-s g(t*)``, is never rejected (its
+    statistic is at most 0) and so stays in every step's maximum: ``reverse`` is its maximum
+    over the pairs, replicate by replicate.  ``g`` is the pair's balance transform
+    (:mod:`.balance`): the identity unless the pair is a near-copy.  ``pool``
+    (:class:`_pool`) runs the chunks.
     """
 
-    def __init__(self, reps_t, full, pairs, sign, chunk_pairs, pool, se=None):
+    def __init__(self, reps_t, full, pairs, sign, chunk_pairs, pool, se=None, shapes=None, balance=True):
         self.run = pool.run
         self.reps_t = reps_t
         self.count = reps_t.shape[1]
@@ -166,39 +199,96 @@ class _Family(object):
         self.jobs = pool.jobs
         n = pairs.shape[0]
         a, b = pairs[:, 0], pairs[:, 1]
+        self.a, self.b = a, b
         self.delta = sign * (full[a] - full[b])
         self.gamma = tolerance(np.maximum(np.abs(full[a]), np.abs(full[b])), self.delta)
-        if se is not None:
-            se = np.asarray(se, dtype=np.float64)
-        elif self.count < 2:
-            se = np.zeros(n)
-        else:
-            se = np.empty(n)
-
-            def first(span):
-                lo, hi = span
-                d = self._differences(a[lo:hi], b[lo:hi])
-                mean = d.sum(axis=1) / self.count
-                np.subtract(d, mean[:, None], out=d)
-                np.multiply(d, d, out=d)
-                se[lo:hi] = np.sqrt(d.sum(axis=1) / (self.count - 1.0))
-
-            self.run(first, [(lo, min(lo + chunk_pairs, n)) for lo in range(0, n, chunk_pairs)])
-        self.se = se
+        self.s = np.where(self.delta < 0, -1.0, 1.0)
+        self.shapes = Shapes(n) if shapes is None else shapes
+        self.reverse = np.zeros(self.count)
         undefined = ~np.isfinite(self.delta)  # a score that is NaN: never a difference (p = 1)
+        if se is not None:
+            self.se = np.asarray(se, dtype=np.float64)
+        elif self.count < 2:
+            self.se = np.zeros(n)
+        else:
+            self.se = np.empty(n)
         self.zero = (np.abs(self.delta) <= self.gamma) | undefined
-        self.flat = (se <= self.gamma) | ~np.isfinite(se) | undefined  # t* = 0: no NaN in the maxima
+        if se is None and self.count >= 2:
+            self._first_pass(n, balance)  # se, the near-copies and the reverse maximum
+        self.flat = (self.se <= self.gamma) | ~np.isfinite(self.se) | undefined  # t* = 0: no NaN in the maxima
+        if se is not None and self.count >= 2:
+            self._reverse_pass(n)
         with np.errstate(divide="ignore", invalid="ignore"):
-            t = np.where(self.zero, 0.0, np.where(self.flat, np.sign(self.delta) * np.inf, self.delta / se))
+            t = np.where(self.zero, 0.0, np.where(self.flat, np.sign(self.delta) * np.inf, self.delta / self.se))
             t[undefined] = np.nan
-            u = np.where(self.zero, 0.0, np.where(self.flat, np.inf, (np.abs(self.delta) - self.gamma) / se))
+            u = np.where(self.zero, 0.0, np.where(self.flat, np.inf, (np.abs(self.delta) - self.gamma) / self.se))
+        for j in np.flatnonzero(self.shapes.balanced & ~self.zero & ~self.flat):  # u = s g(s u)
+            u[j] = self.s[j] * float(self.shapes.apply(j, np.array([self.s[j] * u[j]]))[0])
         self.t = t
+        self.u = u
         # Sorted by the count's threshold u (descending); ties keep the pairs' order.
         self.order = np.argsort(-u, kind="stable")
         self.u_sorted = u[self.order]
         self.a_sorted = a[self.order]
         self.b_sorted = b[self.order]
-        self.held = None  # suffix maxima of |t*| at every sorted pair, kept when the family fits in one chunk
+        self.held = None  # suffix maxima of the forward statistics at every sorted pair, when one chunk holds them
+
+    def _spans(self, n):
+        return [(lo, min(lo + self.chunk, n)) for lo in range(0, n, self.chunk)]
+
+    def _first_pass(self, n, balance):
+        """The pairs' standard deviations, the near-copies' transforms and the reverse maximum, in one pass."""
+        count = self.count
+        grid = grid_for(count) if balance and count >= MIN_RESAMPLES else None
+        own = np.std(self.reps_t, axis=1, ddof=1) if grid is not None else None  # each system's SD
+        spans = self._spans(n)
+        found = [None] * len(spans)
+        tops = [None] * len(spans)
+
+        def work(i):
+            lo, hi = spans[i]
+            d = self._differences(self.a[lo:hi], self.b[lo:hi])
+            centred = d - (d.sum(axis=1) / count)[:, None]
+            np.multiply(centred, centred, out=centred)
+            se = np.sqrt(centred.sum(axis=1) / (count - 1.0))
+            del centred
+            self.se[lo:hi] = se
+            np.subtract(d, self.delta[lo:hi, None], out=d)
+            flat = (se <= self.gamma[lo:hi]) | ~np.isfinite(self.delta[lo:hi])
+            with np.errstate(divide="ignore", invalid="ignore"):
+                np.divide(d, np.where(flat, 1.0, se)[:, None], out=d)  # t*
+            d[flat] = 0.0
+            built = []
+            if grid is not None:
+                together = se < balance_rules.TOGETHER * np.minimum(own[self.a[lo:hi]], own[self.b[lo:hi]])
+                near = np.flatnonzero(~flat & together)
+                if near.size:
+                    built = _near_copies(d, near, lo, count, grid)
+                for r, transform in built:
+                    d[r] = transform.forward(d[r])
+            np.multiply(d, -self.s[lo:hi, None], out=d)  # the reverse statistics
+            tops[i] = d.max(axis=0)
+            found[i] = [(lo + r, transform) for r, transform in built]
+
+        self.run(work, range(len(spans)))
+        for built in found:
+            for pair, transform in built:
+                self.shapes.adopt(pair, transform)
+        for top in tops:
+            np.maximum(self.reverse, top, out=self.reverse)
+
+    def _reverse_pass(self, n):
+        """The reverse maximum when the standard deviations (and transforms) were given."""
+        spans = self._spans(n)
+        tops = [None] * len(spans)
+
+        def work(i):
+            lo, hi = spans[i]
+            tops[i] = self.statistics(np.arange(lo, hi), -1.0).max(axis=0)
+
+        self.run(work, range(len(spans)))
+        for top in tops:
+            np.maximum(self.reverse, top, out=self.reverse)
 
     def _differences(self, a, b):
         d = self.reps_t[a]
@@ -207,20 +297,28 @@ class _Family(object):
             np.multiply(d, self.sign, out=d)
         return d
 
-    def abs_tstar(self, lo, hi):
-        """``|t*|`` of sorted positions ``[lo, hi)``, shape ``(hi - lo, count)``; rows without spread are 0."""
-        idx = self.order[lo:hi]
-        d = self._differences(self.a_sorted[lo:hi], self.b_sorted[lo:hi])
+    def statistics(self, idx, side):
+        """One-sided replicate statistics of pairs ``idx``, ``(len(idx), count)``: ``side * s * g(t*)``.
+
+        ``side`` +1: the forward hypotheses; -1: the reverse ones.  Rows without spread are 0.
+        """
+        d = self._differences(self.a[idx], self.b[idx])
         np.subtract(d, self.delta[idx][:, None], out=d)
         flat = self.flat[idx]
         with np.errstate(divide="ignore", invalid="ignore"):
             np.divide(d, np.where(flat, 1.0, self.se[idx])[:, None], out=d)
-        np.abs(d, out=d)
         d[flat] = 0.0
+        for r in np.flatnonzero(self.shapes.row[idx] >= 0):
+            d[r] = self.shapes.apply(idx[r], d[r])
+        np.multiply(d, (side * self.s[idx])[:, None], out=d)
         return d
 
+    def forward(self, lo, hi):
+        """Forward statistics of sorted positions ``[lo, hi)``, shape ``(hi - lo, count)``."""
+        return self.statistics(self.order[lo:hi], 1.0)
+
     def suffix_max(self, lo, hi, after):
-        """``max(after, max |t*| over sorted positions [lo, hi))`` elementwise over replicates."""
+        """``max(after, max of the forward statistics over sorted positions [lo, hi))`` elementwise."""
         out = after.copy()
         if self.held is not None:
             if lo < self.held.shape[0]:  # held[lo] is the maximum over lo..end, which includes [lo, hi)
@@ -231,7 +329,7 @@ class _Family(object):
 
         def work(i):
             s, e = spans[i]
-            parts[i] = self.abs_tstar(s, e).max(axis=0)
+            parts[i] = self.forward(s, e).max(axis=0)
 
         self.run(work, range(len(spans)))
         for part in parts:
@@ -239,10 +337,22 @@ class _Family(object):
         return out
 
 
+def _near_copies(tstar, rows, offset, count, grid):
+    """``[(pair, transform)]`` of the candidate ``rows`` of a chunk whose replicates are measurably non-normal."""
+    x = tstar[rows]
+    x = x - x.mean(axis=1)[:, None]
+    m2 = np.einsum("ij,ij->i", x, x) / count
+    x3 = x * x * x
+    skew = x3.sum(axis=1) / count / m2**1.5
+    kurt = np.einsum("ij,ij->i", x3, x) / count / (m2 * m2) - 3.0
+    heavy = non_normal(skew, kurt, count)
+    return [(r, Shapes.transform(tstar[r], grid)) for r in rows[heavy]]
+
+
 def _backward_counts(fam, n):
-    """Counts ``#{b : max_{k >= q} |t*_bk| >= u_q}`` for every sorted position q, and suffix-max checkpoints."""
+    """Counts ``#{b : max(reverse, max_{k >= q} forward_bk) >= u_q}`` for every sorted position q, and checkpoints."""
     counts = np.empty(n, dtype=np.int64)
-    running = np.zeros(fam.count)
+    running = fam.reverse.copy()
     segment = max(fam.chunk, -(-n // _CHECKPOINTS))
     checkpoints = {n: running.copy()}
     block = fam.chunk * max(1, fam.jobs)
@@ -255,7 +365,7 @@ def _backward_counts(fam, n):
 
             def accumulate(i):
                 s, e = spans[i]
-                x = fam.abs_tstar(s, e)
+                x = fam.forward(s, e)
                 for r in range(x.shape[0] - 2, -1, -1):  # row r: max over rows r..end (in place; a row
                     np.maximum(x[r], x[r + 1], out=x[r])  # at a time is ~5x faster than ufunc.accumulate)
                 if e - s == n:
@@ -282,8 +392,8 @@ def _backward_counts(fam, n):
     return counts, checkpoints, segment
 
 
-def maxt_stepdown(replicates, full, pairs, sign, alpha=0.05, chunk_pairs=None, n_jobs=1):
-    """Romano-Wolf max-t step-down over a family of paired differences.
+def maxt_stepdown(replicates, full, pairs, sign, alpha=0.05, chunk_pairs=None, n_jobs=1, balance=True):
+    """Romano-Wolf max-t step-down over a family of paired differences, with its simultaneous intervals.
 
     Parameters
     ----------
@@ -298,12 +408,15 @@ def maxt_stepdown(replicates, full, pairs, sign, alpha=0.05, chunk_pairs=None, n
     sign : {+1, -1}
         +1 when higher is better, -1 when lower is better.
     alpha : float
-        Family-wise error rate of the intervals and of the step critical values.
+        Family-wise error rate of the decisions and of the simultaneous intervals.
     chunk_pairs : int, optional
         Pairs per chunk (memory only: ``chunk_pairs * B`` doubles per thread, about 32 MB
         by default).  Results do not depend on it.
     n_jobs : int or "auto"
         Threads over chunks.  Results do not depend on it.
+    balance : bool
+        Send near-copy pairs through their own bootstrap distribution before the maximum
+        (:mod:`leaderboard_ci.core.balance`); False: the plain studentized maximum for every pair.
 
     Returns
     -------
@@ -311,32 +424,41 @@ def maxt_stepdown(replicates, full, pairs, sign, alpha=0.05, chunk_pairs=None, n
 
     Notes
     -----
-    Sort the pairs by ``|t|`` from largest to smallest and let ``R(j)`` be the pairs whose
-    ``|t|`` is at most ``|t_j|``.  With ``M_b(j) = max_{k in R(j)} |t*_bk|``,
+    *Hypotheses.*  Each pair carries two one-sided hypotheses, "a is not better than b"
+    and "b is not better than a", as csranks' step-down has them (Mogstad, Romano, Shaikh &
+    Wilhelm 2024): a rejection decides a direction, and the family-wise error counted is
+    that of any wrong direction.  The *forward* hypothesis of a pair is the one its
+    observed difference points against, with statistic ``u = g((|delta| - gamma)/se)``
+    (the tolerance of the module docstring; ``g`` the identity unless the pair is a
+    near-copy) and replicates ``s g(t*)``, ``s`` the sign of ``delta``; the reverse one
+    (replicates ``-s g(t*)``) has a statistic at most 0 and is never rejected, so its
+    maximum over the pairs, ``R_b``, is in every step.
 
-        raw_j = (#{b : M_b(j) >= |t_j|} + 1) / (B + 1),
-        p_adjusted_j = max of raw_i over the pairs i ranked at or above j,
+    *Step-down.*  Sort the pairs by ``u`` from largest to smallest; with
+    ``M_b(j) = max(R_b, max over the pairs k ranked at or below j of s_k g_k(t*_bk))``,
 
-    (``|t_j|`` in the count is ``(|delta_j| - gamma_j) / se_j``, see the module
-    docstring).  The floor is ``1/(B + 1)``, whatever the size of the family.  Computed in
-    one backward pass over the sorted pairs with a running maximum of length ``B``.
+        raw_j = (#{b : M_b(j) >= u_j} + 1) / (B + 1),
+        p_adjusted_j = max of raw_i over the pairs i ranked at or above j.
 
-    The family-wise interval of a pair decided at step ``s`` is ``delta -/+ c_s * se``,
-    where ``c_s`` is the ``(K + 1)``-th largest of ``M(first pair of step s)`` and ``K``
-    the largest count with ``(K + 1)/(B + 1) < alpha``; pairs never rejected get the
-    last step's ``c``.  Hence "``p_adjusted < alpha``" and "the interval excludes 0" are
-    the same statement (where rounding would make them differ, the half-width is moved
-    onto ``|delta|``, a change of the order of ``gamma``).  If no count can give
-    ``p < alpha`` (``B < 1/alpha - 1``), ``c = inf`` and every interval is the real line.
+    The floor is ``1/(B + 1)``, whatever the size of the family.  Computed in one backward
+    pass over the sorted pairs with a running maximum of length ``B``.  Step ``s`` rejects
+    the pairs left with ``u > c_s``, ``c_s`` the ``(K + 1)``-th largest of ``M(first pair
+    left)`` and ``K`` the largest count with ``(K + 1)/(B + 1) < alpha``, exactly the pairs
+    with ``p_adjusted < alpha``.  No rejected direction is wrong with probability
+    ``1 - alpha`` (asymptotically): when it holds for the true nulls' maximum at their own
+    critical value, no step reaches a true null, since every step's family contains them
+    and critical values grow with the family.
 
-    The intervals of the pairs decided at step 1, and all intervals when nothing is
-    rejected, are the single-step max-t intervals with critical value
-    ``critical_simultaneous = c_1``: those hold simultaneously at level ``1 - alpha``.
-    The narrower intervals of later steps (``c_s < c_1``) serve the duality with the
-    step-down verdicts; taken together with the others they do not in general keep the
-    simultaneous coverage (Stefansson, Kim & Hsu 1988: the confidence statement a
-    step-down supports for a rejected pair is only its sign).  For coverage of every
-    interval at once use ``delta -/+ c_1 * se``.
+    *Simultaneous intervals.*  ``[low, high] = {theta : |g((delta - theta)/se)| <= c_1}``
+    (``delta -/+ c_1 se`` for a pair that is not a near-copy), ``c_1`` the first step's
+    critical value, the ``1 - alpha`` quantile of ``max_j |g_j(t*_j)|``: they hold together
+    at level ``1 - alpha``, and one excludes 0 exactly when ``p_single < alpha`` (rounding
+    that would separate them moves the end by the order of ``gamma``).  A pair rejected at a
+    later step (``c_s < u <= c_1``) has its direction decided while its simultaneous interval
+    still includes 0 (``direction_only``): a step-down supports only the sign of such a pair
+    (Stefansson, Kim & Hsu 1988); its step's narrower interval would not hold jointly with
+    the others.  If no count can give ``p < alpha`` (``B < 1/alpha - 1``), ``c = inf`` and
+    every interval is the real line.
 
     References
     ----------
@@ -344,6 +466,8 @@ def maxt_stepdown(replicates, full, pairs, sign, alpha=0.05, chunk_pairs=None, n
     snooping. Econometrica 73(4), 1237-1282.
     Romano, J. P. & Wolf, M. (2005). Exact and approximate stepdown methods for multiple
     hypothesis testing. JASA 100(469), 94-108.
+    Stefansson, G., Kim, W.-C. & Hsu, J. C. (1988). On confidence sets in multiple
+    comparisons. Statistical Decision Theory and Related Topics IV, 2, 89-104.
     Westfall, P. H. & Young, S. S. (1993). Resampling-Based Multiple Testing. Wiley.
 
     Examples
@@ -358,10 +482,12 @@ def maxt_stepdown(replicates, full, pairs, sign, alpha=0.05, chunk_pairs=None, n
     jobs = resolve_jobs(n_jobs)
     reps_t = _valid_columns(replicates)
     with _pool(jobs) as pool:
-        return _stepdown(reps_t, full, pairs, sign, alpha, _chunk(chunk_pairs, reps_t.shape[1]), pool)
+        return _stepdown(
+            reps_t, full, pairs, sign, alpha, _chunk(chunk_pairs, reps_t.shape[1]), pool, balance=bool(balance)
+        )
 
 
-def maxt_within(replicates, full, pairs, sign, families, alpha=0.05, chunk_pairs=None, n_jobs=1):
+def maxt_within(replicates, full, pairs, sign, families, alpha=0.05, chunk_pairs=None, n_jobs=1, balance=True):
     """:func:`maxt_stepdown` within each family of ``pairs`` separately.
 
     ``families`` is a list of index arrays into ``pairs``.  Returns a list of
@@ -375,7 +501,9 @@ def maxt_within(replicates, full, pairs, sign, families, alpha=0.05, chunk_pairs
     chunk = _chunk(chunk_pairs, reps_t.shape[1])
     with _pool(jobs) as pool:
         return [
-            _stepdown(reps_t, full, pairs[np.asarray(members, dtype=np.intp)], sign, alpha, chunk, pool)
+            _stepdown(
+                reps_t, full, pairs[np.asarray(members, dtype=np.intp)], sign, alpha, chunk, pool, None, None, balance
+            )
             for members in families
         ]
 
@@ -424,19 +552,22 @@ class _pool(object):
             list(self.executor.map(work, items))
 
 
-def _stepdown(reps_t, full, pairs, sign, alpha, chunk_pairs, pool, se=None):
+def _stepdown(reps_t, full, pairs, sign, alpha, chunk_pairs, pool, se=None, shapes=None, balance=True):
     """:func:`maxt_stepdown` on replicates already laid out by :func:`_valid_columns`.
 
-    ``se``: the pairs' bootstrap standard deviations when already known (they do not
-    depend on the pair's orientation).
+    ``se`` and ``shapes``: the pairs' bootstrap standard deviations and balance transforms
+    when already known (from a family that holds these pairs, in their orientation here).
     """
     count = int(reps_t.shape[1])
     n = int(pairs.shape[0])
-    fam = _Family(reps_t, full, pairs, sign, chunk_pairs, pool, se)
+    fam = _Family(reps_t, full, pairs, sign, chunk_pairs, pool, se, shapes, balance)
     k_max = _largest_rejecting_count(count, alpha)
+    near = fam.shapes.balanced.copy()
     if n == 0 or count < 2:
         inf = np.full(n, np.inf)
-        return FamilyTest(np.ones(n), -inf, inf.copy(), inf.copy(), np.zeros(n), fam.se, math.inf, alpha, count, 0)
+        one = np.ones(n)
+        bounds = (-inf, inf.copy(), inf.copy())
+        return FamilyTest(one, one.copy(), *bounds, np.zeros(n), fam.se, math.inf, alpha, count, 0, near, fam.shapes)
     counts, checkpoints, segment = _backward_counts(fam, n)
     u = fam.u_sorted
     # Ties in u share the count of the first of their run (R(j) holds every tie of j).
@@ -469,14 +600,34 @@ def _stepdown(reps_t, full, pairs, sign, alpha, chunk_pairs, pool, se=None):
     p_adjusted[fam.order] = p_sorted
     critical = np.empty(n)
     critical[fam.order] = crit_sorted
-    significant = p_adjusted < alpha
-    absd = np.abs(fam.delta)
+    # Single step: every pair against the whole family's maximum M(first pair).
+    top = np.sort(checkpoints[0])
+    p_single = (count - np.searchsorted(top, fam.u, side="left") + 1.0) / (count + 1.0)
+    low, high = _simultaneous(fam, c1, p_single < alpha)
+    return FamilyTest(
+        p_adjusted, p_single, low, high, critical, fam.t, fam.se, c1, alpha, count, steps, near, fam.shapes
+    )
+
+
+def _simultaneous(fam, c1, rejected):
+    """``(low, high)``: the single-step intervals ``{theta : |g((delta - theta)/se)| <= c_1}``, dual with
+    ``rejected``."""
+    delta, se = fam.delta, fam.se
     with np.errstate(invalid="ignore"):
-        half = np.where(np.isinf(critical), np.inf, critical * fam.se)
+        half = np.where(np.isinf(c1), np.inf, c1 * se)
+    low, high = delta - half, delta + half
+    if not math.isinf(c1):
+        for j in np.flatnonzero(fam.shapes.balanced & ~fam.flat):
+            low[j] = delta[j] - se[j] * fam.shapes.inverse(j, c1)
+            high[j] = delta[j] - se[j] * fam.shapes.inverse(j, -c1)
     # Duality by construction: rounding must not separate the interval from the verdict.
-    half = np.where(significant & ~(half < absd), np.nextafter(absd, 0.0), half)
-    half = np.where(~significant & (half < absd), absd, half)
-    return FamilyTest(p_adjusted, fam.delta - half, fam.delta + half, critical, fam.t, fam.se, c1, alpha, count, steps)
+    up = fam.s > 0
+    tiny = np.nextafter(0.0, 1.0)
+    low = np.where(rejected & up & ~(low > 0), tiny, low)
+    high = np.where(rejected & ~up & ~(high < 0), -tiny, high)
+    low = np.where(~rejected & (low > 0), 0.0, low)
+    high = np.where(~rejected & (high < 0), 0.0, high)
+    return low, high
 
 
 def _joint_rank(full, sign):
@@ -519,13 +670,11 @@ def rank_sets(replicates, full, sign, alpha=0.05, family_test=None, pairs=None, 
     simultaneous set contains the marginal one (a pair's adjusted p-value in the smaller
     family is never larger: its maxima run over fewer pairs).
 
-    The step-down here is over unordered pairs with two-sided ``|t|``, a rejected pair
-    leaving the family entirely.  csranks' step-down (``csdiffmeans`` with ``stepdown=TRUE``)
-    tests the one-sided hypotheses of ordered pairs instead, so a rejected "j better than
-    k" keeps "k better than j" (its reverse tail) in the later maxima, and its later
-    critical values are never smaller than ours.  Both share the first step, the
-    single-step max-t, whose sets hold simultaneously with the directions; beyond it ours
-    can be narrower, and its control of directional errors is not proved.
+    The step-downs are :func:`maxt_stepdown`'s: one-sided hypotheses of ordered pairs, a
+    rejected "j better than k" keeping "k better than j" in the later maxima, as csranks'
+    (``csdiffmeans`` with ``stepdown=TRUE``), which is what makes the directions hold together
+    with the sets; near-copies go through their own bootstrap distribution (the all-pairs
+    family's transforms, mirrored where a pair's orientation is).
 
     References
     ----------
@@ -569,7 +718,9 @@ def rank_sets(replicates, full, sign, alpha=0.05, family_test=None, pairs=None, 
         for j in range(m):
             others = np.delete(np.arange(m), j)
             own = np.stack([np.full(m - 1, j), others], axis=1)
-            test = _stepdown(reps_t, full, own, sign, alpha, chunk, pool, se=family_test.se[index[j, others]])
+            rows = index[j, others]
+            shapes = None if family_test.shapes is None else family_test.shapes.subset(rows, pairs[rows, 0] != j)
+            test = _stepdown(reps_t, full, own, sign, alpha, chunk, pool, se=family_test.se[rows], shapes=shapes)
             sig = test.significant
             low_m[j] = 1 + np.count_nonzero(sig & (test.t < 0))  # others significantly better than j
             high_m[j] = m - np.count_nonzero(sig & (test.t > 0))

@@ -28,6 +28,7 @@ import numpy as np
 
 from .accumulators import cluster_jackknife, for_resampling, jackknife
 from .parallel import resolve_jobs, run_spans, split_range
+from .replicates import expand_replicates
 from .resampling import check_n_resamples, check_seed, counts_from_indices, iter_index_blocks
 
 __all__ = ["PairedPlan", "SystemScores", "paired_scores"]
@@ -133,9 +134,14 @@ class PairedPlan:
     resampling : Resampling, optional
         Clusters and strata (:class:`~leaderboard_ci.core.resampling.Resampling`);
         None (or a trivial one) is the item bootstrap.
+    expansion : float
+        The small-cluster correction's factor (:meth:`Resampling.expansion`); every replicate
+        score comes out expanded by it around the full-sample score
+        (:func:`~leaderboard_ci.core.replicates.expand_replicates`), as the per-submission
+        program expands its own.  1: none.
     """
 
-    def __init__(self, scorers, n, seed, names, recipe=None, resampling=None):
+    def __init__(self, scorers, n, seed, names, recipe=None, resampling=None, expansion=1.0):
         scorers = list(scorers)
         if len(scorers) != len(names):
             raise ValueError("one name per system is needed: %d scorers, %d names" % (len(scorers), len(names)))
@@ -150,6 +156,8 @@ class PairedPlan:
         self.scorers = scorers
         self.targets = self.scorers[0].targets
         self.recipe = recipe
+        self.expansion = float(expansion)
+        self._full = None
         if resampling is not None and resampling.n_items != self.n:
             raise ValueError("the resampling has %d items, the test set %d" % (resampling.n_items, self.n))
         self.resampling = None if resampling is None or resampling.trivial else resampling
@@ -255,6 +263,15 @@ class PairedPlan:
 
         ``block_rows`` (replicates per block) changes the memory and the speed, never the numbers.
         """
+        out = self._raw_scores(start, stop, progress, block_rows)
+        if self.expansion == 1.0:
+            return out
+        if self._full is None:
+            self._full = self.full_scores()
+        best = [np.nan if t.metric.info.best is None else t.metric.info.best for t in self.targets]
+        return expand_replicates(out, self._full, self.expansion, best, [t.metric.sign for t in self.targets])
+
+    def _raw_scores(self, start, stop, progress, block_rows):
         seed = self.seed
         out = np.empty((stop - start, self.m, len(self.targets)))
         if block_rows is None and self._stacks and self._all_stacked():

@@ -128,6 +128,9 @@ def make_parser():
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--version", action="version", version="leaderboard-ci %s" % __version__)
+    from .shakeup.cli import add_arguments
+
+    add_arguments(parser, standalone=False)  # --public-reference ... or --split-column: the shake-up section
     return parser
 
 
@@ -211,7 +214,18 @@ def _add_baseline(config, ref_dir, gold, coded, requested):
 
 
 #: The arguments that name files or folders: each is made absolute on the client before anything runs.
-_PATH_ARGUMENTS = ("reference", "submissions", "out", "config", "program", "names", "workdir")
+_PATH_ARGUMENTS = (
+    "reference",
+    "submissions",
+    "out",
+    "config",
+    "program",
+    "names",
+    "workdir",
+    "public_reference",
+    "public_submissions",
+    "public_config",
+)
 
 
 def _absolute_paths(args):
@@ -254,9 +268,13 @@ def run(args, stdout=None):
         else:
             config = load_config(args.program, ref_dir)
         gold = read_gold(ref_dir, config)
+        from .shakeup.cli import wants_shakeup
+
+        shakeup = wants_shakeup(args)  # checked before any work
         if args.dask or args.memory_limit or args.block_size:
             inventory = []
             result = _run_in_blocks(args, config, gold, ref_dir, args.workdir or workdir, stdout, inventory)
+            result = _with_shakeup(shakeup, args, result, (ref_dir, config, gold), args.workdir or workdir, stdout)
             written = result.write(out_dir, top=top)
             written["submissions.csv"] = _write_inventory(out_dir, inventory)
             return _finish(result, written, out_dir, started, stdout)
@@ -283,6 +301,7 @@ def run(args, stdout=None):
         )
         sources = [SystemSource(name, values=values) for name, values in coded.items()]
         result = _analyze_sources(args, config, gold, sources, baseline, skipped, Execution(n_jobs=_jobs(args.jobs)))
+        result = _with_shakeup(shakeup, args, result, (ref_dir, config, gold), workdir, stdout)
         written = result.write(out_dir, top=top)
         written["submissions.csv"] = _write_inventory(out_dir, inventory)
     finally:
@@ -290,8 +309,23 @@ def run(args, stdout=None):
     return _finish(result, written, out_dir, started, stdout)
 
 
+def _with_shakeup(mode, args, result, private, workdir, stdout):
+    """``result`` with the shake-up of :mod:`leaderboard_ci.phase.shakeup` when its arguments were given."""
+    if mode is None:
+        return result
+    from dataclasses import replace
+
+    from .shakeup.cli import shakeup_from_args
+
+    return replace(result, shakeup=shakeup_from_args(args, os.path.join(workdir, "shakeup"), stdout, private))
+
+
 def _finish(result, written, out_dir, started, stdout):
     _print_summary(result, written, out_dir, time.time() - started, stdout)
+    if result.shakeup is not None:
+        from .shakeup.cli import print_summary
+
+        print_summary(result.shakeup, stdout)
     return result
 
 

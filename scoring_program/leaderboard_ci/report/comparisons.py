@@ -14,7 +14,7 @@ from __future__ import annotations
 from ..tasks.registry import pair_test_titles
 from .formatting import correction_name, family_description, format_ci, format_p
 from .json_report import corrections_of, primary_correction
-from .verdicts import dual_interval, interval_header
+from .verdicts import direction_words, dual_interval, interval_header, verdict_mark
 
 __all__ = ["comparison_columns", "comparison_cells", "verdict_caption", "rank_set_words", "p_columns"]
 
@@ -80,12 +80,12 @@ def verdict_caption(result, frame):
     family = family_description(result.signature.family)
     if dual.family_wise:
         return (
-            "The verdict (stars, significant) is the max-t step-down's (Romano-Wolf) over %s: its "
-            "family-wise %s interval excludes 0 exactly when p (max-t) < %s = %g. The intervals of the pairs "
-            "decided at the first step (all of them when no pair differs) hold together with %s confidence; "
-            "pairs decided at later steps get the narrower interval of their step, which matches the verdict. "
-            "The %s interval, this pair alone, goes with the unadjusted p-value (p (this pair alone))."
-            % (family, level, "\u03b1", result.signature.alpha, level, level)
+            "The verdict (stars, significant) is the max-t step-down's (Romano-Wolf) over %s: a pair is "
+            "significant when p (max-t) < %s = %g, in the direction of its difference. The simultaneous %s "
+            "intervals (single-step max-t) hold together over %s; one excludes 0 exactly when the "
+            "step-down decides the pair at its first step. %s. The %s interval, this pair alone, goes with the "
+            "unadjusted p-value (p (this pair alone))."
+            % (family, "\u03b1", result.signature.alpha, level, family, direction_words(level), level)
         )
     if primary == "none":
         return (
@@ -106,7 +106,7 @@ def comparison_cells(r, cols, digits, alpha):
         if isinstance(column, tuple):
             cells.append(format_ci(r.get(column[0]), r.get(column[1]), digits))
         elif column == "stars":
-            cells.append(str(r.get("stars", "") or ""))
+            cells.append(verdict_mark(r))
         else:
             cells.append(format_p(r.get(column), alpha=alpha))
     return cells

@@ -11,6 +11,7 @@
     units.csv              every system's precision, recall and F1 per class (label, entity type)
     <target>/systems.csv, vs_winner.csv, pairs.csv, pair_matrix.csv, gains.csv,
              tables.md, tables.tex
+    shakeup/...            with the public-to-private shake-up (leaderboard_ci.report.shakeup_files)
     <target>/systems.parquet, vs_winner.parquet, pairs.parquet, gains.parquet
     units.parquet          with pyarrow installed (pip install 'leaderboard-ci[parquet]')
     figures/<target>-<figure>.png and .pdf
@@ -27,66 +28,14 @@ files still hold every system and every pair.
 
 from __future__ import annotations
 
-import os
 from collections import OrderedDict
 
+from .file_writer import FIGURE_FORMATS, _Writer
 from .json_report import result_to_json
 from .scale import DEFAULT_TOP, report_scope, safe_file_name, target_folders
 from .tables import indicators_table, result_tables, tables_latex, tables_markdown, target_tables
 
 __all__ = ["write_report", "safe_file_name", "target_folders", "FIGURE_FORMATS"]
-
-#: The formats each figure is saved in.
-FIGURE_FORMATS = ("png", "pdf")
-
-
-class _Writer:
-    """Writes files under one folder, refusing any path that leaves it."""
-
-    def __init__(self, out_dir):
-        self.root = os.path.realpath(os.path.abspath(out_dir))
-        os.makedirs(self.root, exist_ok=True)
-        self.written = OrderedDict()
-
-    def path(self, relative):
-        path = os.path.realpath(os.path.join(self.root, relative))
-        if os.path.commonpath([self.root, path]) != self.root or path == self.root:
-            raise ValueError("refusing to write %r outside %s" % (relative, self.root))
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        return path
-
-    def text(self, relative, text):
-        path = self.path(relative)
-        with open(path, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        self.written[relative] = path
-        return path
-
-    def csv(self, relative, frame):
-        """``frame`` as CSV: pandas writes it to the file in chunks (no copy of the whole text in memory)."""
-        path = self.path(relative)
-        try:
-            frame.to_csv(path, index=False, lineterminator="\n", encoding="utf-8")
-        except TypeError:  # pandas < 1.5 names it line_terminator
-            frame.to_csv(path, index=False, line_terminator="\n", encoding="utf-8")
-        self.written[relative] = path
-        return path
-
-    def parquet(self, relative, frame):
-        """``frame`` as Parquet (pyarrow), its index dropped; object columns stay strings."""
-        path = self.path(relative)
-        frame.to_parquet(path, index=False)
-        self.written[relative] = path
-        return path
-
-    def figure(self, relative_stem, fig, formats, dpi):
-        from .plots import freeze_layout, save_figure
-
-        for fmt in formats:
-            relative = "%s.%s" % (relative_stem, fmt)
-            save_figure(fig, self.path(relative)[: -len(fmt) - 1], formats=(fmt,), dpi=dpi)
-            freeze_layout(fig)  # the layout is done: later formats reuse it
-            self.written[relative] = self.path(relative)
 
 
 def write_report(
@@ -168,6 +117,10 @@ def write_report(
         writer.csv("units.csv", result.units)
         if scope.parquet:
             writer.parquet("units.parquet", result.units)
+    if getattr(result, "shakeup", None) is not None:  # shakeup/*.csv, .md, .tex, figures/shakeup-*
+        from .shakeup_files import write_shakeup_parts
+
+        page_figures["shakeup"] = write_shakeup_parts(result.shakeup, writer, top, figures, figure_formats, dpi, digits)
     everything = result_tables(result, digits, scope=scope)
     title = "leaderboard-ci: %s" % result.official.title
     writer.text("tables.md", tables_markdown(everything, title=title))

@@ -165,6 +165,7 @@ _LATEX_TEXT = {
     ">": r"\textgreater{}",
     "|": r"\textbar{}",
     DAGGER: r"$\dagger$",
+    "\u2021": r"$\ddagger$",
     MINUS: r"$-$",
     DASH: "--",
     "\u2014": "---",
@@ -183,7 +184,7 @@ _NEGATIVE_RE = re.compile(r"(?<![\w.])-(?=\d)")
 
 
 def latex_escape(text):
-    """Plain text as LaTeX text: ``_ & % # $ { } ~ ^ \\ < > |`` escaped, ``†`` as ``$\\dagger$``."""
+    """Plain text as LaTeX text: ``_ & % # $ { } ~ ^ \\ < > |`` escaped, ``†``/``‡`` as daggers."""
     return _LATEX_RE.sub(lambda m: _LATEX_TEXT[m.group(0)], str(text))
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from .formatting import STAR_LEGEND, correction_name, family_description, unit_nouns
 from .html_parts import _ci, _count, _esc, _level, _name, _names, _num, _table, target_anchor
 from .json_report import corrections_of, sides_of
-from .verdicts import family_notes, has_rank_sets
+from .verdicts import DIRECTION_MARK, family_notes, has_rank_sets
 
 __all__ = ["header", "summary", "explanations", "baseline_above_winner"]
 
@@ -114,12 +114,12 @@ def _duality_text(result, primary):
         return (
             "%s The verdicts (stars, letters, significant, tied with the winner) come from the <b>max-t "
             "step-down</b> (Romano &amp; Wolf 2005) over %s, computed from the same resamples; beside each "
-            "verdict is its <b>simultaneous/family-wise %s interval</b>, which excludes 0 exactly when the "
-            "difference is significant. The intervals of the pairs decided at the step-down&rsquo;s first "
-            "step (all of them when no pair differs) hold together with %s confidence; a pair decided at a "
-            "later step gets the narrower interval of that step, which matches its verdict (a step-down "
-            "vouches only for the sign of such a difference)."
-            % (marginal, _esc(family_description(result.signature.family)), level, level)
+            "verdict is its <b>simultaneous %s interval</b> (single-step max-t): all of them hold together "
+            "with %s confidence, and one excludes 0 exactly when the step-down decides the difference at its "
+            "first step. A difference decided at a later step is marked %s: the step-down vouches for its "
+            "direction (every direction claimed holds together with %s confidence), while its simultaneous "
+            "interval still includes 0."
+            % (marginal, _esc(family_description(result.signature.family)), level, level, DIRECTION_MARK, level)
         )
     if primary == "none":
         return marginal + " The verdicts come from these unadjusted p-values."
@@ -164,7 +164,7 @@ def explanations(result, primary):
         "are compatible with no real difference. Overlapping score intervals do <i>not</i> mean two systems "
         "are tied: judge by the interval of their difference.</p>"
         "<p>%(p_text)s</p><p><b>Intervals and verdicts.</b> %(duality)s</p>%(ranks)s"
-        "<p><b>Stars</b>: %(stars)s, from the adjusted p-values of the <b>%(primary)s</b> correction. "
+        "<p><b>Stars</b>: %(stars)s, from the adjusted p-values of the <b>%(primary)s</b> correction%(mark)s. "
         "The orientation is always &ldquo;better-ranked minus worse-ranked&rdquo;, signed so that a "
         "positive difference means better, also for metrics where lower is better.</p>"
         "<p><b>Corrections.</b> Many comparisons make some look significant by chance, so p-values are "
@@ -181,6 +181,12 @@ def explanations(result, primary):
             "units": unit_nouns(result.official.metric)[1],
             "p_text": p_text,
             "stars": _esc(STAR_LEGEND),
+            "mark": (
+                "; %s after them: a direction decided at a later step (its simultaneous interval includes 0)"
+                % DIRECTION_MARK
+                if primary == "maxt"
+                else ""
+            ),
             "primary": _esc(correction_name(primary)),
             "primary_long": _esc(correction_name(primary, long=True)),
             "names": names,

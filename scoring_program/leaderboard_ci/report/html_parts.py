@@ -15,9 +15,9 @@ import re
 from ..core.numeric import is_finite_number
 from .formatting import DASH, MINUS, correction_name, format_ci, format_number, format_p, slug
 from .json_report import primary_correction, sides_of
-from .verdicts import dual_interval, has_rank_sets
+from .verdicts import DIRECTION_MARK, dual_interval, has_rank_sets
 
-__all__ = ["FIGURE_DPI", "target_anchor", "view_figures"]
+__all__ = ["FIGURE_DPI", "target_anchor", "view_figures", "img_attributes"]
 
 #: Resolution of the embedded figures.
 FIGURE_DPI = 110
@@ -207,14 +207,18 @@ def _png_text(data, key):
 WIDE_FIGURE = 1100
 
 
-def _figure(name, data, target, result, primary):
-    if not data:
-        return ""
+def img_attributes(data):
+    """The ``<img>`` attributes of embedded PNG bytes: natural size, smallest text (for the page checker), wide."""
     size = _png_size(data)
     dims = ' width="%d" height="%d"' % size if size else ""
     smallest = _png_text(data, "leaderboard-ci:smallest-text-px")
     dims += (' data-text-px="%s"' % _esc(smallest)) if smallest else ""
-    wide = ' class="wide"' if size and size[0] > WIDE_FIGURE else ""
+    return dims + (' class="wide"' if size and size[0] > WIDE_FIGURE else "")
+
+
+def _figure(name, data, target, result, primary):
+    if not data:
+        return ""
     two = sides_of(result) == "two"
     dual = dual_interval(target.vs_winner, primary)
     text = _FIGURE_TEXT.get(name, "") % {
@@ -232,14 +236,16 @@ def _figure(name, data, target, result, primary):
             if has_rank_sets(target.systems)
             else "not significantly different from it, %s" % _esc(correction_name(primary))
         ),
-        "interval": (
-            "its simultaneous/family-wise %s interval (max-t step-down), the interval the verdict comes "
-            "from" % _level(result)
-        )
+        "interval": ("its simultaneous %s interval (max-t), the interval beside the verdict" % _level(result))
         if dual.family_wise
         else ("its %s interval, this pair alone" % _level(result)),
         "agree": (
-            "The bar excludes 0 exactly when the difference is significant."
+            (
+                "The bar excludes 0 exactly when the difference is significant at the step-down&rsquo;s first "
+                "step; a dashed green bar (%s) is a difference whose direction a later step decides." % DIRECTION_MARK
+            )
+            if dual.family_wise
+            else "The bar excludes 0 exactly when the difference is significant."
             if dual.decides
             else "%s has no interval: the bar is this pair's alone and goes with the unadjusted p-value."
             % _esc(correction_name(primary, long=True))
@@ -260,7 +266,14 @@ def _figure(name, data, target, result, primary):
     }
     alt = "%s: %s" % (target.title, _FIGURE_TITLES.get(name, name))
     return (
-        '<figure class="plot" id="%s-%s"><img alt="%s" src="data:image/png;base64,%s"%s%s><figcaption>%s</figcaption>'
+        '<figure class="plot" id="%s-%s"><img alt="%s" src="data:image/png;base64,%s"%s><figcaption>%s</figcaption>'
         "</figure>"
-        % (target_anchor(target.key), name, _esc(alt), base64.b64encode(data).decode("ascii"), dims, wide, text)
+        % (
+            target_anchor(target.key),
+            name,
+            _esc(alt),
+            base64.b64encode(data).decode("ascii"),
+            img_attributes(data),
+            text,
+        )
     )

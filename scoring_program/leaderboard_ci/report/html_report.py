@@ -47,7 +47,15 @@ from .json_report import corrections_of, primary_correction, sides_of
 from .notes import resolution_notes
 from .scale import DEFAULT_TOP, report_scope
 from .tables import format_indicator, indicators_table, pair_matrix, target_n
-from .verdicts import dual_interval, family_note, format_rank_set, has_rank_sets, interval_header
+from .verdicts import (
+    dual_interval,
+    family_note,
+    format_rank_set,
+    has_rank_sets,
+    interval_header,
+    significance_word,
+    verdict_mark,
+)
 
 __all__ = ["render_report", "view_figures", "target_anchor", "resolution_notes", "FIGURE_DPI"]
 
@@ -163,10 +171,10 @@ def _vs_winner_table(result, target, digits, corrections):
                 excludes = is_finite_number(low) and is_finite_number(high) and not ci_contains_zero(low, high)
                 cells.append((_ci(low, high, digits), "n " + ("nonzero" if excludes else "zero")))
             elif column == "stars":
-                cells.append((_esc(r.get("stars", "") or ""), ""))
+                cells.append((_esc(verdict_mark(r)), ""))
             else:
                 cells.append((_esc(format_p(r.get(column), alpha=alpha)), "n"))
-        cells.append(("yes" if bool(r.get("significant", False)) else "no", ""))
+        cells.append((significance_word(r), ""))
         rows.append(cells)
     return _table(
         ["System", "Difference"]
@@ -200,7 +208,7 @@ def _matrix_table(target, digits, primary="none", level="95%"):
     names = list(target.systems["name"])
     m = len(names)
     diff = pair_matrix(target, "diff")
-    star = pair_matrix(target, "stars")
+    star = pair_matrix(target, "marks")
     values = [abs(float(v)) for v in target.pairs["diff"] if is_finite_number(v)]
     top = max(values) if values else 1.0
     top = top if top > 0 else 1.0
@@ -555,6 +563,11 @@ def render_report(result, figures=None, digits=4, top=DEFAULT_TOP, scope=None):
         sections.append(
             _target_section(result, key, view, target_figures, digits, primary, corrections, folder=scope.folders[key])
         )
+    if getattr(result, "shakeup", None) is not None:
+        from .shakeup_html import shakeup_section
+
+        drawn = figures.get("shakeup", {}) if figures is not None else None  # None: drawn here
+        sections.append(shakeup_section(result.shakeup, figures=drawn, top=scope.top))
     sections += [
         _indicators_section(result, digits),
         group_gaps_section(result, digits, scope.official_names),

@@ -21,16 +21,13 @@ two-sided values the one-sided ones are in ``p_one_sided``.
 from __future__ import annotations
 
 import json
-import math
-import numbers
 from collections import OrderedDict
 from collections.abc import Mapping
-
-import numpy as np
 
 from .._version import __version__
 from ..core.significance import stars
 from ..tasks.registry import pair_test_titles
+from .json_values import GENERATOR, SCHEMA_VERSION, clean
 from .scale import DEFAULT_TOP, report_scope
 from .verdicts import dual_interval, rank_sets
 from .verdicts import family_note as family_note_of
@@ -48,13 +45,6 @@ __all__ = [
     "SCHEMA_VERSION",
 ]
 
-GENERATOR = "leaderboard-ci"
-#: The major number changes when a reader of an older report.json would misread this one.
-SCHEMA_VERSION = "1.3"  # 1.1: "units" (per-class, per-label or per-type scores of every system)
-#                          1.2: "pairs_listed" (above the report's threshold "pairs" holds the top systems' pairs)
-#                          1.3: per system "rank_set" {"simultaneous", "marginal"}; per comparison "fw_low",
-#                               "fw_high" (max-t family-wise interval) and "interval" (which one the verdict
-#                               goes with); per target "family_note" and "critical_value"
 
 #: Columns of the vs-winner and pairs tables that carry other tests' p-values
 #: (present only when that test was run), in the order they are written; then
@@ -69,37 +59,8 @@ class ReportFormatError(ValueError):
 # ---------------------------------------------------------------------------
 # Plain JSON values
 # ---------------------------------------------------------------------------
-def _clean(value):
-    """``value`` as plain JSON types: NaN/inf -> None, numpy -> Python, mappings keep their order.
-
-    Raises
-    ------
-    TypeError
-        For a value with no JSON counterpart (a bug in the caller).
-    """
-    if value is None or isinstance(value, str):
-        return value
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    if isinstance(value, numbers.Integral):
-        return int(value)
-    if isinstance(value, numbers.Real):
-        value = float(value)
-        if not math.isfinite(value):
-            return None
-        return 0.0 if value == 0.0 else value  # no "-0.0"
-    if isinstance(value, Mapping):
-        return OrderedDict((str(k), _clean(v)) for k, v in value.items())
-    if isinstance(value, (list, tuple, np.ndarray)):
-        return [_clean(v) for v in value]
-    try:
-        import pandas as pd
-
-        if value is pd.NA or value is pd.NaT:
-            return None
-    except ImportError:  # pragma: no cover - pandas is a dependency of the analysis
-        pass
-    raise TypeError("cannot write %r (%s) to report.json" % (value, type(value).__name__))
+#: The cleaner under its old private name (other report modules import it from here).
+_clean = clean
 
 
 def _records(frame, columns=None):
@@ -173,9 +134,12 @@ def primary_correction(result):
 # Per-target blocks
 # ---------------------------------------------------------------------------
 def _comparison(row, corrections, first_columns, verdict_interval=None, tests=TEST_COLUMNS):
-    """One vs-winner or pair row: its own columns, the family-wise interval, then p_adjusted, stars, other tests."""
+    """One vs-winner or pair row: its own columns, the simultaneous interval, then p_adjusted, stars, other tests."""
     out = OrderedDict((c, row[c]) for c in first_columns)
     out["fw_low"], out["fw_high"] = row.get("fw_low"), row.get("fw_high")
+    for column in ("direction_only", "near_copy"):
+        if column in row:
+            out[column] = row[column]
     if verdict_interval is not None:
         out["interval"] = verdict_interval
     out["p_value"] = row["p_value"]
@@ -188,7 +152,7 @@ def _comparison(row, corrections, first_columns, verdict_interval=None, tests=TE
             out[column] = row[column]
     known = (
         set(first_columns)
-        | {"p_value", "stars", "significant", "fw_low", "fw_high"}
+        | {"p_value", "stars", "significant", "fw_low", "fw_high", "direction_only", "near_copy"}
         | set(tests)
         | {"p_" + m for m in corrections}
     )
@@ -337,7 +301,7 @@ def result_to_dict(result, top=DEFAULT_TOP, scope=None):
     level = _clean(result.signature.confidence_level)
     official = result.official
     scope = report_scope(result, top) if scope is None else scope
-    return OrderedDict(
+    out = OrderedDict(
         [
             ("schema_version", SCHEMA_VERSION),
             ("generator", OrderedDict([("name", GENERATOR), ("version", __version__)])),
@@ -360,6 +324,11 @@ def result_to_dict(result, top=DEFAULT_TOP, scope=None):
             ("skipped", _records(result.skipped, ["submission", "reason"])),
         ]
     )
+    if getattr(result, "shakeup", None) is not None:
+        from .shakeup_json import shakeup_to_dict
+
+        out["shakeup"] = shakeup_to_dict(result.shakeup)
+    return out
 
 
 def result_to_json(result, top=DEFAULT_TOP, scope=None):

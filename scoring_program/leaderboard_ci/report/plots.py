@@ -66,8 +66,9 @@ from .figure_layout import (
 )
 from .figure_layout import fit_texts as _fit
 from .formatting import format_p, p_phrase
+from .scale import pair_matrix
 from .unit_plots import unit_distribution_plot
-from .verdicts import dual_interval
+from .verdicts import DIRECTION_MARK, dual_interval, verdict_marks
 
 __all__ = [
     "ordered_ci_plot",
@@ -244,8 +245,9 @@ def difference_plot(target, confidence_level=0.95, baseline=None, decision=None,
     analysis' ``significant`` column); the bars are the unadjusted intervals, and the
     legend says so.  Without a ``significant`` column, red means the interval contains
     0.  With ``primary="maxt"`` and family-wise intervals in the frame, the bars are the
-    simultaneous/family-wise intervals ``[fw_low, fw_high]`` of the max-t step-down, the
-    intervals the verdict comes from (a bar excludes 0 exactly when the row is significant).
+    simultaneous intervals ``[fw_low, fw_high]`` of the max-t family, the intervals beside the
+    verdicts (a bar excludes 0 exactly when the row is significant and not ``direction_only``;
+    a direction-only row's bar is dashed).
     The stars of the corrected test are printed beside each interval.  A
     ``baseline`` far beyond every other system is drawn as an arrow at the edge with its
     difference, so that it does not squash the others.
@@ -268,10 +270,13 @@ def difference_plot(target, confidence_level=0.95, baseline=None, decision=None,
     fig = _figure(max(6.4, 3.8 + name_width(names, fs)), 1.9 + 0.27 * m)
     ax = fig.add_subplot(1, 1, 1)
     ax.axvline(0.0, color=INK, lw=1, zorder=1)
+    direction = bool(dual.family_wise and "direction_only" in frame.columns and frame["direction_only"].any())
     for y, row in enumerate(frame.itertuples(index=False)):
         colour = _decision_colour(row)
         if is_finite_number(row.ci_low) and is_finite_number(row.ci_high):
-            (line,) = ax.plot([row.ci_low, row.ci_high], [y, y], color=colour, lw=2.2, solid_capstyle="butt", zorder=2)
+            ls = "--" if direction and bool(row.direction_only) else "-"  # its direction only is decided
+            bar = dict(color=colour, lw=2.2, ls=ls, solid_capstyle="butt", zorder=2)
+            (line,) = ax.plot([row.ci_low, row.ci_high], [y, y], **bar)
             line.set_gid("ci:%s" % row.name)
             for end in (row.ci_low, row.ci_high):
                 ax.plot([end, end], [y - 0.22, y + 0.22], color=colour, lw=1.4, zorder=2)
@@ -287,9 +292,10 @@ def difference_plot(target, confidence_level=0.95, baseline=None, decision=None,
         )
         point.set_gid("point:%s" % row.name)
     far, limits = far_off(frame, keep=(0.0,))
+    marks = verdict_marks(frame)
     # stars just right of each interval, in data coordinates padded by a few points
     for y, row in enumerate(frame.itertuples(index=False)):
-        mark = getattr(row, "stars", "") or ""
+        mark = marks[y]
         x = row.ci_high if is_finite_number(row.ci_high) else row.diff
         if mark and is_finite_number(x) and row.name not in far:
             ax.annotate(
@@ -301,7 +307,7 @@ def difference_plot(target, confidence_level=0.95, baseline=None, decision=None,
     for y, row in enumerate(frame.itertuples(index=False)):
         if row.name in far:  # a system far beyond the others: an arrow at the edge with its difference
             _mark_off_scale(ax, far[row.name], limits, y, float(row.diff), _decision_colour(row), fs, name=row.name)
-            mark = getattr(row, "stars", "") or ""
+            mark = marks[y]
             if mark:
                 ax.texts[-1].set_text(ax.texts[-1].get_text() + " " + mark)
     low, high = ax.get_xlim()
@@ -316,7 +322,7 @@ def difference_plot(target, confidence_level=0.95, baseline=None, decision=None,
         % (
             oriented_difference(target.metric, target.winner, "system"),
             100 * confidence_level,
-            "family-wise interval" if dual.family_wise else "CI",
+            "simultaneous interval" if dual.family_wise else "CI",
             short_name(target.winner, 24),
             target.metric.better,
         )
@@ -333,13 +339,15 @@ def difference_plot(target, confidence_level=0.95, baseline=None, decision=None,
                 color=OTHER,
                 lw=2,
                 label=(
-                    "bars: simultaneous/family-wise %g%% intervals (max-t), 0 outside exactly when "
-                    "significant" % (100 * confidence_level)
+                    "bars: simultaneous %g%% intervals (max-t), 0 outside when decided at the first step"
+                    % (100 * confidence_level)
                 )
                 if dual.family_wise
                 else "bars: %g%% intervals, each pair alone; colour: the %s decision" % (100 * confidence_level, how),
             ),
         ]
+        words = "%s dashed: a later step decides the direction; the interval still holds 0" % DIRECTION_MARK
+        handles += [Line2D([], [], color=GREEN, lw=2, ls="--", label=words)] if direction else []
     else:
         handles = [
             Line2D([], [], color=RED, marker="o", lw=2, label="CI includes 0: may not differ from the winner"),
@@ -380,7 +388,7 @@ def pair_heatmap(target, cmap="RdBu"):
     k = m - 1
     rows, cols = names[1:], names[:-1]
     diff = target.pair_matrix("diff").loc[rows, cols].to_numpy(dtype=float)
-    star = target.pair_matrix("stars").loc[rows, cols].to_numpy(dtype=object)
+    star = pair_matrix(target, "marks").loc[rows, cols].to_numpy(dtype=object)
     lower = np.tril(np.ones((k, k), dtype=bool))
     values = np.where(lower, diff, np.nan)
     finite = values[np.isfinite(values)]

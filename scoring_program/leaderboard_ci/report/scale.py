@@ -31,6 +31,8 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
+from .verdicts import verdict_marks
+
 __all__ = [
     "DEFAULT_TOP",
     "PARQUET_HINT",
@@ -275,15 +277,17 @@ def pair_matrix(target, value="diff"):
     """``target.pair_matrix(value)`` built with numpy indexing (no loop over the pairs).
 
     Row = the lower-ranked system (``b``), column = the higher-ranked one
-    (``a``); cells off the pairs are NaN (``""`` for ``stars``); object dtype.
+    (``a``); cells off the pairs are NaN (``""`` for ``stars`` and ``marks``); object dtype.
+    ``value="marks"``: each pair's verdict as shown (:func:`~leaderboard_ci.report.verdicts.verdict_marks`).
     """
     names = list(target.systems["name"])
     index = pd.Index(names)
     pairs = target.pairs
     rows, cols = index.get_indexer(pairs["b"]), index.get_indexer(pairs["a"])
-    cells = np.full((len(names), len(names)), "" if value == "stars" else np.nan, dtype=object)
+    cells = np.full((len(names), len(names)), "" if value in ("stars", "marks") else np.nan, dtype=object)
     known = (rows >= 0) & (cols >= 0)
-    cells[rows[known], cols[known]] = pairs[value].to_numpy(dtype=object)[known]
+    values = np.asarray(verdict_marks(pairs), dtype=object) if value == "marks" else pairs[value].to_numpy(dtype=object)
+    cells[rows[known], cols[known]] = values[known]
     return pd.DataFrame(cells, index=names, columns=names, dtype=object)
 
 

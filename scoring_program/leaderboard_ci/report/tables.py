@@ -499,7 +499,7 @@ def pair_matrix_table(result, target, digits=4, named_columns=MATRIX_NAMED_COLUM
     names = list(target.systems["name"])
     m = len(names)
     diff = pair_matrix(target, "diff")
-    star = pair_matrix(target, "stars")
+    star = pair_matrix(target, "marks")
     cols = names[:-1]
     numbered = len(cols) > named_columns
     header = [""] + (["(%d)" % (j + 1) for j in range(len(cols))] if numbered else cols)

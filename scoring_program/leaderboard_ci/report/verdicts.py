@@ -4,12 +4,18 @@ Every renderer (HTML, Markdown, LaTeX, CSV, ``report.json``, the figures) asks
 this module the same three questions, so that they cannot answer them
 differently:
 
-* :func:`dual_interval`: the interval that is *dual* with the row's verdict
-  (it excludes 0 exactly when the verdict is "significant").  With the max-t
-  step-down as the primary correction (``maxt``) it is the simultaneous,
-  family-wise interval ``[fw_low, fw_high]`` beside ``p_maxt``; otherwise the
-  marginal interval ``[ci_low, ci_high]`` beside the unadjusted ``p_value``
-  (Holm, Bonferroni and BH adjust p-values and have no matching interval).
+* :func:`dual_interval`: the interval shown beside the row's verdict.  With the
+  max-t step-down as the primary correction (``maxt``) it is the simultaneous
+  interval ``[fw_low, fw_high]`` (the single-step max-t intervals, which hold
+  together for every pair of the family), beside ``p_maxt``: it excludes 0
+  exactly when the step-down decides the pair at its first step; a pair decided
+  at a later step has its *direction* decided while its simultaneous interval
+  still includes 0, and its verdict says so (:func:`verdict_mark`: the stars
+  and ``‡``).  Otherwise it is the marginal interval ``[ci_low, ci_high]``
+  beside the unadjusted ``p_value`` (Holm, Bonferroni and BH adjust p-values
+  and have no matching interval).
+* :func:`verdict_mark`: the stars of a row, with ``‡`` when the step-down decides
+  its direction only.
 * :func:`rank_sets`: each system's simultaneous and marginal rank confidence
   sets, when the analysis computed them.
 * :func:`family_notes`: the one sentence that says the number of resamples B
@@ -21,6 +27,8 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass
+
+import numpy as np
 
 from ..core.numeric import is_finite_number
 from .formatting import DASH
@@ -37,11 +45,51 @@ __all__ = [
     "interval_header",
     "MARGINAL_WORDS",
     "FAMILY_WISE_WORDS",
+    "DIRECTION_MARK",
+    "direction_words",
+    "verdict_mark",
+    "verdict_marks",
+    "significance_word",
 ]
 
 #: How the two kinds of interval are named in headers and captions (plain words).
-FAMILY_WISE_WORDS = "Simultaneous/family-wise %s interval (max-t step-down)"
+FAMILY_WISE_WORDS = "Simultaneous %s interval (max-t)"
 MARGINAL_WORDS = "%s interval, this pair alone"
+#: After the stars of a pair whose direction only is decided (a later step of the max-t step-down).
+DIRECTION_MARK = "\u2021"
+
+
+def direction_words(level):
+    """What :data:`DIRECTION_MARK` means, in one sentence (``level``: ``"95%"``)."""
+    return (
+        "%s: decided at a later step of the max-t step-down, which establishes the direction only (every "
+        "direction the report claims holds together with %s confidence); the simultaneous interval, which bounds "
+        "every difference at once, still includes 0" % (DIRECTION_MARK, level)
+    )
+
+
+def verdict_mark(row):
+    """The verdict of a comparison row (a mapping or a named tuple) as shown: its stars, and
+    :data:`DIRECTION_MARK` when only its direction is decided (``direction_only``)."""
+    get = row.get if hasattr(row, "get") else (lambda k, d=None: getattr(row, k, d))
+    text = str(get("stars", "") or "")
+    direction = get("direction_only", False)
+    return text + DIRECTION_MARK if text and isinstance(direction, (bool, np.bool_)) and bool(direction) else text
+
+
+def significance_word(row):
+    """``yes``, ``direction`` (only its direction is decided) or ``no``: a row's ``significant`` in words."""
+    get = row.get if hasattr(row, "get") else (lambda k, d=None: getattr(row, k, d))
+    if not bool(get("significant", False)):
+        return "no"
+    return "direction" + DIRECTION_MARK if bool(get("direction_only", False) or False) else "yes"
+
+
+def verdict_marks(frame):
+    """:func:`verdict_mark` of every row of a vs-winner or pairs frame, as a list."""
+    if "direction_only" not in frame.columns:
+        return [str(s or "") for s in frame["stars"]]
+    return [verdict_mark({"stars": s, "direction_only": d}) for s, d in zip(frame["stars"], frame["direction_only"])]
 
 
 @dataclass(frozen=True)
@@ -58,7 +106,9 @@ class DualInterval:
         Whether the interval is the simultaneous one of the max-t step-down.
     decides : bool
         Whether the row's verdict (``significant``, stars) comes from this
-        p-value, so that "excludes 0" and "significant" agree by construction.
+        p-value: the interval excludes 0 exactly when the verdict is significant
+        (the marginal interval), or, with the max-t step-down, when it is significant
+        and not ``direction_only``.
     """
 
     low: str
@@ -68,12 +118,12 @@ class DualInterval:
     decides: bool
 
     def header(self, level):
-        """Column heading, e.g. ``95% interval, this pair alone``."""
+        """Column heading, e.g. ``95% interval, this pair alone`` or ``Simultaneous 95% interval (max-t)``."""
         return interval_header(self.family_wise, level)
 
 
 def interval_header(family_wise, level):
-    """``Simultaneous/family-wise 95% interval (max-t step-down)`` or ``95% interval, this pair alone``."""
+    """``Simultaneous 95% interval (max-t)`` or ``95% interval, this pair alone``."""
     return (FAMILY_WISE_WORDS if family_wise else MARGINAL_WORDS) % level
 
 

@@ -16,7 +16,7 @@ import numpy as np
 from .._version import __version__
 from ..core.accumulators import cluster_jackknife, jackknife
 from ..core.intervals import Interval, confidence_interval
-from ..core.replicates import compute_replicates
+from ..core.replicates import compute_replicates, expand_replicates
 from ..core.signature import Signature
 from ..tasks.registry import official_metric_options
 from ..tasks.shared.scorer import SystemScorer
@@ -26,7 +26,7 @@ from .outputs import written_keys
 from .resampling_units import design_notes
 from .validity import submission_warnings
 
-__all__ = ["ScoreResult", "BaselineComparison", "SubmissionResult", "evaluate"]
+__all__ = ["ScoreResult", "BaselineComparison", "SubmissionResult", "evaluate", "design_expansion"]
 
 
 @dataclass(frozen=True)
@@ -178,6 +178,11 @@ def evaluate(config, gold, predictions, baseline=None, progress=None):
 
     full_scores = [scores_of(full, i)[0] for i in range(len(systems))]
     rep_scores = [scores_of(reps, i) for i in range(len(systems))]
+    expansion = design_expansion(config, resampling)
+    if expansion != 1.0:  # the small-cluster correction, exactly as the end of phase applies it
+        best = [np.nan if t.metric.info.best is None else t.metric.info.best for t in systems[0].targets]
+        signs = [t.metric.sign for t in systems[0].targets]
+        rep_scores = [expand_replicates(r, f, expansion, best, signs) for r, f in zip(rep_scores, full_scores)]
     own_jack = pair_jack = None
     if bs.method == "bca":
         # The submission's own jackknife (its own keys: the same values the
@@ -275,6 +280,7 @@ def evaluate(config, gold, predictions, baseline=None, progress=None):
         cluster=bs.cluster,
         strata=bs.strata,
         metric_options=official_metric_options(config, gold),
+        expansion=None if expansion == 1.0 else float("%.4g" % expansion),
     )
     return SubmissionResult(
         tuple(results),
@@ -284,6 +290,15 @@ def evaluate(config, gold, predictions, baseline=None, progress=None):
         table.unit if table is not None else "class",
         tuple(validity_warnings(config, gold, predictions)) + tuple(design_notes(config, gold, hide_counts)),
     )
+
+
+def design_expansion(config, resampling):
+    """The small-cluster correction's factor of the design (1 without clusters or strata, or when
+    ``bootstrap.cluster_correction`` is false): :meth:`leaderboard_ci.core.resampling.Resampling.expansion`
+    at the configured level.  The per-submission program and the end of phase both use it."""
+    if resampling is None or resampling.trivial or not config.bootstrap.cluster_correction:
+        return 1.0
+    return resampling.expansion(config.bootstrap.confidence_level)
 
 
 def validity_warnings(config, gold, predictions):

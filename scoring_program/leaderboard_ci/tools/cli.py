@@ -5,6 +5,7 @@
     leaderboard-ci bundle [DIR] [--out ZIP] [--check ZIP] [--static]
     leaderboard-ci score SUBMISSION.zip (--competition-dir DIR | --reference REF) [--keep TREE]
     leaderboard-ci end-of-phase --reference REF --submissions PATH --out OUT
+    leaderboard-ci shakeup --public-reference DEV --public-submissions DEV.zip --reference REF --submissions S --out OUT
     leaderboard-ci compare task1/report.json task2/report.json --out cmp
     leaderboard-ci benchmark benchmark.yaml --out OUT
     leaderboard-ci demo [--out DIR]
@@ -57,6 +58,10 @@ __all__ = ["main", "make_parser"]
 #: Subcommands that hand their arguments to another module's ``main(argv)``.
 _DELEGATED = {
     "end-of-phase": ("leaderboard_ci.phase.cli", "the end-of-phase analysis of all submissions"),
+    "shakeup": (
+        "leaderboard_ci.phase.shakeup.cli",
+        "public-to-private shake-up: gaps beyond noise, rank agreement against noise, best of k, winner's curse",
+    ),
     "compare": ("leaderboard_ci.report.compare", "competition indicators of several report.json side by side"),
     "benchmark": (
         "leaderboard_ci.phase.benchmark.cli",

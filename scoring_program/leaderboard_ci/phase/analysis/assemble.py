@@ -14,6 +14,7 @@ import pandas as pd
 
 from ..._version import __version__
 from ...core.signature import Signature
+from ...scoring.evaluation import design_expansion
 from ...tasks.registry import official_metric_options
 from .results import PhaseResult
 from .targets import group_gaps
@@ -113,6 +114,7 @@ def _signature(config, gold, m):
         version=__version__,
         cluster=bs.cluster,
         strata=bs.strata,
+        expansion=_expansion(config, gold),
         metric_options=official_metric_options(config, gold),
         environment=(
             ("python", _platform.python_version()),
@@ -122,6 +124,12 @@ def _signature(config, gold, m):
             ("statsmodels", statsmodels.__version__),
         ),
     )
+
+
+def _expansion(config, gold):
+    """The signature's small-cluster factor (None when no correction applies), as the per-submission one."""
+    expansion = design_expansion(config, gold.resampling())
+    return None if expansion == 1.0 else float("%.4g" % expansion)
 
 
 def _settings(config):

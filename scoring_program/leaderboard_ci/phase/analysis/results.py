@@ -71,6 +71,9 @@ class PhaseResult:
     group_gaps: Optional[pd.DataFrame] = None
     #: Every system's per-unit (class, label, entity type) scores on the full sample, or None.
     units: Optional[pd.DataFrame] = None
+    #: The public-to-private shake-up (:class:`~leaderboard_ci.phase.shakeup.results.ShakeupResult`) when both
+    #: sets were given, else None.
+    shakeup: Optional[object] = None
 
     @property
     def official(self):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ...core.systems import PairedPlan, paired_scores
 from ...scoring.custom import custom_functions
+from ...scoring.evaluation import design_expansion
 from ...tasks.shared.scorer import SystemScorer
 
 __all__ = ["build_plan", "score_systems"]
@@ -23,13 +24,15 @@ def build_plan(config, gold, predictions, names):
         )
     custom = custom_functions(config)
     scorers = [SystemScorer(config.metrics, gold, p, layout="reduced", custom=custom) for p in predictions]
+    resampling = gold.resampling()
     return PairedPlan(
         scorers,
         gold.n,
         config.bootstrap.seed,
         names,
         recipe=(build_plan, (config, gold, list(predictions), list(names))),
-        resampling=gold.resampling(),
+        resampling=resampling,
+        expansion=design_expansion(config, resampling),
     )
 
 

@@ -12,7 +12,8 @@ The max-t step-down (``maxt``) always runs on the bootstrap replicates'
 studentized two-sided differences, whatever ``analysis.test`` and
 ``analysis.sides`` say: it needs the joint distribution of every pair's
 difference, which the bootstrap replicates give and the per-pair permutation
-and McNemar tests do not.  Its family-wise intervals (``fw_low``, ``fw_high``)
+and McNemar tests do not.  Its simultaneous intervals (``fw_low``, ``fw_high``, with
+``direction_only`` for the pairs a later step decides)
 and the rank sets are computed whether or not ``maxt`` is among the configured
 corrections; ``p_maxt`` is a column only when it is.
 """
@@ -51,6 +52,7 @@ __all__ = [
     "analyze_target",
     "finish_target",
     "item_pair_tests",
+    "near_copy_note",
     "system_validity_flags",
     "target_order",
     "group_gaps",
@@ -132,9 +134,10 @@ def item_pair_tests(config, gold, target, t, pairs, predictions, permutation=Non
     m = predictions.shape[1]
     if permutation is not None:
         out["permutation"] = _permutation_for(permutation, pairs, t, m)
-    # McNemar's and DeLong's tests assume independent items: not with clusters (bootstrap.cluster).
+    # With bootstrap.cluster the tasks give their cluster-robust versions (Durkalski et al.'s McNemar,
+    # Obuchowski's DeLong): gold.clusters reaches them with the gold.
     pair_tests = task_type(gold.kind).pair_tests
-    if m > 1 and gold.clusters is None and pair_tests is not None:
+    if m > 1 and pair_tests is not None:
         tests = pair_tests.run(spec, gold, predictions, target_items(gold, target.group), pairs, an.sides)
         for column, (_title, values) in tests.items():
             out[column] = values
@@ -195,14 +198,36 @@ def _significant(p, method, alpha):
 
 
 def _maxt_within(reps, full, pairs, sign, families, alpha, n_jobs):
-    """Max-t step-down within each family of ``pairs``: ``(p, fw_low, fw_high)`` arrays over the pairs."""
+    """Max-t step-down within each family of ``pairs``: ``(p, fw_low, fw_high, direction_only)`` over the pairs."""
     p = np.ones(pairs.shape[0])
     low = np.full(pairs.shape[0], -np.inf)
     high = np.full(pairs.shape[0], np.inf)
+    direction = np.zeros(pairs.shape[0], dtype=bool)
     families = [members for members in families if members.size]
     for members, test in zip(families, maxt_within(reps, full, pairs, sign, families, alpha, n_jobs=n_jobs)):
         p[members], low[members], high[members] = test.p_adjusted, test.low, test.high
-    return p, low, high
+        direction[members] = test.direction_only
+    return p, low, high, direction
+
+
+def near_copy_note(names, pairs, near, critical, limit=3):
+    """One sentence naming the near-copy pairs (:mod:`leaderboard_ci.core.balance`), or None.
+
+    ``near`` flags ``pairs`` (``(P, 2)`` indices into ``names``); ``critical`` is the family's
+    single-step critical value.
+    """
+    count = int(np.count_nonzero(near))
+    if not count:
+        return None
+    shown = ["%s and %s" % (names[a], names[b]) for a, b in pairs[near][:limit]]
+    more = "" if count <= limit else " and %d more" % (count - limit)
+    return (
+        "%d %s near-copies (%s%s): their difference rests on so few items that its bootstrap distribution is far "
+        "from normal, as with seeds of one model; each is compared through its own bootstrap distribution, so they "
+        "do not raise the critical value of the other pairs (%.2f standard errors); to compare participants rather "
+        "than runs, rerun with --per-participant best"
+        % (count, "pair is" if count == 1 else "pairs are", "; ".join(shown), more, critical)
+    )
 
 
 def family_note(method, n_tests, n_valid, alpha, what):
@@ -292,7 +317,7 @@ def finish_target(config, gold, scores, t, names, order, notes, pairs, stats, it
         notes += [note[0].lower() + note[1:].rstrip(".") for note in design_notes(config, gold)]
 
     # Per-system scores and CIs (equal to the leaderboard's).
-    # Max-t step-down over all pairs: rank sets (simultaneous), family-wise intervals.
+    # Max-t step-down over all pairs: rank sets (simultaneous), simultaneous intervals, near-copies.
     all_test = maxt_stepdown(reps, full, pairs, sign, an.alpha, n_jobs=n_jobs)
     ranks = rank_sets(reps, full, sign, an.alpha, family_test=all_test, pairs=pairs, n_jobs=n_jobs)
     rows = []
@@ -343,13 +368,13 @@ def finish_target(config, gold, scores, t, names, order, notes, pairs, stats, it
     winner_adjusted = OrderedDict()
     winner_idx = np.flatnonzero(row_of_pair == 0)
     if an.family == "per_row":
-        p_fw, fw_low, fw_high = _maxt_within(reps, full, pairs, sign, pair_families, an.alpha, n_jobs)
+        p_fw, fw_low, fw_high, fw_dir = _maxt_within(reps, full, pairs, sign, pair_families, an.alpha, n_jobs)
     else:
-        p_fw, fw_low, fw_high = all_test.p_adjusted, all_test.low, all_test.high
+        p_fw, fw_low, fw_high, fw_dir = all_test.p_adjusted, all_test.low, all_test.high, all_test.direction_only
     if an.family == "all_pairs":
-        w_fw, w_low, w_high = p_fw[winner_idx], fw_low[winner_idx], fw_high[winner_idx]
+        w_fw, w_low, w_high, w_dir = p_fw[winner_idx], fw_low[winner_idx], fw_high[winner_idx], fw_dir[winner_idx]
     else:  # the winner's comparisons are one family (per_row: its row, the same family)
-        w_fw, w_low, w_high = _maxt_within(
+        w_fw, w_low, w_high, w_dir = _maxt_within(
             reps, full, pairs[winner_idx], sign, [np.arange(winner_idx.size)], an.alpha, n_jobs
         )
     for method in methods:
@@ -381,6 +406,8 @@ def finish_target(config, gold, scores, t, names, order, notes, pairs, stats, it
         pair_rows["p_" + method] = pair_adjusted[method]
     pair_rows["fw_low"] = fw_low
     pair_rows["fw_high"] = fw_high
+    pair_rows["direction_only"] = fw_dir
+    pair_rows["near_copy"] = all_test.near_copy
     pair_rows["stars"] = [stars(p) for p in pair_adjusted[primary]]
     pairs_df = pd.DataFrame(pair_rows)
 
@@ -389,6 +416,7 @@ def finish_target(config, gold, scores, t, names, order, notes, pairs, stats, it
         vs["p_" + method] = winner_adjusted[method]
     vs["fw_low"] = w_low
     vs["fw_high"] = w_high
+    vs["direction_only"] = w_dir
     vs["stars"] = [stars(p) for p in winner_adjusted[primary]]
     vs["significant"] = _significant(winner_adjusted[primary], primary, an.alpha)
 
@@ -414,6 +442,9 @@ def finish_target(config, gold, scores, t, names, order, notes, pairs, stats, it
         "per_row": "each row's comparisons",
     }[an.family]
     note = family_note(primary, family_size, all_test.n_valid, an.alpha, what) if m > 1 else None
+    copies = near_copy_note(names, pairs, all_test.near_copy, all_test.critical_simultaneous)
+    if copies:
+        notes.append(copies)
 
     ppi_value, ppi_reason = ppi_of(spec, full[winner])
     n_items = int(np.count_nonzero(target_items(gold, target.group)))

@@ -72,9 +72,7 @@ def needs_item_tests(config, gold):
     """Whether the pair stage needs per-item predictions (permutation, a task's own tests such as McNemar's)."""
     if config.analysis.test == "permutation":  # with bootstrap.cluster it swaps whole clusters
         return True
-    if gold.clusters is not None:  # McNemar's and DeLong's tests assume independent items
-        return False
-    pair_tests = task_type(gold.kind).pair_tests
+    pair_tests = task_type(gold.kind).pair_tests  # with clusters: their cluster-robust versions
     return pair_tests is not None and pair_tests.needed(config.metrics)
 
 

@@ -47,7 +47,7 @@ from ..settings import TaskSettings, setting
 from ..shared.averaged import AveragedMetric
 from ..shared.base import ClassRow, canonical_name, check_labels
 from ..shared.icm import MonoLabelICM, check_hierarchy_labels, hierarchy_tree, icm_signature, norm, parse_hierarchy
-from ..shared.sign_test import mcnemar_pvalues
+from ..shared.sign_test import mcnemar_clustered_pvalues, mcnemar_pvalues
 from ..shared.sparse import is_macro
 
 __all__ = [
@@ -614,11 +614,16 @@ def unit_rows(statistics, full_stats, rep_stats, labels, method, confidence_leve
 
 
 def pair_tests(spec, gold, predictions, items, pairs, sides):
-    """McNemar's exact test of accuracy on the target's items (``p_mcnemar``), for the end-of-phase pairs."""
+    """McNemar's test of accuracy on the target's items (``p_mcnemar``), for the end-of-phase pairs: exact, or
+    Durkalski et al.'s cluster-robust version with ``bootstrap.cluster``."""
     if spec.name != "accuracy":
         return {}
-    correct = (np.asarray(predictions) == np.asarray(gold.values)[:, None])[np.asarray(items, dtype=bool)]
-    return {"p_mcnemar": ("p (McNemar)", mcnemar_pvalues(correct[:, pairs[:, 0]], correct[:, pairs[:, 1]], sides))}
+    items = np.asarray(items, dtype=bool)
+    correct = (np.asarray(predictions) == np.asarray(gold.values)[:, None])[items]
+    a, b = correct[:, pairs[:, 0]], correct[:, pairs[:, 1]]
+    if gold.clusters is not None:
+        return {"p_mcnemar": ("p (McNemar)", mcnemar_clustered_pvalues(a, b, np.asarray(gold.clusters)[items], sides))}
+    return {"p_mcnemar": ("p (McNemar)", mcnemar_pvalues(a, b, sides))}
 
 
 #: The per-class table (precision, recall, F1 and its interval) and McNemar's test of accuracy.

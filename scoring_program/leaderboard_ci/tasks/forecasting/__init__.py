@@ -137,6 +137,7 @@ def read_predictions(source, lines, gold, settings=None):
         starts,
         own["quantiles"],
         own["sample_paths"] or 0,
+        ignore_unknown=(settings or {}).get("unscored_ids") == "ignore",
     )
     metric_specs = (settings or {}).get("metrics") if isinstance(settings, dict) else None
     return encode_forecasts(values, yhat, quantiles, samples, metric_specs, own, flat)

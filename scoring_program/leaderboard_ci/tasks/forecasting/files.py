@@ -33,6 +33,7 @@ import os
 import numpy as np
 
 from ..ranking import trec_runs
+from ..shared.base import UnscoredIds
 from . import timestamps
 from .long_csv import iter_blocks, read_header, text_blocks
 
@@ -301,13 +302,18 @@ def read_series_file(source, lines):
     return columns, seen
 
 
-def read_forecasts(source, lines, ids, flat_keys, date_values, kind, lengths, starts, levels=(), samples=0):
+def read_forecasts(
+    source, lines, ids, flat_keys, date_values, kind, lengths, starts, levels=(), samples=0, ignore_unknown=False
+):
     """A forecast file aligned with the gold points: ``(yhat, quantiles, samples)`` flat arrays.
 
     ``ids`` are the gold's series ids; ``flat_keys`` ``(P,)`` the sorted keys
     ``series * D + date code`` of the gold's points, ``date_values`` the ``D``
     sorted distinct gold dates, ``kind`` their kind, ``lengths``/``starts`` each
-    series' points.  The first wrong row in line order raises one sentence.
+    series' points.  The first wrong row in line order raises one sentence.  With
+    ``ignore_unknown`` (``files.unscored_ids: ignore``) a row of a series the gold does not
+    have is read, its date and values checked, and dropped; a missing gold point is then
+    reported with neither a series nor a count.
     """
     header, delimiter, line, rest = read_header(source, text_blocks(lines))
     qnames, snames = quantile_columns(levels), sample_columns(samples)
@@ -350,7 +356,9 @@ def read_forecasts(source, lines, ids, flat_keys, date_values, kind, lengths, st
         with np.errstate(invalid="ignore"):
             bad |= np.abs(values) > MAX_ABS
         repeated, first_line = _repeats(position, in_horizon, filled, block.lines)
+        decoy = (series < 0) & (kinds == kind) if ignore_unknown else np.zeros(rows, dtype=bool)
         problem = (series < 0) | (kinds == timestamps.BAD) | ~in_horizon | bad.any(axis=1) | repeated
+        problem &= ~decoy | bad.any(axis=1)
         if problem.any():
             k = int(np.flatnonzero(problem)[0])
             raise _row_error(
@@ -373,9 +381,11 @@ def read_forecasts(source, lines, ids, flat_keys, date_values, kind, lengths, st
                 starts,
                 flat_keys,
             )
-        out[position] = values
-        filled[position] = block.lines
+        out[position[in_horizon]] = values[in_horizon]
+        filled[position[in_horizon]] = block.lines[in_horizon]
     empty = np.flatnonzero(filled == 0)
+    if len(empty) and ignore_unknown:
+        raise source.whole(UnscoredIds.MISSING)
     if len(empty):
         p = int(empty[0])
         s = int(np.searchsorted(starts, p, side="right") - 1)

@@ -556,13 +556,33 @@ def _placement_matrix(positive, scores):
 class DeLong:
     """DeLong's AUC estimates and their covariance for ``k`` score vectors on the same items.
 
+    With ``clusters`` (each item's cluster code), the covariance is Obuchowski's (1997)
+    for clustered data: with ``X_c`` (``Y_c``) the sum over cluster ``c``'s positives
+    (negatives) of their placements ``V10`` (``V01``), ``m_c``/``n_c`` its positives and
+    negatives, ``M``/``N`` the totals, ``I`` the clusters and ``I10``/``I01`` those with a
+    positive/negative, and ``x_c = X_c - m_c AUC``, ``y_c = Y_c - n_c AUC`` (vectors over
+    the score vectors),
+
+        S10 = I10 / ((I10 - 1) M) sum_c x_c x_c',   S01 = I01 / ((I01 - 1) N) sum_c y_c y_c',
+        S11 = I / (I - 1) sum_c x_c y_c',
+        covariance = S10 / M + S01 / N + (S11 + S11') / (M N).
+
+    With one item per cluster ``S11`` is 0 and this is DeLong's covariance exactly.
+
     Attributes
     ----------
     auc : ndarray ``(k,)``
-    covariance : ndarray ``(k, k)``: ``S10 / m + S01 / n`` (sample covariances, ddof 1).
+    covariance : ndarray ``(k, k)``: ``S10 / m + S01 / n`` (sample covariances, ddof 1), or the clustered one.
+
+    References
+    ----------
+    DeLong, E. R., DeLong, D. M. & Clarke-Pearson, D. L. (1988). Comparing the areas under two
+    or more correlated receiver operating characteristic curves. Biometrics 44(3), 837-845.
+    Obuchowski, N. A. (1997). Nonparametric analysis of clustered ROC curve data. Biometrics
+    53(2), 567-578.
     """
 
-    def __init__(self, positive, scores):
+    def __init__(self, positive, scores, clusters=None):
         positive = np.asarray(positive, dtype=bool)
         m, n = int(positive.sum()), int((~positive).sum())
         if m < 2 or n < 2:
@@ -571,7 +591,31 @@ class DeLong:
             )
         v10, v01 = _placement_matrix(positive, scores)
         self.auc = v10.mean(axis=1)
-        self.covariance = np.atleast_2d(np.cov(v10)) / m + np.atleast_2d(np.cov(v01)) / n
+        if clusters is None:
+            self.covariance = np.atleast_2d(np.cov(v10)) / m + np.atleast_2d(np.cov(v01)) / n
+        else:
+            self.covariance = _clustered_covariance(self.auc, v10, v01, positive, clusters)
+
+
+def _clustered_covariance(auc, v10, v01, positive, clusters):
+    """Obuchowski's (1997) covariance of the AUCs (see :class:`DeLong`)."""
+    codes = np.unique(np.asarray(clusters).reshape(-1), return_inverse=True)[1].reshape(-1)
+    count = int(codes.max()) + 1
+    pos_c, neg_c = codes[positive], codes[~positive]
+    m_c = np.bincount(pos_c, minlength=count).astype(np.float64)
+    n_c = np.bincount(neg_c, minlength=count).astype(np.float64)
+    i10, i01 = int(np.count_nonzero(m_c)), int(np.count_nonzero(n_c))
+    if min(count, i10, i01) < 2:
+        raise ValueError(
+            "the clustered variance needs positives and negatives in at least two clusters (got %d and %d)" % (i10, i01)
+        )
+    x = np.stack([np.bincount(pos_c, weights=row, minlength=count) for row in v10]) - m_c * auc[:, None]
+    y = np.stack([np.bincount(neg_c, weights=row, minlength=count) for row in v01]) - n_c * auc[:, None]
+    total_m, total_n = m_c.sum(), n_c.sum()
+    s10 = i10 / ((i10 - 1.0) * total_m) * (x @ x.T)
+    s01 = i01 / ((i01 - 1.0) * total_n) * (y @ y.T)
+    s11 = count / (count - 1.0) * (x @ y.T)
+    return s10 / total_m + s01 / total_n + (s11 + s11.T) / (total_m * total_n)
 
 
 def delong_auc(positive, scores, confidence_level=0.95):
@@ -599,7 +643,7 @@ def delong_test(positive, scores_a, scores_b):
     return float(est.auc[0]), float(est.auc[1]), z, math.erfc(abs(z) / math.sqrt(2.0))
 
 
-def delong_pvalues(positive, scores, pairs, sides="two"):
+def delong_pvalues(positive, scores, pairs, sides="two", clusters=None):
     """DeLong p-values of the AUC differences of many pairs of systems on the same items.
 
     Parameters
@@ -609,6 +653,9 @@ def delong_pvalues(positive, scores, pairs, sides="two"):
     pairs : int array ``(P, 2)`` of ``(a, b)`` rows
     sides : {"two", "one"}
         ``one``: the p-value of H1 "AUC_a > AUC_b", i.e. ``P(Z >= z)``.
+    clusters : array of int ``(n,)``, optional
+        Each item's cluster: the covariance is then Obuchowski's (1997) for clustered
+        data (:class:`DeLong`).
 
     Returns
     -------
@@ -617,7 +664,7 @@ def delong_pvalues(positive, scores, pairs, sides="two"):
     one ``m x m`` covariance.  p = 1 for a pair whose difference has zero
     variance (identical rankings).
     """
-    est = DeLong(positive, scores)
+    est = DeLong(positive, scores, clusters)
     pairs = np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
     a, b = pairs[:, 0], pairs[:, 1]
     cov = est.covariance

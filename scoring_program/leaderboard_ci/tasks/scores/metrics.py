@@ -656,7 +656,8 @@ def analytic_interval(statistics, spec, group, confidence_level):
 
 
 def pair_tests(spec, gold, predictions, items, pairs, sides):
-    """Tests of the end-of-phase pairs table besides the bootstrap: DeLong's test for binary ROC-AUC.
+    """Tests of the end-of-phase pairs table besides the bootstrap: DeLong's test for binary ROC-AUC
+    (with ``bootstrap.cluster``, Obuchowski's clustered covariance).
 
     ``predictions`` is ``(n, m, C)`` (every system's scores), ``items`` a boolean
     mask of the target's items, ``pairs`` ``(P, 2)``.  Returns ``{column: (title, p-values)}``.
@@ -670,8 +671,9 @@ def pair_tests(spec, gold, predictions, items, pairs, sides):
         p = p[:, :, None]
     scores = p[items][:, :, 0 if p.shape[2] == 1 else pos]
     positive = np.asarray(gold.values)[items] == pos
+    clusters = None if gold.clusters is None else np.asarray(gold.clusters)[items]
     try:
-        return {"p_delong": ("p (DeLong)", delong_pvalues(positive, scores.T, pairs, sides))}
+        return {"p_delong": ("p (DeLong)", delong_pvalues(positive, scores.T, pairs, sides, clusters))}
     except ValueError:
         return {}
 

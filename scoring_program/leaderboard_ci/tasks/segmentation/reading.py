@@ -119,6 +119,33 @@ def prediction_counts(gold_mask, mask, reference):
     return np.stack([np.diagonal(matrix), matrix.sum(axis=0)])
 
 
+def _drop_unscored(folder, found, scored, k, max_ids):
+    """``files.unscored_ids: ignore``: the masks of images the gold does not score are read, their values
+    checked and dropped; a scored image without a mask is then reported with neither a count nor an id."""
+    if max_ids is not None and len(found) > max_ids:
+        raise folder.source.error(
+            "the submission has more than %d masks (files.max_ids, the number of public test images)" % max_ids
+        )
+    kept = {}
+    for ident, name in found.items():
+        if ident in scored:
+            kept[ident] = name
+            continue
+        file = folder.file(name)
+        problem = check_values(_read(file, _DECOY_PIXELS), k)
+        if problem is not None:
+            raise file.source.whole(problem)
+    if len(kept) < len(scored):
+        raise folder.source.error(
+            "the submission has no mask for some of the test images; give one mask per test image, named by its id"
+        )
+    return kept
+
+
+#: The largest mask of an unscored image read under ``files.unscored_ids: ignore`` (its size is not the gold's).
+_DECOY_PIXELS = 1 << 24
+
+
 def read_predictions(submission, gold, context):
     """A submission's masks as ``(n, 2, k)`` int64 counts ``[tp, pred]`` per image and class.
 
@@ -127,11 +154,14 @@ def read_predictions(submission, gold, context):
     """
     reference = gold.reference
     folder = submission.folder()
+    k = reference.n_classes
     try:
-        names = match_masks(mask_ids(folder.names, folder.prefix), list(gold.ids), folder.prefix)
+        found = mask_ids(folder.names, folder.prefix)
+        if context.unscored_ids == "ignore":
+            found = _drop_unscored(folder, found, set(gold.ids), k, context.max_ids)
+        names = match_masks(found, list(gold.ids), folder.prefix)
     except FolderError as exc:
         raise folder.source.error(str(exc))
-    k = reference.n_classes
     out = np.zeros((gold.n, 2, k), dtype=np.int64)
     for i, name in enumerate(names):
         file = folder.file(name)

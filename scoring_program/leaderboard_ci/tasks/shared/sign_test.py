@@ -1,14 +1,18 @@
-"""McNemar's exact test for accuracy (Yeh 2000, 3.2): a sign test on the discordant items, numpy only.
+"""McNemar's test for accuracy: exact on independent items (Yeh 2000, 3.2), cluster-robust on clusters.
 
 The end of phase shows it beside the paired tests of an accuracy target
-(:meth:`ClassificationTask.pair_tests <leaderboard_ci.tasks.classification.metrics.ClassificationTask>`).
+(:meth:`ClassificationTask.pair_tests <leaderboard_ci.tasks.classification.metrics.ClassificationTask>`);
+with ``bootstrap.cluster`` it is Durkalski et al.'s (2003) cluster-robust version,
+:func:`mcnemar_clustered_pvalues`.  Numpy only.
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-__all__ = ["mcnemar_pvalues", "binomial_half_sf"]
+__all__ = ["mcnemar_pvalues", "mcnemar_clustered_pvalues", "binomial_half_sf"]
 
 _RESCALE = 2.0**600
 
@@ -82,3 +86,43 @@ def mcnemar_pvalues(correct_a, correct_b, sides="one"):
         return upper
     lower = np.asarray(binomial_half_sf(only_b, discordant), dtype=np.float64)  # P(X <= b01) = P(X >= b10)
     return np.minimum(1.0, 2.0 * np.minimum(upper, lower))
+
+
+def mcnemar_clustered_pvalues(correct_a, correct_b, clusters, sides="one"):
+    """Durkalski et al.'s (2003) McNemar test for clustered matched pairs: A more accurate than B.
+
+    With ``b_k`` the items of cluster ``k`` right for A only and ``c_k`` those right for B
+    only, ``z = sum_k (b_k - c_k) / sqrt(sum_k (b_k - c_k)^2)`` is asymptotically standard
+    normal under "equal accuracy" as the number of clusters grows, whatever the
+    correlation inside a cluster (its square is their chi-square statistic with one
+    degree of freedom).  ``sides="one"``: ``p = 1 - Phi(z)``; ``"two"``: ``p = P(|Z| >= |z|)``.
+    With one item per cluster the denominator is ``b + c``: McNemar's asymptotic test.
+    ``p = 1`` when no cluster has a discordant difference.
+
+    Parameters
+    ----------
+    correct_a, correct_b : array of bool ``(n,)`` or ``(n, P)``
+    clusters : array of int ``(n,)``
+        Each item's cluster code (any non-negative integers).
+    sides : {"one", "two"}
+
+    References
+    ----------
+    Durkalski, V. L., Palesch, Y. Y., Lipsitz, S. R. & Rust, P. F. (2003). Analysis of
+    clustered matched-pair data. Statistics in Medicine 22(15), 2417-2428.
+    """
+    a = np.asarray(correct_a, dtype=bool)
+    b = np.asarray(correct_b, dtype=bool)
+    shape = a.shape[1:]
+    d = (a.astype(np.int64) - b.astype(np.int64)).reshape(a.shape[0], -1)
+    codes = np.unique(np.asarray(clusters), return_inverse=True)[1].reshape(-1)
+    order = np.argsort(codes, kind="stable")
+    starts = np.r_[0, np.flatnonzero(np.diff(codes[order])) + 1]
+    per_cluster = np.add.reduceat(d[order], starts, axis=0) if d.shape[0] else np.zeros((0, d.shape[1]))
+    total = per_cluster.sum(axis=0).astype(np.float64)
+    spread = np.sqrt((per_cluster.astype(np.float64) ** 2).sum(axis=0))
+    out = np.ones(total.shape)
+    for i in np.flatnonzero(spread > 0):
+        z = total[i] / spread[i]
+        out[i] = 0.5 * math.erfc(z / math.sqrt(2.0)) if sides == "one" else math.erfc(abs(z) / math.sqrt(2.0))
+    return out.reshape(shape)

@@ -1,0 +1,268 @@
+"""Scoring the participants' runs for the shake-up, in blocks, here or on Dask.
+
+A block holds whole participants (all the runs of one participant are in one
+block, so that a block can pick each participant's run and measure the
+optimism of that pick).  :func:`score_participants` is the block task: it reads
+and encodes the runs with the scoring program's readers (a run that fails
+validation is left out with the message its participant saw), scores every
+readable run on the first set, picks each participant's run (``best``,
+``last`` or ``listed``), computes the optimism of picking the best of the
+participant's ``k`` runs (:func:`~.noise.selection_optimism`, when asked) and,
+in split mode, scores the picked run on the second set.  Only each
+participant's picked run's replicates (``B`` numbers per set) come back.
+
+The replicates are those of :class:`~leaderboard_ci.core.systems.PairedPlan`,
+the leaderboard's own: every participant's interval equals the leaderboard's,
+and blocks, threads and workers never change a number.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+import numpy as np
+
+from ...core.systems import paired_scores
+from ...scoring.errors import ConfigError
+from ..analysis.systems import build_plan
+from ..execution.blocks import read_source
+from .noise import SelectionBias, selection_optimism
+from .references import subset_values
+
+__all__ = [
+    "SELECTIONS",
+    "ParticipantRuns",
+    "ShakeupContext",
+    "ParticipantScores",
+    "score_participants",
+    "blocks_of_participants",
+    "score_all",
+]
+
+#: How a participant's run is picked on a leaderboard.
+SELECTIONS = ("best", "last", "listed")
+
+
+@dataclass(frozen=True)
+class ParticipantRuns:
+    """One participant's submissions on one phase, in the download's order.
+
+    Attributes
+    ----------
+    key : str
+        The participant (the submissions' owner).
+    runs : tuple of SystemSource
+        Its submissions (a file to read, or predictions already encoded).
+    found : int
+        Submissions of this participant in the download, including the ones that
+        failed to download or unpack.
+    """
+
+    key: str
+    runs: tuple
+    found: int
+
+
+@dataclass(frozen=True)
+class ShakeupContext:
+    """What every block task of one scoring pass shares (sent to each worker once).
+
+    ``first`` is the set the runs are scored and picked on; ``second`` (split mode)
+    the set the picked run is also scored on.  ``reader`` is ``(config, gold)``
+    that submissions are read against (the whole split reference, or ``first``'s).
+    """
+
+    token: str
+    first: object
+    second: object
+    reader: tuple
+    select: str
+    bias: bool
+    n_jobs: int = 1
+
+
+@dataclass(frozen=True)
+class ParticipantScores:
+    """What a block task sends back for one participant.
+
+    ``chosen`` is None when no run could be read (or, with ``listed``, none is
+    listed); then the scores are None.  Replicates are ``(B,)`` on each set.
+    """
+
+    key: str
+    chosen: Optional[str]
+    scored: int
+    found: int
+    skipped: Tuple[Tuple[str, str], ...]
+    first_full: Optional[float] = None
+    first_replicates: Optional[np.ndarray] = None
+    second_full: Optional[float] = None
+    second_replicates: Optional[np.ndarray] = None
+    bias: Optional[SelectionBias] = None
+    listed: int = 0
+
+
+def _natural(text):
+    return [(0, int(p), "") if p.isdigit() else (1, 0, p.casefold()) for p in re.split(r"(\d+)", text or "")]
+
+
+def _recency(source, index):
+    """Oldest to newest: the download's day, then the submission id, then the order given."""
+    entry = source.entry
+    if entry is None:
+        return ("", -1, index)
+    number = int(entry.submission_id) if entry.submission_id and entry.submission_id.isdigit() else -1
+    return ((entry.date or "")[:10], number, index)
+
+
+def choose(runs, scores, select, sign, key):
+    """The index of the picked run among ``runs`` (readable, in order), or None (``listed``: none listed)."""
+    if select == "listed":
+        listed = [i for i, run in enumerate(runs) if run.entry is not None and run.entry.renamed]
+        if len(listed) > 1:
+            raise ConfigError(
+                "the names map lists %d runs of %s in one phase (%s); list one per participant"
+                % (len(listed), key, ", ".join(runs[i].name for i in listed[:3]))
+            )
+        return listed[0] if listed else None
+    if len(runs) == 1:
+        return 0
+    if select == "last":
+        return max(range(len(runs)), key=lambda i: _recency(runs[i], i))
+
+    def rank(i):
+        s = scores[i]
+        return (bool(np.isfinite(s)), sign * s if np.isfinite(s) else 0.0, _recency(runs[i], i))
+
+    return max(range(len(runs)), key=rank)
+
+
+def _scores(test_set, values, names, n_jobs):
+    """Full-sample and replicate scores of the official metric: ``(m,)`` and ``(B, m)``."""
+    plan = build_plan(test_set.config, test_set.gold, values, names)
+    scores = paired_scores(plan, test_set.config.bootstrap.n_resamples, n_jobs=n_jobs)
+    return scores.full[:, 0], scores.replicates[:, :, 0]
+
+
+def _part(test_set, values):
+    return values if test_set.items is None else subset_values(values, test_set.items)
+
+
+def score_participants(context, block):
+    """Score one block of participants (a tuple of :class:`ParticipantRuns`); a list of :class:`ParticipantScores`."""
+    config, gold = context.reader
+    first, second = context.first, context.second
+    sign = first.config.official.sign
+    readable = []  # per participant: [(run, values)]
+    skipped = []
+    for participant in block:
+        ok, bad = [], []
+        for run in participant.runs:
+            values, reason = read_source(run, config, gold)
+            if reason is None:
+                ok.append((run, values))
+            else:
+                bad.append((run.name, reason))
+        readable.append(ok)
+        skipped.append(tuple(bad))
+    # every readable run on the first set: full scores to pick, replicates for the optimism
+    flat = [(p, run, values) for p, ok in enumerate(readable) for run, values in ok]
+    full = reps = None
+    if flat:
+        part_values = [_part(first, values) for _, _, values in flat]
+        names = [run.name for _, run, _ in flat]
+        if context.bias:
+            full, reps = _scores(first, part_values, names, context.n_jobs)
+        else:
+            plan = build_plan(first.config, first.gold, part_values, names)
+            full = plan.full_scores()[:, 0]
+    out = []
+    chosen_at = []
+    start = 0
+    for p, participant in enumerate(block):
+        k = len(readable[p])
+        columns = np.arange(start, start + k)
+        start += k
+        runs = [run for run, _ in readable[p]]
+        pick = choose(runs, full[columns], context.select, sign, participant.key) if k else None
+        listed = sum(1 for run in runs if run.entry is not None and run.entry.renamed)
+        if pick is None:
+            out.append(ParticipantScores(participant.key, None, k, participant.found, skipped[p], listed=listed))
+            chosen_at.append(None)
+            continue
+        bias = None
+        if context.bias:
+            bias = selection_optimism(full[columns], reps[:, columns], sign)
+        out.append(
+            ParticipantScores(
+                participant.key,
+                runs[pick].name,
+                k,
+                participant.found,
+                skipped[p],
+                float(full[columns[pick]]),
+                None if reps is None else reps[:, columns[pick]].copy(),
+                bias=bias,
+                listed=listed,
+            )
+        )
+        chosen_at.append(int(columns[pick]))
+    picked = [i for i in chosen_at if i is not None]
+    if picked and reps is None:  # the first set's replicates of the picked runs only
+        values = [_part(first, flat[i][2]) for i in picked]
+        _, picked_reps = _scores(first, values, [flat[i][1].name for i in picked], context.n_jobs)
+        j = 0
+        for p, at in enumerate(chosen_at):
+            if at is not None:
+                out[p] = _with(out[p], first_replicates=picked_reps[:, j].copy())
+                j += 1
+    if picked and second is not None:
+        values = [_part(second, flat[i][2]) for i in picked]
+        second_full, second_reps = _scores(second, values, [flat[i][1].name for i in picked], context.n_jobs)
+        j = 0
+        for p, at in enumerate(chosen_at):
+            if at is not None:
+                out[p] = _with(out[p], second_full=float(second_full[j]), second_replicates=second_reps[:, j].copy())
+                j += 1
+    return out
+
+
+def _with(scores, **changes):
+    from dataclasses import replace
+
+    return replace(scores, **changes)
+
+
+def blocks_of_participants(participants, block_size):
+    """Consecutive groups of whole participants with at most ``block_size`` runs each (one larger participant alone)."""
+    if block_size < 1:
+        raise ValueError("block_size must be at least 1, got %r" % (block_size,))
+    blocks, current, size = [], [], 0
+    for participant in participants:
+        k = max(1, len(participant.runs))
+        if current and size + k > block_size:
+            blocks.append(tuple(current))
+            current, size = [], 0
+        current.append(participant)
+        size += k
+    if current:
+        blocks.append(tuple(current))
+    return blocks
+
+
+def score_all(runner, context, participants, block_size, progress=None):
+    """Every participant's :class:`ParticipantScores`, in the order of ``participants``.
+
+    ``runner`` is a :class:`~leaderboard_ci.phase.execution.runners.LocalRunner` or
+    ``DaskRunner``; each block is one task.  ``progress`` is called with 1 per block done.
+    """
+    blocks = blocks_of_participants(participants, block_size)
+    shared = runner.share(context)
+    results = [None] * len(blocks)
+    for index, result in runner.run(score_participants, [(shared, block) for block in blocks]):
+        results[index] = result
+        if progress is not None:
+            progress(1)
+    return [scores for block in results for scores in block]

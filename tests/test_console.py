@@ -27,6 +27,7 @@ ENTRY_MODULES = [
     "leaderboard_ci.tools.config_reference",
     "leaderboard_ci.phase.cli",
     "leaderboard_ci.phase.benchmark.cli",
+    "leaderboard_ci.phase.shakeup.cli",
     "leaderboard_ci.report.compare",
 ]
 #: The scoring program's main prints one summary line after a whole scoring run; it is wrapped the same way.

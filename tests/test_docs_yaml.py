@@ -28,8 +28,9 @@ from leaderboard_ci.scoring.config import parse_config
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAGES = sorted(glob.glob(os.path.join(ROOT, "docs", "**", "*.md"), recursive=True)) + [os.path.join(ROOT, "README.md")]
-#: YAML 1.1's boolean words besides true/false (PyYAML's resolver, any case).
-BOOLEAN_WORDS = {"yes", "no", "on", "off", "y", "n"}
+#: The boolean words besides true/false that PyYAML (the program's reader) resolves, in any case; YAML 1.1's
+#: y and n are not among them (yaml.safe_load("[y, n]") gives two strings).
+BOOLEAN_WORDS = {"yes", "no", "on", "off"}
 _BLOCK = re.compile(r"^```ya?ml[^\n]*\n(.*?)^```", re.S | re.M)
 _FLOW = re.compile(r"[\{\[][^{}\[\]\n]*[:,][^{}\[\]\n]*[\}\]]")
 

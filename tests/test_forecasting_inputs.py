@@ -110,7 +110,10 @@ def test_r_style_quotes_and_trailing_blank_lines_are_read(setup):
 
 
 def test_binary_and_utf16_files(setup):
-    assert "binary" in message(setup, b"unique_id,ds,yhat\x00\x01\x02", name="bin.csv", mode="wb")
+    # a few control bytes in a short file: the NUL byte is named with its line (a longer binary file: "binary")
+    out = message(setup, b"unique_id,ds,yhat\x00\x01\x02", name="bin.csv", mode="wb")
+    assert "NUL byte" in out and "line 1" in out
+    assert "binary" in message(setup, bytes(range(256)) * 8, name="bin2.csv", mode="wb")
     folder, cfg, gold = setup
     path = os.path.join(folder, "sub", "utf16.csv")
     with open(path, "wb") as handle:

@@ -169,7 +169,8 @@ def test_images_resampled_by_video_equal_the_reference_on_the_cluster_draws():
     """bootstrap.cluster: whole videos are drawn; each image weighs its video's draws."""
     gold, pred = make_data(seed=3, n=36)
     videos = np.repeat(np.arange(9), 4)
-    cfg = config(metrics=["miou", "image_dice", "fwiou"], bootstrap={"cluster": "video"})
+    # the draws themselves (the small-cluster correction, on by default, rescales them: tests/test_cluster_*)
+    cfg = config(metrics=["miou", "image_dice", "fwiou"], bootstrap={"cluster": "video", "cluster_correction": False})
     standard, coded = encoded(cfg, gold, {"s": pred}, clusters=videos)
     result = evaluate(cfg, standard, coded["s"])
     resampling = Resampling(len(gold), clusters=videos)

@@ -32,7 +32,7 @@ from leaderboard_ci.phase.shakeup.gaps import gap_tests
 from leaderboard_ci.phase.shakeup.noise import selection_optimism
 from leaderboard_ci.phase.shakeup.rank_agreement import rank_agreement
 from leaderboard_ci.scoring.config import config_from_options
-from leaderboard_ci.tasks.base import GoldStandard
+from leaderboard_ci.tasks.shared.base import GoldStandard
 
 #: Items each probe of the prober flips (it is kept if the public score rose).
 PROBE_ITEMS = 10

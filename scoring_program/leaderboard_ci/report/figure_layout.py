@@ -18,6 +18,7 @@ from ..core.numeric import is_finite_number
 from .formatting import format_p
 
 __all__ = [
+    "histogram_edges",
     "WINNER",
     "TIED",
     "OTHER",
@@ -618,3 +619,25 @@ def heatmap_key_box(k, cell):
     height = k * cell  # inches of the matrix
     left = min(0.6, (int(np.ceil(0.8 / cell)) + 2.0) / k)
     return [left, 1 - 0.22 / height, min(0.9 - left, 2.6 / height), 0.09 / height], True
+
+
+def histogram_edges(values, bins):
+    """Bin edges: one bin per lattice point when the values lie on a lattice, else ``bins`` bins.
+
+    Differences of counting metrics (accuracy) take values on a lattice of
+    step 1/n; equal-width bins that do not match it alias into gaps and spikes.
+    """
+    low, high = float(values.min()), float(values.max())
+    if high <= low:
+        return np.array([low - 0.5, high + 0.5])
+    magnitude = max(abs(low), abs(high))
+    decimals = 10 - int(math.floor(math.log10(magnitude))) if magnitude > 0 else 10
+    unique = np.unique(np.round(values, decimals))  # floating noise would split lattice points
+    if 2 <= unique.size <= 400:
+        steps = np.diff(unique)
+        step = float(steps.min())
+        ratio = steps / step
+        if step > 0 and np.allclose(ratio, np.round(ratio), rtol=0, atol=1e-6) and (high - low) / step <= 400:
+            count = int(round((high - low) / step)) + 1
+            return low - step / 2.0 + step * np.arange(count + 1)
+    return np.linspace(low, high, bins + 1)

@@ -59,6 +59,7 @@ from .figure_layout import (
     heatmap_key_box,
     heatmap_marks,
     heatmap_scale,
+    histogram_edges,
     name_fontsize,
     name_width,
     oriented_difference,
@@ -486,28 +487,6 @@ def pair_heatmap(target, cmap="RdBu"):
 # ---------------------------------------------------------------------------
 # Figure 3: bootstrap distribution of winner - runner-up
 # ---------------------------------------------------------------------------
-def _histogram_edges(values, bins):
-    """Bin edges: one bin per lattice point when the values lie on a lattice, else ``bins`` bins.
-
-    Differences of counting metrics (accuracy) take values on a lattice of
-    step 1/n; equal-width bins that do not match it alias into gaps and spikes.
-    """
-    low, high = float(values.min()), float(values.max())
-    if high <= low:
-        return np.array([low - 0.5, high + 0.5])
-    magnitude = max(abs(low), abs(high))
-    decimals = 10 - int(math.floor(math.log10(magnitude))) if magnitude > 0 else 10
-    unique = np.unique(np.round(values, decimals))  # floating noise would split lattice points
-    if 2 <= unique.size <= 400:
-        steps = np.diff(unique)
-        step = float(steps.min())
-        ratio = steps / step
-        if step > 0 and np.allclose(ratio, np.round(ratio), rtol=0, atol=1e-6) and (high - low) / step <= 400:
-            count = int(round((high - low) / step)) + 1
-            return low - step / 2.0 + step * np.arange(count + 1)
-    return np.linspace(low, high, bins + 1)
-
-
 def _sides(target, sides):
     """The sides of ``target``'s p-values: as given, else two when a one-sided column sits beside them."""
     if sides in ("one", "two"):
@@ -566,7 +545,7 @@ def bootstrap_difference_plot(target, bins=40, sides=None, method="percentile", 
     if d.size == 0:
         ax.text(0.5, 0.5, "no finite bootstrap replicate", ha="center", va="center", transform=ax.transAxes)
     else:
-        edges = _histogram_edges(d, bins)
+        edges = histogram_edges(d, bins)
         counted = tail.mask if method != "normal" else np.zeros(d.size, bool)
         # Two histograms on the same edges, stacked: the shaded tail and the others; a bin can hold both.
         inside, _ = np.histogram(d[~counted], bins=edges)

@@ -27,6 +27,7 @@ import time
 from collections import OrderedDict
 
 from ..._version import __version__
+from ...console import entry_point
 from ...scoring.errors import ConfigError
 
 __all__ = ["make_parser", "add_arguments", "wants_shakeup", "shakeup_from_args", "main"]
@@ -335,6 +336,7 @@ def run(args, stdout=None):
     return result
 
 
+@entry_point
 def main(argv=None):
     """Entry point; returns the exit code (0 ok, 2 organizer error)."""
     from ...core.parallel import keep_freed_memory

@@ -66,7 +66,8 @@ def _records(path):
 
 def _nested(config):
     """The config's ``{child: parent}`` as PyEvALL's nested hierarchy (None without one)."""
-    tree = getattr(config.task_settings, "hierarchy", None)  # classification, multilabel, soft_labels have one
+    settings = config.task_settings  # a typed task's attribute, or the pairs of a task still on the legacy bridge
+    tree = getattr(settings, "hierarchy", None) or dict(getattr(settings, "pairs", ())).get("hierarchy")
     return pytest.importorskip("test_icm_tree").nested(dict(tree)) if tree else None
 
 

@@ -130,8 +130,8 @@ def test_aggregate_ranks_and_rank_intervals_equal_a_plain_loop(result):
         assert frame["p_first"].sum() == pytest.approx(1.0, abs=1e-12), scope
     for i, n in enumerate(names):
         ordered = np.sort(rep_ranks[i])
-        assert ranks.loc[n, "rank_low"] == ordered[int(np.floor(0.025 * (B - 1)))]
-        assert ranks.loc[n, "rank_high"] == ordered[int(np.ceil(0.975 * (B - 1)))]
+        assert ranks.loc[n, "rank_pct_low"] == ordered[int(np.floor(0.025 * (B - 1)))]
+        assert ranks.loc[n, "rank_pct_high"] == ordered[int(np.ceil(0.975 * (B - 1)))]
 
 
 def test_friedman_and_nemenyi_equal_the_reference_packages(result):

@@ -29,7 +29,8 @@ from ..core.significance import stars
 from ..tasks.registry import pair_test_titles
 from .json_values import GENERATOR, SCHEMA_VERSION, clean
 from .scale import DEFAULT_TOP, report_scope
-from .verdicts import dual_interval, rank_sets
+from .shakeup_json import shakeup_to_dict
+from .verdicts import dual_interval, rank_set_entry
 from .verdicts import family_note as family_note_of
 
 __all__ = [
@@ -203,7 +204,7 @@ def _target(result, key, view, corrections, primary, official, confidence_level,
     target = view.target
     spec = target.metric
     systems = _records(target.systems, ["rank", "name", "score", "ci_low", "ci_high", "letters", "tied_with_winner"])
-    sets = [rank_sets(r) for r in _records(target.systems)]
+    sets = [rank_set_entry(r) for r in _records(target.systems)]
     for row, ranks in zip(systems, sets):
         row.setdefault("letters", "")
         row["letters"] = row["letters"] or ""
@@ -326,8 +327,6 @@ def result_to_dict(result, top=DEFAULT_TOP, scope=None):
         ]
     )
     if getattr(result, "shakeup", None) is not None:
-        from .shakeup_json import shakeup_to_dict
-
         out["shakeup"] = shakeup_to_dict(result.shakeup)
     return out
 

@@ -47,6 +47,7 @@ from dataclasses import dataclass, replace
 from typing import Optional, Tuple
 
 import numpy as np
+from scipy.stats import norm
 
 from ..core.systems import PairedPlan, paired_scores
 from ..scoring.custom import custom_functions
@@ -82,8 +83,6 @@ SCALING_REPEATS = 4
 
 def _norm_ppf(p):
     """The standard normal quantile (SciPy's ``norm.ppf``; the package's Python 3.7 check forbids ``NormalDist``)."""
-    from scipy.stats import norm
-
     return float(norm.ppf(p))
 
 

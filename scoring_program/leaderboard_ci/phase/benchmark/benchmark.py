@@ -171,17 +171,19 @@ class BenchmarkResult:
     gaps: pd.DataFrame  # task, languages, system, gap, ci_low, ci_high, p_value, of
     aggregates: pd.DataFrame  # scope (language or "all"), system, value, ci_low, ci_high, rank, average_rank
     aggregate_pairs: pd.DataFrame  # scope, a, b, diff, ci_low, ci_high, p_value, p_holm
-    rank_intervals: pd.DataFrame  # scope, system, rank, rank_low, rank_high, p_first
+    rank_intervals: pd.DataFrame  # scope, system, rank, rank_pct_low, rank_pct_high, p_first
     critical_difference: Optional[dict]
     aggregate_of: str
     notes: list = field(default_factory=list)
 
     def to_dict(self):
+        # phase may import report only inside functions (tests/test_layering.py's LAZY_ONLY)
         from ...report.benchmark_report import benchmark_to_dict
 
         return benchmark_to_dict(self)
 
     def write(self, out_dir):
+        # phase may import report only inside functions (tests/test_layering.py's LAZY_ONLY)
         from ...report.benchmark_report import write_benchmark_report
 
         return write_benchmark_report(self, out_dir)

@@ -55,7 +55,7 @@ GAIN_COLUMNS = ["task", "language", "system", "gain", "ci_low", "ci_high", "refe
 GAP_COLUMNS = ["task", "languages", "system", "gap", "ci_low", "ci_high", "p_value", "of"]
 AGGREGATE_COLUMNS = ["scope", "system", "value", "ci_low", "ci_high", "rank", "average_rank"]
 PAIR_COLUMNS = ["scope", "a", "b", "diff", "ci_low", "ci_high", "p_value", "p_holm"]
-RANK_COLUMNS = ["scope", "system", "rank", "rank_low", "rank_high", "p_first"]
+RANK_COLUMNS = ["scope", "system", "rank", "rank_pct_low", "rank_pct_high", "p_first"]
 
 
 def aligned(systems, ts, values):

@@ -20,6 +20,8 @@ from sklearn.metrics import accuracy_score
 from leaderboard_ci.core.resampling import counts_from_indices, replicate_indices
 from leaderboard_ci.phase.benchmark.benchmark import analyze_benchmark, load_benchmark, seed_for_test_set
 from leaderboard_ci.phase.benchmark.definition import DEFAULT_PROGRAM
+from leaderboard_ci.phase.execution.runners import LocalRunner
+from leaderboard_ci.phase.execution.runs import Execution
 from leaderboard_ci.scoring.config import load_config
 from leaderboard_ci.scoring.evaluation import evaluate
 from leaderboard_ci.scoring.readers import read_gold, read_predictions
@@ -87,3 +89,43 @@ def test_basic_interval_equals_its_formula_on_scikit_learn_scores(wine):
         reps = np.array([accuracy_score(y, pred, sample_weight=counts[b]) for b in range(B)])
         q_low, q_high = np.percentile(reps, [2.5, 97.5])
         assert (row.ci_low, row.ci_high) == pytest.approx((2 * theta - q_high, 2 * theta - q_low), abs=1e-12)
+
+
+class _RecordingRunner(LocalRunner):
+    """A runner that says it is not this process: the benchmark then sends it spans, as it would Dask."""
+
+    in_process = False
+
+    def __init__(self):
+        self.spans = 0
+
+    def run(self, function, calls):
+        calls = list(calls)
+        self.spans += len(calls)
+        return super().run(function, calls)
+
+
+def _same(a, b):
+    for x, y in zip(a.test_sets, b.test_sets):
+        assert np.array_equal(x.replicates, y.replicates) and np.array_equal(x.full, y.full)
+        assert all(np.array_equal(p[0], q[0]) for p, q in zip(x.jackknife or [], y.jackknife or []))
+    pd.testing.assert_frame_equal(a.scores, b.scores)
+    pd.testing.assert_frame_equal(a.aggregates, b.aggregates)
+
+
+def test_the_benchmark_runs_through_execution_with_the_same_numbers(wine):
+    """Threads or an out-of-process runner (Dask's path: spans rebuilt from the plan's recipe) change nothing."""
+    root, result = wine
+    definition = replace(load_benchmark(str(root / "benchmark.yaml")), n_resamples=B)
+    _same(result, analyze_benchmark(definition, execution=Execution(n_jobs=2)))
+    runner = _RecordingRunner()
+    _same(result, analyze_benchmark(definition, execution=Execution(runner=runner)))
+    assert runner.spans >= 2  # both test sets went through the runner
+
+
+@pytest.mark.slow
+def test_the_benchmark_runs_on_a_local_dask_cluster(wine):
+    pytest.importorskip("dask.distributed")
+    root, result = wine
+    definition = replace(load_benchmark(str(root / "benchmark.yaml")), n_resamples=B)
+    _same(result, analyze_benchmark(definition, execution=Execution(dask="local", workers=1)))

@@ -49,9 +49,11 @@ from ...scoring.config import BaselineSettings, load_config
 from ...scoring.errors import ConfigError
 from ...scoring.readers import read_baseline, read_gold
 from ..analysis.systems import build_plan
+from ..execution.runs import Execution
 from ..ingestion.submissions import load_systems
 from .critical_difference import critical_difference
 from .definition import BenchmarkDefinition, TaskSpec, load_benchmark
+from .execution import open_scoring
 from .submissions import SharedSubmissions, task_systems
 from .tables import (
     AGGREGATE_COLUMNS,
@@ -106,7 +108,7 @@ class ScoredTestSet:
         return self.task.label
 
 
-def score_test_set(task, definition, workdir, n_jobs="auto", shared=None):
+def score_test_set(task, definition, workdir, n_jobs="auto", shared=None, scoring=None):
     """Read one test set's gold, submissions and baselines and score them on its own resamples.
 
     ``shared`` (a :class:`SharedSubmissions`) unpacks a submissions path read
@@ -137,7 +139,8 @@ def score_test_set(task, definition, workdir, n_jobs="auto", shared=None):
     labels = names + ["__baseline_%d" % i for i in range(len(baselines))]
     plan = build_plan(config, gold, predictions, labels)
     bca = bootstrap.method == "bca"
-    scores = paired_scores(plan, bootstrap.n_resamples, n_jobs=n_jobs, jackknife=bca)
+    where = scoring.keywords() if scoring is not None else {"n_jobs": n_jobs}
+    scores = paired_scores(plan, bootstrap.n_resamples, jackknife=bca, **where)
     full, reps = scores.full[:, 0], scores.replicates[:, :, 0]
     m = len(names)
     jackknife = [(jk[:, 0], weights) for jk, weights, _ in scores.jackknife[:m]] if bca else None
@@ -189,15 +192,20 @@ class BenchmarkResult:
         return write_benchmark_report(self, out_dir)
 
 
-def score_test_sets(definition, n_jobs="auto"):
-    """Every test set of ``definition`` scored (:func:`score_test_set`), in a temporary work folder."""
+def score_test_sets(definition, execution=None):
+    """Every test set of ``definition`` scored (:func:`score_test_set`) where ``execution`` says.
+
+    ``execution`` : :class:`~leaderboard_ci.phase.execution.runs.Execution`, default ``Execution()``.
+    Files are unpacked in a temporary work folder, removed at the end.
+    """
     workdir = tempfile.mkdtemp(prefix="leaderboard-ci-benchmark-")
     try:
         shared = SharedSubmissions(os.path.join(workdir, "shared"), definition.names)
-        return [
-            score_test_set(t, definition, os.path.join(workdir, "%03d" % i), n_jobs, shared)
-            for i, t in enumerate(definition.tasks)
-        ]
+        with open_scoring(execution or Execution()) as scoring:
+            return [
+                score_test_set(t, definition, os.path.join(workdir, "%03d" % i), shared=shared, scoring=scoring)
+                for i, t in enumerate(definition.tasks)
+            ]
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
@@ -221,8 +229,12 @@ def _sorted_by_scope(rows, scopes):
     ).reset_index(drop=True)
 
 
-def analyze_benchmark(definition, n_jobs="auto", test_sets=None):
+def analyze_benchmark(definition, n_jobs="auto", test_sets=None, execution=None):
     """Score every test set and compute the benchmark's tables (see :class:`BenchmarkResult`).
+
+    ``execution`` (:class:`~leaderboard_ci.phase.execution.runs.Execution`) says
+    where the test sets are scored (threads, Dask); default ``Execution(n_jobs=n_jobs)``.
+    ``test_sets``: already scored test sets (then nothing is read or scored).
 
     The steps: score the test sets, per-test-set scores and gains, the gaps
     between languages, the aggregates per language and overall (with their
@@ -231,7 +243,7 @@ def analyze_benchmark(definition, n_jobs="auto", test_sets=None):
     ``bootstrap.method`` (:mod:`.tables`).
     """
     if test_sets is None:
-        test_sets = score_test_sets(definition, n_jobs)
+        test_sets = score_test_sets(definition, execution or Execution(n_jobs=n_jobs))
     check_resamples(definition, test_sets)
     level = definition.confidence_level
     systems = tuple(OrderedDict.fromkeys(name for ts in test_sets for name in ts.names))

@@ -50,6 +50,8 @@ import numpy as np
 from scipy.stats import norm
 
 from ..core.systems import PairedPlan, paired_scores
+from ..phase.benchmark.execution import open_scoring
+from ..phase.execution.runs import Execution
 from ..scoring.custom import custom_functions
 from ..tasks.shared.scorer import SystemScorer
 
@@ -274,16 +276,29 @@ def _official(config):
     return config.metrics[0]
 
 
-def paired_replicates(config, gold, predictions, names, n_resamples, seed, jackknife=False):
+def official_plan(config, gold, predictions, names):
+    """The paired plan of the official metric alone, seeded by ``bootstrap.seed``.
+
+    It carries its own recipe, so a Dask worker rebuilds it
+    (:func:`leaderboard_ci.phase.execution.distributed.span_scores`).
+    """
+    custom = custom_functions(config)
+    scorers = [SystemScorer([_official(config)], gold, p, layout="reduced", custom=custom) for p in predictions]
+    recipe = (official_plan, (config, gold, list(predictions), list(names)))
+    return PairedPlan(scorers, gold.n, config.bootstrap.seed, names, recipe=recipe)
+
+
+def paired_replicates(config, gold, predictions, names, n_resamples, seed, jackknife=False, scoring=None):
     """Full-sample scores ``(m,)`` and replicates ``(B, m)`` of the official metric on shared resamples.
 
     With ``jackknife``, also the per-item leave-one-out scores ``(n, m)``.
+    ``scoring`` (:class:`~leaderboard_ci.phase.benchmark.execution.ScoringRun`)
+    says where the replicates are scored; None: in this process, one thread.
     """
-    spec = _official(config)
-    custom = custom_functions(config)
-    scorers = [SystemScorer([spec], gold, p, layout="reduced", custom=custom) for p in predictions]
-    plan = PairedPlan(scorers, gold.n, seed, names)
-    scores = paired_scores(plan, n_resamples, jackknife=jackknife)
+    config = replace(config, bootstrap=replace(config.bootstrap, seed=seed))
+    plan = official_plan(config, gold, predictions, names)
+    where = scoring.keywords() if scoring is not None else {}
+    scores = paired_scores(plan, n_resamples, jackknife=jackknife, **where)
     t = [i for i, target in enumerate(plan.targets) if target.group is None][0]
     if jackknife:
         return scores.full[:, t], scores.replicates[:, :, t], scores.jackknife_matrix(t)
@@ -339,7 +354,7 @@ def _subset(gold, index):
     return replace(gold, values=gold.values[index], ids=None, groups=None, group_values=None)
 
 
-def _scaling(config, gold, predictions, names, sigma, n_resamples, seed, pairs):
+def _scaling(config, gold, predictions, names, sigma, n_resamples, seed, pairs, scoring=None):
     """The SE measured on random subsets of the items against ``sigma / sqrt(n_sub)``.
 
     For each share, :data:`SCALING_REPEATS` random subsets; the median SE of
@@ -355,8 +370,9 @@ def _scaling(config, gold, predictions, names, sigma, n_resamples, seed, pairs):
         squares = []
         for _ in range(SCALING_REPEATS):
             index = np.sort(rng.choice(gold.n, size=k, replace=False))
+            subset = [p[index] for p in predictions]
             full, reps = paired_replicates(
-                config, _subset(gold, index), [p[index] for p in predictions], names, n_resamples, seed
+                config, _subset(gold, index), subset, names, n_resamples, seed, scoring=scoring
             )
             ses = [p.se for p in _pair_ses(spec, full, reps, names) if np.isfinite(p.se) and (p.a, p.b) in pairs]
             if ses:
@@ -400,12 +416,47 @@ def pilot_plan(
     n_resamples=None,
     clusters=None,
     cluster_column=None,
+    execution=None,
 ):
     """The plan from pilot predictions of two or more systems (aligned, encoded arrays).
 
     With ``clusters`` (one code ``0 .. C-1`` per item), each pair's SE is the item
-    bootstrap's times the square root of its :func:`design_effect`.
+    bootstrap's times the square root of its :func:`design_effect`.  ``execution``
+    (:class:`~leaderboard_ci.phase.execution.runs.Execution`, default one thread
+    in this process) says where the replicates are scored, as for the end of phase.
     """
+    with open_scoring(execution or Execution(n_jobs=1)) as scoring:
+        return _pilot_plan(
+            config,
+            gold,
+            predictions,
+            names,
+            alpha,
+            power,
+            family_size,
+            difference,
+            n_resamples,
+            clusters,
+            cluster_column,
+            scoring,
+        )
+
+
+def _pilot_plan(
+    config,
+    gold,
+    predictions,
+    names,
+    alpha,
+    power,
+    family_size,
+    difference,
+    n_resamples,
+    clusters,
+    cluster_column,
+    scoring,
+):
+    """:func:`pilot_plan` on an open :class:`~leaderboard_ci.phase.benchmark.execution.ScoringRun`."""
     _check_design(alpha, power, family_size, difference)
     if len(predictions) < 2:
         raise ValueError(
@@ -419,10 +470,10 @@ def pilot_plan(
         if clusters.shape != (gold.n,) or clusters.min() < 0:
             raise ValueError("clusters must hold one code >= 0 per item, got shape %r" % (clusters.shape,))
         clusters = np.unique(clusters, return_inverse=True)[1].reshape(-1)
-        full, reps, loo = paired_replicates(config, gold, predictions, names, b, seed, jackknife=True)
+        full, reps, loo = paired_replicates(config, gold, predictions, names, b, seed, jackknife=True, scoring=scoring)
         pairs = _pair_ses(spec, full, reps, names, loo, clusters)
     else:
-        full, reps = paired_replicates(config, gold, predictions, names, b, seed)
+        full, reps = paired_replicates(config, gold, predictions, names, b, seed, scoring=scoring)
         pairs = _pair_ses(spec, full, reps, names)
     order = [names[i] for i in np.argsort(-spec.sign * full, kind="stable")]
     neighbours = set(zip(order[:-1], order[1:]))
@@ -438,7 +489,7 @@ def pilot_plan(
     scaling = (
         ()
         if clusters is not None
-        else _scaling(config, gold, predictions, names, se * math.sqrt(gold.n), b, seed, used)
+        else _scaling(config, gold, predictions, names, se * math.sqrt(gold.n), b, seed, used, scoring)
     )
     plan = _plan(config, gold.n, alpha, power, family_size, difference, se, "pilot", pairs, (), scaling, b, seed)
     if clusters is not None:

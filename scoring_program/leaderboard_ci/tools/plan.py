@@ -425,38 +425,6 @@ def pilot_plan(
     (:class:`~leaderboard_ci.phase.execution.runs.Execution`, default one thread
     in this process) says where the replicates are scored, as for the end of phase.
     """
-    with open_scoring(execution or Execution(n_jobs=1)) as scoring:
-        return _pilot_plan(
-            config,
-            gold,
-            predictions,
-            names,
-            alpha,
-            power,
-            family_size,
-            difference,
-            n_resamples,
-            clusters,
-            cluster_column,
-            scoring,
-        )
-
-
-def _pilot_plan(
-    config,
-    gold,
-    predictions,
-    names,
-    alpha,
-    power,
-    family_size,
-    difference,
-    n_resamples,
-    clusters,
-    cluster_column,
-    scoring,
-):
-    """:func:`pilot_plan` on an open :class:`~leaderboard_ci.phase.benchmark.execution.ScoringRun`."""
     _check_design(alpha, power, family_size, difference)
     if len(predictions) < 2:
         raise ValueError(
@@ -465,32 +433,35 @@ def _pilot_plan(
     b = n_resamples or config.bootstrap.n_resamples
     seed = config.bootstrap.seed
     spec = _official(config)
-    if clusters is not None:
-        clusters = np.asarray(clusters, dtype=np.intp)
-        if clusters.shape != (gold.n,) or clusters.min() < 0:
-            raise ValueError("clusters must hold one code >= 0 per item, got shape %r" % (clusters.shape,))
-        clusters = np.unique(clusters, return_inverse=True)[1].reshape(-1)
-        full, reps, loo = paired_replicates(config, gold, predictions, names, b, seed, jackknife=True, scoring=scoring)
-        pairs = _pair_ses(spec, full, reps, names, loo, clusters)
-    else:
-        full, reps = paired_replicates(config, gold, predictions, names, b, seed, scoring=scoring)
-        pairs = _pair_ses(spec, full, reps, names)
-    order = [names[i] for i in np.argsort(-spec.sign * full, kind="stable")]
-    neighbours = set(zip(order[:-1], order[1:]))
-    ses = [p.se for p in pairs if np.isfinite(p.se) and ((p.a, p.b) in neighbours or (p.b, p.a) in neighbours)]
-    if not ses or not max(ses) > 0:
-        raise ValueError(
-            "the pilot systems give the same %s on every resample, so their difference has no spread; "
-            "give pilots that make different predictions" % _official(config).key
+    with open_scoring(execution or Execution(n_jobs=1)) as scoring:
+        if clusters is not None:
+            clusters = np.asarray(clusters, dtype=np.intp)
+            if clusters.shape != (gold.n,) or clusters.min() < 0:
+                raise ValueError("clusters must hold one code >= 0 per item, got shape %r" % (clusters.shape,))
+            clusters = np.unique(clusters, return_inverse=True)[1].reshape(-1)
+            full, reps, loo = paired_replicates(
+                config, gold, predictions, names, b, seed, jackknife=True, scoring=scoring
+            )
+            pairs = _pair_ses(spec, full, reps, names, loo, clusters)
+        else:
+            full, reps = paired_replicates(config, gold, predictions, names, b, seed, scoring=scoring)
+            pairs = _pair_ses(spec, full, reps, names)
+        order = [names[i] for i in np.argsort(-spec.sign * full, kind="stable")]
+        neighbours = set(zip(order[:-1], order[1:]))
+        ses = [p.se for p in pairs if np.isfinite(p.se) and ((p.a, p.b) in neighbours or (p.b, p.a) in neighbours)]
+        if not ses or not max(ses) > 0:
+            raise ValueError(
+                "the pilot systems give the same %s on every resample, so their difference has no spread; "
+                "give pilots that make different predictions" % _official(config).key
+            )
+        se = float(np.median(ses))
+        used = set((p.a, p.b) for p in pairs if (p.a, p.b) in neighbours or (p.b, p.a) in neighbours)
+        # the scaling check subsamples items, which breaks clusters: only without them
+        scaling = (
+            ()
+            if clusters is not None
+            else _scaling(config, gold, predictions, names, se * math.sqrt(gold.n), b, seed, used, scoring)
         )
-    se = float(np.median(ses))
-    used = set((p.a, p.b) for p in pairs if (p.a, p.b) in neighbours or (p.b, p.a) in neighbours)
-    # the scaling check subsamples items, which breaks clusters: only without them
-    scaling = (
-        ()
-        if clusters is not None
-        else _scaling(config, gold, predictions, names, se * math.sqrt(gold.n), b, seed, used, scoring)
-    )
     plan = _plan(config, gold.n, alpha, power, family_size, difference, se, "pilot", pairs, (), scaling, b, seed)
     if clusters is not None:
         plan = replace(plan, cluster_column=cluster_column or "cluster", n_clusters=int(clusters.max()) + 1)

@@ -81,6 +81,9 @@ def test_the_one_rank_function_equals_a_loop_in_any_block_size(monkeypatch, sign
     assert r.size and np.array_equal(got[r, 0], got[r, k + 1])  # 0.1 + 0.2 ties with 0.3
     monkeypatch.setattr(stats, "_RANK_BLOCK", 7)  # one row per block
     assert np.array_equal(stats.ranks(scores, sign), expected)
+    many = np.round(rng.normal(size=(300, 9)), 1)  # exact ties, no near-tie: the fast path
+    many[rng.random(many.shape) < 0.05] = np.nan
+    assert np.array_equal(stats.ranks(many, sign), stats._tolerant_ranks(np.nan_to_num(sign * many, nan=-np.inf)))
     full = np.array([0.1 + 0.2, 0.3, 0.5, 0.2])
     assert stats.ranks(full, sign).tolist() == _naive_ranks(full, sign)
     assert rank_sets(rng.normal(size=(50, 4)) + full, full, sign).rank.tolist() == _naive_ranks(full, sign)

@@ -223,7 +223,7 @@ def _target(result, key, view, corrections, primary, official, confidence_level,
             ("stars_correction", primary),
             ("systems", systems),
             ("family_note", family_note_of(result, target)),
-            ("critical_value", _clean(getattr(target, "critical_value", None))),
+            ("critical_value", _clean(target.critical_value)),
             ("vs_winner", _comparisons(target.vs_winner, corrections, ["name", "diff", "ci_low", "ci_high"], primary)),
             ("pairs", _comparisons(view.shown.pairs, corrections, ["a", "b", "diff", "ci_low", "ci_high"], primary)),
             ("pairs_listed", _pairs_listed(view, folder)),
@@ -259,7 +259,7 @@ def _groups(result):
 
 def _units(result):
     """Per-unit (class, label, entity type) scores of every system, or None."""
-    units = getattr(result, "units", None)
+    units = result.units
     if units is None:
         return None
     return OrderedDict(
@@ -326,7 +326,7 @@ def result_to_dict(result, top=DEFAULT_TOP, scope=None):
             ("skipped", _records(result.skipped, ["submission", "reason"])),
         ]
     )
-    if getattr(result, "shakeup", None) is not None:
+    if result.shakeup is not None:
         out["shakeup"] = shakeup_to_dict(result.shakeup)
     return out
 

@@ -208,7 +208,7 @@ def family_note(result, target):
     correction, the family, the smallest adjusted p-value possible and the B
     that would be needed); here it only gets a capital letter and a full stop.
     """
-    note = getattr(target, "family_note", None)
+    note = target.family_note
     if not note:
         return None
     text = " ".join(str(note).split())

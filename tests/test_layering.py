@@ -12,7 +12,9 @@ with :mod:`ast`, at module level and inside functions, and checked against the r
   in ``report/plots.py``;
 * ``tools``: anything; nothing but scripts and tests imports ``tools``;
 * top-level modules (``__init__``, ``_version``): the standard library only;
-* no import cycle, counting imports inside functions too.
+* no import cycle, counting imports inside functions too;
+* no cycle between the subpackages of ``phase`` either (``analysis`` may import ``execution`` or the
+  reverse, not both), counting each subpackage as one node.
 
 The same checker is run on a copy of the package with a wrong import planted, to show that it fails.
 """
@@ -172,10 +174,31 @@ def violations(package_dir):
                     "%s: %s (%s) imports %s, which that layer may not use" % (where, name, layer or "top level", top)
                 )
     problems.extend(cycles(graph))
+    problems.extend(cycles(collapsed(graph, NAME + ".phase"), "subpackage import cycle"))
     return problems
 
 
-def cycles(graph):
+def collapsed(graph, package):
+    """``graph`` with every module below ``package`` merged into its subpackage (or module) one level down.
+
+    ``leaderboard_ci.phase.analysis.targets`` becomes ``leaderboard_ci.phase.analysis``; modules
+    outside ``package`` and ``package`` itself are dropped, so what remains is the graph between
+    ``package``'s parts, whose cycles :func:`cycles` reports.
+    """
+    prefix = package + "."
+
+    def part(name):
+        return prefix + name[len(prefix) :].split(".")[0] if name.startswith(prefix) else None
+
+    out = {}
+    for name, targets in graph.items():
+        source = part(name)
+        if source is not None:
+            out.setdefault(source, set()).update(t for t in map(part, targets) if t is not None and t != source)
+    return out
+
+
+def cycles(graph, what="import cycle"):
     """One line per import cycle (strongly connected component of more than one module)."""
     index, low, stack, on_stack, out = {}, {}, [], set(), []
     counter = [0]
@@ -201,7 +224,7 @@ def cycles(graph):
                     break
             # a package's __init__ importing its own modules is not a cycle of concern
             if len(component) > 1:
-                out.append("import cycle: %s" % " -> ".join(sorted(component)))
+                out.append("%s: %s" % (what, " -> ".join(sorted(component))))
 
     for v in sorted(graph):
         if v not in index:
@@ -273,6 +296,8 @@ PLANTED = [
     ("scoring/readers.py", "import pandas\n", "imports pandas"),
     ("core/letters.py", "from . import pairs\n", None),  # allowed: core -> core (no cycle)
     ("core/significance.py", "from .intervals import quantile\n", "import cycle"),  # intervals imports significance
+    # analysis imports execution (runs, runners, budget); execution importing analysis is a loop of subpackages
+    ("phase/execution/budget.py", "from ..analysis import corrections\n", "subpackage import cycle"),
 ]
 
 

@@ -2,7 +2,9 @@
 
 :func:`analyze` (in :mod:`.analysis`) is the entry point; :mod:`.systems` builds the paired
 plan, :mod:`.targets` analyses one metric target, :mod:`.corrections` corrects p-values,
-:mod:`.assemble` and :mod:`.unit_values` build the frozen :class:`PhaseResult` of :mod:`.results`.
+:mod:`.assemble` and :mod:`.unit_values` build the frozen :class:`PhaseResult` of :mod:`.results`;
+:mod:`.blocked` runs it in blocks of systems (:mod:`.blocks`: one block's work) on a runner of
+:mod:`leaderboard_ci.phase.execution`, which never imports this package.
 The names below are imported on first use (no work at import time).
 """
 

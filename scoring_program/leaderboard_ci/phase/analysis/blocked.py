@@ -5,14 +5,14 @@ all of them when there is no budget (the in-memory run: one block in this
 process, nothing measured), else as many as the budget holds, measured by
 building a small plan; :func:`analyze_blocks` then
 
-1. scores every block where it lives (:func:`~leaderboard_ci.phase.execution.blocks.score_block`):
+1. scores every block where it lives (:func:`~leaderboard_ci.phase.analysis.blocks.score_block`):
    its submissions are read, validated and encoded there, and only replicate
    scores (``B x s x T``) come back;
 2. ranks the systems of each target on the client, which holds every
    system's replicate scores but no per-item data;
-3. runs the pair stage in block pairs (:func:`~leaderboard_ci.phase.execution.blocks.pair_block`),
+3. runs the pair stage in block pairs (:func:`~leaderboard_ci.phase.analysis.blocks.pair_block`),
    each task getting the two blocks' replicate columns, and places each
-   block pair's :class:`~leaderboard_ci.phase.execution.blocks.PairNumbers` into the pairs table;
+   block pair's :class:`~leaderboard_ci.phase.analysis.blocks.PairNumbers` into the pairs table;
 4. corrects the p-values and builds the frozen
    :class:`~leaderboard_ci.phase.analysis.results.PhaseResult`; the numbers never depend on the blocks.
 
@@ -24,16 +24,22 @@ from __future__ import annotations
 
 import uuid
 from collections import OrderedDict
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
 from ...core.pairs import ranked_pairs
+from ...core.parallel import resolve_jobs
 from ...core.systems import SystemScores
 from ...scoring.config import column_key
 from ...scoring.errors import ConfigError
 from ...tasks.registry import task_type
+from ..execution.budget import blocks_of, plan_blocks, process_rss
+from ..execution.runners import LocalRunner
+from ..ingestion.submissions import names_after_selection, no_systems, select_entries
+from .assemble import phase_result
 from .blocks import (
     Block,
     PairNumbers,
@@ -45,9 +51,11 @@ from .blocks import (
     read_source,
     score_block,
 )
-from .budget import blocks_of, plan_blocks, process_rss
+from .systems import build_plan
+from .targets import finish_target, target_order
+from .unit_values import attach_unit_values
 
-__all__ = ["PhasePlan", "plan_phase", "analyze_blocks", "needs_item_tests", "SystemSource"]
+__all__ = ["PhasePlan", "plan_phase", "open_run", "Run", "analyze_blocks", "needs_item_tests", "SystemSource"]
 
 
 @dataclass(frozen=True)
@@ -125,10 +133,50 @@ def plan_phase(
     return PhasePlan(blocks, item_tests, tuple(targets))
 
 
+@dataclass(frozen=True)
+class Run:
+    """An open run: its runner, its plan of blocks and the threads of each task."""
+
+    runner: object
+    plan: object
+    n_jobs: int
+
+
+@contextmanager
+def open_run(config, gold, sources, execution):
+    """Open the runner, measure one system and plan the blocks; close the runner at the end.
+
+    The one place where a run is set up, for :func:`~leaderboard_ci.phase.analysis.analyze`
+    and the ``end_of_phase`` command.  Yields a :class:`Run`.
+    """
+    if not sources:
+        raise ConfigError("no systems to analyse")
+    budget, client_budget = execution.budgets()
+    runner = execution.open_runner(budget)
+    try:
+        if budget is None:
+            budget = runner.worker_memory
+        local = isinstance(runner, LocalRunner)
+        jobs = resolve_jobs(execution.n_jobs) if local else 1
+        plan = plan_phase(
+            config,
+            gold,
+            sources,
+            workers=runner.workers,
+            worker_budget=budget,
+            client_budget=client_budget,
+            block_size=execution.block_size,
+            in_process=local,
+            threads=jobs,
+        )
+        yield Run(runner, plan, jobs)
+    finally:
+        if execution.runner is None:
+            runner.close()
+
+
 def _targets(context, sources):
     """The configuration's targets, from the plan of the first readable source (no measurement)."""
-    from ..analysis.systems import build_plan
-
     for source in sources:
         value, reason = read_source(source, context.config, context.gold)
         if reason is None:
@@ -182,8 +230,6 @@ def _score_blocks(runner, context, blocks, plan, progress):
 
 def _select(parts, sources, per_participant, sign):
     """Global system list after ``per_participant``: ``[(block, position in block)]`` and names."""
-    from ..ingestion.submissions import select_entries
-
     by_name = dict((s.name, s) for s in sources)
     readable = [((k, i), name) for k, part in enumerate(parts) for i, name in enumerate(part.names)]
     if per_participant == "all":
@@ -280,7 +326,7 @@ def analyze_blocks(
     Parameters
     ----------
     config, gold : Config, GoldStandard
-    sources : list of :class:`~leaderboard_ci.phase.execution.blocks.SystemSource`
+    sources : list of :class:`~leaderboard_ci.phase.analysis.blocks.SystemSource`
     plan : PhasePlan (:func:`plan_phase`)
     runner : :class:`~leaderboard_ci.phase.execution.runners.LocalRunner` or ``DaskRunner``
     baseline : str, optional
@@ -299,11 +345,6 @@ def analyze_blocks(
         Receives the names (as in ``sources``) of the systems kept, before the
         owner names of ``best`` and ``last``.
     """
-    from ..analysis.assemble import phase_result
-    from ..analysis.targets import finish_target, target_order
-    from ..analysis.unit_values import attach_unit_values
-    from ..ingestion.submissions import names_after_selection, no_systems
-
     bplan = plan.blocks
     local = getattr(runner, "in_process", False)
     context = RunContext(

@@ -13,6 +13,9 @@ with :mod:`ast`, at module level and inside functions, and checked against the r
 * ``tools``: anything; nothing but scripts and tests imports ``tools``;
 * top-level modules (``__init__``, ``_version``): the standard library only;
 * no import cycle, counting imports inside functions too;
+* in ``core``, ``scoring`` and ``phase``'s ``analysis``, ``execution`` and ``ingestion``, package
+  imports sit at the module top: a function-local one needs its reason in ``LOCAL_IMPORTS`` (the
+  ``phase`` -> ``report`` imports, local by rule, excepted);
 * no cycle between the subpackages of ``phase`` either (``analysis`` may import ``execution`` or the
   reverse, not both), counting each subpackage as one node.
 
@@ -54,6 +57,11 @@ INTERNAL = {
 }
 #: (importer layer, imported layer) allowed only inside functions, never at module level.
 LAZY_ONLY = {("phase", "report")}
+#: Where this package's own imports sit at the module top (issue 36: no hidden coupling); dotted prefixes.
+TOP_IMPORT_SCOPES = ("core", "scoring", "phase.analysis", "phase.execution", "phase.ingestion")
+#: Function-local package imports allowed there: ``{(module, imported module): reason}`` (module names
+#: without the leading ``leaderboard_ci.``).  Keep a lazy import only for a heavy optional dependency.
+LOCAL_IMPORTS = {}
 #: The only module that may import matplotlib.
 MATPLOTLIB_MODULE = NAME + ".report.plots"
 #: Modules with more lines of code than this need a reason here.  Lines of code: not blank, not only a
@@ -136,10 +144,34 @@ def _resolve(dotted, known):
     return dotted
 
 
+def _in_scope(name):
+    short = name[len(NAME) + 1 :]
+    return any(short == scope or short.startswith(scope + ".") for scope in TOP_IMPORT_SCOPES)
+
+
+def local_imports(package_dir):
+    """The function-local package imports of :data:`TOP_IMPORT_SCOPES` not excused by a rule or a reason."""
+    known = modules(package_dir)
+    out = []
+    for name, path in sorted(known.items()):
+        if not _in_scope(name):
+            continue
+        for target, line, lazy in imports(name, path):
+            if not lazy or target.split(".")[0] != NAME:
+                continue
+            resolved = _resolve(target, known) or target
+            key = (name[len(NAME) + 1 :], resolved[len(NAME) + 1 :])
+            if (layer_of(name), layer_of(resolved)) in LAZY_ONLY or key in LOCAL_IMPORTS:
+                continue
+            where = "%s:%d" % (os.path.relpath(path, os.path.dirname(package_dir)), line)
+            out.append("%s: %s imports %s inside a function; move it to the module top" % (where, key[0], key[1]))
+    return out
+
+
 def violations(package_dir):
     """Every broken rule, as one line each (empty when the layout is clean)."""
     known = modules(package_dir)
-    problems = []
+    problems = local_imports(package_dir)
     graph = {name: set() for name in known}
     for name, path in sorted(known.items()):
         layer = layer_of(name)
@@ -237,6 +269,18 @@ def test_the_package_follows_its_layers():
     assert violations(PACKAGE) == []
 
 
+def test_the_allowed_local_imports_still_exist_and_say_why():
+    known = modules(PACKAGE)
+    local = set()
+    for name, path in known.items():
+        for target, _, lazy in imports(name, path):
+            if lazy and target.split(".")[0] == NAME:
+                local.add((name[len(NAME) + 1 :], (_resolve(target, known) or target)[len(NAME) + 1 :]))
+    for key, reason in LOCAL_IMPORTS.items():
+        assert key in local, "LOCAL_IMPORTS lists %s -> %s, which is no longer imported inside a function" % key
+        assert len(reason) > 20, "say why %s imports %s inside a function" % key
+
+
 def test_every_layer_states_its_rule_in_its_init():
     for layer in INTERNAL:
         if not layer:
@@ -298,6 +342,8 @@ PLANTED = [
     ("core/significance.py", "from .intervals import quantile\n", "import cycle"),  # intervals imports significance
     # analysis imports execution (runs, runners, budget); execution importing analysis is a loop of subpackages
     ("phase/execution/budget.py", "from ..analysis import corrections\n", "subpackage import cycle"),
+    # a package import inside a function of core/ (planted as the body of a new function)
+    ("core/letters.py", "def _late():\n    from . import pairs\n", "inside a function"),
 ]
 
 

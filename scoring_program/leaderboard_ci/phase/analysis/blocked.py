@@ -346,7 +346,7 @@ def analyze_blocks(
         owner names of ``best`` and ``last``.
     """
     bplan = plan.blocks
-    local = getattr(runner, "in_process", False)
+    local = runner.in_process
     context = RunContext(
         uuid.uuid4().hex, config, gold, n_jobs=n_jobs, item_tests=plan.item_tests, progress=progress if local else None
     )
@@ -354,39 +354,13 @@ def analyze_blocks(
     blocks = [Block(k, tuple(sources[a:b])) for k, (a, b) in enumerate(blocks_of(len(sources), bplan.block_size))]
     parts = _score_blocks(runner, shared_context, blocks, bplan, None if local else progress)
     skipped = list(skipped) + [item for part in parts for item in part.skipped]
-    chosen = _select(parts, sources, per_participant, config.official.sign)
-    if not chosen:
-        raise no_systems("the submissions", skipped)
-    names = [parts[k].names[i] for k, i in chosen]
-    if chosen_out is not None:
-        chosen_out.extend(names)
-    renames = names_after_selection([s.entry for s in sources if s.entry is not None], per_participant)
-    names = [renames.get(name, name) for name in names]
-    baseline = renames.get(baseline, baseline)
-    members, columns = [], []
-    for k in range(len(parts)):
-        cols = np.array([i for kk, i in chosen if kk == k], dtype=np.intp)
-        columns.append(cols)
-    start = 0
-    for cols in columns:
-        members.append(np.arange(start, start + len(cols), dtype=np.intp))
-        start += len(cols)
-    full = np.concatenate([parts[k].full[columns[k]] for k in range(len(parts)) if len(columns[k])], axis=0)
-    replicates = np.concatenate(
-        [parts[k].replicates[:, columns[k]] for k in range(len(parts)) if len(columns[k])], axis=1
-    )
-    flags = [parts[k].flags[i] for k, i in chosen]
-    jackknife = [parts[k].jackknife[i] for k, i in chosen] if config.bootstrap.method == "bca" else None
+    chosen, names, baseline = _chosen_systems(parts, sources, per_participant, config, baseline, skipped, chosen_out)
+    members, columns = _block_columns(parts, chosen)
+    scores, flags = _joined_scores(config, parts, chosen, names, members, columns, plan.targets)
     unit_frames = [part.units for part in parts if part.units is not None]
     parts = [replace(part, replicates=None) for part in parts]  # the joined matrix is the one copy kept
-    targets = plan.targets
-    scores = SystemScores(tuple(names), targets, full, replicates, jackknife)
-    orders, order_notes = [], []
-    for t, target in enumerate(targets):
-        order, notes = target_order(full[:, t], target.metric, names, baseline)
-        orders.append(order)
-        order_notes.append(notes)
-    if not plan.item_tests and getattr(runner, "in_process", False):
+    orders, order_notes = _target_orders(scores, baseline)
+    if not plan.item_tests and local:
         # Here every replicate score is in memory already and no pair needs predictions: one
         # group of all systems (pair_statistics works in chunks of pairs, so memory stays bounded).
         members, columns = [np.arange(len(names), dtype=np.intp)], [np.empty(0, np.intp)]
@@ -394,30 +368,94 @@ def analyze_blocks(
     pair_results = _pair_stage(runner, shared_context, blocks, members, columns, scores, orders, progress)
     forget_blocks()  # this process's blocks (a local run); workers drop theirs at the next run
     analyses = OrderedDict()
-    for t, target in enumerate(targets):
+    for t, target in enumerate(scores.targets):
         pairs, stats, tests = pair_results[t]
+        flags_t = [f[t] for f in flags]
         analyses[column_key(target.metric.key, target.group)] = finish_target(
-            config,
-            gold,
-            scores,
-            t,
-            names,
-            orders[t],
-            order_notes[t],
-            pairs,
-            stats,
-            tests,
-            [f[t] for f in flags],
-            baseline,
-            n_jobs=n_jobs,
+            config, gold, scores, t, names, orders[t], order_notes[t], pairs, stats, tests, flags_t, baseline, n_jobs
         )
     analyses = attach_unit_values(analyses, _unit_values(parts, set(names)))
-    units = None
-    if unit_frames:
-        units = pd.concat(unit_frames, ignore_index=True)
-        units = units[units["system"].isin(set(names))].reset_index(drop=True)
-        units.attrs["unit_name"] = unit_frames[0].attrs.get("unit_name", "class")
-    return phase_result(config, gold, analyses, names, baseline, skipped, units)
+    return phase_result(config, gold, analyses, names, baseline, skipped, _units_table(unit_frames, names))
+
+
+def _chosen_systems(parts, sources, per_participant, config, baseline, skipped, chosen_out):
+    """The systems kept after ``per_participant``: ``(chosen, names, baseline)``.
+
+    Parameters
+    ----------
+    parts : list of ScoredBlock
+    sources : list of SystemSource
+    per_participant : str
+    config : Config
+    baseline : str or None
+    skipped : list of (submission, reason)
+        Said in the error when no system is left.
+    chosen_out : list or None
+        Receives the kept names as in ``sources``.
+
+    Returns
+    -------
+    chosen : list of (block, position in block)
+    names : list of str
+        The kept systems' names, renamed to their owners with ``best`` and ``last``.
+    baseline : str or None
+        The baseline's name after the same renaming.
+    """
+    chosen = _select(parts, sources, per_participant, config.official.sign)
+    if not chosen:
+        raise no_systems("the submissions", skipped)
+    names = [parts[k].names[i] for k, i in chosen]
+    if chosen_out is not None:
+        chosen_out.extend(names)
+    renames = names_after_selection([s.entry for s in sources if s.entry is not None], per_participant)
+    return chosen, [renames.get(name, name) for name in names], renames.get(baseline, baseline)
+
+
+def _block_columns(parts, chosen):
+    """Each block's kept columns and their positions in the joined system list: ``(members, columns)``."""
+    columns = [np.array([i for kk, i in chosen if kk == k], dtype=np.intp) for k in range(len(parts))]
+    members, start = [], 0
+    for cols in columns:
+        members.append(np.arange(start, start + len(cols), dtype=np.intp))
+        start += len(cols)
+    return members, columns
+
+
+def _joined_scores(config, parts, chosen, names, members, columns, targets):
+    """Every kept system's scores joined over the blocks: ``(SystemScores, validity flags)``.
+
+    The full-sample and replicate scores of each block's kept ``columns`` are concatenated in
+    block order (the order of ``chosen``); the jackknife is kept for ``method: bca`` only.
+    """
+    kept = [k for k in range(len(parts)) if len(columns[k])]
+    full = np.concatenate([parts[k].full[columns[k]] for k in kept], axis=0)
+    replicates = np.concatenate([parts[k].replicates[:, columns[k]] for k in kept], axis=1)
+    flags = [parts[k].flags[i] for k, i in chosen]
+    jackknife = [parts[k].jackknife[i] for k, i in chosen] if config.bootstrap.method == "bca" else None
+    return SystemScores(tuple(names), targets, full, replicates, jackknife), flags
+
+
+def _target_orders(scores, baseline):
+    """Each target's ranking and its notes: ``(orders, notes)``.
+
+    See :func:`~leaderboard_ci.phase.analysis.targets.target_order` (the baseline is ranked too).
+    """
+    orders, order_notes = [], []
+    for t, target in enumerate(scores.targets):
+        order, notes = target_order(scores.full[:, t], target.metric, list(scores.names), baseline)
+        orders.append(order)
+        order_notes.append(notes)
+    return orders, order_notes
+
+
+def _units_table(unit_frames, names):
+    """The per-unit table of the kept systems (the blocks' frames joined), or None when no block has one."""
+    if not unit_frames:
+        return None
+    units = pd.concat(unit_frames, ignore_index=True)
+    units = units[units["system"].isin(set(names))].reset_index(drop=True)
+    units.attrs["unit_name"] = unit_frames[0].attrs.get("unit_name", "class")
+    return units
 
 
 def _unit_values(parts, names):

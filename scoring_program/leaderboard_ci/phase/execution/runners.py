@@ -1,9 +1,9 @@
 """Where the block tasks of :mod:`leaderboard_ci.phase.analysis.blocked` run: here, or on a Dask cluster.
 
-A runner has ``workers``, ``worker_memory`` (bytes or None), ``share(obj)``
-(send once to every worker), ``put(obj)`` (send once, to be used by several
-tasks), ``run(function, calls)`` (yield ``(index, result)`` as tasks finish)
-and ``close()``.  Results never depend on the runner.
+A runner has ``workers``, ``worker_memory`` (bytes or None), ``in_process`` (whether its
+tasks run in this process), ``share(obj)`` (send once to every worker), ``put(obj)`` (send
+once, to be used by several tasks), ``run(function, calls)`` (yield ``(index, result)`` as
+tasks finish) and ``close()``.  Results never depend on the runner.
 """
 
 from __future__ import annotations

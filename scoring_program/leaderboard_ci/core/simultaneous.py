@@ -689,32 +689,47 @@ def rank_sets(replicates, full, sign, alpha=0.05, family_test=None, pairs=None, 
         pairs = all_pairs
         family_test = maxt_stepdown(replicates, full, pairs, sign, alpha, chunk_pairs, n_jobs)
     else:
-        if pairs is None:
-            raise ValueError("rank_sets needs the pairs of the family_test given")
-        pairs = np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
-        keys = np.sort(np.minimum(pairs[:, 0], pairs[:, 1]) * m + np.maximum(pairs[:, 0], pairs[:, 1]))
-        if pairs.shape[0] != all_pairs.shape[0] or not np.array_equal(keys, all_pairs[:, 0] * m + all_pairs[:, 1]):
-            raise ValueError(
-                "family_test must cover every pair of the %d systems once, got %d pairs" % (m, pairs.shape[0])
-            )
-        if family_test.alpha != alpha:
-            raise ValueError(
-                "family_test was computed at alpha = %g, not at the alpha asked, %g" % (family_test.alpha, alpha)
-            )
-        if family_test.p_adjusted.shape != (pairs.shape[0],):
-            raise ValueError("family_test has %d p-values for %d pairs" % (family_test.p_adjusted.size, pairs.shape[0]))
+        pairs = _checked_family_pairs(family_test, pairs, all_pairs, m, alpha)
     better = np.zeros(m, dtype=np.intp)
     worse = np.zeros(m, dtype=np.intp)
     _tally(pairs, family_test, better, worse)
+    low_m, high_m = _marginal_rank_sets(replicates, full, pairs, sign, alpha, family_test, chunk_pairs, n_jobs)
+    return RankSets(_joint_rank(full, sign), 1 + better, m - worse, low_m, high_m, alpha)
+
+
+def _checked_family_pairs(family_test, pairs, all_pairs, m, alpha):
+    """The pairs of a given ``family_test`` as an array; ValueError unless they are every pair once, at ``alpha``."""
+    if pairs is None:
+        raise ValueError("rank_sets needs the pairs of the family_test given")
+    pairs = np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
+    keys = np.sort(np.minimum(pairs[:, 0], pairs[:, 1]) * m + np.maximum(pairs[:, 0], pairs[:, 1]))
+    if pairs.shape[0] != all_pairs.shape[0] or not np.array_equal(keys, all_pairs[:, 0] * m + all_pairs[:, 1]):
+        raise ValueError("family_test must cover every pair of the %d systems once, got %d pairs" % (m, pairs.shape[0]))
+    if family_test.alpha != alpha:
+        raise ValueError(
+            "family_test was computed at alpha = %g, not at the alpha asked, %g" % (family_test.alpha, alpha)
+        )
+    if family_test.p_adjusted.shape != (pairs.shape[0],):
+        raise ValueError("family_test has %d p-values for %d pairs" % (family_test.p_adjusted.size, pairs.shape[0]))
+    return pairs
+
+
+def _marginal_rank_sets(replicates, full, pairs, sign, alpha, family_test, chunk_pairs, n_jobs):
+    """``(low, high)`` of each system's marginal rank set: a step-down over its own ``m - 1`` comparisons.
+
+    Each system's comparisons reuse the family's standard errors (and near-copy shapes);
+    ``low`` is 1 + the others significantly better, ``high`` is ``m`` - the others
+    significantly worse.
+    """
+    m = full.shape[0]
     low_m = np.empty(m, dtype=np.intp)
     high_m = np.empty(m, dtype=np.intp)
     reps_t = _valid_columns(replicates)
     chunk = _chunk(chunk_pairs, reps_t.shape[1])
-    jobs = resolve_jobs(n_jobs)
     index = np.zeros((m, m), dtype=np.intp)  # pair (j, k) -> its position in ``pairs`` (either orientation)
     index[pairs[:, 0], pairs[:, 1]] = np.arange(pairs.shape[0])
     index[pairs[:, 1], pairs[:, 0]] = np.arange(pairs.shape[0])
-    with _pool(jobs) as pool:
+    with _pool(resolve_jobs(n_jobs)) as pool:
         for j in range(m):
             others = np.delete(np.arange(m), j)
             own = np.stack([np.full(m - 1, j), others], axis=1)
@@ -724,7 +739,7 @@ def rank_sets(replicates, full, sign, alpha=0.05, family_test=None, pairs=None, 
             sig = test.significant
             low_m[j] = 1 + np.count_nonzero(sig & (test.t < 0))  # others significantly better than j
             high_m[j] = m - np.count_nonzero(sig & (test.t > 0))
-    return RankSets(_joint_rank(full, sign), 1 + better, m - worse, low_m, high_m, alpha)
+    return low_m, high_m
 
 
 def _tally(pairs, test, better, worse):

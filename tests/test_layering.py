@@ -19,6 +19,9 @@ with :mod:`ast`, at module level and inside functions, and checked against the r
 * no cycle between the subpackages of ``phase`` either (``analysis`` may import ``execution`` or the
   reverse, not both), counting each subpackage as one node.
 
+Functions stay short (issue 36): none over 100 lines, none over 60 in ``core``, but those listed
+in ``LONG_FUNCTIONS`` with a reason.
+
 The same checker is run on a copy of the package with a wrong import planted, to show that it fails.
 """
 
@@ -327,6 +330,58 @@ def test_no_module_is_over_the_size_limit():
         if count > MAX_LINES and name not in LONG_MODULES:
             long[name] = count
     assert long == {}
+
+
+#: Functions longer than this (lines from ``def`` to the end, docstring included) need a reason here;
+#: in ``core/`` (the statistics every path runs) the limit is lower.
+MAX_FUNCTION_LINES = 100
+MAX_CORE_FUNCTION_LINES = 60
+#: ``{"module path:function": reason}``: the entry points still to be split into named steps (issue 36).
+LONG_FUNCTIONS = dict.fromkeys(
+    [
+        "phase/benchmark/benchmark.py:analyze_benchmark",
+        "phase/benchmark/definition.py:load_benchmark",
+        "phase/cli.py:make_parser",
+        "phase/shakeup/analysis.py:analyze_shakeup",
+        "phase/shakeup/pipeline.py:run_shakeup",
+        "report/html_report.py:_target_section",
+        "report/plots.py:difference_plot",
+        "report/plots.py:pair_heatmap",
+        "report/plots.py:bootstrap_difference_plot",
+        "report/rank_plots.py:rank_set_plot",
+        "tools/cli.py:make_parser",
+        "tools/scaffold.py:_pages",
+        "tools/scaffold.py:init_competition",
+    ],
+    "to be split into named steps by its owner (issue 36)",
+)
+
+
+def long_functions(package_dir):
+    """``["path:function (lines)"]`` over the limits and not in :data:`LONG_FUNCTIONS`."""
+    out = []
+    for _, path in sorted(modules(package_dir).items()):
+        rel = os.path.relpath(path, package_dir).replace(os.sep, "/")
+        limit = MAX_CORE_FUNCTION_LINES if rel.startswith("core/") else MAX_FUNCTION_LINES
+        for node in ast.walk(ast.parse(open(path, encoding="utf-8").read(), path)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                lines = node.end_lineno - node.lineno + 1
+                if lines > limit and "%s:%s" % (rel, node.name) not in LONG_FUNCTIONS:
+                    out.append("%s:%s (%d lines)" % (rel, node.name, lines))
+    return out
+
+
+def test_no_function_is_over_its_length_limit():
+    assert long_functions(PACKAGE) == []
+
+
+def test_the_length_check_catches_a_long_function(tmp_path):
+    copy = tmp_path / NAME
+    shutil.copytree(PACKAGE, str(copy), ignore=shutil.ignore_patterns("__pycache__"))
+    body = "".join("    x%d = %d\n" % (i, i) for i in range(MAX_CORE_FUNCTION_LINES))
+    with open(str(copy / "core" / "letters.py"), "a", encoding="utf-8") as handle:
+        handle.write("\n\ndef _planted():\n" + body)
+    assert long_functions(str(copy)) == ["core/letters.py:_planted (%d lines)" % (MAX_CORE_FUNCTION_LINES + 1)]
 
 
 PLANTED = [

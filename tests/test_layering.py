@@ -376,12 +376,13 @@ def test_no_function_is_over_its_length_limit():
 
 
 def test_the_length_check_catches_a_long_function(tmp_path):
-    copy = tmp_path / NAME
-    shutil.copytree(PACKAGE, str(copy), ignore=shutil.ignore_patterns("__pycache__"))
+    package = tmp_path / NAME  # a package of two modules: one function at the core limit, one over it
+    (package / "core").mkdir(parents=True)
+    (package / "core" / "__init__.py").write_text("", encoding="utf-8")
     body = "".join("    x%d = %d\n" % (i, i) for i in range(MAX_CORE_FUNCTION_LINES))
-    with open(str(copy / "core" / "letters.py"), "a", encoding="utf-8") as handle:
-        handle.write("\n\ndef _planted():\n" + body)
-    assert long_functions(str(copy)) == ["core/letters.py:_planted (%d lines)" % (MAX_CORE_FUNCTION_LINES + 1)]
+    source = "def _short():\n" + body[body.index("\n") + 1 :] + "\n\ndef _planted():\n" + body
+    (package / "core" / "letters.py").write_text(source, encoding="utf-8")
+    assert long_functions(str(package)) == ["core/letters.py:_planted (%d lines)" % (MAX_CORE_FUNCTION_LINES + 1)]
 
 
 PLANTED = [

@@ -25,9 +25,9 @@ import yaml
 
 from leaderboard_ci.phase import cli
 from leaderboard_ci.phase.analysis import Execution, analyze
-from leaderboard_ci.phase.execution import blocked as blocked_module
+from leaderboard_ci.phase.analysis import blocked as blocked_module
+from leaderboard_ci.phase.analysis.blocked import SystemSource, plan_phase
 from leaderboard_ci.phase.execution import budget
-from leaderboard_ci.phase.execution.blocked import SystemSource, plan_phase
 from leaderboard_ci.phase.ingestion.submissions import find_submissions
 from leaderboard_ci.scoring.config import load_config
 from leaderboard_ci.scoring.errors import ConfigError
@@ -163,7 +163,7 @@ FAST_IN_BLOCKS = ("competition_bundle", "qa", "ranking")
 )
 def test_blocks_on_a_cluster_equal_one_process(example, tmp_path, cluster, monkeypatch):
     """Tiny budget, >= 8 blocks, submissions read on the workers; the threaded run as the reference."""
-    from leaderboard_ci.phase.execution.blocked import analyze_blocks
+    from leaderboard_ci.phase.analysis.blocked import analyze_blocks
     from leaderboard_ci.phase.execution.runners import DaskRunner
     from leaderboard_ci.phase.ingestion.submissions import load_systems
     from leaderboard_ci.scoring.readers import read_baseline

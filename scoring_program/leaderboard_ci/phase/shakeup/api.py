@@ -17,7 +17,7 @@ import numpy as np
 
 from ...scoring.config import config_from_options
 from ..analysis.analysis import encode_inputs
-from ..execution.blocks import SystemSource
+from ..analysis.blocks import SystemSource
 from ..execution.runs import Execution
 from .pipeline import DEFAULT_BLOCK_SIZE, run_shakeup
 from .references import TestSet, official_only, subset_gold

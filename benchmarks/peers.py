@@ -19,6 +19,8 @@ import sys
 import time
 from collections import namedtuple
 
+from whole_process import format_row, ours_env, run_process
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, os.pardir))
 
@@ -150,6 +152,31 @@ CLAIMS = [
 ]
 
 
+STARTUP = {
+    "per_submission": ("leaderboard_ci.scoring.evaluation", "scipy.stats", "sklearn.metrics"),
+    "end_of_phase": ("leaderboard_ci.phase.analysis", "sklearn.metrics", "statsmodels.stats.multitest"),
+    "scores": ("leaderboard_ci.scoring.evaluation", "scipy.stats", "sklearn.metrics", "confidenceinterval"),
+    "multilabel": ("leaderboard_ci.scoring.evaluation", "sklearn.metrics"),
+    "ranking": ("leaderboard_ci.scoring.evaluation", "ranx"),
+    "sequence": ("leaderboard_ci.scoring.evaluation", "seqeval.metrics"),
+    "qa": ("leaderboard_ci.scoring.evaluation",),
+    "detection": ("leaderboard_ci.scoring.codabench", "pycocotools.cocoeval", "faster_coco_eval"),
+    "forecasting": ("leaderboard_ci.scoring.codabench", "utilsforecast.losses"),
+    "preference": ("leaderboard_ci.scoring.evaluation", "pandas", "sklearn.linear_model"),
+    "icm_soft": ("leaderboard_ci.scoring.evaluation",),
+    "icm_tasks": ("leaderboard_ci.scoring.evaluation",),
+}  # generation times its own start-up (both commands' --version)
+
+
+def startup_rows(name):
+    """Each side's start-up as a whole process: ``python -c 'import MODULE'``, this checkout's package."""
+    rows = []
+    for module in STARTUP.get(name, ()):
+        command = [sys.executable, "-c", "import " + module]
+        rows.append(run_process("start-up: import %s" % module, command, ours_env()))
+    return rows
+
+
 def print_list(claims):
     for claim in claims:
         print("%s  (~%d min)" % (claim.name, claim.minutes))
@@ -158,6 +185,8 @@ def print_list(claims):
         print("  peer:    %s" % claim.peer)
         print("  how:     %s" % claim.how)
         print("  command: nice -n 15 %s" % " ".join(claim.command))
+        if claim.name in STARTUP:
+            print("  start-up: import %s (each a whole process, timed first)" % ", ".join(STARTUP[claim.name]))
 
 
 def run_claims(claims):
@@ -165,6 +194,8 @@ def run_claims(claims):
     worst = 0
     for claim in claims:
         print("== %s: %s (load average %s)" % (claim.name, " ".join(claim.command), _load()), flush=True)
+        for row in startup_rows(claim.name):
+            print(format_row(row), flush=True)
         start = time.perf_counter()
         code = subprocess.call(["nice", "-n", "15"] + claim.command, cwd=ROOT)
         print(

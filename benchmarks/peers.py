@@ -61,8 +61,8 @@ CLAIMS = [
     Claim(
         "scores",
         "docs/performance.md (Scored predictions, ROC-AUC; Task types on a quiet machine)",
-        "ROC-AUC: scipy.stats.bootstrap 13-19x, scikit-learn loop 21-57x, CompStats 18-49x, "
-        "confidenceinterval 20-73x; end of phase 284x (scikit-learn loop)",
+        "ROC-AUC: scipy.stats.bootstrap 9.4-14x, scikit-learn loop 21-53x, CompStats 18-49x, "
+        "confidenceinterval 20-60x; end of phase 284x (scikit-learn loop)",
         "SciPy, scikit-learn, CompStats, confidenceinterval 1.0.5 (libraries)",
         "one child process per case, timed inside it; loop peers at B/10 and scaled",
         [PY, "benchmarks/task_scores.py"],

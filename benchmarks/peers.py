@@ -125,7 +125,7 @@ CLAIMS = [
     Claim(
         "preference",
         "docs/tasks/preference.md",
-        "FastChat's per-round bootstrap 375x (cells), 110x (the task's path)",
+        "FastChat's per-round bootstrap 375x and 1,130x (cells), 110x and 257x (the task's path), two runs",
         "FastChat's get_bootstrap_result/compute_mle_elo, transcribed (fschat not installed)",
         "in one process; 3 rounds timed and scaled",
         [PY, "benchmarks/task_preference.py"],

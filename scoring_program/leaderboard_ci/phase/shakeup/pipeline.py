@@ -25,12 +25,16 @@ from ...core.signature import Signature
 from ...scoring.errors import ConfigError
 from .analysis import analyze_shakeup, check_settings
 from .results import SetScores
-from .scoring import SELECTIONS, ShakeupContext, score_all
+from .scoring import SELECTIONS, ShakeupContext, bias_rows, score_all
 
-__all__ = ["DEFAULT_BLOCK_SIZE", "run_shakeup", "set_signature", "check_sets"]
+__all__ = ["DEFAULT_BLOCK_SIZE", "DEFAULT_BIAS_RESAMPLES", "run_shakeup", "set_signature", "check_sets"]
 
 #: Runs per block when none is given: about 20 MB of replicates per block at B = 10,000.
 DEFAULT_BLOCK_SIZE = 256
+
+#: Replicates the best-of-k optimism is measured on when none is given (the first of the
+#: leaderboard's B): its Monte-Carlo error is then about 1% of the optimism (docs/shakeup.md).
+DEFAULT_BIAS_RESAMPLES = 1000
 
 
 def set_signature(test_set, m, alpha, sides, method):
@@ -101,6 +105,7 @@ def run_shakeup(
     runner,
     n_jobs=1,
     block_size=DEFAULT_BLOCK_SIZE,
+    bias_resamples=DEFAULT_BIAS_RESAMPLES,
     progress=None,
     names=None,
     notes=(),
@@ -126,6 +131,9 @@ def run_shakeup(
         Threads inside each block task and for the rank sets.
     block_size : int
         Runs per block task (whole participants).
+    bias_resamples : int or None
+        Replicates (the first of the public set's ``B``) the best-of-k optimism is
+        measured on; None: all ``B``.  Every other number uses all ``B``.
     progress : callable, optional
         Called with 1 per block done.
     names : mapping, optional
@@ -150,7 +158,11 @@ def run_shakeup(
             "are matched by owner" % (len(public_participants), len(private_participants or ()))
         )
     token = uuid.uuid4().hex
-    context = ShakeupContext(token + "-public", public, private if split else None, public_reader, select, True, n_jobs)
+    if bias_resamples is not None and int(bias_resamples) < 2:
+        raise ConfigError("bias_resamples must be at least 2 (or None: all B), got %r" % (bias_resamples,))
+    context = ShakeupContext(
+        token + "-public", public, private if split else None, public_reader, select, True, n_jobs, bias_resamples
+    )
     pub_scores = score_all(runner, context, pub_parts, block_size, progress)
     if split:
         priv_scores = pub_scores
@@ -214,7 +226,11 @@ def run_shakeup(
         )
     )
     settings = OrderedDict(
-        [("select", select), ("private_select", "same run" if split else private_select)]
+        [
+            ("select", select),
+            ("private_select", "same run" if split else private_select),
+            ("best_of_k_resamples", bias_rows(context)),
+        ]
         + list((sources or {}).items())
     )
     return analyze_shakeup(

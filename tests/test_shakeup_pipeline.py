@@ -243,6 +243,8 @@ def test_two_phases_with_the_optimism_on_fewer_replicates():
     two = shakeup(*args, metric="accuracy", n_resamples=200, seed=3, bias_resamples=50)
     pd.testing.assert_frame_equal(_without_optimism(two.participants), _without_optimism(one.participants))
     short = shakeup(*args, metric="accuracy", n_resamples=50, seed=3, bias_resamples=None)
-    np.testing.assert_array_equal(two.participants["best_of_k_bias"].values, short.participants["best_of_k_bias"].values)
+    np.testing.assert_array_equal(
+        two.participants["best_of_k_bias"].values, short.participants["best_of_k_bias"].values
+    )
     with pytest.raises(ConfigError, match="bias_resamples must be at least 2"):
         shakeup(*args, metric="accuracy", n_resamples=50, bias_resamples=1)

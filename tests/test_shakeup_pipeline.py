@@ -180,7 +180,7 @@ def test_bca_is_refused_with_the_alternatives():
 
 def test_the_pick_of_a_participants_run():
     """best: the highest score, ties to the latest; last: the latest by day then id; listed: the names map's."""
-    from leaderboard_ci.phase.execution.blocks import SystemSource
+    from leaderboard_ci.phase.analysis.blocks import SystemSource
     from leaderboard_ci.phase.ingestion.discovery import SubmissionEntry
     from leaderboard_ci.phase.shakeup.scoring import choose
 

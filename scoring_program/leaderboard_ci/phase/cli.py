@@ -252,7 +252,7 @@ def run(args, stdout=None):
     args = _absolute_paths(args)
     from ..scoring.config import load_config
     from ..scoring.readers import read_gold
-    from .execution.blocked import SystemSource
+    from .analysis.blocked import SystemSource
     from .execution.runs import Execution
     from .ingestion.submissions import load_systems
 
@@ -343,8 +343,8 @@ def _write_inventory(out_dir, rows):
 
 
 def _run_in_blocks(args, config, gold, ref_dir, workdir, stdout, inventory=None):
-    """The analysis in blocks of systems (--memory-limit, --dask): see :mod:`leaderboard_ci.phase.execution.blocked`."""
-    from .execution.blocked import SystemSource
+    """The analysis in blocks of systems (--memory-limit, --dask): see :mod:`leaderboard_ci.phase.analysis.blocked`."""
+    from .analysis.blocked import SystemSource
     from .execution.budget import parse_memory
     from .execution.runs import Execution
     from .ingestion.submissions import find_submissions
@@ -416,9 +416,8 @@ def _analyze_sources(
 
     With ``stdout`` (a run in blocks) the runner, the plan and the client check are printed first.
     """
-    from .execution.blocked import analyze_blocks
+    from .analysis.blocked import analyze_blocks, open_run
     from .execution.budget import check_client
-    from .execution.runs import open_run
 
     with open_run(config, gold, sources, execution) as run:
         if stdout is not None:

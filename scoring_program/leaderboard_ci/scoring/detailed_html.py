@@ -405,7 +405,7 @@ def _table_settings(config):
     (and precision * predicted / recall gives the gold's class counts);
     ``min_count`` only makes such a probe larger.
     """
-    settings = getattr(config, "detailed_results", None)
+    settings = config.detailed_results if config is not None else None
     return settings if settings is not None and settings.per_class else None
 
 
@@ -550,7 +550,7 @@ def _interval_notes(where, interval, n_resamples, best=None, title="the metric")
 def _notes_section(result, config=None):
     """Notes attached to intervals, and resamples left out for empty groups."""
     b = result.signature.n_resamples
-    notes = list(getattr(result, "warnings", ()) or ())
+    notes = list(result.warnings)
     for s in result.scores:
         notes += _interval_notes(
             "%s, %s" % (s.metric.title, _group_name(s.group)), s.interval, b, s.metric.info.best, s.metric.title

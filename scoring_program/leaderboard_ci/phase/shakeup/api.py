@@ -18,7 +18,7 @@ import numpy as np
 from ...core.parallel import resolve_jobs
 from ...scoring.config import config_from_options
 from ..analysis.analysis import encode_inputs
-from ..execution.blocks import SystemSource
+from ..analysis.blocks import SystemSource
 from ..execution.runs import Execution
 from .pipeline import DEFAULT_BIAS_RESAMPLES, DEFAULT_BLOCK_SIZE, run_shakeup
 from .references import TestSet, official_only, subset_gold

@@ -141,7 +141,7 @@ def wants_shakeup(args):
 
 def _participants(entries, skipped):
     """``ParticipantRuns`` per owner, in the download's order; unpacking failures counted for their owner."""
-    from ..execution.blocks import SystemSource
+    from ..analysis.blocks import SystemSource
     from .scoring import ParticipantRuns
 
     owners = OrderedDict()

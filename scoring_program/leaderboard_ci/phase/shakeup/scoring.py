@@ -26,8 +26,8 @@ import numpy as np
 
 from ...core.systems import paired_scores
 from ...scoring.errors import ConfigError
+from ..analysis.blocks import read_source
 from ..analysis.systems import build_plan
-from ..execution.blocks import read_source
 from .noise import SelectionBias, selection_optimism
 from .references import subset_values
 

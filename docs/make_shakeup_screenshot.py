@@ -17,7 +17,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, os.pardir, "scoring_program"))
 
-from leaderboard_ci.tools.cli import main as cli  # noqa: E402
+from leaderboard_ci.cli.main import main as cli  # noqa: E402
 
 EXAMPLE = os.path.join(HERE, os.pardir, "examples", "shakeup", "two_phases")
 HEIGHT = 2300

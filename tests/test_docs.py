@@ -90,7 +90,7 @@ def test_the_organizer_guide_lists_every_subcommand():
     """The guide's list of subcommands names each one the command line has (plan and demo were missing)."""
     import argparse
 
-    from leaderboard_ci.tools.cli import make_parser
+    from leaderboard_ci.cli.main import make_parser
 
     parser = make_parser()
     commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices

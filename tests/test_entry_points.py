@@ -231,16 +231,6 @@ def test_console_scripts_name_importable_functions():
         assert MODULES[module] == name
 
 
-def test_the_scripts_folder_is_gone_and_nothing_names_it():
-    """Every job of the old ``scripts/*.py`` path shims is a console script or a subcommand now."""
-    assert not os.path.exists(os.path.join(ROOT, "scripts"))
-    for folder, _, files in os.walk(PROGRAM):
-        for name in files:
-            if name.endswith((".py", ".yaml")):
-                with open(os.path.join(folder, name), encoding="utf-8") as handle:
-                    assert "scripts/" not in handle.read(), os.path.join(folder, name)
-
-
 def test_every_console_script_runs_its_help_when_installed(installed, tmp_path):
     where = _run(
         [os.path.join(installed, "python"), "-c", "import leaderboard_ci; print(leaderboard_ci.__file__)"],

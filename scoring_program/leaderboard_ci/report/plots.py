@@ -540,6 +540,41 @@ def bootstrap_difference_plot(target, bins=40, sides=None, method="percentile", 
     fig = _figure(7.2, 5.2)
     ax = fig.add_subplot(1, 1, 1)
     handles = []
+    _replicate_histogram(ax, d, tail, method, delta, bins, handles)
+    top = ax.get_ylim()[1]
+    ax.set_ylim(0, top * 1.3)
+    _mark_lines(ax, delta, method, handles)
+    _interval_bar(ax, first, top, method, confidence_level, handles)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    ax.set_xlabel(
+        "%s, %s (positive: %s is better; %s)"
+        % (
+            oriented_difference(target.metric, winner, runner),
+            figure_title(target),
+            short_name(winner, 24),
+            target.metric.better,
+        )
+    )
+    ax.set_ylabel("resamples")
+    ax.set_title(
+        "Winner vs runner-up over %s resamples: %s %s (%s)"
+        % ("{:,}".format(d.size), "two-sided" if two else "one-sided", p_phrase(tail.p), method),
+        fontsize=11,
+        loc="left",
+    )
+    fig.legend(
+        handles=handles,
+        loc="outside lower center" if _outside_ok() else "lower center",
+        ncol=2,
+        fontsize=9,
+        frameon=False,
+    )
+    return _fit(fig)
+
+
+def _replicate_histogram(ax, d, tail, method, delta, bins, handles):
+    """The replicate differences ``d`` as bars, the tail the p-value reads shaded (a normal curve for ``normal``)."""
     shade = "#e8a33d"
     low, high = min(0.0, delta), max(0.0, delta)
     if d.size == 0:
@@ -591,8 +626,10 @@ def bootstrap_difference_plot(target, bins=40, sides=None, method="percentile", 
         handles.append(Patch(color=shade, label="%s\n%s" % (tail.label, tail.relation)))
         pad = 0.04 * (high - low if high > low else 1.0)
         ax.set_xlim(low - pad, high + pad)
-    top = ax.get_ylim()[1]
-    ax.set_ylim(0, top * 1.3)
+
+
+def _mark_lines(ax, delta, method, handles):
+    """Vertical lines at 0 and the observed difference (and 2 delta for ``basic``), each labelled at its top."""
     marks = [
         (0.0, "0", "no difference", INK, "-"),
         (delta, "\u03b4", "\u03b4 = %s, the observed difference" % _short(delta), WINNER, "-"),
@@ -620,6 +657,10 @@ def bootstrap_difference_plot(target, bins=40, sides=None, method="percentile", 
             ha="left",
             va="bottom",
         )
+
+
+def _interval_bar(ax, first, top, method, confidence_level, handles):
+    """The interval the p-value inverts: a bar with end ticks just above the tallest column."""
     ci_low, ci_high = first.get("ci_low"), first.get("ci_high")
     if is_finite_number(ci_low) and is_finite_number(ci_high):
         # the interval the p-value inverts: a bar with end ticks just above the tallest column
@@ -648,32 +689,6 @@ def bootstrap_difference_plot(target, bins=40, sides=None, method="percentile", 
                 % (100.0 * float(confidence_level), method, _short(ci_low), _short(ci_high)),
             )
         )
-    for side in ("top", "right"):
-        ax.spines[side].set_visible(False)
-    ax.set_xlabel(
-        "%s, %s (positive: %s is better; %s)"
-        % (
-            oriented_difference(target.metric, winner, runner),
-            figure_title(target),
-            short_name(winner, 24),
-            target.metric.better,
-        )
-    )
-    ax.set_ylabel("resamples")
-    ax.set_title(
-        "Winner vs runner-up over %s resamples: %s %s (%s)"
-        % ("{:,}".format(d.size), "two-sided" if two else "one-sided", p_phrase(tail.p), method),
-        fontsize=11,
-        loc="left",
-    )
-    fig.legend(
-        handles=handles,
-        loc="outside lower center" if _outside_ok() else "lower center",
-        ncol=2,
-        fontsize=9,
-        frameon=False,
-    )
-    return _fit(fig)
 
 
 def _short(value):

@@ -89,8 +89,12 @@ def test_every_console_script_and_delegated_command_is_covered():
 
 
 #: Command lines outside ``leaderboard_ci.cli``: the scoring program (the per-submission path, Python 3.7) and
-#: the generator of docs/configuration.md (a developer's ``python -m``, not an organizer's command).
-OUTSIDE_CLI = {"leaderboard_ci.scoring.codabench", "leaderboard_ci.tools.config_reference"}
+#: the generators of docs/configuration.md and the benchmark.yaml reference (a developer's ``python -m``).
+OUTSIDE_CLI = {
+    "leaderboard_ci.scoring.codabench",
+    "leaderboard_ci.tools.config_reference",
+    "leaderboard_ci.tools.benchmark_reference",
+}
 
 
 def test_the_command_line_lives_in_one_module_tree():

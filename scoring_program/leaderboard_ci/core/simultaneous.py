@@ -33,6 +33,7 @@ import numpy as np
 
 from . import balance as balance_rules
 from .balance import MIN_RESAMPLES, Shapes, grid_for, non_normal
+from .benchmark_stats import ranks
 from .parallel import resolve_jobs
 from .resolution import STEPDOWN_METHODS, resamples_needed, resolved_resamples, smallest_level  # noqa: F401 (this module's API)
 from .significance import tolerance
@@ -630,14 +631,6 @@ def _simultaneous(fam, c1, rejected):
     return low, high
 
 
-def _joint_rank(full, sign):
-    """``1 + #{k strictly better than j}``, differences within rounding counting as ties."""
-    s = sign * np.asarray(full, dtype=np.float64)
-    diff = s[None, :] - s[:, None]  # [j, k]: k minus j
-    gamma = tolerance(np.maximum(np.abs(full)[None, :], np.abs(full)[:, None]), diff)
-    return 1 + np.count_nonzero(diff > gamma, axis=1)
-
-
 def rank_sets(replicates, full, sign, alpha=0.05, family_test=None, pairs=None, chunk_pairs=None, n_jobs=1):
     """Joint ranks with marginal and simultaneous rank confidence sets.
 
@@ -724,7 +717,7 @@ def rank_sets(replicates, full, sign, alpha=0.05, family_test=None, pairs=None, 
             sig = test.significant
             low_m[j] = 1 + np.count_nonzero(sig & (test.t < 0))  # others significantly better than j
             high_m[j] = m - np.count_nonzero(sig & (test.t > 0))
-    return RankSets(_joint_rank(full, sign), 1 + better, m - worse, low_m, high_m, alpha)
+    return RankSets(ranks(full, sign), 1 + better, m - worse, low_m, high_m, alpha)
 
 
 def _tally(pairs, test, better, worse):

@@ -277,26 +277,7 @@ def difference_plot(target, confidence_level=0.95, baseline=None, decision=None,
     ax = fig.add_subplot(1, 1, 1)
     ax.axvline(0.0, color=INK, lw=1, zorder=1)
     direction = bool(dual.family_wise and "direction_only" in frame.columns and frame["direction_only"].any())
-    for y, row in enumerate(frame.itertuples(index=False)):
-        colour = _decision_colour(row)
-        if is_finite_number(row.ci_low) and is_finite_number(row.ci_high):
-            ls = "--" if direction and bool(row.direction_only) else "-"  # its direction only is decided
-            bar = dict(color=colour, lw=2.2, ls=ls, solid_capstyle="butt", zorder=2)
-            (line,) = ax.plot([row.ci_low, row.ci_high], [y, y], **bar)
-            line.set_gid("ci:%s" % row.name)
-            for end in (row.ci_low, row.ci_high):
-                ax.plot([end, end], [y - 0.22, y + 0.22], color=colour, lw=1.4, zorder=2)
-        (point,) = ax.plot(
-            [row.diff],
-            [y],
-            "o",
-            color=colour,
-            markersize=5.5 if m <= 30 else 4,
-            markeredgecolor="white",
-            markeredgewidth=0.8,
-            zorder=3,
-        )
-        point.set_gid("point:%s" % row.name)
+    _interval_rows(ax, frame, m, direction)
     far, limits = far_off(frame, keep=(0.0,))
     marks = verdict_marks(frame)
     # stars just right of each interval, in data coordinates padded by a few points
@@ -334,6 +315,46 @@ def difference_plot(target, confidence_level=0.95, baseline=None, decision=None,
         )
     )
     ax.set_title("%s: differences to the winner" % figure_title(target), fontsize=11, loc="left")
+    handles = _difference_legend(by_decision, dual.family_wise, direction, decision, confidence_level)
+    fig.legend(
+        handles=handles,
+        loc="outside lower center" if _outside_ok() else "lower center",
+        ncol=1,
+        fontsize=9,
+        frameon=False,
+    )
+    return _fit(fig)
+
+
+# ---------------------------------------------------------------------------
+
+
+def _interval_rows(ax, frame, m, direction):
+    """One row per system: its interval (a bar with end ticks) and its difference (a dot), in its decision's colour."""
+    for y, row in enumerate(frame.itertuples(index=False)):
+        colour = _decision_colour(row)
+        if is_finite_number(row.ci_low) and is_finite_number(row.ci_high):
+            ls = "--" if direction and bool(row.direction_only) else "-"  # its direction only is decided
+            bar = dict(color=colour, lw=2.2, ls=ls, solid_capstyle="butt", zorder=2)
+            (line,) = ax.plot([row.ci_low, row.ci_high], [y, y], **bar)
+            line.set_gid("ci:%s" % row.name)
+            for end in (row.ci_low, row.ci_high):
+                ax.plot([end, end], [y - 0.22, y + 0.22], color=colour, lw=1.4, zorder=2)
+        (point,) = ax.plot(
+            [row.diff],
+            [y],
+            "o",
+            color=colour,
+            markersize=5.5 if m <= 30 else 4,
+            markeredgecolor="white",
+            markeredgewidth=0.8,
+            zorder=3,
+        )
+        point.set_gid("point:%s" % row.name)
+
+
+def _difference_legend(by_decision, family_wise, direction, decision, confidence_level):
+    """The legend of :func:`difference_plot`: what the colours decide and which intervals the bars are."""
     if by_decision:
         how = decision or "the corrected test"
         handles = [
@@ -348,7 +369,7 @@ def difference_plot(target, confidence_level=0.95, baseline=None, decision=None,
                     "bars: simultaneous %g%% intervals (max-t), 0 outside when decided at the first step"
                     % (100 * confidence_level)
                 )
-                if dual.family_wise
+                if family_wise
                 else "bars: %g%% intervals, each pair alone; colour: %s decision"
                 % (100 * confidence_level, "the %s" % decision if decision else "the corrected test's"),
             ),
@@ -360,14 +381,7 @@ def difference_plot(target, confidence_level=0.95, baseline=None, decision=None,
             Line2D([], [], color=RED, marker="o", lw=2, label="CI includes 0: may not differ from the winner"),
             Line2D([], [], color=GREEN, marker="o", lw=2, label="CI excludes 0: differs from the winner"),
         ]
-    fig.legend(
-        handles=handles,
-        loc="outside lower center" if _outside_ok() else "lower center",
-        ncol=1,
-        fontsize=9,
-        frameon=False,
-    )
-    return _fit(fig)
+    return handles
 
 
 # ---------------------------------------------------------------------------

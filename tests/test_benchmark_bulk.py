@@ -22,8 +22,8 @@ import numpy as np
 import pytest
 import yaml
 
+from leaderboard_ci.cli.benchmark import main
 from leaderboard_ci.phase.benchmark.benchmark import analyze_benchmark, load_benchmark
-from leaderboard_ci.phase.benchmark.cli import main
 from leaderboard_ci.phase.ingestion.discovery import FAILED_REASON
 from leaderboard_ci.scoring.errors import ConfigError
 from leaderboard_ci.scoring.text_files import list_names

@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 import yaml
 
-from leaderboard_ci.phase import cli
+from leaderboard_ci.cli import end_of_phase as cli
 from leaderboard_ci.phase.analysis import Execution, analyze
 from leaderboard_ci.phase.analysis import blocked as blocked_module
 from leaderboard_ci.phase.analysis.blocked import SystemSource, plan_phase
@@ -284,7 +284,7 @@ def _wait_for(path, seconds=60):
 
 @pytest.mark.slow  # fast representative: test_blocks_on_a_cluster_equal_one_process (an in-process cluster)
 def test_a_cluster_started_from_the_command_line(tmp_path):
-    """``dask scheduler`` and two ``dask worker`` processes, then ``python -m leaderboard_ci.phase.cli`` on them.
+    """``dask scheduler`` and two ``dask worker`` processes, then ``python -m leaderboard_ci.cli.end_of_phase`` on them.
 
     The workers run in a folder of their own and the command is given relative paths (from another
     folder): every path is resolved on the client, so the report equals the threaded one.
@@ -344,7 +344,7 @@ def test_a_cluster_started_from_the_command_line(tmp_path):
 
         with Client(address, timeout="60s") as client:
             client.wait_for_workers(2, timeout=120)
-        command = [sys.executable, "-m", "leaderboard_ci.phase.cli"]  # this checkout's, through PYTHONPATH
+        command = [sys.executable, "-m", "leaderboard_ci.cli.end_of_phase"]  # this checkout's, through PYTHONPATH
         threaded, distributed = str(tmp_path / "threaded"), str(tmp_path / "distributed")
         run = subprocess.run(
             command + ["--reference", ref, "--submissions", subs, "--out", threaded, "--no-progress"],

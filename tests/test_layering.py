@@ -10,7 +10,8 @@ with :mod:`ast`, at module level and inside functions, and checked against the r
   functions (to write what it computed);
 * ``report``: ``core``, ``tasks`` (metric facts), pandas and numpy; never ``phase``; matplotlib only
   in ``report/plots.py``;
-* ``tools``: anything; nothing but scripts and tests imports ``tools``;
+* ``tools``: anything but ``cli``; nothing but ``cli``, scripts and tests imports ``tools``;
+* ``cli``: anything (the command line, the outermost layer); nothing in the package imports it;
 * top-level modules (``__init__``, ``_version``): the standard library only;
 * no import cycle, counting imports inside functions too;
 * in ``core``, ``scoring`` and ``phase``'s ``analysis``, ``execution`` and ``ingestion``, package
@@ -46,6 +47,7 @@ THIRD_PARTY = {
     "phase": {"numpy", "yaml", "pandas", "scipy", "statsmodels", "tqdm", "dask", "distributed"},
     "report": {"numpy", "pandas", "matplotlib", "PIL"},  # PIL: matplotlib's own dependency, in plots
     "tools": {"numpy", "yaml", "pandas", "scipy", "sklearn", "matplotlib", "dateutil", "PIL"},  # PIL: the sample logo
+    "cli": {"numpy", "yaml", "pandas", "tqdm"},  # tqdm: optional, the progress bar of the end of phase
     "": set(),
 }
 #: Layers of this package each layer may import (module level; see LAZY_ONLY for inside functions).
@@ -56,6 +58,7 @@ INTERNAL = {
     "phase": {"core", "tasks", "scoring", "phase", "report", ""},
     "report": {"core", "tasks", "report", ""},
     "tools": {"core", "tasks", "scoring", "phase", "report", "tools", ""},
+    "cli": {"core", "tasks", "scoring", "phase", "report", "tools", "cli", ""},
     "": {""},
 }
 #: (importer layer, imported layer) allowed only inside functions, never at module level.
@@ -196,8 +199,10 @@ def violations(package_dir):
                         "%s: %s imports %s at module level; %s may import %s only inside functions"
                         % (where, name, target, layer, other)
                     )
-                if other == "tools" and layer != "tools":
-                    problems.append("%s: %s imports tools; only scripts and tests may" % (where, name))
+                if other == "tools" and layer not in ("tools", "cli"):
+                    problems.append("%s: %s imports tools; only cli, scripts and tests may" % (where, name))
+                if other == "cli" and layer != "cli":
+                    problems.append("%s: %s imports the command line; nothing in the package may" % (where, name))
                 continue
             if top == "matplotlib" and name != MATPLOTLIB_MODULE:
                 problems.append("%s: %s imports matplotlib; only %s may" % (where, name, MATPLOTLIB_MODULE))
@@ -394,6 +399,8 @@ PLANTED = [
     ("phase/analysis/analysis.py", "from ...report import files\n", "only inside functions"),
     ("scoring/readers.py", "from ..tools import bundle\n", "imports tools"),
     ("scoring/readers.py", "import pandas\n", "imports pandas"),
+    ("tools/bundle.py", "from ..cli import main\n", "imports the command line"),
+    ("phase/execution/runs.py", "from ...cli import common\n", "imports leaderboard_ci.cli"),
     ("core/letters.py", "from . import pairs\n", None),  # allowed: core -> core (no cycle)
     ("core/significance.py", "from .intervals import quantile\n", "import cycle"),  # intervals imports significance
     # analysis imports execution (runs, runners, budget); execution importing analysis is a loop of subpackages

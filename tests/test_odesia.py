@@ -127,7 +127,7 @@ def test_benchmark_writes_the_three_odesia_tables(tmp_path):
     path = tmp_path / "benchmark.yaml"
     path.write_text(yaml.safe_dump(definition), encoding="utf-8")
     run = subprocess.run(
-        [sys.executable, "-m", "leaderboard_ci.tools.cli", "benchmark", str(path), "--out", str(tmp_path / "out")],
+        [sys.executable, "-m", "leaderboard_ci.cli.main", "benchmark", str(path), "--out", str(tmp_path / "out")],
         env=dict(os.environ, PYTHONPATH=PROGRAM),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

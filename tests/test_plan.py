@@ -11,12 +11,12 @@ import zipfile
 import numpy as np
 import pytest
 
+from leaderboard_ci.cli.main import main as cli_main
+from leaderboard_ci.cli.plan import main as plan_main
 from leaderboard_ci.core.resampling import replicate_indices
 from leaderboard_ci.scoring.config import config_from_options
 from leaderboard_ci.tasks.shared.base import GoldStandard
 from leaderboard_ci.tools import plan as P
-from leaderboard_ci.tools.cli import main as cli_main
-from leaderboard_ci.tools.plan_cli import main as plan_main
 from leaderboard_ci.tools.plan_output import SECTION_TITLE, plan_markdown, plan_paragraph, readme_section
 
 HERE = os.path.dirname(os.path.abspath(__file__))

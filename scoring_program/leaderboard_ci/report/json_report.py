@@ -8,7 +8,7 @@ scalars become Python numbers, ``-0.0`` becomes ``0.0``, and floats keep
 their full precision (they round-trip exactly through :func:`json.loads`).
 
 The layout is documented field by field in ``docs/report_json.md``.  Readers
-(such as :mod:`leaderboard_ci.report.compare`) load a file with :func:`read_report`,
+(such as :mod:`leaderboard_ci.cli.compare`) load a file with :func:`read_report`,
 which checks :data:`SCHEMA_VERSION`'s major number.
 
 Orientation, as everywhere in the analysis: a pair ``(a, b)`` has ``a``

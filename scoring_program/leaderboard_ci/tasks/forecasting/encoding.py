@@ -63,7 +63,7 @@ def encode_forecasts(values, yhat, quantiles, samples, metric_specs, settings, f
     ``values`` is the gold's rows; ``yhat`` ``(P,)``, ``quantiles`` ``(P, K)``
     and ``samples`` ``(P, S)`` the forecasts of its flat points (:func:`.gold.flat_points` order).
     """
-    own = settings if isinstance(settings, ForecastingSettings) else ForecastingSettings()
+    own = ForecastingSettings.given(settings)
     series, ds, y, naive2 = flat_points(values) if flat is None else flat
     n = len(values)
     specs = configured(metric_specs)
@@ -94,7 +94,7 @@ def read_predictions(submission, gold, context):
     """A forecast file (the submission's one file) into the encoded predictions (see :func:`encode_forecasts`)."""
     predictions = submission.file()
     values = gold.values
-    own = context.settings if isinstance(context.settings, ForecastingSettings) else ForecastingSettings.of(gold)
+    own = ForecastingSettings.given(context.settings)
     flat = flat_points(values)
     horizon = files.Horizon(gold.ids, flat[0], flat[1], values["length"], int(values["kind"][0]))
     yhat, quantiles, samples = files.read_forecasts(

@@ -126,7 +126,7 @@ def _seasons(source, own, attributes, table, series_source, n):
 def read_gold(gold, context):
     """The gold's :class:`~leaderboard_ci.tasks.protocol.GoldData` (``values``: one row per series, see the
     module; ``design``: the per-series columns) from the :class:`~leaderboard_ci.tasks.protocol.GoldInput`."""
-    own = context.settings if isinstance(context.settings, ForecastingSettings) else ForecastingSettings()
+    own = ForecastingSettings.given(context.settings)
     source, lines = gold.source, gold.lines()
     needed = _needed(context.metrics)
     horizon = files.read_long(source, lines)

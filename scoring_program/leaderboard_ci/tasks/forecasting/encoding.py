@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..prediction_tables import csv_cell
 from ..protocol import SubmissionFormat
 from ..shared.base import MetricSpec
 from . import files, timestamps
@@ -153,16 +154,12 @@ def decode(gold, values):
     return np.asarray(values)
 
 
-def _csv_cell(text):
-    return '"%s"' % text.replace('"', '""') if any(c in text for c in ',"\n') else text
-
-
 def _sample_rows(gold, own, value="0"):
     series, ds, _, _ = flat_points(gold.values)
     kind = int(gold.values["kind"][0])
     extra = [value] * (len(own.quantiles) + (own.n_samples))
     return [
-        ",".join([_csv_cell(gold.ids[s]), timestamps.format_key(d, kind), value] + extra)
+        ",".join([csv_cell(gold.ids[s]), timestamps.format_key(d, kind), value] + extra)
         for s, d in zip(series.tolist(), ds.tolist())
     ]
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..prediction_tables import csv_cell
 from ..protocol import SubmissionFormat
-from ..shared.base import MetricSpec
+from ..shared.base import MetricSpec, UnscoredIds
 from . import files, timestamps
 from .gold import flat_points, gold_dtype
 from .hierarchy import Hierarchy
@@ -104,7 +104,7 @@ def read_predictions(submission, gold, context):
         horizon,
         own.quantiles,
         own.n_samples,
-        ignore_unknown=context.unscored_ids == "ignore",
+        UnscoredIds(predictions.source, context),
     )
     return encode_forecasts(values, yhat, quantiles, samples, context.metrics, own, flat)
 

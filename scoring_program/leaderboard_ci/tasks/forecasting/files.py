@@ -341,6 +341,15 @@ class Horizon(object):
         return "%s to %s, %d dates" % (first, self.date(self.starts[s] + count - 1), count)
 
 
+class _NoDecoys(object):
+    """The organizer's forecast files (``naive2``): no id is unscored."""
+
+    ignore = False
+
+
+_NO_DECOYS = _NoDecoys()
+
+
 class _Columns(object):
     """Where a forecast file's columns are: the id and date columns, and the value columns with their names."""
 
@@ -367,7 +376,7 @@ class _Columns(object):
 class _Rows(object):
     """One block's rows checked against the horizon: which are in it, which are wrong and why."""
 
-    def __init__(self, block, columns, horizon, filled, ignore_unknown, queries):
+    def __init__(self, block, columns, horizon, filled, unscored, queries):
         index, n_points, n_dates = columns.index, len(horizon.flat_keys), len(horizon.date_values)
         rows = block.rows
         self.series = queries.lookup(block.view, block.starts[:, index[ID]], block.lengths[:, index[ID]])
@@ -387,20 +396,22 @@ class _Rows(object):
         with np.errstate(invalid="ignore"):
             self.bad |= np.abs(self.values) > MAX_ABS
         self.repeated, self.first_line = _repeats(self.position, self.in_horizon, filled, block.lines)
-        decoy = (self.series < 0) & same_kind if ignore_unknown else np.zeros(rows, dtype=bool)
+        decoy = (self.series < 0) & same_kind if unscored.ignore else np.zeros(rows, dtype=bool)
+        self.decoys = np.flatnonzero(decoy)
         problem = (self.series < 0) | (self.kinds == timestamps.BAD) | ~self.in_horizon
         problem |= self.bad.any(axis=1) | self.repeated
         self.problem = problem & (~decoy | self.bad.any(axis=1))
 
 
-def read_forecasts(source, lines, horizon, levels=(), samples=0, ignore_unknown=False):
+def read_forecasts(source, lines, horizon, levels=(), samples=0, unscored=None):
     """A forecast file aligned with the gold points: ``(yhat, quantiles, samples)`` flat arrays.
 
     ``horizon`` is the gold's :class:`Horizon`, ``levels`` the quantile levels and ``samples`` the number of
-    sample paths the file gives.  The first wrong row in line order raises one sentence.  With
-    ``ignore_unknown`` (``files.unscored_ids: ignore``) a row of a series the gold does not have is read,
-    its date and values checked, and dropped; a missing gold point is then reported with neither a
-    series nor a count.
+    sample paths the file gives.  The first wrong row in line order raises one sentence.  ``unscored``
+    is the submission's :class:`~leaderboard_ci.tasks.shared.base.UnscoredIds` (None: the organizer's
+    file, every series the gold's); with ``files.unscored_ids: ignore`` a row of a series the gold does not
+    have is read, its date and values checked, and dropped (at most ``files.max_ids`` series in all); a
+    missing gold point is then reported with neither a series nor a count.
     """
     header, delimiter, line, rest = read_header(source, text_blocks(lines))
     columns = _Columns(source, header, line, levels, samples)
@@ -408,13 +419,18 @@ def read_forecasts(source, lines, horizon, levels=(), samples=0, ignore_unknown=
     out = np.full((n_points, len(columns.values)), np.nan)
     filled = np.zeros(n_points, dtype=np.int64)
     queries = trec_runs.Queries(horizon.ids)
+    unscored = _NO_DECOYS if unscored is None else unscored
     for block in iter_blocks(source, rest, len(header), delimiter):
-        rows = _Rows(block, columns, horizon, filled, ignore_unknown, queries)
+        rows = _Rows(block, columns, horizon, filled, unscored, queries)
         if rows.problem.any():
             raise _row_error(source, block, int(np.flatnonzero(rows.problem)[0]), columns, rows, horizon)
+        for k in rows.decoys.tolist():  # the rows of series the gold does not score: at most max_ids series
+            error = unscored.decoy(block.field(k, columns.index[ID]), len(horizon.ids), int(block.lines[k]))
+            if error is not None:
+                raise error
         out[rows.position[rows.in_horizon]] = rows.values[rows.in_horizon]
         filled[rows.position[rows.in_horizon]] = block.lines[rows.in_horizon]
-    _check_complete(source, horizon, filled, ignore_unknown)
+    _check_complete(source, horizon, filled, unscored.ignore)
     k = len(levels)
     return out[:, 0], (out[:, 1 : 1 + k] if k else None), (out[:, 1 + k :] if samples else None)
 

@@ -316,7 +316,8 @@ def read_predictions(submission, gold, context):
     """
     run_file = submission.file()
     source = run_file.source
-    ignore = UnscoredIds(source, context).ignore
+    unscored = UnscoredIds(source, context)
+    ignore = unscored.ignore
     index = dict((qid, q) for q, qid in enumerate(gold.ids))
     is_json, content, _ = _split_json(run_file.lines(), MAX_JSON_RUN_BYTES)
     # a TREC line holds 6 tokens and 6 separators (12 bytes at least); a JSON entry "d":1, 6 bytes
@@ -328,6 +329,9 @@ def read_predictions(submission, gold, context):
             q = index.get(qid)
             if q is None and not ignore:
                 raise _unknown_query(source, None, qid, gold)
+            error = None if q is not None else unscored.decoy(qid, len(gold.ids))
+            if error is not None:
+                raise error
             if qid in seen:
                 raise source.whole("has query %s twice; give each query once" % _quote(source, qid))
             seen.add(qid)
@@ -347,11 +351,16 @@ def read_predictions(submission, gold, context):
         def unknown(line, qid):
             return _unknown_query(source, line, qid, gold)
 
+        def decoy(line, qid):  # at most files.max_ids query ids in all
+            return unscored.decoy(qid, len(gold.ids), line)
+
         def bad_score(line, text):
             return source.at(line, "the score %s (the 5th column) %s" % (_quote(source, text), _why(text)))
 
         for first, text, count in content.blocks():
-            trec_runs.parse_block(source, first, text, count, queries, rows, None if ignore else unknown, bad_score)
+            trec_runs.parse_block(
+                source, first, text, count, queries, rows, None if ignore else unknown, bad_score, decoy
+            )
 
     def duplicate(line, first, doc, q):
         return source.at(

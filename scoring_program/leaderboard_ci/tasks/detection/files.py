@@ -51,6 +51,7 @@ from ..shared.json_documents import LongNumber, kind
 from ..shared.json_stream import JsonStream
 from .boxes import in_area_range
 from .metrics import METRICS, NAME, metric_area
+from .stats import gold_objects
 
 __all__ = [
     "GOLD_COLUMNS",
@@ -599,8 +600,6 @@ _AREA_WORDS = ("", " of area up to 32\u00b2", " of area 32\u00b2 to 96\u00b2", "
 
 def _check_defined(source, values, context):
     """Refuse a configured metric that is undefined on the whole gold (no non-crowd box in its area range)."""
-    from .stats import gold_objects
-
     gold = gold_objects(values)
     counted = ~gold.crowd & in_area_range(gold.area)  # (4, boxes)
     for spec in context.metrics:

@@ -28,12 +28,12 @@ catalog and the formulas), :mod:`.settings` (:class:`.settings.ForecastingSettin
 in-memory encoding, what participants submit) and :mod:`.statistics`.
 """
 
-from ..protocol import TaskType
-from .encoding import decode, encode_forecasts, encode_values, encoded_dtype, read_predictions, submission_format
+from ..protocol import TaskType, statistics_unit_values
+from .encoding import encode_forecasts, encode_values, encoded_dtype, read_predictions, submission_format
 from .gold import read_gold
 from .metrics import METRICS, NAME
 from .settings import ForecastingSettings
-from .statistics import Statistics, unit_values
+from .statistics import Statistics
 
 __all__ = ["TASK", "encode_forecasts", "encoded_dtype"]
 
@@ -45,8 +45,7 @@ TASK = TaskType(
     read_predictions=read_predictions,
     encode_values=encode_values,
     Settings=ForecastingSettings,
-    decode=decode,
     unit_name="series",
     submission_format=submission_format,
-    unit_values=unit_values,
+    unit_values=statistics_unit_values,
 )

@@ -22,15 +22,7 @@ from .settings import ForecastingSettings
 #: quantile columns, which reach the task only through files.
 IN_MEMORY = ("mae", "mse", "rmse", "smape")
 
-__all__ = [
-    "configured",
-    "encoded_dtype",
-    "encode_forecasts",
-    "read_predictions",
-    "encode_values",
-    "decode",
-    "submission_format",
-]
+__all__ = ["configured", "encoded_dtype", "encode_forecasts", "read_predictions", "encode_values", "submission_format"]
 
 
 def configured(metric_specs):
@@ -147,11 +139,6 @@ def encode_values(gold_values, systems, labels=None, settings=None):
             )
         coded[name] = encode_forecasts(values, yhat, None, None, metric_specs, settings)
     return values, None, coded
-
-
-def decode(gold, values):
-    """Custom metrics receive the encoded per-series columns as they are."""
-    return np.asarray(values)
 
 
 def _sample_rows(gold, own, value="0"):

@@ -12,7 +12,7 @@ from . import metrics
 from .encoding import configured
 from .metrics import shape_of
 
-__all__ = ["Statistics", "unit_values"]
+__all__ = ["Statistics"]
 
 
 class Statistics:
@@ -69,8 +69,3 @@ class Statistics:
             return None
         first, _ = self.layout[spec.key]
         return self._acc.item_values()[self._masks[j], first].copy()
-
-
-def unit_values(statistics, spec, j):
-    """Each series' value of ``spec`` (its mean is the score), for mean-shaped metrics."""
-    return statistics.unit_values(spec, j)

@@ -13,3 +13,37 @@ if sys.path[:1] != [_PROGRAM]:
 for _name in [m for m in sys.modules if m == "leaderboard_ci" or m.startswith("leaderboard_ci.")]:
     if not os.path.abspath(getattr(sys.modules[_name], "__file__", "") or "").startswith(_PROGRAM):
         del sys.modules[_name]
+
+
+def _shared_group(item):
+    """The xdist group of a test that shares an expensive fixture with other tests, or None.
+
+    A module-scoped fixture groups its module's tests; a session-scoped fixture defined in a sub-folder's
+    conftest (the statistical suite's study cache) groups that folder's tests.
+    """
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return None
+    for name in info.names_closure:
+        for definition in info.name2fixturedefs.get(name, ()):
+            if definition.scope == "module":
+                return item.nodeid.split("::", 1)[0]
+            if definition.scope == "session" and definition.baseid.count("/") >= 1:
+                return definition.baseid
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    """Keep the tests that share an expensive fixture on one xdist worker.
+
+    ``setup.cfg`` runs xdist with ``--dist loadgroup``: tests without a group are spread one by one, and a
+    shared fixture (a corpus of submissions scored once, a competition run once, a simulation study cached
+    for the session) would otherwise be built again on every worker that receives one of its tests,
+    doubling its cost on two cores.
+    """
+    import pytest
+
+    for item in items:
+        group = _shared_group(item)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(name=group))

@@ -150,15 +150,15 @@ def assert_same_result(one, other):
         assert (frame is None and getattr(other, attr) is None) or frame.equals(getattr(other, attr)), attr
 
 
-#: Examples whose run in blocks is slow (a fit per replicate, TER's shift search; segmentation reads 200 masks
-#: per submission on each worker): in the slow run only; the table-based and ranking examples stay in the
-#: default run as the representatives (segmentation's in-memory blocks: tests/test_segmentation.py).
-SLOW_IN_BLOCKS = ("generation", "preference", "odesia", "segmentation")
+#: The examples whose run in blocks on a cluster stays in the default run: one per way a system is read and
+#: resampled (a classification table, clustered QA answers, a ranking run file). Every other example runs in
+#: the slow selection (python3 -m pytest -m slow): 10-45 s each on two cores, the same code path as these.
+FAST_IN_BLOCKS = ("competition_bundle", "qa", "ranking")
 
 
 @pytest.mark.parametrize(
     "example",
-    [pytest.param(e, marks=pytest.mark.slow) if os.path.basename(e) in SLOW_IN_BLOCKS else e for e in EXAMPLES],
+    [e if os.path.basename(e) in FAST_IN_BLOCKS else pytest.param(e, marks=pytest.mark.slow) for e in EXAMPLES],
     ids=[os.path.basename(e) for e in EXAMPLES],
 )
 def test_blocks_on_a_cluster_equal_one_process(example, tmp_path, cluster, monkeypatch):

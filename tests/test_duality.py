@@ -243,8 +243,12 @@ def _result(kind, name):
     return _report_examples.ALL[name]()
 
 
-#: Competitions whose analysis is slow (a fit per replicate, TER): checked in the slow run only.
-SLOW_SOURCES = (("competition", "examples/preference"), ("competition", "examples/generation"))
+#: Competitions whose analysis is slow (a fit per replicate, TER; 4-13 s each for forecasting, detection and
+#: scores_multiclass): checked in the slow run only; the 60-system phases and the other examples represent them.
+SLOW_SOURCES = tuple(
+    ("competition", "examples/" + name)
+    for name in ("preference", "generation", "forecasting", "detection", "scores_multiclass")
+)
 
 
 @pytest.mark.parametrize(

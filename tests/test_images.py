@@ -34,6 +34,7 @@ def current_bytes(tmp_path_factory):
 
 
 @pytest.mark.image
+@pytest.mark.slow  # the zipped program below (the files the bundle uploads, unpacked as the worker does) represents it
 @pytest.mark.parametrize("image", sorted(IMAGES))
 def test_every_sample_scores_identically_in_the_image(image, current_bytes, tmp_path):
     python = os.environ.get(IMAGES[image])

@@ -56,7 +56,14 @@ def test_there_is_one_bundle_per_core_task():
     assert sorted(odesia_bundle.TASKS) == tasks and len(tasks) == 10
 
 
-@pytest.mark.parametrize("task", odesia_bundle.TASKS)
+#: The campaigns whose bundles are built and checked in the default run (a flat soft-label task, EXIST's and
+#: DIPROMATS' hierarchies, a sequence task, QA); every campaign in the slow selection (2-4 s each).
+BUNDLE_TASKS = ("diann_2023", "dipromats_2023_t3", "exist_2022_t2", "exist_2023_t3", "sqac_squad_2024")
+
+
+@pytest.mark.parametrize(
+    "task", [pytest.param(task, marks=_slow_unless(task in BUNDLE_TASKS)) for task in odesia_bundle.TASKS]
+)
 def test_the_bundle_builds_passes_the_check_and_names_the_campaign(task, tmp_path, tmp_path_factory):
     folder = _folder(task, "en", tmp_path_factory)
     info = odesia_bundle.CAMPAIGNS[task]

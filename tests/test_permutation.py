@@ -31,7 +31,7 @@ def test_exact_enumeration_equals_a_naive_loop():
     y = rng.integers(0, 3, n)
     a, b = y.copy(), y.copy()
     a[:4] = (a[:4] + 1) % 3
-    b[:11] = (b[:11] + 2) % 3
+    b[:8] = (b[:8] + 2) % 3  # 8 differing items: all 256 swap patterns enumerated below
     p, p_two, exact = _pvalues(y, [a, b])
     assert exact[0]
     diff = np.flatnonzero(a != b)

@@ -150,7 +150,9 @@ def _browser():
     return sync_api, chromium
 
 
-@pytest.mark.parametrize("m", [2, 10, pytest.param(60, marks=pytest.mark.slow)])  # 60 systems: slow; 2 and 10 stay
+@pytest.mark.parametrize(
+    "m", [pytest.param(2, marks=pytest.mark.slow), 10, pytest.param(60, marks=pytest.mark.slow)]
+)  # 10 stays
 def test_report_shows_the_whole_figure_in_chromium(m, tmp_path):
     sync_api, chromium = _browser()
     _, _, result = _analyze(m, n_resamples=100)

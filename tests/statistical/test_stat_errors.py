@@ -329,7 +329,7 @@ def test_the_direct_computation_is_analyze():
     kind, n, b, perms = "classification", 400, 400, 300
     names = ("logreg", "twin_1", "acc_minus_5", "f1_minus_2")
     task = _statsim.ErrorTask(kind, n, b, perms, study_seed=3, names=names)
-    for rep in range(3):
+    for rep in range(1):  # one test set: every p-value of 4 systems x 2 tests x 2 sides x 3 metrics compared
         ts = _statsim.test_set(kind, names, n, 3, rep)
         ours = _statsim.pvalues_against_first(task.config(rep), ts, perms)
         systems = dict(zip(names, ts.predictions))
@@ -364,7 +364,7 @@ def test_the_family_decisions_are_analyze():
 
     names = _statsim.EQUAL_SYSTEMS
     task = _statsim.FamilyTask(names, 300, 300, 200, study_seed=4, tests=("bootstrap", "permutation"))
-    for rep in range(2):
+    for rep in range(1):  # one test set: every decision of the family, both tests and sides, compared
         ts = _statsim.test_set("classification", names, 300, 4, rep)
         ours = _statsim.family_decisions(task.config(rep), ts, 200, task.tests)
         for k, test in enumerate(task.tests):

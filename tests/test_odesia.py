@@ -66,8 +66,7 @@ def _records(path):
 
 def _nested(config):
     """The config's ``{child: parent}`` as PyEvALL's nested hierarchy (None without one)."""
-    settings = config.task_settings  # a typed task's attribute, or the pairs of a task still on the legacy bridge
-    tree = getattr(settings, "hierarchy", None) or dict(getattr(settings, "pairs", ())).get("hierarchy")
+    tree = config.task_settings.hierarchy
     return pytest.importorskip("test_icm_tree").nested(dict(tree)) if tree else None
 
 

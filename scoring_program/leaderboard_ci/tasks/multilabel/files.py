@@ -424,6 +424,33 @@ def read_gold(gold, context):
     )
 
 
+def _indicator_order(source, columns, labels, index, context):
+    """The position of each label's 0/1 column in a header of indicator columns (one sentence when one is
+    missing or names no label)."""
+    if not any(name in index for name in columns):
+        id_name = context.id_column or "id"
+        raise source.at(
+            1,
+            "the header has no labels column; the header should be '%s,labels' (the labels of an "
+            "item in one cell) or '%s' followed by one 0/1 column per label" % (id_name, id_name),
+        )
+    for name in columns:
+        if name not in index:
+            raise _unknown_label(source, 1, name, labels, context)
+    missing = [label for label in labels if label not in columns]
+    if missing:
+        if context.labels is not None:
+            raise source.at(
+                1,
+                "the header has no 0/1 column for label %s; expected one column per label: %s"
+                % (repr(missing[0]), _listing(labels)),
+            )
+        raise source.at(
+            1, "the header has %d label columns; expected one 0/1 column per label (%d)" % (len(columns), len(labels))
+        )
+    return [columns.index(label) for label in labels]
+
+
 def read_predictions(submission, gold, context):
     """The participant's label sets as a 0/1 matrix ``(n, K)`` in the gold's item and label order."""
     predictions = submission.file()
@@ -436,7 +463,7 @@ def read_predictions(submission, gold, context):
     _check_ids_given(source, records, has_ids, gold, context)
     index = dict((label, k) for k, label in enumerate(labels))
     if kind == "indicators":
-        order = _indicator_order(source, columns, index, labels, context)
+        order = _indicator_order(source, columns, labels, index, context)
     n = gold.n
     by_id = gold.ids is not None and has_ids
     unscored = UnscoredIds(source, context)
@@ -501,32 +528,6 @@ def _check_ids_given(source, records, has_ids, gold, context):
             "the item has no id; give each prediction its id (a %r column, or "
             '{"%s": ..., "labels": [...]} objects)' % (id_column, id_column),
         )
-
-
-def _indicator_order(source, columns, index, labels, context):
-    """Each gold label's position among the header's 0/1 columns; raises at a missing or unknown label column."""
-    if not any(name in index for name in columns):
-        id_name = context.id_column or "id"
-        raise source.at(
-            1,
-            "the header has no labels column; the header should be '%s,labels' (the labels of an "
-            "item in one cell) or '%s' followed by one 0/1 column per label" % (id_name, id_name),
-        )
-    for name in columns:
-        if name not in index:
-            raise _unknown_label(source, 1, name, labels, context)
-    missing = [label for label in labels if label not in columns]
-    if missing:
-        if context.labels is not None:
-            raise source.at(
-                1,
-                "the header has no 0/1 column for label %s; expected one column per label: %s"
-                % (repr(missing[0]), _listing(labels)),
-            )
-        raise source.at(
-            1, "the header has %d label columns; expected one 0/1 column per label (%d)" % (len(columns), len(labels))
-        )
-    return [columns.index(label) for label in labels]
 
 
 def _check_count(source, unscored, gold, seen, count, by_id):

@@ -105,7 +105,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
 
     from leaderboard_ci.core.parallel import keep_freed_memory
-    from leaderboard_ci.phase.execution.blocked import SystemSource, analyze_blocks, plan_phase
+    from leaderboard_ci.phase.analysis.blocked import SystemSource, analyze_blocks, plan_phase
     from leaderboard_ci.phase.execution.budget import format_bytes, parse_memory
     from leaderboard_ci.phase.execution.runners import DaskRunner, LocalRunner
     from leaderboard_ci.phase.ingestion.submissions import find_submissions

@@ -6,6 +6,7 @@
     python benchmarks/run.py --only per_submission   # a group or workload names (comma-separated)
     python benchmarks/run.py --only end_of_phase --wait-quiet 40
     python benchmarks/run.py --only f1_macro --impls ours,scipy
+    python benchmarks/run.py --peers [NAME...]       # every peer ratio the docs quote (benchmarks/peers.py)
 
 Every (workload, m, n, B, implementation) runs in its own child process, one
 after another (``child.py``); the parent reads the child's peak RSS from
@@ -35,6 +36,7 @@ sys.path.insert(0, HERE)
 
 import datasets  # noqa: E402
 import impls as impls_mod  # noqa: E402
+import peers  # noqa: E402
 import workloads as workloads_mod  # noqa: E402
 
 PEERS_PYTHON = os.path.join(HERE, ".venv-peers", "bin", "python")
@@ -915,6 +917,9 @@ def parse_args(argv):
 
 
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["--peers"]:  # the docs' peer ratios, one command each: benchmarks/peers.py
+        return peers.main(argv[1:])
     args = parse_args(argv)
     mode = "quick" if args.quick else "full"
     settings = dict(MODES[mode])

@@ -31,6 +31,11 @@ Usage::
     nice python benchmarks/shakeup_speed.py --case shakeup --dask
     nice python benchmarks/shakeup_speed.py --case eop --m 500 --B 10000
     nice python benchmarks/shakeup_speed.py --case eop --m 1000 --B 2000
+    nice python benchmarks/shakeup_speed.py --case shakeup --participants 100 --program /work/main/scoring_program
+
+``--program`` times another checkout's ``scoring_program`` (the same data, the same seed);
+``--bias-resamples all`` measures the best-of-k optimism on all ``B`` replicates (every run of
+every participant scored on all of them, as before the two-pass scoring).
 
 Results are appended to ``benchmarks/results/shakeup_speed.jsonl`` and printed.  Not a test:
 nothing here asserts a time.
@@ -58,6 +63,7 @@ from scipy.stats import norm
 from leaderboard_ci.tasks.shared.base import GoldStandard
 case, participants, runs, n, B, m, dask = (sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]),
                                            int(sys.argv[6]), int(sys.argv[7]), sys.argv[8] == "1")
+bias_kw = {} if sys.argv[9] == "" else {"bias_resamples": None if sys.argv[9] == "all" else int(sys.argv[9])}
 rng = np.random.default_rng(35)
 labels = ("0", "1", "2")
 
@@ -87,7 +93,7 @@ if case == "shakeup":
     from leaderboard_ci.scoring.config import config_from_options
     config = config_from_options("f1_macro", labels=list(labels), n_resamples=B, seed=12345)
     execution = Execution(dask="local", workers=2, n_jobs=1) if dask else Execution()
-    result = shakeup(gold_pub, public, gold_priv, private, config=config, execution=execution)
+    result = shakeup(gold_pub, public, gold_priv, private, config=config, execution=execution, **bias_kw)
     out = {"participants": result.m, "flagged": int(result.participants["flagged"].sum()),
            "tau": result.competition["agreement"].tau.value,
            "best_of_k_mean": float(result.participants["best_of_k_bias"].mean())}
@@ -119,6 +125,16 @@ def main(argv=None):
     parser.add_argument("--B", type=int, default=10000)
     parser.add_argument("--m", type=int, default=500, help="systems of the end of phase")
     parser.add_argument("--dask", action="store_true")
+    parser.add_argument(
+        "--program",
+        default=os.path.join(ROOT, "scoring_program"),
+        help="the scoring_program folder to time (e.g. a checkout of main's, to compare; default: this one)",
+    )
+    parser.add_argument(
+        "--bias-resamples",
+        default="",
+        help="replicates of the best-of-k optimism ('all' or a number; default: the program's own default)",
+    )
     args = parser.parse_args(argv)
     load_before = os.getloadavg()
     started = time.strftime("%Y-%m-%d %H:%M:%S")
@@ -127,7 +143,7 @@ def main(argv=None):
             sys.executable,
             "-c",
             _CHILD,
-            os.path.join(ROOT, "scoring_program"),
+            os.path.abspath(args.program),
             args.case,
             str(args.participants),
             str(args.runs),
@@ -135,6 +151,7 @@ def main(argv=None):
             str(args.B),
             str(args.m),
             "1" if args.dask else "0",
+            args.bias_resamples,
         ],
         capture_output=True,
         text=True,
@@ -151,6 +168,8 @@ def main(argv=None):
             "n": args.n,
             "B": args.B,
             "m": args.m if args.case == "eop" else None,
+            "program": os.path.abspath(args.program),
+            "bias_resamples": args.bias_resamples or "default",
             "started": started,
             "load_before": [round(x, 2) for x in load_before],
             "load_after": [round(x, 2) for x in os.getloadavg()],

@@ -49,7 +49,7 @@ from leaderboard_ci.core.resampling import replicate_indices  # noqa: E402
 from leaderboard_ci.scoring.config import parse_config  # noqa: E402
 from leaderboard_ci.scoring.evaluation import evaluate  # noqa: E402
 from leaderboard_ci.tasks.shared.base import GoldStandard  # noqa: E402
-from leaderboard_ci.tasks.soft_labels.metrics import TASK  # noqa: E402
+from leaderboard_ci.tasks.soft_labels import TASK  # noqa: E402
 
 
 def make_data(n, seed=1, noise=0.2):
@@ -130,7 +130,7 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args(argv)
     gold, predicted = make_data(args.n)
-    gold_std = GoldStandard(values=gold, labels=("YES", "NO"), task=TASK.NAME)
+    gold_std = GoldStandard(values=gold, labels=("YES", "NO"), task=TASK.name)
 
     def config(n_jobs):
         return parse_config(

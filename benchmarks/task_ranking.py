@@ -60,13 +60,23 @@ def make_data(n_queries, depth=100, judged=30, seed=7):
 
 
 def timed(fn, repeats=3):
+    """Median wall seconds of ``repeats`` runs after a warm-up, and the output; CPU seconds in ``CPU[-1]``."""
     fn()  # warm-up (ranx compiles with numba on first use)
-    times = []
+    times, cpu = [], []
     for _ in range(repeats):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         out = fn()
         times.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - start_cpu)
+    CPU.append(statistics.median(cpu))
     return statistics.median(times), out
+
+
+CPU = []  # the median CPU seconds (all threads) of each timed() call, in order
+
+
+def load():
+    return " ".join("%.2f" % x for x in os.getloadavg())
 
 
 def main(argv=None):
@@ -87,6 +97,7 @@ def main(argv=None):
     gold = GoldStandard(values=gold_rows, ids=tuple(qrels), task="ranking")
     names = list(METRICS)
     print("ranking benchmark: %d queries x 100 documents, B = %d; encoding (parsing) %.2f s" % (n, b, encode_seconds))
+    print("cores %d, load average before: %s" % (os.cpu_count(), load()))
 
     rows = []
     results = {}
@@ -142,6 +153,7 @@ def main(argv=None):
 
     seconds, loop_out = timed(naive_loop, repeats=3)
     rows.append(("ranx loop (5 metrics), scaled from B=%d" % loop_b, seconds * b / loop_b))
+    CPU[-1] *= b / loop_b
     worst_loop = max(
         abs(loop_out[r][METRICS[m]] - ours.scores[i].replicates[r]) for r in range(loop_b) for i, m in enumerate(names)
     )
@@ -149,10 +161,11 @@ def main(argv=None):
 
     reference = dict(rows)["ours (5 metrics)"]
     print()
-    print("| implementation | seconds | ratio to ours (5 metrics) |")
-    print("|---|---:|---:|")
-    for label, seconds in rows:
-        print("| %s | %.2f | %.1fx |" % (label, seconds, seconds / reference))
+    print("load average after: %s (wall times are inflated by other processes; CPU is all threads)" % load())
+    print("| implementation | wall seconds | CPU seconds | ratio to ours (5 metrics), wall |")
+    print("|---|---:|---:|---:|")
+    for (label, seconds), cpu in zip(rows, CPU):
+        print("| %s | %.2f | %.2f | %.1fx |" % (label, seconds, cpu, seconds / reference))
     return 0
 
 

@@ -218,8 +218,10 @@ def child(impl, m, n, b):
         seconds, low, high = PHASE_IMPLS[impl](m, n, b)
     else:
         seconds, low, high = IMPLS[impl](n, b)
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-    print(json.dumps({"seconds": seconds, "rss_mb": rss, "low": low, "high": high}))
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    rss = usage.ru_maxrss / 1024.0
+    cpu = usage.ru_utime + usage.ru_stime  # the whole child: imports and data included
+    print(json.dumps({"seconds": seconds, "rss_mb": rss, "low": low, "high": high, "child_cpu": cpu}))
 
 
 def _run(impl, m, n, b, repeats):
@@ -234,10 +236,19 @@ def _run(impl, m, n, b, repeats):
         if proc.returncode != 0:
             return None, proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "failed"
         runs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
-    return {"seconds": statistics.median(r["seconds"] for r in runs), "rss_mb": max(r["rss_mb"] for r in runs)}, None
+    return {
+        "seconds": statistics.median(r["seconds"] for r in runs),
+        "rss_mb": max(r["rss_mb"] for r in runs),
+        "note": "child CPU %.2f s (whole process), load %.1f"
+        % (statistics.median(r["child_cpu"] for r in runs), _load()),
+    }, None
 
 
-def main(argv=None):
+def _load():
+    return os.getloadavg()[0]
+
+
+def make_parser():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--repeats", type=int, default=3)
@@ -265,6 +276,11 @@ def main(argv=None):
         help="one-submission peers to run (comma-separated; 'none' for ours alone)",
     )
     parser.add_argument("--child", nargs=4, metavar=("IMPL", "M", "N", "B"))
+    return parser
+
+
+def main(argv=None):
+    parser = make_parser()
     args = parser.parse_args(argv)
     if args.child:
         impl, m, n, b = args.child
@@ -278,33 +294,46 @@ def main(argv=None):
     else:
         print(
             "ROC-AUC, one submission (evaluate(), B resamples; median of %d; ratio = peer / ours; * = run at "
-            "B' = B/10 and scaled)" % args.repeats
+            "B' = B/10 and scaled); load average %s" % (args.repeats, " ".join("%.2f" % x for x in os.getloadavg()))
         )
     for n, b in cases:
-        ours, why = _run("ours", 1, n, b, args.repeats)
-        print("n=%d B=%d  ours: %.3f s, peak RSS %.0f MB" % (n, b, ours["seconds"], ours["rss_mb"]), flush=True)
-        calibration, _ = _run("ours-f1", 1, n, b, args.repeats)
-        if calibration is not None:
-            print(
-                "   (calibration: our macro-F1 on the same n, B: %.3f s; ROC-AUC costs %.1fx that)"
-                % (calibration["seconds"], ours["seconds"] / calibration["seconds"]),
-                flush=True,
-            )
-        for impl in [p for p in args.peers.split(",") if p and p != "none"]:
-            bb = max(1, min(1000, b // 10)) if impl in scaled else b
-            reps = 1 if impl in scaled else args.repeats
-            peer, why = _run(impl, 1, n, bb, reps)
-            if peer is None:
-                print("   %-20s not run: %s" % (impl, why), flush=True)
-                continue
-            seconds = peer["seconds"] * b / bb
-            print(
-                "   %-20s %9.2f s%s  (%.1fx)  peak RSS %.0f MB"
-                % (impl, seconds, "*" if bb != b else " ", seconds / ours["seconds"], peer["rss_mb"]),
-                flush=True,
-            )
+        one_submission(args, n, b, scaled)
     if args.no_phase:
         return 0
+    return end_of_phase(args)
+
+
+def one_submission(args, n, b, scaled):
+    """Ours, the macro-F1 calibration and each peer on one (n, B) case, printed."""
+    ours, why = _run("ours", 1, n, b, args.repeats)
+    print(
+        "n=%d B=%d  ours: %.3f s, peak RSS %.0f MB (%s)" % (n, b, ours["seconds"], ours["rss_mb"], ours["note"]),
+        flush=True,
+    )
+    calibration, _ = _run("ours-f1", 1, n, b, args.repeats)
+    if calibration is not None:
+        print(
+            "   (calibration: our macro-F1 on the same n, B: %.3f s; ROC-AUC costs %.1fx that; %s)"
+            % (calibration["seconds"], ours["seconds"] / calibration["seconds"], calibration["note"]),
+            flush=True,
+        )
+    for impl in [p for p in args.peers.split(",") if p and p != "none"]:
+        bb = max(1, min(1000, b // 10)) if impl in scaled else b
+        reps = 1 if impl in scaled else args.repeats
+        peer, why = _run(impl, 1, n, bb, reps)
+        if peer is None:
+            print("   %-20s not run: %s" % (impl, why), flush=True)
+            continue
+        seconds = peer["seconds"] * b / bb
+        print(
+            "   %-20s %9.2f s%s  (%.1fx)  peak RSS %.0f MB (%s)"
+            % (impl, seconds, "*" if bb != b else " ", seconds / ours["seconds"], peer["rss_mb"], peer["note"]),
+            flush=True,
+        )
+
+
+def end_of_phase(args):
+    """The end-of-phase case and its peers, printed; the exit code."""
     m, n, b = (100, 10000, 10000) if not args.quick else (10, 2000, 1000)
     if args.phase:
         m, n, b = (int(x) for x in args.phase.split(":"))

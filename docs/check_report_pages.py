@@ -223,8 +223,8 @@ def _expected_cells(report):
             format_number(r["value"], 2),
             format_ci(r["ci_low"], r["ci_high"], 2),
             r["rank"],
-            interval.get("rank_low"),
-            interval.get("rank_high"),
+            interval.get("rank_pct_low"),
+            interval.get("rank_pct_high"),
         )
     # The aggregate table's last column is the critical-difference diagram's average rank of each system.
     cd = report.get("critical_difference") or {}
@@ -244,7 +244,7 @@ def _figure_ranks(report):
         rivals = [x for x in report["scores"] if (x["task"], x["language"]) == (r["task"], r["language"])]
         place = 1 + sum(sign * (x["score"] - r["score"]) > 0 for x in rivals)
         shown = ranks.get(("%s (%s)" % (r["task"], r["language"]), r["system"]))
-        if shown is None or shown["rank"] != place or not shown["rank_low"] <= place <= shown["rank_high"]:
+        if shown is None or shown["rank"] != place or not shown["rank_pct_low"] <= place <= shown["rank_pct_high"]:
             problems.append(
                 "rank figure of %s (%s), %s: rank %s, its score's place is %d"
                 % (r["task"], r["language"], r["system"], shown and shown["rank"], place)

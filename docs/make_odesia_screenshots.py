@@ -50,7 +50,7 @@ def main(argv=None):
     if not os.path.isfile(os.path.join(out, "benchmark.html")):
         env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "scoring_program"))
         subprocess.run(
-            [sys.executable, "-m", "leaderboard_ci.tools.cli", "benchmark", "examples/odesia/benchmark.yaml"]
+            [sys.executable, "-m", "leaderboard_ci.cli.main", "benchmark", "examples/odesia/benchmark.yaml"]
             + ["--out", out],
             cwd=ROOT,
             env=env,

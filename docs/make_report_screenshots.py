@@ -9,7 +9,6 @@ groups (B = 2,000), written as a report and photographed at 1280 pixels wide: no
 """
 
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -17,6 +16,8 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, os.pardir, "scoring_program"))
+
+from screenshot import photograph  # noqa: E402  (docs/screenshot.py, beside this script)
 
 from leaderboard_ci.phase.analysis import analyze  # noqa: E402
 
@@ -50,37 +51,11 @@ def competition(m):
 
 
 def main():
-    from PIL import Image
-
     work = tempfile.mkdtemp(prefix="report-shots-")
     for m, height in HEIGHTS.items():
         out = os.path.join(work, "report%d" % m)
         competition(m).write(out)
-        shot = os.path.join(work, "shot%d.png" % m)
-        subprocess.run(
-            [
-                "chromium",
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-                "--hide-scrollbars",
-                "--screenshot=%s" % shot,
-                "--window-size=1280,%d" % (height + 200),
-                "file://%s" % os.path.join(out, "report.html"),
-            ],
-            check=True,
-            capture_output=True,
-        )
-        image = Image.open(shot).convert("RGB").crop((0, 0, 1280, height))
-        target = os.path.join(HERE, "report_%d_systems.png" % m)
-        image.quantize(colors=256, method=Image.Quantize.MAXCOVERAGE, dither=Image.Dither.NONE).save(
-            target, optimize=True
-        )
-        print("wrote %s" % target)
+        photograph(os.path.join(out, "report.html"), os.path.join(HERE, "report_%d_systems.png" % m), height)
 
 
 if __name__ == "__main__":

@@ -10,22 +10,21 @@ and the public-against-private figure.
 """
 
 import os
-import subprocess
 import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, os.pardir, "scoring_program"))
 
-from leaderboard_ci.tools.cli import main as cli  # noqa: E402
+from screenshot import photograph  # noqa: E402  (docs/screenshot.py, beside this script)
+
+from leaderboard_ci.cli.main import main as cli  # noqa: E402
 
 EXAMPLE = os.path.join(HERE, os.pardir, "examples", "shakeup", "two_phases")
 HEIGHT = 2300
 
 
 def main():
-    from PIL import Image
-
     work = tempfile.mkdtemp(prefix="shakeup-shot-")
     out = os.path.join(work, "report")
     code = cli(
@@ -45,29 +44,7 @@ def main():
     )
     if code:
         raise SystemExit(code)
-    shot = os.path.join(work, "shot.png")
-    subprocess.run(
-        [
-            "chromium",
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-            "--hide-scrollbars",
-            "--screenshot=%s" % shot,
-            "--window-size=1280,%d" % (HEIGHT + 200),
-            "file://%s" % os.path.join(out, "shakeup.html"),
-        ],
-        check=True,
-        capture_output=True,
-    )
-    image = Image.open(shot).convert("RGB").crop((0, 0, 1280, HEIGHT))
-    target = os.path.join(HERE, "shakeup.png")
-    image.quantize(colors=256, method=Image.Quantize.MAXCOVERAGE, dither=Image.Dither.NONE).save(target, optimize=True)
-    print("wrote %s" % target)
+    photograph(os.path.join(out, "shakeup.html"), os.path.join(HERE, "shakeup.png"), HEIGHT)
 
 
 if __name__ == "__main__":

@@ -22,8 +22,8 @@ import numpy as np
 import pytest
 import yaml
 
+from leaderboard_ci.cli.benchmark import main
 from leaderboard_ci.phase.benchmark.benchmark import analyze_benchmark, load_benchmark
-from leaderboard_ci.phase.benchmark.cli import main
 from leaderboard_ci.phase.ingestion.discovery import FAILED_REASON
 from leaderboard_ci.scoring.errors import ConfigError
 from leaderboard_ci.scoring.text_files import list_names
@@ -310,7 +310,10 @@ def test_without_file_a_task_reads_its_configs_predictions_file(tmp_path, from_f
 @pytest.mark.parametrize(
     "edit, expected",
     [
-        (lambda d: d["tasks"][0].update(fille="x.csv"), "benchmark.yaml: tasks[0].fille is not a known key; allowed: "),
+        (
+            lambda d: d["tasks"][0].update(fille="x.csv"),
+            "benchmark.yaml: tasks[0].fille is not a known key (did you mean 'file'?); allowed: ",
+        ),
         (
             lambda d: d["tasks"][0].update(file="../x.csv"),
             "tasks[0].file must be the name (or glob) of this task's file",

@@ -23,11 +23,11 @@ import numpy as np
 import pytest
 import yaml
 
-from leaderboard_ci.phase import cli
+from leaderboard_ci.cli import end_of_phase as cli
 from leaderboard_ci.phase.analysis import Execution, analyze
-from leaderboard_ci.phase.execution import blocked as blocked_module
+from leaderboard_ci.phase.analysis import blocked as blocked_module
+from leaderboard_ci.phase.analysis.blocked import SystemSource, plan_phase
 from leaderboard_ci.phase.execution import budget
-from leaderboard_ci.phase.execution.blocked import SystemSource, plan_phase
 from leaderboard_ci.phase.ingestion.submissions import find_submissions
 from leaderboard_ci.scoring.config import load_config
 from leaderboard_ci.scoring.errors import ConfigError
@@ -163,7 +163,7 @@ FAST_IN_BLOCKS = ("competition_bundle", "qa", "ranking")
 )
 def test_blocks_on_a_cluster_equal_one_process(example, tmp_path, cluster, monkeypatch):
     """Tiny budget, >= 8 blocks, submissions read on the workers; the threaded run as the reference."""
-    from leaderboard_ci.phase.execution.blocked import analyze_blocks
+    from leaderboard_ci.phase.analysis.blocked import analyze_blocks
     from leaderboard_ci.phase.execution.runners import DaskRunner
     from leaderboard_ci.phase.ingestion.submissions import load_systems
     from leaderboard_ci.scoring.readers import read_baseline
@@ -284,7 +284,7 @@ def _wait_for(path, seconds=60):
 
 @pytest.mark.slow  # fast representative: test_blocks_on_a_cluster_equal_one_process (an in-process cluster)
 def test_a_cluster_started_from_the_command_line(tmp_path):
-    """``dask scheduler`` and two ``dask worker`` processes, then ``python -m leaderboard_ci.phase.cli`` on them.
+    """``dask scheduler`` and two ``dask worker`` processes, then ``python -m leaderboard_ci.cli.end_of_phase`` on them.
 
     The workers run in a folder of their own and the command is given relative paths (from another
     folder): every path is resolved on the client, so the report equals the threaded one.
@@ -344,7 +344,7 @@ def test_a_cluster_started_from_the_command_line(tmp_path):
 
         with Client(address, timeout="60s") as client:
             client.wait_for_workers(2, timeout=120)
-        command = [sys.executable, "-m", "leaderboard_ci.phase.cli"]  # this checkout's, through PYTHONPATH
+        command = [sys.executable, "-m", "leaderboard_ci.cli.end_of_phase"]  # this checkout's, through PYTHONPATH
         threaded, distributed = str(tmp_path / "threaded"), str(tmp_path / "distributed")
         run = subprocess.run(
             command + ["--reference", ref, "--submissions", subs, "--out", threaded, "--no-progress"],

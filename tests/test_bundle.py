@@ -7,7 +7,7 @@ import zipfile
 import pytest
 import yaml
 
-from leaderboard_ci.tools import cli
+from leaderboard_ci.cli import main as cli
 from leaderboard_ci.tools.bundle import BUNDLE_DIR, sample_submissions, write_zip, zip_bytes
 from leaderboard_ci.tools.bundle import build_bundle as build
 from leaderboard_ci.tools.bundle_check import check_bundle

@@ -8,9 +8,9 @@ import pytest
 import yaml
 from test_bundle import mutate
 
+from leaderboard_ci.cli.main import main
 from leaderboard_ci.tools.bundle import build_bundle
 from leaderboard_ci.tools.bundle_check import check_bundle
-from leaderboard_ci.tools.cli import main
 
 
 @pytest.fixture(scope="module")

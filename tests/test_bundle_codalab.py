@@ -17,10 +17,10 @@ import zipfile
 import pytest
 import yaml
 
+from leaderboard_ci.cli.main import main
 from leaderboard_ci.tools.bundle import score_one, write_zip
 from leaderboard_ci.tools.bundle_check import check_bundle
 from leaderboard_ci.tools.bundle_check_codalab import read_scores_txt
-from leaderboard_ci.tools.cli import main
 
 CONFIG = "task: scores\nmetric: log_loss\nextra_metrics: [accuracy]\nlabels: [cat, dog, bird]\n"
 CONFIG += "bootstrap:\n  n_resamples: 200\n"

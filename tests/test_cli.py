@@ -7,7 +7,7 @@ import zipfile
 
 import pytest
 
-from leaderboard_ci.phase import cli
+from leaderboard_ci.cli import end_of_phase as cli
 from leaderboard_ci.tools.local_worker import run_scoring
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir)

@@ -9,12 +9,13 @@ import _report_examples as E
 import pandas as pd
 import pytest
 
-from leaderboard_ci.report.compare import OUTPUT_NAMES, comparison_frame, default_name, main, make_parser
+from leaderboard_ci.cli.compare import main, make_parser
+from leaderboard_ci.report.compare import OUTPUT_NAMES, comparison_frame, default_name
 from leaderboard_ci.report.tables import indicators_table
 
 PROGRAM = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scoring_program")
 #: The console script's main, run from this checkout (not from whatever is installed).
-COMMAND = [sys.executable, "-m", "leaderboard_ci.report.compare"]
+COMMAND = [sys.executable, "-m", "leaderboard_ci.cli.compare"]
 ENV = dict(os.environ, PYTHONPATH=PROGRAM + os.pathsep + os.environ.get("PYTHONPATH", ""))
 
 

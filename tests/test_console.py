@@ -6,6 +6,7 @@ run as a process, to show that nothing is printed at the interpreter's exit eith
 does not come from standard output is not swallowed.
 """
 
+import ast
 import importlib
 import io
 import os
@@ -21,14 +22,15 @@ BUNDLE = os.path.join(ROOT, "competition_bundle", "reference_data")
 
 #: Every module with a ``main`` that a user runs (console scripts, subcommands, ``python -m``).
 ENTRY_MODULES = [
-    "leaderboard_ci.tools.cli",
-    "leaderboard_ci.tools.plan_cli",
-    "leaderboard_ci.tools.demo",
+    "leaderboard_ci.cli.main",
+    "leaderboard_ci.cli.plan",
+    "leaderboard_ci.cli.demo",
     "leaderboard_ci.tools.config_reference",
-    "leaderboard_ci.phase.cli",
-    "leaderboard_ci.phase.benchmark.cli",
-    "leaderboard_ci.phase.shakeup.cli",
-    "leaderboard_ci.report.compare",
+    "leaderboard_ci.cli.end_of_phase",
+    "leaderboard_ci.cli.benchmark",
+    "leaderboard_ci.cli.shakeup",
+    "leaderboard_ci.cli.compare",
+    "leaderboard_ci.cli.sample_competition",
 ]
 #: The scoring program's main prints one summary line after a whole scoring run; it is wrapped the same way.
 PROGRAM_MODULE = "leaderboard_ci.scoring.codabench"
@@ -76,14 +78,43 @@ def test_the_scoring_program_is_wrapped_too():
 
 def test_every_console_script_and_delegated_command_is_covered():
     """The console scripts of setup.cfg and the subcommands delegated by leaderboard-ci are in the list."""
-    from leaderboard_ci.tools.cli import _DELEGATED
+    from leaderboard_ci.cli.main import _DELEGATED
 
     with io.open(os.path.join(ROOT, "setup.cfg"), encoding="utf-8") as handle:
         scripts = handle.read().split("console_scripts =", 1)[1].split("\n\n", 1)[0]
     targets = [line.split("=", 1)[1].strip().split(":")[0] for line in scripts.strip().splitlines()]
     delegated = [module for module, _ in _DELEGATED.values()]
-    missing = sorted(set(targets + delegated) - set(ENTRY_MODULES) - {"leaderboard_ci.tools.sample_competition"})
+    missing = sorted(set(targets + delegated) - set(ENTRY_MODULES))
     assert not missing, missing
+
+
+#: Command lines outside ``leaderboard_ci.cli``: the scoring program (the per-submission path, Python 3.7) and
+#: the generators of docs/configuration.md and the benchmark.yaml reference (a developer's ``python -m``).
+OUTSIDE_CLI = {
+    "leaderboard_ci.scoring.codabench",
+    "leaderboard_ci.tools.config_reference",
+    "leaderboard_ci.tools.benchmark_reference",
+}
+
+
+def test_the_command_line_lives_in_one_module_tree():
+    """Every ``main`` is in ``leaderboard_ci/cli/`` (one module per command) and listed above; none elsewhere."""
+    package = os.path.join(ROOT, "scoring_program", "leaderboard_ci")
+    commands, elsewhere = set(), set()
+    for folder, _, files in os.walk(package):
+        for name in files:
+            if not name.endswith(".py"):
+                continue
+            with io.open(os.path.join(folder, name), encoding="utf-8") as handle:
+                tree = ast.parse(handle.read())
+            module = os.path.relpath(os.path.join(folder, name[:-3]), package).replace(os.sep, ".")
+            module = "leaderboard_ci." + module
+            defined = set(node.name for node in tree.body if isinstance(node, ast.FunctionDef))
+            if defined & {"main", "make_parser"}:
+                (commands if module.startswith("leaderboard_ci.cli.") else elsewhere).add(module)
+    assert elsewhere == OUTSIDE_CLI
+    assert commands - set(ENTRY_MODULES) == set(), "commands missing from ENTRY_MODULES"
+    assert set(m for m in ENTRY_MODULES if m.startswith("leaderboard_ci.cli.")) == commands
 
 
 def test_a_broken_pipe_elsewhere_is_not_swallowed():
@@ -100,7 +131,7 @@ def test_a_command_into_head_prints_no_traceback():
     read, write = os.pipe()
     os.close(read)
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "scoring_program"))
-    command = [sys.executable, "-m", "leaderboard_ci.tools.cli", "columns", os.path.join(BUNDLE, "config.yaml")]
+    command = [sys.executable, "-m", "leaderboard_ci.cli.main", "columns", os.path.join(BUNDLE, "config.yaml")]
     try:
         run = subprocess.run(command, stdout=write, stderr=subprocess.PIPE, env=env, timeout=120)
     finally:

@@ -44,7 +44,7 @@ B = 1000
 
 def _analyze_competition(folder):
     """What ``leaderboard-ci-end-of-phase --reference REF --submissions SUBS`` computes (without writing)."""
-    from leaderboard_ci.phase import cli
+    from leaderboard_ci.cli import end_of_phase as cli
     from leaderboard_ci.phase.analysis import Execution, analyze
     from leaderboard_ci.phase.ingestion.submissions import load_systems
     from leaderboard_ci.scoring.config import load_config

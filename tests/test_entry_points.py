@@ -112,13 +112,15 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROGRAM = os.path.join(ROOT, "scoring_program")
 #: The modules that also run as ``python -m MODULE``, and the name their --help shows.
 MODULES = {
-    "leaderboard_ci.tools.cli": "leaderboard-ci",
-    "leaderboard_ci.phase.cli": "leaderboard-ci-end-of-phase",
-    "leaderboard_ci.report.compare": "leaderboard-ci-compare",
-    "leaderboard_ci.phase.benchmark.cli": "leaderboard-ci benchmark",
-    "leaderboard_ci.tools.demo": "leaderboard-ci demo",
-    "leaderboard_ci.tools.sample_competition": "leaderboard-ci sample-competition",
-    "leaderboard_ci.tools.plan_cli": "leaderboard-ci plan",
+    "leaderboard_ci.cli.main": "leaderboard-ci",
+    "leaderboard_ci.cli.end_of_phase": "leaderboard-ci-end-of-phase",
+    "leaderboard_ci.cli": "leaderboard-ci",
+    "leaderboard_ci.cli.compare": "leaderboard-ci-compare",
+    "leaderboard_ci.cli.shakeup": "leaderboard-ci shakeup",
+    "leaderboard_ci.cli.benchmark": "leaderboard-ci benchmark",
+    "leaderboard_ci.cli.demo": "leaderboard-ci demo",
+    "leaderboard_ci.cli.sample_competition": "leaderboard-ci sample-competition",
+    "leaderboard_ci.cli.plan": "leaderboard-ci plan",
 }
 
 
@@ -132,7 +134,7 @@ def console_scripts():
 
 def subcommands():
     """The subcommands of ``leaderboard-ci``, as its parser lists them."""
-    from leaderboard_ci.tools import cli
+    from leaderboard_ci.cli import main as cli
 
     action = next(a for a in cli.make_parser()._actions if isinstance(a, argparse._SubParsersAction))
     return sorted(action.choices)
@@ -227,16 +229,6 @@ def test_console_scripts_name_importable_functions():
         module, function = target.split(":")
         assert callable(getattr(importlib.import_module(module), function)), name
         assert MODULES[module] == name
-
-
-def test_the_scripts_folder_is_gone_and_nothing_names_it():
-    """Every job of the old ``scripts/*.py`` path shims is a console script or a subcommand now."""
-    assert not os.path.exists(os.path.join(ROOT, "scripts"))
-    for folder, _, files in os.walk(PROGRAM):
-        for name in files:
-            if name.endswith((".py", ".yaml")):
-                with open(os.path.join(folder, name), encoding="utf-8") as handle:
-                    assert "scripts/" not in handle.read(), os.path.join(folder, name)
 
 
 def test_every_console_script_runs_its_help_when_installed(installed, tmp_path):

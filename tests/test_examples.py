@@ -8,7 +8,7 @@ For each example found under ``examples/``:
   nothing on stderr, every leaderboard column written, a ``detailed_results.html``;
 * its scores equal a reference implementation on the same files (the example's hook in ``CHECKS``:
   the official SQuAD v1.1 script, seqeval, pytrec_eval, scikit-learn...);
-* the end-of-phase command (``python -m leaderboard_ci.phase.cli``, the console script's ``main``)
+* the end-of-phase command (``python -m leaderboard_ci.cli.end_of_phase``, the console script's ``main``)
   writes ``report.json`` (with the example's metrics) and ``report.html``;
 * marked ``image``, with ``LEADERBOARD_CI_PY37`` / ``LEADERBOARD_CI_PY312`` set (``.ci/run`` does): every
   sample scores in the py37 and py312 image environments with the same ``scores.json`` bytes.
@@ -235,7 +235,7 @@ def test_end_of_phase_command_writes_the_report(name, tmp_path, tmp_path_factory
     command = [
         sys.executable,
         "-m",
-        "leaderboard_ci.phase.cli",
+        "leaderboard_ci.cli.end_of_phase",
         "--reference",
         reference,
         "--submissions",

@@ -110,14 +110,14 @@ def _setup(tmp_path, task, n=120, seed=3):
 def test_the_derived_hard_gold_is_exists(tmp_path, task):
     """The hard gold the program derives from the shares equals EXIST's rule applied to the votes."""
     votes, _, config, gold, _ = _setup(tmp_path, task)
-    settings = dict(gold.settings)
+    settings = gold.settings
     derived = hard_sets(
         gold.values,
         gold.labels,
-        settings.get("hard_labels", "mono"),
-        settings["hard_threshold"],
+        settings.hard_labels,
+        settings.hard_threshold,
         gold=True,
-        exclusive=settings.get("hard_exclusive"),
+        exclusive=settings.hard_exclusive,
     )
     expected = [exist_hard_gold(votes[i], task) for i in gold.ids]
     ours = [None if d is None else (d[0] if task == 2 else sorted(d)) for d in derived]
@@ -157,7 +157,7 @@ def test_a_threshold_just_below_a_third_is_what_breaks_task_2():
     assert hard_sets(shares, labels, "mono", 1 / 3.0, gold=True) == [None, ["NO"], None]
     assert hard_sets(shares, labels, "mono", 0.3333, gold=True) == [None, None, None]
     config = parse_config({"task": "soft_labels", "metric": "f1", "labels": list(labels), "hard_threshold": "1/3"})
-    assert dict(config.task_settings)["hard_threshold"] == 1 / 3.0
+    assert config.task_settings.hard_threshold == 1 / 3.0
 
 
 @pytest.mark.parametrize(

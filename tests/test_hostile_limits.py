@@ -243,7 +243,7 @@ def test_the_large_hostile_files_in_the_images(tmp_path, image, case):
 )
 def test_a_soft_probability_that_is_no_probability_is_named_for_what_it_is(tmp_path, number, expected):
     from leaderboard_ci.tasks.soft_labels import files as soft_label_files
-    from leaderboard_ci.tasks.soft_labels.metrics import _quote
+    from leaderboard_ci.tasks.soft_labels.reading import quote as _quote
 
     path = tmp_path / "run.json"
     path.write_text('{"a": {"YES": %s}}' % number)

@@ -92,14 +92,14 @@ def _phase_equals_the_leaderboard(monkeypatch, gold, named, labels, hierarchy, n
     from leaderboard_ci.scoring.config import parse_config
     from leaderboard_ci.scoring.evaluation import evaluate
     from leaderboard_ci.tasks.shared.base import GoldStandard
-    from leaderboard_ci.tasks.soft_labels.metrics import TASK
+    from leaderboard_ci.tasks.soft_labels.settings import SoftLabelsSettings
 
     calls = []
     original = icm_soft.SoftICMBatch.sums
     monkeypatch.setattr(icm_soft.SoftICMBatch, "sums", lambda self, w: calls.append(1) or original(self, w))
     extra = {} if hierarchy is None else {"hierarchy": hierarchy}
-    settings = tuple(TASK.parse_settings(extra).items()) if extra else ()
-    gold_std = GoldStandard(values=gold, labels=tuple(labels), task=TASK.NAME, settings=settings)
+    settings = SoftLabelsSettings.parse(extra)
+    gold_std = GoldStandard(values=gold, labels=tuple(labels), task="soft_labels", settings=settings)
     report = analyze(
         gold_std,
         named,

@@ -367,7 +367,7 @@ def test_the_program_scores_icm_norm_in_a_fresh_tree(competition, tmp_path):
 def test_the_end_of_phase_gives_the_leaderboards_intervals(competition, tmp_path):
     import json
 
-    from leaderboard_ci.phase import cli
+    from leaderboard_ci.cli import end_of_phase as cli
     from leaderboard_ci.tools.local_worker import run_scoring
 
     ref, subs, paths, _, _ = competition

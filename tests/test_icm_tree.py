@@ -238,3 +238,39 @@ def test_codabench_run_with_a_hierarchy_config_equals_pyevall(tmp_path):
     for key, metric in (("icm_soft", "ICMSoft"), ("icm_soft_norm", "ICMSoftNorm")):
         expected = _reference(metric, order, gold_map, systems["good"], list(range(len(order))), tree)
         assert abs(scores[key] - expected) <= TOL, (key, scores[key], expected)
+
+
+@pytest.mark.parametrize("shape", ["task3", "deep"])
+def test_vectorized_reduction_equals_the_item_by_item_one(shape):
+    """``reduced_terms`` (patterns found with numpy, one recursion per pattern) equals ``reduce_items`` item by item.
+
+    Every node's system slots and gold columns, bit for bit, on weights with ties, zeros, NaN, a parent
+    named beside its children (the three-level tree) and items with no positive prediction.
+    """
+    rng = np.random.RandomState(11)
+    if shape == "task3":
+        labels = ("NO",) + TASK3_LABELS[1:]
+        t = Tree(labels, sorted(TASK3_TREE.items()))
+    else:
+        labels = DEEP + ("A",)
+        t = Tree(labels, sorted(DEEP_TREE.items()))
+    n = 400
+    gold = rng.binomial(6, 0.3, size=(n, len(labels))) / 6.0
+    predicted = np.where(
+        rng.rand(n, len(labels)) < 0.5, rng.choice([0.0, 0.25, 0.5], (n, len(labels))), rng.rand(n, len(labels))
+    )
+    predicted[rng.rand(n, len(labels)) < 0.05] = np.nan
+    predicted[:5] = 0.0
+    slots, columns = icm_soft_tree.reduced_terms(t, labels, gold, predicted)
+    system, own = icm_soft_tree.reduce_items(t, labels, gold, predicted)
+    for j in range(len(t.nodes)):
+        expected = icm_soft_tree.item_slots(system[j], n)
+        assert len(slots[j]) == len(expected)
+        for (x, k), (x0, k0) in zip(slots[j], expected):
+            np.testing.assert_array_equal(x, x0)
+            np.testing.assert_array_equal(k, k0)
+        values, matrix = columns[j]
+        values0, matrix0 = icm_soft_tree.item_gold_columns(own[j], n)
+        np.testing.assert_array_equal(values, values0)
+        np.testing.assert_array_equal(matrix, matrix0)
+    assert any(len(s) for s in slots) and any(c[0].size for c in columns)

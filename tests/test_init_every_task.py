@@ -34,9 +34,9 @@ import numpy as np
 import pytest
 import yaml
 
+from leaderboard_ci.cli.main import main
 from leaderboard_ci.scoring.readers import read_gold, read_predictions
 from leaderboard_ci.tasks.registry import TASKS, task_type
-from leaderboard_ci.tools.cli import main
 from leaderboard_ci.tools.scaffold import load_organizer_config
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -10,9 +10,18 @@ with :mod:`ast`, at module level and inside functions, and checked against the r
   functions (to write what it computed);
 * ``report``: ``core``, ``tasks`` (metric facts), pandas and numpy; never ``phase``; matplotlib only
   in ``report/plots.py``;
-* ``tools``: anything; nothing but scripts and tests imports ``tools``;
+* ``tools``: anything but ``cli``; nothing but ``cli``, scripts and tests imports ``tools``;
+* ``cli``: anything (the command line, the outermost layer); nothing in the package imports it;
 * top-level modules (``__init__``, ``_version``): the standard library only;
-* no import cycle, counting imports inside functions too.
+* no import cycle, counting imports inside functions too;
+* in ``core``, ``scoring`` and ``phase``'s ``analysis``, ``execution`` and ``ingestion``, package
+  imports sit at the module top: a function-local one needs its reason in ``LOCAL_IMPORTS`` (the
+  ``phase`` -> ``report`` imports, local by rule, excepted);
+* no cycle between the subpackages of ``phase`` either (``analysis`` may import ``execution`` or the
+  reverse, not both), counting each subpackage as one node.
+
+Functions stay short (issue 36): none over 100 lines, none over 60 in ``core``, but those listed
+in ``LONG_FUNCTIONS`` with a reason.
 
 The same checker is run on a copy of the package with a wrong import planted, to show that it fails.
 """
@@ -38,6 +47,7 @@ THIRD_PARTY = {
     "phase": {"numpy", "yaml", "pandas", "scipy", "statsmodels", "tqdm", "dask", "distributed"},
     "report": {"numpy", "pandas", "matplotlib", "PIL"},  # PIL: matplotlib's own dependency, in plots
     "tools": {"numpy", "yaml", "pandas", "scipy", "sklearn", "matplotlib", "dateutil", "PIL"},  # PIL: the sample logo
+    "cli": {"numpy", "yaml", "pandas", "tqdm"},  # tqdm: optional, the progress bar of the end of phase
     "": set(),
 }
 #: Layers of this package each layer may import (module level; see LAZY_ONLY for inside functions).
@@ -48,10 +58,16 @@ INTERNAL = {
     "phase": {"core", "tasks", "scoring", "phase", "report", ""},
     "report": {"core", "tasks", "report", ""},
     "tools": {"core", "tasks", "scoring", "phase", "report", "tools", ""},
+    "cli": {"core", "tasks", "scoring", "phase", "report", "tools", "cli", ""},
     "": {""},
 }
 #: (importer layer, imported layer) allowed only inside functions, never at module level.
 LAZY_ONLY = {("phase", "report")}
+#: Where this package's own imports sit at the module top (issue 36: no hidden coupling); dotted prefixes.
+TOP_IMPORT_SCOPES = ("core", "scoring", "phase.analysis", "phase.execution", "phase.ingestion")
+#: Function-local package imports allowed there: ``{(module, imported module): reason}`` (module names
+#: without the leading ``leaderboard_ci.``).  Keep a lazy import only for a heavy optional dependency.
+LOCAL_IMPORTS = {}
 #: The only module that may import matplotlib.
 MATPLOTLIB_MODULE = NAME + ".report.plots"
 #: Modules with more lines of code than this need a reason here.  Lines of code: not blank, not only a
@@ -134,10 +150,34 @@ def _resolve(dotted, known):
     return dotted
 
 
+def _in_scope(name):
+    short = name[len(NAME) + 1 :]
+    return any(short == scope or short.startswith(scope + ".") for scope in TOP_IMPORT_SCOPES)
+
+
+def local_imports(package_dir):
+    """The function-local package imports of :data:`TOP_IMPORT_SCOPES` not excused by a rule or a reason."""
+    known = modules(package_dir)
+    out = []
+    for name, path in sorted(known.items()):
+        if not _in_scope(name):
+            continue
+        for target, line, lazy in imports(name, path):
+            if not lazy or target.split(".")[0] != NAME:
+                continue
+            resolved = _resolve(target, known) or target
+            key = (name[len(NAME) + 1 :], resolved[len(NAME) + 1 :])
+            if (layer_of(name), layer_of(resolved)) in LAZY_ONLY or key in LOCAL_IMPORTS:
+                continue
+            where = "%s:%d" % (os.path.relpath(path, os.path.dirname(package_dir)), line)
+            out.append("%s: %s imports %s inside a function; move it to the module top" % (where, key[0], key[1]))
+    return out
+
+
 def violations(package_dir):
     """Every broken rule, as one line each (empty when the layout is clean)."""
     known = modules(package_dir)
-    problems = []
+    problems = local_imports(package_dir)
     graph = {name: set() for name in known}
     for name, path in sorted(known.items()):
         layer = layer_of(name)
@@ -159,8 +199,10 @@ def violations(package_dir):
                         "%s: %s imports %s at module level; %s may import %s only inside functions"
                         % (where, name, target, layer, other)
                     )
-                if other == "tools" and layer != "tools":
-                    problems.append("%s: %s imports tools; only scripts and tests may" % (where, name))
+                if other == "tools" and layer not in ("tools", "cli"):
+                    problems.append("%s: %s imports tools; only cli, scripts and tests may" % (where, name))
+                if other == "cli" and layer != "cli":
+                    problems.append("%s: %s imports the command line; nothing in the package may" % (where, name))
                 continue
             if top == "matplotlib" and name != MATPLOTLIB_MODULE:
                 problems.append("%s: %s imports matplotlib; only %s may" % (where, name, MATPLOTLIB_MODULE))
@@ -172,10 +214,31 @@ def violations(package_dir):
                     "%s: %s (%s) imports %s, which that layer may not use" % (where, name, layer or "top level", top)
                 )
     problems.extend(cycles(graph))
+    problems.extend(cycles(collapsed(graph, NAME + ".phase"), "subpackage import cycle"))
     return problems
 
 
-def cycles(graph):
+def collapsed(graph, package):
+    """``graph`` with every module below ``package`` merged into its subpackage (or module) one level down.
+
+    ``leaderboard_ci.phase.analysis.targets`` becomes ``leaderboard_ci.phase.analysis``; modules
+    outside ``package`` and ``package`` itself are dropped, so what remains is the graph between
+    ``package``'s parts, whose cycles :func:`cycles` reports.
+    """
+    prefix = package + "."
+
+    def part(name):
+        return prefix + name[len(prefix) :].split(".")[0] if name.startswith(prefix) else None
+
+    out = {}
+    for name, targets in graph.items():
+        source = part(name)
+        if source is not None:
+            out.setdefault(source, set()).update(t for t in map(part, targets) if t is not None and t != source)
+    return out
+
+
+def cycles(graph, what="import cycle"):
     """One line per import cycle (strongly connected component of more than one module)."""
     index, low, stack, on_stack, out = {}, {}, [], set(), []
     counter = [0]
@@ -201,7 +264,7 @@ def cycles(graph):
                     break
             # a package's __init__ importing its own modules is not a cycle of concern
             if len(component) > 1:
-                out.append("import cycle: %s" % " -> ".join(sorted(component)))
+                out.append("%s: %s" % (what, " -> ".join(sorted(component))))
 
     for v in sorted(graph):
         if v not in index:
@@ -212,6 +275,18 @@ def cycles(graph):
 # ---------------------------------------------------------------------------
 def test_the_package_follows_its_layers():
     assert violations(PACKAGE) == []
+
+
+def test_the_allowed_local_imports_still_exist_and_say_why():
+    known = modules(PACKAGE)
+    local = set()
+    for name, path in known.items():
+        for target, _, lazy in imports(name, path):
+            if lazy and target.split(".")[0] == NAME:
+                local.add((name[len(NAME) + 1 :], (_resolve(target, known) or target)[len(NAME) + 1 :]))
+    for key, reason in LOCAL_IMPORTS.items():
+        assert key in local, "LOCAL_IMPORTS lists %s -> %s, which is no longer imported inside a function" % key
+        assert len(reason) > 20, "say why %s imports %s inside a function" % key
 
 
 def test_every_layer_states_its_rule_in_its_init():
@@ -262,6 +337,59 @@ def test_no_module_is_over_the_size_limit():
     assert long == {}
 
 
+#: Functions longer than this (lines from ``def`` to the end, docstring included) need a reason here;
+#: in ``core/`` (the statistics every path runs) the limit is lower.
+MAX_FUNCTION_LINES = 100
+MAX_CORE_FUNCTION_LINES = 60
+#: ``{"module path:function": reason}``: the entry points still to be split into named steps (issue 36).
+LONG_FUNCTIONS = dict.fromkeys(
+    [
+        "phase/benchmark/benchmark.py:analyze_benchmark",
+        "phase/benchmark/definition.py:load_benchmark",
+        "phase/cli.py:make_parser",
+        "phase/shakeup/analysis.py:analyze_shakeup",
+        "phase/shakeup/pipeline.py:run_shakeup",
+        "report/html_report.py:_target_section",
+        "report/plots.py:difference_plot",
+        "report/plots.py:pair_heatmap",
+        "report/plots.py:bootstrap_difference_plot",
+        "report/rank_plots.py:rank_set_plot",
+        "tools/cli.py:make_parser",
+        "tools/scaffold.py:_pages",
+        "tools/scaffold.py:init_competition",
+    ],
+    "to be split into named steps by its owner (issue 36)",
+)
+
+
+def long_functions(package_dir):
+    """``["path:function (lines)"]`` over the limits and not in :data:`LONG_FUNCTIONS`."""
+    out = []
+    for _, path in sorted(modules(package_dir).items()):
+        rel = os.path.relpath(path, package_dir).replace(os.sep, "/")
+        limit = MAX_CORE_FUNCTION_LINES if rel.startswith("core/") else MAX_FUNCTION_LINES
+        for node in ast.walk(ast.parse(open(path, encoding="utf-8").read(), path)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                lines = node.end_lineno - node.lineno + 1
+                if lines > limit and "%s:%s" % (rel, node.name) not in LONG_FUNCTIONS:
+                    out.append("%s:%s (%d lines)" % (rel, node.name, lines))
+    return out
+
+
+def test_no_function_is_over_its_length_limit():
+    assert long_functions(PACKAGE) == []
+
+
+def test_the_length_check_catches_a_long_function(tmp_path):
+    package = tmp_path / NAME  # a package of two modules: one function at the core limit, one over it
+    (package / "core").mkdir(parents=True)
+    (package / "core" / "__init__.py").write_text("", encoding="utf-8")
+    body = "".join("    x%d = %d\n" % (i, i) for i in range(MAX_CORE_FUNCTION_LINES))
+    source = "def _short():\n" + body[body.index("\n") + 1 :] + "\n\ndef _planted():\n" + body
+    (package / "core" / "letters.py").write_text(source, encoding="utf-8")
+    assert long_functions(str(package)) == ["core/letters.py:_planted (%d lines)" % (MAX_CORE_FUNCTION_LINES + 1)]
+
+
 PLANTED = [
     ("core/resampling.py", "import pandas\n", "imports pandas"),
     ("core/intervals.py", "from ..scoring import config\n", "imports leaderboard_ci.scoring"),
@@ -271,8 +399,14 @@ PLANTED = [
     ("phase/analysis/analysis.py", "from ...report import files\n", "only inside functions"),
     ("scoring/readers.py", "from ..tools import bundle\n", "imports tools"),
     ("scoring/readers.py", "import pandas\n", "imports pandas"),
+    ("tools/bundle.py", "from ..cli import main\n", "imports the command line"),
+    ("phase/execution/runs.py", "from ...cli import common\n", "imports leaderboard_ci.cli"),
     ("core/letters.py", "from . import pairs\n", None),  # allowed: core -> core (no cycle)
     ("core/significance.py", "from .intervals import quantile\n", "import cycle"),  # intervals imports significance
+    # analysis imports execution (runs, runners, budget); execution importing analysis is a loop of subpackages
+    ("phase/execution/budget.py", "from ..analysis import corrections\n", "subpackage import cycle"),
+    # a package import inside a function of core/ (planted as the body of a new function)
+    ("core/letters.py", "def _late():\n    from . import pairs\n", "inside a function"),
 ]
 
 

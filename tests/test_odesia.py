@@ -66,8 +66,7 @@ def _records(path):
 
 def _nested(config):
     """The config's ``{child: parent}`` as PyEvALL's nested hierarchy (None without one)."""
-    settings = config.task_settings  # a typed task's attribute, or the pairs of a task still on the legacy bridge
-    tree = getattr(settings, "hierarchy", None) or dict(getattr(settings, "pairs", ())).get("hierarchy")
+    tree = config.task_settings.hierarchy
     return pytest.importorskip("test_icm_tree").nested(dict(tree)) if tree else None
 
 
@@ -127,7 +126,7 @@ def test_benchmark_writes_the_three_odesia_tables(tmp_path):
     path = tmp_path / "benchmark.yaml"
     path.write_text(yaml.safe_dump(definition), encoding="utf-8")
     run = subprocess.run(
-        [sys.executable, "-m", "leaderboard_ci.tools.cli", "benchmark", str(path), "--out", str(tmp_path / "out")],
+        [sys.executable, "-m", "leaderboard_ci.cli.main", "benchmark", str(path), "--out", str(tmp_path / "out")],
         env=dict(os.environ, PYTHONPATH=PROGRAM),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 import yaml
 
+from leaderboard_ci.cli.main import main
 from leaderboard_ci.tools.bundle import write_zip
-from leaderboard_ci.tools.cli import main
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CONFIG = """\
@@ -282,7 +282,7 @@ def test_score_outside_the_sample_requires_the_reference(inputs):
 
 def test_the_console_script_is_declared():
     text = open(os.path.join(REPO, "setup.cfg"), encoding="utf-8").read()
-    assert "leaderboard-ci = leaderboard_ci.tools.cli:main" in text
+    assert "leaderboard-ci = leaderboard_ci.cli.main:main" in text
 
 
 def test_end_of_phase_and_compare_are_subcommands(capsys):

@@ -19,7 +19,7 @@ import re
 import pytest
 import yaml
 
-from leaderboard_ci.tools.cli import main, make_parser
+from leaderboard_ci.cli.main import main, make_parser
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLES = os.path.join(ROOT, "examples")

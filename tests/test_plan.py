@@ -11,12 +11,12 @@ import zipfile
 import numpy as np
 import pytest
 
+from leaderboard_ci.cli.main import main as cli_main
+from leaderboard_ci.cli.plan import main as plan_main
 from leaderboard_ci.core.resampling import replicate_indices
 from leaderboard_ci.scoring.config import config_from_options
 from leaderboard_ci.tasks.shared.base import GoldStandard
 from leaderboard_ci.tools import plan as P
-from leaderboard_ci.tools.cli import main as cli_main
-from leaderboard_ci.tools.plan_cli import main as plan_main
 from leaderboard_ci.tools.plan_output import SECTION_TITLE, plan_markdown, plan_paragraph, readme_section
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -343,3 +343,31 @@ def test_cluster_mistakes_are_one_sentence(tmp_path):
     assert code == 2 and "has no column 'document'" in text and text.count("\n") == 1
     code, text = run("--config", config, "--cluster", "passage")
     assert code == 2 and "--cluster needs pilot predictions" in text
+
+
+def test_the_pilot_plan_runs_through_execution_with_the_same_numbers():
+    """Threads, or an out-of-process runner (Dask's path: the plan rebuilt from its recipe), change nothing."""
+    from leaderboard_ci.phase.execution.runners import LocalRunner
+    from leaderboard_ci.phase.execution.runs import Execution
+
+    class Elsewhere(LocalRunner):
+        in_process = False
+        spans = 0
+
+        def run(self, function, calls):
+            calls = list(calls)
+            Elsewhere.spans += len(calls)
+            return super().run(function, calls)
+
+    rng = np.random.default_rng(5)
+    n = 400
+    gold_codes = rng.integers(0, 3, n)
+    preds = [np.where(rng.random(n) < p, gold_codes, rng.integers(0, 3, n)).astype(np.intp) for p in (0.8, 0.7, 0.6)]
+    config = _config("f1_macro", labels=["a", "b", "c"], n_resamples=100)
+    gold = GoldStandard(values=gold_codes.astype(np.intp), labels=("a", "b", "c"))
+    plans = [
+        P.pilot_plan(config, gold, preds, ["a", "b", "c"], execution=execution)
+        for execution in (None, Execution(n_jobs=2), Execution(runner=Elsewhere()))
+    ]
+    assert plans[0] == plans[1] == plans[2]
+    assert Elsewhere.spans >= 2  # the pilot and the scaling subsets went through the runner

@@ -16,9 +16,11 @@ import pytest
 from leaderboard_ci.core.resampling import counts_from_indices, replicate_indices
 from leaderboard_ci.scoring.errors import ConfigError, SubmissionError
 from leaderboard_ci.scoring.text_files import Source, TextFile, iter_lines
+from leaderboard_ci.tasks.preference import battles
 from leaderboard_ci.tasks.preference import fit as preference_fit
 from leaderboard_ci.tasks.preference import metrics as preference
 from leaderboard_ci.tasks.preference.fit import OUTCOMES
+from leaderboard_ci.tasks.preference.settings import PreferenceSettings
 from leaderboard_ci.tasks.shared.base import GoldStandard
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -37,7 +39,7 @@ def _example_rows():
 
 
 def _gold(rows, settings=()):
-    values, models, _ = preference.encode_values(rows, {})
+    values, models, _ = battles.encode_values(rows, {})
     return GoldStandard(values=values, labels=models, task="preference", settings=tuple(settings))
 
 
@@ -296,7 +298,7 @@ def _read_gold(tmp_path, text, name="battles.csv", settings=None):
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
     source = Source(str(path), "ref/" + name, error=ConfigError, may_quote=False)
-    return preference.read_gold(source, TextFile(source), None, settings or {})
+    return battles.read_battles(source, TextFile(source), PreferenceSettings.parse(settings or {}))
 
 
 def test_the_three_log_formats_read_alike(tmp_path):
@@ -306,8 +308,8 @@ def test_the_three_log_formats_read_alike(tmp_path):
     array = "[" + ",".join('{"model_a": "%s", "model_b": "%s", "winner": "%s"}' % r for r in rows) + "]"
     read = [_read_gold(tmp_path, t, n) for t, n in ((csv_text, "b.csv"), (jsonl, "b.jsonl"), (array, "b.json"))]
     for units in read:
-        assert units["labels"] == ("x", "y", "z")
-        assert units["values"].tolist() == read[0]["values"].tolist() == [[0, 1, 0], [1, 2, 2], [2, 0, 3], [0, 2, 1]]
+        assert units.labels == ("x", "y", "z")
+        assert units.values.tolist() == read[0].values.tolist() == [[0, 1, 0], [1, 2, 2], [2, 0, 3], [0, 2, 1]]
 
 
 @pytest.mark.parametrize(
@@ -347,7 +349,7 @@ def test_a_bad_submission_is_one_sentence_that_lists_no_model(tmp_path, text, ex
     path.write_text(text, encoding="utf-8")
     source = Source(str(path), "model.txt")
     with pytest.raises(SubmissionError) as caught:
-        preference.read_predictions(source, iter_lines(source), gold, {})
+        battles.read_model(source, iter_lines(source), gold)
     message = str(caught.value)
     assert message.startswith(expected) and "z" not in message.replace("arena", ""), message
 
@@ -357,19 +359,17 @@ def test_a_submission_names_its_model(tmp_path):
     path = tmp_path / "model.txt"
     path.write_text("\ufeffz \n\n", encoding="utf-8")
     source = Source(str(path), "model.txt")
-    assert preference.read_predictions(source, iter_lines(source), gold, {}).tolist() == [2, 2]
+    assert battles.read_model(source, iter_lines(source), gold).tolist() == [2, 2]
 
 
 def test_settings_are_validated():
-    assert preference.parse_settings({}) == {"anchor_model": None, "anchor_rating": 1000.0, "style_columns": ()}
-    assert preference.parse_settings({"anchor_model": " m ", "anchor_rating": 1114}) == {
-        "anchor_model": "m",
-        "anchor_rating": 1114.0,
-        "style_columns": (),
-    }
+    assert PreferenceSettings.parse({}) == PreferenceSettings(None, 1000.0, ())
+    assert PreferenceSettings.parse({"anchor_model": " m ", "anchor_rating": 1114}) == PreferenceSettings(
+        "m", 1114.0, ()
+    )
     for bad in ({"anchor_model": 3}, {"anchor_rating": "high"}, {"anchor_rating": True}):
         with pytest.raises(ValueError):
-            preference.parse_settings(bad)
+            PreferenceSettings.parse(bad)
 
 
 def test_sample_submissions_name_models_of_the_log():
@@ -384,8 +384,8 @@ def test_style_elo_needs_style_columns_and_numbers(tmp_path):
         name = "style_elo"
 
     with pytest.raises(ValueError, match="style_elo needs style_columns"):
-        preference.check_config([Spec()], {"style_columns": ()}, None)
-    assert preference.check_config([Spec()], {"style_columns": ("tokens",)}, None) is None
+        PreferenceSettings(style_columns=()).check([Spec()], None)
+    assert PreferenceSettings(style_columns=("tokens",)).check([Spec()], None) is None
     text = "model_a,model_b,winner,tokens_a,tokens_b\nx,y,tie,10,20\ny,x,model_a,5,many\n"
     with pytest.raises(ConfigError) as caught:
         _read_gold(tmp_path, text, settings={"style_columns": ("tokens",)})
@@ -393,4 +393,4 @@ def test_style_elo_needs_style_columns_and_numbers(tmp_path):
     with pytest.raises(ConfigError, match="line 1: has no column bold_a"):
         _read_gold(tmp_path, text, settings={"style_columns": ("tokens", "bold")})
     units = _read_gold(tmp_path, text.replace("many", "7"), settings={"style_columns": ("tokens",)})
-    assert units["values"].tolist() == [[0, 1, 2, 10, 20], [1, 0, 0, 5, 7]]
+    assert units.values.tolist() == [[0, 1, 2, 10, 20], [1, 0, 0, 5, 7]]

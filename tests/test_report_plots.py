@@ -343,7 +343,7 @@ def test_only_report_plots_imports_matplotlib():
     code = (
         "import sys, leaderboard_ci.report.html_report, leaderboard_ci.report.json_report, "
         "leaderboard_ci.report.tables, "
-        "leaderboard_ci.report.compare; print('matplotlib' in sys.modules)"
+        "leaderboard_ci.report.compare, leaderboard_ci.cli.compare; print('matplotlib' in sys.modules)"
     )
     out = subprocess.run(
         [sys.executable, "-c", code],

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from leaderboard_ci.cli.common import parse_top
 from leaderboard_ci.phase.analysis import analyze
 from leaderboard_ci.report import scale
 from leaderboard_ci.report.files import write_report
@@ -349,7 +350,7 @@ def _bundle_reference(tmp_path, n_resamples, extra=""):
 def test_cli_prints_the_family_note_on_stderr(tmp_path, capsys):
     """With Holm as the primary correction, B = 200 is too small for the 45 pairs of the sample competition: the
     command line says so on stderr in one line, the sentence of report.json and of the page."""
-    from leaderboard_ci.phase import cli
+    from leaderboard_ci.cli import end_of_phase as cli
 
     root, ref = _bundle_reference(tmp_path, 200, "\nanalysis:\n  primary: holm\n")
     out = tmp_path / "out"
@@ -382,7 +383,7 @@ def test_cli_prints_the_family_note_on_stderr(tmp_path, capsys):
 @pytest.mark.slow  # fast representatives: the in-process --top tests above (top view, truncated page and tables)
 def test_cli_top_option(tmp_path, capsys):
     """``--top 3`` on the sample competition (9 submissions, B = 500): the page shows the top 3 of each ranking."""
-    from leaderboard_ci.phase import cli
+    from leaderboard_ci.cli import end_of_phase as cli
 
     root, ref = _bundle_reference(tmp_path, 500)
     out = tmp_path / "out"
@@ -414,7 +415,7 @@ def test_cli_top_option(tmp_path, capsys):
     for block in data["metrics"].values():
         assert block["pairs_listed"]["systems"] == 3 and len(block["pairs"]) == 3
     assert not os.path.exists(str(out / data["official"] / "pair_matrix.csv"))
-    assert cli._top("all") is None and cli._top("7") == 7
+    assert parse_top("all") is None and parse_top("7") == 7
     assert cli.make_parser().parse_args(["--reference", "r", "--submissions", "s", "--out", "o"]).top == str(
         scale.DEFAULT_TOP
     )

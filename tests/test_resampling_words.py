@@ -48,7 +48,7 @@ def _paragraphs():
 
 
 def test_init_pages_name_the_clusters(tmp_path, monkeypatch):
-    from leaderboard_ci.tools.cli import main
+    from leaderboard_ci.cli.main import main
 
     monkeypatch.setattr("leaderboard_ci.tools.plan_output.readme_plan_section", lambda *args: "")
     with io.open(os.path.join(QA, "config.yaml"), encoding="utf-8") as handle:

@@ -11,7 +11,8 @@ import zipfile
 import pytest
 import yaml
 
-from leaderboard_ci.tools import cli, demo
+from leaderboard_ci.cli import demo
+from leaderboard_ci.cli import main as cli
 from leaderboard_ci.tools import sample_competition as make_sample_competition
 from leaderboard_ci.tools.bundle import BUNDLE_DIR, REFERENCE_DIR, sample_submissions, score_one, write_zip
 

@@ -15,8 +15,8 @@ import zipfile
 import pytest
 import yaml
 
+from leaderboard_ci.cli.main import main
 from leaderboard_ci.tools.bundle import score_one
-from leaderboard_ci.tools.cli import main
 
 
 def _gold_csv(rows, header=("id", "label")):

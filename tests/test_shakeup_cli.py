@@ -17,7 +17,7 @@ import shutil
 import numpy as np
 import pytest
 
-from leaderboard_ci.tools.cli import main
+from leaderboard_ci.cli.main import main
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLE = os.path.join(ROOT, "examples", "shakeup")
@@ -78,7 +78,7 @@ def _phases_args(example, out, command="shakeup"):
 @pytest.fixture(scope="module")
 def split_run(example, tmp_path_factory):
     """The command's ``run`` (all of ``main`` but the parsing of argv and the catching of mistakes)."""
-    from leaderboard_ci.phase.shakeup.cli import make_parser, run
+    from leaderboard_ci.cli.shakeup import make_parser, run
 
     out = tmp_path_factory.mktemp("split_report")
     stdout = io.StringIO()
@@ -320,7 +320,7 @@ def test_hostile_downloads_and_references_are_one_sentence(example, tmp_path, ca
 
 def test_a_participant_whose_runs_all_fail_is_left_out_with_a_note(tmp_path):
     """Split mode on a folder of plain files: one participant's file is not a prediction file."""
-    from leaderboard_ci.phase.shakeup.cli import make_parser, shakeup_from_args
+    from leaderboard_ci.cli.shakeup import make_parser, shakeup_from_args
 
     ref = tmp_path / "ref"
     ref.mkdir()

@@ -180,7 +180,7 @@ def test_bca_is_refused_with_the_alternatives():
 
 def test_the_pick_of_a_participants_run():
     """best: the highest score, ties to the latest; last: the latest by day then id; listed: the names map's."""
-    from leaderboard_ci.phase.execution.blocks import SystemSource
+    from leaderboard_ci.phase.analysis.blocks import SystemSource
     from leaderboard_ci.phase.ingestion.discovery import SubmissionEntry
     from leaderboard_ci.phase.shakeup.scoring import choose
 
@@ -199,3 +199,52 @@ def test_the_pick_of_a_participants_run():
     assert choose(runs[:2], [0.7, 0.9], "listed", 1.0, "alice") is None
     with pytest.raises(ConfigError, match="lists 2 runs of alice"):
         choose(runs + [run("d", 3, 50, renamed=True)], [0.1] * 4, "listed", 1.0, "alice")
+
+
+def _without_optimism(frame):
+    return frame.drop(columns=["best_of_k_bias", "best_of_k_shrinkage"])
+
+
+def test_the_optimism_on_fewer_replicates_is_the_optimism_of_those_replicates(split_result):
+    """Two passes (issue 35): the optimism on the first 100 of B = 300 replicates, every other number on all 300.
+
+    The first 100 replicates are the leaderboard's first 100, so the optimism equals that of a
+    shake-up at B = 100 on all of its replicates; the picked runs, scores, intervals, ranks and
+    gaps equal the one-pass shake-up at B = 300.  Blocks and threads change no byte.
+    """
+    result, (gold, split, runs) = split_result
+    fewer = shakeup(gold, runs, split=split, metric="accuracy", n_resamples=B, seed=11, bias_resamples=100)
+    pd.testing.assert_frame_equal(_without_optimism(fewer.participants), _without_optimism(result.participants))
+    short = shakeup(gold, runs, split=split, metric="accuracy", n_resamples=100, seed=11, bias_resamples=None)
+    for column in ("best_of_k_bias", "best_of_k_shrinkage"):
+        np.testing.assert_array_equal(fewer.participants[column].values, short.participants[column].values)
+    assert fewer.settings["best_of_k_resamples"] == 100 and result.settings["best_of_k_resamples"] == B
+    spread = shakeup(
+        gold,
+        runs,
+        split=split,
+        metric="accuracy",
+        n_resamples=B,
+        seed=11,
+        bias_resamples=100,
+        block_size=1,
+        execution=Execution(n_jobs=2),
+    )
+    assert spread.to_json() == fewer.to_json()
+
+
+def test_two_phases_with_the_optimism_on_fewer_replicates():
+    gold, split, runs = _competition(n=300, m=4)
+    half = len(gold) // 2
+    public = {k: [s[:half] for s in v] for k, v in runs.items()}
+    private = {k: [v[-1][half:]] for k, v in runs.items()}
+    args = (gold[:half], public, gold[half:], private)
+    one = shakeup(*args, metric="accuracy", n_resamples=200, seed=3, bias_resamples=None)
+    two = shakeup(*args, metric="accuracy", n_resamples=200, seed=3, bias_resamples=50)
+    pd.testing.assert_frame_equal(_without_optimism(two.participants), _without_optimism(one.participants))
+    short = shakeup(*args, metric="accuracy", n_resamples=50, seed=3, bias_resamples=None)
+    np.testing.assert_array_equal(
+        two.participants["best_of_k_bias"].values, short.participants["best_of_k_bias"].values
+    )
+    with pytest.raises(ConfigError, match="bias_resamples must be at least 2"):
+        shakeup(*args, metric="accuracy", n_resamples=50, bias_resamples=1)

@@ -178,11 +178,13 @@ def _text(task, rows):
     return _lines(rows)
 
 
-def _read(tmp_path, task, rows, ignore):
+def _read(tmp_path, task, rows, ignore, max_ids=None):
     config, gold_name, gold_text, pred_name = CASES[task][:4]
     data = dict(config, task=task)
     data["files"] = dict(config.get("files", {}), gold=gold_name, predictions=pred_name)
     data["files"]["unscored_ids"] = "ignore" if ignore else "error"
+    if max_ids is not None:
+        data["files"]["max_ids"] = max_ids
     parsed = parse_config(data)
     ref = tmp_path / "ref"
     ref.mkdir(exist_ok=True)
@@ -234,3 +236,30 @@ def test_unscored_ids_are_refused_or_read_checked_and_dropped(tmp_path, task):
         message = str(info.value)
         assert "of the 3" not in message and " 3 " not in message and "'s0'" not in message, message
         assert "some of the test ids" in message, message
+
+
+#: A second row of the decoy id ``zz`` in the formats that give an id several rows (a series' dates, an
+#: image's detections, a query's documents): the bound counts ids, not rows.
+_SECOND_DECOY_ROW = {
+    "detection": json.dumps({"image_id": 99, "category_id": 1, "bbox": [30, 30, 20, 20], "score": 0.4}),
+    "forecasting": "zz,2020-01-02,8.0",
+    "ranking": "zz Q0 d2 2 0.4 run",
+}
+
+
+@pytest.mark.parametrize("task", sorted(CASES))
+def test_decoys_are_bounded_by_max_ids_in_every_task(tmp_path, task):
+    """One policy (``tasks/shared/base.UnscoredIds``): with ``ignore`` a file names at most ``files.max_ids``
+    ids, the scored and the decoys together, however many rows each id has."""
+    scored, decoy, _ = _rows(task)
+    head = scored[:1] if task in ("forecasting", "multilabel", "scores") else []
+    body = scored[len(head) :]
+    rows = head + body + [decoy] + ([_SECOND_DECOY_ROW[task]] if task in _SECOND_DECOY_ROW else [])
+    plain = _read(tmp_path, task, scored, ignore=False)
+    assert _equal(_read(tmp_path, task, rows, ignore=True, max_ids=4), plain)
+    with pytest.raises(SubmissionError, match="files.max_ids"):
+        _read(tmp_path, task, rows, ignore=True, max_ids=3)
+
+
+def test_every_task_with_several_rows_per_id_has_a_second_decoy_row():
+    assert set(_SECOND_DECOY_ROW) <= set(CASES)

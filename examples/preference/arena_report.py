@@ -34,16 +34,18 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.p
 from leaderboard_ci.core.resampling import counts_from_indices, replicate_indices  # noqa: E402
 from leaderboard_ci.scoring.errors import ConfigError  # noqa: E402
 from leaderboard_ci.scoring.text_files import Source, iter_lines  # noqa: E402
+from leaderboard_ci.tasks.preference import battles  # noqa: E402
 from leaderboard_ci.tasks.preference import fit as preference_fit
 from leaderboard_ci.tasks.preference import metrics as preference
 from leaderboard_ci.tasks.preference import style as preference_style  # noqa: E402
+from leaderboard_ci.tasks.preference.settings import PreferenceSettings  # noqa: E402
 from leaderboard_ci.tasks.shared.base import GoldStandard  # noqa: E402
 
 
 def read_log(path, settings=None):
     source = Source(path, os.path.basename(path), error=ConfigError, may_quote=False)
-    units = preference.read_gold(source, iter_lines(source), None, settings or {})
-    gold = GoldStandard(values=units["values"], labels=units["labels"], task="preference")
+    units = battles.read_battles(source, iter_lines(source), PreferenceSettings.parse(settings or {}))
+    gold = GoldStandard(values=units.values, labels=units.labels, task="preference")
     return gold, preference.battle_cells(gold)
 
 

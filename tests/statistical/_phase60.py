@@ -225,7 +225,7 @@ def make_phase(root, variant="classification", n_resamples=10000, seed=2020):
 def analyze_phase(phase, n_jobs="auto"):
     """What the organizer's command computes on the phase, without writing the report (seconds, not a minute).
 
-    The same steps as ``leaderboard_ci.phase.cli.run``: the program's config merged
+    The same steps as ``leaderboard_ci.cli.end_of_phase.run``: the program's config merged
     with ``ref/config.yaml``, the gold file, the submissions folder, ``analyze``.
     Returns the PhaseResult; ``result_to_dict(result, top=None)`` is its report.json.
     """
@@ -250,7 +250,7 @@ def run_phase(phase, out, extra_args=()):
     """The organizer's command (``leaderboard-ci-end-of-phase``) on the phase; returns report.json as a dict."""
     import json
 
-    from leaderboard_ci.phase import cli
+    from leaderboard_ci.cli import end_of_phase as cli
 
     code = cli.main(
         ["--reference", phase.ref, "--submissions", phase.submissions, "--out", out, "--no-progress"] + list(extra_args)

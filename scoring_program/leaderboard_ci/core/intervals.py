@@ -290,6 +290,35 @@ def interval_rows(method, replicates, observed, confidence_level, acceleration=N
     sorts (``numpy.partition``) and the BCa ones from a full sort.  See the module docstring for the
     definitions.
     """
+    d, observed, confidence_level = _checked_rows(method, replicates, observed, confidence_level, acceleration)
+    if not (overwrite and d.flags.c_contiguous and d.flags.writeable):
+        d = np.array(d, dtype=np.float64, order="C")
+    rows, count = d.shape
+    if method == "normal" and count > 1:  # on the sorted replicates: the normal interval's arithmetic, bit for bit
+        se = np.std(np.sort(d, axis=1), axis=1, ddof=1)
+    else:
+        se = _row_se(d)
+    identical = _identical_rows(d, observed, scale)
+    low, high, p_g, p_l, notes = _endpoint_rows(method, d, observed, (1.0 - confidence_level) / 2.0, se, acceleration)
+    low, high, p_g, p_l, p_two = _floored_rows(low, high, p_g, p_l, identical, count)
+    return IntervalRows(low, high, p_g, p_l, p_two, se, int(count), notes)
+
+
+def _jackknife_acceleration(jackknife):
+    """The BCa acceleration ``(1,)`` of ``(values, weights or None)`` without its NaN values (0 when none is left)."""
+    if jackknife is None:
+        raise ValueError("the bca method needs jackknife values")
+    jk_values = np.asarray(jackknife[0], dtype=np.float64).ravel()
+    jk_weights = jackknife[1]
+    keep = ~np.isnan(jk_values)
+    if jk_weights is not None:
+        jk_weights = np.asarray(jk_weights, dtype=np.float64).ravel()[keep]
+    jk_values = jk_values[keep]
+    return acceleration_rows(jk_values[None, :], jk_weights) if jk_values.size else np.zeros(1)
+
+
+def _checked_rows(method, replicates, observed, confidence_level, acceleration):
+    """``(replicates, observed, confidence_level)`` as float64 arrays and a float; ValueError if malformed."""
     _check_method(method)
     confidence_level = check_confidence_level(confidence_level)
     d = np.asarray(replicates, dtype=np.float64)
@@ -301,57 +330,70 @@ def interval_rows(method, replicates, observed, confidence_level, acceleration=N
         )
     if method == "bca" and acceleration is None:
         raise ValueError("the bca method needs jackknife values")
-    if not (overwrite and d.flags.c_contiguous and d.flags.writeable):
-        d = np.array(d, dtype=np.float64, order="C")
-    rows, count = d.shape
-    alpha = (1.0 - confidence_level) / 2.0
-    if method == "normal" and count > 1:  # on the sorted replicates: the normal interval's arithmetic, bit for bit
-        se = np.std(np.sort(d, axis=1), axis=1, ddof=1)
-    else:
-        se = _row_se(d)
-    notes = (None,) * rows
+    return d, observed, confidence_level
 
-    identical = np.zeros(rows, dtype=bool)
+
+def _identical_rows(d, observed, scale):
+    """The rows of an identical copy: observed and replicates within the tolerance of 0 (none without ``scale``)."""
+    identical = np.zeros(d.shape[0], dtype=bool)
     if scale is not None:
         gamma = tolerance(scale, observed)
         near = np.flatnonzero(np.abs(observed) <= gamma)
         if near.size:
             sub = d[near]
             identical[near] = (sub.max(axis=1) <= gamma[near]) & (sub.min(axis=1) >= -gamma[near])
+    return identical
 
+
+def _endpoint_rows(method, d, observed, alpha, se, acceleration):
+    """``(low, high, p_greater, p_less, notes)`` of every row by ``method`` (``d`` is sorted or permuted)."""
+    rows = d.shape[0]
     if method == "normal":
         z = -ndtri(alpha)
-        low, high = observed - z * se, observed + z * se
         p_g, p_l = _normal_p(observed, se)
-    elif method == "bca":
-        cross = _Crossing(d, np.zeros(rows))
-        d.sort(axis=1)
-        acc = np.asarray(acceleration, dtype=np.float64).reshape(-1)
-        z0, clipped = _bca_z0(d, observed)
-        z_alpha = ndtri(alpha)
-        levels = np.empty((2, rows))
-        note_list = []
-        for j in range(rows):
-            note = None if clipped[j] is None else _OUTSIDE % clipped[j]
-            for side, z in enumerate((z_alpha, -z_alpha)):
-                levels[side, j], rule = _bca_level(z0[j], acc[j], z)
-                if rule:
-                    note = _TOO_LARGE
-            note_list.append(note)
-        notes = tuple(note_list)
-        low, high = _quantile_rows(d, levels[0]), _quantile_rows(d, levels[1])
-        p_g, p_l = _bca_p(cross, z0, acc)
-    else:
-        c = np.zeros(rows) if method == "percentile" else 2.0 * observed
-        cross = _Crossing(d, c)
-        q_low, q_high = _fixed_quantiles(d, (alpha, 1.0 - alpha))  # permutes d
-        if method == "percentile":
-            low, high = q_low, q_high
-            p_g, p_l = _percentile_p(cross)
-        else:
-            low, high = 2.0 * observed - q_high, 2.0 * observed - q_low
-            p_g, p_l = _basic_p(cross)
+        return observed - z * se, observed + z * se, p_g, p_l, (None,) * rows
+    if method == "bca":
+        return _bca_rows(d, observed, alpha, acceleration)
+    c = np.zeros(rows) if method == "percentile" else 2.0 * observed
+    cross = _Crossing(d, c)
+    q_low, q_high = _fixed_quantiles(d, (alpha, 1.0 - alpha))  # permutes d
+    if method == "percentile":
+        p_g, p_l = _percentile_p(cross)
+        return q_low, q_high, p_g, p_l, (None,) * rows
+    p_g, p_l = _basic_p(cross)
+    return 2.0 * observed - q_high, 2.0 * observed - q_low, p_g, p_l, (None,) * rows
 
+
+def _bca_rows(d, observed, alpha, acceleration):
+    """BCa endpoints, p-values and notes of every row (sorts ``d`` in place)."""
+    rows = d.shape[0]
+    cross = _Crossing(d, np.zeros(rows))
+    d.sort(axis=1)
+    acc = np.asarray(acceleration, dtype=np.float64).reshape(-1)
+    z0, clipped = _bca_z0(d, observed)
+    z_alpha = ndtri(alpha)
+    levels = np.empty((2, rows))
+    note_list = []
+    for j in range(rows):
+        note = None if clipped[j] is None else _OUTSIDE % clipped[j]
+        for side, z in enumerate((z_alpha, -z_alpha)):
+            levels[side, j], rule = _bca_level(z0[j], acc[j], z)
+            if rule:
+                note = _TOO_LARGE
+        note_list.append(note)
+    p_g, p_l = _bca_p(cross, z0, acc)
+    return _quantile_rows(d, levels[0]), _quantile_rows(d, levels[1]), p_g, p_l, tuple(note_list)
+
+
+def _floored_rows(low, high, p_g, p_l, identical, count):
+    """``(low, high, p_greater, p_less, p_two_sided)``: p-values within ``[1/(B + 1), 1]``, identical copies at p = 1.
+
+    An identical copy's interval is widened to contain 0.  -0.0 and 0.0 compare equal, so which
+    one a partial sort returns as a quantile depends on numpy's version (oriented differences
+    of "lower is better" metrics hold -0.0): adding 0.0 makes every zero +0.0 and changes
+    nothing else, so endpoints are the same bytes everywhere.
+    """
+    rows = identical.shape[0]
     floor = 1.0 / (count + 1.0)
     p_two = np.maximum(np.minimum(1.0, 2.0 * np.minimum(p_g, p_l)), floor)
     p_g = np.minimum(np.maximum(p_g, floor), 1.0)
@@ -364,12 +406,9 @@ def interval_rows(method, replicates, observed, confidence_level, acceleration=N
         p_two[identical] = 1.0
         low[identical] = np.minimum(low[identical], 0.0)
         high[identical] = np.maximum(high[identical], 0.0)
-    # -0.0 and 0.0 compare equal, so which one a partial sort returns as a quantile depends on
-    # numpy's version (oriented differences of "lower is better" metrics hold -0.0): adding 0.0
-    # makes every zero +0.0 and changes nothing else, so endpoints are the same bytes everywhere.
     low += 0.0
     high += 0.0
-    return IntervalRows(low, high, p_g, p_l, p_two, se, int(count), notes)
+    return low, high, p_g, p_l, p_two
 
 
 def confidence_interval(method, replicates, observed, confidence_level, jackknife=None, scale=None):
@@ -412,38 +451,16 @@ def confidence_interval(method, replicates, observed, confidence_level, jackknif
     values = values[~np.isnan(values)]
     observed = float(observed)
     if values.size == 0:
-        return Interval(
-            observed,
-            observed,
-            method,
-            confidence_level,
-            0,
-            "no resample had items for this statistic",
-            1.0,
-            1.0,
-            1.0,
-            0.0,
-        )
-    acceleration = None
-    if method == "bca":
-        if jackknife is None:
-            raise ValueError("the bca method needs jackknife values")
-        jk_values = np.asarray(jackknife[0], dtype=np.float64).ravel()
-        jk_weights = jackknife[1]
-        keep = ~np.isnan(jk_values)
-        if jk_weights is not None:
-            jk_weights = np.asarray(jk_weights, dtype=np.float64).ravel()[keep]
-        jk_values = jk_values[keep]
-        acceleration = acceleration_rows(jk_values[None, :], jk_weights) if jk_values.size else np.zeros(1)
-    rows = interval_rows(
-        method,
-        values[None, :],
-        np.array([observed]),
-        confidence_level,
-        acceleration=acceleration,
-        scale=None if scale is None else np.array([float(scale)]),
-        overwrite=True,
-    )
+        empty = "no resample had items for this statistic"
+        return Interval(observed, observed, method, confidence_level, 0, empty, 1.0, 1.0, 1.0, 0.0)
+    acceleration = _jackknife_acceleration(jackknife) if method == "bca" else None
+    scale = None if scale is None else np.array([float(scale)])
+    rows = interval_rows(method, values[None, :], np.array([observed]), confidence_level, acceleration, scale, True)
+    return _first_interval(rows, method, confidence_level)
+
+
+def _first_interval(rows, method, confidence_level):
+    """The :class:`Interval` of the first row of :class:`IntervalRows` ``rows``."""
     return Interval(
         float(rows.low[0]),
         float(rows.high[0]),

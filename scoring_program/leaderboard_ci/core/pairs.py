@@ -18,6 +18,7 @@ time per thread (by default about 32 MB).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Optional
 
@@ -114,6 +115,32 @@ def pair_statistics(
     counts and the in-place partial sort all run along rows.  The percentile
     and basic endpoints come from partial sorts; only ``bca`` sorts fully.
     """
+    full, pairs, confidence_level, reps_t, jack_t = _pair_inputs(
+        replicates, full, pairs, sign, method, confidence_level, jackknife
+    )
+    count = reps_t.shape[1]  # the valid replicates
+    out = {k: np.empty(pairs.shape[0]) for k in _PAIR_COLUMNS}
+    chunk_pairs = max(1, (4 << 20) // max(1, count)) if chunk_pairs is None else chunk_pairs
+    work = functools.partial(_pair_chunk, out, pairs, chunk_pairs, full, reps_t, jack_t, sign, method, confidence_level)
+    run_spans(work, range(0, pairs.shape[0], chunk_pairs), resolve_jobs(n_jobs))
+    return PairStatistics(pairs[:, 0].copy(), pairs[:, 1].copy(), *_ordered(out), int(count), out["se"])
+
+
+#: The per-pair columns of :class:`PairStatistics`, in its order (``n_valid`` comes before ``se``).
+_PAIR_COLUMNS = ("difference", "ci_low", "ci_high", "p_value", "p_two_sided", "se")
+
+
+def _ordered(out):
+    """The five columns of :class:`PairStatistics` before ``n_valid``, from ``out``."""
+    return [out[k] for k in _PAIR_COLUMNS[:5]]
+
+
+def _pair_inputs(replicates, full, pairs, sign, method, confidence_level, jackknife):
+    """The checked inputs: ``(full, pairs, confidence_level, replicates by system, jackknife by system or None)``.
+
+    The replicates with a non-finite score are left out; each system's replicates (and
+    jackknife values) are laid out contiguously, ``(m, B)``.  ValueError names what is wrong.
+    """
     if method not in METHODS:
         raise ValueError("method must be one of: %s, got %r" % (", ".join(METHODS), method))
     if method == "bca" and jackknife is None:
@@ -137,57 +164,42 @@ def pair_statistics(
         raise ValueError("jackknife must have shape (n, m) with m = %d, got %s" % (full.shape[0], np.shape(jackknife)))
     valid = np.all(np.isfinite(replicates), axis=1)
     reps = replicates[valid] if not valid.all() else replicates
-    count = reps.shape[0]
     reps_t = np.ascontiguousarray(reps.T)  # (m, count)
     jack_t = np.ascontiguousarray(np.asarray(jackknife, dtype=np.float64).T) if method == "bca" else None
-    n_pairs = pairs.shape[0]
-    out = {k: np.empty(n_pairs) for k in ("difference", "ci_low", "ci_high", "p_value", "p_two_sided", "se")}
-    if chunk_pairs is None:
-        chunk_pairs = max(1, (4 << 20) // max(1, count))
+    return full, pairs, confidence_level, reps_t, jack_t
 
-    def chunk(start):
-        a = pairs[start : start + chunk_pairs, 0]
-        b = pairs[start : start + chunk_pairs, 1]
-        sl = slice(start, start + a.shape[0])
-        observed = sign * (full[a] - full[b])
-        out["difference"][sl] = observed
-        if count == 0:
-            out["ci_low"][sl] = observed
-            out["ci_high"][sl] = observed
-            out["p_value"][sl] = 1.0
-            out["p_two_sided"][sl] = 1.0
-            out["se"][sl] = 0.0
-            return
-        d = reps_t[a]
-        np.subtract(d, reps_t[b], out=d)
-        if sign != 1:  # 1.0 * x == x exactly: skip the pass
-            np.multiply(d, sign, out=d)
-        acceleration = None
-        if method == "bca":
-            jack = jack_t[a]
-            np.subtract(jack, jack_t[b], out=jack)
-            if sign != 1:
-                np.multiply(jack, sign, out=jack)
-            acceleration = acceleration_rows(jack)
-        scale = np.maximum(np.abs(full[a]), np.abs(full[b]))
-        rows = interval_rows(
-            method, d, observed, confidence_level, acceleration=acceleration, scale=scale, overwrite=True
-        )  # permutes d
-        out["ci_low"][sl] = rows.low
-        out["ci_high"][sl] = rows.high
-        out["p_value"][sl] = rows.p_greater
-        out["p_two_sided"][sl] = rows.p_two_sided
-        out["se"][sl] = rows.se
 
-    run_spans(chunk, range(0, n_pairs, chunk_pairs), resolve_jobs(n_jobs))
-    return PairStatistics(
-        pairs[:, 0].copy(),
-        pairs[:, 1].copy(),
-        out["difference"],
-        out["ci_low"],
-        out["ci_high"],
-        out["p_value"],
-        out["p_two_sided"],
-        int(count),
-        out["se"],
-    )
+def _pair_chunk(out, pairs, chunk_pairs, full, reps_t, jack_t, sign, method, confidence_level, start):
+    """Fill ``out``'s rows of pairs ``start .. start + chunk_pairs - 1``: differences, intervals, p-values, SE."""
+    a = pairs[start : start + chunk_pairs, 0]
+    b = pairs[start : start + chunk_pairs, 1]
+    sl = slice(start, start + a.shape[0])
+    observed = sign * (full[a] - full[b])
+    out["difference"][sl] = observed
+    if reps_t.shape[1] == 0:
+        out["ci_low"][sl] = observed
+        out["ci_high"][sl] = observed
+        out["p_value"][sl] = 1.0
+        out["p_two_sided"][sl] = 1.0
+        out["se"][sl] = 0.0
+        return
+    d = reps_t[a]
+    np.subtract(d, reps_t[b], out=d)
+    if sign != 1:  # 1.0 * x == x exactly: skip the pass
+        np.multiply(d, sign, out=d)
+    acceleration = None
+    if method == "bca":
+        jack = jack_t[a]
+        np.subtract(jack, jack_t[b], out=jack)
+        if sign != 1:
+            np.multiply(jack, sign, out=jack)
+        acceleration = acceleration_rows(jack)
+    scale = np.maximum(np.abs(full[a]), np.abs(full[b]))
+    rows = interval_rows(
+        method, d, observed, confidence_level, acceleration=acceleration, scale=scale, overwrite=True
+    )  # permutes d
+    out["ci_low"][sl] = rows.low
+    out["ci_high"][sl] = rows.high
+    out["p_value"][sl] = rows.p_greater
+    out["p_two_sided"][sl] = rows.p_two_sided
+    out["se"][sl] = rows.se

@@ -29,6 +29,9 @@ statistic is not a sum over items (Spearman, custom metrics) are refused.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Optional
+
 import numpy as np
 
 from .resampling import check_n_resamples, swap_signs
@@ -143,6 +146,35 @@ def permutation_pvalues(
     exact : ndarray ``(P,)`` of bool (True where all patterns were enumerated)
     """
     n_permutations = check_n_resamples(n_permutations)
+    pairs, full_scores, predictions = _checked_inputs(scorers, full_scores, pairs, predictions)
+    units = _units_of(scorers, full_scores, pairs, predictions, clusters)
+    exact = _differing_units(predictions, pairs, units) <= EXACT_LIMIT
+    p = np.empty((pairs.shape[0], len(units.model.targets)))
+    p_low = np.empty_like(p)
+    p_two = np.empty_like(p)
+    for i in np.flatnonzero(exact):  # exact enumeration, pair by pair
+        a, b = pairs[i]
+        diff_items = np.flatnonzero(_differ_units(predictions, a, b, units.clusters, units.n_clusters))
+        p[i], p_low[i], p_two[i] = _exact_pvalue(
+            units.model,
+            units.items[a],
+            units.items[b],
+            units.fulls[a],
+            units.fulls[b],
+            diff_items,
+            units.observed[i],
+            units.gamma[i],
+            units.signs,
+        )
+    sampled = np.flatnonzero(~exact)
+    if sampled.size:  # Monte Carlo for the others, all pairs sharing each block of patterns
+        counts = _sampled_counts(units, pairs, sampled, seed, n_permutations, block_rows, progress)
+        p[sampled], p_low[sampled], p_two[sampled] = [(c + 1.0) / (n_permutations + 1.0) for c in counts]
+    return p, p_low, p_two, exact
+
+
+def _checked_inputs(scorers, full_scores, pairs, predictions):
+    """``(pairs, full_scores, predictions)`` as arrays; ValueError naming the one whose shape is wrong."""
     pairs = np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
     full_scores = np.asarray(full_scores, dtype=np.float64)
     predictions = np.asarray(predictions)
@@ -153,6 +185,31 @@ def permutation_pvalues(
         raise ValueError("predictions must have shape (n, %d), one column per scorer, got %s" % (m, predictions.shape))
     if pairs.size and (pairs.min() < 0 or pairs.max() >= m):
         raise ValueError("pairs must index the %d systems (0 to %d)" % (m, m - 1))
+    return pairs, full_scores, predictions
+
+
+@dataclass(frozen=True)
+class _Units:
+    """What the swaps act on: each system's per-unit statistic matrices and their sums, the observed differences.
+
+    ``items[j]`` are system ``j``'s per-unit matrices (per item, or summed per cluster when
+    ``clusters`` is given: then ``n = n_clusters`` units are swapped), ``fulls[j]`` their
+    column sums; ``observed`` and ``gamma`` (the tie tolerance) are per pair and target.
+    """
+
+    model: object
+    signs: np.ndarray
+    items: list
+    fulls: list
+    n: int
+    clusters: Optional[np.ndarray]
+    n_clusters: Optional[int]
+    observed: np.ndarray
+    gamma: np.ndarray
+
+
+def _units_of(scorers, full_scores, pairs, predictions, clusters):
+    """The :class:`_Units` of the scorers (the swapped units: items, or clusters of items)."""
     model = scorers[0]
     signs = np.array([t.metric.sign for t in model.targets])
     items = [_item_matrices(s) for s in scorers]
@@ -165,64 +222,66 @@ def permutation_pvalues(
         items = [[_cluster_rows(mat, clusters, n) for mat in mats] for mats in items]
     observed = signs[None, :] * (full_scores[pairs[:, 0]] - full_scores[pairs[:, 1]])
     gamma = tolerance(np.maximum(np.abs(full_scores[pairs[:, 0]]), np.abs(full_scores[pairs[:, 1]])), observed)
+    return _Units(model, signs, items, fulls, n, clusters, n_clusters, observed, gamma)
 
+
+def _differing_units(predictions, pairs, units):
+    """How many units each pair's two systems predict differently (chunks of 4,096 pairs)."""
     differing = np.empty(pairs.shape[0], dtype=np.intp)
     for start in range(0, pairs.shape[0], 4096):
         chunk = pairs[start : start + 4096]
         differing[start : start + chunk.shape[0]] = _differ_units(
-            predictions, chunk[:, 0], chunk[:, 1], clusters, n_clusters
+            predictions, chunk[:, 0], chunk[:, 1], units.clusters, units.n_clusters
         ).sum(axis=0)
-    exact = differing <= EXACT_LIMIT
-    p = np.empty((pairs.shape[0], len(model.targets)))
-    p_low = np.empty_like(p)
-    p_two = np.empty_like(p)
+    return differing
 
-    # Exact enumeration, pair by pair.
-    for i in np.flatnonzero(exact):
-        a, b = pairs[i]
-        diff_items = np.flatnonzero(_differ_units(predictions, a, b, clusters, n_clusters))
-        p[i], p_low[i], p_two[i] = _exact_pvalue(
-            model, items[a], items[b], fulls[a], fulls[b], diff_items, observed[i], gamma[i], signs
-        )
 
-    # Monte Carlo for the others, all pairs sharing each block of patterns.
-    sampled = np.flatnonzero(~exact)
-    if sampled.size:
-        stacked = [np.concatenate([items[j][k] for j in range(m)], axis=1) for k in range(len(items[0]))]
-        widths = [items[0][k].shape[1] for k in range(len(items[0]))]
-        counts = np.zeros((sampled.size, len(model.targets)))
-        counts_low = np.zeros_like(counts)
-        counts_two = np.zeros_like(counts)
-        rows = block_rows or max(1, min(256, (1 << 18) // max(1, sampled.size)))
-        for r0 in range(0, n_permutations, rows):
-            r1 = min(r0 + rows, n_permutations)
-            s = swap_signs(seed, n, r0, r1).astype(np.float64)
-            moved = [(s @ mat).reshape(r1 - r0, m, w) for mat, w in zip(stacked, widths)]
-            for c0 in range(0, sampled.size, 512):
-                idx = sampled[c0 : c0 + 512]
-                a, b = pairs[idx, 0], pairs[idx, 1]
-                rows_here = (r1 - r0) * idx.size
-                # what moves from a to b on swapped items: V_a - V_b
-                shift = [(mv[:, a, :] - mv[:, b, :]).reshape(rows_here, -1) for mv in moved]
-                fa = [
-                    np.repeat(np.stack([fulls[j][k] for j in a])[None], r1 - r0, axis=0).reshape(rows_here, -1)
-                    for k in range(len(widths))
-                ]
-                fb = [
-                    np.repeat(np.stack([fulls[j][k] for j in b])[None], r1 - r0, axis=0).reshape(rows_here, -1)
-                    for k in range(len(widths))
-                ]
-                score_a = model.scores([x - y for x, y in zip(fa, shift)])
-                score_b = model.scores([x + y for x, y in zip(fb, shift)])
-                deltas = (signs[None, :] * (score_a - score_b)).reshape(r1 - r0, idx.size, -1)
-                counts[c0 : c0 + idx.size] += (deltas >= (observed[idx] - gamma[idx])[None, :, :]).sum(axis=0)
-                counts_low[c0 : c0 + idx.size] += (deltas <= (observed[idx] + gamma[idx])[None, :, :]).sum(axis=0)
-                counts_two[c0 : c0 + idx.size] += (
-                    np.abs(deltas) >= (np.abs(observed[idx]) - gamma[idx])[None, :, :]
-                ).sum(axis=0)
-            if progress is not None:
-                progress(r1 - r0)
-        p[sampled] = (counts + 1.0) / (n_permutations + 1.0)
-        p_low[sampled] = (counts_low + 1.0) / (n_permutations + 1.0)
-        p_two[sampled] = (counts_two + 1.0) / (n_permutations + 1.0)
-    return p, p_low, p_two, exact
+def _sampled_counts(units, pairs, sampled, seed, n_permutations, block_rows, progress):
+    """``(upper, lower, two-sided)`` counts of random swaps at least as extreme, for the ``sampled`` pairs.
+
+    Every pair shares each block of swap patterns (:func:`~leaderboard_ci.core.resampling.swap_signs`):
+    the patterns move all systems' unit matrices at once (one matrix product), and each pair
+    reads what moves from ``a`` to ``b`` (``V_a - V_b``) in chunks of 512 pairs.
+    """
+    m = len(units.items)
+    stacked = [np.concatenate([units.items[j][k] for j in range(m)], axis=1) for k in range(len(units.items[0]))]
+    widths = [units.items[0][k].shape[1] for k in range(len(units.items[0]))]
+    counts = np.zeros((3, sampled.size, len(units.model.targets)))
+    rows = block_rows or max(1, min(256, (1 << 18) // max(1, sampled.size)))
+    for r0 in range(0, n_permutations, rows):
+        r1 = min(r0 + rows, n_permutations)
+        s = swap_signs(seed, units.n, r0, r1).astype(np.float64)
+        moved = [(s @ mat).reshape(r1 - r0, m, w) for mat, w in zip(stacked, widths)]
+        for c0 in range(0, sampled.size, 512):
+            idx = sampled[c0 : c0 + 512]
+            counts[:, c0 : c0 + idx.size] += _extreme_counts(units, pairs, idx, moved, r1 - r0)
+        if progress is not None:
+            progress(r1 - r0)
+    return counts
+
+
+def _extreme_counts(units, pairs, idx, moved, n_rows):
+    """``(3, len(idx), T)``: how many of ``n_rows`` swap patterns give a difference at least as extreme."""
+    a, b = pairs[idx, 0], pairs[idx, 1]
+    rows_here = n_rows * idx.size
+    # what moves from a to b on swapped items: V_a - V_b
+    shift = [(mv[:, a, :] - mv[:, b, :]).reshape(rows_here, -1) for mv in moved]
+    fa = [
+        np.repeat(np.stack([units.fulls[j][k] for j in a])[None], n_rows, axis=0).reshape(rows_here, -1)
+        for k in range(len(moved))
+    ]
+    fb = [
+        np.repeat(np.stack([units.fulls[j][k] for j in b])[None], n_rows, axis=0).reshape(rows_here, -1)
+        for k in range(len(moved))
+    ]
+    score_a = units.model.scores([x - y for x, y in zip(fa, shift)])
+    score_b = units.model.scores([x + y for x, y in zip(fb, shift)])
+    deltas = (units.signs[None, :] * (score_a - score_b)).reshape(n_rows, idx.size, -1)
+    observed, gamma = units.observed[idx][None, :, :], units.gamma[idx][None, :, :]
+    return np.stack(
+        [
+            (deltas >= observed - gamma).sum(axis=0),
+            (deltas <= observed + gamma).sum(axis=0),
+            (np.abs(deltas) >= np.abs(observed) - gamma).sum(axis=0),
+        ]
+    )

@@ -10,6 +10,7 @@ the platform gives the scoring program.
 
 from __future__ import annotations
 
+import functools
 import threading
 
 import numpy as np
@@ -66,59 +67,81 @@ def compute_replicates(
     seed = check_seed(seed)
     n_resamples = check_n_resamples(n_resamples)
     jobs = resolve_jobs(n_jobs)
-    stop = start + n_resamples
     outputs = [np.empty((n_resamples, acc.n_features), dtype=acc.dtype) for acc in accumulators]
     if block_rows is None:
-        block_rows = rows_per_block(n)
-        wanted = max([getattr(acc, "min_block_rows", 1) for acc in accumulators] or [1])
-        if wanted > block_rows:
-            block_rows = max(block_rows, min(wanted, BLOCK_BYTES // (16 * max(1, n))))
+        block_rows = _default_block_rows(accumulators, n)
+    work = _span_work(accumulators, outputs, n, seed, start, block_rows, _locked(progress), resampling)
+    run_spans(work, split_range(start, start + n_resamples, jobs * 4 if jobs > 1 else 1), jobs)
+    return outputs
+
+
+def _default_block_rows(accumulators, n):
+    """About 2**17 draws per block, or more when an accumulator's ``min_block_rows`` asks (within BLOCK_BYTES)."""
+    block_rows = rows_per_block(n)
+    wanted = max([getattr(acc, "min_block_rows", 1) for acc in accumulators] or [1])
+    if wanted > block_rows:
+        block_rows = max(block_rows, min(wanted, BLOCK_BYTES // (16 * max(1, n))))
+    return block_rows
+
+
+def _locked(progress):
+    """``progress`` called under a lock (threads finish spans concurrently), or None."""
+    if progress is None:
+        return None
     lock = threading.Lock()
+
+    def report(count):
+        with lock:
+            progress(count)
+
+    return report
+
+
+def _span_work(accumulators, outputs, n, seed, start, block_rows, progress, resampling):
+    """The function that fills ``outputs`` for one span ``(first, stop)`` of replicate numbers.
+
+    Three ways, with identical results: the design's blocks (clusters, strata); large ``n``
+    with one replicate per block and additive statistics only, where each replicate is
+    counted in cache-sized chunks of draws (identical sums, less memory traffic); else
+    blocks of item indices with their counts.
+    """
     if resampling is not None and not resampling.trivial:
         if resampling.n_items != n:
             raise ValueError("the resampling has %d items, the test set %d" % (resampling.n_items, n))
         designed = for_resampling(accumulators, resampling)
+        return functools.partial(_designed_span, designed, outputs, resampling, seed, start, block_rows, progress)
+    if block_rows == 1 and all(hasattr(acc, "partial") for acc in accumulators):
+        return functools.partial(_chunked_span, accumulators, outputs, n, seed, start, progress)
+    return functools.partial(_blocked_span, accumulators, outputs, n, seed, start, block_rows, progress)
 
-        def work_designed(span):
-            for r0, r1, indices, counts in resampling.iter_blocks(seed, span[0], span[1], block_rows):
-                for acc, out in zip(designed, outputs):
-                    out[r0 - start : r1 - start] = acc.block(indices, counts)
-                if progress is not None:
-                    with lock:
-                        progress(r1 - r0)
 
-        run_spans(work_designed, split_range(start, stop, jobs * 4 if jobs > 1 else 1), jobs)
-        return outputs
+def _designed_span(designed, outputs, resampling, seed, start, block_rows, progress, span):
+    for r0, r1, indices, counts in resampling.iter_blocks(seed, span[0], span[1], block_rows):
+        for acc, out in zip(designed, outputs):
+            out[r0 - start : r1 - start] = acc.block(indices, counts)
+        if progress is not None:
+            progress(r1 - r0)
 
-    # Large n, one replicate per block, additive statistics only: count each
-    # replicate in cache-sized chunks of draws (identical sums, less memory traffic).
-    chunked = block_rows == 1 and all(hasattr(acc, "partial") for acc in accumulators)
 
-    def work_chunked(span):
-        for r in range(span[0], span[1]):
-            sums = [np.zeros(acc.n_features, dtype=acc.dtype) for acc in accumulators]
-            for indices in iter_draw_chunks(seed, n, r, DRAW_CHUNK):
-                for total, acc in zip(sums, accumulators):
-                    total += acc.partial(indices)
-            for out, total in zip(outputs, sums):
-                out[r - start] = total
-            if progress is not None:
-                with lock:
-                    progress(1)
+def _chunked_span(accumulators, outputs, n, seed, start, progress, span):
+    for r in range(span[0], span[1]):
+        sums = [np.zeros(acc.n_features, dtype=acc.dtype) for acc in accumulators]
+        for indices in iter_draw_chunks(seed, n, r, DRAW_CHUNK):
+            for total, acc in zip(sums, accumulators):
+                total += acc.partial(indices)
+        for out, total in zip(outputs, sums):
+            out[r - start] = total
+        if progress is not None:
+            progress(1)
 
-    def work(span):
-        if chunked:
-            return work_chunked(span)
-        for r0, r1, indices in iter_index_blocks(seed, n, span[0], span[1], block_rows):
-            counts = block_counts_factory(indices, n)
-            for acc, out in zip(accumulators, outputs):
-                out[r0 - start : r1 - start] = acc.block(indices, counts)
-            if progress is not None:
-                with lock:
-                    progress(r1 - r0)
 
-    run_spans(work, split_range(start, stop, jobs * 4 if jobs > 1 else 1), jobs)
-    return outputs
+def _blocked_span(accumulators, outputs, n, seed, start, block_rows, progress, span):
+    for r0, r1, indices in iter_index_blocks(seed, n, span[0], span[1], block_rows):
+        counts = block_counts_factory(indices, n)
+        for acc, out in zip(accumulators, outputs):
+            out[r0 - start : r1 - start] = acc.block(indices, counts)
+        if progress is not None:
+            progress(r1 - r0)
 
 
 def expand_replicates(replicates, full, factor, best=None, sign=None):

@@ -58,6 +58,8 @@ import numbers
 
 import numpy as np
 
+from .quantiles import ndtri, t_quantile
+
 __all__ = [
     "check_seed",
     "check_n_resamples",
@@ -463,8 +465,6 @@ class Resampling(object):
         which the bootstrap cannot vary, are left out of the mean; 1 when no stratum has two
         units or ``U - S < 1``.
         """
-        from .quantiles import ndtri, t_quantile
-
         if self.trivial:
             return 1.0
         sizes = self.stratum_units[self.stratum_units > 1].astype(np.float64)

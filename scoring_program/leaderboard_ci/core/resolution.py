@@ -63,38 +63,44 @@ def resamples_needed(method, n_tests, alpha=0.05):
     -------
     int
     """
-    if method not in STEPDOWN_METHODS:
-        raise ValueError("method must be one of: %s, got %r" % (", ".join(STEPDOWN_METHODS), method))
-    if isinstance(n_tests, bool) or not isinstance(n_tests, (int, np.integer)) or n_tests < 1:
-        raise ValueError("n_tests must be a positive integer, got %r" % (n_tests,))
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating)) or not 0.0 < alpha < 1.0:
-        raise ValueError("alpha must be a number strictly between 0 and 1, got %r" % (alpha,))
-    n = int(n_tests)
-    alpha = float(alpha)
-
-    def smallest(b):
-        floor = 1.0 / (b + 1.0)
-        if method in ("maxt", "none"):
-            return floor
-        if method in ("sidak", "holm-sidak"):
-            return -math.expm1(n * math.log1p(-floor))
-        if method == "fdr_by":
-            return n * sum(1.0 / i for i in range(1, n + 1)) * floor
-        return n * floor
+    n, alpha = _checked_family(method, n_tests, alpha)
 
     def ok(b):
-        return smallest(b) < alpha if method == "maxt" else smallest(b) <= alpha
+        smallest = _smallest_corrected(method, n, 1.0 / (b + 1.0))
+        return smallest < alpha if method == "maxt" else smallest <= alpha
 
     lo, hi = 1, 2
     while not ok(hi):
         hi *= 2
-    while lo < hi:  # smallest(b) decreases in b
+    while lo < hi:  # the smallest corrected p-value decreases in b
         mid = (lo + hi) // 2
         if ok(mid):
             hi = mid
         else:
             lo = mid + 1
     return lo
+
+
+def _checked_family(method, n_tests, alpha):
+    """``(n_tests, alpha)`` as int and float; ValueError naming the argument that is wrong."""
+    if method not in STEPDOWN_METHODS:
+        raise ValueError("method must be one of: %s, got %r" % (", ".join(STEPDOWN_METHODS), method))
+    if isinstance(n_tests, bool) or not isinstance(n_tests, (int, np.integer)) or n_tests < 1:
+        raise ValueError("n_tests must be a positive integer, got %r" % (n_tests,))
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating)) or not 0.0 < alpha < 1.0:
+        raise ValueError("alpha must be a number strictly between 0 and 1, got %r" % (alpha,))
+    return int(n_tests), float(alpha)
+
+
+def _smallest_corrected(method, n, floor):
+    """The corrected p-value of the smallest of ``n`` p-values when it sits at ``floor`` (``1/(B + 1)``)."""
+    if method in ("maxt", "none"):
+        return floor
+    if method in ("sidak", "holm-sidak"):
+        return -math.expm1(n * math.log1p(-floor))
+    if method == "fdr_by":
+        return n * sum(1.0 / i for i in range(1, n + 1)) * floor
+    return n * floor
 
 
 def smallest_level(method, n_tests, alpha=0.05):

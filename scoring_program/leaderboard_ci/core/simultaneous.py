@@ -21,6 +21,44 @@ tie into a difference.  A system compared with an identical copy gets p = 1.
 
 Memory: pairs are streamed in chunks of ``chunk_pairs * B`` doubles (about
 32 MB by default, per thread); no ``(B, P)`` matrix is ever formed.
+
+The max-t step-down of :func:`maxt_stepdown`, in detail.
+
+*Hypotheses.*  Each pair carries two one-sided hypotheses, "a is not better than b"
+and "b is not better than a", as csranks' step-down has them (Mogstad, Romano, Shaikh &
+Wilhelm 2024): a rejection decides a direction, and the family-wise error counted is
+that of any wrong direction.  The *forward* hypothesis of a pair is the one its
+observed difference points against, with statistic ``u = g((|delta| - gamma)/se)``
+(the tolerance above; ``g`` the identity unless the pair is a
+near-copy) and replicates ``s g(t*)``, ``s`` the sign of ``delta``; the reverse one
+(replicates ``-s g(t*)``) has a statistic at most 0 and is never rejected, so its
+maximum over the pairs, ``R_b``, is in every step.
+
+*Step-down.*  Sort the pairs by ``u`` from largest to smallest; with
+``M_b(j) = max(R_b, max over the pairs k ranked at or below j of s_k g_k(t*_bk))``,
+
+    raw_j = (#{b : M_b(j) >= u_j} + 1) / (B + 1),
+    p_adjusted_j = max of raw_i over the pairs i ranked at or above j.
+
+The floor is ``1/(B + 1)``, whatever the size of the family.  Computed in one backward
+pass over the sorted pairs with a running maximum of length ``B``.  Step ``s`` rejects
+the pairs left with ``u > c_s``, ``c_s`` the ``(K + 1)``-th largest of ``M(first pair
+left)`` and ``K`` the largest count with ``(K + 1)/(B + 1) < alpha``, exactly the pairs
+with ``p_adjusted < alpha``.  No rejected direction is wrong with probability
+``1 - alpha`` (asymptotically): when it holds for the true nulls' maximum at their own
+critical value, no step reaches a true null, since every step's family contains them
+and critical values grow with the family.
+
+*Simultaneous intervals.*  ``[low, high] = {theta : |g((delta - theta)/se)| <= c_1}``
+(``delta -/+ c_1 se`` for a pair that is not a near-copy), ``c_1`` the first step's
+critical value, the ``1 - alpha`` quantile of ``max_j |g_j(t*_j)|``: they hold together
+at level ``1 - alpha``, and one excludes 0 exactly when ``p_single < alpha`` (rounding
+that would separate them moves the end by the order of ``gamma``).  A pair rejected at a
+later step (``c_s < u <= c_1``) has its direction decided while its simultaneous interval
+still includes 0 (``direction_only``): a step-down supports only the sign of such a pair
+(Stefansson, Kim & Hsu 1988); its step's narrower interval would not hold jointly with
+the others.  If no count can give ``p < alpha`` (``B < 1/alpha - 1``), ``c = inf`` and
+every interval is the real line.
 """
 
 from __future__ import annotations
@@ -33,6 +71,7 @@ import numpy as np
 
 from . import balance as balance_rules
 from .balance import MIN_RESAMPLES, Shapes, grid_for, non_normal
+from .benchmark_stats import ranks
 from .parallel import resolve_jobs
 from .resolution import STEPDOWN_METHODS, resamples_needed, resolved_resamples, smallest_level  # noqa: F401 (this module's API)
 from .significance import tolerance
@@ -424,41 +463,8 @@ def maxt_stepdown(replicates, full, pairs, sign, alpha=0.05, chunk_pairs=None, n
 
     Notes
     -----
-    *Hypotheses.*  Each pair carries two one-sided hypotheses, "a is not better than b"
-    and "b is not better than a", as csranks' step-down has them (Mogstad, Romano, Shaikh &
-    Wilhelm 2024): a rejection decides a direction, and the family-wise error counted is
-    that of any wrong direction.  The *forward* hypothesis of a pair is the one its
-    observed difference points against, with statistic ``u = g((|delta| - gamma)/se)``
-    (the tolerance of the module docstring; ``g`` the identity unless the pair is a
-    near-copy) and replicates ``s g(t*)``, ``s`` the sign of ``delta``; the reverse one
-    (replicates ``-s g(t*)``) has a statistic at most 0 and is never rejected, so its
-    maximum over the pairs, ``R_b``, is in every step.
-
-    *Step-down.*  Sort the pairs by ``u`` from largest to smallest; with
-    ``M_b(j) = max(R_b, max over the pairs k ranked at or below j of s_k g_k(t*_bk))``,
-
-        raw_j = (#{b : M_b(j) >= u_j} + 1) / (B + 1),
-        p_adjusted_j = max of raw_i over the pairs i ranked at or above j.
-
-    The floor is ``1/(B + 1)``, whatever the size of the family.  Computed in one backward
-    pass over the sorted pairs with a running maximum of length ``B``.  Step ``s`` rejects
-    the pairs left with ``u > c_s``, ``c_s`` the ``(K + 1)``-th largest of ``M(first pair
-    left)`` and ``K`` the largest count with ``(K + 1)/(B + 1) < alpha``, exactly the pairs
-    with ``p_adjusted < alpha``.  No rejected direction is wrong with probability
-    ``1 - alpha`` (asymptotically): when it holds for the true nulls' maximum at their own
-    critical value, no step reaches a true null, since every step's family contains them
-    and critical values grow with the family.
-
-    *Simultaneous intervals.*  ``[low, high] = {theta : |g((delta - theta)/se)| <= c_1}``
-    (``delta -/+ c_1 se`` for a pair that is not a near-copy), ``c_1`` the first step's
-    critical value, the ``1 - alpha`` quantile of ``max_j |g_j(t*_j)|``: they hold together
-    at level ``1 - alpha``, and one excludes 0 exactly when ``p_single < alpha`` (rounding
-    that would separate them moves the end by the order of ``gamma``).  A pair rejected at a
-    later step (``c_s < u <= c_1``) has its direction decided while its simultaneous interval
-    still includes 0 (``direction_only``): a step-down supports only the sign of such a pair
-    (Stefansson, Kim & Hsu 1988); its step's narrower interval would not hold jointly with
-    the others.  If no count can give ``p < alpha`` (``B < 1/alpha - 1``), ``c = inf`` and
-    every interval is the real line.
+    The hypotheses (two directions per pair), the step-down and its simultaneous intervals
+    (``direction_only``) are defined in the module docstring, after "in detail".
 
     References
     ----------
@@ -630,14 +636,6 @@ def _simultaneous(fam, c1, rejected):
     return low, high
 
 
-def _joint_rank(full, sign):
-    """``1 + #{k strictly better than j}``, differences within rounding counting as ties."""
-    s = sign * np.asarray(full, dtype=np.float64)
-    diff = s[None, :] - s[:, None]  # [j, k]: k minus j
-    gamma = tolerance(np.maximum(np.abs(full)[None, :], np.abs(full)[:, None]), diff)
-    return 1 + np.count_nonzero(diff > gamma, axis=1)
-
-
 def rank_sets(replicates, full, sign, alpha=0.05, family_test=None, pairs=None, chunk_pairs=None, n_jobs=1):
     """Joint ranks with marginal and simultaneous rank confidence sets.
 
@@ -689,32 +687,47 @@ def rank_sets(replicates, full, sign, alpha=0.05, family_test=None, pairs=None, 
         pairs = all_pairs
         family_test = maxt_stepdown(replicates, full, pairs, sign, alpha, chunk_pairs, n_jobs)
     else:
-        if pairs is None:
-            raise ValueError("rank_sets needs the pairs of the family_test given")
-        pairs = np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
-        keys = np.sort(np.minimum(pairs[:, 0], pairs[:, 1]) * m + np.maximum(pairs[:, 0], pairs[:, 1]))
-        if pairs.shape[0] != all_pairs.shape[0] or not np.array_equal(keys, all_pairs[:, 0] * m + all_pairs[:, 1]):
-            raise ValueError(
-                "family_test must cover every pair of the %d systems once, got %d pairs" % (m, pairs.shape[0])
-            )
-        if family_test.alpha != alpha:
-            raise ValueError(
-                "family_test was computed at alpha = %g, not at the alpha asked, %g" % (family_test.alpha, alpha)
-            )
-        if family_test.p_adjusted.shape != (pairs.shape[0],):
-            raise ValueError("family_test has %d p-values for %d pairs" % (family_test.p_adjusted.size, pairs.shape[0]))
+        pairs = _checked_family_pairs(family_test, pairs, all_pairs, m, alpha)
     better = np.zeros(m, dtype=np.intp)
     worse = np.zeros(m, dtype=np.intp)
     _tally(pairs, family_test, better, worse)
+    low_m, high_m = _marginal_rank_sets(replicates, full, pairs, sign, alpha, family_test, chunk_pairs, n_jobs)
+    return RankSets(ranks(full, sign), 1 + better, m - worse, low_m, high_m, alpha)
+
+
+def _checked_family_pairs(family_test, pairs, all_pairs, m, alpha):
+    """The pairs of a given ``family_test`` as an array; ValueError unless they are every pair once, at ``alpha``."""
+    if pairs is None:
+        raise ValueError("rank_sets needs the pairs of the family_test given")
+    pairs = np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
+    keys = np.sort(np.minimum(pairs[:, 0], pairs[:, 1]) * m + np.maximum(pairs[:, 0], pairs[:, 1]))
+    if pairs.shape[0] != all_pairs.shape[0] or not np.array_equal(keys, all_pairs[:, 0] * m + all_pairs[:, 1]):
+        raise ValueError("family_test must cover every pair of the %d systems once, got %d pairs" % (m, pairs.shape[0]))
+    if family_test.alpha != alpha:
+        raise ValueError(
+            "family_test was computed at alpha = %g, not at the alpha asked, %g" % (family_test.alpha, alpha)
+        )
+    if family_test.p_adjusted.shape != (pairs.shape[0],):
+        raise ValueError("family_test has %d p-values for %d pairs" % (family_test.p_adjusted.size, pairs.shape[0]))
+    return pairs
+
+
+def _marginal_rank_sets(replicates, full, pairs, sign, alpha, family_test, chunk_pairs, n_jobs):
+    """``(low, high)`` of each system's marginal rank set: a step-down over its own ``m - 1`` comparisons.
+
+    Each system's comparisons reuse the family's standard errors (and near-copy shapes);
+    ``low`` is 1 + the others significantly better, ``high`` is ``m`` - the others
+    significantly worse.
+    """
+    m = full.shape[0]
     low_m = np.empty(m, dtype=np.intp)
     high_m = np.empty(m, dtype=np.intp)
     reps_t = _valid_columns(replicates)
     chunk = _chunk(chunk_pairs, reps_t.shape[1])
-    jobs = resolve_jobs(n_jobs)
     index = np.zeros((m, m), dtype=np.intp)  # pair (j, k) -> its position in ``pairs`` (either orientation)
     index[pairs[:, 0], pairs[:, 1]] = np.arange(pairs.shape[0])
     index[pairs[:, 1], pairs[:, 0]] = np.arange(pairs.shape[0])
-    with _pool(jobs) as pool:
+    with _pool(resolve_jobs(n_jobs)) as pool:
         for j in range(m):
             others = np.delete(np.arange(m), j)
             own = np.stack([np.full(m - 1, j), others], axis=1)
@@ -724,7 +737,7 @@ def rank_sets(replicates, full, sign, alpha=0.05, family_test=None, pairs=None, 
             sig = test.significant
             low_m[j] = 1 + np.count_nonzero(sig & (test.t < 0))  # others significantly better than j
             high_m[j] = m - np.count_nonzero(sig & (test.t > 0))
-    return RankSets(_joint_rank(full, sign), 1 + better, m - worse, low_m, high_m, alpha)
+    return low_m, high_m
 
 
 def _tally(pairs, test, better, worse):

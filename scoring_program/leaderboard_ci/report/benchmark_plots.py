@@ -17,7 +17,7 @@ __all__ = ["rank_interval_plot", "critical_difference_diagram"]
 def rank_interval_plot(frame, title="Rank with its bootstrap interval"):
     """Each system's observed rank (dot) and rank interval (bar), with P(rank = 1) at the right.
 
-    ``frame`` has ``system``, ``rank``, ``rank_low``, ``rank_high`` and ``p_first``
+    ``frame`` has ``system``, ``rank``, ``rank_pct_low``, ``rank_pct_high`` and ``p_first``
     (one scope of :attr:`BenchmarkResult.rank_intervals`).
     """
     frame = frame.sort_values(["rank", "system"], kind="stable")
@@ -29,7 +29,7 @@ def rank_interval_plot(frame, title="Rank with its bootstrap interval"):
     y = np.arange(count)[::-1]
     for yi, row in zip(y, frame.itertuples(index=False)):
         colour = WINNER if row.rank == 1 else OTHER
-        ax.plot([row.rank_low, row.rank_high], [yi, yi], color=colour, lw=3, alpha=0.55, solid_capstyle="round")
+        ax.plot([row.rank_pct_low, row.rank_pct_high], [yi, yi], color=colour, lw=3, alpha=0.55, solid_capstyle="round")
         ax.plot([row.rank], [yi], "o", color=colour, ms=5)
         ax.annotate(
             "P(1st) %.2f" % row.p_first,

@@ -21,7 +21,7 @@ from .tables import Table, tables_latex, tables_markdown
 
 __all__ = ["benchmark_to_dict", "benchmark_tables", "render_benchmark", "write_benchmark_report"]
 
-SCHEMA = "leaderboard-ci benchmark 1.0"
+SCHEMA = "leaderboard-ci benchmark 1.1"  # 1.1: rank_intervals[] rank_low/rank_high renamed rank_pct_low/rank_pct_high
 
 
 def benchmark_to_dict(result):
@@ -178,7 +178,9 @@ def _aggregate_table(result, digits):
     for r in frame.itertuples(index=False):
         ri = ranks[(ranks["scope"] == r.scope) & (ranks["system"] == r.system)]
         rank_text = (
-            "%d [%d, %d]" % (r.rank, ri["rank_low"].iloc[0], ri["rank_high"].iloc[0]) if len(ri) else str(r.rank)
+            "%d [%d, %d]" % (r.rank, ri["rank_pct_low"].iloc[0], ri["rank_pct_high"].iloc[0])
+            if len(ri)
+            else str(r.rank)
         )
         cells[(r.system, r.scope)] = "%s %s rank %s" % (
             format_number(r.value, 2 if result.aggregate_of == "gain" else digits),
@@ -218,6 +220,7 @@ def benchmark_tables(result, digits=4):
 
 
 def _figures(result):
+    # lazy: matplotlib (imported by report.plots) is heavy, and the tables and JSON do without it
     from .benchmark_plots import critical_difference_diagram, rank_interval_plot
     from .plots import figure_png
 

@@ -8,7 +8,7 @@ coefficient of variation and the performance potential index.  This module
 reads several ``report.json`` files (see ``docs/report_json.md``) and puts
 those columns in one table, written as CSV, Markdown and LaTeX::
 
-    leaderboard-ci-compare a/report.json b/report.json --out cmp --names A,B
+    leaderboard-ci-compare a/report.json b/report.json --out cmp --names A,B   # leaderboard_ci.cli.compare
 
 Each report gives a column per target (metric, or metric on a group), or only
 its official target with ``--official-only``.
@@ -16,25 +16,12 @@ its official target with ``--official-only``.
 
 from __future__ import annotations
 
-import argparse
 import os
-import sys
 from collections import OrderedDict
 
-from ..console import entry_point
-from .json_report import ReportFormatError, read_report
 from .tables import csv_text, indicator_rows, indicators_text_table, tables_latex, tables_markdown
 
-__all__ = [
-    "default_name",
-    "report_columns",
-    "comparison_frame",
-    "comparison_table",
-    "write_comparison",
-    "make_parser",
-    "main",
-    "OUTPUT_NAMES",
-]
+__all__ = ["default_name", "report_columns", "comparison_frame", "comparison_table", "write_comparison", "OUTPUT_NAMES"]
 
 #: The files :func:`write_comparison` writes in the output folder.
 OUTPUT_NAMES = ("comparison.csv", "comparison.md", "comparison.tex")
@@ -152,63 +139,3 @@ def write_comparison(frame, out_dir, digits=4):
             handle.write(text)
         written[name] = path
     return written
-
-
-def make_parser():
-    """The command line of ``leaderboard-ci-compare`` (also ``leaderboard-ci compare``)."""
-    parser = argparse.ArgumentParser(
-        prog="leaderboard-ci-compare",
-        description="Put the competition indicators of several report.json files side by side "
-        "(CompStats Tables 7-11) and write them as CSV, Markdown and LaTeX.",
-    )
-    parser.add_argument("reports", nargs="+", metavar="REPORT", help="report.json files written by leaderboard-ci")
-    parser.add_argument("--out", required=True, metavar="DIR", help="folder for comparison.csv/.md/.tex")
-    parser.add_argument(
-        "--names", metavar="A,B,...", help="comma-separated names, one per report (default: each report's folder name)"
-    )
-    parser.add_argument(
-        "--official-only",
-        action="store_true",
-        help="one column per report: its official metric (default: every metric and group)",
-    )
-    parser.add_argument("--digits", type=int, default=4, help="decimals of |winner - median| (default 4)")
-    return parser
-
-
-@entry_point
-def main(argv=None):
-    """Run the comparison; returns the exit code (0 done, 1 a bad report file, 2 a usage error)."""
-    parser = make_parser()
-    args = parser.parse_args(argv)
-    prog = parser.prog
-    if args.names is not None:
-        names = [n.strip() for n in args.names.split(",")]
-        if len(names) != len(args.reports) or any(not n for n in names):
-            count = len([n for n in names if n])
-            print(
-                "%s: error: --names gives %d name%s for %d report%s (one non-empty name per report)"
-                % (prog, count, "" if count == 1 else "s", len(args.reports), "" if len(args.reports) == 1 else "s"),
-                file=sys.stderr,
-            )
-            return 2
-    else:
-        names = [default_name(p) for p in args.reports]
-    if os.path.exists(args.out) and not os.path.isdir(args.out):
-        print("%s: error: --out %s is a file, not a folder" % (prog, args.out), file=sys.stderr)
-        return 2
-    reports = []
-    for path in args.reports:
-        try:
-            reports.append(read_report(path))
-        except ReportFormatError as exc:
-            print("%s: error: %s" % (prog, exc), file=sys.stderr)
-            return 1
-    frame = comparison_frame(reports, names, official_only=args.official_only)
-    written = write_comparison(frame, args.out, digits=args.digits)
-    for path in written.values():
-        print(path)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -390,9 +390,9 @@ def _label_legend(target):
     )
 
 
-def _target_section(result, key, view, figures, digits, primary, corrections, folder=None):
-    full = view.target
-    target = view.shown  # the rows the tables and figures show; ``full`` for the field's numbers
+def _target_heading(result, key, view, figures, primary, folder):
+    """A target section's heading, its winner and ties, its warnings and (above the top N) the field's summary."""
+    full, target = view.target, view.shown
     official = full is result.official
     m = len(target.systems)
     tied = [n for n in target.tied_with_winner if n != target.winner]
@@ -437,8 +437,13 @@ def _target_section(result, key, view, figures, digits, primary, corrections, fo
         parts.append('<p class="warn family-note">%s</p>' % _esc(note))
     if view.truncated:
         parts.append(_field_summary(result, view, folder, figures, primary))
-    body = len(parts)
-    top = (' <span class="muted">(top %d of %s)</span>' % (m, _count(view.m))) if view.truncated else ""
+    return parts
+
+
+def _ranking_parts(result, target, figures, digits, primary, top):
+    """The ranking table beside (or above) the ordered intervals, the unit distribution and the rank sets."""
+    m = len(target.systems)
+    parts = []
     parts.append("<h3>Ranking%s</h3>" % top)
     ranking = _systems_table(result, target, digits)
     ordered = _figure("ordered_ci", figures.get("ordered_ci"), target, result, primary)
@@ -451,60 +456,79 @@ def _target_section(result, key, view, figures, digits, primary, corrections, fo
     if figures.get("rank_sets"):
         parts.append("<h3>Rank confidence sets%s</h3>" % top)
         parts.append(_figure("rank_sets", figures.get("rank_sets"), target, result, primary))
+    return parts
+
+
+def _comparison_parts(result, view, figures, digits, primary, corrections, top):
+    """The differences to the winner, winner against runner-up, and all pairs (table and heat map)."""
+    target = view.shown
+    m = len(target.systems)
+    parts = []
+    orientation = (
+        "winner %s system" % MINUS
+        if target.metric.direction == "higher"
+        else "system %s winner (lower is better)" % MINUS
+    )
+    parts.append("<h3>Differences to the winner%s</h3>" % top)
+    parts.append(
+        '<p class="note">Difference = %s, positive when the winner is better; %s p-values. %s '
+        "An interval is green when it excludes 0 and red when it contains it.</p>"
+        % (
+            orientation,
+            "two-sided" if sides_of(result) == "two" else "one-sided",
+            _esc(verdict_caption(result, target.vs_winner)),
+        )
+    )
+    parts.append(_fold(_vs_winner_table(result, target, digits, corrections), m, "The table: %d differences" % (m - 1)))
+    parts.append(_figure("vs_winner", figures.get("vs_winner"), target, result, primary))
+    parts.append(  # the literal subtraction of the figure's axis: runner-up - winner when lower is better
+        "<h3>%s</h3>"
+        % ("Winner %s runner-up" % MINUS if target.metric.direction == "higher" else "Runner-up %s winner" % MINUS)
+    )
+    parts.append(_figure("bootstrap_difference", figures.get("bootstrap_difference"), target, result, primary))
+    parts.append(
+        "<h3>All pairs%s</h3>"
+        % (
+            (
+                ' <span class="muted">(among the top %d: %s of %s pairs)</span>'
+                % (m, _count(len(target.pairs)), _count(view.m * (view.m - 1) // 2))
+            )
+            if view.truncated
+            else ""
+        )
+    )
+    parts.append(
+        '<p class="note">Row = the lower-ranked system, column = the higher-ranked one; each cell is '
+        "%s (positive: the column is better) with the stars of its %s-adjusted p-value. "
+        "Hover a cell for the pair.</p>"
+        % (
+            ("column %s row" if target.metric.direction == "higher" else "row %s column, as %s is better lower")
+            % ((MINUS,) if target.metric.direction == "higher" else (MINUS, _esc(target.title))),
+            _esc(correction_name(primary)),
+        )
+    )
+    parts.append(
+        _fold(
+            _matrix_table(target, digits, primary, _level(result)),
+            m,
+            "The table: %s pairs, %d columns" % (_count(len(target.pairs)), m - 1),
+        )
+    )
+    parts.append(_figure("pair_heatmap", figures.get("pair_heatmap"), target, result, primary))
+    return parts
+
+
+def _target_section(result, key, view, figures, digits, primary, corrections, folder=None):
+    full = view.target
+    target = view.shown  # the rows the tables and figures show; ``full`` for the field's numbers
+    official = full is result.official
+    m = len(target.systems)
+    parts = _target_heading(result, key, view, figures, primary, folder)
+    body = len(parts)
+    top = (' <span class="muted">(top %d of %s)</span>' % (m, _count(view.m))) if view.truncated else ""
+    parts.extend(_ranking_parts(result, target, figures, digits, primary, top))
     if m > 1:
-        orientation = (
-            "winner %s system" % MINUS
-            if target.metric.direction == "higher"
-            else "system %s winner (lower is better)" % MINUS
-        )
-        parts.append("<h3>Differences to the winner%s</h3>" % top)
-        parts.append(
-            '<p class="note">Difference = %s, positive when the winner is better; %s p-values. %s '
-            "An interval is green when it excludes 0 and red when it contains it.</p>"
-            % (
-                orientation,
-                "two-sided" if sides_of(result) == "two" else "one-sided",
-                _esc(verdict_caption(result, target.vs_winner)),
-            )
-        )
-        parts.append(
-            _fold(_vs_winner_table(result, target, digits, corrections), m, "The table: %d differences" % (m - 1))
-        )
-        parts.append(_figure("vs_winner", figures.get("vs_winner"), target, result, primary))
-        parts.append(  # the literal subtraction of the figure's axis: runner-up - winner when lower is better
-            "<h3>%s</h3>"
-            % ("Winner %s runner-up" % MINUS if target.metric.direction == "higher" else "Runner-up %s winner" % MINUS)
-        )
-        parts.append(_figure("bootstrap_difference", figures.get("bootstrap_difference"), target, result, primary))
-        parts.append(
-            "<h3>All pairs%s</h3>"
-            % (
-                (
-                    ' <span class="muted">(among the top %d: %s of %s pairs)</span>'
-                    % (m, _count(len(target.pairs)), _count(view.m * (view.m - 1) // 2))
-                )
-                if view.truncated
-                else ""
-            )
-        )
-        parts.append(
-            '<p class="note">Row = the lower-ranked system, column = the higher-ranked one; each cell is '
-            "%s (positive: the column is better) with the stars of its %s-adjusted p-value. "
-            "Hover a cell for the pair.</p>"
-            % (
-                ("column %s row" if target.metric.direction == "higher" else "row %s column, as %s is better lower")
-                % ((MINUS,) if target.metric.direction == "higher" else (MINUS, _esc(target.title))),
-                _esc(correction_name(primary)),
-            )
-        )
-        parts.append(
-            _fold(
-                _matrix_table(target, digits, primary, _level(result)),
-                m,
-                "The table: %s pairs, %d columns" % (_count(len(target.pairs)), m - 1),
-            )
-        )
-        parts.append(_figure("pair_heatmap", figures.get("pair_heatmap"), target, result, primary))
+        parts.extend(_comparison_parts(result, view, figures, digits, primary, corrections, top))
     parts.append(
         '<div class="row"><div><h3>Indicators</h3>%s</div>%s</div>'
         % (

@@ -1,35 +1,21 @@
-"""The report page's style sheet (inlined: the page needs no external resources)."""
+"""The report pages' style sheet: the shared one (:mod:`leaderboard_ci.page_style`) and the report's own rules.
+
+Used by the end-of-phase report, the shake-up page and the benchmark page.
+"""
+
+from ..page_style import page_css
 
 __all__ = ["CSS"]
 
-CSS = """
-:root{color-scheme:light}
-body{margin:0;background:#fff;color:#1f2328;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,
-"Helvetica Neue",Arial,"Noto Sans",sans-serif}
-main{max-width:1200px;margin:0 auto;padding:18px 22px 30px}
-h1{font-size:13px;font-weight:600;color:#57606a;margin:0;text-transform:uppercase;letter-spacing:.05em}
-h2{font-size:21px;margin:36px 0 6px;padding-top:14px;border-top:2px solid #d8dee4}
-h3{font-size:16px;margin:22px 0 4px}
-p{margin:6px 0}
-a{color:#0b57a4}
-.headline{font-size:25px;font-weight:650;margin:6px 0 4px;overflow-wrap:anywhere}
-.lead,.warn,section>p{overflow-wrap:anywhere}
-.headline .ci{font-weight:400;color:#57606a;white-space:nowrap}
-.lead{background:#f3f6fa;border-left:4px solid #1f4e9c;padding:8px 12px;margin:10px 0}
-.warn{background:#fff8e6;border-left:4px solid #b36b00;padding:8px 12px;margin:10px 0}
-.muted,figcaption,.note{color:#57606a;font-size:13px}
+CSS = page_css(
+    """
+section>p{overflow-wrap:anywhere}
 nav ul{margin:4px 0;padding-left:20px;columns:2}
 nav li{margin:1px 0}
 .explain{display:grid;grid-template-columns:repeat(auto-fit,minmax(300px,1fr));gap:6px 22px;font-size:14px}
 .explain p{margin:4px 0}
-figure{margin:10px 0 16px;overflow-x:auto}
 figure img{display:block;max-width:100%;height:auto}
 figure img.wide{max-width:none}
-.scroll{overflow-x:auto}
-table{border-collapse:collapse;margin:6px 0;font-size:14px}
-th,td{padding:3px 9px;border-bottom:1px solid #e4e8ec;text-align:left;vertical-align:top;overflow-wrap:break-word}
-th{background:#f6f8fa;font-weight:600;overflow-wrap:normal}
-td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap;overflow-wrap:normal}
 td.c{text-align:center}
 td.name{min-width:16em}
 tr.winner td{font-weight:600;background:#eef3fb}
@@ -63,9 +49,6 @@ animation-timeline:scroll(nearest inline)}}
 details{margin:8px 0}
 summary{cursor:pointer;color:#0b57a4;font-weight:600}
 .row{display:flex;flex-wrap:wrap;gap:8px 40px;align-items:flex-start}
-code,.sig{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",monospace;font-size:13px}
-.sig{display:block;background:#f6f8fa;padding:6px 8px;margin:4px 0 8px;white-space:nowrap;overflow-x:auto;
-font-size:12px}
-footer{margin-top:34px;padding-top:12px;border-top:2px solid #d8dee4;font-size:13px;color:#57606a}
-ul.notes li{margin:3px 0}
-"""
+""",
+    width=1200,
+)

@@ -8,7 +8,7 @@ scalars become Python numbers, ``-0.0`` becomes ``0.0``, and floats keep
 their full precision (they round-trip exactly through :func:`json.loads`).
 
 The layout is documented field by field in ``docs/report_json.md``.  Readers
-(such as :mod:`leaderboard_ci.report.compare`) load a file with :func:`read_report`,
+(such as :mod:`leaderboard_ci.cli.compare`) load a file with :func:`read_report`,
 which checks :data:`SCHEMA_VERSION`'s major number.
 
 Orientation, as everywhere in the analysis: a pair ``(a, b)`` has ``a``
@@ -29,7 +29,8 @@ from ..core.significance import stars
 from ..tasks.registry import pair_test_titles
 from .json_values import GENERATOR, SCHEMA_VERSION, clean
 from .scale import DEFAULT_TOP, report_scope
-from .verdicts import dual_interval, rank_sets
+from .shakeup_json import shakeup_to_dict
+from .verdicts import dual_interval, rank_set_entry
 from .verdicts import family_note as family_note_of
 
 __all__ = [
@@ -203,7 +204,7 @@ def _target(result, key, view, corrections, primary, official, confidence_level,
     target = view.target
     spec = target.metric
     systems = _records(target.systems, ["rank", "name", "score", "ci_low", "ci_high", "letters", "tied_with_winner"])
-    sets = [rank_sets(r) for r in _records(target.systems)]
+    sets = [rank_set_entry(r) for r in _records(target.systems)]
     for row, ranks in zip(systems, sets):
         row.setdefault("letters", "")
         row["letters"] = row["letters"] or ""
@@ -222,7 +223,7 @@ def _target(result, key, view, corrections, primary, official, confidence_level,
             ("stars_correction", primary),
             ("systems", systems),
             ("family_note", family_note_of(result, target)),
-            ("critical_value", _clean(getattr(target, "critical_value", None))),
+            ("critical_value", _clean(target.critical_value)),
             ("vs_winner", _comparisons(target.vs_winner, corrections, ["name", "diff", "ci_low", "ci_high"], primary)),
             ("pairs", _comparisons(view.shown.pairs, corrections, ["a", "b", "diff", "ci_low", "ci_high"], primary)),
             ("pairs_listed", _pairs_listed(view, folder)),
@@ -258,7 +259,7 @@ def _groups(result):
 
 def _units(result):
     """Per-unit (class, label, entity type) scores of every system, or None."""
-    units = getattr(result, "units", None)
+    units = result.units
     if units is None:
         return None
     return OrderedDict(
@@ -325,9 +326,7 @@ def result_to_dict(result, top=DEFAULT_TOP, scope=None):
             ("skipped", _records(result.skipped, ["submission", "reason"])),
         ]
     )
-    if getattr(result, "shakeup", None) is not None:
-        from .shakeup_json import shakeup_to_dict
-
+    if result.shakeup is not None:
         out["shakeup"] = shakeup_to_dict(result.shakeup)
     return out
 

@@ -277,26 +277,7 @@ def difference_plot(target, confidence_level=0.95, baseline=None, decision=None,
     ax = fig.add_subplot(1, 1, 1)
     ax.axvline(0.0, color=INK, lw=1, zorder=1)
     direction = bool(dual.family_wise and "direction_only" in frame.columns and frame["direction_only"].any())
-    for y, row in enumerate(frame.itertuples(index=False)):
-        colour = _decision_colour(row)
-        if is_finite_number(row.ci_low) and is_finite_number(row.ci_high):
-            ls = "--" if direction and bool(row.direction_only) else "-"  # its direction only is decided
-            bar = dict(color=colour, lw=2.2, ls=ls, solid_capstyle="butt", zorder=2)
-            (line,) = ax.plot([row.ci_low, row.ci_high], [y, y], **bar)
-            line.set_gid("ci:%s" % row.name)
-            for end in (row.ci_low, row.ci_high):
-                ax.plot([end, end], [y - 0.22, y + 0.22], color=colour, lw=1.4, zorder=2)
-        (point,) = ax.plot(
-            [row.diff],
-            [y],
-            "o",
-            color=colour,
-            markersize=5.5 if m <= 30 else 4,
-            markeredgecolor="white",
-            markeredgewidth=0.8,
-            zorder=3,
-        )
-        point.set_gid("point:%s" % row.name)
+    _interval_rows(ax, frame, m, direction)
     far, limits = far_off(frame, keep=(0.0,))
     marks = verdict_marks(frame)
     # stars just right of each interval, in data coordinates padded by a few points
@@ -334,6 +315,46 @@ def difference_plot(target, confidence_level=0.95, baseline=None, decision=None,
         )
     )
     ax.set_title("%s: differences to the winner" % figure_title(target), fontsize=11, loc="left")
+    handles = _difference_legend(by_decision, dual.family_wise, direction, decision, confidence_level)
+    fig.legend(
+        handles=handles,
+        loc="outside lower center" if _outside_ok() else "lower center",
+        ncol=1,
+        fontsize=9,
+        frameon=False,
+    )
+    return _fit(fig)
+
+
+# ---------------------------------------------------------------------------
+
+
+def _interval_rows(ax, frame, m, direction):
+    """One row per system: its interval (a bar with end ticks) and its difference (a dot), in its decision's colour."""
+    for y, row in enumerate(frame.itertuples(index=False)):
+        colour = _decision_colour(row)
+        if is_finite_number(row.ci_low) and is_finite_number(row.ci_high):
+            ls = "--" if direction and bool(row.direction_only) else "-"  # its direction only is decided
+            bar = dict(color=colour, lw=2.2, ls=ls, solid_capstyle="butt", zorder=2)
+            (line,) = ax.plot([row.ci_low, row.ci_high], [y, y], **bar)
+            line.set_gid("ci:%s" % row.name)
+            for end in (row.ci_low, row.ci_high):
+                ax.plot([end, end], [y - 0.22, y + 0.22], color=colour, lw=1.4, zorder=2)
+        (point,) = ax.plot(
+            [row.diff],
+            [y],
+            "o",
+            color=colour,
+            markersize=5.5 if m <= 30 else 4,
+            markeredgecolor="white",
+            markeredgewidth=0.8,
+            zorder=3,
+        )
+        point.set_gid("point:%s" % row.name)
+
+
+def _difference_legend(by_decision, family_wise, direction, decision, confidence_level):
+    """The legend of :func:`difference_plot`: what the colours decide and which intervals the bars are."""
     if by_decision:
         how = decision or "the corrected test"
         handles = [
@@ -348,7 +369,7 @@ def difference_plot(target, confidence_level=0.95, baseline=None, decision=None,
                     "bars: simultaneous %g%% intervals (max-t), 0 outside when decided at the first step"
                     % (100 * confidence_level)
                 )
-                if dual.family_wise
+                if family_wise
                 else "bars: %g%% intervals, each pair alone; colour: %s decision"
                 % (100 * confidence_level, "the %s" % decision if decision else "the corrected test's"),
             ),
@@ -360,14 +381,7 @@ def difference_plot(target, confidence_level=0.95, baseline=None, decision=None,
             Line2D([], [], color=RED, marker="o", lw=2, label="CI includes 0: may not differ from the winner"),
             Line2D([], [], color=GREEN, marker="o", lw=2, label="CI excludes 0: differs from the winner"),
         ]
-    fig.legend(
-        handles=handles,
-        loc="outside lower center" if _outside_ok() else "lower center",
-        ncol=1,
-        fontsize=9,
-        frameon=False,
-    )
-    return _fit(fig)
+    return handles
 
 
 # ---------------------------------------------------------------------------
@@ -540,6 +554,41 @@ def bootstrap_difference_plot(target, bins=40, sides=None, method="percentile", 
     fig = _figure(7.2, 5.2)
     ax = fig.add_subplot(1, 1, 1)
     handles = []
+    _replicate_histogram(ax, d, tail, method, delta, bins, handles)
+    top = ax.get_ylim()[1]
+    ax.set_ylim(0, top * 1.3)
+    _mark_lines(ax, delta, method, handles)
+    _interval_bar(ax, first, top, method, confidence_level, handles)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    ax.set_xlabel(
+        "%s, %s (positive: %s is better; %s)"
+        % (
+            oriented_difference(target.metric, winner, runner),
+            figure_title(target),
+            short_name(winner, 24),
+            target.metric.better,
+        )
+    )
+    ax.set_ylabel("resamples")
+    ax.set_title(
+        "Winner vs runner-up over %s resamples: %s %s (%s)"
+        % ("{:,}".format(d.size), "two-sided" if two else "one-sided", p_phrase(tail.p), method),
+        fontsize=11,
+        loc="left",
+    )
+    fig.legend(
+        handles=handles,
+        loc="outside lower center" if _outside_ok() else "lower center",
+        ncol=2,
+        fontsize=9,
+        frameon=False,
+    )
+    return _fit(fig)
+
+
+def _replicate_histogram(ax, d, tail, method, delta, bins, handles):
+    """The replicate differences ``d`` as bars, the tail the p-value reads shaded (a normal curve for ``normal``)."""
     shade = "#e8a33d"
     low, high = min(0.0, delta), max(0.0, delta)
     if d.size == 0:
@@ -591,8 +640,10 @@ def bootstrap_difference_plot(target, bins=40, sides=None, method="percentile", 
         handles.append(Patch(color=shade, label="%s\n%s" % (tail.label, tail.relation)))
         pad = 0.04 * (high - low if high > low else 1.0)
         ax.set_xlim(low - pad, high + pad)
-    top = ax.get_ylim()[1]
-    ax.set_ylim(0, top * 1.3)
+
+
+def _mark_lines(ax, delta, method, handles):
+    """Vertical lines at 0 and the observed difference (and 2 delta for ``basic``), each labelled at its top."""
     marks = [
         (0.0, "0", "no difference", INK, "-"),
         (delta, "\u03b4", "\u03b4 = %s, the observed difference" % _short(delta), WINNER, "-"),
@@ -620,6 +671,10 @@ def bootstrap_difference_plot(target, bins=40, sides=None, method="percentile", 
             ha="left",
             va="bottom",
         )
+
+
+def _interval_bar(ax, first, top, method, confidence_level, handles):
+    """The interval the p-value inverts: a bar with end ticks just above the tallest column."""
     ci_low, ci_high = first.get("ci_low"), first.get("ci_high")
     if is_finite_number(ci_low) and is_finite_number(ci_high):
         # the interval the p-value inverts: a bar with end ticks just above the tallest column
@@ -648,32 +703,6 @@ def bootstrap_difference_plot(target, bins=40, sides=None, method="percentile", 
                 % (100.0 * float(confidence_level), method, _short(ci_low), _short(ci_high)),
             )
         )
-    for side in ("top", "right"):
-        ax.spines[side].set_visible(False)
-    ax.set_xlabel(
-        "%s, %s (positive: %s is better; %s)"
-        % (
-            oriented_difference(target.metric, winner, runner),
-            figure_title(target),
-            short_name(winner, 24),
-            target.metric.better,
-        )
-    )
-    ax.set_ylabel("resamples")
-    ax.set_title(
-        "Winner vs runner-up over %s resamples: %s %s (%s)"
-        % ("{:,}".format(d.size), "two-sided" if two else "one-sided", p_phrase(tail.p), method),
-        fontsize=11,
-        loc="left",
-    )
-    fig.legend(
-        handles=handles,
-        loc="outside lower center" if _outside_ok() else "lower center",
-        ncol=2,
-        fontsize=9,
-        frameon=False,
-    )
-    return _fit(fig)
 
 
 def _short(value):

@@ -84,51 +84,61 @@ def rank_set_plot(target, confidence_level=0.95, baseline=None):
     ax = fig.add_subplot(1, 1, 1)
     highest = 1
     for y, row in enumerate(frame.itertuples(index=False)):
-        colour = _colour(row, target.winner, baseline)
-        lo, hi = int(row.rank_low), int(row.rank_high)
-        mlo, mhi = int(row.rank_low_marginal), int(row.rank_high_marginal)
-        highest = max(highest, hi, mhi, int(row.rank))
-        # square ends (markers) keep a one-rank set visible; the line spans exactly [low, high]
-        (wide,) = ax.plot(
-            [lo, hi],
-            [y, y],
-            color=_light(colour),
-            lw=THICK,
-            solid_capstyle="butt",
-            marker="s",
-            markersize=THICK,
-            markeredgewidth=0,
-            zorder=2,
-        )
-        wide.set_gid("rankset:simultaneous:%s" % row.name)
-        (thin,) = ax.plot(
-            [mlo, mhi],
-            [y, y],
-            color=DARK,
-            lw=THIN,
-            solid_capstyle="butt",
-            marker="|",
-            markersize=THICK + 2,
-            markeredgewidth=THIN,
-            zorder=3,
-        )
-        thin.set_gid("rankset:marginal:%s" % row.name)
-        (point,) = ax.plot(
-            [int(row.rank)],
-            [y],
-            "o",
-            color=colour,
-            markersize=5.5 if m <= 30 else 4,
-            markeredgecolor="white",
-            markeredgewidth=0.8,
-            zorder=4,
-        )
-        point.set_gid("rank:%s" % row.name)
+        _draw_row(ax, y, row, _colour(row, target.winner, baseline), 5.5 if m <= 30 else 4)
+        highest = max(highest, int(row.rank_high), int(row.rank_high_marginal), int(row.rank))
     ranked_axis(ax, names, target.winner, baseline, fs)
     ax.set_xlim(0.4, highest + 0.6)
     ax.xaxis.get_major_locator().set_params(integer=True)  # the default locator is a MaxNLocator
     ax.set_xlabel("rank (1 = best), %g%% rank confidence sets" % (100 * confidence_level))
     ax.set_title("%s: rank confidence sets" % figure_title(target), fontsize=11, loc="left")
+    _legend(fig, ax)
+    return _fit(fig)
+
+
+def _draw_row(ax, y, row, colour, point_size):
+    """One system's marks: its simultaneous set (thick, light), marginal set (thin, dark) and rank (dot)."""
+    lo, hi = int(row.rank_low), int(row.rank_high)
+    mlo, mhi = int(row.rank_low_marginal), int(row.rank_high_marginal)
+    # square ends (markers) keep a one-rank set visible; the line spans exactly [low, high]
+    (wide,) = ax.plot(
+        [lo, hi],
+        [y, y],
+        color=_light(colour),
+        lw=THICK,
+        solid_capstyle="butt",
+        marker="s",
+        markersize=THICK,
+        markeredgewidth=0,
+        zorder=2,
+    )
+    wide.set_gid("rankset:simultaneous:%s" % row.name)
+    (thin,) = ax.plot(
+        [mlo, mhi],
+        [y, y],
+        color=DARK,
+        lw=THIN,
+        solid_capstyle="butt",
+        marker="|",
+        markersize=THICK + 2,
+        markeredgewidth=THIN,
+        zorder=3,
+    )
+    thin.set_gid("rankset:marginal:%s" % row.name)
+    (point,) = ax.plot(
+        [int(row.rank)],
+        [y],
+        "o",
+        color=colour,
+        markersize=point_size,
+        markeredgecolor="white",
+        markeredgewidth=0.8,
+        zorder=4,
+    )
+    point.set_gid("rank:%s" % row.name)
+
+
+def _legend(fig, ax):
+    """The legend below the axes: the two kinds of set and the rank's dot."""
     handles = [
         ax.plot(
             [],
@@ -159,4 +169,3 @@ def rank_set_plot(target, confidence_level=0.95, baseline=None):
         fontsize=9,
         frameon=False,
     )
-    return _fit(fig)

@@ -16,7 +16,7 @@ differently:
   and have no matching interval).
 * :func:`verdict_mark`: the stars of a row, with ``‡`` when the step-down decides
   its direction only.
-* :func:`rank_sets`: each system's simultaneous and marginal rank confidence
+* :func:`rank_set_entry`: each system's simultaneous and marginal rank confidence
   sets, when the analysis computed them.
 * :func:`family_notes`: the one sentence that says the number of resamples B
   is too small for the family of comparisons, with the B that would be
@@ -38,7 +38,7 @@ __all__ = [
     "dual_interval",
     "marginal_interval",
     "has_rank_sets",
-    "rank_sets",
+    "rank_set_entry",
     "format_rank_set",
     "family_note",
     "family_notes",
@@ -170,8 +170,15 @@ def _rank(value):
     return int(value) if is_finite_number(value) else None
 
 
-def rank_sets(row):
-    """``{"simultaneous": [lo, hi], "marginal": [lo, hi]}`` of one systems row (a mapping); None members if absent."""
+def rank_set_entry(row):
+    """report.json's ``rank_set`` of one systems row: ``{"simultaneous": [lo, hi], "marginal": [lo, hi]}``.
+
+    ``row`` is a mapping (or a named tuple) of ``TargetAnalysis.systems``
+    whose ``rank_low``/``rank_high`` (and ``*_marginal``) columns come from
+    :func:`leaderboard_ci.core.simultaneous.rank_sets` (Mogstad et al.'s sets);
+    a member is None when absent.  Not to be confused with the benchmark's
+    ``rank_pct_low``/``rank_pct_high`` (bootstrap-rank percentiles).
+    """
     get = row.get if hasattr(row, "get") else (lambda k, d=None: getattr(row, k, d))
     out = OrderedDict()
     for kind, (low, high) in (
@@ -201,7 +208,7 @@ def family_note(result, target):
     correction, the family, the smallest adjusted p-value possible and the B
     that would be needed); here it only gets a capital letter and a full stop.
     """
-    note = getattr(target, "family_note", None)
+    note = target.family_note
     if not note:
         return None
     text = " ".join(str(note).split())

@@ -30,8 +30,11 @@ import warnings
 from .._version import __version__
 from ..console import entry_point
 from .config import load_config
+from .detailed_html import render_detailed_results
 from .errors import ConfigError, SubmissionError
+from .evaluation import evaluate
 from .outputs import check_output_groups
+from .readers import read_baseline, read_gold, read_submission
 from .text_files import one_line
 
 __all__ = [
@@ -69,8 +72,6 @@ def format_scores_txt(scores):
 
 def write_outputs(result, config, output_dir):
     """Write scores.json, scores.txt and detailed_results.html into ``output_dir``."""
-    from .detailed_html import render_detailed_results
-
     # A zero is written as 0.0, never -0.0 (a sign that numpy versions do not agree on).
     raw = result.leaderboard_scores(config)
     scores = type(raw)((key, value + 0.0 if isinstance(value, float) else value) for key, value in raw.items())
@@ -117,9 +118,6 @@ def run(input_dir, output_dir, program_dir, stdout=None, stderr=None):
 
     Returns the exit code; messages go to ``stdout`` / ``stderr``.
     """
-    from .evaluation import evaluate
-    from .readers import read_baseline, read_gold, read_submission
-
     stdout = sys.stdout if stdout is None else stdout
     stderr = sys.stderr if stderr is None else stderr
     ref_dir = os.path.join(input_dir, "ref")

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..core.numeric import is_finite_number
 from ..core.resampling import draw_in_words
+from ..page_style import page_css
 from .validity import degenerate_interval_note
 
 __all__ = ["render_detailed_results", "HISTOGRAM_BINS"]
@@ -34,37 +35,19 @@ METHOD_NAMES = {
 _WIDTH = 720  # SVG user units; the SVGs scale to the page width
 _BLUE, _PALE, _INK, _GREEN, _RED, _ORANGE = "#3b6ea8", "#c9d7e8", "#1f2328", "#2e7d32", "#b5534a", "#c2610c"
 
-CSS = """
-:root{color-scheme:light}
-body{margin:0;background:#fff;color:#1f2328;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,
-"Helvetica Neue",Arial,"Noto Sans",sans-serif}
-main{max-width:940px;margin:0 auto;padding:18px 20px 28px}
-h1{font-size:14px;font-weight:600;color:#57606a;margin:0;text-transform:uppercase;letter-spacing:.04em}
-h2{font-size:18px;margin:30px 0 6px;padding-top:12px;border-top:1px solid #d8dee4}
-h3{font-size:15px;margin:16px 0 2px}
-p{margin:6px 0}
-.headline{font-size:26px;font-weight:650;margin:4px 0 6px}
-.headline .ci{font-weight:400;color:#57606a;white-space:nowrap}
-.lead{background:#f3f6fa;border-left:4px solid #3b6ea8;padding:8px 12px;margin:10px 0}
-.muted,figcaption{color:#57606a;font-size:13px}
+CSS = page_css(
+    """
 svg{display:block;width:100%;height:auto;margin:4px 0}
 svg text{font-family:inherit}
-figure{margin:8px 0 14px;overflow-x:auto}
 figure svg{min-width:600px}
-.scroll{overflow-x:auto}
-table{border-collapse:collapse;margin:6px 0;font-size:14px;min-width:60%}
-th,td{padding:4px 10px;border-bottom:1px solid #e4e8ec;text-align:left;vertical-align:top}
-th,td.n,td.t{white-space:nowrap}
-th{background:#f6f8fa;font-weight:600}
-td.n{text-align:right;font-variant-numeric:tabular-nums}
+table{min-width:60%}
+td.t{white-space:nowrap}
+th{white-space:nowrap}
 tr.official td{font-weight:600;background:#f3f6fa}
 .better{color:#2e7d32;font-weight:600}.unclear{color:#b5534a;font-weight:600}.worse{color:#8b1f1f;font-weight:600}
-ul.notes li{margin:3px 0}
-code,.sig{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",monospace;font-size:13px}
-footer{margin-top:30px;padding-top:12px;border-top:1px solid #d8dee4;font-size:13px;color:#57606a}
-.sig{display:block;background:#f6f8fa;color:#1f2328;padding:6px 8px;margin:4px 0 8px;white-space:nowrap;
-overflow-x:auto;font-size:12px}
-"""
+""",
+    width=940,
+)
 
 
 # ---------------------------------------------------------------------------
@@ -405,7 +388,7 @@ def _table_settings(config):
     (and precision * predicted / recall gives the gold's class counts);
     ``min_count`` only makes such a probe larger.
     """
-    settings = getattr(config, "detailed_results", None)
+    settings = config.detailed_results if config is not None else None
     return settings if settings is not None and settings.per_class else None
 
 
@@ -550,7 +533,7 @@ def _interval_notes(where, interval, n_resamples, best=None, title="the metric")
 def _notes_section(result, config=None):
     """Notes attached to intervals, and resamples left out for empty groups."""
     b = result.signature.n_resamples
-    notes = list(getattr(result, "warnings", ()) or ())
+    notes = list(result.warnings)
     for s in result.scores:
         notes += _interval_notes(
             "%s, %s" % (s.metric.title, _group_name(s.group)), s.interval, b, s.metric.info.best, s.metric.title

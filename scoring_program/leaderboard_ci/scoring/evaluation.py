@@ -152,128 +152,223 @@ def evaluate(config, gold, predictions, baseline=None, progress=None):
     Returns
     -------
     SubmissionResult
+
+    Notes
+    -----
+    The steps: check the alignment; score the submission (and the baseline) on the full
+    sample and on every replicate (:func:`_scored_systems`); the jackknives BCa needs; each
+    score's interval; each difference to the baseline; the per-class table; the signature.
     """
-    bs = config.bootstrap
+    _check_aligned(gold, predictions, baseline)
+    scored = _scored_systems(config, gold, predictions, baseline, progress)
+    own_jack, pair_jack = _jackknives(config, gold, scored)
+    # With decoy ids (files.unscored_ids: ignore) how many items are scored is a fact of the gold:
+    # the participant's page and signature then give no count.
+    hide_counts = config.files.unscored_ids == "ignore"
+    group_sizes = dict((g, None) for g in _group_sizes(gold)) if hide_counts else _group_sizes(gold)
+    results = _score_results(config, scored, own_jack, group_sizes)
+    comparisons = _baseline_comparisons(config, scored, pair_jack) if baseline is not None else []
+    table = scored.main.task.unit_table
+    resampling = scored.resampling
+    return SubmissionResult(
+        tuple(results),
+        tuple(comparisons),
+        _per_class_rows(config, gold, scored),
+        _signature(config, gold, scored.expansion, hide_counts),
+        table.unit if table is not None else "class",
+        tuple(validity_warnings(config, gold, predictions)) + tuple(design_notes(config, gold, hide_counts)),
+        tuple(table.titles) if table is not None else ("precision", "recall", "F1"),
+        n_clusters=resampling.n_units if resampling is not None and resampling.clustered and not hide_counts else None,
+        n_strata=resampling.n_strata if gold.strata is not None and not hide_counts else None,
+    )
+
+
+def _check_aligned(gold, predictions, baseline):
+    """Raise ValueError unless the predictions (and the baseline) hold one value per gold item."""
     for what, values in (("predictions", predictions), ("baseline", baseline)):
         if values is not None and np.shape(values)[:1] != (gold.n,):
             raise ValueError(
                 "%s has %s values for %d gold items; align them with the gold first"
                 % (what, np.shape(values)[0] if np.ndim(values) else "no array of", gold.n)
             )
+
+
+@dataclass(frozen=True)
+class _Scored:
+    """The submission's (and the baseline's) statistics and scores, full-sample and per replicate.
+
+    ``systems`` are the :class:`~leaderboard_ci.tasks.shared.scorer.SystemScorer` of the
+    submission, then the baseline; ``spans`` their accumulators' ranges in ``full`` and
+    ``reps`` (the accumulators' statistics); ``full_scores[i]`` (``T``) and
+    ``rep_scores[i]`` (``B x T``) are system ``i``'s scores, the replicates scaled by the
+    small-cluster ``expansion``.
+    """
+
+    systems: list
+    spans: list
+    full: list
+    reps: list
+    full_scores: list
+    rep_scores: list
+    resampling: object
+    expansion: float
+
+    @property
+    def main(self):
+        return self.systems[0]
+
+    def scores_of(self, stats, i):
+        """System ``i``'s scores from statistics laid out as ``full`` or ``reps``."""
+        return _scores_of(self.systems, self.spans, stats, i)
+
+
+def _scores_of(systems, spans, stats, i):
+    a, b = spans[i]
+    return systems[i].scores(stats[a:b])
+
+
+def _scored_systems(config, gold, predictions, baseline, progress):
+    """Score the submission (and the baseline) on the full sample and on every replicate.
+
+    All systems' accumulators share one pass over the replicates
+    (:func:`~leaderboard_ci.core.replicates.compute_replicates`), so the baseline's
+    replicate ``b`` uses the submission's resample ``b`` (a paired difference).  With a
+    small-cluster correction the replicate scores are expanded exactly as the end of phase
+    does (:func:`design_expansion`).
+
+    Returns
+    -------
+    _Scored
+    """
+    bs = config.bootstrap
     custom = custom_functions(config)
     systems = [SystemScorer(config.metrics, gold, predictions, custom=custom)]
     if baseline is not None:
         systems.append(SystemScorer(config.metrics, gold, baseline, custom=custom))
     accumulators = [acc for system in systems for acc in system.accumulators]
-    spans = []
-    start = 0
+    spans, start = [], 0
     for system in systems:
         spans.append((start, start + len(system.accumulators)))
         start += len(system.accumulators)
-
     full = [acc.full()[None, :] for acc in accumulators]
     resampling = gold.resampling()
     reps = compute_replicates(
         accumulators, gold.n, bs.seed, bs.n_resamples, n_jobs=bs.n_jobs, progress=progress, resampling=resampling
     )
-
-    def scores_of(stats, i):
-        a, b = spans[i]
-        return systems[i].scores(stats[a:b])
-
-    full_scores = [scores_of(full, i)[0] for i in range(len(systems))]
-    rep_scores = [scores_of(reps, i) for i in range(len(systems))]
+    full_scores = [_scores_of(systems, spans, full, i)[0] for i in range(len(systems))]
+    rep_scores = [_scores_of(systems, spans, reps, i) for i in range(len(systems))]
     expansion = design_expansion(config, resampling)
     if expansion != 1.0:  # the small-cluster correction, exactly as the end of phase applies it
-        best = [np.nan if t.metric.info.best is None else t.metric.info.best for t in systems[0].targets]
-        signs = [t.metric.sign for t in systems[0].targets]
+        targets = systems[0].targets
+        best = [np.nan if t.metric.info.best is None else t.metric.info.best for t in targets]
+        signs = [t.metric.sign for t in targets]
         rep_scores = [expand_replicates(r, f, expansion, best, signs) for r, f in zip(rep_scores, full_scores)]
-    own_jack = pair_jack = None
-    if bs.method == "bca":
-        # The submission's own jackknife (its own keys: the same values the
-        # end-of-phase report computes) and, with a baseline, a joint one for
-        # the paired difference.
-        own_jack = system_jackknife(systems[0], gold.n, resampling)
-        if baseline is not None:
-            stats, weights, _ = design_jackknife(accumulators, gold.n, resampling)
-            pair_jack = ([scores_of(stats, i) for i in range(len(systems))], weights)
+    return _Scored(systems, spans, full, reps, full_scores, rep_scores, resampling, expansion)
 
-    main = systems[0]
-    # With decoy ids (files.unscored_ids: ignore) how many items are scored is a fact of the gold:
-    # the participant's page and signature then give no count.
-    hide_counts = config.files.unscored_ids == "ignore"
-    group_sizes = dict((g, None) for g in _group_sizes(gold)) if hide_counts else _group_sizes(gold)
+
+def _jackknives(config, gold, scored):
+    """``(own, pair)``: the jackknives ``method: bca`` needs (None otherwise).
+
+    ``own`` is the submission's own jackknife (its own keys: the same values the end-of-phase
+    report computes); ``pair``, with a baseline, a joint one for the paired difference:
+    ``([scores of each system], weights)``.
+    """
+    if config.bootstrap.method != "bca":
+        return None, None
+    own = system_jackknife(scored.main, gold.n, scored.resampling)
+    pair = None
+    if len(scored.systems) > 1:
+        accumulators = [acc for system in scored.systems for acc in system.accumulators]
+        stats, weights, _ = design_jackknife(accumulators, gold.n, scored.resampling)
+        pair = ([scored.scores_of(stats, i) for i in range(len(scored.systems))], weights)
+    return own, pair
+
+
+def _score_results(config, scored, own_jack, group_sizes):
+    """Each target's :class:`ScoreResult`: the score, its interval (a task's own where it has one), replicates."""
+    bs = config.bootstrap
+    main = scored.main
+    full, reps = scored.full_scores[0], scored.rep_scores[0]
     results = []
     for t, target in enumerate(main.targets):
         jk = (own_jack[0][:, t], own_jack[1]) if own_jack is not None else None
-        interval = confidence_interval(
-            bs.method, rep_scores[0][:, t], full_scores[0][t], bs.confidence_level, jackknife=jk
-        )
+        interval = confidence_interval(bs.method, reps[:, t], full[t], bs.confidence_level, jackknife=jk)
         # a task's own interval for this metric (e.g. DeLong's for ROC-AUC), if it has one
         if main.task.analytic_interval is not None:
             own = main.task.analytic_interval(main.statistics, target.metric, target.group, bs.confidence_level)
             interval = own or interval
-        results.append(
-            ScoreResult(
+        size = group_sizes[target.group]
+        results.append(ScoreResult(target.metric, target.group, float(full[t]), interval, reps[:, t].copy(), size))
+    return results
+
+
+def _baseline_comparisons(config, scored, pair_jack):
+    """Each target's :class:`BaselineComparison`: the paired difference to the baseline, its CI and p-value.
+
+    ``p_greater`` is the one-sided p-value that inverts this very interval
+    (``p < alpha/2`` exactly when ``low > 0``).
+    """
+    bs = config.bootstrap
+    (own_full, base_full), (own_reps, base_reps) = scored.full_scores, scored.rep_scores
+    comparisons = []
+    for t, target in enumerate(scored.main.targets):
+        sign = target.metric.sign
+        diff_full = sign * (own_full[t] - base_full[t])
+        diff_reps = sign * (own_reps[:, t] - base_reps[:, t])
+        jk = None
+        if pair_jack is not None:
+            jk = (sign * (pair_jack[0][0][:, t] - pair_jack[0][1][:, t]), pair_jack[1])
+        interval = confidence_interval(
+            bs.method,
+            diff_reps,
+            diff_full,
+            bs.confidence_level,
+            jackknife=jk,
+            scale=max(abs(own_full[t]), abs(base_full[t])),
+        )
+        comparisons.append(
+            BaselineComparison(
                 target.metric,
                 target.group,
-                float(full_scores[0][t]),
+                config.baseline.name,
+                float(base_full[t]),
+                float(diff_full),
                 interval,
-                rep_scores[0][:, t].copy(),
-                group_sizes[target.group],
-            )
-        )
-
-    comparisons = []
-    if baseline is not None:
-        for t, target in enumerate(main.targets):
-            sign = target.metric.sign
-            diff_full = sign * (full_scores[0][t] - full_scores[1][t])
-            diff_reps = sign * (rep_scores[0][:, t] - rep_scores[1][:, t])
-            jk = None
-            if pair_jack is not None:
-                jk = (sign * (pair_jack[0][0][:, t] - pair_jack[0][1][:, t]), pair_jack[1])
-            # p_greater: the one-sided p-value that inverts this very interval (p < alpha/2 <=> low > 0)
-            interval = confidence_interval(
-                bs.method,
+                interval.p_greater,
                 diff_reps,
-                diff_full,
-                bs.confidence_level,
-                jackknife=jk,
-                scale=max(abs(full_scores[0][t]), abs(full_scores[1][t])),
             )
-            p = interval.p_greater
-            comparisons.append(
-                BaselineComparison(
-                    target.metric,
-                    target.group,
-                    config.baseline.name,
-                    float(full_scores[1][t]),
-                    float(diff_full),
-                    interval,
-                    p,
-                    diff_reps,
-                )
-            )
-
-    n_own = len(main.accumulators)
-    table = main.task.unit_table
-    per_class = ()
-    if table is not None:
-        rows = table.rows(
-            main.statistics,
-            full[:n_own],
-            reps[:n_own],
-            gold.labels,
-            bs.method,
-            bs.confidence_level,
-            config.zero_division,
         )
-        per_class = rows or ()
+    return comparisons
 
-    # No gold hash: the signature is shown to participants, and a hash would let anyone confirm a
-    # reconstructed gold offline.  The end-of-phase report (for organizers) keeps it.
-    signature = Signature(
+
+def _per_class_rows(config, gold, scored):
+    """The task's per-unit table (per class, per query type, ...) of the submission, or ``()``."""
+    main = scored.main
+    table = main.task.unit_table
+    if table is None:
+        return ()
+    n_own = len(main.accumulators)
+    bs = config.bootstrap
+    rows = table.rows(
+        main.statistics,
+        scored.full[:n_own],
+        scored.reps[:n_own],
+        gold.labels,
+        bs.method,
+        bs.confidence_level,
+        config.zero_division,
+    )
+    return rows or ()
+
+
+def _signature(config, gold, expansion, hide_counts):
+    """The submission's :class:`~leaderboard_ci.core.signature.Signature` (no item count with decoy ids).
+
+    No gold hash: the signature is shown to participants, and a hash would let anyone confirm a
+    reconstructed gold offline.  The end-of-phase report (for organizers) keeps it.
+    """
+    bs = config.bootstrap
+    return Signature(
         metric=config.official.key,
         n_resamples=bs.n_resamples,
         seed=bs.seed,
@@ -286,17 +381,6 @@ def evaluate(config, gold, predictions, baseline=None, progress=None):
         strata=bs.strata,
         metric_options=official_metric_options(config, gold),
         expansion=None if expansion == 1.0 else float("%.4g" % expansion),
-    )
-    return SubmissionResult(
-        tuple(results),
-        tuple(comparisons),
-        per_class,
-        signature,
-        table.unit if table is not None else "class",
-        tuple(validity_warnings(config, gold, predictions)) + tuple(design_notes(config, gold, hide_counts)),
-        tuple(table.titles) if table is not None else ("precision", "recall", "F1"),
-        n_clusters=resampling.n_units if resampling is not None and resampling.clustered and not hide_counts else None,
-        n_strata=resampling.n_strata if gold.strata is not None and not hide_counts else None,
     )
 
 

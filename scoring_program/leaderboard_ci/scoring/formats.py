@@ -271,62 +271,106 @@ def _delimited_table(source, format, columns):
     the file's line numbers up to the first blank line (a run of blank lines
     is fed as one); after a blank line any data is an error named at that
     blank line, so the numbers are exact wherever a message uses them.
-    """
-    delimiter = _DELIMITERS[format]
-    blocks = iter_line_texts(source)
-    current = [iter(())]  # the lines of the block being fed to the reader
 
-    def feed():
+    The steps: the header is read now (its errors are raised here); the rows are
+    read as the table's batches are consumed (:class:`_DelimitedReader`).
+    """
+    parser = _DelimitedReader(source, format)
+    ident, _, group = parser.read_header(columns)
+    return Table(None, format, has_ids=ident is not None, has_groups=group is not None, batches=parser.batches())
+
+
+class _DelimitedReader:
+    """The state of one CSV or TSV file read in blocks: the csv reader, the block it is fed, line counts.
+
+    Parameters
+    ----------
+    source : the file (:func:`~leaderboard_ci.scoring.text_files.iter_line_texts` reads it)
+    format : {"csv", "tsv"}
+
+    Attributes
+    ----------
+    current : iterator of str
+        The lines of the block being fed to the csv reader.
+    blank : int or None
+        The line of the first blank line after the header (data after it is an error).
+    skipped : int
+        The lines of plain blocks, split without the csv reader.
+    """
+
+    def __init__(self, source, format):
+        self.source = source
+        self.format = format
+        self.delimiter = _DELIMITERS[format]
+        self.blocks = iter_line_texts(source)
+        self.current = iter(())
+        self.reader = csv.reader(self._feed(), delimiter=self.delimiter, skipinitialspace=True, strict=True)
+        self.blank = None
+        self.skipped = 0
+        self.columns = self.width = None
+
+    def _feed(self):
+        """The lines the csv reader reads: the current block's, then the next block's."""
         while True:
-            lines = current[0]
+            lines = self.current
             for text in lines:
                 yield text
-            if current[0] is not lines:  # a new block was handed over
+            if self.current is not lines:  # a new block was handed over
                 continue
-            block = next(blocks, None)
+            block = next(self.blocks, None)
             if block is None:
                 return
-            current[0] = iter(block[1].split("\n"))
+            self.current = iter(block[1].split("\n"))
 
-    reader = csv.reader(feed(), delimiter=delimiter, skipinitialspace=True, strict=True)
-    blank = None
-    while True:
-        before = reader.line_num
-        try:
-            header = next(reader)
-        except StopIteration:
-            raise _empty(source, format, columns)
-        except csv.Error as exc:
-            raise _csv_error(source, before + 1, format, exc)
-        if not _blank(header):
-            break
-        blank = before + 1 if blank is None else blank
-    first = before + 1
-    if blank is not None:
-        raise _blank_error(source, blank)
-    if reader.line_num != first:
-        raise _multiline_error(source, first, reader.line_num)
-    raw_header = delimiter.join(header)
-    header = [name.strip() for name in header]
-    _check_delimiter(source, raw_header, delimiter, format)
-    ident, value, group = _column_index(source, header, columns, delimiter, first)
-    width = len(header)
-    state = {"blank": None, "skipped": 0}
+    def read_header(self, columns):
+        """Read the header line (after leading blank lines) and find the columns.
 
-    def csv_rows(lines, ids, values, groups):
+        Returns
+        -------
+        (ident, value, group)
+            The columns' indices (:func:`_column_index`; ``ident`` and ``group`` may be None).
+        """
+        source, reader = self.source, self.reader
+        blank = None
+        while True:
+            before = reader.line_num
+            try:
+                header = next(reader)
+            except StopIteration:
+                raise _empty(source, self.format, columns)
+            except csv.Error as exc:
+                raise _csv_error(source, before + 1, self.format, exc)
+            if not _blank(header):
+                break
+            blank = before + 1 if blank is None else blank
+        first = before + 1
+        if blank is not None:
+            raise _blank_error(source, blank)
+        if reader.line_num != first:
+            raise _multiline_error(source, first, reader.line_num)
+        raw_header = self.delimiter.join(header)
+        header = [name.strip() for name in header]
+        _check_delimiter(source, raw_header, self.delimiter, self.format)
+        self.columns = _column_index(source, header, columns, self.delimiter, first)
+        self.width = len(header)
+        return self.columns
+
+    def _csv_rows(self, lines, ids, values, groups):
         """The rows of the block in ``current`` through the csv reader, appended; raises at a bad row."""
-        blank = state["blank"]
-        line = state["skipped"] + reader.line_num
-        while operator.length_hint(current[0]):
+        source, reader, width, delimiter = self.source, self.reader, self.width, self.delimiter
+        ident, value, group = self.columns
+        blank = self.blank
+        line = self.skipped + reader.line_num
+        while operator.length_hint(self.current):
             try:
                 row = next(reader)
             except StopIteration:
                 return
             except csv.Error as exc:
-                raise _csv_error(source, line + 1, format, exc)
-            start, line = line + 1, state["skipped"] + reader.line_num
+                raise _csv_error(source, line + 1, self.format, exc)
+            start, line = line + 1, self.skipped + reader.line_num
             if _blank(row):
-                blank = state["blank"] = start if blank is None else blank
+                blank = self.blank = start if blank is None else blank
                 continue
             if blank is not None:
                 raise _blank_error(source, blank)
@@ -346,21 +390,24 @@ def _delimited_table(source, format, columns):
             if groups is not None:
                 groups.append(row[group].strip())
 
-    def batches():
+    def batches(self):
+        """``(lines, ids, values, groups)`` per block: plain blocks split at once, others through :mod:`csv`."""
+        ident, value, group = self.columns
+        width = self.width
         while True:
-            if operator.length_hint(current[0]):
-                rest = list(current[0])  # the rest of the block the header came from
+            if operator.length_hint(self.current):
+                rest = list(self.current)  # the rest of the block the header came from
                 text, count = "\n".join(rest), len(rest)
             else:
-                text, count = next(blocks, (None, None, None))[1:]
+                text, count = next(self.blocks, (None, None, None))[1:]
                 if text is None:
                     return
-            fields = _plain_fields(text, count, delimiter, width)
+            fields = _plain_fields(text, count, self.delimiter, width)
             if fields is not None:
-                if state["blank"] is not None:
-                    raise _blank_error(source, state["blank"])
-                start = state["skipped"] + reader.line_num + 1
-                state["skipped"] += count
+                if self.blank is not None:
+                    raise _blank_error(self.source, self.blank)
+                start = self.skipped + self.reader.line_num + 1
+                self.skipped += count
                 yield (
                     range(start, start + count),
                     fields[ident::width] if ident is not None else None,
@@ -368,20 +415,18 @@ def _delimited_table(source, format, columns):
                     fields[group::width] if group is not None else None,
                 )
                 continue
-            current[0] = iter(text.split("\n"))
+            self.current = iter(text.split("\n"))
             lines, values = [], []
             ids = [] if ident is not None else None
             groups = [] if group is not None else None
             try:
-                csv_rows(lines, ids, values, groups)
-            except source.error:
+                self._csv_rows(lines, ids, values, groups)
+            except self.source.error:
                 if lines:
                     yield lines, ids, values, groups
                 raise
             if lines:
                 yield lines, ids, values, groups
-
-    return Table(None, format, has_ids=ident is not None, has_groups=group is not None, batches=batches())
 
 
 def _plain_fields(text, count, delimiter, width):

@@ -195,7 +195,7 @@ def written_columns(config, group_values=None):
         For each metric, the score (and its interval, SE) on all items, then on each
         written group; then the baseline comparisons, if any, in the same order.
     """
-    outputs = getattr(config, "outputs", None) or OutputSettings()
+    outputs = config.outputs
     groups = [None]
     if config.groups is not None:
         groups += [g for g in (group_values or ()) if outputs.wants_group(g)]

@@ -13,7 +13,7 @@ Standard library only (this module is in the per-submission layer, Python 3.7).
 import json
 import os
 
-__all__ = ["FORMAT_NOUNS", "table_format", "table_sample", "TableWords"]
+__all__ = ["FORMAT_NOUNS", "table_format", "table_sample", "TableWords", "csv_cell"]
 
 #: How the pages name each prediction format (the values of ``files.format``).
 FORMAT_NOUNS = {"csv": "CSV", "tsv": "TSV", "json": "JSON", "jsonl": "JSON Lines", "lines": "plain-text"}
@@ -47,7 +47,9 @@ def table_format(files, default_name):
     return _EXTENSIONS.get(os.path.splitext(name)[1].lower(), "csv"), name
 
 
-def _csv_cell(value, delimiter):
+def csv_cell(value, delimiter=","):
+    """``value`` as one cell of a CSV (quoted when it holds a comma, a quote or a line break) or TSV (tabs
+    become spaces) line: the one cell writer of the task types."""
     text = str(value)
     if delimiter == "\t":
         return text.replace("\t", " ")
@@ -94,7 +96,7 @@ def table_sample(fmt, header, rows):
         shown = lines[:_SHOWN_ROWS] + (["..."] if len(lines) > _SHOWN_ROWS else [])
     else:
         delimiter = "\t" if fmt == "tsv" else ","
-        body = [delimiter.join(_csv_cell(v, delimiter) for v in row) for row in rows]
-        lines = [delimiter.join(_csv_cell(h, delimiter) for h in header)] + body
+        body = [delimiter.join(csv_cell(v, delimiter) for v in row) for row in rows]
+        lines = [delimiter.join(csv_cell(h, delimiter) for h in header)] + body
         shown = lines[: _SHOWN_ROWS + 1] + (["..."] if len(body) > _SHOWN_ROWS else [])
     return "\n".join(lines) + "\n", "\n".join(shown)

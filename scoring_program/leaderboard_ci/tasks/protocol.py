@@ -73,6 +73,7 @@ __all__ = [
     "PairTests",
     "UnitTable",
     "as_array",
+    "statistics_unit_values",
     # the protocol's values, defined beside it
     "Metric",
     "Metrics",
@@ -432,6 +433,12 @@ class UnitTable:
 def as_array(gold, values):
     """The default ``decode``: encoded values as the array a custom metric function receives."""
     return np.asarray(values)
+
+
+def statistics_unit_values(statistics, spec, j):
+    """The ``unit_values`` capability of a task whose ``Statistics`` has a ``unit_values(spec, j)`` method
+    (per-unit values whose mean is the score, or None for a metric that is no such mean)."""
+    return statistics.unit_values(spec, j)
 
 
 # ---------------------------------------------------------------------------

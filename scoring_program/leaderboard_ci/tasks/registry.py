@@ -11,8 +11,6 @@ import difflib
 import importlib
 from collections import OrderedDict
 
-from . import legacy
-from .protocol import TaskType
 from .shared.base import canonical_name
 
 __all__ = [
@@ -66,8 +64,6 @@ class _Registry(object):
         task = self._loaded.get(name)
         if task is None:
             task = importlib.import_module("%s.%s" % (__package__, self._names[name])).TASK
-            if not isinstance(task, TaskType):  # not yet migrated from the previous protocol
-                task = legacy.as_task_type(task)
             self._loaded[name] = task
         return task
 

@@ -77,7 +77,12 @@ class TaskSettings:
         The defaults when it carries none, or another task's (``scores`` scores its labels with
         ``classification``'s statistics).
         """
-        return gold.settings if isinstance(gold.settings, cls) else cls()
+        return cls.given(gold.settings)
+
+    @classmethod
+    def given(cls, settings):
+        """``settings`` when it is this task's (a ``ReadContext``'s, the in-memory API's), else the defaults."""
+        return settings if isinstance(settings, cls) else cls()
 
     @classmethod
     def parse(cls, values):

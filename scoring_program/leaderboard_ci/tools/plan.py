@@ -47,8 +47,11 @@ from dataclasses import dataclass, replace
 from typing import Optional, Tuple
 
 import numpy as np
+from scipy.stats import norm
 
 from ..core.systems import PairedPlan, paired_scores
+from ..phase.benchmark.execution import open_scoring
+from ..phase.execution.runs import Execution
 from ..scoring.custom import custom_functions
 from ..tasks.shared.scorer import SystemScorer
 
@@ -82,8 +85,6 @@ SCALING_REPEATS = 4
 
 def _norm_ppf(p):
     """The standard normal quantile (SciPy's ``norm.ppf``; the package's Python 3.7 check forbids ``NormalDist``)."""
-    from scipy.stats import norm
-
     return float(norm.ppf(p))
 
 
@@ -275,16 +276,29 @@ def _official(config):
     return config.metrics[0]
 
 
-def paired_replicates(config, gold, predictions, names, n_resamples, seed, jackknife=False):
+def official_plan(config, gold, predictions, names):
+    """The paired plan of the official metric alone, seeded by ``bootstrap.seed``.
+
+    It carries its own recipe, so a Dask worker rebuilds it
+    (:func:`leaderboard_ci.phase.execution.distributed.span_scores`).
+    """
+    custom = custom_functions(config)
+    scorers = [SystemScorer([_official(config)], gold, p, layout="reduced", custom=custom) for p in predictions]
+    recipe = (official_plan, (config, gold, list(predictions), list(names)))
+    return PairedPlan(scorers, gold.n, config.bootstrap.seed, names, recipe=recipe)
+
+
+def paired_replicates(config, gold, predictions, names, n_resamples, seed, jackknife=False, scoring=None):
     """Full-sample scores ``(m,)`` and replicates ``(B, m)`` of the official metric on shared resamples.
 
     With ``jackknife``, also the per-item leave-one-out scores ``(n, m)``.
+    ``scoring`` (:class:`~leaderboard_ci.phase.benchmark.execution.ScoringRun`)
+    says where the replicates are scored; None: in this process, one thread.
     """
-    spec = _official(config)
-    custom = custom_functions(config)
-    scorers = [SystemScorer([spec], gold, p, layout="reduced", custom=custom) for p in predictions]
-    plan = PairedPlan(scorers, gold.n, seed, names)
-    scores = paired_scores(plan, n_resamples, jackknife=jackknife)
+    config = replace(config, bootstrap=replace(config.bootstrap, seed=seed))
+    plan = official_plan(config, gold, predictions, names)
+    where = scoring.keywords() if scoring is not None else {}
+    scores = paired_scores(plan, n_resamples, jackknife=jackknife, **where)
     t = [i for i, target in enumerate(plan.targets) if target.group is None][0]
     if jackknife:
         return scores.full[:, t], scores.replicates[:, :, t], scores.jackknife_matrix(t)
@@ -340,7 +354,7 @@ def _subset(gold, index):
     return replace(gold, values=gold.values[index], ids=None, groups=None, group_values=None)
 
 
-def _scaling(config, gold, predictions, names, sigma, n_resamples, seed, pairs):
+def _scaling(config, gold, predictions, names, sigma, n_resamples, seed, pairs, scoring=None):
     """The SE measured on random subsets of the items against ``sigma / sqrt(n_sub)``.
 
     For each share, :data:`SCALING_REPEATS` random subsets; the median SE of
@@ -356,8 +370,9 @@ def _scaling(config, gold, predictions, names, sigma, n_resamples, seed, pairs):
         squares = []
         for _ in range(SCALING_REPEATS):
             index = np.sort(rng.choice(gold.n, size=k, replace=False))
+            subset = [p[index] for p in predictions]
             full, reps = paired_replicates(
-                config, _subset(gold, index), [p[index] for p in predictions], names, n_resamples, seed
+                config, _subset(gold, index), subset, names, n_resamples, seed, scoring=scoring
             )
             ses = [p.se for p in _pair_ses(spec, full, reps, names) if np.isfinite(p.se) and (p.a, p.b) in pairs]
             if ses:
@@ -401,11 +416,14 @@ def pilot_plan(
     n_resamples=None,
     clusters=None,
     cluster_column=None,
+    execution=None,
 ):
     """The plan from pilot predictions of two or more systems (aligned, encoded arrays).
 
     With ``clusters`` (one code ``0 .. C-1`` per item), each pair's SE is the item
-    bootstrap's times the square root of its :func:`design_effect`.
+    bootstrap's times the square root of its :func:`design_effect`.  ``execution``
+    (:class:`~leaderboard_ci.phase.execution.runs.Execution`, default one thread
+    in this process) says where the replicates are scored, as for the end of phase.
     """
     _check_design(alpha, power, family_size, difference)
     if len(predictions) < 2:
@@ -415,32 +433,35 @@ def pilot_plan(
     b = n_resamples or config.bootstrap.n_resamples
     seed = config.bootstrap.seed
     spec = _official(config)
-    if clusters is not None:
-        clusters = np.asarray(clusters, dtype=np.intp)
-        if clusters.shape != (gold.n,) or clusters.min() < 0:
-            raise ValueError("clusters must hold one code >= 0 per item, got shape %r" % (clusters.shape,))
-        clusters = np.unique(clusters, return_inverse=True)[1].reshape(-1)
-        full, reps, loo = paired_replicates(config, gold, predictions, names, b, seed, jackknife=True)
-        pairs = _pair_ses(spec, full, reps, names, loo, clusters)
-    else:
-        full, reps = paired_replicates(config, gold, predictions, names, b, seed)
-        pairs = _pair_ses(spec, full, reps, names)
-    order = [names[i] for i in np.argsort(-spec.sign * full, kind="stable")]
-    neighbours = set(zip(order[:-1], order[1:]))
-    ses = [p.se for p in pairs if np.isfinite(p.se) and ((p.a, p.b) in neighbours or (p.b, p.a) in neighbours)]
-    if not ses or not max(ses) > 0:
-        raise ValueError(
-            "the pilot systems give the same %s on every resample, so their difference has no spread; "
-            "give pilots that make different predictions" % _official(config).key
+    with open_scoring(execution or Execution(n_jobs=1)) as scoring:
+        if clusters is not None:
+            clusters = np.asarray(clusters, dtype=np.intp)
+            if clusters.shape != (gold.n,) or clusters.min() < 0:
+                raise ValueError("clusters must hold one code >= 0 per item, got shape %r" % (clusters.shape,))
+            clusters = np.unique(clusters, return_inverse=True)[1].reshape(-1)
+            full, reps, loo = paired_replicates(
+                config, gold, predictions, names, b, seed, jackknife=True, scoring=scoring
+            )
+            pairs = _pair_ses(spec, full, reps, names, loo, clusters)
+        else:
+            full, reps = paired_replicates(config, gold, predictions, names, b, seed, scoring=scoring)
+            pairs = _pair_ses(spec, full, reps, names)
+        order = [names[i] for i in np.argsort(-spec.sign * full, kind="stable")]
+        neighbours = set(zip(order[:-1], order[1:]))
+        ses = [p.se for p in pairs if np.isfinite(p.se) and ((p.a, p.b) in neighbours or (p.b, p.a) in neighbours)]
+        if not ses or not max(ses) > 0:
+            raise ValueError(
+                "the pilot systems give the same %s on every resample, so their difference has no spread; "
+                "give pilots that make different predictions" % _official(config).key
+            )
+        se = float(np.median(ses))
+        used = set((p.a, p.b) for p in pairs if (p.a, p.b) in neighbours or (p.b, p.a) in neighbours)
+        # the scaling check subsamples items, which breaks clusters: only without them
+        scaling = (
+            ()
+            if clusters is not None
+            else _scaling(config, gold, predictions, names, se * math.sqrt(gold.n), b, seed, used, scoring)
         )
-    se = float(np.median(ses))
-    used = set((p.a, p.b) for p in pairs if (p.a, p.b) in neighbours or (p.b, p.a) in neighbours)
-    # the scaling check subsamples items, which breaks clusters: only without them
-    scaling = (
-        ()
-        if clusters is not None
-        else _scaling(config, gold, predictions, names, se * math.sqrt(gold.n), b, seed, used)
-    )
     plan = _plan(config, gold.n, alpha, power, family_size, difference, se, "pilot", pairs, (), scaling, b, seed)
     if clusters is not None:
         plan = replace(plan, cluster_column=cluster_column or "cluster", n_clusters=int(clusters.max()) + 1)

@@ -32,11 +32,9 @@ given to participants: only the baseline goes into the starting kit.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import io
 import os
-import sys
 from collections import OrderedDict
 
 import numpy as np
@@ -332,24 +330,3 @@ def build(bundle_dir=BUNDLE_DIR, verbose=True):
         )
         print("wrote %s" % os.path.relpath(bundle_dir))
     return rows
-
-
-def make_parser():
-    parser = argparse.ArgumentParser(
-        prog="leaderboard-ci sample-competition",
-        description="Build the sample competition's data (reference data, sample "
-        "submissions, public data, starting kit, logo) from "
-        "scikit-learn's digits data set.",
-    )
-    parser.add_argument("--bundle-dir", default=BUNDLE_DIR, help="the competition folder (default: %(default)s)")
-    return parser
-
-
-def main(argv=None):
-    args = make_parser().parse_args(argv)
-    build(args.bundle_dir)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

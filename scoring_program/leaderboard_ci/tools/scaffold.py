@@ -23,11 +23,14 @@ import yaml
 
 from ..core.resampling import draw_in_words
 from ..scoring.config import CONFIG_NAME, FileSettings, merge_configs, parse_config, read_config
-from ..scoring.errors import ConfigError
+from ..scoring.errors import ConfigError, SubmissionError
 from ..scoring.outputs import written_columns
+from ..scoring.readers import read_baseline, read_gold, read_predictions
+from ..tasks.registry import task_type
 from .bundle import PROGRAM_DIR, program_entries, write_zip
 from .codalab import legacy_competition_yaml, markdown_to_html
 from .organizer_files import SetupError, as_given, check_gold_name, read_given_gold
+from .plan_output import readme_plan_section
 
 __all__ = [
     "SetupError",
@@ -146,8 +149,6 @@ def _prediction_name(config, baseline, fmt):
 
 def submission_format(config, gold):
     """The task type's :class:`~leaderboard_ci.tasks.protocol.SubmissionFormat` for this config and gold."""
-    from ..tasks.registry import task_type
-
     task = task_type(config.kind)
     if task.submission_format is None:
         raise SetupError("task type %s does not describe its submission format for init" % task.name)
@@ -171,9 +172,6 @@ def _submission_format(config, gold, baseline):
 
 def _check_sample(staging, config, gold, name, sample, source):
     """The program must read the sample init writes; a config it cannot serve stops init with one sentence."""
-    from ..scoring.errors import SubmissionError
-    from ..scoring.readers import read_predictions
-
     folder = os.path.join(staging, "sample_check")
     path = os.path.join(folder, name)
     _write(path, sample)
@@ -233,23 +231,9 @@ def _config_text(config_path, original, data, source):
     )
 
 
-def _pages(title, config, columns, n_items, prediction_name, fmt, design=None, folder=False):
-    level = "%g%%" % (100 * config.bootstrap.confidence_level)
-    rows = "\n".join(
-        "| %s | `%s` | %s |" % (c["title"], c["key"], "higher first" if c["sorting"] == "desc" else "lower first")
-        for c in columns
-    )
-    metrics = "\n".join(
-        "* **%s** (`%s`, %s)%s" % (m.title, m.key, m.better, " — official: it ranks the leaderboard" if i == 0 else "")
-        for i, m in enumerate(config.metrics)
-    )
-    overview = (
-        "# %s\n\n%s The leaderboard shows every score with its %s bootstrap confidence interval, so you "
-        "can see which differences between submissions are real and which are ties.\n\nSee the Data page "
-        "for what you download, the Evaluation page for the scores and the Terms page for the rules.\n"
-        % (title, fmt.goal.format(n=n_items), level)
-    )
-    evaluation = """# Evaluation
+def _evaluation_page(config, rows, metrics, level, n_items, prediction_name, fmt, design, folder):
+    """The Evaluation page: what to submit, the scores, the columns, what the intervals mean, the baseline."""
+    return """# Evaluation
 
 ## What you submit
 
@@ -319,6 +303,25 @@ The detailed results of each submission show the same numbers with a plain-langu
         if config.baseline is not None
         else "",
     )
+
+
+def _pages(title, config, columns, n_items, prediction_name, fmt, design=None, folder=False):
+    level = "%g%%" % (100 * config.bootstrap.confidence_level)
+    rows = "\n".join(
+        "| %s | `%s` | %s |" % (c["title"], c["key"], "higher first" if c["sorting"] == "desc" else "lower first")
+        for c in columns
+    )
+    metrics = "\n".join(
+        "* **%s** (`%s`, %s)%s" % (m.title, m.key, m.better, " — official: it ranks the leaderboard" if i == 0 else "")
+        for i, m in enumerate(config.metrics)
+    )
+    overview = (
+        "# %s\n\n%s The leaderboard shows every score with its %s bootstrap confidence interval, so you "
+        "can see which differences between submissions are real and which are ties.\n\nSee the Data page "
+        "for what you download, the Evaluation page for the scores and the Terms page for the rules.\n"
+        % (title, fmt.goal.format(n=n_items), level)
+    )
+    evaluation = _evaluation_page(config, rows, metrics, level, n_items, prediction_name, fmt, design, folder)
     public = ", ".join("`%s`" % name for name, _ in fmt.public_files)
     data = (
         "# Data\n\n* **Public data** (`public_data.zip`): what you predict from%s.\n"
@@ -482,6 +485,20 @@ def init_competition(folder, gold, config_path, baseline=None, title=None, platf
         More files of the reference data, copied under their own names: what the config names besides
         the gold (a forecasting history or per-series file, a ``bootstrap.design_file``).
     """
+    config_text, config, source = _checked_config(folder, gold, config_path, baseline, platform, data_files)
+    name = os.path.basename(os.path.abspath(folder))
+    title = title or name.replace("_", " ").replace("-", " ").strip().title()
+    staging = tempfile.mkdtemp(prefix="leaderboard-ci-init-")
+    try:
+        gold_data = _stage_reference(staging, config, config_text, gold, baseline, data_files)
+        _stage_competition(staging, title, name, config, source, gold_data, baseline, platform)
+        return _publish(staging, folder)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _checked_config(folder, gold, config_path, baseline, platform, data_files):
+    """``(config.yaml text, Config, the config's file name)`` of ``init``'s arguments, after checking every file."""
     for path in data_files:
         if not os.path.isfile(path):
             raise SetupError("the reference data file %s (--data) does not exist" % path)
@@ -516,73 +533,72 @@ def init_competition(folder, gold, config_path, baseline=None, title=None, platf
             "file to scoring_program/ by hand after init with a config without it" % source
         )
     check_gold_name(config, gold, source)
-    title = title or os.path.basename(os.path.abspath(folder)).replace("_", " ").replace("-", " ").strip().title()
+    return _config_text(config_path, original, data, source), config, source
 
-    staging = tempfile.mkdtemp(prefix="leaderboard-ci-init-")
-    try:
-        ref = os.path.join(staging, "reference_data")
-        os.makedirs(ref)
-        _copy(gold, os.path.join(ref, config.files.gold))
-        for path in data_files:
-            _copy(path, os.path.join(ref, os.path.basename(path)))
-        if baseline is not None:
-            _copy(baseline, os.path.join(ref, config.baseline.file))
-        config_text = _config_text(config_path, original, data, source)
-        _write(os.path.join(ref, CONFIG_NAME), config_text)
-        gold_data = _check_reference(ref, config, gold, baseline)
-        columns = leaderboard_columns(config, gold_data.group_values)
-        for name, data_bytes in program_entries(PROGRAM_DIR).items():
-            if name != CONFIG_NAME:
-                _write(os.path.join(staging, "scoring_program", *name.split("/")), data_bytes)
-        _write(os.path.join(staging, "scoring_program", CONFIG_NAME), config_text)
-        fmt, prediction_name = _submission_format(config, gold_data, baseline)
-        folder_task = bool(fmt.sample_files)  # the task reads a folder of files
-        writer = legacy_competition_yaml if platform == "codalab" else _competition_yaml
-        _write(
-            os.path.join(staging, "competition.yaml"),
-            writer(title, columns, config, gold_data.n, os.path.basename(os.path.abspath(folder)), fmt.units),
-        )
-        if not folder_task:  # a folder's sample files are checked by the bundle check's run
-            _check_sample(staging, config, gold_data, prediction_name, fmt.sample, source)
-        pages = _pages(title, config, columns, gold_data.n, prediction_name, fmt, gold_data.resampling(), folder_task)
-        for name, text in pages.items():
-            if platform == "codalab":  # CodaLab shows the page files as HTML
-                name, text = name[:-3] + ".html", markdown_to_html(text)
-            _write(os.path.join(staging, "pages", name), text)
-        for name, text in _starting_kit(prediction_name, fmt, folder_task).items():
-            _write(os.path.join(staging, "starting_kit", name), text)
-        for name, text in _public_data(fmt, gold_data.n).items():
-            _write(os.path.join(staging, "public_data", name), text)
-        # A file the program accepts, so that the bundle check has a submission to score without --baseline.
+
+def _stage_reference(staging, config, config_text, gold, baseline, data_files):
+    """``reference_data/`` and ``scoring_program/`` in ``staging``; returns the gold as the program reads it."""
+    ref = os.path.join(staging, "reference_data")
+    os.makedirs(ref)
+    _copy(gold, os.path.join(ref, config.files.gold))
+    for path in data_files:
+        _copy(path, os.path.join(ref, os.path.basename(path)))
+    if baseline is not None:
+        _copy(baseline, os.path.join(ref, config.baseline.file))
+    _write(os.path.join(ref, CONFIG_NAME), config_text)
+    gold_data = _check_reference(ref, config, gold, baseline)
+    for name, data_bytes in program_entries(PROGRAM_DIR).items():
+        if name != CONFIG_NAME:
+            _write(os.path.join(staging, "scoring_program", *name.split("/")), data_bytes)
+    _write(os.path.join(staging, "scoring_program", CONFIG_NAME), config_text)
+    return gold_data
+
+
+def _stage_competition(staging, title, name, config, source, gold_data, baseline, platform):
+    """competition.yaml, the pages, the starting kit, the public data, sample submissions, logo and README."""
+    columns = leaderboard_columns(config, gold_data.group_values)
+    fmt, prediction_name = _submission_format(config, gold_data, baseline)
+    folder_task = bool(fmt.sample_files)  # the task reads a folder of files
+    writer = legacy_competition_yaml if platform == "codalab" else _competition_yaml
+    _write(os.path.join(staging, "competition.yaml"), writer(title, columns, config, gold_data.n, name, fmt.units))
+    if not folder_task:  # a folder's sample files are checked by the bundle check's run
+        _check_sample(staging, config, gold_data, prediction_name, fmt.sample, source)
+    pages = _pages(title, config, columns, gold_data.n, prediction_name, fmt, gold_data.resampling(), folder_task)
+    for page, text in pages.items():
+        if platform == "codalab":  # CodaLab shows the page files as HTML
+            page, text = page[:-3] + ".html", markdown_to_html(text)
+        _write(os.path.join(staging, "pages", page), text)
+    for path, text in _starting_kit(prediction_name, fmt, folder_task).items():
+        _write(os.path.join(staging, "starting_kit", path), text)
+    for path, text in _public_data(fmt, gold_data.n).items():
+        _write(os.path.join(staging, "public_data", path), text)
+    # A file the program accepts, so that the bundle check has a submission to score without --baseline.
+    write_zip(os.path.join(staging, "sample_submissions", "format_example.zip"), _sample_entries(fmt, prediction_name))
+    _write(os.path.join(staging, "logo.png"), _png())
+    if baseline is not None:
         write_zip(
-            os.path.join(staging, "sample_submissions", "format_example.zip"), _sample_entries(fmt, prediction_name)
+            os.path.join(staging, "sample_submissions", "baseline.zip"), _baseline_entries(baseline, prediction_name)
         )
-        _write(os.path.join(staging, "logo.png"), _png())
-        if baseline is not None:
-            write_zip(
-                os.path.join(staging, "sample_submissions", "baseline.zip"),
-                _baseline_entries(baseline, prediction_name),
-            )
-        readme = _readme(title, os.path.basename(os.path.abspath(folder)), baseline is not None, platform)
-        # What this test set can detect (leaderboard-ci plan), appended to the README.
-        from .plan_output import readme_plan_section
+    readme = _readme(title, name, baseline is not None, platform)
+    # What this test set can detect (leaderboard-ci plan), appended to the README.
+    readme += readme_plan_section(config, gold_data, name, prediction_name)
+    _write(os.path.join(staging, "README.md"), readme)
 
-        readme += readme_plan_section(config, gold_data, os.path.basename(os.path.abspath(folder)), prediction_name)
-        _write(os.path.join(staging, "README.md"), readme)
-        if not os.path.isdir(folder):
-            os.makedirs(folder)
-        written = []
-        for root, _, files in os.walk(staging):
-            for name in files:
-                rel = os.path.relpath(os.path.join(root, name), staging)
-                target = os.path.join(folder, rel)
-                if not os.path.isdir(os.path.dirname(target)):
-                    os.makedirs(os.path.dirname(target))
-                shutil.copy2(os.path.join(root, name), target)
-                written.append(rel.replace(os.sep, "/"))
-        return sorted(written)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+
+def _publish(staging, folder):
+    """Copy the staged competition into ``folder``; returns the files written (sorted relative paths)."""
+    if not os.path.isdir(folder):
+        os.makedirs(folder)
+    written = []
+    for root, _, files in os.walk(staging):
+        for name in files:
+            rel = os.path.relpath(os.path.join(root, name), staging)
+            target = os.path.join(folder, rel)
+            if not os.path.isdir(os.path.dirname(target)):
+                os.makedirs(os.path.dirname(target))
+            shutil.copy2(os.path.join(root, name), target)
+            written.append(rel.replace(os.sep, "/"))
+    return sorted(written)
 
 
 def _baseline_entries(baseline, prediction_name):
@@ -601,8 +617,6 @@ def _baseline_entries(baseline, prediction_name):
 
 def _check_reference(ref, config, gold, baseline):
     """Read the gold (and baseline) as the program will: a mistake stops init with one sentence naming the file."""
-    from ..scoring.readers import read_baseline, read_gold
-
     try:
         data = read_gold(ref, config)
         if config.baseline is not None:

@@ -63,8 +63,8 @@ import pandas as pd
 from ...scoring.config import config_from_options
 from ...tasks.registry import task_type
 from ...tasks.shared.base import GoldStandard
-from ..execution.blocked import SystemSource, analyze_blocks
-from ..execution.runs import LEGACY_KEYWORDS, Execution, from_legacy, open_run
+from ..execution.runs import LEGACY_KEYWORDS, Execution, from_legacy
+from .blocked import SystemSource, analyze_blocks, open_run
 from .results import PhaseResult, TargetAnalysis
 
 __all__ = ["analyze", "Execution", "PhaseResult", "TargetAnalysis", "encode_inputs"]

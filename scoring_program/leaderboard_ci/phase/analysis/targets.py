@@ -21,6 +21,7 @@ corrections; ``p_maxt`` is a column only when it is.
 from __future__ import annotations
 
 from collections import OrderedDict
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -42,7 +43,7 @@ from ...core.simultaneous import (
 )
 from ...scoring.config import column_key
 from ...scoring.resampling_units import design_notes
-from ...scoring.validity import degenerate_notes
+from ...scoring.validity import degenerate_notes, phase_notes, system_flags
 from ...tasks.registry import task_type
 from ...tasks.shared.base import ppi as ppi_of
 from .corrections import adjust, adjust_within
@@ -324,6 +325,21 @@ def family_note(method, n_tests, n_valid, alpha, what):
     return None
 
 
+@dataclass(frozen=True)
+class _Corrected:
+    """Every correction's p-values over the pairs and over the winner's comparisons, with the max-t intervals.
+
+    ``pairs`` and ``winner`` map each method (``"none"``, the configured corrections) to its
+    adjusted p-values; ``fw`` and ``winner_fw`` are ``(p, low, high, direction_only)`` of the
+    max-t step-down within the family, over the pairs and the winner's comparisons.
+    """
+
+    pairs: OrderedDict
+    winner: OrderedDict
+    fw: tuple
+    winner_fw: tuple
+
+
 def finish_target(config, gold, scores, t, names, order, notes, pairs, stats, item_tests, flags, baseline, n_jobs=1):
     """The :class:`TargetAnalysis` of target ``t`` from its ranking and its pairs' numbers.
 
@@ -333,26 +349,105 @@ def finish_target(config, gold, scores, t, names, order, notes, pairs, stats, it
     :func:`system_validity_flags`.  The max-t step-down, its family-wise intervals and the
     rank sets are computed here from ``scores.replicates`` (every system's replicate
     scores, which the caller holds in blocks too), on ``n_jobs`` threads.
+
+    The steps: the target's notes; the max-t step-down over all pairs and the rank sets;
+    the systems table (scores and intervals); the corrections within the family; the pairs
+    and vs-winner tables; the rank columns and letters; the family's note; the indicators
+    and the baseline-calibrated gains.
     """
-    bs, an = config.bootstrap, config.analysis
+    an = config.analysis
     target = scores.targets[t]
     spec = target.metric
-    sign = spec.sign
-    m = len(names)
     full = scores.full[:, t]
     reps = scores.replicates[:, :, t]
-    notes = list(notes)
     winner = order[0]
-    notes += validity_notes(gold, spec, target.group, names, flags)
+    notes = _target_notes(config, gold, target, names, flags, notes)
+    all_test = maxt_stepdown(reps, full, pairs, spec.sign, an.alpha, n_jobs=n_jobs)
+    ranks = rank_sets(reps, full, spec.sign, an.alpha, family_test=all_test, pairs=pairs, n_jobs=n_jobs)
+    systems = _systems_table(config, gold, scores, t, names, order, ranks, notes)
+    row_of_pair = _row_of_pair(order, pairs)
+    winner_idx = np.flatnonzero(row_of_pair == 0)
+    tests, p_main = pair_columns(config, stats, item_tests)
+    corrected = _correct(an, reps, full, pairs, spec.sign, all_test, p_main, row_of_pair, winner_idx, n_jobs)
+    pairs_df = _pairs_table(an, names, pairs, stats, tests, p_main, corrected, all_test.near_copy)
+    vs = _vs_winner_table(an, pairs_df, winner_idx, corrected)
+    tied = _add_rank_columns(an, systems, names, order, ranks, pairs, corrected, notes)
+    note, at_floor = _family_note(an, len(names), pairs.shape[0], winner_idx.size, all_test, corrected)
+    copies = near_copy_note(names, pairs, all_test.near_copy, all_test.critical_simultaneous)
+    if copies:
+        notes.append(copies)
+    indicators = _indicators(an, gold, target, full, winner, corrected, at_floor)
+    gains = _gains_or_note(config, spec, names, full, reps, baseline, order, notes)
+    return TargetAnalysis(
+        key=column_key(spec.key, target.group),
+        metric=spec,
+        group=target.group,
+        winner=names[winner],
+        systems=systems,
+        vs_winner=vs,
+        pairs=pairs_df,
+        indicators=indicators,
+        tied_with_winner=tied,
+        gains=gains,
+        replicates=reps[:, order],
+        notes=notes,
+        family_note=note,
+        critical_value=float(all_test.critical_simultaneous),
+    )
+
+
+def _target_notes(config, gold, target, names, flags, notes):
+    """The notes a target starts with: the caller's, the systems' validity, the clusters' design (all items only).
+
+    Parameters
+    ----------
+    config, gold : Config, GoldStandard
+    target : the target (a metric on all items or one group)
+    names : list of str
+    flags : list
+        Every system's :func:`system_validity_flags`.
+    notes : list of str
+        The notes so far (the ranking's).
+
+    Returns
+    -------
+    list of str
+        A new list, to which the later steps append.
+    """
+    notes = list(notes) + validity_notes(gold, target.metric, target.group, names, flags)
     if target.group is None:  # the clusters' notes (few, very unequal), once per metric
         notes += [note[0].lower() + note[1:].rstrip(".") for note in design_notes(config, gold)]
+    return notes
 
-    # Per-system scores and CIs (equal to the leaderboard's).
-    # Max-t step-down over all pairs: rank sets (simultaneous), simultaneous intervals, near-copies.
-    all_test = maxt_stepdown(reps, full, pairs, sign, an.alpha, n_jobs=n_jobs)
-    ranks = rank_sets(reps, full, sign, an.alpha, family_test=all_test, pairs=pairs, n_jobs=n_jobs)
+
+def _systems_table(config, gold, scores, t, names, order, ranks, notes):
+    """Every system's rank, score and confidence interval (equal to the leaderboard's), in rank order.
+
+    Parameters
+    ----------
+    config, gold : Config, GoldStandard
+    scores : SystemScores
+        Full-sample and replicate scores (and the jackknife for BCa).
+    t : int
+        The target's column.
+    names, order : list of str, sequence of int
+        System names and the ranking (indices into ``names``).
+    ranks : RankSets
+        From :func:`~leaderboard_ci.core.simultaneous.rank_sets`; ``rank`` is shown.
+    notes : list of str
+        Appended to: an interval's own note, degenerate intervals, resamples left out.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``rank``, ``name``, ``score``, ``ci_low``, ``ci_high``.
+    """
+    bs = config.bootstrap
+    target = scores.targets[t]
+    full = scores.full[:, t]
+    reps = scores.replicates[:, :, t]
     rows = []
-    for _position, j in enumerate(order):
+    for j in order:
         jk = None
         if scores.jackknife is not None:
             jk_scores, jk_weights, _ = scores.jackknife[j]
@@ -373,8 +468,8 @@ def finish_target(config, gold, scores, t, names, order, notes, pairs, stats, it
             notes.append("%s: %s" % (names[j], iv.note))
     systems = pd.DataFrame(rows)
     notes += degenerate_notes(
-        spec.title,
-        spec.info.best,
+        target.metric.title,
+        target.metric.info.best,
         systems["name"],
         systems["ci_low"],
         systems["ci_high"],
@@ -386,39 +481,66 @@ def finish_target(config, gold, scores, t, names, order, notes, pairs, stats, it
             "%d of %d resamples had no items for this group and were left out"
             % (bs.n_resamples - valid, bs.n_resamples)
         )
+    return systems
 
-    # Pairs in rank order: (better-ranked a, worse-ranked b).
-    position_of = np.empty(m, dtype=np.intp)
-    position_of[np.asarray(order, dtype=np.intp)] = np.arange(m)
-    row_of_pair = position_of[pairs[:, 0]]
-    tests, p_main = pair_columns(config, stats, item_tests)
 
-    pair_families = _pair_families(row_of_pair, m, an.family)
-    methods = ("none",) + tuple(an.corrections)
-    pair_adjusted = OrderedDict()
-    winner_adjusted = OrderedDict()
-    winner_idx = np.flatnonzero(row_of_pair == 0)
+def _row_of_pair(order, pairs):
+    """Each ranked pair's row: the rank position of its better-ranked system ``a`` (0 for the winner's pairs)."""
+    position_of = np.empty(len(order), dtype=np.intp)
+    position_of[np.asarray(order, dtype=np.intp)] = np.arange(len(order))
+    return position_of[pairs[:, 0]]
+
+
+def _correct(an, reps, full, pairs, sign, all_test, p_main, row_of_pair, winner_idx, n_jobs):
+    """Every configured correction within ``analysis.family``, over the pairs and the winner's comparisons.
+
+    The max-t step-down over all pairs (``all_test``) serves the ``all_pairs`` family; ``per_row``
+    runs it within each row and the winner's comparisons form one family otherwise.  statsmodels'
+    methods adjust ``p_main`` (:func:`~leaderboard_ci.phase.analysis.corrections.adjust_within`).
+
+    Returns
+    -------
+    _Corrected
+    """
+    families = _pair_families(row_of_pair, len(full), an.family)
     if an.family == "per_row":
-        p_fw, fw_low, fw_high, fw_dir = _maxt_within(reps, full, pairs, sign, pair_families, an.alpha, n_jobs)
+        fw = _maxt_within(reps, full, pairs, sign, families, an.alpha, n_jobs)
     else:
-        p_fw, fw_low, fw_high, fw_dir = all_test.p_adjusted, all_test.low, all_test.high, all_test.direction_only
+        fw = (all_test.p_adjusted, all_test.low, all_test.high, all_test.direction_only)
     if an.family == "all_pairs":
-        w_fw, w_low, w_high, w_dir = p_fw[winner_idx], fw_low[winner_idx], fw_high[winner_idx], fw_dir[winner_idx]
+        winner_fw = tuple(column[winner_idx] for column in fw)
     else:  # the winner's comparisons are one family (per_row: its row, the same family)
-        w_fw, w_low, w_high, w_dir = _maxt_within(
-            reps, full, pairs[winner_idx], sign, [np.arange(winner_idx.size)], an.alpha, n_jobs
-        )
-    for method in methods:
+        winner_fw = _maxt_within(reps, full, pairs[winner_idx], sign, [np.arange(winner_idx.size)], an.alpha, n_jobs)
+    pair_adjusted, winner_adjusted = OrderedDict(), OrderedDict()
+    for method in ("none",) + tuple(an.corrections):
         if method == "maxt":
-            pair_adjusted[method], winner_adjusted[method] = p_fw, w_fw
+            pair_adjusted[method], winner_adjusted[method] = fw[0], winner_fw[0]
             continue
-        pair_adjusted[method] = adjust_within(p_main, pair_families, method, an.alpha)
+        pair_adjusted[method] = adjust_within(p_main, families, method, an.alpha)
         if an.family == "all_pairs":
             winner_adjusted[method] = pair_adjusted[method][winner_idx]
         else:
             winner_adjusted[method] = adjust(p_main[winner_idx], method, an.alpha)
-    primary = an.primary
+    return _Corrected(pair_adjusted, winner_adjusted, tuple(fw), tuple(winner_fw))
 
+
+def _pairs_table(an, names, pairs, stats, tests, p_main, corrected, near_copy):
+    """The pairs table in rank order: (better-ranked ``a``, worse-ranked ``b``), tests, corrections, intervals.
+
+    Parameters
+    ----------
+    an : the ``analysis`` settings
+    names : list of str
+    pairs : ndarray of shape (P, 2)
+    stats : PairStatistics
+    tests, p_main : from :func:`pair_columns`
+    corrected : _Corrected
+    near_copy : ndarray of bool
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
     name_array = np.asarray(names, dtype=object)
     pair_rows = OrderedDict(
         [
@@ -434,23 +556,38 @@ def finish_target(config, gold, scores, t, names, order, notes, pairs, stats, it
         if key != "p_value":
             pair_rows[key] = values
     for method in an.corrections:
-        pair_rows["p_" + method] = pair_adjusted[method]
-    pair_rows["fw_low"] = fw_low
-    pair_rows["fw_high"] = fw_high
-    pair_rows["direction_only"] = fw_dir
-    pair_rows["near_copy"] = all_test.near_copy
-    pair_rows["stars"] = [stars(p) for p in pair_adjusted[primary]]
-    pairs_df = pd.DataFrame(pair_rows)
+        pair_rows["p_" + method] = corrected.pairs[method]
+    _, pair_rows["fw_low"], pair_rows["fw_high"], pair_rows["direction_only"] = corrected.fw
+    pair_rows["near_copy"] = near_copy
+    pair_rows["stars"] = [stars(p) for p in corrected.pairs[an.primary]]
+    return pd.DataFrame(pair_rows)
 
+
+def _vs_winner_table(an, pairs_df, winner_idx, corrected):
+    """The winner's comparisons (``name`` is the other system), corrected within their own family.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The pairs table's rows of the winner, with the winner family's corrections, max-t
+        intervals, stars and ``significant`` (the primary correction's verdict).
+    """
     vs = pairs_df.iloc[winner_idx].drop(columns=["a"]).rename(columns={"b": "name"}).reset_index(drop=True)
     for method in an.corrections:
-        vs["p_" + method] = winner_adjusted[method]
-    vs["fw_low"] = w_low
-    vs["fw_high"] = w_high
-    vs["direction_only"] = w_dir
-    vs["stars"] = [stars(p) for p in winner_adjusted[primary]]
-    vs["significant"] = _significant(winner_adjusted[primary], primary, an.alpha)
+        vs["p_" + method] = corrected.winner[method]
+    _, vs["fw_low"], vs["fw_high"], vs["direction_only"] = corrected.winner_fw
+    vs["stars"] = [stars(p) for p in corrected.winner[an.primary]]
+    vs["significant"] = _significant(corrected.winner[an.primary], an.primary, an.alpha)
+    return vs
 
+
+def _add_rank_columns(an, systems, names, order, ranks, pairs, corrected, notes):
+    """Add the rank sets, the letters and ``tied_with_winner`` to ``systems``; return the names tied with the winner.
+
+    The letters (systems sharing a letter are not declared different by the primary
+    correction) are shown up to :data:`~leaderboard_ci.core.letters.MAX_SYSTEMS` systems;
+    above, a note says they are omitted.
+    """
     in_order = np.asarray(order, dtype=np.intp)
     systems["rank_low"] = ranks.low[in_order]
     systems["rank_high"] = ranks.high[in_order]
@@ -458,75 +595,75 @@ def finish_target(config, gold, scores, t, names, order, notes, pairs, stats, it
     systems["rank_high_marginal"] = ranks.high_marginal[in_order]
     tied = [names[j] for j in order if ranks.low[j] == 1]
     letters = None
-    if m <= LETTERS_MAX_SYSTEMS:
-        decided = _significant(pair_adjusted[primary], primary, an.alpha)
+    if len(names) <= LETTERS_MAX_SYSTEMS:
+        decided = _significant(corrected.pairs[an.primary], an.primary, an.alpha)
         different = set(frozenset((names[a], names[b])) for (a, b), sig in zip(pairs, decided) if sig)
         letters = letter_groups([names[j] for j in order], different)
     systems["letters"] = [letters[n] for n in systems["name"]] if letters is not None else ""
     systems["tied_with_winner"] = systems["name"].isin(tied)
     if letters is None:
         notes.append("the letter display is omitted above %d systems" % LETTERS_MAX_SYSTEMS)
-    family_size = {"all_pairs": pairs.shape[0], "vs_winner": winner_idx.size, "per_row": winner_idx.size}[an.family]
+    return tied
+
+
+def _family_note(an, m, n_pairs, n_winner, all_test, corrected):
+    """The family's note and the shown corrections at their floor: ``(note or None, [method])``.
+
+    A correction is at its floor when the valid resamples are fewer than it needs to declare
+    any difference in a family of this size (:func:`~leaderboard_ci.core.simultaneous.resamples_needed`)
+    and it declares none: its counts mean nothing at this B.
+    """
+    family_size = {"all_pairs": n_pairs, "vs_winner": n_winner, "per_row": n_winner}[an.family]
     what = {
-        "all_pairs": "all %d pairs" % pairs.shape[0],
+        "all_pairs": "all %d pairs" % n_pairs,
         "vs_winner": "the comparisons with the winner",
         "per_row": "each row's comparisons",
     }[an.family]
-    at_floor = [  # shown corrections that cannot declare any difference at this B: their counts mean nothing
+    at_floor = [
         c
         for c in an.corrections
         if m > 1
         and c != "none"
         and all_test.n_valid < resamples_needed(c, family_size, an.alpha)
-        and not np.any(_significant(pair_adjusted[c], c, an.alpha))
+        and not np.any(_significant(corrected.pairs[c], c, an.alpha))
     ]
-    notes_of_family = [family_note(primary, family_size, all_test.n_valid, an.alpha, what) if m > 1 else None]
-    smallest = OrderedDict((c, np.nanmin(pair_adjusted[c])) for c in at_floor if c != primary and c in pair_adjusted)
-    notes_of_family.append(floor_note(smallest, family_size, all_test.n_valid, an.alpha, what))
-    note = "; ".join(n for n in notes_of_family if n) or None
-    copies = near_copy_note(names, pairs, all_test.near_copy, all_test.critical_simultaneous)
-    if copies:
-        notes.append(copies)
+    notes = [family_note(an.primary, family_size, all_test.n_valid, an.alpha, what) if m > 1 else None]
+    smallest = OrderedDict(
+        (c, np.nanmin(corrected.pairs[c])) for c in at_floor if c != an.primary and c in corrected.pairs
+    )
+    notes.append(floor_note(smallest, family_size, all_test.n_valid, an.alpha, what))
+    return "; ".join(n for n in notes if n) or None, at_floor
 
-    ppi_value, ppi_reason = ppi_of(spec, full[winner])
-    n_items = int(np.count_nonzero(target_items(gold, target.group)))
-    indicators = competition_indicators(
-        n_items,
+
+def _indicators(an, gold, target, full, winner, corrected, at_floor):
+    """The competition's indicators (:func:`~leaderboard_ci.core.indicators.competition_indicators`) of a target."""
+    ppi_value, ppi_reason = ppi_of(target.metric, full[winner])
+    return competition_indicators(
+        int(np.count_nonzero(target_items(gold, target.group))),
         full,
         winner,
-        winner_adjusted,
-        pair_adjusted,
+        corrected.winner,
+        corrected.pairs,
         an.alpha,
         ppi_value,
         ppi_reason,
         strict=("maxt",),
         unresolved=at_floor,
     )
-    gains = None
-    if baseline is not None and config.analysis.reference_point is None and spec.info.best is None:
+
+
+def _gains_or_note(config, spec, names, full, reps, baseline, order, notes):
+    """The baseline-calibrated gains, or None (no baseline; or no fixed best value, said in ``notes``)."""
+    if baseline is None:
+        return None
+    if config.analysis.reference_point is None and spec.info.best is None:
         # no fixed scale (ICM, ICM-Soft, Elo): a share of the way to a best value it does not have means nothing
         notes.append(
             "%s has no fixed best value, so no baseline-calibrated gain (the share of the way from the baseline "
             "to the best value) is shown; set analysis.reference_point to give one" % spec.title
         )
-    elif baseline is not None:
-        gains = _gains(config, spec, names, full, reps, baseline, order)
-    return TargetAnalysis(
-        key=column_key(spec.key, target.group),
-        metric=spec,
-        group=target.group,
-        winner=names[winner],
-        systems=systems,
-        vs_winner=vs,
-        pairs=pairs_df,
-        indicators=indicators,
-        tied_with_winner=tied,
-        gains=gains,
-        replicates=reps[:, order],
-        notes=notes,
-        family_note=note,
-        critical_value=float(all_test.critical_simultaneous),
-    )
+        return None
+    return _gains(config, spec, names, full, reps, baseline, order)
 
 
 def system_validity_flags(gold, target, values):
@@ -537,8 +674,6 @@ def system_validity_flags(gold, target, values):
     hook); ``heavy``: on a metric that is a mean of per-item terms (RMSE, MAE, log
     loss...), its largest 1 % of terms carry much of the sum.
     """
-    from ...scoring.validity import system_flags
-
     return system_flags(gold, target.metric, target.group, values)
 
 
@@ -550,8 +685,6 @@ def validity_notes(gold, spec, group, names, flags, limit=5):
     3 times, and systems with heavy-tailed per-item terms; ``flags`` holds each system's
     :func:`system_validity_flags`.
     """
-    from ...scoring.validity import phase_notes
-
     return phase_notes(gold, spec, group, names, flags, limit)
 
 

@@ -44,19 +44,29 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from ...core.benchmark_stats import aggregate, average_ranks, gain, gap, rank_summary, reference_point
-from ...core.intervals import confidence_interval
-from ...core.pairs import pair_statistics, ranked_pairs
 from ...core.systems import paired_scores
 from ...scoring.config import BaselineSettings, load_config
 from ...scoring.errors import ConfigError
 from ...scoring.readers import read_baseline, read_gold
-from ...scoring.validity import degenerate_notes
-from ..analysis.corrections import adjust
 from ..analysis.systems import build_plan
+from ..execution.runs import Execution
 from ..ingestion.submissions import load_systems
+from .critical_difference import critical_difference
 from .definition import BenchmarkDefinition, TaskSpec, load_benchmark
+from .execution import open_scoring
 from .submissions import SharedSubmissions, task_systems
+from .tables import (
+    AGGREGATE_COLUMNS,
+    PAIR_COLUMNS,
+    RANK_COLUMNS,
+    aggregate_setting,
+    aggregate_tables,
+    gain_table,
+    gap_table,
+    scopes_of,
+    score_table,
+    test_set_ranks,
+)
 
 __all__ = [
     "BenchmarkDefinition",
@@ -90,13 +100,15 @@ class ScoredTestSet:
     n_items: int
     seed: int
     skipped: list = field(default_factory=list)
+    method: str = "percentile"  # the task's bootstrap.method
+    jackknife: Optional[list] = None  # per system (leave-one-out scores, weights) of the metric; for bca
 
     @property
     def label(self):
         return self.task.label
 
 
-def score_test_set(task, definition, workdir, n_jobs="auto", shared=None):
+def score_test_set(task, definition, workdir, n_jobs="auto", shared=None, scoring=None):
     """Read one test set's gold, submissions and baselines and score them on its own resamples.
 
     ``shared`` (a :class:`SharedSubmissions`) unpacks a submissions path read
@@ -126,9 +138,12 @@ def score_test_set(task, definition, workdir, n_jobs="auto", shared=None):
     predictions = [coded[k] for k in names] + baselines
     labels = names + ["__baseline_%d" % i for i in range(len(baselines))]
     plan = build_plan(config, gold, predictions, labels)
-    scores = paired_scores(plan, bootstrap.n_resamples, n_jobs=n_jobs)
+    bca = bootstrap.method == "bca"
+    where = scoring.keywords() if scoring is not None else {"n_jobs": n_jobs}
+    scores = paired_scores(plan, bootstrap.n_resamples, jackknife=bca, **where)
     full, reps = scores.full[:, 0], scores.replicates[:, :, 0]
     m = len(names)
+    jackknife = [(jk[:, 0], weights) for jk, weights, _ in scores.jackknife[:m]] if bca else None
     b_full = float(np.mean(full[m:])) if baselines else None
     b_reps = reps[:, m:].mean(axis=1) if baselines else None
     return ScoredTestSet(
@@ -142,6 +157,8 @@ def score_test_set(task, definition, workdir, n_jobs="auto", shared=None):
         gold.n,
         bootstrap.seed,
         list(skipped),
+        bootstrap.method,
+        jackknife,
     )
 
 
@@ -157,276 +174,90 @@ class BenchmarkResult:
     gaps: pd.DataFrame  # task, languages, system, gap, ci_low, ci_high, p_value, of
     aggregates: pd.DataFrame  # scope (language or "all"), system, value, ci_low, ci_high, rank, average_rank
     aggregate_pairs: pd.DataFrame  # scope, a, b, diff, ci_low, ci_high, p_value, p_holm
-    rank_intervals: pd.DataFrame  # scope, system, rank, rank_low, rank_high, p_first
+    rank_intervals: pd.DataFrame  # scope, system, rank, rank_pct_low, rank_pct_high, p_first
     critical_difference: Optional[dict]
     aggregate_of: str
     notes: list = field(default_factory=list)
 
     def to_dict(self):
+        # phase may import report only inside functions (tests/test_layering.py's LAZY_ONLY)
         from ...report.benchmark_report import benchmark_to_dict
 
         return benchmark_to_dict(self)
 
     def write(self, out_dir):
+        # phase may import report only inside functions (tests/test_layering.py's LAZY_ONLY)
         from ...report.benchmark_report import write_benchmark_report
 
         return write_benchmark_report(self, out_dir)
 
 
-def _interval(reps, observed, level):
-    d = np.asarray(reps, dtype=np.float64)
-    d = d[np.isfinite(d)]
-    if d.size == 0 or not np.isfinite(observed):
-        return np.nan, np.nan
-    iv = confidence_interval("percentile", d, observed, level)
-    return iv.low, iv.high
+def score_test_sets(definition, execution=None):
+    """Every test set of ``definition`` scored (:func:`score_test_set`) where ``execution`` says.
 
-
-def analyze_benchmark(definition, n_jobs="auto", test_sets=None):
-    """Score every test set and compute the benchmark's tables (see :class:`BenchmarkResult`)."""
-    if test_sets is None:
-        workdir = tempfile.mkdtemp(prefix="leaderboard-ci-benchmark-")
-        try:
-            shared = SharedSubmissions(os.path.join(workdir, "shared"), definition.names)
-            test_sets = [
-                score_test_set(t, definition, os.path.join(workdir, "%03d" % i), n_jobs, shared)
+    ``execution`` : :class:`~leaderboard_ci.phase.execution.runs.Execution`, default ``Execution()``.
+    Files are unpacked in a temporary work folder, removed at the end.
+    """
+    workdir = tempfile.mkdtemp(prefix="leaderboard-ci-benchmark-")
+    try:
+        shared = SharedSubmissions(os.path.join(workdir, "shared"), definition.names)
+        with open_scoring(execution or Execution()) as scoring:
+            return [
+                score_test_set(t, definition, os.path.join(workdir, "%03d" % i), shared=shared, scoring=scoring)
                 for i, t in enumerate(definition.tasks)
             ]
-        finally:
-            shutil.rmtree(workdir, ignore_errors=True)
-    level = definition.confidence_level
-    systems = tuple(OrderedDict.fromkeys(name for ts in test_sets for name in ts.names))
-    b_values = set(ts.replicates.shape[0] for ts in test_sets)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def check_resamples(definition, test_sets):
+    """One sentence when the test sets were resampled a different number of times (the aggregates need one B)."""
+    b_values = sorted(set(ts.replicates.shape[0] for ts in test_sets))
     if len(b_values) != 1:
         raise ConfigError(
             "%s: the test sets use different numbers of resamples (%s); set n_resamples in the "
-            "benchmark" % (definition.source, ", ".join(str(b) for b in sorted(b_values)))
+            "benchmark" % (definition.source, ", ".join(str(b) for b in b_values))
         )
-    b_values.pop()
-    notes = []
 
-    def aligned(ts, values):  # (.., m_ts) -> (.., M) with NaN for systems missing from the test set
-        out = np.full(values.shape[:-1] + (len(systems),), np.nan)
-        idx = [systems.index(n) for n in ts.names]
-        out[..., idx] = values
-        return out
 
-    score_rows, gain_rows = [], []
-    gain_full, gain_reps = {}, {}
-    for ts in test_sets:
-        for j, name in enumerate(ts.names):
-            low, high = _interval(ts.replicates[:, j], ts.full[j], level)
-            score_rows.append(
-                OrderedDict(
-                    [
-                        ("task", ts.task.name),
-                        ("language", ts.task.language),
-                        ("system", name),
-                        ("score", float(ts.full[j])),
-                        ("ci_low", low),
-                        ("ci_high", high),
-                    ]
-                )
-            )
-        notes += [
-            "%s: %s" % (ts.label, n)
-            for n in degenerate_notes(
-                ts.metric.title,
-                ts.metric.info.best,
-                ts.names,
-                [r["ci_low"] for r in score_rows[-len(ts.names) :]],
-                [r["ci_high"] for r in score_rows[-len(ts.names) :]],
-                n_items=ts.n_items,
-            )
-        ]
-        if ts.baseline_full is None:
-            continue
-        spec = ts.metric
-        r = ts.task.reference_point
-        if r is None:
-            r = reference_point(spec.info.best, spec.direction, ts.baseline_full)
-        g_full = gain(ts.full, ts.baseline_full, r, spec.sign)
-        g_reps = gain(ts.replicates, ts.baseline_replicates[:, None], r, spec.sign)
-        gain_full[ts.label], gain_reps[ts.label] = aligned(ts, g_full), aligned(ts, g_reps)
-        if ts.baseline_full == r:
-            notes.append("%s: the baseline already reaches the reference point %g; no gain" % (ts.label, r))
-        for j, name in enumerate(ts.names):
-            low, high = _interval(g_reps[:, j], g_full[j], level)
-            gain_rows.append(
-                OrderedDict(
-                    [
-                        ("task", ts.task.name),
-                        ("language", ts.task.language),
-                        ("system", name),
-                        ("gain", float(g_full[j])),
-                        ("ci_low", low),
-                        ("ci_high", high),
-                        ("reference_point", r),
-                        ("baseline", ts.baseline_full),
-                    ]
-                )
-            )
-        # the gain reaches +100 where the score reaches the reference point, the metric's best value
-        rows = gain_rows[-len(ts.names) :]
-        notes += [
-            "%s: %s" % (ts.label, n)
-            for n in degenerate_notes(
-                "gain",
-                100.0 if r == spec.info.best else None,
-                ts.names,
-                [row["ci_low"] for row in rows],
-                [row["ci_high"] for row in rows],
-                n_items=ts.n_items,
-            )
-        ]
-    scores = pd.DataFrame(score_rows, columns=["task", "language", "system", "score", "ci_low", "ci_high"])
-    gains = pd.DataFrame(
-        gain_rows, columns=["task", "language", "system", "gain", "ci_low", "ci_high", "reference_point", "baseline"]
-    )
-
-    # Gaps between the languages of each task (first language listed minus second).
-    gap_rows = []
-    by_task = OrderedDict()
-    for ts in test_sets:
-        by_task.setdefault(ts.task.name, []).append(ts)
-    for task, sets in by_task.items():
-        if len(sets) < 2:
-            continue
-        first, second = sets[0], sets[1]
-        use_gain = first.label in gain_full and second.label in gain_full
-        if not use_gain and first.metric.name != second.metric.name:
-            continue
-        a_full = gain_full[first.label] if use_gain else aligned(first, first.full)
-        a_reps = gain_reps[first.label] if use_gain else aligned(first, first.replicates)
-        b_full = gain_full[second.label] if use_gain else aligned(second, second.full)
-        b_reps = gain_reps[second.label] if use_gain else aligned(second, second.replicates)
-        result = gap(a_full, a_reps, b_full, b_reps, level)
-        for j, name in enumerate(systems):
-            if not np.isfinite(result.gap[j]):
-                continue
-            gap_rows.append(
-                OrderedDict(
-                    [
-                        ("task", task),
-                        ("languages", "%s - %s" % (first.task.language, second.task.language)),
-                        ("system", name),
-                        ("gap", float(result.gap[j])),
-                        ("ci_low", result.ci_low[j]),
-                        ("ci_high", result.ci_high[j]),
-                        ("p_value", result.p_value[j]),
-                        ("of", "gain" if use_gain else "score"),
-                    ]
-                )
-            )
-    gaps = pd.DataFrame(gap_rows, columns=["task", "languages", "system", "gap", "ci_low", "ci_high", "p_value", "of"])
-
-    # Aggregates: per language and over all test sets.
-    of = definition.aggregate_of or ("gain" if len(gain_full) == len(test_sets) else "score")
-    if of == "gain" and len(gain_full) != len(test_sets):
-        raise ConfigError(
-            "%s: aggregate.of: gain needs baselines for every task (missing for %s)"
-            % (definition.source, ", ".join(ts.label for ts in test_sets if ts.label not in gain_full))
-        )
-    if of == "score" and len(set(ts.metric.direction for ts in test_sets)) > 1:
-        raise ConfigError(
-            "%s: aggregate.of: score mixes higher- and lower-is-better metrics; give every task "
-            "baselines and aggregate gains" % definition.source
-        )
-    sign = 1.0 if of == "gain" else test_sets[0].metric.sign
-    scopes = OrderedDict()
-    languages = list(OrderedDict.fromkeys(ts.task.language for ts in test_sets if ts.task.language is not None))
-    for language in languages:
-        scopes[language] = [ts for ts in test_sets if ts.task.language == language]
-    scopes["all"] = list(test_sets)
-    agg_rows, pair_rows, rank_rows = [], [], []
-    for scope, sets in scopes.items():
-        full_stack = np.stack([gain_full[ts.label] if of == "gain" else aligned(ts, ts.full) for ts in sets])
-        rep_stack = np.stack(
-            [gain_reps[ts.label] if of == "gain" else aligned(ts, ts.replicates) for ts in sets], axis=1
-        )  # (B, T, M)
-        weights = [ts.task.weight for ts in sets]
-        agg_full = aggregate(full_stack, weights)
-        agg_reps = aggregate(rep_stack, weights)
-        present = np.isfinite(agg_full)
-        mean_rank = np.full(len(systems), np.nan)
-        if present.sum() >= 2:
-            avg, _ = average_ranks(np.where(np.isfinite(full_stack), full_stack, -np.inf * sign)[:, present], sign)
-            mean_rank[present] = avg
-        summary = rank_summary(agg_full[present], agg_reps[:, present], sign, level)
-        idx = np.flatnonzero(present)
-        for k, j in enumerate(idx):
-            low, high = _interval(agg_reps[:, j], agg_full[j], level)
-            agg_rows.append(
-                OrderedDict(
-                    [
-                        ("scope", scope),
-                        ("system", systems[j]),
-                        ("value", float(agg_full[j])),
-                        ("ci_low", low),
-                        ("ci_high", high),
-                        ("rank", int(summary.rank[k])),
-                        ("average_rank", float(mean_rank[j])),
-                    ]
-                )
-            )
-            rank_rows.append(
-                OrderedDict(
-                    [
-                        ("scope", scope),
-                        ("system", systems[j]),
-                        ("rank", int(summary.rank[k])),
-                        ("rank_low", int(summary.low[k])),
-                        ("rank_high", int(summary.high[k])),
-                        ("p_first", float(summary.p_first[k])),
-                    ]
-                )
-            )
-        if idx.size >= 2:
-            order = sorted(range(idx.size), key=lambda k: (-sign * agg_full[idx[k]], systems[idx[k]]))
-            pairs = ranked_pairs(order)
-            stats = pair_statistics(agg_reps[:, idx], agg_full[idx], pairs, sign, "percentile", level)
-            holm = adjust(stats.p_two_sided, "holm")
-            for (a, c), d, lo, hi, p, ph in zip(
-                pairs, stats.difference, stats.ci_low, stats.ci_high, stats.p_two_sided, holm
-            ):
-                pair_rows.append(
-                    OrderedDict(
-                        [
-                            ("scope", scope),
-                            ("a", systems[idx[a]]),
-                            ("b", systems[idx[c]]),
-                            ("diff", float(d)),
-                            ("ci_low", float(lo)),
-                            ("ci_high", float(hi)),
-                            ("p_value", float(p)),
-                            ("p_holm", float(ph)),
-                        ]
-                    )
-                )
-    # Rank intervals per test set as well.
-    for ts in test_sets:
-        summary = rank_summary(ts.full, ts.replicates, ts.metric.sign, level)
-        for j, name in enumerate(ts.names):
-            rank_rows.append(
-                OrderedDict(
-                    [
-                        ("scope", ts.label),
-                        ("system", name),
-                        ("rank", int(summary.rank[j])),
-                        ("rank_low", int(summary.low[j])),
-                        ("rank_high", int(summary.high[j])),
-                        ("p_first", float(summary.p_first[j])),
-                    ]
-                )
-            )
-    aggregates = pd.DataFrame(
-        agg_rows, columns=["scope", "system", "value", "ci_low", "ci_high", "rank", "average_rank"]
-    )
-    aggregates = aggregates.sort_values(
-        ["scope", "rank", "system"],
-        key=lambda c: c.map({s: i for i, s in enumerate(scopes)}) if c.name == "scope" else c,
-        kind="stable",
+def _sorted_by_scope(rows, scopes):
+    """The aggregate table, scopes in their order (languages, then "all"), best rank first."""
+    frame = pd.DataFrame(rows, columns=AGGREGATE_COLUMNS)
+    position = {s: i for i, s in enumerate(scopes)}
+    return frame.sort_values(
+        ["scope", "rank", "system"], key=lambda c: c.map(position) if c.name == "scope" else c, kind="stable"
     ).reset_index(drop=True)
+
+
+def analyze_benchmark(definition, n_jobs="auto", test_sets=None, execution=None):
+    """Score every test set and compute the benchmark's tables (see :class:`BenchmarkResult`).
+
+    ``execution`` (:class:`~leaderboard_ci.phase.execution.runs.Execution`) says
+    where the test sets are scored (threads, Dask); default ``Execution(n_jobs=n_jobs)``.
+    ``test_sets``: already scored test sets (then nothing is read or scored).
+
+    The steps: score the test sets, per-test-set scores and gains, the gaps
+    between languages, the aggregates per language and overall (with their
+    pairs and rank intervals), the rank intervals per test set, and the
+    critical-difference diagram.  Intervals follow each task's
+    ``bootstrap.method`` (:mod:`.tables`).
+    """
+    if test_sets is None:
+        test_sets = score_test_sets(definition, execution or Execution(n_jobs=n_jobs))
+    check_resamples(definition, test_sets)
+    level = definition.confidence_level
+    systems = tuple(OrderedDict.fromkeys(name for ts in test_sets for name in ts.names))
+    scores, score_notes = score_table(test_sets, level)
+    gains, gain_full, gain_reps, gain_notes = gain_table(test_sets, systems, level)
+    notes = [n for ts in test_sets for n in score_notes[ts.label] + gain_notes.get(ts.label, [])]
+    gaps = gap_table(test_sets, systems, gain_full, gain_reps, level)
+    of, sign = aggregate_setting(definition, test_sets, gain_full)
+    scopes = scopes_of(test_sets)
+    agg_rows, pair_rows, rank_rows, scope_notes = aggregate_tables(
+        scopes, systems, lambda ts: ts.task.weight, of, sign, gain_full, gain_reps, level
+    )
+    notes += scope_notes
+    rank_rows += test_set_ranks(test_sets, level)
     cd = critical_difference(test_sets, systems, of, gain_full, definition.cd_test, definition.cd_alpha, sign)
     if cd is None:
         notes.append("the critical-difference diagram needs at least 4 test sets and 2 systems present in all")
@@ -437,94 +268,10 @@ def analyze_benchmark(definition, n_jobs="auto", test_sets=None):
         scores,
         gains,
         gaps,
-        aggregates,
-        pd.DataFrame(pair_rows, columns=["scope", "a", "b", "diff", "ci_low", "ci_high", "p_value", "p_holm"]),
-        pd.DataFrame(rank_rows, columns=["scope", "system", "rank", "rank_low", "rank_high", "p_first"]),
+        _sorted_by_scope(agg_rows, scopes),
+        pd.DataFrame(pair_rows, columns=PAIR_COLUMNS),
+        pd.DataFrame(rank_rows, columns=RANK_COLUMNS),
         cd,
         of,
         notes,
     )
-
-
-def critical_difference(test_sets, systems, of, gain_full, test="nemenyi", alpha=0.05, sign=1.0):
-    """Friedman test over the test sets, then Nemenyi's critical difference or Wilcoxon + Holm.
-
-    Uses the systems present in every test set; None with fewer than 4 test sets or 2 systems.
-    Returns ``{"systems", "average_ranks", "friedman_statistic", "friedman_p", "test", "alpha",
-    "cd" (Nemenyi), "pairs" (Wilcoxon: a, b, p, p_holm), "cliques"}``.
-    """
-    from scipy import stats
-
-    def values(ts):
-        full = gain_full[ts.label] if of == "gain" else None
-        if full is None:
-            full = np.full(len(systems), np.nan)
-            full[[systems.index(n) for n in ts.names]] = ts.full
-        return full
-
-    matrix = np.stack([values(ts) for ts in test_sets])  # (N, M)
-    keep = np.all(np.isfinite(matrix), axis=0)
-    n_sets, k = matrix.shape[0], int(keep.sum())
-    if n_sets < 4 or k < 2:
-        return None
-    data = matrix[:, keep]
-    names = [s for s, kept in zip(systems, keep) if kept]
-    avg, _ = average_ranks(data, sign)
-    if k >= 3:
-        stat, p = stats.friedmanchisquare(*[data[:, j] for j in range(k)])
-    else:
-        stat, p = np.nan, np.nan
-    out = OrderedDict(
-        [
-            ("systems", names),
-            ("average_ranks", [float(a) for a in avg]),
-            ("friedman_statistic", float(stat)),
-            ("friedman_p", float(p)),
-            ("test", test),
-            ("alpha", alpha),
-            ("n_test_sets", n_sets),
-        ]
-    )
-    different = set()
-    if test == "nemenyi":
-        q = stats.studentized_range.ppf(1 - alpha, k, np.inf) / np.sqrt(2.0)
-        cd = float(q * np.sqrt(k * (k + 1) / (6.0 * n_sets)))
-        out["cd"] = cd
-        for a in range(k):
-            for c in range(a + 1, k):
-                if abs(avg[a] - avg[c]) > cd:
-                    different.add(frozenset((a, c)))
-    else:
-        pairs, pvals = [], []
-        for a in range(k):
-            for c in range(a + 1, k):
-                diff = data[:, a] - data[:, c]
-                p_ac = 1.0 if np.all(diff == 0) else float(stats.wilcoxon(data[:, a], data[:, c]).pvalue)
-                pairs.append((a, c))
-                pvals.append(p_ac)
-        holm = adjust(np.array(pvals), "holm")
-        out["pairs"] = [
-            OrderedDict([("a", names[a]), ("b", names[c]), ("p", p_), ("p_holm", float(h))])
-            for (a, c), p_, h in zip(pairs, pvals, holm)
-        ]
-        different = set(frozenset(pc) for pc, h in zip(pairs, holm) if h <= alpha)
-    out["cliques"] = _cliques(avg, different)
-    out["cliques"] = [[names[j] for j in clique] for clique in out["cliques"]]
-    return out
-
-
-def _cliques(avg, different):
-    """Maximal groups of systems, contiguous in average rank, with no significant difference inside."""
-    order = list(np.argsort(avg, kind="mergesort"))
-    cliques = []
-    for start in range(len(order)):
-        stop = start
-        while stop + 1 < len(order) and all(
-            frozenset((order[i], order[stop + 1])) not in different for i in range(start, stop + 1)
-        ):
-            stop += 1
-        if stop > start:
-            members = order[start : stop + 1]
-            if not any(set(members) <= set(c) for c in cliques):
-                cliques.append(members)
-    return cliques

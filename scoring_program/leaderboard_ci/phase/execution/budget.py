@@ -7,7 +7,7 @@ doubles) and a span's working arrays (the resample counts of a block of
 replicates).  The client holds every system's replicate scores (``B x m x T``
 doubles), a rank-ordered copy per target and the pairs tables.
 
-:func:`plan_blocks` turns measured costs (:func:`~leaderboard_ci.phase.execution.blocks.measure_system_bytes`)
+:func:`plan_blocks` turns measured costs (:func:`~leaderboard_ci.phase.analysis.blocks.measure_system_bytes`)
 and the budgets into a :class:`BlockPlan`, printed before any work starts.
 """
 

@@ -21,6 +21,10 @@ import hashlib
 
 import numpy as np
 
+from ...core.parallel import single_threaded_blas
+from .runners import DaskRunner
+from .worker_cache import CACHE
+
 __all__ = ["dask_executor", "span_scores"]
 
 
@@ -39,9 +43,6 @@ def _token(recipe):
 
 def span_scores(payload, token, start, stop):
     """Replicate scores of one span, on a worker (the plan is built once per worker, in its cache)."""
-    from ...core.parallel import single_threaded_blas
-    from .worker_cache import CACHE
-
     function, args = payload
     plan = CACHE.get(token, "plan", lambda: function(*args), keep=1)
     with single_threaded_blas():
@@ -61,8 +62,6 @@ def dask_executor(address, n_workers=None, timeout="30s"):
     timeout : str
         How long to wait for a remote scheduler.
     """
-    from .runners import DaskRunner
-
     DaskRunner.check_installed()
 
     def execute(plan, spans):

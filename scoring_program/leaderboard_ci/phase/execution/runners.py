@@ -1,14 +1,16 @@
-"""Where the block tasks of :mod:`leaderboard_ci.phase.execution.blocked` run: here, or on a Dask cluster.
+"""Where the block tasks of :mod:`leaderboard_ci.phase.analysis.blocked` run: here, or on a Dask cluster.
 
-A runner has ``workers``, ``worker_memory`` (bytes or None), ``share(obj)``
-(send once to every worker), ``put(obj)`` (send once, to be used by several
-tasks), ``run(function, calls)`` (yield ``(index, result)`` as tasks finish)
-and ``close()``.  Results never depend on the runner.
+A runner has ``workers``, ``worker_memory`` (bytes or None), ``in_process`` (whether its
+tasks run in this process), ``share(obj)`` (send once to every worker), ``put(obj)`` (send
+once, to be used by several tasks), ``run(function, calls)`` (yield ``(index, result)`` as
+tasks finish) and ``close()``.  Results never depend on the runner.
 """
 
 from __future__ import annotations
 
+from ...core.parallel import available_cpus
 from ...scoring.errors import ConfigError
+from .worker_cache import CACHE
 
 __all__ = ["LocalRunner", "DaskRunner", "DASK_PAUSE", "DASK_BUDGET"]
 
@@ -37,9 +39,8 @@ class LocalRunner:
             yield index, function(*args)
 
     def close(self):
-        from .blocks import forget_blocks
-
-        forget_blocks()
+        """Drop every block this process kept (the run is over)."""
+        CACHE.clear()
 
 
 class DaskRunner:
@@ -81,8 +82,6 @@ class DaskRunner:
             self.own_client = False
             self.address = "the given Dask client (%s)" % (getattr(address.scheduler, "address", None) or "?")
         elif address == "local":
-            from ...core.parallel import available_cpus
-
             # Dask pauses a worker at 80% of its limit and restarts it at 95%: the limit is set so
             # that our budget sits below the pause.
             self.cluster = LocalCluster(

@@ -1,4 +1,4 @@
-"""How an end-of-phase run executes: the :class:`Execution` settings and the one set-up of a run.
+"""How an end-of-phase run executes: the :class:`Execution` settings.
 
 The statistics (metric, resamples, tests, corrections) come from the
 configuration; *where and how* the work runs comes from one frozen
@@ -6,23 +6,27 @@ configuration; *where and how* the work runs comes from one frozen
 
     analyze(gold, systems, metric="f1_macro", execution=Execution(n_jobs=4, memory_limit="2GB"))
 
-Planning and runner set-up are written once, in :func:`open_run`, used by
+Planning and runner set-up are written once, in
+:func:`~leaderboard_ci.phase.analysis.blocked.open_run`, used by
 :func:`~leaderboard_ci.phase.analysis.analyze` and by the ``end_of_phase``
 command alike: every run is a plan of blocks on a runner
-(:mod:`leaderboard_ci.phase.execution.blocked`), and the in-memory run is the plan with
+(:mod:`leaderboard_ci.phase.analysis.blocked`), and the in-memory run is the plan with
 one block on the :class:`~leaderboard_ci.phase.execution.runners.LocalRunner`.  The
-numbers never depend on the execution.
+numbers never depend on the execution.  This package never imports
+:mod:`leaderboard_ci.phase.analysis` (no import loop inside ``phase/``).
 """
 
 from __future__ import annotations
 
-from contextlib import contextmanager
+import warnings
 from dataclasses import dataclass
 from typing import Callable, Optional, Union
 
-from ...scoring.errors import ConfigError
+from ...core.parallel import check_jobs
+from .budget import parse_memory
+from .runners import DaskRunner, LocalRunner
 
-__all__ = ["Execution", "open_run", "LEGACY_KEYWORDS"]
+__all__ = ["Execution", "from_legacy", "LEGACY_KEYWORDS"]
 
 #: ``analyze()``'s former execution keywords (deprecated): each maps to the :class:`Execution` field of that name
 #: (``executor`` is gone: a Dask run is ``Execution(dask=...)``).
@@ -68,8 +72,6 @@ class Execution:
     runner: object = None
 
     def __post_init__(self):
-        from ...core.parallel import check_jobs
-
         try:
             check_jobs(self.n_jobs)
         except ValueError as exc:
@@ -81,8 +83,6 @@ class Execution:
 
     def budgets(self):
         """``(worker budget, client budget)`` in bytes (None where not set)."""
-        from .budget import parse_memory
-
         worker = parse_memory(self.memory_limit, "memory_limit") if self.memory_limit is not None else None
         client = (
             parse_memory(self.client_memory_limit, "client_memory_limit")
@@ -93,8 +93,6 @@ class Execution:
 
     def open_runner(self, worker_budget=None):
         """A new runner for this execution (the caller closes it), or the one given (not to be closed)."""
-        from .runners import DaskRunner, LocalRunner
-
         if self.runner is not None:
             return self.runner
         if self.dask is not None:
@@ -106,8 +104,6 @@ def from_legacy(execution, legacy):
     """An :class:`Execution` from ``analyze()``'s former keywords (with a DeprecationWarning), or ``execution``."""
     if not legacy:
         return execution if execution is not None else Execution()
-    import warnings
-
     if "executor" in legacy:
         raise TypeError(
             "analyze(executor=...) is gone: run on Dask with execution=Execution(dask='local' or an "
@@ -122,49 +118,3 @@ def from_legacy(execution, legacy):
         stacklevel=3,
     )
     return Execution(**legacy)
-
-
-@dataclass(frozen=True)
-class Run:
-    """An open run: its runner, its plan of blocks and the threads of each task."""
-
-    runner: object
-    plan: object
-    n_jobs: int
-
-
-@contextmanager
-def open_run(config, gold, sources, execution):
-    """Open the runner, measure one system and plan the blocks; close the runner at the end.
-
-    The one place where a run is set up, for :func:`~leaderboard_ci.phase.analysis.analyze`
-    and the ``end_of_phase`` command.  Yields a :class:`Run`.
-    """
-    from ...core.parallel import resolve_jobs
-    from .blocked import plan_phase
-    from .runners import LocalRunner
-
-    if not sources:
-        raise ConfigError("no systems to analyse")
-    budget, client_budget = execution.budgets()
-    runner = execution.open_runner(budget)
-    try:
-        if budget is None:
-            budget = runner.worker_memory
-        local = isinstance(runner, LocalRunner)
-        jobs = resolve_jobs(execution.n_jobs) if local else 1
-        plan = plan_phase(
-            config,
-            gold,
-            sources,
-            workers=runner.workers,
-            worker_budget=budget,
-            client_budget=client_budget,
-            block_size=execution.block_size,
-            in_process=local,
-            threads=jobs,
-        )
-        yield Run(runner, plan, jobs)
-    finally:
-        if execution.runner is None:
-            runner.close()

@@ -33,10 +33,12 @@ learning competitions. ICML.
 
 from __future__ import annotations
 
+import math
 from collections import OrderedDict
 
 import numpy as np
 import pandas as pd
+from scipy.stats import spearmanr
 
 from ...core.intervals import interval_rows
 from ...core.simultaneous import rank_sets
@@ -92,8 +94,6 @@ def _gap_against_submissions(gap, sign, scored):
     k = np.asarray(scored, dtype=np.float64)
     if gap.size < 3 or np.all(k == k[0]) or np.all(gap == gap[0]):
         return None, None
-    from scipy.stats import spearmanr
-
     rho, p = spearmanr(sign * gap, k)
     return float(rho), float(p)
 
@@ -162,14 +162,7 @@ def analyze_shakeup(
     ShakeupResult
     """
     check_settings(method, sides, confidence_level, alpha)
-    names = tuple(str(n) for n in public.names)
-    if tuple(str(n) for n in private.names) != names:
-        raise ValueError("the public and private scores must list the same participants in the same order")
-    m = len(names)
-    if m == 0:
-        raise ValueError("no participant has a score on both sets")
-    if len(runs) != m:
-        raise ValueError("runs has %d rows for %d participants" % (len(runs), m))
+    names = _checked_names(public, private, runs)
     sign = metric.sign
     pub_low, pub_high = _intervals(public, method, confidence_level)
     priv_low, priv_high = _intervals(private, method, confidence_level)
@@ -178,59 +171,11 @@ def analyze_shakeup(
     )
     pub_ranks = _ranks(public, sign, alpha, n_jobs)
     priv_ranks = _ranks(private, sign, alpha, n_jobs)
-    frame = pd.DataFrame(
-        OrderedDict(
-            [
-                ("participant", list(names)),
-                ("submissions", np.asarray(runs["submissions"], dtype=np.int64)),
-                ("scored", np.asarray(runs["scored"], dtype=np.int64)),
-                ("public_run", [str(r) for r in runs["public_run"]]),
-                ("private_run", [str(r) for r in runs["private_run"]]),
-                ("public", public.full),
-                ("public_low", pub_low),
-                ("public_high", pub_high),
-            ]
-            + [("public_" + c, v) for c, v in zip(_RANK_COLUMNS, pub_ranks)]
-            + [("private", private.full), ("private_low", priv_low), ("private_high", priv_high)]
-            + [("private_" + c, v) for c, v in zip(_RANK_COLUMNS, priv_ranks)]
-            + [
-                ("rank_change", pub_ranks[0] - priv_ranks[0]),
-                ("gap", gaps.gap),
-                ("gap_low", gaps.ci_low),
-                ("gap_high", gaps.ci_high),
-                ("p_value", gaps.p_value),
-                ("p_fdr_bh", gaps.p_adjusted),
-                ("flagged", gaps.flagged),
-                ("direction", [_direction(w, f) for w, f in zip(gaps.worse, gaps.flagged)]),
-                ("best_of_k_bias", np.asarray(runs["best_of_k_bias"], dtype=np.float64)),
-                ("best_of_k_shrinkage", np.asarray(runs["best_of_k_shrinkage"], dtype=np.float64)),
-            ]
-        )
+    frame = _participant_frame(
+        names, runs, (public, pub_low, pub_high, pub_ranks), (private, priv_low, priv_high, priv_ranks), gaps
     )
-    order = np.lexsort((np.array(names, dtype=object).astype(str), frame["public_rank"], frame["private_rank"]))
-    frame = frame.iloc[order].reset_index(drop=True)[list(PARTICIPANT_COLUMNS)]
-    agreement = rank_agreement(public.full, public.replicates, private.full, private.replicates, confidence_level)
-    rho, rho_p = _gap_against_submissions(gaps.gap, sign, runs["scored"])
-    competition = OrderedDict(
-        [
-            ("m", m),
-            ("n_public", int(public.n_items)),
-            ("n_private", int(private.n_items)),
-            ("n_resamples_public", int(public.replicates.shape[0])),
-            ("n_resamples_private", int(private.replicates.shape[0])),
-            ("n_paired", gaps.n_valid),
-            ("agreement", agreement if m >= 3 else None),
-            ("mean_gap", gaps.mean_gap),
-            ("mean_gap_low", gaps.mean_low),
-            ("mean_gap_high", gaps.mean_high),
-            ("mean_gap_p", gaps.mean_p),
-            ("flagged", int(np.count_nonzero(gaps.flagged))),
-            ("flagged_worse", int(np.count_nonzero(gaps.flagged & gaps.worse))),
-            ("flagged_better", int(np.count_nonzero(gaps.flagged & ~gaps.worse))),
-            ("gap_vs_submissions_rho", rho),
-            ("gap_vs_submissions_p", rho_p),
-        ]
-    )
+    competition = _competition(public, private, gaps, sign, runs["scored"], confidence_level)
+    m = len(names)
     curse = _winners_curse(private, names, sign, priv_low, priv_high) if m >= 2 else None
     notes = list(notes) + _resolution_notes(gaps.n_valid, m, alpha)
     recorded = OrderedDict(
@@ -261,13 +206,90 @@ def analyze_shakeup(
     )
 
 
+def _checked_names(public, private, runs):
+    """The participants' names, once both sets and ``runs`` are checked to list the same ones."""
+    names = tuple(str(n) for n in public.names)
+    if tuple(str(n) for n in private.names) != names:
+        raise ValueError("the public and private scores must list the same participants in the same order")
+    if not names:
+        raise ValueError("no participant has a score on both sets")
+    if len(runs) != len(names):
+        raise ValueError("runs has %d rows for %d participants" % (len(runs), len(names)))
+    return names
+
+
+def _participant_frame(names, runs, public, private, gaps):
+    """The participants table (``PARTICIPANT_COLUMNS``), private rank order then public.
+
+    ``public`` and ``private`` are ``(SetScores, low, high, ranks)``.
+    """
+    pub, pub_low, pub_high, pub_ranks = public
+    priv, priv_low, priv_high, priv_ranks = private
+    frame = pd.DataFrame(
+        OrderedDict(
+            [
+                ("participant", list(names)),
+                ("submissions", np.asarray(runs["submissions"], dtype=np.int64)),
+                ("scored", np.asarray(runs["scored"], dtype=np.int64)),
+                ("public_run", [str(r) for r in runs["public_run"]]),
+                ("private_run", [str(r) for r in runs["private_run"]]),
+                ("public", pub.full),
+                ("public_low", pub_low),
+                ("public_high", pub_high),
+            ]
+            + [("public_" + c, v) for c, v in zip(_RANK_COLUMNS, pub_ranks)]
+            + [("private", priv.full), ("private_low", priv_low), ("private_high", priv_high)]
+            + [("private_" + c, v) for c, v in zip(_RANK_COLUMNS, priv_ranks)]
+            + [
+                ("rank_change", pub_ranks[0] - priv_ranks[0]),
+                ("gap", gaps.gap),
+                ("gap_low", gaps.ci_low),
+                ("gap_high", gaps.ci_high),
+                ("p_value", gaps.p_value),
+                ("p_fdr_bh", gaps.p_adjusted),
+                ("flagged", gaps.flagged),
+                ("direction", [_direction(w, f) for w, f in zip(gaps.worse, gaps.flagged)]),
+                ("best_of_k_bias", np.asarray(runs["best_of_k_bias"], dtype=np.float64)),
+                ("best_of_k_shrinkage", np.asarray(runs["best_of_k_shrinkage"], dtype=np.float64)),
+            ]
+        )
+    )
+    order = np.lexsort((np.array(names, dtype=object).astype(str), frame["public_rank"], frame["private_rank"]))
+    return frame.iloc[order].reset_index(drop=True)[list(PARTICIPANT_COLUMNS)]
+
+
+def _competition(public, private, gaps, sign, scored, confidence_level):
+    """The competition's numbers: sizes, rank agreement with its noise band, the mean gap, flags."""
+    m = public.full.shape[0]
+    agreement = rank_agreement(public.full, public.replicates, private.full, private.replicates, confidence_level)
+    rho, rho_p = _gap_against_submissions(gaps.gap, sign, scored)
+    return OrderedDict(
+        [
+            ("m", m),
+            ("n_public", int(public.n_items)),
+            ("n_private", int(private.n_items)),
+            ("n_resamples_public", int(public.replicates.shape[0])),
+            ("n_resamples_private", int(private.replicates.shape[0])),
+            ("n_paired", gaps.n_valid),
+            ("agreement", agreement if m >= 3 else None),
+            ("mean_gap", gaps.mean_gap),
+            ("mean_gap_low", gaps.mean_low),
+            ("mean_gap_high", gaps.mean_high),
+            ("mean_gap_p", gaps.mean_p),
+            ("flagged", int(np.count_nonzero(gaps.flagged))),
+            ("flagged_worse", int(np.count_nonzero(gaps.flagged & gaps.worse))),
+            ("flagged_better", int(np.count_nonzero(gaps.flagged & ~gaps.worse))),
+            ("gap_vs_submissions_rho", rho),
+            ("gap_vs_submissions_p", rho_p),
+        ]
+    )
+
+
 _RANK_COLUMNS = ("rank", "rank_low", "rank_high", "rank_low_marginal", "rank_high_marginal")
 
 
 def resamples_to_flag_one(m, alpha):
     """The smallest B at which one gap among ``m`` can be flagged alone: ``1/(B+1) <= alpha/m``."""
-    import math
-
     return int(math.ceil(m / float(alpha))) - 1
 
 

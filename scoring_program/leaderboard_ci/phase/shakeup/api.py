@@ -15,11 +15,12 @@ from collections import OrderedDict
 
 import numpy as np
 
+from ...core.parallel import resolve_jobs
 from ...scoring.config import config_from_options
 from ..analysis.analysis import encode_inputs
-from ..execution.blocks import SystemSource
+from ..analysis.blocks import SystemSource
 from ..execution.runs import Execution
-from .pipeline import DEFAULT_BLOCK_SIZE, run_shakeup
+from .pipeline import DEFAULT_BIAS_RESAMPLES, DEFAULT_BLOCK_SIZE, run_shakeup
 from .references import TestSet, official_only, subset_gold
 from .scoring import ParticipantRuns
 
@@ -78,6 +79,7 @@ def shakeup(
     private_select="last",
     execution=None,
     block_size=DEFAULT_BLOCK_SIZE,
+    bias_resamples=DEFAULT_BIAS_RESAMPLES,
     **settings,
 ):
     """Public-to-private shake-up of predictions in memory.
@@ -103,6 +105,9 @@ def shakeup(
         Threads, Dask and runner; never changes a number.
     block_size : int
         Runs per block task.
+    bias_resamples : int or None
+        Replicates the best-of-k optimism is measured on (the first of the ``B``;
+        None: all); every other number uses all ``B``.
     **settings
         ``n_resamples, seed, method, confidence_level, alpha, sides, labels, ...``
         (as :func:`~leaderboard_ci.phase.analysis.analyze`).
@@ -134,11 +139,9 @@ def shakeup(
         public = TestSet("public", scoring, pub_gold, None, "public set")
         private = TestSet("private", scoring, priv_gold, None, "private set")
         readers = ((scoring, pub_gold), (scoring, priv_gold))
-    from ...core.parallel import resolve_jobs
-
     runner = execution.open_runner()
     try:
-        local = getattr(runner, "in_process", False)
+        local = runner.in_process
         return run_shakeup(
             public,
             private,
@@ -151,6 +154,7 @@ def shakeup(
             runner=runner,
             n_jobs=resolve_jobs(execution.n_jobs) if local else 1,
             block_size=block_size,
+            bias_resamples=bias_resamples,
         )
     finally:
         if execution.runner is None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import uuid
 from collections import OrderedDict
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -25,12 +26,16 @@ from ...core.signature import Signature
 from ...scoring.errors import ConfigError
 from .analysis import analyze_shakeup, check_settings
 from .results import SetScores
-from .scoring import SELECTIONS, ShakeupContext, score_all
+from .scoring import SELECTIONS, ShakeupContext, bias_rows, score_all
 
-__all__ = ["DEFAULT_BLOCK_SIZE", "run_shakeup", "set_signature", "check_sets"]
+__all__ = ["DEFAULT_BLOCK_SIZE", "DEFAULT_BIAS_RESAMPLES", "run_shakeup", "set_signature", "check_sets"]
 
 #: Runs per block when none is given: about 20 MB of replicates per block at B = 10,000.
 DEFAULT_BLOCK_SIZE = 256
+
+#: Replicates the best-of-k optimism is measured on when none is given (the first of the
+#: leaderboard's B): its Monte-Carlo error is then about 1% of the optimism (docs/shakeup.md).
+DEFAULT_BIAS_RESAMPLES = 1000
 
 
 def set_signature(test_set, m, alpha, sides, method):
@@ -101,6 +106,7 @@ def run_shakeup(
     runner,
     n_jobs=1,
     block_size=DEFAULT_BLOCK_SIZE,
+    bias_resamples=DEFAULT_BIAS_RESAMPLES,
     progress=None,
     names=None,
     notes=(),
@@ -126,6 +132,9 @@ def run_shakeup(
         Threads inside each block task and for the rank sets.
     block_size : int
         Runs per block task (whole participants).
+    bias_resamples : int or None
+        Replicates (the first of the public set's ``B``) the best-of-k optimism is
+        measured on; None: all ``B``.  Every other number uses all ``B``.
     progress : callable, optional
         Called with 1 per block done.
     names : mapping, optional
@@ -141,6 +150,8 @@ def run_shakeup(
     for option, value in (("select", select), ("private_select", private_select)):
         if value not in SELECTIONS:
             raise ConfigError("%s must be one of %s, got %r" % (option, ", ".join(SELECTIONS), value))
+    if bias_resamples is not None and int(bias_resamples) < 2:
+        raise ConfigError("bias_resamples must be at least 2 (or None: all B), got %r" % (bias_resamples,))
     check_sets(public, private)
     split = private_participants is None
     pub_parts, priv_parts, unmatched = _matched(public_participants, private_participants)
@@ -149,14 +160,65 @@ def run_shakeup(
             "no participant has submissions in both phases (public: %d participants, private: %d); participants "
             "are matched by owner" % (len(public_participants), len(private_participants or ()))
         )
-    token = uuid.uuid4().hex
-    context = ShakeupContext(token + "-public", public, private if split else None, public_reader, select, True, n_jobs)
-    pub_scores = score_all(runner, context, pub_parts, block_size, progress)
-    if split:
-        priv_scores = pub_scores
-    else:
-        context = ShakeupContext(token + "-private", private, None, private_reader, private_select, False, n_jobs)
-        priv_scores = score_all(runner, context, priv_parts, block_size, progress)
+    context = ShakeupContext(
+        uuid.uuid4().hex, public, private if split else None, public_reader, select, True, n_jobs, bias_resamples
+    )
+    pub_scores, priv_scores = _score_both(
+        context, runner, pub_parts, (priv_parts, private, private_reader, private_select), block_size, progress
+    )
+    kept, dropped, skipped = _kept(pub_scores, priv_scores, split)
+    notes = list(notes) + _dropped_notes(dropped, select, private_select, split)
+    if not kept:
+        raise ConfigError("no participant has a readable run on both sets; %s" % "; ".join(notes[-3:]))
+    shown = [str((names or {}).get(p.key, p.key)) for p, _ in kept]
+    if len(set(shown)) != len(shown):
+        raise ConfigError("two participants would be shown under the same name; check the names map")
+    public_scores, private_scores = _set_scores(public, private, kept, tuple(shown), split)
+    settings = OrderedDict(
+        [
+            ("select", select),
+            ("private_select", "same run" if split else private_select),
+            ("best_of_k_resamples", bias_rows(context)),
+        ]
+        + list((sources or {}).items())
+    )
+    an = private.config.analysis
+    return analyze_shakeup(
+        public_scores,
+        private_scores,
+        private.config.official,
+        _runs_frame(kept),
+        alpha=an.alpha,
+        sides=an.sides,
+        method=private.config.bootstrap.method,
+        confidence_level=private.config.bootstrap.confidence_level,
+        mode="split" if split else "phases",
+        n_jobs=n_jobs,
+        unmatched=_frame(unmatched, ("participant", "only_in")),
+        skipped=_frame(skipped, ("participant", "submission", "phase", "reason")),
+        notes=notes,
+        settings=settings,
+    )
+
+
+def _score_both(context, runner, pub_parts, private_phase, block_size, progress):
+    """Each participant's :class:`~.scoring.ParticipantScores` on the public and the private phase.
+
+    ``private_phase`` is ``(participants, test set, reader, select)``; split mode (no private
+    participants): the public pass also scores the picked run on the private part.
+    """
+    pub_scores = score_all(runner, replace(context, token=context.token + "-public"), pub_parts, block_size, progress)
+    priv_parts, private, private_reader, private_select = private_phase
+    if priv_parts is None:
+        return pub_scores, pub_scores
+    private_context = ShakeupContext(
+        context.token + "-private", private, None, private_reader, private_select, False, context.n_jobs
+    )
+    return pub_scores, score_all(runner, private_context, priv_parts, block_size, progress)
+
+
+def _kept(pub_scores, priv_scores, split):
+    """``(kept, dropped, skipped)``: participants with a picked run on both sets, the others, the unread runs."""
     kept, dropped, skipped = [], [], []
     for p_pub, p_priv in zip(pub_scores, priv_scores):
         for phase, scores in [("public", p_pub)] + ([] if split else [("private", p_priv)]):
@@ -165,12 +227,14 @@ def run_shakeup(
             dropped.append((p_pub.key, p_pub, p_priv))
             continue
         kept.append((p_pub, p_priv))
-    notes = list(notes) + _dropped_notes(dropped, select, private_select, split)
-    if not kept:
-        raise ConfigError("no participant has a readable run on both sets; %s" % "; ".join(notes[-3:]))
-    shown = [str((names or {}).get(p.key, p.key)) for p, _ in kept]
-    if len(set(shown)) != len(shown):
-        raise ConfigError("two participants would be shown under the same name; check the names map")
+    return kept, dropped, skipped
+
+
+def _set_scores(public, private, kept, shown, split):
+    """The :class:`~.results.SetScores` of the public and the private set, the kept participants in order."""
+    an = private.config.analysis
+    method = private.config.bootstrap.method
+    m = len(kept)
     pub_full = np.array([p.first_full for p, _ in kept])
     pub_reps = np.stack([p.first_replicates for p, _ in kept], axis=1)
     if split:
@@ -179,29 +243,26 @@ def run_shakeup(
     else:
         priv_full = np.array([q.first_full for _, q in kept])
         priv_reps = np.stack([q.first_replicates for _, q in kept], axis=1)
-    an = private.config.analysis
-    method = private.config.bootstrap.method
-    level = private.config.bootstrap.confidence_level
-    m = len(kept)
-    public_scores = SetScores(
-        "public",
-        tuple(shown),
-        pub_full,
-        pub_reps,
-        public.n,
-        set_signature(public, m, an.alpha, an.sides, method),
-        public.source,
+    return tuple(
+        SetScores(
+            label,
+            shown,
+            full,
+            reps,
+            test_set.n,
+            set_signature(test_set, m, an.alpha, an.sides, method),
+            test_set.source,
+        )
+        for label, test_set, full, reps in (
+            ("public", public, pub_full, pub_reps),
+            ("private", private, priv_full, priv_reps),
+        )
     )
-    private_scores = SetScores(
-        "private",
-        tuple(shown),
-        priv_full,
-        priv_reps,
-        private.n,
-        set_signature(private, m, an.alpha, an.sides, method),
-        private.source,
-    )
-    runs = pd.DataFrame(
+
+
+def _runs_frame(kept):
+    """One row per kept participant: submissions found and scored, the picked runs, the best-of-k optimism."""
+    return pd.DataFrame(
         OrderedDict(
             [
                 ("submissions", [p.found for p, _ in kept]),
@@ -212,26 +273,6 @@ def run_shakeup(
                 ("best_of_k_shrinkage", [p.bias.shrinkage for p, _ in kept]),
             ]
         )
-    )
-    settings = OrderedDict(
-        [("select", select), ("private_select", "same run" if split else private_select)]
-        + list((sources or {}).items())
-    )
-    return analyze_shakeup(
-        public_scores,
-        private_scores,
-        private.config.official,
-        runs,
-        alpha=an.alpha,
-        sides=an.sides,
-        method=method,
-        confidence_level=level,
-        mode="split" if split else "phases",
-        n_jobs=n_jobs,
-        unmatched=_frame(unmatched, ("participant", "only_in")),
-        skipped=_frame(skipped, ("participant", "submission", "phase", "reason")),
-        notes=notes,
-        settings=settings,
     )
 
 

@@ -19,15 +19,15 @@ and blocks, threads and workers never change a number.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional, Tuple
 
 import numpy as np
 
 from ...core.systems import paired_scores
 from ...scoring.errors import ConfigError
+from ..analysis.blocks import read_source
 from ..analysis.systems import build_plan
-from ..execution.blocks import read_source
 from .noise import SelectionBias, selection_optimism
 from .references import subset_values
 
@@ -72,6 +72,9 @@ class ShakeupContext:
     ``first`` is the set the runs are scored and picked on; ``second`` (split mode)
     the set the picked run is also scored on.  ``reader`` is ``(config, gold)``
     that submissions are read against (the whole split reference, or ``first``'s).
+    ``bias_resamples`` is how many of the leaderboard's replicates (the first ones)
+    the best-of-k optimism is measured on (None: all ``B``); ``pick_only`` leaves
+    out the picked runs' replicates (:func:`score_all`'s first pass).
     """
 
     token: str
@@ -81,6 +84,8 @@ class ShakeupContext:
     select: str
     bias: bool
     n_jobs: int = 1
+    bias_resamples: Optional[int] = None
+    pick_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -89,6 +94,7 @@ class ParticipantScores:
 
     ``chosen`` is None when no run could be read (or, with ``listed``, none is
     listed); then the scores are None.  Replicates are ``(B,)`` on each set.
+    ``chosen_index`` is the picked run's place in the participant's ``runs``.
     """
 
     key: str
@@ -102,6 +108,7 @@ class ParticipantScores:
     second_replicates: Optional[np.ndarray] = None
     bias: Optional[SelectionBias] = None
     listed: int = 0
+    chosen_index: Optional[int] = None
 
 
 def _natural(text):
@@ -139,10 +146,14 @@ def choose(runs, scores, select, sign, key):
     return max(range(len(runs)), key=rank)
 
 
-def _scores(test_set, values, names, n_jobs):
-    """Full-sample and replicate scores of the official metric: ``(m,)`` and ``(B, m)``."""
+def _scores(test_set, values, names, n_jobs, n_resamples=None):
+    """Full-sample and replicate scores of the official metric: ``(m,)`` and ``(B, m)``.
+
+    ``n_resamples`` below the set's ``B``: the first ``n_resamples`` of the leaderboard's
+    replicates (the same numbers as the first rows of the full ``(B, m)``).
+    """
     plan = build_plan(test_set.config, test_set.gold, values, names)
-    scores = paired_scores(plan, test_set.config.bootstrap.n_resamples, n_jobs=n_jobs)
+    scores = paired_scores(plan, n_resamples or test_set.config.bootstrap.n_resamples, n_jobs=n_jobs)
     return scores.full[:, 0], scores.replicates[:, :, 0]
 
 
@@ -150,13 +161,15 @@ def _part(test_set, values):
     return values if test_set.items is None else subset_values(values, test_set.items)
 
 
-def score_participants(context, block):
-    """Score one block of participants (a tuple of :class:`ParticipantRuns`); a list of :class:`ParticipantScores`."""
-    config, gold = context.reader
-    first, second = context.first, context.second
-    sign = first.config.official.sign
-    readable = []  # per participant: [(run, values)]
-    skipped = []
+def bias_rows(context):
+    """Replicates the best-of-k optimism is measured on: ``bias_resamples``, at most the first set's ``B``."""
+    b = context.first.config.bootstrap.n_resamples
+    return b if context.bias_resamples is None else min(b, int(context.bias_resamples))
+
+
+def _read_block(block, config, gold):
+    """``(readable, skipped)``: per participant, ``[(run, values)]`` and ``((name, reason), ...)``."""
+    readable, skipped = [], []
     for participant in block:
         ok, bad = [], []
         for run in participant.runs:
@@ -167,19 +180,29 @@ def score_participants(context, block):
                 bad.append((run.name, reason))
         readable.append(ok)
         skipped.append(tuple(bad))
-    # every readable run on the first set: full scores to pick, replicates for the optimism
-    flat = [(p, run, values) for p, ok in enumerate(readable) for run, values in ok]
-    full = reps = None
-    if flat:
-        part_values = [_part(first, values) for _, _, values in flat]
-        names = [run.name for _, run, _ in flat]
-        if context.bias:
-            full, reps = _scores(first, part_values, names, context.n_jobs)
-        else:
-            plan = build_plan(first.config, first.gold, part_values, names)
-            full = plan.full_scores()[:, 0]
-    out = []
-    chosen_at = []
+    return readable, skipped
+
+
+def _first_set_scores(context, flat):
+    """Every readable run on the first set: ``(full (r,), replicates (b, r) or None)``.
+
+    The replicates (for the optimism) are the first :func:`bias_rows` of the leaderboard's.
+    """
+    if not flat:
+        return None, None
+    first = context.first
+    part_values = [_part(first, values) for _, _, values in flat]
+    names = [run.name for _, run, _ in flat]
+    if context.bias:
+        return _scores(first, part_values, names, context.n_jobs, bias_rows(context))
+    plan = build_plan(first.config, first.gold, part_values, names)
+    return plan.full_scores()[:, 0], None
+
+
+def _pick(context, block, readable, skipped, full, reps):
+    """``(scores, chosen_at)``: each participant's :class:`ParticipantScores` and its picked run's column."""
+    sign = context.first.config.official.sign
+    out, chosen_at = [], []
     start = 0
     for p, participant in enumerate(block):
         k = len(readable[p])
@@ -192,9 +215,8 @@ def score_participants(context, block):
             out.append(ParticipantScores(participant.key, None, k, participant.found, skipped[p], listed=listed))
             chosen_at.append(None)
             continue
-        bias = None
-        if context.bias:
-            bias = selection_optimism(full[columns], reps[:, columns], sign)
+        bias = selection_optimism(full[columns], reps[:, columns], sign) if context.bias else None
+        keep = reps is not None and reps.shape[0] == context.first.config.bootstrap.n_resamples
         out.append(
             ParticipantScores(
                 participant.key,
@@ -203,36 +225,56 @@ def score_participants(context, block):
                 participant.found,
                 skipped[p],
                 float(full[columns[pick]]),
-                None if reps is None else reps[:, columns[pick]].copy(),
+                reps[:, columns[pick]].copy() if keep else None,
                 bias=bias,
                 listed=listed,
+                chosen_index=participant.runs.index(runs[pick]),
             )
         )
         chosen_at.append(int(columns[pick]))
+    return out, chosen_at
+
+
+def _picked_replicates(context, flat, out, chosen_at):
+    """The picked runs' replicates on the first set (when not yet there) and their scores on the second."""
     picked = [i for i in chosen_at if i is not None]
-    if picked and reps is None:  # the first set's replicates of the picked runs only
-        values = [_part(first, flat[i][2]) for i in picked]
-        _, picked_reps = _scores(first, values, [flat[i][1].name for i in picked], context.n_jobs)
-        j = 0
-        for p, at in enumerate(chosen_at):
-            if at is not None:
-                out[p] = _with(out[p], first_replicates=picked_reps[:, j].copy())
-                j += 1
-    if picked and second is not None:
-        values = [_part(second, flat[i][2]) for i in picked]
-        second_full, second_reps = _scores(second, values, [flat[i][1].name for i in picked], context.n_jobs)
-        j = 0
-        for p, at in enumerate(chosen_at):
-            if at is not None:
-                out[p] = _with(out[p], second_full=float(second_full[j]), second_replicates=second_reps[:, j].copy())
-                j += 1
+    if not picked:
+        return out
+    names = [flat[i][1].name for i in picked]
+    changes = [{} for _ in picked]
+    if out[next(p for p, at in enumerate(chosen_at) if at is not None)].first_replicates is None:
+        _, reps = _scores(context.first, [_part(context.first, flat[i][2]) for i in picked], names, context.n_jobs)
+        for j, change in enumerate(changes):
+            change["first_replicates"] = reps[:, j].copy()
+    if context.second is not None:
+        values = [_part(context.second, flat[i][2]) for i in picked]
+        second_full, second_reps = _scores(context.second, values, names, context.n_jobs)
+        for j, change in enumerate(changes):
+            change.update(second_full=float(second_full[j]), second_replicates=second_reps[:, j].copy())
+    j = 0
+    for p, at in enumerate(chosen_at):
+        if at is not None:
+            out[p] = replace(out[p], **changes[j])
+            j += 1
     return out
 
 
-def _with(scores, **changes):
-    from dataclasses import replace
+def score_participants(context, block):
+    """Score one block of participants (a tuple of :class:`ParticipantRuns`); a list of :class:`ParticipantScores`.
 
-    return replace(scores, **changes)
+    Steps: read every run; score every readable run on the first set (full sample, and
+    :func:`bias_rows` replicates when the optimism is asked); pick each participant's
+    run and measure the optimism of that pick; unless ``context.pick_only``, the picked
+    runs' replicates on the first set (all ``B``) and their scores on the second.
+    """
+    config, gold = context.reader
+    readable, skipped = _read_block(block, config, gold)
+    flat = [(p, run, values) for p, ok in enumerate(readable) for run, values in ok]
+    full, reps = _first_set_scores(context, flat)
+    out, chosen_at = _pick(context, block, readable, skipped, full, reps)
+    if context.pick_only:
+        return out
+    return _picked_replicates(context, flat, out, chosen_at)
 
 
 def blocks_of_participants(participants, block_size):
@@ -252,12 +294,7 @@ def blocks_of_participants(participants, block_size):
     return blocks
 
 
-def score_all(runner, context, participants, block_size, progress=None):
-    """Every participant's :class:`ParticipantScores`, in the order of ``participants``.
-
-    ``runner`` is a :class:`~leaderboard_ci.phase.execution.runners.LocalRunner` or
-    ``DaskRunner``; each block is one task.  ``progress`` is called with 1 per block done.
-    """
+def _run_blocks(runner, context, participants, block_size, progress):
     blocks = blocks_of_participants(participants, block_size)
     shared = runner.share(context)
     results = [None] * len(blocks)
@@ -266,3 +303,44 @@ def score_all(runner, context, participants, block_size, progress=None):
         if progress is not None:
             progress(1)
     return [scores for block in results for scores in block]
+
+
+def score_all(runner, context, participants, block_size, progress=None):
+    """Every participant's :class:`ParticipantScores`, in the order of ``participants``.
+
+    ``runner`` is a :class:`~leaderboard_ci.phase.execution.runners.LocalRunner` or
+    ``DaskRunner``; each block is one task.  ``progress`` is called with 1 per block done.
+
+    When the optimism is measured on fewer replicates than ``B`` (:func:`bias_rows`),
+    two passes: the first scores every run on those replicates, picks and measures
+    the optimism; the second scores only the picked runs (one per participant, in
+    full blocks) on all ``B`` replicates of both sets.  Picking a run of ``k`` on
+    ``B`` replicates would cost ``k`` times the second pass, for a Monte-Carlo mean
+    that ``bias_resamples`` replicates already give (docs/shakeup.md).
+    """
+    b = context.first.config.bootstrap.n_resamples
+    if not context.bias or bias_rows(context) >= b:
+        return _run_blocks(runner, context, participants, block_size, progress)
+    picks = _run_blocks(runner, replace(context, pick_only=True), participants, block_size, progress)
+    chosen = [
+        ParticipantRuns(p.key, (p.runs[s.chosen_index],), p.found)
+        for p, s in zip(participants, picks)
+        if s.chosen is not None
+    ]
+    second = replace(context, token=context.token + "-picked", select="best", bias=False)
+    scored = iter(_run_blocks(runner, second, chosen, block_size, progress))
+    out = []
+    for pick in picks:
+        if pick.chosen is None:
+            out.append(pick)
+            continue
+        again = next(scored)
+        out.append(
+            replace(
+                pick,
+                first_replicates=again.first_replicates,
+                second_full=again.second_full,
+                second_replicates=again.second_replicates,
+            )
+        )
+    return out

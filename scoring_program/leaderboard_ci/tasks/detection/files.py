@@ -46,10 +46,12 @@ from collections import OrderedDict
 import numpy as np
 
 from ..protocol import GoldData, SubmissionFormat
+from ..shared.base import UnscoredIds
 from ..shared.json_documents import LongNumber, kind
 from ..shared.json_stream import JsonStream
 from .boxes import in_area_range
 from .metrics import METRICS, NAME, metric_area
+from .stats import gold_objects
 
 __all__ = [
     "GOLD_COLUMNS",
@@ -491,9 +493,10 @@ def _gold_ids(ids, labels):
 class _DecoyRaw(dict):
     """``files.unscored_ids: ignore``: an image id the gold does not have maps to the decoy code ``n``."""
 
-    def __init__(self, raw, decoy):
+    def __init__(self, raw, decoy, unscored):
         super(_DecoyRaw, self).__init__(raw)
         self.decoy = decoy
+        self.unscored = unscored
 
     def get(self, key, default=None):
         found = super(_DecoyRaw, self).get(key)
@@ -501,15 +504,18 @@ class _DecoyRaw(dict):
             return found
         if isinstance(key, str) and super(_DecoyRaw, self).get(_as_number(key)) is not None:
             return None  # a test image's number id written as a string: refused with its own sentence
+        error = self.unscored.decoy(key, self.decoy)  # at most files.max_ids images in all
+        if error is not None:
+            raise error
         return self.decoy
 
 
 class _DecoyIds(_Ids):
     """The gold's image ids, where any other id stands for an unscored image (read, checked, dropped)."""
 
-    def __init__(self, images):
+    def __init__(self, images, unscored):
         super(_DecoyIds, self).__init__(images.items(), images.example)
-        self.raw = _DecoyRaw(images.raw, len(images))
+        self.raw = _DecoyRaw(images.raw, len(images), unscored)
 
     def __contains__(self, text):
         return text is not None
@@ -527,7 +533,7 @@ def _encode_detections(out, n_images):
     return _per_image(table, image, n_images)
 
 
-def results_arrays(source, chunks, gold_ids, labels, quote, ignore_unscored=False):
+def results_arrays(source, chunks, gold_ids, labels, quote, unscored=None):
     """A participant's COCO results file as one ``(d, 6)`` array per gold image (see the module docstring).
 
     Parameters
@@ -542,13 +548,13 @@ def results_arrays(source, chunks, gold_ids, labels, quote, ignore_unscored=Fals
         The gold's category labels (``name (id)``).
     quote : callable
         Quotes a participant's text for a message.
-    ignore_unscored : bool
-        ``files.unscored_ids: ignore``: a detection on an image the gold does not have is
-        read, checked like any other and dropped.
+    unscored : UnscoredIds, optional
+        ``files.unscored_ids``: with ``ignore`` a detection on an image the gold does not have is
+        read, checked like any other and dropped (at most ``files.max_ids`` images in all).
     """
     images, categories = _gold_ids(gold_ids, labels)
-    if ignore_unscored:
-        images = _DecoyIds(images)
+    if unscored is not None and unscored.ignore:
+        images = _DecoyIds(images, unscored)
     stream = JsonStream(source, chunks, RESULTS_SHAPE)
 
     def found(char):
@@ -594,8 +600,6 @@ _AREA_WORDS = ("", " of area up to 32\u00b2", " of area 32\u00b2 to 96\u00b2", "
 
 def _check_defined(source, values, context):
     """Refuse a configured metric that is undefined on the whole gold (no non-crowd box in its area range)."""
-    from .stats import gold_objects
-
     gold = gold_objects(values)
     counted = ~gold.crowd & in_area_range(gold.area)  # (4, boxes)
     for spec in context.metrics:
@@ -618,7 +622,7 @@ def read_predictions(submission, gold, context):
     """A participant's COCO results file, one array of detections per gold image (:func:`results_arrays`)."""
     found = submission.file()
     return results_arrays(
-        found.source, found.lines().chunks(), gold.ids, gold.labels, found.quote, context.unscored_ids == "ignore"
+        found.source, found.lines().chunks(), gold.ids, gold.labels, found.quote, UnscoredIds(found.source, context)
     )
 
 

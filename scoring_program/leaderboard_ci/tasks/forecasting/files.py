@@ -44,6 +44,7 @@ __all__ = [
     "FORECAST",
     "read_long",
     "GoldPoints",
+    "Horizon",
     "read_forecasts",
     "read_series_file",
     "sibling",
@@ -302,100 +303,152 @@ def read_series_file(source, lines):
     return columns, seen
 
 
-def read_forecasts(
-    source, lines, ids, flat_keys, date_values, kind, lengths, starts, levels=(), samples=0, ignore_unknown=False
-):
-    """A forecast file aligned with the gold points: ``(yhat, quantiles, samples)`` flat arrays.
+class Horizon(object):
+    """The gold's points a forecast file is read against.
 
-    ``ids`` are the gold's series ids; ``flat_keys`` ``(P,)`` the sorted keys
-    ``series * D + date code`` of the gold's points, ``date_values`` the ``D``
-    sorted distinct gold dates, ``kind`` their kind, ``lengths``/``starts`` each
-    series' points.  The first wrong row in line order raises one sentence.  With
-    ``ignore_unknown`` (``files.unscored_ids: ignore``) a row of a series the gold does not
-    have is read, its date and values checked, and dropped; a missing gold point is then
-    reported with neither a series nor a count.
+    Attributes
+    ----------
+    ids : sequence of str
+        The gold's series ids.
+    kind : int
+        The kind of its dates (:mod:`.timestamps`).
+    date_values : int array ``(D,)``
+        The sorted distinct dates of the gold's points.
+    flat_keys : int array ``(P,)``
+        The points' keys ``series * D + date code``, sorted (points grouped by series in date order).
+    lengths, starts : int arrays ``(n,)``
+        Each series' number of points and its first point.
     """
-    header, delimiter, line, rest = read_header(source, text_blocks(lines))
-    qnames, snames = quantile_columns(levels), sample_columns(samples)
-    index = _column_index(source, header, line, (ID, TIME, FORECAST))
-    quantile_at = _quantile_header(header, levels)
-    missing = [qnames[j] for j in range(len(levels)) if j not in quantile_at]
-    missing += [name for name in snames if name not in index]
-    if missing:
-        raise source.at(
-            line,
-            "the header has no column %s; expected the columns %s"
-            % (
-                ", ".join(repr(m) for m in missing[:3]) + (" ..." if len(missing) > 3 else ""),
-                ",".join([ID, TIME, FORECAST] + qnames + snames),
-            ),
-        )
-    value_columns = [index[FORECAST]] + [quantile_at[j] for j in range(len(levels))] + [index[s] for s in snames]
-    value_names = [FORECAST] + [header[quantile_at[j]] for j in range(len(levels))] + snames
-    n_points = len(flat_keys)
-    out = np.full((n_points, len(value_columns)), np.nan)
-    filled = np.zeros(n_points, dtype=np.int64)
-    queries = trec_runs.Queries(ids)
-    n_dates = len(date_values)
-    width = len(header)
-    for block in iter_blocks(source, rest, width, delimiter):
+
+    def __init__(self, ids, series, keys, lengths, kind):
+        self.ids = ids
+        self.kind = kind
+        self.date_values, code = np.unique(keys, return_inverse=True)
+        self.flat_keys = np.asarray(series) * len(self.date_values) + code.reshape(-1)
+        self.lengths = np.asarray(lengths)
+        self.starts = np.concatenate(([0], np.cumsum(self.lengths)[:-1]))
+
+    def date(self, p):
+        """The text of point ``p``'s date."""
+        return timestamps.format_key(self.date_values[self.flat_keys[p] % max(len(self.date_values), 1)], self.kind)
+
+    def text(self, s):
+        """Series ``s``'s horizon for a message: its first date, or ``first to last, h dates``."""
+        count = int(self.lengths[s])
+        first = self.date(self.starts[s])
+        if count == 1:
+            return first
+        return "%s to %s, %d dates" % (first, self.date(self.starts[s] + count - 1), count)
+
+
+class _NoDecoys(object):
+    """The organizer's forecast files (``naive2``): no id is unscored."""
+
+    ignore = False
+
+
+_NO_DECOYS = _NoDecoys()
+
+
+class _Columns(object):
+    """Where a forecast file's columns are: the id and date columns, and the value columns with their names."""
+
+    def __init__(self, source, header, line, levels, samples):
+        qnames, snames = quantile_columns(levels), sample_columns(samples)
+        self.index = _column_index(source, header, line, (ID, TIME, FORECAST))
+        quantile_at = _quantile_header(header, levels)
+        missing = [qnames[j] for j in range(len(levels)) if j not in quantile_at]
+        missing += [name for name in snames if name not in self.index]
+        if missing:
+            raise source.at(
+                line,
+                "the header has no column %s; expected the columns %s"
+                % (
+                    ", ".join(repr(m) for m in missing[:3]) + (" ..." if len(missing) > 3 else ""),
+                    ",".join([ID, TIME, FORECAST] + qnames + snames),
+                ),
+            )
+        quantiles = [quantile_at[j] for j in range(len(levels))]
+        self.values = [self.index[FORECAST]] + quantiles + [self.index[s] for s in snames]
+        self.names = [FORECAST] + [header[j] for j in quantiles] + snames
+
+
+class _Rows(object):
+    """One block's rows checked against the horizon: which are in it, which are wrong and why."""
+
+    def __init__(self, block, columns, horizon, filled, unscored, queries):
+        index, n_points, n_dates = columns.index, len(horizon.flat_keys), len(horizon.date_values)
         rows = block.rows
-        series = queries.lookup(block.view, block.starts[:, index[ID]], block.lengths[:, index[ID]])
-        keys, kinds = timestamps.parse(block.data, block.starts[:, index[TIME]], block.lengths[:, index[TIME]])
-        code = np.minimum(np.searchsorted(date_values, keys), max(n_dates - 1, 0))
-        dated = (kinds == kind) & (date_values[code] == keys) if n_dates else np.zeros(rows, dtype=bool)
-        flat = np.where(series >= 0, series, 0) * max(n_dates, 1) + code
-        position = np.minimum(np.searchsorted(flat_keys, flat), n_points - 1)
-        in_horizon = dated & (series >= 0) & (flat_keys[position] == flat)
-        values = np.empty((rows, len(value_columns)))
-        bad = np.zeros((rows, len(value_columns)), dtype=bool)
-        for j, column in enumerate(value_columns):
-            values[:, j], bad[:, j] = trec_runs.parse_numbers(
+        self.series = queries.lookup(block.view, block.starts[:, index[ID]], block.lengths[:, index[ID]])
+        keys, self.kinds = timestamps.parse(block.data, block.starts[:, index[TIME]], block.lengths[:, index[TIME]])
+        code = np.minimum(np.searchsorted(horizon.date_values, keys), max(n_dates - 1, 0))
+        same_kind = self.kinds == horizon.kind
+        dated = same_kind & (horizon.date_values[code] == keys) if n_dates else np.zeros(rows, dtype=bool)
+        flat = np.where(self.series >= 0, self.series, 0) * max(n_dates, 1) + code
+        self.position = np.minimum(np.searchsorted(horizon.flat_keys, flat), n_points - 1)
+        self.in_horizon = dated & (self.series >= 0) & (horizon.flat_keys[self.position] == flat)
+        self.values = np.empty((rows, len(columns.values)))
+        self.bad = np.zeros((rows, len(columns.values)), dtype=bool)
+        for j, column in enumerate(columns.values):
+            self.values[:, j], self.bad[:, j] = trec_runs.parse_numbers(
                 block.data, block.view, block.starts[:, column], block.lengths[:, column]
             )
         with np.errstate(invalid="ignore"):
-            bad |= np.abs(values) > MAX_ABS
-        repeated, first_line = _repeats(position, in_horizon, filled, block.lines)
-        decoy = (series < 0) & (kinds == kind) if ignore_unknown else np.zeros(rows, dtype=bool)
-        problem = (series < 0) | (kinds == timestamps.BAD) | ~in_horizon | bad.any(axis=1) | repeated
-        problem &= ~decoy | bad.any(axis=1)
-        if problem.any():
-            k = int(np.flatnonzero(problem)[0])
-            raise _row_error(
-                source,
-                block,
-                k,
-                index,
-                series,
-                kinds,
-                kind,
-                in_horizon,
-                bad,
-                value_names,
-                value_columns,
-                repeated,
-                first_line,
-                ids,
-                date_values,
-                lengths,
-                starts,
-                flat_keys,
-            )
-        out[position[in_horizon]] = values[in_horizon]
-        filled[position[in_horizon]] = block.lines[in_horizon]
-    empty = np.flatnonzero(filled == 0)
-    if len(empty) and ignore_unknown:
-        raise source.whole(UnscoredIds.MISSING)
-    if len(empty):
-        p = int(empty[0])
-        s = int(np.searchsorted(starts, p, side="right") - 1)
-        date = timestamps.format_key(date_values[flat_keys[p] % max(n_dates, 1)], kind)
-        raise source.whole(
-            "has no forecast for series %r at %s; expected one row per series and date of its horizon "
-            "(%s)" % (ids[s], date, _horizon_text(s, ids, date_values, lengths, starts, flat_keys, kind))
-        )
+            self.bad |= np.abs(self.values) > MAX_ABS
+        self.repeated, self.first_line = _repeats(self.position, self.in_horizon, filled, block.lines)
+        decoy = (self.series < 0) & same_kind if unscored.ignore else np.zeros(rows, dtype=bool)
+        self.decoys = np.flatnonzero(decoy)
+        problem = (self.series < 0) | (self.kinds == timestamps.BAD) | ~self.in_horizon
+        problem |= self.bad.any(axis=1) | self.repeated
+        self.problem = problem & (~decoy | self.bad.any(axis=1))
+
+
+def read_forecasts(source, lines, horizon, levels=(), samples=0, unscored=None):
+    """A forecast file aligned with the gold points: ``(yhat, quantiles, samples)`` flat arrays.
+
+    ``horizon`` is the gold's :class:`Horizon`, ``levels`` the quantile levels and ``samples`` the number of
+    sample paths the file gives.  The first wrong row in line order raises one sentence.  ``unscored``
+    is the submission's :class:`~leaderboard_ci.tasks.shared.base.UnscoredIds` (None: the organizer's
+    file, every series the gold's); with ``files.unscored_ids: ignore`` a row of a series the gold does not
+    have is read, its date and values checked, and dropped (at most ``files.max_ids`` series in all); a
+    missing gold point is then reported with neither a series nor a count.
+    """
+    header, delimiter, line, rest = read_header(source, text_blocks(lines))
+    columns = _Columns(source, header, line, levels, samples)
+    n_points = len(horizon.flat_keys)
+    out = np.full((n_points, len(columns.values)), np.nan)
+    filled = np.zeros(n_points, dtype=np.int64)
+    queries = trec_runs.Queries(horizon.ids)
+    unscored = _NO_DECOYS if unscored is None else unscored
+    for block in iter_blocks(source, rest, len(header), delimiter):
+        rows = _Rows(block, columns, horizon, filled, unscored, queries)
+        if rows.problem.any():
+            raise _row_error(source, block, int(np.flatnonzero(rows.problem)[0]), columns, rows, horizon)
+        for k in rows.decoys.tolist():  # the rows of series the gold does not score: at most max_ids series
+            error = unscored.decoy(block.field(k, columns.index[ID]), len(horizon.ids), int(block.lines[k]))
+            if error is not None:
+                raise error
+        out[rows.position[rows.in_horizon]] = rows.values[rows.in_horizon]
+        filled[rows.position[rows.in_horizon]] = block.lines[rows.in_horizon]
+    _check_complete(source, horizon, filled, unscored.ignore)
     k = len(levels)
     return out[:, 0], (out[:, 1 : 1 + k] if k else None), (out[:, 1 + k :] if samples else None)
+
+
+def _check_complete(source, horizon, filled, ignore_unknown):
+    """Every gold point has its row (else one sentence: the first missing series and date, or with
+    ``ignore_unknown`` neither)."""
+    empty = np.flatnonzero(filled == 0)
+    if not len(empty):
+        return
+    if ignore_unknown:
+        raise source.whole(UnscoredIds.MISSING)
+    p = int(empty[0])
+    s = int(np.searchsorted(horizon.starts, p, side="right") - 1)
+    raise source.whole(
+        "has no forecast for series %r at %s; expected one row per series and date of its horizon "
+        "(%s)" % (horizon.ids[s], horizon.date(p), horizon.text(s))
+    )
 
 
 def _repeats(position, in_horizon, filled, lines):
@@ -413,68 +466,38 @@ def _repeats(position, in_horizon, filled, lines):
     return repeated, first
 
 
-def _horizon_text(s, ids, date_values, lengths, starts, flat_keys, kind):
-    n_dates = max(len(date_values), 1)
-    first = timestamps.format_key(date_values[flat_keys[starts[s]] % n_dates], kind)
-    last = timestamps.format_key(date_values[flat_keys[starts[s] + lengths[s] - 1] % n_dates], kind)
-    count = int(lengths[s])
-    return "%s to %s, %d date%s" % (first, last, count, "" if count == 1 else "s") if count > 1 else first
-
-
-def _row_error(
-    source,
-    block,
-    k,
-    index,
-    series,
-    kinds,
-    kind,
-    in_horizon,
-    bad,
-    value_names,
-    value_columns,
-    repeated,
-    first_line,
-    ids,
-    date_values,
-    lengths,
-    starts,
-    flat_keys,
-):
-    line = int(block.lines[k])
-    if series[k] < 0:
+def _row_error(source, block, k, columns, rows, horizon):
+    """The sentence of the wrong row ``k`` of ``block`` (checked in :class:`_Rows`)."""
+    line, index, ids = int(block.lines[k]), columns.index, horizon.ids
+    if rows.series[k] < 0:
         return source.at(
             line,
             "series %s is not one of the test series; expected ids like %r"
             % (_quote(source, block.field(k, index[ID])), ids[0]),
         )
-    s = int(series[k])
-    if kinds[k] == timestamps.BAD or kinds[k] != kind:
+    s = int(rows.series[k])
+    if rows.kinds[k] == timestamps.BAD or rows.kinds[k] != horizon.kind:
         return source.at(
             line,
             "the ds field %s is not one of the horizon's dates; expected %s"
-            % (_quote(source, block.field(k, index[TIME])), timestamps.describe_kind(kind)),
+            % (_quote(source, block.field(k, index[TIME])), timestamps.describe_kind(horizon.kind)),
         )
-    if not in_horizon[k]:
+    if not rows.in_horizon[k]:
         return source.at(
             line,
             "series %r has no horizon date %s; its horizon is %s"
-            % (
-                ids[s],
-                _quote(source, block.field(k, index[TIME])),
-                _horizon_text(s, ids, date_values, lengths, starts, flat_keys, kind),
-            ),
+            % (ids[s], _quote(source, block.field(k, index[TIME])), horizon.text(s)),
         )
-    if bad[k].any():
-        j = int(np.flatnonzero(bad[k])[0])
-        text = block.field(k, value_columns[j])
+    if rows.bad[k].any():
+        j = int(np.flatnonzero(rows.bad[k])[0])
+        text = block.field(k, columns.values[j])
         return source.at(
             line,
             "the %s field %s is not a finite number; expected a number such as 12.5"
-            % (value_names[j], _quote(source, text) if text else "(empty)"),
+            % (columns.names[j], _quote(source, text) if text else "(empty)"),
         )
     return source.at(
         line,
         "series %r at %s is forecast again (first on line %d); give each series and date once"
-        % (ids[s], _quote(source, block.field(k, index[TIME])), int(first_line[k])),
+        % (ids[s], _quote(source, block.field(k, index[TIME])), int(rows.first_line[k])),
     )

@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..protocol import GoldData
 from . import files, hierarchy, scales, timestamps
-from .settings import needs, settings_of
+from .settings import ForecastingSettings, needs
 
 __all__ = ["read_gold", "gold_dtype", "flat_points"]
 
@@ -71,9 +72,9 @@ def _needed(metrics):
 
 def _series_file(source, lines, own, ids):
     """``(columns aligned with ids, attribute names)`` of ``series_file`` (empty without one)."""
-    if own["series_file"] is None:
+    if own.series_file is None:
         return {}, []
-    other, other_lines = files.sibling(source, lines, own["series_file"])
+    other, other_lines = files.sibling(source, lines, own.series_file)
     columns, rows = files.read_series_file(other, other_lines)
     position = dict((ident, k) for k, ident in enumerate(columns[files.ID]))
     missing = [ident for ident in ids if ident not in position]
@@ -101,13 +102,13 @@ def _numbers(source, table, name, lines, positive=False, whole=False):
 
 
 def _seasons(source, own, attributes, table, series_source, n):
-    season = own["seasonality"]
+    season = own.seasonality
     if "seasonality" in table:
         return _numbers(series_source, table, "seasonality", table["__lines__"], whole=True).astype(np.int64)
     if isinstance(season, int):
         return np.full(n, season, dtype=np.int64)
     mapping = dict(season)
-    column = own["frequency_column"]
+    column = own.frequency_column
     if column not in attributes:
         raise source.whole(
             "has no per-series column %r, which the seasonality mapping reads (frequency_column)" % column
@@ -122,10 +123,12 @@ def _seasons(source, own, attributes, table, series_source, n):
     return np.array([mapping[v] for v in values], dtype=np.int64)
 
 
-def read_gold(source, lines, labels=None, settings=None):
-    """The gold's units (``lines``, ``values``, ``ids``, ``groups``, ``design``): see the module."""
-    own = settings_of(settings)
-    needed = _needed((settings or {}).get("metrics"))
+def read_gold(gold, context):
+    """The gold's :class:`~leaderboard_ci.tasks.protocol.GoldData` (``values``: one row per series, see the
+    module; ``design``: the per-series columns) from the :class:`~leaderboard_ci.tasks.protocol.GoldInput`."""
+    own = ForecastingSettings.given(context.settings)
+    source, lines = gold.source, gold.lines()
+    needed = _needed(context.metrics)
     horizon = files.read_long(source, lines)
     series, keys, y, row_lines = horizon.sorted()
     ids = horizon.ids
@@ -138,12 +141,10 @@ def read_gold(source, lines, labels=None, settings=None):
     for name in extra:
         attributes[name] = table[name]
     attributes[files.ID] = list(ids)
-    series_source = files.sibling(source, lines, own["series_file"])[0] if own["series_file"] else source
+    series_source = files.sibling(source, lines, own.series_file)[0] if own.series_file else source
     season = _seasons(source, own, attributes, table, series_source, n)
-    history = _history(source, lines, own, ids, keys, start, horizon.kind) if own["history"] else None
-    scaled = (
-        history.from_first_nonzero() if (history is not None and own["history_start"] == "first_nonzero") else history
-    )
+    history = _history(source, lines, own, ids, keys, start, horizon.kind) if own.history else None
+    scaled = history.from_first_nonzero() if (history is not None and own.history_start == "first_nonzero") else history
     scale_mase = _scale(series_source, table, "scale_mase", scaled, season, 1, n, "scale_mase" in needed, ids)
     scale_rmsse = _scale(series_source, table, "scale_rmsse", scaled, 1, 2, n, "scale_rmsse" in needed, ids)
     position = np.arange(len(series)) - start[series]
@@ -152,7 +153,7 @@ def read_gold(source, lines, labels=None, settings=None):
         naive2 = _naive2(source, lines, own, ids, history, season, length, keys, series, position, horizon.kind, naive2)
     if "nonzero" in needed and np.any(y == 0):
         raise source.whole("has an actual of 0 in the horizon: MAPE is undefined there; use smape or mase")
-    levels = own["hierarchy_levels"] or ((files.ID,),)
+    levels = own.hierarchy_levels or ((files.ID,),)
     for level in levels:
         for column in level:
             if column not in attributes:
@@ -179,17 +180,17 @@ def read_gold(source, lines, labels=None, settings=None):
     values["level_scale"] = level_scale
     values["kind"] = horizon.kind
     first_lines = [int(row_lines[s]) for s in start.tolist()]
-    group_column = (settings or {}).get("group_column")
+    group_column = context.group_column
     groups = None
     if group_column is not None and group_column in attributes:
         groups = list(attributes[group_column])
     design = dict((name, list(values_)) for name, values_ in attributes.items())
-    return {"lines": first_lines, "values": values, "labels": None, "ids": ids, "groups": groups, "design": design}
+    return GoldData(first_lines, values, None, ids, groups, design)
 
 
 def _history(source, lines, own, ids, keys, start, kind):
     """The history as :class:`~.scales.History` over the gold's series (checked against the horizon)."""
-    other, other_lines = files.sibling(source, lines, own["history"])
+    other, other_lines = files.sibling(source, lines, own.history)
     points = files.read_long(other, other_lines, extra=False, ids_known=ids)
     if points.kind != kind:
         raise other.whole("has dates of another kind than the gold's (%s)" % timestamps.describe_kind(kind))
@@ -232,12 +233,10 @@ def _scale(source, table, name, history, period, power, n, required, ids):
 
 
 def _naive2(source, lines, own, ids, history, season, length, keys, series, position, kind, out):
-    if own["naive2"] is not None:
-        other, other_lines = files.sibling(source, lines, own["naive2"])
-        date_values, code = np.unique(keys, return_inverse=True)
-        flat_keys = series * len(date_values) + code.reshape(-1)
-        start = np.concatenate(([0], np.cumsum(length)[:-1]))
-        yhat, _, _ = files.read_forecasts(other, other_lines, ids, flat_keys, date_values, kind, length, start)
+    if own.naive2 is not None:
+        other, other_lines = files.sibling(source, lines, own.naive2)
+        horizon = files.Horizon(ids, series, keys, length, kind)
+        yhat, _, _ = files.read_forecasts(other, other_lines, horizon)
         out[series, position] = yhat
         return out
     if history is None:
@@ -263,7 +262,7 @@ def _level_scales(source, series_source, table, history, own, codes, required, n
             )
         return np.full((n, n_levels), np.nan)
     out = hierarchy.aggregate_scales(
-        codes, history.series, history.keys, history.z, own["history_start"] == "first_nonzero"
+        codes, history.series, history.keys, history.z, own.history_start == "first_nonzero"
     )
     if required and not np.all(out > 0):
         raise source.error(

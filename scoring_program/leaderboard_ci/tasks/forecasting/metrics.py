@@ -66,15 +66,16 @@ GluonTS: probabilistic and neural time series modeling in Python. JMLR 21.
 
 from __future__ import annotations
 
+import numbers
+import re
+
 import numpy as np
 
-from ..shared.base import MetricInfo
+from ..metrics import Metric, Metrics, Option
 
 __all__ = [
     "NAME",
     "METRICS",
-    "ALIASES",
-    "OPTIONS",
     "QUANTILE_METRICS",
     "INTERVAL_METRICS",
     "shape_of",
@@ -87,35 +88,6 @@ __all__ = [
 
 NAME = "forecasting"
 
-METRICS = {
-    "mae": MetricInfo(NAME, "lower", 0.0, "MAE", ppi=False),
-    "mse": MetricInfo(NAME, "lower", 0.0, "MSE", ppi=False),
-    "rmse": MetricInfo(NAME, "lower", 0.0, "RMSE", ppi=False),
-    "mape": MetricInfo(NAME, "lower", 0.0, "MAPE", ppi=False),
-    "smape": MetricInfo(NAME, "lower", 0.0, "sMAPE", ppi=False),
-    "mase": MetricInfo(NAME, "lower", 0.0, "MASE", ppi=False),
-    "rmsse": MetricInfo(NAME, "lower", 0.0, "RMSSE", ppi=False),
-    "wrmsse": MetricInfo(NAME, "lower", 0.0, "WRMSSE", ppi=False),
-    "owa": MetricInfo(NAME, "lower", 0.0, "OWA", ppi=False),
-    "pinball": MetricInfo(NAME, "lower", 0.0, "Pinball loss", ppi=False),
-    "wql": MetricInfo(NAME, "lower", 0.0, "WQL", ppi=False),
-    "scaled_crps": MetricInfo(NAME, "lower", 0.0, "Scaled CRPS", ppi=False),
-    "crps": MetricInfo(NAME, "lower", 0.0, "CRPS", ppi=False),
-    "coverage": MetricInfo(NAME, "higher", 1.0, "Coverage", ppi=False),
-    "msis": MetricInfo(NAME, "lower", 0.0, "MSIS", ppi=False),
-}
-#: Other spellings (GluonTS's and utilsforecast's names among them).
-ALIASES = {
-    "quantile_loss": "pinball",
-    "mqloss": "pinball",
-    "mean_wquantileloss": "wql",
-    "mean_weighted_sum_quantile_loss": "wql",
-    "weighted_quantile_loss": "wql",
-    "interval_coverage": "coverage",
-}
-#: Metric options besides ``name`` and ``key``: a quantile level ``q`` (pinball, wql) and an
-#: interval ``level`` in percent (coverage, msis).
-OPTIONS = ("q", "level")
 #: Metrics read from the quantile columns; those read from a central interval of them.
 QUANTILE_METRICS = ("pinball", "wql", "scaled_crps")
 INTERVAL_METRICS = ("coverage", "msis")
@@ -313,3 +285,110 @@ def score_from_sums(name, sums, count):
         else:
             out = 0.5 * (sums[:, 0] / sums[:, 2] + sums[:, 1] / sums[:, 3])
     return np.where(count == 0, np.nan, out)
+
+
+# ---------------------------------------------------------------------------
+# The catalog: one entry per metric
+# ---------------------------------------------------------------------------
+Q_OPTION = Option(
+    "q", "A quantile level (one of quantiles): pinball and wql at that level only; default: the mean over every level."
+)
+LEVEL_OPTION = Option(
+    "level",
+    "The central interval in percent (coverage, msis; default 95); its two quantiles "
+    "(1 -+ level/100)/2 must be among quantiles.",
+)
+_OPTION_NAME = re.compile(r"^(pinball|quantile_loss|wql)(?:@|_q)([0-9.]+)$|^(cov|coverage|msis)(?:@|_)([0-9._]+)$")
+_PREFIXES = {
+    "pinball": ("pinball", "quantile_loss"),
+    "wql": ("wql",),
+    "coverage": ("cov", "coverage"),
+    "msis": ("msis",),
+}
+
+
+def _level_text(level):
+    return "%g" % level
+
+
+class ForecastingMetric(Metric):
+    """A forecasting metric: ``q`` (pinball, wql) and ``level`` (coverage, msis) name themselves in the key
+    and title (``pinball_q09``, ``cov_95``), and a key with its option is a spelling of the metric."""
+
+    def parse_name(self, name):
+        """The option in a spelling such as ``pinball_q09``, ``wql@0.5``, ``cov_95`` or ``msis@90``, or None."""
+        match = _OPTION_NAME.match(str(name))
+        if match is None:
+            return None
+        if match.group(1):
+            if match.group(1) not in _PREFIXES.get(self.name, ()):
+                return None
+            text = match.group(2)
+            q = float(text) if "." in text else float("0." + text[1:]) if text.startswith("0") else None
+            return {"q": q} if q is not None and 0 < q < 1 else None
+        if match.group(3) not in _PREFIXES.get(self.name, ()):
+            return None
+        level = float(match.group(4).replace("_", "."))
+        return {"level": level} if 0 < level < 100 else None
+
+    def make_spec(self, options, defaults):
+        """``(fields, default key, title)``: ``q`` and ``level`` live in the spec's ``options``."""
+        name = self.name
+        q, level = options.get("q"), options.get("level")
+        if q is not None and name not in ("pinball", "wql"):
+            raise ValueError("option q applies to pinball and wql, not %s" % name)
+        if level is not None and name not in INTERVAL_METRICS:
+            raise ValueError("option level applies to coverage and msis, not %s" % name)
+        if q is not None:
+            if isinstance(q, bool) or not isinstance(q, numbers.Real) or not 0 < q < 1:
+                raise ValueError("q must be a quantile level strictly between 0 and 1, got %r" % (q,))
+            text = _level_text(float(q))
+            return (
+                {"options": (("q", float(q)),)},
+                "%s_q%s" % (name, text.replace(".", "")),
+                "%s q%s" % (self.title, text),
+            )
+        if name in INTERVAL_METRICS:
+            level = 95 if level is None else level
+            if isinstance(level, bool) or not isinstance(level, numbers.Real) or not 0 < level < 100:
+                raise ValueError("level must be an interval in percent strictly between 0 and 100, got %r" % (level,))
+            text = _level_text(float(level))
+            short = "cov" if name == "coverage" else name
+            return (
+                {"options": (("level", float(level)),)},
+                "%s_%s" % (short, text.replace(".", "_")),
+                "%s %s%%" % (self.title, text),
+            )
+        return {"options": ()}, name, self.title
+
+
+def _metric(name, title, direction="lower", best=0.0, aliases=(), options=()):
+    return ForecastingMetric(NAME, name, title, direction, best, ppi=False, aliases=aliases, options=options)
+
+
+#: The catalog: adding a metric is one entry here and its columns in :func:`series_columns`.
+METRICS = Metrics(
+    [
+        _metric("mae", "MAE"),
+        _metric("mse", "MSE"),
+        _metric("rmse", "RMSE"),
+        _metric("mape", "MAPE"),
+        _metric("smape", "sMAPE"),
+        _metric("mase", "MASE"),
+        _metric("rmsse", "RMSSE"),
+        _metric("wrmsse", "WRMSSE"),
+        _metric("owa", "OWA"),
+        _metric("pinball", "Pinball loss", aliases=("quantile_loss", "mqloss"), options=(Q_OPTION,)),
+        _metric(
+            "wql",
+            "WQL",
+            aliases=("mean_wquantileloss", "mean_weighted_sum_quantile_loss", "weighted_quantile_loss"),
+            options=(Q_OPTION,),
+        ),
+        _metric("scaled_crps", "Scaled CRPS"),
+        _metric("crps", "CRPS"),
+        _metric("coverage", "Coverage", "higher", 1.0, aliases=("interval_coverage",), options=(LEVEL_OPTION,)),
+        _metric("msis", "MSIS", options=(LEVEL_OPTION,)),
+    ],
+    options=(Q_OPTION, LEVEL_OPTION),
+)

@@ -1,34 +1,19 @@
-"""The forecasting task's settings (top-level keys of ``config.yaml``) and its metric options."""
+"""The forecasting task's own ``config.yaml`` keys: :class:`ForecastingSettings`, and what each metric needs.
+
+Python 3.7, the standard library only.
+"""
 
 from __future__ import annotations
 
 import numbers
+from dataclasses import dataclass
+from typing import Any, Optional, Tuple
 
-from .metrics import INTERVAL_METRICS, METRICS, QUANTILE_METRICS
+from ..settings import TaskSettings, setting
+from .metrics import INTERVAL_METRICS, QUANTILE_METRICS
 
-__all__ = [
-    "SETTINGS",
-    "SETTING_DOCS",
-    "OPTION_DOCS",
-    "HISTORY_STARTS",
-    "parse_settings",
-    "make_spec",
-    "check_config",
-    "settings_of",
-    "needs",
-]
+__all__ = ["ForecastingSettings", "HISTORY_STARTS", "needs"]
 
-SETTINGS = (
-    "history",
-    "series_file",
-    "naive2",
-    "seasonality",
-    "frequency_column",
-    "quantiles",
-    "sample_paths",
-    "hierarchy_levels",
-    "history_start",
-)
 HISTORY_STARTS = ("first", "first_nonzero")
 SETTING_DOCS = {
     "history": "The in-sample history in the reference data (unique_id, ds, y): the scales of MASE, RMSSE, "
@@ -48,11 +33,6 @@ SETTING_DOCS = {
     "bottom); null: the bottom level only.",
     "history_start": "first, or first_nonzero: the history of each series (and each aggregate) starts at "
     "its first non-zero value, as M5's scales do.",
-}
-OPTION_DOCS = {
-    "q": "A quantile level (one of quantiles): pinball and wql at that level only; default: the mean over every level.",
-    "level": "The central interval in percent (coverage, msis; default 95); its two quantiles "
-    "(1 -+ level/100)/2 must be among quantiles.",
 }
 
 
@@ -110,79 +90,73 @@ def _hierarchy(value):
     return tuple(levels)
 
 
-def parse_settings(values):
-    """The task's settings, validated (ValueError saying what is wrong); absent keys get their defaults."""
-    history_start = str(values.get("history_start", "first")).strip().lower()
-    if history_start not in HISTORY_STARTS:
-        raise ValueError(
-            "history_start must be one of: %s, got %r" % (", ".join(HISTORY_STARTS), values.get("history_start"))
-        )
-    samples = values.get("sample_paths")
-    frequency = values.get("frequency_column", "frequency")
-    if not isinstance(frequency, str) or not frequency.strip():
-        raise ValueError("frequency_column must be a column name, got %r" % (frequency,))
-    return {
-        "history": _file_name("history", values.get("history")),
-        "series_file": _file_name("series_file", values.get("series_file")),
-        "naive2": _file_name("naive2", values.get("naive2")),
-        "seasonality": _seasonality(values.get("seasonality", 1)),
-        "frequency_column": frequency.strip(),
-        "quantiles": _quantiles(values.get("quantiles")),
-        "sample_paths": None if samples is None else _positive_int("sample_paths", samples, 2),
-        "hierarchy_levels": _hierarchy(values.get("hierarchy_levels")),
-        "history_start": history_start,
-    }
+def _history_start(value):
+    text = str(value).strip().lower()
+    if text not in HISTORY_STARTS:
+        raise ValueError("history_start must be one of: %s, got %r" % (", ".join(HISTORY_STARTS), value))
+    return text
 
 
-def settings_of(settings):
-    """The task's settings from the readers' ``settings`` (or the gold's sorted pairs), defaults filled in."""
-    settings = dict(settings or ())
-    return parse_settings(dict((k, _plain(settings[k])) for k in SETTINGS if k in settings and settings[k] is not None))
+def _frequency_column(value):
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError("frequency_column must be a column name, got %r" % (value,))
+    return value.strip()
 
 
-def _plain(value):
-    if (
-        isinstance(value, tuple)
-        and value
-        and all(isinstance(p, tuple) and len(p) == 2 for p in value)
-        and all(isinstance(p[0], str) for p in value)
-        and all(isinstance(p[1], int) for p in value)
-    ):
-        return dict(value)
-    if isinstance(value, tuple):
-        return [_plain(v) for v in value]
-    return value
+def _sample_paths(value):
+    return None if value is None else _positive_int("sample_paths", value, 2)
 
 
-def _level_text(level):
-    return "%g" % level
+def _file_setting(name):
+    return lambda value: _file_name(name, value)
 
 
-def make_spec(name, options, defaults):
-    """``(fields, default key, title)``: ``q`` (pinball, wql) and ``level`` (coverage, msis) live in ``options``."""
-    q, level = options.get("q"), options.get("level")
-    if q is not None and name not in ("pinball", "wql"):
-        raise ValueError("option q applies to pinball and wql, not %s" % name)
-    if level is not None and name not in INTERVAL_METRICS:
-        raise ValueError("option level applies to coverage and msis, not %s" % name)
-    title = METRICS[name].title
-    if q is not None:
-        if isinstance(q, bool) or not isinstance(q, numbers.Real) or not 0 < q < 1:
-            raise ValueError("q must be a quantile level strictly between 0 and 1, got %r" % (q,))
-        text = _level_text(float(q))
-        return {"options": (("q", float(q)),)}, "%s_q%s" % (name, text.replace(".", "")), "%s q%s" % (title, text)
-    if name in INTERVAL_METRICS:
-        level = 95 if level is None else level
-        if isinstance(level, bool) or not isinstance(level, numbers.Real) or not 0 < level < 100:
-            raise ValueError("level must be an interval in percent strictly between 0 and 100, got %r" % (level,))
-        text = _level_text(float(level))
-        short = "cov" if name == "coverage" else name
-        return (
-            {"options": (("level", float(level)),)},
-            "%s_%s" % (short, text.replace(".", "_")),
-            "%s %s%%" % (title, text),
-        )
-    return {"options": ()}, name, title
+@dataclass(frozen=True)
+class ForecastingSettings(TaskSettings):
+    """The forecasting task's own keys of ``config.yaml`` (each field's line is its reference text)."""
+
+    history: Optional[str] = setting(None, SETTING_DOCS["history"], _file_setting("history"))
+    series_file: Optional[str] = setting(None, SETTING_DOCS["series_file"], _file_setting("series_file"))
+    naive2: Optional[str] = setting(None, SETTING_DOCS["naive2"], _file_setting("naive2"))
+    seasonality: Any = setting(1, SETTING_DOCS["seasonality"], _seasonality)
+    frequency_column: str = setting("frequency", SETTING_DOCS["frequency_column"], _frequency_column)
+    quantiles: Tuple[float, ...] = setting((), SETTING_DOCS["quantiles"], _quantiles)
+    sample_paths: Optional[int] = setting(None, SETTING_DOCS["sample_paths"], _sample_paths)
+    hierarchy_levels: Optional[Tuple[Tuple[str, ...], ...]] = setting(
+        None, SETTING_DOCS["hierarchy_levels"], _hierarchy
+    )
+    history_start: str = setting("first", SETTING_DOCS["history_start"], _history_start)
+
+    @property
+    def n_samples(self):
+        """The number of sample paths (0 without any)."""
+        return self.sample_paths or 0
+
+    def check(self, metrics, labels):
+        """The metrics agree with the settings: quantile metrics need ``quantiles`` (and the interval's two levels)."""
+        levels = self.quantiles
+        for spec in metrics:
+            if spec.task == "forecasting":
+                _check_metric(spec, levels, self.sample_paths)
+
+
+def _check_metric(spec, levels, sample_paths):
+    options = dict(spec.options)
+    if spec.name == "crps" and not levels and not sample_paths:
+        raise ValueError("metric crps needs quantiles (a list of levels) or samples (a number of paths)")
+    if spec.name in QUANTILE_METRICS and not levels:
+        raise ValueError("metric %s needs quantiles: the levels submissions forecast, e.g. [0.1, 0.5, 0.9]" % spec.name)
+    q = options.get("q")
+    if q is not None and not any(abs(q - v) < 1e-9 for v in levels):
+        raise ValueError("metric %s: q %g is not one of quantiles %s" % (spec.key, q, list(levels)))
+    if spec.name in INTERVAL_METRICS:
+        alpha = 1.0 - options["level"] / 100.0
+        wanted = (alpha / 2.0, 1.0 - alpha / 2.0)
+        if not all(any(abs(w - v) < 1e-9 for v in levels) for w in wanted):
+            raise ValueError(
+                "metric %s needs the quantile levels %g and %g (its %g%% interval) among quantiles"
+                % (spec.key, wanted[0], wanted[1], options["level"])
+            )
 
 
 def needs(name, options=()):
@@ -204,30 +178,3 @@ def needs(name, options=()):
     if name == "mape":
         out.add("nonzero")
     return out
-
-
-def check_config(metrics, settings, labels):
-    """The metrics agree with the settings: quantile metrics need ``quantiles`` (and the interval's two levels)."""
-    own = settings_of(settings)
-    levels = own["quantiles"]
-    for spec in metrics:
-        if spec.task != "forecasting":
-            continue
-        options = dict(spec.options)
-        if spec.name == "crps" and not levels and not own["sample_paths"]:
-            raise ValueError("metric crps needs quantiles (a list of levels) or samples (a number of paths)")
-        if spec.name in QUANTILE_METRICS and not levels:
-            raise ValueError(
-                "metric %s needs quantiles: the levels submissions forecast, e.g. [0.1, 0.5, 0.9]" % spec.name
-            )
-        q = options.get("q")
-        if q is not None and not any(abs(q - v) < 1e-9 for v in levels):
-            raise ValueError("metric %s: q %g is not one of quantiles %s" % (spec.key, q, list(levels)))
-        if spec.name in INTERVAL_METRICS:
-            alpha = 1.0 - options["level"] / 100.0
-            wanted = (alpha / 2.0, 1.0 - alpha / 2.0)
-            if not all(any(abs(w - v) < 1e-9 for v in levels) for w in wanted):
-                raise ValueError(
-                    "metric %s needs the quantile levels %g and %g (its %g%% interval) among quantiles"
-                    % (spec.key, wanted[0], wanted[1], options["level"])
-                )

@@ -424,6 +424,33 @@ def read_gold(gold, context):
     )
 
 
+def _indicator_order(source, columns, labels, index, context):
+    """The position of each label's 0/1 column in a header of indicator columns (one sentence when one is
+    missing or names no label)."""
+    if not any(name in index for name in columns):
+        id_name = context.id_column or "id"
+        raise source.at(
+            1,
+            "the header has no labels column; the header should be '%s,labels' (the labels of an "
+            "item in one cell) or '%s' followed by one 0/1 column per label" % (id_name, id_name),
+        )
+    for name in columns:
+        if name not in index:
+            raise _unknown_label(source, 1, name, labels, context)
+    missing = [label for label in labels if label not in columns]
+    if missing:
+        if context.labels is not None:
+            raise source.at(
+                1,
+                "the header has no 0/1 column for label %s; expected one column per label: %s"
+                % (repr(missing[0]), _listing(labels)),
+            )
+        raise source.at(
+            1, "the header has %d label columns; expected one 0/1 column per label (%d)" % (len(columns), len(labels))
+        )
+    return [columns.index(label) for label in labels]
+
+
 def read_predictions(submission, gold, context):
     """The participant's label sets as a 0/1 matrix ``(n, K)`` in the gold's item and label order."""
     predictions = submission.file()
@@ -433,38 +460,10 @@ def read_predictions(submission, gold, context):
     separator = context.settings.label_separator
     names = list(context.prediction_columns or ()) + list(_LABEL_COLUMNS)
     kind, columns, records, has_ids = _records(source, lines, context, names)
-    if gold.ids is not None and records and not has_ids:
-        id_column = context.id_column or "id"
-        raise source.at(
-            records[0][0],
-            "the item has no id; give each prediction its id (a %r column, or "
-            '{"%s": ..., "labels": [...]} objects)' % (id_column, id_column),
-        )
+    _check_ids_given(source, records, has_ids, gold, context)
     index = dict((label, k) for k, label in enumerate(labels))
     if kind == "indicators":
-        if not any(name in index for name in columns):
-            id_name = context.id_column or "id"
-            raise source.at(
-                1,
-                "the header has no labels column; the header should be '%s,labels' (the labels of an "
-                "item in one cell) or '%s' followed by one 0/1 column per label" % (id_name, id_name),
-            )
-        for name in columns:
-            if name not in index:
-                raise _unknown_label(source, 1, name, labels, context)
-        missing = [label for label in labels if label not in columns]
-        if missing:
-            if context.labels is not None:
-                raise source.at(
-                    1,
-                    "the header has no 0/1 column for label %s; expected one column per label: %s"
-                    % (repr(missing[0]), _listing(labels)),
-                )
-            raise source.at(
-                1,
-                "the header has %d label columns; expected one 0/1 column per label (%d)" % (len(columns), len(labels)),
-            )
-        order = [columns.index(label) for label in labels]
+        order = _indicator_order(source, columns, labels, index, context)
     n = gold.n
     by_id = gold.ids is not None and has_ids
     unscored = UnscoredIds(source, context)
@@ -516,6 +515,24 @@ def read_predictions(submission, gold, context):
                 if k is None:
                     raise _unknown_label(source, line, token, labels, context)
                 target[i, k] = 1
+    _check_count(source, unscored, gold, seen, count, by_id)
+    return out
+
+
+def _check_ids_given(source, records, has_ids, gold, context):
+    """With test ids in the gold, the predictions must carry ids too (else: the first record's line)."""
+    if gold.ids is not None and records and not has_ids:
+        id_column = context.id_column or "id"
+        raise source.at(
+            records[0][0],
+            "the item has no id; give each prediction its id (a %r column, or "
+            '{"%s": ..., "labels": [...]} objects)' % (id_column, id_column),
+        )
+
+
+def _check_count(source, unscored, gold, seen, count, by_id):
+    """Raise unless every test item got its prediction (by id, or in order)."""
+    n = gold.n
     if count == 0 and not unscored.ignore:
         raise source.whole("has no predictions; expected one per test item (%d)" % n)
     if count < n:
@@ -528,7 +545,6 @@ def read_predictions(submission, gold, context):
         raise source.whole(
             "has %d predictions, expected %d (one per test item, in the order of the test set)" % (count, n)
         )
-    return out
 
 
 # ---------------------------------------------------------------------------

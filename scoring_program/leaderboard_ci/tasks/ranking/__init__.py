@@ -5,7 +5,7 @@ The task type ``TASK``: its files (TREC qrels and runs, JSON) and settings are i
 statistics in :mod:`.metrics`.
 """
 
-from ..protocol import TaskType
+from ..protocol import TaskType, statistics_unit_values
 from .metrics import (
     METRICS,
     NAME,
@@ -17,7 +17,6 @@ from .metrics import (
     read_predictions,
     sparse_units,
     submission_format,
-    unit_values,
 )
 
 __all__ = ["TASK"]
@@ -33,6 +32,6 @@ TASK = TaskType(
     decode=decode,
     unit_name="query",
     submission_format=submission_format,
-    unit_values=unit_values,
+    unit_values=statistics_unit_values,
     sparse_units=sparse_units,
 )

@@ -309,49 +309,18 @@ def read_predictions(submission, gold, context):
     """A TREC run or JSON ``{qid: {docid: score}}``, aligned with the gold's queries.
 
     Every query id must be one of the qrels' (with ``files.unscored_ids: ignore``, the lines of other
-    queries are read, checked and dropped); a query the run omits counts as
-    a query with no retrieved document (see ``missing_queries``).  A TREC run
+    queries are read, checked and dropped, at most ``files.max_ids`` query ids in all); a query the run
+    omits counts as a query with no retrieved document (see ``missing_queries``).  A TREC run
     is read in blocks with numpy (:mod:`.trec_runs`): the first wrong line
     stops the reading.
     """
     run_file = submission.file()
     source = run_file.source
-    ignore = UnscoredIds(source, context).ignore
-    index = dict((qid, q) for q, qid in enumerate(gold.ids))
+    unscored = UnscoredIds(source, context)
     is_json, content, _ = _split_json(run_file.lines(), MAX_JSON_RUN_BYTES)
     # a TREC line holds 6 tokens and 6 separators (12 bytes at least); a JSON entry "d":1, 6 bytes
     rows = trec_runs.RunRows(*trec_runs.capacity(run_file.path, 6 if is_json else 12))
-    if is_json:
-        seen = set()
-        for qid, docs in _load_json(source, content, "score"):
-            _check_id(source, qid, None, "query id")
-            q = index.get(qid)
-            if q is None and not ignore:
-                raise _unknown_query(source, None, qid, gold)
-            if qid in seen:
-                raise source.whole("has query %s twice; give each query once" % _quote(source, qid))
-            seen.add(qid)
-            if not isinstance(docs, _Pairs):
-                raise source.whole(
-                    "query %s must map to an object {document id: score}, not a JSON %s"
-                    % (_quote(source, qid), _json_kind(docs))
-                )
-            _no_duplicate_documents(source, qid, docs)
-            for doc, score in docs:
-                _check_json_score(source, qid, doc, score)
-            if q is not None:  # else an unscored query (files.unscored_ids: ignore), read and checked
-                trec_runs.add_query_docs(rows, q, docs)
-    else:
-        queries = trec_runs.Queries(gold.ids)
-
-        def unknown(line, qid):
-            return _unknown_query(source, line, qid, gold)
-
-        def bad_score(line, text):
-            return source.at(line, "the score %s (the 5th column) %s" % (_quote(source, text), _why(text)))
-
-        for first, text, count in content.blocks():
-            trec_runs.parse_block(source, first, text, count, queries, rows, None if ignore else unknown, bad_score)
+    (_read_json_run if is_json else _read_trec_run)(source, content, gold, unscored, rows)
 
     def duplicate(line, first, doc, q):
         return source.at(
@@ -367,6 +336,52 @@ def read_predictions(submission, gold, context):
             "{query id: {document id: score}}" % _RUN_COLUMNS
         )
     return run
+
+
+def _read_json_run(source, content, gold, unscored, rows):
+    """The queries of a JSON run ``{qid: {docid: score}}`` into ``rows`` (each checked as it is read)."""
+    index = dict((qid, q) for q, qid in enumerate(gold.ids))
+    seen = set()
+    for qid, docs in _load_json(source, content, "score"):
+        _check_id(source, qid, None, "query id")
+        q = index.get(qid)
+        if q is None and not unscored.ignore:
+            raise _unknown_query(source, None, qid, gold)
+        error = None if q is not None else unscored.decoy(qid, len(gold.ids))
+        if error is not None:
+            raise error
+        if qid in seen:
+            raise source.whole("has query %s twice; give each query once" % _quote(source, qid))
+        seen.add(qid)
+        if not isinstance(docs, _Pairs):
+            raise source.whole(
+                "query %s must map to an object {document id: score}, not a JSON %s"
+                % (_quote(source, qid), _json_kind(docs))
+            )
+        _no_duplicate_documents(source, qid, docs)
+        for doc, score in docs:
+            _check_json_score(source, qid, doc, score)
+        if q is not None:  # else an unscored query (files.unscored_ids: ignore), read and checked
+            trec_runs.add_query_docs(rows, q, docs)
+
+
+def _read_trec_run(source, content, gold, unscored, rows):
+    """The lines of a TREC run into ``rows``, block by block (:func:`.trec_runs.parse_block`)."""
+    queries = trec_runs.Queries(gold.ids)
+
+    def unknown(line, qid):
+        return _unknown_query(source, line, qid, gold)
+
+    def decoy(line, qid):  # at most files.max_ids query ids in all
+        return unscored.decoy(qid, len(gold.ids), line)
+
+    def bad_score(line, text):
+        return source.at(line, "the score %s (the 5th column) %s" % (_quote(source, text), _why(text)))
+
+    for first, text, count in content.blocks():
+        trec_runs.parse_block(
+            source, first, text, count, queries, rows, None if unscored.ignore else unknown, bad_score, decoy
+        )
 
 
 def _json_kind(value):

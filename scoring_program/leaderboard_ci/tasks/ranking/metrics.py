@@ -70,7 +70,6 @@ __all__ = [
     "decode",
     "per_query_values",
     "Statistics",
-    "unit_values",
     "gold_array",
     "run_array",
     "sparse_units",
@@ -365,11 +364,6 @@ class _View(object):
 
     def mean(self, spec):
         return self.statistics.mean(self.stats, spec, self.j)
-
-
-def unit_values(statistics, spec, j):
-    """Each query's value of ``spec`` (its mean is the score); the protocol's ``unit_values`` capability."""
-    return statistics.unit_values(spec, j)
 
 
 # ---------------------------------------------------------------------------

@@ -177,15 +177,16 @@ class Queries(object):
         return index[np.cumsum(change) - 1]
 
 
-def parse_block(source, first_line, text, count, queries, rows, unknown, bad_score):
+def parse_block(source, first_line, text, count, queries, rows, unknown, bad_score, decoy=None):
     """Add the rows of ``count`` lines of ``text`` (lines ``first_line``...) to ``rows``.
 
     ``queries`` is :class:`Queries`; ``unknown(line, qid)`` and ``bad_score(line, text)``
     make the errors.  The first problem in line order is raised.  ``unknown`` None: the lines of
-    a query that is no test query are checked and dropped (``files.unscored_ids: ignore``).
+    a query that is no test query are checked and dropped (``files.unscored_ids: ignore``), each
+    first passed to ``decoy(line, qid)``, which may return an error (too many query ids).
     """
     if not _is_ascii(text) and _UNICODE_SPACE.search(text) is not None:
-        return _parse_lines(source, first_line, text, queries, rows, unknown, bad_score)
+        return _parse_lines(source, first_line, text, queries, rows, unknown, bad_score, decoy)
     raw = ("\n" + text + "\n").encode("utf-8") + _PAD
     data = np.frombuffer(raw, dtype=np.uint8)[:-8]
     space = _ASCII_SPACE[data]
@@ -210,6 +211,10 @@ def parse_block(source, first_line, text, count, queries, rows, unknown, bad_sco
             raise unknown(int(lines[k]), _token(data, starts[k, 0], lengths[k, 0]))
         raise bad_score(int(lines[k]), _token(data, starts[k, 4], lengths[k, 4]))
     if unknown is None and (query < 0).any():  # the lines of unscored queries: checked, dropped
+        for k in np.flatnonzero(query < 0).tolist() if decoy is not None else ():
+            error = decoy(int(lines[k]), _token(data, starts[k, 0], lengths[k, 0]))
+            if error is not None:
+                raise error
         keep = query >= 0
         query, score, starts, lengths, lines = query[keep], score[keep], starts[keep], lengths[keep], lines[keep]
         if not len(query):
@@ -314,7 +319,7 @@ def _float(token):
         return float("nan")
 
 
-def _parse_lines(source, first_line, text, queries, rows, unknown, bad_score):
+def _parse_lines(source, first_line, text, queries, rows, unknown, bad_score, decoy=None):
     """One block split line by line with ``str.split`` (a block holding non-ASCII whitespace)."""
     index = dict((queries.data[s : s + n], q) for q, (s, n) in enumerate(zip(queries.starts, queries.lengths)))
     query, score, docs, lines = [], [], [], []
@@ -332,6 +337,9 @@ def _parse_lines(source, first_line, text, queries, rows, unknown, bad_score):
         if not np.isfinite(value):
             raise bad_score(line, fields[4])
         if q is None:  # an unscored query's line (files.unscored_ids: ignore): checked, dropped
+            error = None if decoy is None else decoy(line, fields[0])
+            if error is not None:
+                raise error
             continue
         query.append(q)
         score.append(value + 0.0)

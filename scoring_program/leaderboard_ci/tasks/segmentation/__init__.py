@@ -9,12 +9,12 @@ the catalog), :mod:`.settings` (``ignore_index``, ``max_pixels``), :mod:`.statis
 and what participants submit).  See ``docs/tasks/segmentation.md``.
 """
 
-from ..protocol import TaskType, UnitTable
+from ..protocol import TaskType, UnitTable, statistics_unit_values
 from .metrics import METRICS, NAME
 from .reading import read_gold, read_predictions
 from .settings import SegmentationSettings
-from .statistics import Statistics, unit_rows, unit_values
-from .task import decode, encode_values, submission_format
+from .statistics import Statistics, unit_rows
+from .task import encode_values, submission_format
 
 __all__ = ["TASK"]
 
@@ -26,9 +26,8 @@ TASK = TaskType(
     read_predictions=read_predictions,
     encode_values=encode_values,
     Settings=SegmentationSettings,
-    decode=decode,
     unit_name="image",
     submission_format=submission_format,
     unit_table=UnitTable("class", unit_rows),
-    unit_values=unit_values,
+    unit_values=statistics_unit_values,
 )

@@ -191,7 +191,7 @@ def _pillow_decode(data, width, height):
     decodes, and gives the same values: grayscale samples or palette indices.
     """
     try:
-        from PIL import Image
+        from PIL import Image  # lazy: Pillow is optional (numpy decodes without it) and heavy to import
     except ImportError:
         return None
     try:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..protocol import GoldData
+from ..shared.base import UnscoredIds
 from .counts import class_lookup, confusion_matrix
 from .folders import FolderError, mask_ids, match_masks
 from .masks import MaskError, check_values, read_mask
@@ -119,13 +120,14 @@ def prediction_counts(gold_mask, mask, reference):
     return np.stack([np.diagonal(matrix), matrix.sum(axis=0)])
 
 
-def _drop_unscored(folder, found, scored, k, max_ids):
+def _drop_unscored(folder, found, scored, k, unscored):
     """``files.unscored_ids: ignore``: the masks of images the gold does not score are read, their values
-    checked and dropped; a scored image without a mask is then reported with neither a count nor an id."""
-    if max_ids is not None and len(found) > max_ids:
-        raise folder.source.error(
-            "the submission has more than %d masks (files.max_ids, the number of public test images)" % max_ids
-        )
+    checked and dropped (at most ``files.max_ids`` images in all); a scored image without a mask is then
+    reported with neither a count nor an id."""
+    for ident in found:
+        error = None if ident in scored else unscored.decoy(ident, len(scored))
+        if error is not None:
+            raise error
     kept = {}
     for ident, name in found.items():
         if ident in scored:
@@ -158,7 +160,7 @@ def read_predictions(submission, gold, context):
     try:
         found = mask_ids(folder.names, folder.prefix)
         if context.unscored_ids == "ignore":
-            found = _drop_unscored(folder, found, set(gold.ids), k, context.max_ids)
+            found = _drop_unscored(folder, found, set(gold.ids), k, UnscoredIds(folder.source, context))
         names = match_masks(found, list(gold.ids), folder.prefix)
     except FolderError as exc:
         raise folder.source.error(str(exc))

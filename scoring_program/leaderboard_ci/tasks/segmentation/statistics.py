@@ -23,7 +23,7 @@ from ..shared.base import ClassRow
 from .counts import GOLD, PRED, TP
 from .metrics import DATASET_METRICS, IMAGE_METRICS, METRICS, NAME, class_ratios, image_values
 
-__all__ = ["Statistics", "chosen_classes", "check_predictions", "unit_rows", "unit_values"]
+__all__ = ["Statistics", "chosen_classes", "check_predictions", "unit_rows"]
 
 
 def chosen_classes(spec, labels):
@@ -132,11 +132,6 @@ class Statistics:
         if items is not None:
             present = present[np.asarray(items, dtype=bool)]
         return present.sum(axis=0)
-
-
-def unit_values(statistics, spec, j):
-    """Each image's value of a per-image metric (their mean is the score); None for the dataset-level ones."""
-    return statistics.unit_values(spec, j)
 
 
 def unit_rows(statistics, full_stats, rep_stats, labels, method, confidence_level, zero_division):

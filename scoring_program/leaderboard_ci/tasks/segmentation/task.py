@@ -15,7 +15,7 @@ from .png import encode_png
 from .reading import GoldMasks, gold_class_counts, prediction_counts
 from .settings import DEFAULT_IGNORE_INDEX
 
-__all__ = ["encode_values", "decode", "submission_format"]
+__all__ = ["encode_values", "submission_format"]
 
 
 def _as_mask(values, what):
@@ -72,11 +72,6 @@ def encode_values(gold_values, systems, labels=None, settings=None):
             out[i] = prediction_counts(g, m, reference)
         coded[name] = out
     return gold, tuple(labels), coded
-
-
-def decode(gold, values):
-    """Custom metrics receive the encoded counts: ``(n, 2, k)`` ``[tp, pred]`` per image and class."""
-    return np.asarray(values)
 
 
 def submission_format(gold, files, metrics):

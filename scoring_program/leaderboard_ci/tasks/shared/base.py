@@ -306,6 +306,24 @@ class UnscoredIds(object):
         self.ignore = context.unscored_ids == "ignore"
         self.max_ids = context.max_ids if self.ignore else None
         self.read = 0
+        self._decoys = set()
+
+    def decoy(self, ident, n_scored, line=None):
+        """An id the gold does not have, read with ``ignore``: the error once the file names more than
+        ``files.max_ids`` distinct ids (the gold's ``n_scored`` counted in), else None.
+
+        The bound of the formats that give an id several rows (a series' horizon dates, an image's
+        detections or masks), where :meth:`count` would bound rows, not ids.
+        """
+        if self.max_ids is None or ident in self._decoys:
+            return None
+        self._decoys.add(ident)
+        return self.too_many_ids(line) if n_scored + len(self._decoys) > self.max_ids else None
+
+    def too_many_ids(self, line=None):
+        """The error of a file that names more than ``files.max_ids`` distinct ids."""
+        what = "names more than %d test ids (files.max_ids, the number of public test ids)" % self.max_ids
+        return self.source.whole(what) if line is None else self.source.at(line, what)
 
     def unknown(self, line, message):
         """None when an id the gold does not have is ignored; else the task's error ``message`` at ``line``."""

@@ -26,13 +26,7 @@ import numpy as np
 from ..prediction_tables import TableWords, table_format, table_sample
 from ..protocol import GoldData, SubmissionFormat
 
-__all__ = ["ColumnFormat", "csv_cell"]
-
-
-def csv_cell(text):
-    """``text`` as one CSV cell (quoted when it holds a comma, a quote or a line break)."""
-    text = str(text)
-    return '"%s"' % text.replace('"', '""') if any(c in text for c in ',"\n') else text
+__all__ = ["ColumnFormat"]
 
 
 def _never(gold, text):

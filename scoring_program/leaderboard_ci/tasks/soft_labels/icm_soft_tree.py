@@ -33,7 +33,17 @@ import numpy as np
 from ..shared.icm import ALPHA_1, BETA
 from .icm_soft import ORDER, SoftICM, _ClassPlan, _GoldClass
 
-__all__ = ["MAX_STEPS", "TreeReducer", "check_tree", "propagated_gold", "reduce_items", "tree_soft_icm"]
+__all__ = [
+    "MAX_STEPS",
+    "TreeReducer",
+    "check_tree",
+    "item_gold_columns",
+    "item_slots",
+    "propagated_gold",
+    "reduce_items",
+    "reduced_terms",
+    "tree_soft_icm",
+]
 
 #: Steps of the memoized recursion allowed per item (EXIST 2023 task 3's seven nodes at once take 13; 32 leaves of
 #: a binary tree of depth 5 take 113).
@@ -160,23 +170,172 @@ def tree_soft_icm(tree, labels, gold, predicted, order=ORDER, names=None, total=
     per-node :class:`.icm_soft._GoldClass`, shared between systems, built here if None).
     """
     gold = np.nan_to_num(np.asarray(gold, dtype=np.float64))
-    system_terms, gold_terms = reduce_items(tree, labels, gold, predicted, names)
+    system_slots, gold_columns = reduced_terms(tree, labels, gold, predicted, names)
     column = propagated_gold(tree, labels, gold)
     n = gold.shape[0]
     plans = []
     for j in range(len(tree.nodes)):
         if golds is None:
-            gold_class = _GoldClass(column[:, j], order, gold_terms=_gold_columns(gold_terms[j], n))
+            gold_class = _GoldClass(column[:, j], order, gold_terms=gold_columns[j])
         else:
             gold_class = golds[j]
-        plans.append(_ClassPlan(column[:, j], _slots(system_terms[j], n), order, gold_class))
+        plans.append(_ClassPlan(column[:, j], system_slots[j], order, gold_class))
     return SoftICM.from_plans(plans, n if total is None else total)
+
+
+def _weight_ranks(weights):
+    """``(ranks, values)`` of a set per row: ``ranks[i, l]`` is the rank 1, 2, ... of ``weights[i, l]`` among
+    row ``i``'s distinct positive weights (0: not a member), ``values[i, r - 1]`` the weight of rank ``r``."""
+    n, width = weights.shape
+    order = np.argsort(weights, axis=1, kind="mergesort")
+    ordered = np.take_along_axis(weights, order, axis=1)
+    new = ordered > 0
+    new[:, 1:] &= ordered[:, 1:] != ordered[:, :-1]
+    counter = np.cumsum(new, axis=1)
+    ranks = np.zeros((n, width), dtype=np.int64)
+    np.put_along_axis(ranks, order, np.where(ordered > 0, counter, 0), axis=1)
+    values = np.zeros((n, width))
+    rows, cols = np.nonzero(new)
+    values[rows, counter[rows, cols] - 1] = ordered[rows, cols]
+    return ranks, values
+
+
+def _pattern_members(labels, key, width, union):
+    """The members ``((label, rank), ...)`` of one pattern (a list of ints), in :meth:`TreeReducer.item`'s order.
+
+    A union lists the gold's labels first, then the predicted-only ones (``key[width:]`` flags the gold's).
+    """
+    ranks = key[:width]
+    if not union:
+        return tuple((labels[l], r) for l, r in enumerate(ranks) if r)
+    in_gold = key[width:]
+    first = tuple((labels[l], r) for l, r in enumerate(ranks) if r and in_gold[l])
+    return first + tuple((labels[l], r) for l, r in enumerate(ranks) if r and not in_gold[l])
+
+
+def _pattern_table(reducer, labels, patterns, width, union, first_item, names):
+    """Every pattern's terms as one table: ``(offsets (u + 1,), nodes, ranks, coefficients)``."""
+    index = reducer.tree.index
+    offsets, nodes, ranks, coefficients = [0], [], [], []
+    for u, key in enumerate(patterns.tolist()):
+        reducer.steps = 0
+        try:
+            terms = reducer._pattern_terms(_pattern_members(labels, key, width, union))
+        except RecursionBound:
+            i = int(first_item[u])
+            raise ValueError(
+                "ICM-Soft over this hierarchy: item %s has %d labels with a positive probability, more than "
+                "PyEvALL's recursion can take in %d steps; use a shallower hierarchy or fewer labels per item"
+                % (repr(names[i]) if names is not None else i, sum(1 for r in key[:width] if r), MAX_STEPS)
+            )
+        for (node, r), k in terms.items():
+            nodes.append(index[node])
+            ranks.append(r)
+            coefficients.append(k)
+        offsets.append(len(nodes))
+    return (
+        np.array(offsets, dtype=np.int64),
+        np.array(nodes, dtype=np.int64),
+        np.array(ranks, dtype=np.int64),
+        np.array(coefficients, dtype=np.float64),
+    )
+
+
+def _set_terms(reducer, labels, weights, scale, union_gold=None, names=None):
+    """Every item's ``scale * IC(set)`` terms: ``(items, nodes, weights, coefficients)`` arrays.
+
+    Items are grouped by pattern (:meth:`TreeReducer.terms`): the recursion runs once per pattern, and
+    each item takes its pattern's terms with its own weights (a ragged expansion, no loop over items).
+    """
+    n, width = weights.shape
+    ranks, values = _weight_ranks(weights)
+    keys = ranks if union_gold is None else np.concatenate([ranks, union_gold.astype(np.int64)], axis=1)
+    patterns, first_item, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    offsets, nodes, term_ranks, coefficients = _pattern_table(
+        reducer, labels, patterns, width, union_gold is not None, first_item, names
+    )
+    per_item = (offsets[1:] - offsets[:-1])[inverse]
+    items = np.repeat(np.arange(n), per_item)
+    starts = np.cumsum(per_item) - per_item
+    term = offsets[:-1][inverse][items] + np.arange(items.size) - np.repeat(starts, per_item)
+    return items, nodes[term], values[items, term_ranks[term] - 1], scale * coefficients[term]
+
+
+def _summed(items, nodes, weights, coefficients):
+    """The terms with equal ``(item, node, weight)`` added, zero sums left out, sorted by node, item, weight."""
+    order = np.lexsort((weights, items, nodes))
+    items, nodes, weights, coefficients = items[order], nodes[order], weights[order], coefficients[order]
+    if not items.size:
+        return items, nodes, weights, coefficients
+    start = np.ones(items.size, dtype=bool)
+    start[1:] = (items[1:] != items[:-1]) | (nodes[1:] != nodes[:-1]) | (weights[1:] != weights[:-1])
+    at = np.flatnonzero(start)
+    sums = np.add.reduceat(coefficients, at)
+    keep = sums != 0
+    return items[at][keep], nodes[at][keep], weights[at][keep], sums[keep]
+
+
+def _node_slots(items, weights, coefficients, n):
+    """One node's terms (sorted by item, weight) as ``(x, k)`` vector pairs: slot ``s`` holds each item's ``s``-th."""
+    if not items.size:
+        return ()
+    first = np.ones(items.size, dtype=bool)
+    first[1:] = items[1:] != items[:-1]
+    starts = np.flatnonzero(first)
+    position = np.arange(items.size) - np.repeat(starts, np.diff(np.append(starts, items.size)))
+    out = []
+    for s in range(int(position.max()) + 1):
+        at = position == s
+        x, k = np.zeros(n), np.zeros(n)
+        x[items[at]], k[items[at]] = weights[at], coefficients[at]
+        out.append((x, k))
+    return tuple(out)
+
+
+def _node_gold_columns(items, weights, coefficients, n):
+    """One node's gold terms as ``(distinct weights (m,), coefficients (n, m))``."""
+    values = np.unique(weights)
+    out = np.zeros((n, values.size))
+    np.add.at(out, (items, np.searchsorted(values, weights)), coefficients)
+    return values, out
+
+
+def reduced_terms(tree, labels, gold, predicted, names=None):
+    """Every item's terms, per node of ``tree.nodes``: ``(system slots, gold columns)``, vectorized.
+
+    ``system`` holds ``2 IC(P_i) - 3 IC(P_i u G_i)`` as :func:`_node_slots` pairs, ``gold`` holds
+    ``IC(G_i)`` as :func:`_node_gold_columns`; the same numbers as :func:`reduce_items` item by item
+    (``tests/test_icm_tree.py``).  The weights' patterns are found with numpy and the recursion runs
+    once per pattern (a few hundred at n = 10,000 on EXIST 2023 task 3's tree).
+    """
+    gold = np.nan_to_num(np.asarray(gold, dtype=np.float64))
+    predicted = np.nan_to_num(np.asarray(predicted, dtype=np.float64))
+    n = gold.shape[0]
+    in_gold = gold > 0
+    union = np.where(in_gold, np.maximum(gold, predicted), predicted)
+    reducer = TreeReducer(tree)
+    parts = [
+        _set_terms(reducer, labels, predicted, ALPHA_1, names=names),
+        _set_terms(reducer, labels, union, -BETA, union_gold=in_gold, names=names),
+    ]
+    system = _summed(*(np.concatenate([p[c] for p in parts]) for c in range(4)))
+    own = _summed(*_set_terms(reducer, labels, gold, 1.0, names=names))
+    system_slots, gold_columns = [], []
+    for j in range(len(tree.nodes)):
+        at = system[1] == j
+        system_slots.append(_node_slots(system[0][at], system[2][at], system[3][at], n))
+        at = own[1] == j
+        gold_columns.append(_node_gold_columns(own[0][at], own[2][at], own[3][at], n))
+    return system_slots, gold_columns
 
 
 def reduce_items(tree, labels, gold, predicted, names=None):
     """Every item's terms, per node: ``(system, gold)``, each a list over ``tree.nodes`` of ``{item: {weight: k}}``.
 
-    ``system`` holds ``2 IC(P_i) - 3 IC(P_i u G_i)``, ``gold`` holds ``IC(G_i)``.
+    ``system`` holds ``2 IC(P_i) - 3 IC(P_i u G_i)``, ``gold`` holds ``IC(G_i)``.  Item by item, in
+    pure Python: the reference :func:`reduced_terms` is tested against (with :func:`item_slots` and
+    :func:`item_gold_columns`), as the program computed it before.
     """
     gold = np.nan_to_num(np.asarray(gold, dtype=np.float64))
     predicted = np.nan_to_num(np.asarray(predicted, dtype=np.float64))
@@ -201,7 +360,7 @@ def reduce_items(tree, labels, gold, predicted, names=None):
     return system_terms, gold_terms
 
 
-def _slots(per_item, n):
+def item_slots(per_item, n):
     """Per-item ``{weight: k}`` as ``(x, k)`` vector pairs: slot ``s`` holds each item's ``s``-th term."""
     width = max([len(terms) for terms in per_item.values()] or [0])
     out = [(np.zeros(n), np.zeros(n)) for _ in range(width)]
@@ -211,7 +370,7 @@ def _slots(per_item, n):
     return tuple(out)
 
 
-def _gold_columns(per_item, n):
+def item_gold_columns(per_item, n):
     """Per-item ``{weight: k}`` of the gold's terms as ``(distinct weights (m,), coefficients (n, m))``."""
     values = sorted(set(w for terms in per_item.values() for w in terms))
     where = dict((w, m) for m, w in enumerate(values))

@@ -1,7 +1,9 @@
-"""``benchmark``: the analysis of a benchmark of several tasks and languages (see :mod:`.benchmark`).
+"""``leaderboard-ci benchmark``: the analysis of a benchmark of several tasks and languages.
 
 leaderboard-ci benchmark benchmark.yaml --out OUT_DIR
-python -m leaderboard_ci.phase.benchmark.cli benchmark.yaml --out OUT_DIR    # the same
+python -m leaderboard_ci.cli.benchmark benchmark.yaml --out OUT_DIR    # the same
+
+The analysis itself is :mod:`leaderboard_ci.phase.benchmark`.
 """
 
 from __future__ import annotations
@@ -11,10 +13,9 @@ import os
 import sys
 import time
 
-from ..._version import __version__
-from ...console import entry_point
-from ...core.parallel import MAX_JOBS, check_jobs, keep_freed_memory
-from ...scoring.errors import ConfigError
+from .._version import __version__
+from ..phase.benchmark.benchmark import analyze_benchmark, load_benchmark
+from .common import organizer_command, parse_jobs
 
 __all__ = ["make_parser", "main"]
 
@@ -33,26 +34,17 @@ def make_parser():
     return parser
 
 
-@entry_point
-def main(argv=None, stdout=sys.stdout):
+@organizer_command
+def main(argv=None, stdout=None):
     """Entry point; 0 on success, 2 for the organizer's mistake (one line on stderr)."""
-    from .benchmark import analyze_benchmark, load_benchmark
-
+    stdout = sys.stdout if stdout is None else stdout
     args = make_parser().parse_args(argv)
-    keep_freed_memory()
     started = time.time()
-    try:
-        try:
-            jobs = check_jobs(args.jobs if args.jobs == "auto" else int(args.jobs))
-        except ValueError:
-            raise ConfigError("--jobs must be 'auto' or an integer from 1 to %d, got %r" % (MAX_JOBS, args.jobs))
-        definition = load_benchmark(args.definition)
-        stdout.write("Analysing %d test sets...\n" % len(definition.tasks))
-        result = analyze_benchmark(definition, n_jobs=jobs)
-        written = result.write(os.path.abspath(args.out))
-    except ConfigError as exc:
-        sys.stderr.write("error: %s\n" % exc.message)
-        return 2
+    jobs = parse_jobs(args.jobs)
+    definition = load_benchmark(args.definition)
+    stdout.write("Analysing %d test sets...\n" % len(definition.tasks))
+    result = analyze_benchmark(definition, n_jobs=jobs)
+    written = result.write(os.path.abspath(args.out))
     top = result.aggregates[result.aggregates["scope"] == "all"].iloc[0]
     stdout.write(
         "Best on the aggregate (%s): %s (%.2f)\nReport: %s\nDone in %.1f s.\n"

@@ -22,11 +22,12 @@ import zipfile
 
 from ..console import entry_point
 from ..scoring.errors import ConfigError, SubmissionError
-from .bundle import BUNDLE_DIR
-from .organizer_files import read_given_gold
-from .plan import ASSUMPTION_KEYS, DEFAULT_ASSUMPTIONS, assumed_plan, can_simulate, parse_assumptions, pilot_plan
-from .plan_output import plan_paragraph, write_plan
-from .scaffold import SetupError, load_organizer_config
+from ..scoring.readers import read_predictions, read_submission
+from ..tools.bundle import BUNDLE_DIR
+from ..tools.organizer_files import read_given_gold
+from ..tools.plan import ASSUMPTION_KEYS, DEFAULT_ASSUMPTIONS, assumed_plan, can_simulate, parse_assumptions, pilot_plan
+from ..tools.plan_output import plan_paragraph, write_plan
+from ..tools.scaffold import SetupError, load_organizer_config
 
 __all__ = ["main", "make_parser", "load_inputs", "compute_plan"]
 
@@ -116,8 +117,6 @@ def _read_gold(config, gold_path, config_path):
 
 
 def _read_pilot(path, config, gold):
-    from ..scoring.readers import read_predictions, read_submission
-
     if not os.path.exists(path):
         raise SetupError("the pilot file %s does not exist" % path)
     workdir = None

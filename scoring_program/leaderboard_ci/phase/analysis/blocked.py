@@ -5,14 +5,14 @@ all of them when there is no budget (the in-memory run: one block in this
 process, nothing measured), else as many as the budget holds, measured by
 building a small plan; :func:`analyze_blocks` then
 
-1. scores every block where it lives (:func:`~leaderboard_ci.phase.execution.blocks.score_block`):
+1. scores every block where it lives (:func:`~leaderboard_ci.phase.analysis.blocks.score_block`):
    its submissions are read, validated and encoded there, and only replicate
    scores (``B x s x T``) come back;
 2. ranks the systems of each target on the client, which holds every
    system's replicate scores but no per-item data;
-3. runs the pair stage in block pairs (:func:`~leaderboard_ci.phase.execution.blocks.pair_block`),
+3. runs the pair stage in block pairs (:func:`~leaderboard_ci.phase.analysis.blocks.pair_block`),
    each task getting the two blocks' replicate columns, and places each
-   block pair's :class:`~leaderboard_ci.phase.execution.blocks.PairNumbers` into the pairs table;
+   block pair's :class:`~leaderboard_ci.phase.analysis.blocks.PairNumbers` into the pairs table;
 4. corrects the p-values and builds the frozen
    :class:`~leaderboard_ci.phase.analysis.results.PhaseResult`; the numbers never depend on the blocks.
 
@@ -24,16 +24,22 @@ from __future__ import annotations
 
 import uuid
 from collections import OrderedDict
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
 from ...core.pairs import ranked_pairs
+from ...core.parallel import resolve_jobs
 from ...core.systems import SystemScores
 from ...scoring.config import column_key
 from ...scoring.errors import ConfigError
 from ...tasks.registry import task_type
+from ..execution.budget import blocks_of, plan_blocks, process_rss
+from ..execution.runners import LocalRunner
+from ..ingestion.submissions import names_after_selection, no_systems, select_entries
+from .assemble import phase_result
 from .blocks import (
     Block,
     PairNumbers,
@@ -45,9 +51,11 @@ from .blocks import (
     read_source,
     score_block,
 )
-from .budget import blocks_of, plan_blocks, process_rss
+from .systems import build_plan
+from .targets import finish_target, target_order
+from .unit_values import attach_unit_values
 
-__all__ = ["PhasePlan", "plan_phase", "analyze_blocks", "needs_item_tests", "SystemSource"]
+__all__ = ["PhasePlan", "plan_phase", "open_run", "Run", "analyze_blocks", "needs_item_tests", "SystemSource"]
 
 
 @dataclass(frozen=True)
@@ -125,10 +133,50 @@ def plan_phase(
     return PhasePlan(blocks, item_tests, tuple(targets))
 
 
+@dataclass(frozen=True)
+class Run:
+    """An open run: its runner, its plan of blocks and the threads of each task."""
+
+    runner: object
+    plan: object
+    n_jobs: int
+
+
+@contextmanager
+def open_run(config, gold, sources, execution):
+    """Open the runner, measure one system and plan the blocks; close the runner at the end.
+
+    The one place where a run is set up, for :func:`~leaderboard_ci.phase.analysis.analyze`
+    and the ``end_of_phase`` command.  Yields a :class:`Run`.
+    """
+    if not sources:
+        raise ConfigError("no systems to analyse")
+    budget, client_budget = execution.budgets()
+    runner = execution.open_runner(budget)
+    try:
+        if budget is None:
+            budget = runner.worker_memory
+        local = isinstance(runner, LocalRunner)
+        jobs = resolve_jobs(execution.n_jobs) if local else 1
+        plan = plan_phase(
+            config,
+            gold,
+            sources,
+            workers=runner.workers,
+            worker_budget=budget,
+            client_budget=client_budget,
+            block_size=execution.block_size,
+            in_process=local,
+            threads=jobs,
+        )
+        yield Run(runner, plan, jobs)
+    finally:
+        if execution.runner is None:
+            runner.close()
+
+
 def _targets(context, sources):
     """The configuration's targets, from the plan of the first readable source (no measurement)."""
-    from ..analysis.systems import build_plan
-
     for source in sources:
         value, reason = read_source(source, context.config, context.gold)
         if reason is None:
@@ -182,8 +230,6 @@ def _score_blocks(runner, context, blocks, plan, progress):
 
 def _select(parts, sources, per_participant, sign):
     """Global system list after ``per_participant``: ``[(block, position in block)]`` and names."""
-    from ..ingestion.submissions import select_entries
-
     by_name = dict((s.name, s) for s in sources)
     readable = [((k, i), name) for k, part in enumerate(parts) for i, name in enumerate(part.names)]
     if per_participant == "all":
@@ -280,7 +326,7 @@ def analyze_blocks(
     Parameters
     ----------
     config, gold : Config, GoldStandard
-    sources : list of :class:`~leaderboard_ci.phase.execution.blocks.SystemSource`
+    sources : list of :class:`~leaderboard_ci.phase.analysis.blocks.SystemSource`
     plan : PhasePlan (:func:`plan_phase`)
     runner : :class:`~leaderboard_ci.phase.execution.runners.LocalRunner` or ``DaskRunner``
     baseline : str, optional
@@ -299,13 +345,8 @@ def analyze_blocks(
         Receives the names (as in ``sources``) of the systems kept, before the
         owner names of ``best`` and ``last``.
     """
-    from ..analysis.assemble import phase_result
-    from ..analysis.targets import finish_target, target_order
-    from ..analysis.unit_values import attach_unit_values
-    from ..ingestion.submissions import names_after_selection, no_systems
-
     bplan = plan.blocks
-    local = getattr(runner, "in_process", False)
+    local = runner.in_process
     context = RunContext(
         uuid.uuid4().hex, config, gold, n_jobs=n_jobs, item_tests=plan.item_tests, progress=progress if local else None
     )
@@ -313,39 +354,13 @@ def analyze_blocks(
     blocks = [Block(k, tuple(sources[a:b])) for k, (a, b) in enumerate(blocks_of(len(sources), bplan.block_size))]
     parts = _score_blocks(runner, shared_context, blocks, bplan, None if local else progress)
     skipped = list(skipped) + [item for part in parts for item in part.skipped]
-    chosen = _select(parts, sources, per_participant, config.official.sign)
-    if not chosen:
-        raise no_systems("the submissions", skipped)
-    names = [parts[k].names[i] for k, i in chosen]
-    if chosen_out is not None:
-        chosen_out.extend(names)
-    renames = names_after_selection([s.entry for s in sources if s.entry is not None], per_participant)
-    names = [renames.get(name, name) for name in names]
-    baseline = renames.get(baseline, baseline)
-    members, columns = [], []
-    for k in range(len(parts)):
-        cols = np.array([i for kk, i in chosen if kk == k], dtype=np.intp)
-        columns.append(cols)
-    start = 0
-    for cols in columns:
-        members.append(np.arange(start, start + len(cols), dtype=np.intp))
-        start += len(cols)
-    full = np.concatenate([parts[k].full[columns[k]] for k in range(len(parts)) if len(columns[k])], axis=0)
-    replicates = np.concatenate(
-        [parts[k].replicates[:, columns[k]] for k in range(len(parts)) if len(columns[k])], axis=1
-    )
-    flags = [parts[k].flags[i] for k, i in chosen]
-    jackknife = [parts[k].jackknife[i] for k, i in chosen] if config.bootstrap.method == "bca" else None
+    chosen, names, baseline = _chosen_systems(parts, sources, per_participant, config, baseline, skipped, chosen_out)
+    members, columns = _block_columns(parts, chosen)
+    scores, flags = _joined_scores(config, parts, chosen, names, members, columns, plan.targets)
     unit_frames = [part.units for part in parts if part.units is not None]
     parts = [replace(part, replicates=None) for part in parts]  # the joined matrix is the one copy kept
-    targets = plan.targets
-    scores = SystemScores(tuple(names), targets, full, replicates, jackknife)
-    orders, order_notes = [], []
-    for t, target in enumerate(targets):
-        order, notes = target_order(full[:, t], target.metric, names, baseline)
-        orders.append(order)
-        order_notes.append(notes)
-    if not plan.item_tests and getattr(runner, "in_process", False):
+    orders, order_notes = _target_orders(scores, baseline)
+    if not plan.item_tests and local:
         # Here every replicate score is in memory already and no pair needs predictions: one
         # group of all systems (pair_statistics works in chunks of pairs, so memory stays bounded).
         members, columns = [np.arange(len(names), dtype=np.intp)], [np.empty(0, np.intp)]
@@ -353,30 +368,94 @@ def analyze_blocks(
     pair_results = _pair_stage(runner, shared_context, blocks, members, columns, scores, orders, progress)
     forget_blocks()  # this process's blocks (a local run); workers drop theirs at the next run
     analyses = OrderedDict()
-    for t, target in enumerate(targets):
+    for t, target in enumerate(scores.targets):
         pairs, stats, tests = pair_results[t]
+        flags_t = [f[t] for f in flags]
         analyses[column_key(target.metric.key, target.group)] = finish_target(
-            config,
-            gold,
-            scores,
-            t,
-            names,
-            orders[t],
-            order_notes[t],
-            pairs,
-            stats,
-            tests,
-            [f[t] for f in flags],
-            baseline,
-            n_jobs=n_jobs,
+            config, gold, scores, t, names, orders[t], order_notes[t], pairs, stats, tests, flags_t, baseline, n_jobs
         )
     analyses = attach_unit_values(analyses, _unit_values(parts, set(names)))
-    units = None
-    if unit_frames:
-        units = pd.concat(unit_frames, ignore_index=True)
-        units = units[units["system"].isin(set(names))].reset_index(drop=True)
-        units.attrs["unit_name"] = unit_frames[0].attrs.get("unit_name", "class")
-    return phase_result(config, gold, analyses, names, baseline, skipped, units)
+    return phase_result(config, gold, analyses, names, baseline, skipped, _units_table(unit_frames, names))
+
+
+def _chosen_systems(parts, sources, per_participant, config, baseline, skipped, chosen_out):
+    """The systems kept after ``per_participant``: ``(chosen, names, baseline)``.
+
+    Parameters
+    ----------
+    parts : list of ScoredBlock
+    sources : list of SystemSource
+    per_participant : str
+    config : Config
+    baseline : str or None
+    skipped : list of (submission, reason)
+        Said in the error when no system is left.
+    chosen_out : list or None
+        Receives the kept names as in ``sources``.
+
+    Returns
+    -------
+    chosen : list of (block, position in block)
+    names : list of str
+        The kept systems' names, renamed to their owners with ``best`` and ``last``.
+    baseline : str or None
+        The baseline's name after the same renaming.
+    """
+    chosen = _select(parts, sources, per_participant, config.official.sign)
+    if not chosen:
+        raise no_systems("the submissions", skipped)
+    names = [parts[k].names[i] for k, i in chosen]
+    if chosen_out is not None:
+        chosen_out.extend(names)
+    renames = names_after_selection([s.entry for s in sources if s.entry is not None], per_participant)
+    return chosen, [renames.get(name, name) for name in names], renames.get(baseline, baseline)
+
+
+def _block_columns(parts, chosen):
+    """Each block's kept columns and their positions in the joined system list: ``(members, columns)``."""
+    columns = [np.array([i for kk, i in chosen if kk == k], dtype=np.intp) for k in range(len(parts))]
+    members, start = [], 0
+    for cols in columns:
+        members.append(np.arange(start, start + len(cols), dtype=np.intp))
+        start += len(cols)
+    return members, columns
+
+
+def _joined_scores(config, parts, chosen, names, members, columns, targets):
+    """Every kept system's scores joined over the blocks: ``(SystemScores, validity flags)``.
+
+    The full-sample and replicate scores of each block's kept ``columns`` are concatenated in
+    block order (the order of ``chosen``); the jackknife is kept for ``method: bca`` only.
+    """
+    kept = [k for k in range(len(parts)) if len(columns[k])]
+    full = np.concatenate([parts[k].full[columns[k]] for k in kept], axis=0)
+    replicates = np.concatenate([parts[k].replicates[:, columns[k]] for k in kept], axis=1)
+    flags = [parts[k].flags[i] for k, i in chosen]
+    jackknife = [parts[k].jackknife[i] for k, i in chosen] if config.bootstrap.method == "bca" else None
+    return SystemScores(tuple(names), targets, full, replicates, jackknife), flags
+
+
+def _target_orders(scores, baseline):
+    """Each target's ranking and its notes: ``(orders, notes)``.
+
+    See :func:`~leaderboard_ci.phase.analysis.targets.target_order` (the baseline is ranked too).
+    """
+    orders, order_notes = [], []
+    for t, target in enumerate(scores.targets):
+        order, notes = target_order(scores.full[:, t], target.metric, list(scores.names), baseline)
+        orders.append(order)
+        order_notes.append(notes)
+    return orders, order_notes
+
+
+def _units_table(unit_frames, names):
+    """The per-unit table of the kept systems (the blocks' frames joined), or None when no block has one."""
+    if not unit_frames:
+        return None
+    units = pd.concat(unit_frames, ignore_index=True)
+    units = units[units["system"].isin(set(names))].reset_index(drop=True)
+    units.attrs["unit_name"] = unit_frames[0].attrs.get("unit_name", "class")
+    return units
 
 
 def _unit_values(parts, names):

@@ -2,7 +2,7 @@
 
     leaderboard-ci demo                    # trees kept under out/demo/<submission>/
     leaderboard-ci demo --out /tmp/demo
-    python -m leaderboard_ci.tools.demo    # the same, without the console script
+    python -m leaderboard_ci.cli.demo      # the same, without the console script
 
 Each submission is run through the scoring program in a fresh tree
 (``leaderboard_ci.tools.local_worker.run_scoring``: the metadata command, no
@@ -20,6 +20,7 @@ The end-of-phase report (all-pairs tests, corrections) plugs in at
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import shutil
 import sys
@@ -28,8 +29,10 @@ from dataclasses import dataclass
 from typing import List, Optional
 
 from ..console import entry_point
+from ..report.formatting import correction_name
 from ..scoring.config import load_config
-from .bundle import (
+from ..scoring.errors import ConfigError
+from ..tools.bundle import (
     PROGRAM_DIR,
     REFERENCE_DIR,
     REPO,
@@ -39,6 +42,7 @@ from .bundle import (
     sample_submissions,
     score_one,
 )
+from . import end_of_phase
 
 DEFAULT_OUT = os.path.join(REPO, "out", "demo")
 
@@ -159,21 +163,16 @@ def end_of_phase_analysis(demo):
     intervals are the leaderboard's; it adds the paired comparisons (all pairs,
     corrected p-values, indicators) and decides who is tied with the winner.
     """
-    import io
-
-    from ..phase import cli
-    from ..scoring.errors import ConfigError
-
     out = os.path.join(demo.out_dir, "report")
     argv = ["--reference", demo.reference, "--submissions", demo.submissions, "--program", demo.program]
     argv += ["--out", out, "--no-progress"]
     same = baseline_submission(demo)
     if same is not None:  # the baseline was submitted too: that system is the baseline, not a second copy of it
         argv += ["--baseline", same]
-    args = cli.make_parser().parse_args(argv)
+    args = end_of_phase.make_parser().parse_args(argv)
     printed = io.StringIO()
     try:
-        result = cli.run(args, stdout=printed)
+        result = end_of_phase.run(args, stdout=printed)
     except ConfigError as exc:
         return 2, None, "error: %s\n" % exc.message
     return 0, result, printed.getvalue() + "Open the report: %s\n" % os.path.join(out, "report.html")
@@ -245,8 +244,6 @@ def main(argv=None):
     print(leaderboard_table(ranked, config, analysis))
     print()
     if analysis is not None:
-        from ..report.formatting import correction_name
-
         print(
             "'tied with the winner': not significantly different from %s by the end-of-phase paired test "
             "(%s correction, alpha %g), the report's definition; overlapping intervals are not that test."

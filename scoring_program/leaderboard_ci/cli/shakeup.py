@@ -13,7 +13,7 @@ submission scored on both parts::
 
 Participants are matched by owner.  The same arguments add the shake-up to the
 end-of-phase report (:func:`add_arguments` is shared with
-:mod:`leaderboard_ci.phase.cli`).  Mistakes are one sentence and exit code 2.
+:mod:`leaderboard_ci.cli.end_of_phase`).  Mistakes are one sentence and exit code 2.
 """
 
 from __future__ import annotations
@@ -26,20 +26,34 @@ import tempfile
 import time
 from collections import OrderedDict
 
-from ..._version import __version__
-from ...console import entry_point
-from ...scoring.errors import ConfigError
+from .._version import __version__
+from ..core.parallel import resolve_jobs
+from ..phase.analysis.blocks import SystemSource
+from ..phase.execution.budget import parse_memory
+from ..phase.execution.runs import Execution
+from ..phase.ingestion.safe_unzip import UnzipLimits
+from ..phase.ingestion.submissions import find_submissions
+from ..phase.shakeup.pipeline import DEFAULT_BLOCK_SIZE, check_sets, run_shakeup
+from ..phase.shakeup.references import (
+    TestSet,
+    load_reference,
+    official_only,
+    split_reference,
+    subset_gold,
+    without_groups,
+)
+from ..phase.shakeup.scoring import SELECTIONS, ParticipantRuns
+from ..report.shakeup_words import summary_sentences
+from ..scoring.errors import ConfigError
+from .common import organizer_command, parse_jobs, parse_top
 
 __all__ = ["make_parser", "add_arguments", "wants_shakeup", "shakeup_from_args", "main"]
 
-DEFAULT_PROGRAM = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+DEFAULT_PROGRAM = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scoring_program/
 
 
 def add_arguments(parser, standalone=True):
     """The shake-up's arguments; ``standalone=False`` adds only those the end of phase lacks."""
-    from .pipeline import DEFAULT_BLOCK_SIZE
-    from .scoring import SELECTIONS
-
     group = parser.add_argument_group(
         "shake-up (public to private)" if not standalone else "the two test sets",
         None
@@ -122,8 +136,8 @@ def make_parser():
 
 def wants_shakeup(args):
     """``phases``, ``split`` or None, after checking that the arguments name one complete mode."""
-    public = [a for a in ("public_reference", "public_submissions") if getattr(args, a, None)]
-    split = getattr(args, "split_column", None)
+    public = [a for a in ("public_reference", "public_submissions") if vars(args)[a]]
+    split = args.split_column
     if split and public:
         raise ConfigError(
             "give --split-column (one reference split in two) or --public-reference and "
@@ -141,9 +155,6 @@ def wants_shakeup(args):
 
 def _participants(entries, skipped):
     """``ParticipantRuns`` per owner, in the download's order; unpacking failures counted for their owner."""
-    from ..execution.blocks import SystemSource
-    from .scoring import ParticipantRuns
-
     owners = OrderedDict()
     for entry in entries:
         owners.setdefault(entry.owner, []).append(SystemSource(entry.name, entry=entry))
@@ -156,8 +167,6 @@ def _participants(entries, skipped):
 
 
 def _download(path, workdir, args, label, limits, warnings_out):
-    from ..ingestion.submissions import find_submissions
-
     warnings_list = []
     entries, skipped = find_submissions(
         path,
@@ -182,18 +191,11 @@ def shakeup_from_args(args, workdir, stdout, private=None):
     ``private`` is ``(reference folder, config, gold)`` already read (the end of phase's); else
     ``--reference`` is read here.
     """
-    from ...core.parallel import check_jobs, resolve_jobs
-    from ..execution.budget import parse_memory
-    from ..execution.runs import Execution
-    from ..ingestion.safe_unzip import UnzipLimits
-    from .pipeline import DEFAULT_BLOCK_SIZE, check_sets, run_shakeup
-    from .references import TestSet, load_reference, official_only, split_reference, subset_gold, without_groups
-
     mode = wants_shakeup(args)
     limits = UnzipLimits(max_total_bytes=parse_memory(args.max_unpacked, "--max-unpacked"))
-    program = getattr(args, "program", DEFAULT_PROGRAM)
+    program = args.program
     if private is None:
-        private = load_reference(args.reference, program, workdir, "private", getattr(args, "config", None))
+        private = load_reference(args.reference, program, workdir, "private", args.config)
     ref_dir, config, gold = private
     notes = []
     if mode == "split":
@@ -236,12 +238,9 @@ def shakeup_from_args(args, workdir, stdout, private=None):
         private_participants, _ = _download(args.submissions, workdir, args, "private", limits, private_warnings)
         # one names map serves both phases: a row is worth a warning only when it matches in neither
         notes.extend(w for w in public_warnings if w in set(private_warnings))
-    try:
-        jobs = check_jobs(args.jobs if args.jobs == "auto" else int(args.jobs))
-    except ValueError:
-        raise ConfigError("--jobs must be 'auto' or a positive integer, got %r" % args.jobs)
-    execution = Execution(n_jobs=1 if args.dask else jobs, dask=args.dask, workers=getattr(args, "workers", None))
-    block_size = getattr(args, "block_size", None) or DEFAULT_BLOCK_SIZE
+    jobs = parse_jobs(args.jobs)
+    execution = Execution(n_jobs=1 if args.dask else jobs, dask=args.dask, workers=args.workers)
+    block_size = args.block_size or DEFAULT_BLOCK_SIZE  # the end of phase has its own --block-size, None by default
     runner = execution.open_runner()
     try:
         runs = sum(len(p.runs) for p in participants) + sum(len(p.runs) for p in private_participants or ())
@@ -277,22 +276,8 @@ def shakeup_from_args(args, workdir, stdout, private=None):
         runner.close()
 
 
-def _top(text):
-    if text == "all":
-        return None
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise ConfigError("--top must be a positive integer or 'all', got %r" % text)
-    return value
-
-
 def print_summary(result, stdout):
     """The verdict sentences of the shake-up, one per line."""
-    from ...report.shakeup_words import summary_sentences
-
     for sentence in summary_sentences(result):
         stdout.write(sentence + "\n")
     for note in result.notes:
@@ -322,7 +307,7 @@ def run(args, stdout=None):
     ):
         if getattr(args, key, None):
             setattr(args, key, os.path.abspath(getattr(args, key)))
-    top = _top(args.top)
+    top = parse_top(args.top)
     started = time.time()
     workdir = tempfile.mkdtemp(prefix="leaderboard-ci-shakeup-", dir=args.workdir)
     try:
@@ -336,21 +321,10 @@ def run(args, stdout=None):
     return result
 
 
-@entry_point
+@organizer_command
 def main(argv=None):
     """Entry point; returns the exit code (0 ok, 2 organizer error)."""
-    from ...core.parallel import keep_freed_memory
-
-    args = make_parser().parse_args(argv)
-    keep_freed_memory()
-    try:
-        run(args)
-    except ConfigError as exc:
-        sys.stderr.write("error: %s\n" % exc.message)
-        return 2
-    except KeyboardInterrupt:
-        sys.stderr.write("interrupted\n")
-        return 130
+    run(make_parser().parse_args(argv))
     return 0
 
 

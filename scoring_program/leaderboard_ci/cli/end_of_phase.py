@@ -1,7 +1,7 @@
 """``end_of_phase``: the organizer's command for the joint analysis of all submissions.
 
     leaderboard-ci-end-of-phase --reference REF_DIR --submissions PATH --out OUT_DIR
-    (also leaderboard-ci end-of-phase ..., or python -m leaderboard_ci.phase.cli ...)
+    (also leaderboard-ci end-of-phase ..., or python -m leaderboard_ci.cli.end_of_phase ...)
 
 It uses the same configuration as the scoring program (the program's
 ``config.yaml`` merged with ``REF_DIR/config.yaml``, or ``--config``), hence
@@ -21,15 +21,34 @@ import tempfile
 import time
 import zipfile
 from contextlib import contextmanager
+from dataclasses import replace
+
+import pandas as pd
 
 from .._version import __version__
-from ..console import entry_point
-from ..core.parallel import MAX_JOBS, check_jobs, keep_freed_memory
+from ..phase.analysis.blocked import SystemSource, analyze_blocks, open_run
+from ..phase.execution.budget import check_client, parse_memory
+from ..phase.execution.runs import Execution
+from ..phase.ingestion.safe_unzip import UnzipLimits, safe_extract
+from ..phase.ingestion.submissions import (
+    INVENTORY_COLUMNS,
+    find_submissions,
+    load_systems,
+    names_after_selection,
+    submissions_table,
+)
+from ..report.formatting import correction_name
+from ..report.scale import DEFAULT_TOP, PARQUET_HINT, parquet_available
+from ..report.verdicts import family_notes
+from ..scoring.config import load_config
 from ..scoring.errors import ConfigError
+from ..scoring.readers import read_baseline, read_gold
+from . import shakeup as shakeup_cli
+from .common import organizer_command, parse_jobs, parse_top
 
 __all__ = ["make_parser", "main", "run"]
 
-DEFAULT_PROGRAM = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DEFAULT_PROGRAM = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scoring_program/
 
 
 def make_parser():
@@ -117,8 +136,6 @@ def make_parser():
         help="where submissions are unpacked (default: a temporary folder, removed at the end); "
         "with a remote --dask cluster, a folder every worker can read",
     )
-    from ..report.scale import DEFAULT_TOP
-
     parser.add_argument(
         "--top",
         default=str(DEFAULT_TOP),
@@ -129,31 +146,8 @@ def make_parser():
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--version", action="version", version="leaderboard-ci %s" % __version__)
-    from .shakeup.cli import add_arguments
-
-    add_arguments(parser, standalone=False)  # --public-reference ... or --split-column: the shake-up section
+    shakeup_cli.add_arguments(parser, standalone=False)  # --public-reference ... or --split-column: the shake-up
     return parser
-
-
-def _jobs(text):
-    """``--jobs``: 'auto' or a thread count, checked by the one check of thread counts."""
-    try:
-        return check_jobs(text if text == "auto" else int(text))
-    except ValueError:
-        raise ConfigError("--jobs must be 'auto' or an integer from 1 to %d, got %r" % (MAX_JOBS, text))
-
-
-def _top(text):
-    """``--top``: a positive integer, or 'all' (no cut)."""
-    if text == "all":
-        return None
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise ConfigError("--top must be a positive integer or 'all', got %r" % text)
-    return value
 
 
 @contextmanager
@@ -162,7 +156,7 @@ def _progress_bar(enabled, total, desc="bootstrap", unit="resample"):
     bar = None
     if enabled and sys.stderr.isatty():
         try:
-            from tqdm.auto import tqdm
+            from tqdm.auto import tqdm  # optional: the bar shows only where tqdm is installed
         except ImportError:
             tqdm = None
         if tqdm is not None:
@@ -176,9 +170,6 @@ def _progress_bar(enabled, total, desc="bootstrap", unit="resample"):
 
 def _unzip_limits(args):
     """UnzipLimits with ``--max-unpacked`` as the run's total."""
-    from .execution.budget import parse_memory
-    from .ingestion.safe_unzip import UnzipLimits
-
     return UnzipLimits(max_total_bytes=parse_memory(args.max_unpacked, "--max-unpacked"))
 
 
@@ -186,8 +177,6 @@ def _reference_dir(path, workdir):
     if os.path.isdir(path):
         return path
     if os.path.isfile(path) and zipfile.is_zipfile(path):
-        from .ingestion.safe_unzip import UnzipLimits, safe_extract
-
         target = os.path.join(workdir, "reference")
         safe_extract(path, target, UnzipLimits())
         return target
@@ -205,8 +194,6 @@ def _add_baseline(config, ref_dir, gold, coded, requested):
         return requested
     if config.baseline is None:
         return None
-    from ..scoring.readers import read_baseline
-
     name = config.baseline.name
     while name in coded:
         name += " (baseline)"
@@ -250,14 +237,8 @@ def run(args, stdout=None):
     """
     stdout = sys.stdout if stdout is None else stdout
     args = _absolute_paths(args)
-    from ..scoring.config import load_config
-    from ..scoring.readers import read_gold
-    from .execution.blocked import SystemSource
-    from .execution.runs import Execution
-    from .ingestion.submissions import load_systems
-
     started = time.time()
-    top = _top(args.top)
+    top = parse_top(args.top)
     out_dir = args.out  # absolute: _absolute_paths
     workdir = tempfile.mkdtemp(prefix="leaderboard-ci-")
     try:
@@ -269,13 +250,11 @@ def run(args, stdout=None):
         else:
             config = load_config(args.program, ref_dir)
         gold = read_gold(ref_dir, config)
-        from .shakeup.cli import wants_shakeup
-
-        shakeup = wants_shakeup(args)  # checked before any work
+        shakeup_mode = shakeup_cli.wants_shakeup(args)  # checked before any work
         if args.dask or args.memory_limit or args.block_size:
             inventory = []
             result = _run_in_blocks(args, config, gold, ref_dir, args.workdir or workdir, stdout, inventory)
-            result = _with_shakeup(shakeup, args, result, (ref_dir, config, gold), args.workdir or workdir, stdout)
+            result = _with_shakeup(shakeup_mode, args, result, (ref_dir, config, gold), args.workdir or workdir, stdout)
             written = result.write(out_dir, top=top)
             written["submissions.csv"] = _write_inventory(out_dir, inventory)
             return _finish(result, written, out_dir, started, stdout)
@@ -301,8 +280,10 @@ def run(args, stdout=None):
             % (len(coded), gold.n, config.bootstrap.n_resamples, config.bootstrap.seed)
         )
         sources = [SystemSource(name, values=values) for name, values in coded.items()]
-        result = _analyze_sources(args, config, gold, sources, baseline, skipped, Execution(n_jobs=_jobs(args.jobs)))
-        result = _with_shakeup(shakeup, args, result, (ref_dir, config, gold), workdir, stdout)
+        result = _analyze_sources(
+            args, config, gold, sources, baseline, skipped, Execution(n_jobs=parse_jobs(args.jobs))
+        )
+        result = _with_shakeup(shakeup_mode, args, result, (ref_dir, config, gold), workdir, stdout)
         written = result.write(out_dir, top=top)
         written["submissions.csv"] = _write_inventory(out_dir, inventory)
     finally:
@@ -314,28 +295,19 @@ def _with_shakeup(mode, args, result, private, workdir, stdout):
     """``result`` with the shake-up of :mod:`leaderboard_ci.phase.shakeup` when its arguments were given."""
     if mode is None:
         return result
-    from dataclasses import replace
-
-    from .shakeup.cli import shakeup_from_args
-
-    return replace(result, shakeup=shakeup_from_args(args, os.path.join(workdir, "shakeup"), stdout, private))
+    found = shakeup_cli.shakeup_from_args(args, os.path.join(workdir, "shakeup"), stdout, private)
+    return replace(result, shakeup=found)
 
 
 def _finish(result, written, out_dir, started, stdout):
     _print_summary(result, written, out_dir, time.time() - started, stdout)
     if result.shakeup is not None:
-        from .shakeup.cli import print_summary
-
-        print_summary(result.shakeup, stdout)
+        shakeup_cli.print_summary(result.shakeup, stdout)
     return result
 
 
 def _write_inventory(out_dir, rows):
     """``submissions.csv``: every submission found, its ids, and whether it was analysed, and why not."""
-    import pandas as pd
-
-    from .ingestion.submissions import INVENTORY_COLUMNS
-
     columns = list(rows[0]) if rows else list(INVENTORY_COLUMNS)
     path = os.path.join(out_dir, "submissions.csv")
     pd.DataFrame(rows, columns=columns).to_csv(path, index=False)
@@ -343,12 +315,7 @@ def _write_inventory(out_dir, rows):
 
 
 def _run_in_blocks(args, config, gold, ref_dir, workdir, stdout, inventory=None):
-    """The analysis in blocks of systems (--memory-limit, --dask): see :mod:`leaderboard_ci.phase.execution.blocked`."""
-    from .execution.blocked import SystemSource
-    from .execution.budget import parse_memory
-    from .execution.runs import Execution
-    from .ingestion.submissions import find_submissions
-
+    """The analysis in blocks of systems (--memory-limit, --dask): see :mod:`leaderboard_ci.phase.analysis.blocked`."""
     budget = parse_memory(args.memory_limit) if args.memory_limit else None
     client_budget = (
         parse_memory(args.client_memory_limit, "--client-memory-limit") if args.client_memory_limit else budget
@@ -380,7 +347,7 @@ def _run_in_blocks(args, config, gold, ref_dir, workdir, stdout, inventory=None)
     if not sources:
         raise ConfigError("no submission could be read (%d skipped)" % len(skipped))
     execution = Execution(
-        n_jobs=1 if args.dask else _jobs(args.jobs),
+        n_jobs=1 if args.dask else parse_jobs(args.jobs),
         dask=args.dask,
         memory_limit=budget,
         client_memory_limit=client_budget,
@@ -401,8 +368,6 @@ def _run_in_blocks(args, config, gold, ref_dir, workdir, stdout, inventory=None)
         chosen_out=kept,
     )
     if inventory is not None:
-        from .ingestion.submissions import names_after_selection, submissions_table
-
         renames = names_after_selection(entries, args.per_participant)
         skipped_now = [(row[0], row[1]) for row in result.skipped.itertuples(index=False)]
         inventory.extend(submissions_table(entries, skipped_now, set(kept), renames, args.per_participant))
@@ -416,10 +381,6 @@ def _analyze_sources(
 
     With ``stdout`` (a run in blocks) the runner, the plan and the client check are printed first.
     """
-    from .execution.blocked import analyze_blocks
-    from .execution.budget import check_client
-    from .execution.runs import open_run
-
     with open_run(config, gold, sources, execution) as run:
         if stdout is not None:
             stdout.write(
@@ -449,16 +410,12 @@ def _analyze_sources(
 
 def _print_summary(result, written, out_dir, seconds, stdout, stderr=None):
     """The winner, the ties, where the report is; each "B too small" note on stderr, one line each."""
-    from ..report.verdicts import family_notes
-
     stderr = sys.stderr if stderr is None else stderr
     for note in family_notes(result):
         stderr.write("warning: %s\n" % " ".join(str(note).split()))
     target = result.official
     stdout.write("\n%s: winner %s (%.4f)\n" % (target.title, target.winner, target.systems.iloc[0]["score"]))
     tied = [n for n in target.tied_with_winner if n != target.winner]
-    from ..report.formatting import correction_name
-
     primary = result.signature.primary
     if "rank_low" in target.systems.columns:
         stdout.write(
@@ -472,29 +429,16 @@ def _print_summary(result, written, out_dir, seconds, stdout, stderr=None):
         )
     if len(result.skipped):
         stdout.write("Skipped %d submission(s); see the report.\n" % len(result.skipped))
-    from ..report.scale import PARQUET_HINT, parquet_available
-
     if not parquet_available():
         stdout.write("%s.\n" % PARQUET_HINT)
     stdout.write("Report: %s\n" % os.path.join(out_dir, "report.html"))
     stdout.write("Done in %.1f s.\n" % seconds)
 
 
-@entry_point
+@organizer_command
 def main(argv=None):
     """Entry point; returns the exit code (0 ok, 2 organizer error)."""
-
-    parser = make_parser()
-    args = parser.parse_args(argv)
-    keep_freed_memory()
-    try:
-        run(args)
-    except ConfigError as exc:
-        sys.stderr.write("error: %s\n" % exc.message)
-        return 2
-    except KeyboardInterrupt:
-        sys.stderr.write("interrupted\n")
-        return 130
+    run(make_parser().parse_args(argv))
     return 0
 
 

@@ -34,9 +34,13 @@ from ...core.pairs import PairStatistics, pair_statistics
 from ...core.parallel import resolve_jobs, run_spans, single_threaded_blas, split_range
 from ...core.permutation import PermutationUnsupported, permutation_pvalues
 from ...scoring.errors import ConfigError
-from ..analysis.systems import build_plan
-from ..analysis.targets import item_pair_tests, system_validity_flags
-from .worker_cache import CACHE
+from ...scoring.readers import read_baseline
+from ..execution.worker_cache import CACHE
+from ..ingestion.submissions import read_entry
+from .assemble import unit_table
+from .systems import build_plan
+from .targets import item_pair_tests, system_validity_flags
+from .unit_values import unit_value_summaries
 
 __all__ = [
     "SystemSource",
@@ -161,11 +165,7 @@ def read_source(source, config, gold):
     if source.values is not None:
         return np.asarray(source.values), None
     if source.baseline_dir is not None:  # an organizer file: its errors stop the run
-        from ...scoring.readers import read_baseline
-
         return read_baseline(source.baseline_dir, config, gold), None
-    from ..ingestion.submissions import read_entry
-
     return read_entry(source.entry, config, gold)
 
 
@@ -220,9 +220,6 @@ def forget_blocks():
 
 def score_block(context, block, start, stop):
     """:class:`BlockScores` of ``block`` on replicates ``start .. stop-1``."""
-    from ..analysis.assemble import unit_table
-    from ..analysis.unit_values import unit_value_summaries
-
     state = block_state(context, block)
     plan = state.plan
     if plan is None:

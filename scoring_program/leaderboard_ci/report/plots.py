@@ -412,7 +412,6 @@ def pair_heatmap(target, cmap="RdBu"):
     star = pair_matrix(target, "marks").loc[rows, cols].to_numpy(dtype=object)
     lower = np.tril(np.ones((k, k), dtype=bool))
     values = np.where(lower, diff, np.nan)
-    finite = values[np.isfinite(values)]
     scale = heatmap_scale(values, rows, cols, far_off(target.systems, protect=(target.winner,))[0])
     vmax = scale.vmax
     fs = name_fontsize(m)
@@ -449,32 +448,39 @@ def pair_heatmap(target, cmap="RdBu"):
     for side in ax.spines.values():
         side.set_visible(False)
     if k <= HEATMAP_STARS_MAX:
-        decimals = decimals_for(finite) if finite.size else 3
-        text_fs = 8.0 if k <= HEATMAP_VALUES_MAX else max(6.5, 7.5 - 0.08 * k)
-        for i in range(k):
-            for j in range(i + 1):
-                value = values[i, j]
-                if not np.isfinite(value):
-                    continue
-                mark = star[i, j] or ""
-                text = (
-                    ("%.*f" % (decimals, value)).replace("-", MINUS) + ("\n" + mark if mark else "")
-                    if k <= HEATMAP_VALUES_MAX
-                    else mark
-                )
-                if not text:
-                    continue
-                dark = abs(value) > 0.55 * vmax
-                ax.text(
-                    j,
-                    i,
-                    text,
-                    ha="center",
-                    va="center",
-                    fontsize=text_fs,
-                    linespacing=1.0,
-                    color="white" if dark else INK,
-                )
+        _heatmap_cell_texts(ax, values, star, k, vmax)
+    _heatmap_key(fig, ax, image, scale, target, k, cell)
+    ax.set_title("%s: pairwise differences" % figure_title(target), fontsize=11, loc="left")
+    return _fit(fig)
+
+
+def _heatmap_cell_texts(ax, values, star, k, vmax):
+    """Each lower-triangle cell's difference and stars (the stars only above :data:`HEATMAP_VALUES_MAX`)."""
+    finite = values[np.isfinite(values)]
+    decimals = decimals_for(finite) if finite.size else 3
+    text_fs = 8.0 if k <= HEATMAP_VALUES_MAX else max(6.5, 7.5 - 0.08 * k)
+    for i in range(k):
+        for j in range(i + 1):
+            value = values[i, j]
+            if not np.isfinite(value):
+                continue
+            mark = star[i, j] or ""
+            text = (
+                ("%.*f" % (decimals, value)).replace("-", MINUS) + ("\n" + mark if mark else "")
+                if k <= HEATMAP_VALUES_MAX
+                else mark
+            )
+            if not text:
+                continue
+            dark = abs(value) > 0.55 * vmax
+            ax.text(
+                j, i, text, ha="center", va="center", fontsize=text_fs, linespacing=1.0, color="white" if dark else INK
+            )
+
+
+def _heatmap_key(fig, ax, image, scale, target, k, cell):
+    """The colour bar, its label (with the hatching's meaning) and the marks' key in the PNG's text."""
+    vmax = scale.vmax
     # the colour bar hugs the image (an inset of the axes, which aspect="equal" shrinks to the image); a large
     # matrix is wider than a window, so its bar lies across the empty upper triangle, near the names on the left
     # (on the right it was off-screen at 800 px)
@@ -494,8 +500,6 @@ def pair_heatmap(target, cmap="RdBu"):
     else:
         bar.set_label(label, fontsize=8)
     bar.ax.tick_params(labelsize=8)
-    ax.set_title("%s: pairwise differences" % figure_title(target), fontsize=11, loc="left")
-    return _fit(fig)
 
 
 # ---------------------------------------------------------------------------

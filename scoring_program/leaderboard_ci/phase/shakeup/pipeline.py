@@ -147,11 +147,7 @@ def run_shakeup(
     -------
     ShakeupResult
     """
-    for option, value in (("select", select), ("private_select", private_select)):
-        if value not in SELECTIONS:
-            raise ConfigError("%s must be one of %s, got %r" % (option, ", ".join(SELECTIONS), value))
-    if bias_resamples is not None and int(bias_resamples) < 2:
-        raise ConfigError("bias_resamples must be at least 2 (or None: all B), got %r" % (bias_resamples,))
+    _check_options(select, private_select, bias_resamples)
     check_sets(public, private)
     split = private_participants is None
     pub_parts, priv_parts, unmatched = _matched(public_participants, private_participants)
@@ -174,14 +170,7 @@ def run_shakeup(
     if len(set(shown)) != len(shown):
         raise ConfigError("two participants would be shown under the same name; check the names map")
     public_scores, private_scores = _set_scores(public, private, kept, tuple(shown), split)
-    settings = OrderedDict(
-        [
-            ("select", select),
-            ("private_select", "same run" if split else private_select),
-            ("best_of_k_resamples", bias_rows(context)),
-        ]
-        + list((sources or {}).items())
-    )
+    settings = _settings(select, "same run" if split else private_select, bias_rows(context), sources)
     an = private.config.analysis
     return analyze_shakeup(
         public_scores,
@@ -198,6 +187,23 @@ def run_shakeup(
         skipped=_frame(skipped, ("participant", "submission", "phase", "reason")),
         notes=notes,
         settings=settings,
+    )
+
+
+def _check_options(select, private_select, bias_resamples):
+    """One sentence (ConfigError) for an unknown selection rule or too few replicates for the optimism."""
+    for option, value in (("select", select), ("private_select", private_select)):
+        if value not in SELECTIONS:
+            raise ConfigError("%s must be one of %s, got %r" % (option, ", ".join(SELECTIONS), value))
+    if bias_resamples is not None and int(bias_resamples) < 2:
+        raise ConfigError("bias_resamples must be at least 2 (or None: all B), got %r" % (bias_resamples,))
+
+
+def _settings(select, private_select, best_of_k_resamples, sources):
+    """The settings recorded in the result (and report.json): the selection rules, then where each set comes from."""
+    return OrderedDict(
+        [("select", select), ("private_select", private_select), ("best_of_k_resamples", best_of_k_resamples)]
+        + list((sources or {}).items())
     )
 
 

@@ -7,6 +7,8 @@ first, and the tests would exercise code other than the code under test.
 import os
 import sys
 
+import pytest
+
 _PROGRAM = os.path.join(os.path.dirname(os.path.abspath(__file__)), "scoring_program")
 if sys.path[:1] != [_PROGRAM]:
     sys.path.insert(0, _PROGRAM)
@@ -33,6 +35,7 @@ def _shared_group(item):
     return None
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the group marks to schedule by group
 def pytest_collection_modifyitems(config, items):
     """Keep the tests that share an expensive fixture on one xdist worker.
 
@@ -41,8 +44,6 @@ def pytest_collection_modifyitems(config, items):
     for the session) would otherwise be built again on every worker that receives one of its tests,
     doubling its cost on two cores.
     """
-    import pytest
-
     for item in items:
         group = _shared_group(item)
         if group is not None:

@@ -11,7 +11,7 @@ import pytest
 
 from leaderboard_ci.phase.analysis import analyze
 from leaderboard_ci.report.html_report import render_report, resolution_notes
-from leaderboard_ci.report.verdicts import family_note
+from leaderboard_ci.report.verdicts import family_sentence
 
 VOID = {"meta", "br", "img", "hr", "input", "link", "col", "source", "wbr"}
 
@@ -151,7 +151,7 @@ def test_thirty_systems_stay_small_and_say_when_b_is_too_small():
     assert not Page(text).errors
     gold, systems = E.many_systems_data(30)
     holm = analyze(gold, systems, metric="f1_macro", n_resamples=300, primary="holm")
-    note = family_note(holm, holm.official)
+    note = family_sentence(holm.official)
     # 435/(B + 1) <= 0.05 needs B >= 8,699; about 10 replicates beyond alpha/435 needs B >= 87,000
     assert note and "B >= 87,000 is needed" in note and "Holm" in note
     text = render_report(holm, figures={})

@@ -410,15 +410,15 @@ def test_resolved_resamples_puts_ten_replicates_beyond_the_smallest_level():
 
 
 def test_family_note_says_when_b_is_too_small_and_what_b_is_needed():
-    from leaderboard_ci.phase.analysis.targets import family_note
+    from leaderboard_ci.phase.analysis.targets import too_few_resamples_note
 
-    assert family_note("maxt", 1770, 10000, 0.05, "all 1770 pairs") is None
-    assert family_note("holm", 45, 10000, 0.05, "all 45 pairs") is None
-    never = family_note("holm", 1770, 10000, 0.05, "all 1770 pairs")
+    assert too_few_resamples_note("maxt", 1770, 10000, 0.05, "all 1770 pairs") is None
+    assert too_few_resamples_note("holm", 45, 10000, 0.05, "all 45 pairs") is None
+    never = too_few_resamples_note("holm", 1770, 10000, 0.05, "all 1770 pairs")
     assert "no difference can be significant" in never and "B >= 354,000" in never and "B >= 10,000" in never
-    large = family_note("maxt", 1770, 1000, 0.05, "all 1770 pairs")
+    large = too_few_resamples_note("maxt", 1770, 1000, 0.05, "all 1770 pairs")
     assert "standard deviation" in large and "B >= 10,000" in large
-    coarse = family_note("holm", 45, 1000, 0.05, "all 45 pairs")
+    coarse = too_few_resamples_note("holm", 45, 1000, 0.05, "all 45 pairs")
     assert "not resolved" in coarse and "B >= 9,000" in coarse
 
 

@@ -35,7 +35,7 @@ from _statsim import ALPHA
 from scipy.stats import norm
 
 from leaderboard_ci.core.simultaneous import resolved_resamples
-from leaderboard_ci.phase.analysis.targets import family_note
+from leaderboard_ci.phase.analysis.targets import too_few_resamples_note
 
 pytestmark = pytest.mark.statistical
 
@@ -259,7 +259,7 @@ def _unresolved(correction, n_tests, n_resamples):
     """
     if n_resamples >= resolved_resamples(correction, n_tests, ALPHA):
         return False
-    note = family_note(correction, n_tests, n_resamples, ALPHA, "all %d pairs" % n_tests)
+    note = too_few_resamples_note(correction, n_tests, n_resamples, ALPHA, "all %d pairs" % n_tests)
     assert note is not None and "B >= %s" % format(resolved_resamples(correction, n_tests, ALPHA), ",") in note, note
     return True
 

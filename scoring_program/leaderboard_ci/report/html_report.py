@@ -49,7 +49,7 @@ from .scale import DEFAULT_TOP, report_scope
 from .tables import format_indicator, indicators_table, pair_matrix, target_n
 from .verdicts import (
     dual_interval,
-    family_note,
+    family_sentence,
     format_rank_set,
     has_rank_sets,
     interval_header,
@@ -432,7 +432,7 @@ def _target_heading(result, key, view, figures, primary, folder):
         parts.append('<p class="warn">%s</p>' % above)
     for w in warnings:
         parts.append('<p class="warn">%s</p>' % _esc(w))
-    note = family_note(result, full)
+    note = family_sentence(full)
     if note:
         parts.append('<p class="warn family-note">%s</p>' % _esc(note))
     if view.truncated:

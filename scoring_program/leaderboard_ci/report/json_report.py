@@ -30,8 +30,7 @@ from ..tasks.registry import pair_test_titles
 from .json_values import GENERATOR, SCHEMA_VERSION, clean
 from .scale import DEFAULT_TOP, report_scope
 from .shakeup_json import shakeup_to_dict
-from .verdicts import dual_interval, rank_set_entry
-from .verdicts import family_note as family_note_of
+from .verdicts import dual_interval, family_sentence, rank_set_entry
 
 __all__ = [
     "result_to_dict",
@@ -222,7 +221,7 @@ def _target(result, key, view, corrections, primary, official, confidence_level,
             ("winner", target.winner),
             ("stars_correction", primary),
             ("systems", systems),
-            ("family_note", family_note_of(result, target)),
+            ("family_note", family_sentence(target)),
             ("critical_value", _clean(target.critical_value)),
             ("vs_winner", _comparisons(target.vs_winner, corrections, ["name", "diff", "ci_low", "ci_high"], primary)),
             ("pairs", _comparisons(view.shown.pairs, corrections, ["a", "b", "diff", "ci_low", "ci_high"], primary)),

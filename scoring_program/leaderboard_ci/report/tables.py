@@ -59,7 +59,7 @@ from .formatting import (
 )
 from .json_report import corrections_of, primary_correction, sides_of
 from .scale import mark_truncated, pair_matrix, view_of
-from .verdicts import dual_interval, family_note, format_rank_set, has_rank_sets, interval_header
+from .verdicts import dual_interval, family_sentence, format_rank_set, has_rank_sets, interval_header
 
 __all__ = [
     "Table",
@@ -447,7 +447,7 @@ def systems_table(result, target, digits=4):
     )
     caption += rank_set_words(result) if ranked else "Tied: not significantly different from the winner."
     notes = [str(n) for n in target.notes]
-    note = family_note(result, target)
+    note = family_sentence(target)
     if note:
         notes.insert(0, note)
     kinds = ["num", "text", "num", "num"] + (["num", "num"] if ranked else []) + ["text", "text"]

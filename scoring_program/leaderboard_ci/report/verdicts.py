@@ -40,7 +40,7 @@ __all__ = [
     "has_rank_sets",
     "rank_set_entry",
     "format_rank_set",
-    "family_note",
+    "family_sentence",
     "family_notes",
     "interval_header",
     "MARGINAL_WORDS",
@@ -201,10 +201,10 @@ def format_rank_set(low, high):
 # ---------------------------------------------------------------------------
 # B too small for the family
 # ---------------------------------------------------------------------------
-def family_note(result, target):
+def family_sentence(target):
     """The target's "B too small" sentence (``TargetAnalysis.family_note``) as one sentence, or None.
 
-    The analysis writes it (``leaderboard_ci.phase.analysis.targets.family_note``: the
+    The analysis writes it (``leaderboard_ci.phase.analysis.targets.too_few_resamples_note``: the
     correction, the family, the smallest adjusted p-value possible and the B
     that would be needed); here it only gets a capital letter and a full stop.
     """
@@ -220,7 +220,7 @@ def family_notes(result):
     """The distinct notes of every target, in order (usually one: m and B are shared)."""
     notes = []
     for target in result.targets.values():
-        note = family_note(result, target)
+        note = family_sentence(target)
         if note and note not in notes:
             notes.append(note)
     return notes

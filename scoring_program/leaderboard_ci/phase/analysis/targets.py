@@ -262,7 +262,7 @@ def floor_note(smallest, n_tests, n_valid, alpha, what):
     )
 
 
-def family_note(method, n_tests, n_valid, alpha, what):
+def too_few_resamples_note(method, n_tests, n_valid, alpha, what):
     """One sentence when ``n_valid`` resamples are too few for ``method`` over ``n_tests`` tests, else None.
 
     Two cases: no adjusted p-value can fall below ``alpha`` at all
@@ -372,7 +372,7 @@ def finish_target(config, gold, scores, t, names, order, notes, pairs, stats, it
     pairs_df = _pairs_table(an, names, pairs, stats, tests, p_main, corrected, all_test.near_copy)
     vs = _vs_winner_table(an, pairs_df, winner_idx, corrected)
     tied = _add_rank_columns(an, systems, names, order, ranks, pairs, corrected, notes)
-    note, at_floor = _family_note(an, len(names), pairs.shape[0], winner_idx.size, all_test, corrected)
+    note, at_floor = _family_note_and_floor(an, len(names), pairs.shape[0], winner_idx.size, all_test, corrected)
     copies = near_copy_note(names, pairs, all_test.near_copy, all_test.critical_simultaneous)
     if copies:
         notes.append(copies)
@@ -606,7 +606,7 @@ def _add_rank_columns(an, systems, names, order, ranks, pairs, corrected, notes)
     return tied
 
 
-def _family_note(an, m, n_pairs, n_winner, all_test, corrected):
+def _family_note_and_floor(an, m, n_pairs, n_winner, all_test, corrected):
     """The family's note and the shown corrections at their floor: ``(note or None, [method])``.
 
     A correction is at its floor when the valid resamples are fewer than it needs to declare
@@ -627,7 +627,7 @@ def _family_note(an, m, n_pairs, n_winner, all_test, corrected):
         and all_test.n_valid < resamples_needed(c, family_size, an.alpha)
         and not np.any(_significant(corrected.pairs[c], c, an.alpha))
     ]
-    notes = [family_note(an.primary, family_size, all_test.n_valid, an.alpha, what) if m > 1 else None]
+    notes = [too_few_resamples_note(an.primary, family_size, all_test.n_valid, an.alpha, what) if m > 1 else None]
     smallest = OrderedDict(
         (c, np.nanmin(corrected.pairs[c])) for c in at_floor if c != an.primary and c in corrected.pairs
     )

@@ -16,7 +16,7 @@ import numpy as np
 from ..core.numeric import is_finite_number
 from .figure_layout import BASELINE, INK, TIED, WINNER, figure_title, short_name
 from .figure_layout import fit_texts as _fit
-from .plots import _figure, _outside_ok, _short
+from .plots import _figure, _short, bottom_legend
 
 __all__ = ["mark_top", "score_distribution_plot"]
 
@@ -101,11 +101,5 @@ def score_distribution_plot(target, shown, baseline=None, bins=40):
     ax.set_title(
         "%s: scores of all %s systems" % (figure_title(target), "{:,}".format(len(frame))), fontsize=11, loc="left"
     )
-    fig.legend(
-        *ax.get_legend_handles_labels(),
-        loc="outside lower center" if _outside_ok() else "lower center",
-        ncol=2,
-        fontsize=9,
-        frameon=False,
-    )
+    bottom_legend(fig, ax.get_legend_handles_labels()[0], ncol=2)
     return _fit(fig)

@@ -206,14 +206,19 @@ def ordered_ci_plot(target, baseline=None, confidence_level=0.95):
     ]
     if baseline is not None and baseline in names:
         handles.append(Line2D([], [], color=BASELINE, marker="s", ls="--", lw=1, label="baseline"))
+    bottom_legend(fig, handles, ncol=2)
+    return _fit(fig)
+
+
+def bottom_legend(fig, handles, ncol):
+    """The figure's legend centred below the axes (outside them where matplotlib allows), small and frameless."""
     fig.legend(
         handles=handles,
         loc="outside lower center" if _outside_ok() else "lower center",
-        ncol=2,
+        ncol=ncol,
         fontsize=9,
         frameon=False,
     )
-    return _fit(fig)
 
 
 def _outside_ok():
@@ -316,13 +321,7 @@ def difference_plot(target, confidence_level=0.95, baseline=None, decision=None,
     )
     ax.set_title("%s: differences to the winner" % figure_title(target), fontsize=11, loc="left")
     handles = _difference_legend(by_decision, dual.family_wise, direction, decision, confidence_level)
-    fig.legend(
-        handles=handles,
-        loc="outside lower center" if _outside_ok() else "lower center",
-        ncol=1,
-        fontsize=9,
-        frameon=False,
-    )
+    bottom_legend(fig, handles, ncol=1)
     return _fit(fig)
 
 
@@ -581,13 +580,7 @@ def bootstrap_difference_plot(target, bins=40, sides=None, method="percentile", 
         fontsize=11,
         loc="left",
     )
-    fig.legend(
-        handles=handles,
-        loc="outside lower center" if _outside_ok() else "lower center",
-        ncol=2,
-        fontsize=9,
-        frameon=False,
-    )
+    bottom_legend(fig, handles, ncol=2)
     return _fit(fig)
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from .figure_layout import BASELINE, INK, OTHER, TIED, WINNER, figure_title, name_fontsize, name_width, ranked_axis
 from .figure_layout import fit_texts as _fit
-from .plots import _figure, _outside_ok
+from .plots import _figure, bottom_legend
 from .verdicts import has_rank_sets
 
 __all__ = ["rank_set_plot", "LIGHT", "DARK"]
@@ -162,10 +162,4 @@ def _legend(fig, ax):
         )[0],
         ax.plot([], [], "o", color=TIED, label="rank; blue: 1 in the simultaneous set (tied)")[0],
     ]
-    fig.legend(
-        handles=handles,
-        loc="outside lower center" if _outside_ok() else "lower center",
-        ncol=1,
-        fontsize=9,
-        frameon=False,
-    )
+    bottom_legend(fig, handles, ncol=1)

@@ -25,7 +25,7 @@ import numpy as np
 from ..core.numeric import is_finite_number
 from .figure_layout import GREEN, INK, OTHER, RED, WINNER, name_fontsize, name_width, short_name, short_names
 from .figure_layout import fit_texts as _fit
-from .plots import _figure, _outside_ok
+from .plots import _figure, bottom_legend
 
 __all__ = ["public_private_plot", "rank_change_plot", "gap_submissions_plot", "shakeup_figures", "PUBLIC", "LABELS_MAX"]
 
@@ -53,16 +53,6 @@ def _labelled(frame, winner):
     if winner is not None and winner not in names and len(names) < LABELS_MAX:
         names.append(winner)
     return names
-
-
-def _legend(fig, handles, ncol=2):
-    fig.legend(
-        handles=handles,
-        loc="outside lower center" if _outside_ok() else "lower center",
-        ncol=ncol,
-        fontsize=9,
-        frameon=False,
-    )
 
 
 def _handles(ax, frame, winner, extra=()):
@@ -149,7 +139,7 @@ def public_private_plot(result, confidence_level=None):
     identity = ax.plot(
         [], [], color=INK, lw=1, ls="--", label="identity: the same score on both sets (above: %s on private)" % above
     )[0]
-    _legend(fig, _handles(ax, frame, winner, [identity]))
+    bottom_legend(fig, _handles(ax, frame, winner, [identity]), ncol=2)
     return _fit(fig)
 
 
@@ -234,7 +224,7 @@ def rank_change_plot(result, rows=None, confidence_level=None):
         ax.plot([], [], color=_light(WINNER), lw=5, label="private rank set")[0],
         ax.plot([], [], color=RED, lw=1.4, label="red / green name: gap flagged (worse / better on private)")[0],
     ]
-    _legend(fig, handles)
+    bottom_legend(fig, handles, ncol=2)
     return _fit(fig)
 
 
@@ -320,7 +310,7 @@ def gap_submissions_plot(result, confidence_level=None):
     expected = ax.plot(
         [], [], "D", color="none", markeredgecolor=OTHER, label="gap expected from picking the best of k public runs"
     )[0]
-    _legend(fig, _handles(ax, frame, winner, [expected]))
+    bottom_legend(fig, _handles(ax, frame, winner, [expected]), ncol=2)
     return _fit(fig)
 
 

@@ -149,25 +149,6 @@ def run_ours(gold_path, results_path, n_resamples, n_jobs, work):
 # ---------------------------------------------------------------------------
 # The peers, one replicate after the other (run in a child process)
 # ---------------------------------------------------------------------------
-def resampled(gold, results, counts):
-    ids = sorted(image["id"] for image in gold["images"])
-    annotations, detections = {}, {}
-    for ann in gold["annotations"]:
-        annotations.setdefault(ann["image_id"], []).append(ann)
-    for det in results:
-        detections.setdefault(det["image_id"], []).append(det)
-    images, anns, dets = [], [], []
-    for position, image_id in enumerate(ids):
-        for _ in range(int(counts[position])):
-            new = len(images) + 1
-            images.append({"id": new})
-            for ann in annotations.get(image_id, ()):
-                anns.append(dict(ann, image_id=new, id=len(anns) + 1))
-            for det in detections.get(image_id, ()):
-                dets.append(dict(det, image_id=new))
-    return {"images": images, "annotations": anns, "categories": gold["categories"]}, dets
-
-
 def _evaluate(peer, gold, results):
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         if peer == "pycocotools":
@@ -189,6 +170,8 @@ def _evaluate(peer, gold, results):
 
 def peer_child(peer, gold_path, results_path, n_replicates):
     """In a child process: the full sample, then ``n_replicates`` resampled data sets; times as JSON."""
+    from synthetic import resampled
+
     from leaderboard_ci.core.resampling import counts_from_indices, replicate_indices
 
     with open(gold_path) as handle:

@@ -37,7 +37,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLE = os.path.join(ROOT, "examples", "detection")
 sys.path.insert(0, EXAMPLE)
 
-from synthetic import make_detections, make_gold  # noqa: E402
+from synthetic import make_detections, make_gold, resampled  # noqa: E402
 
 coco = pytest.importorskip("pycocotools.coco", reason="pycocotools (the test extra) is the reference")
 cocoeval = pytest.importorskip("pycocotools.cocoeval")
@@ -62,30 +62,6 @@ def pycocotools_stats(gold, results):
         evaluation.accumulate()
         evaluation.summarize()
     return np.array(evaluation.stats)
-
-
-def resampled(gold, results, counts):
-    """The resampled data set of ``counts`` (one per image, images in increasing id order).
-
-    Copies of the image at position p get new ids in the order (p, copy); annotations are renumbered
-    from 1 in the new order; each list keeps its order within an image.
-    """
-    ids = sorted(image["id"] for image in gold["images"])
-    annotations, detections = {}, {}
-    for ann in gold["annotations"]:
-        annotations.setdefault(ann["image_id"], []).append(ann)
-    for det in results:
-        detections.setdefault(det["image_id"], []).append(det)
-    images, anns, dets = [], [], []
-    for position, image_id in enumerate(ids):
-        for _ in range(int(counts[position])):
-            new = len(images) + 1
-            images.append({"id": new})
-            for ann in annotations.get(image_id, ()):
-                anns.append(dict(ann, image_id=new, id=len(anns) + 1))
-            for det in detections.get(image_id, ()):
-                dets.append(dict(det, image_id=new))
-    return {"images": images, "annotations": anns, "categories": gold["categories"]}, dets
 
 
 def specs(names):

@@ -20,6 +20,9 @@ positives are spread over random boxes and categories (the unused one
 included), scored lower; ``per_image`` pads every image to that many
 detections (the COCO convention of 100); ``score_decimals`` rounds the scores
 (many ties within and across images).
+
+:func:`resampled` builds the COCO data set of one bootstrap replicate (each drawn image copied with a new
+id), so that a peer such as pycocotools can be run on exactly the replicate the program scores.
 """
 
 import numpy as np
@@ -171,3 +174,27 @@ def make_detections(gold, quality, seed, per_image=None, score_decimals=None, fl
                 }
             )
     return results
+
+
+def resampled(gold, results, counts):
+    """The resampled data set of ``counts`` (one per image, images in increasing id order).
+
+    Copies of the image at position p get new ids in the order (p, copy); annotations are renumbered
+    from 1 in the new order; each list keeps its order within an image.
+    """
+    ids = sorted(image["id"] for image in gold["images"])
+    annotations, detections = {}, {}
+    for ann in gold["annotations"]:
+        annotations.setdefault(ann["image_id"], []).append(ann)
+    for det in results:
+        detections.setdefault(det["image_id"], []).append(det)
+    images, anns, dets = [], [], []
+    for position, image_id in enumerate(ids):
+        for _ in range(int(counts[position])):
+            new = len(images) + 1
+            images.append({"id": new})
+            for ann in annotations.get(image_id, ()):
+                anns.append(dict(ann, image_id=new, id=len(anns) + 1))
+            for det in detections.get(image_id, ()):
+                dets.append(dict(det, image_id=new))
+    return {"images": images, "annotations": anns, "categories": gold["categories"]}, dets

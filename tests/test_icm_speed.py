@@ -77,9 +77,12 @@ def test_batch_equals_each_system():
     weights = _weights(n, 48)
     softs = [icm_soft.SoftICM(gold, p) for p in systems]
     batch = icm_soft.SoftICMBatch(softs)
-    batch.min_rows = 4  # several order groups in one block
     state = icm_soft._GoldState(softs[0].golds, weights)
     assert (state.order > 0).any() and len(np.unique(state.order[state.order > 0])) > 1
+    # some replicates take the wide product only, others the narrow one above their class's cut too
+    orders = [state.class_orders[j] for j, _, _, _, _, _, _ in batch.stack.classes]
+    cuts = [cut for _, _, cut, _, _, _, _ in batch.stack.classes]
+    assert any((o > cut).any() and ((o > 0) & (o <= cut)).any() for o, cut in zip(orders, cuts))
     for own, shared in zip([s.sums(weights) for s in softs], batch.sums(weights)):
         for a, b in zip(own, shared):
             np.testing.assert_array_equal(a, b)

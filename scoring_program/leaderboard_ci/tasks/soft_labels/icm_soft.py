@@ -386,28 +386,33 @@ class _GoldState(object):
 # Direct sums over groups of equal (x, k)
 # ---------------------------------------------------------------------------
 class _Groups(object):
-    """Items with equal weight ``x`` and coefficient ``k`` (non-zero), evaluated once per replicate."""
+    """Items' terms ``(x, k)`` (``k`` non-zero) grouped by equal weight ``x``: ``IC(x)`` once per replicate."""
 
     def __init__(self, x, k, items):
-        order = np.lexsort((k, x))  # by x, then k
-        x, k = x[order], k[order]
-        self.items = np.asarray(items, dtype=np.intp)[order]
-        self.starts = np.flatnonzero(np.r_[True, (np.diff(x) != 0) | (np.diff(k) != 0)])
-        self.x, self.k = x[self.starts], k[self.starts]
+        items = np.asarray(items, dtype=np.intp)
+        order = np.lexsort((items, x))  # by x, then item; an item's terms of one weight have their k added
+        x, items, k = x[order], items[order], np.asarray(k, dtype=np.float64)[order]
+        first = np.flatnonzero(np.r_[True, (np.diff(x) != 0) | (np.diff(items) != 0)])
+        k = np.add.reduceat(k, first) if first.size else k
+        keep = k != 0
+        x, self.items, self.coefficients = x[first][keep], items[first][keep], k[keep]
+        self.starts = np.flatnonzero(np.r_[True, np.diff(x) != 0]) if x.size else np.zeros(0, dtype=np.intp)
+        self.x = x[self.starts]
 
     def sums(self, weights, rows, mu, sigma, log_total):
-        """``sum_v k_v W_v IC(x_v)`` per row of ``weights[rows]`` (None: every row), ``W_v`` the row's total weight
-        of the group (summed in group order).
+        """``sum_v (sum_{i in v} k_i w_i) IC(x_v)`` per row of ``weights[rows]`` (None: every row), groups in order.
 
-        Each row's sum is its own (a vector add per group, never a pairwise or BLAS sum), so it does not
-        depend on the other rows of the block: the block size and the batch change no bit.
+        With integer coefficients (PyEvALL's ``alpha_1 = 2``, ``beta = 3`` and the hierarchy's integer
+        combinations of them) a group's ``sum k_i w_i`` is exact.  Each row's sum is its own (a vector add per
+        group, never a pairwise or BLAS sum), so it does not depend on the other rows of the block: the block
+        size and the batch change no bit.
         """
         if rows is not None and rows.size == 0:
             return np.zeros(0)
         chosen = weights[:, self.items] if rows is None else weights[rows[:, None], self.items[None, :]]
+        chosen *= self.coefficients[None, :]
         grouped = np.add.reduceat(chosen, self.starts, axis=1) if self.items.size else chosen
-        ic = _row_information(self.x, mu, sigma, log_total)
-        terms = np.ascontiguousarray((grouped * ic * self.k[None, :]).T)
+        terms = np.ascontiguousarray((grouped * _row_information(self.x, mu, sigma, log_total)).T)
         out = np.zeros(terms.shape[1])
         for row in terms:  # left to right, one vector add per group: the same bytes in every numpy
             out += row

@@ -193,11 +193,15 @@ def _row_information(x, mu, sigma, log_total):
     ic = np.repeat(np.asarray(log_total, dtype=np.float64)[:, None], x.size, axis=1)  # z >= 6: probability 0
     flat = ic.reshape(-1)
     flat[z <= -_LIMIT] = -0.0  # probability 1: -log2(1)
-    middle = np.flatnonzero(np.abs(z) < _LIMIT)
-    if middle.size:
-        prob = 1.0 - 0.5 * (1.0 + erf(z[middle]))
-        positive = prob > 0
-        flat[middle[positive]] = -np.log2(prob[positive])
+    for where, tail in (
+        (np.flatnonzero((z > _TAIL_FROM) & (z < _LIMIT)), True),
+        (np.flatnonzero((z > -_LIMIT) & (z <= _TAIL_FROM)), False),
+    ):
+        if where.size:  # on (3, 6) erf is 1 - erfc (see erf): that series alone
+            value = 1.0 - _horner(z[where], math.erfc, _TAIL_FROM) if tail else erf(z[where])
+            prob = 1.0 - 0.5 * (1.0 + value)
+            positive = prob > 0
+            flat[where[positive]] = -np.log2(prob[positive])
     return ic
 
 

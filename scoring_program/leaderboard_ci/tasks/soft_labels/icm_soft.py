@@ -407,8 +407,8 @@ class _Groups(object):
         """``sum_v (sum_{i in v} k_i w_i) IC(x_v)`` per row of ``weights[rows]`` (None: every row), groups in order.
 
         With integer coefficients (PyEvALL's ``alpha_1 = 2``, ``beta = 3`` and the hierarchy's integer
-        combinations of them) a group's ``sum k_i w_i`` is exact.  Each row's sum is its own (a vector add per
-        group, never a pairwise or BLAS sum), so it does not depend on the other rows of the block: the block
+        combinations of them) a group's ``sum k_i w_i`` is exact.  Each row's sum is its own (added group by group,
+        never a pairwise or BLAS sum), so it does not depend on the other rows of the block: the block
         size and the batch change no bit.
         """
         if rows is not None and rows.size == 0:
@@ -416,11 +416,12 @@ class _Groups(object):
         chosen = weights[:, self.items] if rows is None else weights[rows[:, None], self.items[None, :]]
         chosen *= self.coefficients[None, :]
         grouped = np.add.reduceat(chosen, self.starts, axis=1) if self.items.size else chosen
-        terms = np.ascontiguousarray((grouped * _row_information(self.x, mu, sigma, log_total)).T)
-        out = np.zeros(terms.shape[1])
-        for row in terms:  # left to right, one vector add per group: the same bytes in every numpy
-            out += row
-        return out
+        if not self.x.size:
+            return np.zeros(grouped.shape[0])
+        terms = grouped * _row_information(self.x, mu, sigma, log_total)
+        # left to right (accumulate adds one group at a time: the same bytes in every numpy); + 0.0 as a sum
+        # started at 0.0 would give it (-0.0 when every term is -0.0)
+        return np.add.accumulate(terms, axis=1)[:, -1] + 0.0
 
 
 def _groups(terms, mask_of):

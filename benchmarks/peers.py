@@ -97,7 +97,7 @@ CLAIMS = [
         "whole processes: ours score.py as the worker runs it (B = 1 shown apart); the peer's Python API in a "
         "fresh process, its imports timed apart, the loop on 100 replicates scaled to B",
         [PY, "benchmarks/task_multilabel.py"],
-        15,
+        5,
     ),
     Claim(
         "ranking",
@@ -129,7 +129,8 @@ CLAIMS = [
     Claim(
         "detection",
         "docs/tasks/detection.md",
-        "pycocotools 6,740x, faster-coco-eval 1,081x (B = 1,000)",
+        "pycocotools 6,740x, faster-coco-eval 1,081x (B = 1,000; 2026-11-28 08:19, quiet, the peers' replicates "
+        "alone; the whole-process command below not yet run)",
         "pycocotools 2.0.11, faster-coco-eval 1.8.0 (COCO/COCOeval API, no command line)",
         "whole processes: ours score.py as the worker runs it (B = 1 apart); each peer's API in a fresh process "
         "(imports timed apart, the full sample, up to 3 resampled data sets or 100 s of them), replicates scaled to B",

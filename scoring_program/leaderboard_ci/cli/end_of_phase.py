@@ -376,7 +376,7 @@ def _print_summary(result, written, out_dir, seconds, stdout, stderr=None):
     stdout.write("\n%s: winner %s (%.4f)\n" % (target.title, target.winner, target.systems.iloc[0]["score"]))
     tied = [n for n in target.tied_with_winner if n != target.winner]
     primary = result.signature.primary
-    if "rank_low" in target.systems.columns:
+    if "rank_set_low" in target.systems.columns:
         stdout.write(
             "Tied with the winner (1 in their simultaneous rank set, alpha %g): %s\n"
             % (result.signature.alpha, ", ".join(tied) if tied else "none")

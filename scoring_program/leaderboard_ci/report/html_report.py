@@ -122,8 +122,8 @@ def _systems_table(result, target, digits):
             tags += '<span class="tag">baseline</span>'
         sets = (
             [
-                (_esc(format_rank_set(r.rank_low, r.rank_high)), "n"),
-                (_esc(format_rank_set(r.rank_low_marginal, r.rank_high_marginal)), "n"),
+                (_esc(format_rank_set(r.rank_set_low, r.rank_set_high)), "n"),
+                (_esc(format_rank_set(r.rank_set_marginal_low, r.rank_set_marginal_high)), "n"),
             ]
             if ranked
             else []

@@ -9,8 +9,9 @@ the scoring program's own path with seed ``r`` and its point-bootstrap contrast 
 horizon points resampled as if independent.  Each finished test set appends one line (interval
 bounds, whether each holds the estimand, CPU and wall seconds, load average), so a run cut off is
 resumed where it stopped: the draws already written are simulated again (cheap) and skipped.
-``--summary`` prints the coverage of both with its Monte-Carlo standard error
-``sqrt(p (1 - p) / R)``.
+``--start K`` makes a second process begin at test set ``K`` (in its own file; stop the first
+at ``K``); ``--summary --also FILE...`` prints the coverage of both, over the test sets of
+all the files, with its Monte-Carlo standard error ``sqrt(p (1 - p) / R)``.
 """
 
 import argparse
@@ -49,14 +50,14 @@ def cpu_seconds():
     return usage.ru_utime + usage.ru_stime
 
 
-def run(n, repetitions, out, seed=7):
+def run(n, repetitions, out, seed=7, start=0):
     rows = done_lines(out)
     truth = study.estimand()
     rng = np.random.RandomState(seed)
     with open(out, "a") as handle:
         for r in range(repetitions):
             y, f = study.simulate(rng, n)
-            if r < len(rows):
+            if r < start + len(rows):
                 continue
             cpu, wall = cpu_seconds(), time.time()
             low, high = study.program_interval(y, f, seed=r)
@@ -79,8 +80,9 @@ def run(n, repetitions, out, seed=7):
             handle.flush()
 
 
-def summary(out):
-    rows = done_lines(out)
+def summary(paths):
+    rows = dict((row["r"], row) for path in paths for row in done_lines(path))
+    rows = [rows[r] for r in sorted(rows)]
     count = len(rows)
     if not count:
         return "no test set written yet"
@@ -105,11 +107,13 @@ def main(argv=None):
     parser.add_argument("--series", type=int, default=2000)
     parser.add_argument("--repetitions", type=int, default=1000)
     parser.add_argument("--out", required=True, help="JSON lines file, appended to (resumes a cut-off run)")
+    parser.add_argument("--start", type=int, default=0, help="the first test set (a second process takes the rest)")
+    parser.add_argument("--also", nargs="*", default=[], help="more files of the same study, for --summary")
     parser.add_argument("--summary", action="store_true", help="print the coverage so far and stop")
     args = parser.parse_args(argv)
     if not args.summary:
-        run(args.series, args.repetitions, args.out)
-    print(summary(args.out))
+        run(args.series, args.repetitions, args.out, start=args.start)
+    print(summary([args.out] + args.also))
 
 
 if __name__ == "__main__":

@@ -9,8 +9,8 @@ the scoring program's own path with seed ``r`` and its point-bootstrap contrast 
 horizon points resampled as if independent.  Each finished test set appends one line (interval
 bounds, whether each holds the estimand, CPU and wall seconds, load average), so a run cut off is
 resumed where it stopped: the draws already written are simulated again (cheap) and skipped.
-``--start K`` makes a second process begin at test set ``K`` (in its own file; stop the first
-at ``K``); ``--summary --also FILE...`` prints the coverage of both, over the test sets of
+``--start K`` (and ``--stop L``) make another process take test sets ``K`` to ``L - 1`` (in its
+own file; stop the first at ``K``); ``--summary --also FILE...`` prints the coverage of both, over the test sets of
 all the files, with its Monte-Carlo standard error ``sqrt(p (1 - p) / R)``.
 """
 
@@ -50,12 +50,12 @@ def cpu_seconds():
     return usage.ru_utime + usage.ru_stime
 
 
-def run(n, repetitions, out, seed=7, start=0):
+def run(n, repetitions, out, seed=7, start=0, stop=None):
     rows = done_lines(out)
     truth = study.estimand()
     rng = np.random.RandomState(seed)
     with open(out, "a") as handle:
-        for r in range(repetitions):
+        for r in range(repetitions if stop is None else min(stop, repetitions)):
             y, f = study.simulate(rng, n)
             if r < start + len(rows):
                 continue
@@ -108,11 +108,12 @@ def main(argv=None):
     parser.add_argument("--repetitions", type=int, default=1000)
     parser.add_argument("--out", required=True, help="JSON lines file, appended to (resumes a cut-off run)")
     parser.add_argument("--start", type=int, default=0, help="the first test set (a second process takes the rest)")
+    parser.add_argument("--stop", type=int, default=None, help="stop before this test set")
     parser.add_argument("--also", nargs="*", default=[], help="more files of the same study, for --summary")
     parser.add_argument("--summary", action="store_true", help="print the coverage so far and stop")
     args = parser.parse_args(argv)
     if not args.summary:
-        run(args.series, args.repetitions, args.out, start=args.start)
+        run(args.series, args.repetitions, args.out, start=args.start, stop=args.stop)
     print(summary([args.out] + args.also))
 
 

@@ -538,7 +538,7 @@ def test_the_end_of_phase_has_max_t_and_rank_sets(phase_inputs):
     assert table[["name", "score", "ci_low", "ci_high"]].to_numpy().tolist() == (
         blocks.official.systems[["name", "score", "ci_low", "ci_high"]].to_numpy().tolist()
     )
-    assert {"rank_low", "rank_high"} <= set(table.columns)
+    assert {"rank_set_low", "rank_set_high"} <= set(table.columns)
     assert "p_adjusted" in base.official.pairs.columns or "p_maxt" in base.official.pairs.columns
     theta = evaluate(cfg, gold, preds[0]).scores[0]
     row = table[table.name == "theta"].iloc[0]

@@ -91,7 +91,7 @@ def _units(text):
             if header is None:
                 header = stripped
             elif not re.match(r"^\|[\s|:-]+\|$", stripped):
-                yield header + " " + stripped
+                yield header + " " + _without_time_cells(header, stripped)
             continue
         header = None
         if stripped:
@@ -99,6 +99,16 @@ def _units(text):
         else:
             yield from _sentences(paragraph)
             paragraph = []
+
+
+def _without_time_cells(header, row):
+    """The row with the cells of a column in seconds (a header ending in " s": "wall s", "CPU s") emptied: a
+    time such as "2.46 × 10^6" there is not a ratio."""
+    names, cells = header.strip("|").split("|"), row.strip("|").split("|")
+    if len(names) != len(cells):
+        return row
+    kept = ["" if re.search(r"(^|\s)s$", name.strip().lower()) else cell for name, cell in zip(names, cells)]
+    return "|" + "|".join(kept) + "|"
 
 
 def _sentences(lines):
@@ -160,6 +170,8 @@ def test_the_claim_finder_sees_ratios_and_not_sizes():
     assert _figures("512 x 1024 masks, 2 x wins + ties, numpy 2.x, 10,000 x 5 values, 1.3 × 10^6 s") == []
     units = list(_units("a | b\n\n| n | scipy |\n|---|---|\n| 10 | 3× |\n\nOne. Two scipy 4×.\n"))
     assert "| n | scipy | | 10 | 3× |" in units and "Two scipy 4×." in units
+    timed = list(_units("| run | wall s | × ours |\n|---|---|---|\n| scipy | 2.46 × 10^6 | 3.7 × 10^4 |\n"))
+    assert [_figures(u) for u in timed] == [[(37000.0, 37000.0)]]  # the seconds column is not a ratio
 
 
 def test_every_peer_ratio_in_the_docs_has_an_inventory_row_that_quotes_it():

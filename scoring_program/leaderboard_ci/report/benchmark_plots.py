@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.numeric import is_finite_number
-from .figure_layout import INK, OTHER, RED, WINNER, name_fontsize, name_width, short_name, short_names
+from .figure_layout import INK, OTHER, RED, WINNER, interval_bar, name_fontsize, name_width, short_name, short_names
 from .plots import _figure, _p
 
 __all__ = ["rank_interval_plot", "critical_difference_diagram"]
@@ -29,7 +29,7 @@ def rank_interval_plot(frame, title="Rank with its bootstrap interval"):
     y = np.arange(count)[::-1]
     for yi, row in zip(y, frame.itertuples(index=False)):
         colour = WINNER if row.rank == 1 else OTHER
-        ax.plot([row.rank_pct_low, row.rank_pct_high], [yi, yi], color=colour, lw=3, alpha=0.55, solid_capstyle="round")
+        interval_bar(ax, row.rank_pct_low, row.rank_pct_high, yi, colour, lw=3, alpha=0.55, solid_capstyle="round")
         ax.plot([row.rank], [yi], "o", color=colour, ms=5)
         ax.annotate(
             "P(1st) %.2f" % row.p_first,

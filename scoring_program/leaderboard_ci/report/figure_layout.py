@@ -338,6 +338,22 @@ def far_off(frame, protect=(), keep=()):
     return {}, None
 
 
+def interval_bar(ax, low, high, y, colour, gid=None, ends=None, **style):
+    """Draw one interval as a horizontal bar at height ``y``: the one drawer of every figure's CI bars.
+
+    ``style`` goes to the bar's ``ax.plot`` (line width, cap style, dashes, alpha, z-order); ``ends``, when
+    given, adds an end tick of that half-height at each end; ``gid`` names the bar for the layout tests.
+    Returns the bar (a ``Line2D``).  Only ``ax.plot`` is called, so this module still does not import matplotlib.
+    """
+    (bar,) = ax.plot([low, high], [y, y], color=colour, **style)
+    if gid is not None:
+        bar.set_gid(gid)
+    if ends:
+        for end in (low, high):
+            ax.plot([end, end], [y - ends, y + ends], color=colour, lw=1.4, zorder=2)
+    return bar
+
+
 def _is_text(artist):
     """A matplotlib Text (duck-typed, so that this module does not import matplotlib)."""
     return (

@@ -60,6 +60,7 @@ from .figure_layout import (
     heatmap_marks,
     heatmap_scale,
     histogram_edges,
+    interval_bar,
     name_fontsize,
     name_width,
     oriented_difference,
@@ -180,10 +181,18 @@ def ordered_ci_plot(target, baseline=None, confidence_level=0.95):
         if row.name in far:  # drawn outside the axis' limits (clipped): an arrow at the edge shows it
             _mark_off_scale(ax, far[row.name], limits, y, float(row.score), colour, fs, name=row.name)
         if is_finite_number(row.ci_low) and is_finite_number(row.ci_high):
-            (line,) = ax.plot([row.ci_low, row.ci_high], [y, y], color=colour, lw=2.2, solid_capstyle="butt", zorder=2)
-            line.set_gid("ci:%s" % row.name)
-            for end in (row.ci_low, row.ci_high):
-                ax.plot([end, end], [y - 0.22, y + 0.22], color=colour, lw=1.4, zorder=2)
+            interval_bar(
+                ax,
+                row.ci_low,
+                row.ci_high,
+                y,
+                colour,
+                "ci:%s" % row.name,
+                0.22,
+                lw=2.2,
+                solid_capstyle="butt",
+                zorder=2,
+            )
         (point,) = ax.plot(
             [row.score],
             [y],
@@ -334,11 +343,19 @@ def _interval_rows(ax, frame, m, direction):
         colour = _decision_colour(row)
         if is_finite_number(row.ci_low) and is_finite_number(row.ci_high):
             ls = "--" if direction and bool(row.direction_only) else "-"  # its direction only is decided
-            bar = dict(color=colour, lw=2.2, ls=ls, solid_capstyle="butt", zorder=2)
-            (line,) = ax.plot([row.ci_low, row.ci_high], [y, y], **bar)
-            line.set_gid("ci:%s" % row.name)
-            for end in (row.ci_low, row.ci_high):
-                ax.plot([end, end], [y - 0.22, y + 0.22], color=colour, lw=1.4, zorder=2)
+            interval_bar(
+                ax,
+                row.ci_low,
+                row.ci_high,
+                y,
+                colour,
+                "ci:%s" % row.name,
+                0.22,
+                lw=2.2,
+                ls=ls,
+                solid_capstyle="butt",
+                zorder=2,
+            )
         (point,) = ax.plot(
             [row.diff],
             [y],

@@ -9,7 +9,17 @@ offers per-unit values, without naming the task.
 from __future__ import annotations
 
 from ..core.numeric import is_finite_number
-from .figure_layout import BASELINE, OTHER, TIED, WINNER, figure_title, name_fontsize, name_width, ranked_axis
+from .figure_layout import (
+    BASELINE,
+    OTHER,
+    TIED,
+    WINNER,
+    figure_title,
+    interval_bar,
+    name_fontsize,
+    name_width,
+    ranked_axis,
+)
 from .figure_layout import fit_texts as _fit
 
 __all__ = ["unit_distribution_plot", "UNIT_PLOT_MAX"]
@@ -60,8 +70,7 @@ def unit_distribution_plot(target, new_figure, baseline=None, legend_loc="lower 
             colour, face = OTHER, OTHER
         if not is_finite_number(row.mean):
             continue
-        (whisker,) = ax.plot([row.p05, row.p95], [y, y], color=colour, lw=1.1, zorder=2)
-        whisker.set_gid("whisker:%s" % row.system)
+        interval_bar(ax, row.p05, row.p95, y, colour, "whisker:%s" % row.system, lw=1.1, zorder=2)
         box = ax.fill_between(
             [row.q25, row.q75],
             [y - half] * 2,

@@ -180,19 +180,7 @@ def ordered_ci_plot(target, baseline=None, confidence_level=0.95):
             colour, marker = OTHER, "o"
         if row.name in far:  # drawn outside the axis' limits (clipped): an arrow at the edge shows it
             _mark_off_scale(ax, far[row.name], limits, y, float(row.score), colour, fs, name=row.name)
-        if is_finite_number(row.ci_low) and is_finite_number(row.ci_high):
-            interval_bar(
-                ax,
-                row.ci_low,
-                row.ci_high,
-                y,
-                colour,
-                "ci:%s" % row.name,
-                0.22,
-                lw=2.2,
-                solid_capstyle="butt",
-                zorder=2,
-            )
+        _ci_bar(ax, row, y, colour)
         (point,) = ax.plot(
             [row.score],
             [y],
@@ -337,25 +325,19 @@ def difference_plot(target, confidence_level=0.95, baseline=None, decision=None,
 # ---------------------------------------------------------------------------
 
 
+def _ci_bar(ax, row, y, colour, **style):
+    """A system's interval ``row.ci_low``..``row.ci_high`` as a bar with end ticks (nothing when it is undefined)."""
+    if is_finite_number(row.ci_low) and is_finite_number(row.ci_high):
+        bar = dict(lw=2.2, solid_capstyle="butt", zorder=2, **style)
+        interval_bar(ax, row.ci_low, row.ci_high, y, colour, "ci:%s" % row.name, 0.22, **bar)
+
+
 def _interval_rows(ax, frame, m, direction):
     """One row per system: its interval (a bar with end ticks) and its difference (a dot), in its decision's colour."""
     for y, row in enumerate(frame.itertuples(index=False)):
         colour = _decision_colour(row)
-        if is_finite_number(row.ci_low) and is_finite_number(row.ci_high):
-            ls = "--" if direction and bool(row.direction_only) else "-"  # its direction only is decided
-            interval_bar(
-                ax,
-                row.ci_low,
-                row.ci_high,
-                y,
-                colour,
-                "ci:%s" % row.name,
-                0.22,
-                lw=2.2,
-                ls=ls,
-                solid_capstyle="butt",
-                zorder=2,
-            )
+        # dashed where only its direction is decided
+        _ci_bar(ax, row, y, colour, ls="--" if direction and bool(row.direction_only) else "-")
         (point,) = ax.plot(
             [row.diff],
             [y],

@@ -189,7 +189,7 @@ def test_figures_draw_the_tables_numbers(split_run):
         )
         for side in ("public", "private"):
             bar = drawn(figures["rank_change"], "rankset:%s:%s" % (side, name))[:, 0]
-            assert tuple(bar) == (row[side + "_rank_low"], row[side + "_rank_high"])
+            assert tuple(bar) == (row[side + "_rank_set_low"], row[side + "_rank_set_high"])
             assert drawn(figures["rank_change"], "rank:%s:%s" % (side, name))[0, 0] == row[side + "_rank"]
         assert drawn(figures["gap_submissions"], "gap:%s" % name)[0, 1] == row["gap"]
         assert tuple(drawn(figures["gap_submissions"], "gap_ci:%s" % name)[:, 1]) == (row["gap_low"], row["gap_high"])

@@ -73,9 +73,9 @@ def test_scores_and_intervals_equal_the_analysis_of_each_set_alone(split_result)
         by_name = dict(zip(scores.names, zip(sets.rank, sets.low, sets.high, sets.low_marginal, sets.high_marginal)))
         for row in result.participants.itertuples(index=False):
             expected = by_name[row.participant]
-            got = tuple(getattr(row, "%s_%s" % (side, c)) for c in ("rank", "rank_low", "rank_high"))
+            got = tuple(getattr(row, "%s_%s" % (side, c)) for c in ("rank", "rank_set_low", "rank_set_high"))
             assert got == expected[:3]
-            assert getattr(row, side + "_rank_low_marginal") == expected[3]
+            assert getattr(row, side + "_rank_set_marginal_low") == expected[3]
 
 
 def test_the_overfitted_participant_is_flagged_and_its_best_public_run_picked(split_result):

@@ -33,7 +33,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.p
 
 from leaderboard_ci.core.resampling import counts_from_indices, replicate_indices  # noqa: E402
 from leaderboard_ci.scoring.errors import ConfigError  # noqa: E402
-from leaderboard_ci.scoring.text_files import Source, iter_lines  # noqa: E402
+from leaderboard_ci.scoring.text_files import Source, TextFile  # noqa: E402
 from leaderboard_ci.tasks.preference import battles  # noqa: E402
 from leaderboard_ci.tasks.preference import fit as preference_fit
 from leaderboard_ci.tasks.preference import metrics as preference
@@ -44,7 +44,7 @@ from leaderboard_ci.tasks.shared.base import GoldStandard  # noqa: E402
 
 def read_log(path, settings=None):
     source = Source(path, os.path.basename(path), error=ConfigError, may_quote=False)
-    units = battles.read_battles(source, iter_lines(source), PreferenceSettings.parse(settings or {}))
+    units = battles.read_battles(source, TextFile(source), PreferenceSettings.parse(settings or {}))
     gold = GoldStandard(values=units.values, labels=units.labels, task="preference")
     return gold, preference.battle_cells(gold)
 
@@ -94,7 +94,9 @@ def _interval_plot(board, names, path):
         elo, y, xerr=[elo - board.low[order], board.high[order] - elo], fmt="o", color="#1f5fa0", capsize=3, ms=4
     )
     ax.set_yticks(y)
-    ax.set_yticklabels(["%s  [%d-%d]" % (names[k], board.rank_low[k], board.rank_high[k]) for k in order], fontsize=8)
+    ax.set_yticklabels(
+        ["%s  [%d-%d]" % (names[k], board.rank_set_low[k], board.rank_set_high[k]) for k in order], fontsize=8
+    )
     ax.set_xlabel("Bradley-Terry score (Elo scale), 95% CI; [simultaneous rank set]")
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
@@ -184,10 +186,10 @@ def main(argv=None):
                 "ci_low",
                 "ci_high",
                 "rank",
-                "rank_low",
-                "rank_high",
-                "rank_low_marginal",
-                "rank_high_marginal",
+                "rank_set_low",
+                "rank_set_high",
+                "rank_set_marginal_low",
+                "rank_set_marginal_high",
             ]
         )
         for k in order:
@@ -195,10 +197,10 @@ def main(argv=None):
                 [names[k], board.battles[k], "%.2f" % board.elo[k], "%.2f" % board.low[k], "%.2f" % board.high[k]]
                 + [
                     board.rank[k],
-                    board.rank_low[k],
-                    board.rank_high[k],
-                    board.rank_low_marginal[k],
-                    board.rank_high_marginal[k],
+                    board.rank_set_low[k],
+                    board.rank_set_high[k],
+                    board.rank_set_marginal_low[k],
+                    board.rank_set_marginal_high[k],
                 ]
             )
     shown = [names[k] for k in order]

@@ -37,8 +37,8 @@ def _board(row, side):
                 "rank_set",
                 OrderedDict(
                     [
-                        ("simultaneous", [row["%s_rank_low" % side], row["%s_rank_high" % side]]),
-                        ("marginal", [row["%s_rank_low_marginal" % side], row["%s_rank_high_marginal" % side]]),
+                        ("simultaneous", [row["%s_rank_set_low" % side], row["%s_rank_set_high" % side]]),
+                        ("marginal", [row["%s_rank_set_marginal_low" % side], row["%s_rank_set_marginal_high" % side]]),
                     ]
                 ),
             ),

@@ -155,7 +155,7 @@ def rank_change_plot(result, rows=None, confidence_level=None):
     level = float(result.settings["confidence_level"] if confidence_level is None else confidence_level)
     winner = result.winners_curse.winner if result.winners_curse is not None else None
     fs = name_fontsize(k)
-    ranks = [int(v) for c in ("public_rank_high", "private_rank_high") for v in frame[c]] or [1]
+    ranks = [int(v) for c in ("public_rank_set_high", "private_rank_set_high") for v in frame[c]] or [1]
     fig = _figure(max(6.4, 3.8 + name_width(names, fs) + min(5.0, 0.06 * max(ranks))), 1.9 + 0.34 * k)
     ax = fig.add_subplot(1, 1, 1)
     highest = 1
@@ -163,7 +163,7 @@ def rank_change_plot(result, rows=None, confidence_level=None):
     for y, row in enumerate(frame.itertuples(index=False)):
         colour = _colour(row, winner) if row.flagged else INK
         for side, dy, hue in (("public", -offset, PUBLIC), ("private", offset, WINNER)):
-            lo, hi = int(getattr(row, side + "_rank_low")), int(getattr(row, side + "_rank_high"))
+            lo, hi = int(getattr(row, side + "_rank_set_low")), int(getattr(row, side + "_rank_set_high"))
             highest = max(highest, hi)
             (bar,) = ax.plot(
                 [lo, hi],

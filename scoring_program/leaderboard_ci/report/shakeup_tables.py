@@ -80,11 +80,11 @@ def participants_table(result, top=None, digits=4):
                 _n(r.public, digits),
                 _ci(r.public_low, r.public_high, digits),
                 "%d" % r.public_rank,
-                format_rank_set(r.public_rank_low, r.public_rank_high),
+                format_rank_set(r.public_rank_set_low, r.public_rank_set_high),
                 _n(r.private, digits),
                 _ci(r.private_low, r.private_high, digits),
                 "%d" % r.private_rank,
-                format_rank_set(r.private_rank_low, r.private_rank_high),
+                format_rank_set(r.private_rank_set_low, r.private_rank_set_high),
                 ("%+d" % r.rank_change).replace("-", MINUS) if r.rank_change else "0",
             ]
         )

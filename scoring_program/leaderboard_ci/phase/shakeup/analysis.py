@@ -285,7 +285,7 @@ def _competition(public, private, gaps, sign, scored, confidence_level):
     )
 
 
-_RANK_COLUMNS = ("rank", "rank_low", "rank_high", "rank_low_marginal", "rank_high_marginal")
+_RANK_COLUMNS = ("rank", "rank_set_low", "rank_set_high", "rank_set_marginal_low", "rank_set_marginal_high")
 
 
 def resamples_to_flag_one(m, alpha):

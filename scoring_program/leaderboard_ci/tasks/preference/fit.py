@@ -428,10 +428,10 @@ class ArenaLeaderboard:
     ----------
     elo, low, high : ndarray ``(m,)``
         Scores and their percentile intervals over the bootstrap replicates.
-    rank, rank_low, rank_high : ndarray of int ``(m,)``
+    rank, rank_set_low, rank_set_high : ndarray of int ``(m,)``
         Rank (1 = best) and its simultaneous confidence set at ``1 - alpha``
         (:func:`leaderboard_ci.core.simultaneous.rank_sets`: all models' sets hold jointly).
-    rank_low_marginal, rank_high_marginal : ndarray of int ``(m,)``
+    rank_set_marginal_low, rank_set_marginal_high : ndarray of int ``(m,)``
         Each model's own rank set at ``1 - alpha``.
     battles : ndarray of int ``(m,)``
         Each model's number of battles.
@@ -449,10 +449,10 @@ class ArenaLeaderboard:
     low: np.ndarray
     high: np.ndarray
     rank: np.ndarray
-    rank_low: np.ndarray
-    rank_high: np.ndarray
-    rank_low_marginal: np.ndarray
-    rank_high_marginal: np.ndarray
+    rank_set_low: np.ndarray
+    rank_set_high: np.ndarray
+    rank_set_marginal_low: np.ndarray
+    rank_set_marginal_high: np.ndarray
     battles: np.ndarray
     replicates: np.ndarray
     converged: np.ndarray

@@ -69,7 +69,6 @@ TOP_IMPORT_SCOPES = ("core", "scoring", "phase.analysis", "phase.execution", "ph
 #: Function-local package imports allowed there: ``{(module, imported module): reason}`` (module names
 #: without the leading ``leaderboard_ci.``).  Keep a lazy import only for a heavy optional dependency.
 _MATPLOTLIB = "matplotlib (report.plots and the figure modules on it), loaded only when figures are drawn"
-_SHAKEUP = "not moved in session 5: the shake-up's report files were another branch's (v5-shake)"
 LOCAL_IMPORTS = {
     ("report.benchmark_report", "report.benchmark_plots"): _MATPLOTLIB,
     ("report.benchmark_report", "report.plots"): _MATPLOTLIB,
@@ -84,9 +83,6 @@ LOCAL_IMPORTS = {
     ("report.shakeup_files", "report.shakeup_plots"): _MATPLOTLIB,
     ("report.shakeup_html", "report.plots"): _MATPLOTLIB,
     ("report.shakeup_html", "report.shakeup_plots"): _MATPLOTLIB,
-    ("report.shakeup_files", "report.html_parts"): _SHAKEUP,
-    ("report.shakeup_files", "report.shakeup_html"): _SHAKEUP,
-    ("report.shakeup_plots", "report.shakeup_tables"): _SHAKEUP,
 }
 #: The only module that may import matplotlib.
 MATPLOTLIB_MODULE = NAME + ".report.plots"

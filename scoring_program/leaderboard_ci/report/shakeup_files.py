@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections import OrderedDict
 
 from .file_writer import FIGURE_FORMATS, _Writer
+from .html_parts import FIGURE_DPI
+from .shakeup_html import render_shakeup_page
 from .shakeup_json import shakeup_to_json
 from .shakeup_tables import shakeup_tables
 from .tables import tables_latex, tables_markdown
@@ -36,7 +38,6 @@ def write_shakeup_parts(
     result, writer, top=DEFAULT_SHAKEUP_TOP, figures=True, figure_formats=FIGURE_FORMATS, dpi=150, digits=4
 ):
     """The tables and figures through a report writer; returns ``name -> PNG bytes`` for the page."""
-    from .html_parts import FIGURE_DPI
 
     writer.csv("%s/participants.csv" % SHAKEUP_FOLDER, result.participants)
     tables = shakeup_tables(result, top, digits)
@@ -66,7 +67,6 @@ def write_shakeup(
     tables and the rank-change figure show the best private ranks and every
     flagged participant (None: everyone); the CSV files hold everyone.
     """
-    from .shakeup_html import render_shakeup_page
 
     writer = _Writer(out_dir)
     page = write_shakeup_parts(result, writer, top, figures, figure_formats, dpi, digits)

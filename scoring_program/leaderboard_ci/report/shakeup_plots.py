@@ -26,6 +26,7 @@ from ..core.numeric import is_finite_number
 from .figure_layout import GREEN, INK, OTHER, RED, WINNER, name_fontsize, name_width, short_name, short_names
 from .figure_layout import fit_texts as _fit
 from .plots import _figure, bottom_legend
+from .shakeup_tables import shown_rows
 
 __all__ = ["public_private_plot", "rank_change_plot", "gap_submissions_plot", "shakeup_figures", "PUBLIC", "LABELS_MAX"]
 
@@ -317,8 +318,6 @@ def gap_submissions_plot(result, confidence_level=None):
 def shakeup_figures(result, top=None):
     """``name -> Figure``: ``public_private``, ``rank_change`` (the rows of the tables) and ``gap_submissions``."""
     from collections import OrderedDict
-
-    from .shakeup_tables import shown_rows
 
     rows, _ = shown_rows(result, top)
     out = OrderedDict()

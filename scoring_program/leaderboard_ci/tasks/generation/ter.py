@@ -81,8 +81,7 @@ def _blocks(hyp, ref, align, ref_err, hyp_err):
     offsets = np.arange(-_MAX_SHIFT_DIST, _MAX_SHIFT_DIST + 1)
     start_r = np.arange(n)[:, None] + offsets[None, :]
     valid = (start_r >= 0) & (start_r < m)
-    start_r = np.clip(start_r, 0, max(m - 1, 0))
-    equal = valid & (hyp[:, None] == ref[start_r])
+    equal = valid & (hyp[:, None] == ref[np.clip(start_r, 0, max(m - 1, 0))])
     runs = equal.astype(np.int64)  # the common run from (start_h, start_r), at most 10 words
     chain = equal
     for k in range(1, _MAX_SHIFT_SIZE):
@@ -90,21 +89,18 @@ def _blocks(hyp, ref, align, ref_err, hyp_err):
         if not chain.any():
             break
         runs[: n - k] += chain
+    starts_h, columns = np.nonzero(equal)  # by hypothesis start, then reference start
+    starts_r = starts_h + offsets[columns]
+    runs = runs[starts_h, columns]
+    # one row per (start, length 1..run), in that order
+    starts_h, starts_r = np.repeat(starts_h, runs), np.repeat(starts_r, runs)
+    lengths = np.arange(starts_h.size) - np.repeat(np.cumsum(runs) - runs, runs) + 1
     hyp_sums = np.concatenate([[0], np.cumsum(hyp_err)])
     ref_sums = np.concatenate([[0], np.cumsum(ref_err)])
-    target = align[start_r]
-    starts = np.arange(n)
-    found = []
-    for length in range(1, int(runs.max(initial=0)) + 1):
-        hyp_wrong = (hyp_sums[np.minimum(starts + length, n)] - hyp_sums[starts] > 0)[:, None]
-        ref_wrong = ref_sums[np.minimum(start_r + length, m)] - ref_sums[start_r] > 0
-        inside = (starts[:, None] <= target) & (target < starts[:, None] + length)
-        rows, columns = np.nonzero((runs >= length) & hyp_wrong & ref_wrong & ~inside)
-        found.append(np.stack([rows, start_r[rows, columns], np.full(rows.size, length)], axis=1))
-    if not found:
-        return np.zeros((0, 3), dtype=np.int64)
-    found = np.concatenate(found)
-    return found[np.lexsort((found[:, 2], found[:, 1], found[:, 0]))]
+    target = align[starts_r]
+    keep = (hyp_sums[starts_h + lengths] > hyp_sums[starts_h]) & (ref_sums[starts_r + lengths] > ref_sums[starts_r])
+    keep &= (target < starts_h) | (target >= starts_h + lengths)
+    return np.stack([starts_h[keep], starts_r[keep], lengths[keep]], axis=1)
 
 
 def _moved(words, start, length, target):

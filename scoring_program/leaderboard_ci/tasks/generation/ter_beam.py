@@ -50,22 +50,29 @@ __all__ = [
 ]
 
 BEAM_WIDTH = 25
-INFINITY = 10**16
+# Larger than any edit distance (at most words + reference words), small enough that int32 sums never overflow.
+INFINITY = 2**30
 # The operation that reached a cell: diagonal (match, substitution), vertical (a hypothesis word consumed
 # alone), horizontal (a reference word consumed alone).
 MATCH, SUB, HYP, REF = 0, 1, 2, 3
+# A candidate is checked for rows parallel to the current ones every so many rows (any later row is as exact).
+_CHECK_EVERY = 4
 
 
 class Band(object):
-    """The beam of an ``n``-word hypothesis against reference ids ``ref``: each row's first column and width."""
+    """The beam of an ``n``-word hypothesis against reference ids ``ref``.
+
+    Row ``i`` is stored in ``width`` int32 slots: slot 0 and the slots past ``size[i]`` cells are infinite
+    padding, slot ``c + 1`` holds column ``low[i] + c``.
+    """
 
     def __init__(self, n, ref):
         m = len(ref)
         ratio = m / n if n else 1
-        width = int(math.ceil(ratio / 2 + BEAM_WIDTH)) if BEAM_WIDTH < ratio / 2 else BEAM_WIDTH
+        beam = int(math.ceil(ratio / 2 + BEAM_WIDTH)) if BEAM_WIDTH < ratio / 2 else BEAM_WIDTH
         diagonal = np.floor(np.arange(1, n + 1) * ratio).astype(np.int64)
-        low = np.maximum(0, diagonal - width)
-        high = np.minimum(m + 1, diagonal + width)
+        low = np.maximum(0, diagonal - beam)
+        high = np.minimum(m + 1, diagonal + beam)
         if n:
             high[-1] = m + 1
         # row 0 (all reference words inserted) is read by row 1 from its first column minus one
@@ -75,61 +82,91 @@ class Band(object):
         self.low = np.concatenate([[first0], low]).astype(np.int64)
         self.size = np.concatenate([[last0 - first0], high - low]).astype(np.int64)
         self.cells = int(self.size.max())
-        step = int((self.low[1:] - self.low[:-1]).max()) if n else 0
-        # reference ids shifted one to the right (column j holds word j - 1), padded past the last column
-        self.ref = np.concatenate([[-1], np.asarray(ref, dtype=np.int64), np.full(self.cells + 1, -1)])
-        self.pad = step + 2
-        self.columns = np.arange(self.cells, dtype=np.int64)
+        self.steps = (self.low[1:] - self.low[:-1]) if n else np.zeros(0, dtype=np.int64)
+        self.step = np.concatenate([[0], self.steps]).astype(np.int64)
+        self.width = self.cells + int(self.steps.max(initial=0)) + 2
+        self.columns = np.arange(self.cells, dtype=np.int32)
+        # row i's reference words, column by column (column j holds word j - 1; -1 where there is none)
+        words = np.concatenate([[-1], np.asarray(ref, dtype=np.int64), np.full(self.cells, -1)])
+        self.words = words[self.low[:, None] + self.columns[None, :]]
+        self.inside = self.columns[None, :] < self.size[:, None]
+        self.full = self.size == self.cells
 
     def first_row(self):
-        """Row 0: ``j`` edits at column ``j`` (infinite outside the row's cells)."""
-        row = self.low[0] + self.columns
-        return np.where(self.columns < self.size[0], row, INFINITY)
+        """Row 0: ``j`` edits at column ``j``."""
+        row = np.full(self.width, INFINITY, dtype=np.int32)
+        row[1 : self.size[0] + 1] = self.low[0] + np.arange(self.size[0])
+        return row
+
+    def cell(self, row, column):
+        """The slot of ``column`` in row ``row``."""
+        return int(column - self.low[row] + 1)
 
 
 def _rows_step(band, prev, rows, words, want_ops):
     """Row ``rows[k]`` of every hypothesis ``k`` from its row ``rows[k] - 1`` (``prev``) and word ``words[k]``."""
-    k = prev.shape[0]
-    low = band.low[rows]
-    shift = (low - band.low[rows - 1])[:, None]
-    padded = np.full((k, band.cells + band.pad + 1), INFINITY, dtype=np.int64)
-    padded[:, 1 : band.cells + 1] = prev
-    columns = band.columns[None, :]
-    # prev's cell for column j - 1 sits at j - 1 - low(i - 1) + 1 in padded, i.e. c + shift
-    diagonal = np.take_along_axis(padded, columns + shift, axis=1)
-    vertical = np.take_along_axis(padded, columns + shift + 1, axis=1) + 1
-    equal = band.ref[low[:, None] + columns] == words[:, None]
+    k, cells = prev.shape[0], band.cells
+    step = band.step[rows]
+    # prev's slot for column j - 1 is c + step (c: the cell of column j in this row), for column j c + step + 1
+    if not step.any():
+        diagonal, vertical = prev[:, :cells], prev[:, 1 : cells + 1]
+    elif step.min() == step.max():
+        s = int(step[0])
+        diagonal, vertical = prev[:, s : s + cells], prev[:, s + 1 : s + cells + 1]
+    else:
+        index = band.columns[None, :] + step[:, None]
+        diagonal, vertical = np.take_along_axis(prev, index, axis=1), np.take_along_axis(prev, index + 1, axis=1)
+    equal = band.words[rows] == words[:, None]
     diagonal = diagonal + (~equal)
+    vertical = vertical + 1
     best = np.minimum(diagonal, vertical)
-    row = np.minimum.accumulate(best - columns, axis=1) + columns
-    inside = columns < band.size[rows][:, None]
-    row = np.where(inside, row, INFINITY)
+    out = np.full((k, band.width), INFINITY, dtype=np.int32)
+    row = out[:, 1 : cells + 1]
+    np.minimum.accumulate(best - band.columns, axis=1, out=row)
+    row += band.columns
+    if not band.full[rows].all():
+        row[~band.inside[rows]] = INFINITY
     if not want_ops:
-        return row, None
-    left = np.concatenate([np.full((k, 1), INFINITY, dtype=np.int64), row[:, :-1] + 1], axis=1)
-    ops = np.where(equal, MATCH, SUB)
-    ops = np.where(vertical < diagonal, HYP, ops)
-    ops = np.where(left < best, REF, ops).astype(np.int8)
-    return row, ops
+        return out, None
+    ops = np.where(equal, MATCH, SUB).astype(np.int8)
+    ops[vertical < diagonal] = HYP
+    ops[out[:, :cells] + 1 < best] = REF  # the cell to the left, plus one
+    return out, ops
 
 
 def full_rows(band, hyp):
-    """``(cost, ops)``: every row of hypothesis ids ``hyp``, ``(n + 1, cells)`` each (row ``i`` from column
-    ``band.low[i]``)."""
-    n = band.n
-    cost = np.empty((n + 1, band.cells), dtype=np.int64)
-    ops = np.full((n + 1, band.cells), REF, dtype=np.int8)
+    """``(cost, ops)``: every row of hypothesis ids ``hyp``, ``(n + 1, width)`` and ``(n + 1, cells)``.
+
+    The rows one by one (the horizontal chain needs the row before), then every cell's operation at once.
+    """
+    n, cells, columns = band.n, band.cells, band.columns
+    cost = np.full((n + 1, band.width), INFINITY, dtype=np.int32)
     cost[0] = band.first_row()
-    hyp = np.asarray(hyp, dtype=np.int64)
+    differ = (band.words[1:] != np.asarray(hyp, dtype=np.int64)[:, None]).astype(np.int32)
+    steps, sizes = band.step.tolist(), band.size.tolist()
+    best = np.empty(cells, dtype=np.int32)
     for i in range(1, n + 1):
-        row, op = _rows_step(band, cost[i - 1 : i], np.array([i]), hyp[i - 1 : i], True)
-        cost[i], ops[i] = row[0], op[0]
+        prev, s = cost[i - 1], steps[i]
+        np.minimum(prev[s : s + cells] + differ[i - 1], prev[s + 1 : s + cells + 1] + 1, out=best)
+        best -= columns
+        row = cost[i, 1 : cells + 1]
+        np.minimum.accumulate(best, out=row)
+        row += columns
+        row[sizes[i] :] = INFINITY  # outside the beam (the next row reads it)
+    index = columns[None, :] + band.step[1:, None]
+    diagonal = np.take_along_axis(cost[:-1], index, axis=1) + differ
+    vertical = np.take_along_axis(cost[:-1], index + 1, axis=1) + 1
+    ops = np.full((n + 1, cells), REF, dtype=np.int8)
+    body = np.where(differ == 0, MATCH, SUB).astype(np.int8)
+    body[vertical < diagonal] = HYP
+    body[cost[1:, :cells] + 1 < np.minimum(diagonal, vertical)] = REF  # the cell to the left, plus one
+    ops[1:] = body
     return cost, ops
 
 
 def distance_of(band, cost):
     """The edit distance in the last row of ``cost``."""
-    return int(cost[band.n, band.m - band.low[band.n]])
+    return int(cost[band.n, band.cell(band.n, band.m)])
 
 
 def trace_of(band, ops):
@@ -178,33 +215,38 @@ def _advance(band, hyp, cost, ops, candidates):
     active = np.flatnonzero(differs.any(axis=1))
     if not n or not active.size:
         return out, 0, new
-    start = np.argmax(differs[active], axis=1)  # rows before start + 1 are hyp's
+    start = np.argmax(differs[active], axis=1)  # rows up to start are hyp's
     end = n - np.argmax(differs[active, ::-1], axis=1)  # words from end on are hyp's
     row = start + 1
     prev = cost[start]
     rows = 0
-    end_column = band.m - int(band.low[n])
+    last_slot = band.cell(n, band.m)
+    cells = slice(1, band.cells + 1)
     while active.size:
         rows += active.size
         current, current_ops = _rows_step(band, prev, row, candidates[active, row - 1], ops is not None)
-        parallel = row >= end
-        offset = np.zeros(active.size, dtype=np.int64)
-        if parallel.any():
-            inside = band.columns[None, :] < band.size[row][:, None]
-            gap = cost[row] - current
-            low = np.where(inside, gap, INFINITY).min(axis=1)
-            high = np.where(inside, gap, -INFINITY).max(axis=1)
-            parallel &= low == high
-            offset = low
         last = row == n
-        done = parallel | last
-        out[active[last]] = current[last, end_column]
-        out[active[parallel & ~last]] = base - offset[parallel & ~last]
+        parallel = (row >= end) & ((row - start) % _CHECK_EVERY == 0) & ~last
+        offset = None
+        if parallel.any():
+            gap = cost[row[parallel]][:, cells] - current[parallel][:, cells]
+            inside = band.inside[row[parallel]]
+            low = np.where(inside, gap, INFINITY).min(axis=1)
+            same = low == np.where(inside, gap, -INFINITY).max(axis=1)
+            offset = np.zeros(active.size, dtype=np.int64)
+            offset[parallel] = low
+            parallel[parallel] = same
+        out[active[last]] = current[last, last_slot]
+        if offset is not None:
+            out[active[parallel]] = base - offset[parallel]
         if new is not None:
             new[0][row[0]], new[1][row[0]] = current[0], current_ops[0]
-            if parallel[0] and not last[0]:
+            if parallel[0]:
                 tail = new[0][row[0] + 1 :]
-                new[0][row[0] + 1 :] = np.where(tail < INFINITY, tail - offset[0], INFINITY)
-        keep = ~done
-        active, row, end, prev = active[keep], row[keep] + 1, end[keep], current[keep]
+                tail[tail < INFINITY] -= offset[0]
+        keep = ~(parallel | last)
+        if keep.all():
+            row, prev = row + 1, current
+        else:
+            active, start, end, row, prev = active[keep], start[keep], end[keep], row[keep] + 1, current[keep]
     return out, rows, new

@@ -37,9 +37,10 @@ _MAX_SHIFT_SIZE = 10
 _MAX_SHIFT_DIST = 50
 _MAX_CANDIDATES = 1000
 
-#: The most edit-distance rows (one row: one hypothesis word against the beam of reference words) TER's
-#: shift search may compute for one file: about 60 s of CPU on one core.
-MAX_TER_ROWS = 4 * 10**7
+#: The most edit-distance rows TER's shift searches may compute for one file (a row: one hypothesis word
+#: against the beam of about 50 reference words; each round of a search also counts the hypothesis' length
+#: for its alignment and blocks): 10^8, a few minutes of one core at most.
+MAX_TER_ROWS = 10**8
 
 
 class TERWorkExceeded(ValueError):
@@ -146,6 +147,7 @@ class _Search(object):
         """``(edits saved, shifted words, checked)`` of the best shift (saved 0: none)."""
         n, m = len(self.hyp), len(self.ref)
         align, ref_err, hyp_err = _alignment(trace_of(self.band, self.ops), n, m)
+        self.rows += n
         shifts, checked = _shifts(_blocks(self.hyp, self.ref, align, ref_err, hyp_err), align, checked)
         if not shifts:
             return 0, None, checked

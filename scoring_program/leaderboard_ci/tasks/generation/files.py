@@ -34,6 +34,7 @@ __all__ = ["Hypotheses", "is_jsonl", "ter_work_error", "read_gold", "read_predic
 
 #: The longest hypothesis TER is computed for: its shift search costs up to 1,000 beam edit distances
 #: of the hypothesis' length (sacrebleu's limits), so a hostile line of a million words would not end.
+#: The whole file's search is bounded too (``ter.MAX_TER_ROWS``, see :func:`ter_work_error`).
 MAX_TER_WORDS = 1000
 
 _HYPOTHESIS_KEYS = ("hypothesis", "prediction", "translation", "output")

@@ -13,6 +13,18 @@ much longer), whose trace of operations gives the alignment the candidate
 shifts are chosen from.  Ties between operations go substitution or match,
 then deletion, then insertion, as sacrebleu's.
 
+How it is computed here (same numbers, same ties): words become integer ids;
+a round's blocks are found with numpy from the matching word pairs within 50
+positions (already in tercom's order), and the round's candidate shifts are
+listed first (they do not depend on the distances), then their edit distances
+computed together by :mod:`.ter_beam`, each only from the row where it differs
+from the current hypothesis until its rows run parallel to the current ones.
+sacrebleu bounds a segment's search by its 1,000 candidates and caches rows
+by prefix; it has no bound on a file.  Ours counts the rows computed over a
+file (plus the hypothesis' length for each round's alignment) and stops past
+:data:`MAX_TER_ROWS` with :class:`TERWorkExceeded` naming the segment; the
+reader turns it into the participant's sentence with the file and line.
+
 The text goes through sacrebleu's ``TercomTokenizer`` rules (:func:`tercom_words`):
 lower-cased unless ``case_sensitive``; with ``normalized``, tercom's
 normalization (XML entities, punctuation split off, possessives, periods and

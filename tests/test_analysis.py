@@ -18,6 +18,9 @@ from leaderboard_ci.core.significance import stars
 from leaderboard_ci.phase.analysis import Execution, analyze
 from leaderboard_ci.scoring.errors import ConfigError
 
+#: The shared report examples (lru-cached analyses and pages) are built once: these modules run on one xdist worker.
+pytestmark = pytest.mark.xdist_group("report_examples")
+
 B = 800
 SEED = 5
 

@@ -13,6 +13,9 @@ from leaderboard_ci.cli.compare import main, make_parser
 from leaderboard_ci.report.compare import OUTPUT_NAMES, comparison_frame, default_name
 from leaderboard_ci.report.tables import indicators_table
 
+#: The shared report examples (lru-cached analyses and pages) are built once: these modules run on one xdist worker.
+pytestmark = pytest.mark.xdist_group("report_examples")
+
 PROGRAM = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scoring_program")
 #: The console script's main, run from this checkout (not from whatever is installed).
 COMMAND = [sys.executable, "-m", "leaderboard_ci.cli.compare"]

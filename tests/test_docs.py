@@ -23,11 +23,14 @@ def _installed(name):
     return importlib.util.find_spec(name) is not None
 
 
-@pytest.mark.skipif(
-    not (_installed("mkdocs") and _installed("material") and _installed("mkdocstrings_handlers.python")),
-    reason="mkdocs-material or mkdocstrings[python] is not installed",
-)
 def test_site_builds_strict(tmp_path):
+    """``mkdocs build --strict``: no dead link, page or anchor. Skipped where the docs tools are missing, except
+    under ``.ci/run`` (``LEADERBOARD_CI_REQUIRE_DOCS=1``), where a missing tool fails."""
+    if not (_installed("mkdocs") and _installed("material") and _installed("mkdocstrings_handlers.python")):
+        missing = "mkdocs-material or mkdocstrings[python] is not installed"
+        if os.environ.get("LEADERBOARD_CI_REQUIRE_DOCS", "") not in ("", "0"):
+            pytest.fail(missing + " (CI requires the site build: pip install -e '.[test]')")
+        pytest.skip(missing)
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
     proc = subprocess.run(
         [

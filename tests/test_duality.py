@@ -33,6 +33,9 @@ from collections import OrderedDict
 import _report_examples
 import pytest
 
+#: The shared report examples (lru-cached analyses and pages) are built once: these modules run on one xdist worker.
+pytestmark = pytest.mark.xdist_group("report_examples")
+
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir)
 PROGRAM = os.path.join(ROOT, "scoring_program")
 STAT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "statistical")

@@ -19,6 +19,9 @@ from leaderboard_ci.report.scale import target_folders
 from leaderboard_ci.report.tables import tables_latex, tables_markdown, target_tables
 from leaderboard_ci.report.verdicts import DIRECTION_MARK, format_rank_set, interval_header, verdict_mark
 
+#: The shared report examples (lru-cached analyses and pages) are built once: these modules run on one xdist worker.
+pytestmark = pytest.mark.xdist_group("report_examples")
+
 
 # ---------------------------------------------------------------------------
 # Parsing what the renderers wrote

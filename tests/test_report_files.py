@@ -9,6 +9,9 @@ import pytest
 
 from leaderboard_ci.report.files import _Writer, safe_file_name, write_report
 
+#: The shared report examples (lru-cached analyses and pages) are built once: these modules run on one xdist worker.
+pytestmark = pytest.mark.xdist_group("report_examples")
+
 
 def test_safe_file_name():
     assert safe_file_name("f1_macro_even") == "f1_macro_even"

@@ -13,6 +13,9 @@ from leaderboard_ci.phase.analysis import analyze
 from leaderboard_ci.report.html_report import render_report, resolution_notes
 from leaderboard_ci.report.verdicts import family_sentence
 
+#: The shared report examples (lru-cached analyses and pages) are built once: these modules run on one xdist worker.
+pytestmark = pytest.mark.xdist_group("report_examples")
+
 VOID = {"meta", "br", "img", "hr", "input", "link", "col", "source", "wbr"}
 
 

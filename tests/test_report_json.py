@@ -23,6 +23,9 @@ from leaderboard_ci.report.json_report import (
 )
 from leaderboard_ci.scoring.config import parse_config
 
+#: The shared report examples (lru-cached analyses and pages) are built once: these modules run on one xdist worker.
+pytestmark = pytest.mark.xdist_group("report_examples")
+
 NUM = (int, float)
 OPT_NUM = (int, float, type(None))
 STR = str

@@ -111,6 +111,7 @@ def test_the_ranking_axis_zooms_to_the_participants():
     assert any(t.startswith("%.4f" % broken["score"]) for t in texts)
 
 
+@pytest.mark.slow  # a whole write_report at 60 systems (90 s on 2 cores); test_no_text_is_clipped[10] represents it
 def test_the_pages_figures_fit_at_the_resolution_they_are_drawn(tmp_path, monkeypatch):
     """write_report draws each figure for the page (110 dpi) and for the files (150 dpi); a layout frozen at
     150 dpi and reused at 110 pushed the winner's bold name off the canvas at 60 systems."""

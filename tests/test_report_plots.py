@@ -31,6 +31,9 @@ from leaderboard_ci.report.plots import (
     target_figures,
 )
 
+#: The shared report examples (lru-cached analyses and pages) are built once: these modules run on one xdist worker.
+pytestmark = pytest.mark.xdist_group("report_examples")
+
 PACKAGE = os.path.join(os.path.dirname(__file__), os.pardir, "scoring_program", "leaderboard_ci")
 
 

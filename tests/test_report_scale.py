@@ -20,6 +20,9 @@ from leaderboard_ci.report.html_report import render_report, target_anchor, view
 from leaderboard_ci.report.json_report import result_to_dict
 from leaderboard_ci.report.tables import pair_matrix, result_tables, target_tables
 
+#: The shared report examples (lru-cached analyses and pages) are built once: these modules run on one xdist worker.
+pytestmark = pytest.mark.xdist_group("report_examples")
+
 TOP = 5
 
 

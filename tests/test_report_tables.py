@@ -32,6 +32,9 @@ from leaderboard_ci.report.tables import (
 )
 from leaderboard_ci.report.verdicts import DIRECTION_MARK
 
+#: The shared report examples (lru-cached analyses and pages) are built once: these modules run on one xdist worker.
+pytestmark = pytest.mark.xdist_group("report_examples")
+
 TABLE6_ORDER = [
     "n",
     "m",

@@ -357,6 +357,18 @@ def _tick_label_ids(fig):
     return ids
 
 
+def _lay_out(fig):
+    """Run the figure's layout and text placement without rasterizing it (matplotlib >= 3.6; else a full draw).
+
+    The texts' extents and constrained layout come out as in a full draw; only the pixels, which
+    :func:`fit_texts` never reads, are skipped (the saved figure is drawn afresh).
+    """
+    if hasattr(fig, "draw_without_rendering"):
+        fig.draw_without_rendering()
+    else:
+        fig.canvas.draw()
+
+
 def fit_texts(fig, rounds=4):
     """Wrap every title, axis label and legend entry that would leave the canvas; widen as a last resort.
 
@@ -366,7 +378,7 @@ def fit_texts(fig, rounds=4):
     figure is redrawn until every text lies inside it.
     """
     for _ in range(rounds):
-        fig.canvas.draw()
+        _lay_out(fig)
         renderer = fig.canvas.get_renderer()
         width = fig.bbox.width
         ticks = _tick_label_ids(fig)

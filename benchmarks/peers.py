@@ -1,7 +1,7 @@
 """Every peer ratio the documentation quotes, the command that reproduces it, and a way to rerun it.
 
     python3 benchmarks/peers.py                  # the list: claim, page, command, how the peer is run
-    python3 benchmarks/peers.py generation       # rerun one (or several) by name, under nice -n 15
+    python3 benchmarks/peers.py generation       # rerun one (or several) by name, under nice -n 15 (--nice N)
     python3 benchmarks/peers.py --all            # every one, one after another (hours: see "minutes")
     python3 benchmarks/run.py --peers [NAME...]  # the same, from the suite's command
 
@@ -42,19 +42,40 @@ CLAIMS = [
     Claim(
         "per_submission",
         "docs/performance.md (One submission), README.md",
-        "macro-F1/accuracy/MAE/Pearson: scipy.stats.bootstrap 2.4-9.7x, scikit-learn loop 5-455x, "
-        "CompStats 3-460x, BootCI 136x",
+        "macro-F1/accuracy/MAE/Pearson, CPU: scipy.stats.bootstrap 1.2-3.0x, scikit-learn loop 5.0-387x, "
+        "CompStats 3.1-399x, BootCI 72x (2026-11-28, load 5.4-11.8)",
         "SciPy, scikit-learn, CompStats 0.1.15, BootCI 1.0.1 (libraries, no command line)",
-        "one child process per case; timed after imports, start-up printed apart; peers scaled (*)",
+        "one fresh process per case (the library's Python API), timed after its imports, start-up printed "
+        "apart; wall and CPU ratios, load per case; slow peers on fewer resamples, scaled (*)",
+        [PY, "benchmarks/run.py", "--ratios", "--only", "per_submission"],
+        10,
+    ),
+    Claim(
+        "per_submission_full",
+        "docs/performance.md (One submission: the quiet full suite)",
+        "quiet machine, wall: scipy.stats.bootstrap 2.4-9.7x, scikit-learn loop 5-455x, CompStats 3-460x, BootCI 136x",
+        "SciPy, scikit-learn, CompStats 0.1.15, BootCI 1.0.1 (libraries, no command line)",
+        "as per_submission, every size up to n = 10^6 and ours with one thread too",
         [PY, "benchmarks/run.py", "--only", "per_submission"],
         40,
     ),
     Claim(
         "end_of_phase",
         "docs/performance.md (End of phase)",
-        "CompStats 966-6,500x, scikit-learn loop 425-2,594x (m = 10-100), 2,016x at the paper's size",
+        "CPU: CompStats 802-2,748x, scikit-learn loop 458-1,319x (m = 10-100), 1,438x at the paper's size "
+        "(2026-11-28, load 12-18)",
         "CompStats 0.1.15 + statsmodels, scikit-learn loop (libraries)",
-        "one child process per case; timed after imports, start-up printed apart; peers scaled (*)",
+        "one fresh process per case (the library's Python API), timed after its imports, start-up printed "
+        "apart; wall and CPU ratios, load per case; peers on 10+ resamples, scaled (*)",
+        [PY, "benchmarks/run.py", "--ratios", "--only", "end_of_phase"],
+        10,
+    ),
+    Claim(
+        "end_of_phase_full",
+        "docs/performance.md (End of phase: the quiet full suite)",
+        "quiet machine, wall: CompStats 966-6,500x, scikit-learn loop 425-2,594x, 2,016x at the paper's size",
+        "CompStats 0.1.15 + statsmodels, scikit-learn loop (libraries)",
+        "as end_of_phase, m up to 1,000 for ours, one thread and Dask too",
         [PY, "benchmarks/run.py", "--only", "end_of_phase"],
         40,
     ),
@@ -71,11 +92,12 @@ CLAIMS = [
     Claim(
         "multilabel",
         "docs/performance.md (Multi-label)",
-        "scikit-learn loop 76x (macro-F1), 740x (12 metrics)",
-        "scikit-learn f1_score etc. with sample_weight (library)",
-        "in one process after imports; the loop timed on 100 replicates and scaled",
+        "scikit-learn loop, CPU: 79x (macro-F1), 732x (12 metrics) (2026-11-28, load 16-19)",
+        "scikit-learn f1_score etc. with sample_weight (library, no command line)",
+        "whole processes: ours score.py as the worker runs it (B = 1 shown apart); the peer's Python API in a "
+        "fresh process, its imports timed apart, the loop on 100 replicates scaled to B",
         [PY, "benchmarks/task_multilabel.py"],
-        15,
+        5,
     ),
     Claim(
         "ranking",
@@ -107,11 +129,13 @@ CLAIMS = [
     Claim(
         "detection",
         "docs/tasks/detection.md",
-        "pycocotools 6,740x, faster-coco-eval 1,081x (B = 1,000)",
+        "pycocotools 6,740x, faster-coco-eval 1,081x (B = 1,000; 2026-11-28 08:19, quiet, the peers' replicates "
+        "alone; the whole-process command below not yet run)",
         "pycocotools 2.0.11, faster-coco-eval 1.8.0 (COCO/COCOeval API, no command line)",
-        "ours: score.py whole process; peers: 3 resampled data sets through COCOeval, scaled",
-        [PY, "benchmarks/task_detection.py", "--b", "1000", "--peer-b", "3", "--big-mb", "500"],
-        15,
+        "whole processes: ours score.py as the worker runs it (B = 1 apart); each peer's API in a fresh process "
+        "(imports timed apart, the full sample, up to 3 resampled data sets or 100 s of them), replicates scaled to B",
+        [PY, "benchmarks/task_detection.py", "--b", "1000", "--peer-b", "3", "--peer-seconds", "100"],
+        10,
     ),
     Claim(
         "forecasting",
@@ -154,7 +178,9 @@ CLAIMS = [
 
 STARTUP = {
     "per_submission": ("leaderboard_ci.scoring.evaluation", "scipy.stats", "sklearn.metrics"),
+    "per_submission_full": ("leaderboard_ci.scoring.evaluation", "scipy.stats", "sklearn.metrics"),
     "end_of_phase": ("leaderboard_ci.phase.analysis", "sklearn.metrics", "statsmodels.stats.multitest"),
+    "end_of_phase_full": ("leaderboard_ci.phase.analysis", "sklearn.metrics", "statsmodels.stats.multitest"),
     "scores": ("leaderboard_ci.scoring.evaluation", "scipy.stats", "sklearn.metrics", "confidenceinterval"),
     "multilabel": ("leaderboard_ci.scoring.evaluation", "sklearn.metrics"),
     "ranking": ("leaderboard_ci.scoring.evaluation", "ranx"),
@@ -189,15 +215,15 @@ def print_list(claims):
             print("  start-up: import %s (each a whole process, timed first)" % ", ".join(STARTUP[claim.name]))
 
 
-def run_claims(claims):
-    """Run each claim's command under ``nice -n 15`` from the root, one after another; the worst exit code."""
+def run_claims(claims, niceness=15):
+    """Run each claim's command under ``nice -n NICENESS`` from the root, one after another; the worst exit code."""
     worst = 0
     for claim in claims:
         print("== %s: %s (load average %s)" % (claim.name, " ".join(claim.command), _load()), flush=True)
         for row in startup_rows(claim.name):
             print(format_row(row), flush=True)
         start = time.perf_counter()
-        code = subprocess.call(["nice", "-n", "15"] + claim.command, cwd=ROOT)
+        code = subprocess.call(["nice", "-n", str(niceness)] + claim.command, cwd=ROOT)
         print(
             "== %s: exit %d after %.0f s (load average %s)" % (claim.name, code, time.perf_counter() - start, _load())
         )
@@ -213,15 +239,16 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("names", nargs="*", help="claims to rerun (default: list them)")
     parser.add_argument("--all", action="store_true", help="rerun every claim, one after another")
+    parser.add_argument("--nice", type=int, default=15, help="niceness of the reruns (default %(default)s)")
     args = parser.parse_args(argv)
     by_name = {claim.name: claim for claim in CLAIMS}
     unknown = [name for name in args.names if name not in by_name]
     if unknown:
         parser.error("unknown claim %s; known: %s" % (", ".join(unknown), ", ".join(by_name)))
     if args.all:
-        return run_claims(CLAIMS)
+        return run_claims(CLAIMS, args.nice)
     if args.names:
-        return run_claims([by_name[name] for name in args.names])
+        return run_claims([by_name[name] for name in args.names], args.nice)
     print_list(CLAIMS)
     return 0
 

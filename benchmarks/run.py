@@ -57,6 +57,18 @@ MODES = {
         max_index_gb=12.0,
         timeout=1800.0,
     ),
+    # ratios: the cases whose peer ratios the docs quote, ours (n_jobs="auto") and the peers only, about
+    # ten minutes per group on 2 cores (benchmarks/peers.py): a peer predicted over 10 s runs at a B that
+    # takes about 2 s (at least 10 resamples) and is scaled linearly, as printed.
+    "ratios": dict(
+        repeats=3,
+        max_seconds=10.0,
+        scaled_seconds=2.0,
+        probe_seconds=0.3,
+        min_resamples=10,
+        max_index_gb=4.0,
+        timeout=900.0,
+    ),
     "quick": dict(
         repeats=3,
         max_seconds=0.3,
@@ -356,15 +368,19 @@ def fmt_ratio(r):
 
 
 def add_ratios(cases):
+    """Wall and CPU ratios to ours on the same case (CPU: the steadier one on a shared machine)."""
     ours = {(c["workload"], c["m"], c["n"], c["B"], c["impl"]): c for c in cases if c["status"] == "ok"}
     for c in cases:
-        c["ratio_vs_ours"] = c["ratio_vs_ours_1job"] = None
+        c["ratio_vs_ours"] = c["ratio_vs_ours_1job"] = c["cpu_ratio_vs_ours"] = None
         if c["status"] != "ok":
             continue
         for ref, key in (("ours", "ratio_vs_ours"), ("ours-1job", "ratio_vs_ours_1job")):
             r = ours.get((c["workload"], c["m"], c["n"], c["B"], ref))
             if r is not None and r["time"] > 0:
                 c[key] = c["time"] / r["time"]
+        r = ours.get((c["workload"], c["m"], c["n"], c["B"], "ours"))
+        if r is not None and r.get("cpu_time") and c.get("cpu_time"):
+            c["cpu_ratio_vs_ours"] = c["cpu_time"] / r["cpu_time"]
 
 
 def table_rows(cases):
@@ -382,7 +398,9 @@ def table_rows(cases):
             "peak RSS MB",
             "dRSS MB",
             "x ours",
+            "x ours CPU",
             "x ours 1job",
+            "load 1-min",
             "notes",
         ]
     )
@@ -391,7 +409,8 @@ def table_rows(cases):
         where = [c["workload"]] + ([fmt_n(c["m"])] if with_m else []) + [fmt_n(c["n"]), fmt_n(c["B"]), c["label"]]
         if c["status"] != "ok":
             rows.append(
-                where + ["-", "-", "-", "-", "-", "-", "-", "%s: %s" % (c["status"].upper(), c.get("reason", ""))]
+                where
+                + ["-", "-", "-", "-", "-", "-", "-", "-", "-", "%s: %s" % (c["status"].upper(), c.get("reason", ""))]
             )
             continue
         notes = []
@@ -412,11 +431,20 @@ def table_rows(cases):
                 "%.0f" % c["peak_rss_mb"],
                 "%.0f" % c["delta_rss_mb"] if c.get("delta_rss_mb") is not None else "-",
                 fmt_ratio(c["ratio_vs_ours"]),
+                fmt_ratio(c.get("cpu_ratio_vs_ours")),
                 fmt_ratio(c["ratio_vs_ours_1job"]),
+                _load_range(c.get("load_1min")),
                 "; ".join(notes),
             ]
         )
     return header, rows
+
+
+def _load_range(loads):
+    loads = [x for x in (loads or []) if x is not None]
+    if not loads:
+        return "-"
+    return "%.1f" % loads[0] if min(loads) == max(loads) else "%.1f-%.1f" % (min(loads), max(loads))
 
 
 def render_text(header, rows):
@@ -821,18 +849,19 @@ def summary_lines(cases, exps, targets, dask, mode, load_summary):
         lines.append("")
     ratios = [c for c in cases if c["status"] == "ok" and not c["impl"].startswith("ours")]
     if ratios:
-        lines.append("Peers relative to ours (time ratio peer / ours):")
+        lines.append("Peers relative to ours (ratio peer / ours, wall and CPU time):")
         for c in ratios:
             lines.append(
-                "  %-22s %sn=%-6s %-22s %8s vs n_jobs=auto, %8s vs n_jobs=1%s"
+                "  %-22s %sn=%-6s %-22s %8s wall, %8s CPU vs n_jobs=auto, %8s vs n_jobs=1%s"
                 % (
                     c["workload"],
                     ("m=%-5s " % fmt_n(c["m"])) if c["m"] > 1 else "",
                     fmt_n(c["n"]),
                     c["label"],
                     fmt_ratio(c["ratio_vs_ours"]),
+                    fmt_ratio(c.get("cpu_ratio_vs_ours")),
                     fmt_ratio(c["ratio_vs_ours_1job"]),
-                    "  (scaled)" if c["scaled"] else "",
+                    "  (scaled from B=%s)" % fmt_n(c["B_run"]) if c["scaled"] else "",
                 )
             )
         lines.append("")
@@ -885,6 +914,11 @@ def summary_lines(cases, exps, targets, dask, mode, load_summary):
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--quick", action="store_true", help="smoke run: small n and B")
+    p.add_argument(
+        "--ratios",
+        action="store_true",
+        help="only the cases whose peer ratios the docs quote, ours and the peers (about 10 minutes per group)",
+    )
     p.add_argument("--only", default="", help="comma-separated workload names or groups (e.g. per_submission)")
     p.add_argument("--impls", default="", help="comma-separated implementations to run (default: each workload's)")
     p.add_argument("--no-peers", action="store_true", help="run only our implementation(s)")
@@ -921,7 +955,7 @@ def main(argv=None):
     if argv[:1] == ["--peers"]:  # the docs' peer ratios, one command each: benchmarks/peers.py
         return peers.main(argv[1:])
     args = parse_args(argv)
-    mode = "quick" if args.quick else "full"
+    mode = "quick" if args.quick else "ratios" if args.ratios else "full"
     settings = dict(MODES[mode])
     for key in ("repeats", "max_seconds", "scaled_seconds", "max_index_gb"):
         if getattr(args, key) is not None:
@@ -1096,15 +1130,17 @@ def main(argv=None):
                     heads[(w.name, m, n, impl_name)] = result["result"]["head"]
                 cases.append(case)
                 print(
-                    "  %-22s %s %-34s %9s s%s  peak RSS %6.0f MB  [%.0f s in child]%s"
+                    "  %-22s %s %-34s %9s s%s  CPU %s s  peak RSS %6.0f MB  [%.0f s in child]  load %s%s"
                     % (
                         w.name,
                         where,
                         impl.label,
                         fmt_time(case["time"]),
-                        " (scaled x%.3g)" % scale if case["scaled"] else "",
+                        " (scaled x%.3g from B=%s)" % (scale, fmt_n(case["B_run"])) if case["scaled"] else "",
+                        fmt_time(case.get("cpu_time")),
                         peak_mb,
                         wall,
+                        _load_range(case.get("load_1min")),
                         "  BUSY" if case.get("busy") else "",
                     ),
                     flush=True,
@@ -1117,7 +1153,8 @@ def main(argv=None):
     print(
         "Wall time = median of %d runs (s); * = run at a smaller B and scaled linearly to B; CPU s = "
         "median CPU time of the process (all threads; scaled like the time). "
-        "x ours = time / ours(n_jobs=auto) time (>1: slower than ours)." % settings["repeats"]
+        "x ours = time / ours(n_jobs=auto) time (>1: slower than ours); x ours CPU = the same with CPU times."
+        % settings["repeats"]
     )
     busy = [c for c in cases if c.get("busy")]
     if busy:
@@ -1151,7 +1188,7 @@ def main(argv=None):
     if not stem:
         name = "+".join(only) if only else "all"
         base = QUICK_RESULTS if mode == "quick" else RESULTS
-        stem = os.path.join(base, name.replace("/", "_") + ("-quick" if mode == "quick" else ""))
+        stem = os.path.join(base, name.replace("/", "_") + ("" if mode == "full" else "-" + mode))
     os.makedirs(os.path.dirname(os.path.abspath(stem)), exist_ok=True)
     now = datetime.datetime.now(datetime.timezone.utc)
     doc = {
@@ -1221,7 +1258,8 @@ def main(argv=None):
         )
         handle.write(
             "Wall time = median of %d runs (s); * = run at a smaller B and scaled linearly to B. "
-            "x ours = time / ours (n_jobs=auto).\n\n" % settings["repeats"]
+            "x ours = time / ours (n_jobs=auto); x ours CPU = the same with CPU times (all threads).\n\n"
+            % settings["repeats"]
         )
         handle.write(render_markdown(header, rows) + "\n\n```\n" + "\n".join(report) + "\n```\n")
     written = [stem + ".json", stem + ".md"]

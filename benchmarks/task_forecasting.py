@@ -3,6 +3,7 @@
     python benchmarks/task_forecasting.py                 # both scales, the utilsforecast loop peer
     python benchmarks/task_forecasting.py --only m5 --resamples 1000
     python benchmarks/task_forecasting.py --python ~/.cache/leaderboard-ci/py37/bin/python
+    python benchmarks/task_forecasting.py --no-peer --base /tmp/old/scoring_program   # an older commit beside
 
 * **M5 scale**: 30,490 bottom series x 28 days (``unique_id, ds, yhat``: 853,720 lines), the 12
   WRMSSE levels of M5 (total, state, store, category, department, state x category, state x
@@ -216,7 +217,7 @@ def make_m4(folder, seed=4):
     open(done, "w").close()
 
 
-def run_program(python, folder, resamples):
+def run_program(python, folder, resamples, program=PROGRAM):
     """``score.py`` on the folder's gold and forecast, as the worker runs it: (wall s, CPU s, peak MB, stdout)."""
     import shutil
     import tempfile
@@ -243,7 +244,7 @@ def run_program(python, folder, resamples):
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(
-        [python, "score.py", os.path.join(work, "input"), out], cwd=PROGRAM, capture_output=True, text=True
+        [python, "score.py", os.path.join(work, "input"), out], cwd=program, capture_output=True, text=True
     )
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -301,6 +302,7 @@ def main(argv=None):
     parser.add_argument("--python", default=sys.executable)
     parser.add_argument("--peer-replicates", type=int, default=3)
     parser.add_argument("--no-peer", action="store_true")
+    parser.add_argument("--base", help="another scoring_program folder (an older commit's) run beside ours, same data")
     args = parser.parse_args(argv)
     limits = {"m5": (30.0, 1536.0), "m4": (60.0, 1536.0)}
     for scale in ("m5", "m4"):
@@ -318,6 +320,17 @@ def main(argv=None):
             % ((wall, cpu, peak) + limits[scale] + (wall / limits[scale][0], peak / limits[scale][1]) + load)
         )
         print("  " + first)
+        if args.base:
+            load = os.getloadavg()
+            b_wall, b_cpu, b_peak, b_out = run_program(args.python, folder, args.resamples, args.base)
+            print(
+                "  base %s: wall %.1f s, CPU %.1f s, peak %.0f MB (ours/base CPU %.2f); same first line: %s; "
+                "load %.2f %.2f %.2f"
+                % (
+                    (args.base, b_wall, b_cpu, b_peak, cpu / b_cpu, b_out.splitlines()[:1] == stdout.splitlines()[:1])
+                    + load
+                )
+            )
         if not args.no_peer:
             seconds, scaled = utilsforecast_loop(folder, args.peer_replicates, args.resamples)
             print(

@@ -5,7 +5,9 @@ statistic, an entry in ``impls.STATISTICS`` / a new implementation in
 ``impls.IMPLEMENTATIONS``).  ``run.py`` picks workloads by ``group``
 (``--only per_submission``) or by name (``--only f1_macro``).
 
-Sizes are per mode: ``quick`` (a smoke run, about a minute) and ``full``.
+Sizes are per mode: ``quick`` (a smoke run, about a minute), ``full`` and
+``ratios`` (the cases whose peer ratios the docs quote, ours and the peers
+only, about ten minutes per group: ``run.py --ratios``).
 Sizes are ``(n, B)`` for one submission and ``(m, n, B)`` for the
 end-of-phase analysis of ``m`` systems.
 """
@@ -77,6 +79,8 @@ class Workload:
     def impls_for(self, mode):
         if mode == "quick" and self.quick_impls is not None:
             return tuple(i for i in self.impls if i in self.quick_impls)
+        if mode == "ratios":  # the ratios are to ours (n_jobs="auto"): no one-thread or Dask rows
+            return tuple(i for i in self.impls if i not in ("ours-1job",) + DASK)
         return tuple(self.impls)
 
     @property
@@ -132,7 +136,11 @@ register(
         title="macro-F1, 3 classes, one submission",
         data="classification3",
         metric="f1_macro",
-        sizes={"quick": [(1000, 200), (10000, 200)], "full": [(1000, B), (10000, B), (100000, B), (1000000, B)]},
+        sizes={
+            "quick": [(1000, 200), (10000, 200)],
+            "full": [(1000, B), (10000, B), (100000, B), (1000000, B)],
+            "ratios": [(1000, B), (10000, B), (100000, B)],
+        },
         targets=(Target(10000, B, 1.0), Target(100000, B, 5.0, rss_mb=1024.0), Target(1000000, B, 30.0, rss_mb=1536.0)),
     )
 )
@@ -160,7 +168,7 @@ register(
         title="accuracy, 3 classes, one submission",
         data="classification3",
         metric="accuracy",
-        sizes={"quick": [(1000, 200)], "full": [(10000, B), (100000, B)]},
+        sizes={"quick": [(1000, 200)], "full": [(10000, B), (100000, B)], "ratios": [(10000, B), (100000, B)]},
         quick_impls=OURS + ("scipy",),
     )
 )
@@ -172,7 +180,7 @@ register(
         title="MAE, regression, one submission",
         data="regression_diabetes",
         metric="mae",
-        sizes={"quick": [(1000, 200)], "full": [(10000, B), (100000, B)]},
+        sizes={"quick": [(1000, 200)], "full": [(10000, B), (100000, B)], "ratios": [(10000, B), (100000, B)]},
         quick_impls=OURS + ("scipy",),
     )
 )
@@ -184,7 +192,7 @@ register(
         title="Pearson r, regression, one submission",
         data="regression_diabetes",
         metric="pearson",
-        sizes={"quick": [(1000, 200)], "full": [(10000, B), (100000, B)]},
+        sizes={"quick": [(1000, 200)], "full": [(10000, B), (100000, B)], "ratios": [(10000, B), (100000, B)]},
         quick_impls=OURS + ("scipy",),
     )
 )
@@ -197,7 +205,7 @@ register(
         data="classification3",
         metric="f1_macro",
         baseline=True,
-        sizes={"quick": [(1000, 200)], "full": [(10000, B)]},
+        sizes={"quick": [(1000, 200)], "full": [(10000, B)], "ratios": [(10000, B)]},
         impls=OURS + PEERS + ("bootci",),
         quick_impls=OURS + ("bootci",),
         notes="ours: evaluate(..., baseline=...) (CI of the difference + p-value); peers compute "
@@ -227,6 +235,7 @@ register(
         sizes={
             "quick": [(5, 500, 200), (20, 500, 200), (20, 2000, 200)],
             "full": [(m, n, B) for n in (1000, 10000) for m in (10, 100, 1000)],
+            "ratios": [(m, n, B) for n in (1000, 10000) for m in (10, 100)],
         },
         impls=OURS + EOP_PEERS,
         quick_impls=OURS + EOP_PEERS,
@@ -251,7 +260,7 @@ register(
         data="systems3",
         metric="f1_macro",
         kind="end_of_phase",
-        sizes={"quick": [(8, 1300, 200)], "full": [(31, 13000, B)]},
+        sizes={"quick": [(8, 1300, 200)], "full": [(31, 13000, B)], "ratios": [(31, 13000, B)]},
         impls=OURS + EOP_PEERS,
         always_scale=(),
         axis="m",

@@ -158,13 +158,13 @@ def test_maxt_columns_equal_the_stepdown_on_the_same_replicates(case):
         sets = rank_sets(reps, full, target.metric.sign, 0.05)
         for column, values in (
             ("rank", sets.rank),
-            ("rank_low", sets.low),
-            ("rank_high", sets.high),
-            ("rank_low_marginal", sets.low_marginal),
-            ("rank_high_marginal", sets.high_marginal),
+            ("rank_set_low", sets.low),
+            ("rank_set_high", sets.high),
+            ("rank_set_marginal_low", sets.low_marginal),
+            ("rank_set_marginal_high", sets.high_marginal),
         ):
             np.testing.assert_array_equal(target.systems[column], values, err_msg=column)
-        tied = target.systems["rank_low"] == 1
+        tied = target.systems["rank_set_low"] == 1
         np.testing.assert_array_equal(target.systems["tied_with_winner"], tied)
         assert target.tied_with_winner == list(target.systems["name"][tied])
         assert target.family_note is None  # B = 800 is plenty for the max-t step-down over 15 pairs

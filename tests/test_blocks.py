@@ -139,7 +139,7 @@ def assert_same_result(one, other):
         # p_maxt, fw_low/fw_high and the rank-set columns are in the frames compared above.
         for column in ("p_maxt", "fw_low", "fw_high"):
             assert column in target.pairs.columns and column in target.vs_winner.columns, (key, column)
-        for column in ("rank_low", "rank_high", "rank_low_marginal", "rank_high_marginal"):
+        for column in ("rank_set_low", "rank_set_high", "rank_set_marginal_low", "rank_set_marginal_high"):
             assert column in target.systems.columns, (key, column)
         assert (target.family_note, target.critical_value) == (twin.family_note, twin.critical_value), key
         values = getattr(target, "unit_values", None)

@@ -15,7 +15,7 @@ between
     where max-t decides); a ``direction_only`` row has ``p_maxt < alpha`` and an interval
     that includes 0 (a later step of the step-down decides its direction only, and the
     rendered verdict says so with its mark, :func:`leaderboard_ci.report.verdicts.verdict_mark`);
-(c) ``tied_with_winner`` and ``rank_low == 1`` (1 in the simultaneous rank set).
+(c) ``tied_with_winner`` and ``rank_set_low == 1`` (1 in the simultaneous rank set).
 
 Each count must be zero.  The example competitions run as the organizer's command
 runs them (the program's config merged with the reference folder's, the submissions
@@ -138,14 +138,14 @@ def check_frames(result, count, label):
                     if primary == "maxt" and "significant" in row:
                         count.check("fw_vs_significant", (bool(row["significant"]) and not direction) == fw, where)
         systems = target.systems
-        if "rank_low" in systems.columns:
+        if "rank_set_low" in systems.columns:
             for row in systems.to_dict("records"):
                 count.check(
                     "tied_vs_rank_set",
-                    bool(row["tied_with_winner"]) == (int(row["rank_low"]) == 1),
+                    bool(row["tied_with_winner"]) == (int(row["rank_set_low"]) == 1),
                     (label, key, row["name"]),
                 )
-            assert set(target.tied_with_winner) == set(systems.name[systems.rank_low == 1]), (label, key)
+            assert set(target.tied_with_winner) == set(systems.name[systems.rank_set_low == 1]), (label, key)
 
 
 def check_json(result, count, label):
@@ -173,7 +173,7 @@ def check_json(result, count, label):
                     if primary == "maxt" and "significant" in row:
                         count.check("fw_vs_significant", (bool(row["significant"]) and not direction) == fw, where)
         for row in target["systems"]:
-            low = row.get("rank_low")
+            low = row.get("rank_set_low")
             if low is None and isinstance(row.get("rank_set"), dict) and row["rank_set"].get("simultaneous"):
                 low = row["rank_set"]["simultaneous"][0]
             if low is not None:

@@ -77,9 +77,12 @@ def test_batch_equals_each_system():
     weights = _weights(n, 48)
     softs = [icm_soft.SoftICM(gold, p) for p in systems]
     batch = icm_soft.SoftICMBatch(softs)
-    batch.min_rows = 4  # several order groups in one block
     state = icm_soft._GoldState(softs[0].golds, weights)
     assert (state.order > 0).any() and len(np.unique(state.order[state.order > 0])) > 1
+    # some replicates take the wide product only, others the narrow one above their class's cut too
+    orders = [state.class_orders[j] for j, _, _, _, _, _, _ in batch.stack.classes]
+    cuts = [cut for _, _, cut, _, _, _, _ in batch.stack.classes]
+    assert any((o > cut).any() and ((o > 0) & (o <= cut)).any() for o, cut in zip(orders, cuts))
     for own, shared in zip([s.sums(weights) for s in softs], batch.sums(weights)):
         for a, b in zip(own, shared):
             np.testing.assert_array_equal(a, b)
@@ -202,3 +205,20 @@ def test_phase_report_equals_the_leaderboard_over_a_hierarchy(monkeypatch):
         noisy[rng.rand(*gold.shape) < 0.1] = 0.0
         named["s%d" % s] = noisy
     _phase_equals_the_leaderboard(monkeypatch, gold, named, labels, tree, 60, 3)
+
+
+def test_the_grid_information_is_the_plain_one_bit_for_bit():
+    """The direct path's ``(replicates, weights)`` grid (erfc's series alone on (3, 6)) equals ``information``
+    elementwise on every range of z: below -6, (-6, -3], (-3, 3], (3, 6), from 6 on, and sigma = 0."""
+    rng = np.random.RandomState(0)
+    x = np.r_[rng.uniform(0, 1, 3000), 0.3, 0.5]
+    mu = np.r_[rng.uniform(0, 0.6, 60), 0.3]
+    sigma = np.r_[rng.uniform(0.001, 0.3, 60), 0.05]
+    log_total = rng.uniform(5, 14, 61)
+    z = (x[None, :] - mu[:, None]) / (sigma[:, None] * math.sqrt(2.0))
+    for low, high in ((-np.inf, -6), (-6, -3), (-3, 3), (3, 6), (6, np.inf)):
+        assert ((z > low) & (z < high)).sum() > 1000
+    for s in (sigma, np.r_[sigma[:-1], 0.0]):
+        grid = icm_soft._row_information(x, mu, s, log_total)
+        plain = icm_soft.information(x[None, :], mu[:, None], s[:, None], log_total[:, None])
+        np.testing.assert_array_equal(grid, plain)

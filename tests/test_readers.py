@@ -221,6 +221,28 @@ class TestEncodings:
             (6, " \U0001f600"),
         ]
 
+    @pytest.mark.parametrize("chunk", [1, 3, 7, 1 << 20])
+    @pytest.mark.parametrize("eol", ["\n", "\r\n", "\r\r\n", "\r"])
+    def test_both_block_readers_give_the_one_nul_sentence(self, tmp_path, monkeypatch, chunk, eol):
+        """Lines and blocks (iter_lines) and chunks (TextFile.text) share one prelude: the same sentence, same line."""
+        monkeypatch.setattr(text_files, "_CHUNK", chunk)
+        lines = ["first", "second\r\rstill", "", "th\x00ird", "last"] if eol != "\r" else ["a", "", "b\x00", "c"]
+        path = write(tmp_path, "n.txt", eol.join(lines).encode())
+        said = []
+        for read_all in (lambda f: list(iter(f)), lambda f: f.text(), lambda f: list(f.blocks())):
+            with pytest.raises(SubmissionError) as excinfo:
+                read_all(text_files.TextFile(text_files.Source(path, "n.txt")))
+            said.append(message(excinfo))
+        nul_line = next(k for k, line in enumerate(lines, 1) if "\x00" in line)
+        assert (
+            said
+            == [
+                "n.txt line %d: the line holds a NUL byte (\\x00), which a text file of predictions cannot contain; "
+                "save the file as plain UTF-8 text" % nul_line
+            ]
+            * 3
+        )
+
     def test_latin1_names_the_byte_and_line(self, tmp_path, gold):
         text = table(zip(IDS, PRED)).replace("neu", "n\u00e9u")
         with pytest.raises(SubmissionError) as excinfo:

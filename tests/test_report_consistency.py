@@ -234,8 +234,8 @@ def test_csv_tables_equal_report_json(example, tmp_path):
         for s, (_, row) in zip(metric["systems"], systems.iterrows()):
             assert s["name"] == row["name"] and s["score"] == pytest.approx(row["score"], rel=1e-12)
             for kind, (lo, hi) in (
-                ("simultaneous", ("rank_low", "rank_high")),
-                ("marginal", ("rank_low_marginal", "rank_high_marginal")),
+                ("simultaneous", ("rank_set_low", "rank_set_high")),
+                ("marginal", ("rank_set_marginal_low", "rank_set_marginal_high")),
             ):
                 if s["rank_set"][kind] is not None:
                     assert s["rank_set"][kind] == [int(row[lo]), int(row[hi])]

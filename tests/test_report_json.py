@@ -246,8 +246,8 @@ def test_numbers_equal_the_dataframes_exactly():
             assert row["letters"] == expected["letters"]
             assert row["tied_with_winner"] == bool(expected["tied_with_winner"])
             assert row["rank_set"] == {
-                "simultaneous": [expected["rank_low"], expected["rank_high"]],
-                "marginal": [expected["rank_low_marginal"], expected["rank_high_marginal"]],
+                "simultaneous": [expected["rank_set_low"], expected["rank_set_high"]],
+                "marginal": [expected["rank_set_marginal_low"], expected["rank_set_marginal_high"]],
             }
         assert len(block["vs_winner"]) == len(target.vs_winner)
         for row, (_, expected) in zip(block["vs_winner"], target.vs_winner.iterrows()):

@@ -433,8 +433,8 @@ def test_the_rank_set_figure_needs_rank_sets():
     from leaderboard_ci.report.rank_plots import rank_set_plot
 
     target = E.classification().official
-    bare = target.systems.drop(columns=["rank_low"])
-    with pytest.raises(ValueError, match="rank_low"):
+    bare = target.systems.drop(columns=["rank_set_low"])
+    with pytest.raises(ValueError, match="rank_set_low"):
         rank_set_plot(dataclasses.replace(target, systems=bare))
 
 

@@ -157,7 +157,7 @@ def test_report_shows_the_whole_figure_in_chromium(m, tmp_path):
     sync_api, chromium = _browser()
     _, _, result = _analyze(m, n_resamples=100)
     out = str(tmp_path / "report")
-    result.write(out)
+    result.write(out, figure_formats=())  # the page embeds its own PNGs: no figure files are read here
     with sync_api.sync_playwright() as p:
         try:
             browser = (

@@ -353,3 +353,44 @@ def test_a_participant_whose_runs_all_fail_is_left_out_with_a_note(tmp_path):
     assert list(result.skipped["participant"]) == ["broken"] and list(result.skipped["phase"]) == ["public"]
     reason = result.skipped["reason"].iloc[0]  # what the participant was told: its file and what to do
     assert reason.startswith("broken.csv ") and "UTF-8" in reason and "\n" not in reason and "gold" not in reason
+
+
+@pytest.mark.slow  # fast representative: test_bias_resamples_reaches_run_shakeup
+def test_bias_resamples_reaches_the_optimism(example, tmp_path):
+    """``--bias-resamples N`` end to end: the optimism on the first N replicates, as the report's settings say."""
+    out = tmp_path / "bias"
+    assert main(_split_args(example, out) + ["--bias-resamples", "40"]) == 0
+    with open(str(out / "shakeup.json")) as handle:
+        data = json.load(handle)
+    assert data["settings"]["best_of_k_resamples"] == 40
+
+
+@pytest.mark.parametrize("value, expected", [("40", 40), (None, 1000)])
+def test_bias_resamples_reaches_run_shakeup(example, tmp_path, monkeypatch, value, expected):
+    """The option's value (default 1000; 'all' is None: every one of B) is what the shake-up is run with."""
+    from leaderboard_ci.cli import shakeup as command
+
+    seen = {}
+
+    class Stop(Exception):
+        pass
+
+    def record(*args, **kwargs):
+        seen.update(kwargs)
+        raise Stop()
+
+    monkeypatch.setattr(command, "run_shakeup", record)
+    argv = _split_args(example, tmp_path / "o")[1:] + ([] if value is None else ["--bias-resamples", value])
+    with pytest.raises(Stop):
+        command.run(command.make_parser().parse_args(argv), io.StringIO())
+    assert seen["bias_resamples"] == expected
+    assert command.parse_bias_resamples("all") is None  # every one of B
+
+
+@pytest.mark.parametrize("value", ["1", "0", "-5", "many", "2.5", ""])
+def test_bad_bias_resamples_is_one_sentence(example, tmp_path, capsys, value):
+    commands = ("shakeup", "end-of-phase") if value == "1" else ("shakeup",)
+    for command in commands:
+        code, err = _error(_phases_args(example, tmp_path / "o", command) + ["--bias-resamples", value], capsys)
+        assert code == 2 and len(err) == 1 and "--bias-resamples must be a whole number" in err[0], err
+        assert repr(value) in err[0] and "Traceback" not in err[0]

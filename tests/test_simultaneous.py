@@ -520,3 +520,78 @@ def test_balance_is_mirrored_with_the_orientation():
     b = rank_sets(reps, full, 1, 0.05, family_test=backward, pairs=pairs[:, ::-1])
     for field in ("low", "high", "low_marginal", "high_marginal"):
         np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
+
+
+# Rank sets from the decisions alone (issue 35) == the p-value path they replaced -----------------------------
+
+
+def _old_rank_sets(reps, full, sign, alpha, chunk_pairs=None):
+    """The rank sets as computed before the decisions-only path, kept as the reference.
+
+    Simultaneous: ``p_adjusted < alpha`` of the all-pairs :func:`maxt_stepdown`; marginal: the
+    full :func:`_stepdown` (counts and p-values at every pair) over each system's ``m - 1``
+    comparisons with the family's standard errors and mirrored near-copy shapes.
+    """
+    from leaderboard_ci.core import simultaneous as S
+
+    m = full.size
+    pairs = _all_pairs(m)
+    test = maxt_stepdown(reps, full, pairs, sign, alpha, chunk_pairs)
+    better, worse = np.zeros(m, dtype=np.intp), np.zeros(m, dtype=np.intp)
+    for (a, b), sig, t in zip(pairs, test.significant, test.t):
+        if sig:
+            better[b if t > 0 else a] += 1
+            worse[a if t > 0 else b] += 1
+    reps_t = S._valid_columns(np.asarray(reps, dtype=np.float64))
+    chunk = S._chunk(chunk_pairs, reps_t.shape[1])
+    index = np.zeros((m, m), dtype=np.intp)
+    index[pairs[:, 0], pairs[:, 1]] = index[pairs[:, 1], pairs[:, 0]] = np.arange(len(pairs))
+    low_m, high_m = np.empty(m, dtype=np.intp), np.empty(m, dtype=np.intp)
+    with S._pool(1) as pool:
+        for j in range(m):
+            others = np.delete(np.arange(m), j)
+            own = np.stack([np.full(m - 1, j), others], axis=1)
+            rows = index[j, others]
+            shapes = test.shapes.subset(rows, pairs[rows, 0] != j)
+            one = S._stepdown(reps_t, full, own, float(sign), alpha, chunk, pool, se=test.se[rows], shapes=shapes)
+            low_m[j] = 1 + np.count_nonzero(one.significant & (one.t < 0))
+            high_m[j] = m - np.count_nonzero(one.significant & (one.t > 0))
+    return np.stack([1 + better, m - worse, low_m, high_m])
+
+
+def _close_population(seed, m, b, spread):
+    """``m`` systems on 60 items whose accuracies differ by ``spread``: many steps, ties and near-copies."""
+    rng = np.random.default_rng(seed)
+    n = 60
+    correct = rng.uniform(size=(n, m)) < np.linspace(0.6, 0.6 + spread, m)
+    correct[:, 1] = correct[:, 0]  # an identical copy
+    correct[:, 3] = correct[:, 2]
+    correct[:3, 3] = ~correct[:3, 3]  # a near-copy
+    reps = correct[rng.integers(0, n, size=(b, n))].mean(axis=1)
+    reps[rng.integers(0, b)] = np.nan  # a replicate left out
+    return reps, correct.mean(axis=0)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_rank_sets_equal_the_p_value_path(seed, monkeypatch):
+    """New == old, byte for byte, over ties, near-copies, both signs, several chunkings and checkpoint gaps."""
+    from leaderboard_ci.core import simultaneous as S
+
+    m, spread = [(9, 0.05), (14, 0.3), (24, 0.15), (9, 0.6), (30, 0.25), (12, 0.0)][seed]
+    reps, full = _close_population(seed, m, 199 if seed % 2 else 399, spread)
+    sign = [1, -1][seed % 2]
+    if seed >= 3:
+        monkeypatch.setattr(S, "_CHECKPOINTS", 3)  # checkpoints several pairs apart: steps recompute a stretch
+    expected = _old_rank_sets(reps, full, sign, 0.05)
+    for chunk, jobs in [(None, 1), (1, 1), (5, 2), (37, 2)]:
+        new = rank_sets(reps, full, sign, 0.05, chunk_pairs=chunk, n_jobs=jobs)
+        np.testing.assert_array_equal(np.stack([new.low, new.high, new.low_marginal, new.high_marginal]), expected)
+
+
+def test_rank_sets_equal_the_p_value_path_at_60_systems():
+    """60 systems, B = 999: the decisions path and the p-value path give the same sets (and the test is not idle)."""
+    reps, full = _close_population(60, 60, 999, 0.35)
+    expected = _old_rank_sets(reps, full, 1, 0.05)
+    new = rank_sets(reps, full, 1, 0.05, chunk_pairs=200)
+    np.testing.assert_array_equal(np.stack([new.low, new.high, new.low_marginal, new.high_marginal]), expected)
+    assert 1 < np.unique(expected[0]).size and np.any(expected[2] != expected[0])  # sets of many sizes

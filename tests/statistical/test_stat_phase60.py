@@ -85,5 +85,5 @@ def test_nothing_broken_is_tied_with_the_winner(phase_result):
     assert tied == [], "broken runs tied with the winner: %s" % tied
     systems = target.systems.set_index("name")
     for name in phase.broken:
-        assert systems.loc[name, "rank_low"] > 1, (name, systems.loc[name].to_dict())
+        assert systems.loc[name, "rank_set_low"] > 1, (name, systems.loc[name].to_dict())
         assert not systems.loc[name, "tied_with_winner"]

@@ -1,6 +1,6 @@
 """``leaderboard-ci benchmark``: the analysis of a benchmark of several tasks and languages.
 
-leaderboard-ci benchmark benchmark.yaml --out OUT_DIR
+leaderboard-ci benchmark benchmark.yaml --out OUT_DIR [--jobs N] [--dask ADDRESS [--workers N]]
 python -m leaderboard_ci.cli.benchmark benchmark.yaml --out OUT_DIR    # the same
 
 The analysis itself is :mod:`leaderboard_ci.phase.benchmark`.
@@ -15,7 +15,7 @@ import time
 
 from .._version import __version__
 from ..phase.benchmark.benchmark import analyze_benchmark, load_benchmark
-from .common import organizer_command, parse_jobs
+from .common import add_execution_arguments, execution_from_args, organizer_command
 
 __all__ = ["make_parser", "main"]
 
@@ -29,7 +29,7 @@ def make_parser():
     )
     parser.add_argument("definition", metavar="BENCHMARK_YAML", help="the benchmark definition (benchmark.yaml)")
     parser.add_argument("--out", required=True, metavar="OUT_DIR", help="where to write the report")
-    parser.add_argument("--jobs", default="auto", metavar="N", help="threads (default: all cores)")
+    add_execution_arguments(parser, blocks=False)  # a test set's systems are scored together: no blocks
     parser.add_argument("--version", action="version", version="leaderboard-ci %s" % __version__)
     return parser
 
@@ -40,10 +40,10 @@ def main(argv=None, stdout=None):
     stdout = sys.stdout if stdout is None else stdout
     args = make_parser().parse_args(argv)
     started = time.time()
-    jobs = parse_jobs(args.jobs)
+    execution = execution_from_args(args)
     definition = load_benchmark(args.definition)
     stdout.write("Analysing %d test sets...\n" % len(definition.tasks))
-    result = analyze_benchmark(definition, n_jobs=jobs)
+    result = analyze_benchmark(definition, execution=execution)
     written = result.write(os.path.abspath(args.out))
     top = result.aggregates[result.aggregates["scope"] == "all"].iloc[0]
     stdout.write(

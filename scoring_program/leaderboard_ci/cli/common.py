@@ -1,4 +1,4 @@
-"""What the commands share: the organizer's-mistake wrapper and the parsing of ``--jobs`` and ``--top``."""
+"""What the commands share: the organizer's-mistake wrapper, the Execution options, ``--jobs`` and ``--top``."""
 
 from __future__ import annotations
 
@@ -7,9 +7,11 @@ import sys
 
 from ..console import entry_point
 from ..core.parallel import MAX_JOBS, check_jobs, keep_freed_memory
+from ..phase.execution.budget import parse_memory
+from ..phase.execution.runs import Execution
 from ..scoring.errors import ConfigError
 
-__all__ = ["organizer_command", "parse_jobs", "parse_top"]
+__all__ = ["organizer_command", "add_execution_arguments", "execution_from_args", "parse_jobs", "parse_top"]
 
 
 def organizer_command(run):
@@ -56,3 +58,73 @@ def parse_top(text):
     if value < 1:
         raise ConfigError("--top must be a positive integer or 'all', got %r" % text)
     return value
+
+
+def add_execution_arguments(parser, blocks=True):
+    """Add the :class:`~leaderboard_ci.phase.execution.runs.Execution` options: where the work runs, not what.
+
+    ``--jobs``, ``--dask`` (an out-of-process runner: a scheduler address or ``local``) and
+    ``--workers``; with ``blocks``, also ``--memory-limit``, ``--client-memory-limit`` and
+    ``--block-size`` (the systems in blocks, for commands that split them). One set of names and
+    help texts for ``end-of-phase``, ``benchmark`` and ``plan``; read back with :func:`execution_from_args`.
+    """
+    group = parser.add_argument_group("execution (where the work runs; the numbers never depend on it)")
+    group.add_argument(
+        "--jobs",
+        default="auto",
+        metavar="N",
+        help="threads for the bootstrap (default: all cores); results are identical for any N",
+    )
+    group.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        help="run the analysis on a Dask cluster: a scheduler address (tcp://host:8786) or "
+        "'local' for a LocalCluster (needs pip install .[dask])"
+        + (
+            "; the systems are split into blocks that fit each worker's memory, and each block's "
+            "submissions are read on the worker that scores it"
+            if blocks
+            else "; each worker scores spans of the bootstrap replicates"
+        ),
+    )
+    if blocks:
+        group.add_argument(
+            "--memory-limit",
+            metavar="SIZE",
+            help="memory budget per process (e.g. 2GB): the systems are scored in blocks that fit "
+            "it, and the pairs in block pairs; the plan and its estimated peaks are printed "
+            "first (default with --dask: the workers' own limit; else no blocks)",
+        )
+        group.add_argument(
+            "--client-memory-limit",
+            metavar="SIZE",
+            help="the client's budget, for the plan's check (default: --memory-limit)",
+        )
+        group.add_argument(
+            "--block-size", type=int, metavar="N", help="systems per block, instead of choosing it from --memory-limit"
+        )
+    group.add_argument("--workers", type=int, metavar="N", help="workers of --dask local (default: one per core)")
+    return group
+
+
+def execution_from_args(args):
+    """The :class:`~leaderboard_ci.phase.execution.runs.Execution` that the command line's options ask for.
+
+    On Dask each task runs one thread (``n_jobs=1``); a bad value is a
+    :class:`~leaderboard_ci.scoring.errors.ConfigError` naming the option.
+    """
+    memory_limit = getattr(args, "memory_limit", None)
+    client_limit = getattr(args, "client_memory_limit", None)
+    budget = parse_memory(memory_limit) if memory_limit else None
+    client_budget = parse_memory(client_limit, "--client-memory-limit") if client_limit else budget
+    for option, value in (("--workers", args.workers), ("--block-size", getattr(args, "block_size", None))):
+        if value is not None and value < 1:
+            raise ConfigError("%s must be a positive integer, got %d" % (option, value))
+    return Execution(
+        n_jobs=1 if args.dask else parse_jobs(args.jobs),
+        dask=args.dask,
+        memory_limit=budget,
+        client_memory_limit=client_budget,
+        block_size=getattr(args, "block_size", None),
+        workers=args.workers,
+    )

@@ -28,7 +28,6 @@ import pandas as pd
 from .._version import __version__
 from ..phase.analysis.blocked import SystemSource, analyze_blocks, open_run
 from ..phase.execution.budget import check_client, parse_memory
-from ..phase.execution.runs import Execution
 from ..phase.ingestion.safe_unzip import UnzipLimits, safe_extract
 from ..phase.ingestion.submissions import (
     INVENTORY_COLUMNS,
@@ -44,7 +43,7 @@ from ..scoring.config import load_config
 from ..scoring.errors import ConfigError
 from ..scoring.readers import read_baseline, read_gold
 from . import shakeup as shakeup_cli
-from .common import organizer_command, parse_jobs, parse_top
+from .common import add_execution_arguments, execution_from_args, organizer_command, parse_top
 
 __all__ = ["make_parser", "main", "run"]
 
@@ -93,36 +92,7 @@ def make_parser():
         metavar="NAME",
         help="the system that is the baseline (default: the config's baseline file, if any)",
     )
-    parser.add_argument(
-        "--jobs",
-        default="auto",
-        metavar="N",
-        help="threads for the bootstrap (default: all cores); results are identical for any N",
-    )
-    parser.add_argument(
-        "--dask",
-        metavar="ADDRESS",
-        help="run the analysis on a Dask cluster: a scheduler address (tcp://host:8786) or "
-        "'local' for a LocalCluster (needs pip install .[dask]); the systems are split into "
-        "blocks that fit each worker's memory, and each block's submissions are read on "
-        "the worker that scores it",
-    )
-    parser.add_argument(
-        "--memory-limit",
-        metavar="SIZE",
-        help="memory budget per process (e.g. 2GB): the systems are scored in blocks that fit "
-        "it, and the pairs in block pairs; the plan and its estimated peaks are printed "
-        "first (default with --dask: the workers' own limit; else no blocks)",
-    )
-    parser.add_argument(
-        "--client-memory-limit",
-        metavar="SIZE",
-        help="the client's budget, for the plan's check (default: --memory-limit)",
-    )
-    parser.add_argument(
-        "--block-size", type=int, metavar="N", help="systems per block, instead of choosing it from --memory-limit"
-    )
-    parser.add_argument("--workers", type=int, metavar="N", help="workers of --dask local (default: one per core)")
+    add_execution_arguments(parser)
     parser.add_argument(
         "--max-unpacked",
         metavar="SIZE",
@@ -239,6 +209,7 @@ def run(args, stdout=None):
     args = _absolute_paths(args)
     started = time.time()
     top = parse_top(args.top)
+    execution = execution_from_args(args)  # checked before any work
     out_dir = args.out  # absolute: _absolute_paths
     workdir = tempfile.mkdtemp(prefix="leaderboard-ci-")
     try:
@@ -253,7 +224,8 @@ def run(args, stdout=None):
         shakeup_mode = shakeup_cli.wants_shakeup(args)  # checked before any work
         if args.dask or args.memory_limit or args.block_size:
             inventory = []
-            result = _run_in_blocks(args, config, gold, ref_dir, args.workdir or workdir, stdout, inventory)
+            reference = (config, gold, ref_dir)
+            result = _run_in_blocks(args, execution, reference, args.workdir or workdir, stdout, inventory)
             result = _with_shakeup(shakeup_mode, args, result, (ref_dir, config, gold), args.workdir or workdir, stdout)
             written = result.write(out_dir, top=top)
             written["submissions.csv"] = _write_inventory(out_dir, inventory)
@@ -280,9 +252,7 @@ def run(args, stdout=None):
             % (len(coded), gold.n, config.bootstrap.n_resamples, config.bootstrap.seed)
         )
         sources = [SystemSource(name, values=values) for name, values in coded.items()]
-        result = _analyze_sources(
-            args, config, gold, sources, baseline, skipped, Execution(n_jobs=parse_jobs(args.jobs))
-        )
+        result = _analyze_sources(args, config, gold, sources, baseline, skipped, execution)
         result = _with_shakeup(shakeup_mode, args, result, (ref_dir, config, gold), workdir, stdout)
         written = result.write(out_dir, top=top)
         written["submissions.csv"] = _write_inventory(out_dir, inventory)
@@ -314,12 +284,9 @@ def _write_inventory(out_dir, rows):
     return path
 
 
-def _run_in_blocks(args, config, gold, ref_dir, workdir, stdout, inventory=None):
+def _run_in_blocks(args, execution, reference, workdir, stdout, inventory=None):
     """The analysis in blocks of systems (--memory-limit, --dask): see :mod:`leaderboard_ci.phase.analysis.blocked`."""
-    budget = parse_memory(args.memory_limit) if args.memory_limit else None
-    client_budget = (
-        parse_memory(args.client_memory_limit, "--client-memory-limit") if args.client_memory_limit else budget
-    )
+    config, gold, ref_dir = reference
     warnings_list = []
     entries, skipped = find_submissions(
         args.submissions,
@@ -346,14 +313,6 @@ def _run_in_blocks(args, config, gold, ref_dir, workdir, stdout, inventory=None)
         sources.append(SystemSource(baseline, baseline_dir=ref_dir))
     if not sources:
         raise ConfigError("no submission could be read (%d skipped)" % len(skipped))
-    execution = Execution(
-        n_jobs=1 if args.dask else parse_jobs(args.jobs),
-        dask=args.dask,
-        memory_limit=budget,
-        client_memory_limit=client_budget,
-        block_size=args.block_size,
-        workers=args.workers,
-    )
     kept = []
     result = _analyze_sources(
         args,
@@ -417,7 +376,7 @@ def _print_summary(result, written, out_dir, seconds, stdout, stderr=None):
     stdout.write("\n%s: winner %s (%.4f)\n" % (target.title, target.winner, target.systems.iloc[0]["score"]))
     tied = [n for n in target.tied_with_winner if n != target.winner]
     primary = result.signature.primary
-    if "rank_low" in target.systems.columns:
+    if "rank_set_low" in target.systems.columns:
         stdout.write(
             "Tied with the winner (1 in their simultaneous rank set, alpha %g): %s\n"
             % (result.signature.alpha, ", ".join(tied) if tied else "none")

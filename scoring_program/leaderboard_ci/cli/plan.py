@@ -2,6 +2,7 @@
 
     leaderboard-ci plan [DIR] [--config FILE] [--gold FILE] [--pilot FILE ...] [--assume KEY=VALUE,...]
                         [--alpha 0.05] [--power 0.8] [--family-size M] [--difference D] [--output OUT]
+                        [--jobs N] [--dask ADDRESS [--workers N]]
 
 Reads the config and the gold as ``init`` and ``columns`` do, the pilots as the
 scoring program reads a submission (a prediction file, or a submission zip),
@@ -28,6 +29,7 @@ from ..tools.organizer_files import read_given_gold
 from ..tools.plan import ASSUMPTION_KEYS, DEFAULT_ASSUMPTIONS, assumed_plan, can_simulate, parse_assumptions, pilot_plan
 from ..tools.plan_output import plan_paragraph, write_plan
 from ..tools.scaffold import SetupError, load_organizer_config
+from .common import add_execution_arguments, execution_from_args
 
 __all__ = ["main", "make_parser", "load_inputs", "compute_plan"]
 
@@ -89,6 +91,7 @@ def make_parser():
         "--n-resamples", type=int, metavar="B", help="bootstrap resamples (default: the config's bootstrap.n_resamples)"
     )
     parser.add_argument("--output", metavar="OUT", help="write OUT/plan.md, plan.png and plan.json")
+    add_execution_arguments(parser, blocks=False)  # the pilots' replicates: no blocks of systems
     return parser
 
 
@@ -188,6 +191,7 @@ def compute_plan(args):
     if args.n_resamples is not None and args.n_resamples < 100:
         raise SetupError("--n-resamples must be at least 100, got %d" % args.n_resamples)
     try:
+        execution = execution_from_args(args)  # checked first, whether or not pilots need it
         design = dict(
             alpha=args.alpha,
             power=args.power,
@@ -204,7 +208,16 @@ def compute_plan(args):
         if predictions and column is None and gold.clusters is not None:  # the competition's own bootstrap.cluster
             column, clusters = config.bootstrap.cluster, [int(c) for c in gold.clusters]
         if predictions:
-            return pilot_plan(config, gold, predictions, names, clusters=clusters, cluster_column=column, **design)
+            return pilot_plan(
+                config,
+                gold,
+                predictions,
+                names,
+                clusters=clusters,
+                cluster_column=column,
+                execution=execution,
+                **design,
+            )
         if not can_simulate(gold):
             raise SetupError(
                 "assumed rates describe systems that predict one label per item, and this gold holds other "
@@ -226,6 +239,7 @@ def main(argv=None, out=None):
     except SetupError as exc:
         out.write("error: %s\n" % exc)
         return 2
+
     out.write(plan_paragraph(plan) + "\n")
     if args.output:
         for path in write_plan(plan, args.output):

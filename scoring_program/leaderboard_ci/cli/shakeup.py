@@ -33,7 +33,7 @@ from ..phase.execution.budget import parse_memory
 from ..phase.execution.runs import Execution
 from ..phase.ingestion.safe_unzip import UnzipLimits
 from ..phase.ingestion.submissions import find_submissions
-from ..phase.shakeup.pipeline import DEFAULT_BLOCK_SIZE, check_sets, run_shakeup
+from ..phase.shakeup.pipeline import DEFAULT_BIAS_RESAMPLES, DEFAULT_BLOCK_SIZE, check_sets, run_shakeup
 from ..phase.shakeup.references import (
     TestSet,
     load_reference,
@@ -102,6 +102,14 @@ def add_arguments(parser, standalone=True):
         default="last",
         help="two phases: each participant's run of the private phase (default: its last)",
     )
+    group.add_argument(
+        "--bias-resamples",
+        default=str(DEFAULT_BIAS_RESAMPLES),
+        metavar="N",
+        help="replicates (the first N of B) the best-of-k optimism is measured on, or 'all' for every one of B "
+        "(default %(default)s: about 1%% Monte-Carlo error; 'all' scores every public run on all B replicates, "
+        "about B / N times the optimism's scoring); every other number uses all B",
+    )
     if standalone:
         group.add_argument(
             "--block-size",
@@ -153,6 +161,19 @@ def wants_shakeup(args):
     return "phases" if public else None
 
 
+def parse_bias_resamples(text):
+    """``--bias-resamples``: a whole number of at least 2, or 'all' (None: every one of B)."""
+    if text == "all":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 2:
+        raise ConfigError("--bias-resamples must be a whole number of at least 2, or 'all', got %r" % (text,))
+    return value
+
+
 def _participants(entries, skipped):
     """``ParticipantRuns`` per owner, in the download's order; unpacking failures counted for their owner."""
     owners = OrderedDict()
@@ -192,6 +213,7 @@ def shakeup_from_args(args, workdir, stdout, private=None):
     ``--reference`` is read here.
     """
     mode = wants_shakeup(args)
+    bias_resamples = parse_bias_resamples(args.bias_resamples)  # before anything is read
     limits = UnzipLimits(max_total_bytes=parse_memory(args.max_unpacked, "--max-unpacked"))
     program = args.program
     if private is None:
@@ -269,6 +291,7 @@ def shakeup_from_args(args, workdir, stdout, private=None):
             runner=runner,
             n_jobs=resolve_jobs(jobs) if local else 1,
             block_size=block_size,
+            bias_resamples=bias_resamples,
             notes=notes,
             sources=OrderedDict([("public_source", public.source), ("private_source", private_set.source)]),
         )

@@ -64,6 +64,7 @@ every interval is the real line.
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -229,7 +230,7 @@ class _Family(object):
     (:class:`_pool`) runs the chunks.
     """
 
-    def __init__(self, reps_t, full, pairs, sign, chunk_pairs, pool, se=None, shapes=None, balance=True):
+    def __init__(self, reps_t, full, pairs, sign, chunk_pairs, pool, se=None, shapes=None, balance=True, top=False):
         self.run = pool.run
         self.reps_t = reps_t
         self.count = reps_t.shape[1]
@@ -244,6 +245,10 @@ class _Family(object):
         self.s = np.where(self.delta < 0, -1.0, 1.0)
         self.shapes = Shapes(n) if shapes is None else shapes
         self.reverse = np.zeros(self.count)
+        # Decisions only (``top``): the first pass also finds M(0) = max(reverse, every forward statistic);
+        # with the standard errors given, the sorted sweep (:class:`_Sweep`) finds the reverse maximum instead.
+        self.top = np.zeros(self.count) if top and se is None else None
+        self.sweep_reverse = bool(top) and se is not None
         undefined = ~np.isfinite(self.delta)  # a score that is NaN: never a difference (p = 1)
         if se is not None:
             self.se = np.asarray(se, dtype=np.float64)
@@ -255,7 +260,7 @@ class _Family(object):
         if se is None and self.count >= 2:
             self._first_pass(n, balance)  # se, the near-copies and the reverse maximum
         self.flat = (self.se <= self.gamma) | ~np.isfinite(self.se) | undefined  # t* = 0: no NaN in the maxima
-        if se is not None and self.count >= 2:
+        if se is not None and self.count >= 2 and not top:
             self._reverse_pass(n)
         with np.errstate(divide="ignore", invalid="ignore"):
             t = np.where(self.zero, 0.0, np.where(self.flat, np.sign(self.delta) * np.inf, self.delta / self.se))
@@ -283,6 +288,7 @@ class _Family(object):
         spans = self._spans(n)
         found = [None] * len(spans)
         tops = [None] * len(spans)
+        forward_tops = [None] * len(spans)
 
         def work(i):
             lo, hi = spans[i]
@@ -307,6 +313,8 @@ class _Family(object):
                     d[r] = transform.forward(d[r])
             np.multiply(d, -self.s[lo:hi, None], out=d)  # the reverse statistics
             tops[i] = d.max(axis=0)
+            if self.top is not None:
+                forward_tops[i] = -d.min(axis=0)  # the forward statistics are the reverse ones negated
             found[i] = [(lo + r, transform) for r, transform in built]
 
         self.run(work, range(len(spans)))
@@ -315,6 +323,10 @@ class _Family(object):
                 self.shapes.adopt(pair, transform)
         for top in tops:
             np.maximum(self.reverse, top, out=self.reverse)
+        if self.top is not None:
+            np.maximum(self.top, self.reverse, out=self.top)
+            for top in forward_tops:
+                np.maximum(self.top, top, out=self.top)
 
     def _reverse_pass(self, n):
         """The reverse maximum when the standard deviations (and transforms) were given."""
@@ -330,8 +342,24 @@ class _Family(object):
             np.maximum(self.reverse, top, out=self.reverse)
 
     def _differences(self, a, b):
-        d = self.reps_t[a]
-        np.subtract(d, self.reps_t[b], out=d)
+        """``sign * (reps[a] - reps[b])``, shape ``(len(a), count)``, the same bytes whatever the layout.
+
+        Runs of pairs ``(j, k), (j, k + 1), ...`` (the upper triangle's order) subtract slices; one system
+        against many (a marginal family) gathers only the others; anything else gathers both.
+        """
+        reps = self.reps_t
+        n = a.shape[0]
+        breaks = np.flatnonzero((a[1:] != a[:-1]) | (b[1:] != b[:-1] + 1)) + 1
+        if n and 16 * (breaks.size + 1) <= n:
+            d = np.empty((n, self.count))
+            for s, e in zip(np.r_[0, breaks], np.r_[breaks, n]):
+                np.subtract(reps[a[s]], reps[b[s] : b[s] + e - s], out=d[s:e])
+        elif n and np.all(a == a[0]):
+            d = reps[b]
+            np.subtract(reps[a[0]], d, out=d)
+        else:
+            d = reps[a]
+            np.subtract(d, reps[b], out=d)
         if self.sign != 1.0:
             np.multiply(d, self.sign, out=d)
         return d
@@ -429,6 +457,84 @@ def _backward_counts(fam, n):
             running = after
         checkpoints[seg_lo] = running.copy()
     return counts, checkpoints, segment
+
+
+class _Sweep(object):
+    """Suffix maxima of the forward statistics over the sorted positions ``[lo, n)``, from one backward pass.
+
+    A checkpoint every ``gap`` positions (at most :data:`_CHECKPOINTS` vectors of length B), so a
+    step's maximum recomputes fewer than ``gap`` pairs.  When ``fam.sweep_reverse`` (standard errors
+    given, nothing has read the replicates yet; ``lo`` is 0) the same pass finds the reverse maximum:
+    the forward statistics negated.
+    """
+
+    def __init__(self, fam, lo):
+        n = fam.u_sorted.shape[0]
+        self.fam, self.lo, self.n = fam, lo, n
+        self.gap = max(1, -(-(n - lo) // _CHECKPOINTS))
+        self.points = {n: np.full(fam.count, -np.inf)}
+        after = self.points[n]
+        block = fam.chunk * max(1, fam.jobs)
+        for hi in range(n, lo, -block):
+            spans = [(s, min(s + fam.chunk, hi)) for s in range(max(lo, hi - block), hi, fam.chunk)]
+            parts = [None] * len(spans)
+            fam.run(lambda i: parts.__setitem__(i, self._groups(*spans[i])), range(len(spans)))
+            for groups in parts[::-1]:
+                for start, top, low in groups[::-1]:
+                    after = np.maximum(after, top)
+                    if low is not None:
+                        np.maximum(fam.reverse, -low, out=fam.reverse)
+                    if (start - lo) % self.gap == 0:
+                        self.points[start] = after
+
+    def _groups(self, s, e):
+        """``[(start, max, min or None)]`` of the forward statistics of ``[s, e)`` cut at the checkpoints."""
+        x = self.fam.forward(s, e)
+        first = self.lo + -(-(s - self.lo) // self.gap) * self.gap
+        cuts = sorted(set([s, e] + list(range(first, e, self.gap))))
+        low = self.fam.sweep_reverse
+        return [
+            (c, x[c - s : d - s].max(axis=0), x[c - s : d - s].min(axis=0) if low else None)
+            for c, d in zip(cuts[:-1], cuts[1:])
+        ]
+
+    def suffix(self, start):
+        """The maximum of the forward statistics over the sorted positions ``[start, n)``, replicate by replicate."""
+        cp = min(self.lo + -(-(start - self.lo) // self.gap) * self.gap, self.n)
+        out = self.points[cp].copy()
+        for s in range(start, cp, self.fam.chunk):
+            np.maximum(out, self.fam.forward(s, min(s + self.fam.chunk, cp)).max(axis=0), out=out)
+        return out
+
+
+def _significant(fam, alpha):
+    """Boolean ``(P,)``: the pairs the step-down rejects, ``p_adjusted < alpha`` of :func:`_stepdown` exactly.
+
+    The steps alone, without the p-values: step 1 from M(0) (the first pass's ``top``, or a sorted sweep
+    over every pair), then one sweep over the pairs step 1 left, whose checkpoints give each later
+    step's maximum.  A pair is rejected at a step exactly when its count there is at most K, so the
+    rejections are those of the p-values (module docstring).
+    """
+    n, count = fam.u_sorted.shape[0], fam.count
+    significant = np.zeros(n, dtype=bool)
+    k_max = _largest_rejecting_count(count, alpha)
+    if n == 0 or count < 2 or k_max < 0:
+        return significant
+    u = fam.u_sorted
+    start, sweep = 0, None
+    while True:
+        if start == 0 and fam.top is not None:
+            vector = fam.top
+        else:
+            sweep = _Sweep(fam, start) if sweep is None else sweep
+            vector = np.maximum(fam.reverse, sweep.suffix(start))
+        c = float(np.partition(vector, count - 1 - k_max)[count - 1 - k_max])  # (K+1)-th largest
+        stop = start + int(np.count_nonzero(u[start:] > c))
+        if stop == start or stop == n:
+            break
+        start = stop
+    significant[fam.order[:stop]] = True
+    return significant
 
 
 def maxt_stepdown(replicates, full, pairs, sign, alpha=0.05, chunk_pairs=None, n_jobs=1, balance=True):
@@ -681,18 +787,24 @@ def rank_sets(replicates, full, sign, alpha=0.05, family_test=None, pairs=None, 
     countries. Review of Economic Studies 91(1), 476-518.
     """
     replicates, full, _, sign, alpha = _check_inputs(replicates, full, None, sign, alpha)
+    _chunk(chunk_pairs, 1)
     m = full.shape[0]
     all_pairs = np.stack(np.triu_indices(m, k=1), axis=1).astype(np.intp)
-    if family_test is None:
-        pairs = all_pairs
-        family_test = maxt_stepdown(replicates, full, pairs, sign, alpha, chunk_pairs, n_jobs)
-    else:
-        pairs = _checked_family_pairs(family_test, pairs, all_pairs, m, alpha)
-    better = np.zeros(m, dtype=np.intp)
-    worse = np.zeros(m, dtype=np.intp)
-    _tally(pairs, family_test, better, worse)
-    low_m, high_m = _marginal_rank_sets(replicates, full, pairs, sign, alpha, family_test, chunk_pairs, n_jobs)
+    reps_t = _valid_columns(replicates)
+    chunk = _chunk(chunk_pairs, reps_t.shape[1])
+    with _pool(resolve_jobs(n_jobs)) as pool:
+        if family_test is None:
+            pairs = all_pairs
+            fam = _Family(reps_t, full, pairs, sign, chunk, pool, top=True)  # decisions only, no p-values
+            family_test = _Decided(_significant(fam, alpha), fam.t, fam.se, fam.shapes)
+        else:
+            pairs = _checked_family_pairs(family_test, pairs, all_pairs, m, alpha)
+        better, worse = _tally(pairs, family_test.significant, family_test.t, m)
+        low_m, high_m = _marginal_rank_sets(reps_t, full, pairs, sign, alpha, family_test, chunk, pool)
     return RankSets(ranks(full, sign), 1 + better, m - worse, low_m, high_m, alpha)
+
+
+_Decided = namedtuple("_Decided", "significant t se shapes")  # what rank sets read of a family test
 
 
 def _checked_family_pairs(family_test, pairs, all_pairs, m, alpha):
@@ -712,42 +824,43 @@ def _checked_family_pairs(family_test, pairs, all_pairs, m, alpha):
     return pairs
 
 
-def _marginal_rank_sets(replicates, full, pairs, sign, alpha, family_test, chunk_pairs, n_jobs):
+def _marginal_rank_sets(reps_t, full, pairs, sign, alpha, family_test, chunk, pool):
     """``(low, high)`` of each system's marginal rank set: a step-down over its own ``m - 1`` comparisons.
 
-    Each system's comparisons reuse the family's standard errors (and near-copy shapes);
-    ``low`` is 1 + the others significantly better, ``high`` is ``m`` - the others
-    significantly worse.
+    Each system's comparisons reuse the family's standard errors and near-copy shapes
+    (``family_test``, over ``pairs``); only the decisions are computed (:func:`_significant`: one sorted sweep over
+    the ``m - 1`` pairs, no p-values).  ``low`` is 1 + the others significantly better, ``high`` is
+    ``m`` - the others significantly worse.
     """
     m = full.shape[0]
+    se, shapes = family_test.se, family_test.shapes
     low_m = np.empty(m, dtype=np.intp)
     high_m = np.empty(m, dtype=np.intp)
-    reps_t = _valid_columns(replicates)
-    chunk = _chunk(chunk_pairs, reps_t.shape[1])
     index = np.zeros((m, m), dtype=np.intp)  # pair (j, k) -> its position in ``pairs`` (either orientation)
     index[pairs[:, 0], pairs[:, 1]] = np.arange(pairs.shape[0])
     index[pairs[:, 1], pairs[:, 0]] = np.arange(pairs.shape[0])
-    with _pool(resolve_jobs(n_jobs)) as pool:
-        for j in range(m):
-            others = np.delete(np.arange(m), j)
-            own = np.stack([np.full(m - 1, j), others], axis=1)
-            rows = index[j, others]
-            shapes = None if family_test.shapes is None else family_test.shapes.subset(rows, pairs[rows, 0] != j)
-            test = _stepdown(reps_t, full, own, sign, alpha, chunk, pool, se=family_test.se[rows], shapes=shapes)
-            sig = test.significant
-            low_m[j] = 1 + np.count_nonzero(sig & (test.t < 0))  # others significantly better than j
-            high_m[j] = m - np.count_nonzero(sig & (test.t > 0))
+    for j in range(m):
+        others = np.delete(np.arange(m), j)
+        own = np.stack([np.full(m - 1, j), others], axis=1)
+        rows = index[j, others]
+        sub = None if shapes is None else shapes.subset(rows, pairs[rows, 0] != j)
+        fam = _Family(reps_t, full, own, sign, chunk, pool, se=se[rows], shapes=sub, top=True)
+        sig = _significant(fam, alpha)
+        low_m[j] = 1 + np.count_nonzero(sig & (fam.t < 0))  # others significantly better than j
+        high_m[j] = m - np.count_nonzero(sig & (fam.t > 0))
     return low_m, high_m
 
 
-def _tally(pairs, test, better, worse):
-    """For each rejected pair, count the better system in ``worse`` (it is worse for none) and vice versa.
+def _tally(pairs, significant, t, m):
+    """``(better, worse)``: for each rejected pair, the better system counted in ``worse``, the other in ``better``.
 
     ``better[j]``: systems significantly better than j; ``worse[j]``: significantly worse.
     """
-    sig = test.significant
-    a, b, t = pairs[sig, 0], pairs[sig, 1], test.t[sig]
+    better = np.zeros(m, dtype=np.intp)
+    worse = np.zeros(m, dtype=np.intp)
+    a, b, t = pairs[significant, 0], pairs[significant, 1], t[significant]
     winner = np.where(t > 0, a, b)
     loser = np.where(t > 0, b, a)
     np.add.at(better, loser, 1)
     np.add.at(worse, winner, 1)
+    return better, worse

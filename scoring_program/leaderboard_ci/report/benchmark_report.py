@@ -221,6 +221,7 @@ def benchmark_tables(result, digits=4):
 
 def _figures(result):
     # lazy: matplotlib (imported by report.plots) is heavy, and the tables and JSON do without it
+    # lazy: matplotlib (report.plots), loaded only when figures are drawn
     from .benchmark_plots import critical_difference_diagram, rank_interval_plot
     from .plots import figure_png
 

@@ -53,6 +53,7 @@ class _Writer:
         return path
 
     def figure(self, relative_stem, fig, formats, dpi):
+        # lazy: matplotlib (report.plots), loaded only when figures are drawn
         from .plots import freeze_layout, save_figure
 
         for fmt in formats:

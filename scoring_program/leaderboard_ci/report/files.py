@@ -31,8 +31,10 @@ from __future__ import annotations
 from collections import OrderedDict
 
 from .file_writer import FIGURE_FORMATS, _Writer
+from .html_report import FIGURE_DPI, render_report, view_figures
 from .json_report import result_to_json
 from .scale import DEFAULT_TOP, report_scope, safe_file_name, target_folders
+from .shakeup_files import write_shakeup_parts
 from .tables import indicators_table, result_tables, tables_latex, tables_markdown, target_tables
 
 __all__ = ["write_report", "safe_file_name", "target_folders", "FIGURE_FORMATS"]
@@ -74,8 +76,6 @@ def write_report(
         Relative name (``report.html``, ``f1_macro/systems.csv``,
         ``figures/f1_macro-ordered_ci.png``, ...) -> absolute path.
     """
-    from .html_report import FIGURE_DPI, render_report, view_figures
-
     scope = report_scope(result, top, parquet=parquet)
     writer = _Writer(out_dir)
     page_figures = OrderedDict()
@@ -97,6 +97,7 @@ def write_report(
         writer.text("%s/tables.tex" % folder, tables_latex(tables, title=target.title))
         page_figures[key] = {}
         if figures:
+            # lazy: matplotlib (report.plots), loaded only when figures are drawn
             from .plots import figure_png
 
             for name, fig in view_figures(result, view).items():
@@ -118,8 +119,6 @@ def write_report(
         if scope.parquet:
             writer.parquet("units.parquet", result.units)
     if getattr(result, "shakeup", None) is not None:  # shakeup/*.csv, .md, .tex, figures/shakeup-*
-        from .shakeup_files import write_shakeup_parts
-
         page_figures["shakeup"] = write_shakeup_parts(result.shakeup, writer, top, figures, figure_formats, dpi, digits)
     everything = result_tables(result, digits, scope=scope)
     title = "leaderboard-ci: %s" % result.official.title

@@ -143,6 +143,7 @@ def view_figures(result, view):
     the same figures of the shown systems, each title saying "top N of M",
     then ``score_distribution``, the scores of the whole field.
     """
+    # lazy: matplotlib (report.plots), loaded only when figures are drawn
     from .field_plots import mark_top, score_distribution_plot
     from .plots import target_figures
     from .rank_plots import rank_set_plot

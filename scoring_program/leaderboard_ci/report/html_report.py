@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from ..core.numeric import is_finite_number
 from .comparisons import comparison_columns, verdict_caption
-from .figure_layout import ci_contains_zero
+from .figure_layout import ci_contains_zero, short_names
 from .formatting import DASH, MINUS, correction_name, format_ci, format_number, format_p, unit_nouns
 from .html_closing import files_section, footer, group_gaps_section, settings_section, skipped_section, units_section
 from .html_intro import baseline_above_winner, explanations, header, summary
@@ -46,6 +46,7 @@ from .html_style import CSS
 from .json_report import corrections_of, primary_correction, sides_of
 from .notes import resolution_notes
 from .scale import DEFAULT_TOP, report_scope
+from .shakeup_html import shakeup_section
 from .tables import format_indicator, indicators_table, pair_matrix, target_n
 from .verdicts import (
     dual_interval,
@@ -65,6 +66,7 @@ def _render_figures(result, view):
 
     Drawn here when not given.
     """
+    # lazy: matplotlib (report.plots), loaded only when figures are drawn
     from .plots import figure_png
 
     # the heatmap keeps its colours: 256 of them would turn a near-zero positive cell into the negative hue
@@ -122,8 +124,8 @@ def _systems_table(result, target, digits):
             tags += '<span class="tag">baseline</span>'
         sets = (
             [
-                (_esc(format_rank_set(r.rank_low, r.rank_high)), "n"),
-                (_esc(format_rank_set(r.rank_low_marginal, r.rank_high_marginal)), "n"),
+                (_esc(format_rank_set(r.rank_set_low, r.rank_set_high)), "n"),
+                (_esc(format_rank_set(r.rank_set_marginal_low, r.rank_set_marginal_high)), "n"),
             ]
             if ranked
             else []
@@ -373,8 +375,6 @@ def _fold(html_text, m, summary):
 
 def _label_legend(target):
     """The full names behind the figures' shortened labels (a folded table), or "" when none is cut."""
-    from .figure_layout import short_names
-
     names = [str(n) for n in target.systems["name"]]
     labels = short_names(names)
     rows = [
@@ -588,8 +588,6 @@ def render_report(result, figures=None, digits=4, top=DEFAULT_TOP, scope=None):
             _target_section(result, key, view, target_figures, digits, primary, corrections, folder=scope.folders[key])
         )
     if getattr(result, "shakeup", None) is not None:
-        from .shakeup_html import shakeup_section
-
         drawn = figures.get("shakeup", {}) if figures is not None else None  # None: drawn here
         sections.append(shakeup_section(result.shakeup, figures=drawn, top=scope.top))
     sections += [

@@ -8,8 +8,8 @@ matplotlib itself: it draws through the methods of the figures that
 its point rank (a dot), its simultaneous rank set (a thick light bar: the
 ranks it can hold while the sets of all systems hold together at the
 confidence level) and its marginal rank set (a thin dark bar: this system
-alone), from the columns ``rank``, ``rank_low``, ``rank_high``,
-``rank_low_marginal`` and ``rank_high_marginal`` of ``TargetAnalysis.systems``
+alone), from the columns ``rank``, ``rank_set_low``, ``rank_set_high``,
+``rank_set_marginal_low`` and ``rank_set_marginal_high`` of ``TargetAnalysis.systems``
 (Mogstad, Romano, Shaikh & Wilhelm 2024).  The bars span exactly
 ``[low, high]`` in data coordinates (square or bar ends keep a one-rank set
 visible), and carry ``gid`` values
@@ -44,7 +44,7 @@ def _colour(row, winner, baseline):
         return WINNER
     if baseline is not None and row.name == baseline:
         return BASELINE
-    return TIED if int(row.rank_low) == 1 else OTHER
+    return TIED if int(row.rank_set_low) == 1 else OTHER
 
 
 def rank_set_plot(target, confidence_level=0.95, baseline=None):
@@ -53,8 +53,8 @@ def rank_set_plot(target, confidence_level=0.95, baseline=None):
     Parameters
     ----------
     target : TargetAnalysis
-        Its ``systems`` (rank order) with ``rank_low``, ``rank_high``,
-        ``rank_low_marginal`` and ``rank_high_marginal``.
+        Its ``systems`` (rank order) with ``rank_set_low``, ``rank_set_high``,
+        ``rank_set_marginal_low`` and ``rank_set_marginal_high``.
     confidence_level : float
         For the axis label.
     baseline : str, optional
@@ -74,8 +74,8 @@ def rank_set_plot(target, confidence_level=0.95, baseline=None):
     frame = target.systems
     if not has_rank_sets(frame):
         raise ValueError(
-            "the rank-set figure needs the columns rank_low, rank_high, rank_low_marginal and "
-            "rank_high_marginal; the systems have %s" % ", ".join(map(str, frame.columns))
+            "the rank-set figure needs the columns rank_set_low, rank_set_high, rank_set_marginal_low and "
+            "rank_set_marginal_high; the systems have %s" % ", ".join(map(str, frame.columns))
         )
     names = list(frame["name"])
     m = len(names)
@@ -85,7 +85,7 @@ def rank_set_plot(target, confidence_level=0.95, baseline=None):
     highest = 1
     for y, row in enumerate(frame.itertuples(index=False)):
         _draw_row(ax, y, row, _colour(row, target.winner, baseline), 5.5 if m <= 30 else 4)
-        highest = max(highest, int(row.rank_high), int(row.rank_high_marginal), int(row.rank))
+        highest = max(highest, int(row.rank_set_high), int(row.rank_set_marginal_high), int(row.rank))
     ranked_axis(ax, names, target.winner, baseline, fs)
     ax.set_xlim(0.4, highest + 0.6)
     ax.xaxis.get_major_locator().set_params(integer=True)  # the default locator is a MaxNLocator
@@ -97,8 +97,8 @@ def rank_set_plot(target, confidence_level=0.95, baseline=None):
 
 def _draw_row(ax, y, row, colour, point_size):
     """One system's marks: its simultaneous set (thick, light), marginal set (thin, dark) and rank (dot)."""
-    lo, hi = int(row.rank_low), int(row.rank_high)
-    mlo, mhi = int(row.rank_low_marginal), int(row.rank_high_marginal)
+    lo, hi = int(row.rank_set_low), int(row.rank_set_high)
+    mlo, mhi = int(row.rank_set_marginal_low), int(row.rank_set_marginal_high)
     # square ends (markers) keep a one-rank set visible; the line spans exactly [low, high]
     (wide,) = ax.plot(
         [lo, hi],

@@ -420,7 +420,10 @@ def systems_table(result, target, digits=4):
     rows = []
     for r in frame.itertuples(index=False):
         sets = (
-            [format_rank_set(r.rank_low, r.rank_high), format_rank_set(r.rank_low_marginal, r.rank_high_marginal)]
+            [
+                format_rank_set(r.rank_set_low, r.rank_set_high),
+                format_rank_set(r.rank_set_marginal_low, r.rank_set_marginal_high),
+            ]
             if ranked
             else []
         )

@@ -158,7 +158,7 @@ def dual_interval(frame, primary):
 # ---------------------------------------------------------------------------
 # Rank sets
 # ---------------------------------------------------------------------------
-_RANK_COLUMNS = ("rank_low", "rank_high", "rank_low_marginal", "rank_high_marginal")
+_RANK_COLUMNS = ("rank_set_low", "rank_set_high", "rank_set_marginal_low", "rank_set_marginal_high")
 
 
 def has_rank_sets(systems):
@@ -174,7 +174,7 @@ def rank_set_entry(row):
     """report.json's ``rank_set`` of one systems row: ``{"simultaneous": [lo, hi], "marginal": [lo, hi]}``.
 
     ``row`` is a mapping (or a named tuple) of ``TargetAnalysis.systems``
-    whose ``rank_low``/``rank_high`` (and ``*_marginal``) columns come from
+    whose ``rank_set_low``/``rank_set_high`` (and ``*_marginal``) columns come from
     :func:`leaderboard_ci.core.simultaneous.rank_sets` (Mogstad et al.'s sets);
     a member is None when absent.  Not to be confused with the benchmark's
     ``rank_pct_low``/``rank_pct_high`` (bootstrap-rank percentiles).
@@ -182,8 +182,8 @@ def rank_set_entry(row):
     get = row.get if hasattr(row, "get") else (lambda k, d=None: getattr(row, k, d))
     out = OrderedDict()
     for kind, (low, high) in (
-        ("simultaneous", ("rank_low", "rank_high")),
-        ("marginal", ("rank_low_marginal", "rank_high_marginal")),
+        ("simultaneous", ("rank_set_low", "rank_set_high")),
+        ("marginal", ("rank_set_marginal_low", "rank_set_marginal_high")),
     ):
         lo, hi = _rank(get(low, None)), _rank(get(high, None))
         out[kind] = [lo, hi] if lo is not None and hi is not None else None

@@ -472,9 +472,34 @@ def iter_blocks(source):
             yield text, final
 
 
-def _nul_error(source, lineno, before, cr_ends=True):
+def _line_blocks(source):
+    """Yield ``(text, final)``: the blocks of :func:`iter_blocks` with every line end written ``\\n``.
+
+    The one prelude of the block readers (:func:`iter_line_texts` and :meth:`TextFile.chunks`): a
+    ``\\r`` at a block's end waits for the next block (it may start ``\\r\\n`` or ``\\r\\r\\n``);
+    whether a lone ``\\r`` ends a line is decided by the file's first line end (:func:`_cr_ends`);
+    a NUL byte raises the source's error naming its line (:func:`_nul_error`).
+    """
+    hold = ""  # \r at the block end: maybe the start of \r\n or \r\r\n
+    lineno = 1  # the line the block starts in
+    cr_ends = None  # whether a lone \r ends a line: decided by the first line end (see _cr_ends)
+    for text, final in iter_blocks(source):
+        text, hold = hold + text, ""
+        if not final:
+            kept = text.rstrip("\r")
+            text, hold = kept, text[len(kept) :]
+        cr_ends = _cr_ends(text, cr_ends)
+        if "\x00" in text:
+            raise _nul_error(source, lineno + _count_ends(text[: text.index("\x00")], cr_ends))
+        text = _normalized(text, cr_ends)
+        lineno += text.count("\n")
+        yield text, final
+
+
+def _nul_error(source, lineno):
+    """The one sentence for a NUL byte, at line ``lineno``."""
     return source.at(
-        lineno + _count_ends(before, cr_ends),
+        lineno,
         "the line holds a NUL byte (\\x00), which a text file of "
         "predictions cannot contain; save the file as plain UTF-8 text",
     )
@@ -494,20 +519,11 @@ def iter_line_texts(source, max_chars=MAX_LINE_CHARS):
     """
     pending = []  # pieces of the line not finished yet
     pending_chars = 0
-    hold = ""  # \r at the block end: maybe the start of \r\n or \r\r\n
     lineno = 1
     last_blank = False
-    cr_ends = None  # whether a lone \r ends a line: decided by the first line end (see _cr_ends)
-    for text, final in iter_blocks(source):
-        text, hold = hold + text, ""
-        if not final:
-            kept = text.rstrip("\r")
-            text, hold = kept, text[len(kept) :]
-        cr_ends = _cr_ends(text, cr_ends)
-        if "\x00" in text:
-            raise _nul_error(source, lineno, "".join(pending) + text[: text.index("\x00")], cr_ends)
+    for text, _ in _line_blocks(source):
         if text and not text.strip() and (not pending or not "".join(pending).strip()):
-            ends = _count_ends(text, cr_ends)  # a block of blank lines: one Python step, not one per line
+            ends = text.count("\n")  # a block of blank lines: one Python step, not one per line
             if ends:
                 if not last_blank:
                     yield lineno, "", 1
@@ -515,7 +531,6 @@ def iter_line_texts(source, max_chars=MAX_LINE_CHARS):
                 lineno += ends
                 pending, pending_chars = [], 0
             continue
-        text = _normalized(text, cr_ends)
         cut = text.rfind("\n")
         if cut < 0:
             pending.append(text)
@@ -608,20 +623,7 @@ class TextFile(object):
         records is one line): every line end is written ``\\n`` (a ``\\r`` at a
         chunk's end waits for the next chunk), and a NUL byte is an error naming its line.
         """
-        hold = ""
-        lineno = 1
-        cr_ends = None  # whether a lone \r ends a line (_cr_ends): decided by the file's first line end
-        for text, final in iter_blocks(self.source):
-            text, hold = hold + text, ""
-            if not final:
-                kept = text.rstrip("\r")
-                text, hold = kept, text[len(kept) :]
-            cr_ends = _cr_ends(text, cr_ends)
-            if "\x00" in text:
-                raise _nul_error(self.source, lineno, text[: text.index("\x00")], cr_ends)
-            text = _normalized(text, cr_ends)
-            lineno += text.count("\n")
-            yield text, final
+        return _line_blocks(self.source)
 
     def source_size(self):
         """The file's size in bytes."""

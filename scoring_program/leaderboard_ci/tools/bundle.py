@@ -34,6 +34,7 @@ from typing import Optional
 import yaml
 
 from ..scoring.limits import MAX_KEY_LENGTH, MAX_TITLE_LENGTH
+from .codalab import is_legacy, legacy_referenced_paths
 from .local_worker import run_scoring
 
 #: The scoring program folder this package sits in, and the repository around it.
@@ -167,8 +168,6 @@ def _load_yaml_bytes(data):
 
 def referenced_paths(competition):
     """Every file path competition.yaml (v2, or CodaLab's v1.5) points at: (path, what) pairs."""
-    from .codalab import is_legacy, legacy_referenced_paths
-
     if is_legacy(competition):
         return legacy_referenced_paths(competition)
     out = []

@@ -24,7 +24,11 @@ from typing import List
 
 import yaml
 
+from ..scoring.config import load_config
+from ..scoring.errors import ConfigError
 from ..scoring.limits import MAX_ABS_SCORE, MAX_KEY_LENGTH, MAX_LEADERBOARD_TITLE, MAX_TITLE_LENGTH
+from ..scoring.outputs import written_columns
+from ..scoring.readers import organizer_warnings, read_gold
 from .bundle import TASK_FILE_TYPES, sample_submissions, score_one
 from .bundle_check_codalab import check_legacy
 from .codalab import is_legacy
@@ -550,11 +554,6 @@ def _check_directions(c, tasks, columns, workdir, warnings=None, primary_index=0
     submission first; a column whose key the program never writes stays empty.  Each is
     reported once.  Returns the set of column keys the program does not write.
     """
-    from ..scoring.config import load_config
-    from ..scoring.errors import ConfigError
-    from ..scoring.outputs import written_columns
-    from ..scoring.readers import organizer_warnings, read_gold
-
     task = _first_task(tasks)
     if task is None:
         return set()

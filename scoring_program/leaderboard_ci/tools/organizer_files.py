@@ -17,6 +17,7 @@ import shutil
 import tempfile
 
 from ..scoring.errors import ConfigError
+from ..scoring.readers import read_gold
 
 __all__ = ["SetupError", "as_given", "check_gold_name", "read_given_gold"]
 
@@ -57,8 +58,6 @@ def read_given_gold(config, gold_path, source, extra_folders=()):
     folder is searched first).  Every problem is one :class:`SetupError`
     sentence naming ``gold_path``.
     """
-    from ..scoring.readers import read_gold
-
     if not os.path.exists(gold_path):
         raise SetupError("the gold file %s does not exist" % gold_path)
     check_gold_name(config, gold_path, source)

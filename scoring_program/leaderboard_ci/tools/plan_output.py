@@ -154,6 +154,7 @@ def _sizes(plan):
 def plan_figure_png(plan):
     """PNG bytes of the MDE against the test-set size (log x), the current size marked."""
     # lazy: matplotlib (imported by report.plots) is heavy, and the plan's text does without it
+    # lazy: matplotlib (report.plots), loaded only when figures are drawn
     from ..report.plots import _figure, figure_png
 
     sizes = _sizes(plan)

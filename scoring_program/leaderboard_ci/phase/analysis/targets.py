@@ -589,10 +589,10 @@ def _add_rank_columns(an, systems, names, order, ranks, pairs, corrected, notes)
     above, a note says they are omitted.
     """
     in_order = np.asarray(order, dtype=np.intp)
-    systems["rank_low"] = ranks.low[in_order]
-    systems["rank_high"] = ranks.high[in_order]
-    systems["rank_low_marginal"] = ranks.low_marginal[in_order]
-    systems["rank_high_marginal"] = ranks.high_marginal[in_order]
+    systems["rank_set_low"] = ranks.low[in_order]
+    systems["rank_set_high"] = ranks.high[in_order]
+    systems["rank_set_marginal_low"] = ranks.low_marginal[in_order]
+    systems["rank_set_marginal_high"] = ranks.high_marginal[in_order]
     tied = [names[j] for j in order if ranks.low[j] == 1]
     letters = None
     if len(names) <= LETTERS_MAX_SYSTEMS:

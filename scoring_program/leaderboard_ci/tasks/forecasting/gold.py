@@ -203,9 +203,8 @@ def _history(source, lines, own, ids, keys, start, kind):
             "the date is not before the series' first horizon "
             "date in the gold; the history must end before the horizon",
         )
-    order = np.lexsort((hkeys, series))
-    result = scales.History(series[order], z[order], len(ids))
-    result.keys = hkeys[order]
+    result = scales.History(series, z, len(ids))  # sorted() grouped the points by series, in date order
+    result.keys = hkeys
     return result
 
 

@@ -2,10 +2,13 @@
 
 A history is given as flat arrays: ``series`` (the gold index of each point,
 points grouped by series and in time order) and ``z`` (the values), for ``n``
-series.  Everything here is vectorized over series (``numpy.bincount`` sums
-in point order, loops only over lags and filter taps), so 10^5 series of
-hundreds of points each take seconds, and the bytes do not depend on numpy's
-version.
+series.  Everything here is vectorized over series: the series are taken in
+blocks of one period and similar lengths, each a matrix with a series per
+column (padded with zeros), so a lag is a slice and the loops run only over
+lags, filter taps and time steps, never over series; 10^5 series of hundreds
+of points each take about a second.  Every sum adds a series' terms one after
+the other in time order from 0.0 (not numpy's pairwise ``sum``), so the bytes
+do not depend on numpy's version or on how the series are blocked.
 
 Scales
 ------
@@ -63,6 +66,8 @@ __all__ = ["History", "seasonal_scale", "seasonality_test", "seasonal_figures", 
 
 #: The critical value of M4's 90 % seasonality test.
 _T_CRIT = 1.645
+#: The most cells (points and padding) of one block of series (:func:`_blocks`): 16 MB of float64.
+_CELLS = 1 << 21
 
 
 class History(object):
@@ -96,6 +101,51 @@ class History(object):
         return out
 
 
+def _column_sums(matrix):
+    """Column sums of ``matrix`` added row by row from 0.0.
+
+    This is the order in which ``numpy.bincount`` adds a series' points (one after the other,
+    in time order), so a series' sums, and the bytes of every score built on them, are the
+    same whether its points are summed flat or as a column.
+    """
+    out = np.zeros(matrix.shape[1:])
+    for row in matrix:
+        out += row
+    return out
+
+
+def _blocks(history, rows, period):
+    """The series ``rows`` in blocks of one period ``m`` and similar lengths, each as a padded matrix.
+
+    Yields ``(m, block, values, inside)``: ``block`` the series (a subset of ``rows``),
+    ``values`` their histories as columns, ``(L, len(block))`` in time order with 0.0
+    after each series' end, and ``inside`` where a series has a point.  Series are
+    grouped by ``m`` and by length within a factor of ``2 ** 0.25`` (so padding adds
+    at most 19 % of cells), and a block holds at most ``_CELLS`` cells, so memory stays
+    bounded whatever the lengths.
+    """
+    rows = np.asarray(rows, dtype=np.int64)
+    if not len(rows):
+        return
+    m_rows = period[rows]
+    length = history.length[rows]
+    bucket = np.floor(4.0 * np.log2(np.maximum(length, 1))).astype(np.int64)
+    order = np.lexsort((length, bucket, m_rows))
+    key = np.stack([m_rows[order], bucket[order]])
+    cuts = np.flatnonzero(np.any(key[:, 1:] != key[:, :-1], axis=0)) + 1
+    for group in np.split(order, cuts):
+        width = int(length[group[-1]])  # the longest of the group (sorted by length)
+        step = max(1, _CELLS // max(width, 1))
+        for first in range(0, len(group), step):
+            part = group[first : first + step]
+            block = rows[part]
+            time = np.arange(width)[:, None]
+            inside = time < history.length[block][None, :]
+            where = np.where(inside, history.start[block][None, :] + time, 0)
+            values = np.where(inside, history.z[where], 0.0)
+            yield int(m_rows[part[0]]), block, values, inside
+
+
 def seasonal_scale(history, period, power=1):
     """``mean_{u > m} |z_u - z_{u-m}|^power`` per series (``period`` ``m`` an int or one per series).
 
@@ -104,58 +154,45 @@ def seasonal_scale(history, period, power=1):
     """
     period = np.broadcast_to(np.asarray(period, dtype=np.int64), (history.n,)).copy()
     period = np.where(period < history.length, period, 1)
-    lag = period[history.series]
-    valid = history.position >= lag
-    rows = np.flatnonzero(valid)
-    diff = np.abs(history.z[rows] - history.z[rows - lag[rows]])
-    if power != 1:
-        diff = diff**power
-    total = np.bincount(history.series[rows], weights=diff, minlength=history.n)
-    count = np.bincount(history.series[rows], minlength=history.n).astype(np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(count > 0, total / np.where(count > 0, count, 1.0), np.nan)
-
-
-def _points_of(history, rows):
-    """The flat indices of the points of series ``rows`` (in point order)."""
-    chosen = np.zeros(history.n, dtype=bool)
-    chosen[rows] = True
-    return np.flatnonzero(chosen[history.series])
+    out = np.full(history.n, np.nan)
+    for m, block, values, inside in _blocks(history, np.flatnonzero(history.length >= 2), period):
+        diff = np.where(inside[m:], np.abs(values[m:] - values[:-m]), 0.0)
+        if power != 1:
+            diff = diff**power
+        out[block] = _column_sums(diff) / (history.length[block] - m)
+    return out
 
 
 def _autocorrelations(history, period, candidate):
     """``(r, c0)``: ``r[i, k-1]`` the lag-``k`` autocorrelation of each candidate series ``i``, ``k <= m_i``.
 
-    Series are taken a period at a time, so each lag runs over the points that need it only.
+    Each block of series (:func:`_blocks`) takes its lags as slices of its matrix.
     """
-    length = history.length.astype(np.float64)
     max_lag = int(period[candidate].max())
     r = np.zeros((history.n, max_lag))
     c0 = np.zeros(history.n)
-    for m in np.unique(period[candidate]).tolist():
-        rows = np.flatnonzero(candidate & (period == m))
-        points = _points_of(history, rows)
-        series = history.series[points]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            mean = np.bincount(series, weights=history.z[points], minlength=history.n) / length
-        centred = history.z[points] - mean[series]
-        c0 += np.bincount(series, weights=centred * centred, minlength=history.n)
-        position = history.position[points]
+    for m, block, values, inside in _blocks(history, np.flatnonzero(candidate), period):
+        mean = _column_sums(values) / history.length[block]
+        centred = np.where(inside, values - mean, 0.0)
+        c0[block] = _column_sums(centred * centred)
         for k in range(1, m + 1):
-            later = np.flatnonzero(position >= k)  # the point k steps before is in the same series
-            products = centred[later] * centred[later - k]
-            r[:, k - 1] += np.bincount(series[later], weights=products, minlength=history.n)
+            r[block, k - 1] = _column_sums(centred[k:] * centred[:-k])
     with np.errstate(divide="ignore", invalid="ignore"):
         return r / c0[:, None], c0
+
+
+def _lag_max(n_points):
+    """R's default ``lag.max`` of ``acf``, ``floor(10 log10 N)`` (0 for an empty series), once per distinct ``N``."""
+    distinct, inverse = np.unique(n_points, return_inverse=True)
+    lag_max = np.array([int(math.floor(10.0 * math.log10(k))) if k > 0 else 0 for k in distinct.tolist()])
+    return np.minimum(lag_max[inverse].astype(np.int64), n_points - 1)
 
 
 def seasonality_test(history, period):
     """Whether each series is seasonal by M4's 90 % autocorrelation test (see the module), a bool array."""
     period = np.broadcast_to(np.asarray(period, dtype=np.int64), (history.n,))
     n_points = history.length
-    lag_max = np.array([int(math.floor(10.0 * math.log10(k))) if k > 0 else 0 for k in n_points.tolist()])
-    lag_max = np.minimum(lag_max, n_points - 1)
-    candidate = (period > 1) & (n_points >= 3 * period) & (period <= lag_max)
+    candidate = (period > 1) & (n_points >= 3 * period) & (period <= _lag_max(n_points))
     out = np.zeros(history.n, dtype=bool)
     if not candidate.any():
         return out
@@ -179,27 +216,31 @@ def seasonal_figures(history, period, rows):
     period = np.broadcast_to(np.asarray(period, dtype=np.int64), (history.n,))
     rows = np.asarray(rows, dtype=np.int64)
     width = int(period[rows].max()) if len(rows) else 1
-    total = np.zeros(len(rows) * width)
-    count = np.zeros(len(rows) * width)
-    for m in np.unique(period[rows]).tolist():
-        local = np.flatnonzero(period[rows] == m)
-        points = _points_of(history, rows[local])
-        position = history.position[points]
-        length = history.length[history.series[points]]
+    total = np.zeros((history.n, width))
+    count = np.zeros((history.n, width))
+    for m, block, values, inside in _blocks(history, rows, period):
         taps = m + 1 if m % 2 == 0 else m
         offset = taps // 2
-        whole = points[(position - offset >= 0) & (position + offset < length)]
-        trend = np.zeros(len(whole))
+        n_rows = values.shape[0]
+        if n_rows <= 2 * offset:
+            continue  # no whole window in any series of the block
+        trend = np.zeros((n_rows - 2 * offset, len(block)))
         for j in range(taps):
             weight = (0.5 if m % 2 == 0 and j in (0, taps - 1) else 1.0) / m
-            trend += weight * history.z[whole + offset - j]
+            trend += weight * values[2 * offset - j : n_rows - j]
+        whole = inside[2 * offset :]  # the window of t (row t - offset of trend) ends inside the series
         with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = history.z[whole] / trend
-        code = np.searchsorted(rows, history.series[whole]) * width + history.position[whole] % m
-        total += np.bincount(code, weights=ratio, minlength=len(total))
-        count += np.bincount(code, minlength=len(count))
+            ratio = np.where(whole, values[offset : n_rows - offset] / trend, 0.0)
+        local_total, local_count = np.zeros((m, len(block))), np.zeros((m, len(block)))
+        with np.errstate(invalid="ignore"):  # inf - inf is NaN, as numpy.bincount makes it silently
+            for t in range(len(ratio)):  # each position's ratios added in time order
+                p = (t + offset) % m
+                local_total[p] += ratio[t]
+                local_count[p] += whole[t]
+        total[block, :m], count[block, :m] = local_total.T, local_count.T
+    total, count = total[rows], count[rows]
     with np.errstate(divide="ignore", invalid="ignore"):
-        figures = (total / count).reshape(len(rows), width)
+        figures = total / count
     m_rows = period[rows]
     columns = np.arange(width)[None, :] < m_rows[:, None]
     figures = np.where(columns, figures, np.nan)

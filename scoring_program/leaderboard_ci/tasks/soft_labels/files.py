@@ -71,6 +71,8 @@ def read_items(source, lines, annotations=None, gold=True, quote=repr, check=Non
 
 
 def _weight(source, line, label, number, gold, quote):
+    if type(number) is float and 0.0 <= number <= 1.0:  # the usual case first (NaN fails the comparison)
+        return number
     what = "a gold probability" if gold else "the probability of %s" % quote(label)
     if isinstance(number, bool) or not isinstance(number, (int, float, json_documents.LongNumber)):
         hint = " (write it without quotes)" if isinstance(number, str) else ""

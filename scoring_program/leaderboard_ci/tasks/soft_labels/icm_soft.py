@@ -45,6 +45,14 @@ sums do not depend on
 which other columns, systems or replicates share the product, so the
 end-of-phase batch (:class:`SoftICMBatch`) equals the per-submission path bit
 for bit.
+
+**Products.** A block of replicates takes one wide product with the gold's
+counting columns and every class's columns up to its *cut* order (the order
+that minimizes the columns multiplied on average, from a pilot of the gold's
+multinomial counts), and, per class, one narrow product of the few rows that
+need more with that class's columns above the cut (:class:`_Stack`); the
+direct path evaluates ``IC`` on the ``(rows, groups)`` grid with erf only
+where it is not 0 or 1 (:func:`_row_information`).
 """
 
 from __future__ import annotations
@@ -70,9 +78,10 @@ TAIL = 4.0
 #: coefficients alpha_1 = 2 and -beta = -3 per item: at most 2.5e-11 bits per item).
 TOLERANCE = 5e-12
 _GRID = 1.0 / 64.0
-#: Replicates per product of one class's order group (fewer are merged with the next order's): one product per
-#: order would be narrowest, but a product of a few rows is bound by reading its columns.
-MIN_ROWS = 16
+#: Pilot replicates that choose a class's cut order (:meth:`_GoldClass.usual_order`).
+PILOT = 256
+#: The cost of a column in the second, narrow product relative to one in the block's wide product.
+NARROW = 3.0
 _WIDE = 4  # a product with this many times more columns than rows is computed columns-first
 _SQRT2 = math.sqrt(2.0)
 _LN2 = math.log(2.0)
@@ -135,11 +144,14 @@ def erf(x):
     """
     x = np.asarray(x, dtype=np.float64)
     ax = np.minimum(np.abs(x), _LIMIT)
-    out = _horner(ax, math.erf, 0.0)
     tail = (x > _TAIL_FROM) & (x < _LIMIT)
-    if np.any(tail):
-        flat, where = out.reshape(-1), np.flatnonzero(tail.reshape(-1))
-        flat[where] = 1.0 - _horner(x.reshape(-1)[where], math.erfc, _TAIL_FROM)
+    if np.any(tail):  # each value by one of the two series
+        out = np.empty(x.shape)
+        rest = ~tail
+        out[rest] = _horner(ax[rest], math.erf, 0.0)
+        out[tail] = 1.0 - _horner(x[tail], math.erfc, _TAIL_FROM)
+    else:
+        out = _horner(ax, math.erf, 0.0)
     out = np.where(ax >= _LIMIT, 1.0, out)
     return np.where(x < 0, -out, out)
 
@@ -167,6 +179,29 @@ def information(x, mu, sigma, log_total):
     zero = x == 0
     if zero.any():
         ic[zero] = 0.0
+    return ic
+
+
+def _row_information(x, mu, sigma, log_total):
+    """``information(x[None, :], mu[:, None], sigma[:, None], log_total[:, None])`` for ``x > 0``, bit for bit.
+
+    The same arithmetic on the ``(rows, len(x))`` grid with fewer passes: erf only where ``|z| < 6``.
+    """
+    if not np.all(sigma > 0):
+        return information(x[None, :], mu[:, None], sigma[:, None], log_total[:, None])
+    z = ((x[None, :] - mu[:, None]) / (sigma * _SQRT2)[:, None]).reshape(-1)
+    ic = np.repeat(np.asarray(log_total, dtype=np.float64)[:, None], x.size, axis=1)  # z >= 6: probability 0
+    flat = ic.reshape(-1)
+    flat[z <= -_LIMIT] = -0.0  # probability 1: -log2(1)
+    for where, tail in (
+        (np.flatnonzero((z > _TAIL_FROM) & (z < _LIMIT)), True),
+        (np.flatnonzero((z > -_LIMIT) & (z <= _TAIL_FROM)), False),
+    ):
+        if where.size:  # on (3, 6) erf is 1 - erfc (see erf): that series alone
+            value = 1.0 - _horner(z[where], math.erfc, _TAIL_FROM) if tail else erf(z[where])
+            prob = 1.0 - 0.5 * (1.0 + value)
+            positive = prob > 0
+            flat[where[positive]] = -np.log2(prob[positive])
     return ic
 
 
@@ -254,6 +289,8 @@ class _GoldClass(object):
             self.gold_values = np.asarray(gold_terms[0], dtype=np.float64)
             self.onehot = np.concatenate([self.onehot, np.asarray(gold_terms[1], dtype=np.float64)], axis=1)
         base = np.bincount(codes, minlength=self.values.size).astype(np.float64)
+        self.base = base
+        self._usual = None
         self.mu0 = math.fsum((base * self.values).tolist()) / n if n else 0.0
         self.sigma0 = math.fsum((base * np.abs(self.values - self.mu0)).tolist()) / n if n else 0.0
         self.order = int(order) if order > 0 and self.sigma0 > 0 and n >= 2 else 0
@@ -266,6 +303,27 @@ class _GoldClass(object):
                 [0.0]
                 + [2.0 * float(np.max(np.abs(d))) / _LN2 / math.factorial(k + 1) for k, d in enumerate(derivatives)]
             )
+
+    def usual_order(self):
+        """The cut of :class:`_Stack`: the order that minimizes the columns a replicate multiplies, on average.
+
+        Estimated on :data:`PILOT` replicates of the gold's distinct values (multinomial counts, a fixed seed),
+        with each column above the cut counted :data:`NARROW` times (a second, narrow product); speed only.
+        """
+        if self._usual is None:
+            self._usual = 0
+            if self.order:
+                counts = np.random.RandomState(0).multinomial(self.n, self.base / self.n, size=PILOT)
+                mu = counts @ self.values / self.n
+                sigma = (counts * np.abs(self.values[None, :] - mu[:, None])).sum(axis=1) / self.n
+                orders = self.orders(mu, sigma)[2]
+                width = np.array([(k + 1) * (k + 2) // 2 + 1 for k in range(self.order + 1)])
+                cost = [
+                    width[q] + NARROW * np.mean(np.where(orders > q, width[orders] - width[q], 0))
+                    for q in range(self.order + 1)
+                ]
+                self._usual = max(1, int(np.argmin(cost)))
+        return self._usual
 
     def moments(self, counts, total):
         """``(mu, sigma, log2 N, sum_i w_i IC(c, g_i))`` per replicate from the distinct gold values' counts."""
@@ -309,10 +367,10 @@ class _GoldState(object):
     ``order`` the largest over the classes (0: no class expands), the width of the replicate's product.
     """
 
-    def __init__(self, golds, weights):
+    def __init__(self, golds, weights, counts=None):
         self.golds = list(golds)
-        onehot = np.concatenate([g.onehot for g in golds], axis=1)
-        counts = (onehot.T @ weights.T).T  # exact: integer-valued (columns first: see _Stack.sums)
+        if counts is None:  # exact: integer-valued
+            counts = _product(weights, np.concatenate([g.onehot for g in golds], axis=1))
         offsets = np.cumsum([0] + [g.onehot.shape[1] for g in golds])  # distinct values, then any gold terms
         self.total = counts[:, : golds[0].values.size].sum(axis=1) if golds else weights.sum(axis=1)  # exact
         self.classes = []
@@ -332,30 +390,38 @@ class _GoldState(object):
 # Direct sums over groups of equal (x, k)
 # ---------------------------------------------------------------------------
 class _Groups(object):
-    """Items with equal weight ``x`` and coefficient ``k`` (non-zero), evaluated once per replicate."""
+    """Items' terms ``(x, k)`` (``k`` non-zero) grouped by equal weight ``x``: ``IC(x)`` once per replicate."""
 
     def __init__(self, x, k, items):
-        order = np.lexsort((k, x))  # by x, then k
-        x, k = x[order], k[order]
-        self.items = np.asarray(items, dtype=np.intp)[order]
-        self.starts = np.flatnonzero(np.r_[True, (np.diff(x) != 0) | (np.diff(k) != 0)])
-        self.x, self.k = x[self.starts], k[self.starts]
+        items = np.asarray(items, dtype=np.intp)
+        order = np.lexsort((items, x))  # by x, then item; an item's terms of one weight have their k added
+        x, items, k = x[order], items[order], np.asarray(k, dtype=np.float64)[order]
+        first = np.flatnonzero(np.r_[True, (np.diff(x) != 0) | (np.diff(items) != 0)])
+        k = np.add.reduceat(k, first) if first.size else k
+        keep = k != 0
+        x, self.items, self.coefficients = x[first][keep], items[first][keep], k[keep]
+        self.starts = np.flatnonzero(np.r_[True, np.diff(x) != 0]) if x.size else np.zeros(0, dtype=np.intp)
+        self.x = x[self.starts]
 
-    def sums(self, weights, mu, sigma, log_total):
-        """``sum_v k_v W_v IC(x_v)`` per row, ``W_v`` the rows' total weight of the group (summed in group order).
+    def sums(self, weights, rows, mu, sigma, log_total):
+        """``sum_v (sum_{i in v} k_i w_i) IC(x_v)`` per row of ``weights[rows]`` (None: every row), groups in order.
 
-        Each row's sum is its own (a vector add per group, never a pairwise or BLAS sum), so it does not
-        depend on the other rows of the block: the block size and the batch change no bit.
+        With integer coefficients (PyEvALL's ``alpha_1 = 2``, ``beta = 3`` and the hierarchy's integer
+        combinations of them) a group's ``sum k_i w_i`` is exact.  Each row's sum is its own (added group by group,
+        never a pairwise or BLAS sum), so it does not depend on the other rows of the block: the block
+        size and the batch change no bit.
         """
-        if weights.shape[0] == 0:
+        if rows is not None and rows.size == 0:
             return np.zeros(0)
-        grouped = np.add.reduceat(weights[:, self.items], self.starts, axis=1) if self.items.size else weights[:, :0]
-        ic = information(self.x[None, :], mu[:, None], sigma[:, None], log_total[:, None])
-        terms = np.ascontiguousarray((grouped * ic * self.k[None, :]).T)
-        out = np.zeros(terms.shape[1])
-        for row in terms:  # left to right, one vector add per group: the same bytes in every numpy
-            out += row
-        return out
+        chosen = weights[:, self.items] if rows is None else weights[rows[:, None], self.items[None, :]]
+        chosen *= self.coefficients[None, :]
+        grouped = np.add.reduceat(chosen, self.starts, axis=1) if self.items.size else chosen
+        if not self.x.size:
+            return np.zeros(grouped.shape[0])
+        terms = grouped * _row_information(self.x, mu, sigma, log_total)
+        # left to right (accumulate adds one group at a time: the same bytes in every numpy); + 0.0 as a sum
+        # started at 0.0 would give it (-0.0 when every term is -0.0)
+        return np.add.accumulate(terms, axis=1)[:, -1] + 0.0
 
 
 def _groups(terms, mask_of):
@@ -448,72 +514,101 @@ class _ClassPlan(object):
 
 
 class _Stack(object):
-    """The fixed-point columns of many class plans: per gold class, its plans' columns order-major.
+    """The fixed-point columns of many class plans, and the gold's counting columns, in two kinds of product.
 
-    The plans of one gold class (one per system) expand with the same order in a replicate, so each class
-    takes one exact product per block of replicates, as wide as *its* order there: a rare class that needs
-    a high order (or the direct path) does not widen the other classes' products.
+    Per gold class (its plans, one per system, expand with the same order in a replicate) a *cut* order ``q``
+    (:meth:`_GoldClass.usual_order`): the columns of orders up to ``q`` of every class, after the gold's
+    counting columns (:class:`_GoldState`), form one matrix that every replicate of a block multiplies at
+    once (one wide product, no copy of the block); the replicates of a class that need more than ``q``
+    take a second, narrow product of their rows with that class's columns above ``q`` only.  A column's
+    sum is exact whatever product it comes from, so neither the cut nor the block changes a number.
     """
 
-    def __init__(self, plans, total, classes):
+    def __init__(self, plans, total, classes, golds):
         self.plans = list(plans)
         self.class_of = list(classes)  # each plan's gold class (its position in its system)
         self.bits = 52 - int(total).bit_length()
-        self.classes = []  # [(class, [(m, plan)], matrix, exponents, spans, ends)]
-        where = {}
+        self.golds = list(golds)
+        head = [g.onehot for g in golds]
+        self.head = sum(part.shape[1] for part in head)
+        first, exponents = list(head), [np.zeros(self.head, dtype=np.int64)]
+        self.classes = []  # [(class, [(m, plan)], cut, spans, second matrix, its exponents, its ends)]
+        grouped = {}
         for m, (j, plan) in enumerate(zip(self.class_of, self.plans)):
-            if j not in where:
-                where[j] = len(self.classes)
-                self.classes.append((j, []))
-            self.classes[where[j]][1].append((m, plan))
-        self.classes = [self._columns(j, members, total) for j, members in self.classes]
+            grouped.setdefault(j, []).append((m, plan))
+        column = self.head
+        for j in sorted(grouped):
+            members = grouped[j]
+            top = max(plan.order for _, plan in members)
+            cut = min(top, members[0][1].gold.usual_order())
+            spans = [dict() for _ in members]
+            later, later_exponents, ends, offset = [], [], [], 0
+            for k in range(top + 1):
+                for i, (_, plan) in enumerate(members):
+                    if k > plan.order:
+                        continue
+                    part, exp = plan.fixed(total)[k]
+                    if k <= cut:
+                        first.append(part)
+                        exponents.append(exp)
+                        spans[i][k] = (column, part.shape[1])
+                        column += part.shape[1]
+                    else:
+                        later.append(part)
+                        later_exponents.append(exp)
+                        spans[i][k] = (offset, part.shape[1])
+                        offset += part.shape[1]
+                if k > cut:
+                    ends.append(offset)
+            second = np.ascontiguousarray(np.concatenate(later, axis=1)) if later else None
+            second_exponents = np.concatenate(later_exponents) if later else None
+            self.classes.append((j, members, cut, spans, second, second_exponents, ends))
+        self.first = np.ascontiguousarray(np.concatenate(first, axis=1))
+        self.exponents = np.concatenate(exponents)
 
-    @staticmethod
-    def _columns(j, members, total):
-        top = max(plan.order for _, plan in members)
-        blocks, exponents, spans, ends = [], [], [dict() for _ in members], []
-        column = 0
-        for k in range(top + 1):
-            for i, (_, plan) in enumerate(members):
-                if k > plan.order:
-                    continue
-                part, exp = plan.fixed(total)[k]
-                blocks.append(part)
-                exponents.append(exp)
-                spans[i][k] = (column, part.shape[1])
-                column += part.shape[1]
-            ends.append(column)
-        matrix = np.ascontiguousarray(np.concatenate(blocks, axis=1))
-        return j, members, matrix, np.concatenate(exponents), spans, ends
+    def counts(self, weights):
+        """The product of the block with the first matrix: the gold's counts (``[:, :head]``), then the columns."""
+        return _product(weights, self.first)
 
-    def sums(self, weights, orders):
-        """``[levels (order-k sums (R, k+1) for k <= the class's order) or None, per plan]``, exact.
+    def sums(self, weights, state, raw):
+        """``[levels (order-k sums (R, k+1) for k <= the class's largest order in the block) or None, per plan]``.
 
-        ``orders`` maps each gold class (its position) to the order its product needs for the rows ``weights``
-        (R, n); 0 (or absent): no product, its plans get None.
+        ``raw`` is :meth:`counts` of ``weights``; ``state`` the block's :class:`_GoldState`.  Exact sums; a plan
+        whose class expands on no row gets None, and the levels of a row above its class's order are zeros or
+        sums that :func:`_expanded` multiplies by 0.
         """
         out = [None] * len(self.plans)
-        for j, members, matrix, exponents, spans, ends in self.classes:
-            order = min(int(orders.get(j, 0)), len(ends) - 1)
-            if order <= 0:
+        scaled = np.ldexp(raw, self.exponents[None, :])
+        for j, members, cut, spans, second, second_exponents, ends in self.classes:
+            orders = state.class_orders[j]
+            top = min(int(orders.max()), members[0][1].order)
+            if top <= 0:
                 continue
-            end = ends[order]
-            if end >= _WIDE * weights.shape[0]:  # columns x items x rows: OpenBLAS splits the wide side well
-                raw = (matrix[:, :end].T @ weights.T).T
-            else:
-                raw = weights @ matrix[:, :end]
+            extra = np.flatnonzero(orders > cut)
+            if extra.size:
+                end = ends[top - cut - 1]
+                later = np.ldexp(_product(weights[extra], second[:, :end]), second_exponents[None, :end])
             for i, (m, plan) in enumerate(members):
                 levels = []
-                for k in range(min(order, plan.order) + 1):
+                for k in range(min(top, plan.order) + 1):
                     start, width = spans[i][k]
-                    block = raw[:, start : start + width]
-                    e = exponents[start : start + width]
                     if k == 0:
-                        levels.append(_combine(block[:, 0], block[:, 1], e[0], self.bits))
+                        levels.append(_combine(raw[:, start], raw[:, start + 1], self.exponents[start], self.bits))
+                    elif k <= cut:
+                        levels.append(scaled[:, start : start + width])
                     else:
-                        levels.append(np.ldexp(block, e[None, :]))
+                        level = np.zeros((weights.shape[0], width))
+                        level[extra] = later[:, start : start + width]
+                        levels.append(level)
                 out[m] = levels
         return out
+
+
+def _product(weights, matrix):
+    """``weights @ matrix``, columns first when the matrix is much wider than the block is tall (exact either way)."""
+    if matrix.shape[1] >= _WIDE * weights.shape[0]:  # columns x items x rows: OpenBLAS splits the wide side well
+        return (matrix.T @ weights.T).T
+    return weights @ matrix
 
 
 def _expanded(levels, a, c, orders):
@@ -589,14 +684,14 @@ class SoftICM(object):
     def stack(self):
         """This system's :class:`_Stack` (built on first use: a batch builds its own)."""
         if self._stack is None:
-            self._stack = _Stack(self.expanding, self.total, self.expanding_classes)
+            self._stack = _Stack(self.expanding, self.total, self.expanding_classes, self.golds)
         return self._stack
 
     def sums(self, weights):
         """``(N, sum ICM_i, sum ICM(G_i, G_i))`` per replicate, each ``(R,)``; ``weights`` is ``(R, n)``."""
         weights = np.asarray(weights, dtype=np.float64)
-        state = _GoldState(self.golds, weights)
-        return self.sums_from(weights, state, _linear_sums(self.stack, weights, state))
+        state, linear = _linear_sums(self.stack, weights)
+        return self.sums_from(weights, state, linear)
 
     def sums_from(self, weights, state, linear):
         """:meth:`sums` from the block's gold state and the expansion's column sums ``(rows, sums)``.
@@ -616,60 +711,44 @@ class SoftICM(object):
                 expanded, rest = np.flatnonzero(order > 0), np.flatnonzero(order == 0)
                 if expanded.size:
                     rows, sums = linear
-                    at = np.searchsorted(rows, expanded)  # ``rows``: every replicate where some class expands
-                    levels = [level[at] for level in sums[position[id(plan)]]]
-                    out_icm[expanded] += _expanded(levels, a[expanded], c[expanded], order[expanded])
+                    levels = sums[position[id(plan)]]
+                    r = None if expanded.size == weights.shape[0] else expanded  # None: every row, no copy
+                    if r is not None or rows.size != weights.shape[0]:
+                        at = np.searchsorted(rows, expanded)  # ``rows``: every replicate where some class expands
+                        levels = [level[at] for level in levels]
+                    _add(out_icm, r, _expanded(levels, _at(a, r), _at(c, r), _at(order, r)))
                     if plan.tails is not None:
-                        r = expanded
-                        out_icm[r] += plan.tails.sums(weights[r], mu[r], sigma[r], log_total[r])
+                        _add(out_icm, r, plan.tails.sums(weights, r, _at(mu, r), _at(sigma, r), _at(log_total, r)))
             if plan.everything is not None and rest.size:
                 r = rest
-                out_icm[r] += plan.everything.sums(weights[r], mu[r], sigma[r], log_total[r])
+                out_icm[r] += plan.everything.sums(weights, r, mu[r], sigma[r], log_total[r])
         return state.total, out_icm, out_self
 
 
-def _linear_sums(stack, weights, state, min_rows=None):
-    """``(rows, per-plan column sums)``: the exact sums of the replicates where some class expands.
+def _at(values, rows):
+    """``values[rows]``, or ``values`` itself when ``rows`` is None (every row)."""
+    return values if rows is None else values[rows]
 
-    Each class takes its own products: its replicates in groups of ascending order (at least ``min_rows``
-    rows a group, :data:`MIN_ROWS` by default), each product as wide as the group's largest order of that class.  A
-    column's sum does not depend on the group, and the columns above a row's order are multiplied by 0
-    (:func:`_expanded`), so the grouping never changes a number.  A plan's levels are zero on the rows its
-    class did not expand.
+
+def _add(out, rows, values):
+    """``out[rows] += values`` (``rows`` None: every row, in place)."""
+    if rows is None:
+        out += values
+    else:
+        out[rows] += values
+
+
+def _linear_sums(stack, weights):
+    """``(state, (rows, per-plan column sums))`` of a block: its :class:`_GoldState` and exact column sums.
+
+    One product gives the gold's counts and the columns every replicate takes (:class:`_Stack`); ``rows`` are
+    every row of the block (the levels of a class that takes the direct path on a row are not read there).
     """
-    rows = np.flatnonzero(state.order > 0)
-    if not stack.plans or not rows.size:
-        return rows, None
-    min_rows = MIN_ROWS if min_rows is None else min_rows
-    tops = [min(plan.order, int(state.class_orders[j][rows].max())) for j, plan in zip(stack.class_of, stack.plans)]
-    out = [[np.zeros((rows.size,) + shape) for shape in _shapes(top)] for top in tops]
-    for j in sorted(set(stack.class_of)):
-        orders = state.class_orders[j][rows]
-        for where in _order_groups(orders, min_rows):
-            chosen = rows[where]
-            block = weights if chosen.size == weights.shape[0] else weights[chosen]
-            for levels, part in zip(out, stack.sums(block, {j: int(orders[where].max())})):
-                for level, value in zip(levels, part or ()):
-                    level[where] = value
-    return rows, out
-
-
-def _order_groups(orders, min_rows):
-    """Positions of the positive ``orders`` in groups of ascending order, each of at least ``min_rows``."""
-    groups = []
-    pending = np.zeros(orders.size, dtype=bool)
-    top = int(orders.max()) if orders.size else 0
-    for order in np.unique(orders[orders > 0]):
-        pending |= orders == order
-        if pending.sum() < min_rows and order < top:
-            continue
-        groups.append(np.flatnonzero(pending))
-        pending[:] = False
-    return groups
-
-
-def _shapes(top):
-    return [()] + [(k + 1,) for k in range(1, top + 1)]
+    raw = stack.counts(weights)
+    state = _GoldState(stack.golds, weights, raw[:, : stack.head])
+    if not stack.plans or not (state.order > 0).any():
+        return state, (np.flatnonzero(state.order > 0), None)
+    return state, (np.arange(weights.shape[0]), stack.sums(weights, state, raw))
 
 
 class SoftICMBatch(object):
@@ -679,28 +758,24 @@ class SoftICMBatch(object):
     same exact column sums, combined by the same code).
     """
 
-    #: Replicates per product of one order group (fewer are merged with the next order's).
-    min_rows = None
-
     def __init__(self, systems):
         self.systems = list(systems)
         self.golds = self.systems[0].golds
         plans = [plan for s in self.systems for plan in s.expanding]
         classes = [j for s in self.systems for j in s.expanding_classes]
         total = max(s.total for s in self.systems)
-        self.stack = _Stack(plans, total, classes) if all(s.total == total for s in self.systems) else None
+        same = all(s.total == total for s in self.systems)
+        self.stack = _Stack(plans, total, classes, self.golds) if same else None
 
     def sums(self, weights):
         """One ``(N, sum ICM_i, sum ICM(G_i, G_i))`` per system."""
         weights = np.asarray(weights, dtype=np.float64)
-        state = _GoldState(self.golds, weights)
         if self.stack is None:
-            return [s.sums_from(weights, state, _linear_sums(s.stack, weights, state)) for s in self.systems]
-        shared = _linear_sums(self.stack, weights, state, self.min_rows)
+            return [s.sums(weights) for s in self.systems]
+        state, (rows, sums) = _linear_sums(self.stack, weights)
         out, m = [], 0
         for s in self.systems:
             count = len(s.expanding)
-            rows, sums = shared
             out.append(s.sums_from(weights, state, (rows, None if sums is None else sums[m : m + count])))
             m += count
         return out

@@ -30,10 +30,11 @@ from ..protocol import GoldData
 from ..shared import json_documents
 from ..shared.base import UnscoredIds
 
-__all__ = ["is_jsonl", "read_gold", "read_predictions", "text_array", "MAX_TER_WORDS"]
+__all__ = ["Hypotheses", "is_jsonl", "ter_work_error", "read_gold", "read_predictions", "text_array", "MAX_TER_WORDS"]
 
 #: The longest hypothesis TER is computed for: its shift search costs up to 1,000 beam edit distances
 #: of the hypothesis' length (sacrebleu's limits), so a hostile line of a million words would not end.
+#: The whole file's search is bounded too (``ter.MAX_TER_ROWS``, see :func:`ter_work_error`).
 MAX_TER_WORDS = 1000
 
 _HYPOTHESIS_KEYS = ("hypothesis", "prediction", "translation", "output")
@@ -47,6 +48,30 @@ def text_array(items):
     for i, item in enumerate(items):
         out[i] = item
     return out
+
+
+class Hypotheses(np.ndarray):
+    """A participant's hypotheses (an object array of strings) with the file (``source``) and the line of
+    each segment (``lines``), for a problem found while scoring (TER's work bound)."""
+
+    source = None
+    lines = None
+
+    def __array_finalize__(self, obj):
+        self.source, self.lines = getattr(obj, "source", None), getattr(obj, "lines", None)
+
+
+def ter_work_error(hypotheses, exc):
+    """The participant's error once TER's shift search passes its bound (``exc``: :class:`TERWorkExceeded`),
+    naming the file and the segment's line when ``hypotheses`` were read from a file (else a ValueError)."""
+    what = (
+        "TER's shift search over the hypotheses up to this one needs more than {:,} edit-distance rows, "
+        "the scoring program's bound on TER's work; expected shorter hypotheses or fewer of them far from "
+        "their references".format(exc.limit)
+    )
+    if isinstance(hypotheses, Hypotheses) and hypotheses.source is not None:
+        return hypotheses.source.at(hypotheses.lines[exc.segment], what)
+    return ValueError("segment %d: %s" % (exc.segment + 1, what))
 
 
 def is_jsonl(source, fmt):
@@ -298,4 +323,6 @@ def read_predictions(submission, gold, context):
                     "the hypothesis has {:,} words; TER (a search over word shifts) is computed for "
                     "hypotheses of at most {:,} words".format(len(text.split()), MAX_TER_WORDS),
                 )
-    return text_array(found)
+    out = text_array(found).view(Hypotheses)
+    out.source, out.lines = source, tuple(where)
+    return out

@@ -44,7 +44,7 @@ from ...core.accumulators import ExactSums
 from ..metrics import Metric, Metrics, Option
 from ..protocol import SubmissionFormat
 from ..settings import TaskSettings, setting
-from .files import read_gold, read_predictions, text_array
+from .files import read_gold, read_predictions, ter_work_error, text_array
 from .stats import (
     BETA,
     BLEU_ORDER,
@@ -58,7 +58,7 @@ from .stats import (
     edit_statistics,
     ter_scores,
 )
-from .ter import ter_statistics
+from .ter import TERWorkExceeded, ter_statistics
 from .text import TOKENIZERS, tokenizer
 
 __all__ = [
@@ -573,7 +573,7 @@ class Statistics:
     def __init__(self, add, gold, predictions, metrics, group_codes, n_groups, layout=None):
         if gold.groups is not None:
             raise ValueError("the generation task has no groups")
-        predictions = np.asarray(predictions, dtype=object)
+        submitted, predictions = predictions, np.asarray(predictions, dtype=object)
         if predictions.shape != (gold.n,) or any(not isinstance(p, str) for p in predictions):
             raise ValueError("predictions must be %d hypothesis strings" % gold.n)
         self.n = gold.n
@@ -585,7 +585,10 @@ class Statistics:
                 continue
             key = _config_key(spec)
             if key not in self._slots:
-                stats = segment_statistics(spec, hypotheses, references)
+                try:
+                    stats = segment_statistics(spec, hypotheses, references)
+                except TERWorkExceeded as exc:
+                    raise ter_work_error(submitted, exc)
                 self._slots[key] = add(ExactSums(np.asarray(stats, dtype=np.float64)))
 
     def prepare(self, stats):

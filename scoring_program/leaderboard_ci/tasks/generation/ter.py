@@ -13,6 +13,18 @@ much longer), whose trace of operations gives the alignment the candidate
 shifts are chosen from.  Ties between operations go substitution or match,
 then deletion, then insertion, as sacrebleu's.
 
+How it is computed here (same numbers, same ties): words become integer ids;
+a round's blocks are found with numpy from the matching word pairs within 50
+positions (already in tercom's order), and the round's candidate shifts are
+listed first (they do not depend on the distances), then their edit distances
+computed together by :mod:`.ter_beam`, each only from the row where it differs
+from the current hypothesis until its rows run parallel to the current ones.
+sacrebleu bounds a segment's search by its 1,000 candidates and caches rows
+by prefix; it has no bound on a file.  Ours counts the rows computed over a
+file (plus the hypothesis' length for each round's alignment) and stops past
+:data:`MAX_TER_ROWS` with :class:`TERWorkExceeded` naming the segment; the
+reader turns it into the participant's sentence with the file and line.
+
 The text goes through sacrebleu's ``TercomTokenizer`` rules (:func:`tercom_words`):
 lower-cased unless ``case_sensitive``; with ``normalized``, tercom's
 normalization (XML entities, punctuation split off, possessives, periods and
@@ -25,161 +37,169 @@ edits over them and the mean of their lengths.
 
 from __future__ import annotations
 
-import math
 import re
 
 import numpy as np
 
-__all__ = ["segment_ter", "ter_statistics", "tercom_words"]
+from .ter_beam import HYP, MATCH, SUB, Band, distance_of, full_rows, shifted_distances, shifted_rows, trace_of
+
+__all__ = ["TERWorkExceeded", "MAX_TER_ROWS", "segment_ter", "ter_statistics", "tercom_words"]
 
 _MAX_SHIFT_SIZE = 10
 _MAX_SHIFT_DIST = 50
-_BEAM_WIDTH = 25
 _MAX_CANDIDATES = 1000
-_INFINITY = int(1e16)
-# Operations, from the hypothesis' side: match, substitute, consume a hypothesis word, consume a reference word.
-_MATCH, _SUB, _HYP, _REF = " ", "s", "d", "i"
+
+#: The most edit-distance rows TER's shift searches may compute for one file (a row: one hypothesis word
+#: against the beam of about 50 reference words; each round of a search also counts the hypothesis' length
+#: for its alignment and blocks): 10^8, a few minutes of one core at most.
+MAX_TER_ROWS = 10**8
 
 
-def _beam_distance(hyp, ref):
-    """``(distance, trace)``: sacrebleu's beam edit distance and its operations from start to end."""
-    n, m = len(hyp), len(ref)
-    ratio = m / n if n else 1
-    width = int(math.ceil(ratio / 2 + _BEAM_WIDTH)) if _BEAM_WIDTH < ratio / 2 else _BEAM_WIDTH
-    cost = [list(range(m + 1))]
-    ops = [[_REF] * (m + 1)]
-    for i in range(1, n + 1):
-        row_cost = [_INFINITY] * (m + 1)
-        row_ops = ["x"] * (m + 1)
-        above_cost = cost[i - 1]
-        diagonal = int(math.floor(i * ratio))
-        low = max(0, diagonal - width)
-        high = m + 1 if i == n else min(m + 1, diagonal + width)
-        word = hyp[i - 1]
-        for j in range(low, high):
-            if j == 0:
-                row_cost[0], row_ops[0] = above_cost[0] + 1, _HYP
-                continue
-            if word == ref[j - 1]:
-                best, op = above_cost[j - 1], _MATCH
-            else:
-                best, op = above_cost[j - 1] + 1, _SUB
-            if above_cost[j] + 1 < best:
-                best, op = above_cost[j] + 1, _HYP
-            if row_cost[j - 1] + 1 < best:
-                best, op = row_cost[j - 1] + 1, _REF
-            if best < row_cost[j]:
-                row_cost[j], row_ops[j] = best, op
-        cost.append(row_cost)
-        ops.append(row_ops)
-    trace = []
-    i, j = n, m
-    while i > 0 or j > 0:
-        op = ops[i][j]
-        trace.append(op)
-        if op in (_SUB, _MATCH):
-            i, j = i - 1, j - 1
-        elif op == _REF:
-            j -= 1
-        elif op == _HYP:
-            i -= 1
-        else:  # pragma: no cover - outside the beam; sacrebleu raises too
-            raise ValueError("TER: the edit-distance trace left the beam")
-    trace.reverse()
-    return cost[n][m], trace
+class TERWorkExceeded(ValueError):
+    """TER's shift search over the segments up to ``segment`` (0-based) needed more than ``limit`` rows."""
+
+    def __init__(self, segment, limit):
+        ValueError.__init__(self, "segment %d: TER's shift search exceeds %d edit-distance rows" % (segment, limit))
+        self.segment, self.limit = segment, limit
 
 
-def _alignment(trace):
-    """``(reference position -> hypothesis position, reference errors, hypothesis errors)`` of a trace."""
+def _alignment(trace, n, m):
+    """``(align, ref_err, hyp_err)`` of a trace: each reference word's hypothesis position (the last
+    hypothesis word before it when it has none; -1 before the first) and the error flags of both sides."""
+    align = np.empty(m, dtype=np.int64)
+    ref_err = np.zeros(m, dtype=np.int64)
+    hyp_err = np.zeros(n, dtype=np.int64)
     h = r = -1
-    align, ref_err, hyp_err = {}, [], []
     for op in trace:
-        if op in (_MATCH, _SUB):
+        if op == MATCH or op == SUB:
             h += 1
             r += 1
             align[r] = h
-            flag = 0 if op == _MATCH else 1
-            hyp_err.append(flag)
-            ref_err.append(flag)
-        elif op == _HYP:  # a hypothesis word with no reference word: an insertion
+            ref_err[r] = hyp_err[h] = op == SUB
+        elif op == HYP:  # a hypothesis word with no reference word
             h += 1
-            hyp_err.append(1)
-        else:  # a reference word with no hypothesis word: a deletion
+            hyp_err[h] = 1
+        else:  # a reference word with no hypothesis word
             r += 1
             align[r] = h
-            ref_err.append(1)
+            ref_err[r] = 1
     return align, ref_err, hyp_err
 
 
-def _matching_blocks(hyp, ref):
-    """``(hyp start, ref start, length)`` of every common block (every prefix length), as tercom lists them."""
-    for start_h in range(len(hyp)):
-        for start_r in range(len(ref)):
-            if abs(start_r - start_h) > _MAX_SHIFT_DIST:
-                continue
-            length = 0
-            while hyp[start_h + length] == ref[start_r + length] and length < _MAX_SHIFT_SIZE:
-                length += 1
-                yield start_h, start_r, length
-                if start_h + length == len(hyp) or start_r + length == len(ref):
-                    break
+def _blocks(hyp, ref, align, ref_err, hyp_err):
+    """``(hyp start, ref start, length)`` of every block worth moving, in tercom's order (hypothesis start,
+    reference start, length): equal words in both, at most 10 long, starts at most 50 apart, with an error
+    on both sides and not already aligned inside itself."""
+    n, m = len(hyp), len(ref)
+    offsets = np.arange(-_MAX_SHIFT_DIST, _MAX_SHIFT_DIST + 1)
+    start_r = np.arange(n)[:, None] + offsets[None, :]
+    valid = (start_r >= 0) & (start_r < m)
+    equal = valid & (hyp[:, None] == ref[np.clip(start_r, 0, max(m - 1, 0))])
+    runs = equal.astype(np.int64)  # the common run from (start_h, start_r), at most 10 words
+    chain = equal
+    for k in range(1, _MAX_SHIFT_SIZE):
+        chain = chain[:-1] & equal[k:]
+        if not chain.any():
+            break
+        runs[: n - k] += chain
+    starts_h, columns = np.nonzero(equal)  # by hypothesis start, then reference start
+    starts_r = starts_h + offsets[columns]
+    runs = runs[starts_h, columns]
+    # one row per (start, length 1..run), in that order
+    starts_h, starts_r = np.repeat(starts_h, runs), np.repeat(starts_r, runs)
+    lengths = np.arange(starts_h.size) - np.repeat(np.cumsum(runs) - runs, runs) + 1
+    hyp_sums = np.concatenate([[0], np.cumsum(hyp_err)])
+    ref_sums = np.concatenate([[0], np.cumsum(ref_err)])
+    target = align[starts_r]
+    keep = (hyp_sums[starts_h + lengths] > hyp_sums[starts_h]) & (ref_sums[starts_r + lengths] > ref_sums[starts_r])
+    keep &= (target < starts_h) | (target >= starts_h + lengths)
+    return np.stack([starts_h[keep], starts_r[keep], lengths[keep]], axis=1)
 
 
 def _moved(words, start, length, target):
+    """``words`` with ``words[start:start + length]`` moved before position ``target`` (tercom's shift)."""
     block = words[start : start + length]
     if target < start:
-        return words[:target] + block + words[target:start] + words[start + length :]
-    if target > start + length:
-        return words[:start] + words[start + length : target] + block + words[target:]
-    return words[:start] + words[start + length : length + target] + block + words[length + target :]
+        parts = (words[:target], block, words[target:start], words[start + length :])
+    elif target > start + length:
+        parts = (words[:start], words[start + length : target], block, words[target:])
+    else:
+        parts = (words[:start], words[start + length : length + target], block, words[length + target :])
+    return np.concatenate(parts)
 
 
-def _best_shift(hyp, ref, checked):
-    """``(edits saved, shifted words, candidates checked)`` of the best shift of ``hyp`` (saved 0: none)."""
-    before, trace = _beam_distance(hyp, ref)
-    align, ref_err, hyp_err = _alignment(trace)
-    best = None
-    for start_h, start_r, length in _matching_blocks(hyp, ref):
-        if not any(hyp_err[start_h : start_h + length]) or not any(ref_err[start_r : start_r + length]):
-            continue
-        if start_h <= align[start_r] < start_h + length:
-            continue
+def _shifts(blocks, align, checked):
+    """``(shifts, checked)``: ``(start, length, target)`` of every candidate shift of the blocks, stopping
+    after the block that brings the candidates checked in this segment to 1,000."""
+    align = align.tolist()
+    shifts = []
+    for start_h, start_r, length in blocks.tolist():
         last = -1
         for offset in range(-1, length):
-            if start_r + offset == -1:
-                target = 0
-            elif start_r + offset in align:
-                target = align[start_r + offset] + 1
-            else:
-                break
-            if target == last:
-                continue
-            last = target
-            shifted = _moved(hyp, start_h, length, target)
-            candidate = (before - _beam_distance(shifted, ref)[0], length, -start_h, -target, shifted)
-            checked += 1
-            if best is None or candidate > best:
-                best = candidate
+            target = 0 if start_r + offset == -1 else align[start_r + offset] + 1
+            if target != last:
+                last = target
+                shifts.append((start_h, length, target))
+                checked += 1
         if checked >= _MAX_CANDIDATES:
             break
-    if best is None:
-        return 0, hyp, checked
-    return best[0], best[4], checked
+    return shifts, checked
+
+
+class _Search(object):
+    """Tercom's greedy shift search for one segment (word ids), counting the edit-distance rows computed."""
+
+    def __init__(self, hyp, ref):
+        self.hyp, self.ref = hyp, ref
+        self.band = Band(len(hyp), ref)
+        self.cost, self.ops = full_rows(self.band, hyp)
+        self.rows = len(hyp)
+
+    def best_shift(self, checked):
+        """``(edits saved, shifted words, checked)`` of the best shift (saved 0: none)."""
+        n, m = len(self.hyp), len(self.ref)
+        align, ref_err, hyp_err = _alignment(trace_of(self.band, self.ops), n, m)
+        self.rows += n
+        shifts, checked = _shifts(_blocks(self.hyp, self.ref, align, ref_err, hyp_err), align, checked)
+        if not shifts:
+            return 0, None, checked
+        candidates = np.stack([_moved(self.hyp, *shift) for shift in shifts])
+        distances, rows = shifted_distances(self.band, self.hyp, self.cost, candidates)
+        self.rows += rows
+        saved = distance_of(self.band, self.cost) - distances
+        best = max(range(len(shifts)), key=lambda k: (saved[k], shifts[k][1], -shifts[k][0], -shifts[k][2], -k))
+        return int(saved[best]), candidates[best], checked
+
+    def apply(self, shifted):
+        _, self.cost, self.ops, rows = shifted_rows(self.band, self.hyp, self.cost, self.ops, shifted)
+        self.rows += rows
+        self.hyp = shifted
+
+
+def _segment_search(hyp, ref):
+    """``(edits, reference length, rows computed)`` of word-id arrays ``hyp`` and ``ref``."""
+    if not len(ref):
+        return len(hyp), 0, 0
+    search = _Search(hyp, ref)
+    shifts = checked = 0
+    while True:
+        saved, shifted, checked = search.best_shift(checked)
+        if checked >= _MAX_CANDIDATES or saved <= 0:
+            break
+        shifts += 1
+        search.apply(shifted)
+    return shifts + distance_of(search.band, search.cost), len(ref), search.rows
+
+
+def _ids(vocabulary, words):
+    return np.array([vocabulary.setdefault(w, len(vocabulary)) for w in words], dtype=np.int64)
 
 
 def segment_ter(hyp, ref):
     """``(edits, reference length)`` of tokenized ``hyp`` against tokenized ``ref`` (shifts count one each)."""
-    if not ref:
-        return len(hyp), 0
-    shifts = 0
-    checked = 0
-    while True:
-        saved, shifted, checked = _best_shift(hyp, ref, checked)
-        if checked >= _MAX_CANDIDATES or saved <= 0:
-            break
-        shifts += 1
-        hyp = shifted
-    return shifts + _beam_distance(hyp, ref)[0], len(ref)
+    vocabulary = {}
+    edits, length, _ = _segment_search(_ids(vocabulary, hyp), _ids(vocabulary, ref))
+    return edits, length
 
 
 # Tercom's normalization as sacrebleu 2.6 writes it (``sacrebleu/tokenizers/tokenizer_ter.py``), rule by rule.
@@ -245,17 +265,26 @@ def tercom_words(text, case_sensitive=False, normalized=False, no_punct=False, a
     return text.split()
 
 
-def ter_statistics(hypotheses, references, options):
-    """``(n, 2)`` float64 ``[fewest edits over the references, mean reference length]`` per segment."""
+def ter_statistics(hypotheses, references, options, max_rows=MAX_TER_ROWS):
+    """``(n, 2)`` float64 ``[fewest edits over the references, mean reference length]`` per segment.
+
+    Raises :class:`TERWorkExceeded` (naming the segment) once the shift searches have computed more than
+    ``max_rows`` edit-distance rows in all (None: no bound).
+    """
     flags = dict(
         (name, bool(options.get(name, False))) for name in ("case_sensitive", "normalized", "no_punct", "asian_support")
     )
     out = np.zeros((len(hypotheses), 2), dtype=np.float64)
+    rows = 0
     for i, (hypothesis, refs) in enumerate(zip(hypotheses, references)):
-        hyp = tercom_words(hypothesis.rstrip(), **flags)
+        vocabulary = {}
+        hyp = _ids(vocabulary, tercom_words(hypothesis.rstrip(), **flags))
         best, total = None, 0
         for ref in refs:
-            edits, length = segment_ter(hyp, tercom_words(ref.rstrip(), **flags))
+            edits, length, work = _segment_search(hyp, _ids(vocabulary, tercom_words(ref.rstrip(), **flags)))
+            rows += work
+            if max_rows is not None and rows > max_rows:
+                raise TERWorkExceeded(i, max_rows)
             total += length
             if best is None or edits < best:
                 best = edits

@@ -1,0 +1,131 @@
+"""TER on long segments: the scoring program (this checkout, optionally an older one) against sacrebleu's CLI.
+
+Three workloads, written to a temporary folder as Codabench lays out a run
+(``input/ref`` with ``references.txt`` and a ``config.yaml``: ``task:
+generation``, ``metric: ter``, B = 1,000; ``input/res/hypotheses.txt``):
+
+* **long**: 800 segments of 1,000 words (a Zipf-like vocabulary of 5,000
+  words); each hypothesis is its reference with 10% of the words substituted
+  and 30 blocks of 1-8 words moved up to 40 positions: tercom's shift search
+  finds work in every segment.
+* **hostile-1**: one segment whose reference and hypothesis are 1,000 words
+  drawn at random from the same 50 words (every word matches dozens of
+  reference positions: the search evaluates its 1,000 candidate shifts).
+* **hostile-800**: the long workload's references, each hypothesis its own
+  reference's words shuffled (a bag of the right words in a random order):
+  the scoring program stops at its TER work bound (``MAX_TER_ROWS``) with one
+  sentence.
+
+Every row is one whole process started here (``whole_process.run_process``:
+wall, CPU of the child, peak RSS, load before/after).  sacrebleu's CLI
+(``sacrebleu references.txt -i hypotheses.txt -m ter``) and an older scoring
+program (``--base DIR``, a ``scoring_program`` folder, e.g. from ``git
+archive``) take hours on the full long workload, so they run on its first
+``--peer-segments`` segments, as does this checkout (row "prefix") for the
+ratio.  Run (quote the load)::
+
+    nice -n 15 python3 benchmarks/ter_long_segments.py [--base /tmp/main/scoring_program] [--peer-segments 20]
+"""
+
+import argparse
+import os
+import random
+import shutil
+import sys
+import tempfile
+
+from whole_process import PROGRAM, append_jsonl, format_row, run_process
+
+CONFIG = "task: generation\nmetric: ter\nfiles:\n  gold: references.txt\n  predictions: hypotheses.txt\n"
+CONFIG += "bootstrap:\n  n_resamples: 1000\n  seed: 1\n"
+
+
+def _zipf_words(rng, n, vocabulary):
+    weights = [1.0 / (rank + 1) for rank in range(vocabulary)]
+    return ["w%d" % k for k in rng.choices(range(vocabulary), weights=weights, k=n)]
+
+
+def _damaged(rng, ref, vocabulary):
+    hyp = [("s%d" % rng.randrange(vocabulary)) if rng.random() < 0.1 else w for w in ref]
+    for _ in range(30):
+        length = rng.randint(1, 8)
+        start = rng.randrange(len(hyp) - length)
+        block = hyp[start : start + length]
+        del hyp[start : start + length]
+        target = min(max(0, start + rng.randint(-40, 40)), len(hyp))
+        hyp[target:target] = block
+    return hyp
+
+
+def workloads(segments, words, seed=1):
+    """``{name: (references, hypotheses)}``, lines of words."""
+    rng = random.Random(seed)
+    refs = [_zipf_words(rng, words, 5000) for _ in range(segments)]
+    long = [_damaged(rng, ref, 5000) for ref in refs]
+    shuffled = [rng.sample(ref, len(ref)) for ref in refs]
+    small = ["v%d" % k for k in range(50)]
+    one_ref = [[rng.choice(small) for _ in range(words)]]
+    one_hyp = [[rng.choice(small) for _ in range(words)]]
+    return {"long": (refs, long), "hostile-1": (one_ref, one_hyp), "hostile-800": (refs, shuffled)}
+
+
+def _write_run(folder, refs, hyps):
+    os.makedirs(os.path.join(folder, "input", "ref"))
+    os.makedirs(os.path.join(folder, "input", "res"))
+    with open(os.path.join(folder, "input", "ref", "references.txt"), "w") as out:
+        out.write("".join(" ".join(line) + "\n" for line in refs))
+    with open(os.path.join(folder, "input", "ref", "config.yaml"), "w") as out:
+        out.write(CONFIG)
+    with open(os.path.join(folder, "input", "res", "hypotheses.txt"), "w") as out:
+        out.write("".join(" ".join(line) + "\n" for line in hyps))
+    return folder
+
+
+def _program(label, program, folder):
+    env = dict(os.environ, PYTHONPATH=program)
+    output = os.path.join(folder, "output-" + label.split()[0])
+    command = [sys.executable, os.path.join(program, "score.py"), os.path.join(folder, "input"), output]
+    return run_process(label, command, env=env)
+
+
+def _sacrebleu(label, folder):
+    ref = os.path.join(folder, "input", "ref", "references.txt")
+    hyp = os.path.join(folder, "input", "res", "hypotheses.txt")
+    return run_process(label, [shutil.which("sacrebleu"), ref, "-i", hyp, "-m", "ter", "-b"])
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--base", help="an older scoring_program folder to time beside this one")
+    parser.add_argument("--peer-segments", type=int, default=20, help="segments of the long workload for peers")
+    parser.add_argument("--segments", type=int, default=800)
+    parser.add_argument("--words", type=int, default=1000)
+    parser.add_argument("--only", default="long,hostile-1,hostile-800")
+    parser.add_argument("--results", default=os.path.join(os.path.dirname(__file__), "results", "ter_long.jsonl"))
+    args = parser.parse_args(argv)
+    data = workloads(args.segments, args.words)
+    root = tempfile.mkdtemp(prefix="ter-long-")
+    for name in args.only.split(","):
+        refs, hyps = data[name]
+        runs = [(name, _write_run(os.path.join(root, name), refs, hyps))]
+        if name == "long":
+            k = args.peer_segments
+            runs.append(("long-prefix-%d" % k, _write_run(os.path.join(root, "prefix"), refs[:k], hyps[:k])))
+        for label, folder in runs:
+            rows = [_program("ours " + label, PROGRAM, folder)]
+            if label != "long" and label != "hostile-800":
+                rows.append(_sacrebleu("sacrebleu -m ter " + label, folder))
+                if args.base:
+                    rows.append(_program("base " + label, args.base, folder))
+            for row in rows:
+                print(format_row(row, rows[0]), flush=True)
+                if row["returncode"]:
+                    print("   stderr:", row.get("stderr_tail", "")[-400:].strip(), flush=True)
+                else:
+                    print("   stdout:", row["stdout_tail"][-200:].strip().replace("\n", " | "), flush=True)
+            append_jsonl(args.results, rows, workload=label, segments=len(refs), words=args.words)
+    shutil.rmtree(root)
+
+
+if __name__ == "__main__":
+    main()

@@ -127,3 +127,16 @@ def test_a_submission_past_the_work_bound_reads_one_sentence_with_its_line(tmp_p
         "rows, the scoring program's bound on TER's work; expected shorter hypotheses or fewer of them far from "
         "their references"
     )
+
+
+def test_the_short_segment_search_and_the_engine_agree_on_every_short_case():
+    """ter_statistics sends segments of at most SHORT_WORDS words to the word-by-word search (faster there) and
+    longer ones to the numpy engine: on every short case both give the same edits and length, and sacrebleu's."""
+    from leaderboard_ci.tasks.generation.ter_short import SHORT_WORDS, short_segment_ter
+
+    cases = list(_cases(11, (1, 5, 12, 30, SHORT_WORDS), (2, 4, 12)))
+    assert cases
+    for hyp, ref in cases:
+        edits, length, work = short_segment_ter(hyp, ref)
+        assert (edits, length) == ter.segment_ter(hyp, ref) == translation_edit_rate(hyp, ref), (hyp, ref)
+        assert work >= len(hyp) or not ref

@@ -42,6 +42,7 @@ import re
 import numpy as np
 
 from .ter_beam import HYP, MATCH, SUB, Band, distance_of, full_rows, shifted_distances, shifted_rows, trace_of
+from .ter_short import SHORT_WORDS, short_segment_ter
 
 __all__ = ["TERWorkExceeded", "MAX_TER_ROWS", "segment_ter", "ter_statistics", "tercom_words"]
 
@@ -278,10 +279,15 @@ def ter_statistics(hypotheses, references, options, max_rows=MAX_TER_ROWS):
     rows = 0
     for i, (hypothesis, refs) in enumerate(zip(hypotheses, references)):
         vocabulary = {}
-        hyp = _ids(vocabulary, tercom_words(hypothesis.rstrip(), **flags))
+        hyp_words = tercom_words(hypothesis.rstrip(), **flags)
+        hyp = _ids(vocabulary, hyp_words)
         best, total = None, 0
         for ref in refs:
-            edits, length, work = _segment_search(hyp, _ids(vocabulary, tercom_words(ref.rstrip(), **flags)))
+            ref_words = tercom_words(ref.rstrip(), **flags)
+            if len(hyp_words) <= SHORT_WORDS and len(ref_words) <= SHORT_WORDS:  # faster word by word
+                edits, length, work = short_segment_ter(hyp_words, ref_words)
+            else:
+                edits, length, work = _segment_search(hyp, _ids(vocabulary, ref_words))
             rows += work
             if max_rows is not None and rows > max_rows:
                 raise TERWorkExceeded(i, max_rows)

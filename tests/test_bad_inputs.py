@@ -291,7 +291,9 @@ IMAGES = {"py37": "LEADERBOARD_CI_PY37", "py312": "LEADERBOARD_CI_PY312"}
 
 
 @pytest.mark.image
-@pytest.mark.parametrize("image", sorted(IMAGES))
+# py312 in the slow selection: py37 (Python 3.7, numpy 1.17: the image furthest from the host's) represents it in CI,
+# where the py312 image still scores every example's samples and the sample competition (test_examples, test_images)
+@pytest.mark.parametrize("image", ["py37", pytest.param("py312", marks=pytest.mark.slow)])
 def test_the_corpus_in_the_image(image, runs, tmp_path):
     """Every case, through score.py in a fresh /app-like tree with the image's Python: same outcome, one line.
 

@@ -79,7 +79,7 @@ SPECS = {
         samples=4, scoring_resamples=500, phase_config=FAST_PHASE, phase_keys=("icm_soft_norm",), slow=("phase",)
     ),
     "generation": Example(
-        samples=6, scoring_resamples=1000, phase_config=FAST_PHASE, phase_keys=("bleu", "ter"), slow=("bundle", "phase")
+        samples=6, scoring_resamples=200, phase_config=FAST_PHASE, phase_keys=("bleu", "ter"), slow=("bundle", "phase")
     ),
     "qa": Example(samples=4, scoring_resamples=1000, phase_keys=("exact_match",)),
     "ranking": Example(scoring_resamples=500, phase_keys=("ndcg_10",), slow=("phase",)),

@@ -11,7 +11,14 @@ from ..phase.execution.budget import parse_memory
 from ..phase.execution.runs import Execution
 from ..scoring.errors import ConfigError
 
-__all__ = ["organizer_command", "add_execution_arguments", "execution_from_args", "parse_jobs", "parse_top"]
+__all__ = [
+    "organizer_command",
+    "add_execution_arguments",
+    "execution_from_args",
+    "parse_jobs",
+    "parse_top",
+    "parse_count_or_all",
+]
 
 
 def organizer_command(run):
@@ -47,17 +54,22 @@ def parse_jobs(text):
         raise ConfigError("--jobs must be 'auto' or an integer from 1 to %d, got %r" % (MAX_JOBS, text))
 
 
-def parse_top(text):
-    """``--top``: a positive integer, or 'all' (None: no cut)."""
+def parse_count_or_all(text, minimum, sentence):
+    """An option's value: 'all' (None) or a whole number of at least ``minimum``; else ``sentence % text``."""
     if text == "all":
         return None
     try:
         value = int(text)
     except ValueError:
         value = 0
-    if value < 1:
-        raise ConfigError("--top must be a positive integer or 'all', got %r" % text)
+    if value < minimum:
+        raise ConfigError(sentence % (text,))
     return value
+
+
+def parse_top(text):
+    """``--top``: a positive integer, or 'all' (None: no cut)."""
+    return parse_count_or_all(text, 1, "--top must be a positive integer or 'all', got %r")
 
 
 def add_execution_arguments(parser, blocks=True):

@@ -45,7 +45,7 @@ from ..phase.shakeup.references import (
 from ..phase.shakeup.scoring import SELECTIONS, ParticipantRuns
 from ..report.shakeup_words import summary_sentences
 from ..scoring.errors import ConfigError
-from .common import organizer_command, parse_jobs, parse_top
+from .common import organizer_command, parse_count_or_all, parse_jobs, parse_top
 
 __all__ = ["make_parser", "add_arguments", "wants_shakeup", "shakeup_from_args", "main"]
 
@@ -163,15 +163,7 @@ def wants_shakeup(args):
 
 def parse_bias_resamples(text):
     """``--bias-resamples``: a whole number of at least 2, or 'all' (None: every one of B)."""
-    if text == "all":
-        return None
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 2:
-        raise ConfigError("--bias-resamples must be a whole number of at least 2, or 'all', got %r" % (text,))
-    return value
+    return parse_count_or_all(text, 2, "--bias-resamples must be a whole number of at least 2, or 'all', got %r")
 
 
 def _participants(entries, skipped):

@@ -24,6 +24,10 @@ by prefix; it has no bound on a file.  Ours counts the rows computed over a
 file (plus the hypothesis' length for each round's alignment) and stops past
 :data:`MAX_TER_ROWS` with :class:`TERWorkExceeded` naming the segment; the
 reader turns it into the participant's sentence with the file and line.
+Segments whose two sides both have at most :data:`.ter_short.SHORT_WORDS` words
+take :mod:`.ter_short`'s word-by-word search instead, which is faster there
+(the numpy calls cost more than the search on sentence-length segments); it
+counts its rows toward the same bound.
 
 The text goes through sacrebleu's ``TercomTokenizer`` rules (:func:`tercom_words`):
 lower-cased unless ``case_sensitive``; with ``normalized``, tercom's

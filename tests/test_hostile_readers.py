@@ -354,11 +354,24 @@ def _submission(tmp_path, files):
     return path
 
 
-def _check(tmp_path, case, python=None):
+PROGRAM = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scoring_program")
+
+
+def _compiled_program(tmp_path, python):
+    """A copy of scoring_program/ compiled by ``python``, so each run copies its .pyc instead of compiling again."""
+    import shutil
+    import subprocess
+
+    path = str(tmp_path / "program")
+    shutil.copytree(PROGRAM, path, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "*.pyc"))
+    subprocess.run([python, "-m", "compileall", "-q", path], check=True, stdout=subprocess.DEVNULL)
+    return path
+
+
+def _check(tmp_path, case, python=None, program=PROGRAM):
     from leaderboard_ci.tools.local_worker import run_scoring
 
     task, name, files, expect = case
-    program = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scoring_program")
     result = run_scoring(
         str(tmp_path / "root"), program, _reference(tmp_path, task), _submission(tmp_path, files), python=python
     )
@@ -388,12 +401,13 @@ def test_the_hostile_corpus_in_the_images(tmp_path, image):
     python = os.environ.get({"py37": "LEADERBOARD_CI_PY37", "py312": "LEADERBOARD_CI_PY312"}[image])
     if not python:
         pytest.skip("set LEADERBOARD_CI_%s to the %s image's interpreter (.ci/run does)" % (image.upper(), image))
+    program = _compiled_program(tmp_path, python)
     failures = []
     for k, case in enumerate(CORPUS):
         folder = tmp_path / ("%d" % k)
         folder.mkdir()
         try:
-            _check(folder, case, python=python)
+            _check(folder, case, python=python, program=program)
         except AssertionError as exc:
             failures.append(str(exc).splitlines()[0])
     assert not failures, "\n".join(failures)

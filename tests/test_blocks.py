@@ -205,7 +205,10 @@ def test_the_command_line_in_blocks_writes_the_same_report(tmp_path):
     """--memory-limit through scripts' entry point: the printed plan, the same report.json."""
     ref, subs = _phase(os.path.join(ROOT, "competition_bundle"), tmp_path, copies=3, samples=3)
     plain, blocked = str(tmp_path / "plain"), str(tmp_path / "blocked")
-    assert cli.main(["--reference", ref, "--submissions", subs, "--out", plain, "--no-progress"]) == 0
+    assert (
+        cli.main(["--reference", ref, "--submissions", subs, "--out", plain, "--no-progress", "--figure-files", "none"])
+        == 0
+    )
     printed = io.StringIO()
     cli.run(
         cli.make_parser().parse_args(
@@ -217,6 +220,8 @@ def test_the_command_line_in_blocks_writes_the_same_report(tmp_path):
                 "--out",
                 blocked,
                 "--no-progress",
+                "--figure-files",
+                "none",
                 "--memory-limit",
                 "20GB",
                 "--block-size",
@@ -347,7 +352,8 @@ def test_a_cluster_started_from_the_command_line(tmp_path):
         command = [sys.executable, "-m", "leaderboard_ci.cli.end_of_phase"]  # this checkout's, through PYTHONPATH
         threaded, distributed = str(tmp_path / "threaded"), str(tmp_path / "distributed")
         run = subprocess.run(
-            command + ["--reference", ref, "--submissions", subs, "--out", threaded, "--no-progress"],
+            command
+            + ["--reference", ref, "--submissions", subs, "--out", threaded, "--no-progress", "--figure-files", "none"],
             capture_output=True,
             text=True,
             env=env,
@@ -364,6 +370,8 @@ def test_a_cluster_started_from_the_command_line(tmp_path):
                 "--out",
                 "distributed",
                 "--no-progress",
+                "--figure-files",
+                "none",
                 "--dask",
                 address,
                 "--block-size",

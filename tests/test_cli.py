@@ -43,6 +43,8 @@ def report(fast_reference, tmp_path_factory):
                 "--out",
                 str(out),
                 "--no-progress",
+                "--figure-files",
+                "none",
             ]
         )
         == 0
@@ -75,6 +77,17 @@ def test_every_output_is_written(report):
     assert data["baseline"] == "majority class"  # the config's baseline file becomes a system
     assert len(data["systems"]) == len(SAMPLES) + 1
     assert data["metrics"]["f1_macro"]["winner"] == "rbf_svm"
+    # --figure-files none: no figure files, while the page still shows its figures
+    assert not os.path.exists(os.path.join(out, "figures"))
+    with open(os.path.join(out, "report.html"), encoding="utf-8") as handle:
+        assert handle.read().count("data:image/") >= 3
+
+
+def test_figure_files_are_parsed_in_the_order_given():
+    from leaderboard_ci.cli.common import parse_figure_files
+
+    assert parse_figure_files("svg, PNG") == ("svg", "png")
+    assert parse_figure_files("None") == ()
 
 
 def _bulk_zip(path, entries, failed=None):
@@ -94,7 +107,19 @@ def test_codabench_bulk_zip_gives_the_same_numbers(report, fast_reference, tmp_p
     out = tmp_path / "out"
     assert (
         cli.main(
-            ["--reference", fast_reference, "--submissions", bulk, "--out", str(out), "--no-progress", "--jobs", "1"]
+            [
+                "--reference",
+                fast_reference,
+                "--submissions",
+                bulk,
+                "--out",
+                str(out),
+                "--no-progress",
+                "--figure-files",
+                "none",
+                "--jobs",
+                "1",
+            ]
         )
         == 0
     )
@@ -126,7 +151,20 @@ def test_bad_submissions_are_skipped_with_the_participants_reason(fast_reference
     before = set(os.listdir(str(tmp_path)))
     out = tmp_path / "out"
     assert (
-        cli.main(["--reference", fast_reference, "--submissions", str(folder), "--out", str(out), "--no-progress"]) == 0
+        cli.main(
+            [
+                "--reference",
+                fast_reference,
+                "--submissions",
+                str(folder),
+                "--out",
+                str(out),
+                "--no-progress",
+                "--figure-files",
+                "none",
+            ]
+        )
+        == 0
     )
     assert set(os.listdir(str(tmp_path))) == before | {"out"}  # nothing written outside OUT
     assert not os.path.exists(str(tmp_path.parent / "escaped.csv"))
@@ -151,6 +189,8 @@ def test_jobs_do_not_change_the_report(fast_reference, tmp_path):
                     "--out",
                     str(out),
                     "--no-progress",
+                    "--figure-files",
+                    "none",
                     "--jobs",
                     jobs,
                 ]
@@ -175,6 +215,8 @@ def test_baseline_by_name_and_per_participant(fast_reference, tmp_path):
                 "--out",
                 str(out),
                 "--no-progress",
+                "--figure-files",
+                "none",
                 "--baseline",
                 "majority_class",
             ]
@@ -194,10 +236,13 @@ def test_baseline_by_name_and_per_participant(fast_reference, tmp_path):
         (["--jobs", "many"], "--jobs must be 'auto' or an integer from 1 to 256, got 'many'"),
         (["--baseline", "nobody"], "--baseline 'nobody' is not one of the systems"),
         (["--config", "/nonexistent.yaml"], "--config /nonexistent.yaml does not exist"),
+        (["--figure-files", "png,gif"], "--figure-files must be 'none' or formats from png, pdf, svg separated"),
+        (["--figure-files", "png,png"], "each once, got 'png,png'"),
     ],
 )
 def test_organizer_mistakes_get_one_line(argv, message, fast_reference, tmp_path, capsys):
     args = {"--reference": fast_reference, "--submissions": os.path.dirname(SAMPLES[0]), "--out": str(tmp_path / "out")}
+    args["--figure-files"] = "none"
     for i in range(0, len(argv), 2):
         args[argv[i]] = argv[i + 1]
     flat = [x for pair in args.items() for x in pair] + ["--no-progress"]
@@ -248,7 +293,17 @@ def test_a_bulk_download_is_named_by_owner_and_selected_per_participant(fast_ref
 
     bulk = _codabench_bulk(tmp_path / "bulk_submissions.zip")
     out = tmp_path / "out"
-    argv = ["--reference", fast_reference, "--submissions", bulk, "--out", str(out), "--no-progress"]
+    argv = [
+        "--reference",
+        fast_reference,
+        "--submissions",
+        bulk,
+        "--out",
+        str(out),
+        "--no-progress",
+        "--figure-files",
+        "none",
+    ]
     argv += ["--per-participant", "last"] + (["--block-size", "1"] if blocks else [])
     assert cli.main(argv) == 0
     data = json.loads((out / "report.json").read_text())
@@ -261,7 +316,14 @@ def test_a_bulk_download_is_named_by_owner_and_selected_per_participant(fast_ref
     assert set(table[table.status != "analysed"].status) == {"not selected (per participant: last)"}
     # with every run analysed, an owner's runs are told apart by their file names
     out_all = tmp_path / "all"
-    assert cli.main(argv[:5] + [str(out_all), "--no-progress"] + (["--block-size", "1"] if blocks else [])) == 0
+    assert (
+        cli.main(
+            argv[:5]
+            + [str(out_all), "--no-progress", "--figure-files", "none"]
+            + (["--block-size", "1"] if blocks else [])
+        )
+        == 0
+    )
     data = json.loads((out_all / "report.json").read_text())
     names = set(s["name"] for s in data["metrics"]["f1_macro"]["systems"])
     assert {"user101 (decision_tree)", "user101 (knn)", "user2 (rbf_svm)", "user2 (gaussian_nb)"} <= names

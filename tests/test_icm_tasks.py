@@ -372,7 +372,12 @@ def test_the_end_of_phase_gives_the_leaderboards_intervals(competition, tmp_path
 
     ref, subs, paths, _, _ = competition
     out = tmp_path / "report"
-    assert cli.main(["--reference", ref, "--submissions", subs, "--out", str(out), "--no-progress"]) == 0
+    assert (
+        cli.main(
+            ["--reference", ref, "--submissions", subs, "--out", str(out), "--no-progress", "--figure-files", "none"]
+        )
+        == 0
+    )
     data = json.loads((out / "report.json").read_text(encoding="utf-8"))
     program = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scoring_program")
     for path in paths:

@@ -72,6 +72,35 @@ def parse_top(text):
     return parse_count_or_all(text, 1, "--top must be a positive integer or 'all', got %r")
 
 
+FIGURE_FILE_FORMATS = ("png", "pdf", "svg")
+
+
+def add_figure_files_argument(parser, default="png,pdf"):
+    """``--figure-files``: the formats of the figure files a report writes, or 'none'."""
+    parser.add_argument(
+        "--figure-files",
+        default=default,
+        metavar="FORMATS",
+        help="formats of the figure files beside the page, comma-separated from %s, or 'none' (the page still "
+        "shows its figures; drawing each file takes about as long as the page's own; default %s)"
+        % (", ".join(FIGURE_FILE_FORMATS), default),
+    )
+
+
+def parse_figure_files(text):
+    """``--figure-files``: a tuple of formats (empty for 'none'), or one sentence naming what is accepted."""
+    if text.strip().lower() == "none":
+        return ()
+    formats = tuple(part.strip().lower() for part in text.split(","))
+    wrong = [f for f in formats if f not in FIGURE_FILE_FORMATS]
+    if not formats or wrong or len(set(formats)) != len(formats):
+        raise ConfigError(
+            "--figure-files must be 'none' or formats from %s separated by commas, each once, got %r"
+            % (", ".join(FIGURE_FILE_FORMATS), text)
+        )
+    return formats
+
+
 def add_execution_arguments(parser, blocks=True):
     """Add the :class:`~leaderboard_ci.phase.execution.runs.Execution` options: where the work runs, not what.
 

@@ -43,7 +43,14 @@ from ..scoring.config import load_config
 from ..scoring.errors import ConfigError
 from ..scoring.readers import read_baseline, read_gold
 from . import shakeup as shakeup_cli
-from .common import add_execution_arguments, execution_from_args, organizer_command, parse_top
+from .common import (
+    add_execution_arguments,
+    add_figure_files_argument,
+    execution_from_args,
+    organizer_command,
+    parse_figure_files,
+    parse_top,
+)
 
 __all__ = ["make_parser", "main", "run"]
 
@@ -114,6 +121,7 @@ def make_parser():
         "each ranking and summaries of the whole field; every row stays in the CSV and Parquet "
         "files (default %d; 'all': every system everywhere)" % DEFAULT_TOP,
     )
+    add_figure_files_argument(parser)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--version", action="version", version="leaderboard-ci %s" % __version__)
     shakeup_cli.add_arguments(parser, standalone=False)  # --public-reference ... or --split-column: the shake-up
@@ -209,7 +217,8 @@ def run(args, stdout=None):
     args = _absolute_paths(args)
     started = time.time()
     top = parse_top(args.top)
-    execution = execution_from_args(args)  # checked before any work
+    figure_formats = parse_figure_files(args.figure_files)  # checked before any work
+    execution = execution_from_args(args)
     out_dir = args.out  # absolute: _absolute_paths
     workdir = tempfile.mkdtemp(prefix="leaderboard-ci-")
     try:
@@ -227,7 +236,7 @@ def run(args, stdout=None):
             reference = (config, gold, ref_dir)
             result = _run_in_blocks(args, execution, reference, args.workdir or workdir, stdout, inventory)
             result = _with_shakeup(shakeup_mode, args, result, (ref_dir, config, gold), args.workdir or workdir, stdout)
-            written = result.write(out_dir, top=top)
+            written = result.write(out_dir, top=top, figure_formats=figure_formats)
             written["submissions.csv"] = _write_inventory(out_dir, inventory)
             return _finish(result, written, out_dir, started, stdout)
         warnings_list, inventory = [], []
@@ -254,7 +263,7 @@ def run(args, stdout=None):
         sources = [SystemSource(name, values=values) for name, values in coded.items()]
         result = _analyze_sources(args, config, gold, sources, baseline, skipped, execution)
         result = _with_shakeup(shakeup_mode, args, result, (ref_dir, config, gold), workdir, stdout)
-        written = result.write(out_dir, top=top)
+        written = result.write(out_dir, top=top, figure_formats=figure_formats)
         written["submissions.csv"] = _write_inventory(out_dir, inventory)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)

@@ -58,7 +58,7 @@ def field(m=14):
 @pytest.fixture(scope="module")
 def cut(tmp_path_factory):
     out = tmp_path_factory.mktemp("cut")
-    written = write_report(field(), str(out), top=TOP)
+    written = write_report(field(), str(out), top=TOP, figure_formats=())  # figure files: test_report_files
     return field(), written
 
 

@@ -10,11 +10,15 @@ the gold standard (see ``bad_inputs/leaks.py``).
 """
 
 import compileall
+import contextlib
 import importlib.util
+import io
 import os
 import shutil
 import subprocess
 import sys
+import traceback
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -57,23 +61,32 @@ CLEAN = {task: _clean_case(task) for task in cases.TASKS}
 # Running the corpus
 # ---------------------------------------------------------------------------
 class Programs(object):
-    """Copies of scoring_program/, one per config text."""
+    """Copies of scoring_program/, one per config text.
 
-    def __init__(self, base, python=None):
+    ``light``: the folder holds only ``config.yaml``, for runs that call the program in this process
+    (:func:`run_in_process`) or read with its functions: they need its configuration, not its files.
+    """
+
+    def __init__(self, base, python=None, light=False):
         self.base = base
         self.python = python
+        self.light = light
         self.made = {}
 
     def get(self, config_text):
         if config_text not in self.made:
             path = os.path.join(self.base, "program_%d" % len(self.made))
-            shutil.copytree(PROGRAM, path, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "*.pyc"))
-            # each run copies the .pyc files (saves compiling the program in every run); with the interpreter
-            # that runs it, or the image's Python would compile every module again in each of the ~140 runs
-            if self.python is None:
-                compileall.compile_dir(path, quiet=1)
+            if self.light:
+                os.makedirs(path)
             else:
-                subprocess.run([self.python, "-m", "compileall", "-q", path], check=True, stdout=subprocess.DEVNULL)
+                shutil.copytree(PROGRAM, path, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "*.pyc"))
+                # each run copies the .pyc files (saves compiling the program in every run); with the interpreter
+                # that runs it, or the image's Python would compile every module again in each of the ~140 runs
+                if self.python is None:
+                    compileall.compile_dir(path, quiet=1)
+                else:
+                    cmd = [self.python, "-m", "compileall", "-q", path]
+                    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
             with open(os.path.join(path, "config.yaml"), "w") as handle:
                 handle.write(config_text)
             self.made[config_text] = path
@@ -106,20 +119,53 @@ def _gold_text(case):
     return text if text.startswith("id,") else cases.TASKS[case.task]["gold"]
 
 
+def _show_on_stderr(message, category, filename, lineno, file=None, line=None):
+    sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
+
+
+def run_in_process(root, program, reference, submission):
+    """What :func:`run_scoring` returns, with the program's ``main`` called in this process on the same tree.
+
+    A fresh interpreter's start-up (about 0.5 s of CPU here, numpy's import most of it) is most of a corpus
+    case's cost, and copying the program's ~350 files into each tree most of the rest: the program is
+    read where it is.  The image tests below run every case through the metadata command in a subprocess, as the
+    worker does, so the host's runs need not.  What a subprocess would show is kept: stdout and stderr, every
+    warning as a fresh interpreter prints it (once per place, on stderr), an uncaught exception's traceback
+    and exit code 1, ``sys.exit``'s code.
+    """
+    from leaderboard_ci.scoring import codabench
+    from leaderboard_ci.tools.local_worker import collect_run
+
+    empty = os.path.join(os.path.dirname(root), "no_program")
+    os.makedirs(empty, exist_ok=True)  # the tree's program/ stays empty: main reads ``program``'s config in place
+    prepare_tree(root, empty, reference, submission)
+    out, err = io.StringIO(), io.StringIO()
+    with warnings.catch_warnings(), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        warnings.resetwarnings()  # a fresh interpreter's filters (and no registry of warnings already shown)
+        for category in (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning):
+            warnings.simplefilter("ignore", category)
+        warnings.showwarning = _show_on_stderr  # not pytest's recorder: on stderr, where the participant reads
+        argv = [os.path.join(root, "input"), os.path.join(root, "output")]
+        try:
+            code = codabench.main(argv, program_dir=program)
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+        except BaseException:  # what the interpreter would print for an uncaught exception
+            traceback.print_exc(file=err)
+            code = 1
+    return collect_run(root, code, out.getvalue(), err.getvalue())
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
-    """Run every case (and each task's clean submission) once, in parallel."""
+    """Run every case (and each task's clean submission) once, in this process (see :func:`run_in_process`)."""
     base = str(tmp_path_factory.mktemp("corpus"))
-    programs = Programs(base)
+    programs = Programs(base, light=True)
     todo = list(cases.CASES) + list(CLEAN.values())
-    prepared = [_prepare(case, base, programs) for case in todo]
-
-    def run(args):
-        work, program, reference, submission = args
-        return run_scoring(os.path.join(work, "app"), program, reference, submission, timeout=120)
-
-    with ThreadPoolExecutor(max_workers=max(2, min(8, os.cpu_count() or 2))) as pool:
-        results = list(pool.map(run, prepared))
+    results = []
+    for case in todo:
+        work, program, reference, submission = _prepare(case, base, programs)
+        results.append(run_in_process(os.path.join(work, "app"), program, reference, submission))
     return dict((case.name, result) for case, result in zip(todo, results))
 
 
@@ -212,7 +258,7 @@ def _read_directly(case, base, programs):
 
 @pytest.mark.parametrize("case", ACCEPTED, ids=[c.name for c in ACCEPTED])
 def test_accepted_reads_like_the_clean_file(case, tmp_path):
-    programs = Programs(str(tmp_path))
+    programs = Programs(str(tmp_path), light=True)
     got = _read_directly(case, str(tmp_path), programs)
     clean = _read_directly(CLEAN[case.task], str(tmp_path), programs)
     assert got.dtype == clean.dtype
@@ -395,10 +441,15 @@ def test_archives_in_the_end_of_phase_ingestion(kind, tmp_path):
     )
 
 
+@pytest.fixture(scope="module")
+def cls_program(tmp_path_factory):
+    return Programs(str(tmp_path_factory.mktemp("cls_program"))).get(cases.CLS_CONFIG)
+
+
 @pytest.mark.parametrize("kind", sorted(cases.ARCHIVES))
-def test_archives_inside_a_submission_through_score_py(kind, tmp_path):
+def test_archives_inside_a_submission_through_score_py(kind, tmp_path, cls_program):
     reference = cases.write_tree(str(tmp_path / "ref"), {"gold.csv": cases.TASKS["cls"]["gold"]})
-    program = Programs(str(tmp_path)).get(cases.CLS_CONFIG)
+    program = cls_program
     submission = cases.write_tree(str(tmp_path / "sub"), {"predictions.zip": _bad_archive(kind)})
     result = run_scoring(str(tmp_path / "app"), program, reference, submission)
     assert result.returncode == 1 and result.scores is None

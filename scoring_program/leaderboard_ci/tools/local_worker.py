@@ -167,6 +167,16 @@ def run_scoring(root, program, reference, submission, python=None, timeout=600, 
     proc = subprocess.run(
         argv, cwd=program_dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout, env=run_env
     )
+    return collect_run(
+        root, proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace")
+    )
+
+
+def collect_run(root, returncode, stdout, stderr):
+    """The :class:`RunResult` of a finished run in the tree ``root``: its exit code, texts and scores file.
+
+    Raises RuntimeError if the program wrote ``output/metadata`` (the worker fails such a run).
+    """
     output = os.path.join(root, "output")
     if os.path.exists(os.path.join(output, "metadata")):
         raise RuntimeError("the scoring program wrote output/metadata; Codabench fails such runs")
@@ -178,11 +188,4 @@ def run_scoring(root, program, reference, submission, python=None, timeout=600, 
     elif os.path.exists(os.path.join(output, "scores.txt")):
         with io.open(os.path.join(output, "scores.txt"), encoding="utf-8") as handle:
             scores = yaml.load(handle, Loader=yaml.SafeLoader)
-    return RunResult(
-        proc.returncode,
-        proc.stdout.decode("utf-8", "replace"),
-        proc.stderr.decode("utf-8", "replace"),
-        root,
-        scores,
-        raw,
-    )
+    return RunResult(returncode, stdout, stderr, root, scores, raw)

@@ -48,3 +48,28 @@ def pytest_collection_modifyitems(config, items):
         group = _shared_group(item)
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(name=group))
+
+
+@pytest.fixture(scope="session")
+def program_compiled_by(tmp_path_factory):
+    """``program_compiled_by(python)``: a copy of scoring_program/ with the .pyc files of that interpreter.
+
+    The image tests run the program many times with the image's Python; a fresh tree copies the program,
+    and a copy holding only the host's .pyc makes 3.7 (or 3.12) compile every module again in each run.
+    Compiled once per interpreter (and xdist worker); what the runs compute is the same either way.
+    """
+    import shutil
+    import subprocess
+
+    made = {}
+
+    def get(python):
+        if python not in made:
+            path = str(tmp_path_factory.mktemp("program") / "scoring_program")
+            source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "scoring_program")
+            shutil.copytree(source, path, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "*.pyc"))
+            subprocess.run([python, "-m", "compileall", "-q", path], check=True, stdout=subprocess.DEVNULL)
+            made[python] = path
+        return made[python]
+
+    return get

@@ -15,7 +15,6 @@ import importlib.util
 import io
 import os
 import shutil
-import subprocess
 import sys
 import traceback
 import warnings
@@ -67,9 +66,9 @@ class Programs(object):
     (:func:`run_in_process`) or read with its functions: they need its configuration, not its files.
     """
 
-    def __init__(self, base, python=None, light=False):
+    def __init__(self, base, compiled=None, light=False):
         self.base = base
-        self.python = python
+        self.compiled = compiled  # a copy already compiled by the interpreter that runs it (conftest.py)
         self.light = light
         self.made = {}
 
@@ -78,15 +77,11 @@ class Programs(object):
             path = os.path.join(self.base, "program_%d" % len(self.made))
             if self.light:
                 os.makedirs(path)
-            else:
+            elif self.compiled:
+                shutil.copytree(self.compiled, path)
+            else:  # each run copies the .pyc files instead of compiling the program again
                 shutil.copytree(PROGRAM, path, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "*.pyc"))
-                # each run copies the .pyc files (saves compiling the program in every run); with the interpreter
-                # that runs it, or the image's Python would compile every module again in each of the ~140 runs
-                if self.python is None:
-                    compileall.compile_dir(path, quiet=1)
-                else:
-                    cmd = [self.python, "-m", "compileall", "-q", path]
-                    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+                compileall.compile_dir(path, quiet=1)
             with open(os.path.join(path, "config.yaml"), "w") as handle:
                 handle.write(config_text)
             self.made[config_text] = path
@@ -347,7 +342,7 @@ IMAGES = {"py37": "LEADERBOARD_CI_PY37", "py312": "LEADERBOARD_CI_PY312"}
 # py312 in the slow selection: py37 (Python 3.7, numpy 1.17: the image furthest from the host's) represents it in CI,
 # where the py312 image still scores every example's samples and the sample competition (test_examples, test_images)
 @pytest.mark.parametrize("image", ["py37", pytest.param("py312", marks=pytest.mark.slow)])
-def test_the_corpus_in_the_image(image, runs, tmp_path):
+def test_the_corpus_in_the_image(image, runs, tmp_path, program_compiled_by):
     """Every case, through score.py in a fresh /app-like tree with the image's Python: same outcome, one line.
 
     An accepted case must write the bytes the host's Python wrote for its task's clean submission (the module's
@@ -357,7 +352,7 @@ def test_the_corpus_in_the_image(image, runs, tmp_path):
     if not python:
         pytest.skip("set %s to the %s image's interpreter (.ci/run does)" % (IMAGES[image], image))
     base = str(tmp_path)
-    programs = Programs(base, python=python)
+    programs = Programs(base, compiled=program_compiled_by(python))
     todo = list(cases.CASES) + list(CLEAN.values())
     prepared = [_prepare(case, base, programs) for case in todo]
 

@@ -209,14 +209,15 @@ def test_every_sample_scores_with_every_leaderboard_column_and_like_the_referenc
 # every sample in the slow selection; the first and the last of each example (the same task code on other data)
 # represent the rest in CI, where each example's samples already run three times (host, py37, py312)
 @pytest.mark.parametrize("every", [False, pytest.param(True, marks=pytest.mark.slow)], ids=["first_last", "every"])
-def test_the_samples_score_identically_in_the_image(image, every, scored, tmp_path):
+def test_the_samples_score_identically_in_the_image(image, every, scored, tmp_path, program_compiled_by):
     python = os.environ.get(IMAGES[image])
     if not python:
         pytest.skip("set %s to the %s image's interpreter (.ci/run does)" % (IMAGES[image], image))
     paths = _submissions(scored.name)
     for path in paths if every else sorted(set([paths[0], paths[-1]])):
         zip_name = os.path.basename(path)
-        there = run_scoring(str(tmp_path / zip_name), PROGRAM, scored.reference, path, python=python)
+        program = program_compiled_by(python)
+        there = run_scoring(str(tmp_path / zip_name), program, scored.reference, path, python=python)
         assert there.returncode == 0, "%s in %s: %s" % (zip_name, image, there.stderr)
         assert there.stderr == ""
         assert there.scores_json_bytes == scored.runs[zip_name].scores_json_bytes, "%s differs in %s" % (

@@ -357,17 +357,6 @@ def _submission(tmp_path, files):
 PROGRAM = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scoring_program")
 
 
-def _compiled_program(tmp_path, python):
-    """A copy of scoring_program/ compiled by ``python``, so each run copies its .pyc instead of compiling again."""
-    import shutil
-    import subprocess
-
-    path = str(tmp_path / "program")
-    shutil.copytree(PROGRAM, path, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "*.pyc"))
-    subprocess.run([python, "-m", "compileall", "-q", path], check=True, stdout=subprocess.DEVNULL)
-    return path
-
-
 def _check(tmp_path, case, python=None, program=PROGRAM):
     from leaderboard_ci.tools.local_worker import run_scoring
 
@@ -397,11 +386,11 @@ def test_a_hostile_file_gets_one_sentence_or_is_read(tmp_path, case):
 @pytest.mark.image
 # py312 in the slow selection; py37, the image furthest from the host's, represents it in CI (as for the bad inputs)
 @pytest.mark.parametrize("image", ["py37", pytest.param("py312", marks=pytest.mark.slow)])
-def test_the_hostile_corpus_in_the_images(tmp_path, image):
+def test_the_hostile_corpus_in_the_images(tmp_path, image, program_compiled_by):
     python = os.environ.get({"py37": "LEADERBOARD_CI_PY37", "py312": "LEADERBOARD_CI_PY312"}[image])
     if not python:
         pytest.skip("set LEADERBOARD_CI_%s to the %s image's interpreter (.ci/run does)" % (image.upper(), image))
-    program = _compiled_program(tmp_path, python)
+    program = program_compiled_by(python)
     failures = []
     for k, case in enumerate(CORPUS):
         folder = tmp_path / ("%d" % k)

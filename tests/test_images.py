@@ -36,14 +36,14 @@ def current_bytes(tmp_path_factory):
 @pytest.mark.image
 @pytest.mark.slow  # the zipped program below (the files the bundle uploads, unpacked as the worker does) represents it
 @pytest.mark.parametrize("image", sorted(IMAGES))
-def test_every_sample_scores_identically_in_the_image(image, current_bytes, tmp_path):
+def test_every_sample_scores_identically_in_the_image(image, current_bytes, tmp_path, program_compiled_by):
     python = os.environ.get(IMAGES[image])
     if not python:
         pytest.skip("set %s to the %s image's interpreter (.ci/run does)" % (IMAGES[image], image))
     assert SUBMISSIONS, "no sample submissions"
     for path in SUBMISSIONS:
         name = os.path.basename(path)
-        result = run_scoring(str(tmp_path / name), PROGRAM, REFERENCE, path, python=python)
+        result = run_scoring(str(tmp_path / name), program_compiled_by(python), REFERENCE, path, python=python)
         assert result.returncode == 0, "%s in %s: %s" % (name, image, result.stderr)
         assert result.stderr == ""
         assert result.scores_json_bytes == current_bytes[name], "%s differs in %s" % (name, image)

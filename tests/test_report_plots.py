@@ -486,3 +486,31 @@ def test_the_legend_does_not_relate_a_p_value_to_itself():
         assert expected in relation, relation
         shown = re.findall(r"\d\.\d+", relation)
         assert len(shown) == len(set(shown)), relation
+
+
+def test_a_small_matrix_with_a_far_off_system_keeps_its_key_on_the_figure():
+    """Three systems, one far off (the hatching's second line): the vertical key's label used to be taller than
+    the figure, and constrained layout gave up (warning; a collapsed, unreadable heatmap)."""
+    import warnings
+
+    rng = np.random.default_rng(11)
+    gold = rng.integers(0, 3, 540)
+    systems = {
+        "user101": [str(x) for x in E._noisy(rng, gold, 0.99, 3)],
+        "user2": [str(x) for x in E._noisy(rng, gold, 0.86, 3)],
+        "majority class": ["0"] * gold.size,
+    }
+    from leaderboard_ci.phase.analysis import analyze
+
+    target = analyze([str(g) for g in gold], systems, metric="accuracy", n_resamples=200).official
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # "constrained_layout not applied because axes sizes collapsed to zero"
+        fig = pair_heatmap(target)
+        fig.canvas.draw()
+    assert [p for p in fig.axes[0].patches if p.get_gid() == "clipped"]  # the case: a far-off system, hatched
+    renderer = fig.canvas.get_renderer()
+    canvas = fig.bbox
+    for ax in fig.axes:
+        box = ax.get_tightbbox(renderer)
+        assert canvas.x0 - 1 <= box.x0 and box.x1 <= canvas.x1 + 1 and canvas.y0 - 1 <= box.y0, ax
+        assert box.y1 <= canvas.y1 + 1, ax

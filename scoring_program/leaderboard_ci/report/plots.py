@@ -476,6 +476,14 @@ def _heatmap_cell_texts(ax, values, star, k, vmax):
             )
 
 
+def _wrap_to(text, inches, fontsize):
+    """``text`` with each line wrapped at spaces to at most ``inches`` long at ``fontsize`` (a generous estimate)."""
+    import textwrap
+
+    chars = max(12, int(inches * 72.0 / (0.6 * fontsize)))
+    return "\n".join(textwrap.fill(line, chars) for line in text.split("\n"))
+
+
 def _heatmap_key(fig, ax, image, scale, target, k, cell):
     """The colour bar, its label (with the hatching's meaning) and the marks' key in the PNG's text."""
     vmax = scale.vmax
@@ -496,7 +504,10 @@ def _heatmap_key(fig, ax, image, scale, target, k, cell):
     if across:  # from the bar's left end rightwards: over the empty triangle, never over the cells
         cax.set_xlabel(label, fontsize=8, loc="left")
     else:
-        bar.set_label(label, fontsize=8)
+        # a vertical label longer than the figure is tall collapses the layout (a small matrix with far-off
+        # systems: the hatching's line): each line wrapped to the height left beside the title
+        room = fig.get_size_inches()[1] - 0.8
+        bar.set_label(_wrap_to(label, room, 8), fontsize=8)
     bar.ax.tick_params(labelsize=8)
 
 

@@ -514,6 +514,7 @@ def test_plain_text_predictions(tmp_path):
         ("x\ny\n", "hyp.txt has 2 lines, expected 3 (one hypothesis per test segment, in order"),
         ("x\ny\nz\nw\n", "hyp.txt line 4: more lines than the 3 test segments"),
         ("", "hyp.txt has 0 lines, expected 3"),
+        ("x\n", "hyp.txt has 1 line, expected 3"),
         ("x\ny\x00\nz\n", "hyp.txt line 2: the line holds a NUL byte"),  # 8 bytes: no longer "binary"
     ):
         _write(path, text)

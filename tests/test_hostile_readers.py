@@ -262,7 +262,7 @@ CORPUS = [
         "sequence",
         "extra_blank",
         {"pred.conll": "EU O\n\nrejects O\ncalls O\n\nPeter B-PER\nBlackburn I-PER\nsays O\n"},
-        r"^pred\.conll line 2: sentence 1 \(from line 1\) ends here after 1 tokens",
+        r"^pred\.conll line 2: sentence 1 \(from line 1\) ends here after 1 token,",
     ),
     (
         "sequence",

@@ -352,7 +352,7 @@ def test_missing_sentences(tmp_path):
 
 def test_token_count_mismatch(tmp_path):
     message = _message(tmp_path, "O\nO\nO\n\nO\n")
-    assert message.startswith("pred.conll line 5: the file ends after 1 tokens of sentence 2 (from line 5)")
+    assert message.startswith("pred.conll line 5: the file ends after 1 token of sentence 2 (from line 5)")
     assert "the test sentence has 2" in message
 
 
@@ -431,3 +431,11 @@ def test_a_long_tag_is_shortened_and_a_bad_gold_prefix_is_not_named(tmp_path):
     with pytest.raises(ConfigError) as info:
         read_gold(str(ref), config_for("IOB2", "default"))
     assert str(info.value).startswith("ref/gold.conll line 2: the tag has a prefix, which scheme IOB2 does not use")
+
+
+def test_counts_in_the_sentences_have_the_right_number():
+    from leaderboard_ci.tasks.shared.words import counted
+
+    assert [counted(n, "token") for n in (0, 1, 2)] == ["0 tokens", "1 token", "2 tokens"]
+    assert counted(1, "more token line") == "1 more token line" and counted(1, "datum", "data") == "1 datum"
+    assert counted(3, "datum", "data") == "3 data"

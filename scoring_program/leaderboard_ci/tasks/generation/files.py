@@ -29,6 +29,7 @@ import numpy as np
 from ..protocol import GoldData
 from ..shared import json_documents
 from ..shared.base import UnscoredIds
+from ..shared.words import counted
 
 __all__ = ["Hypotheses", "is_jsonl", "ter_work_error", "read_gold", "read_predictions", "text_array", "MAX_TER_WORDS"]
 
@@ -248,8 +249,8 @@ def _read_text(source, lines, n):
         where.append(lineno)
     if len(found) < n:
         raise source.whole(
-            "has %d lines, expected %d (one hypothesis per test segment, in order; an empty line is an "
-            "empty hypothesis)" % (len(found), n)
+            "has %s, expected %d (one hypothesis per test segment, in order; an empty line is an "
+            "empty hypothesis)" % (counted(len(found), "line"), n)
         )
     return found, where
 

@@ -65,6 +65,7 @@ from ..settings import TaskSettings, setting
 from ..shared.averaged import AveragedMetric
 from ..shared.base import item_mask
 from ..shared.sparse import few_units
+from ..shared.words import counted
 from .files import Memory as _Memory
 from .files import align_ids as _align_ids
 from .files import memory_units as _memory_units
@@ -404,8 +405,8 @@ def _check_sentence_breaks(source, sentences, lengths, fmt):
         if len(s.tags) > length:
             if fmt == "conll":
                 message = (
-                    "sentence %d (from line %d) should end before this line: the test sentence has %d tokens; "
-                    "expected a blank line here" % (number, s.line, length)
+                    "sentence %d (from line %d) should end before this line: the test sentence has %s; "
+                    "expected a blank line here" % (number, s.line, counted(length, "token"))
                 )
             else:
                 message = "sentence %d has %d tags, the test sentence has %d; give one tag per token" % (
@@ -418,15 +419,28 @@ def _check_sentence_breaks(source, sentences, lengths, fmt):
             if fmt == "conll" and number == len(sentences):
                 raise source.at(
                     s.tag_lines[-1],
-                    "the file ends after %d tokens of sentence %d (from line %d), but the test sentence has %d; "
-                    "expected %d more token lines" % (len(s.tags), number, s.line, length, length - len(s.tags)),
+                    "the file ends after %s of sentence %d (from line %d), but the test sentence has %d; "
+                    "expected %s"
+                    % (
+                        counted(len(s.tags), "token"),
+                        number,
+                        s.line,
+                        length,
+                        counted(length - len(s.tags), "more token line"),
+                    ),
                 )
             if fmt == "conll":
                 raise source.at(
                     s.tag_lines[-1] + 1,
-                    "sentence %d (from line %d) ends here after %d tokens, but the test sentence has %d; "
-                    "expected %d more token lines before a blank line (is this blank line extra?)"
-                    % (number, s.line, len(s.tags), length, length - len(s.tags)),
+                    "sentence %d (from line %d) ends here after %s, but the test sentence has %d; "
+                    "expected %s before a blank line (is this blank line extra?)"
+                    % (
+                        number,
+                        s.line,
+                        counted(len(s.tags), "token"),
+                        length,
+                        counted(length - len(s.tags), "more token line"),
+                    ),
                 )
             raise source.at(
                 s.line,

@@ -13,8 +13,11 @@ generation``, ``metric: ter``, B = 1,000; ``input/res/hypotheses.txt``):
   reference positions: the search evaluates its 1,000 candidate shifts).
 * **hostile-800**: the long workload's references, each hypothesis its own
   reference's words shuffled (a bag of the right words in a random order):
-  the scoring program stops at its TER work bound (``MAX_TER_ROWS``) with one
-  sentence.
+  the scoring program stops at its TER bound (``TER_MAX_SECONDS`` of CPU, the
+  metric option ``max_seconds``) with one sentence.
+* **hostile-short**: 800 segments of 32 words drawn from 3 words, each
+  hypothesis its reference shuffled: the costliest search per row (the
+  word-by-word path of sentence-length segments), stopped by the same bound.
 
 Every row is one whole process started here (``whole_process.run_process``:
 wall, CPU of the child, peak RSS, load before/after).  sacrebleu's CLI
@@ -66,7 +69,15 @@ def workloads(segments, words, seed=1):
     small = ["v%d" % k for k in range(50)]
     one_ref = [[rng.choice(small) for _ in range(words)]]
     one_hyp = [[rng.choice(small) for _ in range(words)]]
-    return {"long": (refs, long), "hostile-1": (one_ref, one_hyp), "hostile-800": (refs, shuffled)}
+    tiny = ["t%d" % k for k in range(3)]
+    short_refs = [[rng.choice(tiny) for _ in range(32)] for _ in range(segments)]
+    short_hyps = [rng.sample(ref, len(ref)) for ref in short_refs]
+    return {
+        "long": (refs, long),
+        "hostile-1": (one_ref, one_hyp),
+        "hostile-800": (refs, shuffled),
+        "hostile-short": (short_refs, short_hyps),
+    }
 
 
 def _write_run(folder, refs, hyps):
@@ -81,10 +92,10 @@ def _write_run(folder, refs, hyps):
     return folder
 
 
-def _program(label, program, folder):
+def _program(label, program, folder, python=None):
     env = dict(os.environ, PYTHONPATH=program)
     output = os.path.join(folder, "output-" + label.split()[0])
-    command = [sys.executable, os.path.join(program, "score.py"), os.path.join(folder, "input"), output]
+    command = [python or sys.executable, os.path.join(program, "score.py"), os.path.join(folder, "input"), output]
     return run_process(label, command, env=env)
 
 
@@ -100,7 +111,8 @@ def main(argv=None):
     parser.add_argument("--peer-segments", type=int, default=20, help="segments of the long workload for peers")
     parser.add_argument("--segments", type=int, default=800)
     parser.add_argument("--words", type=int, default=1000)
-    parser.add_argument("--only", default="long,hostile-1,hostile-800")
+    parser.add_argument("--only", default="long,hostile-1,hostile-800,hostile-short")
+    parser.add_argument("--python", help="also run this checkout's program with this interpreter (an image's)")
     parser.add_argument("--results", default=os.path.join(os.path.dirname(__file__), "results", "ter_long.jsonl"))
     args = parser.parse_args(argv)
     data = workloads(args.segments, args.words)
@@ -113,7 +125,11 @@ def main(argv=None):
             runs.append(("long-prefix-%d" % k, _write_run(os.path.join(root, "prefix"), refs[:k], hyps[:k])))
         for label, folder in runs:
             rows = [_program("ours " + label, PROGRAM, folder)]
-            if label != "long" and label != "hostile-800":
+            if args.python:
+                rows.append(
+                    _program("ours(%s) %s" % (os.path.basename(args.python), label), PROGRAM, folder, args.python)
+                )
+            if label not in ("long", "hostile-800", "hostile-short"):
                 rows.append(_sacrebleu("sacrebleu -m ter " + label, folder))
                 if args.base:
                     rows.append(_program("base " + label, args.base, folder))

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from leaderboard_ci.scoring.config import parse_config
-from leaderboard_ci.scoring.errors import SubmissionError
+from leaderboard_ci.scoring.errors import ConfigError, SubmissionError
 from leaderboard_ci.scoring.evaluation import evaluate
 from leaderboard_ci.scoring.readers import read_gold, read_predictions
 from leaderboard_ci.tasks.generation import ter
@@ -125,8 +125,51 @@ def test_a_submission_past_the_work_bound_reads_one_sentence_with_its_line(tmp_p
     assert str(info.value) == (
         "hyp.txt line 1: TER's shift search over the hypotheses up to this one needs more than 50 edit-distance "
         "rows, the scoring program's bound on TER's work; expected shorter hypotheses or fewer of them far from "
-        "their references"
+        "their references (reordered or repeated words make the search long)"
     )
+
+
+def _ter_config(**ter_options):
+    return parse_config(
+        {
+            "task": "generation",
+            "metric": "bleu",
+            "extra_metrics": [dict({"name": "ter"}, **ter_options)],
+            "files": {"gold": "refs.txt"},
+            "bootstrap": {"n_resamples": 10},
+        }
+    )
+
+
+def test_a_submission_past_the_time_bound_reads_one_sentence_with_its_line(tmp_path):
+    """The default bound is CPU seconds (TER_MAX_SECONDS); the TER entry's max_seconds sets it."""
+    ref = tmp_path / "ref"
+    ref.mkdir()
+    (ref / "refs.txt").write_text("a\n" + "zanzibar quartz " * 40 + "\n" + "a b\n", encoding="utf-8")
+    path = tmp_path / "hyp.txt"
+    path.write_text("a\n" + "quartz zanzibar " * 40 + "\n" + "b a\n", encoding="utf-8")
+    config = _ter_config()
+    gold = read_gold(str(ref), config)
+    default = evaluate(config, gold, read_predictions(str(path), config, gold))  # well within 8 s
+    assert ter.TER_MAX_SECONDS == 8.0 and default.leaderboard_scores()["ter"] > 0
+    tight = _ter_config(max_seconds=0.001)  # the 80-word reordered segment's search takes longer than 1 ms
+    with pytest.raises(SubmissionError) as info:
+        evaluate(tight, gold, read_predictions(str(path), tight, gold))
+    assert str(info.value) == (
+        "hyp.txt line 2: TER's shift search over the hypotheses up to this one takes more than 0.001 CPU seconds, "
+        "the competition's bound on TER's work; expected shorter hypotheses or fewer of them far from their "
+        "references (reordered or repeated words make the search long)"
+    )
+    # the bound decides whether a file is scored, never its numbers: a generous bound scores like the default
+    generous = _ter_config(max_seconds=600)
+    again = evaluate(generous, gold, read_predictions(str(path), generous, gold))
+    assert again.leaderboard_scores() == default.leaderboard_scores()
+
+
+@pytest.mark.parametrize("value", [0, -1, "8", True, 1e9])
+def test_max_seconds_must_be_a_positive_number_of_seconds(value):
+    with pytest.raises(ConfigError, match=r"max_seconds must be a number of seconds from 0 \(excluded\) to 86400"):
+        _ter_config(max_seconds=value)
 
 
 def test_the_short_segment_search_and_the_engine_agree_on_every_short_case():

@@ -65,10 +65,13 @@ class Hypotheses(np.ndarray):
 def ter_work_error(hypotheses, exc):
     """The participant's error once TER's shift search passes its bound (``exc``: :class:`TERWorkExceeded`),
     naming the file and the segment's line when ``hypotheses`` were read from a file (else a ValueError)."""
+    if getattr(exc, "seconds", False):
+        bound = "takes more than %g CPU seconds, the competition's bound on TER's work" % exc.limit
+    else:
+        bound = "needs more than {:,} edit-distance rows, the scoring program's bound on TER's work".format(exc.limit)
     what = (
-        "TER's shift search over the hypotheses up to this one needs more than {:,} edit-distance rows, "
-        "the scoring program's bound on TER's work; expected shorter hypotheses or fewer of them far from "
-        "their references".format(exc.limit)
+        "TER's shift search over the hypotheses up to this one %s; expected shorter hypotheses or fewer of "
+        "them far from their references (reordered or repeated words make the search long)" % bound
     )
     if isinstance(hypotheses, Hypotheses) and hypotheses.source is not None:
         return hypotheses.source.at(hypotheses.lines[exc.segment], what)

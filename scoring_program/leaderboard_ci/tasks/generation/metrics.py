@@ -58,7 +58,7 @@ from .stats import (
     edit_statistics,
     ter_scores,
 )
-from .ter import TERWorkExceeded, ter_statistics
+from .ter import TER_MAX_SECONDS, TERWorkExceeded, ter_statistics
 from .text import TOKENIZERS, tokenizer
 
 __all__ = [
@@ -221,6 +221,21 @@ _ASIAN_SUPPORT = _option(
     False,
     "ter: with normalized, split CJK characters; with no_punct, remove CJK punctuation too (default false).",
 )
+
+
+def _check_seconds(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 86400:
+        raise ValueError("max_seconds must be a number of seconds from 0 (excluded) to 86400, got %r" % (value,))
+    return value
+
+
+_MAX_SECONDS = _option(
+    "max_seconds",
+    TER_MAX_SECONDS,
+    "ter: the most CPU seconds TER's shift search may take on one submission before it is refused (default %g; "
+    "raise it for long-document test sets, with the competition's execution time limit)." % TER_MAX_SECONDS,
+    _check_seconds,
+)
 _REFERENCES = _option(
     "references",
     "first",
@@ -245,6 +260,9 @@ _FLAG_NAMES = OrderedDict(
 _NUMBER_NAMES = OrderedDict(
     [("smooth_value", "k"), ("max_ngram_order", "n"), ("char_order", "c"), ("word_order", "w"), ("beta", "b")]
 )
+
+
+_WORK_BOUNDS = ("max_seconds",)
 
 
 def _short(option, value):
@@ -331,7 +349,8 @@ class GenerationMetric(Metric):
         if dict(chosen).get("smooth_value") is not None and dict(chosen).get("smooth", "exp") not in ("floor", "add-k"):
             raise ValueError("smooth_value applies to smooth floor or add-k only")
         self.check_options(dict((o.name, o.default) for o in self.options), dict(chosen))
-        suffix = [_short(option, value) for option, value in chosen]
+        # a bound on the work (max_seconds) decides whether a file is scored, not its score: not in the column
+        suffix = [_short(option, value) for option, value in chosen if option not in _WORK_BOUNDS]
         key = "_".join([self.name] + suffix)
         title = "%s (%s)" % (self.title, ", ".join(suffix)) if suffix else self.title
         return {"options": tuple(sorted(chosen))}, key, title
@@ -521,7 +540,7 @@ METRICS = Metrics(
             "lower",
             0.0,
             ppi=False,
-            options=(_CASE_SENSITIVE, _NORMALIZED, _NO_PUNCT, _ASIAN_SUPPORT),
+            options=(_CASE_SENSITIVE, _NORMALIZED, _NO_PUNCT, _ASIAN_SUPPORT, _MAX_SECONDS),
         ),
         ErrorRate(NAME, "wer", "WER", "lower", 0.0, aliases=("word_error_rate",), options=(_REFERENCES,)),
         ErrorRate(NAME, "cer", "CER", "lower", 0.0, aliases=("character_error_rate",), options=(_REFERENCES,)),
@@ -529,7 +548,7 @@ METRICS = Metrics(
     ],
     options=sorted(
         [_TOKENIZE, _SMOOTH, _SMOOTH_VALUE, _LOWERCASE, _EFFECTIVE_ORDER, _MAX_NGRAM_ORDER, _REFERENCES]
-        + [_CASE_SENSITIVE, _NORMALIZED, _NO_PUNCT, _ASIAN_SUPPORT]
+        + [_CASE_SENSITIVE, _NORMALIZED, _NO_PUNCT, _ASIAN_SUPPORT, _MAX_SECONDS]
         + list(_CHRF_OPTIONS),
         key=lambda option: option.name,
     ),

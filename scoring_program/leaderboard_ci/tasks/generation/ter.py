@@ -42,13 +42,14 @@ edits over them and the mean of their lengths.
 from __future__ import annotations
 
 import re
+import time
 
 import numpy as np
 
 from .ter_beam import HYP, MATCH, SUB, Band, distance_of, full_rows, shifted_distances, shifted_rows, trace_of
 from .ter_short import SHORT_WORDS, short_segment_ter
 
-__all__ = ["TERWorkExceeded", "MAX_TER_ROWS", "segment_ter", "ter_statistics", "tercom_words"]
+__all__ = ["TERWorkExceeded", "MAX_TER_ROWS", "TER_MAX_SECONDS", "segment_ter", "ter_statistics", "tercom_words"]
 
 _MAX_SHIFT_SIZE = 10
 _MAX_SHIFT_DIST = 50
@@ -59,13 +60,29 @@ _MAX_CANDIDATES = 1000
 #: for its alignment and blocks): 10^8, a few minutes of one core at most.
 MAX_TER_ROWS = 10**8
 
+#: The most CPU seconds (of the thread that scores) TER's shift searches may take on one file by default: the
+#: worst file a participant may send is refused within about 10 s of the whole run.  A row's cost differs
+#: tenfold between segments (a shuffled 32-word sentence costs 10-25 us a row, a shuffled 1,000-word segment
+#: 1 us), so rows alone cannot bound the time without refusing honest files; the metric option
+#: ``max_seconds`` raises it for long-document test sets.  The scores never depend on it, only whether a
+#: file is scored.
+TER_MAX_SECONDS = 8.0
+
 
 class TERWorkExceeded(ValueError):
-    """TER's shift search over the segments up to ``segment`` (0-based) needed more than ``limit`` rows."""
+    """TER's shift search over the segments up to ``segment`` (0-based) needed more than ``limit`` rows, or
+    (``seconds``) more than ``limit`` CPU seconds."""
 
-    def __init__(self, segment, limit):
-        ValueError.__init__(self, "segment %d: TER's shift search exceeds %d edit-distance rows" % (segment, limit))
-        self.segment, self.limit = segment, limit
+    def __init__(self, segment, limit, seconds=False):
+        what = "%g CPU seconds" % limit if seconds else "%d edit-distance rows" % limit
+        ValueError.__init__(self, "segment %d: TER's shift search exceeds %s" % (segment, what))
+        self.segment, self.limit, self.seconds = segment, limit, seconds
+
+
+def _cpu_seconds():
+    """This thread's CPU time (the scoring program computes the statistics in one thread; other threads'
+    work, such as another submission's in the end of phase, is not counted)."""
+    return time.thread_time()
 
 
 def _alignment(trace, n, m):
@@ -274,8 +291,12 @@ def ter_statistics(hypotheses, references, options, max_rows=MAX_TER_ROWS):
     """``(n, 2)`` float64 ``[fewest edits over the references, mean reference length]`` per segment.
 
     Raises :class:`TERWorkExceeded` (naming the segment) once the shift searches have computed more than
-    ``max_rows`` edit-distance rows in all (None: no bound).
+    ``max_rows`` edit-distance rows in all (None: no bound), or taken more than ``options["max_seconds"]``
+    CPU seconds of this thread (default :data:`TER_MAX_SECONDS`; checked after each segment, whose search
+    takes well under a second at the reader's 1,000-word limit).
     """
+    max_seconds = options.get("max_seconds", TER_MAX_SECONDS)
+    started = _cpu_seconds()
     flags = dict(
         (name, bool(options.get(name, False))) for name in ("case_sensitive", "normalized", "no_punct", "asian_support")
     )
@@ -295,6 +316,8 @@ def ter_statistics(hypotheses, references, options, max_rows=MAX_TER_ROWS):
             rows += work
             if max_rows is not None and rows > max_rows:
                 raise TERWorkExceeded(i, max_rows)
+            if max_seconds is not None and _cpu_seconds() - started > max_seconds:
+                raise TERWorkExceeded(i, max_seconds, seconds=True)
             total += length
             if best is None or edits < best:
                 best = edits

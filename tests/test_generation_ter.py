@@ -187,3 +187,12 @@ def test_the_short_segment_search_and_the_engine_agree_on_every_short_case():
         edits, length, work = short_segment_ter(hyp, ref)
         assert (edits, length) == ter.segment_ter(hyp, ref) == translation_edit_rate(hyp, ref), (hyp, ref)
         assert work >= len(hyp) or not ref
+
+
+def test_the_default_time_bound_grows_with_the_references():
+    """8 s up to 8,000 reference words (their mean length per segment), then 1 ms a word; max_seconds wins."""
+    small = [("a b c",)] * 100 + [("a b", "a b c d")] * 100  # 300 + 300 words
+    assert ter.ter_time_budget(small) == 8.0
+    large = [("w " * 25, "w " * 35)] * 1000  # 30,000 words (the mean of the two references)
+    assert ter.ter_time_budget(large) == pytest.approx(30.0)
+    assert ter.ter_time_budget(large, max_seconds=2.5) == 2.5

@@ -58,7 +58,7 @@ from .stats import (
     edit_statistics,
     ter_scores,
 )
-from .ter import TER_MAX_SECONDS, TERWorkExceeded, ter_statistics
+from .ter import TER_MAX_SECONDS, TER_SECONDS_PER_WORD, TERWorkExceeded, ter_statistics
 from .text import TOKENIZERS, tokenizer
 
 __all__ = [
@@ -224,6 +224,8 @@ _ASIAN_SUPPORT = _option(
 
 
 def _check_seconds(value):
+    if value is None:  # the default: from the test set's size (ter.ter_time_budget)
+        return value
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 86400:
         raise ValueError("max_seconds must be a number of seconds from 0 (excluded) to 86400, got %r" % (value,))
     return value
@@ -231,9 +233,10 @@ def _check_seconds(value):
 
 _MAX_SECONDS = _option(
     "max_seconds",
-    TER_MAX_SECONDS,
-    "ter: the most CPU seconds TER's shift search may take on one submission before it is refused (default %g; "
-    "raise it for long-document test sets, with the competition's execution time limit)." % TER_MAX_SECONDS,
+    None,
+    "ter: the most CPU seconds TER's shift search may take on one submission before it is refused (default: "
+    "%g s, or %g ms per word of the references when that is more; raise it with the competition's execution "
+    "time limit)." % (TER_MAX_SECONDS, 1000 * TER_SECONDS_PER_WORD),
     _check_seconds,
 )
 _REFERENCES = _option(

@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from leaderboard_ci.scoring.config import load_config, offered_extra_metrics
+from leaderboard_ci.scoring.errors import ConfigError
 from leaderboard_ci.tools.local_worker import run_scoring
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir)
@@ -57,6 +58,23 @@ def test_inherited_extra_metrics_are_those_the_task_offers():
     assert offered_extra_metrics(dict(stock, metric="elo")) == [{"custom": "mine.py"}]
     assert offered_extra_metrics(dict(stock, metric="mae")) == [{"custom": "mine.py"}]
     assert offered_extra_metrics(dict(stock, metric="elo", extra_metrics=["acuracy"])) == ["acuracy"]  # refused later
+
+
+@pytest.mark.parametrize("official", ["accuracy", "acc", {"name": "accuracy"}])
+def test_an_official_metric_the_program_also_lists_is_one_column(tmp_path, official):
+    """ref/config.yaml ``metric: accuracy`` beside the stock program's ``extra_metrics: [accuracy]``: the
+    inherited copy goes (it was refused as 'two metrics have the key accuracy', for every submission)."""
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump({"metric": official}), encoding="utf-8")
+    assert [m.key for m in load_config(PROGRAM, str(tmp_path)).metrics] == ["accuracy"]
+    stock = {"metric": "accuracy", "extra_metrics": ["accuracy", "f1_macro"]}
+    assert offered_extra_metrics(stock) == ["f1_macro"]
+    # a copy with its own key, or the organizer's own list, is theirs: kept (and a real clash still named)
+    assert offered_extra_metrics(dict(stock, extra_metrics=[{"name": "accuracy", "key": "acc2"}])) == [
+        {"name": "accuracy", "key": "acc2"}
+    ]
+    (tmp_path / "config.yaml").write_text("metric: accuracy\nextra_metrics: [accuracy]\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="two metrics have the key 'accuracy'"):
+        load_config(PROGRAM, str(tmp_path))
 
 
 def test_the_preference_snippet_scores_a_submission_with_the_stock_program(tmp_path):

@@ -349,7 +349,8 @@ class Config:
                 "[]",
                 "More metrics, each with its own columns. A reference-data config.yaml that names its task or "
                 "metric but no extra_metrics keeps those of the program's config.yaml that its task type offers "
-                "(the stock program's accuracy stays with a classification task, goes with another).",
+                "and that are not its official metric again (the stock program's accuracy stays with a "
+                "classification task, goes with another, and is one column with metric: accuracy).",
             ),
         ),
     )
@@ -488,6 +489,7 @@ def offered_extra_metrics(data):
     extra = data.get("extra_metrics")
     if not isinstance(extra, (list, tuple)):
         return extra
+    extra = [entry for entry in extra if not _same_metric(entry, data.get("metric"))]
     task = data.get("task")
     if task is None:
         official = data.get("metric")
@@ -504,6 +506,21 @@ def offered_extra_metrics(data):
         if not isinstance(name, str) or find_metric(name, task) is not None or find_metric(name) is None:
             kept.append(entry)
     return kept
+
+
+def _same_metric(entry, official):
+    """Whether an inherited extra metric is the official one (``metric: accuracy`` in ``ref/config.yaml``
+    beside the stock program's ``extra_metrics: [accuracy]``: one column, not a clash of two keys)."""
+    if isinstance(entry, dict) and set(entry) - {"name"} or isinstance(official, dict) and set(official) - {"name"}:
+        return False  # options or a key of their own: kept, and any real clash named by its own sentence
+    name = entry.get("name") if isinstance(entry, dict) else entry
+    official = official.get("name") if isinstance(official, dict) else official
+    if not isinstance(name, str) or not isinstance(official, str):
+        return False
+    one, other = find_metric(name), find_metric(official)
+    if one is None or other is None:
+        return name == official
+    return (one[0], one[1], one[2]) == (other[0], other[1], other[2])
 
 
 # ---------------------------------------------------------------------------

@@ -1,15 +1,16 @@
 """Malformed submissions, run through the real entry point as Codabench's worker runs them.
 
 Every case of ``tests/bad_inputs/cases.py`` is laid out in a fresh ``/app``-like
-tree by :func:`leaderboard_ci.tools.local_worker.run_scoring` and scored by
-``score.py`` in a subprocess.  A rejected submission must exit with code 1
+tree by :func:`leaderboard_ci.tools.local_worker.prepare_tree` and scored: on the
+host by the program's ``main`` in this process (:func:`run_in_process`), in the
+py37 image (py312 in the slow selection) by ``score.py`` through the metadata
+command in a subprocess, as the worker runs it.  A rejected submission must exit with code 1
 (2 for the organizer's mistakes) and print exactly one line on stderr
 matching the case's message, with no traceback; an accepted one must score
 exactly like the clean submission.  Nothing printed or written may reveal
 the gold standard (see ``bad_inputs/leaks.py``).
 """
 
-import compileall
 import contextlib
 import importlib.util
 import io
@@ -67,6 +68,8 @@ class Programs(object):
     """
 
     def __init__(self, base, compiled=None, light=False):
+        if not light and compiled is None:
+            raise ValueError("a full copy needs ``compiled``: conftest.py's program_compiled_by(python)")
         self.base = base
         self.compiled = compiled  # a copy already compiled by the interpreter that runs it (conftest.py)
         self.light = light
@@ -77,11 +80,8 @@ class Programs(object):
             path = os.path.join(self.base, "program_%d" % len(self.made))
             if self.light:
                 os.makedirs(path)
-            elif self.compiled:
-                shutil.copytree(self.compiled, path)
             else:  # each run copies the .pyc files instead of compiling the program again
-                shutil.copytree(PROGRAM, path, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "*.pyc"))
-                compileall.compile_dir(path, quiet=1)
+                shutil.copytree(self.compiled, path)
             with open(os.path.join(path, "config.yaml"), "w") as handle:
                 handle.write(config_text)
             self.made[config_text] = path
@@ -437,8 +437,9 @@ def test_archives_in_the_end_of_phase_ingestion(kind, tmp_path):
 
 
 @pytest.fixture(scope="module")
-def cls_program(tmp_path_factory):
-    return Programs(str(tmp_path_factory.mktemp("cls_program"))).get(cases.CLS_CONFIG)
+def cls_program(tmp_path_factory, program_compiled_by):
+    base = str(tmp_path_factory.mktemp("cls_program"))
+    return Programs(base, compiled=program_compiled_by(sys.executable)).get(cases.CLS_CONFIG)
 
 
 @pytest.mark.parametrize("kind", sorted(cases.ARCHIVES))

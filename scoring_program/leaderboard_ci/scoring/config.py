@@ -492,8 +492,7 @@ def offered_extra_metrics(data):
     extra = [entry for entry in extra if not _same_metric(entry, data.get("metric"))]
     task = data.get("task")
     if task is None:
-        official = data.get("metric")
-        name = official.get("name") if isinstance(official, dict) else official
+        name = _entry_name(data.get("metric"))
         found = find_metric(name) if isinstance(name, str) else None
         task = found[0].name if found is not None else None
     else:
@@ -502,7 +501,7 @@ def offered_extra_metrics(data):
         return extra
     kept = []
     for entry in extra:
-        name = entry.get("name") if isinstance(entry, dict) else entry
+        name = _entry_name(entry)
         if not isinstance(name, str) or find_metric(name, task) is not None or find_metric(name) is None:
             kept.append(entry)
     return kept
@@ -513,14 +512,18 @@ def _same_metric(entry, official):
     beside the stock program's ``extra_metrics: [accuracy]``: one column, not a clash of two keys)."""
     if isinstance(entry, dict) and set(entry) - {"name"} or isinstance(official, dict) and set(official) - {"name"}:
         return False  # options or a key of their own: kept, and any real clash named by its own sentence
-    name = entry.get("name") if isinstance(entry, dict) else entry
-    official = official.get("name") if isinstance(official, dict) else official
+    name, official = _entry_name(entry), _entry_name(official)
     if not isinstance(name, str) or not isinstance(official, str):
         return False
     one, other = find_metric(name), find_metric(official)
     if one is None or other is None:
         return name == official
-    return (one[0], one[1], one[2]) == (other[0], other[1], other[2])
+    return one == other  # (task type, metric name, implied options)
+
+
+def _entry_name(entry):
+    """The metric name of a ``metric``/``extra_metrics`` entry: the string itself, or a mapping's ``name``."""
+    return entry.get("name") if isinstance(entry, dict) else entry
 
 
 # ---------------------------------------------------------------------------

@@ -65,7 +65,7 @@ class Hypotheses(np.ndarray):
 def ter_work_error(hypotheses, exc):
     """The participant's error once TER's shift search passes its bound (``exc``: :class:`TERWorkExceeded`),
     naming the file and the segment's line when ``hypotheses`` were read from a file (else a ValueError)."""
-    if getattr(exc, "seconds", False):
+    if exc.seconds:
         bound = "takes more than %g CPU seconds, the competition's bound on TER's work" % exc.limit
     else:
         bound = "needs more than {:,} edit-distance rows, the scoring program's bound on TER's work".format(exc.limit)

@@ -416,31 +416,19 @@ def _check_sentence_breaks(source, sentences, lengths, fmt):
                 )
             raise source.at(s.tag_lines[length] if fmt == "conll" else s.line, message)
         if len(s.tags) < length:
+            got, missing = counted(len(s.tags), "token"), counted(length - len(s.tags), "more token line")
             if fmt == "conll" and number == len(sentences):
                 raise source.at(
                     s.tag_lines[-1],
                     "the file ends after %s of sentence %d (from line %d), but the test sentence has %d; "
-                    "expected %s"
-                    % (
-                        counted(len(s.tags), "token"),
-                        number,
-                        s.line,
-                        length,
-                        counted(length - len(s.tags), "more token line"),
-                    ),
+                    "expected %s" % (got, number, s.line, length, missing),
                 )
             if fmt == "conll":
                 raise source.at(
                     s.tag_lines[-1] + 1,
                     "sentence %d (from line %d) ends here after %s, but the test sentence has %d; "
                     "expected %s before a blank line (is this blank line extra?)"
-                    % (
-                        number,
-                        s.line,
-                        counted(len(s.tags), "token"),
-                        length,
-                        counted(length - len(s.tags), "more token line"),
-                    ),
+                    % (number, s.line, got, length, missing),
                 )
             raise source.at(
                 s.line,

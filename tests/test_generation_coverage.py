@@ -43,7 +43,11 @@ def _population(seed=11):
     for _ in range(POPULATION):
         ref = rng.choices(vocab, cum_weights=cum_weights, k=rng.randint(8, 30))
         rate = rng.betavariate(2, 5)  # segment difficulty
-        hyp = [w if rng.random() >= rate else rng.choices(vocab, cum_weights=cum_weights)[0] for w in ref if rng.random() >= rate / 4]
+        hyp = [
+            w if rng.random() >= rate else rng.choices(vocab, cum_weights=cum_weights)[0]
+            for w in ref
+            if rng.random() >= rate / 4
+        ]
         refs.append((" ".join(ref),))
         hyps.append(" ".join(hyp))
     stats = {}

@@ -413,9 +413,12 @@ class _Groups(object):
         """
         if rows is not None and rows.size == 0:
             return np.zeros(0)
-        chosen = weights[:, self.items] if rows is None else weights[rows[:, None], self.items[None, :]]
+        every = rows is None or 2 * rows.size >= weights.shape[0]  # most rows: a column take, rows picked after
+        chosen = weights.take(self.items, axis=1) if every else weights[rows[:, None], self.items[None, :]]
         chosen *= self.coefficients[None, :]
         grouped = np.add.reduceat(chosen, self.starts, axis=1) if self.items.size else chosen
+        if every and rows is not None:
+            grouped = grouped[rows]  # each row's sums are its own: the other rows change no bit
         if not self.x.size:
             return np.zeros(grouped.shape[0])
         terms = grouped * _row_information(self.x, mu, sigma, log_total)

@@ -126,9 +126,10 @@ def _horner(x, function, start):
     centres, table = _TABLES[function]
     j = np.rint((x - start) / _STEP).astype(np.intp)
     h = x - centres[j]
-    acc = table[_DEGREE].take(j)
+    rows = table.take(j, axis=1)  # every coefficient of each value's centre in one gather
+    acc = rows[_DEGREE]
     for k in range(_DEGREE - 1, -1, -1):
-        acc = acc * h + table[k].take(j) if k else table[0].take(j) + acc * h
+        acc = acc * h + rows[k] if k else rows[0] + acc * h
     return acc
 
 

@@ -269,6 +269,26 @@ def _rounded(values, total):
 # ---------------------------------------------------------------------------
 # The gold side of a class (shared by every system scored against that gold)
 # ---------------------------------------------------------------------------
+def _with_columns(matrix, more):
+    """``(matrix with the columns of more that it lacks appended, where each column of more is)``.
+
+    A hierarchy's gold terms of a node are often its distinct gold weights themselves (every item's ``IC(G)``
+    term at the node is its own gold weight, coefficient 1): their counts are already in the product, and a
+    column counted twice gives the same integers, so it is multiplied once.
+    """
+    known, where, extra = {}, [], []
+    for q in range(matrix.shape[1]):  # columns by their bytes: linear in the columns (bytes equal: values equal)
+        known.setdefault(np.ascontiguousarray(matrix[:, q]).tobytes(), q)
+    for m in range(more.shape[1]):
+        column = np.ascontiguousarray(more[:, m])
+        key = column.tobytes()
+        if key not in known:
+            known[key] = matrix.shape[1] + len(extra)
+            extra.append(column[:, None])
+        where.append(known[key])
+    return np.concatenate([matrix] + extra, axis=1), np.array(where, dtype=np.intp)
+
+
 class _GoldClass(object):
     """One class's distinct gold weights, full-sample ``(mu0, sigma0)`` and the remainder bounds ``D_k``.
 
@@ -285,10 +305,10 @@ class _GoldClass(object):
         codes = np.asarray(codes).reshape(-1)
         self.onehot = np.zeros((n, self.values.size))
         self.onehot[np.arange(n), codes] = 1.0
-        self.gold_values = None
+        self.gold_values = self.term_columns = None
         if gold_terms is not None:  # their counts ride along with the distinct values' (one product)
             self.gold_values = np.asarray(gold_terms[0], dtype=np.float64)
-            self.onehot = np.concatenate([self.onehot, np.asarray(gold_terms[1], dtype=np.float64)], axis=1)
+            self.onehot, self.term_columns = _with_columns(self.onehot, np.asarray(gold_terms[1], dtype=np.float64))
         base = np.bincount(codes, minlength=self.values.size).astype(np.float64)
         self.base = base
         self._usual = None
@@ -336,6 +356,7 @@ class _GoldClass(object):
         sigma = _dot(counts, np.abs(spread - mu[:, None])) / safe_total
         log_total = np.log2(safe_total)
         if self.gold_values is not None:
+            extra = np.concatenate([counts, extra], axis=1)[:, self.term_columns]  # a term's column may be a value's
             counts, spread = extra, np.broadcast_to(self.gold_values[None, :], extra.shape)
         gold_sum = _dot(counts, information(spread, mu[:, None], sigma[:, None], log_total[:, None]))
         return mu, sigma, log_total, gold_sum

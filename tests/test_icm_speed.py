@@ -323,3 +323,29 @@ def test_a_config_naming_its_task_imports_no_other_task_type():
     tasks = eval(done.stdout.strip())
     assert "soft_labels" in tasks
     assert not set(tasks) & {"classification", "generation", "detection", "forecasting", "segmentation", "ranking"}
+
+
+def test_gold_term_columns_equal_to_value_columns_are_multiplied_once(monkeypatch):
+    """A hierarchy node's gold terms that repeat its distinct-value columns (or each other) are not appended again:
+    fewer product columns, and the moments and ``sum w IC(G)`` of every replicate bit for bit those of the plain
+    concatenation."""
+    rng = np.random.RandomState(6)
+    n = 500
+    gold = rng.randint(0, 4, n) / 3.0
+    values = np.unique(gold)
+    onehot = (gold[:, None] == values[None, :]).astype(float)
+    own = rng.randint(-3, 2, (n, 1)).astype(float)  # a term column of its own
+    terms = (np.r_[values[1:], 0.4, 0.9], np.concatenate([onehot[:, 1:], own, onehot[:, 2:3]], axis=1))
+    weights = _weights(n, 30)
+    total = weights.sum(axis=1)
+    shared = icm_soft._GoldClass(gold, icm_soft.ORDER, gold_terms=terms)
+    assert shared.onehot.shape[1] == values.size + 1
+    monkeypatch.setattr(
+        icm_soft, "_with_columns", lambda a, b: (np.concatenate([a, b], axis=1), a.shape[1] + np.arange(b.shape[1]))
+    )
+    plain = icm_soft._GoldClass(gold, icm_soft.ORDER, gold_terms=terms)
+    assert plain.onehot.shape[1] == values.size + 5
+    for ours, theirs in zip(
+        shared.moments(weights @ shared.onehot, total), plain.moments(weights @ plain.onehot, total)
+    ):
+        np.testing.assert_array_equal(ours, theirs)

@@ -263,7 +263,16 @@ def _rounded(values, total):
     top = np.max(np.abs(values), axis=0) if values.shape[0] else np.zeros(values.shape[1])
     _, e = np.frexp(top)  # top < 2**e (e = 0 for a column of zeros)
     e = e.astype(np.int64)
-    return np.rint(np.ldexp(values, (bits - e)[None, :])), e - bits
+    return np.rint(_scaled(values, bits - e)), e - bits
+
+
+def _scaled(values, exponents):
+    """``np.ldexp(values, exponents[None, :])``: one multiplication by ``2**e`` where every ``2**e`` is a normal
+    double (both are the correctly rounded ``v 2**e``, so the same bits; numpy's ldexp is several times slower)."""
+    exponents = np.asarray(exponents)
+    if exponents.size and (int(exponents.min()) < -1022 or int(exponents.max()) > 1023):
+        return np.ldexp(values, exponents[None, :])
+    return values * np.ldexp(1.0, exponents)[None, :]
 
 
 # ---------------------------------------------------------------------------
@@ -603,7 +612,7 @@ class _Stack(object):
         sums that :func:`_expanded` multiplies by 0.
         """
         out = [None] * len(self.plans)
-        scaled = np.ldexp(raw, self.exponents[None, :])
+        scaled = _scaled(raw, self.exponents)
         for j, members, cut, spans, second, second_exponents, ends in self.classes:
             orders = state.class_orders[j]
             top = min(int(orders.max()), members[0][1].order)
@@ -612,7 +621,7 @@ class _Stack(object):
             extra = np.flatnonzero(orders > cut)
             if extra.size:
                 end = ends[top - cut - 1]
-                later = np.ldexp(_product(weights[extra], second[:, :end]), second_exponents[None, :end])
+                later = _scaled(_product(weights[extra], second[:, :end]), second_exponents[:end])
             for i, (m, plan) in enumerate(members):
                 levels = []
                 for k in range(min(top, plan.order) + 1):

@@ -349,3 +349,13 @@ def test_gold_term_columns_equal_to_value_columns_are_multiplied_once(monkeypatc
         shared.moments(weights @ shared.onehot, total), plain.moments(weights @ plain.onehot, total)
     ):
         np.testing.assert_array_equal(ours, theirs)
+
+
+def test_scaling_by_powers_of_two_is_ldexp_bit_for_bit():
+    """``_scaled`` (a multiplication by ``2**e``) equals ``np.ldexp`` on ordinary, subnormal and extreme exponents."""
+    rng = np.random.RandomState(8)
+    values = rng.normal(size=(50, 6)) * np.array([1.0, 1e-300, 1e300, 3.0, 1e-310, 0.0])
+    for exponents in ([0, -40, -40, 52, -1022, 1023], [5, -1030, 2, 1, 0, 3], [0, 0, -9, 0, 0, 1024], [-60] * 6):
+        exponents = np.array(exponents, dtype=np.int64)
+        ours = icm_soft._scaled(values, exponents)
+        np.testing.assert_array_equal(ours.view(np.int64), np.ldexp(values, exponents[None, :]).view(np.int64))

@@ -357,6 +357,14 @@ class _GoldClass(object):
 
     def moments(self, counts, total):
         """``(mu, sigma, log2 N, sum_i w_i IC(c, g_i))`` per replicate from the distinct gold values' counts."""
+        mu, sigma, log_total, (weights, values) = self.parts(counts, total)
+        spread = np.broadcast_to(values[None, :], weights.shape)
+        gold_sum = _dot(weights, information(spread, mu[:, None], sigma[:, None], log_total[:, None]))
+        return mu, sigma, log_total, gold_sum
+
+    def parts(self, counts, total):
+        """``(mu, sigma, log2 N, (weights, values))``: :meth:`moments` before ``IC`` (``sum_m weights[:, m]
+        IC(values[m])`` is the gold's sum), so that many classes' ``IC`` take one call (:class:`_GoldState`)."""
         values = self.values
         counts, extra = counts[:, : values.size], counts[:, values.size :]
         safe_total = np.where(total > 0, total, 1.0)
@@ -366,9 +374,8 @@ class _GoldClass(object):
         log_total = np.log2(safe_total)
         if self.gold_values is not None:
             extra = np.concatenate([counts, extra], axis=1)[:, self.term_columns]  # a term's column may be a value's
-            counts, spread = extra, np.broadcast_to(self.gold_values[None, :], extra.shape)
-        gold_sum = _dot(counts, information(spread, mu[:, None], sigma[:, None], log_total[:, None]))
-        return mu, sigma, log_total, gold_sum
+            return mu, sigma, log_total, (extra, self.gold_values)
+        return mu, sigma, log_total, (counts, values)
 
     def orders(self, mu, sigma):
         """``(a, c, order)`` per replicate: the shift's parts and the order it needs (0: the direct path)."""
@@ -408,8 +415,18 @@ class _GoldState(object):
         self.class_orders = []
         self.order = np.zeros(weights.shape[0], dtype=np.intp)
         self.gold_sum = np.zeros(weights.shape[0])
+        parts = [g.parts(counts[:, offsets[j] : offsets[j + 1]], self.total) for j, g in enumerate(golds)]
+        if parts:  # every class's IC(gold values) in one call: the same numbers element by element, fewer calls
+            widths = [values.size for _, _, _, (_, values) in parts]
+            x = np.concatenate([np.broadcast_to(values[None, :], w.shape) for _, _, _, (w, values) in parts], axis=1)
+            mu, sigma, log_total = [
+                np.repeat(np.stack([p[k] for p in parts], axis=1), widths, axis=1) for k in range(3)
+            ]
+            ic = information(x, mu, sigma, log_total)
+            ends = np.cumsum([0] + widths)
         for j, g in enumerate(golds):
-            mu, sigma, log_total, gold_sum = g.moments(counts[:, offsets[j] : offsets[j + 1]], self.total)
+            mu, sigma, log_total, (weights_j, _) = parts[j]
+            gold_sum = _dot(weights_j, ic[:, ends[j] : ends[j + 1]])
             a, c, order = g.orders(mu, sigma)
             self.classes.append((mu, sigma, log_total, a, c))
             self.class_orders.append(order)

@@ -461,8 +461,8 @@ class _Groups(object):
         """
         if rows is not None and rows.size == 0:
             return np.zeros(0)
-        every = rows is None or 2 * rows.size >= weights.shape[0]  # most rows: a column take, rows picked after
-        chosen = weights.take(self.items, axis=1) if every else weights[rows[:, None], self.items[None, :]]
+        every = rows is None or 2 * rows.size >= weights.shape[0]  # most rows: columns taken, rows picked after
+        chosen = weights[:, self.items] if every else weights[rows[:, None], self.items[None, :]]
         chosen *= self.coefficients[None, :]
         grouped = np.add.reduceat(chosen, self.starts, axis=1) if self.items.size else chosen
         if every and rows is not None:

@@ -359,3 +359,23 @@ def test_scaling_by_powers_of_two_is_ldexp_bit_for_bit():
         exponents = np.array(exponents, dtype=np.int64)
         ours = icm_soft._scaled(values, exponents)
         np.testing.assert_array_equal(ours.view(np.int64), np.ldexp(values, exponents[None, :]).view(np.int64))
+
+
+def test_unique_rows_by_one_code_equal_numpys_unique_rows():
+    """The tree's weight patterns found by one int64 code per row equal ``np.unique(axis=0)``: rows, first items,
+    inverse (and rows it cannot code, negative or too wide, go to numpy itself)."""
+    from leaderboard_ci.tasks.soft_labels.icm_soft_tree import _unique_rows
+
+    rng = np.random.RandomState(9)
+    for keys in (
+        rng.randint(0, 4, (3000, 12)),
+        rng.randint(0, 2, (500, 3)),
+        np.zeros((7, 6), dtype=np.int64),
+        rng.randint(-2, 3, (300, 4)),
+        rng.randint(0, 2**20, (300, 5)),
+    ):
+        keys = keys.astype(np.int64)
+        ours = _unique_rows(keys)
+        rows, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+        for a, b in zip(ours, (rows, first, np.asarray(inverse).reshape(-1))):
+            np.testing.assert_array_equal(a, b)

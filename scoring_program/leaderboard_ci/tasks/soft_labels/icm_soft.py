@@ -523,17 +523,16 @@ class _ClassPlan(object):
             u = (x - g.mu0) / g.sigma0
             return (x != 0) & (u <= TAIL) & (np.abs(u) <= g.reach)
 
-        widths = [1] + [k + 1 for k in range(1, self.order + 1)]
-        matrix = np.zeros((n, sum(widths)))  # every order's columns side by side
+        # each order's columns in an array of its own (contiguous: the rounding's passes read nothing else)
+        levels = [np.zeros(n)] + [np.zeros((n, k + 1)) for k in range(1, self.order + 1)]
         for x, k in self.terms:
             smooth = np.flatnonzero(smooth_of(x) & (k != 0))
             if smooth.size:
                 u = (x[smooth] - g.mu0) / g.sigma0
                 h0 = information(x[smooth], g.mu0, g.sigma0, log_n)
-                parts = _levels(u, h0, self.order)
-                matrix[smooth] += np.concatenate([parts[0][:, None]] + parts[1:], axis=1) * k[smooth, None]
-        ends = np.cumsum(widths)
-        levels = [matrix[:, 0]] + [matrix[:, ends[k - 1] : ends[k]] for k in range(1, self.order + 1)]
+                factor = k[smooth]
+                for level, part in zip(levels, _levels(u, h0, self.order)):
+                    level[smooth] += part * (factor if part.ndim == 1 else factor[:, None])
         self.levels = levels
         self.tails = _groups(self.terms, lambda x: (x != 0) & ~smooth_of(x))
 

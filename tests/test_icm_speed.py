@@ -379,3 +379,24 @@ def test_unique_rows_by_one_code_equal_numpys_unique_rows():
         rows, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
         for a, b in zip(ours, (rows, first, np.asarray(inverse).reshape(-1))):
             np.testing.assert_array_equal(a, b)
+
+
+def test_the_expansion_in_one_pass_equals_the_loop_over_orders():
+    """``_expanded`` (every ``(k, j)`` column at once, added left to right) equals the loop adding one term at a
+    time, bit for bit, with rows of different orders (the terms above a row's order multiplied by 0)."""
+    rng = np.random.RandomState(10)
+    rows, top = 40, 7
+    levels = [rng.normal(size=rows)] + [rng.normal(size=(rows, k + 1)) * 10.0**-k for k in range(1, top + 1)]
+    a, c = rng.uniform(-0.2, 0.2, rows), rng.uniform(-0.2, 0.2, rows)
+    orders = rng.randint(3, top + 1, rows)
+    pa, pc = [np.ones_like(a)], [np.ones_like(c)]
+    for _ in range(top):
+        pa.append(pa[-1] * a)
+        pc.append(pc[-1] * c)
+    plain = levels[0].copy()
+    for k in range(1, top + 1):
+        keep = np.where(orders >= k, 1.0, 0.0)
+        for j in range(k + 1):
+            plain += levels[k][:, j] * (pa[j] * pc[k - j] * keep)
+    np.testing.assert_array_equal(icm_soft._expanded(levels, a, c, orders).view(np.int64), plain.view(np.int64))
+    np.testing.assert_array_equal(icm_soft._expanded(levels[:1], a, c, orders), levels[0])

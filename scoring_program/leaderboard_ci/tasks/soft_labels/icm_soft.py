@@ -667,17 +667,28 @@ def _expanded(levels, a, c, orders):
     The terms above a row's order are multiplied by 0: adding the zeros leaves
     every sum as it is, so the value does not depend on the other rows.
     """
-    pa, pc = [np.ones_like(a)], [np.ones_like(c)]
-    for _ in range(len(levels) - 1):
-        pa.append(pa[-1] * a)
-        pc.append(pc[-1] * c)
-    out = levels[0].copy()
-    for k in range(1, len(levels)):
-        level = levels[k]
-        keep = np.where(orders >= k, 1.0, 0.0)
-        for j in range(k + 1):
-            out += level[:, j] * (pa[j] * pc[k - j] * keep)
-    return out
+    top = len(levels) - 1
+    if top < 1:
+        return levels[0].copy()
+    pa, pc = np.empty((a.shape[0], top + 1)), np.empty((c.shape[0], top + 1))
+    pa[:, 0], pc[:, 0] = 1.0, 1.0
+    for k in range(1, top + 1):
+        pa[:, k] = pa[:, k - 1] * a
+        pc[:, k] = pc[:, k - 1] * c
+    ks, js = _expansion_terms(top)
+    keep = np.where(orders[:, None] >= np.arange(1, top + 1)[None, :], 1.0, 0.0)
+    factors = pa[:, js] * pc[:, ks - js] * keep[:, ks - 1]  # column (k, j): a^j c^(k-j), 0 above the row's order
+    terms = np.concatenate([levels[0][:, None]] + list(levels[1:]), axis=1)
+    terms[:, 1:] *= factors
+    # added left to right from the order-0 sum (accumulate adds one term at a time: the loop's bytes)
+    return np.add.accumulate(terms, axis=1)[:, -1]
+
+
+def _expansion_terms(top):
+    """``(k, j)`` of the expansion's columns, order by order: ``k = 1..top``, ``j = 0..k``."""
+    ks = np.concatenate([np.full(k + 1, k) for k in range(1, top + 1)])
+    js = np.concatenate([np.arange(k + 1) for k in range(1, top + 1)])
+    return ks, js
 
 
 def _dot(columns, factors):

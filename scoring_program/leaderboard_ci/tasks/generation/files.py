@@ -22,8 +22,6 @@ metrics a hypothesis may have at most :data:`MAX_TER_WORDS` words.
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 
 from ..protocol import GoldData
@@ -116,7 +114,7 @@ def _json_objects(source, lines, expected):
         if not text.strip():
             continue
         try:
-            value = json.loads(text)
+            value = json_documents.loads(text)
         except RecursionError:
             raise source.at(lineno, "the JSON is nested too deeply; expected one object per line, %s" % expected)
         except ValueError as exc:
@@ -223,7 +221,7 @@ def _structured_line(source, lineno, text):
     stripped = text.strip()
     if stripped.startswith("{") and stripped.endswith("}"):
         try:
-            value = json.loads(stripped)
+            value = json_documents.loads(stripped)
         except (ValueError, RecursionError):
             return
         if isinstance(value, dict) and any(key in value for key in _HYPOTHESIS_KEYS):

@@ -106,7 +106,7 @@ def _one_line_list(decoder, text):
     """A one-line document that is a JSON list, decoded at once (the C decoder: a few times faster than member by
     member), or None: anything else, valid or not, is read member by member, which names an error's line."""
     try:
-        value = decoder.decode(text)
+        value = paused_collection(decoder.decode, text)
     except (ValueError, RecursionError):
         return None
     return value if isinstance(value, list) else None

@@ -26,7 +26,7 @@ from typing import Optional, Tuple
 
 import numpy as np
 
-from .accumulators import cluster_jackknife, for_resampling, jackknife
+from .accumulators import CodeCounts, cluster_jackknife, for_resampling, jackknife
 from .parallel import resolve_jobs, run_spans, split_range
 from .replicates import expand_replicates
 from .resampling import check_n_resamples, check_seed, counts_from_indices, iter_index_blocks
@@ -63,20 +63,100 @@ class SystemScores:
         return np.stack([scores[inverse, t] for scores, _, inverse in self.jackknife], axis=1)
 
 
+def _shared_stride(codes, n_codes):
+    """The smallest ``s`` dividing ``n_codes`` with ``codes // s`` the same array for every system.
+
+    ``n_codes`` when no smaller one is shared (then every code array is its own part of one).
+    """
+    for s in range(1, n_codes):
+        if n_codes % s == 0:
+            part = codes[0] // s
+            if all(np.array_equal(c // s, part) for c in codes[1:]):
+                return s
+    return n_codes
+
+
+class _CodeGroup:
+    """The :class:`~.accumulators.CodeCounts` of many systems with the same number of codes, summed part by part.
+
+    When every system's codes are ``part * s + local`` with the same ``part`` for all
+    of them (a confusion matrix's ``gold * K + predicted``: the part is the gold class,
+    ``s = K``), the count of code ``j * s + c`` in a replicate is the sum of the counts
+    of the items of part ``j`` whose local code is ``c``.  The items are taken part by
+    part and each system needs ``s - 1`` one-hot columns per part (local codes 1 to
+    ``s - 1``); local code 0 is the part's total count minus the others.  A confusion
+    matrix of ``K`` classes then costs ``K - 1`` product columns per system instead of
+    ``K**2``.  Every sum is an integer below the exactness limit of ``dtype``
+    (:class:`PairedPlan`), so the counts equal ``counts @ one_hot(codes)`` exactly.
+    """
+
+    def __init__(self, accumulators, dtype):
+        self.accumulators = accumulators
+        self.n_codes = accumulators[0].n_codes
+        s = self.stride = _shared_stride([a.codes for a in accumulators], self.n_codes)
+        part = accumulators[0].codes // s
+        self.order = np.argsort(part, kind="stable")
+        bounds = np.searchsorted(part[self.order], np.arange(self.n_codes // s + 1))
+        self.parts = []  # (part, first, stop, one-hot matrix of local codes 1 .. s-1 or None)
+        for j in range(self.n_codes // s):
+            first, stop = int(bounds[j]), int(bounds[j + 1])
+            if first == stop:
+                continue
+            matrix = None
+            if s > 1:
+                items = self.order[first:stop]
+                local = np.stack([a.codes[items] % s for a in accumulators], axis=1)
+                rows, systems = np.nonzero(local)
+                matrix = np.zeros((stop - first, len(accumulators), s - 1), dtype=dtype)
+                matrix[rows, systems, local[rows, systems] - 1] = 1
+                matrix = matrix.reshape(stop - first, -1)
+            self.parts.append((j, first, stop, matrix))
+
+    def outputs(self, counts):
+        """``(R, systems, n_codes)`` int64: the code counts of every system in every replicate of ``counts``."""
+        s = self.stride
+        rows = counts.shape[0]
+        ordered = np.take(counts, self.order, axis=1)
+        out = np.zeros((rows, len(self.accumulators), self.n_codes), dtype=np.int64)
+        for j, first, stop, matrix in self.parts:
+            block = ordered[:, first:stop]
+            total = np.rint(block.sum(axis=1, dtype=np.float64)).astype(np.int64)
+            if matrix is None:
+                out[:, :, j] = total[:, None]
+                continue
+            sums = np.rint(block @ matrix).astype(np.int64).reshape(rows, -1, s - 1)
+            out[:, :, j * s + 1 : (j + 1) * s] = sums
+            np.subtract(total[:, None], sums.sum(axis=2), out=out[:, :, j * s])
+        out.setflags(write=False)
+        return out
+
+
 class _Stack:
-    """Linear accumulators of all systems stacked into one matrix."""
+    """Linear accumulators of all systems stacked into one matrix.
+
+    Code counts (:class:`~.accumulators.CodeCounts`) are summed apart, by
+    :class:`_CodeGroup`; identical accumulators (e.g. the gold counts, the same
+    for every system) are summed once.
+    """
 
     def __init__(self, accumulators, n, dtype):
         self.dtype = dtype
         self.members = []  # (accumulator, column offset, width)
+        self.coded = []  # (accumulator, group, index in the group)
         columns = []
         seen = {}
+        codes = {}
         width = 0
         for acc in accumulators:
+            if type(acc) is CodeCounts:
+                key = (acc.n_codes, hashlib.sha1(np.ascontiguousarray(acc.codes).view(np.uint8)).hexdigest())
+                unique = codes.setdefault(acc.n_codes, {})
+                self.coded.append((acc, acc.n_codes, unique.setdefault(key, (len(unique), acc))[0]))
+                continue
             matrix = acc.linear_matrix(dtype)
             digest = hashlib.sha1(np.ascontiguousarray(matrix).view(np.uint8)).hexdigest()
             key = (digest, matrix.shape)
-            if key in seen:  # e.g. the gold counts, identical for every system
+            if key in seen:
                 self.members.append((acc,) + seen[key])
                 continue
             seen[key] = (width, matrix.shape[1])
@@ -84,13 +164,28 @@ class _Stack:
             columns.append(matrix.astype(dtype, copy=False))
             width += matrix.shape[1]
         self.matrix = np.ascontiguousarray(np.concatenate(columns, axis=1)) if columns else None
+        self.groups = {
+            n_codes: _CodeGroup([acc for _, acc in sorted(unique.values(), key=lambda v: v[0])], dtype)
+            for n_codes, unique in codes.items()
+        }
 
     def __bool__(self):
-        return self.matrix is not None
+        return self.matrix is not None or bool(self.coded)
+
+    def ids(self):
+        """The ids of the accumulators summed here."""
+        return [id(acc) for acc, _, _ in self.members] + [id(acc) for acc, _, _ in self.coded]
 
     def outputs(self, counts):
-        sums = counts.astype(self.dtype, copy=False) @ self.matrix
-        return {id(acc): acc.from_linear(sums[:, start : start + width]) for acc, start, width in self.members}
+        counts = counts.astype(self.dtype, copy=False)
+        out = {}
+        if self.matrix is not None:
+            sums = counts @ self.matrix
+            out.update((id(acc), acc.from_linear(sums[:, start : start + width])) for acc, start, width in self.members)
+        if self.coded:
+            groups = dict((n_codes, group.outputs(counts)) for n_codes, group in self.groups.items())
+            out.update((id(acc), groups[n_codes][:, index]) for acc, n_codes, index in self.coded)
+        return out
 
 
 def _batches(accumulators, stacked):
@@ -182,7 +277,7 @@ class PairedPlan:
             )
             if st
         ]
-        self._stacked = set(id(acc) for st in self._stacks for acc, _, _ in st.members)
+        self._stacked = set(i for st in self._stacks for i in st.ids())
         self._batches = _batches(self._designed.values(), self._stacked)
 
     @property

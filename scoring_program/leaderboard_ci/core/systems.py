@@ -31,7 +31,7 @@ from .parallel import resolve_jobs, run_spans, split_range
 from .replicates import expand_replicates
 from .resampling import check_n_resamples, check_seed, counts_from_indices, iter_index_blocks
 
-__all__ = ["PairedPlan", "SystemScores", "paired_scores"]
+__all__ = ["PairedPlan", "SharedCounts", "SystemScores", "paired_scores"]
 
 _EXACT_FLOAT32_LIMIT = 2**24
 
@@ -211,6 +211,43 @@ def _batches(accumulators, stacked):
     return out
 
 
+class SharedCounts:
+    """Count matrices of replicate spans, kept for other plans that draw the same ones.
+
+    The counts of a span depend only on (seed, items, resampling, span), so plans of
+    different systems on the same test set can share them: the shake-up's first pass
+    scores every participant's runs on the same first replicates, block after block.
+    At most ``max_bytes`` are kept (least recently used first out); larger matrices
+    are drawn each time.  Shared between threads (a lock guards the table; two threads
+    may draw the same span at once, with the same result).
+    """
+
+    def __init__(self, max_bytes=128 << 20):
+        self.max_bytes = int(max_bytes)
+        self._table = {}
+        self._lock = threading.Lock()
+
+    def get(self, key, draw):
+        """The counts stored under ``key``, or ``draw()`` (stored when it fits)."""
+        with self._lock:
+            counts = self._table.pop(key, None)
+            if counts is not None:
+                self._table[key] = counts  # most recent last
+                return counts
+        counts = draw()
+        if counts.nbytes <= self.max_bytes:
+            counts.setflags(write=False)
+            with self._lock:
+                self._table[key] = counts
+                while sum(c.nbytes for c in self._table.values()) > self.max_bytes:
+                    self._table.pop(next(iter(self._table)))
+        return counts
+
+    def clear(self):
+        with self._lock:
+            self._table.clear()
+
+
 class PairedPlan:
     """Everything needed to score ``m`` systems on any span of replicates.
 
@@ -253,6 +290,8 @@ class PairedPlan:
         self.recipe = recipe
         self.expansion = float(expansion)
         self._full = None
+        #: A :class:`SharedCounts` that keeps the count matrices for other plans on the same resamples, or None.
+        self.counts_cache = None
         if resampling is not None and resampling.n_items != self.n:
             raise ValueError("the resampling has %d items, the test set %d" % (resampling.n_items, self.n))
         self.resampling = None if resampling is None or resampling.trivial else resampling
@@ -333,6 +372,19 @@ class PairedPlan:
         itemsize = 4 if all(st.dtype == np.float32 for st in self._stacks) else 8
         return max(self.rows_per_block(), min(1024, (32 << 20) // (itemsize * self.n)))
 
+    def _group_counts(self, g0, g1, small, dtype):
+        """Item counts of replicates ``g0 .. g1-1``, ``(g1 - g0, n)`` (from :attr:`counts_cache` when set)."""
+
+        def draw():
+            counts = np.empty((g1 - g0, self.n), dtype=dtype)
+            for r0, r1, block in self._count_blocks(g0, g1, small, None):
+                counts[r0 - g0 : r1 - g0] = block
+            return counts
+
+        if self.counts_cache is None or self.resampling is not None:  # the item bootstrap's only
+            return draw()
+        return self.counts_cache.get((self.seed, self.n, g0, g1, small, np.dtype(dtype).str), draw)
+
     def _stacked_scores(self, start, stop, out, progress):
         """Replicates ``start .. stop-1`` when every accumulator is stacked (see :meth:`product_rows`)."""
         dtype = np.float32 if all(st.dtype == np.float32 for st in self._stacks) else np.float64
@@ -340,9 +392,7 @@ class PairedPlan:
         small = self.rows_per_block()
         for g0 in range(start, stop, group):
             g1 = min(stop, g0 + group)
-            counts = np.empty((g1 - g0, self.n), dtype=dtype)
-            for r0, r1, block in self._count_blocks(g0, g1, small, None):
-                counts[r0 - g0 : r1 - g0] = block
+            counts = self._group_counts(g0, g1, small, dtype)
             linear = {}
             for stack in self._stacks:
                 linear.update(stack.outputs(counts))

@@ -92,3 +92,47 @@ def test_shared_counts_keep_at_most_their_bytes():
     assert list(cache._table) == ["b"]
     cache.get("c", lambda: np.zeros(20))  # too large: drawn, not kept
     assert list(cache._table) == ["b"]
+
+
+def _rank_set_cases(seed, count):
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        m, b = int(rng.integers(2, 30)), int(rng.choice([50, 400]))
+        base = rng.normal(size=m) * rng.choice([0.01, 0.1, 1.0])
+        reps = base + rng.normal(size=(b, 1)) * 0.05 + rng.normal(size=(b, m)) * rng.choice([0.002, 0.02, 0.1])
+        full = base.copy()
+        if rng.random() < 0.4:  # a tie, and a near-copy (its own transform: both systems make their own pass)
+            j, k = rng.integers(0, m, 2)
+            full[k] = full[j]
+            reps[:, k] = reps[:, j] + rng.normal(size=b) * 1e-6
+        if rng.random() < 0.3:  # many exact ties
+            full, reps = np.round(full, 1), np.round(reps, 2)
+        yield reps, full, float(rng.choice([1, -1])), float(rng.choice([0.05, 0.2])), int(rng.choice([1, 2]))
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_marginal_rank_sets_from_the_first_pass_maxima_equal_their_own_pass(seed, monkeypatch):
+    from leaderboard_ci.core import simultaneous, system_maxima
+
+    for reps, full, sign, alpha, jobs in _rank_set_cases(seed, 15):
+        new = simultaneous.rank_sets(reps, full, sign, alpha, n_jobs=jobs, chunk_pairs=int(1 + seed * 40))
+        with monkeypatch.context() as patch:
+            patch.setattr(system_maxima.SystemMaxima, "wanted", classmethod(lambda cls, m, count: False))
+            old = simultaneous.rank_sets(reps, full, sign, alpha, n_jobs=jobs, chunk_pairs=int(1 + seed * 40))
+        for field in ("low", "high", "low_marginal", "high_marginal"):
+            np.testing.assert_array_equal(getattr(new, field), getattr(old, field))
+
+
+def test_system_maxima_merge_pairs_in_any_order():
+    from leaderboard_ci.core.system_maxima import SystemMaxima
+
+    rng = np.random.default_rng(3)
+    d = rng.normal(size=(5, 4))
+    a, b = np.array([2, 0, 2, 1, 0]), np.array([0, 3, 3, 3, 1])
+    tie = np.array([False, True, False, False, False])
+    maxima = SystemMaxima(4, 4, tie)
+    maxima.add(0, a, b, d)
+    for j in range(4):
+        own = [d[r] for r in range(5) if a[r] == j] + [(-d[r] if tie[r] else d[r]) for r in range(5) if b[r] == j]
+        np.testing.assert_array_equal(maxima.reverse[j], np.max([np.zeros(4)] + own, axis=0))
+        np.testing.assert_array_equal(maxima.top[j], np.max([np.zeros(4)] + [np.abs(x) for x in own], axis=0))

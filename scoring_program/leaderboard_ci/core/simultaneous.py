@@ -76,6 +76,7 @@ from .benchmark_stats import ranks
 from .parallel import resolve_jobs
 from .resolution import STEPDOWN_METHODS, resamples_needed, resolved_resamples, smallest_level  # noqa: F401 (this module's API)
 from .significance import tolerance
+from .system_maxima import SystemMaxima
 
 __all__ = [
     "FamilyTest",
@@ -230,7 +231,9 @@ class _Family(object):
     (:class:`_pool`) runs the chunks.
     """
 
-    def __init__(self, reps_t, full, pairs, sign, chunk_pairs, pool, se=None, shapes=None, balance=True, top=False):
+    def __init__(
+        self, reps_t, full, pairs, sign, chunk_pairs, pool, se=None, shapes=None, balance=True, top=False, given=None
+    ):
         self.run = pool.run
         self.reps_t = reps_t
         self.count = reps_t.shape[1]
@@ -249,6 +252,12 @@ class _Family(object):
         # with the standard errors given, the sorted sweep (:class:`_Sweep`) finds the reverse maximum instead.
         self.top = np.zeros(self.count) if top and se is None else None
         self.sweep_reverse = bool(top) and se is not None
+        if given is not None:  # (top, reverse) of a marginal family, from the all-pairs first pass (SystemMaxima)
+            self.top, self.reverse = given[0].copy(), given[1].copy()
+            self.sweep_reverse = False
+        self.maxima = None
+        if top and se is None and self.count >= 2 and SystemMaxima.wanted(full.shape[0], self.count):
+            self.maxima = SystemMaxima(full.shape[0], self.count, ~((self.delta < 0) | (self.delta > 0)))
         undefined = ~np.isfinite(self.delta)  # a score that is NaN: never a difference (p = 1)
         if se is not None:
             self.se = np.asarray(se, dtype=np.float64)
@@ -312,6 +321,8 @@ class _Family(object):
                 for r, transform in built:
                     d[r] = transform.forward(d[r])
             np.multiply(d, -self.s[lo:hi, None], out=d)  # the reverse statistics
+            if self.maxima is not None:
+                self.maxima.add(lo, self.a[lo:hi], self.b[lo:hi], d)
             tops[i] = d.max(axis=0)
             if self.top is not None:
                 forward_tops[i] = -d.min(axis=0)  # the forward statistics are the reverse ones negated
@@ -321,6 +332,8 @@ class _Family(object):
         for built in found:
             for pair, transform in built:
                 self.shapes.adopt(pair, transform)
+                if self.maxima is not None:
+                    self.maxima.taint(self.a[pair], self.b[pair])
         for top in tops:
             np.maximum(self.reverse, top, out=self.reverse)
         if self.top is not None:
@@ -797,10 +810,12 @@ def rank_sets(replicates, full, sign, alpha=0.05, family_test=None, pairs=None, 
             pairs = all_pairs
             fam = _Family(reps_t, full, pairs, sign, chunk, pool, top=True)  # decisions only, no p-values
             family_test = _Decided(_significant(fam, alpha), fam.t, fam.se, fam.shapes)
+            maxima = fam.maxima
         else:
             pairs = _checked_family_pairs(family_test, pairs, all_pairs, m, alpha)
+            maxima = None
         better, worse = _tally(pairs, family_test.significant, family_test.t, m)
-        low_m, high_m = _marginal_rank_sets(reps_t, full, pairs, sign, alpha, family_test, chunk, pool)
+        low_m, high_m = _marginal_rank_sets(reps_t, full, pairs, sign, alpha, family_test, chunk, pool, maxima)
     return RankSets(ranks(full, sign), 1 + better, m - worse, low_m, high_m, alpha)
 
 
@@ -824,13 +839,15 @@ def _checked_family_pairs(family_test, pairs, all_pairs, m, alpha):
     return pairs
 
 
-def _marginal_rank_sets(reps_t, full, pairs, sign, alpha, family_test, chunk, pool):
+def _marginal_rank_sets(reps_t, full, pairs, sign, alpha, family_test, chunk, pool, maxima=None):
     """``(low, high)`` of each system's marginal rank set: a step-down over its own ``m - 1`` comparisons.
 
     Each system's comparisons reuse the family's standard errors and near-copy shapes
     (``family_test``, over ``pairs``); only the decisions are computed (:func:`_significant`: one sorted sweep over
     the ``m - 1`` pairs, no p-values).  ``low`` is 1 + the others significantly better, ``high`` is
-    ``m`` - the others significantly worse.
+    ``m`` - the others significantly worse.  ``maxima`` (:class:`~.system_maxima.SystemMaxima`,
+    from the all-pairs first pass) gives each untainted system's first-step and reverse maxima,
+    which spares its family a pass over its ``m - 1`` comparisons.
     """
     m = full.shape[0]
     se, shapes = family_test.se, family_test.shapes
@@ -844,7 +861,8 @@ def _marginal_rank_sets(reps_t, full, pairs, sign, alpha, family_test, chunk, po
         own = np.stack([np.full(m - 1, j), others], axis=1)
         rows = index[j, others]
         sub = None if shapes is None else shapes.subset(rows, pairs[rows, 0] != j)
-        fam = _Family(reps_t, full, own, sign, chunk, pool, se=se[rows], shapes=sub, top=True)
+        given = None if maxima is None or maxima.tainted[j] else (maxima.top[j], maxima.reverse[j])
+        fam = _Family(reps_t, full, own, sign, chunk, pool, se=se[rows], shapes=sub, top=True, given=given)
         sig = _significant(fam, alpha)
         low_m[j] = 1 + np.count_nonzero(sig & (fam.t < 0))  # others significantly better than j
         high_m[j] = m - np.count_nonzero(sig & (fam.t > 0))

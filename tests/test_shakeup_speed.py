@@ -114,11 +114,11 @@ def _rank_set_cases(seed, count):
 def test_marginal_rank_sets_from_the_first_pass_maxima_equal_their_own_pass(seed, monkeypatch):
     from leaderboard_ci.core import simultaneous, system_maxima
 
-    for reps, full, sign, alpha, jobs in _rank_set_cases(seed, 15):
-        new = simultaneous.rank_sets(reps, full, sign, alpha, n_jobs=jobs, chunk_pairs=int(1 + seed * 40))
+    for reps, full, sign, alpha, jobs in _rank_set_cases(seed, 10):
+        new = simultaneous.rank_sets(reps, full, sign, alpha, n_jobs=jobs, chunk_pairs=(7, 64)[seed])
         with monkeypatch.context() as patch:
             patch.setattr(system_maxima.SystemMaxima, "wanted", classmethod(lambda cls, m, count: False))
-            old = simultaneous.rank_sets(reps, full, sign, alpha, n_jobs=jobs, chunk_pairs=int(1 + seed * 40))
+            old = simultaneous.rank_sets(reps, full, sign, alpha, n_jobs=jobs, chunk_pairs=(7, 64)[seed])
         for field in ("low", "high", "low_marginal", "high_marginal"):
             np.testing.assert_array_equal(getattr(new, field), getattr(old, field))
 

@@ -321,11 +321,12 @@ class _Family(object):
                 for r, transform in built:
                     d[r] = transform.forward(d[r])
             np.multiply(d, -self.s[lo:hi, None], out=d)  # the reverse statistics
-            if self.maxima is not None:
-                self.maxima.add(lo, self.a[lo:hi], self.b[lo:hi], d)
-            tops[i] = d.max(axis=0)
-            if self.top is not None:
-                forward_tops[i] = -d.min(axis=0)  # the forward statistics are the reverse ones negated
+            if self.maxima is not None:  # max |d| is the maximum of the forward and the reverse statistics
+                tops[i], forward_tops[i] = self.maxima.add(lo, self.a[lo:hi], self.b[lo:hi], d)
+            else:
+                tops[i] = d.max(axis=0)
+                if self.top is not None:
+                    forward_tops[i] = -d.min(axis=0)  # the forward statistics are the reverse ones negated
             found[i] = [(lo + r, transform) for r, transform in built]
 
         self.run(work, range(len(spans)))

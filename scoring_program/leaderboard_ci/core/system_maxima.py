@@ -52,7 +52,11 @@ class SystemMaxima(object):
         self.tainted[b] = True
 
     def add(self, lo, a, b, d):
-        """Merge the reverse statistics ``d`` ``(len(a), B)`` of pairs ``lo ..`` (``a``, ``b`` their systems)."""
+        """Merge the reverse statistics ``d`` ``(len(a), B)`` of pairs ``lo ..`` (``a``, ``b`` their systems).
+
+        Returns the chunk's ``(max of d, max of |d|)`` over its pairs: the family's own reverse
+        maximum and M(0) (the maximum of every forward and reverse statistic) of the chunk.
+        """
         magnitude = np.abs(d)
         tie = self.tie[lo : lo + a.shape[0]]
         turned = d
@@ -68,6 +72,7 @@ class SystemMaxima(object):
                 np.maximum(self.top[j], top, out=self.top[j])
             for s, e in runs:
                 self._merge(b[s:e], turned[s:e], magnitude[s:e])
+        return np.max([x for _, x, _ in firsts], axis=0), np.max([x for _, _, x in firsts], axis=0)
 
     def _merge(self, rows, reverse, top):
         if rows.shape[0] and rows[-1] - rows[0] == rows.shape[0] - 1 and np.all(np.diff(rows) == 1):

@@ -252,12 +252,7 @@ class _Family(object):
         # with the standard errors given, the sorted sweep (:class:`_Sweep`) finds the reverse maximum instead.
         self.top = np.zeros(self.count) if top and se is None else None
         self.sweep_reverse = bool(top) and se is not None
-        if given is not None:  # (top, reverse) of a marginal family, from the all-pairs first pass (SystemMaxima)
-            self.top, self.reverse = given[0].copy(), given[1].copy()
-            self.sweep_reverse = False
-        self.maxima = None
-        if top and se is None and self.count >= 2 and SystemMaxima.wanted(full.shape[0], self.count):
-            self.maxima = SystemMaxima(full.shape[0], self.count, ~((self.delta < 0) | (self.delta > 0)))
+        self._given_maxima(top, se, given, full.shape[0])
         undefined = ~np.isfinite(self.delta)  # a score that is NaN: never a difference (p = 1)
         if se is not None:
             self.se = np.asarray(se, dtype=np.float64)
@@ -285,6 +280,15 @@ class _Family(object):
         self.a_sorted = a[self.order]
         self.b_sorted = b[self.order]
         self.held = None  # suffix maxima of the forward statistics at every sorted pair, when one chunk holds them
+
+    def _given_maxima(self, top, se, given, m):
+        """A marginal family's ``given`` (top, reverse); an all-pairs first pass's :class:`SystemMaxima` to gather."""
+        if given is not None:  # from the all-pairs first pass: no sweep needed for the reverse maximum
+            self.top, self.reverse = given[0].copy(), given[1].copy()
+            self.sweep_reverse = False
+        self.maxima = None
+        if top and se is None and self.count >= 2 and SystemMaxima.wanted(m, self.count):
+            self.maxima = SystemMaxima(m, self.count, ~((self.delta < 0) | (self.delta > 0)))
 
     def _spans(self, n):
         return [(lo, min(lo + self.chunk, n)) for lo in range(0, n, self.chunk)]
@@ -810,11 +814,9 @@ def rank_sets(replicates, full, sign, alpha=0.05, family_test=None, pairs=None, 
         if family_test is None:
             pairs = all_pairs
             fam = _Family(reps_t, full, pairs, sign, chunk, pool, top=True)  # decisions only, no p-values
-            family_test = _Decided(_significant(fam, alpha), fam.t, fam.se, fam.shapes)
-            maxima = fam.maxima
+            family_test, maxima = _Decided(_significant(fam, alpha), fam.t, fam.se, fam.shapes), fam.maxima
         else:
-            pairs = _checked_family_pairs(family_test, pairs, all_pairs, m, alpha)
-            maxima = None
+            pairs, maxima = _checked_family_pairs(family_test, pairs, all_pairs, m, alpha), None
         better, worse = _tally(pairs, family_test.significant, family_test.t, m)
         low_m, high_m = _marginal_rank_sets(reps_t, full, pairs, sign, alpha, family_test, chunk, pool, maxima)
     return RankSets(ranks(full, sign), 1 + better, m - worse, low_m, high_m, alpha)

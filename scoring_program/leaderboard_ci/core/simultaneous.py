@@ -20,7 +20,9 @@ the studentized form of the paired test's tolerance, so rounding never turns a
 tie into a difference.  A system compared with an identical copy gets p = 1.
 
 Memory: pairs are streamed in chunks of ``chunk_pairs * B`` doubles (about
-32 MB by default, per thread); no ``(B, P)`` matrix is ever formed.
+2 MB by default, per thread, so the passes over a chunk stay in cache); no
+``(B, P)`` matrix is ever formed.  Rank sets also keep each system's marginal
+maxima, two ``(m, B)`` arrays (:mod:`.system_maxima`).
 
 The max-t step-down of :func:`maxt_stepdown`, in detail.
 

@@ -129,9 +129,9 @@ class _CodeGroup:
             if matrix is None:
                 out[:, :, j] = total[:, None]
                 continue
-            sums = np.rint(block @ matrix).astype(np.int64).reshape(rows, -1, s - 1)
-            out[:, :, j * s + 1 : (j + 1) * s] = sums
-            np.subtract(total[:, None], sums.sum(axis=2), out=out[:, :, j * s])
+            others = out[:, :, j * s + 1 : (j + 1) * s]
+            others[...] = (block @ matrix).reshape(rows, -1, s - 1)  # exact integers: the cast keeps them
+            np.subtract(total[:, None], others.sum(axis=2), out=out[:, :, j * s])
         out.setflags(write=False)
         return out
 

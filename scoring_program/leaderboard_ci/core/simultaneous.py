@@ -66,6 +66,7 @@ every interval is the real line.
 from __future__ import annotations
 
 import math
+import threading
 from collections import namedtuple
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -220,6 +221,21 @@ def _largest_rejecting_count(n_valid, alpha):
     return max(k, -1)
 
 
+class _Maximum(object):
+    """A running elementwise maximum that the chunks' threads merge into (one vector, not one per chunk).
+
+    A maximum does not depend on the order of its terms, so this equals the maximum of the list.
+    """
+
+    def __init__(self, count):
+        self.value = np.full(count, -np.inf)
+        self._lock = threading.Lock()
+
+    def merge(self, values):
+        with self._lock:
+            np.maximum(self.value, values, out=self.value)
+
+
 class _Family(object):
     """Per-pair numbers of one family and the one-sided statistics of any range of its sorted pairs.
 
@@ -302,8 +318,7 @@ class _Family(object):
         own = np.std(self.reps_t, axis=1, ddof=1) if grid is not None else None  # each system's SD
         spans = self._spans(n)
         found = [None] * len(spans)
-        tops = [None] * len(spans)
-        forward_tops = [None] * len(spans)
+        tops, forward_tops = _Maximum(self.count), _Maximum(self.count)
 
         def work(i):
             lo, hi = spans[i]
@@ -328,11 +343,13 @@ class _Family(object):
                     d[r] = transform.forward(d[r])
             np.multiply(d, -self.s[lo:hi, None], out=d)  # the reverse statistics
             if self.maxima is not None:  # max |d| is the maximum of the forward and the reverse statistics
-                tops[i], forward_tops[i] = self.maxima.add(lo, self.a[lo:hi], self.b[lo:hi], d)
+                reverse, forward = self.maxima.add(lo, self.a[lo:hi], self.b[lo:hi], d)
+                tops.merge(reverse)
+                forward_tops.merge(forward)
             else:
-                tops[i] = d.max(axis=0)
+                tops.merge(d.max(axis=0))
                 if self.top is not None:
-                    forward_tops[i] = -d.min(axis=0)  # the forward statistics are the reverse ones negated
+                    forward_tops.merge(-d.min(axis=0))  # the forward statistics are the reverse ones negated
             found[i] = [(lo + r, transform) for r, transform in built]
 
         self.run(work, range(len(spans)))
@@ -341,25 +358,22 @@ class _Family(object):
                 self.shapes.adopt(pair, transform)
                 if self.maxima is not None:
                     self.maxima.taint(self.a[pair], self.b[pair])
-        for top in tops:
-            np.maximum(self.reverse, top, out=self.reverse)
+        np.maximum(self.reverse, tops.value, out=self.reverse)
         if self.top is not None:
             np.maximum(self.top, self.reverse, out=self.top)
-            for top in forward_tops:
-                np.maximum(self.top, top, out=self.top)
+            np.maximum(self.top, forward_tops.value, out=self.top)
 
     def _reverse_pass(self, n):
         """The reverse maximum when the standard deviations (and transforms) were given."""
         spans = self._spans(n)
-        tops = [None] * len(spans)
+        tops = _Maximum(self.count)
 
         def work(i):
             lo, hi = spans[i]
-            tops[i] = self.statistics(np.arange(lo, hi), -1.0).max(axis=0)
+            tops.merge(self.statistics(np.arange(lo, hi), -1.0).max(axis=0))
 
         self.run(work, range(len(spans)))
-        for top in tops:
-            np.maximum(self.reverse, top, out=self.reverse)
+        np.maximum(self.reverse, tops.value, out=self.reverse)
 
     def _differences(self, a, b):
         """``sign * (reps[a] - reps[b])``, shape ``(len(a), count)``, the same bytes whatever the layout.
@@ -412,15 +426,14 @@ class _Family(object):
                 np.maximum(out, self.held[lo], out=out)
             return out
         spans = [(s, min(s + self.chunk, hi)) for s in range(lo, hi, self.chunk)]
-        parts = [None] * len(spans)
+        parts = _Maximum(self.count)
 
         def work(i):
             s, e = spans[i]
-            parts[i] = self.forward(s, e).max(axis=0)
+            parts.merge(self.forward(s, e).max(axis=0))
 
         self.run(work, range(len(spans)))
-        for part in parts:
-            np.maximum(out, part, out=out)
+        np.maximum(out, parts.value, out=out)
         return out
 
 

@@ -11,18 +11,42 @@ hold becomes one sentence naming the line and the expected shape:
   4,300 by default since Python 3.11) is kept as a :class:`LongNumber`, which
   a reader reports as "a JSON number" like any other number it does not take;
 * nesting deeper than Python's recursion limit is "nested too deeply; expected
-  <shape>".
+  <shape>" (decoded with the garbage collector paused: :func:`paused_collection`).
 
 Standard library only (Python 3.7).
 """
 
+import gc
 import json
 import re
 
-__all__ = ["LongNumber", "integer", "kind", "document_text", "members"]
+__all__ = ["LongNumber", "integer", "kind", "document_text", "members", "paused_collection", "loads"]
 
 _SPACE = re.compile(r"[ \t\n\r]*")
 _LONG_DIGITS = 4000
+
+
+def paused_collection(decode, *args, **kwargs):
+    """``decode(*args, **kwargs)`` (a ``json`` decoding call) with Python's garbage collector paused.
+
+    ``json`` recurses once per level of nesting.  A collection that starts deep in that recursion (one
+    is due every few hundred new lists) runs the finalizers of whatever garbage waits with almost no
+    stack left; their RecursionError is printed as "Exception ignored in ..." on stderr, which is what
+    a participant reads.  Paused, the collection waits until the decoding has returned or failed with
+    the reader's sentence.  (Process-wide, as the collector is; left alone when already paused.)
+    """
+    if not gc.isenabled():
+        return decode(*args, **kwargs)
+    gc.disable()
+    try:
+        return decode(*args, **kwargs)
+    finally:
+        gc.enable()
+
+
+def loads(text, **kwargs):
+    """``json.loads(text, **kwargs)`` with the garbage collector paused (:func:`paused_collection`)."""
+    return paused_collection(json.loads, text, **kwargs)
 
 
 class LongNumber(object):
@@ -100,7 +124,7 @@ def members(source, text, expected, allow_list=False):
 
     def value_at(pos):
         try:
-            return decoder.raw_decode(text, pos)
+            return paused_collection(decoder.raw_decode, text, pos)
         except RecursionError:
             raise source.at(line_of(pos), "the JSON is nested too deeply; expected %s" % expected)
         except ValueError as exc:

@@ -8,6 +8,8 @@ giving each label (``hard_labels: multi``, every category under ``YES``), n = 10
 Peers, in the same run, one fresh process each (``score.py input output`` as the metadata command runs it),
 alternating, ``--repeats`` times:
 
+Each run starts from a fresh copy of the program folder without ``__pycache__`` (Codabench's fresh container).
+
 * **tree**: this tree's program with the hierarchy (the target: under 5 s wall);
 * **flat**: the same data and program without the hierarchy;
 * **base** (``--base DIR``, optional): another checkout's ``scoring_program`` on the tree workload, e.g.
@@ -24,6 +26,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -83,11 +86,20 @@ def make_workload(folder, n, b, jobs, hierarchy, seed=7):
 
 
 def run_once(program, folder):
-    """``(wall s, CPU s)`` of one ``score.py input output`` in a fresh process."""
+    """``(wall s, CPU s)`` of one ``score.py input output`` in a fresh process.
+
+    The program runs from a fresh copy without ``__pycache__`` (made before the clock starts), as in the
+    worker's fresh container: every run compiles the modules it imports.
+    """
     out = os.path.join(folder, "output")
     if os.path.isdir(out):
         for name in os.listdir(out):
             os.remove(os.path.join(out, name))
+    fresh = os.path.join(folder, "program")
+    if os.path.isdir(fresh):
+        shutil.rmtree(fresh)
+    shutil.copytree(program, fresh, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    program = fresh
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(

@@ -12,12 +12,17 @@ generation``, ``metric: ter``, B = 1,000; ``input/res/hypotheses.txt``):
   drawn at random from the same 50 words (every word matches dozens of
   reference positions: the search evaluates its 1,000 candidate shifts).
 * **hostile-800**: the long workload's references, each hypothesis its own
-  reference's words shuffled (a bag of the right words in a random order):
-  the scoring program stops at its TER bound (``TER_MAX_SECONDS`` of CPU, the
-  metric option ``max_seconds``) with one sentence.
+  reference's words shuffled (a bag of the right words in a random order).
 * **hostile-short**: 800 segments of 32 words drawn from 3 words, each
   hypothesis its reference shuffled: the costliest search per row (the
-  word-by-word path of sentence-length segments), stopped by the same bound.
+  word-by-word path of sentence-length segments), stopped by the CPU budget
+  (``budget.MAX_SECONDS``, the generation setting ``max_seconds``) with one
+  sentence.
+* **worst-allowed**: the generation example's test set and configuration
+  (``examples/generation/reference_data``: BLEU, chrF++, TER and WER, two
+  references, 800 segments), each hypothesis 1,000 words (the longest TER
+  takes): its first reference's words repeated and shuffled.  Every metric's
+  n-gram counts and TER's search share the budget; the file is refused within it.
 
 Every row is one whole process started here (``whole_process.run_process``:
 wall, CPU of the child, peak RSS, load before/after).  sacrebleu's CLI
@@ -31,6 +36,7 @@ ratio.  Run (quote the load)::
 """
 
 import argparse
+import json
 import os
 import random
 import shutil
@@ -80,6 +86,29 @@ def workloads(segments, words, seed=1):
     }
 
 
+EXAMPLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "generation", "reference_data")
+
+
+def _example_hypotheses(words, seed=1):
+    """The worst-allowed workload's hypotheses: per segment of the example, ``words`` words of its first
+    reference, repeated and shuffled."""
+    rng = random.Random(seed)
+    out = []
+    with open(os.path.join(EXAMPLE, "references.jsonl"), encoding="utf-8") as lines:
+        for line in lines:
+            ref = json.loads(line)["references"][0].split() or ["x"]
+            out.append([rng.choice(ref) for _ in range(words)])
+    return out
+
+
+def _write_example_run(folder, hyps):
+    shutil.copytree(EXAMPLE, os.path.join(folder, "input", "ref"))
+    os.makedirs(os.path.join(folder, "input", "res"))
+    with open(os.path.join(folder, "input", "res", "hypotheses.txt"), "w") as out:
+        out.write("".join(" ".join(line) + "\n" for line in hyps))
+    return folder
+
+
 def _write_run(folder, refs, hyps):
     os.makedirs(os.path.join(folder, "input", "ref"))
     os.makedirs(os.path.join(folder, "input", "res"))
@@ -111,15 +140,19 @@ def main(argv=None):
     parser.add_argument("--peer-segments", type=int, default=20, help="segments of the long workload for peers")
     parser.add_argument("--segments", type=int, default=800)
     parser.add_argument("--words", type=int, default=1000)
-    parser.add_argument("--only", default="long,hostile-1,hostile-800,hostile-short")
+    parser.add_argument("--only", default="long,hostile-1,hostile-800,hostile-short,worst-allowed")
     parser.add_argument("--python", help="also run this checkout's program with this interpreter (an image's)")
     parser.add_argument("--results", default=os.path.join(os.path.dirname(__file__), "results", "ter_long.jsonl"))
     args = parser.parse_args(argv)
     data = workloads(args.segments, args.words)
     root = tempfile.mkdtemp(prefix="ter-long-")
     for name in args.only.split(","):
-        refs, hyps = data[name]
-        runs = [(name, _write_run(os.path.join(root, name), refs, hyps))]
+        if name == "worst-allowed":
+            refs = hyps = _example_hypotheses(args.words)
+            runs = [(name, _write_example_run(os.path.join(root, name), hyps))]
+        else:
+            refs, hyps = data[name]
+            runs = [(name, _write_run(os.path.join(root, name), refs, hyps))]
         if name == "long":
             k = args.peer_segments
             runs.append(("long-prefix-%d" % k, _write_run(os.path.join(root, "prefix"), refs[:k], hyps[:k])))
@@ -129,7 +162,7 @@ def main(argv=None):
                 rows.append(
                     _program("ours(%s) %s" % (os.path.basename(args.python), label), PROGRAM, folder, args.python)
                 )
-            if label not in ("long", "hostile-800", "hostile-short"):
+            if label not in ("long", "hostile-800", "hostile-short", "worst-allowed"):
                 rows.append(_sacrebleu("sacrebleu -m ter " + label, folder))
                 if args.base:
                     rows.append(_program("base " + label, args.base, folder))

@@ -14,6 +14,7 @@ binomial SE is 0.49 points).  The fast test (200 test sets at n = 500, B = 300) 
 by 3 SE (4.6 points).
 """
 
+import itertools
 import math
 import random
 
@@ -36,12 +37,17 @@ def _spec(name):
 def _population(seed=11):
     rng = random.Random(seed)
     vocab = ["w%d" % k for k in range(3000)]
-    weights = [1.0 / (k + 1) for k in range(len(vocab))]
+    # cumulative weights once (random.choices accumulates them on every call otherwise: the same draws)
+    cum_weights = list(itertools.accumulate(1.0 / (k + 1) for k in range(len(vocab))))
     refs, hyps = [], []
     for _ in range(POPULATION):
-        ref = rng.choices(vocab, weights, k=rng.randint(8, 30))
+        ref = rng.choices(vocab, cum_weights=cum_weights, k=rng.randint(8, 30))
         rate = rng.betavariate(2, 5)  # segment difficulty
-        hyp = [w if rng.random() >= rate else rng.choices(vocab, weights)[0] for w in ref if rng.random() >= rate / 4]
+        hyp = [
+            w if rng.random() >= rate else rng.choices(vocab, cum_weights=cum_weights)[0]
+            for w in ref
+            if rng.random() >= rate / 4
+        ]
         refs.append((" ".join(ref),))
         hyps.append(" ".join(hyp))
     stats = {}

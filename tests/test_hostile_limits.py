@@ -59,7 +59,7 @@ def _score(tmp_path, config, gold, files, python=None):
     ref.mkdir(parents=True)
     for name, text in gold.items():
         (ref / name).write_text(text, encoding="utf-8")
-    (ref / "config.yaml").write_text(yaml.safe_dump(dict(config, extra_metrics=[], bootstrap=BOOTSTRAP)))
+    (ref / "config.yaml").write_text(yaml.safe_dump(dict(dict({"extra_metrics": []}, **config), bootstrap=BOOTSTRAP)))
     submission = str(tmp_path / "submission.zip")
     with zipfile.ZipFile(submission, "w", zipfile.ZIP_STORED) as archive:
         for name, content in files.items():
@@ -175,7 +175,40 @@ def test_a_lone_cr_inside_a_hypothesis_scores_as_sacrebleu_reads_it(tmp_path):
 # ---------------------------------------------------------------------------
 # The large files, in both images: CPU time and peak memory
 # ---------------------------------------------------------------------------
+GENERATION_EXAMPLE = os.path.join(os.path.dirname(PROGRAM), "examples", "generation", "reference_data")
+
+
+def _example_references():
+    with open(os.path.join(GENERATION_EXAMPLE, "references.jsonl"), encoding="utf-8") as handle:
+        return handle.read()
+
+
+def _worst_allowed_hypotheses():
+    """Per segment of the generation example, 1,000 words (the longest TER takes) of its first reference,
+    repeated and shuffled: the costliest file for BLEU's and chrF++'s counts and TER's search together."""
+    import random
+
+    rng = random.Random(1)
+    lines = []
+    for line in _example_references().splitlines():
+        words = json.loads(line)["references"][0].split() or ["x"]
+        lines.append(" ".join(rng.choice(words) for _ in range(1000)))
+    return "\n".join(lines) + "\n"
+
+
 LARGE = {
+    "generation_worst_allowed_file": (
+        {
+            "task": "generation",
+            "metric": "bleu",
+            "extra_metrics": ["chrf_pp", "ter", "wer"],
+            "files": {"gold": "references.jsonl", "predictions": "hypotheses.txt"},
+        },
+        {"references.jsonl": _example_references()},
+        lambda: {"hypotheses.txt": _worst_allowed_hypotheses()},
+        r"^hypotheses\.txt line \d+: scoring the hypotheses up to this one takes longer than the scoring program "
+        r"allows for this test set; expected shorter hypotheses",
+    ),
     "qa_100MB_answer": (
         QA,
         {"gold.json": SQUAD},

@@ -12,6 +12,7 @@ Timings are in ``benchmarks/task_icm.py``, not here.
 """
 
 import math
+import os
 
 import numpy as np
 import pytest
@@ -222,3 +223,180 @@ def test_the_grid_information_is_the_plain_one_bit_for_bit():
         grid = icm_soft._row_information(x, mu, s, log_total)
         plain = icm_soft.information(x[None, :], mu[:, None], s[:, None], log_total[:, None])
         np.testing.assert_array_equal(grid, plain)
+
+
+# ---------------------------------------------------------------------------
+# The per-submission path's other speed-ups (issue 31): the same numbers as the plain code
+# ---------------------------------------------------------------------------
+def test_the_series_gathers_each_centre_once_and_keeps_every_bit():
+    """``_horner`` (one gather of a centre's coefficients) equals the plain loop taking each coefficient apart."""
+    rng = np.random.RandomState(3)
+    for function, start in ((math.erf, 0.0), (math.erfc, icm_soft._TAIL_FROM)):
+        x = rng.uniform(start, icm_soft._LIMIT, 20000)
+        fast = icm_soft._horner(x, function, start)
+        centres, table = icm_soft._TABLES[function]
+        j = np.rint((x - start) / icm_soft._STEP).astype(np.intp)
+        h = x - centres[j]
+        plain = table[icm_soft._DEGREE].take(j)
+        for k in range(icm_soft._DEGREE - 1, -1, -1):
+            plain = plain * h + table[k].take(j) if k else table[0].take(j) + plain * h
+        np.testing.assert_array_equal(fast.view(np.int64), plain.view(np.int64))
+
+
+def test_a_groups_sums_of_some_rows_are_those_rows_of_every_rows_sums():
+    """``_Groups.sums`` over a subset of rows (many: a column take, rows picked after; few: rows gathered
+    first) equals the same rows of the sums over every row, bit for bit."""
+    rng = np.random.RandomState(4)
+    n = 400
+    x = np.round(rng.uniform(0, 1, n), 2)
+    groups = icm_soft._groups([(x, np.full(n, ALPHA_1)), (np.maximum(x, 0.4), np.full(n, -BETA))], lambda v: v != 0)
+    weights = _weights(n, 40)
+    mu, sigma, log_total = rng.uniform(0.2, 0.5, 40), rng.uniform(0.05, 0.2, 40), np.full(40, math.log2(n))
+    every = groups.sums(weights, None, mu, sigma, log_total)
+    for rows in (np.arange(0, 40, 2)[:3], np.arange(0, 40, 2), np.flatnonzero(rng.rand(40) < 0.8)):
+        some = groups.sums(weights, rows, mu[rows], sigma[rows], log_total[rows])
+        np.testing.assert_array_equal(some, every[rows])
+
+
+def test_counts_per_row_equal_one_bincount_over_the_block():
+    """``counts_from_indices`` (one bincount per row) equals the block's single bincount with row offsets."""
+    from leaderboard_ci.core.resampling import counts_from_indices
+
+    n = 300
+    indices = replicate_indices(11, n, 0, 37)
+    plain = np.bincount((indices + np.arange(37)[:, None] * n).ravel(), minlength=37 * n).reshape(37, n)
+    for dtype in (np.float64, None, np.int32):
+        counts = counts_from_indices(indices, n, dtype=dtype)
+        assert counts.dtype == (np.intp if dtype is None else dtype)
+        np.testing.assert_array_equal(counts, plain)
+    assert counts_from_indices(indices[:0], n).shape == (0, n)
+
+
+def test_a_one_line_list_reads_as_the_same_list_over_many_lines():
+    """A minified JSON list (decoded at once) gives the members of the same list written one record a line;
+    a broken one-line list still gets the member-by-member error naming line 1."""
+    import json
+
+    from leaderboard_ci.scoring.errors import SubmissionError
+    from leaderboard_ci.scoring.text_files import Source
+    from leaderboard_ci.tasks.shared import json_documents
+
+    records = [
+        {"test_case": "EXIST2023", "id": str(i), "value": {"NO": 0.25 * (i % 5), "YES": 2**70}} for i in range(9)
+    ]
+    source = Source("run.json", "run.json")
+    one = json.dumps(records)
+    many = "[\n" + ",\n".join(json.dumps(r) for r in records) + "\n]\n"
+
+    def read(text):
+        return list(json_documents.members(source, text, "records", allow_list=True))
+
+    assert [v for _, _, v in read(one)] == [v for _, _, v in read(many)] == records
+    assert [line for line, _, _ in read(one)] == [1] * 9
+    assert [line for line, _, _ in read(many)] == list(range(2, 11))
+    for broken, message in (
+        (one[:-1], "expected ',' or ']'"),
+        (one + " []", "extra data"),
+        ("[1, 2,]", "not valid JSON"),
+    ):
+        with pytest.raises(SubmissionError, match="run.json line 1: .*%s" % message):
+            read(broken)
+
+
+def test_a_config_naming_its_task_imports_no_other_task_type():
+    """Start-up: reading a soft-label config (with the task's own keys) imports the soft-label task alone."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from leaderboard_ci.scoring.config import parse_config\n"
+        "parse_config({'task': 'soft_labels', 'labels': ['YES', 'NO'], 'hierarchy': {'YES': 'ALL'},"
+        " 'metric': 'icm_soft_norm', 'extra_metrics': []})\n"
+        "print(sorted(set(m.split('.')[2] for m in sys.modules if m.startswith('leaderboard_ci.tasks.')"
+        " and m.count('.') >= 2)))\n"
+    )
+    import leaderboard_ci
+
+    root = os.path.dirname(os.path.dirname(leaderboard_ci.__file__))
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, stdout=subprocess.PIPE, universal_newlines=True)
+    tasks = eval(done.stdout.strip())
+    assert "soft_labels" in tasks
+    assert not set(tasks) & {"classification", "generation", "detection", "forecasting", "segmentation", "ranking"}
+
+
+def test_gold_term_columns_equal_to_value_columns_are_multiplied_once(monkeypatch):
+    """A hierarchy node's gold terms that repeat its distinct-value columns (or each other) are not appended again:
+    fewer product columns, and the moments and ``sum w IC(G)`` of every replicate bit for bit those of the plain
+    concatenation."""
+    rng = np.random.RandomState(6)
+    n = 500
+    gold = rng.randint(0, 4, n) / 3.0
+    values = np.unique(gold)
+    onehot = (gold[:, None] == values[None, :]).astype(float)
+    own = rng.randint(-3, 2, (n, 1)).astype(float)  # a term column of its own
+    terms = (np.r_[values[1:], 0.4, 0.9], np.concatenate([onehot[:, 1:], own, onehot[:, 2:3]], axis=1))
+    weights = _weights(n, 30)
+    total = weights.sum(axis=1)
+    shared = icm_soft._GoldClass(gold, icm_soft.ORDER, gold_terms=terms)
+    assert shared.onehot.shape[1] == values.size + 1
+    monkeypatch.setattr(
+        icm_soft, "_with_columns", lambda a, b: (np.concatenate([a, b], axis=1), a.shape[1] + np.arange(b.shape[1]))
+    )
+    plain = icm_soft._GoldClass(gold, icm_soft.ORDER, gold_terms=terms)
+    assert plain.onehot.shape[1] == values.size + 5
+    for ours, theirs in zip(
+        shared.moments(weights @ shared.onehot, total), plain.moments(weights @ plain.onehot, total)
+    ):
+        np.testing.assert_array_equal(ours, theirs)
+
+
+def test_scaling_by_powers_of_two_is_ldexp_bit_for_bit():
+    """``_scaled`` (a multiplication by ``2**e``) equals ``np.ldexp`` on ordinary, subnormal and extreme exponents."""
+    rng = np.random.RandomState(8)
+    values = rng.normal(size=(50, 6)) * np.array([1.0, 1e-300, 1e300, 3.0, 1e-310, 0.0])
+    for exponents in ([0, -40, -40, 52, -1022, 1023], [5, -1030, 2, 1, 0, 3], [0, 0, -9, 0, 0, 1024], [-60] * 6):
+        exponents = np.array(exponents, dtype=np.int64)
+        ours = icm_soft._scaled(values, exponents)
+        np.testing.assert_array_equal(ours.view(np.int64), np.ldexp(values, exponents[None, :]).view(np.int64))
+
+
+def test_unique_rows_by_one_code_equal_numpys_unique_rows():
+    """The tree's weight patterns found by one int64 code per row equal ``np.unique(axis=0)``: rows, first items,
+    inverse (and rows it cannot code, negative or too wide, go to numpy itself)."""
+    from leaderboard_ci.tasks.soft_labels.icm_soft_tree import _unique_rows
+
+    rng = np.random.RandomState(9)
+    for keys in (
+        rng.randint(0, 4, (3000, 12)),
+        rng.randint(0, 2, (500, 3)),
+        np.zeros((7, 6), dtype=np.int64),
+        rng.randint(-2, 3, (300, 4)),
+        rng.randint(0, 2**20, (300, 5)),
+    ):
+        keys = keys.astype(np.int64)
+        ours = _unique_rows(keys)
+        rows, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+        for a, b in zip(ours, (rows, first, np.asarray(inverse).reshape(-1))):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_the_expansion_in_one_pass_equals_the_loop_over_orders():
+    """``_expanded`` (every ``(k, j)`` column at once, added left to right) equals the loop adding one term at a
+    time, bit for bit, with rows of different orders (the terms above a row's order multiplied by 0)."""
+    rng = np.random.RandomState(10)
+    rows, top = 40, 7
+    levels = [rng.normal(size=rows)] + [rng.normal(size=(rows, k + 1)) * 10.0**-k for k in range(1, top + 1)]
+    a, c = rng.uniform(-0.2, 0.2, rows), rng.uniform(-0.2, 0.2, rows)
+    orders = rng.randint(3, top + 1, rows)
+    pa, pc = [np.ones_like(a)], [np.ones_like(c)]
+    for _ in range(top):
+        pa.append(pa[-1] * a)
+        pc.append(pc[-1] * c)
+    plain = levels[0].copy()
+    for k in range(1, top + 1):
+        keep = np.where(orders >= k, 1.0, 0.0)
+        for j in range(k + 1):
+            plain += levels[k][:, j] * (pa[j] * pc[k - j] * keep)
+    np.testing.assert_array_equal(icm_soft._expanded(levels, a, c, orders).view(np.int64), plain.view(np.int64))
+    np.testing.assert_array_equal(icm_soft._expanded(levels[:1], a, c, orders), levels[0])

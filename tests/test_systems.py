@@ -76,8 +76,8 @@ def test_identical_systems_share_stacked_columns():
     plan = PairedPlan(cfg, gold, [preds[0], preds[0].copy(), preds[1]], ["a", "b", "c"])
     counts_stack = plan._stacks[0]
     # The gold counts (same for every system) and the two identical systems are stored once.
-    distinct_offsets = {(start, width) for _, start, width in counts_stack.members}
-    assert len(distinct_offsets) == 3  # gold + system a (= b) + system c
+    distinct = {(n_codes, index) for _, n_codes, index in counts_stack.coded}
+    assert len(distinct) == 3  # gold + system a (= b) + system c
     reps = plan.scores_for_span(0, 10)
     np.testing.assert_array_equal(reps[:, 0], reps[:, 1])
 

@@ -235,11 +235,11 @@ def counts_from_indices(indices, n, dtype=np.float64):
     """
     indices = np.asarray(indices)
     rows = indices.shape[0]
-    offsets = np.arange(rows, dtype=np.intp)[:, None] * n
-    flat = (indices + offsets).ravel()
-    counts = np.bincount(flat, minlength=rows * n).reshape(rows, n)
-    if dtype is not None and counts.dtype != dtype:
-        counts = counts.astype(dtype)
+    counts = np.empty((rows, n), dtype=np.intp if dtype is None else dtype)
+    # one bincount per row: its n bins stay in cache (one bincount of the whole block over rows * n bins,
+    # with offsets added, measured 4x slower at n = 10**4); the same integers either way
+    for r in range(rows):
+        counts[r] = np.bincount(indices[r], minlength=n)
     return counts
 
 

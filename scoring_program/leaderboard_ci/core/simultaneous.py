@@ -20,7 +20,9 @@ the studentized form of the paired test's tolerance, so rounding never turns a
 tie into a difference.  A system compared with an identical copy gets p = 1.
 
 Memory: pairs are streamed in chunks of ``chunk_pairs * B`` doubles (about
-32 MB by default, per thread); no ``(B, P)`` matrix is ever formed.
+2 MB by default, per thread, so the passes over a chunk stay in cache); no
+``(B, P)`` matrix is ever formed.  Rank sets also keep each system's marginal
+maxima, two ``(m, B)`` arrays (:mod:`.system_maxima`).
 
 The max-t step-down of :func:`maxt_stepdown`, in detail.
 
@@ -64,6 +66,7 @@ every interval is the real line.
 from __future__ import annotations
 
 import math
+import threading
 from collections import namedtuple
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -76,6 +79,7 @@ from .benchmark_stats import ranks
 from .parallel import resolve_jobs
 from .resolution import STEPDOWN_METHODS, resamples_needed, resolved_resamples, smallest_level  # noqa: F401 (this module's API)
 from .significance import tolerance
+from .system_maxima import SystemMaxima
 
 __all__ = [
     "FamilyTest",
@@ -217,6 +221,21 @@ def _largest_rejecting_count(n_valid, alpha):
     return max(k, -1)
 
 
+class _Maximum(object):
+    """A running elementwise maximum that the chunks' threads merge into (one vector, not one per chunk).
+
+    A maximum does not depend on the order of its terms, so this equals the maximum of the list.
+    """
+
+    def __init__(self, count):
+        self.value = np.full(count, -np.inf)
+        self._lock = threading.Lock()
+
+    def merge(self, values):
+        with self._lock:
+            np.maximum(self.value, values, out=self.value)
+
+
 class _Family(object):
     """Per-pair numbers of one family and the one-sided statistics of any range of its sorted pairs.
 
@@ -230,7 +249,9 @@ class _Family(object):
     (:class:`_pool`) runs the chunks.
     """
 
-    def __init__(self, reps_t, full, pairs, sign, chunk_pairs, pool, se=None, shapes=None, balance=True, top=False):
+    def __init__(
+        self, reps_t, full, pairs, sign, chunk_pairs, pool, se=None, shapes=None, balance=True, top=False, given=None
+    ):
         self.run = pool.run
         self.reps_t = reps_t
         self.count = reps_t.shape[1]
@@ -249,6 +270,7 @@ class _Family(object):
         # with the standard errors given, the sorted sweep (:class:`_Sweep`) finds the reverse maximum instead.
         self.top = np.zeros(self.count) if top and se is None else None
         self.sweep_reverse = bool(top) and se is not None
+        self._given_maxima(top, se, given, full.shape[0])
         undefined = ~np.isfinite(self.delta)  # a score that is NaN: never a difference (p = 1)
         if se is not None:
             self.se = np.asarray(se, dtype=np.float64)
@@ -277,6 +299,15 @@ class _Family(object):
         self.b_sorted = b[self.order]
         self.held = None  # suffix maxima of the forward statistics at every sorted pair, when one chunk holds them
 
+    def _given_maxima(self, top, se, given, m):
+        """A marginal family's ``given`` (top, reverse); an all-pairs first pass's :class:`SystemMaxima` to gather."""
+        if given is not None:  # from the all-pairs first pass: no sweep needed for the reverse maximum
+            self.top, self.reverse = given[0].copy(), given[1].copy()
+            self.sweep_reverse = False
+        self.maxima = None
+        if top and se is None and self.count >= 2 and SystemMaxima.wanted(m, self.count):
+            self.maxima = SystemMaxima(m, self.count, ~((self.delta < 0) | (self.delta > 0)))
+
     def _spans(self, n):
         return [(lo, min(lo + self.chunk, n)) for lo in range(0, n, self.chunk)]
 
@@ -287,8 +318,7 @@ class _Family(object):
         own = np.std(self.reps_t, axis=1, ddof=1) if grid is not None else None  # each system's SD
         spans = self._spans(n)
         found = [None] * len(spans)
-        tops = [None] * len(spans)
-        forward_tops = [None] * len(spans)
+        tops, forward_tops = _Maximum(self.count), _Maximum(self.count)
 
         def work(i):
             lo, hi = spans[i]
@@ -312,34 +342,38 @@ class _Family(object):
                 for r, transform in built:
                     d[r] = transform.forward(d[r])
             np.multiply(d, -self.s[lo:hi, None], out=d)  # the reverse statistics
-            tops[i] = d.max(axis=0)
-            if self.top is not None:
-                forward_tops[i] = -d.min(axis=0)  # the forward statistics are the reverse ones negated
+            if self.maxima is not None:  # max |d| is the maximum of the forward and the reverse statistics
+                reverse, forward = self.maxima.add(lo, self.a[lo:hi], self.b[lo:hi], d)
+                tops.merge(reverse)
+                forward_tops.merge(forward)
+            else:
+                tops.merge(d.max(axis=0))
+                if self.top is not None:
+                    forward_tops.merge(-d.min(axis=0))  # the forward statistics are the reverse ones negated
             found[i] = [(lo + r, transform) for r, transform in built]
 
         self.run(work, range(len(spans)))
         for built in found:
             for pair, transform in built:
                 self.shapes.adopt(pair, transform)
-        for top in tops:
-            np.maximum(self.reverse, top, out=self.reverse)
+                if self.maxima is not None:
+                    self.maxima.taint(self.a[pair], self.b[pair])
+        np.maximum(self.reverse, tops.value, out=self.reverse)
         if self.top is not None:
             np.maximum(self.top, self.reverse, out=self.top)
-            for top in forward_tops:
-                np.maximum(self.top, top, out=self.top)
+            np.maximum(self.top, forward_tops.value, out=self.top)
 
     def _reverse_pass(self, n):
         """The reverse maximum when the standard deviations (and transforms) were given."""
         spans = self._spans(n)
-        tops = [None] * len(spans)
+        tops = _Maximum(self.count)
 
         def work(i):
             lo, hi = spans[i]
-            tops[i] = self.statistics(np.arange(lo, hi), -1.0).max(axis=0)
+            tops.merge(self.statistics(np.arange(lo, hi), -1.0).max(axis=0))
 
         self.run(work, range(len(spans)))
-        for top in tops:
-            np.maximum(self.reverse, top, out=self.reverse)
+        np.maximum(self.reverse, tops.value, out=self.reverse)
 
     def _differences(self, a, b):
         """``sign * (reps[a] - reps[b])``, shape ``(len(a), count)``, the same bytes whatever the layout.
@@ -392,15 +426,14 @@ class _Family(object):
                 np.maximum(out, self.held[lo], out=out)
             return out
         spans = [(s, min(s + self.chunk, hi)) for s in range(lo, hi, self.chunk)]
-        parts = [None] * len(spans)
+        parts = _Maximum(self.count)
 
         def work(i):
             s, e = spans[i]
-            parts[i] = self.forward(s, e).max(axis=0)
+            parts.merge(self.forward(s, e).max(axis=0))
 
         self.run(work, range(len(spans)))
-        for part in parts:
-            np.maximum(out, part, out=out)
+        np.maximum(out, parts.value, out=out)
         return out
 
 
@@ -555,7 +588,7 @@ def maxt_stepdown(replicates, full, pairs, sign, alpha=0.05, chunk_pairs=None, n
     alpha : float
         Family-wise error rate of the decisions and of the simultaneous intervals.
     chunk_pairs : int, optional
-        Pairs per chunk (memory only: ``chunk_pairs * B`` doubles per thread, about 32 MB
+        Pairs per chunk (memory only: ``chunk_pairs * B`` doubles per thread, about 2 MB
         by default).  Results do not depend on it.
     n_jobs : int or "auto"
         Threads over chunks.  Results do not depend on it.
@@ -620,9 +653,15 @@ def maxt_within(replicates, full, pairs, sign, families, alpha=0.05, chunk_pairs
         ]
 
 
+#: Replicate statistics per chunk of pairs by default: 2 MB of float64, so that the ten or so passes
+#: over a chunk run in the processor's cache (32 MB chunks made every pass a trip to memory: the
+#: shake-up's rank sets at 500 systems took about twice as long).
+CHUNK_VALUES = 1 << 18
+
+
 def _chunk(chunk_pairs, count):
     if chunk_pairs is None:
-        return max(1, (4 << 20) // max(1, count))
+        return max(1, CHUNK_VALUES // max(1, count))
     if isinstance(chunk_pairs, bool) or int(chunk_pairs) < 1:
         raise ValueError("chunk_pairs must be a positive integer, got %r" % (chunk_pairs,))
     return int(chunk_pairs)
@@ -796,11 +835,11 @@ def rank_sets(replicates, full, sign, alpha=0.05, family_test=None, pairs=None, 
         if family_test is None:
             pairs = all_pairs
             fam = _Family(reps_t, full, pairs, sign, chunk, pool, top=True)  # decisions only, no p-values
-            family_test = _Decided(_significant(fam, alpha), fam.t, fam.se, fam.shapes)
+            family_test, maxima = _Decided(_significant(fam, alpha), fam.t, fam.se, fam.shapes), fam.maxima
         else:
-            pairs = _checked_family_pairs(family_test, pairs, all_pairs, m, alpha)
+            pairs, maxima = _checked_family_pairs(family_test, pairs, all_pairs, m, alpha), None
         better, worse = _tally(pairs, family_test.significant, family_test.t, m)
-        low_m, high_m = _marginal_rank_sets(reps_t, full, pairs, sign, alpha, family_test, chunk, pool)
+        low_m, high_m = _marginal_rank_sets(reps_t, full, pairs, sign, alpha, family_test, chunk, pool, maxima)
     return RankSets(ranks(full, sign), 1 + better, m - worse, low_m, high_m, alpha)
 
 
@@ -824,13 +863,15 @@ def _checked_family_pairs(family_test, pairs, all_pairs, m, alpha):
     return pairs
 
 
-def _marginal_rank_sets(reps_t, full, pairs, sign, alpha, family_test, chunk, pool):
+def _marginal_rank_sets(reps_t, full, pairs, sign, alpha, family_test, chunk, pool, maxima=None):
     """``(low, high)`` of each system's marginal rank set: a step-down over its own ``m - 1`` comparisons.
 
     Each system's comparisons reuse the family's standard errors and near-copy shapes
     (``family_test``, over ``pairs``); only the decisions are computed (:func:`_significant`: one sorted sweep over
     the ``m - 1`` pairs, no p-values).  ``low`` is 1 + the others significantly better, ``high`` is
-    ``m`` - the others significantly worse.
+    ``m`` - the others significantly worse.  ``maxima`` (:class:`~.system_maxima.SystemMaxima`,
+    from the all-pairs first pass) gives each untainted system's first-step and reverse maxima,
+    which spares its family a pass over its ``m - 1`` comparisons.
     """
     m = full.shape[0]
     se, shapes = family_test.se, family_test.shapes
@@ -844,7 +885,8 @@ def _marginal_rank_sets(reps_t, full, pairs, sign, alpha, family_test, chunk, po
         own = np.stack([np.full(m - 1, j), others], axis=1)
         rows = index[j, others]
         sub = None if shapes is None else shapes.subset(rows, pairs[rows, 0] != j)
-        fam = _Family(reps_t, full, own, sign, chunk, pool, se=se[rows], shapes=sub, top=True)
+        given = None if maxima is None or maxima.tainted[j] else (maxima.top[j], maxima.reverse[j])
+        fam = _Family(reps_t, full, own, sign, chunk, pool, se=se[rows], shapes=sub, top=True, given=given)
         sig = _significant(fam, alpha)
         low_m[j] = 1 + np.count_nonzero(sig & (fam.t < 0))  # others significantly better than j
         high_m[j] = m - np.count_nonzero(sig & (fam.t > 0))

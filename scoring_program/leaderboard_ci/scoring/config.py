@@ -608,8 +608,12 @@ def parse_config(data, source=CONFIG_NAME, program_dir=None):
         raise ConfigError("%s must be a mapping of keys to values" % source)
     top, parts = section_keys(Config), sections()
     extra = set(data) - set(top)
-    # Task modules are imported only when a key might be a task's setting.
-    task_keys = dict((key, module) for module in (TASKS.values() if extra else ()) for key in module.Settings.keys())
+    # Task modules are imported only when a key might be a task's setting: the named task's alone when
+    # it owns every extra key (each task imported costs the per-submission start-up its compile time).
+    named = data.get("task")
+    named = TASKS[named] if isinstance(named, str) and named in TASKS else None
+    owners = (named,) if named is not None and extra <= set(named.Settings.keys()) else TASKS.values()
+    task_keys = dict((key, module) for module in (owners if extra else ()) for key in module.Settings.keys())
     unknown = sorted(extra - set(task_keys), key=str)
     if unknown:
         raise unknown_key(

@@ -30,13 +30,16 @@ module is on the per-submission path, which must run on Python 3.7.
 """
 
 import csv
-import json
 import operator
 import re
 
 import numpy as np
 
+<<<<<<< HEAD
 from ..tasks.shared.header_rows import DATA_NOT_HEADER
+=======
+from ..tasks.shared import json_documents
+>>>>>>> main
 from .json_tables import json_table, jsonl_table
 from .text_files import (
     Columns,
@@ -98,7 +101,7 @@ def _sniff_format(first, columns):
     line = first.strip()
     if line.startswith("{"):
         try:
-            return "jsonl" if isinstance(json.loads(line), dict) else "json"
+            return "jsonl" if isinstance(json_documents.loads(line), dict) else "json"
         except (ValueError, RecursionError):
             return "json"  # an object over several lines (or a long one)
     if (

@@ -15,6 +15,7 @@ Standard library only (Python 3.7).
 
 import json
 
+from ..tasks.shared import json_documents
 from ..tasks.shared.json_stream import MAX_VALUE_CHARS, JsonStream
 from .text_files import Table, TextFile, list_names, quote, without_blank_lines
 from .text_files import find_name as _find
@@ -376,7 +377,7 @@ def _jsonl_items(source, lines):
     decoder = json.JSONDecoder(parse_int=_int_text)
     for lineno, text in without_blank_lines(source, lines):
         try:
-            value = decoder.decode(text)
+            value = json_documents.paused_collection(decoder.decode, text)
         except ValueError as exc:
             raise source.at(lineno, "not valid JSON (%s)" % getattr(exc, "msg", "syntax error"))
         except RecursionError:

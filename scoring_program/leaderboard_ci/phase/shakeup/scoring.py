@@ -24,7 +24,7 @@ from typing import Optional, Tuple
 
 import numpy as np
 
-from ...core.systems import paired_scores
+from ...core.systems import SharedCounts, paired_scores
 from ...scoring.errors import ConfigError
 from ..analysis.blocks import read_source
 from ..analysis.systems import build_plan
@@ -40,6 +40,14 @@ __all__ = [
     "blocks_of_participants",
     "score_all",
 ]
+
+#: Blocks of a pass that scores only each participant's picked run on all ``B`` replicates hold
+#: this many times ``block_size`` runs: every block draws the ``B`` replicates' counts again,
+#: and the picked runs are a small part of the runs (the default: 1,024 runs a block).
+PICKED_BLOCK_FACTOR = 4
+
+#: The first pass's count matrices, drawn once per process and shared by its blocks (:func:`score_all`).
+_FIRST_PASS_COUNTS = SharedCounts()
 
 #: How a participant's run is picked on a leaderboard.
 SELECTIONS = ("best", "last", "listed")
@@ -153,6 +161,8 @@ def _scores(test_set, values, names, n_jobs, n_resamples=None):
     replicates (the same numbers as the first rows of the full ``(B, m)``).
     """
     plan = build_plan(test_set.config, test_set.gold, values, names)
+    if n_resamples is not None and n_resamples < test_set.config.bootstrap.n_resamples:
+        plan.counts_cache = _FIRST_PASS_COUNTS  # every block of the first pass draws these same replicates
     scores = paired_scores(plan, n_resamples or test_set.config.bootstrap.n_resamples, n_jobs=n_jobs)
     return scores.full[:, 0], scores.replicates[:, :, 0]
 
@@ -314,21 +324,28 @@ def score_all(runner, context, participants, block_size, progress=None):
     When the optimism is measured on fewer replicates than ``B`` (:func:`bias_rows`),
     two passes: the first scores every run on those replicates, picks and measures
     the optimism; the second scores only the picked runs (one per participant, in
-    full blocks) on all ``B`` replicates of both sets.  Picking a run of ``k`` on
+    blocks of :data:`PICKED_BLOCK_FACTOR` times ``block_size``) on all ``B`` replicates
+    of both sets.  The first pass's blocks share one draw of their replicates' counts
+    in each process (:class:`~leaderboard_ci.core.systems.SharedCounts`).  Picking a run of ``k`` on
     ``B`` replicates would cost ``k`` times the second pass, for a Monte-Carlo mean
     that ``bias_resamples`` replicates already give (docs/shakeup.md).
     """
     b = context.first.config.bootstrap.n_resamples
-    if not context.bias or bias_rows(context) >= b:
+    if not context.bias:
+        return _run_blocks(runner, context, participants, PICKED_BLOCK_FACTOR * block_size, progress)
+    if bias_rows(context) >= b:
         return _run_blocks(runner, context, participants, block_size, progress)
-    picks = _run_blocks(runner, replace(context, pick_only=True), participants, block_size, progress)
+    try:
+        picks = _run_blocks(runner, replace(context, pick_only=True), participants, block_size, progress)
+    finally:
+        _FIRST_PASS_COUNTS.clear()
     chosen = [
         ParticipantRuns(p.key, (p.runs[s.chosen_index],), p.found)
         for p, s in zip(participants, picks)
         if s.chosen is not None
     ]
     second = replace(context, token=context.token + "-picked", select="best", bias=False)
-    scored = iter(_run_blocks(runner, second, chosen, block_size, progress))
+    scored = iter(_run_blocks(runner, second, chosen, PICKED_BLOCK_FACTOR * block_size, progress))
     out = []
     for pick in picks:
         if pick.chosen is None:

@@ -22,8 +22,6 @@ metrics a hypothesis may have at most :data:`MAX_TER_WORDS` words.
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 
 from ..protocol import GoldData
@@ -31,11 +29,11 @@ from ..shared import json_documents
 from ..shared.base import UnscoredIds
 from ..shared.words import counted
 
-__all__ = ["Hypotheses", "is_jsonl", "ter_work_error", "read_gold", "read_predictions", "text_array", "MAX_TER_WORDS"]
+__all__ = ["Hypotheses", "is_jsonl", "work_error", "read_gold", "read_predictions", "text_array", "MAX_TER_WORDS"]
 
 #: The longest hypothesis TER is computed for: its shift search costs up to 1,000 beam edit distances
 #: of the hypothesis' length (sacrebleu's limits), so a hostile line of a million words would not end.
-#: The whole file's search is bounded too (``ter.MAX_TER_ROWS``, see :func:`ter_work_error`).
+#: The whole file's work is bounded too (:mod:`.budget`, ``ter.MAX_TER_ROWS``; see :func:`work_error`).
 MAX_TER_WORDS = 1000
 
 _HYPOTHESIS_KEYS = ("hypothesis", "prediction", "translation", "output")
@@ -53,7 +51,7 @@ def text_array(items):
 
 class Hypotheses(np.ndarray):
     """A participant's hypotheses (an object array of strings) with the file (``source``) and the line of
-    each segment (``lines``), for a problem found while scoring (TER's work bound)."""
+    each segment (``lines``), for a problem found while scoring (the bound on the metrics' work)."""
 
     source = None
     lines = None
@@ -62,16 +60,23 @@ class Hypotheses(np.ndarray):
         self.source, self.lines = getattr(obj, "source", None), getattr(obj, "lines", None)
 
 
-def ter_work_error(hypotheses, exc):
-    """The participant's error once TER's shift search passes its bound (``exc``: :class:`TERWorkExceeded`),
-    naming the file and the segment's line when ``hypotheses`` were read from a file (else a ValueError)."""
-    if exc.seconds:
-        bound = "takes more than %g CPU seconds, the competition's bound on TER's work" % exc.limit
+def work_error(hypotheses, exc):
+    """The participant's error once the metrics' work passes its bound (``exc``: :class:`~.budget.WorkExceeded`),
+    naming the file and the segment's line when ``hypotheses`` were read from a file (else a ValueError).
+
+    The CPU budget is shown only when the organizer set it (``max_seconds``): the default grows with the
+    references' length, which the participant must not learn."""
+    if not exc.seconds:
+        bound = "needs more than {:,} edit-distance rows of TER's shift search, the scoring program's bound".format(
+            exc.limit
+        )
+    elif exc.given:
+        bound = "takes more than %g CPU seconds, the competition's bound on the metrics' work" % exc.limit
     else:
-        bound = "needs more than {:,} edit-distance rows, the scoring program's bound on TER's work".format(exc.limit)
+        bound = "takes longer than the scoring program allows for this test set"
     what = (
-        "TER's shift search over the hypotheses up to this one %s; expected shorter hypotheses or fewer of "
-        "them far from their references (reordered or repeated words make the search long)" % bound
+        "scoring the hypotheses up to this one %s; expected shorter hypotheses, closer to their references "
+        "(long hypotheses, and reordered or repeated words, make TER's search and the n-gram counts long)" % bound
     )
     if isinstance(hypotheses, Hypotheses) and hypotheses.source is not None:
         return hypotheses.source.at(hypotheses.lines[exc.segment], what)
@@ -109,7 +114,7 @@ def _json_objects(source, lines, expected):
         if not text.strip():
             continue
         try:
-            value = json.loads(text)
+            value = json_documents.loads(text)
         except RecursionError:
             raise source.at(lineno, "the JSON is nested too deeply; expected one object per line, %s" % expected)
         except ValueError as exc:
@@ -216,7 +221,7 @@ def _structured_line(source, lineno, text):
     stripped = text.strip()
     if stripped.startswith("{") and stripped.endswith("}"):
         try:
-            value = json.loads(stripped)
+            value = json_documents.loads(stripped)
         except (ValueError, RecursionError):
             return
         if isinstance(value, dict) and any(key in value for key in _HYPOTHESIS_KEYS):

@@ -44,7 +44,8 @@ from ...core.accumulators import ExactSums
 from ..metrics import Metric, Metrics, Option
 from ..protocol import SubmissionFormat
 from ..settings import TaskSettings, setting
-from .files import read_gold, read_predictions, ter_work_error, text_array
+from .budget import MAX_SECONDS, SECONDS_PER_WORD, WorkBudget, WorkExceeded, time_budget
+from .files import read_gold, read_predictions, text_array, work_error
 from .stats import (
     BETA,
     BLEU_ORDER,
@@ -58,7 +59,7 @@ from .stats import (
     edit_statistics,
     ter_scores,
 )
-from .ter import TER_MAX_SECONDS, TER_SECONDS_PER_WORD, TERWorkExceeded, ter_statistics
+from .ter import ter_statistics
 from .text import TOKENIZERS, tokenizer
 
 __all__ = [
@@ -93,15 +94,31 @@ def _separator(separator):
     return separator
 
 
+def _check_seconds(value):
+    if value is None:  # the default: from the test set's size (budget.time_budget)
+        return value
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 86400:
+        raise ValueError("max_seconds must be a number of seconds from 0 (excluded) to 86400, got %r" % (value,))
+    return value
+
+
 @dataclass(frozen=True)
 class GenerationSettings(TaskSettings):
-    """The top-level key of a generation task: ``reference_separator`` of a plain-text gold."""
+    """The top-level keys of a generation task: ``reference_separator`` of a plain-text gold, and
+    ``max_seconds``, the CPU budget of a submission's statistics (:mod:`.budget`)."""
 
     reference_separator: Optional[str] = setting(
         None,
         "Plain-text gold with several references per line: the text between them "
         '(e.g. "\\t" or " ||| "); default: one reference per line.',
         parse=_separator,
+    )
+    max_seconds: Optional[float] = setting(
+        None,
+        "The most CPU seconds the generation metrics (all of them together) may take on one submission before "
+        "it is refused with one sentence (default: %g s, or %g ms per word of the references when that is "
+        "more; raise it with the competition's execution time limit)." % (MAX_SECONDS, 1000 * SECONDS_PER_WORD),
+        parse=_check_seconds,
     )
 
 
@@ -223,22 +240,6 @@ _ASIAN_SUPPORT = _option(
 )
 
 
-def _check_seconds(value):
-    if value is None:  # the default: from the test set's size (ter.ter_time_budget)
-        return value
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 86400:
-        raise ValueError("max_seconds must be a number of seconds from 0 (excluded) to 86400, got %r" % (value,))
-    return value
-
-
-_MAX_SECONDS = _option(
-    "max_seconds",
-    None,
-    "ter: the most CPU seconds TER's shift search may take on one submission before it is refused (default: "
-    "%g s, or %g ms per word of the references when that is more; raise it with the competition's execution "
-    "time limit)." % (TER_MAX_SECONDS, 1000 * TER_SECONDS_PER_WORD),
-    _check_seconds,
-)
 _REFERENCES = _option(
     "references",
     "first",
@@ -263,9 +264,6 @@ _FLAG_NAMES = OrderedDict(
 _NUMBER_NAMES = OrderedDict(
     [("smooth_value", "k"), ("max_ngram_order", "n"), ("char_order", "c"), ("word_order", "w"), ("beta", "b")]
 )
-
-
-_WORK_BOUNDS = ("max_seconds",)
 
 
 def _short(option, value):
@@ -352,8 +350,7 @@ class GenerationMetric(Metric):
         if dict(chosen).get("smooth_value") is not None and dict(chosen).get("smooth", "exp") not in ("floor", "add-k"):
             raise ValueError("smooth_value applies to smooth floor or add-k only")
         self.check_options(dict((o.name, o.default) for o in self.options), dict(chosen))
-        # a bound on the work (max_seconds) decides whether a file is scored, not its score: not in the column
-        suffix = [_short(option, value) for option, value in chosen if option not in _WORK_BOUNDS]
+        suffix = [_short(option, value) for option, value in chosen]
         key = "_".join([self.name] + suffix)
         title = "%s (%s)" % (self.title, ", ".join(suffix)) if suffix else self.title
         return {"options": tuple(sorted(chosen))}, key, title
@@ -372,8 +369,8 @@ class GenerationMetric(Metric):
         """The signature's fields after ``nrefs`` (``head``) for these ``settings`` (default: none)."""
         return head
 
-    def statistics(self, settings, hypotheses, references):
-        """The ``(n, F)`` per-segment statistics."""
+    def statistics(self, settings, hypotheses, references, budget):
+        """The ``(n, F)`` per-segment statistics, spending ``budget`` (a :class:`~.budget.WorkBudget`)."""
         raise NotImplementedError
 
     def corpus(self, settings, sums):
@@ -388,7 +385,7 @@ class GenerationMetric(Metric):
 class BLEU(GenerationMetric):
     """sacrebleu's BLEU: clipped n-gram matches and lengths per segment; the corpus brevity penalty and smoothing."""
 
-    def statistics(self, o, hypotheses, references):
+    def statistics(self, o, hypotheses, references, budget):
         tokenize = tokenizer(o["tokenize"])
         if o["lowercase"]:
 
@@ -400,7 +397,7 @@ class BLEU(GenerationMetric):
             def preprocess(text):
                 return tokenize(text.rstrip())
 
-        return bleu_statistics(hypotheses, references, preprocess, o["max_ngram_order"])
+        return bleu_statistics(hypotheses, references, preprocess, o["max_ngram_order"], budget)
 
     def corpus(self, o, sums):
         return bleu_scores(sums, o["smooth"], o["smooth_value"], o["effective_order"], o["max_ngram_order"])
@@ -429,7 +426,7 @@ class ChrF(GenerationMetric):
         if settings["char_order"] + settings["word_order"] == 0:
             raise ValueError("char_order and word_order cannot both be 0")
 
-    def statistics(self, o, hypotheses, references):
+    def statistics(self, o, hypotheses, references, budget):
         return chrf_statistics(
             hypotheses,
             references,
@@ -439,6 +436,7 @@ class ChrF(GenerationMetric):
             eps_smoothing=o["eps_smoothing"],
             char_order=o["char_order"],
             beta=o["beta"],
+            budget=budget,
         )
 
     def corpus(self, o, sums):
@@ -461,8 +459,8 @@ class ChrF(GenerationMetric):
 class TER(GenerationMetric):
     """sacrebleu's TER: edits with shifts per segment (tercom's search); edits over reference words."""
 
-    def statistics(self, o, hypotheses, references):
-        return ter_statistics(hypotheses, references, o)
+    def statistics(self, o, hypotheses, references, budget):
+        return ter_statistics(hypotheses, references, o, budget=budget)
 
     def corpus(self, o, sums):
         return ter_scores(sums)
@@ -481,9 +479,9 @@ class TER(GenerationMetric):
 class ErrorRate(GenerationMetric):
     """jiwer's WER (words) and CER (characters): edits and reference lengths per segment; their ratio."""
 
-    def statistics(self, o, hypotheses, references):
+    def statistics(self, o, hypotheses, references, budget):
         unit = "words" if self.name == "wer" else "chars"
-        return edit_statistics(hypotheses, references, unit, best=o["references"] == "best")
+        return edit_statistics(hypotheses, references, unit, best=o["references"] == "best", budget=budget)
 
     def corpus(self, o, sums):
         return edit_rates(sums)
@@ -496,7 +494,7 @@ class ErrorRate(GenerationMetric):
 class ExactMatch(GenerationMetric):
     """The share of segments whose hypothesis equals one of its references (both stripped of surrounding space)."""
 
-    def statistics(self, o, hypotheses, references):
+    def statistics(self, o, hypotheses, references, budget):
         # [1 if the hypothesis equals one of the references, 1] (the second sums to the segments drawn)
         out = np.ones((len(hypotheses), 2), dtype=np.int64)
         for i, (hypothesis, refs) in enumerate(zip(hypotheses, references)):
@@ -543,7 +541,7 @@ METRICS = Metrics(
             "lower",
             0.0,
             ppi=False,
-            options=(_CASE_SENSITIVE, _NORMALIZED, _NO_PUNCT, _ASIAN_SUPPORT, _MAX_SECONDS),
+            options=(_CASE_SENSITIVE, _NORMALIZED, _NO_PUNCT, _ASIAN_SUPPORT),
         ),
         ErrorRate(NAME, "wer", "WER", "lower", 0.0, aliases=("word_error_rate",), options=(_REFERENCES,)),
         ErrorRate(NAME, "cer", "CER", "lower", 0.0, aliases=("character_error_rate",), options=(_REFERENCES,)),
@@ -551,7 +549,7 @@ METRICS = Metrics(
     ],
     options=sorted(
         [_TOKENIZE, _SMOOTH, _SMOOTH_VALUE, _LOWERCASE, _EFFECTIVE_ORDER, _MAX_NGRAM_ORDER, _REFERENCES]
-        + [_CASE_SENSITIVE, _NORMALIZED, _NO_PUNCT, _ASIAN_SUPPORT, _MAX_SECONDS]
+        + [_CASE_SENSITIVE, _NORMALIZED, _NO_PUNCT, _ASIAN_SUPPORT]
         + list(_CHRF_OPTIONS),
         key=lambda option: option.name,
     ),
@@ -574,10 +572,13 @@ def _config_key(spec):
     return (spec.name, tuple(sorted(spec.options)))
 
 
-def segment_statistics(spec, hypotheses, references):
-    """The ``(n, F)`` integer (TER: float) statistics of metric ``spec`` on every segment."""
+def segment_statistics(spec, hypotheses, references, budget=None):
+    """The ``(n, F)`` integer (TER: float) statistics of metric ``spec`` on every segment.
+
+    ``budget``: a :class:`~.budget.WorkBudget` the statistics spend (None: no bound).
+    """
     metric = METRICS[spec.name]
-    return metric.statistics(metric.settings_of(spec), hypotheses, references)
+    return metric.statistics(metric.settings_of(spec), hypotheses, references, budget)
 
 
 def corpus_scores(spec, sums):
@@ -602,15 +603,18 @@ class Statistics:
         self._slots = OrderedDict()
         hypotheses = list(predictions)
         references = list(gold.values)
+        # one CPU budget for every metric's statistics of this file (budget.py)
+        given = GenerationSettings.of(gold).max_seconds
+        budget = WorkBudget(time_budget(references, given), given=given is not None)
         for spec in metrics:
             if spec.name not in METRICS:
                 continue
             key = _config_key(spec)
             if key not in self._slots:
                 try:
-                    stats = segment_statistics(spec, hypotheses, references)
-                except TERWorkExceeded as exc:
-                    raise ter_work_error(submitted, exc)
+                    stats = segment_statistics(spec, hypotheses, references, budget)
+                except WorkExceeded as exc:
+                    raise work_error(submitted, exc)
                 self._slots[key] = add(ExactSums(np.asarray(stats, dtype=np.float64)))
 
     def prepare(self, stats):

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .budget import WorkBudget
 from .text import char_ngrams, chrf_words, edit_distance, jiwer_chars, jiwer_words, word_ngrams
 
 __all__ = [
@@ -82,8 +83,13 @@ def _closest(hyp_len, ref_lens):
     return best
 
 
-def bleu_statistics(hypotheses, references, preprocess, order=BLEU_ORDER):
-    """``(n, 2 + 2 order)`` int64 BLEU statistics; ``references[i]`` is a tuple of strings, ``preprocess`` tokenizes."""
+def bleu_statistics(hypotheses, references, preprocess, order=BLEU_ORDER, budget=None):
+    """``(n, 2 + 2 order)`` int64 BLEU statistics; ``references[i]`` is a tuple of strings, ``preprocess`` tokenizes.
+
+    ``budget`` (a :class:`~.budget.WorkBudget`; a hypothesis word is a unit of work) raises
+    :class:`~.budget.WorkExceeded` once spent; None: no bound.
+    """
+    budget = budget if budget is not None else WorkBudget()
     out = np.zeros((len(hypotheses), 2 + 2 * order), dtype=np.int64)
     cache = {}
     for i, (hypothesis, refs) in enumerate(zip(hypotheses, references)):
@@ -107,6 +113,7 @@ def bleu_statistics(hypotheses, references, preprocess, order=BLEU_ORDER):
             row[n + order] += count
             if gram in merged:
                 row[n] += min(count, merged[gram])
+        budget.spend(i, len(tokens))
     return out
 
 
@@ -210,8 +217,14 @@ def chrf_statistics(
     eps_smoothing=False,
     char_order=CHAR_ORDER,
     beta=BETA,
+    budget=None,
 ):
-    """``(n, 3 * orders)`` int64 chrF statistics: per order hypothesis, reference and matched n-grams."""
+    """``(n, 3 * orders)`` int64 chrF statistics: per order hypothesis, reference and matched n-grams.
+
+    ``budget`` (a :class:`~.budget.WorkBudget`; four characters of a hypothesis are a unit of work) raises
+    :class:`~.budget.WorkExceeded` once spent; None: no bound.
+    """
+    budget = budget if budget is not None else WorkBudget()
     orders = char_order + word_order
     out = np.zeros((len(hypotheses), 3 * orders), dtype=np.int64)
     cache = {}
@@ -242,6 +255,7 @@ def chrf_statistics(
                 best, best_f = stats, f
         if best is not None:
             out[i] = best
+        budget.spend(i, len(hypothesis) // 4)
     return out
 
 
@@ -279,12 +293,15 @@ def chrf_scores(sums, word_order=0, eps_smoothing=False, beta=BETA, char_order=C
 # ---------------------------------------------------------------------------
 # WER, CER, TER
 # ---------------------------------------------------------------------------
-def edit_statistics(hypotheses, references, unit, best=False):
+def edit_statistics(hypotheses, references, unit, best=False, budget=None):
     """``(n, 2)`` int64 ``[edits, reference length]`` per segment; ``unit`` words or chars.
 
     Against the first reference (jiwer's one reference per segment), or with ``best`` against the
     reference with the fewest edits (the first of those on a tie), whose own length is the denominator.
+    ``budget`` (a :class:`~.budget.WorkBudget`; a hypothesis word or character a unit) raises
+    :class:`~.budget.WorkExceeded` once spent; None: no bound.
     """
+    budget = budget if budget is not None else WorkBudget()
     split = jiwer_words if unit == "words" else jiwer_chars
     out = np.zeros((len(hypotheses), 2), dtype=np.int64)
     for i, (hypothesis, refs) in enumerate(zip(hypotheses, references)):
@@ -296,6 +313,7 @@ def edit_statistics(hypotheses, references, unit, best=False):
             if chosen is None or edits < chosen[0]:
                 chosen = (edits, len(tokens))
         out[i] = chosen if chosen is not None else (len(hyp), 0)
+        budget.spend(i, len(hyp))
     return out
 
 

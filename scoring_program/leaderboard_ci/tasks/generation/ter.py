@@ -22,7 +22,8 @@ from the current hypothesis until its rows run parallel to the current ones.
 sacrebleu bounds a segment's search by its 1,000 candidates and caches rows
 by prefix; it has no bound on a file.  Ours counts the rows computed over a
 file (plus the hypothesis' length for each round's alignment) and stops past
-:data:`MAX_TER_ROWS` with :class:`TERWorkExceeded` naming the segment; the
+:data:`MAX_TER_ROWS` with :class:`~.budget.WorkExceeded` naming the segment (as
+it stops once the file's CPU budget, :class:`~.budget.WorkBudget`, is spent); the
 reader turns it into the participant's sentence with the file and line.
 Segments whose two sides both have at most :data:`.ter_short.SHORT_WORDS` words
 take :mod:`.ter_short`'s word-by-word search instead, which is faster there
@@ -42,23 +43,14 @@ edits over them and the mean of their lengths.
 from __future__ import annotations
 
 import re
-import time
 
 import numpy as np
 
+from .budget import WorkBudget, WorkExceeded
 from .ter_beam import HYP, MATCH, SUB, Band, distance_of, full_rows, shifted_distances, shifted_rows, trace_of
 from .ter_short import SHORT_WORDS, short_segment_ter
 
-__all__ = [
-    "TERWorkExceeded",
-    "MAX_TER_ROWS",
-    "TER_MAX_SECONDS",
-    "TER_SECONDS_PER_WORD",
-    "ter_time_budget",
-    "segment_ter",
-    "ter_statistics",
-    "tercom_words",
-]
+__all__ = ["MAX_TER_ROWS", "segment_ter", "ter_statistics", "tercom_words"]
 
 _MAX_SHIFT_SIZE = 10
 _MAX_SHIFT_DIST = 50
@@ -68,46 +60,6 @@ _MAX_CANDIDATES = 1000
 #: against the beam of about 50 reference words; each round of a search also counts the hypothesis' length
 #: for its alignment and blocks): 10^8, a few minutes of one core at most.
 MAX_TER_ROWS = 10**8
-
-#: The most CPU seconds (of the thread that scores) TER's shift searches may take on one file by default, at
-#: least: on a test set of up to 8,000 reference words the worst file a participant may send is refused within
-#: about 10 s of the whole run.  A row's cost differs tenfold between segments (a shuffled 32-word sentence
-#: costs 10-25 us a row, a shuffled 1,000-word segment 1 us), so rows alone cannot bound the time without
-#: refusing honest files.  The scores never depend on it, only whether a file is scored.
-TER_MAX_SECONDS = 8.0
-
-#: ... and per word of the references (their mean length per segment, summed), when that gives more: an
-#: honest file's search grows with the test set (the generation example's reordered sample takes 0.4 ms a
-#: reference word in the Python 3.7 image; a damaged 1,000-word segment 0.12 ms), so a large test set's
-#: honest files are not refused by a bound sized for a small one.  The metric option ``max_seconds`` sets
-#: the bound outright.
-TER_SECONDS_PER_WORD = 0.001
-
-
-def ter_time_budget(references, max_seconds=None):
-    """CPU seconds TER's searches may take on ``references`` (per segment, a tuple of reference strings):
-    ``max_seconds`` when given, else the larger of :data:`TER_MAX_SECONDS` and :data:`TER_SECONDS_PER_WORD`
-    per reference word."""
-    if max_seconds is not None:
-        return max_seconds
-    words = sum(sum(len(r.split()) for r in refs) / max(1, len(refs)) for refs in references)
-    return max(TER_MAX_SECONDS, TER_SECONDS_PER_WORD * words)
-
-
-class TERWorkExceeded(ValueError):
-    """TER's shift search over the segments up to ``segment`` (0-based) needed more than ``limit`` rows, or
-    (``seconds``) more than ``limit`` CPU seconds."""
-
-    def __init__(self, segment, limit, seconds=False):
-        what = "%g CPU seconds" % limit if seconds else "%d edit-distance rows" % limit
-        ValueError.__init__(self, "segment %d: TER's shift search exceeds %s" % (segment, what))
-        self.segment, self.limit, self.seconds = segment, limit, seconds
-
-
-def _cpu_seconds():
-    """This thread's CPU time (the scoring program computes the statistics in one thread; other threads'
-    work, such as another submission's in the end of phase, is not counted)."""
-    return time.thread_time()
 
 
 def _alignment(trace, n, m):
@@ -312,16 +264,14 @@ def tercom_words(text, case_sensitive=False, normalized=False, no_punct=False, a
     return text.split()
 
 
-def ter_statistics(hypotheses, references, options, max_rows=MAX_TER_ROWS):
+def ter_statistics(hypotheses, references, options, max_rows=MAX_TER_ROWS, budget=None):
     """``(n, 2)`` float64 ``[fewest edits over the references, mean reference length]`` per segment.
 
-    Raises :class:`TERWorkExceeded` (naming the segment) once the shift searches have computed more than
-    ``max_rows`` edit-distance rows in all (None: no bound), or taken more than :func:`ter_time_budget`
-    CPU seconds of this thread (``options["max_seconds"]``, else from the references' length; checked after
-    each segment, whose search takes well under a second at the reader's 1,000-word limit).
+    Raises :class:`~.budget.WorkExceeded` (naming the segment) once the shift searches have computed more
+    than ``max_rows`` edit-distance rows in all (None: no bound), or spent ``budget`` (a
+    :class:`~.budget.WorkBudget`; each row is a unit of work; None: no bound).
     """
-    max_seconds = ter_time_budget(references, options.get("max_seconds"))
-    started = _cpu_seconds()
+    budget = budget if budget is not None else WorkBudget()
     flags = dict(
         (name, bool(options.get(name, False))) for name in ("case_sensitive", "normalized", "no_punct", "asian_support")
     )
@@ -340,9 +290,8 @@ def ter_statistics(hypotheses, references, options, max_rows=MAX_TER_ROWS):
                 edits, length, work = _segment_search(hyp, _ids(vocabulary, ref_words))
             rows += work
             if max_rows is not None and rows > max_rows:
-                raise TERWorkExceeded(i, max_rows)
-            if max_seconds is not None and _cpu_seconds() - started > max_seconds:
-                raise TERWorkExceeded(i, max_seconds, seconds=True)
+                raise WorkExceeded(i, max_rows, seconds=False)
+            budget.spend(i, work)
             total += length
             if best is None or edits < best:
                 best = edits

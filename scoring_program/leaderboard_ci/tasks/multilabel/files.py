@@ -82,7 +82,9 @@ def _format_of(source, context, lines):
     first = next((text for _, text in lines if text.strip()), "").strip()
     if first.startswith("{"):
         try:
-            return "jsonl" if isinstance(_LINE_DECODER.decode(first), dict) else "json"
+            return (
+                "jsonl" if isinstance(json_documents.paused_collection(_LINE_DECODER.decode, first), dict) else "json"
+            )
         except (ValueError, RecursionError):
             return "json"
     if first.startswith("["):
@@ -197,7 +199,7 @@ def _json_items(source, text):
 def _json_line(source, line, text):
     """One line of JSON Lines, decoded (long integers kept as text, deep nesting an error naming the line)."""
     try:
-        return _LINE_DECODER.decode(text)
+        return json_documents.paused_collection(_LINE_DECODER.decode, text)
     except RecursionError:
         raise source.at(line, 'the JSON is nested too deeply; expected one object {"id": ..., "labels": [...]}')
     except ValueError as exc:

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import csv
 import itertools
-import json
 
 import numpy as np
 
 from ..protocol import GoldData, SubmissionFormat
+from ..shared import json_documents
 from ..shared.header_rows import DATA_NOT_HEADER, first_row_is_data
 from .fit import OUTCOMES
 from .settings import PreferenceSettings
@@ -42,7 +42,7 @@ def _battle_rows(source, lines, extra=()):
     """
     if lines.first_character() == "[":  # one JSON array (FastChat's clean_battle_*.json)
         try:
-            records = json.loads(lines.text().lstrip("\ufeff"))
+            records = json_documents.loads(lines.text().lstrip("\ufeff"))
         except (ValueError, RecursionError):
             raise source.whole("is not valid JSON; expected a JSON array of battles or one battle per line")
         if not isinstance(records, list):
@@ -58,7 +58,7 @@ def _battle_rows(source, lines, extra=()):
     if head.startswith("{"):  # JSON Lines
         for line, text in itertools.chain([first], content):
             try:
-                record = json.loads(text.lstrip("\ufeff"))
+                record = json_documents.loads(text.lstrip("\ufeff"))
             except (ValueError, RecursionError):
                 raise source.at(line, "is not a JSON object; expected one battle per line {%s}" % _EXPECTED)
             yield _from_object(source, line, record, None, extra)

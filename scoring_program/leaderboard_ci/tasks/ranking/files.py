@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from dataclasses import dataclass
@@ -207,7 +206,9 @@ def _quote(source, text):
 
 def _load_json(source, text, what):
     try:
-        data = json.loads(text, object_pairs_hook=_no_duplicate_keys(source), parse_int=json_documents.integer)
+        data = json_documents.loads(
+            text, object_pairs_hook=_no_duplicate_keys(source), parse_int=json_documents.integer
+        )
     except RecursionError:
         raise source.whole("holds JSON nested too deeply; expected two levels: {query id: {document id: %s}}" % what)
     except ValueError as exc:

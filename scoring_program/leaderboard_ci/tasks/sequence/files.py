@@ -12,8 +12,7 @@ Standard library only, Python 3.7 syntax.
 
 from __future__ import annotations
 
-import json
-
+from ..shared import json_documents
 from ..shared.base import UnscoredIds
 
 __all__ = ["DOCSTART", "Sentence", "read_sentences", "align_ids", "quoted", "type_list", "Memory", "memory_units"]
@@ -108,7 +107,7 @@ def _jsonl_sentences(source, lines):
         if not text.strip():
             continue
         try:
-            record = json.loads(text)
+            record = json_documents.loads(text)
         except RecursionError:
             raise source.at(
                 lineno, 'the JSON is nested too deeply; expected an object like {"id": "s1", "tags": ["B-PER", "O"]}'

@@ -80,7 +80,7 @@ class Batch(object):
             line += text.count("\n", previous, start)
             previous = start
             out.append(line)
-            pos = decoder.raw_decode(text, start)[1]
+            pos = json_documents.paused_collection(decoder.raw_decode, text, start)[1]
         return out
 
 
@@ -154,7 +154,7 @@ class JsonStream(object):
         self.peek()
         while True:
             try:
-                value, end = self.decoder.raw_decode(self.text, self.pos)
+                value, end = json_documents.paused_collection(self.decoder.raw_decode, self.text, self.pos)
             except json.JSONDecodeError as exc:
                 left = len(self.text) - self.pos
                 if not self.done and (exc.pos >= len(self.text) - 6 or exc.msg.startswith("Unterminated")):
@@ -270,7 +270,8 @@ class JsonStream(object):
         for cut in cuts:
             if cut > start:
                 try:
-                    return json.loads("[" + self.text[start : cut + 1] + "]", parse_int=self._parse_int), cut
+                    text = "[" + self.text[start : cut + 1] + "]"
+                    return json_documents.loads(text, parse_int=self._parse_int), cut
                 except (ValueError, RecursionError):
                     pass
         return None, cuts[-1]

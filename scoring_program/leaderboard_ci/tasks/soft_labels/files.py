@@ -129,8 +129,12 @@ def encode_items(source, items, index, public_labels, gold=True, quote=repr, ann
             if not value:
                 raise source.at(line, "the value is an empty object; expected {label: probability, ...}")
             for label, number in value.items():
-                k = _label_of(source, line, label, index, public_labels, gold, quote)
-                values[row, k] = _weight(source, line, label, number, gold, quote)
+                k = index.get(label) if type(label) is str else None  # the usual case inline (10^5 labels)
+                if k is None:
+                    k = _label_of(source, line, label, index, public_labels, gold, quote)
+                if type(number) is not float or not 0.0 <= number <= 1.0:
+                    number = _weight(source, line, label, number, gold, quote)
+                values[row, k] = number
         elif isinstance(value, str):
             values[row, :] = 0.0
             values[row, _label_of(source, line, value, index, public_labels, gold, quote)] = 1.0

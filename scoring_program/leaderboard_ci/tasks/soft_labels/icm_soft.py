@@ -126,9 +126,10 @@ def _horner(x, function, start):
     centres, table = _TABLES[function]
     j = np.rint((x - start) / _STEP).astype(np.intp)
     h = x - centres[j]
-    acc = table[_DEGREE].take(j)
+    rows = table.take(j, axis=1)  # every coefficient of each value's centre in one gather
+    acc = rows[_DEGREE]
     for k in range(_DEGREE - 1, -1, -1):
-        acc = acc * h + table[k].take(j) if k else table[0].take(j) + acc * h
+        acc = acc * h + rows[k] if k else rows[0] + acc * h
     return acc
 
 
@@ -262,12 +263,41 @@ def _rounded(values, total):
     top = np.max(np.abs(values), axis=0) if values.shape[0] else np.zeros(values.shape[1])
     _, e = np.frexp(top)  # top < 2**e (e = 0 for a column of zeros)
     e = e.astype(np.int64)
-    return np.rint(np.ldexp(values, (bits - e)[None, :])), e - bits
+    return np.rint(_scaled(values, bits - e)), e - bits
+
+
+def _scaled(values, exponents):
+    """``np.ldexp(values, exponents[None, :])``: one multiplication by ``2**e`` where every ``2**e`` is a normal
+    double (both are the correctly rounded ``v 2**e``, so the same bits; numpy's ldexp is several times slower)."""
+    exponents = np.asarray(exponents)
+    if exponents.size and (int(exponents.min()) < -1022 or int(exponents.max()) > 1023):
+        return np.ldexp(values, exponents[None, :])
+    return values * np.ldexp(1.0, exponents)[None, :]
 
 
 # ---------------------------------------------------------------------------
 # The gold side of a class (shared by every system scored against that gold)
 # ---------------------------------------------------------------------------
+def _with_columns(matrix, more):
+    """``(matrix with the columns of more that it lacks appended, where each column of more is)``.
+
+    A hierarchy's gold terms of a node are often its distinct gold weights themselves (every item's ``IC(G)``
+    term at the node is its own gold weight, coefficient 1): their counts are already in the product, and a
+    column counted twice gives the same integers, so it is multiplied once.
+    """
+    known, where, extra = {}, [], []
+    for q in range(matrix.shape[1]):  # columns by their bytes: linear in the columns (bytes equal: values equal)
+        known.setdefault(np.ascontiguousarray(matrix[:, q]).tobytes(), q)
+    for m in range(more.shape[1]):
+        column = np.ascontiguousarray(more[:, m])
+        key = column.tobytes()
+        if key not in known:
+            known[key] = matrix.shape[1] + len(extra)
+            extra.append(column[:, None])
+        where.append(known[key])
+    return np.concatenate([matrix] + extra, axis=1), np.array(where, dtype=np.intp)
+
+
 class _GoldClass(object):
     """One class's distinct gold weights, full-sample ``(mu0, sigma0)`` and the remainder bounds ``D_k``.
 
@@ -284,10 +314,10 @@ class _GoldClass(object):
         codes = np.asarray(codes).reshape(-1)
         self.onehot = np.zeros((n, self.values.size))
         self.onehot[np.arange(n), codes] = 1.0
-        self.gold_values = None
+        self.gold_values = self.term_columns = None
         if gold_terms is not None:  # their counts ride along with the distinct values' (one product)
             self.gold_values = np.asarray(gold_terms[0], dtype=np.float64)
-            self.onehot = np.concatenate([self.onehot, np.asarray(gold_terms[1], dtype=np.float64)], axis=1)
+            self.onehot, self.term_columns = _with_columns(self.onehot, np.asarray(gold_terms[1], dtype=np.float64))
         base = np.bincount(codes, minlength=self.values.size).astype(np.float64)
         self.base = base
         self._usual = None
@@ -327,6 +357,14 @@ class _GoldClass(object):
 
     def moments(self, counts, total):
         """``(mu, sigma, log2 N, sum_i w_i IC(c, g_i))`` per replicate from the distinct gold values' counts."""
+        mu, sigma, log_total, (weights, values) = self.parts(counts, total)
+        spread = np.broadcast_to(values[None, :], weights.shape)
+        gold_sum = _dot(weights, information(spread, mu[:, None], sigma[:, None], log_total[:, None]))
+        return mu, sigma, log_total, gold_sum
+
+    def parts(self, counts, total):
+        """``(mu, sigma, log2 N, (weights, values))``: :meth:`moments` before ``IC`` (``sum_m weights[:, m]
+        IC(values[m])`` is the gold's sum), so that many classes' ``IC`` take one call (:class:`_GoldState`)."""
         values = self.values
         counts, extra = counts[:, : values.size], counts[:, values.size :]
         safe_total = np.where(total > 0, total, 1.0)
@@ -335,9 +373,9 @@ class _GoldClass(object):
         sigma = _dot(counts, np.abs(spread - mu[:, None])) / safe_total
         log_total = np.log2(safe_total)
         if self.gold_values is not None:
-            counts, spread = extra, np.broadcast_to(self.gold_values[None, :], extra.shape)
-        gold_sum = _dot(counts, information(spread, mu[:, None], sigma[:, None], log_total[:, None]))
-        return mu, sigma, log_total, gold_sum
+            extra = np.concatenate([counts, extra], axis=1)[:, self.term_columns]  # a term's column may be a value's
+            return mu, sigma, log_total, (extra, self.gold_values)
+        return mu, sigma, log_total, (counts, values)
 
     def orders(self, mu, sigma):
         """``(a, c, order)`` per replicate: the shift's parts and the order it needs (0: the direct path)."""
@@ -377,8 +415,18 @@ class _GoldState(object):
         self.class_orders = []
         self.order = np.zeros(weights.shape[0], dtype=np.intp)
         self.gold_sum = np.zeros(weights.shape[0])
+        parts = [g.parts(counts[:, offsets[j] : offsets[j + 1]], self.total) for j, g in enumerate(golds)]
+        if parts:  # every class's IC(gold values) in one call: the same numbers element by element, fewer calls
+            widths = [values.size for _, _, _, (_, values) in parts]
+            x = np.concatenate([np.broadcast_to(values[None, :], w.shape) for _, _, _, (w, values) in parts], axis=1)
+            mu, sigma, log_total = [
+                np.repeat(np.stack([p[k] for p in parts], axis=1), widths, axis=1) for k in range(3)
+            ]
+            ic = information(x, mu, sigma, log_total)
+            ends = np.cumsum([0] + widths)
         for j, g in enumerate(golds):
-            mu, sigma, log_total, gold_sum = g.moments(counts[:, offsets[j] : offsets[j + 1]], self.total)
+            mu, sigma, log_total, (weights_j, _) = parts[j]
+            gold_sum = _dot(weights_j, ic[:, ends[j] : ends[j + 1]])
             a, c, order = g.orders(mu, sigma)
             self.classes.append((mu, sigma, log_total, a, c))
             self.class_orders.append(order)
@@ -413,9 +461,12 @@ class _Groups(object):
         """
         if rows is not None and rows.size == 0:
             return np.zeros(0)
-        chosen = weights[:, self.items] if rows is None else weights[rows[:, None], self.items[None, :]]
+        every = rows is None or 2 * rows.size >= weights.shape[0]  # most rows: columns taken, rows picked after
+        chosen = weights[:, self.items] if every else weights[rows[:, None], self.items[None, :]]
         chosen *= self.coefficients[None, :]
         grouped = np.add.reduceat(chosen, self.starts, axis=1) if self.items.size else chosen
+        if every and rows is not None:
+            grouped = grouped[rows]  # each row's sums are its own: the other rows change no bit
         if not self.x.size:
             return np.zeros(grouped.shape[0])
         terms = grouped * _row_information(self.x, mu, sigma, log_total)
@@ -472,17 +523,16 @@ class _ClassPlan(object):
             u = (x - g.mu0) / g.sigma0
             return (x != 0) & (u <= TAIL) & (np.abs(u) <= g.reach)
 
-        widths = [1] + [k + 1 for k in range(1, self.order + 1)]
-        matrix = np.zeros((n, sum(widths)))  # every order's columns side by side
+        # each order's columns in an array of its own (contiguous: the rounding's passes read nothing else)
+        levels = [np.zeros(n)] + [np.zeros((n, k + 1)) for k in range(1, self.order + 1)]
         for x, k in self.terms:
             smooth = np.flatnonzero(smooth_of(x) & (k != 0))
             if smooth.size:
                 u = (x[smooth] - g.mu0) / g.sigma0
                 h0 = information(x[smooth], g.mu0, g.sigma0, log_n)
-                parts = _levels(u, h0, self.order)
-                matrix[smooth] += np.concatenate([parts[0][:, None]] + parts[1:], axis=1) * k[smooth, None]
-        ends = np.cumsum(widths)
-        levels = [matrix[:, 0]] + [matrix[:, ends[k - 1] : ends[k]] for k in range(1, self.order + 1)]
+                factor = k[smooth]
+                for level, part in zip(levels, _levels(u, h0, self.order)):
+                    level[smooth] += part * (factor if part.ndim == 1 else factor[:, None])
         self.levels = levels
         self.tails = _groups(self.terms, lambda x: (x != 0) & ~smooth_of(x))
 
@@ -578,7 +628,7 @@ class _Stack(object):
         sums that :func:`_expanded` multiplies by 0.
         """
         out = [None] * len(self.plans)
-        scaled = np.ldexp(raw, self.exponents[None, :])
+        scaled = _scaled(raw, self.exponents)
         for j, members, cut, spans, second, second_exponents, ends in self.classes:
             orders = state.class_orders[j]
             top = min(int(orders.max()), members[0][1].order)
@@ -587,7 +637,7 @@ class _Stack(object):
             extra = np.flatnonzero(orders > cut)
             if extra.size:
                 end = ends[top - cut - 1]
-                later = np.ldexp(_product(weights[extra], second[:, :end]), second_exponents[None, :end])
+                later = _scaled(_product(weights[extra], second[:, :end]), second_exponents[:end])
             for i, (m, plan) in enumerate(members):
                 levels = []
                 for k in range(min(top, plan.order) + 1):
@@ -617,17 +667,28 @@ def _expanded(levels, a, c, orders):
     The terms above a row's order are multiplied by 0: adding the zeros leaves
     every sum as it is, so the value does not depend on the other rows.
     """
-    pa, pc = [np.ones_like(a)], [np.ones_like(c)]
-    for _ in range(len(levels) - 1):
-        pa.append(pa[-1] * a)
-        pc.append(pc[-1] * c)
-    out = levels[0].copy()
-    for k in range(1, len(levels)):
-        level = levels[k]
-        keep = np.where(orders >= k, 1.0, 0.0)
-        for j in range(k + 1):
-            out += level[:, j] * (pa[j] * pc[k - j] * keep)
-    return out
+    top = len(levels) - 1
+    if top < 1:
+        return levels[0].copy()
+    pa, pc = np.empty((a.shape[0], top + 1)), np.empty((c.shape[0], top + 1))
+    pa[:, 0], pc[:, 0] = 1.0, 1.0
+    for k in range(1, top + 1):
+        pa[:, k] = pa[:, k - 1] * a
+        pc[:, k] = pc[:, k - 1] * c
+    ks, js = _expansion_terms(top)
+    keep = np.where(orders[:, None] >= np.arange(1, top + 1)[None, :], 1.0, 0.0)
+    factors = pa[:, js] * pc[:, ks - js] * keep[:, ks - 1]  # column (k, j): a^j c^(k-j), 0 above the row's order
+    terms = np.concatenate([levels[0][:, None]] + list(levels[1:]), axis=1)
+    terms[:, 1:] *= factors
+    # added left to right from the order-0 sum (accumulate adds one term at a time: the loop's bytes)
+    return np.add.accumulate(terms, axis=1)[:, -1]
+
+
+def _expansion_terms(top):
+    """``(k, j)`` of the expansion's columns, order by order: ``k = 1..top``, ``j = 0..k``."""
+    ks = np.concatenate([np.full(k + 1, k) for k in range(1, top + 1)])
+    js = np.concatenate([np.arange(k + 1) for k in range(1, top + 1)])
+    return ks, js
 
 
 def _dot(columns, factors):

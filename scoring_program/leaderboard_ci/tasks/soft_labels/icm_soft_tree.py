@@ -28,6 +28,8 @@ out.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..shared.icm import ALPHA_1, BETA
@@ -241,6 +243,22 @@ def _pattern_table(reducer, labels, patterns, width, union, first_item, names):
     )
 
 
+def _unique_rows(keys):
+    """``np.unique(keys, axis=0, return_index=True, return_inverse=True)`` (inverse flat), for small non-negative
+    integers by one int64 code per row (the digits of the row in base ``max + 1``: the same lexicographic order,
+    about 10x faster than sorting the rows as records)."""
+    width = keys.shape[1]
+    base = int(keys.max()) + 1 if keys.size else 1
+    if not keys.size or int(keys.min()) < 0 or width * math.log2(base) > 62:
+        patterns, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+        return patterns, first, np.asarray(inverse).reshape(-1)
+    code = np.zeros(keys.shape[0], dtype=np.int64)
+    for column in range(width):
+        code = code * base + keys[:, column]
+    _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
+    return keys[first], first, np.asarray(inverse).reshape(-1)
+
+
 def _set_terms(reducer, labels, weights, scale, union_gold=None, names=None):
     """Every item's ``scale * IC(set)`` terms: ``(items, nodes, weights, coefficients)`` arrays.
 
@@ -250,8 +268,7 @@ def _set_terms(reducer, labels, weights, scale, union_gold=None, names=None):
     n, width = weights.shape
     ranks, values = _weight_ranks(weights)
     keys = ranks if union_gold is None else np.concatenate([ranks, union_gold.astype(np.int64)], axis=1)
-    patterns, first_item, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
-    inverse = inverse.reshape(-1)
+    patterns, first_item, inverse = _unique_rows(keys)
     offsets, nodes, term_ranks, coefficients = _pattern_table(
         reducer, labels, patterns, width, union_gold is not None, first_item, names
     )

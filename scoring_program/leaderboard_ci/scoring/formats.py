@@ -35,11 +35,8 @@ import re
 
 import numpy as np
 
-<<<<<<< HEAD
-from ..tasks.shared.header_rows import DATA_NOT_HEADER
-=======
 from ..tasks.shared import json_documents
->>>>>>> main
+from ..tasks.shared.header_rows import DATA_NOT_HEADER
 from .json_tables import json_table, jsonl_table
 from .text_files import (
     Columns,

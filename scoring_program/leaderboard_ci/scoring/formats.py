@@ -36,6 +36,7 @@ import re
 import numpy as np
 
 from ..tasks.shared import json_documents
+from ..tasks.shared.header_rows import DATA_NOT_HEADER
 from .json_tables import json_table, jsonl_table
 from .text_files import (
     Columns,
@@ -230,12 +231,12 @@ def _column_index(source, header, columns, delimiter, line=1):
         if others:
             raise _per_class_error(source, line, others, columns, delimiter)
         if columns.looks_like_data is not None and columns.looks_like_data(header):
-            raise source.at(line, "the first line is data, not a header; start the file with the header %s" % expected)
+            raise source.at(line, DATA_NOT_HEADER % expected)
     if value is None:
         raise source.at(
             line,
-            "the header has no prediction column %s%s; the header should be %s"
-            % (" or ".join(quote(name) for name in columns.values), found, expected),
+            "the header has no %s column %s%s; the header should be %s"
+            % (columns.what, " or ".join(quote(name) for name in columns.values), found, expected),
         )
     if columns.id_required and ident is None:
         raise source.at(

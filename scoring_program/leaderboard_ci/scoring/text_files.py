@@ -190,15 +190,21 @@ class Columns(object):
         ``is_value(text) -> bool``: whether a header field is a value of the
         task (a class label, a number); recognizes a header with one column
         per class (a file of class probabilities).
+    what : str
+        What the value column holds, for messages: ``"prediction"`` (a
+        submission), ``"gold"`` (the gold standard).
     """
 
-    def __init__(self, values, id=None, id_required=False, group=None, looks_like_data=None, is_value=None):
+    def __init__(
+        self, values, id=None, id_required=False, group=None, looks_like_data=None, is_value=None, what="prediction"
+    ):
         self.values = tuple(values)
         self.id = id
         self.id_required = bool(id_required and id is not None)
         self.group = group
         self.looks_like_data = looks_like_data
         self.is_value = is_value
+        self.what = what
 
     def expected(self):
         """The names a file should use: the id (when required) and the preferred value name."""

@@ -34,8 +34,9 @@ import numpy as np
 
 from ..ranking import trec_runs
 from ..shared.base import UnscoredIds
+from ..shared.header_rows import DATA_NOT_HEADER, first_row_is_data
 from . import timestamps
-from .long_csv import iter_blocks, read_header, text_blocks
+from .long_csv import following_rows, iter_blocks, read_header, text_blocks
 
 __all__ = [
     "ID",
@@ -88,14 +89,20 @@ def _quote(source, text, limit=40):
     return repr(text if len(text) <= limit else text[:limit] + "...")
 
 
-def _column_index(source, header, line, wanted, optional=()):
-    """``{name: index}`` of the ``wanted`` columns (all needed) and of the ``optional`` ones present."""
+def _column_index(source, header, line, wanted, optional=(), following=()):
+    """``{name: index}`` of the ``wanted`` columns (all needed) and of the ``optional`` ones present.
+
+    ``following`` (the rows after the header, read only when a column is
+    missing) tells a first line of data from a header (:func:`first_row_is_data`).
+    """
     index = {}
     for k, name in enumerate(header):
         if name in index:
             raise source.at(line, "the header names the column %r twice" % name)
         index[name] = k
     missing = [name for name in wanted if name not in index]
+    if missing and first_row_is_data(header, following, tuple(wanted) + tuple(optional)):
+        raise source.at(line, DATA_NOT_HEADER % repr(",".join(wanted)))
     if missing:
         raise source.at(
             line,
@@ -181,7 +188,7 @@ def read_long(source, lines, extra=True, ids_known=None):
     """
     queries = trec_runs.Queries(ids_known) if ids_known is not None else None
     header, delimiter, line, rest = read_header(source, text_blocks(lines))
-    index = _column_index(source, header, line, (ID, TIME, TARGET))
+    index = _column_index(source, header, line, (ID, TIME, TARGET), following=following_rows(rest, delimiter))
     width = len(header)
     other = [(name, k) for name, k in index.items() if name not in (ID, TIME, TARGET)] if extra else []
     known, ids = {}, []
@@ -285,7 +292,7 @@ def read_series_file(source, lines):
         raise source.whole("is empty; expected a header with unique_id and the per-series columns")
     except csv.Error:
         raise source.at(1, "cannot be read as CSV")
-    index = _column_index(source, header, 1, (ID,))
+    index = _column_index(source, header, 1, (ID,), following=reader)
     columns = dict((name, []) for name in header)
     seen = {}
     for row in reader:
@@ -353,9 +360,9 @@ _NO_DECOYS = _NoDecoys()
 class _Columns(object):
     """Where a forecast file's columns are: the id and date columns, and the value columns with their names."""
 
-    def __init__(self, source, header, line, levels, samples):
+    def __init__(self, source, header, line, levels, samples, following=()):
         qnames, snames = quantile_columns(levels), sample_columns(samples)
-        self.index = _column_index(source, header, line, (ID, TIME, FORECAST))
+        self.index = _column_index(source, header, line, (ID, TIME, FORECAST), following=following)
         quantile_at = _quantile_header(header, levels)
         missing = [qnames[j] for j in range(len(levels)) if j not in quantile_at]
         missing += [name for name in snames if name not in self.index]
@@ -414,7 +421,7 @@ def read_forecasts(source, lines, horizon, levels=(), samples=0, unscored=None):
     missing gold point is then reported with neither a series nor a count.
     """
     header, delimiter, line, rest = read_header(source, text_blocks(lines))
-    columns = _Columns(source, header, line, levels, samples)
+    columns = _Columns(source, header, line, levels, samples, following_rows(rest, delimiter))
     n_points = len(horizon.flat_keys)
     out = np.full((n_points, len(columns.values)), np.nan)
     filled = np.zeros(n_points, dtype=np.int64)

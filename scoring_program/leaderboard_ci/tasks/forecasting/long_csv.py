@@ -23,7 +23,7 @@ import numpy as np
 
 from ..ranking import trec_runs
 
-__all__ = ["Block", "read_header", "iter_blocks", "text_blocks", "token_text"]
+__all__ = ["Block", "read_header", "following_rows", "iter_blocks", "text_blocks", "token_text"]
 
 _PAD = b"\x00" * 8
 _QUOTE = 34
@@ -78,6 +78,14 @@ def _split_header(text, delimiter):
         return [field.strip() for field in next(csv.reader([text], delimiter=delimiter))]
     except (csv.Error, StopIteration):
         return [text.strip()]
+
+
+def following_rows(rest, delimiter):
+    """The non-blank rows of ``rest`` (what :func:`read_header` leaves) as fields; it consumes ``rest``."""
+    for _first, text, _count in rest:
+        for line_text in text.split("\n"):
+            if line_text.strip():
+                yield _split_header(line_text, delimiter)
 
 
 def read_header(source, blocks):

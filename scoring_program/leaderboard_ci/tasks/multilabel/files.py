@@ -27,6 +27,7 @@ import numpy as np
 from ..protocol import GoldData
 from ..shared import json_documents
 from ..shared.base import UnscoredIds
+from ..shared.header_rows import DATA_NOT_HEADER, first_row_is_data
 
 __all__ = ["DEFAULT_SEPARATOR", "read_gold", "read_predictions", "encode_label_sets"]
 
@@ -153,6 +154,9 @@ def _delimited(source, lines, fmt, context, value_names):
         label_columns = [i for i in range(len(header)) if i not in used]
         if ident is None or not label_columns:
             ident_name = id_column or "id"
+            following = (_split_row(source, n, t, delimiter, fmt) for n, t in lines[1:] if t.strip())
+            if first_row_is_data(header, following, value_names):
+                raise source.at(head_line, DATA_NOT_HEADER % repr("%s,%s" % (ident_name, value_names[0])))
             raise source.at(
                 head_line,
                 "the header has no %s column; the header should be '%s,labels' (the labels "

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..protocol import GoldData, SubmissionFormat
 from ..shared import json_documents
+from ..shared.header_rows import DATA_NOT_HEADER, first_row_is_data
 from .fit import OUTCOMES
 from .settings import PreferenceSettings
 
@@ -66,6 +67,9 @@ def _battle_rows(source, lines, extra=()):
     header = [h.strip() for h in next(csv.reader([head], delimiter=delimiter))]
     missing = [c for c in _COLUMNS + tuple(extra) if c not in header]
     if missing:
+        following = (next(csv.reader([text], delimiter=delimiter)) for _, text in content)
+        if first_row_is_data(header, following):  # no names: a winner cell says model_a
+            raise source.at(first[0], DATA_NOT_HEADER % repr(delimiter.join(_COLUMNS + tuple(extra))))
         raise source.at(first[0], "has no column %s; the header must name %s" % (missing[0], _EXPECTED))
     where = [header.index(c) for c in _COLUMNS]
     more = [header.index(c) for c in extra]

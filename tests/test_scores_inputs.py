@@ -163,3 +163,51 @@ def test_config_mistakes_are_config_errors(tmp_path):
     config["labels"] = ["cat", "dog", "bird"]
     code, err = _score(tmp_path / "c", MULTI_GOLD, "id,cat,dog,bird\na,1,0,0\nb,0,1,0\nc,0,0,1\nd,1,0,0\n", config)
     assert code == 2 and "k = 3 is not below the number of classes (3)" in err
+
+
+def test_a_binary_file_with_a_column_per_class_scores_as_its_positive_column(tmp_path):
+    """id,no,yes is read as id,score with yes's column: the same scores.json, the same (n, 1) layout."""
+    one = "id,score\na,0.9\nb,0.2\nc,0.6\nd,0.4\n"
+    two = "id,no,yes\na,0.1,0.9\nb,0.8,0.2\nc,0.4,0.6\nd,0.6,0.4\n"
+    outputs = []
+    for k, text in enumerate((one, two)):
+        code, err = _score(tmp_path / str(k), BINARY_GOLD, text)
+        assert code == 0 and err == "", err
+        outputs.append((tmp_path / str(k) / "output" / "scores.json").read_bytes())
+    assert outputs[0] == outputs[1]
+
+
+def test_the_end_of_phase_takes_both_binary_layouts_in_one_phase(tmp_path):
+    """One submission id,score and one id,no,yes stopped the end of phase's item tests ('all input arrays must
+    have the same shape'); now both are the same system twice."""
+    import csv
+    import subprocess
+    import sys
+    import zipfile
+
+    ref = tmp_path / "ref"
+    ref.mkdir()
+    items = ["i%d" % k for k in range(40)]
+    (ref / "gold.csv").write_text(
+        "id,label\n" + "".join("%s,%s\n" % (i, "yes" if k % 3 else "no") for k, i in enumerate(items))
+    )
+    (ref / "config.yaml").write_text(yaml.safe_dump(dict(CONFIG, bootstrap={"n_resamples": 50, "seed": 1})))
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    scores = [((k * 7) % 40) / 40.0 for k in range(40)]
+    layouts = {
+        "one": "id,score\n" + "".join("%s,%.3f\n" % (i, s) for i, s in zip(items, scores)),
+        "two": "id,no,yes\n" + "".join("%s,%.3f,%.3f\n" % (i, 1 - s, s) for i, s in zip(items, scores)),
+    }
+    for name, text in layouts.items():
+        with zipfile.ZipFile(str(subs / (name + ".zip")), "w") as archive:
+            archive.writestr("predictions.csv", text)
+    env = dict(os.environ, PYTHONPATH=os.path.abspath(PROGRAM))
+    command = [sys.executable, "-m", "leaderboard_ci.cli", "end-of-phase", "--reference", str(ref)]
+    command += ["--submissions", str(subs), "--out", str(tmp_path / "out"), "--figure-files", "none"]
+    result = subprocess.run(command, capture_output=True, text=True, env=env)
+    assert result.returncode == 0, result.stderr[-2000:]
+    with open(str(tmp_path / "out" / "roc_auc" / "systems.csv")) as handle:
+        rows = list(csv.DictReader(handle))
+    assert sorted(r["name"] for r in rows) == ["one", "two"]
+    assert rows[0]["score"] == rows[1]["score"] and rows[0]["ci_low"] == rows[1]["ci_low"]

@@ -8,7 +8,6 @@ test are in :mod:`.metrics`, the rank statistics in :mod:`.curves`.
 
 from ..classification import COLUMNS as LABEL_COLUMNS
 from ..protocol import TaskType
-from .files import read_predictions
 from .metrics import (
     METRICS,
     NAME,
@@ -19,6 +18,7 @@ from .metrics import (
     decode,
     encode_values,
     item_contributions,
+    read_predictions,
     sparse_units,
 )
 from .submission import submission_format

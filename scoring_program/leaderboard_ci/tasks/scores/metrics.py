@@ -49,6 +49,7 @@ from ..shared.base import SparseUnits, item_mask
 from ..shared.sparse import class_code_units, is_macro
 from .curves import BinaryCurve, ap_from_stats, auc_from_stats, delong_auc, delong_pvalues
 from .files import DEFAULT_SUM_TOLERANCE, PROBABILITY_METRICS
+from .files import read_predictions as _read_score_file
 
 __all__ = [
     "NAME",
@@ -410,6 +411,22 @@ def decode(gold, values):
 # ---------------------------------------------------------------------------
 # Per-item statistics and scores
 # ---------------------------------------------------------------------------
+def read_predictions(submission, gold, context):
+    """A submission's scores (:func:`.files.read_predictions`), a binary task's in one layout: a file with one
+    column per class keeps the positive class's column, ``(n, 1)`` as an ``id,score`` file gives it.
+
+    Every metric of a binary task reads only that column (``top_k_accuracy`` needs more than two classes),
+    so the scores are the same either way; the end of phase's item tests compare submissions item by item
+    and need them alike (a phase mixing the two layouts stopped with "all input arrays must have the
+    same shape").
+    """
+    matrix = _read_score_file(submission, gold, context)
+    if len(gold.labels) == 2 and matrix.shape[1] == 2:
+        pos = _positive_code(context.metrics, gold.labels)
+        matrix = np.ascontiguousarray(matrix[:, pos : pos + 1])
+    return matrix
+
+
 def _positive_code(metrics, labels):
     for spec in metrics:
         if spec.pos_label is not None and spec.name not in classification.METRICS:

@@ -50,13 +50,35 @@ def test_code_counts_part_by_part_equal_the_one_hot_product(seed):
                 np.testing.assert_array_equal(out[id(acc)], expected)
 
 
+def _columns(group):
+    """Product entries per replicate of a code group: sum over parts of items x columns."""
+    return sum((stop - first) * matrix.shape[1] for first, stop, _, matrix in group.parts if matrix is not None)
+
+
 def test_a_confusion_matrix_costs_k_minus_one_columns_per_system():
     rng = np.random.default_rng(5)
     gold = rng.integers(0, 3, 500)
     accumulators = [CodeCounts(gold * 3 + rng.integers(0, 3, 500), 9) for _ in range(4)]
     group = _Stack(accumulators, 500, np.float32).groups[9]
-    assert group.stride == 3
+    assert len(group.parts) == 3
     assert sum(matrix.shape[1] for _, _, _, matrix in group.parts) == 3 * 4 * 2  # 3 gold classes x 4 systems x 2
+
+
+def test_the_reduced_layout_costs_k_minus_one_columns_per_system_on_the_gold_parts():
+    # K * correct + predicted takes K values on the items of one gold class: K - 1 columns
+    # per system over those items (2K - 1 over all items with one part), the confusion's cost
+    rng = np.random.default_rng(6)
+    k, n, m = 4, 600, 5
+    gold = rng.integers(0, k, n)
+    accumulators = [CodeCounts(gold, k)]
+    for _ in range(m):
+        pred = rng.integers(0, k, n)
+        accumulators.append(CodeCounts(k * (gold == pred) + pred, 2 * k))
+    group = _Stack(accumulators, n, np.float32).groups[2 * k]
+    assert len(group.parts) == k
+    assert _columns(group) == n * m * (k - 1)
+    alone = _Stack(accumulators[1:], n, np.float32).groups[2 * k]  # no shared gold counts: one part
+    assert len(alone.parts) == 1 and _columns(alone) == n * m * (2 * k - 1)
 
 
 def _plan(n=300, m=3, seed=0):

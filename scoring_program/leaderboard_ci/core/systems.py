@@ -82,56 +82,92 @@ def _digest(codes, n_codes):
     return hashlib.sha1(np.ascontiguousarray(codes, dtype=small).view(np.uint8)).hexdigest() + str(codes.shape)
 
 
+def _values_per_part(codes, part, n_parts, step, width):
+    """``(n_parts, width)`` bool: which codes ``part * step + v`` some system has on some item of each part."""
+    used = np.zeros(n_parts * width, dtype=bool)
+    base = part * (width - step)  # = part * width - part * step
+    for c in codes:
+        used[base + c] = True
+    return used.reshape(n_parts, width)
+
+
+#: Partitions of a code group whose table of values (parts x codes) would exceed this are not tried.
+_MAX_PART_TABLE = 1 << 22
+
+
 class _CodeGroup:
     """The :class:`~.accumulators.CodeCounts` of many systems with the same number of codes, summed part by part.
 
-    When every system's codes are ``part * s + local`` with the same ``part`` for all
-    of them (a confusion matrix's ``gold * K + predicted``: the part is the gold class,
-    ``s = K``), the count of code ``j * s + c`` in a replicate is the sum of the counts
-    of the items of part ``j`` whose local code is ``c``.  The items are taken part by
-    part and each system needs ``s - 1`` one-hot columns per part (local codes 1 to
-    ``s - 1``); local code 0 is the part's total count minus the others.  A confusion
-    matrix of ``K`` classes then costs ``K - 1`` product columns per system instead of
-    ``K**2``.  Every sum is an integer below the exactness limit of ``dtype``
-    (:class:`PairedPlan`), so the counts equal ``counts @ one_hot(codes)`` exactly.
+    The items are split into parts shared by every system (a *partition*), and within
+    part ``j`` each system's code is one of the few values ``V_j`` that any system has
+    there.  The count of a value ``v`` of ``V_j`` on part ``j`` is a product column
+    (a one-hot column of the part's items) for every value but the first, and the
+    part's total count minus the others for the first; a system's count of ``v`` is the
+    sum over the parts.  The partition is the one with the fewest product entries,
+    ``sum_j n_j (|V_j| - 1)``, among: the parts ``codes // s`` when every system shares
+    them (a confusion matrix's ``gold * K + predicted``: ``s = K``, the gold class), the
+    codes of another accumulator of the stack that every system shares (the gold
+    counts: the reduced layout's ``K * correct + predicted`` takes ``K`` values on the
+    items of one gold class), and all items as one part.  A confusion matrix, or the
+    reduced layout's predicted counts, of ``K`` classes then costs ``K - 1`` product
+    columns per system instead of ``K**2`` (or ``2K - 1``).  Every sum is an integer
+    below the exactness limit of ``dtype`` (:class:`PairedPlan`), so the counts equal
+    ``counts @ one_hot(codes)`` exactly, whatever the partition.
     """
 
-    def __init__(self, accumulators, dtype):
+    def __init__(self, accumulators, dtype, partitions=()):
         self.accumulators = accumulators
-        self.n_codes = accumulators[0].n_codes
-        s = self.stride = _shared_stride([a.codes for a in accumulators], self.n_codes)
-        part = accumulators[0].codes // s
+        n_codes = self.n_codes = accumulators[0].n_codes
+        codes = [a.codes for a in accumulators]
+        s = _shared_stride(codes, n_codes)
+        # (part of each item, parts, step): a code of part j is j * step + v, v < width = n_codes - (n_parts - 1) * step
+        candidates = [(codes[0] // s, n_codes // s, s)] + [
+            (p, n, 0) for p, n in partitions if p.shape == codes[0].shape and n * n_codes <= _MAX_PART_TABLE
+        ]
+        best = None
+        for part, n_parts, step in candidates:
+            width = s if step else n_codes
+            used = _values_per_part(codes, part, n_parts, step, width)
+            sizes = np.bincount(part, minlength=n_parts)
+            cost = int(np.dot(sizes, np.maximum(used.sum(axis=1) - 1, 0)))
+            if best is None or cost < best[0]:
+                best = (cost, part, n_parts, step, used)
+        _, part, n_parts, step, used = best
+        self.key = _digest(part, n_parts)  # groups with the same partition share the ordered counts
         self.order = np.argsort(part, kind="stable")
-        bounds = np.searchsorted(part[self.order], np.arange(self.n_codes // s + 1))
-        local = None
-        if s > 1:  # every system's local code, items in part order: (n, systems)
-            local = np.stack([a.codes[self.order] for a in accumulators], axis=1) % s
-        self.parts = []  # (part, first, stop, one-hot matrix of local codes 1 .. s-1 or None)
-        for j in range(self.n_codes // s):
+        bounds = np.searchsorted(part[self.order], np.arange(n_parts + 1))
+        self.parts = []  # (first, stop, values V_j, one-hot matrix of V_j[1:] or None)
+        for j in range(n_parts):
             first, stop = int(bounds[j]), int(bounds[j + 1])
             if first == stop:
                 continue
+            values = np.flatnonzero(used[j]) + j * step
             matrix = None
-            if s > 1:
-                hot = np.equal(local[first:stop, :, None], np.arange(1, s))
+            if values.size > 1:
+                local = np.stack([c[self.order[first:stop]] for c in codes], axis=1)  # (n_j, systems)
+                hot = np.equal(local[:, :, None], values[1:])
                 matrix = hot.astype(dtype).reshape(stop - first, -1)
-            self.parts.append((j, first, stop, matrix))
+            self.parts.append((first, stop, values, matrix))
 
-    def outputs(self, counts):
-        """``(R, systems, n_codes)`` int64: the code counts of every system in every replicate of ``counts``."""
-        s = self.stride
+    def outputs(self, counts, ordered=None):
+        """``(R, systems, n_codes)`` int64: the code counts of every system in every replicate of ``counts``.
+
+        ``ordered`` is ``counts`` with its items in this group's order (``counts[:, order]``), if known.
+        """
         rows = counts.shape[0]
-        ordered = np.take(counts, self.order, axis=1)
+        if ordered is None:
+            ordered = np.take(counts, self.order, axis=1)
         out = np.zeros((rows, len(self.accumulators), self.n_codes), dtype=np.int64)
-        for j, first, stop, matrix in self.parts:
+        for first, stop, values, matrix in self.parts:
             block = ordered[:, first:stop]
-            total = np.rint(block.sum(axis=1, dtype=np.float64)).astype(np.int64)
+            total = np.rint(block.sum(axis=1, dtype=np.float64)).astype(np.int64)[:, None]
             if matrix is None:
-                out[:, :, j] = total[:, None]
+                out[:, :, values[0]] += total
                 continue
-            others = out[:, :, j * s + 1 : (j + 1) * s]
-            others[...] = (block @ matrix).reshape(rows, -1, s - 1)  # exact integers: the cast keeps them
-            np.subtract(total[:, None], others.sum(axis=2), out=out[:, :, j * s])
+            # exact integers: the cast keeps them
+            others = (block @ matrix).astype(np.int64).reshape(rows, -1, values.size - 1)
+            out[:, :, values[1:]] += others
+            out[:, :, values[0]] += total - others.sum(axis=2)
         out.setflags(write=False)
         return out
 
@@ -169,8 +205,11 @@ class _Stack:
             columns.append(matrix.astype(dtype, copy=False))
             width += matrix.shape[1]
         self.matrix = np.ascontiguousarray(np.concatenate(columns, axis=1)) if columns else None
+        shared = [
+            (acc.codes, n_codes) for n_codes, unique in codes.items() if len(unique) == 1 for _, acc in unique.values()
+        ]
         self.groups = {
-            n_codes: _CodeGroup([acc for _, acc in sorted(unique.values(), key=lambda v: v[0])], dtype)
+            n_codes: _CodeGroup([acc for _, acc in sorted(unique.values(), key=lambda v: v[0])], dtype, shared)
             for n_codes, unique in codes.items()
         }
 
@@ -188,7 +227,12 @@ class _Stack:
             sums = counts @ self.matrix
             out.update((id(acc), acc.from_linear(sums[:, start : start + width])) for acc, start, width in self.members)
         if self.coded:
-            groups = dict((n_codes, group.outputs(counts)) for n_codes, group in self.groups.items())
+            ordered, groups = {}, {}
+            for n_codes, group in self.groups.items():
+                if group.key not in ordered:
+                    ordered[group.key] = np.take(counts, group.order, axis=1)
+                groups[n_codes] = group.outputs(counts, ordered[group.key])
+            del ordered
             out.update((id(acc), groups[n_codes][:, index]) for acc, n_codes, index in self.coded)
         return out
 

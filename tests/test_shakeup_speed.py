@@ -158,3 +158,63 @@ def test_system_maxima_merge_pairs_in_any_order():
         own = [d[r] for r in range(5) if a[r] == j] + [(-d[r] if tie[r] else d[r]) for r in range(5) if b[r] == j]
         np.testing.assert_array_equal(maxima.reverse[j], np.max([np.zeros(4)] + own, axis=0))
         np.testing.assert_array_equal(maxima.top[j], np.max([np.zeros(4)] + [np.abs(x) for x in own], axis=0))
+
+
+def _classification_case(rng):
+    """A classification gold (2-5 classes, sometimes groups and an absent class) and systems with copies and ties."""
+    n, k = int(rng.integers(5, 120)), int(rng.integers(2, 6))
+    y = rng.integers(0, k - (1 if k > 2 and rng.random() < 0.3 else 0), n)
+    groups = None
+    if rng.random() < 0.5:
+        groups = dict(groups=rng.integers(0, 2, n), group_values=("g0", "g1"))
+    gold = GoldStandard(values=y, labels=tuple("abcde"[:k]), **(groups or {}))
+    preds = []
+    for _ in range(int(rng.integers(2, 9))):
+        roll = rng.random()
+        if roll < 0.2 and preds:
+            preds.append(preds[-1].copy())  # an exact copy
+        elif roll < 0.3:
+            preds.append(y.copy())  # perfect
+        elif roll < 0.4:
+            preds.append(np.zeros(n, dtype=np.intp))  # one class only
+        else:
+            preds.append(np.where(rng.random(n) < rng.random(), y, rng.integers(0, k, n)))
+    return gold, preds
+
+
+@pytest.mark.parametrize("layout", ["reduced", "confusion"])
+def test_systems_scored_in_one_call_give_the_bytes_of_one_call_each(layout):
+    from leaderboard_ci.core import systems
+    from leaderboard_ci.tasks.shared.scorer import SystemScorer
+
+    rng = np.random.default_rng(7 if layout == "reduced" else 8)
+    cfg = parse_config(
+        {
+            "metric": "f1_macro",
+            "extra_metrics": ["accuracy", "balanced_accuracy", "cohen_kappa", "mcc", "precision_macro"],
+            "bootstrap": {"n_resamples": 60},
+        }
+    )
+    for _ in range(12):
+        gold, preds = _classification_case(rng)
+        scorers = [SystemScorer(cfg.metrics, gold, p, layout=layout) for p in preds]
+        plan = systems.PairedPlan(scorers, gold.n, 3, ["s%d" % j for j in range(len(preds))])
+        assert len(plan._scoring) < len(preds)  # some systems are scored together
+        batched_full, batched = plan.full_scores(), plan.scores_for_span(0, 60)
+        plan._scoring = [[j] for j in range(len(preds))]
+        assert plan.full_scores().tobytes() == batched_full.tobytes()
+        assert plan.scores_for_span(0, 60).tobytes() == batched.tobytes()
+
+
+def test_scorers_that_hold_their_own_data_are_scored_alone():
+    from leaderboard_ci.core.systems import _scoring_batches
+
+    class Own:
+        def batch_key(self):
+            return None
+
+    class Shared:
+        def batch_key(self):
+            return "same"
+
+    assert _scoring_batches([Own(), Shared(), Own(), Shared(), object()]) == [[0], [1, 3], [2], [4]]

@@ -260,6 +260,25 @@ def _batches(accumulators, stacked):
     return out
 
 
+#: Systems scored in one call at most (:func:`_scoring_batches`): their stacked rows stay a few MB per statistic.
+SCORING_BATCH = 64
+
+
+def _scoring_batches(scorers):
+    """Lists of system indices scored together: equal ``batch_key()`` (not None), at most :data:`SCORING_BATCH`."""
+    groups = {}
+    alone = []
+    for j, scorer in enumerate(scorers):
+        key = getattr(scorer, "batch_key", None)
+        key = None if key is None else key()
+        if key is None:
+            alone.append([j])
+        else:
+            groups.setdefault(key, []).append(j)
+    out = [g[i : i + SCORING_BATCH] for g in groups.values() for i in range(0, len(g), SCORING_BATCH)]
+    return sorted(out + alone)
+
+
 class SharedCounts:
     """Count matrices of replicate spans, kept for other plans that draw the same ones.
 
@@ -367,6 +386,7 @@ class PairedPlan:
         ]
         self._stacked = set(i for st in self._stacks for i in st.ids())
         self._batches = _batches(self._designed.values(), self._stacked)
+        self._scoring = _scoring_batches(self.scorers)
 
     @property
     def m(self):
@@ -378,7 +398,30 @@ class PairedPlan:
 
     def full_scores(self):
         """``(m, T)`` full-sample scores."""
-        return np.stack([s.scores([a.full()[None, :] for a in s.accumulators])[0] for s in self.scorers])
+        out = np.empty((1, self.m, len(self.targets)))
+        self._score_into(out, lambda j: [a.full()[None, :] for a in self.scorers[j].accumulators])
+        return out[0]
+
+    def _score_into(self, out, stats_of):
+        """``out[:, j, :]`` = system ``j``'s scores of its statistics ``stats_of(j)`` (one array per accumulator).
+
+        The systems of one batch (:func:`_scoring_batches`) are scored in one call on their rows stacked
+        ``(replicate, system)``: each row's score is computed from that row alone, so the numbers are those
+        of one call per system.
+        """
+        rows = out.shape[0]
+        for columns in self._scoring:
+            scorer = self.scorers[columns[0]]
+            if len(columns) == 1:
+                out[:, columns[0], :] = scorer.scores(stats_of(columns[0]))
+                continue
+            each = [stats_of(j) for j in columns]
+            stacked = [
+                np.stack([np.asarray(stats[i]) for stats in each], axis=1).reshape(rows * len(columns), -1)
+                for i in range(len(each[0]))
+            ]
+            del each
+            out[:, columns, :] = scorer.scores(stacked).reshape(rows, len(columns), -1)
 
     def _block_scores(self, indices, out, counts_of=None):
         if counts_of is None:
@@ -446,9 +489,10 @@ class PairedPlan:
             for stack in self._stacks:
                 linear.update(stack.outputs(counts))
             del counts
-            for j, scorer in enumerate(self.scorers):
-                stats = [linear[id(self._designed[id(acc)])] for acc in scorer.accumulators]
-                out[g0 - start : g1 - start, j, :] = scorer.scores(stats)
+            self._score_into(
+                out[g0 - start : g1 - start],
+                lambda j, linear=linear: [linear[id(self._designed[id(acc)])] for acc in self.scorers[j].accumulators],
+            )
             if progress is not None:
                 progress(g1 - g0)
 

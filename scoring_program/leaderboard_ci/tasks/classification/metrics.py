@@ -542,6 +542,16 @@ class Statistics:
             self._lca = add(CodeCounts(g * width + self._icm.lca_codes(codes, pred), n_groups * width))
         self._label_index = dict((m.key, label_positions(m, list(gold.labels))) for m in metrics)
 
+    def batch_key(self):
+        """What :meth:`score` depends on besides the statistics (the layout and where each count is), or None.
+
+        None with ICM (its hierarchy's scorer is not batched).
+        """
+        if self._icm is not None:
+            return None
+        places = tuple(getattr(self, name, None) for name in ("_confusion", "_predicted", "_gold"))
+        return (self.layout, self.n_classes, places, self._lca)
+
     def class_stats(self, stats):
         """ClassStats of all items and of each group: arrays ``(N, K)`` and ``(N, G, K)``."""
         k = self.n_classes

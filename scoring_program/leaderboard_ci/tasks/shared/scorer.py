@@ -92,6 +92,22 @@ class SystemScorer:
         self.accumulators.append(accumulator)
         return len(self.accumulators) - 1
 
+    def batch_key(self):
+        """A key equal for scorers whose :meth:`scores` is the same function of the statistics, or None.
+
+        Scorers of one gold standard and one metric list whose task statistics say they hold
+        nothing of the predictions (``Statistics.batch_key``) score every system's rows in one
+        call (:class:`~leaderboard_ci.core.systems.PairedPlan`): each row's score is computed
+        from that row alone, with the same operations, so the numbers are the same bytes.
+        Custom metrics read their own accumulators: no key.
+        """
+        own = getattr(self.statistics, "batch_key", None)
+        key = None if own is None or self._custom_slots else own()
+        if key is None:
+            return None
+        shapes = tuple((type(a).__name__, a.n_features) for a in self.accumulators)
+        return (id(self.gold), tuple(id(m) for m in self.metrics), self.group_values, shapes, key)
+
     def scores(self, stats):
         """Scores of every target, shape ``(N, len(targets))``.
 

@@ -218,3 +218,18 @@ def test_scorers_that_hold_their_own_data_are_scored_alone():
             return "same"
 
     assert _scoring_batches([Own(), Shared(), Own(), Shared(), object()]) == [[0], [1, 3], [2], [4]]
+
+
+@pytest.mark.parametrize("k, rows", [(2, 7), (37, 11), (500, 5), (3000, 2)])
+def test_discordant_pairs_in_blocks_equal_the_count_of_every_pair(k, rows, monkeypatch):
+    # blocks of 3 rows; k = 3000 takes the wide tree (its last node's count passes int16)
+    from leaderboard_ci.phase.shakeup import rank_agreement
+
+    monkeypatch.setattr(rank_agreement, "DISCORDANT_ROWS", 3)
+    rng = np.random.default_rng(k)
+    y = rng.integers(0, max(2, k // 3), size=(rows, k)).astype(float)  # many ties
+    y[0] = np.arange(k)[::-1]  # every pair discordant
+    ranks = rank_agreement._dense_ranks(y)
+    naive = [int(np.sum(np.triu(row[:, None] > row[None, :], 1))) for row in ranks]
+    assert rank_agreement._discordant(ranks).tolist() == naive
+    assert naive[0] == k * (k - 1) // 2

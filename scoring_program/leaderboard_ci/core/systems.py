@@ -137,6 +137,7 @@ class _CodeGroup:
         self.order = np.argsort(part, kind="stable")
         bounds = np.searchsorted(part[self.order], np.arange(n_parts + 1))
         self.parts = []  # (first, stop, values V_j, one-hot matrix of V_j[1:] or None)
+        ordered = None
         for j in range(n_parts):
             first, stop = int(bounds[j]), int(bounds[j + 1])
             if first == stop:
@@ -144,9 +145,11 @@ class _CodeGroup:
             values = np.flatnonzero(used[j]) + j * step
             matrix = None
             if values.size > 1:
-                local = np.stack([c[self.order[first:stop]] for c in codes], axis=1)  # (n_j, systems)
-                hot = np.equal(local[:, :, None], values[1:])
-                matrix = hot.astype(dtype).reshape(stop - first, -1)
+                if ordered is None:  # every system's codes, items in part order: (n, systems)
+                    ordered = np.stack(codes, axis=1)[self.order]
+                matrix = np.empty((stop - first, len(codes), values.size - 1), dtype=dtype)
+                np.equal(ordered[first:stop, :, None], values[1:], out=matrix)  # one-hot, written as 0.0 and 1.0
+                matrix = matrix.reshape(stop - first, -1)
             self.parts.append((first, stop, values, matrix))
 
     def outputs(self, counts, ordered=None):

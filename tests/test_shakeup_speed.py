@@ -233,3 +233,17 @@ def test_discordant_pairs_in_blocks_equal_the_count_of_every_pair(k, rows, monke
     naive = [int(np.sum(np.triu(row[:, None] > row[None, :], 1))) for row in ranks]
     assert rank_agreement._discordant(ranks).tolist() == naive
     assert naive[0] == k * (k - 1) // 2
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_replicates_from_a_later_start_are_those_rows_of_the_whole(jobs):
+    # the shake-up's second pass scores the picked runs from replicate bias_rows on: the first pass has the rest
+    from leaderboard_ci.core.systems import paired_scores
+
+    plan = _plan(n=250, m=4, seed=3)
+    whole = paired_scores(plan, 200, n_jobs=jobs)
+    later = paired_scores(plan, 200, n_jobs=jobs, start=70)
+    assert later.replicates.tobytes() == whole.replicates[70:].tobytes()
+    assert later.full.tobytes() == whole.full.tobytes()
+    with pytest.raises(ValueError, match="start must be a replicate number from 0 to 199"):
+        paired_scores(plan, 200, start=200)

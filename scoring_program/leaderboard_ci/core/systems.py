@@ -563,7 +563,7 @@ def _span_count(plan, b, jobs):
     return jobs * 4
 
 
-def paired_scores(plan, n_resamples, n_jobs=1, progress=None, executor=None, jackknife=False):
+def paired_scores(plan, n_resamples, n_jobs=1, progress=None, executor=None, jackknife=False, start=0):
     """Full-sample and replicate scores of every system of ``plan`` on shared resamples.
 
     Parameters
@@ -580,19 +580,24 @@ def paired_scores(plan, n_resamples, n_jobs=1, progress=None, executor=None, jac
         see :mod:`leaderboard_ci.phase.execution.distributed`).
     jackknife : bool
         Also compute each system's jackknife (for BCa intervals).
+    start : int
+        The first replicate: ``replicates`` holds replicates ``start .. n_resamples - 1``, the same
+        numbers as those rows of the whole (a replicate depends only on the seed and its number).
 
     Returns
     -------
     SystemScores
     """
     b = check_n_resamples(n_resamples)
+    if not 0 <= start < b:
+        raise ValueError("start must be a replicate number from 0 to %d, got %r" % (b - 1, start))
     jobs = resolve_jobs(n_jobs)
     full = plan.full_scores()
     if executor is not None:
-        spans = split_range(0, b, max(1, -(-b // plan.rows_per_block())))
+        spans = split_range(start, b, max(1, -(-(b - start) // plan.rows_per_block())))
         replicates = np.concatenate(executor(plan, spans), axis=0)
     else:
-        replicates = np.empty((b, plan.m, len(plan.targets)))
+        replicates = np.empty((b - start, plan.m, len(plan.targets)))
         lock = threading.Lock()
 
         def report(k):
@@ -601,8 +606,8 @@ def paired_scores(plan, n_resamples, n_jobs=1, progress=None, executor=None, jac
                     progress(k)
 
         def work(span):
-            replicates[span[0] : span[1]] = plan.scores_for_span(span[0], span[1], progress=report)
+            replicates[span[0] - start : span[1] - start] = plan.scores_for_span(span[0], span[1], progress=report)
 
-        run_spans(work, split_range(0, b, _span_count(plan, b, jobs)), jobs)
+        run_spans(work, split_range(start, b, _span_count(plan, b - start, jobs)), jobs)
     jack = plan.jackknife() if jackknife else None
     return SystemScores(plan.names, plan.targets, full, replicates, jack)

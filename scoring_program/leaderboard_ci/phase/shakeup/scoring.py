@@ -82,7 +82,9 @@ class ShakeupContext:
     that submissions are read against (the whole split reference, or ``first``'s).
     ``bias_resamples`` is how many of the leaderboard's replicates (the first ones)
     the best-of-k optimism is measured on (None: all ``B``); ``pick_only`` leaves
-    out the picked runs' replicates (:func:`score_all`'s first pass).
+    out the picked runs' replicates (:func:`score_all`'s first pass); ``known_rows``:
+    the picked runs' first replicates on ``first`` are known (from the first pass),
+    only the later ones are scored.
     """
 
     token: str
@@ -94,6 +96,7 @@ class ShakeupContext:
     n_jobs: int = 1
     bias_resamples: Optional[int] = None
     pick_only: bool = False
+    known_rows: int = 0
 
 
 @dataclass(frozen=True)
@@ -154,16 +157,17 @@ def choose(runs, scores, select, sign, key):
     return max(range(len(runs)), key=rank)
 
 
-def _scores(test_set, values, names, n_jobs, n_resamples=None):
-    """Full-sample and replicate scores of the official metric: ``(m,)`` and ``(B, m)``.
+def _scores(test_set, values, names, n_jobs, n_resamples=None, start=0):
+    """Full-sample and replicate scores of the official metric: ``(m,)`` and ``(B - start, m)``.
 
     ``n_resamples`` below the set's ``B``: the first ``n_resamples`` of the leaderboard's
-    replicates (the same numbers as the first rows of the full ``(B, m)``).
+    replicates (the same numbers as the first rows of the full ``(B, m)``); ``start``:
+    from replicate ``start`` on (the same numbers as those rows of the full one).
     """
     plan = build_plan(test_set.config, test_set.gold, values, names)
     if n_resamples is not None and n_resamples < test_set.config.bootstrap.n_resamples:
         plan.counts_cache = _FIRST_PASS_COUNTS  # every block of the first pass draws these same replicates
-    scores = paired_scores(plan, n_resamples or test_set.config.bootstrap.n_resamples, n_jobs=n_jobs)
+    scores = paired_scores(plan, n_resamples or test_set.config.bootstrap.n_resamples, n_jobs=n_jobs, start=start)
     return scores.full[:, 0], scores.replicates[:, :, 0]
 
 
@@ -226,7 +230,7 @@ def _pick(context, block, readable, skipped, full, reps):
             chosen_at.append(None)
             continue
         bias = selection_optimism(full[columns], reps[:, columns], sign) if context.bias else None
-        keep = reps is not None and reps.shape[0] == context.first.config.bootstrap.n_resamples
+        keep = reps is not None  # all B, or the first pass's first rows (score_all completes them)
         out.append(
             ParticipantScores(
                 participant.key,
@@ -252,8 +256,9 @@ def _picked_replicates(context, flat, out, chosen_at):
         return out
     names = [flat[i][1].name for i in picked]
     changes = [{} for _ in picked]
-    if out[next(p for p, at in enumerate(chosen_at) if at is not None)].first_replicates is None:
-        _, reps = _scores(context.first, [_part(context.first, flat[i][2]) for i in picked], names, context.n_jobs)
+    if out[next(p for p, at in enumerate(chosen_at) if at is not None)].first_replicates is None or context.known_rows:
+        values = [_part(context.first, flat[i][2]) for i in picked]
+        _, reps = _scores(context.first, values, names, context.n_jobs, start=context.known_rows)
         for j, change in enumerate(changes):
             change["first_replicates"] = reps[:, j].copy()
     if context.second is not None:
@@ -344,7 +349,8 @@ def score_all(runner, context, participants, block_size, progress=None):
         for p, s in zip(participants, picks)
         if s.chosen is not None
     ]
-    second = replace(context, token=context.token + "-picked", select="best", bias=False)
+    # The picked runs' first bias_rows replicates on the first set come from the first pass.
+    second = replace(context, token=context.token + "-picked", select="best", bias=False, known_rows=bias_rows(context))
     scored = iter(_run_blocks(runner, second, chosen, PICKED_BLOCK_FACTOR * block_size, progress))
     out = []
     for pick in picks:
@@ -355,7 +361,7 @@ def score_all(runner, context, participants, block_size, progress=None):
         out.append(
             replace(
                 pick,
-                first_replicates=again.first_replicates,
+                first_replicates=np.concatenate([pick.first_replicates, again.first_replicates]),
                 second_full=again.second_full,
                 second_replicates=again.second_replicates,
             )

@@ -120,17 +120,22 @@ _TABLES = {}
 
 
 def _horner(x, function, start):
-    """``function`` (erf or erfc) of ``x`` (values in ``[start, 6]``) by the Taylor table; + and * only."""
+    """``function`` (erf or erfc) of ``x`` (values in ``[start, 6]``) by the Taylor table; + and * only.
+
+    ``c_D h`` then ``(acc + c_k) h`` down to ``c_0 + acc``: Horner's operations in Horner's order, in place,
+    each coefficient taken from its own contiguous row of the table.
+    """
     if function not in _TABLES:
         _TABLES[function] = _taylor_table(function, start)
     centres, table = _TABLES[function]
     j = np.rint((x - start) / _STEP).astype(np.intp)
     h = x - centres[j]
-    rows = table.take(j, axis=1)  # every coefficient of each value's centre in one gather
-    acc = rows[_DEGREE]
-    for k in range(_DEGREE - 1, -1, -1):
-        acc = acc * h + rows[k] if k else rows[0] + acc * h
-    return acc
+    acc = table[_DEGREE].take(j)
+    acc *= h
+    for k in range(_DEGREE - 1, 0, -1):
+        acc += table[k].take(j)
+        acc *= h
+    return table[0].take(j) + acc
 
 
 def erf(x):
@@ -183,10 +188,13 @@ def information(x, mu, sigma, log_total):
     return ic
 
 
-def _row_information(x, mu, sigma, log_total):
+def _row_information(x, mu, sigma, log_total, needed=None):
     """``information(x[None, :], mu[:, None], sigma[:, None], log_total[:, None])`` for ``x > 0``, bit for bit.
 
-    The same arithmetic on the ``(rows, len(x))`` grid with fewer passes: erf only where ``|z| < 6``.
+    The same arithmetic on the ``(rows, len(x))`` grid with fewer passes: erf only where ``|z| < 6``, by the
+    series of :func:`erf` without its checks (on ``(-6, 3]`` the series of ``|z|``, its sign restored, where the
+    tail probability is positive; on ``(3, 6)`` erfc's series alone).  ``needed`` (a boolean grid, optional):
+    the cells computed; the others hold ``log2 N`` or ``-0.0``, finite values that a weight of 0 multiplies.
     """
     if not np.all(sigma > 0):
         return information(x[None, :], mu[:, None], sigma[:, None], log_total[:, None])
@@ -194,15 +202,21 @@ def _row_information(x, mu, sigma, log_total):
     ic = np.repeat(np.asarray(log_total, dtype=np.float64)[:, None], x.size, axis=1)  # z >= 6: probability 0
     flat = ic.reshape(-1)
     flat[z <= -_LIMIT] = -0.0  # probability 1: -log2(1)
-    for where, tail in (
-        (np.flatnonzero((z > _TAIL_FROM) & (z < _LIMIT)), True),
-        (np.flatnonzero((z > -_LIMIT) & (z <= _TAIL_FROM)), False),
-    ):
-        if where.size:  # on (3, 6) erf is 1 - erfc (see erf): that series alone
-            value = 1.0 - _horner(z[where], math.erfc, _TAIL_FROM) if tail else erf(z[where])
-            prob = 1.0 - 0.5 * (1.0 + value)
-            positive = prob > 0
-            flat[where[positive]] = -np.log2(prob[positive])
+    tail, middle = (z > _TAIL_FROM) & (z < _LIMIT), (z > -_LIMIT) & (z <= _TAIL_FROM)
+    if needed is not None:
+        tail &= needed.reshape(-1)
+        middle &= needed.reshape(-1)
+    where = np.flatnonzero(tail)
+    if where.size:  # on (3, 6) erf is 1 - erfc (see erf): that series alone; the probability may round to 0
+        prob = 1.0 - 0.5 * (1.0 + (1.0 - _horner(z[where], math.erfc, _TAIL_FROM)))
+        positive = prob > 0
+        flat[where[positive]] = -np.log2(prob[positive])
+    where = np.flatnonzero(middle)
+    if where.size:  # erf(z) = sign(z) erf(|z|) (|z| < 6); the probability is at least Q(3 sqrt 2) > 0
+        z = z[where]
+        value = _horner(np.abs(z), math.erf, 0.0)
+        np.negative(value, out=value, where=z < 0)
+        flat[where] = -np.log2(1.0 - 0.5 * (1.0 + value))
     return ic
 
 
@@ -469,7 +483,7 @@ class _Groups(object):
             grouped = grouped[rows]  # each row's sums are its own: the other rows change no bit
         if not self.x.size:
             return np.zeros(grouped.shape[0])
-        terms = grouped * _row_information(self.x, mu, sigma, log_total)
+        terms = grouped * _row_information(self.x, mu, sigma, log_total, grouped != 0)  # 0 * IC: 0
         # left to right (accumulate adds one group at a time: the same bytes in every numpy); + 0.0 as a sum
         # started at 0.0 would give it (-0.0 when every term is -0.0)
         return np.add.accumulate(terms, axis=1)[:, -1] + 0.0

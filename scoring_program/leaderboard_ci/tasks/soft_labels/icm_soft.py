@@ -464,6 +464,16 @@ class _Groups(object):
         x, self.items, self.coefficients = x[first][keep], items[first][keep], k[keep]
         self.starts = np.flatnonzero(np.r_[True, np.diff(x) != 0]) if x.size else np.zeros(0, dtype=np.intp)
         self.x = x[self.starts]
+        # the t-th member of every group that has one: (those groups, their member's item, its coefficient)
+        size = np.diff(np.r_[self.starts, self.items.size])
+        self.members = [
+            (
+                np.flatnonzero(size > t),
+                self.items[self.starts[size > t] + t],
+                self.coefficients[self.starts[size > t] + t],
+            )
+            for t in range(int(size.max()) if size.size else 0)
+        ]
 
     def sums(self, weights, rows, mu, sigma, log_total):
         """``sum_v (sum_{i in v} k_i w_i) IC(x_v)`` per row of ``weights[rows]`` (None: every row), groups in order.
@@ -476,13 +486,18 @@ class _Groups(object):
         if rows is not None and rows.size == 0:
             return np.zeros(0)
         every = rows is None or 2 * rows.size >= weights.shape[0]  # most rows: columns taken, rows picked after
-        chosen = weights[:, self.items] if every else weights[rows[:, None], self.items[None, :]]
-        chosen *= self.coefficients[None, :]
-        grouped = np.add.reduceat(chosen, self.starts, axis=1) if self.items.size else chosen
+        if not self.x.size:
+            return np.zeros(weights.shape[0] if rows is None else rows.size)
+        grouped = None
+        for groups, items, coefficients in self.members:  # group sums member by member: integers, exact
+            chosen = weights[:, items] if every else weights[rows[:, None], items[None, :]]
+            chosen *= coefficients[None, :]
+            if grouped is None:
+                grouped = chosen
+            else:
+                grouped[:, groups] += chosen
         if every and rows is not None:
             grouped = grouped[rows]  # each row's sums are its own: the other rows change no bit
-        if not self.x.size:
-            return np.zeros(grouped.shape[0])
         terms = grouped * _row_information(self.x, mu, sigma, log_total, grouped != 0)  # 0 * IC: 0
         # left to right (accumulate adds one group at a time: the same bytes in every numpy); + 0.0 as a sum
         # started at 0.0 would give it (-0.0 when every term is -0.0)

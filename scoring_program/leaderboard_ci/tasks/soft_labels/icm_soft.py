@@ -82,6 +82,7 @@ _GRID = 1.0 / 64.0
 PILOT = 256
 #: The cost of a column in the second, narrow product relative to one in the block's wide product.
 NARROW = 3.0
+_FEW = 4  # groups of up to this many items are summed member by member (:class:`_Groups`)
 _WIDE = 4  # a product with this many times more columns than rows is computed columns-first
 _SQRT2 = math.sqrt(2.0)
 _LN2 = math.log(2.0)
@@ -464,16 +465,21 @@ class _Groups(object):
         x, self.items, self.coefficients = x[first][keep], items[first][keep], k[keep]
         self.starts = np.flatnonzero(np.r_[True, np.diff(x) != 0]) if x.size else np.zeros(0, dtype=np.intp)
         self.x = x[self.starts]
-        # the t-th member of every group that has one: (those groups, their member's item, its coefficient)
+        # groups of up to _FEW items: their t-th members, (those groups, the items, their coefficients) per t;
+        # larger groups (a weight many items share): their items and where each group starts, one reduceat
         size = np.diff(np.r_[self.starts, self.items.size])
+        few = np.flatnonzero(size <= _FEW)
         self.members = [
-            (
-                np.flatnonzero(size > t),
-                self.items[self.starts[size > t] + t],
-                self.coefficients[self.starts[size > t] + t],
-            )
-            for t in range(int(size.max()) if size.size else 0)
+            (few[size[few] > t], self.items[self.starts[few[size[few] > t]] + t])
+            for t in range(int(size[few].max()) if few.size else 0)
         ]
+        self.members = [
+            (groups, items, self.coefficients[self.starts[groups] + t])
+            for t, (groups, items) in enumerate(self.members)
+        ]
+        many = np.flatnonzero(size > _FEW)
+        at = np.concatenate([np.arange(self.starts[v], self.starts[v] + size[v]) for v in many] or [np.zeros(0, int)])
+        self.many = (many, self.items[at], self.coefficients[at], np.cumsum(np.r_[0, size[many][:-1]]).astype(np.intp))
 
     def sums(self, weights, rows, mu, sigma, log_total):
         """``sum_v (sum_{i in v} k_i w_i) IC(x_v)`` per row of ``weights[rows]`` (None: every row), groups in order.
@@ -488,14 +494,21 @@ class _Groups(object):
         every = rows is None or 2 * rows.size >= weights.shape[0]  # most rows: columns taken, rows picked after
         if not self.x.size:
             return np.zeros(weights.shape[0] if rows is None else rows.size)
+        many, many_items, many_coefficients, many_starts = self.many
         grouped = None
-        for groups, items, coefficients in self.members:  # group sums member by member: integers, exact
+        for groups, items, coefficients in self.members + (
+            [(many, many_items, many_coefficients)] if many.size else []
+        ):
             chosen = weights[:, items] if every else weights[rows[:, None], items[None, :]]
             chosen *= coefficients[None, :]
-            if grouped is None:
+            if groups is many:
+                chosen = np.add.reduceat(chosen, many_starts, axis=1)
+            if grouped is None and groups.size == self.x.size:  # every group, in order
                 grouped = chosen
-            else:
-                grouped[:, groups] += chosen
+                continue
+            if grouped is None:
+                grouped = np.zeros((chosen.shape[0], self.x.size))
+            grouped[:, groups] += chosen  # integers: exact in any order
         if every and rows is not None:
             grouped = grouped[rows]  # each row's sums are its own: the other rows change no bit
         terms = grouped * _row_information(self.x, mu, sigma, log_total, grouped != 0)  # 0 * IC: 0

@@ -822,7 +822,7 @@ class SoftICM(object):
                     _add(out_icm, r, _expanded(levels, _at(a, r), _at(c, r), _at(order, r)))
                     if plan.tails is not None:
                         _add(out_icm, r, plan.tails.sums(weights, r, _at(mu, r), _at(sigma, r), _at(log_total, r)))
-            if plan.everything is not None and rest.size:
+            if rest.size and plan.everything is not None:  # built on first use: only a class that takes it
                 r = rest
                 out_icm[r] += plan.everything.sums(weights, r, mu[r], sigma[r], log_total[r])
         return state.total, out_icm, out_self

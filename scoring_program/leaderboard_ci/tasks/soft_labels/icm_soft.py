@@ -624,7 +624,7 @@ class _Stack(object):
         head = [g.onehot for g in golds]
         self.head = sum(part.shape[1] for part in head)
         first, exponents = list(head), [np.zeros(self.head, dtype=np.int64)]
-        self.classes = []  # [(class, [(m, plan)], cut, spans, second matrix, its exponents, its ends)]
+        self.classes = []  # [(class, [(m, plan)], cut, spans, second matrix (transposed), its exponents, its ends)]
         grouped = {}
         for m, (j, plan) in enumerate(zip(self.class_of, self.plans)):
             grouped.setdefault(j, []).append((m, plan))
@@ -652,7 +652,8 @@ class _Stack(object):
                         offset += part.shape[1]
                 if k > cut:
                     ends.append(offset)
-            second = np.ascontiguousarray(np.concatenate(later, axis=1)) if later else None
+            # stored column by column (columns x items): a block's product reads only the columns its rows need
+            second = np.ascontiguousarray(np.concatenate(later, axis=1).T) if later else None
             second_exponents = np.concatenate(later_exponents) if later else None
             self.classes.append((j, members, cut, spans, second, second_exponents, ends))
         self.first = np.ascontiguousarray(np.concatenate(first, axis=1))
@@ -679,7 +680,7 @@ class _Stack(object):
             extra = np.flatnonzero(orders > cut)
             if extra.size:
                 end = ends[top - cut - 1]
-                later = _scaled(_product(weights[extra], second[:, :end]), second_exponents[:end])
+                later = _scaled(_product(weights[extra], second[:end].T), second_exponents[:end])
             for i, (m, plan) in enumerate(members):
                 levels = []
                 for k in range(min(top, plan.order) + 1):

@@ -1,0 +1,70 @@
+"""What the session-8 init sweep found in the readers: each class of mistake told in one sentence.
+
+Ranking: a run or qrels file written as CSV, or with a header line, is told so (it used to say only
+"has 1 column"); a JSON run's NaN score is named NaN (it was "beyond the range of a double"), a JSON
+object given as a score is called an object (it was "a JSON list"), and a JSON list instead of
+``{query id: {document id: score}}`` is named as such (it was read as TREC lines).
+"""
+
+import json
+
+import pytest
+from test_ranking_bad_inputs import gold_of as _ranking_gold
+
+from leaderboard_ci.scoring.errors import ConfigError, SubmissionError
+from leaderboard_ci.scoring.readers import read_predictions
+
+CSV_HINT = "; the columns are separated by commas (','), but a TREC file separates them by spaces or tabs"
+HEADER_HINT = "; the line looks like a header, but a TREC file has none: start it with the first data line"
+
+
+RUNS = [
+    ("run.txt", "topic1,Q0,docA,1,2.5,sys\n", "run.txt line 1: has 1 column; expected 6 columns", CSV_HINT),
+    ("run.txt", "qid Q0 docno rank score tag\ntopic1 Q0 docA 1 2.5 sys\n", None, None),  # a 6-word header
+    ("run.txt", "query_id\tdoc_id\tscore\ntopic1\tdocA\t1\n", "run.txt line 1: has 3 columns", HEADER_HINT),
+    ("run.txt", "topic1 Q0 docA 1 2.5 sys\ntopic2 Q0 docC 1\n", "run.txt line 2: has 4 columns", ""),
+    ("run.json", json.dumps({"topic1": {"docA": float("nan")}}), "run.json query 'topic1', document 'docA'", ""),
+    ("run.json", '{"topic1": {"docA": {"x": 1}}}', "run.json query 'topic1', document 'docA': the score is", ""),
+    ("run.json", "[1, 2, 3]", "run.json is a JSON list; expected a JSON object {query id: {document id: score}}", ""),
+]
+
+
+@pytest.mark.parametrize("name, text, start, hint", RUNS)
+def test_a_ranking_run_in_another_shape_is_told_what_it_is(tmp_path, name, text, start, hint):
+    config, gold = _ranking_gold(tmp_path)
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(SubmissionError) as info:
+        read_predictions(str(path), config, gold)
+    message = str(info.value)
+    if start is None:  # a header of six words: its first word is taken for a query id, and named
+        assert message.startswith("run.txt line 1: query id 'qid' is not one of the test queries"), message
+        return
+    assert message.startswith(start), message
+    assert message.endswith(hint) if hint else ("header" not in message and "separated" not in message), message
+    if "nan" in text.lower():
+        assert message.endswith("the score is NaN; expected a finite number"), message
+    if '"x"' in text:
+        assert "the score is a JSON object; expected a number" in message, message
+    assert "docSecret" not in message and "\n" not in message
+
+
+@pytest.mark.parametrize(
+    "text, start, hint",
+    [
+        ("topic1,0,docA,2\ntopic2,0,docC,1\n", "ref/qrels.txt line 1: has 1 column; expected 4 columns", CSV_HINT),
+        ("query_id\tdoc_id\trelevance\ntopic1\tdocA\t2\n", "ref/qrels.txt line 1: has 3 columns", HEADER_HINT),
+        ("topic1 0 docA 2\ntopic1 docB 1\n", "ref/qrels.txt line 2: has 3 columns; expected 4 columns", ""),
+        (
+            '[{"q": "topic1"}]',
+            "ref/qrels.txt is a JSON list; expected a JSON object {query id: {document id: relevance}}",
+            "",
+        ),
+    ],
+)
+def test_qrels_in_another_shape_are_told_what_they_are(tmp_path, text, start, hint):
+    with pytest.raises(ConfigError) as info:
+        _ranking_gold(tmp_path, text)
+    message = str(info.value)
+    assert message.startswith(start) and message.endswith(hint), message
+    assert "docA" not in message and "\n" not in message

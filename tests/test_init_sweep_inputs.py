@@ -68,3 +68,27 @@ def test_qrels_in_another_shape_are_told_what_they_are(tmp_path, text, start, hi
     message = str(info.value)
     assert message.startswith(start) and message.endswith(hint), message
     assert "docA" not in message and "\n" not in message
+
+
+ML_GOLD = 'id,labels\nt1,"joy|fear, anger"\nt2,\nt3,big sadness\n'
+ML_LABELS = 'labels: [joy, "fear, anger", big sadness]\n'
+ML_LISTED = "the labels: 'joy', 'fear, anger', 'big sadness'"
+
+
+@pytest.mark.parametrize(
+    "cell, hint",
+    [
+        ("joy;fear, anger", "; labels in one cell are separated by '|', not ';'"),  # was: not ','
+        ("joy/big sadness", "; labels in one cell are separated by '|', not '/'"),
+        ("sadness, joy", "; labels in one cell are separated by '|', not ','"),  # ',' outside every label
+        ("Joy", " (labels are case-sensitive; did you mean 'joy'?)"),
+    ],
+)
+def test_multilabel_labels_with_commas_and_spaces_are_listed_and_hinted_right(tmp_path, cell, hint):
+    """Configured labels holding ', ' and spaces: the list quotes them, the separator hint is the one used."""
+    from test_multilabel_inputs import _run
+
+    prediction = "id\tlabels\nt1\t%s\nt2\t\nt3\tjoy\n" % cell
+    code, err = _run(tmp_path, prediction, name="predictions.tsv", gold=ML_GOLD, config=ML_LABELS)
+    assert code == 1, err
+    assert err.strip() == "predictions.tsv line 2: label %r is not one of %s%s" % (cell, ML_LISTED, hint), err

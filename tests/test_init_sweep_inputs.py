@@ -92,3 +92,34 @@ def test_multilabel_labels_with_commas_and_spaces_are_listed_and_hinted_right(tm
     code, err = _run(tmp_path, prediction, name="predictions.tsv", gold=ML_GOLD, config=ML_LABELS)
     assert code == 1, err
     assert err.strip() == "predictions.tsv line 2: label %r is not one of %s%s" % (cell, ML_LISTED, hint), err
+
+
+@pytest.mark.parametrize("unit", ["sentence", "document"])
+def test_init_writes_a_json_lines_sample_for_a_json_lines_sequence_task(tmp_path, unit):
+    """files.predictions: predictions.jsonl: init wrote a CoNLL sample under that name and refused its own file."""
+    import io
+    import zipfile
+
+    from leaderboard_ci.cli.main import main
+
+    tags = [["B-PER", "I-PER", "O"], ["O", "B-LOC"], ["O"], ["B-ORG", "O", "O", "B-PER"]]
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text(
+        "".join(
+            json.dumps({"id": "s%d" % i, "document": "d%d" % (i // 2), "tags": t}) + "\n" for i, t in enumerate(tags)
+        )
+    )
+    config = tmp_path / "config.yaml"
+    config.write_text(
+        "task: sequence\nscheme: IOB2\nunit: %s\nmetric: f1_micro\nbootstrap: {n_resamples: 20}\n"
+        "files: {gold: gold.jsonl, predictions: predictions.jsonl}\n" % unit
+    )
+    out = io.StringIO()
+    folder = tmp_path / "competition"
+    assert main(["init", str(folder), "--gold", str(gold), "--config", str(config)], out) == 0, out.getvalue()
+    with zipfile.ZipFile(str(folder / "sample_submissions" / "format_example.zip")) as archive:
+        assert archive.namelist() == ["predictions.jsonl"]
+        lines = [json.loads(line) for line in archive.read("predictions.jsonl").decode("utf-8").splitlines()]
+    assert [line["tags"] for line in lines] == [["O"] * len(t) for t in tags]
+    assert [line.get("id") for line in lines] == (["s0", "s1", "s2", "s3"] if unit == "sentence" else [None] * 4)
+    assert '{"id": "s1", "tags"' in (folder / "pages" / "evaluation.md").read_text()

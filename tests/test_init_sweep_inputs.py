@@ -123,3 +123,41 @@ def test_init_writes_a_json_lines_sample_for_a_json_lines_sequence_task(tmp_path
     assert [line["tags"] for line in lines] == [["O"] * len(t) for t in tags]
     assert [line.get("id") for line in lines] == (["s0", "s1", "s2", "s3"] if unit == "sentence" else [None] * 4)
     assert '{"id": "s1", "tags"' in (folder / "pages" / "evaluation.md").read_text()
+
+
+def test_the_plan_init_writes_for_a_large_gold_simulates_a_bounded_test_set(monkeypatch):
+    """10^6 items: init spent 2.5 minutes simulating the README's plan on a test set of the gold's size.
+
+    The SE of a paired difference is sigma / sqrt(n) with sigma per item (what the plan says), so sigma is
+    estimated on ``simulated_items`` (init: SIMULATED_ITEMS) for a larger gold; a gold with clusters or strata
+    keeps its size.  Here (scaled down to stay fast): the closed form sqrt(q / n) for accuracy
+    (q = 1 - agreement) at n = 20,000 from 2,000 simulated items.
+    """
+    import math
+
+    import numpy as np
+    from test_plan import _config
+
+    from leaderboard_ci.tasks.shared.base import GoldStandard
+    from leaderboard_ci.tools import plan as P
+
+    sizes = []
+    simulate = P.simulated_gold
+    monkeypatch.setattr(P, "simulated_gold", lambda gold, n, rng: sizes.append(n) or simulate(gold, n, rng))
+    labels = tuple("012")
+    gold = GoldStandard(values=(np.arange(20000) % 3).astype(np.intp), labels=labels)
+    config = _config("accuracy", labels=list(labels), n_resamples=200)
+    rates = {"accuracy": 0.7, "agreement": 0.8}
+    plan = P.assumed_plan(config, gold, rates, n_resamples=200, simulated_items=2000, check_scaling=False)
+    assert sizes == [2000] and plan.n == 20000
+    assert plan.se == pytest.approx(math.sqrt(0.2 / 20000), rel=0.25)
+    sizes[:] = []
+
+    def stop(*args, **kwargs):
+        raise RuntimeError("stop")  # only the size a clustered gold is simulated at is checked
+
+    monkeypatch.setattr(P, "paired_replicates", stop)
+    clustered = GoldStandard(values=gold.values, labels=labels, clusters=np.arange(20000) // 10)
+    with pytest.raises(RuntimeError):
+        P.assumed_plan(config, clustered, rates, n_resamples=200, simulated_items=2000, check_scaling=False)
+    assert sizes == [20000]

@@ -12,14 +12,14 @@ Each run starts from a fresh copy of the program folder without ``__pycache__`` 
 
 * **tree**: this tree's program with the hierarchy (the target: under 5 s wall);
 * **flat**: the same data and program without the hierarchy;
-* **base** (``--base DIR``, optional): another checkout's ``scoring_program`` on the tree workload, e.g.
-  ``git worktree add /tmp/base <commit>`` for the program before a change.
+* **base** (``--base DIR``, optional, repeatable: base, base2, ...): another checkout's ``scoring_program`` on the
+  tree workload, e.g. ``git worktree add /tmp/base <commit>`` for the program before a change.
 
 Printed: wall and CPU seconds of each run (CPU = user + system of the child, both threads), their medians,
 the ratios to ``tree``, and the load average before and after (2 cores, shared: the wall times move with
 it, the CPU times much less).  ``n_jobs`` is the program's default (``auto``); ``--jobs 1`` for one thread.
 
-    python3 benchmarks/task_icm_tree.py [--n 10000] [--b 10000] [--repeats 3] [--base DIR] [--jobs auto]
+    python3 benchmarks/task_icm_tree.py [--n 10000] [--b 10000] [--repeats 3] [--base DIR [--base DIR2]] [--jobs auto]
 """
 
 import argparse
@@ -122,7 +122,12 @@ def main(argv=None):
     parser.add_argument("--b", type=int, default=10000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--jobs", default="auto")
-    parser.add_argument("--base", help="another checkout's scoring_program folder (run on the tree workload)")
+    parser.add_argument(
+        "--base",
+        action="append",
+        default=[],
+        help="another checkout's scoring_program folder (the tree workload); repeatable: base, base2, ...",
+    )
     args = parser.parse_args(argv)
     print("load average before: %.1f %.1f %.1f (2 cores)" % os.getloadavg())
     work = tempfile.mkdtemp(prefix="icm_tree_bench_")
@@ -130,8 +135,8 @@ def main(argv=None):
     make_workload(folders["tree"], args.n, args.b, args.jobs, hierarchy=True)
     make_workload(folders["flat"], args.n, args.b, args.jobs, hierarchy=False)
     peers = [("tree", PROGRAM, folders["tree"]), ("flat", PROGRAM, folders["flat"])]
-    if args.base:
-        peers.append(("base", os.path.abspath(args.base), folders["tree"]))
+    for k, base in enumerate(args.base):
+        peers.append(("base" if k == 0 else "base%d" % (k + 1), os.path.abspath(base), folders["tree"]))
     times = dict((name, []) for name, _, _ in peers)
     for r in range(args.repeats):
         for name, program, folder in peers:

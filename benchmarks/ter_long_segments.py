@@ -89,9 +89,9 @@ def workloads(segments, words, seed=1):
 EXAMPLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "generation", "reference_data")
 
 
-def _example_hypotheses(words, seed=1):
+def example_hypotheses(words=1000, seed=1):
     """The worst-allowed workload's hypotheses: per segment of the example, ``words`` words of its first
-    reference, repeated and shuffled."""
+    reference, repeated and shuffled (tests/test_hostile_limits.py scores the same file in both images)."""
     rng = random.Random(seed)
     out = []
     with open(os.path.join(EXAMPLE, "references.jsonl"), encoding="utf-8") as lines:
@@ -148,7 +148,7 @@ def main(argv=None):
     root = tempfile.mkdtemp(prefix="ter-long-")
     for name in args.only.split(","):
         if name == "worst-allowed":
-            refs = hyps = _example_hypotheses(args.words)
+            refs = hyps = example_hypotheses(args.words)
             runs = [(name, _write_example_run(os.path.join(root, name), hyps))]
         else:
             refs, hyps = data[name]

@@ -19,7 +19,6 @@ import shutil
 import sys
 import traceback
 import warnings
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -28,6 +27,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROGRAM = os.path.join(ROOT, "scoring_program")
 if PROGRAM not in sys.path:
     sys.path.insert(0, PROGRAM)
+
+from _forked_runs import ForkedScoring  # noqa: E402
 
 from leaderboard_ci.scoring.config import load_config  # noqa: E402
 from leaderboard_ci.scoring.errors import ConfigError  # noqa: E402
@@ -356,12 +357,12 @@ def test_the_corpus_in_the_image(image, runs, tmp_path, program_compiled_by):
     todo = list(cases.CASES) + list(CLEAN.values())
     prepared = [_prepare(case, base, programs) for case in todo]
 
-    def run(args):
-        work, program, reference, submission = args
-        return run_scoring(os.path.join(work, "app"), program, reference, submission, python=python, timeout=120)
-
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        results = list(pool.map(run, prepared))
+    jobs = [
+        (os.path.join(work, "app"), program, reference, submission) for work, program, reference, submission in prepared
+    ]
+    # each run a fork of an image interpreter that has imported numpy and the program (tests/_forked_runs.py)
+    with ForkedScoring(python, preload=programs.compiled) as scoring:
+        results = scoring.map(jobs)
     failures = []
     for case, result in zip(todo, results):
         lines = result.stderr.splitlines()

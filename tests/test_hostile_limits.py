@@ -185,15 +185,15 @@ def _example_references():
 
 def _worst_allowed_hypotheses():
     """Per segment of the generation example, 1,000 words (the longest TER takes) of its first reference,
-    repeated and shuffled: the costliest file for BLEU's and chrF++'s counts and TER's search together."""
-    import random
-
-    rng = random.Random(1)
-    lines = []
-    for line in _example_references().splitlines():
-        words = json.loads(line)["references"][0].split() or ["x"]
-        lines.append(" ".join(rng.choice(words) for _ in range(1000)))
-    return "\n".join(lines) + "\n"
+    repeated and shuffled: the costliest file for BLEU's and chrF++'s counts and TER's search together.
+    The benchmark's workload of that name (benchmarks/ter_long_segments.py), the same text."""
+    benchmarks = os.path.join(os.path.dirname(PROGRAM), "benchmarks")
+    sys.path.insert(0, benchmarks)
+    try:
+        from ter_long_segments import example_hypotheses
+    finally:
+        sys.path.remove(benchmarks)
+    return "".join(" ".join(words) + "\n" for words in example_hypotheses(1000))
 
 
 LARGE = {
@@ -204,32 +204,32 @@ LARGE = {
             "extra_metrics": ["chrf_pp", "ter", "wer"],
             "files": {"gold": "references.jsonl", "predictions": "hypotheses.txt"},
         },
-        {"references.jsonl": _example_references()},
+        lambda: {"references.jsonl": _example_references()},
         lambda: {"hypotheses.txt": _worst_allowed_hypotheses()},
         r"^hypotheses\.txt line \d+: scoring the hypotheses up to this one takes longer than the scoring program "
         r"allows for this test set; expected shorter hypotheses",
     ),
     "qa_100MB_answer": (
         QA,
-        {"gold.json": SQUAD},
+        lambda: {"gold.json": SQUAD},
         lambda: {"predictions.json": '{"q1": "%s", "q2": "b"}' % ("word " * 20000000)},
         r"^predictions\.json line 1: the answer to question 'q1' is 100,000,000 characters long",
     ),
     "soft_188MB_unknown_ids": (
         SOFT,
-        {"gold.json": SOFT_GOLD},
+        lambda: {"gold.json": SOFT_GOLD},
         lambda: {"run.json": _soft_run(2600000)},
         r"^run\.json line 1: item id 'u0' is not in the test set",
     ),
     "preference_name_and_10M_lines": (
         PREFERENCE,
-        {"battles.csv": BATTLES},
+        lambda: {"battles.csv": BATTLES},
         lambda: {"model.txt": "m1\n" + "x y\n" * 10000000},
         r"^model\.txt line 2: is a second line; expected one line: the name of your model in the arena$",
     ),
     "soft_label_omitted_numpy_warning": (
         dict(SOFT, extra_metrics=["cross_entropy"]),
-        {"gold.json": SOFT_GOLD},
+        lambda: {"gold.json": SOFT_GOLD},
         lambda: {
             "run.json": json.dumps(
                 [{"test_case": "T", "id": r["id"], "value": {"YES": 1}} for r in json.loads(SOFT_GOLD)]
@@ -249,7 +249,7 @@ def test_the_large_hostile_files_in_the_images(tmp_path, image, case):
     if not python:
         pytest.skip("set LEADERBOARD_CI_%s to the %s image's interpreter (.ci/run does)" % (image.upper(), image))
     config, gold, files, pattern = LARGE[case]
-    result, usage = _score(tmp_path, config, gold, files(), python=python)
+    result, usage = _score(tmp_path, config, gold(), files(), python=python)
     if pattern is None:
         assert result.returncode == 0 and result.stderr == "", result.stderr
     else:

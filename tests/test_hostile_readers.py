@@ -11,6 +11,7 @@ import re
 
 import numpy as np
 import pytest
+from _forked_runs import ForkedScoring
 
 from leaderboard_ci.scoring.config import parse_config
 from leaderboard_ci.scoring.errors import SubmissionError
@@ -357,13 +358,20 @@ def _submission(tmp_path, files):
 PROGRAM = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scoring_program")
 
 
+def _job(tmp_path, case, program=PROGRAM):
+    """``(root, program, reference, submission)`` of ``case``, in ``tmp_path``."""
+    task, _, files, _ = case
+    return str(tmp_path / "root"), program, _reference(tmp_path, task), _submission(tmp_path, files)
+
+
 def _check(tmp_path, case, python=None, program=PROGRAM):
     from leaderboard_ci.tools.local_worker import run_scoring
 
-    task, name, files, expect = case
-    result = run_scoring(
-        str(tmp_path / "root"), program, _reference(tmp_path, task), _submission(tmp_path, files), python=python
-    )
+    _judge(case, run_scoring(*_job(tmp_path, case, program), python=python))
+
+
+def _judge(case, result):
+    task, name, _, expect = case
     if expect is None:
         assert result.returncode == 0, "%s/%s: %s" % (task, name, result.stderr)
         return
@@ -391,12 +399,18 @@ def test_the_hostile_corpus_in_the_images(tmp_path, image, program_compiled_by):
     if not python:
         pytest.skip("set LEADERBOARD_CI_%s to the %s image's interpreter (.ci/run does)" % (image.upper(), image))
     program = program_compiled_by(python)
-    failures = []
+    jobs = []
     for k, case in enumerate(CORPUS):
         folder = tmp_path / ("%d" % k)
         folder.mkdir()
+        jobs.append(_job(folder, case, program))
+    # each run a fork of an image interpreter that has imported numpy and the program (tests/_forked_runs.py)
+    with ForkedScoring(python, preload=program) as scoring:
+        results = scoring.map(jobs)
+    failures = []
+    for case, result in zip(CORPUS, results):
         try:
-            _check(folder, case, python=python, program=program)
+            _judge(case, result)
         except AssertionError as exc:
             failures.append(str(exc).splitlines()[0])
     assert not failures, "\n".join(failures)

@@ -225,6 +225,35 @@ def test_the_grid_information_is_the_plain_one_bit_for_bit():
         np.testing.assert_array_equal(grid, plain)
 
 
+def test_the_grid_computes_only_the_needed_cells_and_keeps_the_others_finite():
+    """``_row_information(..., needed)`` equals ``information`` on the needed cells (every range of z) and holds
+    finite values elsewhere, so a group of weight 0 adds a signed zero: the direct sums keep every bit."""
+    rng = np.random.RandomState(1)
+    x = np.r_[rng.uniform(0, 1, 2000), 0.3]
+    mu, sigma = rng.uniform(0, 0.6, 40), rng.uniform(0.001, 0.3, 40)
+    log_total = rng.uniform(5, 14, 40)
+    needed = rng.rand(40, x.size) < 0.6
+    grid = icm_soft._row_information(x, mu, sigma, log_total, needed)
+    plain = icm_soft.information(x[None, :], mu[:, None], sigma[:, None], log_total[:, None])
+    np.testing.assert_array_equal(grid[needed], plain[needed])
+    assert np.isfinite(grid).all() and not np.array_equal(grid, plain)
+    n = 600
+    values = np.round(rng.uniform(0, 1, n), 3)
+    groups = icm_soft._groups(
+        [(values, np.full(n, ALPHA_1)), (np.maximum(values, 0.5), np.full(n, -BETA))], lambda v: v != 0
+    )
+    weights = _weights(n, 24)  # multinomial counts: a third of the cells weigh 0
+    mu, sigma, log_total = mu[:24] * 0.5 + 0.2, sigma[:24] * 0.3 + 0.02, np.full(24, math.log2(n))
+    fast = groups.sums(weights, None, mu, sigma, log_total)
+    chosen = weights[:, groups.items] * groups.coefficients[None, :]
+    grouped = np.add.reduceat(chosen, groups.starts, axis=1)
+    terms = grouped * icm_soft.information(groups.x[None, :], mu[:, None], sigma[:, None], log_total[:, None])
+    plain = np.zeros(24)
+    for v in range(terms.shape[1]):  # group by group, left to right
+        plain = plain + terms[:, v]
+    np.testing.assert_array_equal(fast.view(np.int64), (plain + 0.0).view(np.int64))
+
+
 # ---------------------------------------------------------------------------
 # The per-submission path's other speed-ups (issue 31): the same numbers as the plain code
 # ---------------------------------------------------------------------------

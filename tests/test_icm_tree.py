@@ -240,17 +240,22 @@ def test_codabench_run_with_a_hierarchy_config_equals_pyevall(tmp_path):
         assert abs(scores[key] - expected) <= TOL, (key, scores[key], expected)
 
 
-@pytest.mark.parametrize("shape", ["task3", "deep"])
+@pytest.mark.parametrize("shape", ["task3", "deep", "forest"])
 def test_vectorized_reduction_equals_the_item_by_item_one(shape):
-    """``reduced_terms`` (patterns found with numpy, one recursion per pattern) equals ``reduce_items`` item by item.
+    """``reduced_terms`` (patterns found with numpy, one recursion per pattern and root) equals ``reduce_items``
+    (PyEvALL's recursion over the whole set) item by item.
 
     Every node's system slots and gold columns, bit for bit, on weights with ties, zeros, NaN, a parent
-    named beside its children (the three-level tree) and items with no positive prediction.
+    named beside its children (the three-level tree), items with no positive prediction, and labels of three
+    roots interleaved in label order (the forest: each root's part reduced apart, in the set's order).
     """
     rng = np.random.RandomState(11)
     if shape == "task3":
         labels = ("NO",) + TASK3_LABELS[1:]
         t = Tree(labels, sorted(TASK3_TREE.items()))
+    elif shape == "forest":
+        labels = ("x1", "y1", "x2", "z", "y2", "x3", "Y")
+        t = Tree(labels, [("x1", "X"), ("x2", "X"), ("x3", "X2"), ("X2", "X"), ("y1", "Y"), ("y2", "Y")])
     else:
         labels = DEEP + ("A",)
         t = Tree(labels, sorted(DEEP_TREE.items()))

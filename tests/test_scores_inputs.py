@@ -181,8 +181,7 @@ def test_the_end_of_phase_takes_both_binary_layouts_in_one_phase(tmp_path):
     """One submission id,score and one id,no,yes stopped the end of phase's item tests ('all input arrays must
     have the same shape'); now both are the same system twice."""
     import csv
-    import subprocess
-    import sys
+    import io
     import zipfile
 
     ref = tmp_path / "ref"
@@ -202,11 +201,10 @@ def test_the_end_of_phase_takes_both_binary_layouts_in_one_phase(tmp_path):
     for name, text in layouts.items():
         with zipfile.ZipFile(str(subs / (name + ".zip")), "w") as archive:
             archive.writestr("predictions.csv", text)
-    env = dict(os.environ, PYTHONPATH=os.path.abspath(PROGRAM))
-    command = [sys.executable, "-m", "leaderboard_ci.cli", "end-of-phase", "--reference", str(ref)]
-    command += ["--submissions", str(subs), "--out", str(tmp_path / "out"), "--figure-files", "none"]
-    result = subprocess.run(command, capture_output=True, text=True, env=env)
-    assert result.returncode == 0, result.stderr[-2000:]
+    from leaderboard_ci.cli.main import main
+
+    command = ["end-of-phase", "--reference", str(ref), "--submissions", str(subs), "--out", str(tmp_path / "out")]
+    assert main(command + ["--figure-files", "none"], out=io.StringIO()) == 0
     with open(str(tmp_path / "out" / "roc_auc" / "systems.csv")) as handle:
         rows = list(csv.DictReader(handle))
     assert sorted(r["name"] for r in rows) == ["one", "two"]

@@ -612,8 +612,13 @@ def parse_config(data, source=CONFIG_NAME, program_dir=None):
     # it owns every extra key (each task imported costs the per-submission start-up its compile time).
     named = data.get("task")
     named = TASKS[named] if isinstance(named, str) and named in TASKS else None
-    owners = (named,) if named is not None and extra <= set(named.Settings.keys()) else TASKS.values()
-    task_keys = dict((key, module) for module in (owners if extra else ()) for key in module.Settings.keys())
+    if not extra:  # no task imported: a config of top-level keys only (the stock one) needs none here
+        owners = ()
+    elif named is not None and extra <= set(named.Settings.keys()):
+        owners = (named,)
+    else:
+        owners = TASKS.values()
+    task_keys = dict((key, module) for module in owners for key in module.Settings.keys())
     unknown = sorted(extra - set(task_keys), key=str)
     if unknown:
         raise unknown_key(

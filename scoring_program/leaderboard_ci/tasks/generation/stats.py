@@ -66,10 +66,8 @@ CHAR_ORDER, BETA = 6, 2
 # ---------------------------------------------------------------------------
 def _all_word_ngrams(tokens, order):
     counts = {}
-    for n in range(1, order + 1):
-        for i in range(len(tokens) - n + 1):
-            gram = tuple(tokens[i : i + n])
-            counts[gram] = counts.get(gram, 0) + 1
+    for n in range(1, order + 1):  # the orders' n-grams differ in length: no key is in two of them
+        counts.update(word_ngrams(tokens, n))
     return counts
 
 
@@ -108,11 +106,12 @@ def bleu_statistics(hypotheses, references, preprocess, order=BLEU_ORDER, budget
         row = out[i]
         row[0] = len(tokens)
         row[1] = _closest(len(tokens), lengths) if lengths else 0
-        for gram, count in _all_word_ngrams(tokens, order).items():
-            n = len(gram) + 1
-            row[n + order] += count
-            if gram in merged:
-                row[n] += min(count, merged[gram])
+        counts = _all_word_ngrams(tokens, order)
+        matched = [0] * (order + 1)
+        for gram in counts.keys() & merged.keys():  # only the shared n-grams, found by a set intersection in C
+            matched[len(gram)] += min(counts[gram], merged[gram])
+        row[2 : 2 + order] = matched[1:]
+        row[2 + order :] = [max(0, len(tokens) - n + 1) for n in range(1, order + 1)]  # every n-gram, once each
         budget.spend(i, len(tokens))
     return out
 
@@ -244,11 +243,7 @@ def chrf_statistics(
         for grams in ref_grams:
             stats = []
             for h, h_total, (r, r_total) in zip(hyp_grams, hyp_totals, grams):
-                match = 0
-                for gram, count in h.items():
-                    other = r.get(gram)
-                    if other:
-                        match += min(count, other)
+                match = sum([min(h[gram], r[gram]) for gram in h.keys() & r.keys()])  # the shared n-grams only
                 stats.extend((h_total if r else 0, r_total, match))
             f = _chrf_f(stats, orders, eps_smoothing, beta)
             if f > best_f:

@@ -82,6 +82,7 @@ _GRID = 1.0 / 64.0
 PILOT = 256
 #: The cost of a column in the second, narrow product relative to one in the block's wide product.
 NARROW = 3.0
+_FEW = 4  # groups of up to this many items are summed member by member (:class:`_Groups`)
 _WIDE = 4  # a product with this many times more columns than rows is computed columns-first
 _SQRT2 = math.sqrt(2.0)
 _LN2 = math.log(2.0)
@@ -120,17 +121,22 @@ _TABLES = {}
 
 
 def _horner(x, function, start):
-    """``function`` (erf or erfc) of ``x`` (values in ``[start, 6]``) by the Taylor table; + and * only."""
+    """``function`` (erf or erfc) of ``x`` (values in ``[start, 6]``) by the Taylor table; + and * only.
+
+    ``c_D h`` then ``(acc + c_k) h`` down to ``c_0 + acc``: Horner's operations in Horner's order, in place,
+    each coefficient taken from its own contiguous row of the table.
+    """
     if function not in _TABLES:
         _TABLES[function] = _taylor_table(function, start)
     centres, table = _TABLES[function]
     j = np.rint((x - start) / _STEP).astype(np.intp)
     h = x - centres[j]
-    rows = table.take(j, axis=1)  # every coefficient of each value's centre in one gather
-    acc = rows[_DEGREE]
-    for k in range(_DEGREE - 1, -1, -1):
-        acc = acc * h + rows[k] if k else rows[0] + acc * h
-    return acc
+    acc = table[_DEGREE].take(j)
+    acc *= h
+    for k in range(_DEGREE - 1, 0, -1):
+        acc += table[k].take(j)
+        acc *= h
+    return table[0].take(j) + acc
 
 
 def erf(x):
@@ -183,10 +189,13 @@ def information(x, mu, sigma, log_total):
     return ic
 
 
-def _row_information(x, mu, sigma, log_total):
+def _row_information(x, mu, sigma, log_total, needed=None):
     """``information(x[None, :], mu[:, None], sigma[:, None], log_total[:, None])`` for ``x > 0``, bit for bit.
 
-    The same arithmetic on the ``(rows, len(x))`` grid with fewer passes: erf only where ``|z| < 6``.
+    The same arithmetic on the ``(rows, len(x))`` grid with fewer passes: erf only where ``|z| < 6``, by the
+    series of :func:`erf` without its checks (on ``(-6, 3]`` the series of ``|z|``, its sign restored, where the
+    tail probability is positive; on ``(3, 6)`` erfc's series alone).  ``needed`` (a boolean grid, optional):
+    the cells computed; the others hold ``log2 N`` or ``-0.0``, finite values that a weight of 0 multiplies.
     """
     if not np.all(sigma > 0):
         return information(x[None, :], mu[:, None], sigma[:, None], log_total[:, None])
@@ -194,15 +203,21 @@ def _row_information(x, mu, sigma, log_total):
     ic = np.repeat(np.asarray(log_total, dtype=np.float64)[:, None], x.size, axis=1)  # z >= 6: probability 0
     flat = ic.reshape(-1)
     flat[z <= -_LIMIT] = -0.0  # probability 1: -log2(1)
-    for where, tail in (
-        (np.flatnonzero((z > _TAIL_FROM) & (z < _LIMIT)), True),
-        (np.flatnonzero((z > -_LIMIT) & (z <= _TAIL_FROM)), False),
-    ):
-        if where.size:  # on (3, 6) erf is 1 - erfc (see erf): that series alone
-            value = 1.0 - _horner(z[where], math.erfc, _TAIL_FROM) if tail else erf(z[where])
-            prob = 1.0 - 0.5 * (1.0 + value)
-            positive = prob > 0
-            flat[where[positive]] = -np.log2(prob[positive])
+    tail, middle = (z > _TAIL_FROM) & (z < _LIMIT), (z > -_LIMIT) & (z <= _TAIL_FROM)
+    if needed is not None:
+        tail &= needed.reshape(-1)
+        middle &= needed.reshape(-1)
+    where = np.flatnonzero(tail)
+    if where.size:  # on (3, 6) erf is 1 - erfc (see erf): that series alone; the probability may round to 0
+        prob = 1.0 - 0.5 * (1.0 + (1.0 - _horner(z[where], math.erfc, _TAIL_FROM)))
+        positive = prob > 0
+        flat[where[positive]] = -np.log2(prob[positive])
+    where = np.flatnonzero(middle)
+    if where.size:  # erf(z) = sign(z) erf(|z|) (|z| < 6); the probability is at least Q(3 sqrt 2) > 0
+        z = z[where]
+        value = _horner(np.abs(z), math.erf, 0.0)
+        np.negative(value, out=value, where=z < 0)
+        flat[where] = -np.log2(1.0 - 0.5 * (1.0 + value))
     return ic
 
 
@@ -450,6 +465,21 @@ class _Groups(object):
         x, self.items, self.coefficients = x[first][keep], items[first][keep], k[keep]
         self.starts = np.flatnonzero(np.r_[True, np.diff(x) != 0]) if x.size else np.zeros(0, dtype=np.intp)
         self.x = x[self.starts]
+        # groups of up to _FEW items: their t-th members, (those groups, the items, their coefficients) per t;
+        # larger groups (a weight many items share): their items and where each group starts, one reduceat
+        size = np.diff(np.r_[self.starts, self.items.size])
+        few = np.flatnonzero(size <= _FEW)
+        self.members = [
+            (few[size[few] > t], self.items[self.starts[few[size[few] > t]] + t])
+            for t in range(int(size[few].max()) if few.size else 0)
+        ]
+        self.members = [
+            (groups, items, self.coefficients[self.starts[groups] + t])
+            for t, (groups, items) in enumerate(self.members)
+        ]
+        many = np.flatnonzero(size > _FEW)
+        at = np.concatenate([np.arange(self.starts[v], self.starts[v] + size[v]) for v in many] or [np.zeros(0, int)])
+        self.many = (many, self.items[at], self.coefficients[at], np.cumsum(np.r_[0, size[many][:-1]]).astype(np.intp))
 
     def sums(self, weights, rows, mu, sigma, log_total):
         """``sum_v (sum_{i in v} k_i w_i) IC(x_v)`` per row of ``weights[rows]`` (None: every row), groups in order.
@@ -462,14 +492,26 @@ class _Groups(object):
         if rows is not None and rows.size == 0:
             return np.zeros(0)
         every = rows is None or 2 * rows.size >= weights.shape[0]  # most rows: columns taken, rows picked after
-        chosen = weights[:, self.items] if every else weights[rows[:, None], self.items[None, :]]
-        chosen *= self.coefficients[None, :]
-        grouped = np.add.reduceat(chosen, self.starts, axis=1) if self.items.size else chosen
+        if not self.x.size:
+            return np.zeros(weights.shape[0] if rows is None else rows.size)
+        many, many_items, many_coefficients, many_starts = self.many
+        grouped = None
+        for groups, items, coefficients in self.members + (
+            [(many, many_items, many_coefficients)] if many.size else []
+        ):
+            chosen = (weights if every else weights[rows]).take(items, axis=1)  # take: 1.6x faster than [:, items]
+            chosen *= coefficients[None, :]
+            if groups is many:
+                chosen = np.add.reduceat(chosen, many_starts, axis=1)
+            if grouped is None and groups.size == self.x.size:  # every group, in order
+                grouped = chosen
+                continue
+            if grouped is None:
+                grouped = np.zeros((chosen.shape[0], self.x.size))
+            grouped[:, groups] += chosen  # integers: exact in any order
         if every and rows is not None:
             grouped = grouped[rows]  # each row's sums are its own: the other rows change no bit
-        if not self.x.size:
-            return np.zeros(grouped.shape[0])
-        terms = grouped * _row_information(self.x, mu, sigma, log_total)
+        terms = grouped * _row_information(self.x, mu, sigma, log_total, grouped != 0)  # 0 * IC: 0
         # left to right (accumulate adds one group at a time: the same bytes in every numpy); + 0.0 as a sum
         # started at 0.0 would give it (-0.0 when every term is -0.0)
         return np.add.accumulate(terms, axis=1)[:, -1] + 0.0
@@ -582,7 +624,7 @@ class _Stack(object):
         head = [g.onehot for g in golds]
         self.head = sum(part.shape[1] for part in head)
         first, exponents = list(head), [np.zeros(self.head, dtype=np.int64)]
-        self.classes = []  # [(class, [(m, plan)], cut, spans, second matrix, its exponents, its ends)]
+        self.classes = []  # [(class, [(m, plan)], cut, spans, second matrix (transposed), its exponents, its ends)]
         grouped = {}
         for m, (j, plan) in enumerate(zip(self.class_of, self.plans)):
             grouped.setdefault(j, []).append((m, plan))
@@ -610,7 +652,8 @@ class _Stack(object):
                         offset += part.shape[1]
                 if k > cut:
                     ends.append(offset)
-            second = np.ascontiguousarray(np.concatenate(later, axis=1)) if later else None
+            # stored column by column (columns x items): a block's product reads only the columns its rows need
+            second = np.ascontiguousarray(np.concatenate(later, axis=1).T) if later else None
             second_exponents = np.concatenate(later_exponents) if later else None
             self.classes.append((j, members, cut, spans, second, second_exponents, ends))
         self.first = np.ascontiguousarray(np.concatenate(first, axis=1))
@@ -637,7 +680,7 @@ class _Stack(object):
             extra = np.flatnonzero(orders > cut)
             if extra.size:
                 end = ends[top - cut - 1]
-                later = _scaled(_product(weights[extra], second[:, :end]), second_exponents[:end])
+                later = _scaled(_product(weights[extra], second[:end].T), second_exponents[:end])
             for i, (m, plan) in enumerate(members):
                 levels = []
                 for k in range(min(top, plan.order) + 1):
@@ -780,7 +823,7 @@ class SoftICM(object):
                     _add(out_icm, r, _expanded(levels, _at(a, r), _at(c, r), _at(order, r)))
                     if plan.tails is not None:
                         _add(out_icm, r, plan.tails.sums(weights, r, _at(mu, r), _at(sigma, r), _at(log_total, r)))
-            if plan.everything is not None and rest.size:
+            if rest.size and plan.everything is not None:  # built on first use: only a class that takes it
                 r = rest
                 out_icm[r] += plan.everything.sums(weights, r, mu[r], sigma[r], log_total[r])
         return state.total, out_icm, out_self

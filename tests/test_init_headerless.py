@@ -175,3 +175,35 @@ def _participant_message(tmp, folder, name, text, overrides=None):
 def test_a_participant_file_without_its_header_is_told_so(tmp_path, case, name, text, overrides, header):
     message = _participant_message(str(tmp_path), GOLDS[case][0], name, text, overrides)
     assert message == name + " " + DATA_NOT_HEADER + repr(header), message
+
+
+@pytest.mark.parametrize("header", [True, False])
+def test_a_headerless_design_file_is_told_so(tmp_path, header):
+    """bootstrap.design_file (query id, topic) written without its header: the headerless-table sentence.
+
+    The same file with its header reads; without it, init names the design file, its line 1 and the
+    header 'id,topic' (it used to say only "needs a header with the columns ...").
+    """
+    tmp = str(tmp_path)
+    folder = os.path.join(EXAMPLES, "ranking", "reference_data")
+    with io.open(os.path.join(folder, "config.yaml"), encoding="utf-8") as handle:
+        config = yaml.safe_load(handle)
+    config.pop("baseline", None)
+    config["bootstrap"].update(n_resamples=50, cluster="topic", design_file="topics.csv")
+    with io.open(os.path.join(tmp, "config.yaml"), "w", encoding="utf-8") as handle:
+        yaml.safe_dump(config, handle)
+    with io.open(os.path.join(folder, "qrels.txt"), encoding="utf-8") as handle:
+        queries = sorted(set(line.split()[0] for line in handle if line.strip()))
+    rows = ["%s,t%d" % (query, k // 3) for k, query in enumerate(queries)]
+    with io.open(os.path.join(tmp, "topics.csv"), "w", encoding="utf-8") as handle:
+        handle.write("\n".join((["id,topic"] if header else []) + rows) + "\n")
+    out = io.StringIO()
+    args = ["init", os.path.join(tmp, "competition"), "--gold", os.path.join(folder, "qrels.txt")]
+    code = main(args + ["--config", os.path.join(tmp, "config.yaml"), "--data", os.path.join(tmp, "topics.csv")], out)
+    if header:
+        assert code == 0, out.getvalue()
+        return
+    (line,) = out.getvalue().strip().splitlines()
+    assert code == 2 and line.startswith("error: "), line
+    assert line.endswith("ref/topics.csv " + DATA_NOT_HEADER + "'id,topic'"), line
+    assert queries[0] not in line

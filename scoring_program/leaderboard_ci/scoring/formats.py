@@ -30,13 +30,14 @@ module is on the per-submission path, which must run on Python 3.7.
 """
 
 import csv
+import itertools
 import operator
 import re
 
 import numpy as np
 
 from ..tasks.shared import json_documents
-from ..tasks.shared.header_rows import DATA_NOT_HEADER
+from ..tasks.shared.header_rows import DATA_NOT_HEADER, FOLLOWING_ROWS, first_row_is_data
 from .json_tables import json_table, jsonl_table
 from .text_files import (
     Columns,
@@ -63,6 +64,7 @@ __all__ = [
     "iter_lines",
     "open_table",
     "has_columns",
+    "own_rows_test",
 ]
 
 _EXTENSIONS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl"}
@@ -542,3 +544,29 @@ def _chain(first, rest):
     yield first
     for item in rest:
         yield item
+
+
+def own_rows_test(source, names):
+    """``looks_like_data(fields)`` judged by the file's own next rows (:func:`first_row_is_data`).
+
+    For the organizer's files: whether a first line without the expected
+    columns is a data row; the rows after it are split by the delimiter that
+    splits the first line into as many fields.
+    """
+
+    def looks_like_data(fields):
+        lines = itertools.islice((text for _, text in iter_lines(source) if text.strip()), FOLLOWING_ROWS + 1)
+        lines = list(lines)
+        if not lines:
+            return False
+        delimiter = next((d for d in (",", "\t", ";", "|") if len(_row_fields(lines[0], d)) == len(fields)), ",")
+        return first_row_is_data(fields, (_row_fields(text, delimiter) for text in lines[1:]), names)
+
+    return looks_like_data
+
+
+def _row_fields(text, delimiter):
+    try:
+        return next(csv.reader([text], delimiter=delimiter))
+    except (csv.Error, StopIteration):
+        return [text]

@@ -20,21 +20,18 @@ Every problem is one sentence naming the file (and line) through the file's
 the baseline.  Standard library and numpy only (Python 3.7).
 """
 
-import csv
 import hashlib
-import itertools
 import os
 
 import numpy as np
 
 from ..tasks import protocol
-from ..tasks.shared.header_rows import FOLLOWING_ROWS, first_row_is_data
 from .alignment import align_by_id, align_by_order
 from .errors import SubmissionError
-from .formats import Columns, Source, open_table, quote
+from .formats import Columns, Source, open_table, own_rows_test, quote
 from .resampling_units import TableDesign
 from .submission_files import find_prediction_file, list_folder
-from .text_files import TextFile, iter_lines
+from .text_files import TextFile
 
 __all__ = ["context_of", "GoldFile", "GoldFolder", "gold_input", "Submission", "PredictionFile", "Folder", "megabytes"]
 
@@ -119,7 +116,7 @@ class GoldFile(_File, protocol.GoldInput):
             id=files.id_column,
             id_required=True,
             group=group,
-            looks_like_data=_own_rows_test(source, names),
+            looks_like_data=own_rows_test(source, names),
             what="gold",
         )
         table = open_table(source, "auto", columns)
@@ -218,7 +215,7 @@ class PredictionFile(_File, protocol.PredictionFile):
             id_required=by_id,
             looks_like_data=_either(
                 _data_test(gold, is_value, use_ids=not ignore),
-                _own_rows_test(source, tuple(config.files.prediction_columns) + (config.files.id_column,)),
+                own_rows_test(source, tuple(config.files.prediction_columns) + (config.files.id_column,)),
             ),
             is_value=is_value,
         )
@@ -358,29 +355,3 @@ def _data_test(gold, is_value, use_ids=True):
 def _either(first, second):
     """A ``looks_like_data`` that is true when either test is."""
     return lambda fields: first(fields) or second(fields)
-
-
-def _own_rows_test(source, names):
-    """``looks_like_data(fields)`` judged by the file's own next rows (:func:`first_row_is_data`).
-
-    For the organizer's files: whether a first line without the expected
-    columns is a data row; the rows after it are split by the delimiter that
-    splits the first line into as many fields.
-    """
-
-    def looks_like_data(fields):
-        lines = itertools.islice((text for _, text in iter_lines(source) if text.strip()), FOLLOWING_ROWS + 1)
-        lines = list(lines)
-        if not lines:
-            return False
-        delimiter = next((d for d in (",", "\t", ";", "|") if len(_fields(lines[0], d)) == len(fields)), ",")
-        return first_row_is_data(fields, (_fields(text, delimiter) for text in lines[1:]), names)
-
-    return looks_like_data
-
-
-def _fields(text, delimiter):
-    try:
-        return next(csv.reader([text], delimiter=delimiter))
-    except (csv.Error, StopIteration):
-        return [text]

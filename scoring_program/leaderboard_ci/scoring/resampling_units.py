@@ -23,8 +23,9 @@ import os
 import numpy as np
 
 from ..core.resampling import unit_codes
+from ..tasks.shared.header_rows import DATA_NOT_HEADER
 from .errors import ConfigError
-from .formats import Columns, Source, open_table, quote
+from .formats import Columns, Source, open_table, own_rows_test, quote
 
 __all__ = ["attach_design", "TableDesign", "design_notes", "DESIGN_KEYS", "FEW_CLUSTERS", "UNEQUAL_SIZES_CV"]
 
@@ -82,10 +83,13 @@ def _file_values(gold_source, config, gold, wanted):
     id_column = config.files.id_column or "id"
     out = {}
     for key, column in wanted:
+        headerless = own_rows_test(source, (id_column, column))
+        columns = Columns((column,), id=id_column, id_required=True, looks_like_data=headerless)
         try:
-            rows = open_table(source, "auto", Columns((column,), id=id_column, id_required=True)).rows
-            found = dict((ident, value) for _, ident, value, _ in rows)
-        except ConfigError:
+            found = dict((ident, value) for _, ident, value, _ in open_table(source, "auto", columns).rows)
+        except ConfigError as exc:
+            if DATA_NOT_HEADER.split(";")[0] in str(exc):  # the file's own rows say so: name the line
+                raise ConfigError("%s: %s" % (config.source, exc))
             raise ConfigError(
                 "%s needs a header with the columns %s and %s (bootstrap.%s), a value on every row"
                 % (where, quote(id_column), quote(column), key)

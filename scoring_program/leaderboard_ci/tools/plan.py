@@ -557,7 +557,11 @@ def assumed_plan(
     seed = config.bootstrap.seed
     rng = np.random.default_rng(seed)
     weights = class_weights(gold)
-    big = simulated_gold(gold, max(simulated_items, gold.n), rng)
+    # sigma is per item: simulated_items estimate it as well at any test set size, so a larger gold is not
+    # simulated at its own size (10^6 items x B resamples took init minutes) unless clusters or strata,
+    # one code per gold item, need every item
+    design = gold.clusters is not None or gold.strata is not None
+    big = simulated_gold(gold, max(simulated_items, gold.n) if design else simulated_items, rng)
     pair = simulate_pair(big.values, len(gold.labels), values["accuracy"], values["agreement"], rng, 0.0, weights)
     full, reps = paired_replicates(config, big, list(pair), ["A", "B"], b, seed)
     pairs = _pair_ses(_official(config), full, reps, ["A", "B"])

@@ -51,8 +51,10 @@ def _q(source, text):
 
 
 def _listing(labels):
+    """The labels for a message: quoted when one holds a comma, else ``a, b, c`` could not be told apart."""
     labels = list(labels)
-    shown = ", ".join(labels[:_LISTED])
+    quoted = any("," in label for label in labels)
+    shown = ", ".join(repr(label) if quoted else label for label in labels[:_LISTED])
     return shown + (" and %d more" % (len(labels) - _LISTED) if len(labels) > _LISTED else "")
 
 
@@ -324,10 +326,9 @@ def _unknown_label(source, line, token, labels, context):
     configured = context.labels
     separator = context.settings.label_separator
     hint = ""
-    for other in _LIKELY_SEPARATORS:
-        if other != separator and other in token:
-            hint = "; labels in one cell are separated by %s, not %s" % (repr(separator), repr(other))
-            break
+    other = _other_separator(token, separator, configured)
+    if other is not None:
+        hint = "; labels in one cell are separated by %s, not %s" % (repr(separator), repr(other))
     if not source.may_quote:
         return source.at(line, "a label is not in the labels list of %s; add it to labels" % context.config_name)
     if configured is None:  # the label set is the gold's: never list or hint at it
@@ -339,6 +340,26 @@ def _unknown_label(source, line, token, labels, context):
         if len(same) == 1:
             hint = " (labels are case-sensitive; did you mean %s?)" % repr(same[0])
     return source.at(line, "label %s is not one of the labels: %s%s" % (_q(source, token), _listing(configured), hint))
+
+
+def _other_separator(token, separator, configured=None):
+    """The separator a cell ``token`` was most likely written with instead of ``separator``, or None.
+
+    With configured (public) labels: the one that splits the cell into labels alone, else the first
+    likely separator the cell holds outside any label (``fear, anger`` may be one label).  Without
+    them (the gold's label set, never hinted at): the first likely separator the cell holds.
+    """
+    candidates = [other for other in _LIKELY_SEPARATORS if other != separator and other in token]
+    if configured is None:
+        return candidates[0] if candidates else None
+    known = set(configured)
+    for other in candidates:
+        if all(part.strip() in known for part in token.split(other)):
+            return other
+    rest = token
+    for label in sorted(known, key=len, reverse=True):
+        rest = rest.replace(label, " ")
+    return next((other for other in candidates if other in rest), None)
 
 
 def _indicator_row(source, line, cells, columns):

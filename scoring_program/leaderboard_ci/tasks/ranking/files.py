@@ -148,12 +148,14 @@ def run_array(gold, rankings, positions=None):
 MAX_JSON_RUN_BYTES = 20 * 1000 * 1000
 
 
-def _split_json(lines, max_bytes=None):
+def _split_json(lines, max_bytes=None, what="score"):
     """``(True, text, 1)`` when the file is JSON (starts with ``{``), else ``(False, lines, None)``.
 
     The file (its decoded ``lines``) is then read as one document: a minified
     JSON run is one long line.
     """
+    if lines.first_character() == "[":
+        raise lines.source.whole("is a JSON list; expected a JSON object {query id: {document id: %s}}" % what)
     if lines.first_character() == "{":
         if max_bytes is not None and lines.source_size() > max_bytes:
             raise lines.source.whole(
@@ -237,7 +239,7 @@ def read_gold(gold, context):
     Messages name the file and the line (or the query, in JSON), never a relevance judgment.
     """
     source = gold.source
-    is_json, content, _ = _split_json(gold.lines())
+    is_json, content, _ = _split_json(gold.lines(), what="relevance")
     qids, first_lines, judgments = [], [], []
     index = {}
     if is_json:
@@ -270,8 +272,13 @@ def read_gold(gold, context):
             if len(fields) != 4:
                 raise source.at(
                     line,
-                    "has %d column%s; expected %s (TREC qrels)"
-                    % (len(fields), "" if len(fields) == 1 else "s", _QRELS_COLUMNS),
+                    "has %d column%s; expected %s (TREC qrels)%s"
+                    % (
+                        len(fields),
+                        "" if len(fields) == 1 else "s",
+                        _QRELS_COLUMNS,
+                        trec_runs.columns_hint(text, 4, line == 1),
+                    ),
                 )
             qid, _, doc, rel = fields
             if _WHOLE_NUMBER.match(rel) is None:
@@ -392,9 +399,9 @@ def _json_kind(value):
         return "boolean"
     if isinstance(value, (int, float)):
         return "number"
-    if isinstance(value, list):
-        return "list"
-    return "object" if isinstance(value, _Pairs) else "string"
+    if isinstance(value, _Pairs):  # a JSON object (its pairs are a list): before the list test
+        return "object"
+    return "list" if isinstance(value, list) else "string"
 
 
 def _check_json_score(source, qid, doc, score):
@@ -412,8 +419,12 @@ def _check_json_score(source, qid, doc, score):
             score = float("inf")
     if not math.isfinite(score):
         raise source.whole(
-            "query %s, document %s: the score is beyond the range of a double (about +/-1.8e308); "
-            "expected a finite number" % (_quote(source, qid), _quote(source, doc))
+            "query %s, document %s: the score %s; expected a finite number"
+            % (
+                _quote(source, qid),
+                _quote(source, doc),
+                "is NaN" if math.isnan(score) else "is beyond the range of a double (about +/-1.8e308)",
+            )
         )
 
 

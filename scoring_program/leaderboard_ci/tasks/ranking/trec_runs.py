@@ -20,7 +20,16 @@ import warnings
 
 import numpy as np
 
-__all__ = ["RUN_COLUMNS", "RunRows", "Queries", "capacity", "parse_block", "add_query_docs", "encode_rows"]
+__all__ = [
+    "RUN_COLUMNS",
+    "columns_hint",
+    "RunRows",
+    "Queries",
+    "capacity",
+    "parse_block",
+    "add_query_docs",
+    "encode_rows",
+]
 
 #: What a line of a run holds, for messages.
 RUN_COLUMNS = "6 columns: query id, Q0, document id, rank, score, run tag"
@@ -196,7 +205,8 @@ def parse_block(source, first_line, text, count, queries, rows, unknown, bad_sco
     per_line = np.diff(np.searchsorted(starts, newlines))
     wrong = np.flatnonzero((per_line != 0) & (per_line != 6))
     if len(wrong):
-        raise _columns_error(source, first_line + int(wrong[0]), int(per_line[wrong[0]]))
+        line_text = text.split("\n")[int(wrong[0])]
+        raise _columns_error(source, first_line + int(wrong[0]), int(per_line[wrong[0]]), line_text)
     if len(starts) == 0:
         return
     lines = first_line + np.flatnonzero(per_line)
@@ -329,7 +339,7 @@ def _parse_lines(source, first_line, text, queries, rows, unknown, bad_score, de
             continue
         line = first_line + k
         if len(fields) != 6:
-            raise _columns_error(source, line, len(fields))
+            raise _columns_error(source, line, len(fields), line_text)
         q = index.get(fields[0].encode("utf-8"))
         if q is None and unknown is not None:
             raise unknown(line, fields[0])
@@ -354,10 +364,41 @@ def _add_docs(rows, query, score, docs, lines):
     rows.add(query, score, np.frombuffer(b"".join(docs) + _PAD, np.uint8), np.cumsum(lengths) - lengths, lengths, lines)
 
 
-def _columns_error(source, line, count):
+def _columns_error(source, line, count, text):
     return source.at(
-        line, "has %d column%s; expected %s (a TREC run)" % (count, "" if count == 1 else "s", RUN_COLUMNS)
+        line,
+        "has %d column%s; expected %s (a TREC run)%s"
+        % (count, "" if count == 1 else "s", RUN_COLUMNS, columns_hint(text, 6, line == 1)),
     )
+
+
+_DELIMITERS = ((",", "commas (',')"), (";", "semicolons (';')"), ("|", "vertical bars ('|')"))
+
+
+def columns_hint(text, expected, first):
+    """What a TREC line (run or qrels) with the wrong number of columns most likely is, for its message.
+
+    A line that another delimiter splits into the ``expected`` columns was written as CSV (or with
+    semicolons, bars); a ``first`` line without a single number is a header, which TREC files do
+    not have.  Returns ``""`` when neither holds.  Judged by the line itself (nothing of the gold).
+    """
+    for delimiter, name in _DELIMITERS:
+        if len(text.split(delimiter)) == expected:
+            return "; the columns are separated by %s, but a TREC file separates them by spaces or tabs" % name
+    fields = text.replace(",", " ").split()
+    if first and fields and _float_or_none(fields) is None:
+        return "; the line looks like a header, but a TREC file has none: start it with the first data line"
+    return ""
+
+
+def _float_or_none(fields):
+    """The first field that is a number, or None."""
+    for field in fields:
+        try:
+            return float(field)
+        except ValueError:
+            continue
+    return None
 
 
 def add_query_docs(rows, q, pairs):

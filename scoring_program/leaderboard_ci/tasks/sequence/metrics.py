@@ -52,6 +52,7 @@ so the end-of-phase analysis can tell which units two systems tag differently.
 
 from __future__ import annotations
 
+import json
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -734,10 +735,27 @@ def sparse_units(spec, gold, predictions=None, items=None):
     )
 
 
+def _writes_jsonl(files):
+    """Whether the prediction file is read as JSON Lines (``files.format``, or the name's extension)."""
+    fmt = getattr(files, "format", None)
+    if fmt in ("jsonl", "json"):
+        return True
+    name = getattr(files, "predictions", None) or ""
+    return fmt in (None, "auto") and name.lower().endswith((".jsonl", ".ndjson", ".json"))
+
+
 def submission_format(gold, files, metrics):
-    """What participants submit: the test sentences with one tag per token (CoNLL)."""
+    """What participants submit: the test sentences with one tag per token (CoNLL, or JSON Lines by its name)."""
     lengths = _layout_of(gold)[0]
-    sample = "\n".join("\n".join(["O"] * length) + "\n" for length in lengths)
+    jsonl = _writes_jsonl(files)
+    if jsonl:  # the name (files.predictions: x.jsonl) or files.format says JSON Lines: a CoNLL sample is unreadable
+        ids = gold.ids if gold.ids is not None else [None] * len(lengths)
+        sample = "".join(
+            json.dumps(dict(([("id", ident)] if ident is not None else []) + [("tags", ["O"] * length)])) + "\n"
+            for ident, length in zip(ids, lengths)
+        )
+    else:
+        sample = "\n".join("\n".join(["O"] * length) + "\n" for length in lengths)
     types = list(gold.labels or ())
     settings = SequenceSettings.of(gold)
     scheme, unit = settings.scheme, settings.unit
@@ -748,13 +766,19 @@ def submission_format(gold, files, metrics):
         units=unit + "s",
         goal="Tag every token of the {n} test %ss with its entity tag (%s scheme)." % (unit, scheme),
         description=(
-            "A CoNLL file: the test file with your tag of each token in the last column (or only the tags, one "
+            "A JSON Lines file, one line per test sentence in the test file's order (or with its `id`), "
+            '`{"id": "s1", "tags": ["B-%s", "I-%s", "O"]}`: one tag per token, the same sentences and tokens. '
+            "Tags follow the %s scheme (`B-TYPE`, `I-TYPE`, `O`); the entity types are %s. A sentence with a "
+            "token too many or too few is refused with its line.\n"
+            % (kind, kind, scheme, ", ".join("`%s`" % t for t in types) or "those of the task")
+            if jsonl
+            else "A CoNLL file: the test file with your tag of each token in the last column (or only the tags, one "
             "per line), a blank line between sentences, the same sentences and tokens in the same order; "
             "`-DOCSTART-` lines may be kept or dropped. Tags follow the %s scheme (`B-TYPE`, `I-TYPE`, `O`); the "
             "entity types are %s. A sentence with a token too many or too few is refused with its line.\n\n"
             "```\n%s\n```\n" % (scheme, ", ".join("`%s`" % t for t in types) or "those of the task", example)
         ),
-        file_name="predictions.conll",
+        file_name="predictions.jsonl" if jsonl else "predictions.conll",
         sample=sample,
         public_files=(),
     )

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections import OrderedDict
 
 import numpy as np
-from scipy import stats
 
 from ...core.benchmark_stats import average_ranks
 from ..analysis.corrections import adjust
@@ -26,6 +25,7 @@ def critical_difference(test_sets, systems, of, gain_full, test="nemenyi", alpha
     Returns ``{"systems", "average_ranks", "friedman_statistic", "friedman_p", "test", "alpha",
     "cd" (Nemenyi), "pairs" (Wilcoxon: a, b, p, p_holm), "cliques"}``.
     """
+    from scipy import stats  # imported when used: the commands' --help need not load SciPy
 
     def values(ts):
         full = gain_full[ts.label] if of == "gain" else None

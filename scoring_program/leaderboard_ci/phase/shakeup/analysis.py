@@ -38,7 +38,6 @@ from collections import OrderedDict
 
 import numpy as np
 import pandas as pd
-from scipy.stats import spearmanr
 
 from ...core.intervals import interval_rows
 from ...core.simultaneous import rank_sets
@@ -94,6 +93,8 @@ def _gap_against_submissions(gap, sign, scored):
     k = np.asarray(scored, dtype=np.float64)
     if gap.size < 3 or np.all(k == k[0]) or np.all(gap == gap[0]):
         return None, None
+    from scipy.stats import spearmanr  # imported when used: the commands' --help need not load SciPy
+
     rho, p = spearmanr(sign * gap, k)
     return float(rho), float(p)
 

@@ -21,6 +21,7 @@ the baseline.  Standard library and numpy only (Python 3.7).
 """
 
 import hashlib
+import itertools
 import os
 
 import numpy as np
@@ -126,11 +127,11 @@ class GoldFile(_File, protocol.GoldInput):
                 "file with a header" % quote(group)
             )
         lines, ids, values, groups = [], [], [], []
-        for line, ident, value, group_value in table.rows:
-            lines.append(line)
-            ids.append(ident)
-            values.append(value)
-            groups.append(group_value)
+        for batch_lines, batch_ids, batch_values, batch_groups in table.batches:  # whole batches, not row by row
+            lines.extend(batch_lines)
+            ids.extend(batch_ids if batch_ids is not None else itertools.repeat(None, len(batch_values)))
+            values.extend(batch_values)
+            groups.extend(batch_groups if batch_groups is not None else itertools.repeat(None, len(batch_values)))
         if not values:
             raise source.whole("has no items")
         keep_ids = table.has_ids and files.id_column is not None

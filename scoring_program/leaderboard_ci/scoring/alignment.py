@@ -18,6 +18,7 @@ from array import array
 
 import numpy as np
 
+from ..tasks.shared.base import id_positions
 from .text_files import quote
 
 __all__ = ["align_by_order", "align_by_id"]
@@ -265,7 +266,7 @@ def align_by_id(source, table, gold, convert, typecode, stack, unscored="error",
     every message is the one row-by-row reading gives, at the same line.
     """
     ignore = unscored == "ignore"
-    index = dict(zip(gold.ids, range(len(gold.ids))))  # id -> position, built in C
+    index = id_positions(gold.ids)
     placed = _Placed(gold, typecode)
     rows = 0
     for lines, ids, texts, _ in table.batches:

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..protocol import GoldData
 from ..shared import json_documents
-from ..shared.base import UnscoredIds
+from ..shared.base import UnscoredIds, id_positions
 from ..shared.words import counted
 
 __all__ = ["Hypotheses", "is_jsonl", "work_error", "read_gold", "read_predictions", "text_array", "MAX_TER_WORDS"]
@@ -269,7 +269,7 @@ def _read_jsonl(source, lines, gold, context):
         raise source.whole(
             "is JSON Lines, but the test set has no segment ids; send plain text, one hypothesis per line in order"
         )
-    position = dict((ident, i) for i, ident in enumerate(gold.ids))
+    position = id_positions(gold.ids)
     found = [None] * len(gold.ids)
     where = [0] * len(gold.ids)
     first = {}

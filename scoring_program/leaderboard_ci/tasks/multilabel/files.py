@@ -26,7 +26,7 @@ import numpy as np
 
 from ..protocol import GoldData
 from ..shared import json_documents
-from ..shared.base import UnscoredIds
+from ..shared.base import UnscoredIds, id_positions
 from ..shared.header_rows import DATA_NOT_HEADER, first_row_is_data
 
 __all__ = ["DEFAULT_SEPARATOR", "read_gold", "read_predictions", "encode_label_sets"]
@@ -494,7 +494,7 @@ def read_predictions(submission, gold, context):
     n = gold.n
     by_id = gold.ids is not None and has_ids
     unscored = UnscoredIds(source, context)
-    position = dict((ident, i) for i, ident in enumerate(gold.ids)) if by_id else None
+    position = id_positions(gold.ids) if by_id else None
     out = np.zeros((n, len(labels)), dtype=np.uint8)
     seen = np.zeros(n, dtype=np.int64)
     first = {}

@@ -43,7 +43,7 @@ from ..metrics import Metric, Metrics
 from ..protocol import GoldData, SubmissionFormat
 from ..settings import TaskSettings, setting
 from ..shared import json_documents
-from ..shared.base import UnscoredIds
+from ..shared.base import UnscoredIds, id_positions
 
 __all__ = [
     "NAME",
@@ -324,7 +324,7 @@ def read_predictions(submission, gold, context):
     source = answers.source
     normalize = normalizer(context.settings.normalization)
     unscored = UnscoredIds(source, context)
-    position = dict((ident, i) for i, ident in enumerate(gold.ids))
+    position = id_positions(gold.ids)
     found = [None] * len(gold.ids)
     first_line = {}
     for line, key, value in _object_items(source, answers.lines().text(), _EXAMPLE):

@@ -11,7 +11,7 @@ import numpy as np
 from ..protocol import GoldData
 from ..settings import TaskSettings, setting
 from ..shared import json_documents
-from ..shared.base import UnscoredIds
+from ..shared.base import UnscoredIds, id_positions
 from . import trec_runs
 
 __all__ = [
@@ -348,7 +348,7 @@ def read_predictions(submission, gold, context):
 
 def _read_json_run(source, content, gold, unscored, rows):
     """The queries of a JSON run ``{qid: {docid: score}}`` into ``rows`` (each checked as it is read)."""
-    index = dict((qid, q) for q, qid in enumerate(gold.ids))
+    index = id_positions(gold.ids)
     seen = set()
     for qid, docs in _load_json(source, content, "score"):
         _check_id(source, qid, None, "query id")

@@ -12,7 +12,7 @@ from array import array
 
 import numpy as np
 
-from ..shared.base import UnscoredIds
+from ..shared.base import UnscoredIds, id_positions
 from ..shared.numbers import decimal_comma_hint, number
 
 __all__ = ["read_predictions", "is_number", "DEFAULT_SUM_TOLERANCE", "PROBABILITY_METRICS"]
@@ -282,7 +282,7 @@ def _align(source, gold, row_ids, lines_seen, matrix, unscored):
     """The rows in gold order; rows of ids the gold lacks refused, or dropped (``files.unscored_ids: ignore``)."""
     if unscored.max_ids is not None and len(row_ids) > unscored.max_ids:
         raise unscored.limit(lines_seen[unscored.max_ids])
-    index = dict(zip(gold.ids, range(len(gold.ids))))  # id -> position, built in C
+    index = id_positions(gold.ids)
     position = np.empty(len(row_ids), dtype=np.intp)
     first_line = {}
     unknown = []

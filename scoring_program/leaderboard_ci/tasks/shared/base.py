@@ -24,6 +24,7 @@ __all__ = [
     "SparseUnits",
     "FEW_UNITS",
     "item_mask",
+    "id_positions",
     "UnscoredIds",
     "ClassRow",
     "canonical_name",
@@ -260,6 +261,11 @@ class SparseUnits:
 def item_mask(n, items):
     """``items`` as a boolean mask of ``n`` items (all items when None)."""
     return np.ones(n, dtype=bool) if items is None else np.asarray(items, dtype=bool)
+
+
+def id_positions(ids):
+    """``{id: position}`` of a gold's ids (the last position of a repeated id), built in C."""
+    return dict(zip(ids, range(len(ids))))
 
 
 def ppi(spec, winner_score):

@@ -12,7 +12,7 @@ from collections import OrderedDict
 import numpy as np
 
 from ..protocol import GoldData, SubmissionFormat
-from ..shared.base import UnscoredIds
+from ..shared.base import UnscoredIds, id_positions
 from .files import encode_items, read_items
 from .settings import HARD, SoftLabelsSettings
 
@@ -70,7 +70,7 @@ def read_predictions(submission, gold, context):
     predictions = submission.file()
     source, lines = predictions.source, predictions.lines()
     unscored = UnscoredIds(source, context)
-    position = dict((ident, i) for i, ident in enumerate(gold.ids))
+    position = id_positions(gold.ids)
     found = np.zeros(len(gold.ids), dtype=bool)
     first = {}
 

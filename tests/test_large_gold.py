@@ -1,0 +1,72 @@
+"""Large test sets (n > 2**17, one replicate per block): the count-row path gives the bytes of the block path.
+
+``compute_replicates`` takes a third way when ``n`` is large and an exact linear accumulator needs
+whole count rows (``core/replicates._counted_span``): chunks of draws for the additive counts, count
+rows of up to 16 replicates kept as bytes, matrix products over slices of items.  Every result must
+equal, byte for byte, the plain blocks of index rows and float count rows (``block_rows=2``), which
+are the definition (counts from ``counts_from_indices``, ``counts @ parts``).
+"""
+
+import numpy as np
+import pytest
+
+from leaderboard_ci.core import replicates
+from leaderboard_ci.core.accumulators import CodeCounts, ExactSums, IndicatorSums
+from leaderboard_ci.core.replicates import compute_replicates
+from leaderboard_ci.core.resampling import counts_from_indices, iter_draw_chunks, replicate_indices
+
+LARGE = (1 << 17) + 3  # the smallest kind of test set with one replicate per block
+
+
+def _accumulators(n, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.normal(size=n)
+    p = y + rng.normal(scale=0.5, size=n)
+    return [
+        CodeCounts(rng.integers(0, 9, n), 9),
+        ExactSums(np.stack([np.abs(y - p), (y - p) ** 2, y, y * y, p, p * p, y * p], axis=1)),
+        IndicatorSums(rng.integers(0, 2, (n, 3))),
+    ]
+
+
+@pytest.mark.parametrize("seed,n_resamples,n_jobs", [(12345, 19, 1), (0, 3, 2)])
+def test_large_n_count_rows_give_the_bytes_of_the_block_path(seed, n_resamples, n_jobs):
+    accumulators = _accumulators(LARGE, seed)
+    fast = compute_replicates(accumulators, LARGE, seed, n_resamples, n_jobs=n_jobs)
+    plain = compute_replicates(accumulators, LARGE, seed, n_resamples, block_rows=2)
+    for a, b in zip(fast, plain):
+        assert a.dtype == b.dtype
+        assert a.tobytes() == b.tobytes()
+
+
+def test_the_count_rows_are_the_definitions_sums():
+    """One replicate, summed from its indices the slow way (the module docstring's definition)."""
+    n = LARGE
+    sums = _accumulators(n)[1]
+    got = compute_replicates([sums], n, 7, 2, start=5)[0]
+    counts = counts_from_indices(replicate_indices(7, n, 5, 7), n)
+    np.testing.assert_array_equal(got, sums.from_linear(counts @ sums.linear_matrix(np.float64)))
+
+
+def test_a_count_above_a_byte_is_taken_whole(monkeypatch):
+    """Rows with an item drawn more than 255 times keep their true counts (the byte would wrap)."""
+    rng = np.random.default_rng(3)
+    n = 5000
+    counts = rng.poisson(1.0, size=(3, n))
+    counts[1, 17] = 300
+    counts[2, 4999] = 256
+    matrix = np.floor(rng.random((n, 4)) * 2**30)
+    small = counts.astype(np.uint8)
+    wide = {1: counts[1], 2: counts[2]}
+    monkeypatch.setattr(replicates, "ITEM_CHUNK", 1024)  # several slices, one ragged
+    got = replicates._linear_rows(small, wide, matrix)
+    np.testing.assert_array_equal(got, counts.astype(np.float64) @ matrix)
+    assert not np.array_equal(replicates._linear_rows(small, {}, matrix), got)
+
+
+def test_draw_chunks_into_one_array_are_the_replicate():
+    n = 1000
+    out = np.empty(n, dtype=np.intp)
+    chunks = [c.copy() for c in iter_draw_chunks(99, n, 4, 300, out=out)]
+    np.testing.assert_array_equal(np.concatenate(chunks), replicate_indices(99, n, 4, 5)[0])
+    np.testing.assert_array_equal(out, replicate_indices(99, n, 4, 5)[0])

@@ -70,3 +70,28 @@ def test_draw_chunks_into_one_array_are_the_replicate():
     chunks = [c.copy() for c in iter_draw_chunks(99, n, 4, 300, out=out)]
     np.testing.assert_array_equal(np.concatenate(chunks), replicate_indices(99, n, 4, 5)[0])
     np.testing.assert_array_equal(out, replicate_indices(99, n, 4, 5)[0])
+
+
+@pytest.mark.parametrize(
+    "texts",
+    [
+        ["1.5", " 2 ", "-3e-7", "1e100", "+0", "7"],
+        ["1.5", "1_000"],
+        ["1.5", "nan"],
+        ["inf", "2"],
+        ["1e999"],
+        ["1.5", ""],
+        ["3,5"],
+        ["-1e101"],
+    ],
+)
+def test_a_column_read_at_once_is_the_column_read_text_by_text(texts):
+    """The fast check (C) accepts exactly the columns every text of which the reading accepts, same values."""
+    from leaderboard_ci.tasks.shared.numbers import finite_number, finite_numbers
+
+    one_by_one = [finite_number(text) for text in texts]
+    fast = finite_numbers(texts, 1e100)
+    if any(value is None or abs(value) > 1e100 for value in one_by_one):
+        assert fast is None
+    else:
+        assert fast.tobytes() == np.array(one_by_one, dtype=np.float64).tobytes()

@@ -95,3 +95,48 @@ def test_a_column_read_at_once_is_the_column_read_text_by_text(texts):
         assert fast is None
     else:
         assert fast.tobytes() == np.array(one_by_one, dtype=np.float64).tobytes()
+
+
+@pytest.mark.parametrize("task", ["cls", "reg"])
+def test_files_in_the_gold_order_read_as_the_row_by_row_reference(task, tmp_path, monkeypatch):
+    """The in-order batches (placed by one comparison, no look-ups) give the reference's values and messages."""
+    import random
+
+    import test_batched_reading as batched_reading
+
+    config = batched_reading._config(task, False)
+    gold = batched_reading.read_gold(batched_reading._gold(tmp_path, task), config)
+    rng = random.Random(5)
+    good = "pos" if task == "cls" else "1.5"
+    variants = {
+        "in order": [],
+        "bad value": [("set", 7, "1_000" if task == "reg" else "bad")],
+        "repeat": [("insert", 9, batched_reading.IDS[2])],
+        "unknown id": [("insert", 11, "it-99")],
+        "missing": [("drop", 4, None)],
+        "swapped": [("swap", 3, 4)],
+    }
+    outcomes = set()
+    for name, edits in variants.items():
+        rows = [
+            [ident, good if rng.random() < 0.5 else ("neg" if task == "cls" else "-0.25")]
+            for ident in batched_reading.IDS
+        ]
+        for kind, at, value in edits:
+            if kind == "set":
+                rows[at][1] = value
+            elif kind == "insert":
+                rows.insert(at, [value, good])
+            elif kind == "drop":
+                del rows[at]
+            else:
+                rows[at], rows[value] = rows[value], rows[at]
+        path = tmp_path / (name.replace(" ", "_") + ".csv")
+        path.write_text(
+            "id,%s\n" % ("label" if task == "cls" else "score") + "".join("%s,%s\n" % tuple(r) for r in rows)
+        )
+        for batch in (1, 5, 1 << 16):
+            got, reference = batched_reading._both_ways(monkeypatch, str(path), config, gold, 1 << 20, batch)
+            assert got == reference, (name, batch)
+            outcomes.add(got[0])
+    assert outcomes == {"values", "error"}

@@ -108,10 +108,11 @@ def _locked(progress):
 def _span_work(accumulators, outputs, n, seed, start, block_rows, progress, resampling):
     """The function that fills ``outputs`` for one span ``(first, stop)`` of replicate numbers.
 
-    Three ways, with identical results: the design's blocks (clusters, strata); large ``n``
+    Four ways, with identical results: the design's blocks (clusters, strata); large ``n``
     with one replicate per block and additive statistics only, where each replicate is
-    counted in cache-sized chunks of draws (identical sums, less memory traffic); else
-    blocks of item indices with their counts.
+    counted in cache-sized chunks of draws (identical sums, less memory traffic); large ``n``
+    with exact linear statistics too, whose count rows are taken :data:`COUNT_ROWS` replicates
+    at a time (:func:`_counted_span`); else blocks of item indices with their counts.
     """
     if resampling is not None and not resampling.trivial:
         if resampling.n_items != n:

@@ -29,11 +29,14 @@ def _accumulators(n, seed=0):
     ]
 
 
-@pytest.mark.parametrize("seed,n_resamples,n_jobs", [(12345, 19, 1), (0, 3, 2)])
-def test_large_n_count_rows_give_the_bytes_of_the_block_path(seed, n_resamples, n_jobs):
-    accumulators = _accumulators(LARGE, seed)
-    fast = compute_replicates(accumulators, LARGE, seed, n_resamples, n_jobs=n_jobs)
-    plain = compute_replicates(accumulators, LARGE, seed, n_resamples, block_rows=2)
+@pytest.mark.parametrize(
+    "seed,n,n_resamples,n_jobs",
+    [(12345, LARGE, 19, 1), (0, LARGE, 3, 2), (5, 2 * LARGE + 1, 2, 1), (9, 1, 40, 1), (3, 1000, 33, 2)],
+)
+def test_large_n_count_rows_give_the_bytes_of_the_block_path(seed, n, n_resamples, n_jobs):
+    accumulators = _accumulators(n, seed)
+    fast = compute_replicates(accumulators, n, seed, n_resamples, n_jobs=n_jobs)
+    plain = compute_replicates(accumulators, n, seed, n_resamples, block_rows=2)
     for a, b in zip(fast, plain):
         assert a.dtype == b.dtype
         assert a.tobytes() == b.tobytes()

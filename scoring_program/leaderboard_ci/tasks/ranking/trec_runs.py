@@ -23,6 +23,7 @@ import numpy as np
 __all__ = [
     "RUN_COLUMNS",
     "columns_hint",
+    "header_line",
     "RunRows",
     "Queries",
     "capacity",
@@ -215,6 +216,11 @@ def parse_block(source, first_line, text, count, queries, rows, unknown, bad_sco
     query = queries.lookup(view, starts[:, 0], lengths[:, 0])
     score, score_bad = _scores(data, view, starts[:, 4], lengths[:, 4])
     problem = ((query < 0) if unknown is not None else np.zeros(query.shape, dtype=bool)) | score_bad
+    if first_line == 1 and (query[0] < 0 or score_bad[0]):
+        fields = [_token(data, starts[0, c], lengths[0, c]) for c in range(6)]
+        error = header_line(source, int(lines[0]), fields)
+        if error is not None:
+            raise error
     if problem.any():
         k = int(np.flatnonzero(problem)[0])
         if query[k] < 0 and unknown is not None:
@@ -340,6 +346,9 @@ def _parse_lines(source, first_line, text, queries, rows, unknown, bad_score, de
         line = first_line + k
         if len(fields) != 6:
             raise _columns_error(source, line, len(fields), line_text)
+        error = header_line(source, line, fields) if first_line == 1 and not lines else None
+        if error is not None:
+            raise error
         q = index.get(fields[0].encode("utf-8"))
         if q is None and unknown is not None:
             raise unknown(line, fields[0])
@@ -383,12 +392,42 @@ def columns_hint(text, expected, first):
     not have.  Returns ``""`` when neither holds.  Judged by the line itself (nothing of the gold).
     """
     for delimiter, name in _DELIMITERS:
-        if len(text.split(delimiter)) == expected:
+        split = text.split(delimiter)
+        if len(split) == expected:
+            if first and _float_or_none(split) is None:
+                return (
+                    "; the line looks like a header with its columns separated by %s, but a TREC file has no "
+                    "header and separates its columns by spaces or tabs" % name
+                )
             return "; the columns are separated by %s, but a TREC file separates them by spaces or tabs" % name
     fields = text.replace(",", " ").split()
     if first and fields and _float_or_none(fields) is None:
         return "; the line looks like a header, but a TREC file has none: start it with the first data line"
     return ""
+
+
+def header_line(source, line, fields, numeric=(3, 4), columns=RUN_COLUMNS, kind="TREC run"):
+    """The error for a first row whose ``numeric`` fields are none of them numbers (a header), else None.
+
+    A TREC run (or qrels file) has no header: ``qid Q0 docid rank score run`` would otherwise be told
+    that ``qid`` is no test query.  Judged by the row itself (nothing of the gold).
+    """
+    if _float_or_none([fields[i] for i in numeric]) is not None:
+        return None
+    return source.at(
+        line,
+        "looks like a header line (its %s %s), but a %s has no header; expected %s on every line: start the "
+        "file with the first data line"
+        % (
+            " and ".join(_ORDINALS[i] for i in numeric),
+            "columns are not numbers" if len(numeric) > 1 else "column is not a number",
+            kind,
+            columns,
+        ),
+    )
+
+
+_ORDINALS = ("1st", "2nd", "3rd", "4th", "5th", "6th")
 
 
 def _float_or_none(fields):

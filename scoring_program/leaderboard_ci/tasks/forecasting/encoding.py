@@ -117,6 +117,7 @@ def encode_values(gold_values, systems, labels=None, settings=None):
     position = np.arange(len(rows)) - np.concatenate(([0], np.cumsum(length)[:-1]))[series]
     values["length"] = length
     values["y"], values["naive2"] = np.nan, np.nan
+    values["history"] = -1  # no history
     values["ds"][series, position] = [t for _, t, _ in rows]
     values["y"][series, position] = [v for _, _, v in rows]
     values["scale_mase"] = values["scale_rmsse"] = np.nan

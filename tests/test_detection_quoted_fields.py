@@ -10,7 +10,7 @@ import json
 import pytest
 from test_detection_inputs import CONFIG, GOLD, _with, assert_no_gold_leak, gold_of, predictions_of
 
-from leaderboard_ci.scoring.errors import SubmissionError
+from leaderboard_ci.scoring.errors import ConfigError, SubmissionError
 
 STRING_IDS = dict(
     GOLD,
@@ -50,3 +50,26 @@ def test_a_field_that_differs_only_by_its_quotes_is_told_so(tmp_path, gold, reco
     text = str(info.value)
     assert text.startswith("detections.json line 1: " + message), text
     assert_no_gold_leak(text)
+
+
+@pytest.mark.parametrize(
+    "key, expected",
+    [
+        (
+            "bbox",
+            "expected the object's box [x, y, width, height] (this competition scores boxes; from a mask, "
+            "pycocotools.mask.toBbox gives it)",
+        ),
+        ("area", "expected the object's area, which decides its small/medium/large range"),
+        ("image_id", "expected the id of its image in images"),
+    ],
+)
+def test_a_gold_annotation_without_a_key_is_told_what_the_key_holds(tmp_path, key, expected):
+    """A mask-only COCO gold (RLE segmentation, no bbox) is told to give the box, and how to compute it."""
+    annotations = [dict(a) for a in GOLD["annotations"]]
+    annotations[0]["segmentation"] = {"size": [480, 640], "counts": "PPYo0"}
+    del annotations[0][key]
+    with pytest.raises(ConfigError) as info:
+        gold_of(tmp_path, gold=dict(GOLD, annotations=annotations), config=CONFIG)
+    text = str(info.value)
+    assert text.startswith('ref/instances.json line 1: annotations[0] has no "%s"; %s' % (key, expected)), text

@@ -127,13 +127,24 @@ class _Gold(object):
         self.ann_ids = {}
 
 
+#: What each key of a gold annotation holds, for the message when it is missing.
+_GOLD_KEYS = {
+    "image_id": "the id of its image in images",
+    "category_id": "the id of its category in categories",
+    "bbox": "the object's box [x, y, width, height] (this competition scores boxes; from a mask, "
+    "pycocotools.mask.toBbox gives it)",
+    "area": "the object's area, which decides its small/medium/large range (COCO's: the segmentation's; "
+    "pycocotools.mask.area)",
+}
+
+
 def _gold_problem(index, record):
     """What is wrong with annotation ``record`` (never quoting its values), or None."""
     if not isinstance(record, dict):
         return "is a JSON %s; expected an object with image_id, category_id, bbox, area and iscrowd" % kind(record)
     for key in ("image_id", "category_id", "bbox", "area"):
         if key not in record:
-            return 'has no "%s"' % key
+            return 'has no "%s"; expected %s' % (key, _GOLD_KEYS[key])
     box = record["bbox"]
     if not isinstance(box, list) or len(box) != 4 or any(type(v) not in _NUMBER for v in box):
         return "has a bbox that is not four numbers [x, y, width, height]"

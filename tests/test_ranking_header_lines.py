@@ -2,7 +2,8 @@
 
 Session 9's sweep: ``qid Q0 docid rank score run`` on line 1 used to be told "query id 'qid' is not one
 of the test queries".  A first row is a header when its numeric columns (a run's rank and score, the
-qrels' relevance) hold no number; a header written with commas is told both.  Nothing of the gold is named.
+qrels' relevance) hold no number; a header written with commas is told both, and a ``#`` line is a comment.
+Nothing of the gold is named.
 """
 
 import pytest
@@ -24,6 +25,8 @@ COMMA_HEADER = (
     "and separates its columns by spaces or tabs"
 )
 
+COMMENT = "; the line looks like a comment, but a TREC file has none: remove it"
+
 
 @pytest.mark.parametrize(
     "text, expected",
@@ -33,6 +36,9 @@ COMMA_HEADER = (
         ("topic1 Q0 docA rank score run\n", "run.txt line 1: " + RUN_HEADER),  # a known query id, still a header
         ("qid\u00a0Q0 docid rank score run\n", "run.txt line 1: " + RUN_HEADER),  # the line-by-line reader
         ("query_id,Q0,doc_id,rank,score,run\ntopic1,Q0,docA,1,2.5,s\n", "run.txt line 1: has 1 column"),
+        ("\n\nquery_id,Q0,doc_id,rank,score,run\n", "run.txt line 3: has 1 column"),  # the first row, not line 1
+        ("\n# run of 2026\ntopic1 Q0 docA 1 2.5 sys\n", "run.txt line 2: has 4 columns; expected 6 columns"),
+        ("topic1 Q0 docA 1 2.5 sys\n#\u00a0end\n", "run.txt line 2: has 2 columns; expected 6 columns"),
         # not a header: a number among the numeric columns, or a later line
         ("topic1 Q0 docA 1 x run\n", "run.txt line 1: the score 'x' (the 5th column) is not a number"),
         ("qid Q0 docid 1 score run\n", "run.txt line 1: query id 'qid' is not one of the test queries"),
@@ -47,6 +53,7 @@ def test_a_run_whose_first_row_is_a_header_is_told_so(tmp_path, text, expected):
     message = str(info.value)
     assert message.startswith(expected), message
     assert message.endswith(COMMA_HEADER) == ("," in text), message
+    assert message.endswith(COMMENT) == ("#" in text), message
     assert_no_gold_leak(message)
 
 
@@ -56,6 +63,7 @@ def test_a_run_whose_first_row_is_a_header_is_told_so(tmp_path, text, expected):
         ("qid iter docid rel\ntopic1 0 docA 2\n", "ref/qrels.txt line 1: " + QRELS_HEADER),
         ("query_id,iteration,doc_id,relevance\ntopic1,0,docA,2\n", "ref/qrels.txt line 1: has 1 column"),
         ("topic1 0 docA 2\nqid iter docid rel\n", "ref/qrels.txt line 2: the relevance is not a whole number"),
+        ("\nquery_id,iteration,doc_id,relevance\n", "ref/qrels.txt line 2: has 1 column"),
     ],
 )
 def test_qrels_whose_first_row_is_a_header_are_told_so(tmp_path, text, expected):

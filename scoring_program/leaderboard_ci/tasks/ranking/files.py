@@ -277,7 +277,7 @@ def read_gold(gold, context):
                         len(fields),
                         "" if len(fields) == 1 else "s",
                         _QRELS_COLUMNS,
-                        trec_runs.columns_hint(text, 4, line == 1),
+                        trec_runs.columns_hint(text, 4, not seen),
                     ),
                 )
             qid, _, doc, rel = fields

@@ -207,7 +207,8 @@ def parse_block(source, first_line, text, count, queries, rows, unknown, bad_sco
     wrong = np.flatnonzero((per_line != 0) & (per_line != 6))
     if len(wrong):
         line_text = text.split("\n")[int(wrong[0])]
-        raise _columns_error(source, first_line + int(wrong[0]), int(per_line[wrong[0]]), line_text)
+        first = first_line == 1 and not per_line[: wrong[0]].any()  # the file's first row
+        raise _columns_error(source, first_line + int(wrong[0]), int(per_line[wrong[0]]), line_text, first)
     if len(starts) == 0:
         return
     lines = first_line + np.flatnonzero(per_line)
@@ -339,14 +340,17 @@ def _parse_lines(source, first_line, text, queries, rows, unknown, bad_score, de
     """One block split line by line with ``str.split`` (a block holding non-ASCII whitespace)."""
     index = dict((queries.data[s : s + n], q) for q, (s, n) in enumerate(zip(queries.starts, queries.lengths)))
     query, score, docs, lines = [], [], [], []
+    seen = False  # a row before this one
     for k, line_text in enumerate(text.split("\n")):
         fields = line_text.split()
         if not fields:
             continue
         line = first_line + k
+        first = first_line == 1 and not seen
+        seen = True
         if len(fields) != 6:
-            raise _columns_error(source, line, len(fields), line_text)
-        error = header_line(source, line, fields) if first_line == 1 and not lines else None
+            raise _columns_error(source, line, len(fields), line_text, first)
+        error = header_line(source, line, fields) if first else None
         if error is not None:
             raise error
         q = index.get(fields[0].encode("utf-8"))
@@ -373,11 +377,11 @@ def _add_docs(rows, query, score, docs, lines):
     rows.add(query, score, np.frombuffer(b"".join(docs) + _PAD, np.uint8), np.cumsum(lengths) - lengths, lengths, lines)
 
 
-def _columns_error(source, line, count, text):
+def _columns_error(source, line, count, text, first):
     return source.at(
         line,
         "has %d column%s; expected %s (a TREC run)%s"
-        % (count, "" if count == 1 else "s", RUN_COLUMNS, columns_hint(text, 6, line == 1)),
+        % (count, "" if count == 1 else "s", RUN_COLUMNS, columns_hint(text, 6, first)),
     )
 
 
@@ -388,9 +392,12 @@ def columns_hint(text, expected, first):
     """What a TREC line (run or qrels) with the wrong number of columns most likely is, for its message.
 
     A line that another delimiter splits into the ``expected`` columns was written as CSV (or with
-    semicolons, bars); a ``first`` line without a single number is a header, which TREC files do
-    not have.  Returns ``""`` when neither holds.  Judged by the line itself (nothing of the gold).
+    semicolons, bars); a line starting with ``#`` is a comment; a ``first`` line (the file's first
+    row) without a single number is a header.  TREC files have neither.  Returns ``""`` when none
+    holds.  Judged by the line itself (nothing of the gold).
     """
+    if text.lstrip().startswith("#"):
+        return "; the line looks like a comment, but a TREC file has none: remove it"
     for delimiter, name in _DELIMITERS:
         split = text.split(delimiter)
         if len(split) == expected:

@@ -131,4 +131,7 @@ def describe_kind(kind):
     """What ``ds`` values of a kind look like, for a message."""
     if kind == STEP:
         return "whole numbers (time steps) such as 1"
-    return "dates such as 2016-05-23 (or date-times such as 2016-05-23 14:00:00)"
+    return (
+        "dates as YYYY-MM-DD with a two-digit month and day, such as 2016-05-23 (or date-times such as "
+        "2016-05-23 14:00:00)"
+    )

@@ -38,6 +38,12 @@ COMMENT = "; the line looks like a comment, but a TREC file has none: remove it"
         ("query_id,Q0,doc_id,rank,score,run\ntopic1,Q0,docA,1,2.5,s\n", "run.txt line 1: has 1 column"),
         ("\n\nquery_id,Q0,doc_id,rank,score,run\n", "run.txt line 3: has 1 column"),  # the first row, not line 1
         ("\n# run of 2026\ntopic1 Q0 docA 1 2.5 sys\n", "run.txt line 2: has 4 columns; expected 6 columns"),
+        (
+            "topic1;docA;2.5\n",
+            "run.txt line 1: has 1 column; expected 6 columns: query id, Q0, document id, rank, "
+            "score, run tag (a TREC run); its fields are separated by semicolons (';'), but a TREC file separates its "
+            "6 columns by spaces or tabs",
+        ),
         ("topic1 Q0 docA 1 2.5 sys\n#\u00a0end\n", "run.txt line 2: has 2 columns; expected 6 columns"),
         # not a header: a number among the numeric columns, or a later line
         ("topic1 Q0 docA 1 x run\n", "run.txt line 1: the score 'x' (the 5th column) is not a number"),

@@ -386,6 +386,7 @@ def _columns_error(source, line, count, text, first):
 
 
 _DELIMITERS = ((",", "commas (',')"), (";", "semicolons (';')"), ("|", "vertical bars ('|')"))
+_ANY_SEPARATOR = re.compile(r"[\s,;|]+")
 
 
 def columns_hint(text, expected, first):
@@ -393,8 +394,9 @@ def columns_hint(text, expected, first):
 
     A line that another delimiter splits into the ``expected`` columns was written as CSV (or with
     semicolons, bars); a line starting with ``#`` is a comment; a ``first`` line (the file's first
-    row) without a single number is a header.  TREC files have neither.  Returns ``""`` when none
-    holds.  Judged by the line itself (nothing of the gold).
+    row) without a single number is a header.  TREC files have neither.  A line of one column that
+    another delimiter splits (into another count) is named for that delimiter.  Returns ``""`` when
+    none holds.  Judged by the line itself (nothing of the gold).
     """
     if text.lstrip().startswith("#"):
         return "; the line looks like a comment, but a TREC file has none: remove it"
@@ -407,9 +409,17 @@ def columns_hint(text, expected, first):
                     "header and separates its columns by spaces or tabs" % name
                 )
             return "; the columns are separated by %s, but a TREC file separates them by spaces or tabs" % name
-    fields = text.replace(",", " ").split()
+    fields = _ANY_SEPARATOR.split(text.strip())
     if first and fields and _float_or_none(fields) is None:
         return "; the line looks like a header, but a TREC file has none: start it with the first data line"
+    if len(text.split()) == 1:
+        for delimiter, name in _DELIMITERS:
+            if len(text.split(delimiter)) > 1:
+                return "; its fields are separated by %s, but a TREC file separates its %d columns by %s" % (
+                    name,
+                    expected,
+                    "spaces or tabs",
+                )
     return ""
 
 

@@ -28,3 +28,24 @@ def test_a_date_in_another_form_is_told_the_form(tmp_path, ds, told):
         "forecasts.csv line 3: the ds field '%s' is not one of the horizon's dates; %s (or date-times such as "
         "2016-05-23 14:00:00)" % (ds, FORM)
     ), info.value.message
+
+
+def test_dates_alone_parse_as_they_do_beside_date_times():
+    """A block of 10-character dates takes the short path (10 columns); its keys and kinds are the long path's."""
+    import numpy as np
+
+    from leaderboard_ci.tasks.forecasting import timestamps
+
+    fields = ["2016-05-23", "1969-12-31", "2000-02-29", "2001-02-29", "2016-5-23x", "0001-01-01", "9999-12-31"]
+    fields += ["2016-13-01", "2016-00-10", "20160523..", "2016-05-2a", "2016/05/23"]
+    longer = fields + ["2016-05-23 14:00:00"]  # one date-time: every field read on 19 columns
+    keys = []
+    for group in (fields, longer):
+        data = np.frombuffer("".join(group).encode("ascii") + b"\x00" * 8, dtype=np.uint8)
+        lengths = np.array([len(f) for f in group], dtype=np.int64)
+        keys.append(timestamps.parse(data, np.cumsum(lengths) - lengths, lengths))
+    assert np.array_equal(keys[0][0], keys[1][0][:-1]) and np.array_equal(keys[0][1], keys[1][1][:-1])
+    assert (
+        keys[0][1].tolist()
+        == [timestamps.TIME] * 3 + [timestamps.BAD] * 2 + [timestamps.TIME] * 2 + [timestamps.BAD] * 5
+    )

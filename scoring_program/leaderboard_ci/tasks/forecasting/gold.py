@@ -30,7 +30,7 @@ from ..protocol import GoldData
 from . import files, hierarchy, scales, timestamps
 from .settings import ForecastingSettings, needs
 
-__all__ = ["read_gold", "gold_dtype", "flat_points", "short_histories"]
+__all__ = ["read_gold", "gold_dtype", "flat_points", "short_histories", "gold_notes"]
 
 _RESERVED = ("seasonality", "weight", "scale_mase", "scale_rmsse")
 
@@ -75,6 +75,18 @@ def short_histories(values, metrics):
         return 0
     history, season = values["history"], values["season"]
     return int(np.count_nonzero((history >= 0) & (season > 1) & (history <= season)))
+
+
+def gold_notes(gold, metric_specs):
+    """The task's ``gold_notes`` (:class:`~leaderboard_ci.tasks.protocol.TaskType`): the short histories, counted."""
+    short = short_histories(gold.values, metric_specs)
+    if not short:
+        return ()
+    return (
+        "%d of the %d series have a history of one season or less (m points or fewer, m > 1): MASE scales "
+        "them by the in-sample error of the one-step naive forecast (m = 1, as GluonTS does), not the "
+        "seasonal one (docs/tasks/forecasting.md)" % (short, len(gold.values)),
+    )
 
 
 def _needed(metrics):

@@ -4,8 +4,8 @@
 holding every COCO mask form (compressed and uncompressed RLE, polygons; ``iscrowd`` 0 and 1; empty images,
 a category without instances) and results carrying malformed masks (a wrong size, counts that do not sum to
 h x w, bad characters, a 2-point polygon, NaN coordinates) read to the same arrays as the same files
-without their masks, whose scores ``test_detection_parity.py`` checks against pycocotools (which does not
-read the masks for ``bbox`` either).  Session-9 sweep.
+without their masks, and pycocotools (``iouType='bbox'``) run on the mask-carrying data gives our twelve
+numbers on the full sample and on replicates (``test_detection_parity.assert_same``).  Session-9 sweep.
 """
 
 import json
@@ -77,3 +77,13 @@ def test_masks_in_the_gold_and_the_results_change_nothing(tmp_path):
     assert any(a["iscrowd"] for a in gold["annotations"]) and len(gold["categories"]) == 4  # one without instances
     for a, b in ((plain_gold.values, mask_gold.values), (plain, with_masks)):  # one array of rows per image
         assert len(a) == len(b) == 30 and all(x.tobytes() == y.tobytes() for x, y in zip(a, b))
+
+
+def test_pycocotools_scores_the_mask_carrying_files_as_we_do():
+    """The twelve COCO numbers of the full sample and two replicates, pycocotools on the same mask-carrying data."""
+    from test_detection_parity import assert_same
+
+    gold = make_gold(8, n_images=30, n_categories=3, mean_objects=3.0, crowd_share=0.15, empty_share=0.15)
+    results = make_detections(gold, 0.7, 9)
+    masked = [dict(r, segmentation=HOSTILE[k % len(HOSTILE)]) for k, r in enumerate(results)]
+    assert_same(_with_masks(gold), masked, n_replicates=2)

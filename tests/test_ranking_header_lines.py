@@ -6,6 +6,8 @@ qrels' relevance) hold no number; a header written with commas is told both, and
 Nothing of the gold is named.
 """
 
+import dataclasses
+
 import pytest
 from test_ranking_bad_inputs import assert_no_gold_leak, gold_of
 
@@ -61,6 +63,16 @@ def test_a_run_whose_first_row_is_a_header_is_told_so(tmp_path, text, expected):
     assert message.endswith(COMMA_HEADER) == ("," in text), message
     assert message.endswith(COMMENT) == ("#" in text), message
     assert_no_gold_leak(message)
+
+
+def test_a_header_is_told_so_when_unscored_queries_are_ignored(tmp_path):
+    """``files.unscored_ids: ignore`` drops the lines of other queries: a header is still a header, not one of them."""
+    config, gold = gold_of(tmp_path)
+    config = dataclasses.replace(config, files=dataclasses.replace(config.files, unscored_ids="ignore"))
+    (tmp_path / "run.txt").write_text("qid Q0 docid rank score run\ntopic1 Q0 docA 1 2.5 sys\n")
+    with pytest.raises(SubmissionError) as info:
+        read_predictions(str(tmp_path / "run.txt"), config, gold)
+    assert str(info.value) == "run.txt line 1: " + RUN_HEADER, str(info.value)
 
 
 @pytest.mark.parametrize(

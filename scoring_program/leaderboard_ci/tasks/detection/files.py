@@ -127,13 +127,24 @@ class _Gold(object):
         self.ann_ids = {}
 
 
+#: What each key of a gold annotation holds, for the message when it is missing.
+_GOLD_KEYS = {
+    "image_id": "the id of its image in images",
+    "category_id": "the id of its category in categories",
+    "bbox": "the object's box [x, y, width, height] (this competition scores boxes; from a mask, "
+    "pycocotools.mask.toBbox gives it)",
+    "area": "the object's area, which decides its small/medium/large range (COCO's: the segmentation's; "
+    "pycocotools.mask.area)",
+}
+
+
 def _gold_problem(index, record):
     """What is wrong with annotation ``record`` (never quoting its values), or None."""
     if not isinstance(record, dict):
         return "is a JSON %s; expected an object with image_id, category_id, bbox, area and iscrowd" % kind(record)
     for key in ("image_id", "category_id", "bbox", "area"):
         if key not in record:
-            return 'has no "%s"' % key
+            return 'has no "%s"; expected %s' % (key, _GOLD_KEYS[key])
     box = record["bbox"]
     if not isinstance(box, list) or len(box) != 4 or any(type(v) not in _NUMBER for v in box):
         return "has a bbox that is not four numbers [x, y, width, height]"
@@ -368,10 +379,9 @@ def _record_problem(record, images, categories, quote):
     image = record["image_id"]
     text = id_text(image)
     if text is None or text not in images:
-        if isinstance(image, str) and id_text(_as_number(image)) in images:
-            return "has the image_id %s, a string; the test images have number ids: write it without quotes" % quote(
-                image
-            )
+        hint = _quoting_hint(image, images, "test images")
+        if hint:
+            return "has the image_id %s, %s" % (_shown(image, quote), hint)
         return "has the image_id %s, which is not a test image (image ids look like %s)" % (
             _shown(image, quote),
             images.example,
@@ -379,6 +389,9 @@ def _record_problem(record, images, categories, quote):
     category = record["category_id"]
     text = id_text(category)
     if text is None or text not in categories:
+        hint = _quoting_hint(category, categories, "categories")
+        if hint:
+            return "has the category_id %s, %s" % (_shown(category, quote), hint)
         return (
             "has the category_id %s, which is not a category of this competition (the category ids are those of "
             "the categories list of the public data)" % _shown(category, quote)
@@ -391,9 +404,20 @@ def _record_problem(record, images, categories, quote):
     if box[2] < 0 or box[3] < 0:
         return "has the bbox %s; expected [x, y, width, height] with width and height at least 0" % _shown(box, quote)
     score = record["score"]
+    if isinstance(score, str) and type(_as_number(score)) in _NUMBER:
+        return "has the score %s, a string; expected a number (a JSON number, not in quotes)" % _shown(score, quote)
     if type(score) not in _NUMBER or not math.isfinite(score):
         return "has the score %s; expected a finite number" % _shown(score, quote)
     return None
+
+
+def _quoting_hint(value, known, what):
+    """``"a string; the test images have number ids: ..."`` (or the reverse) when only the quotes differ, else ""."""
+    if isinstance(value, str) and id_text(_as_number(value)) in known:
+        return "a string; the %s have number ids: write it without quotes" % what
+    if id_text(value) is not None and not isinstance(value, str) and json.dumps(id_text(value)) in known:
+        return "a number; the %s have string ids: write it in quotes" % what
+    return ""
 
 
 def _as_number(text):

@@ -154,5 +154,5 @@ def test_counts_problems_name_the_mask():
     indptr = np.array([0, 3, 5, 7])
     problems = M.counts_problems(counts, indptr, np.array([2, 2, 1]), np.array([3, 2, 5]))
     assert problems[0] is None
-    assert "negative" in problems[1]
+    assert problems[1] == "include a negative count"
     assert "sum to 6" in problems[2]

@@ -171,7 +171,10 @@ def decode_strings(texts):
 
 
 def counts_problems(counts, indptr, height, width):
-    """Per mask, what is wrong with its counts (None when nothing): a negative count, or a sum other than h*w."""
+    """Per mask, what is wrong with its counts (None when nothing): a negative count, or a sum other than h*w.
+
+    The sentence's end follows "counts that": ``include a negative count`` or ``sum to 12, not ...``.
+    """
     n = indptr.shape[0] - 1
     per = np.diff(indptr)
     owner = np.repeat(np.arange(n), per)
@@ -181,9 +184,7 @@ def counts_problems(counts, indptr, height, width):
     out = [None] * n
     for i in np.flatnonzero(negative | (total != height * width) | (per == 0)):
         out[int(i)] = (
-            "has a negative count"
-            if negative[i]
-            else "has counts that sum to %d, not the image's height times width" % int(total[i])
+            "include a negative count" if negative[i] else "sum to %d, not the height times the width" % int(total[i])
         )
     return out
 

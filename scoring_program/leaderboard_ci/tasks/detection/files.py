@@ -159,6 +159,8 @@ def _gold_problem(index, record):
 
 def _add_annotations(gold, batch, offset):
     for i, record in enumerate(batch.values):
+        if gold.segm is not None and isinstance(record, dict) and "bbox" not in record:
+            record = dict(record, bbox=[0, 0, 0, 0])  # masks need no box (COCOeval's segm IoU does not read it)
         problem = _gold_problem(offset + i, record)
         if problem is None:
             ident = record.get("id")

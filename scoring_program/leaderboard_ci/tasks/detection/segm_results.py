@@ -117,7 +117,7 @@ def _add(out, values, images, categories, sizes, quote):
     shape = np.array(shapes, dtype=np.int64).reshape(-1, 2)
     for i, problem in enumerate(counts_problems(flat, indptr, shape[:, 0], shape[:, 1])):
         if problem is not None:
-            return i, "has segmentation counts that %s (%d x %d)" % ((problem,) + tuple(shape[i]))
+            return i, "has segmentation counts that %s of its size" % problem
     out.counts.append((flat, indptr, shape))
     return None
 

@@ -122,8 +122,16 @@ def _add(out, values, images, categories, sizes, quote):
     return None
 
 
+#: Candidate pairs per chunk of :func:`_pairs` (memory only, never a result).
+_PAIR_CHUNK = 1 << 21
+
+
 def _pairs(masks, image, category, reference, n_categories):
-    """``(detection, gold object, IoU)`` of the pairs of one image and category with IoU >= 0.5."""
+    """``(detection, gold object, IoU)`` of the pairs of one image and category with IoU >= 0.5.
+
+    Only pairs whose boxes overlap are computed (the others have IoU 0), in chunks of at most
+    :data:`_PAIR_CHUNK` candidates (one detection's may be more).
+    """
     gold = reference.masks
     g_key = reference.image.astype(np.int64) * n_categories + reference.category
     g_order = np.lexsort((np.arange(g_key.shape[0]), g_key))
@@ -131,14 +139,26 @@ def _pairs(masks, image, category, reference, n_categories):
     d_key = image.astype(np.int64) * n_categories + category
     start = np.searchsorted(g_sorted, d_key, side="left")
     count = np.searchsorted(g_sorted, d_key, side="right") - start
-    total = int(count.sum())
-    det = np.repeat(np.arange(d_key.shape[0]), count)
-    g = g_order[np.repeat(start, count) + np.arange(total) - np.repeat(np.cumsum(count) - count, count)]
-    near = box_overlap(boxes(masks)[det], boxes(gold)[g])
-    det, g = det[near], g[near]
-    iou = mask_iou(masks, gold, det, g, reference.crowd[g])
-    keep = iou >= MIN_IOU
-    return det[keep], g[keep], iou[keep]
+    d_box, g_box = boxes(masks), boxes(gold)
+    cum = np.cumsum(count)
+    out = []
+    first = 0
+    while first < d_key.shape[0]:
+        base = cum[first - 1] if first else 0
+        last = max(int(np.searchsorted(cum, base + _PAIR_CHUNK, side="right")), first + 1)
+        c = count[first:last]
+        total = int(c.sum())
+        det = np.repeat(np.arange(first, last), c)
+        g = g_order[np.repeat(start[first:last], c) + np.arange(total) - np.repeat(np.cumsum(c) - c, c)]
+        near = box_overlap(d_box[det], g_box[g])
+        det, g = det[near], g[near]
+        iou = mask_iou(masks, gold, det, g, reference.crowd[g])
+        keep = iou >= MIN_IOU
+        out.append((det[keep], g[keep], iou[keep]))
+        first = last
+    if not out:
+        return np.zeros(0, np.intp), np.zeros(0, np.intp), np.zeros(0)
+    return tuple(np.concatenate([part[i] for part in out]) for i in range(3))
 
 
 def _encode(out, reference, n_categories):

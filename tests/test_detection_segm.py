@@ -45,14 +45,15 @@ def _polygon(rng, cx, cy, radius):
     return [round(float(v), 2) for v in xy.ravel()]
 
 
-def make_segm_gold(seed, n_images=24, n_categories=3):
+def make_segm_gold(seed, n_images=24, n_categories=3, sizes=(80, 260), objects=3.0):
+    """Images of random sizes in ``sizes``, about ``objects`` objects each (polygons, RLE, crowd RLE)."""
     rng = np.random.default_rng(seed)
     images, annotations = [], []
     for i in range(n_images):
-        h, w = int(rng.integers(80, 260)), int(rng.integers(80, 260))
+        h, w = int(rng.integers(*sizes)), int(rng.integers(*sizes))
         image_id = 100 + 7 * i
         images.append({"id": image_id, "height": h, "width": w, "file_name": "%d.jpg" % image_id})
-        for _ in range(int(rng.poisson(3.0)) if i % 8 else 0):
+        for _ in range(int(rng.poisson(objects)) if i % 8 else 0):
             cx, cy = rng.uniform(-5, w + 5), rng.uniform(-5, h + 5)
             radius = float(np.exp(rng.uniform(np.log(4), np.log(110))))
             crowd = int(rng.random() < 0.08)

@@ -109,6 +109,8 @@ def _message(error):
         ([_record(segmentation="abc")], "detection 1 has a segmentation that is not COCO RLE"),
         ([_record(segmentation={"size": [H], "counts": "0"})], "whose size is not [height, width]"),
         ([_record(segmentation={"size": [H, W], "counts": [1.5, 2]})], "neither a COCO RLE string nor a list"),
+        ([_record(segmentation={"size": [H, W], "counts": [10**30, 2]})], "nor a list of integers from 0 to"),
+        ([_record(segmentation={"size": [1e300, 2], "counts": "0"})], "size is not [height, width]"),
         (
             [_record(bbox=[1, 2, 3, 4]), _record()],
             "detection 2 has no bbox while detection 1 has one; as pycocotools takes the detections' areas",
@@ -129,6 +131,8 @@ def _message(error):
         "a_string",
         "size_shape",
         "float_counts",
+        "huge_count",
+        "huge_size",
         "mixed_boxes",
         "null",
         "boxes_only",
@@ -156,6 +160,7 @@ def _gold_with(**changes):
         (_gold_with(segmentation=[]), "annotations[0] has a segmentation that is neither polygons"),
         (_gold_with(segmentation=[[1, 2, 3, 4, 5, 1e400]]), "has a polygon with a coordinate that is not a finite"),
         (_gold_with(segmentation=[[0, 0, 1e9, 0, 0, 1e9]]), "annotations[0] has a polygon far outside its image"),
+        (_gold_with(segmentation=[[0, 0, 1.7e308, 0, 0, 1]]), "annotations[0] has a polygon far outside its image"),
         (_gold_with(segmentation={"size": [H + 1, W], "counts": "0"}), "annotations[0] has an RLE segmentation whose"),
         (_gold_with(segmentation={"size": [H, W], "counts": [1, 2]}), "annotations[0] has RLE counts that are neg"),
         (_gold_with(segmentation={"size": [H, W], "counts": "o"}), "annotations[0] has RLE counts that"),
@@ -165,7 +170,7 @@ def _gold_with(**changes):
             "images[0] has no height and width (positive integers), which masks need",
         ),
     ],
-    ids=["two_points", "odd", "empty", "inf", "far", "size", "sum", "string", "null", "no_width"],
+    ids=["two_points", "odd", "empty", "inf", "far", "overflow", "size", "sum", "string", "null", "no_width"],
 )
 def test_bad_gold_gets_one_sentence_without_its_values(tmp_path, gold, expected):
     if gold["annotations"][0].get("segmentation") is None and "images" not in expected:
@@ -229,3 +234,19 @@ def test_a_hundred_thousand_masks_read_in_bounded_time(tmp_path):
     began = time.process_time()
     values = read_predictions(str(path), config, standard)
     assert len(values) == 1000 and time.process_time() - began < 120
+
+
+def test_decoy_images_are_read_checked_and_dropped(tmp_path):
+    """``files.unscored_ids: ignore``: masks of images the gold does not have are checked, then left out."""
+    config = dict(CONFIG, files=dict(CONFIG["files"], unscored_ids="ignore"))
+    parsed, standard = gold_of(tmp_path, config=config)
+    path = tmp_path / "detections.json"
+    decoy = _record(image_id=9999, segmentation=_rle(h=10, w=20, start=5, length=50))
+    path.write_text(json.dumps([_record(), decoy]), encoding="utf-8")
+    values = read_predictions(str(path), parsed, standard)
+    assert [v.shape[0] for v in values] == [1, 0]
+    bad = dict(decoy, segmentation={"size": [10, 20], "counts": [5, 6]})
+    path.write_text(json.dumps([_record(), bad]), encoding="utf-8")
+    with pytest.raises(SubmissionError) as caught:
+        read_predictions(str(path), parsed, standard)
+    assert "detection 2 has segmentation counts that sum to 11" in _message(caught.value)

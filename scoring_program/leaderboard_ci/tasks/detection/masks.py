@@ -276,7 +276,8 @@ def polygon_steps(polygon):
     xy = np.asarray(polygon, dtype=np.float64).reshape(-1, 2)
     p = np.trunc(_SCALE * xy + 0.5)
     d = np.abs(np.roll(p, -1, axis=0) - p)
-    return float((np.maximum(d[:, 0], d[:, 1]) + 1).sum())
+    total = float((np.maximum(d[:, 0], d[:, 1]) + 1).sum())
+    return total if np.isfinite(total) else float("inf")
 
 
 def union_intervals(parts):

@@ -45,6 +45,8 @@ __all__ = [
 ]
 
 IOU_TYPES = ("bbox", "segm")
+#: Bound on a size or a count before it is compared with the image's (keeps every product in int64).
+_WIDEST = 1 << 31
 _NUMBER = (int, float)
 
 
@@ -78,13 +80,16 @@ def segmentation_problem(value, polygons=True):
     """What is wrong with the shape of a ``segmentation`` (a sentence's end), or None; values never quoted."""
     if isinstance(value, dict):
         size, counts = value.get("size"), value.get("counts")
-        if not isinstance(size, list) or len(size) != 2 or not all(_is_int(v) and v > 0 for v in size):
+        if not isinstance(size, list) or len(size) != 2 or not all(_is_int(v) and 0 < v < _WIDEST for v in size):
             return "has a segmentation whose size is not [height, width], two positive integers"
         if isinstance(counts, str):
             return None
-        if isinstance(counts, list) and counts and all(type(c) is int for c in counts):
+        if isinstance(counts, list) and counts and all(type(c) is int and 0 <= c < _WIDEST for c in counts):
             return None
-        return "has a segmentation whose counts are neither a COCO RLE string nor a list of integers"
+        return (
+            "has a segmentation whose counts are neither a COCO RLE string nor a list of integers from 0 to "
+            "the height times the width"
+        )
     if polygons and isinstance(value, list) and value and all(isinstance(p, list) for p in value):
         for part in value:
             if len(part) < 6 or len(part) % 2 or any(type(v) not in _NUMBER for v in part):

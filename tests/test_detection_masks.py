@@ -127,8 +127,9 @@ def test_polygons_match_frpyobjects_and_merge_exactly():
         h, w = (int(v) for v in rng.integers(1, 60 if trial % 10 else 700, 2))
         parts = [_polygon(rng, h, w) for _ in range(int(rng.integers(1, 4)))]
         reference = mask_utils.merge(mask_utils.frPyObjects(parts, h, w))
-        starts, ends = M.union_intervals([M.polygon_intervals(p, h, w) for p in parts])
-        masks = M.masks_from_intervals(starts, ends, np.zeros(starts.shape[0], int), [h], [w])
+        starts, ends, which = M.polygon_intervals(parts, [h] * len(parts), [w] * len(parts))
+        starts, ends, which = M.union_intervals(starts, ends, np.zeros_like(which))
+        masks = M.masks_from_intervals(starts, ends, which, [h], [w])
         assert M.to_string(M.to_counts(masks, 0)) == reference["counts"].decode(), (h, w, parts)
         assert masks.area[0] == mask_utils.area(reference)
 

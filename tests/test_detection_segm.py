@@ -241,13 +241,14 @@ def test_box_results_unchanged_by_the_default_setting():
 
 def test_chunk_sizes_change_nothing(monkeypatch):
     """The pair and interval chunks bound memory only: the encoded detections are the same bytes."""
-    from leaderboard_ci.tasks.detection import masks, segm_results
+    from leaderboard_ci.tasks.detection import masks, segm_gold, segm_results
 
     gold = make_segm_gold(5, n_images=8)
     results = make_segm_results(gold, 105, with_box=False, flood=3)
     _, _, before = TASK.encode_values(gold, {"s": results}, settings=SEGM)
     monkeypatch.setattr(segm_results, "_PAIR_CHUNK", 1)
     monkeypatch.setattr(masks, "_CHUNK", 2)
+    monkeypatch.setattr(segm_gold, "_POLYGON_CHUNK", 7)
     _, _, after = TASK.encode_values(gold, {"s": results}, settings=SEGM)
     assert sum(a.shape[0] for a in before["s"]) == len(results)
     assert all(a.tobytes() == b.tobytes() for a, b in zip(before["s"], after["s"]))

@@ -195,8 +195,8 @@ def test_scoring_program_end_to_end(tmp_path):
     import yaml
 
     (ref / "config.yaml").write_text(yaml.safe_dump(CONFIG), encoding="utf-8")
-    starts, ends = M.polygon_intervals(POLYGON, H, W)
-    masks = M.masks_from_intervals(starts, ends, np.zeros(starts.shape[0], int), [H], [W])
+    starts, ends, which = M.polygon_intervals([POLYGON], [H], [W])
+    masks = M.masks_from_intervals(starts, ends, which, [H], [W])
     exact = {"size": [H, W], "counts": M.to_string(M.to_counts(masks, 0))}
     res = tmp_path / "input_res"
     res.mkdir()

@@ -229,26 +229,56 @@ def masks_from_intervals(starts, ends, which, height, width):
     return Masks(height, width, indptr, starts, ends, area)
 
 
-def polygon_intervals(polygon, h, w):
-    """Foreground intervals ``(starts, ends)`` of one polygon ``[x1, y1, x2, y2, ...]`` (``rleFrPoly``).
+def _vertices(polygons):
+    """``(px, py, polygon of each vertex, next vertex)``: the vertices scaled by 5 and truncated as C's ``(int)``."""
+    sizes = np.array([len(p) // 2 for p in polygons], dtype=np.int64)
+    xy = np.concatenate([np.asarray(p, dtype=np.float64) for p in polygons]).reshape(-1, 2)
+    with np.errstate(over="ignore", invalid="ignore"):
+        fine = np.trunc(_SCALE * xy + 0.5)
+    owner = np.repeat(np.arange(sizes.shape[0]), sizes)
+    following = np.arange(owner.shape[0]) + 1
+    ends = np.cumsum(sizes)
+    following[ends - 1] = ends - sizes  # the outline is closed: the last vertex goes back to the first
+    return fine[:, 0], fine[:, 1], owner, following
 
-    ``polygon`` holds at least three finite points; the caller bounds the outline's length with
-    :func:`polygon_steps` first.
+
+def polygon_steps(polygons):
+    """Per polygon, how many fine-grid points :func:`polygon_intervals` walks (``inf`` when not finite)."""
+    px, py, owner, following = _vertices(polygons)
+    with np.errstate(invalid="ignore"):
+        d = np.maximum(np.abs(px[following] - px), np.abs(py[following] - py)) + 1
+    d = np.where(np.isfinite(d), d, np.inf)
+    return np.bincount(owner, weights=d, minlength=len(polygons))
+
+
+def polygon_intervals(polygons, heights, widths):
+    """Foreground intervals of polygons ``[x1, y1, x2, y2, ...]`` (``rleFrPoly``), all at once.
+
+    Parameters
+    ----------
+    polygons : list of sequences of numbers
+        Each at least three finite points; the caller bounds the outlines' length first
+        (:func:`polygon_steps`).
+    heights, widths : int arrays
+        Each polygon's image size.
+
+    Returns
+    -------
+    (starts, ends, polygon) int64 arrays, sorted by polygon then start.
     """
-    xy = np.asarray(polygon, dtype=np.float64).reshape(-1, 2)
-    px = np.trunc(_SCALE * xy[:, 0] + 0.5).astype(np.int64)
-    py = np.trunc(_SCALE * xy[:, 1] + 0.5).astype(np.int64)
-    xs, xe = px, np.roll(px, -1)
-    ys, ye = py, np.roll(py, -1)
+    heights = np.asarray(heights, dtype=np.int64)
+    widths = np.asarray(widths, dtype=np.int64)
+    fx, fy, owner, following = _vertices(polygons)
+    px, py = fx.astype(np.int64), fy.astype(np.int64)
+    xs, xe, ys, ye = px, px[following], py, py[following]
     dx, dy = np.abs(xe - xs), np.abs(ye - ys)
     along_x = dx >= dy
     flip = (along_x & (xs > xe)) | (~along_x & (ys > ye))
     xs, xe = np.where(flip, xe, xs), np.where(flip, xs, xe)
     ys, ye = np.where(flip, ye, ys), np.where(flip, ys, ye)
     steps = np.maximum(dx, dy)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        slope = np.where(along_x, (ye - ys) / np.where(dx > 0, dx, 1).astype(np.float64), 0.0)
-        slope = np.where(~along_x, (xe - xs) / np.where(dy > 0, dy, 1).astype(np.float64), slope)
+    slope = np.where(along_x, (ye - ys) / np.where(dx > 0, dx, 1).astype(np.float64), 0.0)
+    slope = np.where(~along_x, (xe - xs) / np.where(dy > 0, dy, 1).astype(np.float64), slope)
     length = steps + 1
     seg = np.repeat(np.arange(xs.shape[0]), length)
     d = np.arange(int(length.sum())) - np.repeat(np.cumsum(length) - length, length)
@@ -257,43 +287,40 @@ def polygon_intervals(polygon, h, w):
     on_x = along_x[seg]
     u = np.where(on_x, t + xs[seg], np.trunc(xs[seg] + slope[seg] * tf + 0.5).astype(np.int64))
     v = np.where(on_x, np.trunc(ys[seg] + slope[seg] * tf + 0.5).astype(np.int64), t + ys[seg])
-    moved = np.flatnonzero(u[1:] != u[:-1]) + 1
-    u1, u0 = u[moved], u[moved - 1]
+    poly = owner[seg]
+    moved = np.flatnonzero((u[1:] != u[:-1]) & (poly[1:] == poly[:-1])) + 1
+    u1, u0, who = u[moved], u[moved - 1], poly[moved]
+    h, w = heights[who], widths[who]
     xd = (np.where(u1 < u0, u1, u1 - 1).astype(np.float64) + 0.5) / _SCALE - 0.5
     ok = (np.floor(xd) == xd) & (xd >= 0) & (xd <= w - 1)
     yd = (np.minimum(v[moved], v[moved - 1]).astype(np.float64) + 0.5) / _SCALE - 0.5
-    yd = np.ceil(np.clip(yd, 0.0, float(h)))
-    toggles = np.sort(xd[ok].astype(np.int64) * int(h) + yd[ok].astype(np.int64))
-    if toggles.shape[0] % 2:
-        toggles = np.append(toggles, int(h) * int(w))
-    starts, ends = toggles[0::2], np.minimum(toggles[1::2], int(h) * int(w))
+    yd = np.ceil(np.minimum(np.maximum(yd, 0.0), h.astype(np.float64)))
+    toggles = xd[ok].astype(np.int64) * h[ok] + yd[ok].astype(np.int64)
+    who = who[ok]
+    # a pixel is foreground when an odd number of toggles precede it: pair them up, the image's end closing
+    size = heights * widths
+    odd = np.flatnonzero(np.bincount(who, minlength=len(polygons)) % 2 == 1)
+    toggles = np.concatenate([toggles, size[odd]])
+    who = np.concatenate([who, odd])
+    order = np.lexsort((toggles, who))
+    toggles, who = toggles[order], who[order]
+    starts, ends, which = toggles[0::2], np.minimum(toggles[1::2], size[who[1::2]]), who[0::2]
     keep = ends > starts
-    return starts[keep], ends[keep]
+    return starts[keep], ends[keep], which[keep]
 
 
-def polygon_steps(polygon):
-    """How many fine-grid points :func:`polygon_intervals` walks along ``polygon`` (to bound it first)."""
-    xy = np.asarray(polygon, dtype=np.float64).reshape(-1, 2)
-    p = np.trunc(_SCALE * xy + 0.5)
-    d = np.abs(np.roll(p, -1, axis=0) - p)
-    total = float((np.maximum(d[:, 0], d[:, 1]) + 1).sum())
-    return total if np.isfinite(total) else float("inf")
-
-
-def union_intervals(parts):
-    """The union of several interval lists ``[(starts, ends), ...]`` (``rleMerge``, ``intersect=0``)."""
-    if len(parts) == 1:
-        return parts[0]
-    starts = np.concatenate([p[0] for p in parts])
-    ends = np.concatenate([p[1] for p in parts])
+def union_intervals(starts, ends, group):
+    """The union of the intervals of each ``group`` (``rleMerge``, ``intersect=0``), sorted by group then start."""
     position = np.concatenate([starts, ends])
     step = np.concatenate([np.ones(starts.shape[0], np.int64), -np.ones(ends.shape[0], np.int64)])
-    order = np.lexsort((-step, position))  # at one position, starts before ends: touching parts join
-    depth = np.cumsum(step[order])
-    position = position[order]
-    opened = np.flatnonzero((depth > 0) & (np.concatenate([[0], depth[:-1]]) == 0))
-    closed = np.flatnonzero((depth == 0) & (np.concatenate([[0], depth[:-1]]) > 0))
-    return position[opened], position[closed]
+    owner = np.concatenate([group, group])
+    order = np.lexsort((-step, position, owner))  # at one position, starts before ends: touching parts join
+    depth = np.cumsum(step[order])  # every group's intervals balance, so depth is 0 between groups
+    position, owner = position[order], owner[order]
+    before = np.concatenate([[0], depth[:-1]])
+    opened = np.flatnonzero((depth > 0) & (before == 0))
+    closed = np.flatnonzero((depth == 0) & (before > 0))
+    return position[opened], position[closed], owner[opened]
 
 
 def to_counts(masks, i):

@@ -119,18 +119,38 @@ def image_sizes(fields_of_images):
 GoldMasks = namedtuple("GoldMasks", "masks height width image category crowd")
 
 
+#: Fine-grid points per chunk of polygons rasterized at once (memory only, never a result).
+_POLYGON_CHUNK = 1 << 22
+
+
+def _polygon_parts(polygons, owner, h_of, w_of):
+    """``(starts, ends, annotation)`` of the union of each annotation's polygons, in chunks of polygons."""
+    steps = polygon_steps(polygons)
+    cum = np.cumsum(steps)
+    out = []
+    first = 0
+    while first < len(polygons):
+        base = cum[first - 1] if first else 0.0
+        last = max(int(np.searchsorted(cum, base + _POLYGON_CHUNK, side="right")), first + 1)
+        mine = owner[first:last]
+        s, e, p = polygon_intervals(polygons[first:last], h_of[mine], w_of[mine])
+        out.append((s, e, mine[p]))
+        first = last
+    starts, ends, which = (np.concatenate([part[i] for part in out]) for i in range(3))
+    return union_intervals(starts, ends, which)
+
+
 def gold_masks(segmentations, where, image, category, crowd, heights, widths, fail):
     """:class:`GoldMasks` of the annotations' segmentations (file order), their image positions and categories.
 
     ``where[j]`` is annotation ``j``'s index in the file (for messages); ``fail(message)`` raises.
     """
     n = len(segmentations)
-    order = np.argsort(np.asarray(image, dtype=np.intp), kind="mergesort")
+    image = np.asarray(image, dtype=np.intp)
+    order = np.argsort(image, kind="mergesort")
     h_of = heights[image] if n else np.zeros(0, np.int64)
     w_of = widths[image] if n else np.zeros(0, np.int64)
-    strings, string_of = [], []
-    lists, list_of = [], []
-    parts_of = {}
+    strings, string_of, lists, list_of, polygons, polygon_of = [], [], [], [], [], []
     for j, segm in enumerate(segmentations):
         if isinstance(segm, dict):
             if list(segm["size"]) != [h_of[j], w_of[j]]:
@@ -143,11 +163,21 @@ def gold_masks(segmentations, where, image, category, crowd, heights, widths, fa
             else:
                 lists.append(segm["counts"])
                 list_of.append(j)
-            continue
-        if sum(polygon_steps(p) for p in segm) > MAX_POLYGON_STEPS:
-            fail("annotations[%d] has a polygon far outside its image (its outline is too long to draw)" % where[j])
-        parts_of[j] = union_intervals([polygon_intervals(p, h_of[j], w_of[j]) for p in segm])
-    counts = [np.zeros(0, np.int64)] * n
+        else:
+            polygons.extend(segm)
+            polygon_of.extend([j] * len(segm))
+    parts = []
+    if polygons:
+        polygon_of = np.array(polygon_of, dtype=np.int64)
+        total = np.bincount(polygon_of, weights=polygon_steps(polygons), minlength=n)
+        too_long = np.flatnonzero(~(total <= MAX_POLYGON_STEPS))
+        if too_long.size:
+            fail(
+                "annotations[%d] has a polygon far outside its image (its outline is too long to draw)"
+                % where[too_long[0]]
+            )
+        parts.append(_polygon_parts(polygons, polygon_of, h_of, w_of))
+    counts = {}
     if strings:
         decoded, indptr, problem = decode_strings(strings)
         if problem is not None:
@@ -156,31 +186,27 @@ def gold_masks(segmentations, where, image, category, crowd, heights, widths, fa
             counts[j] = decoded[indptr[i] : indptr[i + 1]]
     for i, j in enumerate(list_of):
         counts[j] = np.array(lists[i], dtype=np.int64)
-    rle = [j for j in range(n) if j not in parts_of]
-    starts, ends, which = [], [], []
-    if rle:
+    if counts:
+        rle = sorted(counts)
         flat = np.concatenate([counts[j] for j in rle])
         indptr = np.concatenate([[0], np.cumsum([counts[j].shape[0] for j in rle])]).astype(np.int64)
-        problems = counts_problems(flat, indptr, h_of[rle], w_of[rle])
-        for i, problem in enumerate(problems):
+        for i, problem in enumerate(counts_problems(flat, indptr, h_of[rle], w_of[rle])):
             if problem is not None:
                 fail(
                     "annotations[%d] has RLE counts that are negative or do not sum to its image's height "
                     "times width" % where[rle[i]]
                 )
         found = masks_from_counts(flat, indptr, h_of[rle], w_of[rle])
-        for i, j in enumerate(rle):
-            a, b = found.indptr[i], found.indptr[i + 1]
-            parts_of[j] = (found.starts[a:b], found.ends[a:b])
-    for j in order:
-        s, e = parts_of[int(j)]
-        starts.append(s)
-        ends.append(e)
-        which.append(np.full(s.shape[0], len(which), dtype=np.int64))
-    cat = lambda parts: np.concatenate(parts) if parts else np.zeros(0, np.int64)  # noqa: E731
-    masks = masks_from_intervals(cat(starts), cat(ends), cat(which), h_of[order], w_of[order])
-    image, category = np.asarray(image, dtype=np.intp)[order], np.asarray(category, dtype=np.intp)[order]
-    return GoldMasks(masks, heights, widths, image, category, np.asarray(crowd, dtype=bool)[order])
+        owner = np.repeat(np.array(rle, dtype=np.int64), np.diff(found.indptr))
+        parts.append((found.starts, found.ends, owner))
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.arange(n)
+    starts, ends, which = (np.concatenate([p[i] for p in parts] or [np.zeros(0, np.int64)]) for i in range(3))
+    which = rank[which]
+    by_mask = np.lexsort((starts, which))
+    masks = masks_from_intervals(starts[by_mask], ends[by_mask], which[by_mask], h_of[order], w_of[order])
+    category = np.asarray(category, dtype=np.intp)[order]
+    return GoldMasks(masks, heights, widths, image[order], category, np.asarray(crowd, dtype=bool)[order])
 
 
 def mask_detections(values, gold_values):

@@ -250,3 +250,26 @@ def test_decoy_images_are_read_checked_and_dropped(tmp_path):
     with pytest.raises(SubmissionError) as caught:
         read_predictions(str(path), parsed, standard)
     assert "detection 2 has segmentation counts that sum to 11" in _message(caught.value)
+
+
+def test_the_participants_format_and_sample_are_masks_the_program_accepts(tmp_path):
+    from leaderboard_ci.tasks.detection import TASK
+
+    config, standard = gold_of(tmp_path)
+    fmt = TASK.submission_format(standard, config.files, config.metrics)
+    assert fmt.file_name == "segmentations.json" and '"segmentation": {"size": [height, width]' in fmt.description
+    public = json.loads(fmt.public_files[0][1])
+    assert public["images"][0] == {"id": 7001, "height": H, "width": W}  # participants need the sizes
+    path = tmp_path / "detections.json"
+    path.write_text(fmt.sample, encoding="utf-8")
+    values = read_predictions(str(path), config, standard)
+    assert [v.shape[0] for v in values] == [1, 1]
+    boxes = gold_of(tmp_path, config=dict(CONFIG, iou_type="bbox", files=dict(CONFIG["files"])), gold=_boxed())
+    assert TASK.submission_format(boxes[1], boxes[0].files, boxes[0].metrics).file_name == "detections.json"
+
+
+def _boxed():
+    gold = json.loads(json.dumps(GOLD))
+    for ann in gold["annotations"]:
+        ann["bbox"] = [1, 2, 3, 4]
+    return gold

@@ -22,10 +22,10 @@ Standard library and numpy only (Python 3.7, numpy 1.17).
 """
 
 from ..protocol import TaskType, UnitTable
-from .files import read_gold, submission_format
+from .files import read_gold
 from .metrics import METRICS, NAME
 from .segm_gold import DetectionSettings
-from .segm_results import encode_values, read_predictions
+from .segm_results import encode_values, read_predictions, submission_format
 from .stats import Statistics, category_rows, decode
 
 __all__ = ["TASK"]

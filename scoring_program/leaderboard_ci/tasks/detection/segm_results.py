@@ -22,6 +22,8 @@ Standard library and numpy only (Python 3.7, numpy 1.17).
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from array import array
 from collections import OrderedDict
 
@@ -32,10 +34,27 @@ from ..shared.json_documents import kind
 from ..shared.json_stream import JsonStream
 from . import files
 from .boxes import MIN_IOU
-from .masks import box_overlap, boxes, counts_problems, decode_strings, mask_iou, masks_from_counts
+from .masks import (
+    box_overlap,
+    boxes,
+    counts_problems,
+    decode_strings,
+    mask_iou,
+    masks_from_counts,
+    masks_from_intervals,
+    to_counts,
+    to_string,
+)
 from .segm_gold import is_segm, segmentation_problem
 
-__all__ = ["MASK_COLUMNS", "MASK_RESULTS_SHAPE", "mask_results", "read_predictions", "encode_values"]
+__all__ = [
+    "MASK_COLUMNS",
+    "MASK_RESULTS_SHAPE",
+    "mask_results",
+    "read_predictions",
+    "encode_values",
+    "submission_format",
+]
 
 MASK_COLUMNS = ("x", "y", "w", "h", "score", "category", "area")
 _EXAMPLE = (
@@ -270,3 +289,45 @@ def encode_values(gold_values, systems, labels=None, settings=None):
             raise ValueError("system %r: detection %d %s" % (name, bad[0] + 1, bad[1]))
         coded[name] = _encode(out, units["reference"], len(units["labels"]))
     return units["values"], units["labels"], coded
+
+
+def _square(h, w):
+    """The compressed RLE of a square of up to 10 pixels a side in the top-left corner of an ``h x w`` image."""
+    side = min(10, h, w)
+    starts = np.arange(side, dtype=np.int64) * h
+    masks = masks_from_intervals(starts, starts + side, np.zeros(side, np.int64), [h], [w])
+    return {"size": [int(h), int(w)], "counts": to_string(to_counts(masks, 0))}
+
+
+def submission_format(gold, files_config, metrics):
+    """What participants submit: boxes (:func:`.files.submission_format`) or, with ``iou_type: segm``, masks."""
+    boxes_format = files.submission_format(gold, files_config, metrics)
+    if not is_segm(gold.settings) or gold.reference is None:
+        return boxes_format
+    ids = [json.loads(i) for i in (gold.ids or ())]
+    sizes = list(zip(gold.reference.height.tolist(), gold.reference.width.tolist()))
+    first = json.loads(gold.labels[0][gold.labels[0].rindex(" (") + 2 : -1]) if gold.labels else 1
+    sample = [
+        {"image_id": i, "category_id": first, "segmentation": _square(h, w), "score": 0.5}
+        for i, (h, w) in zip(ids, sizes)
+    ]
+    shown = ",\n".join("  " + json.dumps(record) for record in sample[:2])
+    public = json.loads(boxes_format.public_files[0][1])
+    public["images"] = [{"id": i, "height": h, "width": w} for i, (h, w) in zip(ids, sizes)]
+    return dataclasses.replace(
+        boxes_format,
+        goal="Segment the objects of each of the {n} test images: a mask, a category and a score for each object.",
+        description=(
+            "A **COCO results file of masks** (what pycocotools' `loadRes` reads): one JSON list of detections "
+            'for all test images, each `{"image_id": ..., "category_id": ..., "segmentation": {"size": [height, '
+            'width], "counts": "..."}, "score": ...}`, the mask in COCO\'s run-length encoding as '
+            "`pycocotools.mask.encode` writes it (the counts string decoded to text), of its image's height and "
+            "width (`image_info_test.json`). A `bbox` is optional: give one to every detection or to none (with "
+            "boxes, a detection's area is its box's, as in pycocotools). Only the 100 highest-scored detections "
+            "of an image and category count, as in pycocotools.\n\n```\n[\n%s%s\n]\n```\n"
+            % (shown, ",\n  ..." if len(sample) > 2 else "")
+        ),
+        file_name="segmentations.json",
+        sample=json.dumps(sample) + "\n",
+        public_files=(("image_info_test.json", json.dumps(public, indent=1) + "\n"),),
+    )

@@ -97,7 +97,7 @@ def _message(error):
         ),
         (
             [_record(segmentation={"size": [H, W], "counts": "0a1 b"})],
-            "detection 1 has segmentation counts that holds a character that is not one of COCO's 64",
+            "detection 1 has a segmentation counts string that holds a character that is not one of COCO's 64",
         ),
         ([_record(segmentation={"size": [H, W], "counts": "1P"})], "ends inside a count"),
         ([_record(segmentation={"size": [H, W], "counts": "PPPPPP1"})], "holds a count longer than 6 characters"),
@@ -163,7 +163,7 @@ def _gold_with(**changes):
         (_gold_with(segmentation=[[0, 0, 1.7e308, 0, 0, 1]]), "annotations[0] has a polygon far outside its image"),
         (_gold_with(segmentation={"size": [H + 1, W], "counts": "0"}), "annotations[0] has an RLE segmentation whose"),
         (_gold_with(segmentation={"size": [H, W], "counts": [1, 2]}), "annotations[0] has RLE counts that are neg"),
-        (_gold_with(segmentation={"size": [H, W], "counts": "o"}), "annotations[0] has RLE counts that"),
+        (_gold_with(segmentation={"size": [H, W], "counts": "o"}), "annotations[0] has an RLE counts string that"),
         (_gold_with(segmentation=None), "annotations[0] has a segmentation that is neither polygons"),
         (
             dict(GOLD, images=[{"id": 7001, "height": H}, GOLD["images"][1]]),

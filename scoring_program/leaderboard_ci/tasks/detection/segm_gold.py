@@ -181,7 +181,7 @@ def gold_masks(segmentations, where, image, category, crowd, heights, widths, fa
     if strings:
         decoded, indptr, problem = decode_strings(strings)
         if problem is not None:
-            fail("annotations[%d] has RLE counts that %s" % (where[string_of[problem[0]]], problem[1]))
+            fail("annotations[%d] has an RLE counts string that %s" % (where[string_of[problem[0]]], problem[1]))
         for i, j in enumerate(string_of):
             counts[j] = decoded[indptr[i] : indptr[i + 1]]
     for i, j in enumerate(list_of):

@@ -125,7 +125,7 @@ def _add(out, values, images, categories, sizes, quote):
     if strings:
         flat, indptr, problem = decode_strings(strings)
         if problem is not None:
-            return string_at[problem[0]], "has segmentation counts that " + problem[1]
+            return string_at[problem[0]], "has a segmentation counts string that " + problem[1]
         for k, i in enumerate(string_at):
             decoded[i] = flat[indptr[k] : indptr[k + 1]]
     for k, i in enumerate(list_at):

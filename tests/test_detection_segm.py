@@ -252,3 +252,25 @@ def test_chunk_sizes_change_nothing(monkeypatch):
     _, _, after = TASK.encode_values(gold, {"s": results}, settings=SEGM)
     assert sum(a.shape[0] for a in before["s"]) == len(results)
     assert all(a.tobytes() == b.tobytes() for a, b in zip(before["s"], after["s"]))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(20, 36))
+def test_random_data_sets_equal_pycocotools(seed):
+    """Sixteen random data sets (1-4 categories, small to COCO-sized objects, boxes or not, floods, ties)."""
+    rng = np.random.default_rng(seed)
+    gold = make_segm_gold(
+        seed,
+        n_images=int(rng.integers(5, 30)),
+        n_categories=int(rng.integers(1, 5)),
+        sizes=(int(rng.integers(20, 60)), 200),
+        objects=float(rng.uniform(1, 6)),
+    )
+    results = make_segm_results(
+        gold,
+        seed + 1,
+        with_box=bool(seed % 2),
+        flood=int(rng.integers(0, 3)) * 50,
+        score_decimals=int(rng.integers(1, 4)),
+    )
+    assert_same(gold, results)

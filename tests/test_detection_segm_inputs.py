@@ -110,6 +110,8 @@ def _message(error):
         ([_record(segmentation={"size": [H], "counts": "0"})], "whose size is not [height, width]"),
         ([_record(segmentation={"size": [H, W], "counts": [1.5, 2]})], "neither a COCO RLE string nor a list"),
         ([_record(segmentation={"size": [H, W], "counts": [10**30, 2]})], "nor a list of integers from 0 to"),
+        ([_record(segmentation={"size": [2, 2], "counts": [0] * 5 + [4]})], "nor a list of integers from 0 to"),
+        ([_record(segmentation={"size": [H, W], "counts": "0" * (H * W + 2)})], "holds more counts than its image"),
         ([_record(segmentation={"size": [1e300, 2], "counts": "0"})], "size is not [height, width]"),
         (
             [_record(bbox=[1, 2, 3, 4]), _record()],
@@ -132,6 +134,8 @@ def _message(error):
         "size_shape",
         "float_counts",
         "huge_count",
+        "many_counts",
+        "many_counts_string",
         "huge_size",
         "mixed_boxes",
         "null",

@@ -105,12 +105,15 @@ def _segment_cumsum(values, first):
     return total - base
 
 
-def decode_strings(texts):
+def decode_strings(texts, max_counts=None):
     """Counts of compressed RLE strings, as pycocotools' ``rleFrString``.
 
     Parameters
     ----------
     texts : sequence of str
+    max_counts : int array, optional
+        The most counts each string may hold (``h * w + 1``: no mask needs more); checked on the
+        characters alone, before any per-character integer array is made (bounds memory).
 
     Returns
     -------
@@ -130,43 +133,51 @@ def decode_strings(texts):
     except UnicodeEncodeError as error:
         where = int(np.searchsorted(np.cumsum(lengths), error.start, side="right"))
         return None, None, (where, "holds a character that is not one of COCO's 64 ('0' to 'o')")
-    c = np.frombuffer(raw, dtype=np.uint8).astype(np.int64) - 48
+    byte = np.frombuffer(raw, dtype=np.uint8).astype(np.int16)
     ends_of_strings = np.cumsum(lengths)
-    string_of = np.repeat(np.arange(n), lengths)
-    bad = np.flatnonzero((c < 0) | (c > 63))
+    bad = np.flatnonzero((byte < 48) | (byte > 111))
     if bad.size:
-        return None, None, (int(string_of[bad[0]]), "holds a character that is not one of COCO's 64 ('0' to 'o')")
-    last = (c & 0x20) == 0  # a group's last character
+        where = int(np.searchsorted(ends_of_strings, bad[0], side="right"))
+        return None, None, (where, "holds a character that is not one of COCO's 64 ('0' to 'o')")
+    last = ((byte - 48) & 0x20) == 0  # a group's last character
     unfinished = np.flatnonzero(~last[ends_of_strings - 1])
     if unfinished.size:
         return None, None, (int(unfinished[0]), "ends inside a count (its last character says more follow)")
+    if max_counts is not None:
+        groups = np.add.reduceat(last.astype(np.int64), ends_of_strings - lengths)
+        over = np.flatnonzero(groups > np.asarray(max_counts))
+        if over.size:
+            return None, None, (int(over[0]), "holds more counts than its image has pixels (plus one)")
     group_end = np.flatnonzero(last)
     group_start = np.empty_like(group_end)
-    group_start[0] = 0
+    group_start[:1] = 0
     group_start[1:] = group_end[:-1] + 1
     size = group_end - group_start + 1
     long_group = np.flatnonzero(size > MAX_GROUP)
     if long_group.size:
-        return None, None, (int(string_of[group_end[long_group[0]]]), "holds a count longer than 6 characters")
-    group_of = np.repeat(np.arange(group_end.shape[0]), size)
-    k = np.arange(c.shape[0]) - group_start[group_of]
-    value = np.add.reduceat((c & 0x1F) << (5 * k), group_start) if c.size else np.zeros(0, np.int64)
-    negative = (c[group_end] & 0x10) != 0
-    value = value - np.where(negative, np.left_shift(1, 5 * size), 0)
+        where = int(np.searchsorted(ends_of_strings, group_end[long_group[0]], side="right"))
+        return None, None, (where, "holds a count longer than 6 characters")
+    # each count's value, character k of its group holding bits 5k to 5k + 4 (at most six characters)
+    value = np.zeros(group_end.shape[0], dtype=np.int64)
+    for k in range(MAX_GROUP):
+        has = np.flatnonzero(size > k)
+        value[has] += ((byte[group_start[has] + k].astype(np.int64) - 48) & 0x1F) << (5 * k)
+    negative = ((byte[group_end] - 48) & 0x10) != 0
+    value -= np.where(negative, np.left_shift(1, 5 * size), 0)
+    del group_start, size, negative
     # counts from the fourth on are differences with the count two before: two running sums per string
-    string_of_group = string_of[group_end]
-    per_string = np.bincount(string_of_group, minlength=n).astype(np.int64)
+    string_of_group = np.searchsorted(ends_of_strings, group_end, side="right")
+    del group_end
     indptr = np.zeros(n + 1, dtype=np.int64)
-    indptr[1:] = np.cumsum(per_string)
+    indptr[1:] = np.cumsum(np.bincount(string_of_group, minlength=n))
     j = np.arange(value.shape[0]) - indptr[string_of_group]
-    chain = np.where(j == 0, 0, 1 + (j % 2))  # 0: the first count alone; 1: even from the third; 2: odd
-    order = np.lexsort((j, chain, string_of_group))
-    ordered = value[order]
-    key = string_of_group[order] * 3 + chain[order]
-    first = np.ones(order.shape[0], dtype=bool)
-    first[1:] = key[1:] != key[:-1]
-    counts = np.empty_like(value)
-    counts[order] = _segment_cumsum(ordered, first)
+    counts = value
+    for chain in (j % 2 == 1, (j % 2 == 0) & (j > 0)):  # odd counts; even counts from the third
+        where = np.flatnonzero(chain)
+        owner = string_of_group[where]
+        first = np.ones(where.shape[0], dtype=bool)
+        first[1:] = owner[1:] != owner[:-1]
+        counts[where] = _segment_cumsum(value[where], first)
     return np.mod(counts, _WRAP), indptr, None
 
 

@@ -84,7 +84,13 @@ def segmentation_problem(value, polygons=True):
             return "has a segmentation whose size is not [height, width], two positive integers"
         if isinstance(counts, str):
             return None
-        if isinstance(counts, list) and counts and all(type(c) is int and 0 <= c < _WIDEST for c in counts):
+        too_many = isinstance(counts, list) and len(counts) > int(size[0]) * int(size[1]) + 1
+        if (
+            isinstance(counts, list)
+            and counts
+            and not too_many
+            and all(type(c) is int and 0 <= c < _WIDEST for c in counts)
+        ):
             return None
         return (
             "has a segmentation whose counts are neither a COCO RLE string nor a list of integers from 0 to "
@@ -179,7 +185,8 @@ def gold_masks(segmentations, where, image, category, crowd, heights, widths, fa
         parts.append(_polygon_parts(polygons, polygon_of, h_of, w_of))
     counts = {}
     if strings:
-        decoded, indptr, problem = decode_strings(strings)
+        most = np.array([h_of[j] * w_of[j] + 1 for j in string_of], dtype=np.int64)
+        decoded, indptr, problem = decode_strings(strings, most)
         if problem is not None:
             fail("annotations[%d] has an RLE counts string that %s" % (where[string_of[problem[0]]], problem[1]))
         for i, j in enumerate(string_of):

@@ -123,7 +123,8 @@ def _add(out, values, images, categories, sizes, quote):
         out.category.append(categories.raw.get(record["category_id"]))
     decoded = [None] * len(values)
     if strings:
-        flat, indptr, problem = decode_strings(strings)
+        most = np.array([shapes[i][0] * shapes[i][1] + 1 for i in string_at], dtype=np.int64)
+        flat, indptr, problem = decode_strings(strings, most)
         if problem is not None:
             return string_at[problem[0]], "has a segmentation counts string that " + problem[1]
         for k, i in enumerate(string_at):

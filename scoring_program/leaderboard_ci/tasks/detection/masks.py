@@ -149,30 +149,36 @@ def decode_strings(texts, max_counts=None):
         if over.size:
             return None, None, (int(over[0]), "holds more counts than its image has pixels (plus one)")
     group_end = np.flatnonzero(last)
-    group_start = np.empty_like(group_end)
-    group_start[:1] = 0
-    group_start[1:] = group_end[:-1] + 1
-    size = group_end - group_start + 1
-    long_group = np.flatnonzero(size > MAX_GROUP)
-    if long_group.size:
-        where = int(np.searchsorted(ends_of_strings, group_end[long_group[0]], side="right"))
-        return None, None, (where, "holds a count longer than 6 characters")
-    # each count's value, character k of its group holding bits 5k to 5k + 4 (at most six characters)
+    del last
     value = np.zeros(group_end.shape[0], dtype=np.int64)
-    for k in range(MAX_GROUP):
-        has = np.flatnonzero(size > k)
-        value[has] += ((byte[group_start[has] + k].astype(np.int64) - 48) & 0x1F) << (5 * k)
-    negative = ((byte[group_end] - 48) & 0x10) != 0
-    value -= np.where(negative, np.left_shift(1, 5 * size), 0)
-    del group_start, size, negative
+    for lo in range(0, group_end.shape[0], _CHUNK):  # blocks of counts: bounded temporaries
+        end = group_end[lo : lo + _CHUNK]
+        start = np.empty_like(end)
+        start[0] = group_end[lo - 1] + 1 if lo else 0
+        start[1:] = end[:-1] + 1
+        size = end - start + 1
+        long_group = np.flatnonzero(size > MAX_GROUP)
+        if long_group.size:
+            where = int(np.searchsorted(ends_of_strings, end[long_group[0]], side="right"))
+            return None, None, (where, "holds a count longer than 6 characters")
+        # character k of a count's group holds its bits 5k to 5k + 4 (at most six characters)
+        part = value[lo : lo + _CHUNK]
+        for k in range(MAX_GROUP):
+            has = np.flatnonzero(size > k)
+            part[has] += ((byte[start[has] + k].astype(np.int64) - 48) & 0x1F) << (5 * k)
+        negative = ((byte[end] - 48) & 0x10) != 0
+        part -= np.where(negative, np.left_shift(1, 5 * size), 0)
     # counts from the fourth on are differences with the count two before: two running sums per string
     string_of_group = np.searchsorted(ends_of_strings, group_end, side="right")
     del group_end
     indptr = np.zeros(n + 1, dtype=np.int64)
     indptr[1:] = np.cumsum(np.bincount(string_of_group, minlength=n))
-    j = np.arange(value.shape[0]) - indptr[string_of_group]
+    # a count's parity within its string, from small arrays (no int64 array per count besides the values)
+    odd = np.resize(np.array([False, True]), value.shape[0]) ^ (indptr[:-1] % 2 == 1)[string_of_group]
+    leading = np.zeros(value.shape[0], dtype=bool)
+    leading[indptr[:-1][indptr[1:] > indptr[:-1]]] = True
     counts = value
-    for chain in (j % 2 == 1, (j % 2 == 0) & (j > 0)):  # odd counts; even counts from the third
+    for chain in (odd, ~odd & ~leading):  # odd counts; even counts from the third
         where = np.flatnonzero(chain)
         owner = string_of_group[where]
         first = np.ones(where.shape[0], dtype=bool)

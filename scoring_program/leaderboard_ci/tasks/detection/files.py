@@ -51,6 +51,7 @@ from ..shared.json_documents import LongNumber, kind
 from ..shared.json_stream import JsonStream
 from .boxes import in_area_range
 from .metrics import METRICS, NAME, metric_area
+from .segm_gold import gold_masks, image_sizes, is_segm, segmentation_problem
 from .stats import gold_objects
 
 __all__ = [
@@ -125,6 +126,7 @@ class _Gold(object):
         self.ann_category = []
         self.ann_where = []  # (line, index)
         self.ann_ids = {}
+        self.segm = None  # iou_type segm: each annotation's segmentation
 
 
 #: What each key of a gold annotation holds, for the message when it is missing.
@@ -168,6 +170,8 @@ def _gold_problem(index, record):
 
 def _add_annotations(gold, batch, offset):
     for i, record in enumerate(batch.values):
+        if gold.segm is not None and isinstance(record, dict) and "bbox" not in record:
+            record = dict(record, bbox=[0, 0, 0, 0])  # masks need no box (COCOeval's segm IoU does not read it)
         problem = _gold_problem(offset + i, record)
         if problem is None:
             ident = record.get("id")
@@ -176,6 +180,12 @@ def _add_annotations(gold, batch, offset):
                 problem = "has the id of annotations[%d]; annotation ids must be unique" % gold.ann_ids[key]
             elif id_text(record["image_id"]) is None or id_text(record["category_id"]) is None:
                 problem = "has an image_id or category_id that is not a number or a string"
+            elif gold.segm is not None:
+                problem = (
+                    segmentation_problem(record.get("segmentation"))
+                    if "segmentation" in record
+                    else ('has no "segmentation" (iou_type: segm scores masks)')
+                )
         if problem is not None:
             yield batch.line_of(i), "annotations[%d] %s" % (offset + i, problem)
             return
@@ -188,6 +198,8 @@ def _add_annotations(gold, batch, offset):
         gold.ann_image.append(id_text(record["image_id"]))
         gold.ann_category.append(id_text(record["category_id"]))
         gold.ann_where.append(offset + i)
+        if gold.segm is not None:
+            gold.segm.append(record["segmentation"])
 
 
 def _identified(what, batch, offset):
@@ -222,7 +234,7 @@ def _add_categories(gold, batch, offset):
 _READERS = OrderedDict([("images", _add_images), ("annotations", _add_annotations), ("categories", _add_categories)])
 
 
-def _read_gold_records(source, chunks):
+def _read_gold_records(source, chunks, segm=False):
     """The gold's records (:class:`_Gold`), streamed; errors through ``source`` (one sentence each)."""
     stream = JsonStream(source, chunks, GOLD_SHAPE)
     stream.expect_start(
@@ -230,6 +242,7 @@ def _read_gold_records(source, chunks):
         lambda c: ("is empty; expected %s" % GOLD_SHAPE) if not c else "is not a JSON object; expected %s" % GOLD_SHAPE,
     )
     gold = _Gold()
+    gold.segm = [] if segm else None
     seen = {}
     for line, key in stream.members():
         reader = _READERS.get(key)
@@ -303,7 +316,18 @@ def _encode_gold(gold, fail):
         keys &= set(fields)
     for key in sorted(keys):
         design[key] = [v if isinstance(v, str) else json.dumps(v) for v in (fields[key] for _, _, fields, _ in images)]
+    reference = None
+    if gold.segm is not None:
+        heights, widths, bad = image_sizes([fields for _, _, fields, _ in images])
+        if bad is not None:
+            fail(
+                images[bad][0],
+                "images[%d] has no height and width (positive integers), which masks need" % images[bad][3],
+            )
+        where = (gold.segm, gold.ann_where, img, cat, gold.ann_crowd)
+        reference = gold_masks(*where, heights=heights, widths=widths, fail=lambda m: fail(None, m))
     return {
+        "reference": reference,
         "lines": [line if line is not None else 1 for line, _, _, _ in images],
         "values": values,
         "labels": tuple(_label(name, text) for _, text, name in categories),
@@ -323,7 +347,7 @@ def _per_image(table, image, n_images):
     return out
 
 
-def gold_units(source, chunks):
+def gold_units(source, chunks, segm=False):
     """The gold units from a COCO instances file (see the module docstring); errors through ``source``.
 
     Returns ``{"lines", "values", "labels", "ids", "groups", "design"}``: ``design`` offers every
@@ -333,14 +357,15 @@ def gold_units(source, chunks):
     def fail(line, message):
         raise source.at(line, message) if line is not None else source.whole(message)
 
-    return _encode_gold(_read_gold_records(source, chunks), fail)
+    return _encode_gold(_read_gold_records(source, chunks, segm), fail)
 
 
-def gold_from_coco(coco):
+def gold_from_coco(coco, segm=False):
     """The gold units from a COCO instances dict (the Python API); ValueError says what is wrong."""
     if not isinstance(coco, dict):
         raise ValueError("the gold must be a COCO instances dict: %s" % GOLD_SHAPE)
     gold = _Gold()
+    gold.segm = [] if segm else None
 
     class _Listed(object):
         def __init__(self, values):
@@ -637,9 +662,11 @@ def _check_defined(source, values, context):
 
 def read_gold(gold, context):
     """The images of a COCO instances file (:func:`gold_units`), the configured metrics checked."""
-    units = gold_units(gold.source, gold.lines().chunks())
+    units = gold_units(gold.source, gold.lines().chunks(), is_segm(context.settings))
     _check_defined(gold.source, units["values"], context)
-    return GoldData(units["lines"], units["values"], units["labels"], units["ids"], None, units["design"])
+    return GoldData(
+        units["lines"], units["values"], units["labels"], units["ids"], None, units["design"], units["reference"]
+    )
 
 
 def read_predictions(submission, gold, context):

@@ -51,7 +51,7 @@ from ..shared.json_documents import LongNumber, kind
 from ..shared.json_stream import JsonStream
 from .boxes import in_area_range
 from .metrics import METRICS, NAME, metric_area
-from .segm_gold import gold_masks, image_sizes, is_segm, segmentation_problem
+from .segm_gold import BoxGold, gold_masks, image_sizes, is_segm, segmentation_problem
 from .stats import gold_objects
 
 __all__ = [
@@ -127,6 +127,7 @@ class _Gold(object):
         self.ann_where = []  # (line, index)
         self.ann_ids = {}
         self.segm = None  # iou_type segm: each annotation's segmentation
+        self.masked = 0  # iou_type bbox: annotations that carry a segmentation anyway (init's note)
 
 
 #: What each key of a gold annotation holds, for the message when it is missing.
@@ -200,6 +201,8 @@ def _add_annotations(gold, batch, offset):
         gold.ann_where.append(offset + i)
         if gold.segm is not None:
             gold.segm.append(record["segmentation"])
+        elif record.get("segmentation"):
+            gold.masked += 1
 
 
 def _identified(what, batch, offset):
@@ -316,7 +319,7 @@ def _encode_gold(gold, fail):
         keys &= set(fields)
     for key in sorted(keys):
         design[key] = [v if isinstance(v, str) else json.dumps(v) for v in (fields[key] for _, _, fields, _ in images)]
-    reference = None
+    reference = BoxGold(gold.masked, n_ann) if gold.masked else None
     if gold.segm is not None:
         heights, widths, bad = image_sizes([fields for _, _, fields, _ in images])
         if bad is not None:

@@ -42,6 +42,8 @@ __all__ = [
     "image_sizes",
     "GoldMasks",
     "gold_masks",
+    "BoxGold",
+    "gold_notes",
 ]
 
 IOU_TYPES = ("bbox", "segm")
@@ -64,6 +66,29 @@ class DetectionSettings(TaskSettings):
         "bbox",
         "bbox (boxes, the default) or segm (instance masks: COCO RLE results, mask IoU as COCOeval(iouType='segm')).",
         parse=_iou_type,
+    )
+
+
+@dataclass(frozen=True)
+class BoxGold:
+    """What a box competition (``iou_type: bbox``) keeps of a gold whose annotations carry masks: how many.
+
+    It is the gold's ``reference`` only for :func:`gold_notes` (the submissions' boxes are read without it).
+    """
+
+    masked: int
+    annotations: int
+
+
+def gold_notes(gold, metric_specs):
+    """The task's ``gold_notes`` (:class:`~leaderboard_ci.tasks.protocol.TaskType`): masks a box config ignores."""
+    found = gold.reference
+    if not isinstance(found, BoxGold) or not found.masked:
+        return ()
+    return (
+        "%d of the %d gold annotations carry a segmentation (a mask), and this competition scores boxes "
+        "(iou_type: bbox, the default): to score the masks as COCOeval(iouType='segm') does, add "
+        "'iou_type: segm' to config.yaml (docs/tasks/detection.md)" % (found.masked, found.annotations),
     )
 
 

@@ -81,12 +81,41 @@ def test_batch_equals_each_system():
     state = icm_soft._GoldState(softs[0].golds, weights)
     assert (state.order > 0).any() and len(np.unique(state.order[state.order > 0])) > 1
     # some replicates take the wide product only, others the narrow one above their class's cut too
-    orders = [state.class_orders[j] for j, _, _, _, _, _, _ in batch.stack.classes]
-    cuts = [cut for _, _, cut, _, _, _, _ in batch.stack.classes]
+    orders = [state.class_orders[entry[0]] for entry in batch.stack.classes]
+    cuts = [entry[2] for entry in batch.stack.classes]
     assert any((o > cut).any() and ((o > 0) & (o <= cut)).any() for o, cut in zip(orders, cuts))
     for own, shared in zip([s.sums(weights) for s in softs], batch.sums(weights)):
         for a, b in zip(own, shared):
             np.testing.assert_array_equal(a, b)
+
+
+def test_a_rare_class_multiplies_only_its_items_and_changes_no_bit(monkeypatch):
+    """A class whose columns are 0 on most items (its weight 0 there) takes the sparse product (its items gathered
+    with the tails', the narrow product of its rows over them): the same bits as every item in the wide product."""
+    n = 3000
+    rng = np.random.RandomState(3)
+    gold, systems = _data(2, n)
+    rare = np.where(rng.rand(n) < 0.2, rng.binomial(6, 0.3, n) / 6.0, 0.0)
+    gold = np.concatenate([gold, rare[:, None]], axis=1)
+    systems = [
+        np.concatenate([p, np.where(rare > 0, np.clip(rare + rng.normal(0, 0.1, n), 0, 1), 0)[:, None]], 1)
+        for p in systems[:2]
+    ]
+    weights = _weights(n, 48)
+    sparse = icm_soft.SoftICMBatch([icm_soft.SoftICM(gold, p) for p in systems])
+    assert sparse.stack.items is not None and 0 < sparse.stack.items.size <= icm_soft.SPARSE * n
+    state = icm_soft._GoldState(sparse.golds, weights)
+    entry = [e for e in sparse.stack.classes if e[-1]][0]  # the rare class: some rows above its cut
+    assert (state.class_orders[entry[0]] > entry[2]).any()
+    monkeypatch.setattr(icm_soft, "SPARSE", -1.0)
+    dense = icm_soft.SoftICMBatch([icm_soft.SoftICM(gold, p) for p in systems])
+    assert dense.stack.items is None
+    for a, b in zip(sparse.sums(weights), dense.sums(weights)):
+        for x, y in zip(a, b):
+            np.testing.assert_array_equal(x, y)
+    own = icm_soft.SoftICM(gold, systems[0])
+    for x, y in zip(own.sums(weights), sparse.sums(weights)[0]):
+        np.testing.assert_array_equal(x, y)
 
 
 def _phase_equals_the_leaderboard(monkeypatch, gold, named, labels, hierarchy, n_resamples, seed):

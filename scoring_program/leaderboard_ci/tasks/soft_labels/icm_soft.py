@@ -96,7 +96,6 @@ PILOT = 256
 NARROW = 3.0
 #: A class whose columns are non-zero on at most this share of the items multiplies those items only (:class:`_Stack`).
 SPARSE = 0.5
-_FEW = 4  # groups of up to this many items are summed member by member (:class:`_Groups`)
 _WIDE = 4  # a product with this many times more columns than rows is computed columns-first
 _LN2 = math.log(2.0)
 
@@ -345,27 +344,8 @@ class _Groups(object):
         x, self.items, self.coefficients = x[first][keep], items[first][keep], k[keep]
         self.starts = np.flatnonzero(np.r_[True, np.diff(x) != 0]) if x.size else np.zeros(0, dtype=np.intp)
         self.x = x[self.starts]
-        # groups of up to _FEW items: their t-th members, (those groups, the items, their coefficients) per t;
-        # larger groups (a weight many items share): their items and where each group starts, one reduceat
-        size = np.diff(np.r_[self.starts, self.items.size])
-        few = np.flatnonzero(size <= _FEW)
-        self.members = [
-            (few[size[few] > t], self.items[self.starts[few[size[few] > t]] + t])
-            for t in range(int(size[few].max()) if few.size else 0)
-        ]
-        self.members = [
-            (groups, items, self.coefficients[self.starts[groups] + t])
-            for t, (groups, items) in enumerate(self.members)
-        ]
-        many = np.flatnonzero(size > _FEW)
-        at = np.concatenate([np.arange(self.starts[v], self.starts[v] + size[v]) for v in many] or [np.zeros(0, int)])
-        self.many = (many, self.items[at], self.coefficients[at], np.cumsum(np.r_[0, size[many][:-1]]).astype(np.intp))
-        # every pass's items in one gather (one read of the block, which is larger than the caches), each pass
-        # then a slice of it: (groups, slice, coefficients) per pass, the many-item groups' pass last
-        passes = [(groups, items, k) for groups, items, k in self.members] + ([self.many[:3]] if many.size else [])
-        ends = np.cumsum([0] + [items.size for _, items, _ in passes])
-        self.gathered = np.concatenate([items for _, items, _ in passes] or [np.zeros(0, np.intp)]).astype(np.intp)
-        self.passes = [(groups, slice(ends[t], ends[t + 1]), k) for t, (groups, _, k) in enumerate(passes)]
+        self.gathered = self.items  # the items whose columns a block's sums take, group by group
+        self.whole = self.items.size == self.x.size  # every group one item: no sum within groups
 
     def sums(self, weights, rows, mu, sigma, log_total, gathered=None):
         """``sum_v (sum_{i in v} k_i w_i) IC(x_v)`` per row of ``weights[rows]`` (None: every row), groups in order.
@@ -382,22 +362,13 @@ class _Groups(object):
         every = rows is None or 2 * rows.size >= weights.shape[0]  # most rows: columns taken, rows picked after
         if not self.x.size:
             return np.zeros(weights.shape[0] if rows is None else rows.size)
-        many, _, _, many_starts = self.many
-        grouped = None
         if gathered is not None:
             gathered = gathered if every else gathered[rows]
         else:
             gathered = (weights if every else weights[rows]).take(self.gathered, axis=1)  # 1.6x faster than [:, i]
-        for groups, columns, coefficients in self.passes:
-            chosen = gathered[:, columns] * coefficients[None, :]
-            if groups is many:
-                chosen = np.add.reduceat(chosen, many_starts, axis=1)
-            if grouped is None and groups.size == self.x.size:  # every group, in order
-                grouped = chosen
-                continue
-            if grouped is None:
-                grouped = np.zeros((chosen.shape[0], self.x.size))
-            grouped[:, groups] += chosen  # integers: exact in any order
+        grouped = gathered * self.coefficients[None, :]
+        if not self.whole:  # each group's terms added left to right, its items in order
+            grouped = np.add.reduceat(grouped, self.starts, axis=1)
         if every and rows is not None:
             grouped = grouped[rows]  # each row's sums are its own: the other rows change no bit
         terms = grouped * _row_information(self.x, mu, sigma, log_total, grouped != 0)  # 0 * IC: 0

@@ -458,3 +458,39 @@ def test_the_expansion_in_one_pass_equals_the_loop_over_orders():
             plain += levels[k][:, j] * (pa[j] * pc[k - j] * keep)
     np.testing.assert_array_equal(icm_soft._expanded(levels, a, c, orders).view(np.int64), plain.view(np.int64))
     np.testing.assert_array_equal(icm_soft._expanded(levels[:1], a, c, orders), levels[0])
+
+
+def _loop_orders(gold, mu, sigma):
+    """The order per replicate by the plain loop over orders (the smallest whose Lagrange bound holds)."""
+    safe_sigma = np.where(sigma > 0, sigma, 1.0)
+    a, c = gold.sigma0 / safe_sigma - 1.0, (gold.mu0 - mu) / safe_sigma
+    out = np.zeros(mu.shape, dtype=np.intp)
+    for r in range(mu.size):
+        shift = abs(a[r]) * gold.reach + abs(c[r])
+        if not (sigma[r] > 0 and np.isfinite(a[r]) and np.isfinite(c[r]) and shift <= icm_soft.MAX_SHIFT):
+            continue
+        power = 1.0
+        for _ in range(icm_soft.MIN_ORDER + 1):
+            power *= shift
+        for k in range(icm_soft.MIN_ORDER, gold.order + 1):
+            if gold.bounds[k + 1] * power <= icm_soft.TOLERANCE:
+                out[r] = k
+                break
+            power *= shift
+    return out
+
+
+def test_the_orders_in_one_pass_equal_the_loop_over_replicates_and_orders():
+    """``_GoldClass.orders`` (the powers of the shift by one accumulate) picks each replicate's order as the loop
+    does, over every order from MIN_ORDER to the plan's, the direct path (0), sigma = 0 and NaN moments."""
+    rng = np.random.RandomState(0)
+    seen = set()
+    for spread in (0.01, 0.05, 0.2):
+        gold = icm_soft._GoldClass(rng.binomial(6, 0.3, 2000) / 6.0, icm_soft.ORDER)
+        mu = gold.mu0 * (1 + rng.normal(0, spread, 2000))
+        sigma = gold.sigma0 * (1 + rng.normal(0, spread, 2000))
+        sigma[::50], mu[::77] = 0.0, np.nan
+        order = gold.orders(mu, sigma)[2]
+        np.testing.assert_array_equal(order, _loop_orders(gold, mu, sigma))
+        seen.update(order.tolist())
+    assert {0, icm_soft.MIN_ORDER + 1, icm_soft.ORDER - 1} <= seen

@@ -281,14 +281,13 @@ class _GoldClass(object):
             return a, c, order
         shift = np.where((sigma > 0) & np.isfinite(a) & np.isfinite(c), np.abs(a) * self.reach + np.abs(c), np.inf)
         fits = shift <= MAX_SHIFT
-        step = np.where(fits, shift, 0.0)
-        power = np.ones(mu.shape)
-        for _ in range(MIN_ORDER + 1):
-            power = power * step
-        for k in range(MIN_ORDER, self.order + 1):  # the Lagrange bound D_(k+1) s^(k+1) of order k
-            ok = fits & (order == 0) & (self.bounds[k + 1] * power <= TOLERANCE)
-            order[ok] = k
-            power = power * step
+        step = np.where(fits, shift, 0.0).reshape(-1)
+        # s^(k+1) in column k by repeated multiplication (accumulate multiplies left to right: the loop's bits)
+        powers = np.multiply.accumulate(np.repeat(step[:, None], self.order + 1, axis=1), axis=1)
+        ks = np.arange(MIN_ORDER, self.order + 1)
+        ok = self.bounds[ks + 1][None, :] * powers[:, ks] <= TOLERANCE  # the Lagrange bound D_(k+1) s^(k+1)
+        lowest = MIN_ORDER + np.argmax(ok, axis=1)  # the smallest order whose bound holds
+        order = np.where(fits.reshape(-1) & ok.any(axis=1), lowest, 0).astype(np.intp).reshape(mu.shape)
         return a, c, order
 
 

@@ -22,8 +22,10 @@ Standard library and numpy only (Python 3.7, numpy 1.17).
 """
 
 from ..protocol import TaskType, UnitTable
-from .files import encode_values, read_gold, read_predictions, submission_format
+from .files import read_gold
 from .metrics import METRICS, NAME
+from .segm_gold import DetectionSettings
+from .segm_results import encode_values, read_predictions, submission_format
 from .stats import Statistics, category_rows, decode
 
 __all__ = ["TASK"]
@@ -31,6 +33,7 @@ __all__ = ["TASK"]
 TASK = TaskType(
     name=NAME,
     metrics=METRICS,
+    Settings=DetectionSettings,
     Statistics=Statistics,
     read_gold=read_gold,
     read_predictions=read_predictions,

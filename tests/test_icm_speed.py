@@ -81,12 +81,41 @@ def test_batch_equals_each_system():
     state = icm_soft._GoldState(softs[0].golds, weights)
     assert (state.order > 0).any() and len(np.unique(state.order[state.order > 0])) > 1
     # some replicates take the wide product only, others the narrow one above their class's cut too
-    orders = [state.class_orders[j] for j, _, _, _, _, _, _ in batch.stack.classes]
-    cuts = [cut for _, _, cut, _, _, _, _ in batch.stack.classes]
+    orders = [state.class_orders[entry[0]] for entry in batch.stack.classes]
+    cuts = [entry[2] for entry in batch.stack.classes]
     assert any((o > cut).any() and ((o > 0) & (o <= cut)).any() for o, cut in zip(orders, cuts))
     for own, shared in zip([s.sums(weights) for s in softs], batch.sums(weights)):
         for a, b in zip(own, shared):
             np.testing.assert_array_equal(a, b)
+
+
+def test_a_rare_class_multiplies_only_its_items_and_changes_no_bit(monkeypatch):
+    """A class whose columns are 0 on most items (its weight 0 there) takes the sparse product (its items gathered
+    with the tails', the narrow product of its rows over them): the same bits as every item in the wide product."""
+    n = 3000
+    rng = np.random.RandomState(3)
+    gold, systems = _data(2, n)
+    rare = np.where(rng.rand(n) < 0.2, rng.binomial(6, 0.3, n) / 6.0, 0.0)
+    gold = np.concatenate([gold, rare[:, None]], axis=1)
+    systems = [
+        np.concatenate([p, np.where(rare > 0, np.clip(rare + rng.normal(0, 0.1, n), 0, 1), 0)[:, None]], 1)
+        for p in systems[:2]
+    ]
+    weights = _weights(n, 48)
+    sparse = icm_soft.SoftICMBatch([icm_soft.SoftICM(gold, p) for p in systems])
+    assert sparse.stack.items is not None and 0 < sparse.stack.items.size <= icm_soft.SPARSE * n
+    state = icm_soft._GoldState(sparse.golds, weights)
+    entry = [e for e in sparse.stack.classes if e[-1]][0]  # the rare class: some rows above its cut
+    assert (state.class_orders[entry[0]] > entry[2]).any()
+    monkeypatch.setattr(icm_soft, "SPARSE", -1.0)
+    dense = icm_soft.SoftICMBatch([icm_soft.SoftICM(gold, p) for p in systems])
+    assert dense.stack.items is None
+    for a, b in zip(sparse.sums(weights), dense.sums(weights)):
+        for x, y in zip(a, b):
+            np.testing.assert_array_equal(x, y)
+    own = icm_soft.SoftICM(gold, systems[0])
+    for x, y in zip(own.sums(weights), sparse.sums(weights)[0]):
+        np.testing.assert_array_equal(x, y)
 
 
 def _phase_equals_the_leaderboard(monkeypatch, gold, named, labels, hierarchy, n_resamples, seed):
@@ -429,3 +458,39 @@ def test_the_expansion_in_one_pass_equals_the_loop_over_orders():
             plain += levels[k][:, j] * (pa[j] * pc[k - j] * keep)
     np.testing.assert_array_equal(icm_soft._expanded(levels, a, c, orders).view(np.int64), plain.view(np.int64))
     np.testing.assert_array_equal(icm_soft._expanded(levels[:1], a, c, orders), levels[0])
+
+
+def _loop_orders(gold, mu, sigma):
+    """The order per replicate by the plain loop over orders (the smallest whose Lagrange bound holds)."""
+    safe_sigma = np.where(sigma > 0, sigma, 1.0)
+    a, c = gold.sigma0 / safe_sigma - 1.0, (gold.mu0 - mu) / safe_sigma
+    out = np.zeros(mu.shape, dtype=np.intp)
+    for r in range(mu.size):
+        shift = abs(a[r]) * gold.reach + abs(c[r])
+        if not (sigma[r] > 0 and np.isfinite(a[r]) and np.isfinite(c[r]) and shift <= icm_soft.MAX_SHIFT):
+            continue
+        power = 1.0
+        for _ in range(icm_soft.MIN_ORDER + 1):
+            power *= shift
+        for k in range(icm_soft.MIN_ORDER, gold.order + 1):
+            if gold.bounds[k + 1] * power <= icm_soft.TOLERANCE:
+                out[r] = k
+                break
+            power *= shift
+    return out
+
+
+def test_the_orders_in_one_pass_equal_the_loop_over_replicates_and_orders():
+    """``_GoldClass.orders`` (the powers of the shift by one accumulate) picks each replicate's order as the loop
+    does, over every order from MIN_ORDER to the plan's, the direct path (0), sigma = 0 and NaN moments."""
+    rng = np.random.RandomState(0)
+    seen = set()
+    for spread in (0.01, 0.05, 0.2):
+        gold = icm_soft._GoldClass(rng.binomial(6, 0.3, 2000) / 6.0, icm_soft.ORDER)
+        mu = gold.mu0 * (1 + rng.normal(0, spread, 2000))
+        sigma = gold.sigma0 * (1 + rng.normal(0, spread, 2000))
+        sigma[::50], mu[::77] = 0.0, np.nan
+        order = gold.orders(mu, sigma)[2]
+        np.testing.assert_array_equal(order, _loop_orders(gold, mu, sigma))
+        seen.update(order.tolist())
+    assert {0, icm_soft.MIN_ORDER + 1, icm_soft.ORDER - 1} <= seen

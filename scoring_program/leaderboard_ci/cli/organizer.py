@@ -112,6 +112,7 @@ def add_bundle_parser(sub):
 # init and columns
 # ---------------------------------------------------------------------------
 def run_init(args, out):
+    notes = []
     written = init_competition(
         args.folder,
         args.gold,
@@ -120,6 +121,7 @@ def run_init(args, out):
         title=args.title,
         platform=args.platform,
         data_files=args.data,
+        notes=notes,
     )
     with open(os.path.join(args.folder, "competition.yaml"), "rb") as handle:
         competition = yaml.safe_load(handle)
@@ -131,6 +133,8 @@ def run_init(args, out):
     for name in written:
         if not name.startswith("scoring_program/leaderboard_ci/"):
             out.write("  %s\n" % name)
+    for note in notes:
+        out.write("note: %s\n" % note)
     out.write("next: leaderboard-ci bundle %s\n" % args.folder)
     return 0
 

@@ -17,6 +17,8 @@ class LeaderboardCIError(Exception):
     """Base class of the user-facing errors of this package."""
 
     audience = "user"
+    #: Set by :func:`data_not_header`: the file's first line is data where its header belongs.
+    data_not_header = False
 
     def __init__(self, message):
         super(LeaderboardCIError, self).__init__(message)
@@ -32,3 +34,13 @@ class SubmissionError(LeaderboardCIError, ValueError):
 
 class ConfigError(LeaderboardCIError, ValueError):
     """The organizer's configuration or reference data is wrong."""
+
+
+def data_not_header(error):
+    """``error`` marked as "the first line is data, not a header" (``error.data_not_header``), for its catcher.
+
+    A caller that rewords a table's errors (``bootstrap.design_file``) keeps this one as it is,
+    since it names the line; the marker tells it apart without matching the message's text.
+    """
+    error.data_not_header = True
+    return error

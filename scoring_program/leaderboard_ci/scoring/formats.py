@@ -38,6 +38,7 @@ import numpy as np
 
 from ..tasks.shared import json_documents
 from ..tasks.shared.header_rows import DATA_NOT_HEADER, FOLLOWING_ROWS, first_row_is_data
+from .errors import data_not_header
 from .json_tables import json_table, jsonl_table
 from .text_files import (
     Columns,
@@ -233,7 +234,7 @@ def _column_index(source, header, columns, delimiter, line=1):
         if others:
             raise _per_class_error(source, line, others, columns, delimiter)
         if columns.looks_like_data is not None and columns.looks_like_data(header):
-            raise source.at(line, DATA_NOT_HEADER % expected)
+            raise data_not_header(source.at(line, DATA_NOT_HEADER % expected))
     if value is None:
         raise source.at(
             line,

@@ -23,7 +23,6 @@ import os
 import numpy as np
 
 from ..core.resampling import unit_codes
-from ..tasks.shared.header_rows import DATA_NOT_HEADER
 from .errors import ConfigError
 from .formats import Columns, Source, open_table, own_rows_test, quote
 
@@ -88,7 +87,7 @@ def _file_values(gold_source, config, gold, wanted):
         try:
             found = dict((ident, value) for _, ident, value, _ in open_table(source, "auto", columns).rows)
         except ConfigError as exc:
-            if DATA_NOT_HEADER.split(";")[0] in str(exc):  # the file's own rows say so: name the line
+            if exc.data_not_header:  # the file's own rows say so: name the line
                 raise ConfigError("%s: %s" % (config.source, exc))
             raise ConfigError(
                 "%s needs a header with the columns %s and %s (bootstrap.%s), a value on every row"

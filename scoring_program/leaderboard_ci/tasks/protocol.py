@@ -512,6 +512,10 @@ class TaskType:
         the participant's page about what the score of ``spec`` on these
         predictions stands for, when the number alone would mislead
         (``preference``: a model that never won has no finite maximum-likelihood score).
+    gold_notes : callable
+        ``gold_notes(gold, metric_specs) -> tuple of str``: sentences for the organizer (``init``'s
+        output and README) about what the program does with this gold that they may not expect
+        (``forecasting``: how many series' histories are one season or shorter, scaled with ``m = 1``).
     """
 
     name: str
@@ -531,6 +535,7 @@ class TaskType:
     sparse_units: Optional[Callable[..., Any]] = None
     item_contributions: Optional[Callable[..., Any]] = None
     score_notes: Optional[Callable[..., Any]] = None
+    gold_notes: Optional[Callable[..., Any]] = None
 
     def __post_init__(self):
         for metric in self.metrics.values():
@@ -563,4 +568,5 @@ CAPABILITIES = (
     "sparse_units",
     "item_contributions",
     "score_notes",
+    "gold_notes",
 )

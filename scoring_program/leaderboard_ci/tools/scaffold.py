@@ -29,6 +29,7 @@ from ..scoring.readers import read_baseline, read_gold, read_predictions
 from ..tasks.registry import task_type
 from .bundle import PROGRAM_DIR, program_entries, write_zip
 from .codalab import legacy_competition_yaml, markdown_to_html
+from .init_notes import init_notes, readme_notes
 from .organizer_files import SetupError, as_given, check_gold_name, read_given_gold
 from .plan_output import readme_plan_section
 
@@ -462,7 +463,9 @@ def _competition_yaml(title, columns, config, n_items, name, units="test items")
 PLATFORMS = ("codabench", "codalab")
 
 
-def init_competition(folder, gold, config_path, baseline=None, title=None, platform="codabench", data_files=()):
+def init_competition(
+    folder, gold, config_path, baseline=None, title=None, platform="codabench", data_files=(), notes=None
+):
     """Write a complete competition folder; returns the list of files written (relative paths).
 
     Parameters
@@ -484,6 +487,9 @@ def init_competition(folder, gold, config_path, baseline=None, title=None, platf
     data_files : sequence of str
         More files of the reference data, copied under their own names: what the config names besides
         the gold (a forecasting history or per-series file, a ``bootstrap.design_file``).
+    notes : list, optional
+        Receives init's notes to the organizer about the gold (sentences, :mod:`.init_notes`),
+        which the README holds too.
     """
     config_text, config, source = _checked_config(folder, gold, config_path, baseline, platform, data_files)
     name = os.path.basename(os.path.abspath(folder))
@@ -491,7 +497,10 @@ def init_competition(folder, gold, config_path, baseline=None, title=None, platf
     staging = tempfile.mkdtemp(prefix="leaderboard-ci-init-")
     try:
         gold_data = _stage_reference(staging, config, config_text, gold, baseline, data_files)
-        _stage_competition(staging, title, name, config, source, gold_data, baseline, platform)
+        found = init_notes(config, gold_data)
+        if notes is not None:
+            notes.extend(found)
+        _stage_competition(staging, title, name, config, source, gold_data, baseline, platform, found)
         return _publish(staging, folder)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
@@ -554,7 +563,7 @@ def _stage_reference(staging, config, config_text, gold, baseline, data_files):
     return gold_data
 
 
-def _stage_competition(staging, title, name, config, source, gold_data, baseline, platform):
+def _stage_competition(staging, title, name, config, source, gold_data, baseline, platform, notes=()):
     """competition.yaml, the pages, the starting kit, the public data, sample submissions, logo and README."""
     columns = leaderboard_columns(config, gold_data.group_values)
     fmt, prediction_name = _submission_format(config, gold_data, baseline)
@@ -579,7 +588,7 @@ def _stage_competition(staging, title, name, config, source, gold_data, baseline
         write_zip(
             os.path.join(staging, "sample_submissions", "baseline.zip"), _baseline_entries(baseline, prediction_name)
         )
-    readme = _readme(title, name, baseline is not None, platform)
+    readme = _readme(title, name, baseline is not None, platform) + readme_notes(notes)
     # What this test set can detect (leaderboard-ci plan), appended to the README.
     readme += readme_plan_section(config, gold_data, name, prediction_name)
     _write(os.path.join(staging, "README.md"), readme)

@@ -19,6 +19,8 @@ and blocks, threads and workers never change a number.
 from __future__ import annotations
 
 import re
+import threading
+import weakref
 from dataclasses import dataclass, replace
 from typing import Optional, Tuple
 
@@ -46,8 +48,23 @@ __all__ = [
 #: and the picked runs are a small part of the runs (the default: 1,024 runs a block).
 PICKED_BLOCK_FACTOR = 4
 
-#: The first pass's count matrices, drawn once per process and shared by its blocks (:func:`score_all`).
-_FIRST_PASS_COUNTS = SharedCounts()
+#: The first pass's count matrices in this process, one :class:`SharedCounts` (<= 128 MB) per pass,
+#: keyed by ``id`` of the pass's :class:`ShakeupContext` and dropped when that context is (the end of
+#: the pass: a Dask worker frees the broadcast context when the client releases it).
+_FIRST_PASS_COUNTS = {}
+_FIRST_PASS_LOCK = threading.Lock()
+
+
+def _first_pass_counts(context):
+    """The :class:`SharedCounts` of ``context``'s pass in this process, shared by its blocks, living as long as it."""
+    key = id(context)
+    with _FIRST_PASS_LOCK:
+        counts = _FIRST_PASS_COUNTS.get(key)
+        if counts is None:
+            counts = _FIRST_PASS_COUNTS[key] = SharedCounts()
+            weakref.finalize(context, _FIRST_PASS_COUNTS.pop, key, None)
+    return counts
+
 
 #: How a participant's run is picked on a leaderboard.
 SELECTIONS = ("best", "last", "listed")
@@ -157,16 +174,17 @@ def choose(runs, scores, select, sign, key):
     return max(range(len(runs)), key=rank)
 
 
-def _scores(test_set, values, names, n_jobs, n_resamples=None, start=0):
+def _scores(test_set, values, names, n_jobs, n_resamples=None, start=0, counts=None):
     """Full-sample and replicate scores of the official metric: ``(m,)`` and ``(B - start, m)``.
 
     ``n_resamples`` below the set's ``B``: the first ``n_resamples`` of the leaderboard's
     replicates (the same numbers as the first rows of the full ``(B, m)``); ``start``:
-    from replicate ``start`` on (the same numbers as those rows of the full one).
+    from replicate ``start`` on (the same numbers as those rows of the full one).  ``counts``: the
+    :class:`SharedCounts` of the first pass, used when ``n_resamples`` is below ``B``.
     """
     plan = build_plan(test_set.config, test_set.gold, values, names)
-    if n_resamples is not None and n_resamples < test_set.config.bootstrap.n_resamples:
-        plan.counts_cache = _FIRST_PASS_COUNTS  # every block of the first pass draws these same replicates
+    if counts is not None and n_resamples is not None and n_resamples < test_set.config.bootstrap.n_resamples:
+        plan.counts_cache = counts  # every block of the first pass draws these same replicates
     scores = paired_scores(plan, n_resamples or test_set.config.bootstrap.n_resamples, n_jobs=n_jobs, start=start)
     return scores.full[:, 0], scores.replicates[:, :, 0]
 
@@ -208,7 +226,7 @@ def _first_set_scores(context, flat):
     part_values = [_part(first, values) for _, _, values in flat]
     names = [run.name for _, run, _ in flat]
     if context.bias:
-        return _scores(first, part_values, names, context.n_jobs, bias_rows(context))
+        return _scores(first, part_values, names, context.n_jobs, bias_rows(context), 0, _first_pass_counts(context))
     plan = build_plan(first.config, first.gold, part_values, names)
     return plan.full_scores()[:, 0], None
 
@@ -340,10 +358,7 @@ def score_all(runner, context, participants, block_size, progress=None):
         return _run_blocks(runner, context, participants, PICKED_BLOCK_FACTOR * block_size, progress)
     if bias_rows(context) >= b:
         return _run_blocks(runner, context, participants, block_size, progress)
-    try:
-        picks = _run_blocks(runner, replace(context, pick_only=True), participants, block_size, progress)
-    finally:
-        _FIRST_PASS_COUNTS.clear()
+    picks = _run_blocks(runner, replace(context, pick_only=True), participants, block_size, progress)
     chosen = [
         ParticipantRuns(p.key, (p.runs[s.chosen_index],), p.found)
         for p, s in zip(participants, picks)

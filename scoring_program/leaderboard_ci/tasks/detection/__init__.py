@@ -22,8 +22,10 @@ Standard library and numpy only (Python 3.7, numpy 1.17).
 """
 
 from ..protocol import TaskType, UnitTable
-from .files import encode_values, read_gold, read_predictions, submission_format
+from .files import read_gold
 from .metrics import METRICS, NAME
+from .segm_gold import DetectionSettings, gold_notes
+from .segm_results import encode_values, read_predictions, submission_format
 from .stats import Statistics, category_rows, decode
 
 __all__ = ["TASK"]
@@ -31,12 +33,14 @@ __all__ = ["TASK"]
 TASK = TaskType(
     name=NAME,
     metrics=METRICS,
+    Settings=DetectionSettings,
     Statistics=Statistics,
     read_gold=read_gold,
     read_predictions=read_predictions,
     encode_values=encode_values,
     decode=decode,
     unit_name="image",
+    gold_notes=gold_notes,
     submission_format=submission_format,
     unit_table=UnitTable("category", category_rows, ("AP50", "AR@100", "AP")),
 )

@@ -96,7 +96,7 @@ class SystemFeatures(object):
             self._pair_values.append(values[mine].astype(np.float32))  # exact: small integers
             self._pair_images.append((pairs[mine] // n_categories).astype(np.intp))
         # per category: the curves, detections in the resampled data set's order
-        det_area = dets.box[:, 2] * dets.box[:, 3]
+        det_area = dets.box[:, 2] * dets.box[:, 3] if dets.area is None else dets.area
         in_range = in_area_range(det_area)
         row_base = np.repeat(np.arange(_A), _T)
         score = np.asarray(dets.score, dtype=np.float64)

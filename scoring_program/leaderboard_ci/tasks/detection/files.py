@@ -51,6 +51,7 @@ from ..shared.json_documents import LongNumber, kind
 from ..shared.json_stream import JsonStream
 from .boxes import in_area_range
 from .metrics import METRICS, NAME, metric_area
+from .segm_gold import BoxGold, gold_masks, image_sizes, is_segm, segmentation_problem
 from .stats import gold_objects
 
 __all__ = [
@@ -125,6 +126,19 @@ class _Gold(object):
         self.ann_category = []
         self.ann_where = []  # (line, index)
         self.ann_ids = {}
+        self.segm = None  # iou_type segm: each annotation's segmentation
+        self.masked = 0  # iou_type bbox: annotations that carry a segmentation anyway (init's note)
+
+
+#: What each key of a gold annotation holds, for the message when it is missing.
+_GOLD_KEYS = {
+    "image_id": "the id of its image in images",
+    "category_id": "the id of its category in categories",
+    "bbox": "the object's box [x, y, width, height] (this competition scores boxes; from a mask, "
+    "pycocotools.mask.toBbox gives it)",
+    "area": "the object's area, which decides its small/medium/large range (COCO's: the segmentation's; "
+    "pycocotools.mask.area)",
+}
 
 
 def _gold_problem(index, record):
@@ -133,7 +147,7 @@ def _gold_problem(index, record):
         return "is a JSON %s; expected an object with image_id, category_id, bbox, area and iscrowd" % kind(record)
     for key in ("image_id", "category_id", "bbox", "area"):
         if key not in record:
-            return 'has no "%s"' % key
+            return 'has no "%s"; expected %s' % (key, _GOLD_KEYS[key])
     box = record["bbox"]
     if not isinstance(box, list) or len(box) != 4 or any(type(v) not in _NUMBER for v in box):
         return "has a bbox that is not four numbers [x, y, width, height]"
@@ -157,6 +171,8 @@ def _gold_problem(index, record):
 
 def _add_annotations(gold, batch, offset):
     for i, record in enumerate(batch.values):
+        if gold.segm is not None and isinstance(record, dict) and "bbox" not in record:
+            record = dict(record, bbox=[0, 0, 0, 0])  # masks need no box (COCOeval's segm IoU does not read it)
         problem = _gold_problem(offset + i, record)
         if problem is None:
             ident = record.get("id")
@@ -165,6 +181,12 @@ def _add_annotations(gold, batch, offset):
                 problem = "has the id of annotations[%d]; annotation ids must be unique" % gold.ann_ids[key]
             elif id_text(record["image_id"]) is None or id_text(record["category_id"]) is None:
                 problem = "has an image_id or category_id that is not a number or a string"
+            elif gold.segm is not None:
+                problem = (
+                    segmentation_problem(record.get("segmentation"))
+                    if "segmentation" in record
+                    else ('has no "segmentation" (iou_type: segm scores masks)')
+                )
         if problem is not None:
             yield batch.line_of(i), "annotations[%d] %s" % (offset + i, problem)
             return
@@ -177,6 +199,10 @@ def _add_annotations(gold, batch, offset):
         gold.ann_image.append(id_text(record["image_id"]))
         gold.ann_category.append(id_text(record["category_id"]))
         gold.ann_where.append(offset + i)
+        if gold.segm is not None:
+            gold.segm.append(record["segmentation"])
+        elif record.get("segmentation"):
+            gold.masked += 1
 
 
 def _identified(what, batch, offset):
@@ -211,7 +237,7 @@ def _add_categories(gold, batch, offset):
 _READERS = OrderedDict([("images", _add_images), ("annotations", _add_annotations), ("categories", _add_categories)])
 
 
-def _read_gold_records(source, chunks):
+def _read_gold_records(source, chunks, segm=False):
     """The gold's records (:class:`_Gold`), streamed; errors through ``source`` (one sentence each)."""
     stream = JsonStream(source, chunks, GOLD_SHAPE)
     stream.expect_start(
@@ -219,6 +245,7 @@ def _read_gold_records(source, chunks):
         lambda c: ("is empty; expected %s" % GOLD_SHAPE) if not c else "is not a JSON object; expected %s" % GOLD_SHAPE,
     )
     gold = _Gold()
+    gold.segm = [] if segm else None
     seen = {}
     for line, key in stream.members():
         reader = _READERS.get(key)
@@ -292,7 +319,18 @@ def _encode_gold(gold, fail):
         keys &= set(fields)
     for key in sorted(keys):
         design[key] = [v if isinstance(v, str) else json.dumps(v) for v in (fields[key] for _, _, fields, _ in images)]
+    reference = BoxGold(gold.masked, n_ann) if gold.masked else None
+    if gold.segm is not None:
+        heights, widths, bad = image_sizes([fields for _, _, fields, _ in images])
+        if bad is not None:
+            fail(
+                images[bad][0],
+                "images[%d] has no height and width (positive integers), which masks need" % images[bad][3],
+            )
+        where = (gold.segm, gold.ann_where, img, cat, gold.ann_crowd)
+        reference = gold_masks(*where, heights=heights, widths=widths, fail=lambda m: fail(None, m))
     return {
+        "reference": reference,
         "lines": [line if line is not None else 1 for line, _, _, _ in images],
         "values": values,
         "labels": tuple(_label(name, text) for _, text, name in categories),
@@ -312,7 +350,7 @@ def _per_image(table, image, n_images):
     return out
 
 
-def gold_units(source, chunks):
+def gold_units(source, chunks, segm=False):
     """The gold units from a COCO instances file (see the module docstring); errors through ``source``.
 
     Returns ``{"lines", "values", "labels", "ids", "groups", "design"}``: ``design`` offers every
@@ -322,14 +360,15 @@ def gold_units(source, chunks):
     def fail(line, message):
         raise source.at(line, message) if line is not None else source.whole(message)
 
-    return _encode_gold(_read_gold_records(source, chunks), fail)
+    return _encode_gold(_read_gold_records(source, chunks, segm), fail)
 
 
-def gold_from_coco(coco):
+def gold_from_coco(coco, segm=False):
     """The gold units from a COCO instances dict (the Python API); ValueError says what is wrong."""
     if not isinstance(coco, dict):
         raise ValueError("the gold must be a COCO instances dict: %s" % GOLD_SHAPE)
     gold = _Gold()
+    gold.segm = [] if segm else None
 
     class _Listed(object):
         def __init__(self, values):
@@ -368,10 +407,9 @@ def _record_problem(record, images, categories, quote):
     image = record["image_id"]
     text = id_text(image)
     if text is None or text not in images:
-        if isinstance(image, str) and id_text(_as_number(image)) in images:
-            return "has the image_id %s, a string; the test images have number ids: write it without quotes" % quote(
-                image
-            )
+        hint = _quoting_hint(image, images, "test images")
+        if hint:
+            return "has the image_id %s, %s" % (_shown(image, quote), hint)
         return "has the image_id %s, which is not a test image (image ids look like %s)" % (
             _shown(image, quote),
             images.example,
@@ -379,6 +417,9 @@ def _record_problem(record, images, categories, quote):
     category = record["category_id"]
     text = id_text(category)
     if text is None or text not in categories:
+        hint = _quoting_hint(category, categories, "categories")
+        if hint:
+            return "has the category_id %s, %s" % (_shown(category, quote), hint)
         return (
             "has the category_id %s, which is not a category of this competition (the category ids are those of "
             "the categories list of the public data)" % _shown(category, quote)
@@ -391,9 +432,20 @@ def _record_problem(record, images, categories, quote):
     if box[2] < 0 or box[3] < 0:
         return "has the bbox %s; expected [x, y, width, height] with width and height at least 0" % _shown(box, quote)
     score = record["score"]
+    if isinstance(score, str) and type(_as_number(score)) in _NUMBER:
+        return "has the score %s, a string; expected a number (a JSON number, not in quotes)" % _shown(score, quote)
     if type(score) not in _NUMBER or not math.isfinite(score):
         return "has the score %s; expected a finite number" % _shown(score, quote)
     return None
+
+
+def _quoting_hint(value, known, what):
+    """``"a string; the test images have number ids: ..."`` (or the reverse) when only the quotes differ, else ""."""
+    if isinstance(value, str) and id_text(_as_number(value)) in known:
+        return "a string; the %s have number ids: write it without quotes" % what
+    if id_text(value) is not None and not isinstance(value, str) and json.dumps(id_text(value)) in known:
+        return "a number; the %s have string ids: write it in quotes" % what
+    return ""
 
 
 def _as_number(text):
@@ -613,9 +665,11 @@ def _check_defined(source, values, context):
 
 def read_gold(gold, context):
     """The images of a COCO instances file (:func:`gold_units`), the configured metrics checked."""
-    units = gold_units(gold.source, gold.lines().chunks())
+    units = gold_units(gold.source, gold.lines().chunks(), is_segm(context.settings))
     _check_defined(gold.source, units["values"], context)
-    return GoldData(units["lines"], units["values"], units["labels"], units["ids"], None, units["design"])
+    return GoldData(
+        units["lines"], units["values"], units["labels"], units["ids"], None, units["design"], units["reference"]
+    )
 
 
 def read_predictions(submission, gold, context):

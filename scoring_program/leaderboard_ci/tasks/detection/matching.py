@@ -72,8 +72,9 @@ _PAIR_CHUNK = 1 << 21
 
 #: Gold boxes in (image, category, file) order: image index, category code, ``[x, y, w, h]``, area, crowd flag.
 GoldObjects = namedtuple("GoldObjects", "image category box area crowd")
-#: Detections in file order: image index, category code, ``[x, y, w, h]``, score.
-Detections = namedtuple("Detections", "image category box score")
+#: Detections in file order: image index, category code, ``[x, y, w, h]``, score; for masks
+#: (``iou_type: segm``) also each one's area and the pairs ``(detection, gold index, IoU)`` of IoU >= 0.5.
+Detections = namedtuple("Detections", "image category box score area pairs", defaults=(None, None))
 
 
 class Matches(namedtuple("Matches", "order rank coco voc gold_ignored matched_box")):
@@ -141,6 +142,17 @@ def _candidates(gold, dets, det_sorted, gold_key, det_key_sorted):
     if not out_det:
         return np.zeros(0, np.intp), np.zeros(0, np.intp), np.zeros(0)
     return np.concatenate(out_det), np.concatenate(out_gold), np.concatenate(out_iou)
+
+
+def _given_candidates(pairs, det_sorted, n_dets):
+    """:func:`_candidates` from precomputed ``(detection, gold index, IoU)`` pairs (masks)."""
+    position = np.full(n_dets, -1, dtype=np.intp)
+    position[det_sorted] = np.arange(det_sorted.shape[0])
+    det, gold, iou = pairs
+    pos = position[det]
+    kept = np.flatnonzero(pos >= 0)
+    order = kept[np.lexsort((gold[kept], pos[kept]))]
+    return pos[order], np.asarray(gold, dtype=np.intp)[order], np.asarray(iou, dtype=np.float64)[order]
 
 
 def _segments(keys):
@@ -248,12 +260,15 @@ def match(gold, dets, n_categories, voc=False):
 
     kept = rank_sorted < MAX_DETS[-1]
     coco_sorted = order[kept]
-    cand_pos, cand_gold, cand_iou = _candidates(gold, dets, coco_sorted, gold_key, det_key_sorted[kept])
+    if dets.pairs is None:
+        cand_pos, cand_gold, cand_iou = _candidates(gold, dets, coco_sorted, gold_key, det_key_sorted[kept])
+    else:
+        cand_pos, cand_gold, cand_iou = _given_candidates(dets.pairs, coco_sorted, n_dets)
     coco, matched_box = _coco_greedy(
         gold, n_dets, rank_sorted[kept], coco_sorted, cand_pos, cand_gold, cand_iou, gold_ignored
     )
     # unmatched detections whose own area lies outside the range are ignored; beyond maxDet, all are
-    det_area = dets.box[:, 2] * dets.box[:, 3]
+    det_area = dets.box[:, 2] * dets.box[:, 3] if dets.area is None else dets.area
     outside = ~in_area_range(det_area)  # (4, D)
     coco[(coco == FP) & np.repeat(outside, _T, axis=0)] = IGNORED
     coco[:, rank >= MAX_DETS[-1]] = IGNORED
@@ -263,6 +278,10 @@ def match(gold, dets, n_categories, voc=False):
         if kept.all():
             vpos, vgold, viou = cand_pos, cand_gold, cand_iou
         else:
-            vpos, vgold, viou = _candidates(gold, dets, order, gold_key, det_key_sorted)
+            vpos, vgold, viou = (
+                _candidates(gold, dets, order, gold_key, det_key_sorted)
+                if dets.pairs is None
+                else _given_candidates(dets.pairs, order, n_dets)
+            )
         voc_outcome = _voc_outcomes(gold, n_dets, order, vpos, vgold, viou)
     return Matches(order, rank, coco, voc_outcome, gold_ignored, matched_box)

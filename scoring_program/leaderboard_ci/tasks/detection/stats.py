@@ -21,6 +21,7 @@ from .boxes import AREA_RANGES, IOU_THRESHOLDS
 from .features import RECALL_COMBOS, Features, SystemFeatures
 from .matching import Detections, GoldObjects
 from .metrics import category_ap, metric_values
+from .segm_gold import is_segm, mask_detections
 
 __all__ = ["Statistics", "DetectionSums", "gold_objects", "detections", "decode", "category_rows"]
 
@@ -119,7 +120,7 @@ class Statistics(object):
             )
         voc = any(spec.name == "voc_ap50" for spec in metrics)
         n_categories = len(gold.labels)
-        dets = detections(predictions)
+        dets = detections(predictions) if not is_segm(gold.settings) else mask_detections(predictions, gold.values)
         if dets.category.size and (dets.category.min() < 0 or dets.category.max() >= n_categories):
             raise ValueError("detection category codes must lie in [0, %d)" % n_categories)
         self.system = SystemFeatures(gold_objects(gold.values), dets, gold.n, n_categories, voc=voc)

@@ -30,7 +30,7 @@ in-memory encoding, what participants submit) and :mod:`.statistics`.
 
 from ..protocol import TaskType, statistics_unit_values
 from .encoding import encode_forecasts, encode_values, encoded_dtype, read_predictions, submission_format
-from .gold import read_gold
+from .gold import gold_notes, read_gold
 from .metrics import METRICS, NAME
 from .settings import ForecastingSettings
 from .statistics import Statistics
@@ -48,4 +48,5 @@ TASK = TaskType(
     unit_name="series",
     submission_format=submission_format,
     unit_values=statistics_unit_values,
+    gold_notes=gold_notes,
 )

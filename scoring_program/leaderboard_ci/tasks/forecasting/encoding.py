@@ -117,6 +117,7 @@ def encode_values(gold_values, systems, labels=None, settings=None):
     position = np.arange(len(rows)) - np.concatenate(([0], np.cumsum(length)[:-1]))[series]
     values["length"] = length
     values["y"], values["naive2"] = np.nan, np.nan
+    values["history"] = -1  # no history
     values["ds"][series, position] = [t for _, t, _ in rows]
     values["y"][series, position] = [v for _, _, v in rows]
     values["scale_mase"] = values["scale_rmsse"] = np.nan
@@ -141,14 +142,14 @@ def encode_values(gold_values, systems, labels=None, settings=None):
     return values, None, coded
 
 
-def _sample_rows(gold, own, value="0"):
+def _sample_keys(gold):
+    """``unique_id,ds`` of every series and horizon date, in the gold's order (each id and date formatted once)."""
     series, ds, _, _ = flat_points(gold.values)
     kind = int(gold.values["kind"][0])
-    extra = [value] * (len(own.quantiles) + (own.n_samples))
-    return [
-        ",".join([csv_cell(gold.ids[s]), timestamps.format_key(d, kind), value] + extra)
-        for s, d in zip(series.tolist(), ds.tolist())
-    ]
+    distinct, which = np.unique(ds, return_inverse=True)
+    dates = [timestamps.format_key(d, kind) for d in distinct.tolist()]
+    cells = [csv_cell(ident) + "," for ident in gold.ids]
+    return [cells[s] + dates[d] for s, d in zip(series.tolist(), which.tolist())]
 
 
 def submission_format(gold, files_settings, metric_specs):
@@ -159,14 +160,16 @@ def submission_format(gold, files_settings, metric_specs):
         + files.quantile_columns(own.quantiles)
         + files.sample_columns(own.n_samples)
     )
-    rows = _sample_rows(gold, own)
+    keys = _sample_keys(gold)
+    values = "," + ",".join(["0"] * (len(header) - 2))  # yhat and the other columns: 0
+    rows = [key + values for key in keys[:3]]
     extra = ""
     if own.quantiles:
         extra = " and one column per quantile level (%s)" % ", ".join("`%s`" % c for c in header[3:])
     elif own.sample_paths:
         extra = " and one column per sample path (`sample_1` ... `sample_%d`)" % own.sample_paths
-    example = "\n".join([",".join(header)] + rows[:3] + (["..."] if len(rows) > 3 else []))
-    template = "\n".join(["%s,%s" % (files.ID, files.TIME)] + [r.rsplit(",", len(header) - 2)[0] for r in rows]) + "\n"
+    example = "\n".join([",".join(header)] + rows + (["..."] if len(keys) > 3 else []))
+    template = "\n".join(["%s,%s" % (files.ID, files.TIME)] + keys) + "\n"
     return SubmissionFormat(
         unit="series",
         units="series",
@@ -178,6 +181,6 @@ def submission_format(gold, files_settings, metric_specs):
             "not a finite number is refused with its line.\n\n```\n%s\n```\n" % (extra, example)
         ),
         file_name="forecasts.csv",
-        sample="\n".join([",".join(header)] + rows) + "\n",
+        sample=",".join(header) + "\n" + (values + "\n").join(keys) + values + "\n",
         public_files=(("horizon.csv", template),),
     )

@@ -30,7 +30,7 @@ from ..protocol import GoldData
 from . import files, hierarchy, scales, timestamps
 from .settings import ForecastingSettings, needs
 
-__all__ = ["read_gold", "gold_dtype", "flat_points"]
+__all__ = ["read_gold", "gold_dtype", "flat_points", "short_histories", "gold_notes"]
 
 _RESERVED = ("seasonality", "weight", "scale_mase", "scale_rmsse")
 
@@ -49,6 +49,7 @@ def gold_dtype(width, n_levels):
             ("codes", np.int64, (n_levels,)),
             ("level_scale", np.float64, (n_levels,)),
             ("kind", np.int8),
+            ("history", np.int64),  # the points of the history its scales are computed on; -1: none given
         ]
     )
 
@@ -60,6 +61,32 @@ def flat_points(values):
     inside = np.arange(width)[None, :] < length[:, None]
     series = np.repeat(np.arange(len(values)), length)
     return series, values["ds"][inside], values["y"][inside], values["naive2"][inside]
+
+
+def short_histories(values, metrics):
+    """How many series' MASE scale falls back to ``m = 1``: a history of ``m`` points or fewer, ``m > 1``.
+
+    :func:`.scales.seasonal_scale` then takes the in-sample MAE of the one-step naive forecast
+    (GluonTS's ``seasonal_error``), a different scale from the seasonal one; 0 when no configured
+    metric uses ``scale_mase`` or the scales were not computed from a history.  For ``init``'s note
+    to the organizer (a count of the gold's series, never shown to participants).
+    """
+    if "scale_mase" not in _needed(metrics):
+        return 0
+    history, season = values["history"], values["season"]
+    return int(np.count_nonzero((history >= 0) & (season > 1) & (history <= season)))
+
+
+def gold_notes(gold, metric_specs):
+    """The task's ``gold_notes`` (:class:`~leaderboard_ci.tasks.protocol.TaskType`): the short histories, counted."""
+    short = short_histories(gold.values, metric_specs)
+    if not short:
+        return ()
+    return (
+        "%d of the %d series have a history of one season or less (m points or fewer, m > 1): MASE scales "
+        "them by the in-sample error of the one-step naive forecast (m = 1, as GluonTS does), not the "
+        "seasonal one (docs/tasks/forecasting.md)" % (short, len(gold.values)),
+    )
 
 
 def _needed(metrics):
@@ -179,6 +206,7 @@ def read_gold(gold, context):
     values["codes"] = codes
     values["level_scale"] = level_scale
     values["kind"] = horizon.kind
+    values["history"] = scaled.length if scaled is not None else -1
     first_lines = [int(row_lines[s]) for s in start.tolist()]
     group_column = context.group_column
     groups = None

@@ -95,13 +95,19 @@ def _steps(data, starts, lengths):
 
 
 def _times(data, starts, lengths):
-    """Dates and date-times (seconds since 1970-01-01)."""
-    chars = _chars(data, starts, lengths, _WIDTH)
+    """Dates and date-times (seconds since 1970-01-01).
+
+    Fields of 10 characters alone (dates, the usual column) take 10 columns of characters, not 19.
+    """
+    dates_only = int(lengths.max()) <= 10
+    chars = _chars(data, starts, lengths, 10 if dates_only else _WIDTH)
     year, ok_y = _digits(chars, (0, 1, 2, 3))
     month, ok_m = _digits(chars, (5, 6))
     day, ok_d = _digits(chars, (8, 9))
     ok = (chars[:, 7] == 45) & ok_y & ok_m & ok_d & (month >= 1) & (month <= 12) & (day >= 1)
     ok &= day <= _days_in_month(year, month)
+    if dates_only:
+        return _days_from_civil(year, month, day) * 86400, ok
     timed = lengths > 10
     separator = (chars[:, 10] == 32) | (chars[:, 10] == 84)
     hour, ok_h = _digits(chars, (11, 12))
@@ -131,4 +137,7 @@ def describe_kind(kind):
     """What ``ds`` values of a kind look like, for a message."""
     if kind == STEP:
         return "whole numbers (time steps) such as 1"
-    return "dates such as 2016-05-23 (or date-times such as 2016-05-23 14:00:00)"
+    return (
+        "dates as YYYY-MM-DD with a two-digit month and day, such as 2016-05-23 (or date-times such as "
+        "2016-05-23 14:00:00)"
+    )

@@ -277,10 +277,14 @@ def read_gold(gold, context):
                         len(fields),
                         "" if len(fields) == 1 else "s",
                         _QRELS_COLUMNS,
-                        trec_runs.columns_hint(text, 4, line == 1),
+                        trec_runs.columns_hint(text, 4, not seen),
                     ),
                 )
             qid, _, doc, rel = fields
+            if _WHOLE_NUMBER.match(rel) is None and not seen:
+                error = trec_runs.header_line(source, line, fields, (3,), _QRELS_COLUMNS, "TREC qrels file")
+                if error is not None:
+                    raise error
             if _WHOLE_NUMBER.match(rel) is None:
                 raise source.at(line, "the relevance is not a whole number; expected %s" % _QRELS_COLUMNS)
             first = seen.get((qid, doc))

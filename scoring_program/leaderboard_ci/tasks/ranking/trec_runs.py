@@ -23,6 +23,7 @@ import numpy as np
 __all__ = [
     "RUN_COLUMNS",
     "columns_hint",
+    "header_line",
     "RunRows",
     "Queries",
     "capacity",
@@ -206,7 +207,8 @@ def parse_block(source, first_line, text, count, queries, rows, unknown, bad_sco
     wrong = np.flatnonzero((per_line != 0) & (per_line != 6))
     if len(wrong):
         line_text = text.split("\n")[int(wrong[0])]
-        raise _columns_error(source, first_line + int(wrong[0]), int(per_line[wrong[0]]), line_text)
+        first = first_line == 1 and not per_line[: wrong[0]].any()  # the file's first row
+        raise _columns_error(source, first_line + int(wrong[0]), int(per_line[wrong[0]]), line_text, first)
     if len(starts) == 0:
         return
     lines = first_line + np.flatnonzero(per_line)
@@ -215,6 +217,11 @@ def parse_block(source, first_line, text, count, queries, rows, unknown, bad_sco
     query = queries.lookup(view, starts[:, 0], lengths[:, 0])
     score, score_bad = _scores(data, view, starts[:, 4], lengths[:, 4])
     problem = ((query < 0) if unknown is not None else np.zeros(query.shape, dtype=bool)) | score_bad
+    if first_line == 1 and (query[0] < 0 or score_bad[0]):
+        fields = [_token(data, starts[0, c], lengths[0, c]) for c in range(6)]
+        error = header_line(source, int(lines[0]), fields)
+        if error is not None:
+            raise error
     if problem.any():
         k = int(np.flatnonzero(problem)[0])
         if query[k] < 0 and unknown is not None:
@@ -333,13 +340,19 @@ def _parse_lines(source, first_line, text, queries, rows, unknown, bad_score, de
     """One block split line by line with ``str.split`` (a block holding non-ASCII whitespace)."""
     index = dict((queries.data[s : s + n], q) for q, (s, n) in enumerate(zip(queries.starts, queries.lengths)))
     query, score, docs, lines = [], [], [], []
+    seen = False  # a row before this one
     for k, line_text in enumerate(text.split("\n")):
         fields = line_text.split()
         if not fields:
             continue
         line = first_line + k
+        first = first_line == 1 and not seen
+        seen = True
         if len(fields) != 6:
-            raise _columns_error(source, line, len(fields), line_text)
+            raise _columns_error(source, line, len(fields), line_text, first)
+        error = header_line(source, line, fields) if first else None
+        if error is not None:
+            raise error
         q = index.get(fields[0].encode("utf-8"))
         if q is None and unknown is not None:
             raise unknown(line, fields[0])
@@ -364,31 +377,74 @@ def _add_docs(rows, query, score, docs, lines):
     rows.add(query, score, np.frombuffer(b"".join(docs) + _PAD, np.uint8), np.cumsum(lengths) - lengths, lengths, lines)
 
 
-def _columns_error(source, line, count, text):
+def _columns_error(source, line, count, text, first):
     return source.at(
         line,
         "has %d column%s; expected %s (a TREC run)%s"
-        % (count, "" if count == 1 else "s", RUN_COLUMNS, columns_hint(text, 6, line == 1)),
+        % (count, "" if count == 1 else "s", RUN_COLUMNS, columns_hint(text, 6, first)),
     )
 
 
 _DELIMITERS = ((",", "commas (',')"), (";", "semicolons (';')"), ("|", "vertical bars ('|')"))
+_ANY_SEPARATOR = re.compile(r"[\s,;|]+")
 
 
 def columns_hint(text, expected, first):
     """What a TREC line (run or qrels) with the wrong number of columns most likely is, for its message.
 
     A line that another delimiter splits into the ``expected`` columns was written as CSV (or with
-    semicolons, bars); a ``first`` line without a single number is a header, which TREC files do
-    not have.  Returns ``""`` when neither holds.  Judged by the line itself (nothing of the gold).
+    semicolons, bars); a line starting with ``#`` is a comment; a ``first`` line (the file's first
+    row) without a single number is a header.  TREC files have neither.  A line of one column that
+    another delimiter splits (into another count) is named for that delimiter.  Returns ``""`` when
+    none holds.  Judged by the line itself (nothing of the gold).
     """
+    if text.lstrip().startswith("#"):
+        return "; the line looks like a comment, but a TREC file has none: remove it"
     for delimiter, name in _DELIMITERS:
-        if len(text.split(delimiter)) == expected:
+        split = text.split(delimiter)
+        if len(split) == expected:
+            if first and _float_or_none(split) is None:
+                return (
+                    "; the line looks like a header with its columns separated by %s, but a TREC file has no "
+                    "header and separates its columns by spaces or tabs" % name
+                )
             return "; the columns are separated by %s, but a TREC file separates them by spaces or tabs" % name
-    fields = text.replace(",", " ").split()
+    fields = _ANY_SEPARATOR.split(text.strip())
     if first and fields and _float_or_none(fields) is None:
         return "; the line looks like a header, but a TREC file has none: start it with the first data line"
+    if len(text.split()) == 1:
+        for delimiter, name in _DELIMITERS:
+            if len(text.split(delimiter)) > 1:
+                return "; its fields are separated by %s, but a TREC file separates its %d columns by %s" % (
+                    name,
+                    expected,
+                    "spaces or tabs",
+                )
     return ""
+
+
+def header_line(source, line, fields, numeric=(3, 4), columns=RUN_COLUMNS, kind="TREC run"):
+    """The error for a first row whose ``numeric`` fields are none of them numbers (a header), else None.
+
+    A TREC run (or qrels file) has no header: ``qid Q0 docid rank score run`` would otherwise be told
+    that ``qid`` is no test query.  Judged by the row itself (nothing of the gold).
+    """
+    if _float_or_none([fields[i] for i in numeric]) is not None:
+        return None
+    return source.at(
+        line,
+        "looks like a header line (its %s %s), but a %s has no header; expected %s on every line: start the "
+        "file with the first data line"
+        % (
+            " and ".join(_ORDINALS[i] for i in numeric),
+            "columns are not numbers" if len(numeric) > 1 else "column is not a number",
+            kind,
+            columns,
+        ),
+    )
+
+
+_ORDINALS = ("1st", "2nd", "3rd", "4th", "5th", "6th")
 
 
 def _float_or_none(fields):

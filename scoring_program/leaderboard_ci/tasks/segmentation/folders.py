@@ -47,6 +47,13 @@ def list_names(values, limit=5):
     return shown + (" and %d more" % (len(values) - limit) if len(values) > limit else "")
 
 
+#: For a JSON file among masks: COCO's masks (RLE or polygons) are per object, not a class per pixel.
+_COCO_HINT = (
+    " (COCO masks, RLE or polygons, are per object: paint each image's objects into one mask of class indices "
+    "first, e.g. with pycocotools.mask.decode)"
+)
+
+
 def mask_ids(names, prefix=""):
     """``{image id: file name}`` of a folder's files (FolderError for anything that is not a mask).
 
@@ -59,7 +66,7 @@ def mask_ids(names, prefix=""):
         if extension.lower() not in MASK_EXTENSIONS:
             raise FolderError(
                 "%s is not a mask; expected only masks (.png, .npy or .npz), one per test image, named by the "
-                "image's id" % shown_name(prefix + name)
+                "image's id%s" % (shown_name(prefix + name), _COCO_HINT if extension.lower() == ".json" else "")
             )
         depth = (prefix + name).count("/")
         if depth > MAX_DEPTH:

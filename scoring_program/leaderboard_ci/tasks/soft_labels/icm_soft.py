@@ -63,6 +63,18 @@ import numpy as np
 
 from ...core.accumulators import _combine, split_fixed_point
 from ..shared.icm import ALPHA_1, ALPHA_2, BETA
+from .icm_soft_erf import (  # noqa: F401  (_DEGREE, _LIMIT, _STEP, _TABLES, _TAIL_FROM, _horner: the tests' view)
+    _DEGREE,
+    _LIMIT,
+    _SQRT2,
+    _STEP,
+    _TABLES,
+    _TAIL_FROM,
+    _horner,
+    _row_information,
+    erf,
+    information,
+)
 
 __all__ = ["erf", "information", "SoftICM", "SoftICMBatch", "soft_icm_sums", "ORDER", "MAX_SHIFT", "TAIL"]
 
@@ -82,143 +94,10 @@ _GRID = 1.0 / 64.0
 PILOT = 256
 #: The cost of a column in the second, narrow product relative to one in the block's wide product.
 NARROW = 3.0
-_FEW = 4  # groups of up to this many items are summed member by member (:class:`_Groups`)
+#: A class whose columns are non-zero on at most this share of the items multiplies those items only (:class:`_Stack`).
+SPARSE = 0.5
 _WIDE = 4  # a product with this many times more columns than rows is computed columns-first
-_SQRT2 = math.sqrt(2.0)
 _LN2 = math.log(2.0)
-
-# ---------------------------------------------------------------------------
-# erf, vectorized, within two ulps of math.erf
-# ---------------------------------------------------------------------------
-_STEP = 1.0 / 32.0
-_DEGREE = 11
-_LIMIT = 6.0  # |x| >= 6: erf is +-1 in float64 (math.erf(6.0) == 1.0)
-_TAIL_FROM = 3.0  # x > 3 (Q below 1.1e-5, where 1 - Phi keeps few digits): 1 - erfc, erfc to a few ulps
-
-
-def _taylor_table(function, start):
-    """Taylor coefficients of ``function`` (erf or erfc) about the multiples of 1/32 from ``start`` to 6.
-
-    ``erf^(k+1)(a) = 2/sqrt(pi) (-1)^k H_k(a) exp(-a^2)`` (``H`` the physicists' Hermite polynomials), and
-    erfc's derivatives are their negatives; the coefficients are divided by ``k!``.
-    """
-    centres = np.arange(start, _LIMIT + _STEP, _STEP)
-    table = np.zeros((_DEGREE + 1, centres.size))
-    sign = 1.0 if function is math.erf else -1.0
-    scale = 2.0 / math.sqrt(math.pi)
-    for j, a in enumerate(centres):
-        table[0, j] = function(a)
-        h_prev, h = 0.0, 1.0
-        factorial = 1.0
-        for k in range(_DEGREE):
-            factorial *= k + 1
-            table[k + 1, j] = sign * scale * (-1.0) ** k * h * math.exp(-a * a) / factorial
-            h_prev, h = h, 2.0 * a * h - 2.0 * k * h_prev
-    return centres, table
-
-
-_TABLES = {}
-
-
-def _horner(x, function, start):
-    """``function`` (erf or erfc) of ``x`` (values in ``[start, 6]``) by the Taylor table; + and * only.
-
-    ``c_D h`` then ``(acc + c_k) h`` down to ``c_0 + acc``: Horner's operations in Horner's order, in place,
-    each coefficient taken from its own contiguous row of the table.
-    """
-    if function not in _TABLES:
-        _TABLES[function] = _taylor_table(function, start)
-    centres, table = _TABLES[function]
-    j = np.rint((x - start) / _STEP).astype(np.intp)
-    h = x - centres[j]
-    acc = table[_DEGREE].take(j)
-    acc *= h
-    for k in range(_DEGREE - 1, 0, -1):
-        acc += table[k].take(j)
-        acc *= h
-    return table[0].take(j) + acc
-
-
-def erf(x):
-    """``erf`` of an array, within two ulps of ``math.erf``, with ``+`` and ``*`` only (the same bytes in every numpy).
-
-    A Taylor series about the nearest multiple of 1/32 (``-6 < x <= 3``).  ``3 < x < 6``: ``1 - erfc(x)``, erfc by
-    its own Taylor series (accurate to a few ulps *of erfc*), so that PyEvALL's tail probability
-    ``1 - (1 + erf) / 2``, which keeps only the bits of ``erf`` near 1, comes out as with ``math.erf``: both
-    round ``1 - erfc`` to the nearest double, and differ only where ``1 - erfc`` lies within a few ulps of erfc
-    of a rounding midpoint (near x = 3, a relative change of the tail probability below 1e-11).
-    ``|x| >= 6``: +-1, as ``math.erf``.
-    """
-    x = np.asarray(x, dtype=np.float64)
-    ax = np.minimum(np.abs(x), _LIMIT)
-    tail = (x > _TAIL_FROM) & (x < _LIMIT)
-    if np.any(tail):  # each value by one of the two series
-        out = np.empty(x.shape)
-        rest = ~tail
-        out[rest] = _horner(ax[rest], math.erf, 0.0)
-        out[tail] = 1.0 - _horner(x[tail], math.erfc, _TAIL_FROM)
-    else:
-        out = _horner(ax, math.erf, 0.0)
-    out = np.where(ax >= _LIMIT, 1.0, out)
-    return np.where(x < 0, -out, out)
-
-
-def information(x, mu, sigma, log_total):
-    """``IC(c, x)`` for weights ``x`` against ``mu``, ``sigma`` (broadcast), PyEvALL's rules.
-
-    sigma = 0 (every gold weight of the class equal): PyEvALL's NormalDist
-    raises; here the tail probability is 0 above the common value (``log2 N``),
-    1 below it and 1/2 at it.
-    """
-    x, mu, sigma, log_total = np.broadcast_arrays(*[np.asarray(v, dtype=np.float64) for v in (x, mu, sigma, log_total)])
-    degenerate = sigma <= 0
-    safe = np.where(degenerate, 1.0, sigma) if degenerate.any() else sigma
-    z = (x - mu) / (safe * _SQRT2)
-    prob = np.where(z > 0, 0.0, 1.0)  # |z| >= 6: erf is +-1, the probability 0 or 1 (most of a rare class's tail)
-    middle = np.abs(z) < _LIMIT
-    if middle.any():
-        prob[middle] = 1.0 - 0.5 * (1.0 + erf(z[middle]))
-    if degenerate.any():
-        prob = np.where(degenerate, np.where(x > mu, 0.0, np.where(x < mu, 1.0, 0.5)), prob)
-    positive = prob > 0
-    ic = np.array(log_total, dtype=np.float64)  # a tail probability of 0: log2 N
-    ic[positive] = -np.log2(prob[positive])
-    zero = x == 0
-    if zero.any():
-        ic[zero] = 0.0
-    return ic
-
-
-def _row_information(x, mu, sigma, log_total, needed=None):
-    """``information(x[None, :], mu[:, None], sigma[:, None], log_total[:, None])`` for ``x > 0``, bit for bit.
-
-    The same arithmetic on the ``(rows, len(x))`` grid with fewer passes: erf only where ``|z| < 6``, by the
-    series of :func:`erf` without its checks (on ``(-6, 3]`` the series of ``|z|``, its sign restored, where the
-    tail probability is positive; on ``(3, 6)`` erfc's series alone).  ``needed`` (a boolean grid, optional):
-    the cells computed; the others hold ``log2 N`` or ``-0.0``, finite values that a weight of 0 multiplies.
-    """
-    if not np.all(sigma > 0):
-        return information(x[None, :], mu[:, None], sigma[:, None], log_total[:, None])
-    z = ((x[None, :] - mu[:, None]) / (sigma * _SQRT2)[:, None]).reshape(-1)
-    ic = np.repeat(np.asarray(log_total, dtype=np.float64)[:, None], x.size, axis=1)  # z >= 6: probability 0
-    flat = ic.reshape(-1)
-    flat[z <= -_LIMIT] = -0.0  # probability 1: -log2(1)
-    tail, middle = (z > _TAIL_FROM) & (z < _LIMIT), (z > -_LIMIT) & (z <= _TAIL_FROM)
-    if needed is not None:
-        tail &= needed.reshape(-1)
-        middle &= needed.reshape(-1)
-    where = np.flatnonzero(tail)
-    if where.size:  # on (3, 6) erf is 1 - erfc (see erf): that series alone; the probability may round to 0
-        prob = 1.0 - 0.5 * (1.0 + (1.0 - _horner(z[where], math.erfc, _TAIL_FROM)))
-        positive = prob > 0
-        flat[where[positive]] = -np.log2(prob[positive])
-    where = np.flatnonzero(middle)
-    if where.size:  # erf(z) = sign(z) erf(|z|) (|z| < 6); the probability is at least Q(3 sqrt 2) > 0
-        z = z[where]
-        value = _horner(np.abs(z), math.erf, 0.0)
-        np.negative(value, out=value, where=z < 0)
-        flat[where] = -np.log2(1.0 - 0.5 * (1.0 + value))
-    return ic
 
 
 # ---------------------------------------------------------------------------
@@ -402,14 +281,13 @@ class _GoldClass(object):
             return a, c, order
         shift = np.where((sigma > 0) & np.isfinite(a) & np.isfinite(c), np.abs(a) * self.reach + np.abs(c), np.inf)
         fits = shift <= MAX_SHIFT
-        step = np.where(fits, shift, 0.0)
-        power = np.ones(mu.shape)
-        for _ in range(MIN_ORDER + 1):
-            power = power * step
-        for k in range(MIN_ORDER, self.order + 1):  # the Lagrange bound D_(k+1) s^(k+1) of order k
-            ok = fits & (order == 0) & (self.bounds[k + 1] * power <= TOLERANCE)
-            order[ok] = k
-            power = power * step
+        step = np.where(fits, shift, 0.0).reshape(-1)
+        # s^(k+1) in column k by repeated multiplication (accumulate multiplies left to right: the loop's bits)
+        powers = np.multiply.accumulate(np.repeat(step[:, None], self.order + 1, axis=1), axis=1)
+        ks = np.arange(MIN_ORDER, self.order + 1)
+        ok = self.bounds[ks + 1][None, :] * powers[:, ks] <= TOLERANCE  # the Lagrange bound D_(k+1) s^(k+1)
+        lowest = MIN_ORDER + np.argmax(ok, axis=1)  # the smallest order whose bound holds
+        order = np.where(fits.reshape(-1) & ok.any(axis=1), lowest, 0).astype(np.intp).reshape(mu.shape)
         return a, c, order
 
 
@@ -465,24 +343,13 @@ class _Groups(object):
         x, self.items, self.coefficients = x[first][keep], items[first][keep], k[keep]
         self.starts = np.flatnonzero(np.r_[True, np.diff(x) != 0]) if x.size else np.zeros(0, dtype=np.intp)
         self.x = x[self.starts]
-        # groups of up to _FEW items: their t-th members, (those groups, the items, their coefficients) per t;
-        # larger groups (a weight many items share): their items and where each group starts, one reduceat
-        size = np.diff(np.r_[self.starts, self.items.size])
-        few = np.flatnonzero(size <= _FEW)
-        self.members = [
-            (few[size[few] > t], self.items[self.starts[few[size[few] > t]] + t])
-            for t in range(int(size[few].max()) if few.size else 0)
-        ]
-        self.members = [
-            (groups, items, self.coefficients[self.starts[groups] + t])
-            for t, (groups, items) in enumerate(self.members)
-        ]
-        many = np.flatnonzero(size > _FEW)
-        at = np.concatenate([np.arange(self.starts[v], self.starts[v] + size[v]) for v in many] or [np.zeros(0, int)])
-        self.many = (many, self.items[at], self.coefficients[at], np.cumsum(np.r_[0, size[many][:-1]]).astype(np.intp))
+        self.gathered = self.items  # the items whose columns a block's sums take, group by group
+        self.whole = self.items.size == self.x.size  # every group one item: no sum within groups
 
-    def sums(self, weights, rows, mu, sigma, log_total):
+    def sums(self, weights, rows, mu, sigma, log_total, gathered=None):
         """``sum_v (sum_{i in v} k_i w_i) IC(x_v)`` per row of ``weights[rows]`` (None: every row), groups in order.
+
+        ``gathered``: ``weights.take(self.gathered, axis=1)`` if already taken (:func:`_tail_columns`), else None.
 
         With integer coefficients (PyEvALL's ``alpha_1 = 2``, ``beta = 3`` and the hierarchy's integer
         combinations of them) a group's ``sum k_i w_i`` is exact.  Each row's sum is its own (added group by group,
@@ -494,21 +361,13 @@ class _Groups(object):
         every = rows is None or 2 * rows.size >= weights.shape[0]  # most rows: columns taken, rows picked after
         if not self.x.size:
             return np.zeros(weights.shape[0] if rows is None else rows.size)
-        many, many_items, many_coefficients, many_starts = self.many
-        grouped = None
-        for groups, items, coefficients in self.members + (
-            [(many, many_items, many_coefficients)] if many.size else []
-        ):
-            chosen = (weights if every else weights[rows]).take(items, axis=1)  # take: 1.6x faster than [:, items]
-            chosen *= coefficients[None, :]
-            if groups is many:
-                chosen = np.add.reduceat(chosen, many_starts, axis=1)
-            if grouped is None and groups.size == self.x.size:  # every group, in order
-                grouped = chosen
-                continue
-            if grouped is None:
-                grouped = np.zeros((chosen.shape[0], self.x.size))
-            grouped[:, groups] += chosen  # integers: exact in any order
+        if gathered is not None:
+            gathered = gathered if every else gathered[rows]
+        else:
+            gathered = (weights if every else weights[rows]).take(self.gathered, axis=1)  # 1.6x faster than [:, i]
+        grouped = gathered * self.coefficients[None, :]
+        if not self.whole:  # each group's terms added left to right, its items in order
+            grouped = np.add.reduceat(grouped, self.starts, axis=1)
         if every and rows is not None:
             grouped = grouped[rows]  # each row's sums are its own: the other rows change no bit
         terms = grouped * _row_information(self.x, mu, sigma, log_total, grouped != 0)  # 0 * IC: 0
@@ -623,56 +482,95 @@ class _Stack(object):
         self.golds = list(golds)
         head = [g.onehot for g in golds]
         self.head = sum(part.shape[1] for part in head)
-        first, exponents = list(head), [np.zeros(self.head, dtype=np.int64)]
-        self.classes = []  # [(class, [(m, plan)], cut, spans, second matrix (transposed), its exponents, its ends)]
         grouped = {}
         for m, (j, plan) in enumerate(zip(self.class_of, self.plans)):
             grouped.setdefault(j, []).append((m, plan))
-        column = self.head
-        for j in sorted(grouped):
-            members = grouped[j]
-            top = max(plan.order for _, plan in members)
-            cut = min(top, members[0][1].gold.usual_order())
+        built = [(j,) + self._class_columns(grouped[j], total) for j in sorted(grouped)]
+        # a class whose columns are 0 on most items (a rare class: x = 0 there) multiplies only the items where
+        # they are not, gathered once for every such class (the sparse product); the other classes' columns
+        # follow the gold's counting columns in the wide product
+        sparse = [bool(np.mean(rows) <= SPARSE) for _, _, _, _, _, rows in built]
+        self.items = None
+        if any(sparse):
+            self.items = np.flatnonzero(np.any([b[5] for b, s in zip(built, sparse) if s], axis=0))
+        first, exponents = list(head), [np.zeros(self.head, dtype=np.int64)]
+        wide = self.head + sum(sum(p.shape[1] for (p, _), _ in b[3]) for b, s in zip(built, sparse) if not s)
+        column, sparse_column = self.head, wide
+        thin, thin_exponents = [], []
+        self.classes = []  # [(class, [(m, plan)], cut, spans, second (transposed), its exponents, its ends, sparse)]
+        for (j, members, cut, cut_parts, later, _), is_sparse in zip(built, sparse):
             spans = [dict() for _ in members]
-            later, later_exponents, ends, offset = [], [], [], 0
-            for k in range(top + 1):
-                for i, (_, plan) in enumerate(members):
-                    if k > plan.order:
-                        continue
-                    part, exp = plan.fixed(total)[k]
-                    if k <= cut:
-                        first.append(part)
-                        exponents.append(exp)
-                        spans[i][k] = (column, part.shape[1])
-                        column += part.shape[1]
-                    else:
-                        later.append(part)
-                        later_exponents.append(exp)
-                        spans[i][k] = (offset, part.shape[1])
-                        offset += part.shape[1]
-                if k > cut:
-                    ends.append(offset)
-            # stored column by column (columns x items): a block's product reads only the columns its rows need
-            second = np.ascontiguousarray(np.concatenate(later, axis=1).T) if later else None
-            second_exponents = np.concatenate(later_exponents) if later else None
-            self.classes.append((j, members, cut, spans, second, second_exponents, ends))
+            for (part, exp), (i, k) in cut_parts:
+                if is_sparse:
+                    thin.append(part[self.items])
+                    thin_exponents.append(exp)
+                    spans[i][k] = (sparse_column, part.shape[1])
+                    sparse_column += part.shape[1]
+                else:
+                    first.append(part)
+                    exponents.append(exp)
+                    spans[i][k] = (column, part.shape[1])
+                    column += part.shape[1]
+            second, second_exponents, ends = None, None, []
+            if later:
+                offset = 0
+                for (part, _), (i, k) in later:
+                    spans[i][k] = (offset, part.shape[1])
+                    offset += part.shape[1]
+                    if k > cut and (not ends or ends[-1][0] != k):
+                        ends.append([k, offset])
+                    ends[-1][1] = offset
+                # stored column by column (columns x items): a block's product reads only the columns its rows need
+                second = np.concatenate([part for (part, _), _ in later], axis=1).T
+                second = np.ascontiguousarray(second[:, self.items] if is_sparse else second)
+                second_exponents = np.concatenate([exp for (_, exp), _ in later])
+            self.classes.append((j, members, cut, spans, second, second_exponents, [e for _, e in ends], is_sparse))
         self.first = np.ascontiguousarray(np.concatenate(first, axis=1))
-        self.exponents = np.concatenate(exponents)
+        self.thin = np.ascontiguousarray(np.concatenate(thin, axis=1)) if thin else None
+        self.exponents = np.concatenate(exponents + thin_exponents)
 
-    def counts(self, weights):
-        """The product of the block with the first matrix: the gold's counts (``[:, :head]``), then the columns."""
-        return _product(weights, self.first)
+    @staticmethod
+    def _class_columns(members, total):
+        """``(members, cut, [((part, exponents), (i, k))] up to the cut, the same above it, rows)`` of a class.
 
-    def sums(self, weights, state, raw):
+        ``rows``: the items where some column of the class is not 0.
+        """
+        top = max(plan.order for _, plan in members)
+        cut = min(top, members[0][1].gold.usual_order())
+        cut_parts, later = [], []
+        rows = np.zeros(members[0][1].gold.n, dtype=bool)
+        for k in range(top + 1):
+            for i, (_, plan) in enumerate(members):
+                if k > plan.order:
+                    continue
+                part, exp = plan.fixed(total)[k]
+                rows |= np.any(part != 0, axis=1)
+                (cut_parts if k <= cut else later).append(((part, exp), (i, k)))
+        return members, cut, cut_parts, later, rows
+
+    def counts(self, weights, gathered=None):
+        """``(raw, gathered)``: the block's products, the gold's counts (``raw[:, :head]``) then the columns (the
+        wide product's, then the sparse product's), and the block's columns of the sparse items (or None).
+
+        ``gathered``: ``weights.take(self.items, axis=1)`` if already taken (:func:`_gathered`).
+        """
+        raw = _product(weights, self.first)
+        if self.thin is None:
+            return raw, None
+        if gathered is None:
+            gathered = weights.take(self.items, axis=1)
+        return np.concatenate([raw, _product(gathered, self.thin)], axis=1), gathered
+
+    def sums(self, weights, state, raw, gathered=None):
         """``[levels (order-k sums (R, k+1) for k <= the class's largest order in the block) or None, per plan]``.
 
-        ``raw`` is :meth:`counts` of ``weights``; ``state`` the block's :class:`_GoldState`.  Exact sums; a plan
-        whose class expands on no row gets None, and the levels of a row above its class's order are zeros or
-        sums that :func:`_expanded` multiplies by 0.
+        ``raw, gathered`` are :meth:`counts` of ``weights``; ``state`` the block's :class:`_GoldState`.  Exact
+        sums; a plan whose class expands on no row gets None, and the levels of a row above its class's order
+        are zeros or sums that :func:`_expanded` multiplies by 0.
         """
         out = [None] * len(self.plans)
         scaled = _scaled(raw, self.exponents)
-        for j, members, cut, spans, second, second_exponents, ends in self.classes:
+        for j, members, cut, spans, second, second_exponents, ends, is_sparse in self.classes:
             orders = state.class_orders[j]
             top = min(int(orders.max()), members[0][1].order)
             if top <= 0:
@@ -680,7 +578,8 @@ class _Stack(object):
             extra = np.flatnonzero(orders > cut)
             if extra.size:
                 end = ends[top - cut - 1]
-                later = _scaled(_product(weights[extra], second[:end].T), second_exponents[:end])
+                rows = (gathered if is_sparse else weights)[extra]
+                later = _scaled(_product(rows, second[:end].T), second_exponents[:end])
             for i, (m, plan) in enumerate(members):
                 levels = []
                 for k in range(min(top, plan.order) + 1):
@@ -782,6 +681,7 @@ class SoftICM(object):
         self.total = int(total)
         self.expanding = [plan for plan in self.plans if plan.order]
         self.expanding_classes = [j for j, plan in enumerate(self.plans) if plan.order]
+        self.tails = [plan.tails for plan in self.expanding if plan.tails is not None]
         self._stack = None
 
     @property
@@ -794,15 +694,18 @@ class SoftICM(object):
     def sums(self, weights):
         """``(N, sum ICM_i, sum ICM(G_i, G_i))`` per replicate, each ``(R,)``; ``weights`` is ``(R, n)``."""
         weights = np.asarray(weights, dtype=np.float64)
-        state, linear = _linear_sums(self.stack, weights)
-        return self.sums_from(weights, state, linear)
+        items, gathered = _gathered(self.stack, self.tails, weights)
+        state, linear = _linear_sums(self.stack, weights, items)
+        return self.sums_from(weights, state, linear, gathered)
 
-    def sums_from(self, weights, state, linear):
+    def sums_from(self, weights, state, linear, gathered=None):
         """:meth:`sums` from the block's gold state and the expansion's column sums ``(rows, sums)``.
 
         Class ``j`` expands on the replicates where its own order is positive and takes the direct path on
-        the others (:class:`_GoldState`); its tail items always take the direct path.
+        the others (:class:`_GoldState`); its tail items always take the direct path.  ``gathered``: the tails'
+        columns of ``weights`` (:func:`_tail_columns`), or None (each tail takes its own).
         """
+        gathered = gathered or {}
         out_icm = ALPHA_2 * state.gold_sum
         out_self = (ALPHA_1 + ALPHA_2 - BETA) * state.gold_sum
         everywhere = np.arange(weights.shape[0])
@@ -822,7 +725,9 @@ class SoftICM(object):
                         levels = [level[at] for level in levels]
                     _add(out_icm, r, _expanded(levels, _at(a, r), _at(c, r), _at(order, r)))
                     if plan.tails is not None:
-                        _add(out_icm, r, plan.tails.sums(weights, r, _at(mu, r), _at(sigma, r), _at(log_total, r)))
+                        tails = plan.tails
+                        columns = gathered.get(id(tails))
+                        _add(out_icm, r, tails.sums(weights, r, _at(mu, r), _at(sigma, r), _at(log_total, r), columns))
             if rest.size and plan.everything is not None:  # built on first use: only a class that takes it
                 r = rest
                 out_icm[r] += plan.everything.sums(weights, r, mu[r], sigma[r], log_total[r])
@@ -842,17 +747,34 @@ def _add(out, rows, values):
         out[rows] += values
 
 
-def _linear_sums(stack, weights):
+def _gathered(stack, tails, weights):
+    """``(the stack's sparse items' columns of weights or None, {id(groups): its items' columns})``, one take.
+
+    The items of the sparse product (:class:`_Stack`) and of every tail (:class:`_Groups`) are spread over the
+    block, which is larger than the caches: one gather of all their columns reads it once (a gather each read
+    it once each); each part is a view of it.
+    """
+    parts = ([stack.items] if stack.items is not None else []) + [groups.gathered for groups in tails]
+    if not parts:
+        return None, {}
+    ends = np.cumsum([0] + [part.size for part in parts])
+    taken = weights.take(np.concatenate(parts), axis=1)
+    views = [taken[:, ends[t] : ends[t + 1]] for t in range(len(parts))]
+    items = views.pop(0) if stack.items is not None else None
+    return items, dict((id(groups), view) for groups, view in zip(tails, views))
+
+
+def _linear_sums(stack, weights, items=None):
     """``(state, (rows, per-plan column sums))`` of a block: its :class:`_GoldState` and exact column sums.
 
     One product gives the gold's counts and the columns every replicate takes (:class:`_Stack`); ``rows`` are
     every row of the block (the levels of a class that takes the direct path on a row are not read there).
     """
-    raw = stack.counts(weights)
+    raw, gathered = stack.counts(weights, items)
     state = _GoldState(stack.golds, weights, raw[:, : stack.head])
     if not stack.plans or not (state.order > 0).any():
         return state, (np.flatnonzero(state.order > 0), None)
-    return state, (np.arange(weights.shape[0]), stack.sums(weights, state, raw))
+    return state, (np.arange(weights.shape[0]), stack.sums(weights, state, raw, gathered))
 
 
 class SoftICMBatch(object):
@@ -876,11 +798,12 @@ class SoftICMBatch(object):
         weights = np.asarray(weights, dtype=np.float64)
         if self.stack is None:
             return [s.sums(weights) for s in self.systems]
-        state, (rows, sums) = _linear_sums(self.stack, weights)
+        items, gathered = _gathered(self.stack, [groups for s in self.systems for groups in s.tails], weights)
+        state, (rows, sums) = _linear_sums(self.stack, weights, items)
         out, m = [], 0
         for s in self.systems:
             count = len(s.expanding)
-            out.append(s.sums_from(weights, state, (rows, None if sums is None else sums[m : m + count])))
+            out.append(s.sums_from(weights, state, (rows, None if sums is None else sums[m : m + count]), gathered))
             m += count
         return out
 

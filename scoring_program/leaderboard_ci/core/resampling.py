@@ -182,20 +182,24 @@ def _next_draws(generator, uniforms, indices, size, n):
     return idx
 
 
-def iter_draw_chunks(seed, n, replicate, chunk):
+def iter_draw_chunks(seed, n, replicate, chunk, out=None):
     """The draws of one replicate in consecutive 1-d chunks of at most ``chunk``.
 
     Concatenated, the chunks are row ``replicate`` of :func:`replicate_indices`;
-    the arrays are reused between iterations.
+    the arrays are reused between iterations.  With ``out`` (an intp array of
+    ``n``), each chunk is the view of ``out`` at its draws' positions, so that
+    ``out`` holds the whole replicate once the iteration ends.
     """
     seed = check_seed(seed)
     n = _check_n(n)
     generator = _generator_at(seed, int(replicate) * n)
     chunk = max(1, min(int(chunk), n))
     uniforms = np.empty(chunk, dtype=np.float64)
-    indices = np.empty(chunk, dtype=np.intp)
+    indices = np.empty(chunk, dtype=np.intp) if out is None else None
     for start in range(0, n, chunk):
-        yield _next_draws(generator, uniforms, indices, min(chunk, n - start), n)
+        size = min(chunk, n - start)
+        target = indices if out is None else out[start : start + size]
+        yield _next_draws(generator, uniforms, target, size, n)
 
 
 def replicate_indices(seed, n, start, stop):

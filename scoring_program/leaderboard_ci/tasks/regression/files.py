@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from ..shared.numbers import decimal_comma_hint, finite_number, number
+from ..shared.numbers import decimal_comma_hint, finite_number, finite_numbers, number
 
 __all__ = ["encode_gold", "value_parser", "is_value", "encode_values", "decode"]
 
@@ -20,6 +20,9 @@ _MAX_ABS = 1e100
 
 def encode_gold(source, lines, values, context):
     """``(float64 targets, None)``; a value that is not a finite number names its line."""
+    fast = finite_numbers(values)
+    if fast is not None:
+        return fast, None
     numbers = [finite_number(value) for value in values]
     for line, value in zip(lines, numbers):
         if value is None:
@@ -61,6 +64,7 @@ def value_parser(file, gold, context):
             )
         return value
 
+    convert.batch = lambda texts: finite_numbers(texts, _MAX_ABS)  # None: convert row by row (the messages)
     return convert, "d"
 
 

@@ -15,7 +15,7 @@ import pytest
 from test_detection_inputs import RECORDS, gold_of, predictions_of
 
 from leaderboard_ci.scoring.errors import SubmissionError
-from leaderboard_ci.tasks.detection import files
+from leaderboard_ci.tasks.detection import files, matching
 from leaderboard_ci.tasks.shared import json_documents, json_stream
 
 
@@ -144,3 +144,14 @@ def test_without_the_hook_only_where_no_integer_can_be_long():
     value = json_documents.loads(long_negative, parse_int=json_documents.integer)
     assert isinstance(value[0], json_documents.LongNumber) and value[1] == 1
     assert json_documents.loads("[12, 3.5]", parse_int=json_documents.integer) == [12, 3.5]
+
+
+@pytest.mark.parametrize("n", [0, 1, 5000])
+def test_detection_order_is_the_four_key_lexsort(n):
+    rng = np.random.RandomState(n)
+    image, category = rng.randint(40, size=n), rng.randint(7, size=n)
+    score = np.round(rng.rand(n), 1)  # many ties, broken by file order
+    score[::5] = -0.0  # equal to 0.0 in both sorts
+    score[::9] = 0.0
+    expected = np.lexsort((np.arange(n), -score, category, image))
+    assert np.array_equal(matching.detection_order(image, category, score), expected)

@@ -155,3 +155,11 @@ def test_detection_order_is_the_four_key_lexsort(n):
     score[::9] = 0.0
     expected = np.lexsort((np.arange(n), -score, category, image))
     assert np.array_equal(matching.detection_order(image, category, score), expected)
+
+
+@pytest.mark.parametrize("high", [3, 65536, 70000])
+def test_stable_order_is_the_merge_sort(high):
+    keys = np.random.RandomState(high).randint(high, size=20000)  # uint16 radix path below 65,536, else int64
+    expected = np.argsort(keys, kind="mergesort")
+    assert np.array_equal(matching.stable_order(keys), expected)
+    assert np.array_equal(matching.stable_order(keys.astype(np.float64)), expected)

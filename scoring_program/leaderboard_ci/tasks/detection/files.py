@@ -52,6 +52,7 @@ from ..shared.base import UnscoredIds
 from ..shared.json_documents import LongNumber, kind
 from ..shared.json_stream import JsonStream
 from .boxes import in_area_range
+from .matching import stable_order
 from .metrics import METRICS, NAME, metric_area
 from .segm_gold import BoxGold, gold_masks, image_sizes, is_segm, segmentation_problem
 from .stats import gold_objects
@@ -344,7 +345,7 @@ def _encode_gold(gold, fail):
 
 def _per_image(table, image, n_images):
     """An object array of ``n_images`` arrays: the rows of ``table`` of each image, in their order."""
-    order = np.argsort(image, kind="mergesort")
+    order = stable_order(image)
     bounds = np.searchsorted(image[order], np.arange(n_images + 1))
     out = np.empty(n_images, dtype=object)
     for i in range(n_images):

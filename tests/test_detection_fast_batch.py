@@ -15,7 +15,7 @@ import pytest
 from test_detection_inputs import RECORDS, gold_of, predictions_of
 
 from leaderboard_ci.scoring.errors import SubmissionError
-from leaderboard_ci.tasks.detection import files, matching
+from leaderboard_ci.tasks.detection import features, files, matching
 from leaderboard_ci.tasks.shared import json_documents, json_stream
 
 
@@ -163,3 +163,13 @@ def test_stable_order_is_the_merge_sort(high):
     expected = np.argsort(keys, kind="mergesort")
     assert np.array_equal(matching.stable_order(keys), expected)
     assert np.array_equal(matching.stable_order(keys.astype(np.float64)), expected)
+
+
+@pytest.mark.parametrize("n", [0, 7, 20000])
+def test_the_curve_order_is_the_three_key_lexsort(n):
+    rng = np.random.RandomState(n)
+    rank, image = rng.randint(120, size=n), rng.randint(300, size=n)
+    score = np.round(rng.rand(n), 2)
+    score[::4] = -0.0
+    expected = np.lexsort((rank, image, -score))
+    assert np.array_equal(features._curve_order(rank, image, score), expected)

@@ -25,10 +25,17 @@ other in the same run, with the load average before and after:
 The peers' rows are whole processes too (``/usr/bin/time``): their start-up, imports (timed apart),
 reading and full sample as run, and their replicates' mean time multiplied by B.
 
+* **flood** (``--flood N``): one submission of N detections an image (``--images``; 500 x 2,000 = 10^6,
+  v9-large's case), ``score.py`` of ``--base`` (main's checkout) and of this checkout, one after the other
+  for each interpreter of ``--pythons`` (the py37 image's venv and the system Python), scores.json bytes
+  compared.
+
 Run (about 10 minutes on a quiet 2-core machine, plus a few minutes the first time for the data)::
 
     nice -n 10 python3 benchmarks/task_detection.py --b 1000 --peer-b 3 --peer-seconds 100  # the docs' ratios
     nice -n 10 python3 benchmarks/task_detection.py --big-mb 500                            # + a 500 MB file
+    python3 benchmarks/task_detection.py --flood 500 --images 2000 --b 1000 \
+        --pythons ~/.cache/leaderboard-ci/py37/bin/python,python3 --nice 10                # 10^6 detections
 
 Prints a table and appends it to ``benchmarks/results/task_detection.txt``.
 """
@@ -117,7 +124,7 @@ def make_big(results_path, megabytes):
 # ---------------------------------------------------------------------------
 # Our program, as the worker runs it
 # ---------------------------------------------------------------------------
-def run_ours(gold_path, results_path, n_resamples, n_jobs, work):
+def run_ours(gold_path, results_path, n_resamples, n_jobs, work, python=None, program=PROGRAM, nice=0):
     tree = os.path.join(work, "app")
     if os.path.exists(tree):
         shutil.rmtree(tree)
@@ -139,15 +146,99 @@ def run_ours(gold_path, results_path, n_resamples, n_jobs, work):
     }
     with open(os.path.join(ref, "config.yaml"), "w") as handle:
         json.dump(config, handle)
-    command = ["/usr/bin/time", "-f", "%e %U %S %M", sys.executable, os.path.join(PROGRAM, "score.py")]
-    command += [os.path.join(tree, "input"), out]
+    command = ["/usr/bin/time", "-f", "%e %U %S %M", python or sys.executable, os.path.join(program, "score.py")]
+    command = (["nice", "-n", str(nice)] if nice else []) + command + [os.path.join(tree, "input"), out]
     proc = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
     if proc.returncode != 0:
         raise SystemExit("score.py failed: %s" % proc.stderr[-2000:])
     wall, user, system, rss = proc.stderr.strip().split("\n")[-1].split()
-    with open(os.path.join(out, "scores.json")) as handle:
-        scores = json.load(handle)
-    return dict(wall=float(wall), cpu=float(user) + float(system), rss_mb=int(rss) / 1024.0, scores=scores)
+    with open(os.path.join(out, "scores.json"), "rb") as handle:
+        raw = handle.read()
+    scores = json.loads(raw.decode("utf-8"))
+    return dict(wall=float(wall), cpu=float(user) + float(system), rss_mb=int(rss) / 1024.0, scores=scores, raw=raw)
+
+
+# ---------------------------------------------------------------------------
+# --flood: one submission of many detections an image, main (--base) against this checkout
+# ---------------------------------------------------------------------------
+def make_flood(images, per_image, work):
+    """A gold of ``images`` images (0-5 boxes each, 4 categories) and one results file of ``per_image``
+    detections an image (integer boxes, 4-decimal scores: v9-large's 10^6 case), written under ``work``."""
+    rng = np.random.RandomState(21)
+    cats = [{"id": c, "name": n} for c, n in [(1, "person"), (2, "car"), (3, "dog"), (5, "bike")]]
+    pictures, anns = [], []
+    for i in range(images):
+        pictures.append({"id": 100000 + i, "width": 640, "height": 480})
+        for _ in range(rng.randint(0, 6)):
+            w, h = float(rng.randint(4, 300)), float(rng.randint(4, 300))
+            x, y = float(rng.randint(0, 640 - w)), float(rng.randint(0, 480 - h))
+            box = {"id": len(anns) + 1, "image_id": 100000 + i, "category_id": int(rng.choice([1, 2, 3, 5]))}
+            anns.append(dict(box, bbox=[x, y, w, h], area=w * h, iscrowd=0))
+    gold_path, results_path = os.path.join(work, "flood_gold.json"), os.path.join(work, "flood_results.json")
+    with open(gold_path, "w") as handle:
+        json.dump({"images": pictures, "annotations": anns, "categories": cats}, handle)
+    m = images * per_image
+    ii, cc = rng.randint(images, size=m), rng.choice([1, 2, 3, 5], size=m)
+    xy, wh, sc = rng.randint(0, 400, size=(m, 2)), rng.randint(5, 200, size=(m, 2)), rng.rand(m)
+    record = '{"image_id":%d,"category_id":%d,"bbox":[%d,%d,%d,%d],"score":%.4f}'
+    with open(results_path, "w") as handle:
+        handle.write("[")
+        for start in range(0, m, 100000):
+            rows = range(start, min(m, start + 100000))
+            text = ",".join(
+                record % (100000 + ii[j], cc[j], xy[j, 0], xy[j, 1], wh[j, 0], wh[j, 1], sc[j]) for j in rows
+            )
+            handle.write(("," if start else "") + text)
+        handle.write("]")
+    return gold_path, results_path
+
+
+def flood(args):
+    """``--flood``: ``score.py`` of ``--base`` and of this checkout on one many-detection submission, each
+    interpreter of ``--pythons`` in turn, the two sides one after the other; scores.json bytes compared."""
+    work = tempfile.mkdtemp(prefix="detection-flood-")
+    lines = [
+        "# python3 benchmarks/task_detection.py %s, %s UTC, %d CPUs, load average %s"
+        % (" ".join(sys.argv[1:]), time.strftime("%Y-%m-%d %H:%M", time.gmtime()), os.cpu_count(), _load()),
+        "data: %d images, %d detections an image (%d in all), B = %d, n_jobs 1"
+        % (args.images, args.flood, args.images * args.flood, args.b),
+        "%-12s %-10s %9s %9s %9s %11s" % ("python", "checkout", "wall s", "CPU s", "peak MB", "load"),
+    ]
+    try:
+        gold_path, results_path = make_flood(args.images, args.flood, work)
+        for python in args.pythons.split(","):
+            out = {"base": [], "this": []}
+            sides = (("base", os.path.join(args.base, "scoring_program")), ("this", PROGRAM)) * args.repeat
+            for side, program in sides:  # alternated: base, this, base, this ...
+                before = _load()
+                r = run_ours(gold_path, results_path, args.b, 1, work, python, program, args.nice)
+                out[side].append(r)
+                lines.append(
+                    "%-12s %-10s %9.1f %9.1f %9.0f %11s"
+                    % (
+                        os.path.basename(os.path.dirname(os.path.dirname(python))) or python,
+                        side,
+                        r["wall"],
+                        r["cpu"],
+                        r["rss_mb"],
+                        before + "->" + _load(),
+                    )
+                )
+            lines.append(
+                "    ratio base/this (each side's least): %.2fx CPU, %.2fx wall; scores.json bytes %s"
+                % (
+                    min(r["cpu"] for r in out["base"]) / min(r["cpu"] for r in out["this"]),
+                    min(r["wall"] for r in out["base"]) / min(r["wall"] for r in out["this"]),
+                    "identical" if len(set(r["raw"] for r in out["base"] + out["this"])) == 1 else "DIFFERENT",
+                )
+            )
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    text = "\n".join(lines) + "\n"
+    print(text)
+    os.makedirs(os.path.dirname(RESULTS), exist_ok=True)
+    with open(RESULTS, "a") as handle:
+        handle.write("\n" + text)
 
 
 # ---------------------------------------------------------------------------
@@ -241,12 +332,19 @@ def main(argv=None):
     )
     parser.add_argument("--peers", default="pycocotools,faster-coco-eval")
     parser.add_argument("--big-mb", type=int, default=0)
+    parser.add_argument("--flood", type=int, default=0, help="detections an image: --base against this checkout")
+    parser.add_argument("--base", default="/work/main", help="--flood: the other checkout (main)")
+    parser.add_argument("--pythons", default=sys.executable, help="--flood: interpreters, comma-separated")
+    parser.add_argument("--repeat", type=int, default=1, help="--flood: runs of each side, alternated")
+    parser.add_argument("--nice", type=int, default=0, help="--flood: run score.py under nice -n NICE")
     parser.add_argument("--peer-child")
     parser.add_argument("--gold")
     parser.add_argument("--results")
     args = parser.parse_args(argv)
     if args.peer_child:
         return peer_child(args.peer_child, args.gold, args.results, args.peer_b, args.peer_seconds)
+    if args.flood:
+        return flood(args)
 
     gold_path, results_path = make_data(args.images, args.categories)
     with open(gold_path) as handle:

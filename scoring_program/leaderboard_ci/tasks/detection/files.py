@@ -37,8 +37,10 @@ Standard library and numpy only (Python 3.7, numpy 1.17).
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
+import operator
 import re
 from array import array
 from collections import OrderedDict
@@ -50,6 +52,7 @@ from ..shared.base import UnscoredIds
 from ..shared.json_documents import LongNumber, kind
 from ..shared.json_stream import JsonStream
 from .boxes import in_area_range
+from .matching import stable_order
 from .metrics import METRICS, NAME, metric_area
 from .segm_gold import BoxGold, gold_masks, image_sizes, is_segm, segmentation_problem
 from .stats import gold_objects
@@ -342,7 +345,7 @@ def _encode_gold(gold, fail):
 
 def _per_image(table, image, n_images):
     """An object array of ``n_images`` arrays: the rows of ``table`` of each image, in their order."""
-    order = np.argsort(image, kind="mergesort")
+    order = stable_order(image)
     bounds = np.searchsorted(image[order], np.arange(n_images + 1))
     out = np.empty(n_images, dtype=object)
     for i in range(n_images):
@@ -490,8 +493,53 @@ class _Detections(object):
         self.category = array("q")
 
 
+_FIELDS = tuple(operator.itemgetter(key) for key in _KEYS)
+_NUMBER_TYPES = frozenset(_NUMBER)
+_LIST = frozenset((list,))
+_FOUR = frozenset((4,))
+
+
+def _batch_columns(values, images, categories):
+    """A batch's columns ``(image codes, category codes, boxes, scores)`` when every record passes the type
+    checks of :func:`_add_detections`' loop, else None (then the loop finds the first record that does not).
+
+    The checks are made a column at a time (``map`` and ``set`` over the batch, C loops): every record an
+    object with the four keys, no boolean id, every id a gold image's and category's, every bbox a list of
+    four numbers (int or float) and every score a number.  ``files.unscored_ids: ignore`` is left to the loop
+    (its id lookup counts the unscored images, record by record).
+    """
+    if type(images.raw) is not dict:
+        return None
+    try:
+        image_ids, category_ids, boxes, scores = (list(map(field, values)) for field in _FIELDS)  # no tuple a record
+        if bool in set(map(type, image_ids)) or bool in set(map(type, category_ids)):
+            return None
+        image = list(map(images.raw.get, image_ids))
+        category = list(map(categories.raw.get, category_ids))
+        if None in image or None in category:
+            return None
+        if not set(map(type, boxes)) <= _LIST or not set(map(len, boxes)) <= _FOUR:
+            return None
+        flat = list(itertools.chain.from_iterable(boxes))
+        if not set(map(type, flat)) <= _NUMBER_TYPES or not set(map(type, scores)) <= _NUMBER_TYPES:
+            return None
+        return image, category, array("d", flat), array("d", scores)
+    except (TypeError, KeyError, ValueError, OverflowError):
+        return None
+
+
 def _add_detections(out, values, images, categories):
     """Append a batch of records; the index of the first record that is not valid, or None."""
+    start = len(out.image)
+    fast = _batch_columns(values, images, categories) if len(values) > 1 else None
+    if fast is not None:
+        image, category, flat, scores = fast
+        for k in range(4):
+            out.columns[k].extend(flat[k::4])
+        out.columns[4].extend(scores)
+        out.image.extend(image)
+        out.category.extend(category)
+        return _first_not_finite(out, start)
     x, y, w, h, s = (c.append for c in out.columns)
     add_image, add_category = out.image.append, out.category.append
     image_get, category_get = images.raw.get, categories.raw.get
@@ -526,7 +574,12 @@ def _add_detections(out, values, images, categories):
         s(score)
         add_image(image)
         add_category(category)
-    # finite numbers, width and height at least 0: checked for the whole batch at once
+    return _first_not_finite(out, start)
+
+
+def _first_not_finite(out, start):
+    """The index (from ``start``) of the first detection with a number not finite or a negative width or
+    height, or None: checked for the whole batch at once."""
     n = len(out.image) - start
     if n:
         block = np.stack([np.frombuffer(c, dtype=np.float64)[start:] for c in out.columns], axis=1)

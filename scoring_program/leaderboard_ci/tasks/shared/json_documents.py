@@ -88,6 +88,8 @@ class LongNumber(object):
     def __str__(self):
         return self.text
 
+    __repr__ = __str__  # inside a quoted list or object (a bbox), its digits, never the class's name
+
 
 def integer(text):
     """``parse_int`` of a JSON decoder: an int, or a :class:`LongNumber` beyond 4,000 digits."""

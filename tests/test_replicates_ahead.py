@@ -168,6 +168,7 @@ def test_a_draw_that_raises_is_raised_again_by_take(monkeypatch):
 def test_no_thread_for_one_job_nor_clusters():
     assert draw_ahead(100, 1, 10, 1) is None
     assert draw_ahead(100, 1, 10, 2, resampling=Resampling(100, clusters=np.arange(100) // 4)) is None
+    assert draw_ahead(replicates.BLOCK_BYTES // 32 + 1, 1, 10, 2) is None  # one replicate a block: rows unused
     ahead = draw_ahead(100, 1, 10, 2)
     assert isinstance(ahead, DrawAhead)
     ahead.stop()

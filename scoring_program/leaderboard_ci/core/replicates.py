@@ -5,7 +5,9 @@ depends only on ``(seed, n, replicate numbers)`` and the accumulators: not on
 the block size nor on the number of threads (each block is written at its
 replicate's position, and every sum is exact).  numpy releases the GIL in the
 hot loops (random numbers, gather, counting), so threads scale on the cores
-the platform gives the scoring program.
+the platform gives the scoring program.  The scoring program can also start
+drawing the first replicates' counts while it still reads the submission
+(:class:`DrawAhead`): the same counts, scored first.
 """
 
 from __future__ import annotations
@@ -134,8 +136,14 @@ def _ready_span(accumulators, outputs, rows, wide, start, block_rows, progress, 
 
 
 def draw_ahead(n, seed, n_resamples, n_jobs, resampling=None):
-    """A started :class:`DrawAhead` when a second thread can draw (``n_jobs`` above 1, item bootstrap), else None."""
+    """A started :class:`DrawAhead` when a second thread can draw and its rows can serve, else None.
+
+    Not for one thread, clusters or strata, nor ``n`` above ``BLOCK_BYTES / 32`` (2**20) items, whose
+    replicates are scored one a block (:func:`_span_work`), never from the rows drawn ahead.
+    """
     if resolve_jobs(n_jobs) <= 1 or (resampling is not None and not resampling.trivial):
+        return None
+    if rows_per_block(n) < 2 and BLOCK_BYTES // (16 * n) < 2:  # one replicate a block: counted apart, not in rows
         return None
     return DrawAhead(n, seed, n_resamples)
 

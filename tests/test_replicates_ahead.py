@@ -257,3 +257,21 @@ def test_a_participant_error_while_drawing_exits_1_with_its_sentence(tmp_path):
     message = err.getvalue()
     assert message.count("\n") == 1 and "run.json" in message and "Traceback" not in message
     assert _no_thread_left()
+
+
+def test_score_py_with_a_bad_submission_while_drawing_exits_1_and_ends(tmp_path):
+    """The worker's command in a fresh process: the thread drawing ahead neither hangs nor hides the exit code."""
+    import subprocess
+    import sys
+
+    folder = str(tmp_path)
+    _write_task(folder, 2000, 2, run_text='[{"test_case": "EXIST2023", "id": "00000", "value": {"NO": "x"}}]')
+    done = subprocess.run(
+        [sys.executable, os.path.join(_program(), "score.py"), folder, os.path.join(folder, "out")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        universal_newlines=True,
+        timeout=120,
+    )
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.count("\n") == 1 and "run.json" in done.stderr and "Traceback" not in done.stderr

@@ -5,7 +5,9 @@ depends only on ``(seed, n, replicate numbers)`` and the accumulators: not on
 the block size nor on the number of threads (each block is written at its
 replicate's position, and every sum is exact).  numpy releases the GIL in the
 hot loops (random numbers, gather, counting), so threads scale on the cores
-the platform gives the scoring program.
+the platform gives the scoring program.  The scoring program can also start
+drawing the first replicates' counts while it still reads the submission
+(:class:`DrawAhead`): the same counts, scored first.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from .accumulators import block_counts_factory, for_resampling
 from .parallel import resolve_jobs, run_spans, split_range
 from .resampling import check_n_resamples, check_seed, iter_draw_chunks, iter_index_blocks, rows_per_block
 
-__all__ = ["compute_replicates", "expand_replicates", "DRAW_CHUNK"]
+__all__ = ["compute_replicates", "expand_replicates", "draw_ahead", "DrawAhead", "DRAW_CHUNK", "AHEAD_BYTES"]
 
 #: Draws per chunk when one replicate is processed in pieces (large n).  Each
 #: chunk costs about a dozen numpy calls; with 32K draws two threads contended
@@ -38,10 +40,13 @@ ITEM_CHUNK = 1 << 14
 #: The most memory a block's index and count matrices may take when an accumulator asks for more rows
 #: (``min_block_rows``): 16 bytes per item and replicate.
 BLOCK_BYTES = 32 << 20
+#: The most memory the count rows drawn ahead (:class:`DrawAhead`) may take: one byte per item and replicate
+#: (at 10**4 items, 10,066 replicates: one core draws ~15,000 a second, the set-up they overlap lasts ~0.6 s).
+AHEAD_BYTES = 96 << 20
 
 
 def compute_replicates(
-    accumulators, n, seed, n_resamples, n_jobs=1, start=0, block_rows=None, progress=None, resampling=None
+    accumulators, n, seed, n_resamples, n_jobs=1, start=0, block_rows=None, progress=None, resampling=None, ahead=None
 ):
     """Statistics of every accumulator on replicates ``start .. start+n_resamples-1``.
 
@@ -67,6 +72,10 @@ def compute_replicates(
     resampling : Resampling, optional
         Clusters and strata (:class:`~leaderboard_ci.core.resampling.Resampling`);
         None (or a trivial one) is the item bootstrap.
+    ahead : DrawAhead, optional
+        The first replicates' counts, drawn while the caller set up (:func:`draw_ahead`); stopped here.
+        Used when it matches ``(n, seed, start)``, the item bootstrap and accumulators that read only the
+        counts (``counts_only``); the results are the same bytes either way.
 
     Returns
     -------
@@ -78,9 +87,119 @@ def compute_replicates(
     outputs = [np.empty((n_resamples, acc.n_features), dtype=acc.dtype) for acc in accumulators]
     if block_rows is None:
         block_rows = _default_block_rows(accumulators, n)
-    work = _span_work(accumulators, outputs, n, seed, start, block_rows, _locked(progress), resampling)
-    run_spans(work, split_range(start, start + n_resamples, jobs * 4 if jobs > 1 else 1), jobs)
+    progress = _locked(progress)
+    work = _span_work(accumulators, outputs, n, seed, start, block_rows, progress, resampling)
+    rows, wide = _drawn_ahead(ahead, accumulators, n, seed, start, block_rows, resampling)
+    drawn = min(len(rows), n_resamples)
+    spans = split_range(start + drawn, start + n_resamples, jobs * 4 if jobs > 1 else 1)
+    if drawn:  # the rows drawn ahead first, one span a thread, then the rest as usual
+        ready = functools.partial(_ready_span, accumulators, outputs, rows, wide, start, block_rows, progress)
+        spans = split_range(start, start + drawn, jobs) + spans
+        work = functools.partial(_either_span, ready, work, start + drawn)
+    run_spans(work, spans, jobs)
     return outputs
+
+
+def _drawn_ahead(ahead, accumulators, n, seed, start, block_rows, resampling):
+    """``(rows, wide)`` of :meth:`DrawAhead.take` when they serve this call, else no rows (``ahead`` stopped)."""
+    if ahead is None:
+        return (), {}
+    usable = (
+        (ahead.n, ahead.seed, ahead.start) == (n, seed, start)
+        and (resampling is None or resampling.trivial)
+        and block_rows > 1
+        and all(getattr(acc, "counts_only", False) for acc in accumulators)
+    )
+    if not usable:
+        ahead.stop()
+        return (), {}
+    return ahead.take()
+
+
+def _either_span(ready, work, drawn_stop, span):
+    return (ready if span[0] < drawn_stop else work)(span)
+
+
+def _ready_span(accumulators, outputs, rows, wide, start, block_rows, progress, span):
+    """Blocks of ``span`` from the count rows drawn ahead (``rows[k]`` is replicate ``start + k``)."""
+    for r0 in range(span[0], span[1], block_rows):
+        r1 = min(r0 + block_rows, span[1])
+        counts = np.empty((r1 - r0, rows.shape[1]), dtype=np.float64)
+        np.copyto(counts, rows[r0 - start : r1 - start], casting="unsafe")
+        for r in range(r0, r1):
+            if r - start in wide:
+                counts[r - r0] = wide[r - start]
+        for acc, out in zip(accumulators, outputs):
+            out[r0 - start : r1 - start] = acc.block(None, functools.partial(np.asarray, counts))
+        if progress is not None:
+            progress(r1 - r0)
+
+
+def draw_ahead(n, seed, n_resamples, n_jobs, resampling=None):
+    """A started :class:`DrawAhead` when a second thread can draw and its rows can serve, else None.
+
+    Not for one thread, clusters or strata, nor ``n`` above ``BLOCK_BYTES / 32`` (2**20) items, whose
+    replicates are scored one a block (:func:`_span_work`), never from the rows drawn ahead.
+    """
+    if resolve_jobs(n_jobs) <= 1 or (resampling is not None and not resampling.trivial):
+        return None
+    if rows_per_block(n) < 2 and BLOCK_BYTES // (16 * n) < 2:  # one replicate a block: counted apart, not in rows
+        return None
+    return DrawAhead(n, seed, n_resamples)
+
+
+class DrawAhead(object):
+    """The first replicates' resample counts, drawn in a thread while the caller still sets up.
+
+    The scoring program knows ``n`` once the gold is read; reading the submission and building the
+    accumulators then takes about a second of one core.  This thread meanwhile draws replicates
+    ``start, start + 1, ...`` (:func:`~leaderboard_ci.core.resampling.iter_index_blocks`) and keeps each
+    one's counts as one byte an item (a count above 255 kept whole in ``wide``), at most
+    :data:`AHEAD_BYTES`.  :func:`compute_replicates` takes them (:meth:`take`) and scores them first:
+    the same counts, so the same bytes.  The thread is a daemon and checks :meth:`stop` between
+    chunks of draws; an exception in it is raised again by :meth:`take`.
+    """
+
+    def __init__(self, n, seed, n_resamples, start=0):
+        self.n, self.seed, self.start = int(n), check_seed(seed), int(start)
+        rows = min(check_n_resamples(n_resamples), max(1, AHEAD_BYTES // max(1, self.n)))
+        self._rows = np.empty((rows, self.n), dtype=np.uint8)
+        self._wide = {}
+        self._done = 0
+        self._error = None
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._draw, name="leaderboard-ci draws ahead")
+        self._thread.daemon = True
+        self._thread.start()
+
+    def _draw(self):
+        try:
+            stop = self.start + len(self._rows)
+            for r0, r1, indices in iter_index_blocks(self.seed, self.n, self.start, stop):
+                if self._stopped.is_set():
+                    return
+                for k, drawn in enumerate(indices, r0 - self.start):
+                    counts = np.bincount(drawn, minlength=self.n)
+                    if counts.max() > 255:  # more draws of one item than a byte holds: kept whole
+                        self._wide[k] = counts
+                    np.copyto(self._rows[k], counts, casting="unsafe")
+                self._done = r1 - self.start
+        except BaseException as exc:  # raised again by take()
+            self._error = exc
+
+    def stop(self):
+        """Stop drawing (returns once the thread has ended: at most one chunk of draws)."""
+        self._stopped.set()
+        self._thread.join()
+
+    def take(self):
+        """Stop drawing; ``(rows, wide)``: ``rows[k]`` the counts of replicate ``start + k`` (uint8), ``wide``
+        the rows (by ``k``) whose counts exceed a byte."""
+        self.stop()
+        if self._error is not None:
+            raise self._error
+        done = self._done
+        return self._rows[:done], dict((k, c) for k, c in self._wide.items() if k < done)
 
 
 def _default_block_rows(accumulators, n):

@@ -32,7 +32,7 @@ from ..console import entry_point
 from .config import load_config
 from .detailed_html import render_detailed_results
 from .errors import ConfigError, SubmissionError
-from .evaluation import evaluate
+from .evaluation import draws_ahead, evaluate
 from .outputs import check_output_groups
 from .readers import read_baseline, read_gold, read_submission
 from .text_files import one_line
@@ -122,16 +122,18 @@ def run(input_dir, output_dir, program_dir, stdout=None, stderr=None):
     stderr = sys.stderr if stderr is None else stderr
     ref_dir = os.path.join(input_dir, "ref")
     res_dir = os.path.join(input_dir, "res")
+    ahead = None
     try:
         if not os.path.isdir(ref_dir):
             raise ConfigError("the input folder has no ref/ (the reference data); check the task's reference data")
         config = load_config(program_dir, ref_dir)
         gold = read_gold(ref_dir, config)
+        ahead = draws_ahead(config, gold)  # a second core draws the first replicates while the rest is read
         if config.groups is not None:
             check_output_groups(config.outputs, gold.group_values, config.source)
         baseline = read_baseline(ref_dir, config, gold) if config.baseline is not None else None
         predictions = read_submission(res_dir, config, gold)
-        result = evaluate(config, gold, predictions, baseline=baseline)
+        result = evaluate(config, gold, predictions, baseline=baseline, ahead=ahead)
         write_outputs(result, config, output_dir)
     except SubmissionError as exc:
         _say(stderr, exc.message)
@@ -153,6 +155,9 @@ def run(input_dir, output_dir, program_dir, stdout=None, stderr=None):
         if os.environ.get("LEADERBOARD_CI_DEBUG"):
             traceback.print_exc(file=stderr)
         return EXIT_INTERNAL
+    finally:
+        if ahead is not None:
+            ahead.stop()
     stdout.write(_summary(result) + "\n")
     return EXIT_OK
 

@@ -16,9 +16,9 @@ import numpy as np
 from .._version import __version__
 from ..core.accumulators import cluster_jackknife, jackknife
 from ..core.intervals import Interval, confidence_interval
-from ..core.replicates import compute_replicates, expand_replicates
+from ..core.replicates import compute_replicates, draw_ahead, expand_replicates
 from ..core.signature import Signature
-from ..tasks.registry import official_metric_options
+from ..tasks.registry import official_metric_options, task_type
 from ..tasks.shared.scorer import SystemScorer
 from .config import column_key
 from .custom import custom_functions
@@ -133,7 +133,20 @@ class SubmissionResult:
         return out
 
 
-def evaluate(config, gold, predictions, baseline=None, progress=None):
+def draws_ahead(config, gold):
+    """The first replicates' counts, drawn in a thread from now on (:class:`~leaderboard_ci.core.replicates.DrawAhead`).
+
+    None unless they will be used: the item bootstrap, more than one thread, and metrics whose statistics all
+    read the counts alone (the task's ``Statistics.counts_only(metrics)``); :func:`evaluate` takes them.
+    """
+    reads = getattr(task_type(gold.kind).Statistics, "counts_only", None)
+    if reads is None or not reads(config.metrics) or gold.clusters is not None or gold.strata is not None:
+        return None
+    bs = config.bootstrap
+    return draw_ahead(gold.n, bs.seed, bs.n_resamples, bs.n_jobs)
+
+
+def evaluate(config, gold, predictions, baseline=None, progress=None, ahead=None):
     """Score a submission against the gold standard, with bootstrap CIs.
 
     Parameters
@@ -148,6 +161,8 @@ def evaluate(config, gold, predictions, baseline=None, progress=None):
         one-sided p-value that inverts it.
     progress : callable, optional
         Called with the number of replicates finished.
+    ahead : DrawAhead, optional
+        The replicates drawn while the submission was read (:func:`draws_ahead`); the same bytes without.
 
     Returns
     -------
@@ -160,7 +175,7 @@ def evaluate(config, gold, predictions, baseline=None, progress=None):
     score's interval; each difference to the baseline; the per-class table; the signature.
     """
     _check_aligned(gold, predictions, baseline)
-    scored = _scored_systems(config, gold, predictions, baseline, progress)
+    scored = _scored_systems(config, gold, predictions, baseline, progress, ahead)
     own_jack, pair_jack = _jackknives(config, gold, scored)
     # With decoy ids (files.unscored_ids: ignore) how many items are scored is a fact of the gold:
     # the participant's page and signature then give no count.
@@ -227,7 +242,7 @@ def _scores_of(systems, spans, stats, i):
     return systems[i].scores(stats[a:b])
 
 
-def _scored_systems(config, gold, predictions, baseline, progress):
+def _scored_systems(config, gold, predictions, baseline, progress, ahead=None):
     """Score the submission (and the baseline) on the full sample and on every replicate.
 
     All systems' accumulators share one pass over the replicates
@@ -253,7 +268,14 @@ def _scored_systems(config, gold, predictions, baseline, progress):
     full = [acc.full()[None, :] for acc in accumulators]
     resampling = gold.resampling()
     reps = compute_replicates(
-        accumulators, gold.n, bs.seed, bs.n_resamples, n_jobs=bs.n_jobs, progress=progress, resampling=resampling
+        accumulators,
+        gold.n,
+        bs.seed,
+        bs.n_resamples,
+        n_jobs=bs.n_jobs,
+        progress=progress,
+        resampling=resampling,
+        ahead=ahead,
     )
     full_scores = [_scores_of(systems, spans, full, i)[0] for i in range(len(systems))]
     rep_scores = [_scores_of(systems, spans, reps, i) for i in range(len(systems))]

@@ -144,6 +144,8 @@ class _SoftICM(_FromCounts):
     #: Replicates per block the per-submission program gives it (within its memory bound): the expansion's
     #: products are bound by reading their columns on few rows, by arithmetic on 128 (about 4 times faster).
     min_block_rows = 128
+    #: :meth:`block` reads only the counts (the replicates drawn ahead need no indices: core/replicates.DrawAhead).
+    counts_only = True
 
     def __init__(self, gold, predicted, n_total, items=None, total=None, golds=None, tree=None, names=None):
         super(_SoftICM, self).__init__(n_total, items)
@@ -196,6 +198,11 @@ class _SoftICMBlocks(object):
 
 class Statistics:
     """Per-item statistics of one system: soft ICM from the counts, the rest exact linear sums."""
+
+    @staticmethod
+    def counts_only(metrics):
+        """True when every statistic of ``metrics`` (specs) reads the resample counts alone (ICM-Soft's)."""
+        return bool(metrics) and all(spec.name in SOFT for spec in metrics)
 
     def __init__(self, add, gold, predictions, metrics, group_codes, n_groups, layout=None):
         values = np.asarray(gold.values, dtype=np.float64)

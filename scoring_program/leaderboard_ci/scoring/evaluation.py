@@ -137,9 +137,9 @@ def draws_ahead(config, gold):
     """The first replicates' counts, drawn in a thread from now on (:class:`~leaderboard_ci.core.replicates.DrawAhead`).
 
     None unless they will be used: the item bootstrap, more than one thread, and metrics whose statistics all
-    read the counts alone (the task's ``Statistics.counts_only(metrics)``); :func:`evaluate` takes them.
+    read the counts alone (the task's ``counts_only(metrics)`` capability); :func:`evaluate` takes them.
     """
-    reads = getattr(task_type(gold.kind).Statistics, "counts_only", None)
+    reads = task_type(gold.kind).counts_only
     if reads is None or not reads(config.metrics) or gold.clusters is not None or gold.strata is not None:
         return None
     bs = config.bootstrap

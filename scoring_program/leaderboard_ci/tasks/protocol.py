@@ -516,6 +516,11 @@ class TaskType:
         ``gold_notes(gold, metric_specs) -> tuple of str``: sentences for the organizer (``init``'s
         output and README) about what the program does with this gold that they may not expect
         (``forecasting``: how many series' histories are one season or shorter, scaled with ``m = 1``).
+    counts_only : callable
+        ``counts_only(metric_specs) -> bool``: whether every statistic of these metrics reads each
+        replicate's resample counts alone (never the drawn indices), so the scoring program may draw the
+        first replicates' counts in a thread while it reads the submission
+        (:class:`~leaderboard_ci.core.replicates.DrawAhead`; ``soft_labels``: ICM-Soft).
     """
 
     name: str
@@ -536,6 +541,7 @@ class TaskType:
     item_contributions: Optional[Callable[..., Any]] = None
     score_notes: Optional[Callable[..., Any]] = None
     gold_notes: Optional[Callable[..., Any]] = None
+    counts_only: Optional[Callable[..., Any]] = None
 
     def __post_init__(self):
         for metric in self.metrics.values():
@@ -569,4 +575,5 @@ CAPABILITIES = (
     "item_contributions",
     "score_notes",
     "gold_notes",
+    "counts_only",
 )

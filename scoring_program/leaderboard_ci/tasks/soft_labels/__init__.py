@@ -24,4 +24,5 @@ TASK = TaskType(
     decode=decode,
     submission_format=submission_format,
     item_contributions=item_contributions,
+    counts_only=Statistics.counts_only,
 )

@@ -638,6 +638,30 @@ def _encode_detections(out, n_images):
     return _per_image(table, image, n_images)
 
 
+def open_results(source, chunks, gold_ids, labels, unscored, shape):
+    """``(stream, images, categories)`` of a results file (boxes or masks) whose opening ``[`` is read.
+
+    The gold's image and category ids (decoys too with ``unscored_ids: ignore``); a file that does not
+    open a JSON list is told what it holds instead (empty, JSON Lines, one object) and ``shape``.
+    """
+    images, categories = _gold_ids(gold_ids, labels)
+    if unscored is not None and unscored.ignore:
+        images = _DecoyIds(images, unscored)
+    stream = JsonStream(source, chunks, shape)
+
+    def found(char):
+        if not char:
+            return "is empty; expected %s (an empty list [] if you have no detection)" % shape
+        if char == "{" and _JSON_LINES.match(stream.text, stream.pos, stream.pos + (1 << 16)):
+            return "holds one JSON object per line (JSON Lines); expected %s: the objects in one list" % shape
+        if char == "{":
+            return "is a JSON object; expected %s, as pycocotools' loadRes reads" % shape
+        return "does not start a JSON list; expected %s" % shape
+
+    stream.expect_start("[", found)
+    return stream, images, categories
+
+
 def results_arrays(source, chunks, gold_ids, labels, quote, unscored=None):
     """A participant's COCO results file as one ``(d, 6)`` array per gold image (see the module docstring).
 
@@ -657,21 +681,7 @@ def results_arrays(source, chunks, gold_ids, labels, quote, unscored=None):
         ``files.unscored_ids``: with ``ignore`` a detection on an image the gold does not have is
         read, checked like any other and dropped (at most ``files.max_ids`` images in all).
     """
-    images, categories = _gold_ids(gold_ids, labels)
-    if unscored is not None and unscored.ignore:
-        images = _DecoyIds(images, unscored)
-    stream = JsonStream(source, chunks, RESULTS_SHAPE)
-
-    def found(char):
-        if not char:
-            return "is empty; expected %s (an empty list [] if you have no detection)" % RESULTS_SHAPE
-        if char == "{" and _JSON_LINES.match(stream.text, stream.pos, stream.pos + (1 << 16)):
-            return "holds one JSON object per line (JSON Lines); expected %s: the objects in one list" % RESULTS_SHAPE
-        if char == "{":
-            return "is a JSON object; expected %s, as pycocotools' loadRes reads" % RESULTS_SHAPE
-        return "does not start a JSON list; expected %s" % RESULTS_SHAPE
-
-    stream.expect_start("[", found)
+    stream, images, categories = open_results(source, chunks, gold_ids, labels, unscored, RESULTS_SHAPE)
     out = _Detections()
     offset = 0
     for batch in stream.batches():

@@ -31,7 +31,6 @@ import numpy as np
 
 from ..shared.base import UnscoredIds
 from ..shared.json_documents import kind
-from ..shared.json_stream import JsonStream
 from . import files
 from .boxes import MIN_IOU
 from .masks import (
@@ -232,19 +231,7 @@ def _subset(masks, keep):
 
 def mask_results(source, chunks, gold_ids, labels, reference, quote, unscored=None):
     """A participant's COCO mask results file as one array per gold image (see the module docstring)."""
-    images, categories = files._gold_ids(gold_ids, labels)
-    if unscored is not None and unscored.ignore:
-        images = files._DecoyIds(images, unscored)
-    stream = JsonStream(source, chunks, MASK_RESULTS_SHAPE)
-
-    def found(char):
-        if not char:
-            return "is empty; expected %s (an empty list [] if you have no detection)" % MASK_RESULTS_SHAPE
-        if char == "{":
-            return "is a JSON object; expected %s, as pycocotools' loadRes reads" % MASK_RESULTS_SHAPE
-        return "does not start a JSON list; expected %s" % MASK_RESULTS_SHAPE
-
-    stream.expect_start("[", found)
+    stream, images, categories = files.open_results(source, chunks, gold_ids, labels, unscored, MASK_RESULTS_SHAPE)
     out = _Read()
     offset = 0
     sizes = (reference.height, reference.width)
